@@ -1,0 +1,36 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+)
+
+// Sentinel errors. Wrap them with the operation ("remember: %w"); transports
+// map them to stable public codes.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrInvalid  = errors.New("invalid input")
+	ErrConflict = errors.New("conflict")
+	// ErrCorrupt means the store exists but cannot be trusted: a damaged or
+	// foreign file. It is never treated as an empty store.
+	ErrCorrupt = errors.New("store is corrupt or not a mnemon database")
+	// ErrSchemaTooNew means the store was written by a newer mnemon.
+	ErrSchemaTooNew = errors.New("store schema is newer than this mnemon")
+)
+
+// Invalidf returns an error wrapping ErrInvalid with a message for the caller.
+func Invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+var namespacePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidateNamespace checks a namespace name: 1–64 characters of letters,
+// digits, '.', '_' and '-', starting with a letter or digit.
+func ValidateNamespace(ns string) error {
+	if !namespacePattern.MatchString(ns) {
+		return Invalidf("namespace %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", ns)
+	}
+	return nil
+}

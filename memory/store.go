@@ -1,0 +1,156 @@
+package memory
+
+import (
+	"context"
+	"time"
+)
+
+// Store is mnemon's source of truth. A backend (SQLite, PostgreSQL)
+// implements it; store/storetest holds the conformance suite every backend
+// must pass.
+//
+// Every method takes the namespace in its params and touches nothing outside
+// it. Methods called on the Store itself run in their own transaction; InTx
+// runs several in one.
+type Store interface {
+	Executor
+
+	// InTx runs fn in one write transaction: everything fn does through tx
+	// commits together or not at all. fn must not use the Store itself.
+	InTx(ctx context.Context, fn func(tx Executor) error) error
+
+	// Namespaces lists every namespace that holds anything, sorted.
+	Namespaces(ctx context.Context) ([]string, error)
+
+	// Close releases the store. A closed store answers every call with an error.
+	Close() error
+}
+
+// Executor holds one method per use case. Reads return ErrNotFound when a
+// named row does not exist in the namespace; writes return ErrConflict on a
+// duplicate id.
+type Executor interface {
+	// Episodes.
+	CreateEpisodes(ctx context.Context, p CreateEpisodesParams) error
+	GetEpisode(ctx context.Context, p GetParams) (*Episode, error)
+	ListEpisodes(ctx context.Context, p ListEpisodesParams) ([]*Episode, error)
+
+	// Memories (slots).
+	CreateMemory(ctx context.Context, m *Memory) error
+	GetMemory(ctx context.Context, p GetParams) (*Memory, error)
+	// FindMemory finds the slot with exactly this scope, subject and key.
+	FindMemory(ctx context.Context, p FindMemoryParams) (*Memory, error)
+
+	// Versions.
+	CreateVersion(ctx context.Context, v *Version) error
+	// UpdateVersionState writes a version's lifecycle state (status,
+	// operation, superseded_by, valid_to, confidence, usefulness, trust,
+	// counters, evidence, updated_at). Its claim is never rewritten.
+	UpdateVersionState(ctx context.Context, v *Version) error
+	GetVersion(ctx context.Context, p GetParams) (*Version, error)
+	// ListVersions returns versions matching p ordered by recorded_at, then id.
+	ListVersions(ctx context.Context, p ListVersionsParams) ([]*Version, error)
+	// ScanVersions calls fn for every version of the namespace, in id order,
+	// without holding them all in memory. It stops at fn's first error.
+	ScanVersions(ctx context.Context, p ScanParams, fn func(*Version) error) error
+
+	// Admission log.
+	CreateAdmissions(ctx context.Context, p CreateAdmissionsParams) error
+	ListAdmissions(ctx context.Context, p ListAdmissionsParams) ([]*Admission, error)
+
+	// Retrieval traces.
+	CreateTrace(ctx context.Context, t *Trace) error
+	GetTrace(ctx context.Context, p GetParams) (*Trace, error)
+	ListTraces(ctx context.Context, p ListTracesParams) ([]*Trace, error)
+
+	// ScanMemories and ScanEpisodes walk a namespace in id order (export).
+	ScanMemories(ctx context.Context, p ScanParams, fn func(*Memory) error) error
+	ScanEpisodes(ctx context.Context, p ScanParams, fn func(*Episode) error) error
+
+	// Stats counts what a namespace holds.
+	Stats(ctx context.Context, p StatsParams) (*Stats, error)
+}
+
+// GetParams names one row of a namespace.
+type GetParams struct {
+	Namespace string
+	ID        string
+}
+
+// ScanParams names a namespace to walk.
+type ScanParams struct {
+	Namespace string
+}
+
+// CreateEpisodesParams inserts episodes of one namespace.
+type CreateEpisodesParams struct {
+	Namespace string
+	Episodes  []*Episode
+}
+
+// ListEpisodesParams filters episodes; zero fields match everything.
+// Results are ordered by occurred_at, then id.
+type ListEpisodesParams struct {
+	Namespace string
+	SessionID string
+	// IDs, when set, restricts the result to these episodes.
+	IDs   []string
+	Limit int // 0 means no limit
+}
+
+// FindMemoryParams identifies a slot.
+type FindMemoryParams struct {
+	Namespace string
+	Scope     Scope
+	Subject   string
+	Key       string
+}
+
+// ListVersionsParams filters versions; zero fields match everything.
+type ListVersionsParams struct {
+	Namespace string
+	MemoryID  string
+	IDs       []string
+	Kinds     []Kind
+	Statuses  []Status
+	// Subject and Key, when set, match exactly (across scopes).
+	Subject string
+	Key     string
+	Limit   int // 0 means no limit
+}
+
+// CreateAdmissionsParams appends to a namespace's admission log.
+type CreateAdmissionsParams struct {
+	Namespace  string
+	Admissions []*Admission
+}
+
+// ListAdmissionsParams filters the admission log, newest first.
+type ListAdmissionsParams struct {
+	Namespace string
+	MemoryID  string
+	EpisodeID string
+	Limit     int // 0 means no limit
+}
+
+// ListTracesParams lists a namespace's retrieval traces, newest first.
+type ListTracesParams struct {
+	Namespace string
+	Since     time.Time
+	Limit     int // 0 means no limit
+}
+
+// StatsParams names the namespace to count.
+type StatsParams struct {
+	Namespace string
+}
+
+// Stats counts the rows of one namespace.
+type Stats struct {
+	Namespace  string         `json:"namespace"`
+	Episodes   int            `json:"episodes"`
+	Memories   int            `json:"memories"`
+	Versions   map[Status]int `json:"versions"`
+	Admissions int            `json:"admissions"`
+	Traces     int            `json:"traces"`
+}
