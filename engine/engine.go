@@ -1,0 +1,146 @@
+// Package engine holds mnemon's use cases: the write path (gate, extract,
+// admit, embed, reconcile), the read path (channels, fusion, ranking,
+// reservation, packing, trace) and the operations around them.
+//
+// The engine talks to storage only through memory.Store and serves search
+// from an in-process index per namespace, derived from the store: built on
+// first use, updated after every committed write, rebuildable at any time.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/mnemon-dev/mnemon/embed"
+	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/internal/clock"
+	"github.com/mnemon-dev/mnemon/internal/tokens"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+// Config wires an Engine. Store is required; every other field has a
+// built-in default.
+type Config struct {
+	Store     memory.Store
+	Embedder  embed.Embedder    // default: embed.NewBuiltin()
+	Extractor extract.Extractor // default: extract.NewRules()
+	Clock     clock.Clock       // default: clock.System{}
+	Logger    *slog.Logger      // default: discard
+	Ranking   Ranking           // zero value: DefaultRanking()
+}
+
+// Engine runs mnemon's use cases. It is safe for concurrent use.
+type Engine struct {
+	store     memory.Store
+	embedder  embed.Embedder
+	extractor extract.Extractor
+	clock     clock.Clock
+	log       *slog.Logger
+	counter   *tokens.Counter
+	analyzer  *search.Analyzer
+	ranking   Ranking
+	traces    *traceWriter
+
+	mu  sync.Mutex
+	nss map[string]*nsState
+}
+
+// New returns an engine over cfg.Store. Close it to flush pending traces.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("engine: a store is required")
+	}
+	counter, err := tokens.NewCounter()
+	if err != nil {
+		return nil, fmt.Errorf("engine: token counter: %w", err)
+	}
+	e := &Engine{
+		store:     cfg.Store,
+		embedder:  cfg.Embedder,
+		extractor: cfg.Extractor,
+		clock:     cfg.Clock,
+		log:       cfg.Logger,
+		counter:   counter,
+		analyzer:  search.NewAnalyzer(),
+		ranking:   cfg.Ranking,
+		nss:       make(map[string]*nsState),
+	}
+	if e.embedder == nil {
+		e.embedder = embed.NewBuiltin()
+	}
+	if e.extractor == nil {
+		e.extractor = extract.NewRules()
+	}
+	if e.clock == nil {
+		e.clock = clock.System{}
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.ranking == (Ranking{}) {
+		e.ranking = DefaultRanking()
+	}
+	e.traces = newTraceWriter(cfg.Store, e.log)
+	return e, nil
+}
+
+// Close flushes traces still waiting to be written. It does not close the
+// store, which the caller opened.
+func (e *Engine) Close() error {
+	return e.traces.Close()
+}
+
+// Embedder returns the embedder the engine writes with.
+func (e *Engine) Embedder() embed.Embedder { return e.embedder }
+
+// namespace returns the loaded state of ns, building its index from the
+// store on first use. A failed load is retried on the next call.
+func (e *Engine) namespace(ctx context.Context, ns string) (*nsState, error) {
+	e.mu.Lock()
+	st, ok := e.nss[ns]
+	if !ok {
+		st = newNSState(ns)
+		e.nss[ns] = st
+	}
+	e.mu.Unlock()
+	if err := st.load(ctx, e); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Warm loads the index of every namespace in the store, so the first query
+// does not pay for it.
+func (e *Engine) Warm(ctx context.Context) error {
+	nss, err := e.store.Namespaces(ctx)
+	if err != nil {
+		return fmt.Errorf("warm: %w", err)
+	}
+	for _, ns := range nss {
+		if _, err := e.namespace(ctx, ns); err != nil {
+			return fmt.Errorf("warm: %w", err)
+		}
+	}
+	return nil
+}
+
+// Rebuild drops the index of ns and builds it again from the store.
+func (e *Engine) Rebuild(ctx context.Context, ns string) error {
+	e.mu.Lock()
+	delete(e.nss, ns)
+	e.mu.Unlock()
+	_, err := e.namespace(ctx, ns)
+	return err
+}
+
+func checkNamespace(ns string) (string, error) {
+	ns = memory.NormalizeNamespace(ns)
+	if err := memory.ValidateNamespace(ns); err != nil {
+		return "", err
+	}
+	return ns, nil
+}

@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+// nsState is one namespace's derived search state: the lexical and vector
+// index plus the metadata the read path ranks and packs with, so a
+// retrieval never reads the store on its hot path.
+type nsState struct {
+	name string
+
+	// writeMu serialises reconciliation in the namespace: a slot is read
+	// and written by one writer at a time.
+	writeMu sync.Mutex
+
+	loadMu sync.Mutex
+	loaded bool
+	bulk   bool // while loading: sort episodes once at the end
+
+	mu         sync.RWMutex
+	ix         *search.Index
+	entries    map[string]*entry   // version id → entry
+	structured map[string][]string // key or subject term → version ids
+	critical   map[string]struct{} // version ids with criticality must_include
+	episodes   []string            // episodic version ids by observed_at ascending
+}
+
+// entry is what the read path knows of one indexed version. Entries are
+// immutable once published: a state change publishes a new entry, so readers
+// may keep using an entry after releasing the lock.
+type entry struct {
+	v        *memory.Version // without embedding
+	keyTerms []string        // analysed key terms (for the structured channel)
+}
+
+func newNSState(name string) *nsState {
+	return &nsState{
+		name:       name,
+		ix:         search.NewIndex(),
+		entries:    make(map[string]*entry),
+		structured: make(map[string][]string),
+		critical:   make(map[string]struct{}),
+	}
+}
+
+func (st *nsState) load(ctx context.Context, e *Engine) error {
+	st.loadMu.Lock()
+	defer st.loadMu.Unlock()
+	if st.loaded {
+		return nil
+	}
+	st.setBulk(true)
+	defer st.setBulk(false)
+	err := e.store.ScanVersions(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
+		doc, err := e.docOf(v)
+		if err != nil {
+			return err
+		}
+		st.put(v, doc, e.analyzer)
+		return nil
+	})
+	if err != nil {
+		// Start over next time rather than serve a partial index.
+		st.reset()
+		return fmt.Errorf("load index of namespace %q: %w", st.name, err)
+	}
+	st.sortEpisodes()
+	st.loaded = true
+	return nil
+}
+
+func (st *nsState) setBulk(on bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.bulk = on
+}
+
+func (st *nsState) reset() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.ix = search.NewIndex()
+	st.entries = make(map[string]*entry)
+	st.structured = make(map[string][]string)
+	st.critical = make(map[string]struct{})
+	st.episodes = nil
+}
+
+// indexable reports whether a version belongs in the search index at all:
+// deleted and quarantined versions are never served, not even as history.
+func indexable(v *memory.Version) bool {
+	return v.Status != memory.StatusDeleted && v.Status != memory.StatusQuarantined
+}
+
+// docOf builds the search document of a version from its stored fields.
+func (e *Engine) docOf(v *memory.Version) (search.Doc, error) {
+	doc := search.Doc{ID: v.ID}
+	if !indexable(v) {
+		return doc, nil
+	}
+	doc.Terms = e.analyzer.Terms(searchText(v))
+	if len(v.Embedding) > 0 {
+		vec, err := search.DecodeVector(v.Embedding)
+		if err != nil {
+			return doc, fmt.Errorf("version %s: %w: embedding: %v", v.ID, memory.ErrCorrupt, err)
+		}
+		doc.Vector = vec
+	}
+	return doc, nil
+}
+
+// searchText is what the lexical channel indexes for a version: its content,
+// its subject and key words, and any text lent to it.
+func searchText(v *memory.Version) string {
+	var b strings.Builder
+	b.WriteString(v.Content)
+	if v.Kind != memory.KindEpisodic {
+		b.WriteByte(' ')
+		b.WriteString(keyWords(v.Key))
+	}
+	if v.SearchText != "" {
+		b.WriteByte(' ')
+		b.WriteString(v.SearchText)
+	}
+	return b.String()
+}
+
+// keyWords turns "prefers:programming_language" into "prefers programming language".
+func keyWords(key string) string {
+	return strings.NewReplacer(":", " ", "_", " ", "-", " ").Replace(key)
+}
+
+// put adds or replaces a version in the index. Lock order: the search
+// index is never called with st.mu held, because index queries call back
+// into st (the keep filter) while holding the index's own lock.
+func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
+	if !indexable(v) {
+		st.drop(v.ID)
+		return
+	}
+	lean := *v
+	lean.Embedding = nil
+	en := &entry{v: &lean}
+	if v.Kind != memory.KindEpisodic {
+		en.keyTerms = an.QueryTerms(keyWords(v.Key))
+	} else if v.SearchText != "" {
+		en.keyTerms = an.QueryTerms(v.SearchText)
+	}
+	st.ix.Upsert(doc)
+
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	old, existed := st.entries[v.ID]
+	st.entries[v.ID] = en
+	if !existed || !sameTerms(old.keyTerms, en.keyTerms) {
+		for _, t := range en.keyTerms {
+			st.structured[t] = append(st.structured[t], v.ID)
+		}
+	}
+	if v.Criticality == memory.CriticalityMustInclude {
+		st.critical[v.ID] = struct{}{}
+	}
+	if v.Kind == memory.KindEpisodic && !existed {
+		st.episodes = append(st.episodes, v.ID)
+		if n := len(st.episodes); !st.bulk && n > 1 && st.entries[st.episodes[n-2]].v.ObservedAt.After(v.ObservedAt) {
+			st.sortEpisodesLocked()
+		}
+	}
+}
+
+// updateState records a version's new lifecycle state. Its search document
+// stays: the claim never changes.
+func (st *nsState) updateState(v *memory.Version) {
+	if !indexable(v) {
+		st.drop(v.ID)
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	en, ok := st.entries[v.ID]
+	if !ok {
+		return
+	}
+	lean := *v
+	lean.Embedding = nil
+	st.entries[v.ID] = &entry{v: &lean, keyTerms: en.keyTerms}
+}
+
+// drop removes a version from the index.
+func (st *nsState) drop(id string) {
+	st.mu.Lock()
+	en, ok := st.entries[id]
+	if ok {
+		delete(st.entries, id)
+		delete(st.critical, id)
+		if en.v.Kind == memory.KindEpisodic {
+			for i, p := range st.episodes {
+				if p == id {
+					st.episodes = append(st.episodes[:i], st.episodes[i+1:]...)
+					break
+				}
+			}
+		}
+		// Structured postings are cleaned lazily: lookups skip ids that
+		// are no longer entries.
+	}
+	st.mu.Unlock()
+	if ok {
+		st.ix.Remove(id)
+	}
+}
+
+func (st *nsState) sortEpisodes() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.sortEpisodesLocked()
+}
+
+func (st *nsState) sortEpisodesLocked() {
+	sort.SliceStable(st.episodes, func(i, j int) bool {
+		a, b := st.entries[st.episodes[i]].v, st.entries[st.episodes[j]].v
+		if !a.ObservedAt.Equal(b.ObservedAt) {
+			return a.ObservedAt.Before(b.ObservedAt)
+		}
+		return a.ID < b.ID
+	})
+}
+
+func sameTerms(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// get returns the entry of a version id.
+func (st *nsState) get(id string) (*entry, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	en, ok := st.entries[id]
+	return en, ok
+}
+
+// size returns the number of indexed versions.
+func (st *nsState) size() int {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return len(st.entries)
+}

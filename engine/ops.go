@@ -1,0 +1,227 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/mnemon-dev/mnemon/internal/ids"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// FactsParams lists semantic and procedural memories.
+type FactsParams struct {
+	Namespace      string
+	IncludeHistory bool // also superseded, expired and contested-away versions
+	Subject        string
+	Limit          int // 0: all
+}
+
+// Facts lists distilled memories (not episodes), current ones first, then by
+// subject, key and version.
+func (e *Engine) Facts(ctx context.Context, p FactsParams) ([]*memory.Version, error) {
+	ns, err := checkNamespace(p.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("facts: %w", err)
+	}
+	statuses := []memory.Status{memory.StatusActive, memory.StatusContested}
+	if p.IncludeHistory {
+		statuses = append(statuses, memory.StatusSuperseded, memory.StatusExpired)
+	}
+	vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{
+		Namespace: ns, Kinds: []memory.Kind{memory.KindSemantic, memory.KindProcedural},
+		Statuses: statuses, Subject: p.Subject,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("facts: %w", err)
+	}
+	sort.SliceStable(vs, func(i, j int) bool {
+		a, b := vs[i], vs[j]
+		if a.Status.Live() != b.Status.Live() {
+			return a.Status.Live()
+		}
+		if a.Subject != b.Subject {
+			return a.Subject < b.Subject
+		}
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		return a.Seq < b.Seq
+	})
+	if p.Limit > 0 && len(vs) > p.Limit {
+		vs = vs[:p.Limit]
+	}
+	return vs, nil
+}
+
+// MemoryView is a memory with every version and its admission log.
+type MemoryView struct {
+	Memory     *memory.Memory      `json:"memory"`
+	Versions   []*memory.Version   `json:"versions"`
+	Admissions []*memory.Admission `json:"admissions"`
+	Episodes   []*memory.Episode   `json:"episodes"`
+}
+
+// Show returns a memory with its versions, the admission decisions about it
+// and the episodes it cites. id may name a memory or one of its versions.
+func (e *Engine) Show(ctx context.Context, ns, id string) (*MemoryView, error) {
+	ns, err := checkNamespace(ns)
+	if err != nil {
+		return nil, fmt.Errorf("show: %w", err)
+	}
+	memID := id
+	if ids.HasPrefix(id, ids.Version) {
+		v, err := e.store.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: id})
+		if err != nil {
+			return nil, fmt.Errorf("show %s: %w", id, err)
+		}
+		memID = v.MemoryID
+	}
+	m, err := e.store.GetMemory(ctx, memory.GetParams{Namespace: ns, ID: memID})
+	if err != nil {
+		return nil, fmt.Errorf("show %s: %w", id, err)
+	}
+	vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID})
+	if err != nil {
+		return nil, fmt.Errorf("show %s: %w", id, err)
+	}
+	adms, err := e.store.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, MemoryID: m.ID})
+	if err != nil {
+		return nil, fmt.Errorf("show %s: %w", id, err)
+	}
+	var epIDs []string
+	seen := map[string]bool{}
+	for _, v := range vs {
+		for _, ep := range v.EvidenceEpisodeIDs {
+			if !seen[ep] {
+				seen[ep] = true
+				epIDs = append(epIDs, ep)
+			}
+		}
+	}
+	var eps []*memory.Episode
+	if len(epIDs) > 0 {
+		eps, err = e.store.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, IDs: epIDs})
+		if err != nil {
+			return nil, fmt.Errorf("show %s: %w", id, err)
+		}
+	}
+	return &MemoryView{Memory: m, Versions: vs, Admissions: adms, Episodes: eps}, nil
+}
+
+// Trace returns a retrieval's trace, including one still being written.
+func (e *Engine) Trace(ctx context.Context, ns, id string) (*memory.Trace, error) {
+	ns, err := checkNamespace(ns)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	if t, ok := e.traces.Get(ns, id); ok {
+		return t, nil
+	}
+	t, err := e.store.GetTrace(ctx, memory.GetParams{Namespace: ns, ID: id})
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// FlushTraces writes queued traces now (for tests and shutdown).
+func (e *Engine) FlushTraces() { e.traces.Flush() }
+
+// ForgetResult says what a forget did.
+type ForgetResult struct {
+	MemoryID string   `json:"memory_id"`
+	Versions []string `json:"versions"` // ids marked deleted
+}
+
+// Forget marks every version of a memory deleted: it leaves retrieval at
+// once and for good, and stays in the store as a tombstone (only an admin
+// purge removes rows).
+func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, error) {
+	ns, err := checkNamespace(ns)
+	if err != nil {
+		return nil, fmt.Errorf("forget: %w", err)
+	}
+	st, err := e.namespace(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("forget: %w", err)
+	}
+	st.writeMu.Lock()
+	defer st.writeMu.Unlock()
+	now := e.clock.Now()
+	res := &ForgetResult{}
+	var changed []*memory.Version
+	err = e.store.InTx(ctx, func(tx memory.Executor) error {
+		changed, res.Versions = changed[:0], res.Versions[:0]
+		memID := id
+		if ids.HasPrefix(id, ids.Version) {
+			v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: id})
+			if err != nil {
+				return err
+			}
+			memID = v.MemoryID
+		}
+		m, err := tx.GetMemory(ctx, memory.GetParams{Namespace: ns, ID: memID})
+		if err != nil {
+			return err
+		}
+		res.MemoryID = m.ID
+		vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID})
+		if err != nil {
+			return err
+		}
+		for _, v := range vs {
+			if v.Status == memory.StatusDeleted {
+				continue
+			}
+			v.Status, v.UpdatedAt = memory.StatusDeleted, now
+			if v.ValidTo == nil {
+				v.ValidTo = timePtr(now)
+			}
+			if err := tx.UpdateVersionState(ctx, v); err != nil {
+				return err
+			}
+			changed = append(changed, v)
+			res.Versions = append(res.Versions, v.ID)
+		}
+		return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{{
+			ID: ids.New(ids.Admission), Namespace: ns, MemoryID: m.ID, Decision: memory.AdmitReject,
+			Reasons: []string{"forgotten"}, Content: "forget " + m.ID, Extractor: "forget", CreatedAt: now,
+		}}})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("forget %s: %w", id, err)
+	}
+	for _, v := range changed {
+		st.updateState(v)
+	}
+	return res, nil
+}
+
+// StatsResult counts a namespace and its index.
+type StatsResult struct {
+	memory.Stats
+	Indexed int `json:"indexed"`
+}
+
+// Stats counts what a namespace holds.
+func (e *Engine) Stats(ctx context.Context, ns string) (*StatsResult, error) {
+	ns, err := checkNamespace(ns)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	e.traces.Flush()
+	s, err := e.store.Stats(ctx, memory.StatsParams{Namespace: ns})
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	st, err := e.namespace(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	return &StatsResult{Stats: *s, Indexed: st.size()}, nil
+}
+
+// IsNotFound reports whether err means a named thing does not exist.
+func IsNotFound(err error) bool { return errors.Is(err, memory.ErrNotFound) }

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Sections of a context pack, in the order they are rendered.
+var sections = []string{"Constraints", "Preferences", "Facts", "Decisions", "Procedures", "Episodes"}
+
+func sectionOf(v *memory.Version) string {
+	if v.Kind == memory.KindEpisodic {
+		return "Episodes"
+	}
+	switch v.Type {
+	case memory.TypeConstraint:
+		return "Constraints"
+	case memory.TypePreference:
+		return "Preferences"
+	case memory.TypeDecision:
+		return "Decisions"
+	case memory.TypeProcedure:
+		return "Procedures"
+	}
+	return "Facts"
+}
+
+// line renders one item as it appears in the context.
+func line(v *memory.Version) string {
+	var b strings.Builder
+	b.WriteString("- ")
+	if v.Kind == memory.KindEpisodic {
+		b.WriteString("[")
+		b.WriteString(v.ObservedAt.Format("2006-01-02 15:04"))
+		b.WriteString("] ")
+		b.WriteString(v.Subject)
+		b.WriteString(": ")
+	}
+	b.WriteString(strings.TrimSpace(v.Content))
+	switch {
+	case v.Status == memory.StatusContested:
+		b.WriteString(" (contested)")
+	case v.Status.History() && v.ValidTo != nil:
+		b.WriteString(" (history, until " + v.ValidTo.Format("2006-01-02") + ")")
+	case v.Status.History():
+		b.WriteString(" (history)")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func header(section string) string { return section + ":\n" }
+
+// pack chooses what goes into the context: up to CriticalMax must_include
+// memories first, on their reserved share of the budget (the most relevant
+// one on the whole budget, so it survives tiny budgets), then the rest
+// greedily in rank order. The rendered context never exceeds the budget.
+func (e *Engine) pack(cands []*scored, p RetrieveParams, r Ranking) (string, int) {
+	budget := p.TokenBudget
+	reserve := int(r.CriticalShare * float64(budget))
+	used, packed := 0, 0
+	opened := make(map[string]bool)
+
+	cost := func(c *scored) int {
+		if c.lineToks == 0 {
+			c.lineToks = e.counter.Count(line(c.en.v))
+		}
+		n := c.lineToks
+		if s := sectionOf(c.en.v); !opened[s] {
+			n += e.counter.Count(header(s))
+		}
+		return n
+	}
+	take := func(c *scored, n int, reason string) {
+		c.packed, c.reason = true, reason
+		used += n
+		packed++
+		opened[sectionOf(c.en.v)] = true
+	}
+
+	critical := 0
+	for _, c := range cands {
+		v := c.en.v
+		if critical == r.CriticalMax || packed == p.Limit {
+			break
+		}
+		if v.Criticality != memory.CriticalityMustInclude || !v.Status.Live() || c.action == memory.ActionIgnore {
+			continue
+		}
+		n := cost(c)
+		if used+n <= reserve || (critical == 0 && used+n <= budget) {
+			take(c, n, "critical reservation")
+			critical++
+		}
+	}
+	for _, c := range cands {
+		if c.packed {
+			continue
+		}
+		if c.action == memory.ActionIgnore {
+			c.reason = fmt.Sprintf("trust %.2f below %.2f", c.trust, r.HintAt)
+			continue
+		}
+		if packed == p.Limit {
+			c.reason = "limit reached"
+			continue
+		}
+		n := cost(c)
+		if used+n > budget {
+			c.reason = fmt.Sprintf("does not fit: needs %d tokens, %d left", n, budget-used)
+			continue
+		}
+		take(c, n, "ranked")
+	}
+
+	// Token counts of pieces are not strictly additive under BPE: count
+	// the real context and drop from the bottom until it fits.
+	for {
+		text := render(cands)
+		n := e.counter.Count(text)
+		if n <= budget {
+			return text, n
+		}
+		last := -1
+		for i := len(cands) - 1; i >= 0; i-- {
+			if cands[i].packed {
+				last = i
+				break
+			}
+		}
+		if last < 0 {
+			return "", 0
+		}
+		cands[last].packed = false
+		cands[last].reason = "does not fit once rendered"
+	}
+}
+
+// render writes the packed candidates as sections, each in rank order.
+func render(cands []*scored) string {
+	by := make(map[string][]*scored)
+	for _, c := range cands {
+		if c.packed {
+			s := sectionOf(c.en.v)
+			by[s] = append(by[s], c)
+		}
+	}
+	var b strings.Builder
+	for _, s := range sections {
+		if len(by[s]) == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(header(s))
+		for _, c := range by[s] {
+			b.WriteString(line(c.en.v))
+		}
+	}
+	return b.String()
+}
+
+// item turns a packed candidate into a result item with its explanation.
+func (e *Engine) item(st *nsState, c *scored, qterms []string) Item {
+	v := c.en.v
+	it := Item{
+		MemoryID: v.MemoryID, VersionID: v.ID, Seq: v.Seq, Kind: v.Kind, Type: v.Type,
+		Subject: v.Subject, Key: v.Key, Value: v.Value, Content: v.Content, Status: v.Status,
+		Section: sectionOf(v), Score: c.final, Tokens: c.lineToks, Trust: c.trust, Action: c.action,
+		EpisodeIDs: v.EvidenceEpisodeIDs, Channels: c.channels, Terms: c.terms,
+		ObservedAt: v.ObservedAt, ValidFrom: v.ValidFrom, ValidTo: v.ValidTo,
+	}
+	it.Explanation = e.explain(st, c, qterms)
+	return it
+}
+
+// explain says, in one paragraph, which channels found a memory, what
+// dominated, how the score was built and why it was packed.
+func (e *Engine) explain(st *nsState, c *scored, qterms []string) string {
+	v := c.en.v
+	var parts []string
+	for _, name := range Channels {
+		h, ok := c.channels[name]
+		if !ok {
+			continue
+		}
+		var detail string
+		switch name {
+		case ChannelLexical:
+			ts := st.ix.ExplainLexical(v.ID, qterms)
+			if len(ts) > 3 {
+				ts = ts[:3]
+			}
+			words := make([]string, len(ts))
+			for i, t := range ts {
+				words[i] = fmt.Sprintf("%s %.2f", t.Term, t.Score)
+			}
+			detail = fmt.Sprintf("bm25 %.2f", h.Score)
+			if len(words) > 0 {
+				detail += ": " + strings.Join(words, ", ")
+			}
+		case ChannelSemantic:
+			detail = fmt.Sprintf("cosine %.2f", h.Score)
+		case ChannelStructured:
+			detail = "key " + v.Key
+		case ChannelCritical:
+			detail = "must_include"
+		case ChannelRecent:
+			detail = "recent episode"
+		}
+		parts = append(parts, fmt.Sprintf("%s #%d (%s)", name, h.Rank, detail))
+	}
+	var b strings.Builder
+	b.WriteString("found by ")
+	b.WriteString(strings.Join(parts, ", "))
+	fmt.Fprintf(&b, "; fused %.3f", c.fused)
+	names := make([]string, 0, len(c.terms))
+	for n := range c.terms {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, " %+.3f %s", c.terms[n], n)
+	}
+	fmt.Fprintf(&b, " = %.3f; %s (trust %.2f); %s in %s, %d tokens", c.final, c.action, c.trust, c.reason, sectionOf(v), c.lineToks)
+	switch {
+	case v.Status == memory.StatusContested:
+		b.WriteString("; contested: another value of this memory is also held")
+	case v.Status.History():
+		b.WriteString("; history: no longer current")
+	}
+	return b.String()
+}

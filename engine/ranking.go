@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Channel names, as reported in traces and explanations.
+const (
+	ChannelCritical   = "critical"
+	ChannelStructured = "structured"
+	ChannelLexical    = "lexical"
+	ChannelSemantic   = "semantic"
+	ChannelRecent     = "recent"
+)
+
+// Channels lists every retrieval channel in reporting order.
+var Channels = []string{ChannelCritical, ChannelStructured, ChannelLexical, ChannelSemantic, ChannelRecent}
+
+// Ranking holds the read path's weights and limits. DefaultRanking documents
+// where each number comes from.
+type Ranking struct {
+	RRFK float64 // reciprocal rank fusion constant
+
+	// Channel weights in the fusion.
+	WeightCritical, WeightStructured, WeightLexical, WeightSemantic, WeightRecent float64
+
+	ChannelCap     int     // candidates per channel
+	SemanticFloor  float64 // cosine below which semantic hits are noise
+	RecentEpisodes int     // episodes the recent channel offers
+
+	// Bounded utility terms added to the fused score.
+	Usefulness, Confidence              float64 // multiplied by the version's value
+	ScopeAgent, ScopeUser, ScopeProject float64 // added when the memory is scoped so
+	ScopeSession, TaskMatch             float64
+	ContestedPenalty, HistoryPenalty    float64 // subtracted
+
+	CriticalShare float64 // share of the budget must_include memories claim first
+	CriticalMax   int     // at most this many are reserved
+
+	FollowAt, HintAt float64 // trust thresholds for FOLLOW and HINT
+}
+
+// DefaultRanking returns the production weights. Fusion follows weighted
+// RRF with k = 60, normalised so a channel's top hit scores 1.0; the utility
+// terms are small and bounded so quality signals reorder near-ties without
+// overriding relevance.
+func DefaultRanking() Ranking {
+	return Ranking{
+		RRFK:           60,
+		WeightCritical: 0.5, WeightStructured: 0.7, WeightLexical: 1.0, WeightSemantic: 1.0, WeightRecent: 0.25,
+		ChannelCap:     50,
+		SemanticFloor:  0.20,
+		RecentEpisodes: 10,
+		Usefulness:     0.04, Confidence: 0.03,
+		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
+		ContestedPenalty: 0.02, HistoryPenalty: 0.05,
+		CriticalShare: 0.20, CriticalMax: 3,
+		FollowAt: 0.75, HintAt: 0.45,
+	}
+}
+
+func (r Ranking) weight(channel string) float64 {
+	switch channel {
+	case ChannelCritical:
+		return r.WeightCritical
+	case ChannelStructured:
+		return r.WeightStructured
+	case ChannelLexical:
+		return r.WeightLexical
+	case ChannelSemantic:
+		return r.WeightSemantic
+	case ChannelRecent:
+		return r.WeightRecent
+	}
+	return 0
+}
+
+// trustOf scores how far an agent should act on a version, from its
+// confidence, usefulness, reinforcement, importance and trouble. A new,
+// plainly stated fact lands at HINT; a restated or reinforced one reaches
+// FOLLOW; contested and failing memories sink.
+func trustOf(v *memory.Version, _ time.Time) float64 {
+	importance := 0.5
+	switch v.Criticality {
+	case memory.CriticalityHigh:
+		importance = 0.8
+	case memory.CriticalityMustInclude:
+		importance = 1
+	}
+	t := 0.25 + 0.35*v.Confidence + 0.2*v.Usefulness +
+		0.15*minf(1, float64(v.ReinforcementCount)/3) + 0.05*importance -
+		0.15*minf(1, float64(v.FailureCount)/3)
+	if v.Status == memory.StatusContested {
+		t -= 0.05
+	}
+	return clamp01(t)
+}
+
+func (r Ranking) action(trust float64) memory.Action {
+	switch {
+	case trust >= r.FollowAt:
+		return memory.ActionFollow
+	case trust >= r.HintAt:
+		return memory.ActionHint
+	}
+	return memory.ActionIgnore
+}
+
+func minf(a, b float64) float64 {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func clamp01(x float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return x
+}

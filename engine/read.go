@@ -1,0 +1,436 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemon-dev/mnemon/internal/ids"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+// Retrieval limits and defaults.
+const (
+	DefaultLimit       = 10
+	MaxLimit           = 100
+	DefaultTokenBudget = 1000
+	MaxTokenBudget     = 200000
+	MaxQueryBytes      = 4096
+)
+
+// RetrieveParams asks for the memories that matter for a task.
+type RetrieveParams struct {
+	Namespace      string
+	Query          string
+	Limit          int // items packed at most; default 10
+	TokenBudget    int // tokens the context may use; default 1000
+	TaskType       string
+	Scope          memory.Scope
+	AsOf           *time.Time // valid time: what was true then
+	IncludeHistory bool       // also serve superseded and expired versions
+	// Disable turns channels off by name (ablations).
+	Disable []string
+}
+
+// Item is one packed memory, with its citation and the reason it is here.
+type Item struct {
+	MemoryID    string                       `json:"memory_id"`
+	VersionID   string                       `json:"version_id"`
+	Seq         int                          `json:"seq"`
+	Kind        memory.Kind                  `json:"kind"`
+	Type        memory.Type                  `json:"type"`
+	Subject     string                       `json:"subject"`
+	Key         string                       `json:"key"`
+	Value       string                       `json:"value,omitempty"`
+	Content     string                       `json:"content"`
+	Status      memory.Status                `json:"status"`
+	Section     string                       `json:"section"`
+	Score       float64                      `json:"score"`
+	Tokens      int                          `json:"tokens"`
+	Trust       float64                      `json:"trust"`
+	Action      memory.Action                `json:"action"`
+	EpisodeIDs  []string                     `json:"episode_ids"`
+	Channels    map[string]memory.ChannelHit `json:"channels"`
+	Terms       map[string]float64           `json:"terms"`
+	ObservedAt  time.Time                    `json:"observed_at"`
+	ValidFrom   time.Time                    `json:"valid_from"`
+	ValidTo     *time.Time                   `json:"valid_to,omitempty"`
+	Explanation string                       `json:"explanation"`
+}
+
+// Result is a packed context and its items, best first.
+type Result struct {
+	RetrievalID string        `json:"retrieval_id"`
+	Context     string        `json:"context"`
+	TokensUsed  int           `json:"tokens_used"`
+	TokenBudget int           `json:"token_budget"`
+	Items       []Item        `json:"items"`
+	Candidates  int           `json:"candidates"`
+	Duration    time.Duration `json:"-"`
+}
+
+// scored is a candidate on its way through fusion, ranking and packing.
+type scored struct {
+	en       *entry
+	channels map[string]memory.ChannelHit
+	fused    float64
+	terms    map[string]float64
+	final    float64
+	trust    float64
+	action   memory.Action
+	lineToks int
+	packed   bool
+	reason   string
+}
+
+// Retrieve runs the read path: scope and lifecycle filter, channels
+// concurrently, weighted RRF, utility ranking, critical reservation, greedy
+// packing, and a persisted trace.
+func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error) {
+	start := time.Now()
+	ns, err := checkNamespace(p.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	}
+	if err := validateRetrieve(&p); err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	}
+	st, err := e.namespace(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	}
+	now := e.clock.Now()
+	r := e.ranking
+	qterms := e.analyzer.QueryTerms(p.Query)
+	vecs, err := e.embedder.Embed(ctx, []string{p.Query})
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: embed query: %w", err)
+	}
+	qvec := vecs[0]
+
+	keep := st.filter(p)
+	disabled := make(map[string]bool, len(p.Disable))
+	for _, c := range p.Disable {
+		disabled[c] = true
+	}
+
+	// Channels run concurrently; each returns at most ChannelCap hits.
+	results := make([][]search.Hit, len(Channels))
+	var wg sync.WaitGroup
+	for i, name := range Channels {
+		if disabled[name] {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = st.channel(name, qterms, qvec, keep, r)
+		}()
+	}
+	wg.Wait()
+
+	cands := fuse(st, results, r)
+	for _, c := range cands {
+		e.rank(c, p, r, now)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].final != cands[j].final {
+			return cands[i].final > cands[j].final
+		}
+		return cands[i].en.v.ID < cands[j].en.v.ID
+	})
+	context, used := e.pack(cands, p, r)
+
+	res := &Result{
+		RetrievalID: ids.New(ids.Retrieval),
+		Context:     context,
+		TokensUsed:  used,
+		TokenBudget: p.TokenBudget,
+		Candidates:  len(cands),
+		Items:       make([]Item, 0, p.Limit),
+	}
+	trace := &memory.Trace{
+		ID: res.RetrievalID, Namespace: ns, Query: p.Query, Scope: p.Scope, TaskType: p.TaskType,
+		Limit: p.Limit, TokenBudget: p.TokenBudget, TokensUsed: used, AsOf: p.AsOf,
+		IncludeHistory: p.IncludeHistory, CreatedAt: now, Items: make([]memory.TraceItem, len(cands)),
+	}
+	for i, c := range cands {
+		ti := memory.TraceItem{
+			MemoryID: c.en.v.MemoryID, VersionID: c.en.v.ID, Channels: c.channels, Fused: c.fused,
+			Terms: c.terms, Final: c.final, Rank: i + 1, Tokens: c.en.v.Tokens, Trust: c.trust,
+			Action: c.action, Packed: c.packed, Reason: c.reason,
+		}
+		if c.packed {
+			it := e.item(st, c, qterms)
+			ti.Explanation = it.Explanation
+			res.Items = append(res.Items, it)
+		}
+		trace.Items[i] = ti
+	}
+	res.Duration = time.Since(start)
+	trace.DurationMicros = res.Duration.Microseconds()
+	e.traces.Add(trace)
+	return res, nil
+}
+
+func validateRetrieve(p *RetrieveParams) error {
+	if strings.TrimSpace(p.Query) == "" {
+		return memory.Invalidf("query is empty")
+	}
+	if len(p.Query) > MaxQueryBytes {
+		return memory.Invalidf("query is %d bytes; the limit is %d", len(p.Query), MaxQueryBytes)
+	}
+	if !utf8.ValidString(p.Query) {
+		return memory.Invalidf("query is not valid UTF-8")
+	}
+	switch {
+	case p.Limit == 0:
+		p.Limit = DefaultLimit
+	case p.Limit < 0 || p.Limit > MaxLimit:
+		return memory.Invalidf("limit %d: use 1 to %d", p.Limit, MaxLimit)
+	}
+	switch {
+	case p.TokenBudget == 0:
+		p.TokenBudget = DefaultTokenBudget
+	case p.TokenBudget < 0 || p.TokenBudget > MaxTokenBudget:
+		return memory.Invalidf("token budget %d: use 1 to %d", p.TokenBudget, MaxTokenBudget)
+	}
+	for _, c := range p.Disable {
+		if channelIndex(c) < 0 {
+			return memory.Invalidf("unknown channel %q: use %s", c, strings.Join(Channels, ", "))
+		}
+	}
+	return nil
+}
+
+func channelIndex(name string) int {
+	for i, c := range Channels {
+		if c == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// filter returns the scope and lifecycle filter of a retrieval.
+func (st *nsState) filter(p RetrieveParams) func(id string) bool {
+	return func(id string) bool {
+		st.mu.RLock()
+		en, ok := st.entries[id]
+		st.mu.RUnlock()
+		return ok && servable(en.v, p)
+	}
+}
+
+func servable(v *memory.Version, p RetrieveParams) bool {
+	if !p.Scope.Visible(v.Scope) {
+		return false
+	}
+	if p.AsOf != nil {
+		return (v.Status.Live() || v.Status.History()) && v.ValidAt(*p.AsOf)
+	}
+	if p.IncludeHistory {
+		return v.Status.Live() || v.Status.History()
+	}
+	return v.Status.Live()
+}
+
+// channel runs one retrieval channel.
+func (st *nsState) channel(name string, qterms []string, qvec search.Vector, keep func(string) bool, r Ranking) []search.Hit {
+	switch name {
+	case ChannelLexical:
+		return st.ix.Lexical(qterms, r.ChannelCap, keep)
+	case ChannelSemantic:
+		return st.ix.Semantic(qvec, r.ChannelCap, r.SemanticFloor, keep)
+	case ChannelStructured:
+		return st.structuredHits(qterms, keep, r.ChannelCap)
+	case ChannelCritical:
+		return st.criticalHits(qterms, keep, r.ChannelCap)
+	case ChannelRecent:
+		return st.recentHits(keep, r.RecentEpisodes)
+	}
+	return nil
+}
+
+// structuredHits matches query words against memory subjects and keys: a
+// question about "editor" finds the slot prefers:editor whatever its value.
+func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int) []search.Hit {
+	if len(qterms) == 0 {
+		return nil
+	}
+	qset := make(map[string]bool, len(qterms))
+	for _, t := range qterms {
+		qset[t] = true
+	}
+	matched := make(map[string]int)
+	st.mu.RLock()
+	for _, t := range qterms {
+		for _, id := range st.structured[t] {
+			matched[id]++
+		}
+	}
+	hits := make([]search.Hit, 0, len(matched))
+	for id, n := range matched {
+		en, ok := st.entries[id]
+		if !ok || len(en.keyTerms) == 0 {
+			continue
+		}
+		if n > len(en.keyTerms) {
+			n = len(en.keyTerms) // a posting listed twice after an update
+		}
+		score := float64(n) / float64(len(en.keyTerms))
+		if qset[en.v.Subject] {
+			score += 0.25
+		}
+		hits = append(hits, search.Hit{ID: id, Score: score})
+	}
+	st.mu.RUnlock()
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].ID > hits[j].ID // newer ids first
+	})
+	return topKept(hits, keep, k)
+}
+
+// criticalHits offers every servable must_include memory, most relevant to
+// the query first, so constraints reach the agent even with weak overlap.
+func (st *nsState) criticalHits(qterms []string, keep func(string) bool, k int) []search.Hit {
+	st.mu.RLock()
+	hits := make([]search.Hit, 0, len(st.critical))
+	for id := range st.critical {
+		hits = append(hits, search.Hit{ID: id})
+	}
+	st.mu.RUnlock()
+	if len(hits) == 0 {
+		return nil
+	}
+	for i := range hits {
+		for _, ts := range st.ix.ExplainLexical(hits[i].ID, qterms) {
+			hits[i].Score += ts.Score
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].ID > hits[j].ID
+	})
+	return topKept(hits, keep, k)
+}
+
+// recentHits offers the latest servable episodes, newest first.
+func (st *nsState) recentHits(keep func(string) bool, k int) []search.Hit {
+	var ids []string
+	st.mu.RLock()
+	for i := len(st.episodes) - 1; i >= 0 && len(ids) < 4*k; i-- {
+		ids = append(ids, st.episodes[i])
+	}
+	st.mu.RUnlock()
+	hits := make([]search.Hit, 0, k)
+	for _, id := range ids {
+		if len(hits) == k {
+			break
+		}
+		if keep(id) {
+			hits = append(hits, search.Hit{ID: id, Score: 1 / float64(len(hits)+1)})
+		}
+	}
+	return hits
+}
+
+func topKept(hits []search.Hit, keep func(string) bool, k int) []search.Hit {
+	out := hits[:0]
+	for _, h := range hits {
+		if len(out) == k {
+			break
+		}
+		if keep(h.ID) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// fuse combines channel rankings with weighted reciprocal rank fusion,
+// normalised by the best score possible from the channels that answered, so
+// a candidate ranked first everywhere scores 1.0.
+func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
+	byID := make(map[string]*scored)
+	var order []*scored
+	var norm float64
+	for ci, hits := range results {
+		if len(hits) == 0 {
+			continue
+		}
+		name := Channels[ci]
+		w := r.weight(name)
+		norm += w
+		for rank, h := range hits {
+			c, ok := byID[h.ID]
+			if !ok {
+				en, found := st.get(h.ID)
+				if !found {
+					continue
+				}
+				c = &scored{en: en, channels: make(map[string]memory.ChannelHit, 2)}
+				byID[h.ID] = c
+				order = append(order, c)
+			}
+			c.channels[name] = memory.ChannelHit{Rank: rank + 1, Score: h.Score}
+			c.fused += w * (r.RRFK + 1) / (r.RRFK + float64(rank+1))
+		}
+	}
+	if norm > 0 {
+		for _, c := range order {
+			c.fused /= norm
+		}
+	}
+	return order
+}
+
+// rank adds the bounded utility terms, each reported, and the trust action.
+func (e *Engine) rank(c *scored, p RetrieveParams, r Ranking, now time.Time) {
+	v := c.en.v
+	c.terms = map[string]float64{
+		"usefulness": v.Usefulness * r.Usefulness,
+		"confidence": v.Confidence * r.Confidence,
+	}
+	scope := 0.0
+	if v.Scope.AgentID != "" {
+		scope += r.ScopeAgent
+	}
+	if v.Scope.UserID != "" {
+		scope += r.ScopeUser
+	}
+	if v.Scope.ProjectID != "" {
+		scope += r.ScopeProject
+	}
+	if v.Scope.SessionID != "" {
+		scope += r.ScopeSession
+	}
+	if scope != 0 {
+		c.terms["scope"] = scope
+	}
+	if p.TaskType != "" && (string(v.Type) == p.TaskType || strings.Contains(v.Key, p.TaskType)) {
+		c.terms["task_match"] = r.TaskMatch
+	}
+	if v.Status == memory.StatusContested {
+		c.terms["contested"] = -r.ContestedPenalty
+	}
+	if v.Status.History() {
+		c.terms["history"] = -r.HistoryPenalty
+	}
+	c.final = c.fused
+	for _, t := range c.terms {
+		c.final += t
+	}
+	c.trust = trustOf(v, now)
+	c.action = r.action(c.trust)
+}

@@ -1,0 +1,559 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/internal/ids"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+// Reconciliation thresholds.
+const (
+	// nearDuplicate is the cosine at or above which a restatement under
+	// another subject or key reinforces the existing memory.
+	nearDuplicate = 0.92
+	// weakEvidence is the confidence below which a conflicting value
+	// contests the current one instead of superseding it.
+	weakEvidence = 0.6
+)
+
+// writeBatch collects what one transaction changed, to apply to the index
+// once it commits.
+type writeBatch struct {
+	created []*memory.Version // new versions, in write order
+	updated []*memory.Version // versions whose state moved
+}
+
+func (w *writeBatch) reset() { w.created, w.updated = w.created[:0], w.updated[:0] }
+
+// ingest embeds, reconciles and writes a batch of events in one transaction,
+// then applies the committed changes to the namespace index.
+func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]Outcome, error) {
+	st, err := e.namespace(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.embedPending(ctx, evs); err != nil {
+		return nil, err
+	}
+
+	st.writeMu.Lock()
+	defer st.writeMu.Unlock()
+	now := e.clock.Now()
+	var (
+		w    writeBatch
+		outs []Outcome
+	)
+	err = e.store.InTx(ctx, func(tx memory.Executor) error {
+		w.reset()
+		outs = outs[:0]
+		episodes := make([]*memory.Episode, len(evs))
+		for i, pe := range evs {
+			episodes[i] = pe.ep
+		}
+		if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: episodes}); err != nil {
+			return err
+		}
+		var adms []*memory.Admission
+		for _, pe := range evs {
+			var lent []string
+			for _, c := range pe.cands {
+				out, err := e.reconcile(ctx, tx, st, &w, c, now)
+				if err != nil {
+					return err
+				}
+				outs = append(outs, out)
+				adms = append(adms, admissionOf(ns, c, out, now))
+				if out.Decision == memory.AdmitAccept && out.VersionID != "" {
+					lent = append(lent, keyWords(c.Key))
+				}
+			}
+			if pe.indexed {
+				v, err := e.writeEpisodeMemory(ctx, tx, pe, lent, now)
+				if err != nil {
+					return err
+				}
+				w.created = append(w.created, v)
+			}
+			adms = append(adms, episodeAdmission(ns, pe, now))
+		}
+		return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: adms})
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range w.created {
+		doc, err := e.docOf(v)
+		if err != nil {
+			return nil, err
+		}
+		st.put(v, doc, e.analyzer)
+	}
+	for _, v := range w.updated {
+		st.updateState(v)
+	}
+	return outs, nil
+}
+
+// embedPending embeds every searchable episode and admitted candidate of a
+// batch in one call to the embedder.
+func (e *Engine) embedPending(ctx context.Context, evs []*pendingEvent) error {
+	var (
+		texts   []string
+		targets []*search.Vector
+	)
+	for _, pe := range evs {
+		if pe.indexed {
+			texts = append(texts, pe.ep.Content)
+			targets = append(targets, &pe.vec)
+		}
+		for _, c := range pe.cands {
+			if c.decision == memory.AdmitAccept {
+				texts = append(texts, c.Content)
+				targets = append(targets, &c.vec)
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	vecs, err := e.embedder.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embed: %w", err)
+	}
+	if len(vecs) != len(texts) {
+		return fmt.Errorf("embed: %d vectors for %d texts", len(vecs), len(texts))
+	}
+	for i, t := range targets {
+		*t = vecs[i]
+	}
+	return nil
+}
+
+// writeEpisodeMemory makes an episode searchable as an episodic memory. It
+// borrows the keys of the facts extracted from it, so a question phrased
+// like a key ("which editor...") finds the raw words too.
+func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe *pendingEvent, lent []string, now time.Time) (*memory.Version, error) {
+	ep := pe.ep
+	m := &memory.Memory{
+		ID: ids.New(ids.Memory), Namespace: ep.Namespace, Scope: ep.Scope, Kind: memory.KindEpisodic,
+		Subject: strings.ToLower(ep.Speaker), Key: "episode:" + ep.ID, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := tx.CreateMemory(ctx, m); err != nil {
+		return nil, err
+	}
+	search := ep.Speaker
+	if len(lent) > 0 {
+		search += " " + strings.Join(lent, " ")
+	}
+	v := &memory.Version{
+		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: ep.Namespace, Seq: 1, Scope: ep.Scope,
+		Kind: memory.KindEpisodic, Type: memory.TypeEvent, Subject: m.Subject, Key: m.Key,
+		Content: ep.Content, Criticality: memory.CriticalityNormal,
+		Confidence: 1, Usefulness: 0.5, Status: pe.epStatus, Operation: memory.OpAdd,
+		ObservedAt: ep.OccurredAt, RecordedAt: now, ValidFrom: ep.OccurredAt, UpdatedAt: now,
+		EvidenceEpisodeIDs: []string{ep.ID},
+		Provenance: memory.Provenance{
+			Extractor: "episode", Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: "episode",
+		},
+		Tokens:     e.counter.Count(ep.Content),
+		SearchText: search,
+		Embedding:  pe.vec.Encode(),
+	}
+	v.Trust = trustOf(v, now)
+	if err := tx.CreateVersion(ctx, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// reconcile decides ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP for one
+// candidate against its slot and its semantic neighbours, and writes it.
+func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState, w *writeBatch, c *candidate, now time.Time) (Outcome, error) {
+	out := Outcome{EpisodeID: c.episodeID, Decision: c.decision, Reasons: append([]string(nil), c.reasons...), Content: c.Content}
+	if c.decision != memory.AdmitAccept {
+		return out, nil
+	}
+	m, err := tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: st.name, Scope: c.scope, Subject: c.Subject, Key: c.Key})
+	if errors.Is(err, memory.ErrNotFound) {
+		return e.reconcileNewSlot(ctx, tx, st, w, c, now, out)
+	}
+	if err != nil {
+		return out, err
+	}
+	vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.name, MemoryID: m.ID})
+	if err != nil {
+		return out, err
+	}
+	var live, history []*memory.Version
+	for _, v := range vs {
+		switch {
+		case v.Status.Live():
+			live = append(live, v)
+		case v.Status.History():
+			history = append(history, v)
+		}
+	}
+	sameLive := findValue(live, c)
+	sameHistory := findValue(history, c)
+
+	switch c.Cue {
+	case extract.CueNegation:
+		// "I no longer live in Lisbon": the value ends; nothing replaces it.
+		ended := 0
+		for _, v := range live {
+			if c.Value == "" || sameValue(v.Value, c.Value) {
+				v.Status, v.ValidTo = memory.StatusExpired, timePtr(c.observedAt)
+				if err := e.touch(ctx, tx, w, v, c, now); err != nil {
+					return out, err
+				}
+				out.MemoryID, out.VersionID, out.Version = v.MemoryID, v.ID, v
+				ended++
+			}
+		}
+		if ended == 0 {
+			out.Operation = memory.OpNoop
+			out.Reasons = append(out.Reasons, "nothing_to_end")
+			return out, nil
+		}
+		out.Operation = memory.OpSupersede
+		out.Reasons = append(out.Reasons, "value_ended")
+		return out, nil
+
+	case extract.CuePast:
+		// "I used to live in Paris": history, never the current value.
+		if sameLive != nil {
+			sameLive.Status, sameLive.ValidTo = memory.StatusExpired, timePtr(c.observedAt)
+			if err := e.touch(ctx, tx, w, sameLive, c, now); err != nil {
+				return out, err
+			}
+			out.Operation, out.MemoryID, out.VersionID, out.Version = memory.OpSupersede, m.ID, sameLive.ID, sameLive
+			out.Reasons = append(out.Reasons, "value_ended")
+			return out, nil
+		}
+		if sameHistory != nil {
+			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "history_restated")
+		}
+		v := e.newVersion(m, len(vs)+1, c, now)
+		v.Status, v.Operation = memory.StatusExpired, memory.OpAdd
+		v.ValidTo = timePtr(c.observedAt)
+		if first := earliest(live); first != nil {
+			v.Status, v.SupersededBy = memory.StatusSuperseded, first.ID
+			if first.ValidFrom.Before(*v.ValidTo) {
+				v.ValidTo = timePtr(first.ValidFrom)
+			}
+		}
+		if !v.ValidTo.After(v.ValidFrom) {
+			// Said now about the past: we do not know when it began.
+			v.ValidFrom = time.Time{}
+		}
+		out.Reasons = append(out.Reasons, "history")
+		return e.add(ctx, tx, w, m, v, out)
+	}
+
+	if sameLive != nil {
+		return e.reinforce(ctx, tx, w, sameLive, c, now, out, "same_value")
+	}
+	latest := latestObserved(live)
+	if latest == nil {
+		// Every earlier value has ended; this one starts the slot again.
+		if sameHistory != nil && !c.observedAt.After(sameHistory.ObservedAt) {
+			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "history_restated")
+		}
+		v := e.newVersion(m, len(vs)+1, c, now)
+		out.Reasons = append(out.Reasons, "slot_reopened")
+		return e.add(ctx, tx, w, m, v, out)
+	}
+	if c.observedAt.Before(latest.ObservedAt) {
+		// Out-of-order evidence: an older observation arriving late
+		// becomes history under the value that followed it.
+		if sameHistory != nil {
+			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "late_evidence")
+		}
+		next := nextAfter(vs, c.observedAt)
+		v := e.newVersion(m, len(vs)+1, c, now)
+		v.Status, v.SupersededBy = memory.StatusSuperseded, next.ID
+		v.ValidTo = timePtr(next.ValidFrom)
+		out.Reasons = append(out.Reasons, "out_of_order", "kept_as_history")
+		return e.add(ctx, tx, w, m, v, out)
+	}
+	if c.Hedged || c.Confidence < weakEvidence {
+		// Weak evidence against a current value: keep both, flagged.
+		v := e.newVersion(m, len(vs)+1, c, now)
+		v.Status, v.Operation = memory.StatusContested, memory.OpContest
+		for _, old := range live {
+			if old.Status != memory.StatusContested {
+				old.Status = memory.StatusContested
+				if err := e.touch(ctx, tx, w, old, nil, now); err != nil {
+					return out, err
+				}
+			}
+		}
+		out.Reasons = append(out.Reasons, "weak_evidence")
+		res, err := e.add(ctx, tx, w, m, v, out)
+		res.Operation = memory.OpContest
+		return res, err
+	}
+	// A newer, confident value supersedes every live one.
+	v := e.newVersion(m, len(vs)+1, c, now)
+	v.Operation = memory.OpSupersede
+	for _, old := range live {
+		old.Status, old.SupersededBy = memory.StatusSuperseded, v.ID
+		if old.ValidTo == nil || old.ValidTo.After(v.ValidFrom) {
+			old.ValidTo = timePtr(v.ValidFrom)
+		}
+		if err := e.touch(ctx, tx, w, old, nil, now); err != nil {
+			return out, err
+		}
+	}
+	if c.Cue == extract.CueCorrection {
+		out.Reasons = append(out.Reasons, "correction")
+	} else {
+		out.Reasons = append(out.Reasons, "newer_value")
+	}
+	res, err := e.add(ctx, tx, w, m, v, out)
+	res.Operation = memory.OpSupersede
+	return res, err
+}
+
+// reconcileNewSlot handles a candidate whose slot does not exist yet.
+func (e *Engine) reconcileNewSlot(ctx context.Context, tx memory.Executor, st *nsState, w *writeBatch, c *candidate, now time.Time, out Outcome) (Outcome, error) {
+	if c.Cue == extract.CueNegation {
+		out.Operation = memory.OpNoop
+		out.Reasons = append(out.Reasons, "nothing_to_end")
+		return out, nil
+	}
+	if c.Cue != extract.CuePast {
+		if dupID := e.nearDuplicate(st, w, c); dupID != "" {
+			dup, err := tx.GetVersion(ctx, memory.GetParams{Namespace: st.name, ID: dupID})
+			if err != nil {
+				return out, err
+			}
+			return e.reinforce(ctx, tx, w, dup, c, now, out, "near_duplicate")
+		}
+	}
+	m := &memory.Memory{
+		ID: ids.New(ids.Memory), Namespace: st.name, Scope: c.scope, Kind: kindOf(c.Type),
+		Subject: c.Subject, Key: c.Key, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := tx.CreateMemory(ctx, m); err != nil {
+		return out, err
+	}
+	v := e.newVersion(m, 1, c, now)
+	if c.Cue == extract.CuePast {
+		v.Status, v.ValidTo = memory.StatusExpired, timePtr(c.observedAt)
+		v.ValidFrom = time.Time{}
+		out.Reasons = append(out.Reasons, "history")
+	}
+	return e.add(ctx, tx, w, m, v, out)
+}
+
+// nearDuplicate returns the id of a live memory of the same scope and type
+// whose content is nearly identical to the candidate's, looking at the
+// index and at what this batch already wrote.
+func (e *Engine) nearDuplicate(st *nsState, w *writeBatch, c *candidate) string {
+	if c.vec.Dim == 0 {
+		return ""
+	}
+	for _, v := range w.created {
+		if v.Kind != memory.KindEpisodic && v.Status.Live() && v.Scope == c.scope && v.Type == c.Type {
+			if vec, err := search.DecodeVector(v.Embedding); err == nil && float64(vec.Dot(c.vec)) >= nearDuplicate {
+				return v.ID
+			}
+		}
+	}
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	hits := st.ix.Semantic(c.vec, 1, nearDuplicate, func(id string) bool {
+		en, ok := st.entries[id]
+		return ok && en.v.Kind != memory.KindEpisodic && en.v.Status.Live() && en.v.Scope == c.scope && en.v.Type == c.Type
+	})
+	if len(hits) == 0 {
+		return ""
+	}
+	return hits[0].ID
+}
+
+func (e *Engine) newVersion(m *memory.Memory, seq int, c *candidate, now time.Time) *memory.Version {
+	v := &memory.Version{
+		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: m.Namespace, Seq: seq, Scope: c.scope,
+		Kind: kindOf(c.Type), Type: c.Type, Subject: c.Subject, Key: c.Key, Value: c.Value,
+		Content: c.Content, Criticality: c.Criticality, Confidence: c.Confidence, Usefulness: 0.5,
+		Status: memory.StatusActive, Operation: memory.OpAdd,
+		ObservedAt: c.observedAt, RecordedAt: now, ValidFrom: c.validFrom, ValidTo: c.validTo, UpdatedAt: now,
+		EvidenceEpisodeIDs: []string{c.episodeID},
+		EvidenceSpans:      []memory.Span{{EpisodeID: c.episodeID, Start: c.Start, End: c.End}},
+		Provenance: memory.Provenance{
+			Extractor: c.extractor, Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: c.source,
+		},
+		Tokens:    e.counter.Count(c.Content),
+		Embedding: c.vec.Encode(),
+	}
+	if v.Criticality == "" {
+		v.Criticality = memory.CriticalityNormal
+	}
+	v.Trust = trustOf(v, now)
+	return v
+}
+
+func (e *Engine) add(ctx context.Context, tx memory.Executor, w *writeBatch, m *memory.Memory, v *memory.Version, out Outcome) (Outcome, error) {
+	if err := tx.CreateVersion(ctx, v); err != nil {
+		return out, err
+	}
+	w.created = append(w.created, v)
+	if out.Operation == "" {
+		out.Operation = memory.OpAdd
+	}
+	out.MemoryID, out.VersionID, out.Version = m.ID, v.ID, v
+	return out, nil
+}
+
+// reinforce adds the candidate's evidence to an existing version: more
+// evidence, more confidence, the same claim.
+func (e *Engine) reinforce(ctx context.Context, tx memory.Executor, w *writeBatch, v *memory.Version, c *candidate, now time.Time, out Outcome, reason string) (Outcome, error) {
+	v.ReinforcementCount++
+	v.Confidence = 1 - (1-v.Confidence)*(1-0.5*c.Confidence)
+	if v.Confidence > 0.99 {
+		v.Confidence = 0.99
+	}
+	if err := e.touch(ctx, tx, w, v, c, now); err != nil {
+		return out, err
+	}
+	out.Operation, out.MemoryID, out.VersionID, out.Version = memory.OpReinforce, v.MemoryID, v.ID, v
+	out.Reasons = append(out.Reasons, reason)
+	return out, nil
+}
+
+// touch writes a version's new state, citing the candidate's episode when
+// the candidate is evidence for it.
+func (e *Engine) touch(ctx context.Context, tx memory.Executor, w *writeBatch, v *memory.Version, c *candidate, now time.Time) error {
+	if c != nil && !contains(v.EvidenceEpisodeIDs, c.episodeID) {
+		v.EvidenceEpisodeIDs = append(v.EvidenceEpisodeIDs, c.episodeID)
+		v.EvidenceSpans = append(v.EvidenceSpans, memory.Span{EpisodeID: c.episodeID, Start: c.Start, End: c.End})
+	}
+	v.UpdatedAt = now
+	v.Trust = trustOf(v, now)
+	if err := tx.UpdateVersionState(ctx, v); err != nil {
+		return err
+	}
+	for i, u := range w.updated {
+		if u.ID == v.ID {
+			w.updated[i] = v
+			return nil
+		}
+	}
+	for i, u := range w.created {
+		if u.ID == v.ID {
+			// Created in this same batch: the index gets its final state.
+			w.created[i] = v
+			return nil
+		}
+	}
+	w.updated = append(w.updated, v)
+	return nil
+}
+
+func admissionOf(ns string, c *candidate, out Outcome, now time.Time) *memory.Admission {
+	return &memory.Admission{
+		ID: ids.New(ids.Admission), Namespace: ns, EpisodeID: c.episodeID,
+		MemoryID: out.MemoryID, VersionID: out.VersionID, Decision: out.Decision,
+		Reasons: out.Reasons, Operation: out.Operation, Content: c.Content, Extractor: c.extractor,
+		CreatedAt: now,
+	}
+}
+
+func episodeAdmission(ns string, pe *pendingEvent, now time.Time) *memory.Admission {
+	d := memory.AdmitAccept
+	switch {
+	case pe.epStatus == memory.StatusQuarantined:
+		d = memory.AdmitQuarantine
+	case !pe.indexed:
+		d = memory.AdmitReject
+	}
+	return &memory.Admission{
+		ID: ids.New(ids.Admission), Namespace: ns, EpisodeID: pe.ep.ID, Decision: d,
+		Reasons: pe.epReason, Content: pe.ep.Content, Extractor: "episode", CreatedAt: now,
+	}
+}
+
+func kindOf(t memory.Type) memory.Kind {
+	if t == memory.TypeProcedure {
+		return memory.KindProcedural
+	}
+	return memory.KindSemantic
+}
+
+// sameValue compares two values as a person would: case, surrounding
+// punctuation and articles do not matter.
+func sameValue(a, b string) bool {
+	return normValue(a) == normValue(b)
+}
+
+func normValue(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.Trim(s, " .,!?;:'\"`()[]")
+	for _, p := range []string{"the ", "a ", "an "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func findValue(vs []*memory.Version, c *candidate) *memory.Version {
+	for i := len(vs) - 1; i >= 0; i-- {
+		if sameValue(vs[i].Value, c.Value) {
+			return vs[i]
+		}
+	}
+	return nil
+}
+
+func latestObserved(vs []*memory.Version) *memory.Version {
+	var best *memory.Version
+	for _, v := range vs {
+		if best == nil || v.ObservedAt.After(best.ObservedAt) {
+			best = v
+		}
+	}
+	return best
+}
+
+func earliest(vs []*memory.Version) *memory.Version {
+	var best *memory.Version
+	for _, v := range vs {
+		if best == nil || v.ValidFrom.Before(best.ValidFrom) {
+			best = v
+		}
+	}
+	return best
+}
+
+// nextAfter returns the version whose validity began first after t: the one
+// a late observation from t was replaced by.
+func nextAfter(vs []*memory.Version, t time.Time) *memory.Version {
+	sorted := append([]*memory.Version(nil), vs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ValidFrom.Before(sorted[j].ValidFrom) })
+	for _, v := range sorted {
+		if v.ValidFrom.After(t) && (v.Status.Live() || v.Status.History()) {
+			return v
+		}
+	}
+	return latestObserved(vs)
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func timePtr(t time.Time) *time.Time { return &t }

@@ -1,0 +1,437 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/internal/ids"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+// Input limits. A request beyond them is refused whole, before anything is
+// written.
+const (
+	MaxContentBytes = 64 << 10
+	MaxEvents       = 10000
+)
+
+// Event is one raw event to capture.
+type Event struct {
+	Kind       memory.EpisodeKind `json:"kind"`
+	Content    string             `json:"content"`
+	OccurredAt time.Time          `json:"occurred_at"`
+	Speaker    string             `json:"speaker,omitempty"`
+	Metadata   map[string]string  `json:"metadata,omitempty"`
+}
+
+// CaptureParams stores events as episodes and extracts memories from them.
+type CaptureParams struct {
+	Namespace string
+	Scope     memory.Scope
+	Events    []Event
+}
+
+// CaptureResult lists the episodes written, in event order, and what
+// extraction did with each candidate memory.
+type CaptureResult struct {
+	EpisodeIDs []string  `json:"episode_ids"`
+	Outcomes   []Outcome `json:"outcomes"`
+}
+
+// RememberParams stores one fact directly. Text is read by the extractor;
+// when Key is set, Text is instead stored as exactly one fact with the given
+// fields.
+type RememberParams struct {
+	Namespace  string
+	Scope      memory.Scope
+	Text       string
+	Speaker    string    // who states it; default "user"
+	ObservedAt time.Time // when it was said; default now
+
+	Type        memory.Type
+	Subject     string
+	Key         string
+	Value       string
+	Criticality memory.Criticality
+	Confidence  float64
+	ValidFrom   *time.Time
+	ValidTo     *time.Time
+}
+
+// RememberResult says what one remember did.
+type RememberResult struct {
+	EpisodeID string    `json:"episode_id"`
+	Outcomes  []Outcome `json:"outcomes"`
+}
+
+// Outcome is the fate of one candidate memory: the admission decision and
+// the reconciliation operation, with reason codes.
+type Outcome struct {
+	EpisodeID string                   `json:"episode_id,omitempty"`
+	Decision  memory.AdmissionDecision `json:"decision"`
+	Operation memory.Operation         `json:"operation,omitempty"`
+	Reasons   []string                 `json:"reasons"`
+	MemoryID  string                   `json:"memory_id,omitempty"`
+	VersionID string                   `json:"version_id,omitempty"`
+	Content   string                   `json:"content"`
+	Version   *memory.Version          `json:"version,omitempty"`
+}
+
+// pendingEvent is an event on its way into the store.
+type pendingEvent struct {
+	ep       *memory.Episode
+	indexed  bool          // becomes a searchable episodic memory
+	epStatus memory.Status // of its episodic version
+	epReason []string      // admission reasons for the episode itself
+	cands    []*candidate
+	vec      search.Vector
+}
+
+// candidate is an extracted (or directly given) memory awaiting admission
+// and reconciliation.
+type candidate struct {
+	extract.Candidate
+	scope      memory.Scope
+	observedAt time.Time
+	validFrom  time.Time
+	validTo    *time.Time
+	extractor  string
+	source     string
+	episodeID  string
+	decision   memory.AdmissionDecision
+	reasons    []string
+	vec        search.Vector
+}
+
+// Capture stores events as episodes and extracts memories from them, all in
+// one transaction: either every episode and memory is written, or none.
+func (e *Engine) Capture(ctx context.Context, p CaptureParams) (*CaptureResult, error) {
+	ns, err := checkNamespace(p.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	if len(p.Events) == 0 {
+		return nil, fmt.Errorf("capture: %w", memory.Invalidf("no events: send at least one"))
+	}
+	if len(p.Events) > MaxEvents {
+		return nil, fmt.Errorf("capture: %w", memory.Invalidf("%d events in one call; the limit is %d", len(p.Events), MaxEvents))
+	}
+	now := e.clock.Now()
+	evs := make([]*pendingEvent, 0, len(p.Events))
+	for i, ev := range p.Events {
+		if err := validateEvent(ev); err != nil {
+			return nil, fmt.Errorf("capture: event %d: %w", i, err)
+		}
+		occurred := ev.OccurredAt
+		if occurred.IsZero() {
+			occurred = now
+		}
+		evs = append(evs, e.newPending(ns, p.Scope, ev.Kind, ev.Speaker, ev.Content, ev.Metadata, occurred, now))
+	}
+	for _, pe := range evs {
+		if err := e.extractInto(ctx, pe, "capture"); err != nil {
+			return nil, fmt.Errorf("capture: %w", err)
+		}
+	}
+	outs, err := e.ingest(ctx, ns, evs)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	res := &CaptureResult{Outcomes: outs}
+	for _, pe := range evs {
+		res.EpisodeIDs = append(res.EpisodeIDs, pe.ep.ID)
+	}
+	return res, nil
+}
+
+func validateEvent(ev Event) error {
+	if !ev.Kind.Valid() {
+		names := make([]string, len(memory.EpisodeKinds))
+		for i, k := range memory.EpisodeKinds {
+			names[i] = string(k)
+		}
+		return memory.Invalidf("kind %q: use one of %s", ev.Kind, strings.Join(names, ", "))
+	}
+	return validateText(ev.Content)
+}
+
+func validateText(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return memory.Invalidf("content is empty")
+	}
+	if len(s) > MaxContentBytes {
+		return memory.Invalidf("content is %d bytes; the limit is %d", len(s), MaxContentBytes)
+	}
+	if !utf8.ValidString(s) {
+		return memory.Invalidf("content is not valid UTF-8")
+	}
+	return nil
+}
+
+// Remember stores one statement (or one structured fact) synchronously.
+func (e *Engine) Remember(ctx context.Context, p RememberParams) (*RememberResult, error) {
+	res, err := e.RememberBatch(ctx, []RememberParams{p})
+	if err != nil {
+		return nil, err
+	}
+	return &res[0], nil
+}
+
+// RememberBatch stores many statements in one transaction.
+func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]RememberResult, error) {
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("remember: %w", memory.Invalidf("nothing to remember"))
+	}
+	if len(ps) > MaxEvents {
+		return nil, fmt.Errorf("remember: %w", memory.Invalidf("%d facts in one call; the limit is %d", len(ps), MaxEvents))
+	}
+	ns, err := checkNamespace(ps[0].Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("remember: %w", err)
+	}
+	now := e.clock.Now()
+	evs := make([]*pendingEvent, len(ps))
+	for i, p := range ps {
+		if n, _ := checkNamespace(p.Namespace); n != ns {
+			return nil, fmt.Errorf("remember: %w", memory.Invalidf("one batch must stay in one namespace (%q and %q)", ns, p.Namespace))
+		}
+		if err := validateRemember(p); err != nil {
+			return nil, fmt.Errorf("remember: %w", err)
+		}
+		observed := p.ObservedAt
+		if observed.IsZero() {
+			observed = now
+		}
+		pe := e.newPending(ns, p.Scope, memory.EpisodeUserMessage, p.Speaker, p.Text, nil, observed, now)
+		if p.Key != "" {
+			pe.cands = []*candidate{e.structuredCandidate(pe, p)}
+		} else if err := e.extractInto(ctx, pe, "remember"); err != nil {
+			return nil, fmt.Errorf("remember: %w", err)
+		}
+		if len(pe.cands) == 0 && pe.epStatus == memory.StatusActive && pe.indexed {
+			// The caller asked to remember this: keep it as a note even when
+			// no rule recognised a fact in it.
+			pe.cands = []*candidate{e.noteCandidate(pe)}
+		}
+		evs[i] = pe
+	}
+	outs, err := e.ingest(ctx, ns, evs)
+	if err != nil {
+		return nil, fmt.Errorf("remember: %w", err)
+	}
+	res := make([]RememberResult, len(ps))
+	for i, pe := range evs {
+		res[i].EpisodeID = pe.ep.ID
+		for _, o := range outs {
+			if o.EpisodeID == pe.ep.ID {
+				res[i].Outcomes = append(res[i].Outcomes, o)
+			}
+		}
+	}
+	return res, nil
+}
+
+func validateRemember(p RememberParams) error {
+	if err := validateText(p.Text); err != nil {
+		return err
+	}
+	if p.Confidence < 0 || p.Confidence > 1 {
+		return memory.Invalidf("confidence %v: use a number from 0 to 1", p.Confidence)
+	}
+	switch p.Criticality {
+	case "", memory.CriticalityNormal, memory.CriticalityHigh, memory.CriticalityMustInclude:
+	default:
+		return memory.Invalidf("criticality %q: use normal, high or must_include", p.Criticality)
+	}
+	switch p.Type {
+	case "", memory.TypeFact, memory.TypePreference, memory.TypeDecision, memory.TypeConstraint,
+		memory.TypeGoal, memory.TypeLesson, memory.TypeProcedure, memory.TypeSummary:
+	default:
+		return memory.Invalidf("type %q: use fact, preference, decision, constraint, goal, lesson, procedure or summary", p.Type)
+	}
+	if p.ValidFrom != nil && p.ValidTo != nil && !p.ValidTo.After(*p.ValidFrom) {
+		return memory.Invalidf("valid_to must be after valid_from")
+	}
+	return nil
+}
+
+func speakerName(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "user"
+	}
+	return s
+}
+
+// newPending builds an episode and decides, before extraction, whether it is
+// searchable, quarantined or refused as evidence.
+func (e *Engine) newPending(ns string, scope memory.Scope, kind memory.EpisodeKind, speaker, content string, meta map[string]string, occurred, now time.Time) *pendingEvent {
+	sum := sha256.Sum256([]byte(content))
+	ep := &memory.Episode{
+		ID:          ids.New(ids.Episode),
+		Namespace:   ns,
+		Scope:       scope,
+		Kind:        kind,
+		Speaker:     speakerName(speaker),
+		Content:     content,
+		Metadata:    meta,
+		OccurredAt:  occurred.UTC(),
+		RecordedAt:  now,
+		ContentHash: hex.EncodeToString(sum[:]),
+	}
+	pe := &pendingEvent{ep: ep, indexed: true, epStatus: memory.StatusActive}
+	if bad, reason := extract.DetectInstruction(content); bad {
+		pe.epStatus = memory.StatusQuarantined
+		pe.epReason = []string{reason}
+		return pe
+	}
+	if fromMemory(meta) {
+		// Text mnemon itself handed to the agent is not new evidence:
+		// indexing it again would let memories reinforce themselves.
+		pe.indexed = false
+		pe.epReason = []string{"retrieved_from_memory"}
+		return pe
+	}
+	pe.epReason = []string{"episode"}
+	return pe
+}
+
+// fromMemory reports whether an event carries text retrieved from mnemon
+// (clients mark it with metadata source=mnemon).
+func fromMemory(meta map[string]string) bool {
+	return meta["source"] == "mnemon"
+}
+
+// extractInto runs the importance gate and the extractor on an episode and
+// attaches admitted candidates.
+func (e *Engine) extractInto(ctx context.Context, pe *pendingEvent, source string) error {
+	if pe.epStatus != memory.StatusActive || !pe.indexed {
+		return nil
+	}
+	g := extract.Gate(pe.ep.Content)
+	if !g.Keep {
+		pe.epReason = append(pe.epReason, "gate:"+g.Reason)
+		return nil
+	}
+	cs, err := e.extractor.Extract(ctx, extract.Event{
+		Kind:       pe.ep.Kind,
+		Speaker:    pe.ep.Speaker,
+		Content:    pe.ep.Content,
+		OccurredAt: pe.ep.OccurredAt,
+		ProjectID:  pe.ep.Scope.ProjectID,
+	})
+	if err != nil {
+		return fmt.Errorf("extract: %w", err)
+	}
+	for _, c := range cs {
+		cand := &candidate{
+			Candidate:  c,
+			scope:      factScope(pe.ep.Scope),
+			observedAt: pe.ep.OccurredAt,
+			validFrom:  pe.ep.OccurredAt,
+			extractor:  e.extractor.Name(),
+			source:     source,
+			episodeID:  pe.ep.ID,
+		}
+		admit(cand)
+		pe.cands = append(pe.cands, cand)
+	}
+	return nil
+}
+
+// factScope is the scope of facts extracted from an episode: what a user
+// says in one session holds beyond it.
+func factScope(s memory.Scope) memory.Scope {
+	s.SessionID = ""
+	return s
+}
+
+// admit applies the admission policy to a candidate.
+func admit(c *candidate) {
+	c.decision = memory.AdmitAccept
+	c.reasons = []string{"extracted:" + c.extractor}
+	if c.Cue != extract.CueNone {
+		c.reasons = append(c.reasons, "cue:"+string(c.Cue))
+	}
+	if c.Hedged {
+		c.reasons = append(c.reasons, "hedged")
+	}
+	if c.Confidence < 0.3 {
+		c.decision = memory.AdmitDefer
+		c.reasons = append(c.reasons, "low_confidence")
+	}
+}
+
+func (e *Engine) structuredCandidate(pe *pendingEvent, p RememberParams) *candidate {
+	typ := p.Type
+	if typ == "" {
+		typ = memory.TypeFact
+	}
+	crit := p.Criticality
+	if crit == "" {
+		crit = memory.CriticalityNormal
+	}
+	conf := p.Confidence
+	if conf == 0 {
+		conf = 0.9
+	}
+	subject := strings.ToLower(strings.TrimSpace(p.Subject))
+	if subject == "" {
+		subject = strings.ToLower(pe.ep.Speaker)
+	}
+	c := &candidate{
+		Candidate: extract.Candidate{
+			Type: typ, Subject: subject, Key: strings.ToLower(strings.TrimSpace(p.Key)), Value: p.Value,
+			Content: strings.TrimSpace(p.Text), Confidence: conf, Criticality: crit,
+			Start: 0, End: len(p.Text),
+		},
+		scope:      p.Scope,
+		observedAt: pe.ep.OccurredAt,
+		validFrom:  pe.ep.OccurredAt,
+		validTo:    p.ValidTo,
+		extractor:  "direct",
+		source:     "remember",
+		episodeID:  pe.ep.ID,
+		decision:   memory.AdmitAccept,
+		reasons:    []string{"direct"},
+	}
+	if p.ValidFrom != nil {
+		c.validFrom = p.ValidFrom.UTC()
+	}
+	return c
+}
+
+// noteCandidate keeps a remembered statement no rule recognised as a note
+// slot keyed by its opening words, so restating it reinforces the same note.
+func (e *Engine) noteCandidate(pe *pendingEvent) *candidate {
+	terms := e.analyzer.QueryTerms(pe.ep.Content)
+	if len(terms) > 6 {
+		terms = terms[:6]
+	}
+	key := "note:" + strings.Join(terms, "_")
+	if len(terms) == 0 {
+		key = "note:" + pe.ep.ContentHash[:12]
+	}
+	return &candidate{
+		Candidate: extract.Candidate{
+			Type: memory.TypeFact, Subject: strings.ToLower(pe.ep.Speaker), Key: key,
+			Value: strings.TrimSpace(pe.ep.Content), Content: strings.TrimSpace(pe.ep.Content),
+			Confidence: 0.8, Criticality: memory.CriticalityNormal, End: len(pe.ep.Content),
+		},
+		scope:      factScope(pe.ep.Scope),
+		observedAt: pe.ep.OccurredAt,
+		validFrom:  pe.ep.OccurredAt,
+		extractor:  "note",
+		source:     "remember",
+		episodeID:  pe.ep.ID,
+		decision:   memory.AdmitAccept,
+		reasons:    []string{"no_rule_matched", "kept_as_note"},
+	}
+}
