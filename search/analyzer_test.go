@@ -1,0 +1,136 @@
+package search
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestAnalyzerTerms(t *testing.T) {
+	t.Parallel()
+	a := NewAnalyzer()
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"The quick brown foxes are running", []string{"quick", "brown", "fox", "run"}},
+		{"Caroline's LGBTQ support group", []string{"carolin", "lgbtq", "support", "group"}},
+		{"I don't like it; they're late", []string{"like", "late"}},
+		{"O'Brien lives in Lisbon", []string{"obrien", "live", "lisbon"}},
+		{"Café CAFÉ cafe\u0301", []string{"cafe", "cafe", "cafe"}},
+		{"Straße Ærø", []string{"strass", "aero"}},
+		{"I code in C++ and C#, not c++11", []string{"code", "c++", "c#", "c", "11"}},
+		{"notepad++ rocks", []string{"notepad++", "rock"}},
+		{"issue#42 and #hashtag", []string{"issu", "42", "hashtag"}},
+		{"GPT4 mp3 2023-05-07", []string{"gpt4", "mp3", "2023", "05", "07"}},
+		{"東京タワー", []string{"東", "京", "タ", "ワ", "ー"}},
+		{"naïve résumé façade", []string{"naiv", "resum", "facad"}},
+		{"It’s Melanie’s", []string{"melani"}},
+		{"running runs ran", []string{"run", "run", "ran"}},
+		{"rock'n'roll", []string{"rocknrol"}},
+		{"'quoted' words'", []string{"quot", "word"}},
+	}
+	for _, tt := range tests {
+		got := a.Terms(tt.in)
+		if len(got) == 0 && len(tt.want) == 0 {
+			continue
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Terms(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAnalyzerQueryTermsDedup(t *testing.T) {
+	t.Parallel()
+	a := NewAnalyzer()
+	got := a.QueryTerms("Running, runs and the RUN; painting paintings")
+	want := []string{"run", "paint"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("QueryTerms = %q, want %q", got, want)
+	}
+}
+
+func TestAnalyzerLongTokenCapped(t *testing.T) {
+	t.Parallel()
+	a := NewAnalyzer()
+	got := a.Terms(strings.Repeat("x", 1000) + " é" + strings.Repeat("é", 100))
+	for _, term := range got {
+		if len(term) > maxTermBytes+utf8.UTFMax {
+			t.Fatalf("term of %d bytes", len(term))
+		}
+	}
+}
+
+// The stem cache is shared; hammer it from several goroutines (run with
+// -race) and check results do not depend on interleaving.
+func TestAnalyzerConcurrent(t *testing.T) {
+	t.Parallel()
+	a := NewAnalyzer()
+	text := "Melanie painted a sunrise while Caroline was running to the support group meetings"
+	want := NewAnalyzer().Terms(text)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				if got := a.Terms(text); !slices.Equal(got, want) {
+					t.Errorf("got %q", got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func FuzzQueryTerms(f *testing.F) {
+	for _, s := range []string{"", "hello world", "C++ c# don't", "Café\u0301", "東京", "\xff\xfe'", "a'", "''s", "++", "x#", strings.Repeat("ab", 100)} {
+		f.Add(s)
+	}
+	a := NewAnalyzer()
+	f.Fuzz(func(t *testing.T, s string) {
+		q := a.QueryTerms(s)
+		doc := a.Terms(s)
+		seen := map[string]bool{}
+		for _, term := range q {
+			if term == "" {
+				t.Fatalf("empty term from %q", s)
+			}
+			if seen[term] {
+				t.Fatalf("duplicate term %q from %q", term, s)
+			}
+			seen[term] = true
+			if !slices.Contains(doc, term) {
+				t.Fatalf("query term %q not among document terms %q", term, doc)
+			}
+		}
+		if len(seen) != len(uniq(doc)) {
+			t.Fatalf("query terms %q vs document terms %q", q, doc)
+		}
+	})
+}
+
+func uniq(s []string) []string {
+	m := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !m[x] {
+			m[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func BenchmarkAnalyzerTerms(b *testing.B) {
+	a := NewAnalyzer()
+	text := "Melanie painted a sunrise last year and shared it with her kids; Caroline's support group meets on Tuesdays."
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Terms(text)
+	}
+}

@@ -1,0 +1,659 @@
+package search
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+)
+
+// BM25 parameters: the usual defaults, which suit short memories as well as
+// long documents once lengths are normalised by the average.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// Doc is one document to index. Terms come from Analyzer.Terms; Vector may be
+// zero (Dim 0) when the document has no embedding.
+type Doc struct {
+	ID     string
+	Terms  []string
+	Vector Vector
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// TermScore is one query term's contribution to a document's BM25 score.
+type TermScore struct {
+	Term  string
+	Score float64
+}
+
+// Index is one namespace's lexical (BM25, k1 = 1.2, b = 0.75) and vector
+// index. It is safe for concurrent use: queries share a read lock, writes
+// are serialised.
+//
+// Documents get dense uint32 ordinals so the hot path works on slices, not
+// maps: every posting list (term → documents, sparse dimension → documents)
+// is kept sorted by ordinal, a query accumulates scores in a pooled dense
+// array indexed by ordinal, and only the candidates that could enter the top
+// k are looked at by the caller's filter. Removal deletes the ordinal from
+// its posting lists at once (a binary search and a memmove per list, a few
+// microseconds) and recycles it, so there are no tombstones to skip at query
+// time and document frequencies stay exact.
+type Index struct {
+	mu sync.RWMutex
+
+	ids      []string // ordinal → ID; "" for a free ordinal
+	docLen   []uint32 // ordinal → number of terms, kept apart because BM25 reads it per posting
+	docs     []docInfo
+	ordOf    map[string]uint32
+	freeOrds []uint32
+	live     int
+
+	termOf    map[string]uint32
+	terms     []string // term ID → term; "" when recycled
+	post      []postings
+	freeTerms []uint32
+	totalLen  uint64
+
+	dimOf  map[uint32]uint32 // sparse dimension → index into vlists
+	vlists []vlist
+	dense  map[int]*denseBlock // dense vectors by Dim, scanned brute force
+
+	wTerms []uint32 // writer scratch, guarded by the write lock
+
+	scratch sync.Pool // *scratch for queries
+}
+
+// docInfo is what removal needs to find a document in the posting lists.
+type docInfo struct {
+	feat   []uint32 // distinct term IDs, then the sparse vector's dimensions
+	nTerms uint32
+	vdim   uint32 // vector Dim; 0 = no vector
+	dense  int32  // slot in dense[vdim]; -1 when the vector is sparse or absent
+}
+
+type postings struct {
+	docs []uint32
+	tfs  []uint16 // saturating: a term seen 65535 times scores like one seen more
+}
+
+type vlist struct {
+	docs []uint32
+	vals []float32
+}
+
+type denseBlock struct {
+	dim  int
+	ords []uint32
+	vals []float32 // len(ords) rows of dim values
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{
+		ordOf:  make(map[string]uint32),
+		termOf: make(map[string]uint32),
+		dimOf:  make(map[uint32]uint32),
+		dense:  make(map[int]*denseBlock),
+	}
+}
+
+// Len returns the number of documents.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.live
+}
+
+// Has reports whether a document with this ID is indexed.
+func (ix *Index) Has(id string) bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	_, ok := ix.ordOf[id]
+	return ok
+}
+
+// Upsert adds d, or replaces the document with the same ID. The vector is
+// copied and normalised, so the caller may reuse d afterwards. A vector that
+// is malformed beyond repair (non-finite values, wrong dense length, all
+// zero) is treated as absent.
+func (ix *Index) Upsert(d Doc) {
+	vec, hasVec := canonical(d.Vector) // outside the lock: it allocates
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.upsertLocked(d.ID, d.Terms, vec, hasVec)
+}
+
+// Build upserts many documents under one lock acquisition, the fast path
+// for loading a namespace from the store at start.
+func (ix *Index) Build(docs []Doc) {
+	type prepared struct {
+		vec Vector
+		ok  bool
+	}
+	pre := make([]prepared, len(docs))
+	for i := range docs {
+		pre[i].vec, pre[i].ok = canonical(docs[i].Vector)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.live == 0 && len(ix.ids) == 0 {
+		ix.ordOf = make(map[string]uint32, len(docs))
+		ix.ids = make([]string, 0, len(docs))
+		ix.docLen = make([]uint32, 0, len(docs))
+		ix.docs = make([]docInfo, 0, len(docs))
+	}
+	for i := range docs {
+		ix.upsertLocked(docs[i].ID, docs[i].Terms, pre[i].vec, pre[i].ok)
+	}
+}
+
+// Remove deletes the document with this ID; it is a no-op if absent.
+func (ix *Index) Remove(id string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ord, ok := ix.ordOf[id]
+	if !ok {
+		return
+	}
+	ix.unindex(ord)
+	delete(ix.ordOf, id)
+	ix.ids[ord] = ""
+	ix.freeOrds = append(ix.freeOrds, ord)
+	ix.live--
+}
+
+func (ix *Index) upsertLocked(id string, terms []string, vec Vector, hasVec bool) {
+	ord, ok := ix.ordOf[id]
+	if ok {
+		ix.unindex(ord)
+	} else {
+		ord = ix.newOrd(id)
+	}
+
+	tids := ix.wTerms[:0]
+	for _, t := range terms {
+		tids = append(tids, ix.termID(t))
+	}
+	slices.Sort(tids)
+	ix.wTerms = tids
+	distinct := 0
+	for i := range tids {
+		if i == 0 || tids[i] != tids[i-1] {
+			distinct++
+		}
+	}
+	nnz := 0
+	if hasVec && vec.Indices != nil {
+		nnz = len(vec.Indices)
+	}
+	feat := make([]uint32, 0, distinct+nnz)
+	for i := 0; i < len(tids); {
+		j := i + 1
+		for j < len(tids) && tids[j] == tids[i] {
+			j++
+		}
+		ix.post[tids[i]].insert(ord, j-i)
+		feat = append(feat, tids[i])
+		i = j
+	}
+	ix.docLen[ord] = uint32(len(terms))
+	ix.totalLen += uint64(len(terms))
+
+	info := docInfo{nTerms: uint32(distinct), dense: -1}
+	if hasVec {
+		info.vdim = uint32(vec.Dim)
+		if vec.Indices != nil {
+			for k, j := range vec.Indices {
+				ix.vlists[ix.dimList(j)].insert(ord, vec.Values[k])
+			}
+			feat = append(feat, vec.Indices...)
+		} else {
+			info.dense = ix.addDense(ord, vec)
+		}
+	}
+	info.feat = feat
+	ix.docs[ord] = info
+}
+
+func (ix *Index) newOrd(id string) uint32 {
+	var ord uint32
+	if n := len(ix.freeOrds); n > 0 {
+		ord = ix.freeOrds[n-1]
+		ix.freeOrds = ix.freeOrds[:n-1]
+		ix.ids[ord] = id
+	} else {
+		ord = uint32(len(ix.ids))
+		ix.ids = append(ix.ids, id)
+		ix.docLen = append(ix.docLen, 0)
+		ix.docs = append(ix.docs, docInfo{})
+	}
+	ix.ordOf[id] = ord
+	ix.live++
+	return ord
+}
+
+// unindex removes ordinal ord from every posting list it is in and clears
+// its lengths; the ordinal itself stays assigned.
+func (ix *Index) unindex(ord uint32) {
+	info := ix.docs[ord]
+	for _, tid := range info.feat[:info.nTerms] {
+		p := &ix.post[tid]
+		p.remove(ord)
+		if len(p.docs) == 0 {
+			// Recycle the term ID so a stream of one-off tokens (hashes,
+			// IDs) replaced over time does not grow the vocabulary forever.
+			delete(ix.termOf, ix.terms[tid])
+			ix.terms[tid] = ""
+			*p = postings{}
+			ix.freeTerms = append(ix.freeTerms, tid)
+		}
+	}
+	for _, j := range info.feat[info.nTerms:] {
+		if li, ok := ix.dimOf[j]; ok {
+			ix.vlists[li].remove(ord)
+		}
+	}
+	if info.dense >= 0 {
+		ix.removeDense(int(info.vdim), info.dense)
+	}
+	ix.totalLen -= uint64(ix.docLen[ord])
+	ix.docLen[ord] = 0
+	ix.docs[ord] = docInfo{dense: -1}
+}
+
+func (ix *Index) termID(t string) uint32 {
+	if id, ok := ix.termOf[t]; ok {
+		return id
+	}
+	var id uint32
+	if n := len(ix.freeTerms); n > 0 {
+		id = ix.freeTerms[n-1]
+		ix.freeTerms = ix.freeTerms[:n-1]
+		ix.terms[id] = t
+	} else {
+		id = uint32(len(ix.terms))
+		ix.terms = append(ix.terms, t)
+		ix.post = append(ix.post, postings{})
+	}
+	ix.termOf[t] = id
+	return id
+}
+
+func (ix *Index) dimList(j uint32) uint32 {
+	if li, ok := ix.dimOf[j]; ok {
+		return li
+	}
+	li := uint32(len(ix.vlists))
+	ix.vlists = append(ix.vlists, vlist{})
+	ix.dimOf[j] = li
+	return li
+}
+
+func (ix *Index) addDense(ord uint32, v Vector) int32 {
+	blk := ix.dense[v.Dim]
+	if blk == nil {
+		blk = &denseBlock{dim: v.Dim}
+		ix.dense[v.Dim] = blk
+	}
+	blk.ords = append(blk.ords, ord)
+	blk.vals = append(blk.vals, v.Values...)
+	return int32(len(blk.ords) - 1)
+}
+
+// removeDense deletes a row by moving the last row into its place.
+func (ix *Index) removeDense(dim int, slot int32) {
+	blk := ix.dense[dim]
+	last := int32(len(blk.ords) - 1)
+	if slot != last {
+		moved := blk.ords[last]
+		blk.ords[slot] = moved
+		copy(blk.vals[int(slot)*dim:int(slot+1)*dim], blk.vals[int(last)*dim:])
+		ix.docs[moved].dense = slot
+	}
+	blk.ords = blk.ords[:last]
+	blk.vals = blk.vals[:int(last)*dim]
+	if last == 0 {
+		delete(ix.dense, dim)
+	}
+}
+
+// insert adds ord, keeping docs sorted. Fresh ordinals are the largest, so
+// the common case is an append.
+func (p *postings) insert(ord uint32, tf int) {
+	t := uint16(min(tf, math.MaxUint16))
+	if n := len(p.docs); n == 0 || p.docs[n-1] < ord {
+		p.docs = append(p.docs, ord)
+		p.tfs = append(p.tfs, t)
+		return
+	}
+	i, found := slices.BinarySearch(p.docs, ord)
+	if found {
+		p.tfs[i] = t
+		return
+	}
+	p.docs = slices.Insert(p.docs, i, ord)
+	p.tfs = slices.Insert(p.tfs, i, t)
+}
+
+func (p *postings) remove(ord uint32) {
+	if i, found := slices.BinarySearch(p.docs, ord); found {
+		p.docs = slices.Delete(p.docs, i, i+1)
+		p.tfs = slices.Delete(p.tfs, i, i+1)
+	}
+}
+
+func (l *vlist) insert(ord uint32, v float32) {
+	if n := len(l.docs); n == 0 || l.docs[n-1] < ord {
+		l.docs = append(l.docs, ord)
+		l.vals = append(l.vals, v)
+		return
+	}
+	i, found := slices.BinarySearch(l.docs, ord)
+	if found {
+		l.vals[i] = v
+		return
+	}
+	l.docs = slices.Insert(l.docs, i, ord)
+	l.vals = slices.Insert(l.vals, i, v)
+}
+
+func (l *vlist) remove(ord uint32) {
+	if i, found := slices.BinarySearch(l.docs, ord); found {
+		l.docs = slices.Delete(l.docs, i, i+1)
+		l.vals = slices.Delete(l.vals, i, i+1)
+	}
+}
+
+// scratch is a query's working memory, pooled because a 100k-document
+// accumulator is 400 KB. Invariant between uses: acc is all zero and seen
+// all clear.
+type scratch struct {
+	acc     []float32
+	seen    []uint64
+	touched []uint32
+	heap    []cand
+	tids    []uint32
+}
+
+type cand struct {
+	score float32
+	ord   uint32
+}
+
+func (ix *Index) getScratch() *scratch {
+	sc, _ := ix.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	if n := len(ix.ids); len(sc.acc) < n {
+		n += n / 4
+		sc.acc = make([]float32, n)
+		sc.seen = make([]uint64, (n+63)/64)
+	}
+	return sc
+}
+
+func (ix *Index) putScratch(sc *scratch, touched []uint32) {
+	for _, d := range touched {
+		sc.acc[d] = 0
+		sc.seen[d/64] = 0
+	}
+	sc.touched = touched[:0]
+	ix.scratch.Put(sc)
+}
+
+// bm25 holds the per-query constants of the BM25 term weight
+//
+//	idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl))
+//
+// with the Lucene idf ln(1 + (N − df + 0.5) / (df + 0.5)), which is never
+// negative, so a very common term cannot push a document down.
+type bm25 struct {
+	n      float64
+	c0, c1 float32
+}
+
+func (ix *Index) bm25() bm25 {
+	n := float64(ix.live)
+	avgdl := float64(ix.totalLen) / max(n, 1)
+	if avgdl == 0 {
+		avgdl = 1
+	}
+	return bm25{n: n, c0: bm25K1 * (1 - bm25B), c1: float32(bm25K1 * bm25B / avgdl)}
+}
+
+func (p bm25) idf(df int) float32 {
+	return float32(math.Log(1 + (p.n-float64(df)+0.5)/(float64(df)+0.5)))
+}
+
+func (p bm25) weight(idf float32, tf uint16, dl uint32) float32 {
+	f := float32(tf)
+	return idf * (bm25K1 + 1) * f / (f + p.c0 + p.c1*float32(dl))
+}
+
+// distinctTermIDs resolves query terms to term IDs, skipping unknown and
+// repeated terms: a repeated query term is one piece of evidence, not two.
+func (ix *Index) distinctTermIDs(terms []string, buf []uint32) []uint32 {
+	buf = buf[:0]
+	for _, t := range terms {
+		tid, ok := ix.termOf[t]
+		if ok && !slices.Contains(buf, tid) {
+			buf = append(buf, tid)
+		}
+	}
+	return buf
+}
+
+// Lexical returns the top k documents by BM25 for the query terms, best
+// first, ties broken by ID. keep (may be nil) filters documents; it is called
+// lazily, only for a document that would enter the current top k, and under
+// the index's read lock, so it must not call back into the Index.
+func (ix *Index) Lexical(terms []string, k int, keep func(id string) bool) []Hit {
+	if k <= 0 || len(terms) == 0 {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.live == 0 {
+		return nil
+	}
+	sc := ix.getScratch()
+	sc.tids = ix.distinctTermIDs(terms, sc.tids)
+	p := ix.bm25()
+	acc, touched, docLen := sc.acc, sc.touched[:0], ix.docLen
+	for _, tid := range sc.tids {
+		pl := &ix.post[tid]
+		idf := p.idf(len(pl.docs))
+		tfs := pl.tfs[:len(pl.docs)]
+		for i, d := range pl.docs {
+			// BM25 weights are positive, so a zero accumulator means the
+			// document has not been seen by this query yet.
+			if acc[d] == 0 {
+				touched = append(touched, d)
+			}
+			acc[d] += p.weight(idf, tfs[i], docLen[d])
+		}
+	}
+	hits := ix.topK(sc, touched, k, math.Inf(-1), 0, keep)
+	ix.putScratch(sc, touched)
+	return hits
+}
+
+// Semantic returns the top k documents by cosine similarity ≥ floor, best
+// first, ties broken by ID, with the same keep contract as Lexical. Only
+// documents whose vector has the query's Dim can match. Sparse vectors are
+// scored exactly through per-dimension posting lists, visiting only the
+// query's nonzero dimensions; dense vectors are compared brute force.
+func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) bool) []Hit {
+	if k <= 0 {
+		return nil
+	}
+	cq, ok := canonical(q)
+	if !ok {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.live == 0 {
+		return nil
+	}
+	sc := ix.getScratch()
+	acc, seen, touched := sc.acc, sc.seen, sc.touched[:0]
+	visit := func(j uint32, qv float32) {
+		li, ok := ix.dimOf[j]
+		if !ok {
+			return
+		}
+		l := &ix.vlists[li]
+		vals := l.vals[:len(l.docs)]
+		for i, d := range l.docs {
+			// Signed features can sum to exactly zero, so membership is
+			// tracked in a bitset rather than inferred from acc.
+			if w, bit := d/64, uint64(1)<<(d%64); seen[w]&bit == 0 {
+				seen[w] |= bit
+				touched = append(touched, d)
+			}
+			acc[d] += qv * vals[i]
+		}
+	}
+	if cq.Indices != nil {
+		for i, j := range cq.Indices {
+			visit(j, cq.Values[i])
+		}
+	} else {
+		for j, qv := range cq.Values {
+			if qv != 0 {
+				visit(uint32(j), qv)
+			}
+		}
+	}
+	if blk := ix.dense[cq.Dim]; blk != nil {
+		for slot, d := range blk.ords {
+			row := Vector{Dim: blk.dim, Values: blk.vals[slot*blk.dim : (slot+1)*blk.dim]}
+			seen[d/64] |= 1 << (d % 64)
+			touched = append(touched, d)
+			acc[d] = cq.Dot(row)
+		}
+	}
+	hits := ix.topK(sc, touched, k, floor, uint32(cq.Dim), keep)
+	ix.putScratch(sc, touched)
+	return hits
+}
+
+// worse orders candidates: lower score first, then larger ID, so a min-heap
+// on worse keeps the best k with ties broken by ascending ID.
+func (ix *Index) worse(a, b cand) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return ix.ids[a.ord] > ix.ids[b.ord]
+}
+
+// topK selects the best k touched documents with score ≥ floor (and vector
+// Dim == dim when dim > 0), calling keep only for those that would enter the
+// current top k.
+func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim uint32, keep func(string) bool) []Hit {
+	h := sc.heap[:0]
+	acc := sc.acc
+	for _, d := range touched {
+		c := cand{score: acc[d], ord: d}
+		if len(h) == k && !ix.worse(h[0], c) {
+			continue
+		}
+		if float64(c.score) < floor || (dim != 0 && ix.docs[d].vdim != dim) {
+			continue
+		}
+		if keep != nil && !keep(ix.ids[d]) {
+			continue
+		}
+		if len(h) < k {
+			h = append(h, c)
+			ix.siftUp(h, len(h)-1)
+		} else {
+			h[0] = c
+			ix.siftDown(h, 0)
+		}
+	}
+	slices.SortFunc(h, func(a, b cand) int {
+		switch {
+		case ix.worse(b, a):
+			return -1
+		case ix.worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	hits := make([]Hit, len(h))
+	for i, c := range h {
+		hits[i] = Hit{ID: ix.ids[c.ord], Score: float64(c.score)}
+	}
+	sc.heap = h[:0]
+	return hits
+}
+
+func (ix *Index) siftUp(h []cand, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !ix.worse(h[i], h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (ix *Index) siftDown(h []cand, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && ix.worse(h[r], h[l]) {
+			m = r
+		}
+		if !ix.worse(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// ExplainLexical returns the BM25 contribution of each query term found in
+// document id, largest first (ties by term). It is meant for the handful of
+// packed results, so it looks each term up by binary search.
+func (ix *Index) ExplainLexical(id string, terms []string) []TermScore {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	ord, ok := ix.ordOf[id]
+	if !ok {
+		return nil
+	}
+	p := ix.bm25()
+	var out []TermScore
+	for _, tid := range ix.distinctTermIDs(terms, nil) {
+		pl := &ix.post[tid]
+		i, found := slices.BinarySearch(pl.docs, ord)
+		if !found {
+			continue
+		}
+		w := p.weight(p.idf(len(pl.docs)), pl.tfs[i], ix.docLen[ord])
+		out = append(out, TermScore{Term: ix.terms[tid], Score: float64(w)})
+	}
+	slices.SortFunc(out, func(a, b TermScore) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Term, b.Term)
+	})
+	return out
+}
