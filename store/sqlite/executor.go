@@ -1,0 +1,912 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// executor implements memory.Executor either inside a write transaction on
+// the writer connection (tx set) or on the reader pool (db set).
+type executor struct {
+	tx *sql.Tx
+	db *sql.DB
+	// stmts are the statements prepared on the pool this executor runs on,
+	// keyed by their SQL text; any other SQL is run unprepared.
+	stmts map[string]*sql.Stmt
+}
+
+var _ memory.Executor = (*executor)(nil)
+
+func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st, ok := e.stmts[q]; ok {
+		if e.tx != nil {
+			// Reuses the statement already prepared on the writer
+			// connection; the transaction's copy is closed at commit.
+			return e.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+		}
+		return st.QueryContext(ctx, args...)
+	}
+	if e.tx != nil {
+		return e.tx.QueryContext(ctx, q, args...)
+	}
+	return e.db.QueryContext(ctx, q, args...)
+}
+
+func (e *executor) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if e.tx == nil {
+		// The Store routes every write through InTx; reaching this is a bug.
+		return nil, errors.New("write outside a transaction")
+	}
+	if st, ok := e.stmts[q]; ok {
+		return e.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return e.tx.ExecContext(ctx, q, args...)
+}
+
+// atomically makes a multi-row write all-or-nothing even when the caller's
+// transaction goes on after the error: a savepoint undoes the rows already
+// inserted by this call.
+func (e *executor) atomically(ctx context.Context, n int, fn func() error) error {
+	if n <= 1 {
+		return fn() // one statement is atomic by itself
+	}
+	if _, err := e.exec(ctx, "SAVEPOINT batch"); err != nil {
+		return mapErr(err)
+	}
+	if err := fn(); err != nil {
+		// Undo even if ctx is what failed: the transaction may be reused.
+		rctx := context.WithoutCancel(ctx)
+		_, rbErr := e.exec(rctx, "ROLLBACK TO batch")
+		_, relErr := e.exec(rctx, "RELEASE batch")
+		return errors.Join(err, rbErr, relErr)
+	}
+	_, err := e.exec(ctx, "RELEASE batch")
+	return mapErr(err)
+}
+
+// checkNamespace rejects a malformed namespace before it reaches SQL, so a
+// typo cannot create a tenant nobody can name again.
+func checkNamespace(ns string) error { return memory.ValidateNamespace(ns) }
+
+func checkID(what, id string) error {
+	if id == "" {
+		return memory.Invalidf("%s id is empty", what)
+	}
+	return nil
+}
+
+// sameNamespace makes sure a row handed in a namespace's params belongs to
+// that namespace: rows cannot be slipped across tenants. An empty row
+// namespace takes the params'.
+func sameNamespace(what, id, rowNS, ns string) error {
+	if rowNS != "" && rowNS != ns {
+		return memory.Invalidf("%s %s has namespace %q, expected %q", what, id, rowNS, ns)
+	}
+	return nil
+}
+
+// limitArg turns the params' "0 means no limit" into SQLite's LIMIT -1.
+func limitArg(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
+// where builds a filtered query. Lists are passed as one JSON array
+// parameter expanded by json_each, so the SQL text depends only on which
+// filters are set, not on how many values they hold: the few shapes stay
+// few enough to prepare.
+type where struct {
+	sb   strings.Builder
+	args []any
+	err  error
+}
+
+func (w *where) eq(col string, v any) {
+	w.sb.WriteString(" AND " + col + " = ?")
+	w.args = append(w.args, v)
+}
+
+func (w *where) in(col string, list any) {
+	b, err := json.Marshal(list)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	w.sb.WriteString(" AND " + col + " IN (SELECT value FROM json_each(?))")
+	w.args = append(w.args, string(b))
+}
+
+func (w *where) cond(sqlText string, v any) {
+	w.sb.WriteString(" AND " + sqlText)
+	w.args = append(w.args, v)
+}
+
+// ---- episodes ---------------------------------------------------------------
+
+const episodeCols = `namespace, id, agent_id, user_id, project_id, session_id, kind, speaker,
+	content, metadata, occurred_at, recorded_at, content_hash`
+
+const (
+	qInsertEpisode = `INSERT INTO episodes (` + episodeCols + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qGetEpisode   = `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = ? AND id = ?`
+	qScanEpisodes = `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = ? ORDER BY id`
+)
+
+func decodeEpisode(d *decoder) *memory.Episode {
+	ep := &memory.Episode{
+		Namespace: d.str(),
+		ID:        d.str(),
+		Scope:     memory.Scope{AgentID: d.str(), UserID: d.str(), ProjectID: d.str(), SessionID: d.str()},
+		Kind:      memory.EpisodeKind(d.str()),
+		Speaker:   d.str(),
+		Content:   d.str(),
+	}
+	d.json(&ep.Metadata)
+	ep.OccurredAt = d.time()
+	ep.RecordedAt = d.time()
+	ep.ContentHash = d.str()
+	return ep
+}
+
+func (e *executor) CreateEpisodes(ctx context.Context, p memory.CreateEpisodesParams) error {
+	if err := e.createEpisodes(ctx, p); err != nil {
+		return fmt.Errorf("sqlite: create episodes: %w", err)
+	}
+	return nil
+}
+
+func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesParams) error {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return err
+	}
+	for _, ep := range p.Episodes {
+		if ep == nil {
+			return memory.Invalidf("nil episode")
+		}
+		if err := checkID("episode", ep.ID); err != nil {
+			return err
+		}
+		if err := sameNamespace("episode", ep.ID, ep.Namespace, p.Namespace); err != nil {
+			return err
+		}
+	}
+	return e.atomically(ctx, len(p.Episodes), func() error {
+		for _, ep := range p.Episodes {
+			var c encoder
+			args := []any{
+				p.Namespace, ep.ID, ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, ep.Scope.SessionID,
+				string(ep.Kind), ep.Speaker, ep.Content, c.json("metadata", ep.Metadata),
+				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), ep.ContentHash,
+			}
+			if c.err != nil {
+				return fmt.Errorf("episode %s: %w", ep.ID, c.err)
+			}
+			if _, err := e.exec(ctx, qInsertEpisode, args...); err != nil {
+				return fmt.Errorf("episode %s: %w", ep.ID, mapErr(err))
+			}
+		}
+		return nil
+	})
+}
+
+func (e *executor) GetEpisode(ctx context.Context, p memory.GetParams) (*memory.Episode, error) {
+	ep, err := getOne(ctx, e, p, qGetEpisode, decodeEpisode)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get episode %s: %w", p.ID, err)
+	}
+	return ep, nil
+}
+
+func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
+	w := where{args: []any{p.Namespace}}
+	if p.SessionID != "" {
+		w.eq("session_id", p.SessionID)
+	}
+	if len(p.IDs) > 0 {
+		w.in("id", p.IDs)
+	}
+	w.args = append(w.args, limitArg(p.Limit))
+	return `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = ?` + w.sb.String() +
+		` ORDER BY occurred_at, id LIMIT ?`, w.args, w.err
+}
+
+func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listEpisodesQuery(p) }, decodeEpisode)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list episodes: %w", err)
+	}
+	return out, nil
+}
+
+func (e *executor) ScanEpisodes(ctx context.Context, p memory.ScanParams, fn func(*memory.Episode) error) error {
+	return scan(ctx, e, p.Namespace, "scan episodes", qScanEpisodes, decodeEpisode, fn)
+}
+
+// ---- memories ---------------------------------------------------------------
+
+const memoryCols = `namespace, id, agent_id, user_id, project_id, session_id, kind, subject, "key",
+	created_at, updated_at`
+
+const (
+	qInsertMemory = `INSERT INTO memories (` + memoryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qGetMemory    = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = ? AND id = ?`
+	qFindMemory   = `SELECT ` + memoryCols + ` FROM memories
+	WHERE namespace = ? AND subject = ? AND "key" = ?
+	  AND agent_id = ? AND user_id = ? AND project_id = ? AND session_id = ?`
+	qScanMemories = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = ? ORDER BY id`
+)
+
+func decodeMemory(d *decoder) *memory.Memory {
+	return &memory.Memory{
+		Namespace: d.str(),
+		ID:        d.str(),
+		Scope:     memory.Scope{AgentID: d.str(), UserID: d.str(), ProjectID: d.str(), SessionID: d.str()},
+		Kind:      memory.Kind(d.str()),
+		Subject:   d.str(),
+		Key:       d.str(),
+		CreatedAt: d.time(),
+		UpdatedAt: d.time(),
+	}
+}
+
+func (e *executor) CreateMemory(ctx context.Context, m *memory.Memory) error {
+	if m == nil {
+		return fmt.Errorf("sqlite: create memory: %w", memory.Invalidf("nil memory"))
+	}
+	if err := e.createMemory(ctx, m); err != nil {
+		return fmt.Errorf("sqlite: create memory %s: %w", m.ID, err)
+	}
+	return nil
+}
+
+func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
+	if err := checkNamespace(m.Namespace); err != nil {
+		return err
+	}
+	if err := checkID("memory", m.ID); err != nil {
+		return err
+	}
+	var c encoder
+	args := []any{
+		m.Namespace, m.ID, m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
+		string(m.Kind), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
+	}
+	if c.err != nil {
+		return c.err
+	}
+	_, err := e.exec(ctx, qInsertMemory, args...)
+	return mapErr(err)
+}
+
+func (e *executor) GetMemory(ctx context.Context, p memory.GetParams) (*memory.Memory, error) {
+	m, err := getOne(ctx, e, p, qGetMemory, decodeMemory)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get memory %s: %w", p.ID, err)
+	}
+	return m, nil
+}
+
+func (e *executor) FindMemory(ctx context.Context, p memory.FindMemoryParams) (*memory.Memory, error) {
+	m, err := e.findMemory(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: find memory %s/%s: %w", p.Subject, p.Key, err)
+	}
+	return m, nil
+}
+
+func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*memory.Memory, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, err
+	}
+	out, err := collect(ctx, e, decodeMemory, qFindMemory, p.Namespace, p.Subject, p.Key,
+		p.Scope.AgentID, p.Scope.UserID, p.Scope.ProjectID, p.Scope.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, memory.ErrNotFound
+	}
+	return out[0], nil
+}
+
+func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn func(*memory.Memory) error) error {
+	return scan(ctx, e, p.Namespace, "scan memories", qScanMemories, decodeMemory, fn)
+}
+
+// ---- versions ---------------------------------------------------------------
+
+const versionCols = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
+	kind, type, subject, "key", value, content, criticality,
+	confidence, usefulness, trust, reinforcement_count, failure_count,
+	status, operation, superseded_by,
+	observed_at, recorded_at, valid_from, valid_to, updated_at,
+	evidence_episode_ids, evidence_spans,
+	prov_extractor, prov_model, prov_prompt_version, prov_embedder, prov_embedder_dim, prov_source,
+	tokens, search_text, embedding`
+
+const (
+	qInsertVersion = `INSERT INTO versions (` + versionCols + `) VALUES (
+	?, ?, ?, ?, ?, ?, ?, ?,
+	?, ?, ?, ?, ?, ?, ?,
+	?, ?, ?, ?, ?,
+	?, ?, ?,
+	?, ?, ?, ?, ?,
+	?, ?,
+	?, ?, ?, ?, ?, ?,
+	?, ?, ?)`
+	// The lifecycle columns only: the claim is immutable by construction,
+	// not by the caller's discipline.
+	qUpdateVersionState = `UPDATE versions SET
+	status = ?, operation = ?, superseded_by = ?, valid_to = ?,
+	confidence = ?, usefulness = ?, trust = ?,
+	reinforcement_count = ?, failure_count = ?,
+	evidence_episode_ids = ?, evidence_spans = ?, updated_at = ?
+	WHERE namespace = ? AND id = ?`
+	qGetVersion   = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? AND id = ?`
+	qScanVersions = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? ORDER BY id`
+)
+
+func decodeVersion(d *decoder) *memory.Version {
+	v := &memory.Version{
+		Namespace:          d.str(),
+		ID:                 d.str(),
+		MemoryID:           d.str(),
+		Seq:                int(d.int()),
+		Scope:              memory.Scope{AgentID: d.str(), UserID: d.str(), ProjectID: d.str(), SessionID: d.str()},
+		Kind:               memory.Kind(d.str()),
+		Type:               memory.Type(d.str()),
+		Subject:            d.str(),
+		Key:                d.str(),
+		Value:              d.str(),
+		Content:            d.str(),
+		Criticality:        memory.Criticality(d.str()),
+		Confidence:         d.float(),
+		Usefulness:         d.float(),
+		Trust:              d.float(),
+		ReinforcementCount: int(d.int()),
+		FailureCount:       int(d.int()),
+		Status:             memory.Status(d.str()),
+		Operation:          memory.Operation(d.str()),
+		SupersededBy:       d.str(),
+		ObservedAt:         d.time(),
+		RecordedAt:         d.time(),
+		ValidFrom:          d.time(),
+		ValidTo:            d.timePtr(),
+		UpdatedAt:          d.time(),
+	}
+	d.json(&v.EvidenceEpisodeIDs)
+	d.json(&v.EvidenceSpans)
+	v.Provenance = memory.Provenance{
+		Extractor:     d.str(),
+		Model:         d.str(),
+		PromptVersion: d.str(),
+		Embedder:      d.str(),
+		EmbedderDim:   int(d.int()),
+		Source:        d.str(),
+	}
+	v.Tokens = int(d.int())
+	v.SearchText = d.str()
+	v.Embedding = d.blob()
+	return v
+}
+
+func (e *executor) CreateVersion(ctx context.Context, v *memory.Version) error {
+	if v == nil {
+		return fmt.Errorf("sqlite: create version: %w", memory.Invalidf("nil version"))
+	}
+	if err := e.createVersion(ctx, v); err != nil {
+		return fmt.Errorf("sqlite: create version %s: %w", v.ID, err)
+	}
+	return nil
+}
+
+func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
+	if err := checkNamespace(v.Namespace); err != nil {
+		return err
+	}
+	if err := checkID("version", v.ID); err != nil {
+		return err
+	}
+	if err := checkID("memory", v.MemoryID); err != nil {
+		return err
+	}
+	var c encoder
+	args := []any{
+		v.Namespace, v.ID, v.MemoryID, v.Seq,
+		v.Scope.AgentID, v.Scope.UserID, v.Scope.ProjectID, v.Scope.SessionID,
+		string(v.Kind), string(v.Type), v.Subject, v.Key, v.Value, v.Content, string(v.Criticality),
+		v.Confidence, v.Usefulness, v.Trust, v.ReinforcementCount, v.FailureCount,
+		string(v.Status), string(v.Operation), v.SupersededBy,
+		c.time("observed_at", v.ObservedAt), c.time("recorded_at", v.RecordedAt),
+		c.time("valid_from", v.ValidFrom), c.timePtr("valid_to", v.ValidTo), c.time("updated_at", v.UpdatedAt),
+		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.json("evidence_spans", v.EvidenceSpans),
+		v.Provenance.Extractor, v.Provenance.Model, v.Provenance.PromptVersion,
+		v.Provenance.Embedder, v.Provenance.EmbedderDim, v.Provenance.Source,
+		v.Tokens, v.SearchText, blob(v.Embedding),
+	}
+	if c.err != nil {
+		return c.err
+	}
+	_, err := e.exec(ctx, qInsertVersion, args...)
+	return mapErr(err)
+}
+
+func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) error {
+	if v == nil {
+		return fmt.Errorf("sqlite: update version state: %w", memory.Invalidf("nil version"))
+	}
+	if err := e.updateVersionState(ctx, v); err != nil {
+		return fmt.Errorf("sqlite: update version state %s: %w", v.ID, err)
+	}
+	return nil
+}
+
+func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) error {
+	if err := checkNamespace(v.Namespace); err != nil {
+		return err
+	}
+	var c encoder
+	args := []any{
+		string(v.Status), string(v.Operation), v.SupersededBy, c.timePtr("valid_to", v.ValidTo),
+		v.Confidence, v.Usefulness, v.Trust,
+		v.ReinforcementCount, v.FailureCount,
+		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.json("evidence_spans", v.EvidenceSpans),
+		c.time("updated_at", v.UpdatedAt),
+		v.Namespace, v.ID,
+	}
+	if c.err != nil {
+		return c.err
+	}
+	res, err := e.exec(ctx, qUpdateVersionState, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return memory.ErrNotFound
+	}
+	return nil
+}
+
+func (e *executor) GetVersion(ctx context.Context, p memory.GetParams) (*memory.Version, error) {
+	v, err := getOne(ctx, e, p, qGetVersion, decodeVersion)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get version %s: %w", p.ID, err)
+	}
+	return v, nil
+}
+
+func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
+	w := where{args: []any{p.Namespace}}
+	if p.MemoryID != "" {
+		w.eq("memory_id", p.MemoryID)
+	}
+	if len(p.IDs) > 0 {
+		w.in("id", p.IDs)
+	}
+	if len(p.Kinds) > 0 {
+		w.in("kind", p.Kinds)
+	}
+	if len(p.Statuses) > 0 {
+		w.in("status", p.Statuses)
+	}
+	if p.Subject != "" {
+		w.eq("subject", p.Subject)
+	}
+	if p.Key != "" {
+		w.eq(`"key"`, p.Key)
+	}
+	w.args = append(w.args, limitArg(p.Limit))
+	return `SELECT ` + versionCols + ` FROM versions WHERE namespace = ?` + w.sb.String() +
+		` ORDER BY recorded_at, id LIMIT ?`, w.args, w.err
+}
+
+func (e *executor) ListVersions(ctx context.Context, p memory.ListVersionsParams) ([]*memory.Version, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listVersionsQuery(p) }, decodeVersion)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list versions: %w", err)
+	}
+	return out, nil
+}
+
+func (e *executor) ScanVersions(ctx context.Context, p memory.ScanParams, fn func(*memory.Version) error) error {
+	return scan(ctx, e, p.Namespace, "scan versions", qScanVersions, decodeVersion, fn)
+}
+
+// ---- admissions -------------------------------------------------------------
+
+const admissionCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
+	operation, content, extractor, created_at`
+
+const qInsertAdmission = `INSERT INTO admissions (` + admissionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func decodeAdmission(d *decoder) *memory.Admission {
+	a := &memory.Admission{
+		Namespace: d.str(),
+		ID:        d.str(),
+		EpisodeID: d.str(),
+		MemoryID:  d.str(),
+		VersionID: d.str(),
+		Decision:  memory.AdmissionDecision(d.str()),
+	}
+	d.json(&a.Reasons)
+	a.Operation = memory.Operation(d.str())
+	a.Content = d.str()
+	a.Extractor = d.str()
+	a.CreatedAt = d.time()
+	return a
+}
+
+func (e *executor) CreateAdmissions(ctx context.Context, p memory.CreateAdmissionsParams) error {
+	if err := e.createAdmissions(ctx, p); err != nil {
+		return fmt.Errorf("sqlite: create admissions: %w", err)
+	}
+	return nil
+}
+
+func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissionsParams) error {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return err
+	}
+	for _, a := range p.Admissions {
+		if a == nil {
+			return memory.Invalidf("nil admission")
+		}
+		if err := checkID("admission", a.ID); err != nil {
+			return err
+		}
+		if err := sameNamespace("admission", a.ID, a.Namespace, p.Namespace); err != nil {
+			return err
+		}
+	}
+	return e.atomically(ctx, len(p.Admissions), func() error {
+		for _, a := range p.Admissions {
+			var c encoder
+			args := []any{
+				p.Namespace, a.ID, a.EpisodeID, a.MemoryID, a.VersionID, string(a.Decision),
+				c.json("reasons", a.Reasons), string(a.Operation), a.Content, a.Extractor,
+				c.time("created_at", a.CreatedAt),
+			}
+			if c.err != nil {
+				return fmt.Errorf("admission %s: %w", a.ID, c.err)
+			}
+			if _, err := e.exec(ctx, qInsertAdmission, args...); err != nil {
+				return fmt.Errorf("admission %s: %w", a.ID, mapErr(err))
+			}
+		}
+		return nil
+	})
+}
+
+func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
+	w := where{args: []any{p.Namespace}}
+	if p.MemoryID != "" {
+		w.eq("memory_id", p.MemoryID)
+	}
+	if p.EpisodeID != "" {
+		w.eq("episode_id", p.EpisodeID)
+	}
+	w.args = append(w.args, limitArg(p.Limit))
+	return `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ?` + w.sb.String() +
+		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
+}
+
+func (e *executor) ListAdmissions(ctx context.Context, p memory.ListAdmissionsParams) ([]*memory.Admission, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listAdmissionsQuery(p) }, decodeAdmission)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list admissions: %w", err)
+	}
+	return out, nil
+}
+
+// ---- traces -----------------------------------------------------------------
+
+const traceCols = `namespace, id, query, agent_id, user_id, project_id, session_id, task_type,
+	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us`
+
+const (
+	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qGetTrace = `SELECT ` + traceCols + ` FROM traces WHERE namespace = ? AND id = ?`
+)
+
+func decodeTrace(d *decoder) *memory.Trace {
+	t := &memory.Trace{
+		Namespace:      d.str(),
+		ID:             d.str(),
+		Query:          d.str(),
+		Scope:          memory.Scope{AgentID: d.str(), UserID: d.str(), ProjectID: d.str(), SessionID: d.str()},
+		TaskType:       d.str(),
+		Limit:          int(d.int()),
+		TokenBudget:    int(d.int()),
+		TokensUsed:     int(d.int()),
+		AsOf:           d.timePtr(),
+		IncludeHistory: d.bool(),
+	}
+	d.json(&t.Items)
+	t.CreatedAt = d.time()
+	t.DurationMicros = d.int()
+	return t
+}
+
+func (e *executor) CreateTrace(ctx context.Context, t *memory.Trace) error {
+	if t == nil {
+		return fmt.Errorf("sqlite: create trace: %w", memory.Invalidf("nil trace"))
+	}
+	if err := e.createTrace(ctx, t); err != nil {
+		return fmt.Errorf("sqlite: create trace %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+func (e *executor) createTrace(ctx context.Context, t *memory.Trace) error {
+	if err := checkNamespace(t.Namespace); err != nil {
+		return err
+	}
+	if err := checkID("trace", t.ID); err != nil {
+		return err
+	}
+	var c encoder
+	args := []any{
+		t.Namespace, t.ID, t.Query, t.Scope.AgentID, t.Scope.UserID, t.Scope.ProjectID, t.Scope.SessionID,
+		t.TaskType, t.Limit, t.TokenBudget, t.TokensUsed, c.timePtr("as_of", t.AsOf), boolInt(t.IncludeHistory),
+		c.json("items", t.Items), c.time("created_at", t.CreatedAt), t.DurationMicros,
+	}
+	if c.err != nil {
+		return c.err
+	}
+	_, err := e.exec(ctx, qInsertTrace, args...)
+	return mapErr(err)
+}
+
+func (e *executor) GetTrace(ctx context.Context, p memory.GetParams) (*memory.Trace, error) {
+	t, err := getOne(ctx, e, p, qGetTrace, decodeTrace)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get trace %s: %w", p.ID, err)
+	}
+	return t, nil
+}
+
+func listTracesQuery(p memory.ListTracesParams) (string, []any, error) {
+	w := where{args: []any{p.Namespace}}
+	if !p.Since.IsZero() {
+		var c encoder
+		w.cond("created_at >= ?", c.time("since", p.Since))
+		w.err = c.err
+	}
+	w.args = append(w.args, limitArg(p.Limit))
+	return `SELECT ` + traceCols + ` FROM traces WHERE namespace = ?` + w.sb.String() +
+		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
+}
+
+func (e *executor) ListTraces(ctx context.Context, p memory.ListTracesParams) ([]*memory.Trace, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listTracesQuery(p) }, decodeTrace)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list traces: %w", err)
+	}
+	return out, nil
+}
+
+// ---- stats and namespaces ---------------------------------------------------
+
+// qStats counts everything in one statement, so the numbers come from one
+// snapshot even while writes go on.
+const qStats = `
+SELECT 'episodes', '', count(*) FROM episodes WHERE namespace = ?1
+UNION ALL SELECT 'memories', '', count(*) FROM memories WHERE namespace = ?1
+UNION ALL SELECT 'admissions', '', count(*) FROM admissions WHERE namespace = ?1
+UNION ALL SELECT 'traces', '', count(*) FROM traces WHERE namespace = ?1
+UNION ALL SELECT 'versions', status, count(*) FROM versions WHERE namespace = ?1 GROUP BY status`
+
+func (e *executor) Stats(ctx context.Context, p memory.StatsParams) (*memory.Stats, error) {
+	st, err := e.stats(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: stats: %w", err)
+	}
+	return st, nil
+}
+
+func (e *executor) stats(ctx context.Context, p memory.StatsParams) (*memory.Stats, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, err
+	}
+	rows, err := e.query(ctx, qStats, p.Namespace)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	st := &memory.Stats{Namespace: p.Namespace, Versions: map[memory.Status]int{}}
+	for rows.Next() {
+		var table, status string
+		var n int
+		if err := rows.Scan(&table, &status, &n); err != nil {
+			return nil, err
+		}
+		switch table {
+		case "episodes":
+			st.Episodes = n
+		case "memories":
+			st.Memories = n
+		case "admissions":
+			st.Admissions = n
+		case "traces":
+			st.Traces = n
+		case "versions":
+			st.Versions[memory.Status(status)] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	return st, nil
+}
+
+// qNamespaces finds the distinct namespaces of each table by skipping
+// through its primary key index (each step is one index seek past the
+// previous namespace), so the cost grows with the number of namespaces, not
+// of rows.
+const qNamespaces = `
+WITH RECURSIVE
+  e(ns) AS (SELECT min(namespace) FROM episodes UNION ALL
+            SELECT (SELECT min(namespace) FROM episodes WHERE namespace > e.ns) FROM e WHERE e.ns IS NOT NULL),
+  m(ns) AS (SELECT min(namespace) FROM memories UNION ALL
+            SELECT (SELECT min(namespace) FROM memories WHERE namespace > m.ns) FROM m WHERE m.ns IS NOT NULL),
+  v(ns) AS (SELECT min(namespace) FROM versions UNION ALL
+            SELECT (SELECT min(namespace) FROM versions WHERE namespace > v.ns) FROM v WHERE v.ns IS NOT NULL),
+  a(ns) AS (SELECT min(namespace) FROM admissions UNION ALL
+            SELECT (SELECT min(namespace) FROM admissions WHERE namespace > a.ns) FROM a WHERE a.ns IS NOT NULL),
+  t(ns) AS (SELECT min(namespace) FROM traces UNION ALL
+            SELECT (SELECT min(namespace) FROM traces WHERE namespace > t.ns) FROM t WHERE t.ns IS NOT NULL)
+SELECT ns FROM e WHERE ns IS NOT NULL
+UNION SELECT ns FROM m WHERE ns IS NOT NULL
+UNION SELECT ns FROM v WHERE ns IS NOT NULL
+UNION SELECT ns FROM a WHERE ns IS NOT NULL
+UNION SELECT ns FROM t WHERE ns IS NOT NULL
+ORDER BY 1`
+
+// ---- shared read paths ------------------------------------------------------
+
+// getOne reads the row named by p, or memory.ErrNotFound.
+func getOne[T any](ctx context.Context, e *executor, p memory.GetParams, q string, decode func(*decoder) T) (T, error) {
+	var zero T
+	if err := checkNamespace(p.Namespace); err != nil {
+		return zero, err
+	}
+	out, err := collect(ctx, e, decode, q, p.Namespace, p.ID)
+	if err != nil {
+		return zero, err
+	}
+	if len(out) == 0 {
+		return zero, memory.ErrNotFound
+	}
+	return out[0], nil
+}
+
+// list runs a filtered query built by build.
+func list[T any](ctx context.Context, e *executor, ns string, build func() (string, []any, error), decode func(*decoder) T) ([]T, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	q, args, err := build()
+	if err != nil {
+		return nil, memory.Invalidf("%v", err)
+	}
+	return collect(ctx, e, decode, q, args...)
+}
+
+// collect runs q and decodes every row.
+func collect[T any](ctx context.Context, e *executor, decode func(*decoder) T, q string, args ...any) ([]T, error) {
+	var out []T
+	err := each(ctx, e, decode, q, args, func(v T) error {
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// errStopped carries the callback's error out of each, so scan can return
+// it untouched while wrapping database errors.
+type errStopped struct{ err error }
+
+func (e errStopped) Error() string { return e.err.Error() }
+
+// each streams the rows of q through decode into fn, one row in memory at a
+// time.
+func each[T any](ctx context.Context, e *executor, decode func(*decoder) T, q string, args []any, fn func(T) error) error {
+	rows, err := e.query(ctx, q, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer rows.Close()
+	d, err := newDecoder(rows)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		if err := d.scan(rows); err != nil {
+			return err
+		}
+		v := decode(d)
+		if d.err != nil {
+			return d.err
+		}
+		if err := fn(v); err != nil {
+			return errStopped{err}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return mapErr(err)
+	}
+	return nil
+}
+
+// scan walks a namespace in id order. fn's error is returned as is; a
+// database error is wrapped with op.
+func scan[T any](ctx context.Context, e *executor, ns, op, q string, decode func(*decoder) T, fn func(T) error) error {
+	if err := checkNamespace(ns); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	err := each(ctx, e, decode, q, []any{ns}, fn)
+	var stopped errStopped
+	if errors.As(err, &stopped) {
+		return stopped.err
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	return nil
+}
+
+// prepareAll prepares the static statements and the common shapes of the
+// filtered lists on db. On the writer this must happen before the first
+// transaction: with its single connection, preparing while a transaction
+// holds it would wait forever.
+func prepareAll(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
+	queries := []string{
+		qInsertEpisode, qGetEpisode, qScanEpisodes,
+		qInsertMemory, qGetMemory, qFindMemory, qScanMemories,
+		qInsertVersion, qUpdateVersionState, qGetVersion, qScanVersions,
+		qInsertAdmission, qInsertTrace, qGetTrace,
+		qStats, qNamespaces,
+	}
+	shape := func(q string, _ []any, _ error) { queries = append(queries, q) }
+	shape(listEpisodesQuery(memory.ListEpisodesParams{}))
+	shape(listEpisodesQuery(memory.ListEpisodesParams{SessionID: "s"}))
+	shape(listEpisodesQuery(memory.ListEpisodesParams{IDs: []string{"x"}}))
+	shape(listVersionsQuery(memory.ListVersionsParams{}))
+	shape(listVersionsQuery(memory.ListVersionsParams{MemoryID: "m"}))
+	shape(listVersionsQuery(memory.ListVersionsParams{IDs: []string{"x"}}))
+	shape(listVersionsQuery(memory.ListVersionsParams{Statuses: []memory.Status{"s"}}))
+	shape(listVersionsQuery(memory.ListVersionsParams{Subject: "s", Key: "k"}))
+	shape(listAdmissionsQuery(memory.ListAdmissionsParams{}))
+	shape(listAdmissionsQuery(memory.ListAdmissionsParams{MemoryID: "m"}))
+	shape(listAdmissionsQuery(memory.ListAdmissionsParams{EpisodeID: "e"}))
+	shape(listTracesQuery(memory.ListTracesParams{}))
+
+	stmts := make(map[string]*sql.Stmt, len(queries))
+	for _, q := range queries {
+		if _, ok := stmts[q]; ok {
+			continue
+		}
+		st, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			for _, s := range stmts {
+				_ = s.Close() // the prepare error is the one to report
+			}
+			return nil, fmt.Errorf("%w\n%s", mapErr(err), q)
+		}
+		stmts[q] = st
+	}
+	return stmts, nil
+}

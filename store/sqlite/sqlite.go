@@ -1,0 +1,453 @@
+// Package sqlite implements memory.Store on one SQLite file, with the pure-Go
+// driver modernc.org/sqlite (no cgo, so mnemon stays one static binary).
+//
+// The file runs in WAL mode so readers never block the writer. Writes go
+// through one dedicated connection, because SQLite allows one writer at a
+// time anyway and a single writer turns lock contention into a queue instead
+// of SQLITE_BUSY retries; reads use a pool of query-only connections. Every
+// connection gets its pragmas from the DSN, so a connection the pool opens
+// later is configured exactly like the first.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// ApplicationID is written to the file header (PRAGMA application_id) so a
+// mnemon database can be told from any other SQLite file. It spells "mnem".
+const ApplicationID = 0x6d6e656d
+
+// Options configures Open. The zero value is the durable default.
+type Options struct {
+	// Synchronous is SQLite's synchronous level: "FULL" (the default) syncs
+	// the WAL on every commit, so an acknowledged write survives a power
+	// cut; "NORMAL" syncs only at checkpoints, which is faster and still
+	// never corrupts the file, but may lose the last commits on power loss.
+	Synchronous string
+	// BusyTimeout is how long a statement waits for a lock held by another
+	// process using the same file (a CLI next to a server). Default 5s.
+	BusyTimeout time.Duration
+	// Readers caps the pool of read connections. Default 4.
+	Readers int
+}
+
+func (o Options) withDefaults() (Options, error) {
+	switch strings.ToUpper(strings.TrimSpace(o.Synchronous)) {
+	case "", "FULL":
+		o.Synchronous = "FULL"
+	case "NORMAL":
+		o.Synchronous = "NORMAL"
+	default:
+		return o, memory.Invalidf("synchronous %q: use FULL or NORMAL", o.Synchronous)
+	}
+	if o.BusyTimeout < 0 {
+		return o, memory.Invalidf("busy timeout %v: must not be negative", o.BusyTimeout)
+	}
+	if o.BusyTimeout == 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	if o.Readers < 0 {
+		return o, memory.Invalidf("readers %d: must not be negative", o.Readers)
+	}
+	if o.Readers == 0 {
+		o.Readers = 4
+	}
+	return o, nil
+}
+
+// Store is memory.Store on a SQLite file. It is safe for concurrent use.
+type Store struct {
+	path   string
+	writer *sql.DB // exactly one connection
+	reader *sql.DB // query-only pool
+	// Prepared statements for the frequent queries, per pool. Both maps are
+	// filled in Open and only read afterwards.
+	wstmts map[string]*sql.Stmt
+	rstmts map[string]*sql.Stmt
+	read   *executor // runs reads on the reader pool
+}
+
+var _ memory.Store = (*Store)(nil)
+
+// Open opens the mnemon database at path, creating the file (and its parent
+// directory) if missing and migrating the schema to the latest version.
+//
+// A file that is not a SQLite database, or a SQLite database of another
+// application, is refused with an error wrapping memory.ErrCorrupt; a
+// database written by a newer mnemon with memory.ErrSchemaTooNew. Neither is
+// ever modified.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if strings.TrimSpace(path) == "" {
+		return nil, fmt.Errorf("sqlite: open: %w", memory.Invalidf("empty database path"))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := prepareFile(abs); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+
+	s := &Store{path: abs}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = s.Close() // the error that made Open fail is the one to report
+		}
+	}()
+
+	s.writer, err = sql.Open("sqlite", dsn(abs, opts, false))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	// One connection that lives as long as the store: SQLite serialises
+	// writers anyway, and keeping the connection keeps its prepared
+	// statements.
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetMaxIdleConns(1)
+	s.writer.SetConnMaxLifetime(0)
+	s.writer.SetConnMaxIdleTime(0)
+
+	if err := migrate(ctx, s.writer, abs); err != nil {
+		return nil, err
+	}
+
+	s.reader, err = sql.Open("sqlite", dsn(abs, opts, true))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	s.reader.SetMaxOpenConns(opts.Readers)
+	s.reader.SetMaxIdleConns(opts.Readers)
+	s.reader.SetConnMaxLifetime(0)
+	s.reader.SetConnMaxIdleTime(0)
+
+	if s.wstmts, err = prepareAll(ctx, s.writer); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", abs, err)
+	}
+	if s.rstmts, err = prepareAll(ctx, s.reader); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", abs, err)
+	}
+	s.read = &executor{db: s.reader, stmts: s.rstmts}
+	ok = true
+	return s, nil
+}
+
+// dsn builds the connection string. The path is percent-encoded as a file:
+// URI so names with '?', '#' or '%' reach SQLite intact. Pragmas ride in the
+// DSN so every connection the pool ever opens gets them.
+func dsn(path string, opts Options, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)+")")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous("+opts.Synchronous+")")
+	if readOnly {
+		// A reader that tried to write would be a bug; make it fail loudly.
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		// Take the write lock at BEGIN, not at the first write: a deferred
+		// transaction that reads first and then writes can fail with
+		// SQLITE_BUSY when another process wrote in between, without
+		// waiting for busy_timeout.
+		q.Set("_txlock", "immediate")
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// prepareFile creates the parent directory, creates a missing database file
+// readable by its owner only (memories are private), and refuses an existing
+// file that does not even start like a SQLite database. SQLite alone would
+// report some damaged headers only at the first query, or take a file too
+// short to hold a header for an empty database and write over it.
+func prepareFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create file: %w", err)
+	}
+	f, err = os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return memory.Invalidf("%s is a directory, not a database file", path)
+	}
+	if st.Size() == 0 {
+		return nil // an empty file is a new database
+	}
+	header := make([]byte, 100) // the SQLite file header
+	n, err := io.ReadFull(f, header)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	if n < len(header) {
+		return corruptf("the file is %d bytes, shorter than a SQLite header", n)
+	}
+	if string(header[:16]) != "SQLite format 3\x00" {
+		return corruptf("the file is not a SQLite database")
+	}
+	return nil
+}
+
+// corruptf returns an error wrapping memory.ErrCorrupt that tells the user
+// what is wrong and what to do: mnemon never repairs or overwrites such a
+// file on its own.
+func corruptf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s; mnemon will not touch it: move it aside or choose another database path",
+		memory.ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// Path returns the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// IntegrityCheck runs SQLite's full integrity check and foreign key check
+// and returns an error wrapping memory.ErrCorrupt if either finds damage. It
+// reads the whole file, so it belongs in a doctor command, not in Open.
+func (s *Store) IntegrityCheck(ctx context.Context) error {
+	rows, err := s.reader.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return fmt.Errorf("sqlite: integrity check: %w", mapErr(err))
+	}
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			rows.Close()
+			return fmt.Errorf("sqlite: integrity check: %w", err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return fmt.Errorf("sqlite: integrity check: %w", mapErr(err))
+	}
+	rows.Close()
+
+	fk, err := s.reader.QueryContext(ctx, "PRAGMA foreign_key_check")
+	if err != nil {
+		return fmt.Errorf("sqlite: foreign key check: %w", mapErr(err))
+	}
+	for fk.Next() {
+		problems = append(problems, "a version references a missing memory")
+		break
+	}
+	if err := fk.Err(); err != nil {
+		fk.Close()
+		return fmt.Errorf("sqlite: foreign key check: %w", mapErr(err))
+	}
+	fk.Close()
+
+	if len(problems) > 0 {
+		return fmt.Errorf("sqlite: integrity check %s: %w", s.path,
+			corruptf("%s", strings.Join(problems, "; ")))
+	}
+	return nil
+}
+
+// Close closes both pools. Calls after Close return an error; a second Close
+// returns nil.
+func (s *Store) Close() error {
+	var errs []error
+	for _, m := range []map[string]*sql.Stmt{s.rstmts, s.wstmts} {
+		for _, st := range m {
+			errs = append(errs, st.Close())
+		}
+	}
+	if s.reader != nil {
+		errs = append(errs, s.reader.Close())
+	}
+	if s.writer != nil {
+		errs = append(errs, s.writer.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("sqlite: close: %w", err)
+	}
+	return nil
+}
+
+// InTx runs fn in one write transaction on the writer connection. It
+// commits if fn returns nil and rolls back if fn returns an error or panics
+// (the panic is re-raised after the rollback). fn's error is returned as is.
+func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", mapErr(err))
+	}
+	done := false
+	defer func() {
+		if !done {
+			// fn panicked: undo its writes, then let the panic continue.
+			_ = tx.Rollback()
+		}
+	}()
+	e := &executor{tx: tx, stmts: s.wstmts}
+	if err := fn(e); err != nil {
+		done = true
+		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
+			return errors.Join(err, fmt.Errorf("sqlite: rollback: %w", rbErr))
+		}
+		return err
+	}
+	done = true
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", mapErr(err))
+	}
+	return nil
+}
+
+// write runs one executor call in its own transaction.
+func (s *Store) write(ctx context.Context, fn func(e *executor) error) error {
+	return s.InTx(ctx, func(tx memory.Executor) error { return fn(tx.(*executor)) })
+}
+
+// Namespaces lists every namespace that holds a row, sorted.
+func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
+	rows, err := s.read.query(ctx, qNamespaces)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: namespaces: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var ns string
+		if err := rows.Scan(&ns); err != nil {
+			return nil, fmt.Errorf("sqlite: namespaces: %w", err)
+		}
+		out = append(out, ns)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: namespaces: %w", mapErr(err))
+	}
+	return out, nil
+}
+
+// mapErr turns SQLite result codes into the domain's sentinels, keeping the
+// original error in the chain for the message.
+func mapErr(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
+		return fmt.Errorf("%w: %w", memory.ErrConflict, err)
+	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+		return fmt.Errorf("%w: the memory it belongs to does not exist: %w", memory.ErrNotFound, err)
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return fmt.Errorf("%w: %w", memory.ErrCorrupt, err)
+	}
+	return err
+}
+
+// The Store's Executor methods: reads run on the reader pool, each write in
+// its own transaction on the writer.
+
+func (s *Store) CreateEpisodes(ctx context.Context, p memory.CreateEpisodesParams) error {
+	return s.write(ctx, func(e *executor) error { return e.CreateEpisodes(ctx, p) })
+}
+
+func (s *Store) GetEpisode(ctx context.Context, p memory.GetParams) (*memory.Episode, error) {
+	return s.read.GetEpisode(ctx, p)
+}
+
+func (s *Store) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
+	return s.read.ListEpisodes(ctx, p)
+}
+
+func (s *Store) CreateMemory(ctx context.Context, m *memory.Memory) error {
+	return s.write(ctx, func(e *executor) error { return e.CreateMemory(ctx, m) })
+}
+
+func (s *Store) GetMemory(ctx context.Context, p memory.GetParams) (*memory.Memory, error) {
+	return s.read.GetMemory(ctx, p)
+}
+
+func (s *Store) FindMemory(ctx context.Context, p memory.FindMemoryParams) (*memory.Memory, error) {
+	return s.read.FindMemory(ctx, p)
+}
+
+func (s *Store) CreateVersion(ctx context.Context, v *memory.Version) error {
+	return s.write(ctx, func(e *executor) error { return e.CreateVersion(ctx, v) })
+}
+
+func (s *Store) UpdateVersionState(ctx context.Context, v *memory.Version) error {
+	return s.write(ctx, func(e *executor) error { return e.UpdateVersionState(ctx, v) })
+}
+
+func (s *Store) GetVersion(ctx context.Context, p memory.GetParams) (*memory.Version, error) {
+	return s.read.GetVersion(ctx, p)
+}
+
+func (s *Store) ListVersions(ctx context.Context, p memory.ListVersionsParams) ([]*memory.Version, error) {
+	return s.read.ListVersions(ctx, p)
+}
+
+func (s *Store) ScanVersions(ctx context.Context, p memory.ScanParams, fn func(*memory.Version) error) error {
+	return s.read.ScanVersions(ctx, p, fn)
+}
+
+func (s *Store) CreateAdmissions(ctx context.Context, p memory.CreateAdmissionsParams) error {
+	return s.write(ctx, func(e *executor) error { return e.CreateAdmissions(ctx, p) })
+}
+
+func (s *Store) ListAdmissions(ctx context.Context, p memory.ListAdmissionsParams) ([]*memory.Admission, error) {
+	return s.read.ListAdmissions(ctx, p)
+}
+
+func (s *Store) CreateTrace(ctx context.Context, t *memory.Trace) error {
+	return s.write(ctx, func(e *executor) error { return e.CreateTrace(ctx, t) })
+}
+
+func (s *Store) GetTrace(ctx context.Context, p memory.GetParams) (*memory.Trace, error) {
+	return s.read.GetTrace(ctx, p)
+}
+
+func (s *Store) ListTraces(ctx context.Context, p memory.ListTracesParams) ([]*memory.Trace, error) {
+	return s.read.ListTraces(ctx, p)
+}
+
+func (s *Store) ScanMemories(ctx context.Context, p memory.ScanParams, fn func(*memory.Memory) error) error {
+	return s.read.ScanMemories(ctx, p, fn)
+}
+
+func (s *Store) ScanEpisodes(ctx context.Context, p memory.ScanParams, fn func(*memory.Episode) error) error {
+	return s.read.ScanEpisodes(ctx, p, fn)
+}
+
+func (s *Store) Stats(ctx context.Context, p memory.StatsParams) (*memory.Stats, error) {
+	return s.read.Stats(ctx, p)
+}
