@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,8 +34,8 @@ type migration struct {
 // loadMigrations reads the embedded migrations and checks that they are
 // numbered 1, 2, 3... without gaps, so a missing file cannot silently skip a
 // step.
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	entries, err := fs.ReadDir(fsys, "migrations")
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +50,7 @@ func loadMigrations() ([]migration, error) {
 		if err != nil || v <= 0 {
 			return nil, fmt.Errorf("migration %s: name it NNNN_description.sql", name)
 		}
-		body, err := fs.ReadFile(migrationFiles, path.Join("migrations", name))
+		body, err := fs.ReadFile(fsys, path.Join("migrations", name))
 		if err != nil {
 			return nil, err
 		}
@@ -66,15 +68,83 @@ func loadMigrations() ([]migration, error) {
 	return ms, nil
 }
 
-// migrate checks that the file is a mnemon database (or a new one) and
-// brings its schema up to date, all in one write transaction: BEGIN
+// identity is what a file says about itself before mnemon touches it.
+type identity struct {
+	appID, version, objects int64
+}
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func readIdentity(ctx context.Context, q queryRower) (identity, error) {
+	var id identity
+	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id.appID); err != nil {
+		return id, err
+	}
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&id.version); err != nil {
+		return id, err
+	}
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&id.objects); err != nil {
+		return id, err
+	}
+	return id, nil
+}
+
+// check refuses a file that is not a mnemon database (nor a new one) or
+// whose schema is newer than latest.
+func (id identity) check(path string, latest int) error {
+	switch {
+	case id.appID == ApplicationID:
+	case id.appID == 0 && id.version == 0 && id.objects == 0:
+		// A new, empty database: ours to initialise.
+	default:
+		return fmt.Errorf("sqlite: open %s: %w", path, corruptf(
+			"it is a SQLite database of another application (application_id %#x, user_version %d, %d schema objects)",
+			id.appID, id.version, id.objects))
+	}
+	if id.version > int64(latest) {
+		return fmt.Errorf("sqlite: open %s: %w: the file has schema version %d, this mnemon knows up to %d; upgrade mnemon",
+			path, memory.ErrSchemaTooNew, id.version, latest)
+	}
+	return nil
+}
+
+// probe identifies the file on a plain connection, before the store's own
+// connections switch it to WAL mode: a foreign or too-new file is refused
+// without a byte of it changed.
+func probe(ctx context.Context, path string, opts Options) error {
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)+")")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	defer db.Close()
+	id, err := readIdentity(ctx, db)
+	if err != nil {
+		return openErr(path, err)
+	}
+	if err := id.check(path, ms[len(ms)-1].version); err != nil {
+		return err
+	}
+	return db.Close()
+}
+
+// migrate brings the schema up to date in one write transaction: BEGIN
 // IMMEDIATE makes a second process opening the same new file wait for the
 // first instead of migrating it twice, and a failed step leaves the file as
-// it was. The schema version lives in PRAGMA user_version (read without
-// touching any table) and each applied step is recorded in
+// it was. The file's identity is checked again under that lock, since probe
+// ran without it. The schema version lives in PRAGMA user_version (read
+// without touching any table) and each applied step is recorded in
 // schema_migrations.
 func migrate(ctx context.Context, db *sql.DB, path string) error {
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(migrationFiles)
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -87,29 +157,14 @@ func migrate(ctx context.Context, db *sql.DB, path string) error {
 	// Rolls back a read-only check or a failed step; a no-op after Commit.
 	defer func() { _ = tx.Rollback() }()
 
-	var appID, version, objects int64
-	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+	id, err := readIdentity(ctx, tx)
+	if err != nil {
 		return openErr(path, err)
 	}
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return openErr(path, err)
+	if err := id.check(path, latest); err != nil {
+		return err
 	}
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
-		return openErr(path, err)
-	}
-	switch {
-	case appID == ApplicationID:
-	case appID == 0 && version == 0 && objects == 0:
-		// A new, empty database: ours to initialise.
-	default:
-		return fmt.Errorf("sqlite: open %s: %w", path, corruptf(
-			"it is a SQLite database of another application (application_id %#x, user_version %d, %d schema objects)",
-			appID, version, objects))
-	}
-	if version > int64(latest) {
-		return fmt.Errorf("sqlite: open %s: %w: the file has schema version %d, this mnemon knows up to %d; upgrade mnemon",
-			path, memory.ErrSchemaTooNew, version, latest)
-	}
+	version := id.version
 	if version == int64(latest) {
 		return nil // up to date; the deferred rollback ends the read
 	}

@@ -107,6 +107,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
 	}
 
+	if err := probe(ctx, abs, opts); err != nil {
+		return nil, err
+	}
+
 	s := &Store{path: abs}
 	ok := false
 	defer func() {

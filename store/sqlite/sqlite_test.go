@@ -1,8 +1,19 @@
 package sqlite_test
 
 import (
+	"bytes"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	_ "modernc.org/sqlite" // the raw driver, to forge files mnemon must refuse
 
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
@@ -11,7 +22,12 @@ import (
 
 func openTemp(t testing.TB, opts sqlite.Options) *sqlite.Store {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mnemon.db"), opts)
+	return openAt(t, filepath.Join(t.TempDir(), "mnemon.db"), opts)
+}
+
+func openAt(t testing.TB, path string, opts sqlite.Options) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,4 +41,311 @@ func openTemp(t testing.TB, opts sqlite.Options) *sqlite.Store {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) memory.Store { return openTemp(t, sqlite.Options{}) })
+}
+
+// rawExec runs statements on a file through the bare driver, outside mnemon.
+func rawExec(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+func TestOpenRefusesBadFiles(t *testing.T) {
+	t.Parallel()
+	// A real mnemon file, to cut and to tamper with.
+	good := filepath.Join(t.TempDir(), "good.db")
+	s, err := sqlite.Open(t.Context(), good, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	goodBytes, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		name   string
+		make   func(t *testing.T, path string)
+		want   error
+		substr []string
+	}{
+		{
+			name: "RandomBytes",
+			make: func(t *testing.T, path string) { writeFile(t, path, rand.Text()+rand.Text()+strings.Repeat("x", 4000)) },
+			want: memory.ErrCorrupt, substr: []string{"not a SQLite database", "move it aside"},
+		},
+		{
+			name: "TruncatedHeader",
+			make: func(t *testing.T, path string) { writeFile(t, path, string(goodBytes[:60])) },
+			want: memory.ErrCorrupt, substr: []string{"shorter than a SQLite header"},
+		},
+		{
+			name: "GoodHeaderGarbageAfter",
+			make: func(t *testing.T, path string) {
+				b := append([]byte("SQLite format 3\x00"), bytes.Repeat([]byte{0xff}, 8192)...)
+				writeFile(t, path, string(b))
+			},
+			want: memory.ErrCorrupt, substr: []string{"SQLite cannot read it"},
+		},
+		{
+			name: "OtherApplicationTables",
+			make: func(t *testing.T, path string) {
+				rawExec(t, path, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)", "INSERT INTO notes (body) VALUES ('hi')")
+			},
+			want: memory.ErrCorrupt, substr: []string{"not a mnemon database", "another application"},
+		},
+		{
+			name: "OtherApplicationID",
+			make: func(t *testing.T, path string) {
+				rawExec(t, path, "PRAGMA application_id = 1234", "CREATE TABLE t (x)")
+			},
+			want: memory.ErrCorrupt, substr: []string{"application_id 0x4d2"},
+		},
+		{
+			name: "SchemaTooNew",
+			make: func(t *testing.T, path string) {
+				writeFile(t, path, string(goodBytes))
+				rawExec(t, path, "PRAGMA user_version = 99")
+			},
+			want: memory.ErrSchemaTooNew, substr: []string{"schema version 99", "knows up to 1", "upgrade mnemon"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "bad.db")
+			c.make(t, path)
+			before, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := sqlite.Open(t.Context(), path, sqlite.Options{})
+			if err == nil {
+				s.Close()
+				t.Fatal("Open succeeded")
+			}
+			if !errors.Is(err, c.want) {
+				t.Errorf("got %v, want an error wrapping %q", err, c.want)
+			}
+			for _, sub := range append(c.substr, path) {
+				if !strings.Contains(err.Error(), sub) {
+					t.Errorf("error %q does not mention %q", err, sub)
+				}
+			}
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Error("a refused file was modified")
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenNewAndEmptyFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// Missing parent directories are created; the file is private.
+	nested := filepath.Join(dir, "a", "b", "mnemon.db")
+	s := openAt(t, nested, sqlite.Options{})
+	if s.Path() != nested {
+		t.Errorf("Path() = %q, want %q", s.Path(), nested)
+	}
+	st, err := os.Stat(nested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := st.Mode().Perm(); perm != 0o600 {
+		t.Errorf("new database file mode %v, want 0600", perm)
+	}
+	// An existing empty file is a new database.
+	empty := filepath.Join(dir, "empty.db")
+	writeFile(t, empty, "")
+	openAt(t, empty, sqlite.Options{})
+	// Characters that mean something in a URI reach the file system intact.
+	odd := filepath.Join(dir, "odd ?#%&= name.db")
+	openAt(t, odd, sqlite.Options{})
+	if _, err := os.Stat(odd); err != nil {
+		t.Errorf("file with an odd name: %v", err)
+	}
+	// A directory is not a database.
+	if _, err := sqlite.Open(t.Context(), dir, sqlite.Options{}); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("Open of a directory: %v", err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []sqlite.Options{
+		{Synchronous: "OFF"},
+		{Synchronous: "sometimes"},
+		{BusyTimeout: -time.Second},
+		{Readers: -1},
+	} {
+		_, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "x.db"), bad)
+		if !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("Open with %+v: %v, want ErrInvalid", bad, err)
+		}
+	}
+	if _, err := sqlite.Open(t.Context(), "", sqlite.Options{}); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("Open with an empty path: %v", err)
+	}
+	openTemp(t, sqlite.Options{Synchronous: "normal", BusyTimeout: time.Second, Readers: 2})
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mnemon.db")
+	ctx := t.Context()
+	m := &memory.Memory{ID: "m-1", Namespace: "ns", Subject: "user", Key: "k", CreatedAt: time.Unix(1, 0).UTC(), UpdatedAt: time.Unix(2, 0).UTC()}
+	for i := range 3 {
+		s, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		if i == 0 {
+			if err := s.CreateMemory(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.GetMemory(ctx, memory.GetParams{Namespace: "ns", ID: "m-1"})
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		if got.Key != "k" {
+			t.Errorf("open %d: got %+v", i, got)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n, userVersion, appID int
+	var journal string
+	for q, dst := range map[string]any{
+		"SELECT count(*) FROM schema_migrations": &n,
+		"PRAGMA user_version":                    &userVersion,
+		"PRAGMA application_id":                  &appID,
+		"PRAGMA journal_mode":                    &journal,
+	} {
+		if err := db.QueryRow(q).Scan(dst); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if n != 1 || userVersion != 1 || appID != sqlite.ApplicationID || journal != "wal" {
+		t.Errorf("migrations %d, user_version %d, application_id %#x, journal %s", n, userVersion, appID, journal)
+	}
+}
+
+// Two processes (here, two stores) opening the same new file at once: one
+// migrates, the other waits for it and finds the schema done.
+func TestConcurrentOpen(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mnemon.db")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			s, err := sqlite.Open(t.Context(), path, sqlite.Options{})
+			if err != nil {
+				errs <- err
+				return
+			}
+			errs <- s.Close()
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestIntegrityCheck(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "mnemon.db")
+	s, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &memory.Memory{ID: "m-1", Namespace: "ns", Subject: "user", Key: "k"}
+	if err := s.CreateMemory(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		for i := range 2000 {
+			v := &memory.Version{
+				ID: fmt.Sprintf("v-%05d", i), MemoryID: "m-1", Namespace: "ns", Seq: i + 1,
+				Content: strings.Repeat("padding so the table spans many pages ", 4),
+			}
+			if err := tx.CreateVersion(ctx, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.IntegrityCheck(ctx); err != nil {
+		t.Fatalf("healthy file: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Smash pages in the middle of the file, past the header and schema.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 64*4096 {
+		t.Fatalf("file only %d bytes", len(b))
+	}
+	copy(b[len(b)/2:], bytes.Repeat([]byte{0xa5}, 3*4096))
+	writeFile(t, path, string(b))
+
+	s, err = sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		// Refusing at open is fine too, as long as it says corrupt.
+		if !errors.Is(err, memory.ErrCorrupt) {
+			t.Fatalf("open of a damaged file: %v", err)
+		}
+		t.Logf("refused at open: %v", err)
+		return
+	}
+	defer s.Close()
+	if err := s.IntegrityCheck(ctx); !errors.Is(err, memory.ErrCorrupt) {
+		t.Errorf("IntegrityCheck of a damaged file: %v, want ErrCorrupt", err)
+	}
+	err = s.ScanVersions(ctx, memory.ScanParams{Namespace: "ns"}, func(*memory.Version) error { return nil })
+	if !errors.Is(err, memory.ErrCorrupt) {
+		t.Errorf("ScanVersions of a damaged file: %v, want ErrCorrupt", err)
+	}
 }

@@ -22,15 +22,15 @@ func ptr[T any](v T) *T { return &v }
 
 func newEpisode(ns, id, session string, occurred time.Time) *memory.Episode {
 	return &memory.Episode{
-		ID:        id,
-		Namespace: ns,
-		Scope:     memory.Scope{AgentID: "agent-" + id, UserID: "user-" + id, ProjectID: "project-" + id, SessionID: session},
-		Kind:      memory.EpisodeUserMessage,
-		Speaker:   "user",
-		Content:   "I moved to Lisbon in March (" + id + ")",
-		Metadata:  map[string]string{"channel": "chat", "turn": id},
-		OccurredAt: occurred,
-		RecordedAt: occurred.Add(1500 * time.Microsecond),
+		ID:          id,
+		Namespace:   ns,
+		Scope:       memory.Scope{AgentID: "agent-" + id, UserID: "user-" + id, ProjectID: "project-" + id, SessionID: session},
+		Kind:        memory.EpisodeUserMessage,
+		Speaker:     "user",
+		Content:     "I moved to Lisbon in March (" + id + ")",
+		Metadata:    map[string]string{"channel": "chat", "turn": id},
+		OccurredAt:  occurred,
+		RecordedAt:  occurred.Add(1500 * time.Microsecond),
 		ContentHash: "sha256:" + id,
 	}
 }

@@ -322,20 +322,20 @@ func (s suite) invalidInput(t *testing.T) {
 		verNoMem.MemoryID = ""
 		trNoID := newTrace(ns, "", at(0))
 		calls := map[string]error{
-			"episode of another namespace": st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{epOther}}),
+			"episode of another namespace":   st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{epOther}}),
 			"admission of another namespace": st.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{admOther}}),
-			"episode without id":     st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{epNoID}}),
-			"admission without id":   st.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{admNoID}}),
-			"memory without id":      st.CreateMemory(ctx, memNoID),
-			"version without id":     st.CreateVersion(ctx, verNoID),
-			"version without memory": st.CreateVersion(ctx, verNoMem),
-			"trace without id":       st.CreateTrace(ctx, trNoID),
-			"nil episode":            st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{nil}}),
-			"nil admission":          st.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{nil}}),
-			"nil memory":             st.CreateMemory(ctx, nil),
-			"nil version":            st.CreateVersion(ctx, nil),
-			"nil version state":      st.UpdateVersionState(ctx, nil),
-			"nil trace":              st.CreateTrace(ctx, nil),
+			"episode without id":             st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{epNoID}}),
+			"admission without id":           st.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{admNoID}}),
+			"memory without id":              st.CreateMemory(ctx, memNoID),
+			"version without id":             st.CreateVersion(ctx, verNoID),
+			"version without memory":         st.CreateVersion(ctx, verNoMem),
+			"trace without id":               st.CreateTrace(ctx, trNoID),
+			"nil episode":                    st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{nil}}),
+			"nil admission":                  st.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{nil}}),
+			"nil memory":                     st.CreateMemory(ctx, nil),
+			"nil version":                    st.CreateVersion(ctx, nil),
+			"nil version state":              st.UpdateVersionState(ctx, nil),
+			"nil trace":                      st.CreateTrace(ctx, nil),
 		}
 		for name, err := range calls {
 			wantErr(t, name, err, memory.ErrInvalid)

@@ -69,7 +69,9 @@ type mode struct {
 func modes() []mode {
 	return []mode{
 		{"Store", func(_ context.Context, s memory.Store, fn func(memory.Executor) error) error { return fn(s) }},
-		{"InTx", func(ctx context.Context, s memory.Store, fn func(memory.Executor) error) error { return s.InTx(ctx, fn) }},
+		{"InTx", func(ctx context.Context, s memory.Store, fn func(memory.Executor) error) error {
+			return s.InTx(ctx, fn)
+		}},
 	}
 }
 

@@ -1,0 +1,105 @@
+package sqlite
+
+import (
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// Every pooled connection, not only the first, must carry the pragmas.
+func TestConnectionPragmas(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		sync string
+		want int // PRAGMA synchronous: 1 NORMAL, 2 FULL
+	}{{"", 2}, {"FULL", 2}, {"NORMAL", 1}} {
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), Options{Synchronous: c.sync, Readers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(name string, db *sql.DB, conns int, queryOnly int) {
+			// Hold several connections at once so the pool must open new ones.
+			var held []*sql.Conn
+			defer func() {
+				for _, c := range held {
+					c.Close()
+				}
+			}()
+			for range conns {
+				conn, err := db.Conn(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				held = append(held, conn)
+				want := map[string]any{
+					"synchronous": c.want, "foreign_keys": 1, "busy_timeout": 5000,
+					"journal_mode": "wal", "query_only": queryOnly,
+				}
+				for pragma, w := range want {
+					var got any
+					if err := conn.QueryRowContext(t.Context(), "PRAGMA "+pragma).Scan(&got); err != nil {
+						t.Fatal(err)
+					}
+					if s, ok := got.(string); ok && s != w {
+						t.Errorf("%s sync=%q: %s = %v, want %v", name, c.sync, pragma, got, w)
+					}
+					if n, ok := got.(int64); ok && int(n) != w {
+						t.Errorf("%s sync=%q: %s = %v, want %v", name, c.sync, pragma, got, w)
+					}
+				}
+			}
+		}
+		check("writer", s.writer, 1, 0)
+		check("reader", s.reader, 3, 1)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestLoadMigrations(t *testing.T) {
+	t.Parallel()
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) == 0 || ms[0].version != 1 || ms[0].name != "init" {
+		t.Fatalf("embedded migrations: %+v", ms)
+	}
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	cases := []struct {
+		name    string
+		fsys    fstest.MapFS
+		wantErr string
+		want    []int
+	}{
+		{"Ordered", fstest.MapFS{"migrations/0002_b.sql": file("b"), "migrations/0001_a.sql": file("a")}, "", []int{1, 2}},
+		{"Gap", fstest.MapFS{"migrations/0001_a.sql": file("a"), "migrations/0003_c.sql": file("c")}, "expected version 2", nil},
+		{"Duplicate", fstest.MapFS{"migrations/0001_a.sql": file("a"), "migrations/0001_b.sql": file("b")}, "expected version 2", nil},
+		{"BadName", fstest.MapFS{"migrations/init.sql": file("a")}, "NNNN_description", nil},
+		{"Zero", fstest.MapFS{"migrations/0000_a.sql": file("a")}, "NNNN_description", nil},
+		{"Empty", fstest.MapFS{"migrations/README": nil}, "NNNN_description", nil},
+	}
+	for _, c := range cases {
+		ms, err := loadMigrations(c.fsys)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var got []int
+		for _, m := range ms {
+			got = append(got, m.version)
+		}
+		if len(got) != len(c.want) || got[0] != c.want[0] || got[len(got)-1] != c.want[len(c.want)-1] {
+			t.Errorf("%s: versions %v, want %v", c.name, got, c.want)
+		}
+	}
+}
