@@ -1,0 +1,564 @@
+package extract
+
+// lowAt returns the matching form of ts[i], or "" past either end.
+func lowAt(ts []token, i int) string {
+	if i < 0 || i >= len(ts) {
+		return ""
+	}
+	return ts[i].low
+}
+
+// is reports whether ts[i] is one of alts.
+func is(ts []token, i int, alts ...string) bool {
+	w := lowAt(ts, i)
+	if w == "" {
+		return false
+	}
+	for _, a := range alts {
+		if w == a {
+			return true
+		}
+	}
+	return false
+}
+
+// seq reports whether ts continues with words at i.
+func seq(ts []token, i int, words ...string) bool {
+	if i+len(words) > len(ts) {
+		return false
+	}
+	for k, w := range words {
+		if ts[i+k].low != w {
+			return false
+		}
+	}
+	return true
+}
+
+func isPunct(t token) bool { return t.kind == tPunct }
+
+// interrogatives and auxiliaries open questions: "What's my favorite
+// editor", "Should I move to Berlin", "Do you like Vim".
+var interrogatives = set("what", "who", "whom", "whose", "where", "when", "why", "how", "which")
+
+var questionAux = set("do", "does", "did", "is", "are", "am", "was", "were", "can", "could",
+	"should", "would", "will", "shall", "may", "might", "have", "has", "had", "isn't",
+	"aren't", "won't")
+
+// openers are words that may precede a question or statement without
+// changing it ("so", "and", "hey", "btw").
+var openers = set("so", "and", "but", "hey", "ok", "okay", "also", "btw", "then", "well",
+	"oh", "um", "uh", "hmm", "anyway", "anyways", "quick", "question", "also,", "just",
+	"yo", "hi", "hello", "now", "alright", "right", "sorry", "please", "ps", "fyi")
+
+// isQuestion reports whether a sentence asks rather than tells: it ends in
+// (or contains) a question mark, or opens with an interrogative or an
+// auxiliary ("Do you...", "Should I..."). "Do not push to main" is an
+// imperative, not a question.
+func isQuestion(ts []token) bool {
+	for _, t := range ts {
+		if t.kind == tPunct && t.low == "?" {
+			return true
+		}
+	}
+	i := 0
+	for i < len(ts) && (openers[ts[i].low] || isPunct(ts[i])) {
+		i++
+	}
+	w := lowAt(ts, i)
+	if interrogatives[w] {
+		// "What I use is Vim" and "How I work: ..." are statements.
+		return !is(ts, i+1, "i", "we")
+	}
+	if questionAux[w] {
+		next := lowAt(ts, i+1)
+		if next == "not" || next == "" {
+			return false
+		}
+		// "Will lives in Paris": a capitalised name, not "will".
+		if w == "will" && ts[i].capital && next != "you" && next != "i" && next != "we" && next != "it" {
+			return false
+		}
+		// "Have to use pnpm", "Have a look" are not questions.
+		if (w == "have" || w == "has" || w == "had") && !is(ts, i+1, "you", "i", "we", "they", "he", "she", "it", "my", "your", "our", "the") {
+			return false
+		}
+		// "May is my favorite month".
+		if w == "may" && ts[i].capital && is(ts, i+1, "is", "was") {
+			return false
+		}
+		return true
+	}
+	// "I wonder whether...", "I'm wondering if...", "wondering if I should".
+	for k := i; k < len(ts) && k < i+4; k++ {
+		if ts[k].low == "wonder" || ts[k].low == "wondering" {
+			return true
+		}
+	}
+	return false
+}
+
+// hypotheticalOpeners start sentences about imagined worlds.
+var hypotheticalOpeners = set("if", "unless", "suppose", "supposing", "imagine", "assuming",
+	"assume", "hypothetically", "pretend", "theoretically", "ideally", "whether")
+
+// startsHypothetical reports whether the whole sentence is conditional or
+// imagined: "If I lived in Paris I'd...", "Imagine I worked at Google",
+// "Let's say I moved to Tokyo", "In an ideal world I'd use Emacs".
+func startsHypothetical(ts []token) bool {
+	i := 0
+	for i < len(ts) && (openers[ts[i].low] || isPunct(ts[i])) && ts[i].low != "say" {
+		i++
+	}
+	w := lowAt(ts, i)
+	switch {
+	case hypotheticalOpeners[w]:
+		return true
+	case w == "let" && is(ts, i+1, "us") && is(ts, i+2, "say", "pretend", "imagine", "suppose", "assume"):
+		return true
+	case w == "say" && is(ts, i+1, "i", "we", "you", "that"):
+		return true
+	case w == "in" && (seq(ts, i+1, "theory") || seq(ts, i+1, "an", "ideal", "world") || seq(ts, i+1, "a", "perfect", "world") || seq(ts, i+1, "another", "life")):
+		return true
+	case w == "what" && is(ts, i+1, "if"):
+		return true
+	case w == "even" && is(ts, i+1, "if", "though"):
+		return true
+	}
+	return false
+}
+
+// reportingVerbs introduce someone's words.
+var reportingVerbs = set("said", "says", "say", "told", "tells", "tell", "mentioned",
+	"mentions", "claims", "claimed", "claim", "thinks", "believes", "believed", "wrote",
+	"writes", "asked", "asks", "insists", "insisted", "suggested", "suggests", "reckons",
+	"reported", "reports", "swears", "swore", "added", "replied", "answered", "texted",
+	"tweeted", "posted", "explained", "complained", "admitted", "announced")
+
+// firstPersonReporters may report their own words: "as I said, I prefer
+// Vim" is still the speaker's statement.
+var firstPersonReporters = set("i", "we")
+
+// reportedByOther reports whether the sentence relays what someone else
+// said or thinks ("She said 'I love Paris'", "Bob told me he prefers
+// Emacs", "according to Alice..."). Such text is not the speaker's claim.
+func reportedByOther(ts []token) bool {
+	for k, t := range ts {
+		if t.kind != tWord {
+			continue
+		}
+		if t.low == "according" && is(ts, k+1, "to") {
+			return true
+		}
+		if !reportingVerbs[t.low] || k == 0 {
+			continue
+		}
+		// Skip adverbs between the reporter and the verb ("she also said").
+		j := k - 1
+		for j >= 0 && (adverbs[ts[j].low] || ts[j].low == "once" || ts[j].low == "just" || ts[j].low == "always" || ts[j].low == "have" || ts[j].low == "has" || ts[j].low == "had" || ts[j].low == "did" || ts[j].low == "would") {
+			j--
+		}
+		if j < 0 || isPunct(ts[j]) {
+			continue
+		}
+		// "told" after a first-person reporter is fine; "I was told" and
+		// "you said" are not the speaker's own claim.
+		if firstPersonReporters[ts[j].low] {
+			continue
+		}
+		if ts[j].low == "was" || ts[j].low == "been" || ts[j].low == "you" || ts[j].low == "people" || ts[j].low == "everyone" {
+			return true
+		}
+		if ts[j].low == "to" || ts[j].low == "not" || ts[j].low == "do" || ts[j].low == "can" || ts[j].low == "will" {
+			continue // "I want to tell you", "I didn't say", "Let me tell you"
+		}
+		if ts[j].low == "me" || ts[j].low == "us" || ts[j].low == "let" {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// sentenceMarkers sets the flags a sentence carries as a whole: explicit
+// criticality markers and sentence-wide hedges ("not sure", "I guess").
+func sentenceMarkers(ts []token, f *flags) {
+	for k, t := range ts {
+		switch t.low {
+		case "critical", "critically", "crucial", "crucially", "vital", "non-negotiable",
+			"nonnegotiable", "mandatory", "imperative":
+			f.mustInclude = true
+		case "important":
+			if is(ts, k+1, ":") || is(ts, k-1, "very", "extremely", "super", "really", "most", "incredibly", "absolutely") {
+				f.mustInclude = true
+			} else {
+				f.high = true
+			}
+		case "must":
+			if is(ts, k+1, "always", "never") {
+				f.mustInclude = true
+			}
+		case "never":
+			if is(ts, k+1, "ever") {
+				f.mustInclude = true
+			}
+		case "absolutely":
+			if is(ts, k+1, "must", "never", "always", "do") {
+				f.mustInclude = true
+			}
+		case "under":
+			if seq(ts, k+1, "no", "circumstances") {
+				f.mustInclude = true
+			}
+		case "at":
+			if seq(ts, k+1, "all", "costs") || seq(ts, k+1, "all", "times") {
+				f.mustInclude = true
+			}
+		case "sure", "certain":
+			if is(ts, k-1, "not") && !is(ts, k+1, "to", "that") {
+				f.hedge = true // "I'm not sure, but..."
+			}
+		case "unsure", "uncertain", "undecided":
+			f.hedge = true
+		case "guess", "suppose":
+			if is(ts, k-1, "i") {
+				f.hedge = true
+			}
+		}
+	}
+}
+
+// subjectStarters begin a new clause after "and", "but" or a comma.
+var subjectStarters = set("i", "we", "my", "our", "now", "then", "also", "actually",
+	"currently", "still", "nowadays", "lately", "recently", "today", "these", "always",
+	"never", "please", "don't", "let", "the", "this")
+
+// clauseBreakers always end a clause.
+var clauseBreakers = set("but", "however", "whereas", "although", "though", "except",
+	"while", "yet", "otherwise")
+
+// softBreakers end a clause only when a new subject or verb follows:
+// "I live in Lisbon and work at Acme" splits, "I like rock and roll" does
+// not.
+var softBreakers = set("and", "or", "so", "because", "since", "plus", "as", "cause",
+	"cuz", "then", "therefore", "thus", "hence")
+
+// splitClauses cuts a sentence into clauses at semicolons, dashes,
+// parentheses, contrastive conjunctions, and "and"/"so"/"," before a new
+// subject or verb. A clause of nothing but discourse markers ("Actually,")
+// is joined to the next.
+func splitClauses(ts []token) [][]token {
+	out := make([][]token, 0, 3)
+	start := 0
+	cut := func(end, next int) {
+		if end > start {
+			out = append(out, ts[start:end])
+		}
+		start = next
+	}
+	for k := 0; k < len(ts); k++ {
+		t := ts[k]
+		switch {
+		case t.kind == tPunct && (t.low == ";" || t.low == "(" || t.low == ")" || t.low == "[" || t.low == "]" || t.low == "-" || t.low == "..."):
+			cut(k, k+1)
+		case t.kind == tPunct && t.low == ",":
+			if startsNewClause(ts, k+1) {
+				cut(k, k+1)
+			}
+		case t.kind == tWord && clauseBreakers[t.low] && k > start:
+			if t.low == "while" && is(ts, k-1, "a") {
+				continue // "for a while"
+			}
+			cut(k, k+1)
+		case t.kind == tWord && softBreakers[t.low] && k > start:
+			if t.low == "as" && !is(ts, k+1, "i", "we") {
+				continue // "as my editor", "as a designer"
+			}
+			if t.low == "then" && !is(ts, k+1, "i", "we") {
+				continue
+			}
+			if startsNewClause(ts, k+1) {
+				cut(k, k+1)
+			}
+		}
+	}
+	cut(len(ts), len(ts))
+	// Join marker-only clauses ("Actually", "Correction", "Now") to the next.
+	merged := out[:0]
+	var pending []token
+	for _, c := range out {
+		if pending != nil {
+			// Clauses are adjacent sub-slices, so re-slicing from the
+			// pending clause's start keeps both (the separator goes too).
+			c = ts[offsetOf(ts, pending) : offsetOf(ts, c)+len(c)]
+			pending = nil
+		}
+		if markersOnly(c) {
+			pending = c
+			continue
+		}
+		merged = append(merged, c)
+	}
+	if pending != nil {
+		merged = append(merged, pending)
+	}
+	return merged
+}
+
+// offsetOf returns where sub starts inside ts; sub must be a sub-slice.
+func offsetOf(ts, sub []token) int {
+	if len(sub) == 0 {
+		return 0
+	}
+	for k := range ts {
+		if &ts[k] == &sub[0] {
+			return k
+		}
+	}
+	return 0
+}
+
+// startsNewClause reports whether a clause starts at ts[k]: a subject or a
+// verb the clause can borrow its subject for.
+func startsNewClause(ts []token, k int) bool {
+	w := lowAt(ts, k)
+	if w == "" {
+		return false
+	}
+	if subjectStarters[w] {
+		if w == "the" || w == "this" {
+			return is(ts, k+1, "user", "project", "team", "decision", "rule", "repo", "codebase")
+		}
+		if w == "these" {
+			return is(ts, k+1, "days")
+		}
+		return true
+	}
+	if v, ok := verbs[w]; ok && v.lemma != "be" && v.lemma != "have" && v.lemma != "go" {
+		return true
+	}
+	if w == "no" && is(ts, k+1, "longer") || w == "used" && is(ts, k+1, "to") {
+		return true
+	}
+	if w == "do" && is(ts, k+1, "not") {
+		return true
+	}
+	return ts[k].capital && ts[k].kind == tWord && !subjectStopWords[w] && k+1 < len(ts) && personVerbs[lowAt(ts, k+1)]
+}
+
+// discourse words carry no claim of their own; the value is the flag they
+// set ("actually" marks a correction).
+var discourse = set("and", "but", "so", "also", "oh", "well", "ok", "okay", "hey", "hi",
+	"btw", "fyi", "anyway", "anyways", "plus", "then", "yeah", "yes", "yep", "nope",
+	"honestly", "frankly", "personally", "basically", "generally", "overall", "again",
+	"alright", "right", "um", "uh", "hmm", "ah", "look", "listen", "see", "sorry",
+	"just", "still", "currently", "usually", "typically", "normally", "mostly", "mainly",
+	"primarily", "really", "truly", "definitely", "certainly", "obviously", "clearly",
+	"ps", "p.s", "note", "reminder", "update", "actually", "correction", "instead",
+	"nowadays", "now", "lately", "recently", "today", "finally", "officially", "no",
+	"maybe", "perhaps", "probably", "possibly", "likely", "hopefully", "ideally",
+	"tentatively", "otherwise", "anyhow", "besides", "additionally", "furthermore",
+	"moreover", "thus", "therefore", "hence", "oops", "wait", "hm", "er", "erm")
+
+// markersOnly reports whether a clause holds nothing but discourse words and
+// punctuation.
+func markersOnly(c []token) bool {
+	for _, t := range c {
+		if t.kind == tQuote {
+			return false
+		}
+		if t.kind == tWord && !discourse[t.low] {
+			return false
+		}
+	}
+	return true
+}
+
+// stripLeading removes discourse words, labels and first-person reporting
+// from the start of a clause, setting the flags they imply.
+func stripLeading(ts []token, f *flags) []token {
+	for {
+		before := len(ts)
+		for len(ts) > 0 && isPunct(ts[0]) {
+			ts = ts[1:]
+		}
+		if len(ts) == 0 {
+			return ts
+		}
+		w := ts[0].low
+		switch {
+		case w == "actually" || w == "correction" || w == "instead" || w == "nowadays" || w == "update" || w == "lately":
+			f.corr = true
+			ts = ts[1:]
+		case w == "now" && !is(ts, 1, "that"):
+			f.corr = true
+			ts = ts[1:]
+		case (w == "no" || w == "nope") && is(ts, 1, ",", "-", "!", "."):
+			f.corr = true // "No, I live in Porto."
+			ts = ts[1:]
+		case w == "these" && is(ts, 1, "days"), w == "right" && is(ts, 1, "now"),
+			w == "since" && is(ts, 1, "then"):
+			f.corr = true
+			ts = ts[2:]
+		case w == "at" && seq(ts, 1, "the", "moment"), w == "as" && seq(ts, 1, "of", "now"),
+			w == "as" && seq(ts, 1, "of", "today"):
+			f.corr = true
+			ts = ts[3:]
+		case w == "maybe" || w == "perhaps" || w == "probably" || w == "possibly" || w == "likely" || w == "tentatively":
+			f.hedge = true
+			ts = ts[1:]
+		case w == "i" && is(ts, 1, "think", "believe", "feel", "reckon"):
+			f.weak = true
+			ts = ts[2:]
+			ts = dropThat(ts)
+		case w == "i" && is(ts, 1, "guess", "suppose", "assume"):
+			f.hedge = true
+			ts = ts[2:]
+			ts = dropThat(ts)
+		case w == "i" && seq(ts, 1, "am", "not", "sure"), w == "not" && is(ts, 1, "sure"):
+			f.hedge = true
+			return nil // the clause itself is the hedge
+		case (w == "as" || w == "like") && is(ts, 1, "i", "we") && is(ts, 2, "said", "mentioned", "told", "wrote", "noted"):
+			ts = ts[3:]
+			if is(ts, 0, "you", "before", "earlier") {
+				ts = ts[1:]
+			}
+		case w == "i" || w == "we":
+			n := firstPersonReport(ts)
+			if n == 0 {
+				return ts
+			}
+			ts = dropThat(ts[n:])
+		case w == "by" && seq(ts, 1, "the", "way"), w == "for" && seq(ts, 1, "the", "record"),
+			w == "to" && seq(ts, 1, "be", "clear"), w == "for" && seq(ts, 1, "your", "information"):
+			ts = ts[3:]
+		case w == "just" && seq(ts, 1, "so", "you", "know"):
+			ts = ts[4:]
+		case w == "to" && is(ts, 1, "clarify"), w == "in" && is(ts, 1, "fact", "general", "short"),
+			w == "for" && is(ts, 1, "context", "reference"), w == "fun" && is(ts, 1, "fact"):
+			ts = ts[2:]
+		case w == "keep" && seq(ts, 1, "in", "mind"):
+			ts = dropThat(ts[3:])
+		case w == "please" && is(ts, 1, "note", "remember", "be"):
+			ts = ts[1:]
+		case (w == "note" || w == "remember" || w == "recall") && (is(ts, 1, "that") || is(ts, 1, "i", "my", "we", "our")):
+			ts = dropThat(ts[1:])
+		case w == "do" && seq(ts, 1, "not", "forget") && is(ts, 3, "that", "i", "my", "we", "our"),
+			w == "never" && is(ts, 1, "forget") && is(ts, 2, "that", "i", "my", "we", "our"):
+			if w == "do" {
+				ts = dropThat(ts[3:])
+			} else {
+				ts = dropThat(ts[2:])
+			}
+		case discourse[w] && !(w == "no" || w == "now" || w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially" || w == "otherwise"):
+			ts = ts[1:]
+		case w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially":
+			// Adverbs before the subject: "Currently I use Vim".
+			if is(ts, 1, "i", "we", "my", "our", ",") {
+				ts = ts[1:]
+			} else {
+				return ts
+			}
+		}
+		if len(ts) == before {
+			return ts
+		}
+	}
+}
+
+func dropThat(ts []token) []token {
+	if is(ts, 0, "that") || is(ts, 0, ",") {
+		return ts[1:]
+	}
+	return ts
+}
+
+// firstPersonReport measures "I said", "I told you", "I've mentioned",
+// "I already told you that" at the start of ts, or returns 0.
+func firstPersonReport(ts []token) int {
+	k := 1
+	for is(ts, k, "have", "had", "already", "just", "did", "also") {
+		k++
+	}
+	if !is(ts, k, "said", "told", "mentioned", "wrote", "noted", "explained", "stated", "say", "tell", "mention") {
+		return 0
+	}
+	k++
+	if is(ts, k, "you", "u", "before", "earlier", "already", "this", "it") {
+		k++
+	}
+	if is(ts, k, "before", "earlier", "already", "yesterday") {
+		k++
+	}
+	if k < len(ts) && !is(ts, k, "that", ",", ":", "i", "we", "my", "our") {
+		return 0 // "I told you about Vim" is not a report of a claim
+	}
+	return k
+}
+
+// labelFillers may surround a label's marker word: "This is critical:",
+// "Very important:", "Our new rule:".
+var labelFillers = set("this", "is", "it", "very", "super", "extremely", "really", "the",
+	"a", "our", "my", "new", "team", "project", "key", "one", "more", "another", "personal",
+	"quick", "final", "most", "up", "absolutely", "so", "and", "hard", "strict", "house",
+	"general", "big", "small", "main", "top", "current", "official", "repo")
+
+// labelKind is what a leading "Label:" asks the clause to be.
+type labelKind uint8
+
+const (
+	labelNone labelKind = iota
+	labelDecision
+	labelConstraint
+	labelGoal
+)
+
+// stripLabel handles a leading "Important:", "Correction:", "Decision:",
+// "Rule:", "Goal:" label: it sets flags, returns the kind of claim the
+// label asks for and the clause after the colon.
+func stripLabel(ts []token, f *flags) ([]token, labelKind) {
+	colon := -1
+	for k := 0; k < len(ts) && k < 5; k++ {
+		if ts[k].kind == tPunct && ts[k].low == ":" {
+			colon = k
+			break
+		}
+	}
+	if colon <= 0 || colon == len(ts)-1 {
+		return ts, labelNone
+	}
+	kind := labelNone
+	known := false
+	for _, t := range ts[:colon] {
+		switch t.low {
+		case "important", "critical", "crucial", "warning", "attention", "mandatory", "non-negotiable", "nonnegotiable", "vital", "essential":
+			f.mustInclude = true
+			known = true
+		case "correction", "update", "updated", "edit", "change", "changed", "fix", "actually", "erratum":
+			f.corr = true
+			known = true
+		case "decision", "decided", "decisions", "resolution", "verdict", "agreed", "adr":
+			kind = labelDecision
+			known = true
+		case "rule", "rules", "constraint", "constraints", "requirement", "requirements", "policy", "convention", "guideline", "must", "always", "never":
+			kind = labelConstraint
+			known = true
+		case "goal", "goals", "objective", "aim", "mission", "target":
+			kind = labelGoal
+			known = true
+		case "note", "notes", "fyi", "ps", "p.s", "reminder", "context", "btw", "tip", "info",
+			"preference", "preferences", "pref", "fact", "remember", "memory", "memo", "nb",
+			"n.b", "tldr", "summary", "heads":
+			known = true
+		default:
+			if isPunct(t) || labelFillers[t.low] {
+				continue
+			}
+			return ts, labelNone
+		}
+	}
+	if !known {
+		return ts, labelNone
+	}
+	return ts[colon+1:], kind
+}

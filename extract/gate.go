@@ -1,0 +1,115 @@
+package extract
+
+import "strings"
+
+// GateResult is the importance gate's verdict on one text.
+type GateResult struct {
+	Keep bool
+	// Reason is "empty", "acknowledgement", "rescued:<marker>" or "ok".
+	Reason string
+}
+
+// ackWords are the words acknowledgements are made of. A text made only of
+// these (up to maxAckWords words) carries nothing worth remembering.
+var ackWords = set("ok", "okay", "okey", "k", "kk", "thanks", "thank", "you", "thx", "ty",
+	"tysm", "tyvm", "sure", "thing", "got", "it", "lol", "lmao", "rofl", "haha", "hahaha",
+	"hehe", "heh", "yes", "yeah", "yep", "yup", "ya", "yea", "no", "nope", "nah", "cool",
+	"nice", "great", "perfect", "awesome", "right", "fine", "alright", "done", "good",
+	"sounds", "agreed", "agree", "indeed", "hmm", "hm", "hmmm", "mm", "ah", "aha", "oh",
+	"ohh", "wow", "gotcha", "understood", "noted", "ack", "roger", "np", "welcome",
+	"cheers", "bye", "hi", "hello", "hey", "sweet", "neat", "excellent", "exactly", "true",
+	"correct", "please", "so", "much", "a", "lot", "very", "well", "all", "that", "makes",
+	"sense", "will", "do", "go", "ahead", "on", "appreciated", "brilliant", "lovely",
+	"amazing", "wonderful", "sir", "man", "dude", "again", "works", "fair", "enough",
+	"really", "totally", "absolutely", "definitely", "same", "ikr", "idk", "omg", "yay",
+	"wonderful", "superb", "splendid", "ta", "kthx", "kthxbye", "thanx", "merci", "gracias",
+	"danke", "yw", "thumbs", "up", "mhm", "uh", "huh", "um", "umm", "er", "sorry",
+	"oops", "whoops", "my", "bad", "problem", "worries")
+
+// maxAckWords bounds how long an all-acknowledgement text may be: "thank
+// you so much" is still an acknowledgement, a longer run is unusual enough
+// to keep.
+const maxAckWords = 4
+
+// ackPhrases are acknowledgements that contain a rescue marker and must not
+// be rescued by it.
+var ackPhrases = []string{"never mind", "nevermind", "no worries", "don't worry", "dont worry",
+	"do not worry", "don't mind", "use it", "must be"}
+
+// rescueMarkers keep a short text that would otherwise be dropped: "never
+// again", "always pnpm" and "use tabs" are instructions, not small talk.
+var rescueMarkers = set("always", "never", "must", "use", "uses", "prefer", "prefers",
+	"decided", "decide", "decision", "constraint", "remember", "important", "critical",
+	"avoid", "rule", "required", "require", "mandatory", "forbidden", "switch", "switched",
+	"don't", "dont", "not", "stop", "favorite", "favourite", "goal", "deadline", "allergic")
+
+// Gate decides whether a text is worth extracting from. It drops empty text
+// and short acknowledgements ("ok", "thanks!", "sure thing", "got it",
+// "lol", a lone emoji) unless a rescue marker is present ("always", "never",
+// "must", "use", "prefer", "decided", "constraint", "don't", "remember"...).
+func Gate(text string) GateResult {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return GateResult{Keep: false, Reason: "empty"}
+	}
+	// Only the first words matter for the verdict; a long text is kept.
+	words := make([]string, 0, maxAckWords+1)
+	for i := 0; i < len(t) && len(words) <= maxAckWords; {
+		r, size := decodeRune(t, i)
+		if !isWordRune(r) {
+			i += size
+			continue
+		}
+		j := i
+		for j < len(t) {
+			r, size := decodeRune(t, j)
+			if !isWordRune(r) && !isApostrophe(r) {
+				break
+			}
+			j += size
+		}
+		words = append(words, strings.ReplaceAll(strings.ToLower(t[i:j]), "’", "'"))
+		i = j
+	}
+	if len(words) > maxAckWords {
+		return GateResult{Keep: true, Reason: "ok"}
+	}
+	if len(words) == 0 {
+		// Emoji, punctuation: "👍", "!!", ":)".
+		return GateResult{Keep: false, Reason: "acknowledgement"}
+	}
+	allAck := true
+	for _, w := range words {
+		if !ackWords[w] {
+			allAck = false
+			break
+		}
+	}
+	if !allAck && len(words) > 2 {
+		return GateResult{Keep: true, Reason: "ok"}
+	}
+	joined := strings.Join(words, " ")
+	for _, p := range ackPhrases {
+		if joined == p {
+			return GateResult{Keep: false, Reason: "acknowledgement"}
+		}
+	}
+	for k, w := range words {
+		if rescueMarkers[w] {
+			// "do not" is one marker; report it as written.
+			if w == "not" && (k == 0 || words[k-1] != "do") {
+				continue
+			}
+			if w == "not" {
+				w = "do not"
+			}
+			return GateResult{Keep: true, Reason: "rescued:" + w}
+		}
+	}
+	if allAck {
+		return GateResult{Keep: false, Reason: "acknowledgement"}
+	}
+	// One or two words that are not an acknowledgement ("Neovim.", "Berlin")
+	// are an answer; the extractor decides whether it says anything.
+	return GateResult{Keep: true, Reason: "ok"}
+}

@@ -1,0 +1,397 @@
+package extract
+
+import (
+	"strings"
+)
+
+// Reason codes DetectInstruction returns.
+const (
+	ReasonIgnorePrevious     = "instruction:ignore_previous"
+	ReasonRoleOverride       = "instruction:role_override"
+	ReasonSystemPrompt       = "instruction:system_prompt"
+	ReasonRevealInstructions = "instruction:reveal_instructions"
+	ReasonNewInstructions    = "instruction:new_instructions"
+	ReasonJailbreak          = "instruction:jailbreak"
+	ReasonExfiltration       = "instruction:exfiltration"
+	ReasonDeception          = "instruction:deception"
+)
+
+// templateMarkers are chat-template and role markers that have no business
+// in a user's memory: text carrying them is trying to speak as the system.
+var templateMarkers = []string{"<|im_start|>", "<|im_end|>", "<|system|>", "<|assistant|>",
+	"<|user|>", "<|endoftext|>", "[system]", "<<sys>>", "<</sys>>", "[inst]", "[/inst]",
+	"<system>", "</system>", "### system", "### instruction", "<|start_header_id|>",
+	"<|eot_id|>", "[system message]", "<system_prompt>", "begin system prompt"}
+
+// ignoreVerbs leave out "drop", "remove" and "delete": "drop the previous
+// constraints" is a database migration, not an attack.
+var ignoreVerbs = set("ignore", "disregard", "forget", "override", "bypass", "abandon",
+	"discard", "neglect", "overrule", "circumvent", "nullify")
+
+// instructionNouns are what an injection tells the agent to drop. "message",
+// "typo" and "question" are absent on purpose: "ignore my previous message"
+// and "please ignore the typo" are ordinary corrections.
+var instructionNouns = set("instructions", "instruction", "rules", "prompts", "prompt",
+	"directions", "directives", "directive", "guidelines", "guardrails", "commands",
+	"orders", "programming", "restrictions", "policies", "policy", "safeguards", "filters",
+	"training", "constraints", "context", "guidance", "principles", "limitations",
+	"boundaries", "settings", "protocols", "conditioning", "alignment", "persona",
+	"system", "messages")
+
+// weakInstructionNouns are instruction nouns that need "previous", "above",
+// "everything"... to count.
+var weakInstructionNouns = set("context", "system", "messages", "settings", "constraints",
+	"policies", "training", "limitations", "boundaries", "principles")
+
+// ignoreFillers may sit between an ignore verb and its object.
+var ignoreFillers = set("all", "any", "the", "your", "my", "of", "previous", "prior",
+	"above", "earlier", "preceding", "former", "past", "original", "initial", "existing",
+	"given", "system", "these", "those", "every", "other", "safety", "developer", "current",
+	"old", "and", "everything", "that", "you", "were", "have", "been", "told", "received",
+	"got", "entire", "whole", "internal", "hidden", "default", "content", "earlier",
+	"before", "this", "just", "now", "please", "completely", "totally", "ai", "model",
+	"assistant's", "assistant", "openai", "anthropic", "ethical", "moral", "security")
+
+var revealVerbs = set("reveal", "show", "print", "repeat", "output", "display", "leak",
+	"dump", "tell", "give", "share", "list", "write", "recite", "disclose", "expose", "paste",
+	"echo", "provide", "send", "return", "spell", "translate", "summarize", "summarise")
+
+// revealOwners mark the object as the agent's own configuration, so "show
+// me the rules of chess" is not an attack but "show me your rules" is.
+var revealOwners = set("your", "system", "hidden", "initial", "original", "secret",
+	"internal", "above", "previous", "prior", "developer", "confidential", "private",
+	"full", "exact", "verbatim", "real", "underlying", "pre-prompt", "preprompt")
+
+var revealObjects = set("instructions", "instruction", "prompt", "prompts", "rules",
+	"guidelines", "directives", "configuration", "config", "programming", "message",
+	"messages", "context", "policies", "constraints", "settings", "preprompt")
+
+var roleAfterYouAreNow = set("a", "an", "the", "my", "dan", "no", "not", "free",
+	"unrestricted", "jailbroken", "called", "named", "known", "going", "acting", "evil",
+	"allowed", "unfiltered", "uncensored", "unbound", "unleashed", "required", "obligated",
+	"forced", "programmed", "operating", "chatgpt", "gpt", "claude", "root", "admin",
+	"playing", "pretending", "in", "entering", "under", "his", "her", "their", "mine")
+
+var sensitiveData = set("data", "conversation", "conversations", "memory", "memories",
+	"history", "secrets", "secret", "keys", "key", "credentials", "credential", "password",
+	"passwords", "token", "tokens", "env", "environment", "files", "chat", "messages",
+	"logs", "cookies", "information", "info", "contents", "database")
+
+// DetectInstruction reports whether text tries to instruct the agent rather
+// than tell it something: prompt-injection phrasing such as "ignore all
+// previous instructions", "disregard the above", "you are now ...",
+// "reveal your system prompt", "new instructions:", "act as ... and",
+// chat-template markers, jailbreak phrases, requests to send data away or
+// to hide things from the user. The engine quarantines such content. The
+// reason is a stable code such as "instruction:ignore_previous".
+//
+// Ordinary requests stay clean: "please ignore the typo", "ignore my
+// previous message, I meant Vim", "show me the rules of chess".
+func DetectInstruction(text string) (bool, string) {
+	if text == "" {
+		return false, ""
+	}
+	low := strings.ToLower(text)
+	for _, m := range templateMarkers {
+		if strings.Contains(low, m) {
+			return true, ReasonSystemPrompt
+		}
+	}
+	if lineStartsWith(low, "system:") || lineStartsWith(low, "system prompt:") {
+		return true, ReasonSystemPrompt
+	}
+	ws := instructionWords(low)
+	for i := range ws {
+		if r := instructionAt(ws, i); r != "" {
+			return true, r
+		}
+	}
+	return false, ""
+}
+
+// iword is one lowercased word of the text and whether a ':' follows it.
+type iword struct {
+	w     string
+	colon bool
+}
+
+func instructionWords(low string) []iword {
+	ws := make([]iword, 0, len(low)/5+1)
+	for i := 0; i < len(low); {
+		r, size := decodeRune(low, i)
+		if !isWordRune(r) {
+			if r == ':' && len(ws) > 0 {
+				ws[len(ws)-1].colon = true
+			}
+			i += size
+			continue
+		}
+		j := i
+		for j < len(low) {
+			r, size := decodeRune(low, j)
+			if !isWordRune(r) && !isApostrophe(r) && r != '-' {
+				break
+			}
+			j += size
+		}
+		w := low[i:j]
+		if strings.Contains(w, "’") {
+			w = strings.ReplaceAll(w, "’", "'")
+		}
+		// Expand the few contractions the patterns care about.
+		switch w {
+		case "you're":
+			ws = append(ws, iword{w: "you"}, iword{w: "are"})
+		case "don't", "dont":
+			ws = append(ws, iword{w: "do"}, iword{w: "not"})
+		case "what's":
+			ws = append(ws, iword{w: "what"}, iword{w: "is"})
+		default:
+			ws = append(ws, iword{w: w})
+		}
+		i = j
+	}
+	return ws
+}
+
+func lineStartsWith(low, prefix string) bool {
+	for {
+		t := strings.TrimLeft(low, " \t#>*-")
+		if strings.HasPrefix(t, prefix) {
+			return true
+		}
+		nl := strings.IndexByte(low, '\n')
+		if nl < 0 {
+			return false
+		}
+		low = low[nl+1:]
+	}
+}
+
+func wordAtIs(ws []iword, i int, alts ...string) bool {
+	if i < 0 || i >= len(ws) {
+		return false
+	}
+	for _, a := range alts {
+		if ws[i].w == a {
+			return true
+		}
+	}
+	return false
+}
+
+// instructionAt checks every pattern anchored at word i.
+func instructionAt(ws []iword, i int) string {
+	w := ws[i].w
+	switch {
+	case ignoreVerbs[w]:
+		if ignorePrevious(ws, i) {
+			return ReasonIgnorePrevious
+		}
+	case w == "you" && wordAtIs(ws, i+1, "are") && wordAtIs(ws, i+2, "now"):
+		if wordAtIs(ws, i+3, "in", "entering", "under") {
+			// "you are now in the repo root" is fine; "in developer mode" is not.
+			for k := i + 4; k < i+8 && k < len(ws); k++ {
+				if ws[k].w == "mode" {
+					return ReasonRoleOverride
+				}
+			}
+			return ""
+		}
+		if i+3 < len(ws) && roleAfterYouAreNow[ws[i+3].w] {
+			return ReasonRoleOverride
+		}
+	case w == "from" && wordAtIs(ws, i+1, "now") && wordAtIs(ws, i+2, "on"):
+		k := i + 3
+		if wordAtIs(ws, k, "you") {
+			k++
+		}
+		if wordAtIs(ws, k, "are", "will", "must", "should", "shall", "act", "respond", "answer",
+			"only", "always", "never", "reply", "ignore", "pretend", "behave", "speak", "obey",
+			"have", "no", "can") {
+			return ReasonRoleOverride
+		}
+	case w == "pretend":
+		if wordAtIs(ws, i+1, "to") && wordAtIs(ws, i+2, "be") ||
+			wordAtIs(ws, i+1, "you") && wordAtIs(ws, i+2, "are", "have", "can") ||
+			wordAtIs(ws, i+1, "that") && wordAtIs(ws, i+2, "you") {
+			return ReasonRoleOverride
+		}
+	case w == "roleplay" || w == "role-play":
+		if wordAtIs(ws, i+1, "as") {
+			return ReasonRoleOverride
+		}
+	case w == "role" && wordAtIs(ws, i+1, "play") && wordAtIs(ws, i+2, "as"):
+		return ReasonRoleOverride
+	case w == "act" && wordAtIs(ws, i+1, "as", "like"):
+		// Only when addressed to the agent: "act as a pirate and...", "I want
+		// you to act as", not "the proxy can act as a cache".
+		if i == 0 || wordAtIs(ws, i-1, "you", "please", "now", "to", "and", "then", "will", "must", "should") {
+			if wordAtIs(ws, i-1, "to") && !wordAtIs(ws, i-2, "you", "want", "going", "need", "have") {
+				return ""
+			}
+			return ReasonRoleOverride
+		}
+	case w == "system" && wordAtIs(ws, i+1, "prompt", "message", "instructions"):
+		if ws[i+1].colon || wordAtIs(ws, i+2, "override", "mode", "is", "says", "reads") {
+			return ReasonSystemPrompt
+		}
+		for k := i - 1; k >= 0 && k >= i-3; k-- {
+			x := ws[k].w
+			if x == "your" || x == "new" || x == "updated" || x == "real" || x == "hidden" ||
+				x == "original" || x == "initial" || x == "secret" || x == "ignore" ||
+				x == "override" || x == "disregard" || revealVerbs[x] {
+				return ReasonSystemPrompt
+			}
+		}
+	case revealVerbs[w]:
+		if reveal(ws, i) {
+			return ReasonRevealInstructions
+		}
+		if sendAway(ws, i) {
+			return ReasonExfiltration
+		}
+	case w == "new" || w == "updated" || w == "revised" || w == "additional" || w == "real" || w == "actual" || w == "true":
+		if newInstructions(ws, i) {
+			return ReasonNewInstructions
+		}
+	case w == "jailbreak" || w == "jailbroken" || w == "jailbreaking":
+		return ReasonJailbreak
+	case w == "developer" || w == "dan" || w == "god" || w == "unrestricted" || w == "debug":
+		if wordAtIs(ws, i+1, "mode") && (w != "debug" || wordAtIs(ws, i-1, "enter", "enable", "activate", "in")) {
+			return ReasonJailbreak
+		}
+	case w == "do" && wordAtIs(ws, i+1, "anything") && wordAtIs(ws, i+2, "now"):
+		return ReasonJailbreak
+	case w == "without" && wordAtIs(ws, i+1, "any") && wordAtIs(ws, i+2, "restrictions", "filters", "limitations", "censorship", "guidelines"):
+		return ReasonJailbreak
+	case w == "do" && wordAtIs(ws, i+1, "not") && wordAtIs(ws, i+2, "tell", "inform", "alert", "notify", "mention", "reveal"):
+		if wordAtIs(ws, i+3, "the") && wordAtIs(ws, i+4, "user", "human", "operator", "developer") ||
+			wordAtIs(ws, i+3, "the", "your") && wordAtIs(ws, i+4, "user", "human") {
+			return ReasonDeception
+		}
+	case w == "without" && wordAtIs(ws, i+1, "telling", "informing", "alerting", "notifying") &&
+		wordAtIs(ws, i+2, "the") && wordAtIs(ws, i+3, "user", "human", "operator"):
+		return ReasonDeception
+	case w == "hide" && (wordAtIs(ws, i+1, "this", "it") && wordAtIs(ws, i+2, "from") || wordAtIs(ws, i+1, "from")):
+		return ReasonDeception
+	case w == "obey" && wordAtIs(ws, i+1, "me", "only", "these", "my"):
+		return ReasonRoleOverride
+	}
+	return ""
+}
+
+// ignorePrevious matches "ignore all previous instructions", "disregard the
+// above", "forget everything you were told" and their variants.
+func ignorePrevious(ws []iword, i int) bool {
+	sawOrder := false // "previous", "above", "prior"...
+	sawEverything := false
+	for k := i + 1; k < len(ws) && k <= i+7; k++ {
+		x := ws[k].w
+		if instructionNouns[x] {
+			// Broad nouns count only with an order word: "ignore all previous
+			// context" is an attack, "ignore the constraints we discussed" may
+			// be a user changing their mind. "system" may still lead to
+			// "prompt".
+			if sawOrder || sawEverything || !weakInstructionNouns[x] {
+				return true
+			}
+			continue
+		}
+		switch x {
+		case "above":
+			return true // "disregard the above", "ignore everything above"
+		case "previous", "prior", "earlier", "preceding", "former", "before":
+			sawOrder = true
+			continue
+		case "everything", "anything", "all":
+			sawEverything = sawEverything || x == "everything"
+			continue
+		case "told", "taught", "instructed", "programmed", "trained":
+			if sawEverything {
+				return true
+			}
+		}
+		if !ignoreFillers[x] {
+			return false
+		}
+	}
+	return false
+}
+
+// reveal matches "reveal your system prompt", "show me your instructions",
+// "repeat the text above verbatim".
+func reveal(ws []iword, i int) bool {
+	owned := false
+	for k := i + 1; k < len(ws) && k <= i+6; k++ {
+		x := ws[k].w
+		if revealOwners[x] {
+			owned = true
+		}
+		if revealObjects[x] {
+			return owned
+		}
+		if x == "above" && ws[i].w == "repeat" {
+			return true
+		}
+		if x != "me" && x != "us" && x != "the" && x != "all" && x != "of" && x != "what" &&
+			x != "is" && x != "are" && x != "in" && x != "back" && x != "out" && x != "word" &&
+			x != "for" && x != "text" && x != "everything" && x != "that" && x != "were" &&
+			x != "you" && x != "given" && !revealOwners[x] {
+			return false
+		}
+	}
+	return false
+}
+
+// sendAway matches "send all the data to http://...", "forward the
+// conversation history to this email".
+func sendAway(ws []iword, i int) bool {
+	if ws[i].w != "send" && ws[i].w != "share" && ws[i].w != "provide" {
+		return false
+	}
+	sawData := false
+	for k := i + 1; k < len(ws) && k <= i+8; k++ {
+		x := ws[k].w
+		if sensitiveData[x] {
+			sawData = true
+		}
+		if x == "to" && sawData {
+			if wordAtIs(ws, k+1, "http", "https", "this", "the", "my", "attacker", "evil", "external", "www") ||
+				k+1 < len(ws) && (strings.Contains(ws[k+1].w, "@") || strings.Contains(ws[k+1].w, ".")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// newInstructionObjects follow "new"/"updated" in an attempt to replace the
+// agent's instructions.
+var newInstructionObjects = set("instructions", "instruction", "directives", "orders",
+	"persona", "programming")
+
+// yourNewObjects follow "your new"/"your real": "your new task is...", "your
+// true purpose". "Your new role" is left out: it congratulates people.
+var yourNewObjects = set("instructions", "instruction", "directives", "task", "objective",
+	"purpose", "orders", "persona", "mission", "programming", "rules")
+
+// newInstructions matches "new instructions:", "updated instructions
+// follow", "your new task is", "your true purpose".
+func newInstructions(ws []iword, i int) bool {
+	if i+1 >= len(ws) {
+		return false
+	}
+	next := ws[i+1]
+	if wordAtIs(ws, i-1, "your") && yourNewObjects[next.w] {
+		return true
+	}
+	if !newInstructionObjects[next.w] {
+		return false
+	}
+	switch ws[i].w {
+	case "new", "updated", "revised", "additional":
+		return next.colon || wordAtIs(ws, i+2, "are", "follow", "supersede", "override", "replace", "take")
+	}
+	return false
+}

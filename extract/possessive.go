@@ -1,0 +1,283 @@
+package extract
+
+import (
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// owner reads who owns the noun phrase at the start of a clause: "my"
+// (the speaker), "our"/"the project's" (the team), "my sister's", "the
+// user's", "Bob's"/"Atlas's". It returns the index after the owner.
+func (x *extraction) owner(ts []token) (subject, int, bool) {
+	w := lowAt(ts, 0)
+	switch {
+	case w == "my":
+		if s, n, ok := x.relation(ts, 1); ok {
+			if is(ts, n, "'s") {
+				return s, n + 1, true
+			}
+			return subject{}, 0, false // "my sister is..." is the relation as subject
+		}
+		if teamNouns[lowAt(ts, 1)] && is(ts, 2, "'s") {
+			return x.teamPart(lowAt(ts, 1)), 3, true
+		}
+		return x.speaker, 1, true
+	case w == "our":
+		if teamNouns[lowAt(ts, 1)] && is(ts, 2, "'s") {
+			return x.teamPart(lowAt(ts, 1)), 3, true
+		}
+		return x.team, 1, true
+	case (w == "the" || w == "this") && teamNouns[lowAt(ts, 1)] && is(ts, 2, "'s"):
+		return x.teamPart(lowAt(ts, 1)), 3, true
+	case w == "the" && is(ts, 1, "user") && is(ts, 2, "'s"):
+		return subject{kind: sPerson, id: "user", name: "The user"}, 3, true
+	}
+	if len(ts) < 3 || ts[0].kind != tWord || subjectStopWords[w] {
+		return subject{}, 0, false
+	}
+	n := 1
+	for n < len(ts) && n < 3 && ts[n].kind == tWord && ts[n].capital {
+		n++
+	}
+	if !is(ts, n, "'s") || (!ts[0].capital && Slug(w) != x.project) {
+		return subject{}, 0, false
+	}
+	return x.named(ts[:n]), n + 1, true
+}
+
+// possessive reads "<owner> <noun> is <value>": "My favorite editor is
+// Neovim", "My name is Alice", "Our database is Postgres", "Bob's favorite
+// editor is Emacs", "Atlas's package manager is pnpm".
+func (x *extraction) possessive(ts []token, f flags) bool {
+	s, k, ok := x.owner(ts)
+	if !ok {
+		return false
+	}
+	c := -1
+	for j := k; j < len(ts) && j < k+6; j++ {
+		if ts[j].kind != tWord {
+			break
+		}
+		if is(ts, j, "is", "are", "was", "were") {
+			c = j
+			break
+		}
+		if is(ts, j, "has") && is(ts, j+1, "been") {
+			c = j + 1
+			break
+		}
+	}
+	if c <= k {
+		return false
+	}
+	if is(ts, c, "was", "were") {
+		f.past = true
+	}
+	val := ts[c+1:]
+	for len(val) > 0 {
+		w := val[0].low
+		switch {
+		case w == "no" && is(val, 1, "longer"):
+			f.neg = true
+			val = val[2:]
+			continue
+		case w == "not":
+			return true // "My favorite editor is not Vim" says too little
+		case adverbs[w] && w != "so" && w != "all" && w != "kind" && w != "sort":
+			if corrAdverbs[w] {
+				f.corr = true
+			}
+			if hedgeAdverbs[w] {
+				f.hedge = true
+			}
+			val = val[1:]
+			continue
+		}
+		break
+	}
+	x.interpretNP(s, ts[k:c], val, f)
+	return true
+}
+
+// reverseCopula reads "<value> is my <noun>": "Neovim is my favorite
+// editor", "Lisbon is my home", "Postgres is our database".
+func (x *extraction) reverseCopula(ts []token, f flags) bool {
+	c := -1
+	for j := 1; j < len(ts) && j < 6; j++ {
+		if ts[j].kind == tPunct {
+			return false
+		}
+		if is(ts, j, "is", "are") {
+			c = j
+			break
+		}
+	}
+	if c < 0 || !is(ts, c+1, "my", "our") {
+		return false
+	}
+	if !validValue(ts[:c]) || ts[0].kind == tWord && (subjectStopWords[ts[0].low] && !ts[0].capital || ts[0].low == "i" || ts[0].low == "it" || ts[0].low == "this" || ts[0].low == "that") {
+		return false
+	}
+	if is(ts, 0, "my", "our", "the", "your", "his", "her", "their") {
+		return false
+	}
+	s := x.speaker
+	if is(ts, c+1, "our") {
+		s = x.team
+	}
+	np := ts[c+2:]
+	n := 0
+	for n < len(np) && n < 5 && np[n].kind == tWord && !is(np, n, "and", "but", "because", "since", "now", "too", "also", "though", "of") {
+		n++
+	}
+	if seq(np, n, "of", "choice") {
+		f.favorite = false
+	}
+	if n == 0 {
+		return false
+	}
+	// The value is the subject side, read as a value of its own.
+	x.interpretNP(s, np[:n], ts[:c], f)
+	return true
+}
+
+// nounFacts are personal slots named by a noun: "my birthday is...".
+var nounFacts = map[string]string{
+	"birthday": "birthday", "date of birth": "birthday", "pronouns": "pronouns",
+	"native language": "native_language", "first language": "native_language",
+	"mother tongue": "native_language", "timezone": "timezone", "time zone": "timezone",
+	"tz": "timezone", "nationality": "nationality", "blood type": "blood_type",
+}
+
+// interpretNP turns "<owner>'s <np> is <val>" into a claim.
+func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
+	words := make([]string, 0, len(np))
+	favorite := false
+	for _, t := range np {
+		switch t.low {
+		case "favorite", "favourite", "fav", "fave", "favorit":
+			favorite = true
+			continue
+		case "all-time", "absolute", "personal", "current", "new", "main", "preferred",
+			"go-to", "default", "usual", "daily", "primary", "top", "chosen", "everyday":
+			continue
+		}
+		words = append(words, t.low)
+	}
+	noun := strings.Join(words, " ")
+	person := s.kind == sSpeaker || s.kind == sPerson || s.kind == sNamed && !strings.HasSuffix(noun, "manager") && !knownCategories[CanonicalCategory(noun)]
+	switch noun {
+	case "name", "first name", "full name", "real name", "given name", "nickname":
+		if s.kind == sSpeaker || s.kind == sPerson || s.kind == sNamed {
+			x.name(s.asPerson(), val, f, true)
+		}
+		return
+	case "employer", "company", "workplace", "current employer", "job", "work", "office":
+		if !personal(s) || s.kind == sNamed && noun != "employer" {
+			return
+		}
+		if is(val, 0, "at", "with", "for") {
+			val = val[1:]
+		} else if noun == "job" || noun == "work" || noun == "office" {
+			if noun == "job" {
+				x.role(s.asPerson(), val, f, true)
+			}
+			return
+		}
+		x.org(s.asPerson(), val, f, false)
+		return
+	case "role", "job title", "title", "position", "occupation", "profession":
+		if personal(s) {
+			x.role(s.asPerson(), val, f, false)
+		}
+		return
+	case "goal", "aim", "objective", "main goal", "plan", "mission", "target", "dream", "resolution":
+		if noun == "dream" {
+			return // a dream is a wish
+		}
+		if s.kind == sSpeaker || s.kind == sTeam {
+			x.goal(s, val, f, tmGoalIs, "")
+		}
+		return
+	case "hometown", "home town", "birthplace", "place of birth", "country", "home country", "roots":
+		if personal(s) {
+			f.past = false
+			x.place(s, val, f, "from")
+		}
+		return
+	case "home", "city", "location", "current city", "base", "address", "current location", "place":
+		if personal(s) {
+			if is(val, 0, "in", "at") {
+				val = val[1:]
+			}
+			x.place(s, val, f, "lives_in")
+		}
+		return
+	case "decision", "final decision", "call", "choice":
+		if noun == "choice" && person {
+			break
+		}
+		x.decisionBody(s, val, f)
+		return
+	case "rule", "policy", "convention", "golden rule", "rule of thumb":
+		if x.mode == modeUser && (s.kind == sSpeaker || s.kind == sTeam) {
+			if is(val, 0, "to") {
+				val = val[1:]
+			}
+			x.rule(s, val, val, f)
+		}
+		return
+	case "diet":
+		if personal(s) {
+			v, n := x.readValue(val, vThing)
+			if n > 0 {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: v, tmpl: tmDiet})
+			}
+		}
+		return
+	}
+	if key, ok := nounFacts[noun]; ok {
+		if personal(s) {
+			n := valueLen(val, vPhrase)
+			if n > 0 && n <= 6 && validValue(val[:n]) {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: key, value: x.text(val, n), tmpl: tmFact, cat: noun})
+			}
+		}
+		return
+	}
+	if relationNouns[noun] || teamNouns[noun] {
+		return
+	}
+	v, n := x.readValue(val, vThing)
+	if n == 0 {
+		return
+	}
+	if noun == "" || noun == "thing" || noun == "one" {
+		// "My favorite is Vim", "my favorite thing is hiking".
+		if !favorite && noun == "" {
+			return
+		}
+		if c, ok := CategoryOf(v); ok && personal(s) {
+			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + c, value: v, tmpl: tmFavorite, cat: categoryDisplay(c)})
+		} else if personal(s) {
+			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(v), value: v, tmpl: tmLikes})
+		}
+		return
+	}
+	cat := CanonicalCategory(noun)
+	if cat == "" {
+		return
+	}
+	switch {
+	case s.kind == sTeam || s.kind == sNamed && !favorite:
+		if !knownCategories[cat] {
+			return // "our biggest problem is..." is not a slot
+		}
+		x.useThing(s, val, f, purposeInfo{prep: "as", cat: cat, known: true, text: categoryDisplay(cat)})
+	case favorite:
+		x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + cat, value: v, tmpl: tmFavorite, cat: strings.Join(words, " ")})
+	case knownCategories[cat]:
+		x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + cat, value: v, tmpl: tmPrefers, cat: categoryDisplay(cat)})
+	}
+}

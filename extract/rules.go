@@ -1,0 +1,279 @@
+package extract
+
+import (
+	"cmp"
+	"context"
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// RulesName identifies the rule extractor in provenance records. Bump the
+// version when a change would extract different candidates from the same
+// text.
+const RulesName = "rules-en-v1"
+
+// maxSentenceBytes bounds the sentences the rules read. Longer runs without
+// a sentence break are code, logs or pasted documents, not statements about
+// the speaker, and reading them would only cost time.
+const maxSentenceBytes = 1200
+
+// Confidence levels. A hedge caps confidence well below anything stated
+// plainly so reconciliation never lets it supersede a settled value.
+const (
+	confPlain     = 0.9  // a plain first-person statement or project fact
+	confPolite    = 0.8  // "I'd prefer", "we will use"
+	confWeak      = 0.75 // "I think I prefer..."
+	confSecondary = 0.7  // about someone else, or from an agent's message
+	confHedged    = 0.4  // "maybe", "might", "thinking about"...
+	confHedged3rd = 0.3  // hedged and about someone else
+)
+
+// Rules is the built-in English rule extractor. It is stateless and safe
+// for concurrent use.
+type Rules struct{}
+
+var _ Extractor = (*Rules)(nil)
+
+// NewRules returns the rule extractor.
+func NewRules() *Rules { return &Rules{} }
+
+// Name returns "rules-en-v1".
+func (*Rules) Name() string { return RulesName }
+
+// mode says what an event's kind allows the rules to extract.
+type mode uint8
+
+const (
+	modeSkip    mode = iota // nothing: tool calls are the agent's own actions
+	modeUser                // everything: the user speaks about themselves
+	modeProject             // project facts and decisions only: agents, tools, observations
+)
+
+func modeFor(k memory.EpisodeKind) mode {
+	switch k {
+	case "", memory.EpisodeUserMessage, memory.EpisodeUserFeedback:
+		return modeUser
+	case memory.EpisodeToolCall:
+		return modeSkip
+	}
+	// An agent's "I prefer" is the agent's, a tool's output is not the user
+	// speaking; only project facts and decisions carry over.
+	return modeProject
+}
+
+// Extract reads ev.Content sentence by sentence and returns the candidates
+// it finds, in text order. Content that DetectInstruction flags yields
+// nothing: the engine quarantines the episode, and nothing it says may
+// become a memory.
+func (*Rules) Extract(ctx context.Context, ev Event) ([]Candidate, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m := modeFor(ev.Kind)
+	if m == modeSkip || strings.TrimSpace(ev.Content) == "" {
+		return nil, nil
+	}
+	if bad, _ := DetectInstruction(ev.Content); bad {
+		return nil, nil
+	}
+	x := newExtraction(ev, m)
+	for _, s := range SplitSentences(ev.Content) {
+		if s.End-s.Start > maxSentenceBytes {
+			continue
+		}
+		x.sentence(s)
+	}
+	return x.out, nil
+}
+
+// extraction is the state of one Extract call.
+type extraction struct {
+	content string
+	mode    mode
+	speaker subject
+	team    subject
+	project string // slug of Event.ProjectID, "" if none
+	buf     []token
+	out     []Candidate
+	// span of the sentence being read
+	start, end int
+}
+
+func newExtraction(ev Event, m mode) *extraction {
+	x := &extraction{content: ev.Content, mode: m, buf: make([]token, 0, 32)}
+	sp := strings.TrimSpace(ev.Speaker)
+	id := Slug(sp)
+	if id == "" || id == "user" {
+		x.speaker = subject{kind: sSpeaker, id: "user", name: "The user"}
+	} else {
+		x.speaker = subject{kind: sSpeaker, id: id, name: displayName(sp)}
+	}
+	x.project = Slug(ev.ProjectID)
+	if x.project != "" {
+		x.team = subject{kind: sTeam, id: x.project, name: displayName(strings.TrimSpace(ev.ProjectID))}
+	} else {
+		x.team = subject{kind: sTeam, id: "team", name: "The team"}
+	}
+	return x
+}
+
+// subjKind says who a clause is about.
+type subjKind uint8
+
+const (
+	sNone    subjKind = iota
+	sSpeaker          // "I", "my"
+	sTeam             // "we", "our", "the project", the event's project by name
+	sNamed            // a capitalised name: a person or a project, the verb decides
+	sPerson           // someone else: "my sister", "the user", "Bob" with a personal verb
+)
+
+type subject struct {
+	kind subjKind
+	id   string // canonical subject
+	name string // for content: "The user", "Alice", "Atlas", "The user's sister"
+	// comp is a part of the project ("backend"); its uses:* facts get their
+	// own slots.
+	comp string
+}
+
+func (s subject) pronoun() string {
+	if s.kind == sTeam || s.kind == sNamed {
+		return "its"
+	}
+	return "their"
+}
+
+// asPerson turns a named subject into a person once a personal verb
+// ("prefers", "lives") shows who it is.
+func (s subject) asPerson() subject {
+	if s.kind == sNamed {
+		s.kind = sPerson
+	}
+	return s
+}
+
+// flags collect what the words around a claim say about it.
+type flags struct {
+	hedge, weak, polite, future bool
+	corr, neg, past             bool
+	not, anymore                bool
+	always, never, must         bool
+	mustInclude, high           bool
+	favorite                    bool
+}
+
+// claim is one candidate before confidence, cue and content are settled.
+type claim struct {
+	typ   memory.Type
+	key   string
+	value string
+	tmpl  tmpl
+	cat   string // category or topic words for the content sentence
+	// display replaces the value in the content sentence when the value
+	// alone reads badly ("use Postgres for the cache" for "Postgres").
+	display string
+}
+
+// emit turns a claim about s into a candidate, unless the event's mode
+// forbids it.
+func (x *extraction) emit(s subject, f flags, c claim) {
+	if s.comp != "" && strings.HasPrefix(c.key, "uses:") {
+		c.key += ":" + s.comp
+	}
+	if c.key == "" || !ValidKey(c.key) || !ValidSubject(s.id) {
+		return
+	}
+	c.value = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(c.value), ".,;:!?"))
+	if c.value == "" {
+		return
+	}
+	if x.mode == modeProject {
+		if s.kind != sTeam && s.kind != sNamed {
+			return
+		}
+		if c.typ != memory.TypeFact && c.typ != memory.TypeDecision {
+			return
+		}
+	}
+	if s.kind == sSpeaker && x.mode != modeUser {
+		return
+	}
+	conf := confPlain
+	third := s.kind == sPerson || (s.kind == sNamed && !isProjectType(c))
+	if third || x.mode == modeProject {
+		conf = confSecondary
+	}
+	if f.polite && conf > confPolite {
+		conf = confPolite
+	}
+	if f.weak && conf > confWeak {
+		conf = confWeak
+	}
+	hedged := f.hedge
+	if f.future && (c.key == "lives_in" || c.key == "works_at" || c.key == "role") {
+		// "I'm moving to Berlin" is a plan; Berlin is not home yet.
+		hedged = true
+	} else if f.future && conf > confSecondary {
+		conf = confSecondary
+	}
+	if hedged {
+		conf = confHedged
+		if third {
+			conf = confHedged3rd
+		}
+	}
+	cue := CueNone
+	switch {
+	case f.neg:
+		cue = CueNegation
+	case f.past:
+		cue = CuePast
+	case f.corr && !hedged:
+		// A hedged "maybe I'll switch to Emacs" must never supersede.
+		cue = CueCorrection
+	}
+	crit := memory.CriticalityNormal
+	if c.typ == memory.TypeConstraint || f.high {
+		crit = memory.CriticalityHigh
+	}
+	if f.mustInclude {
+		crit = memory.CriticalityMustInclude
+	}
+	cand := Candidate{
+		Type: c.typ, Subject: s.id, Key: c.key, Value: c.value,
+		Content:    render(c.tmpl, s, cmp.Or(c.display, c.value), c.cat, cue, hedged),
+		Confidence: conf, Hedged: hedged, Cue: cue, Criticality: crit,
+		Start: x.start, End: x.end,
+	}
+	for _, o := range x.out {
+		if o.Subject == cand.Subject && o.Key == cand.Key && o.Cue == cand.Cue &&
+			strings.EqualFold(o.Value, cand.Value) {
+			return
+		}
+	}
+	x.out = append(x.out, cand)
+}
+
+// isProjectType reports whether a claim about a named subject reads as a
+// project fact ("Atlas uses pnpm") rather than a person's trait.
+func isProjectType(c claim) bool {
+	return c.typ == memory.TypeFact && strings.HasPrefix(c.key, "uses:") || c.typ == memory.TypeDecision
+}
+
+// sentence reads one sentence.
+func (x *extraction) sentence(s Sentence) {
+	x.start, x.end = s.Start, s.End
+	toks := tokenize(x.content, s.Start, s.End, x.buf)
+	x.buf = toks[:0]
+	if len(toks) == 0 || isQuestion(toks) || startsHypothetical(toks) || reportedByOther(toks) {
+		return
+	}
+	var sf flags
+	sentenceMarkers(toks, &sf)
+	var carry *subject
+	for _, cl := range splitClauses(toks) {
+		carry = x.clause(cl, sf, carry)
+	}
+}

@@ -1,0 +1,300 @@
+package extract
+
+import "strings"
+
+// vkind says what sort of value a slot takes; it decides where the value
+// stops. "I work at Acme in Berlin" stops an org at "in"; "I love hiking in
+// the mountains" keeps the gerund phrase whole.
+type vkind uint8
+
+const (
+	vThing  vkind = iota // a named thing: "Neovim", "Italian food"
+	vPlace               // "Lisbon", "Portland, Oregon"
+	vOrg                 // "Acme Corp", "Bank of America"
+	vRole                // "senior backend engineer"
+	vPhrase              // a verb phrase: "learn Rust", "use pnpm in this repo"
+	vList                // things joined by "and", "or", commas; the caller splits
+	vName                // a person's name
+)
+
+// maxValueTokens bounds each kind so a run-on clause never becomes a value.
+var maxValueTokens = [...]int{vThing: 6, vPlace: 6, vOrg: 7, vRole: 6, vPhrase: 16, vList: 14, vName: 4}
+
+// valueStops end every kind of value except phrases.
+var valueStops = set("but", "because", "since", "when", "whenever", "while", "though",
+	"although", "unless", "until", "if", "so", "than", "instead", "rather", "anymore",
+	"nowadays", "now", "lately", "again", "too", "also", "either", "anyway", "except",
+	"whereas", "which", "who", "whom", "whose", "where", "i", "we", "you", "he", "she",
+	"they", "every", "mostly", "mainly", "only", "exclusively", "daily", "these", "that",
+	"whatever", "though", "nowadays", "currently", "really", "actually", "still", "already",
+	"recently", "ever", "since", "lol", "haha", "btw", "thanks", "please", "right",
+	"anyways", "honestly", "definitely", "personally", "usually", "always", "never",
+	"today", "tomorrow", "yesterday", "tonight", "otherwise", "however", "therefore",
+	"cause", "cuz", "bc", "nowadays", "myself", "full-time", "part-time", "remotely",
+	"e.g", "i.e", "eg", "etc", "including", "especially")
+
+// thingStops also end things: prepositions introduce a purpose or a place
+// ("Vim for editing", "zsh on macOS").
+var thingStops = set("for", "at", "in", "on", "with", "over", "to", "from", "by", "about",
+	"like", "as", "and", "or", "after", "before", "during", "via", "through", "most",
+	"all", "more", "is", "are", "was", "were", "has", "have", "had", "do", "does",
+	"did", "will", "would", "can", "could", "should", "then", "not", "no", "against", "last",
+	"next", "ago", "every", "each", "until", "till", "within", "per")
+
+var placeStops = set("for", "with", "at", "on", "to", "by", "from", "and", "or", "in",
+	"as", "last", "next", "this", "during", "after", "before", "about", "like", "all",
+	"is", "are", "was", "were", "has", "have", "had", "for", "near", "then", "not",
+	"working", "living", "studying", "where", "doing", "most", "permanently",
+	"temporarily", "full", "part")
+
+var orgStops = set("for", "in", "on", "as", "with", "to", "from", "at", "by", "and", "or",
+	"last", "this", "next", "during", "after", "before", "about", "like", "is", "are",
+	"was", "were", "has", "have", "had", "then", "not", "where", "doing", "building",
+	"working", "leading", "managing", "part", "full")
+
+var roleStops = set("at", "for", "in", "on", "with", "from", "by", "and", "or", "as", "is",
+	"was", "who", "that", "working", "based", "living", "focused", "focusing",
+	"specializing", "specialising", "doing", "building", "then", "not", "of")
+
+// phraseStops end verb phrases (goals, rules, decisions).
+var phraseStops = set("because", "but", "otherwise", "however", "though", "although",
+	"whereas", "cause", "cuz", "bc", "lol", "thanks", "since")
+
+// trailingJunk is trimmed off the end of every value.
+var trailingJunk = set("the", "a", "an", "my", "our", "of", "to", "and", "or", "in", "at",
+	"for", "with", "on", "by", "from", "as", "is", "are", "that", "which", "very", "so")
+
+// valueLen returns how many tokens of ts form a value of kind k, 0 if none.
+func valueLen(ts []token, k vkind) int {
+	if len(ts) == 0 {
+		return 0
+	}
+	if ts[0].kind == tQuote {
+		return 1 // a quoted value is exactly the quote
+	}
+	if ts[0].kind != tWord {
+		return 0
+	}
+	limit := maxValueTokens[k]
+	gerund := (k == vThing || k == vList) && isGerund(ts[0].low)
+	if gerund {
+		limit = 7
+	}
+	n := 0
+	for n < len(ts) && n < limit {
+		t := ts[n]
+		if t.kind == tQuote {
+			break
+		}
+		if t.kind == tPunct {
+			if k == vList && t.low == "," && listContinues(ts, n+1) {
+				n++
+				continue
+			}
+			// "St. Louis", "Washington D.C.": an abbreviation's dot inside a name.
+			if t.low == "." && n > 0 && ts[n-1].end == t.start && n+1 < len(ts) && ts[n+1].capital &&
+				(abbreviations[ts[n-1].low] || len(ts[n-1].low) == 1) && k != vPhrase {
+				n++
+				continue
+			}
+			if k == vPlace && t.low == "," && placeContinues(ts, n+1) {
+				n++
+				continue
+			}
+			if k == vPhrase && (t.low == "'" || t.low == "/" || t.low == "&" || t.low == "+" || t.low == "%" || t.low == "$" || t.low == "\"") {
+				n++
+				continue
+			}
+			if (k == vThing || k == vOrg || k == vList) && (t.low == "&" || t.low == "+") && n > 0 {
+				n++
+				continue
+			}
+			break
+		}
+		w := t.low
+		if k == vPhrase {
+			if phraseStops[w] && n > 0 {
+				break
+			}
+			n++
+			continue
+		}
+		if n > 0 || !(w == "a" || w == "an" || w == "the" || w == "my" || w == "our") {
+			if valueStops[w] && n > 0 {
+				break
+			}
+			if valueStops[w] && w != "i" {
+				// "I use that" — a stop word first means no value at all.
+				return 0
+			}
+			if w == "i" && n == 0 {
+				return 0
+			}
+		}
+		if n > 0 && stopsKind(k, w, gerund) {
+			break
+		}
+		// "a lot", "a bit", "so much", "very much" end a liking.
+		if (w == "a" && is(ts, n+1, "lot", "bit", "little", "ton")) || ((w == "very" || w == "so" || w == "too") && is(ts, n+1, "much")) {
+			break
+		}
+		if k != vRole && n > 0 && (w == "of" && is(ts, n+1, "the") && is(ts, n+2, "time")) {
+			break
+		}
+		n++
+	}
+	for n > 0 && ts[n-1].kind == tWord && trailingJunk[ts[n-1].low] {
+		n--
+	}
+	for n > 0 && ts[n-1].kind == tPunct {
+		n--
+	}
+	return n
+}
+
+// listContinues reports whether a comma inside a list is followed by
+// another item ("jazz, blues and soul"), not an aside ("Vim, e.g. for Go").
+func listContinues(ts []token, k int) bool {
+	if k >= len(ts) || ts[k].kind == tPunct {
+		return false
+	}
+	w := ts[k].low
+	if w == "and" || w == "or" {
+		return true
+	}
+	return ts[k].kind == tQuote || !valueStops[w] && !thingStops[w] && !listAsides[w]
+}
+
+// listAsides open an aside after a comma, never a list item.
+var listAsides = set("e.g", "i.e", "eg", "ie", "etc", "like", "including", "such", "especially",
+	"mostly", "mainly", "both", "plus", "though", "obviously", "of", "which", "who")
+
+func stopsKind(k vkind, w string, gerund bool) bool {
+	switch k {
+	case vThing:
+		if gerund {
+			return w == "and" || w == "or" || w == "as" || w == "than" || w == "more" || w == "most" || w == "is" || w == "was"
+		}
+		return thingStops[w]
+	case vList:
+		if gerund {
+			return w == "as" || w == "than" || w == "more" || w == "most" || w == "is" || w == "was"
+		}
+		return thingStops[w] && w != "and" && w != "or"
+	case vPlace:
+		return placeStops[w]
+	case vOrg:
+		return orgStops[w]
+	case vRole:
+		return roleStops[w]
+	case vName:
+		return w == "and" || w == "or" || w == "from" || w == "by" || w == "but" || w == "is"
+	}
+	return false
+}
+
+// placeContinues reports whether a comma inside a place continues it:
+// "Portland, Oregon" and "Lisbon, Portugal" do; "Lisbon, Alice lives in
+// Porto" does not.
+func placeContinues(ts []token, k int) bool {
+	if k >= len(ts) || !ts[k].capital || ts[k].kind != tWord {
+		return false
+	}
+	j := k
+	for j < len(ts) && ts[j].kind == tWord && ts[j].capital && j < k+3 {
+		j++
+	}
+	return j == len(ts) || ts[j].kind == tPunct || placeStops[ts[j].low] || valueStops[ts[j].low]
+}
+
+func isGerund(w string) bool {
+	return len(w) > 4 && strings.HasSuffix(w, "ing") && !notGerunds[w]
+}
+
+// notGerunds end in "-ing" without being verbs.
+var notGerunds = set("thing", "things", "something", "nothing", "everything", "anything",
+	"king", "ring", "spring", "string", "evening", "morning", "ceiling", "wedding",
+	"building", "pudding", "beijing", "nanjing", "sterling", "viking", "darling",
+	"kipling", "wing", "sling", "sibling", "clothing", "offering", "pricing", "ping",
+	"bling", "during", "ming", "fling", "sing", "duckling", "dumpling", "herring",
+	"stocking", "shilling", "lightning", "swing", "awning", "icing")
+
+// text returns the source text of ts[:n]; a lone quote gives its inside.
+func (x *extraction) text(ts []token, n int) string {
+	if n <= 0 || n > len(ts) {
+		return ""
+	}
+	return strings.TrimSpace(x.content[ts[0].start:ts[n-1].end])
+}
+
+// validValue rejects values that cannot be a slot's value: pronouns ("I
+// love this"), references to the conversation ("I like your answer"), and
+// text without a letter or digit.
+func validValue(ts []token) bool {
+	if len(ts) == 0 {
+		return false
+	}
+	if ts[0].kind == tQuote {
+		return len(ts[0].low) > 0
+	}
+	first := ts[0].low
+	if (first == "a" || first == "an" || first == "the" || first == "my" || first == "our") && len(ts) > 1 {
+		first = ts[1].low
+		if len(ts) == 2 && pronounValues[first] {
+			return false
+		}
+	} else if pronounValues[first] {
+		return false
+	}
+	letters := false
+	for _, t := range ts {
+		switch t.low {
+		case "you", "your", "yours", "u", "ur":
+			return false
+		}
+		if t.kind == tWord {
+			letters = true
+		}
+	}
+	return letters
+}
+
+// readValue reads a value of kind k at the start of ts and returns its text
+// and token count, or "", 0.
+func (x *extraction) readValue(ts []token, k vkind) (string, int) {
+	n := valueLen(ts, k)
+	if n == 0 || !validValue(ts[:n]) {
+		return "", 0
+	}
+	return x.text(ts, n), n
+}
+
+// readList reads things joined by "and", "or" and commas ("Go and
+// TypeScript", "jazz, blues and soul") and returns each item's text.
+func (x *extraction) readList(ts []token) ([]string, int) {
+	n := valueLen(ts, vList)
+	if n == 0 {
+		return nil, 0
+	}
+	var items []string
+	start := 0
+	flush := func(end int) {
+		part := ts[start:end]
+		for len(part) > 0 && (part[0].kind == tPunct || part[0].low == "and" || part[0].low == "or") {
+			part = part[1:]
+		}
+		m := valueLen(part, vThing)
+		if m > 0 && validValue(part[:m]) {
+			items = append(items, x.text(part, m))
+		}
+	}
+	for k := 0; k < n; k++ {
+		t := ts[k]
+		if (t.kind == tPunct && t.low == ",") || (t.kind == tWord && (t.low == "and" || t.low == "or")) {
+			flush(k)
+			start = k + 1
+		}
+	}
+	flush(n)
+	return items, n
+}
