@@ -404,6 +404,20 @@ func stripLeading(ts []token, f *flags) []token {
 			w == "as" && seq(ts, 1, "of", "today"):
 			f.corr = true
 			ts = ts[3:]
+		case w == "previously" || w == "formerly" || w == "once" && is(ts, 1, ",", "i", "we"):
+			f.past = true
+			ts = ts[1:]
+		case w == "back" && is(ts, 1, "then", "in"), w == "in" && seq(ts, 1, "the", "past"):
+			f.past = true
+			if w == "back" && is(ts, 1, "then") {
+				ts = ts[2:]
+			} else if w == "in" {
+				ts = ts[3:]
+			} else {
+				return ts
+			}
+		case w == "i" && seq(ts, 1, "want", "you", "to") && is(ts, 4, "remember", "know", "note"):
+			ts = dropThat(ts[5:])
 		case w == "maybe" || w == "perhaps" || w == "probably" || w == "possibly" || w == "likely" || w == "tentatively":
 			f.hedge = true
 			ts = ts[1:]

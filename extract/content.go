@@ -136,7 +136,7 @@ func lowerFirst(s string) string {
 	if i := strings.IndexByte(s, ' '); i > 0 {
 		w = s[:i]
 	}
-	if !imperativeStarters[strings.ToLower(w)] {
+	if lw := strings.ToLower(w); !imperativeStarters[lw] && !imperativeVerbs[lw] {
 		return s
 	}
 	return first + s[size:]

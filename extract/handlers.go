@@ -475,6 +475,15 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 	if placeNoise[strings.ToLower(val)] {
 		return false
 	}
+	// "the new office", "a small town": a determiner needs a proper name
+	// after it ("the Netherlands") to be a place.
+	if is(ts, 0, "the", "a", "an", "my", "our") && (n < 2 || !ts[1].capital) {
+		return false
+	}
+	// "I've lived in Berlin, Paris and Rome": a list is not one home.
+	if rest := ts[n:]; (is(rest, 0, ",") || is(rest, 0, "and", "or")) && len(rest) > 1 && rest[1].capital {
+		return false
+	}
 	t := tmLivesIn
 	if key == "from" {
 		t = tmFrom
@@ -749,11 +758,20 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 		default:
 			if _, ok := CategoryOf(it); ok || hasPurpose && (p.known || p.prep == "as") {
 				x.emitPreference(s, it, p, hasPurpose, f)
+			} else if definite(it) {
+				// "I'm using the new API": a thing from the conversation,
+				// not a lasting fact about the user.
 			} else {
 				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "uses:" + Slug(it), value: it, tmpl: tmUses})
 			}
 		}
 	}
+}
+
+// definite reports whether a value opens with a definite determiner.
+func definite(v string) bool {
+	lv := strings.ToLower(v)
+	return strings.HasPrefix(lv, "the ") || strings.HasPrefix(lv, "this ") || strings.HasPrefix(lv, "that ")
 }
 
 // switchTo reads "switched to X", "switched from X to Y", "changed my
@@ -778,8 +796,11 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			for _, t := range ts[1:k] {
 				words = append(words, t.low)
 			}
-			if c := CanonicalCategory(strings.Join(words, " ")); c != "" && c != "mind" {
-				hint = purposeInfo{prep: "as", cat: c, known: knownCategories[c], text: x.text(ts[1:], k-1)}
+			c := CanonicalCategory(strings.Join(words, " "))
+			if knownCategories[c] {
+				hint = purposeInfo{prep: "as", cat: c, known: true, text: x.text(ts[1:], k-1)}
+			} else if !toKnownThing(ts[k:]) {
+				return // "switched the flag to true", "changed the timeout to 30s"
 			}
 			ts = ts[k:]
 		} else {
@@ -801,6 +822,23 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 	}
 	f.corr = true
 	x.useThing(s, ts[1:], f, hint)
+}
+
+// toKnownThing reports whether ts is "to <a thing the lexicon knows>".
+func toKnownThing(ts []token) bool {
+	if !is(ts, 0, "to", "into") || len(ts) < 2 {
+		return false
+	}
+	n := valueLen(ts[1:], vThing)
+	if n == 0 {
+		return false
+	}
+	words := make([]string, n)
+	for i, t := range ts[1 : 1+n] {
+		words[i] = t.low
+	}
+	_, ok := CategoryOf(strings.Join(words, " "))
+	return ok
 }
 
 // likeThing reads "like/love/enjoy X", "like to X", and with dislike set

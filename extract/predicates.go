@@ -267,6 +267,11 @@ func (x *extraction) relation(ts []token, k int) (subject, int, bool) {
 	if is(ts, j-1, "tech", "team", "engineering", "product", "project") && noun == "lead" {
 		noun = ts[j-1].low + " lead"
 	}
+	// "my colleague Bob uses Emacs": the name is the subject.
+	if j+1 < len(ts) && ts[j+1].capital && ts[j+1].kind == tWord && !subjectStopWords[ts[j+1].low] && personVerbs[lowAt(ts, j+2)] {
+		name := x.text(ts[j+1:], 1)
+		return subject{kind: sPerson, id: Slug(name), name: name}, j + 2, true
+	}
 	return subject{kind: sPerson, id: Slug(noun), name: possessive(x.speaker.name) + " " + noun}, j + 1, true
 }
 

@@ -64,6 +64,10 @@ var phraseStops = set("because", "but", "otherwise", "however", "though", "altho
 var trailingJunk = set("the", "a", "an", "my", "our", "of", "to", "and", "or", "in", "at",
 	"for", "with", "on", "by", "from", "as", "is", "are", "that", "which", "very", "so")
 
+// phraseJunk is trimmed off the end of verb phrases, which keep their
+// trailing particles ("from now on").
+var phraseJunk = set("and", "or", "but", "so", "the", "a", "an")
+
 // valueLen returns how many tokens of ts form a value of kind k, 0 if none.
 func valueLen(ts []token, k vkind) int {
 	if len(ts) == 0 {
@@ -112,6 +116,11 @@ func valueLen(ts []token, k vkind) int {
 			break
 		}
 		w := t.low
+		if (w == "you" || w == "your" || w == "yours" || w == "u" || w == "ur") && k != vPhrase {
+			// "I like working with you", "I love how you did it": about the
+			// conversation, not a value.
+			return 0
+		}
 		if k == vPhrase {
 			if phraseStops[w] && n > 0 {
 				break
@@ -143,7 +152,7 @@ func valueLen(ts []token, k vkind) int {
 		}
 		n++
 	}
-	for n > 0 && ts[n-1].kind == tWord && trailingJunk[ts[n-1].low] {
+	for n > 0 && ts[n-1].kind == tWord && (trailingJunk[ts[n-1].low] && k != vPhrase || phraseJunk[ts[n-1].low]) {
 		n--
 	}
 	for n > 0 && ts[n-1].kind == tPunct {
@@ -203,6 +212,9 @@ func placeContinues(ts []token, k int) bool {
 	j := k
 	for j < len(ts) && ts[j].kind == tWord && ts[j].capital && j < k+3 {
 		j++
+	}
+	if is(ts, j, "and", "or") || is(ts, j, ",") {
+		return false // "Berlin, Paris and Rome" is a list
 	}
 	return j == len(ts) || ts[j].kind == tPunct || placeStops[ts[j].low] || valueStops[ts[j].low]
 }
