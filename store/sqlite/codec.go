@@ -73,101 +73,120 @@ func blob(b []byte) any {
 	return b
 }
 
-// decoder reads one row that was scanned into []any, the cheapest path
-// through database/sql (no reflection, no conversion), and converts each
-// value to its domain type. The first unexpected type or undecodable JSON is
-// kept and reported; nothing is silently zeroed.
+// colKind is the storage class of one column value.
+type colKind uint8
+
+const (
+	kindNull colKind = iota
+	kindInt
+	kindFloat
+	kindText
+	kindBlob
+)
+
+func (k colKind) String() string {
+	return [...]string{"NULL", "INTEGER", "REAL", "TEXT", "BLOB"}[k]
+}
+
+// row is one result row, read column by column. Two sources implement it:
+// rows scanned through database/sql, and rows read straight from SQLite by
+// the fast scan (fastscan.go), so both share the decoders below.
+type row interface {
+	kind(i int) colKind
+	int64At(i int) int64
+	float64At(i int) float64
+	textAt(i int) string
+	blobAt(i int) []byte // a copy the caller may keep
+	name(i int) string
+}
+
+// decoder walks a row's columns in order and converts each to its domain
+// type. The first unexpected type or undecodable JSON is kept and
+// reported; nothing is silently zeroed.
 type decoder struct {
-	cols []string
-	vals []any
-	ptrs []any
-	i    int
-	err  error
+	src row
+	n   int // number of columns
+	i   int // next column
+	err error
 }
 
-func newDecoder(rows *sql.Rows) (*decoder, error) {
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	d := &decoder{cols: cols, vals: make([]any, len(cols)), ptrs: make([]any, len(cols))}
-	for i := range d.vals {
-		d.ptrs[i] = &d.vals[i]
-	}
-	return d, nil
+func (d *decoder) reset(src row, n int) {
+	d.src, d.n, d.i, d.err = src, n, 0, nil
 }
 
-// scan reads the next row's values; call it after rows.Next.
-func (d *decoder) scan(rows *sql.Rows) error {
-	d.i, d.err = 0, nil
-	return rows.Scan(d.ptrs...)
-}
-
-func (d *decoder) next() any {
-	if d.i >= len(d.vals) {
-		d.fail("", "a column", nil)
-		return nil
+// next returns the index of the next column, or -1 past the end.
+func (d *decoder) next() int {
+	if d.i >= d.n {
+		if d.err == nil {
+			d.err = fmt.Errorf("decode: row has only %d columns", d.n)
+		}
+		return -1
 	}
-	v := d.vals[d.i]
 	d.i++
-	return v
+	return d.i - 1
 }
 
-func (d *decoder) fail(col, want string, got any) {
-	if d.err != nil {
-		return
+func (d *decoder) fail(i int, want string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("decode column %q: want %s, got %s", d.src.name(i), want, d.src.kind(i))
 	}
-	if col == "" && d.i > 0 && d.i <= len(d.cols) {
-		col = d.cols[d.i-1]
-	}
-	d.err = fmt.Errorf("decode column %q: want %s, got %T", col, want, got)
 }
 
 func (d *decoder) str() string {
-	switch v := d.next().(type) {
-	case string:
-		return v
-	case []byte:
-		return string(v)
-	default:
-		d.fail("", "text", v)
+	i := d.next()
+	if i < 0 {
 		return ""
 	}
+	if d.src.kind(i) != kindText {
+		d.fail(i, "TEXT")
+		return ""
+	}
+	return d.src.textAt(i)
 }
 
 func (d *decoder) int() int64 {
-	v := d.next()
-	n, ok := v.(int64)
-	if !ok {
-		d.fail("", "integer", v)
+	i := d.next()
+	if i < 0 {
+		return 0
 	}
-	return n
+	if d.src.kind(i) != kindInt {
+		d.fail(i, "INTEGER")
+		return 0
+	}
+	return d.src.int64At(i)
 }
 
 func (d *decoder) float() float64 {
-	switch v := d.next().(type) {
-	case float64:
-		return v
-	case int64:
-		return float64(v)
+	i := d.next()
+	if i < 0 {
+		return 0
+	}
+	switch d.src.kind(i) {
+	case kindFloat:
+		return d.src.float64At(i)
+	case kindInt:
+		return float64(d.src.int64At(i))
 	default:
-		d.fail("", "real", v)
+		d.fail(i, "REAL")
 		return 0
 	}
 }
 
 func (d *decoder) bool() bool { return d.int() != 0 }
 
+// blob reads a nullable BLOB; NULL is nil.
 func (d *decoder) blob() []byte {
-	switch v := d.next().(type) {
-	case nil:
+	i := d.next()
+	if i < 0 {
 		return nil
-	case []byte:
-		// database/sql already copied the driver's bytes for a *any
-		// destination, so the slice is ours to keep.
-		return v
+	}
+	switch d.src.kind(i) {
+	case kindNull:
+		return nil
+	case kindBlob:
+		return d.src.blobAt(i)
 	default:
-		d.fail("", "blob", v)
+		d.fail(i, "BLOB")
 		return nil
 	}
 }
@@ -180,8 +199,9 @@ func (d *decoder) time() time.Time {
 	return time.Unix(0, n).UTC()
 }
 
+// timePtr reads a nullable time; NULL is nil.
 func (d *decoder) timePtr() *time.Time {
-	if d.i < len(d.vals) && d.vals[d.i] == nil {
+	if d.i < d.n && d.src.kind(d.i) == kindNull {
 		d.i++
 		return nil
 	}
@@ -190,14 +210,59 @@ func (d *decoder) timePtr() *time.Time {
 }
 
 // json decodes a JSON column into dst. "null" (a nil slice or map at write)
-// leaves dst nil without calling the decoder, which matters when scanning
-// 100k versions whose evidence is mostly empty.
+// leaves dst nil.
 func (d *decoder) json(dst any) {
 	s := d.str()
 	if s == "null" || d.err != nil {
 		return
 	}
-	if err := json.Unmarshal([]byte(s), dst); err != nil {
-		d.err = fmt.Errorf("decode column %q: %w", d.cols[d.i-1], err)
+	if err := decodeJSON(s, dst); err != nil {
+		d.err = fmt.Errorf("decode column %q: %w", d.src.name(d.i-1), err)
 	}
 }
+
+// sqlRow is a row scanned through database/sql into []any, the cheapest
+// destination it offers (no reflection, no conversion).
+type sqlRow struct {
+	cols []string
+	vals []any
+	ptrs []any
+}
+
+func newSQLRow(rows *sql.Rows) (*sqlRow, error) {
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	r := &sqlRow{cols: cols, vals: make([]any, len(cols)), ptrs: make([]any, len(cols))}
+	for i := range r.vals {
+		r.ptrs[i] = &r.vals[i]
+	}
+	return r, nil
+}
+
+func (r *sqlRow) scan(rows *sql.Rows) error { return rows.Scan(r.ptrs...) }
+
+func (r *sqlRow) kind(i int) colKind {
+	switch r.vals[i].(type) {
+	case int64:
+		return kindInt
+	case float64:
+		return kindFloat
+	case string:
+		return kindText
+	case []byte:
+		return kindBlob
+	default:
+		return kindNull
+	}
+}
+
+func (r *sqlRow) int64At(i int) int64     { return r.vals[i].(int64) }
+func (r *sqlRow) float64At(i int) float64 { return r.vals[i].(float64) }
+func (r *sqlRow) textAt(i int) string     { return r.vals[i].(string) }
+func (r *sqlRow) name(i int) string       { return r.cols[i] }
+
+// blobAt hands out the slice as is: database/sql already copied the
+// driver's bytes for a *any destination.
+func (r *sqlRow) blobAt(i int) []byte { return r.vals[i].([]byte) }

@@ -19,6 +19,9 @@ type executor struct {
 	// stmts are the statements prepared on the pool this executor runs on,
 	// keyed by their SQL text; any other SQL is run unprepared.
 	stmts map[string]*sql.Stmt
+	// store, set on the Store's read executor only, lets Scan methods
+	// use the fast path (fastscan.go).
+	store *Store
 }
 
 var _ memory.Executor = (*executor)(nil)
@@ -829,15 +832,17 @@ func each[T any](ctx context.Context, e *executor, decode func(*decoder) T, q st
 		return mapErr(err)
 	}
 	defer rows.Close()
-	d, err := newDecoder(rows)
+	r, err := newSQLRow(rows)
 	if err != nil {
 		return err
 	}
+	var d decoder
 	for rows.Next() {
-		if err := d.scan(rows); err != nil {
+		if err := r.scan(rows); err != nil {
 			return err
 		}
-		v := decode(d)
+		d.reset(r, len(r.cols))
+		v := decode(&d)
 		if d.err != nil {
 			return d.err
 		}
@@ -851,13 +856,22 @@ func each[T any](ctx context.Context, e *executor, decode func(*decoder) T, q st
 	return nil
 }
 
-// scan walks a namespace in id order. fn's error is returned as is; a
+// scan walks a namespace in id order: on the fast path outside a
+// transaction, through database/sql inside one (to see its own writes). fn's error is returned as is; a
 // database error is wrapped with op.
 func scan[T any](ctx context.Context, e *executor, ns, op, q string, decode func(*decoder) T, fn func(T) error) error {
 	if err := checkNamespace(ns); err != nil {
 		return fmt.Errorf("sqlite: %s: %w", op, err)
 	}
-	err := each(ctx, e, decode, q, []any{ns}, fn)
+	var err error
+	if s := e.store; s != nil {
+		if s.closed.Load() {
+			return fmt.Errorf("sqlite: %s: %w", op, errClosed)
+		}
+		err = fastScan(ctx, s.path, s.opts, q, ns, decode, fn)
+	} else {
+		err = each(ctx, e, decode, q, []any{ns}, fn)
+	}
 	var stopped errStopped
 	if errors.As(err, &stopped) {
 		return stopped.err

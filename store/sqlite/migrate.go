@@ -126,7 +126,14 @@ func probe(ctx context.Context, path string, opts Options) error {
 		return fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	defer db.Close()
-	id, err := readIdentity(ctx, db)
+	// One read transaction, so the three values come from one snapshot even
+	// while another process is initialising the file.
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return openErr(path, err)
+	}
+	id, err := readIdentity(ctx, tx)
+	_ = tx.Rollback() // read-only: nothing to keep
 	if err != nil {
 		return openErr(path, err)
 	}

@@ -20,9 +20,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
-	"modernc.org/sqlite"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -73,8 +74,10 @@ func (o Options) withDefaults() (Options, error) {
 // Store is memory.Store on a SQLite file. It is safe for concurrent use.
 type Store struct {
 	path   string
-	writer *sql.DB // exactly one connection
-	reader *sql.DB // query-only pool
+	opts   Options
+	closed atomic.Bool // for the fast scans, which bypass the pools
+	writer *sql.DB     // exactly one connection
+	reader *sql.DB     // query-only pool
 	// Prepared statements for the frequent queries, per pool. Both maps are
 	// filled in Open and only read afterwards.
 	wstmts map[string]*sql.Stmt
@@ -107,11 +110,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
 	}
 
-	if err := probe(ctx, abs, opts); err != nil {
-		return nil, err
-	}
-
-	s := &Store{path: abs}
+	s := &Store{path: abs, opts: opts}
 	ok := false
 	defer func() {
 		if !ok {
@@ -131,7 +130,15 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.writer.SetConnMaxLifetime(0)
 	s.writer.SetConnMaxIdleTime(0)
 
-	if err := migrate(ctx, s.writer, abs); err != nil {
+	// The probe runs before the writer's first connection, which switches
+	// the file to WAL mode.
+	err = retryBusy(ctx, opts.BusyTimeout, func() error {
+		if err := probe(ctx, abs, opts); err != nil {
+			return err
+		}
+		return migrate(ctx, s.writer, abs)
+	})
+	if err != nil {
 		return nil, err
 	}
 
@@ -150,9 +157,34 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if s.rstmts, err = prepareAll(ctx, s.reader); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", abs, err)
 	}
-	s.read = &executor{db: s.reader, stmts: s.rstmts}
+	s.read = &executor{db: s.reader, stmts: s.rstmts, store: s}
 	ok = true
 	return s, nil
+}
+
+// retryBusy runs fn again while it fails with SQLITE_BUSY, up to limit.
+// Processes opening one new file at once contend for it while it is still
+// in rollback-journal mode, where SQLite answers SQLITE_BUSY at once instead
+// of waiting when waiting could deadlock; after a short pause one of them
+// wins and the others find the schema in place.
+func retryBusy(ctx context.Context, limit time.Duration, fn func() error) error {
+	deadline := time.Now().Add(limit)
+	wait := 5 * time.Millisecond
+	for {
+		err := fn()
+		var se interface{ Code() int }
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
 }
 
 // dsn builds the connection string. The path is percent-encoded as a file:
@@ -280,9 +312,13 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 	return nil
 }
 
+// errClosed answers calls that bypass database/sql after Close.
+var errClosed = errors.New("store is closed")
+
 // Close closes both pools. Calls after Close return an error; a second Close
 // returns nil.
 func (s *Store) Close() error {
+	s.closed.Store(true)
 	var errs []error
 	for _, m := range []map[string]*sql.Stmt{s.rstmts, s.wstmts} {
 		for _, st := range m {
@@ -360,7 +396,8 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 // mapErr turns SQLite result codes into the domain's sentinels, keeping the
 // original error in the chain for the message.
 func mapErr(err error) error {
-	var se *sqlite.Error
+	// Both the driver's *sqlite.Error and the fast scan's errors have it.
+	var se interface{ Code() int }
 	if !errors.As(err, &se) {
 		return err
 	}

@@ -349,3 +349,40 @@ func TestIntegrityCheck(t *testing.T) {
 		t.Errorf("ScanVersions of a damaged file: %v, want ErrCorrupt", err)
 	}
 }
+
+// SQLite text may hold NUL bytes (PostgreSQL's cannot, so the shared suite
+// leaves them out); both read paths must keep them.
+func TestNULBytes(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s := openTemp(t, sqlite.Options{})
+	nul := "before\x00after"
+	m := &memory.Memory{ID: "m-1", Namespace: "ns", Subject: nul, Key: nul}
+	v := &memory.Version{ID: "v-1", MemoryID: "m-1", Namespace: "ns", Seq: 1, Content: nul, EvidenceEpisodeIDs: []string{nul}}
+	if err := s.CreateMemory(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateVersion(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	check := func(path string, got *memory.Version) {
+		if got.Content != nul || len(got.EvidenceEpisodeIDs) != 1 || got.EvidenceEpisodeIDs[0] != nul {
+			t.Errorf("%s: content %q, evidence %q", path, got.Content, got.EvidenceEpisodeIDs)
+		}
+	}
+	err := s.ScanVersions(ctx, memory.ScanParams{Namespace: "ns"}, func(got *memory.Version) error {
+		check("fast scan", got)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetVersion(ctx, memory.GetParams{Namespace: "ns", ID: "v-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("database/sql", got)
+	if _, err := s.FindMemory(ctx, memory.FindMemoryParams{Namespace: "ns", Subject: nul, Key: nul}); err != nil {
+		t.Errorf("FindMemory by a subject with a NUL byte: %v", err)
+	}
+}

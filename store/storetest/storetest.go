@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"NamespaceIsolation", s.isolation},
 		{"InvalidInput", s.invalidInput},
 		{"Times", s.times},
+		{"Values", s.values},
 		{"InTx", s.inTx},
 		{"Concurrency", s.concurrency},
 		{"Context", s.context},

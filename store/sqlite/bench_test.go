@@ -1,0 +1,203 @@
+package sqlite_test
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
+)
+
+const benchNS = "bench"
+
+// fact is what the engine writes for one remembered fact: a new slot, its
+// first version and the admission that let it in.
+type fact struct {
+	m *memory.Memory
+	v *memory.Version
+	a *memory.Admission
+}
+
+// newFact builds fact i deterministically from rng. The embedding is a dense
+// 384-dimension float32 vector (1.5 KB), the large end of what the engine
+// stores, so scan numbers are not flattered by tiny rows.
+func newFact(rng *rand.Rand, prefix string, i int, now time.Time) fact {
+	id := fmt.Sprintf("%s%09d", prefix, i)
+	scope := memory.Scope{UserID: fmt.Sprintf("u%d", rng.IntN(10))}
+	m := &memory.Memory{
+		ID: "mem_" + id, Namespace: benchNS, Scope: scope, Kind: memory.KindSemantic,
+		Subject: "user", Key: "fact:" + id, CreatedAt: now, UpdatedAt: now,
+	}
+	emb := make([]byte, 0, 384*4)
+	for range 384 {
+		emb = binary.LittleEndian.AppendUint32(emb, math.Float32bits(rng.Float32()*2-1))
+	}
+	ep := "ep_" + id
+	v := &memory.Version{
+		ID: "ver_" + id, MemoryID: m.ID, Namespace: benchNS, Seq: 1, Scope: scope,
+		Kind: memory.KindSemantic, Type: memory.TypeFact, Subject: "user", Key: m.Key,
+		Value:       fmt.Sprintf("value %d", rng.IntN(1000)),
+		Content:     fmt.Sprintf("The user's project number %d uses pnpm and deploys on Fridays (%s).", rng.IntN(100000), id),
+		Criticality: memory.CriticalityNormal, Confidence: 0.8, Usefulness: 0.5, Trust: 0.6,
+		Status: memory.StatusActive, Operation: memory.OpAdd,
+		ObservedAt: now, RecordedAt: now, ValidFrom: now, UpdatedAt: now,
+		EvidenceEpisodeIDs: []string{ep},
+		EvidenceSpans:      []memory.Span{{EpisodeID: ep, Start: 0, End: 40}},
+		Provenance:         memory.Provenance{Extractor: "rules", Embedder: "builtin", EmbedderDim: 384, Source: "remember"},
+		Tokens:             18,
+		Embedding:          emb,
+	}
+	a := &memory.Admission{
+		ID: "adm_" + id, Namespace: benchNS, EpisodeID: ep, MemoryID: m.ID, VersionID: v.ID,
+		Decision: memory.AdmitAccept, Reasons: []string{"direct"}, Operation: memory.OpAdd,
+		Content: v.Content, Extractor: "rules", CreatedAt: now,
+	}
+	return fact{m, v, a}
+}
+
+// remember does what the engine's remember does per fact: look the slot
+// up, read its history, then write slot, version and admission.
+func remember(ctx context.Context, tx memory.Executor, f fact) error {
+	_, err := tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: benchNS, Scope: f.m.Scope, Subject: f.m.Subject, Key: f.m.Key})
+	if err == nil {
+		return fmt.Errorf("slot %s exists", f.m.Key)
+	}
+	if _, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: benchNS, MemoryID: f.m.ID}); err != nil {
+		return err
+	}
+	if err := tx.CreateMemory(ctx, f.m); err != nil {
+		return err
+	}
+	if err := tx.CreateVersion(ctx, f.v); err != nil {
+		return err
+	}
+	return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: benchNS, Admissions: []*memory.Admission{f.a}})
+}
+
+// seed writes n facts to a new file at path, in large transactions.
+func seed(b *testing.B, path string, n int) {
+	b.Helper()
+	ctx := b.Context()
+	s, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	const batch = 5000
+	for start := 0; start < n; start += batch {
+		err := s.InTx(ctx, func(tx memory.Executor) error {
+			for i := start; i < min(start+batch, n); i++ {
+				f := newFact(rng, "s", i, now.Add(time.Duration(i)*time.Millisecond))
+				if err := tx.CreateMemory(ctx, f.m); err != nil {
+					return err
+				}
+				if err := tx.CreateVersion(ctx, f.v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func scanAll(b *testing.B, s *sqlite.Store, want int) {
+	n := 0
+	err := s.ScanVersions(b.Context(), memory.ScanParams{Namespace: benchNS}, func(v *memory.Version) error {
+		n++
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n != want {
+		b.Fatalf("scanned %d versions, want %d", n, want)
+	}
+}
+
+// BenchmarkScanVersions100k measures what the engine does at start: open a
+// file of 100k versions and stream them all to rebuild its index.
+func BenchmarkScanVersions100k(b *testing.B) {
+	const n = 100_000
+	path := filepath.Join(b.TempDir(), "scan.db")
+	seed(b, path, n)
+
+	b.Run("OpenAndScan", func(b *testing.B) {
+		for b.Loop() {
+			s, err := sqlite.Open(b.Context(), path, sqlite.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			scanAll(b, s, n)
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "versions/s")
+	})
+	b.Run("Scan", func(b *testing.B) {
+		s, err := sqlite.Open(b.Context(), path, sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		for b.Loop() {
+			scanAll(b, s, n)
+		}
+		b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "versions/s")
+	})
+}
+
+// BenchmarkBatchWrite measures the engine's batched remember: 100 facts per
+// transaction, synchronous=FULL.
+func BenchmarkBatchWrite(b *testing.B) {
+	const batch = 100
+	s := openTemp(b, sqlite.Options{})
+	ctx := b.Context()
+	rng := rand.New(rand.NewPCG(3, 4))
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	i := 0
+	for b.Loop() {
+		err := s.InTx(ctx, func(tx memory.Executor) error {
+			for range batch {
+				if err := remember(ctx, tx, newFact(rng, "b", i, now)); err != nil {
+					return err
+				}
+				i++
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "facts/s")
+}
+
+// BenchmarkSingleDurableWrite measures one remember per transaction with
+// synchronous=FULL: every fact waits for its own fsync.
+func BenchmarkSingleDurableWrite(b *testing.B) {
+	s := openTemp(b, sqlite.Options{})
+	ctx := b.Context()
+	rng := rand.New(rand.NewPCG(5, 6))
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	i := 0
+	for b.Loop() {
+		f := newFact(rng, "d", i, now)
+		i++
+		if err := s.InTx(ctx, func(tx memory.Executor) error { return remember(ctx, tx, f) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+}

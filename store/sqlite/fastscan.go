@@ -1,0 +1,288 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"modernc.org/libc"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// The engine rebuilds its search index from ScanVersions at every start, so
+// reading 100k versions is on the path to a ready server. Through
+// database/sql every column costs three calls into SQLite, each taking the
+// connection mutex the driver always enables (SQLITE_OPEN_FULLMUTEX), plus
+// database/sql's per-row locking and a second copy of every blob; together
+// that is more than twice the cost of reading the pages. The Store's Scan
+// methods therefore read on a connection of their own, opened straight
+// through modernc's SQLite (the same library the driver wraps) without the
+// mutex, which is safe because the connection lives inside one call on one
+// goroutine. It is query-only and reads the file memory-mapped. Everything
+// else, and scans inside a transaction, go through database/sql.
+//
+// No unsafe here: C memory is read through libc.GoBytes, which copies
+// nothing, and every value handed out is copied into Go memory first.
+
+// fastMmapSize is how much of the file a scan connection maps; SQLite
+// falls back to reads beyond it or where mapping fails.
+const fastMmapSize = 1 << 30
+
+// ptrSize is the size of a C pointer, which equals Go's int on every
+// platform Go supports.
+const ptrSize = strconv.IntSize / 8
+
+// sqliteError is an error from SQLite on a fast-scan connection. It has the
+// same Code method as the driver's error, so mapErr treats both alike.
+type sqliteError struct {
+	code int
+	msg  string
+}
+
+func (e *sqliteError) Error() string { return e.msg }
+func (e *sqliteError) Code() int     { return e.code }
+
+// fastConn is one SQLite connection used by one goroutine.
+type fastConn struct {
+	tls *libc.TLS
+	db  uintptr
+}
+
+func openFastConn(path string, opts Options) (*fastConn, error) {
+	c := &fastConn{tls: libc.NewTLS()}
+	name, err := libc.CString(path)
+	if err != nil {
+		c.tls.Close()
+		return nil, err
+	}
+	defer libc.Xfree(c.tls, name)
+	pdb := libc.Xmalloc(c.tls, ptrSize)
+	if pdb == 0 {
+		c.tls.Close()
+		return nil, errors.New("out of memory")
+	}
+	defer libc.Xfree(c.tls, pdb)
+	// Read-write without create, like the pool's readers: a read-only
+	// connection can fail to attach to the shared memory of a WAL file.
+	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, pdb, sqlite3.SQLITE_OPEN_READWRITE|sqlite3.SQLITE_OPEN_NOMUTEX, 0)
+	c.db = readPtr(pdb)
+	if rc != sqlite3.SQLITE_OK {
+		err := c.err(rc)
+		c.close()
+		return nil, err
+	}
+	sqlite3.Xsqlite3_extended_result_codes(c.tls, c.db, 1)
+	sqlite3.Xsqlite3_busy_timeout(c.tls, c.db, int32(opts.BusyTimeout.Milliseconds()))
+	for _, pragma := range []string{
+		"PRAGMA query_only = 1",
+		"PRAGMA mmap_size = " + strconv.Itoa(fastMmapSize),
+	} {
+		if err := c.exec(pragma); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// readPtr reads the pointer an out-parameter received.
+func readPtr(p uintptr) uintptr {
+	b := libc.GoBytes(p, ptrSize)
+	if ptrSize == 8 {
+		return uintptr(binary.NativeEndian.Uint64(b))
+	}
+	return uintptr(binary.NativeEndian.Uint32(b))
+}
+
+func (c *fastConn) close() {
+	if c.db != 0 {
+		sqlite3.Xsqlite3_close_v2(c.tls, c.db)
+		c.db = 0
+	}
+	c.tls.Close()
+}
+
+func (c *fastConn) err(rc int32) error {
+	if c.db == 0 {
+		return &sqliteError{code: int(rc), msg: fmt.Sprintf("%s (%d)", libc.GoString(sqlite3.Xsqlite3_errstr(c.tls, rc)), rc)}
+	}
+	code := sqlite3.Xsqlite3_extended_errcode(c.tls, c.db)
+	return &sqliteError{code: int(code), msg: fmt.Sprintf("%s (%d)", libc.GoString(sqlite3.Xsqlite3_errmsg(c.tls, c.db)), code)}
+}
+
+func (c *fastConn) exec(q string) error {
+	cq, err := libc.CString(q)
+	if err != nil {
+		return err
+	}
+	defer libc.Xfree(c.tls, cq)
+	if rc := sqlite3.Xsqlite3_exec(c.tls, c.db, cq, 0, 0, 0); rc != sqlite3.SQLITE_OK {
+		return c.err(rc)
+	}
+	return nil
+}
+
+// fastRows is a running statement. It implements row over the current
+// result row.
+type fastRows struct {
+	c     *fastConn
+	stmt  uintptr
+	cols  []string
+	binds []uintptr // C copies of the text parameters, freed at close
+}
+
+// query prepares q and binds args as text parameters.
+func (c *fastConn) query(q string, args ...string) (*fastRows, error) {
+	cq, err := libc.CString(q)
+	if err != nil {
+		return nil, err
+	}
+	defer libc.Xfree(c.tls, cq)
+	pstmt := libc.Xmalloc(c.tls, ptrSize)
+	if pstmt == 0 {
+		return nil, errors.New("out of memory")
+	}
+	defer libc.Xfree(c.tls, pstmt)
+	if rc := sqlite3.Xsqlite3_prepare_v2(c.tls, c.db, cq, -1, pstmt, 0); rc != sqlite3.SQLITE_OK {
+		return nil, c.err(rc)
+	}
+	r := &fastRows{c: c, stmt: readPtr(pstmt)}
+	for i, a := range args {
+		p, err := libc.CString(a)
+		if err != nil {
+			r.close()
+			return nil, err
+		}
+		r.binds = append(r.binds, p)
+		// The copy outlives the statement (freed in close), so SQLite
+		// may keep the pointer: no destructor.
+		if rc := sqlite3.Xsqlite3_bind_text(c.tls, r.stmt, int32(i+1), p, int32(len(a)), 0); rc != sqlite3.SQLITE_OK {
+			err := c.err(rc)
+			r.close()
+			return nil, err
+		}
+	}
+	n := int(sqlite3.Xsqlite3_column_count(c.tls, r.stmt))
+	r.cols = make([]string, n)
+	for i := range r.cols {
+		r.cols[i] = libc.GoString(sqlite3.Xsqlite3_column_name(c.tls, r.stmt, int32(i)))
+	}
+	return r, nil
+}
+
+// next steps to the next row; false at the end or on error.
+func (r *fastRows) next() (bool, error) {
+	switch rc := sqlite3.Xsqlite3_step(r.c.tls, r.stmt); rc {
+	case sqlite3.SQLITE_ROW:
+		return true, nil
+	case sqlite3.SQLITE_DONE:
+		return false, nil
+	default:
+		return false, r.c.err(rc)
+	}
+}
+
+func (r *fastRows) close() {
+	if r.stmt != 0 {
+		sqlite3.Xsqlite3_finalize(r.c.tls, r.stmt)
+		r.stmt = 0
+	}
+	for _, p := range r.binds {
+		libc.Xfree(r.c.tls, p)
+	}
+	r.binds = nil
+}
+
+func (r *fastRows) kind(i int) colKind {
+	switch sqlite3.Xsqlite3_column_type(r.c.tls, r.stmt, int32(i)) {
+	case sqlite3.SQLITE_INTEGER:
+		return kindInt
+	case sqlite3.SQLITE_FLOAT:
+		return kindFloat
+	case sqlite3.SQLITE_TEXT:
+		return kindText
+	case sqlite3.SQLITE_BLOB:
+		return kindBlob
+	default:
+		return kindNull
+	}
+}
+
+func (r *fastRows) int64At(i int) int64 {
+	return sqlite3.Xsqlite3_column_int64(r.c.tls, r.stmt, int32(i))
+}
+
+func (r *fastRows) float64At(i int) float64 {
+	return sqlite3.Xsqlite3_column_double(r.c.tls, r.stmt, int32(i))
+}
+
+// textAt copies the column's bytes into a Go string. The pointer is taken
+// before the length, the order SQLite documents as safe.
+func (r *fastRows) textAt(i int) string {
+	p := sqlite3.Xsqlite3_column_text(r.c.tls, r.stmt, int32(i))
+	n := int(sqlite3.Xsqlite3_column_bytes(r.c.tls, r.stmt, int32(i)))
+	if p == 0 || n == 0 {
+		return ""
+	}
+	return string(libc.GoBytes(p, n))
+}
+
+// blobAt copies the column's bytes into a new slice; an empty blob is nil,
+// as the driver returns it.
+func (r *fastRows) blobAt(i int) []byte {
+	p := sqlite3.Xsqlite3_column_blob(r.c.tls, r.stmt, int32(i))
+	n := int(sqlite3.Xsqlite3_column_bytes(r.c.tls, r.stmt, int32(i)))
+	if p == 0 || n == 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	copy(b, libc.GoBytes(p, n))
+	return b
+}
+
+func (r *fastRows) name(i int) string { return r.cols[i] }
+
+// fastScan streams the rows of q (one text parameter, the namespace)
+// through decode into fn. fn's error is wrapped in errStopped.
+func fastScan[T any](ctx context.Context, path string, opts Options, q, ns string, decode func(*decoder) T, fn func(T) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c, err := openFastConn(path, opts)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer c.close()
+	rows, err := c.query(q, ns)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer rows.close()
+	var d decoder
+	for n := 0; ; n++ {
+		// A context check costs a little; a cancelled start-up should not
+		// have to wait for 100k rows.
+		if n%256 == 255 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		ok, err := rows.next()
+		if err != nil {
+			return mapErr(err)
+		}
+		if !ok {
+			return nil
+		}
+		d.reset(rows, len(rows.cols))
+		v := decode(&d)
+		if d.err != nil {
+			return d.err
+		}
+		if err := fn(v); err != nil {
+			return errStopped{err}
+		}
+	}
+}
