@@ -451,6 +451,8 @@ func stripLeading(ts []token, f *flags) []token {
 		case w == "to" && is(ts, 1, "clarify"), w == "in" && is(ts, 1, "fact", "general", "short"),
 			w == "for" && is(ts, 1, "context", "reference"), w == "fun" && is(ts, 1, "fact"):
 			ts = ts[2:]
+		case (w == "in" || w == "for" || w == "on") && is(ts, 1, "this", "our", "the") && (teamNouns[lowAt(ts, 2)] || componentNouns[lowAt(ts, 2)]):
+			ts = ts[3:] // "In this repo we use pnpm"
 		case w == "keep" && seq(ts, 1, "in", "mind"):
 			ts = dropThat(ts[3:])
 		case w == "please" && is(ts, 1, "note", "remember", "be"):

@@ -140,6 +140,41 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		x.projectVerb(s, v, ts, f)
 	case "call", "name":
 		// Active "I call it X" says nothing; the passive comes via copula.
+	case "get", "land", "accept":
+		// "I got a job at Netflix", "I landed a role at Stripe".
+		if personal(s) && !f.not && is(ts, 0, "a", "an") && is(ts, 1, "job", "offer", "position", "role", "gig") && is(ts, 2, "at", "with", "from") {
+			f.corr, f.past = true, false
+			x.org(s.asPerson(), ts[3:], f, true)
+		}
+	case "replace", "ditch", "drop", "dump", "abandon", "retire":
+		x.replace(s, v, ts, f)
+	}
+}
+
+// replace reads "replaced MySQL with Postgres", "ditched Jenkins for
+// GitHub Actions", "dropped Webpack": the old thing ends, the new one takes
+// its place. Only things the lexicon knows count, so "dropped the ball"
+// says nothing.
+func (x *extraction) replace(s subject, v verb, ts []token, f flags) {
+	if f.not || f.hedge && v.lemma == "retire" {
+		return
+	}
+	f.past = false
+	old, n := x.readValue(ts, vThing)
+	if n == 0 {
+		return
+	}
+	if _, ok := CategoryOf(old); !ok {
+		return
+	}
+	rest := ts[n:]
+	nf := f
+	nf.neg = true
+	x.useThing(s, ts[:n], nf, purposeInfo{})
+	if is(rest, 0, "with", "for", "in", "by") {
+		nf = f
+		nf.corr = true
+		x.useThing(s, rest[1:], nf, purposeInfo{})
 	}
 }
 
@@ -342,7 +377,8 @@ func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 		}
 		if c, ok := CategoryOf(thing); ok {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + c, value: thing, tmpl: tmPrefers, cat: categoryDisplay(c)})
-		} else if ts[h].low != "user" && ts[h].low != "users" {
+		} else if !is(ts, h, "user", "users", "person", "people", "guy", "girl") {
+			// "a jazz lover" likes jazz; "a morning person" is a trait.
 			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(thing), value: thing, tmpl: tmLikes})
 		}
 		return
@@ -370,10 +406,7 @@ func (x *extraction) role(s subject, ts []token, f flags, needHead bool) bool {
 	if !validValue(body[:n]) || !x.roleWords(body[:n]) {
 		return false
 	}
-	val := x.text(ts, start+n)
-	if start == 1 && ts[0].low != "the" {
-		val = x.text(body, n)
-	}
+	val := x.text(body, n) // "the CTO" and "a CTO" are one role
 	x.emit(s, f, claim{typ: memory.TypeFact, key: "role", value: val, tmpl: tmRole})
 	rest := body[n:]
 	if is(rest, 0, "at", "for", "with", "of") && len(rest) > 1 && (rest[1].capital || rest[1].kind == tQuote || is(rest, 1, "the")) {
@@ -573,6 +606,20 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 			k++
 		}
 		ts = ts[k:]
+	}
+	if is(ts, 0, "off") || seq(ts, 0, "away", "from") {
+		// "We're moving off Heroku": a tool's use ends.
+		j := 1
+		if is(ts, 0, "away") {
+			j = 2
+		}
+		if val, n := x.readValue(ts[j:], vThing); n > 0 && !f.not {
+			if _, ok := CategoryOf(val); ok {
+				f.neg, f.future = true, false
+				x.useThing(s, ts[j:], f, purposeInfo{})
+			}
+		}
+		return
 	}
 	if !is(ts, 0, "to", "into") {
 		return

@@ -20,16 +20,16 @@ func (x *extraction) owner(ts []token) (subject, int, bool) {
 			return subject{}, 0, false // "my sister is..." is the relation as subject
 		}
 		if teamNouns[lowAt(ts, 1)] && is(ts, 2, "'s") {
-			return x.teamPart(lowAt(ts, 1)), 3, true
+			return x.teamPart(x.text(ts[1:], 1)), 3, true
 		}
 		return x.speaker, 1, true
 	case w == "our":
 		if teamNouns[lowAt(ts, 1)] && is(ts, 2, "'s") {
-			return x.teamPart(lowAt(ts, 1)), 3, true
+			return x.teamPart(x.text(ts[1:], 1)), 3, true
 		}
 		return x.team, 1, true
 	case (w == "the" || w == "this") && teamNouns[lowAt(ts, 1)] && is(ts, 2, "'s"):
-		return x.teamPart(lowAt(ts, 1)), 3, true
+		return x.teamPart(x.text(ts[1:], 1)), 3, true
 	case w == "the" && is(ts, 1, "user") && is(ts, 2, "'s"):
 		return subject{kind: sPerson, id: "user", name: "The user"}, 3, true
 	}
@@ -59,8 +59,8 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 		if ts[j].kind != tWord {
 			break
 		}
-		if is(ts, j, "is", "are", "was", "were") {
-			c = j
+		if is(ts, j, "is", "are", "was", "were") || j > k && is(ts, j, "'s") {
+			c = j // "My name's Jordan"
 			break
 		}
 		if is(ts, j, "has") && is(ts, j+1, "been") {
@@ -70,6 +70,13 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 	}
 	if c <= k {
 		return false
+	}
+	// "Our frontend is built with React": a part of the project is the
+	// subject of a passive or progressive verb, not a slot's name.
+	if c == k+1 && (teamNouns[ts[k].low] || componentNouns[ts[k].low]) && c+1 < len(ts) {
+		if v, ok := verbs[ts[c+1].low]; ok && (v.form == fPast || v.form == fGerund || v.form == fPartOnly) {
+			return false
+		}
 	}
 	if is(ts, c, "was", "were") {
 		f.past = true
@@ -246,6 +253,22 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		}
 		return
 	}
+	switch noun {
+	case "stack", "tech stack", "tools", "toolchain", "setup", "toolkit", "tooling", "dev setup":
+		// "Our stack is Go, Postgres and React": each known thing in its slot.
+		items, _ := x.readList(val)
+		for _, it := range items {
+			if _, ok := CategoryOf(it); !ok {
+				continue
+			}
+			if s.kind == sTeam || s.kind == sNamed {
+				x.useThing(s, tokensOf(x, val, it), f, purposeInfo{})
+			} else if personal(s) {
+				x.emitPreference(s, it, purposeInfo{}, false, f)
+			}
+		}
+		return
+	}
 	if relationNouns[noun] || teamNouns[noun] {
 		return
 	}
@@ -280,4 +303,17 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	case knownCategories[cat]:
 		x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + cat, value: v, tmpl: tmPrefers, cat: categoryDisplay(cat)})
 	}
+}
+
+// tokensOf returns the tokens of ts that spell item, so a list item can be
+// read again on its own.
+func tokensOf(x *extraction, ts []token, item string) []token {
+	for i := range ts {
+		for j := i + 1; j <= len(ts); j++ {
+			if x.text(ts[i:], j-i) == item {
+				return ts[i:j]
+			}
+		}
+	}
+	return nil
 }

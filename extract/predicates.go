@@ -48,6 +48,15 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	s, rest, ok := x.parseSubject(ts)
 	if !ok {
+		if x.mode == modeUser && droppedSubject(ts) {
+			// Chat drops the "I": "Switched to Neovim.", "Big fan of Rust."
+			if fan := indexOf(ts, "fan"); fan >= 0 && is(ts, fan+1, "of") {
+				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"))
+			} else {
+				x.predicate(x.speaker, ts, f)
+			}
+			return &x.speaker
+		}
 		return nil
 	}
 	x.predicate(s, rest, f)
@@ -160,6 +169,51 @@ func verbInitial(ts []token) bool {
 	return false
 }
 
+// indexOf returns the index of the first token spelled w in ts, or -1.
+func indexOf(ts []token, w string) int {
+	for i, t := range ts {
+		if t.low == w {
+			return i
+		}
+	}
+	return -1
+}
+
+// droppedSubject reports whether a clause is a first-person statement with
+// its "I" left out: a past change ("Switched to Neovim"), a progressive
+// state ("Living in Porto now"), "no longer"/"used to", or a fandom ("Big
+// fan of Rust", "Not a fan of Java").
+func droppedSubject(ts []token) bool {
+	w := lowAt(ts, 0)
+	if v, ok := verbs[w]; ok {
+		switch v.form {
+		case fPast:
+			return changeVerbs[v.lemma] && v.lemma != "be" && v.lemma != "have" && v.lemma != "do" && v.lemma != "go" && v.lemma != "get" ||
+				v.lemma == "live" || v.lemma == "work" || v.lemma == "use"
+		case fGerund:
+			switch v.lemma {
+			case "live", "work", "use", "learn", "love", "enjoy":
+				return true
+			}
+		}
+		return false
+	}
+	if w == "no" && is(ts, 1, "longer") || w == "used" && is(ts, 1, "to") {
+		return true
+	}
+	k := 0
+	if w == "not" {
+		k = 1
+	}
+	if is(ts, k, "a") {
+		k++
+	}
+	for is(ts, k, "big", "huge", "massive", "great", "longtime", "long-time", "die-hard", "diehard", "total") {
+		k++
+	}
+	return k > 0 && is(ts, k, "fan") && is(ts, k+1, "of")
+}
+
 // componentNouns after "our"/"the" name a part of the project; its facts get
 // their own slots ("our backend uses Go", "our frontend uses TypeScript").
 var componentNouns = set("backend", "frontend", "api", "cli", "website", "site", "server",
@@ -184,16 +238,16 @@ func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
 			return s, ts[n:], true
 		}
 		if teamNouns[lowAt(ts, 1)] && !is(ts, 2, "'s") {
-			return x.teamPart(lowAt(ts, 1)), ts[2:], true
+			return x.teamPart(x.text(ts[1:], 1)), ts[2:], true
 		}
 		return subject{}, nil, false
-	case w == "our" || ((w == "the" || w == "this") && teamNouns[lowAt(ts, 1)]):
+	case w == "our" || ((w == "the" || w == "this") && (teamNouns[lowAt(ts, 1)] || componentNouns[lowAt(ts, 1)])):
 		k := 1
 		for is(ts, k, "whole", "entire", "engineering", "dev", "own", "main", "new") {
 			k++
 		}
-		if teamNouns[lowAt(ts, k)] && !is(ts, k+1, "'s") {
-			return x.teamPart(lowAt(ts, k)), ts[k+1:], true
+		if (teamNouns[lowAt(ts, k)] || componentNouns[lowAt(ts, k)]) && !is(ts, k+1, "'s") {
+			return x.teamPart(x.text(ts[k:], 1)), ts[k+1:], true
 		}
 		return subject{}, nil, false
 	case w == "the" && is(ts, 1, "user") && !is(ts, 2, "'s"):
@@ -226,6 +280,9 @@ func k1Capital(ts []token) bool { return len(ts) > 1 && ts[1].capital && ts[1].k
 // named makes a subject of a capitalised name; the event's project by name
 // is the team.
 func (x *extraction) named(ts []token) subject {
+	if len(ts) > 1 && (ts[0].low == "project" || ts[0].low == "team") {
+		ts = ts[1:] // "Project Atlas" is Atlas
+	}
 	name := x.text(ts, len(ts))
 	id := Slug(name)
 	if x.project != "" && id == x.project {
@@ -240,11 +297,12 @@ func (x *extraction) namedTeam(ts []token) subject {
 	return s
 }
 
-// teamPart is the team, or one of its components ("our backend").
+// teamPart is the team, or one of its components ("our backend", "our
+// CI"), named as written.
 func (x *extraction) teamPart(noun string) subject {
 	s := x.team
-	if componentNouns[noun] {
-		s.comp = Slug(noun)
+	if low := strings.ToLower(noun); componentNouns[low] {
+		s.comp, s.whole = Slug(low), s.name
 		s.name = possessive(s.name) + " " + noun
 	}
 	return s
@@ -363,6 +421,12 @@ loop:
 			i++
 		case w == "ever":
 			i++
+		case (w == "kind" || w == "sort") && is(ts, i+1, "of"), w == "kinda", w == "sorta":
+			f.weak = true // "I kind of like Rust"
+			i++
+			if w == "kind" || w == "sort" {
+				i++
+			}
 		case w == "can":
 			if seq(ts, i+1, "not", "stand") || seq(ts, i+1, "not", "bear") {
 				x.likeThing(s, ts[i+3:], f, true)

@@ -134,8 +134,8 @@ type subject struct {
 	id   string // canonical subject
 	name string // for content: "The user", "Alice", "Atlas", "The user's sister"
 	// comp is a part of the project ("backend"); its uses:* facts get their
-	// own slots.
-	comp string
+	// own slots. whole names the project without the part.
+	comp, whole string
 }
 
 func (s subject) pronoun() string {
@@ -180,7 +180,14 @@ type claim struct {
 // forbids it.
 func (x *extraction) emit(s subject, f flags, c claim) {
 	if s.comp != "" && strings.HasPrefix(c.key, "uses:") {
-		c.key += ":" + s.comp
+		if CanonicalCategory(s.comp) != c.key[len("uses:"):] {
+			// "Our backend uses Go" and "our frontend uses TypeScript"
+			// need two slots.
+			c.key += ":" + s.comp
+		} else {
+			// "Our CI runs on GitHub Actions" is plainly the team's uses:ci.
+			s.name = s.whole
+		}
 	}
 	if c.key == "" || !ValidKey(c.key) || !ValidSubject(s.id) {
 		return

@@ -149,6 +149,10 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		{"not a fan of", "I'm not a fan of YAML.", []string{"preference user dislikes:yaml=YAML"}},
 		{"sick of", "I'm sick of meetings.", []string{"preference user dislikes:meetings=meetings"}},
 		{"the same slot for a slugged value", "I love the Beatles.", []string{"preference user likes:beatles=the Beatles"}},
+		{"both", "I like both Vim and Emacs.", []string{"preference user likes:vim=Vim", "preference user likes:emacs=Emacs"}},
+		{"a lot", "I like Vim a lot.", []string{"preference user likes:vim=Vim"}},
+		{"more than", "I like Vim more than Emacs.", []string{"preference user likes:vim=Vim"}},
+		{"a lover of", "I'm a jazz lover.", []string{"preference user likes:jazz=jazz"}},
 	})
 }
 
@@ -183,6 +187,14 @@ func TestIdentityFacts(t *testing.T) {
 		{"name and role", "I'm Alice, a backend engineer at Globex.", []string{"fact user name=Alice", "fact user role=backend engineer", "fact user works_at=Globex"}},
 		{"role", "I'm a senior backend engineer.", []string{"fact user role=senior backend engineer"}},
 		{"role with an", "I'm an SRE.", []string{"fact user role=SRE"}},
+		{"the role of an org", "I'm the CTO of Acme.", []string{"fact user role=CTO", "fact user works_at=Acme"}},
+		{"a language developer", "I'm a Python developer.", []string{"fact user role=Python developer"}},
+		{"got a job at", "I got a job at Netflix.", []string{"fact user works_at=Netflix cue=correction"}},
+		{"started at", "I started at Figma last month.", []string{"fact user works_at=Figma cue=correction"}},
+		{"joined as", "I recently joined Datadog as an SRE.", []string{"fact user works_at=Datadog cue=correction", "fact user role=SRE cue=correction"}},
+		{"name's", "My name's Jordan.", []string{"fact user name=Jordan"}},
+		{"go by", "I go by Sasha.", []string{"fact user name=Sasha"}},
+		{"called", "I'm called Kim.", []string{"fact user name=Kim"}},
 		{"work as", "I work as a data scientist.", []string{"fact user role=data scientist"}},
 		{"my role is", "My role is tech lead.", []string{"fact user role=tech lead"}},
 		{"my job title is", "My job title is Staff Engineer.", []string{"fact user role=Staff Engineer"}},
@@ -229,6 +241,17 @@ func TestProjectFacts(t *testing.T) {
 		{"we used to use", "We used to use Jenkins.", []string{"fact team uses:ci=Jenkins cue=past"}},
 		{"we're on", "We're on Postgres 16.", []string{"fact team uses:database=Postgres 16"}},
 		{"fyi we use", "FYI we use Linear for issues.", []string{"fact team uses:issue_tracker=Linear"}},
+		{"in this repo we use", "In this repo we use pnpm.", []string{"fact team uses:package_manager=pnpm"}},
+		{"this repo uses", "This repo uses pnpm.", []string{"fact team uses:package_manager=pnpm"}},
+		{"Project <Name>", "Project Atlas uses pnpm.", []string{"fact atlas uses:package_manager=pnpm"}},
+		{"depends on", "Atlas depends on Redis.", []string{"fact atlas uses:database=Redis"}},
+		{"a component, passive", "Our frontend is built with React.", []string{"fact team uses:framework:frontend=React"}},
+		{"a component named like its category", "Our CI runs on GitHub Actions.", []string{"fact team uses:ci=GitHub Actions"}},
+		{"the stack lists known things", "Our stack is Go, Postgres and React.", []string{"fact team uses:programming_language=Go", "fact team uses:database=Postgres", "fact team uses:framework=React"}},
+		{"replaced X with Y", "We replaced MySQL with Postgres.", []string{"fact team uses:database=MySQL cue=negation", "fact team uses:database=Postgres cue=correction"}},
+		{"ditched X for Y", "We ditched Jenkins for GitHub Actions.", []string{"fact team uses:ci=Jenkins cue=negation", "fact team uses:ci=GitHub Actions cue=correction"}},
+		{"moving off", "We're moving off Heroku.", []string{"fact team uses:hosting=Heroku cue=negation"}},
+		{"standardized on", "We've standardized on Terraform.", []string{"decision team decision:infrastructure_as_code=Terraform"}},
 	})
 }
 
@@ -327,6 +350,11 @@ func TestUpdatesAndCorrections(t *testing.T) {
 		{"used to work", "I used to work at Google.", []string{"fact user works_at=Google cue=past"}},
 		{"simple past is history", "I lived in Paris for five years.", []string{"fact user lives_in=Paris cue=past"}},
 		{"used to, but now", "I used to use Vim but now I use Neovim.", []string{"preference user prefers:editor=Vim cue=past", "preference user prefers:editor=Neovim cue=correction"}},
+		{"subject dropped: switched", "Switched to Neovim.", []string{"preference user prefers:editor=Neovim cue=correction"}},
+		{"subject dropped: moved", "Moved to Lisbon last year.", []string{"fact user lives_in=Lisbon cue=correction"}},
+		{"subject dropped: living", "Living in Porto now.", []string{"fact user lives_in=Porto cue=correction"}},
+		{"subject dropped: fan", "Big fan of Postgres.", []string{"preference user likes:postgres=Postgres"}},
+		{"subject dropped: not a fan", "Not a fan of Java.", []string{"preference user dislikes:java=Java"}},
 		{"used to, but now, borrowed subject", "I used to use Vim but now use Neovim.", []string{"preference user prefers:editor=Vim cue=past", "preference user prefers:editor=Neovim cue=correction"}},
 	})
 }
@@ -444,6 +472,10 @@ func TestDistractorsYieldNothing(t *testing.T) {
 			"I work from home.", "I work for myself.", "I live in fear.", "I'd like a coffee.",
 			"I need to buy milk.", "I can use Vim.", "I didn't move to Berlin.", "I never said that.",
 			"I work with computers.", "I'm a morning person who hates mornings?",
+			"I love my dog.", "I'm a morning person.", "I switched the flag to true.",
+			"I changed the timeout to 30 seconds.", "I moved to the new office.",
+			"I'm using the new API now.", "I've lived in Berlin, Paris and Rome.",
+			"I dropped the ball.", "I really like working with you.",
 		},
 	}
 	for class, inputs := range classes {

@@ -250,7 +250,10 @@ func validValue(ts []token) bool {
 		return len(ts[0].low) > 0
 	}
 	first := ts[0].low
-	if (first == "a" || first == "an" || first == "the" || first == "my" || first == "our") && len(ts) > 1 {
+	if first == "my" || first == "our" || first == "his" || first == "her" || first == "their" {
+		return false // "I love my dog" is about the dog, not a taste
+	}
+	if (first == "a" || first == "an" || first == "the") && len(ts) > 1 {
 		first = ts[1].low
 		if len(ts) == 2 && pronounValues[first] {
 			return false
@@ -292,7 +295,7 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	start := 0
 	flush := func(end int) {
 		part := ts[start:end]
-		for len(part) > 0 && (part[0].kind == tPunct || part[0].low == "and" || part[0].low == "or") {
+		for len(part) > 0 && (part[0].kind == tPunct || part[0].low == "and" || part[0].low == "or" || part[0].low == "both" || part[0].low == "either") {
 			part = part[1:]
 		}
 		m := valueLen(part, vThing)

@@ -92,6 +92,15 @@ var verbs = buildVerbs([][]string{
 	{"stand", "stands", "stood", "standing"},
 	{"prioritize", "prioritizes", "prioritized", "prioritizing", "prioritise", "prioritises", "prioritised", "prioritising"},
 	{"favor", "favors", "favored", "favoring", "favour", "favours", "favoured", "favouring"},
+	{"get", "gets", "got", "getting", "gotten"},
+	{"land", "lands", "landed", "landing"},
+	{"accept", "accepts", "accepted", "accepting"},
+	{"replace", "replaces", "replaced", "replacing"},
+	{"ditch", "ditches", "ditched", "ditching"},
+	{"drop", "drops", "dropped", "dropping"},
+	{"dump", "dumps", "dumped", "dumping"},
+	{"abandon", "abandons", "abandoned", "abandoning"},
+	{"retire", "retires", "retired", "retiring"},
 	{"do", "does", "did", "doing", "done"},
 	{"have", "has", "had", "having"},
 	{"be", "is", "was", "being", "am", "are", "were", "been"},
@@ -131,7 +140,8 @@ var changeVerbs = set("move", "relocate", "switch", "change", "migrate", "transi
 	"convert", "join", "decide", "choose", "pick", "select", "settle", "opt", "agree",
 	"standardize", "adopt", "start", "begin", "stop", "quit", "give", "leave", "go", "be",
 	"bear", "grow", "come", "call", "name", "employ", "hire", "write", "build", "base",
-	"power", "deploy", "host", "stick", "learn", "have", "do")
+	"power", "deploy", "host", "stick", "learn", "have", "do", "get", "land", "accept",
+	"replace", "ditch", "drop", "dump", "abandon", "retire")
 
 // personVerbs, after a capitalised word, make it a person's or project's
 // name rather than a sentence opener: "Bob prefers Emacs", "Atlas uses
