@@ -217,8 +217,15 @@ func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 		w.in("id", p.IDs)
 	}
 	w.args = append(w.args, limitArg(p.Limit))
+	order := ` ORDER BY occurred_at, id`
+	if len(p.IDs) > 0 {
+		// Without the unary plus, SQLite walks the whole namespace in
+		// time order to skip a sort; a few ids are cheaper looked up by
+		// key and sorted.
+		order = ` ORDER BY +occurred_at, id`
+	}
 	return `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = ?` + w.sb.String() +
-		` ORDER BY occurred_at, id LIMIT ?`, w.args, w.err
+		order + ` LIMIT ?`, w.args, w.err
 }
 
 func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
