@@ -665,11 +665,9 @@ func (x *extraction) work(s subject, ts []token, f flags) {
 		f.neg = true
 	}
 	switch {
-	case is(ts, 0, "at", "for", "with") && len(ts) > 1:
-		if is(ts, 0, "with") && !ts[1].capital {
-			return // "I work with computers"
-		}
-		x.org(s, ts[1:], f, is(ts, 0, "with"))
+	case is(ts, 0, "at", "for") && len(ts) > 1:
+		// "work with" is left out: "I work with Maria" names a colleague.
+		x.org(s, ts[1:], f, false)
 	case is(ts, 0, "as") && len(ts) > 1:
 		x.role(s.asPerson(), ts[1:], f, false)
 	}

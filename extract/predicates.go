@@ -549,7 +549,7 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	var kw strings.Builder
 	words := 0
 	for _, t := range body[:bn] {
-		if t.kind != tWord || keyFillers[t.low] {
+		if t.kind == tPunct || keyFillers[t.low] {
 			continue
 		}
 		if words == 6 {
@@ -697,7 +697,7 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 			body = k + 1
 		}
 	default:
-		if imperativeVerbs[w] && (start == k) && startsImperative(ts, k) {
+		if imperativeVerbs[w] && start == k && (startsImperative(ts, k) && standingVerbs[w] || general(ts) && !is(ts, k+1, "it", "me", "us", "them")) {
 			body = k
 		} else if forced {
 			body = k
@@ -707,6 +707,44 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		return false
 	}
 	return x.rule(x.speaker, ts[start:], ts[body:], f)
+}
+
+// standingVerbs make a plain imperative a standing rule: "Use pnpm", "Keep
+// answers short", "Answer in Portuguese". Other imperatives are one-off
+// tasks ("Run the tests", "Add a README") unless general() finds a sign of
+// a rule.
+var standingVerbs = set("use", "prefer", "avoid", "keep", "stick", "favor", "favour",
+	"prioritize", "prioritise", "follow", "respect", "answer", "respond", "reply", "speak",
+	"talk", "limit", "default", "only", "stop", "format", "indent", "sign", "cite", "refer",
+	"address", "target", "support", "pin")
+
+// general reports whether a clause speaks of every case, which makes an
+// imperative a rule: "Run the tests before every commit", "Add a changelog
+// entry for each change", "Write docs from now on".
+func general(ts []token) bool {
+	for k, t := range ts {
+		switch t.low {
+		case "every", "each", "all", "any", "always", "never", "whenever", "everywhere", "anything", "everything":
+			return true
+		case "from":
+			if seq(ts, k+1, "now", "on") {
+				return true
+			}
+		case "by":
+			if is(ts, k+1, "default") {
+				return true
+			}
+		case "going":
+			if is(ts, k+1, "forward") {
+				return true
+			}
+		case "in":
+			if is(ts, k+1, "general", "future") || seq(ts, k+1, "the", "future") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // startsImperative tells "Use pnpm" from "Use is a verb" and "Start here":
@@ -879,7 +917,7 @@ func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
 func phraseKey(ts []token) string {
 	var b strings.Builder
 	for _, t := range ts {
-		if t.kind != tWord || keyFillers[t.low] {
+		if t.kind == tPunct || keyFillers[t.low] {
 			continue
 		}
 		if b.Len() > 0 {

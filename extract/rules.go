@@ -78,13 +78,49 @@ func (*Rules) Extract(ctx context.Context, ev Event) ([]Candidate, error) {
 		return nil, nil
 	}
 	x := newExtraction(ev, m)
-	for _, s := range SplitSentences(ev.Content) {
-		if s.End-s.Start > maxSentenceBytes {
-			continue
+	for _, seg := range proseSegments(ev.Content) {
+		for _, s := range SplitSentences(ev.Content[seg[0]:seg[1]]) {
+			if s.End-s.Start > maxSentenceBytes {
+				continue
+			}
+			s.Start += seg[0]
+			s.End += seg[0]
+			x.sentence(s)
 		}
-		x.sentence(s)
 	}
 	return x.out, nil
+}
+
+// proseSegments returns the spans of content outside fenced code blocks
+// (``` or ~~~ lines). Code says nothing about the speaker: a comment "// I
+// prefer Vim" in a pasted file is not the user's preference.
+func proseSegments(content string) [][2]int {
+	if !strings.Contains(content, "```") && !strings.Contains(content, "~~~") {
+		return [][2]int{{0, len(content)}}
+	}
+	var out [][2]int
+	segStart, inFence := 0, false
+	for lineStart := 0; lineStart < len(content); {
+		lineEnd := strings.IndexByte(content[lineStart:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(content)
+		} else {
+			lineEnd += lineStart
+		}
+		trimmed := strings.TrimLeft(content[lineStart:lineEnd], " \t")
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			if !inFence && lineStart > segStart {
+				out = append(out, [2]int{segStart, lineStart})
+			}
+			inFence = !inFence
+			segStart = min(lineEnd+1, len(content))
+		}
+		lineStart = lineEnd + 1
+	}
+	if !inFence && segStart < len(content) {
+		out = append(out, [2]int{segStart, len(content)})
+	}
+	return out
 }
 
 // extraction is the state of one Extract call.

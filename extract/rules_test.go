@@ -290,6 +290,29 @@ func TestConstraints(t *testing.T) {
 		{"must always marker", "You must always sign your commits.", []string{"constraint user constraint:sign_commits=You must always sign your commits crit=must_include"}},
 		{"never ever marker", "Never ever commit API keys.", []string{"constraint user constraint:commit_api_keys=Never ever commit API keys crit=must_include"}},
 		{"marker on a fact", "Important: I'm allergic to shellfish.", []string{"fact user allergic_to:shellfish=shellfish crit=must_include"}},
+		{"a task with a sign of generality", "Run the tests before every commit.", []string{"constraint user constraint:run_tests_before_every_commit=Run the tests before every commit crit=high"}},
+		{"from now on", "Write docs from now on.", []string{"constraint user constraint:write_docs_from_now_on=Write docs from now on crit=high"}},
+		{"inline code in a rule", "Always run `make test` before pushing.", []string{"constraint user constraint:run_make_test_before_pushing=Always run `make test` before pushing crit=high"}},
+		{"one-off task", "Run the tests.", nil},
+		{"one-off task with an object", "Add a README for the CLI.", nil},
+		{"one-off check", "Check https://example.com/status please.", nil},
+	})
+}
+
+// Markdown, code and links are read as prose only where they are prose.
+func TestFormattedText(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"fenced code is skipped", "Here's my config:\n```go\n// I prefer Vim\nfunc main() { fmt.Println(\"I live in Paris\") }\n```\nI live in Rome.", []string{"fact user lives_in=Rome"}},
+		{"tilde fences too", "~~~\nI prefer Vim\n~~~\nI prefer Emacs.", []string{"preference user prefers:editor=Emacs"}},
+		{"an unclosed fence hides the rest", "```\nI prefer Vim.", nil},
+		{"inline code is a value", "We use `pnpm`.", []string{"fact team uses:package_manager=pnpm"}},
+		{"a URL is opaque", "See https://example.com/I-prefer-Vim. I live in Rome.", []string{"fact user lives_in=Rome"}},
+		{"values stop at line ends", "I prefer Vim\nfunc main", []string{"preference user prefers:editor=Vim"}},
+		{"emoji", "I prefer Vim 😀. I live in Lisbon 🇵🇹!", []string{"preference user prefers:editor=Vim", "fact user lives_in=Lisbon"}},
+		{"markdown bullets", "## Preferences\n- I prefer Neovim\n- Always use pnpm", []string{"preference user prefers:editor=Neovim", "constraint user constraint:use_pnpm=Always use pnpm crit=high"}},
+		{"semicolons split clauses", "I live in Lisbon; my wife lives in Porto.", []string{"fact user lives_in=Lisbon", "fact wife lives_in=Porto"}},
+		{"parenthetical asides", "I prefer Vim (not Emacs).", []string{"preference user prefers:editor=Vim"}},
 	})
 }
 
@@ -475,7 +498,8 @@ func TestDistractorsYieldNothing(t *testing.T) {
 			"I love my dog.", "I'm a morning person.", "I switched the flag to true.",
 			"I changed the timeout to 30 seconds.", "I moved to the new office.",
 			"I'm using the new API now.", "I've lived in Berlin, Paris and Rome.",
-			"I dropped the ball.", "I really like working with you.",
+			"I dropped the ball.", "I really like working with you.", "I'm working with Maria on this.",
+			"I work with Acme's team.", "Hello! Maria here.", "This is Maria.",
 		},
 	}
 	for class, inputs := range classes {

@@ -23,6 +23,7 @@ type token struct {
 	start, end int
 	kind       tokKind
 	capital    bool // the source word starts with an uppercase letter
+	newline    bool // a line break precedes the token: values never span lines
 }
 
 func decodeRune(s string, i int) (rune, int) {
@@ -49,6 +50,8 @@ func openQuote(r rune) (bool, string) {
 		return true, "»"
 	case '\'', '‘', '’':
 		return true, "'’"
+	case '`':
+		return true, "`" // inline code: "we use `pnpm`"
 	}
 	return false, ""
 }
@@ -59,33 +62,75 @@ func openQuote(r rune) (bool, string) {
 // value.
 func tokenize(content string, start, end int, buf []token) []token {
 	toks := buf[:0]
-	i := start
-	for i < end {
+	nl := false // a line break since the last token
+	for i := start; i < end; {
 		r, size := decodeRune(content, i)
-		switch {
-		case unicode.IsSpace(r):
+		if unicode.IsSpace(r) {
+			nl = nl || r == '\n'
 			i += size
-		case isWordRune(r) || (r == '.' && i+1 < end && content[i+1] != '.' && wordAt(content, i+1, end) && (i == start || !isWordRuneAt(content, i-1))):
-			j := scanWord(content, i, end)
-			toks = appendWord(toks, content, i, j)
-			i = j
-		default:
-			if ok, closers := openQuote(r); ok && quoteMayOpen(content, start, i, end, r) {
-				if c, csize := findCloser(content, i+size, end, closers, r); c >= 0 {
-					inner := strings.TrimSpace(content[i+size : c])
-					is := i + size + strings.Index(content[i+size:c], inner)
-					if inner != "" {
-						toks = append(toks, token{low: strings.ToLower(inner), start: is, end: is + len(inner), kind: tQuote, capital: startsUpper(inner)})
-					}
-					i = c + csize
-					continue
-				}
-			}
-			toks = append(toks, token{low: punctLow(r), start: i, end: i + size, kind: tPunct})
-			i += size
+			continue
 		}
+		first := len(toks)
+		i = nextToken(content, start, i, end, r, size, &toks)
+		if nl && len(toks) > first {
+			toks[first].newline = true
+		}
+		nl = false
 	}
 	return toks
+}
+
+// nextToken appends the token(s) starting at i and returns where the next
+// one may start.
+func nextToken(content string, start, i, end int, r rune, size int, toks *[]token) int {
+	switch {
+	case isURLAt(content, i, end):
+		// A URL is one opaque word: "https://x.io/I-prefer-Vim" must not
+		// read as "I prefer Vim".
+		j := i
+		for j < end && !unicode.IsSpace(rune(content[j])) {
+			j++
+		}
+		for j > i+1 && strings.IndexByte(".,;:!?)]}'\"", content[j-1]) >= 0 {
+			j--
+		}
+		*toks = append(*toks, token{low: "<url>", start: i, end: j, kind: tWord})
+		return j
+	case isWordRune(r) || (r == '.' && i+1 < end && content[i+1] != '.' && wordAt(content, i+1, end) && (i == start || !isWordRuneAt(content, i-1))):
+		j := scanWord(content, i, end)
+		*toks = appendWord(*toks, content, i, j)
+		return j
+	}
+	if ok, closers := openQuote(r); ok && quoteMayOpen(content, start, i, end, r) {
+		if c, csize := findCloser(content, i+size, end, closers, r); c >= 0 {
+			inner := strings.TrimSpace(content[i+size : c])
+			if inner != "" {
+				is := i + size + strings.Index(content[i+size:c], inner)
+				*toks = append(*toks, token{low: strings.ToLower(inner), start: is, end: is + len(inner), kind: tQuote, capital: startsUpper(inner)})
+			}
+			return c + csize
+		}
+	}
+	*toks = append(*toks, token{low: punctLow(r), start: i, end: i + size, kind: tPunct})
+	return i + size
+}
+
+// isURLAt reports whether a URL ("https://...", "www.") starts at i.
+func isURLAt(s string, i, end int) bool {
+	rest := s[i:end]
+	if len(rest) < 5 {
+		return false
+	}
+	if i > 0 && isWordRuneAt(s, i-1) {
+		return false
+	}
+	c := rest[0] | 0x20
+	if c != 'h' && c != 'w' && c != 'f' {
+		return false
+	}
+	l := strings.ToLower(rest[:min(len(rest), 8)])
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") ||
+		strings.HasPrefix(l, "www.") || strings.HasPrefix(l, "ftp://")
 }
 
 func wordAt(s string, i, end int) bool {

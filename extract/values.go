@@ -87,7 +87,10 @@ func valueLen(ts []token, k vkind) int {
 	n := 0
 	for n < len(ts) && n < limit {
 		t := ts[n]
-		if t.kind == tQuote {
+		if t.newline && n > 0 {
+			break // a value never runs onto the next line
+		}
+		if t.kind == tQuote && k != vPhrase {
 			break
 		}
 		if t.kind == tPunct {
@@ -122,6 +125,10 @@ func valueLen(ts []token, k vkind) int {
 			return 0
 		}
 		if k == vPhrase {
+			if t.kind == tQuote {
+				n++
+				continue
+			}
 			if phraseStops[w] && n > 0 {
 				break
 			}
