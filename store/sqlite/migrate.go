@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"net/url"
 	"path"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,8 +119,7 @@ func probe(ctx context.Context, path string, opts Options) error {
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)+")")
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
-	db, err := sql.Open("sqlite", u.String())
+	db, err := sql.Open("sqlite", fileURI(path, q))
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", path, err)
 	}

@@ -187,9 +187,9 @@ func retryBusy(ctx context.Context, limit time.Duration, fn func() error) error 
 	}
 }
 
-// dsn builds the connection string. The path is percent-encoded as a file:
-// URI so names with '?', '#' or '%' reach SQLite intact. Pragmas ride in the
-// DSN so every connection the pool ever opens gets them.
+// dsn builds the connection string: a file: URI, so names with '?', '#' or
+// '%' reach SQLite intact, with the pragmas in it so every connection the
+// pool ever opens gets them.
 func dsn(path string, opts Options, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)+")")
@@ -206,7 +206,17 @@ func dsn(path string, opts Options, readOnly bool) string {
 		// waiting for busy_timeout.
 		q.Set("_txlock", "immediate")
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	return fileURI(path, q)
+}
+
+// fileURI makes a file: URI for SQLite. The path is percent-encoded, and a
+// Windows drive path gets the leading slash URIs require (file:///C:/...).
+func fileURI(path string, q url.Values) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
 	return u.String()
 }
 

@@ -266,8 +266,8 @@ func TestConcurrentOpen(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "mnemon.db")
 	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for range 4 {
+	errs := make(chan error, 6)
+	for range 6 {
 		wg.Go(func() {
 			s, err := sqlite.Open(t.Context(), path, sqlite.Options{})
 			if err != nil {
@@ -283,6 +283,18 @@ func TestConcurrentOpen(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("schema_migrations has %d rows after concurrent opens, want 1", n)
 	}
 }
 
