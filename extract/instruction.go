@@ -21,7 +21,7 @@ const (
 var templateMarkers = []string{"<|im_start|>", "<|im_end|>", "<|system|>", "<|assistant|>",
 	"<|user|>", "<|endoftext|>", "[system]", "<<sys>>", "<</sys>>", "[inst]", "[/inst]",
 	"<system>", "</system>", "### system", "### instruction", "<|start_header_id|>",
-	"<|eot_id|>", "[system message]", "<system_prompt>", "begin system prompt"}
+	"<|eot_id|>", "[system message]", "<system_prompt>"}
 
 // ignoreVerbs leave out "drop", "remove" and "delete": "drop the previous
 // constraints" is a database migration, not an attack.
@@ -92,9 +92,11 @@ func DetectInstruction(text string) (bool, string) {
 		return false, ""
 	}
 	low := strings.ToLower(text)
-	for _, m := range templateMarkers {
-		if strings.Contains(low, m) {
-			return true, ReasonSystemPrompt
+	if strings.ContainsAny(low, "<[#") {
+		for _, m := range templateMarkers {
+			if strings.Contains(low, m) {
+				return true, ReasonSystemPrompt
+			}
 		}
 	}
 	if lineStartsWith(low, "system:") || lineStartsWith(low, "system prompt:") {
@@ -240,7 +242,7 @@ func instructionAt(ws []iword, i int) string {
 			x := ws[k].w
 			if x == "your" || x == "new" || x == "updated" || x == "real" || x == "hidden" ||
 				x == "original" || x == "initial" || x == "secret" || x == "ignore" ||
-				x == "override" || x == "disregard" || revealVerbs[x] {
+				x == "override" || x == "disregard" || x == "begin" || revealVerbs[x] {
 				return ReasonSystemPrompt
 			}
 		}

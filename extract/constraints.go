@@ -1,0 +1,286 @@
+package extract
+
+// This file reads rules: imperatives addressed to the agent ("Always use
+// pnpm", "Never force-push") and the team's or speaker's habits stated with
+// always/never/must.
+
+import (
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// imperativeOr reads an imperative rule at the start of a clause ("Always
+// use pnpm", "Never force-push to main", "Don't commit secrets", "Make
+// sure to run the tests", "You must sign commits", "It's important to
+// X"). forced is set under a "Rule:" label, where any verb phrase counts.
+func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
+	if x.mode != modeUser {
+		return false
+	}
+	k := 0
+	for is(ts, k, "please", "pls", "plz", "kindly") {
+		k++
+	}
+	start := k
+	if is(ts, k, "you") {
+		if !is(ts, k+1, "must", "should", "need", "have", "always", "never", "will", "shall") {
+			return false
+		}
+		k++
+		if is(ts, k, "need", "have") {
+			if !is(ts, k+1, "to") {
+				return false
+			}
+			k++
+		}
+		if is(ts, k, "should") && !is(ts, k+1, "always", "never", "not") {
+			return false
+		}
+		if is(ts, k, "will", "shall") && !is(ts, k+1, "always", "never", "not") {
+			return false
+		}
+		if is(ts, k, "always", "never") {
+			k--
+		}
+		k++
+	}
+	if seq(ts, k, "it", "is") && is(ts, k+2, "important", "essential", "crucial", "critical", "vital", "key", "mandatory", "required", "necessary", "non-negotiable", "nonnegotiable", "imperative") && is(ts, k+3, "to", "that") {
+		f.high = true
+		body := ts[k+4:]
+		s := x.speaker
+		if is(body, 0, "we") {
+			s = x.team // "It's important that we deploy on Tuesdays"
+		}
+		if is(body, 0, "we", "you", "i") {
+			body = body[1:]
+			for is(body, 0, "always", "never", "must", "should", "do", "not", "all", "only") {
+				body = body[1:]
+			}
+		}
+		x.rule(s, ts[k+4:], body, f)
+		return true
+	}
+	w := lowAt(ts, k)
+	body := -1
+	switch w {
+	case "always":
+		body = k + 1
+	case "never":
+		f.never = true
+		body = k + 1
+		if is(ts, body, "ever") {
+			body++
+		}
+	case "do":
+		switch {
+		case is(ts, k+1, "not") && is(ts, k+2, "forget") && is(ts, k+3, "to"):
+			body = k + 4
+		case is(ts, k+1, "not"):
+			f.never = true
+			body = k + 2
+			if is(ts, body, "ever") {
+				body++
+			}
+		case imperativeVerbs[lowAt(ts, k+1)]:
+			body = k + 1 // emphatic "Do use pnpm"
+		}
+	case "must", "should":
+		if start == k && w == "should" {
+			return false
+		}
+		body = k + 1
+	case "make", "be":
+		if is(ts, k+1, "sure", "certain") {
+			body = k + 2
+			for is(ts, body, "to", "that", "you", "we", "always") {
+				body++
+			}
+		}
+	case "ensure":
+		body = k + 1
+		if is(ts, body, "that") {
+			body++
+		}
+	case "remember":
+		if is(ts, k+1, "to") {
+			body = k + 2
+		}
+	case "avoid":
+		f.never = true
+		body = k // "avoid" names the rule's action
+	case "no":
+		// "No force pushes to main." is a rule; "No, I live in Porto" was
+		// taken as a correction before we got here.
+		if len(ts) > k+1 && ts[k+1].kind == tWord && !pronounValues[lowAt(ts, k+1)] && !ackWords[lowAt(ts, k+1)] && lowAt(ts, k+1) != "longer" && lowAt(ts, k+1) != "more" && lowAt(ts, k+1) != "one" && lowAt(ts, k+1) != "idea" {
+			f.never = true
+			body = k + 1
+		}
+	default:
+		if imperativeVerbs[w] && start == k && (startsImperative(ts, k) && standingVerbs[w] || general(ts) && !is(ts, k+1, "it", "me", "us", "them")) {
+			body = k
+		} else if forced {
+			body = k
+		}
+	}
+	if body < 0 || body >= len(ts) {
+		return false
+	}
+	return x.rule(x.speaker, ts[start:], ts[body:], f)
+}
+
+// imperativeVerbs start rules addressed to the agent: "Use pnpm", "Run the
+// tests before committing", "Answer in English".
+var imperativeVerbs = set("use", "prefer", "avoid", "stop", "keep", "run", "write", "format",
+	"indent", "commit", "push", "deploy", "test", "lint", "document", "comment", "put",
+	"add", "include", "prefix", "wrap", "follow", "respect", "validate", "squash", "rebase",
+	"merge", "answer", "respond", "reply", "cite", "sort", "pin", "store", "log", "target",
+	"support", "only", "limit", "default", "stick", "favor", "favour", "prioritize",
+	"prioritise", "refer", "address", "speak", "talk", "explain", "start", "end", "ship",
+	"release", "tag", "sign", "name", "label", "call", "return", "handle", "catch", "check",
+	"ask", "confirm", "double-check", "review", "skip", "ignore", "leave", "send", "reply")
+
+// standingVerbs make a plain imperative a standing rule: "Use pnpm", "Keep
+// answers short", "Answer in Portuguese". Other imperatives are one-off
+// tasks ("Run the tests", "Add a README") unless general() finds a sign of
+// a rule.
+var standingVerbs = set("use", "prefer", "avoid", "keep", "stick", "favor", "favour",
+	"prioritize", "prioritise", "follow", "respect", "answer", "respond", "reply", "speak",
+	"talk", "limit", "default", "only", "stop", "format", "indent", "sign", "cite", "refer",
+	"address", "target", "support", "pin")
+
+// general reports whether a clause speaks of every case, which makes an
+// imperative a rule: "Run the tests before every commit", "Add a changelog
+// entry for each change", "Write docs from now on".
+func general(ts []token) bool {
+	for k, t := range ts {
+		switch t.low {
+		case "every", "each", "all", "any", "always", "never", "whenever", "everywhere", "anything", "everything":
+			return true
+		case "from":
+			if seq(ts, k+1, "now", "on") {
+				return true
+			}
+		case "by":
+			if is(ts, k+1, "default") {
+				return true
+			}
+		case "going":
+			if is(ts, k+1, "forward") {
+				return true
+			}
+		case "in":
+			if is(ts, k+1, "general", "future") || seq(ts, k+1, "the", "future") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// startsImperative tells "Use pnpm" from "Use is a verb" and "Start here":
+// the verb must take an object or a complement that is not a pronoun.
+func startsImperative(ts []token, k int) bool {
+	next := lowAt(ts, k+1)
+	if next == "" || pronounValues[next] && next != "all" && next != "only" {
+		return false
+	}
+	return next != "is" && next != "was" && next != "of" && next != "cases" && next != "case"
+}
+
+// ruleFallback turns "we always/never/must X" and "I always/never X" into a
+// constraint when no other rule claimed the clause.
+func (x *extraction) ruleFallback(s subject, ts []token, modStart, verbAt int, f flags) {
+	if modStart < 0 || !(f.always || f.never || f.must) {
+		return
+	}
+	if s.kind != sSpeaker && s.kind != sTeam {
+		return
+	}
+	if s.kind == sSpeaker && !f.always && !f.never {
+		return // "I must finish this" is a to-do
+	}
+	if v, ok := verbs[lowAt(ts, verbAt)]; ok && (v.form == fPast || v.lemma == "be" || v.lemma == "have") {
+		return // "I never said that", "we always were late"
+	}
+	if bodyBlocked(ts[verbAt:]) {
+		return
+	}
+	f.never = f.never || f.not
+	x.rule(s, ts[modStart:], ts[verbAt:], f)
+}
+
+// rule emits a constraint. quote is the clause from its first rule word
+// ("always", "never", "don't", "make sure"...) to the end; body is the
+// action without polarity words, which names the slot, so "always use
+// tabs" and "never use tabs" share constraint:use_tabs.
+func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
+	for len(body) > 0 && ruleFillers[body[0].low] {
+		body = body[1:]
+	}
+	if bodyBlocked(body) {
+		return false
+	}
+	n := valueLen(quote, vPhrase)
+	if n == 0 {
+		return false
+	}
+	// The key is built from the body's words inside the quoted span.
+	bn := valueLen(body, vPhrase)
+	var kw strings.Builder
+	words := 0
+	for _, t := range body[:bn] {
+		if t.kind == tPunct || keyFillers[t.low] {
+			continue
+		}
+		if words == 6 {
+			break
+		}
+		if kw.Len() > 0 {
+			kw.WriteByte(' ')
+		}
+		kw.WriteString(t.low)
+		words++
+	}
+	slug := shortSlug(kw.String(), 6)
+	if slug == "" {
+		return false
+	}
+	x.emit(s, f, claim{typ: memory.TypeConstraint, key: "constraint:" + slug, value: x.text(quote, n), tmpl: tmRule})
+	return true
+}
+
+// bodyBlocked rejects rule bodies that are small talk: "never mind", "don't
+// worry", "always happy to help", "never again".
+func bodyBlocked(body []token) bool {
+	if len(body) == 0 || body[0].kind != tWord {
+		return true
+	}
+	w := body[0].low
+	if ruleBodyBlock[w] || pronounValues[w] && w != "all" && w != "each" {
+		return true
+	}
+	if v, ok := verbs[w]; ok && v.form == fPast && w != "used" {
+		return true
+	}
+	return false
+}
+
+var ruleBodyBlock = set("mind", "worry", "bother", "know", "care", "think", "again", "hesitate",
+	"apologize", "apologise", "thank", "sorry", "happy", "glad", "good", "nice", "fun", "great",
+	"the", "a", "an", "i", "me", "you", "sure", "ok", "okay", "mind.", "ever", "say", "said",
+	"doubt", "fear", "panic", "stress", "cry", "laugh", "forget", "remember", "knew",
+	"understand", "wonder", "guess", "get", "got", "been", "liked", "seen", "heard",
+	"tell", "told", "ask", "asked", "expect", "expected", "want", "wanted", "need", "see",
+	"believe", "feel", "felt", "matter", "matters", "in", "on", "at", "with", "like", "a",
+	"was", "were", "is", "are", "am", "will", "would", "did", "do", "does", "have", "has")
+
+// ruleFillers lead a rule's body without naming its action.
+var ruleFillers = set("please", "always", "never", "ever", "just", "really", "to", "you",
+	"make", "sure", "be", "certain", "that", "do", "not", "must", "should", "only", "also",
+	"absolutely", "definitely", "strictly", "we", "all", "remember", "ensure", "don't",
+	"forget", "need", "have", "pls", "plz", "kindly")
+
+// keyFillers never appear in a rule's key.
+var keyFillers = set("the", "a", "an", "please", "always", "never", "ever", "just", "really",
+	"any", "your", "my", "our", "all", "very", "directly", "without", "first")

@@ -1,0 +1,326 @@
+package extract
+
+// This file reads decisions ("we decided to use Postgres", "let's go with
+// React") and goals ("I want to learn Rust").
+
+import (
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// letUs reads "let's go with Svelte", "let's use pnpm", "let's stick with
+// Postgres": a decision of the team.
+func (x *extraction) letUs(ts []token, f flags) bool {
+	if !seq(ts, 0, "let", "us") {
+		return false
+	}
+	rest := ts[2:]
+	for len(rest) > 0 && (adverbs[rest[0].low] || rest[0].low == "just") {
+		rest = rest[1:]
+	}
+	switch w := lowAt(rest, 0); {
+	case (w == "go" || w == "stick" || w == "roll") && is(rest, 1, "with"):
+		x.decideObject(x.team, rest[2:], f, "go with")
+	case w == "use" || w == "pick" || w == "choose" || w == "adopt" || w == "do":
+		if w == "do" {
+			x.decideTo(x.team, rest[1:], f, tmDecideTo)
+		} else {
+			x.decideObject(x.team, rest[1:], f, w)
+		}
+	case (w == "switch" || w == "move" || w == "migrate") && (is(rest, 1, "to") || seq(rest, 1, "over", "to")):
+		j := 2
+		if is(rest, 1, "over") {
+			j = 3
+		}
+		f.corr = true
+		x.decideObject(x.team, rest[j:], f, "switch to")
+	case (w == "standardize" || w == "standardise" || w == "settle") && is(rest, 1, "on"):
+		x.decideObject(x.team, rest[2:], f, w+" on")
+	}
+	return true
+}
+
+// decisionIs reads "The decision is to use Postgres", "Our decision is
+// Svelte", "The plan is to migrate to pnpm".
+func (x *extraction) decisionIs(ts []token, f flags) bool {
+	k := 0
+	if !is(ts, k, "the", "our", "my") {
+		return false
+	}
+	mine := is(ts, k, "my")
+	k++
+	if is(ts, k, "final", "official", "current", "new", "team's", "agreed") {
+		k++
+	}
+	if !is(ts, k, "decision", "plan", "call", "choice", "consensus", "verdict") {
+		return false
+	}
+	k++
+	if !is(ts, k, "is", "was") {
+		return false
+	}
+	k++
+	s := x.team
+	if mine {
+		s = x.speaker
+	}
+	x.decisionBody(s, ts[k:], f)
+	return true
+}
+
+// decisionBody reads what was decided: a verb phrase ("to use Postgres",
+// "use Postgres for the cache") or a thing ("Svelte").
+func (x *extraction) decisionBody(s subject, ts []token, f flags) {
+	if is(ts, 0, "that") {
+		ts = ts[1:]
+		ts = dropSubjectModal(ts)
+	}
+	if is(ts, 0, "to") {
+		x.decideTo(s, ts[1:], f, tmDecideTo)
+		return
+	}
+	if is(ts, 0, "we", "i") {
+		ts = dropSubjectModal(ts)
+		x.decideTo(s, ts, f, tmDecideTo)
+		return
+	}
+	if v, ok := verbs[lowAt(ts, 0)]; ok && v.form == fBase && v.lemma != "be" {
+		x.decideTo(s, ts, f, tmDecideTo)
+		return
+	}
+	x.decideObject(s, ts, f, "")
+}
+
+// dropSubjectModal drops "we will", "we'll", "we should", "we are going to"
+// at the start of a decided clause.
+func dropSubjectModal(ts []token) []token {
+	if is(ts, 0, "we", "i") {
+		ts = ts[1:]
+	}
+	for is(ts, 0, "will", "shall", "should", "would", "must", "are", "am", "going", "to", "now", "all") {
+		ts = ts[1:]
+	}
+	return ts
+}
+
+// decideObjectVerbs take the decided thing as their object: "decided to
+// use Postgres", "decided to go with Svelte".
+func decideObjectStart(ts []token) int {
+	w := lowAt(ts, 0)
+	switch {
+	case w == "use" || w == "adopt" || w == "pick" || w == "choose" || w == "try" || w == "keep":
+		return 1
+	case (w == "go" || w == "stick" || w == "stay" || w == "roll") && is(ts, 1, "with"):
+		return 2
+	case (w == "switch" || w == "move" || w == "migrate" || w == "transition" || w == "change") && is(ts, 1, "to"):
+		return 2
+	case (w == "switch" || w == "move" || w == "migrate") && seq(ts, 1, "over", "to"):
+		return 3
+	case (w == "standardize" || w == "standardise" || w == "settle") && is(ts, 1, "on"):
+		return 2
+	}
+	return -1
+}
+
+// decide reads "decided to X", "decided on X", "decided against X",
+// "chose X", "went with X", "settled on X", "agreed to X".
+func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
+	if !canDecide(s) || f.not && v.lemma != "decide" {
+		return
+	}
+	f.past = false
+	switch v.lemma {
+	case "decide", "agree":
+		switch {
+		case is(ts, 0, "to"):
+			x.decideTo(s, ts[1:], f, tmDecideTo)
+		case is(ts, 0, "not") && is(ts, 1, "to"):
+			f.neg = true
+			x.decideTo(s, ts[2:], f, tmDecideTo)
+		case is(ts, 0, "on", "upon", "against"):
+			if is(ts, 0, "against") {
+				f.neg = true
+			}
+			x.decideObject(s, ts[1:], f, "")
+		case is(ts, 0, "that"):
+			x.decisionBody(s, ts, f)
+		}
+	case "settle", "standardize":
+		if is(ts, 0, "on") {
+			x.decideObject(s, ts[1:], f, "")
+		}
+	case "opt":
+		if is(ts, 0, "for") {
+			x.decideObject(s, ts[1:], f, "")
+		} else if is(ts, 0, "to") {
+			x.decideTo(s, ts[1:], f, tmDecideTo)
+		}
+	case "choose", "pick", "select", "adopt":
+		if is(ts, 0, "to") {
+			x.decideTo(s, ts[1:], f, tmDecideTo)
+			return
+		}
+		x.decideObject(s, ts, f, "")
+	case "stick", "go":
+		if is(ts, 0, "with") {
+			x.decideObject(s, ts[1:], f, "")
+		}
+		if v.lemma == "go" && is(ts, 0, "by") && s.kind == sSpeaker {
+			x.name(s, ts[1:], f, true)
+		}
+	}
+}
+
+// decideTo reads a decided verb phrase.
+func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
+	if s.kind == sPerson {
+		return
+	}
+	if is(ts, 0, "not") {
+		f.neg = true
+		ts = ts[1:]
+	}
+	if o := decideObjectStart(ts); o > 0 {
+		if ts[0].low == "switch" || ts[0].low == "move" || ts[0].low == "migrate" || ts[0].low == "transition" || ts[0].low == "change" {
+			f.corr = true
+		}
+		x.decideObject(s, ts[o:], f, x.text(ts, o))
+		return
+	}
+	n := valueLen(ts, vPhrase)
+	if n == 0 || !validValue(ts[:n]) {
+		return
+	}
+	if v, ok := verbs[ts[0].low]; ok && (v.lemma == "be" || v.lemma == "have" || v.lemma == "do" && n == 1) {
+		return
+	}
+	x.emit(s, f, claim{typ: memory.TypeDecision, key: "decision:" + shortSlug(phraseKey(ts[:n]), 5), value: x.text(ts, n), tmpl: t})
+}
+
+// decideObject reads a decided thing and its topic: "Postgres for the
+// cache" → decision:cache; "Svelte" → decision:framework (from the
+// lexicon); an unknown thing names its own slot.
+func (x *extraction) decideObject(s subject, ts []token, f flags, how string) {
+	if s.kind == sPerson {
+		return
+	}
+	if is(ts, 0, "against") {
+		f.neg = true
+		ts = ts[1:]
+	}
+	val, n := x.readValue(ts, vThing)
+	if n == 0 {
+		return
+	}
+	topic, topicText := "", ""
+	if p, ok := x.purpose(ts[n:]); ok && p.prep == "for" {
+		topic, topicText = p.cat, p.text
+	}
+	if topic == "" {
+		if c, ok := CategoryOf(val); ok {
+			topic = c
+		} else {
+			topic = Slug(val)
+		}
+	}
+	extra := ""
+	if topicText != "" {
+		extra = " for " + topicText
+	}
+	c := claim{typ: memory.TypeDecision, key: "decision:" + topic, value: val, tmpl: tmDecideOn, cat: extra}
+	if how != "" {
+		// "decided to use Postgres for the cache" reads better whole.
+		c.tmpl, c.display, c.cat = tmDecideTo, how+" "+val+extra, ""
+	}
+	x.emit(s, f, c)
+}
+
+// phraseKey joins a phrase's words for slugging, without fillers.
+func phraseKey(ts []token) string {
+	var b strings.Builder
+	for _, t := range ts {
+		if t.kind == tPunct || keyFillers[t.low] {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.low)
+	}
+	return b.String()
+}
+
+// goal reads a goal's verb phrase: "learn Rust", "ship v2 by March".
+// Hedged goals are dropped; a wish is not a goal.
+func (x *extraction) goal(s subject, ts []token, f flags, t tmpl, prefix string) {
+	if f.hedge || f.not || !canDecide(s) || s.kind == sNamed {
+		return
+	}
+	if is(ts, 0, "to") && t == tmGoalIs {
+		prefix = "to "
+		ts = ts[1:]
+	}
+	n := valueLen(ts, vPhrase)
+	if n == 0 || !validValue(ts[:n]) {
+		return
+	}
+	if v, ok := verbs[ts[0].low]; ok && (v.lemma == "be" && n < 2 || v.lemma == "have" || v.lemma == "do" && n < 2 || v.lemma == "know" || v.lemma == "think") {
+		return
+	}
+	if is(ts, 0, "know", "see", "say", "ask", "tell", "check", "make", "talk", "go", "get") && n < 4 {
+		return // "I want to know...", "I want to see..." are requests, not goals
+	}
+	c := claim{typ: memory.TypeGoal, key: "goal:" + shortSlug(phraseKey(ts[:n]), 5), value: prefix + x.text(ts, n), tmpl: t}
+	if v, ok := verbs[ts[0].low]; (ok && v.form == fBase || goalVerbs[ts[0].low]) && t == tmGoalIs && prefix == "" {
+		c.display = "to " + c.value // "Goal: ship v2" → "goal is to ship v2"
+	}
+	x.emit(s, f, c)
+}
+
+// goalVerbs start goals stated without "to" ("Goal: ship v2 by March").
+var goalVerbs = set("ship", "launch", "finish", "get", "become", "reach", "lose", "save",
+	"buy", "read", "visit", "release", "hit", "complete", "pass", "hire", "raise", "reduce",
+	"increase", "improve", "cut", "double", "automate", "land", "publish", "finish", "master",
+	"retire", "open", "close", "grow", "scale", "deliver", "win", "earn", "pay", "speak",
+	"write", "run", "build", "learn", "move", "travel", "exercise", "sleep", "eat", "quit",
+	"cook", "practice", "practise", "train", "study", "find", "create", "make", "keep", "stay")
+
+// plan reads "plan to X", "intend to X", "hope to X", "looking to X":
+// moving or switching plans are hedged facts; other plans are goals.
+func (x *extraction) plan(s subject, v verb, ts []token, f flags) {
+	if v.lemma == "look" && !is(ts, 0, "to") {
+		return
+	}
+	if v.lemma == "plan" && is(ts, 0, "on") {
+		ts = ts[1:]
+	} else if is(ts, 0, "to") {
+		ts = ts[1:]
+	} else {
+		return
+	}
+	if nv, ok := verbs[lowAt(ts, 0)]; ok {
+		switch nv.lemma {
+		case "move", "relocate", "live", "work", "join", "switch", "use", "migrate", "change", "start", "quit", "leave":
+			f.hedge = true
+			x.verb(s, nv, ts[1:], f)
+			return
+		}
+	}
+	if v.lemma == "hope" || v.lemma == "look" {
+		f.hedge = true
+	}
+	x.goal(s, ts, f, tmGoal, "")
+}
+
+// learn reads "I'm learning Rust" as the goal learn_rust.
+func (x *extraction) learn(s subject, ts []token, f flags) {
+	if f.not || f.hedge || !canDecide(s) || s.kind == sNamed {
+		return
+	}
+	val, n := x.readValue(ts, vThing)
+	if n == 0 {
+		return
+	}
+	x.emit(s, f, claim{typ: memory.TypeGoal, key: "goal:learn_" + Slug(val), value: val, tmpl: tmLearning})
+}

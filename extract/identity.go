@@ -1,0 +1,526 @@
+package extract
+
+// This file reads facts about a person: where they live and come from,
+// where they work and as what, their name, diet and fandoms.
+
+import (
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// copula reads what follows "am/is/are/was": places, roles, names, diets,
+// fandoms, progressive verbs ("I'm using..."), passives ("written in Go").
+func (x *extraction) copula(s subject, ts []token, f flags) {
+	i := 0
+	for i < len(ts) {
+		w := ts[i].low
+		switch {
+		case w == "not":
+			f.not = true
+		case w == "no" && is(ts, i+1, "longer"):
+			f.neg = true
+			i++
+		case w == "going" && is(ts, i+1, "to") && !is(ts, i+2, "the", "a", "an", "my"):
+			f.future = true
+			i++
+		case adverbs[w] && w != "so" && w != "all" && w != "both" && w != "kind" && w != "sort":
+			if corrAdverbs[w] {
+				f.corr = true
+			}
+			if hedgeAdverbs[w] {
+				f.hedge = true
+			}
+		default:
+			goto body
+		}
+		i++
+	}
+body:
+	ts = ts[i:]
+	if len(ts) == 0 {
+		return
+	}
+	w := ts[0].low
+	if v, ok := verbs[w]; ok && (v.form == fGerund || v.form == fBase && f.future) && v.lemma != "be" && w != "building" {
+		if f.past {
+			// "I was living in Paris" is history, like "I lived in Paris".
+			f.past = !changeVerbs[v.lemma]
+		}
+		x.verb(s, v, ts[1:], f)
+		return
+	}
+	switch {
+	case w == "from" || w == "originally" && is(ts, 1, "from"):
+		if !f.not && personal(s) {
+			f.past = false
+			x.place(s, ts[1+b2i(w == "originally"):], f, "from")
+		}
+	case w == "based" || w == "located" || w == "settled" || w == "living" || w == "stationed":
+		if s.kind == sTeam || s.kind == sNamed && is(ts, 1, "on") {
+			if is(ts, 1, "on") {
+				x.useThing(s, ts[2:], f, purposeInfo{})
+			}
+			return
+		}
+		j := 1
+		if seq(ts, 1, "out", "of") {
+			j = 3
+		} else if is(ts, 1, "in", "at", "near") {
+			j = 2
+		} else {
+			return
+		}
+		if f.not && !f.anymore {
+			return
+		}
+		if f.not {
+			f.neg = true
+		}
+		x.place(s, ts[j:], f, "lives_in")
+	case w == "born":
+		if is(ts, 1, "in") && personal(s) {
+			f.past = false
+			x.place(s, ts[2:], f, "from")
+		}
+	case w == "employed" || w == "hired" || w == "contracted":
+		if is(ts, 1, "by", "at", "with", "for") && personal(s) {
+			if w == "hired" {
+				f.corr = true
+				f.past = false
+			}
+			x.org(s.asPerson(), ts[2:], f, false)
+		}
+	case w == "called" || w == "named":
+		if s.kind == sSpeaker || s.kind == sPerson {
+			x.name(s, ts[1:], f, true)
+		}
+	case w == "written" || w == "built" || w == "powered" || w == "deployed" || w == "hosted" || w == "implemented" || w == "developed" || w == "coded":
+		x.passive(s, w, ts[1:], f)
+	case w == "a" || w == "an" || w == "the":
+		x.copulaNP(s, ts, f)
+	case w == "into" || (w == "fond" || w == "proud") && is(ts, 1, "of") ||
+		(w == "passionate" || w == "crazy" || w == "mad" || w == "excited") && is(ts, 1, "about") ||
+		(w == "obsessed" || w == "smitten" || w == "enamored" || w == "enamoured") && is(ts, 1, "with") ||
+		(w == "addicted") && is(ts, 1, "to") || (w == "hooked" || w == "keen" || w == "big") && is(ts, 1, "on"):
+		if personal(s) {
+			j := 1
+			if w != "into" {
+				j = 2
+			}
+			x.likeThing(s, ts[j:], f, false)
+		}
+	case (w == "sick" || w == "tired") && is(ts, 1, "of"), w == "fed" && seq(ts, 1, "up", "with"),
+		(w == "done") && is(ts, 1, "with"):
+		if personal(s) && !f.not {
+			j := 2
+			if w == "fed" {
+				j = 3
+			}
+			x.likeThing(s, ts[j:], f, true)
+		}
+	case w == "allergic" && is(ts, 1, "to"):
+		if personal(s) && !f.not {
+			f.high = true
+			x.list(s.asPerson(), ts[2:], f, func(item string) claim {
+				return claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy}
+			})
+		}
+	case w == "fluent" && is(ts, 1, "in"):
+		if personal(s) && !f.not {
+			x.list(s.asPerson(), ts[2:], f, func(item string) claim {
+				return claim{typ: memory.TypeFact, key: "speaks:" + Slug(item), value: item, tmpl: tmSpeaks}
+			})
+		}
+	case w == "on" && (s.kind == sTeam || s.kind == sNamed):
+		// "We're on Postgres 16": only when the lexicon knows the thing.
+		if val, n := x.readValue(ts[1:], vThing); n > 0 {
+			if _, ok := CategoryOf(val); ok {
+				x.useThing(s, ts[1:], f, purposeInfo{})
+			}
+		}
+	case diets[w] || len(ts) > 1 && diets[w+" "+ts[1].low]:
+		if personal(s) && !f.not {
+			n := 1
+			if !diets[w] {
+				n = 2
+			}
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
+		}
+	default:
+		if s.kind == sSpeaker && !f.not {
+			x.name(s, ts, f, false)
+		}
+	}
+}
+
+// copulaNP reads "a/an/the ..." after a copula: "a big fan of jazz", "a Vim
+// user", "a vegetarian", "a senior backend engineer at Acme".
+func (x *extraction) copulaNP(s subject, ts []token, f flags) {
+	if !personal(s) {
+		return
+	}
+	k := 1
+	for is(ts, k, "big", "huge", "massive", "great", "real", "total", "longtime", "long-time",
+		"die-hard", "diehard", "true", "lifelong", "proud", "devoted", "loyal", "avid") {
+		k++
+	}
+	if is(ts, k, "fan", "lover", "devotee") && is(ts, k+1, "of") {
+		dislike := false
+		if f.not && !f.anymore {
+			f.not, dislike = false, true // "I'm not a fan of YAML"
+		}
+		x.likeThing(s, ts[k+2:], f, dislike)
+		return
+	}
+	if f.not && !f.anymore {
+		return
+	}
+	if f.not {
+		f.neg = true
+	}
+	if diets[lowAt(ts, k)] {
+		x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts[k:], 1), tmpl: tmDiet})
+		return
+	}
+	// "a Vim user", "a cat person".
+	for h := k + 1; h < len(ts) && h <= k+3; h++ {
+		if ts[h].kind != tWord {
+			break
+		}
+		if !fanHeads[ts[h].low] {
+			continue
+		}
+		thing := x.text(ts[k:], h-k)
+		if !validValue(ts[k:h]) {
+			return
+		}
+		if c, ok := CategoryOf(thing); ok {
+			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + c, value: thing, tmpl: tmPrefers, cat: categoryDisplay(c)})
+		} else if !is(ts, h, "user", "users", "person", "people", "guy", "girl") {
+			// "a jazz lover" likes jazz; "a morning person" is a trait.
+			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(thing), value: thing, tmpl: tmLikes})
+		}
+		return
+	}
+	x.role(s.asPerson(), ts, f, true)
+}
+
+// fanHeads end "a Vim user", "a cat person", "a jazz fan".
+var fanHeads = set("user", "users", "person", "people", "fan", "lover", "guy", "girl",
+	"enthusiast", "addict", "nerd", "geek", "junkie", "diehard", "die-hard", "devotee", "aficionado")
+
+// role reads a job title that must end on a known role noun ("senior
+// backend engineer", "CTO"), then an optional "at Acme".
+func (x *extraction) role(s subject, ts []token, f flags, needHead bool) bool {
+	start := 0
+	if is(ts, 0, "a", "an", "the") {
+		start = 1
+	}
+	body := ts[start:]
+	n := valueLen(body, vRole)
+	if n == 0 {
+		return false
+	}
+	// "The CTO of Acme": "of" ends a role; the org follows.
+	head := body[n-1].low
+	if needHead && !roleHeads[head] && !roleSuffix(head) {
+		return false
+	}
+	if !validValue(body[:n]) || !x.roleWords(body[:n]) {
+		return false
+	}
+	val := x.text(body, n) // "the CTO" and "a CTO" are one role
+	x.emit(s, f, claim{typ: memory.TypeFact, key: "role", value: val, tmpl: tmRole})
+	rest := body[n:]
+	if is(rest, 0, "at", "for", "with", "of") && len(rest) > 1 && (rest[1].capital || rest[1].kind == tQuote || is(rest, 1, "the")) {
+		x.org(s, rest[1:], f, false)
+	}
+	return true
+}
+
+// roleWords rejects role phrases with words no job title has.
+func (x *extraction) roleWords(ts []token) bool {
+	for _, t := range ts {
+		if pronounValues[t.low] && t.low != "one" {
+			return false
+		}
+	}
+	return true
+}
+
+func roleSuffix(w string) bool {
+	for _, suf := range []string{"engineer", "developer", "ologist", "ician", "ographer", "ist", "eer"} {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
+			return !notRoles[w]
+		}
+	}
+	return false
+}
+
+// notRoles end in a role suffix without being jobs.
+var notRoles = set("list", "twist", "wrist", "mist", "fist", "gist", "exist", "insist",
+	"persist", "resist", "assist", "consist", "career", "beer", "deer", "cheer", "peer",
+	"sheer", "steer", "veer", "leer", "queer", "list", "playlist", "checklist", "wishlist",
+	"tourist", "optimist", "pessimist", "realist", "perfectionist", "minimalist",
+	"introvert", "extrovert", "purist", "idealist", "cyclist", "racist", "sexist",
+	"specialist")
+
+// name reads a person's name: one to three capitalised words, then the end
+// of the clause. "I'm Alice" is a name; "I'm Sorry", "I'm English", "I'm
+// OK" are not. loose accepts lowercase after "call me" or "my name is".
+func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
+	if len(ts) == 0 || f.not {
+		return false
+	}
+	if ts[0].kind == tQuote {
+		x.emit(s, f, claim{typ: memory.TypeFact, key: "name", value: x.text(ts, 1), tmpl: tmName})
+		return true
+	}
+	n := 0
+	for n < len(ts) && n < 3 && ts[n].kind == tWord {
+		t := ts[n]
+		w := t.low
+		if notNames[w] || pronounValues[w] || valueStops[w] || roleHeads[w] || w == "and" {
+			break
+		}
+		if !loose && (!t.capital || isGerund(w)) {
+			break
+		}
+		if _, ok := lexicon[w]; ok && !loose {
+			break
+		}
+		src := x.content[t.start:t.end]
+		if len(src) > 1 && strings.ToUpper(src) == src && !loose {
+			break // "I'm OK", "I'm AFK"
+		}
+		if strings.ContainsAny(w, "0123456789") {
+			break
+		}
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	// A name ends the clause, or comes before "and", "from", "by the way".
+	if n < len(ts) {
+		next := ts[n]
+		if next.kind == tWord && !is(ts, n, "and", "from", "by", "btw", "here", "but", "though") || next.kind == tQuote {
+			return false
+		}
+	}
+	x.emit(s, f, claim{typ: memory.TypeFact, key: "name", value: x.text(ts, n), tmpl: tmName})
+	// "I'm Alice, a backend engineer at Globex."
+	if is(ts, n, ",") && is(ts, n+1, "a", "an") {
+		x.role(s.asPerson(), ts[n+1:], f, true)
+	}
+	return true
+}
+
+// callMe reads "Call me Al", "You can call me Al", "Please call me Al".
+func (x *extraction) callMe(ts []token, f flags) bool {
+	k := 0
+	for is(ts, k, "please", "just", "you", "can", "may", "should") {
+		k++
+	}
+	if !seq(ts, k, "call", "me") {
+		return false
+	}
+	if x.mode != modeUser {
+		return true
+	}
+	x.name(x.speaker, ts[k+2:], f, false)
+	return true
+}
+
+// place reads a place after "live in", "from", "based in", "moved to".
+func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
+	if !personal(s) {
+		return false
+	}
+	for is(ts, 0, "beautiful", "sunny", "rainy", "lovely") {
+		ts = ts[1:]
+	}
+	val, n := x.readValue(ts, vPlace)
+	if n == 0 {
+		return false
+	}
+	if placeNoise[strings.ToLower(val)] {
+		return false
+	}
+	// "the new office", "a small town": a determiner needs a proper name
+	// after it ("the Netherlands") to be a place.
+	if is(ts, 0, "the", "a", "an", "my", "our") && (n < 2 || !ts[1].capital) {
+		return false
+	}
+	// "I've lived in Berlin, Paris and Rome": a list is not one home.
+	if rest := ts[n:]; (is(rest, 0, ",") || is(rest, 0, "and", "or")) && len(rest) > 1 && rest[1].capital {
+		return false
+	}
+	t := tmLivesIn
+	if key == "from" {
+		t = tmFrom
+	}
+	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: key, value: val, tmpl: t})
+	return true
+}
+
+// placeNoise are things that follow "live in" without being places.
+var placeNoise = set("fear", "hope", "denial", "peace", "harmony", "sin", "the moment",
+	"the present", "the past", "the future", "a bubble", "my head", "poverty", "luxury",
+	"comfort", "debt", "the now", "style", "the zone", "a van", "limbo", "here", "there",
+	"the city", "the country", "the countryside", "the suburbs", "town", "a house",
+	"an apartment", "a flat", "the same city", "different cities", "the same place",
+	"fact", "theory", "practice", "general", "particular", "total", "secret", "private",
+	"public", "time", "advance", "charge", "love", "trouble", "a hurry", "progress",
+	"line", "mind", "person")
+
+// org reads an employer after "work at/for", "joined", "employed by".
+func (x *extraction) org(s subject, ts []token, f flags, requireCapital bool) bool {
+	if !personal(s) || len(ts) == 0 {
+		return false
+	}
+	first := ts[0]
+	if is(ts, 0, "the") && len(ts) > 1 {
+		first = ts[1]
+	}
+	if requireCapital && !first.capital && first.kind != tQuote {
+		return false
+	}
+	val, n := x.readValue(ts, vOrg)
+	if n == 0 || orgNoise[strings.ToLower(val)] {
+		return false
+	}
+	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "works_at", value: val, tmpl: tmWorksAt})
+	// "I work at Acme as a designer".
+	rest := ts[n:]
+	if is(rest, 0, "as") {
+		x.role(s.asPerson(), rest[1:], f, false)
+	}
+	return true
+}
+
+// orgNoise follows "work at/for" without being an employer.
+var orgNoise = set("a living", "free", "fun", "myself", "night", "nights", "home", "weekends",
+	"the weekend", "the moment", "a while", "hours", "years", "months", "a bit", "peanuts",
+	"money", "food", "scale", "speed", "large", "length", "least", "best", "most",
+	"first", "last", "random", "times", "once", "a startup", "a company", "a bank",
+	"the same company", "a small company", "a big company", "a large company",
+	"a consultancy", "an agency", "a nonprofit", "a non-profit", "a university",
+	"a hospital", "a school", "a tech company", "a fintech", "a big tech company",
+	"a faang", "a faang company", "big tech")
+
+// live reads "live in X", "reside in X".
+func (x *extraction) live(s subject, ts []token, f flags) {
+	for len(ts) > 0 && adverbs[ts[0].low] && ts[0].low != "in" {
+		ts = ts[1:]
+	}
+	if !is(ts, 0, "in", "at", "near", "outside", "on") {
+		return
+	}
+	if is(ts, 0, "near", "outside", "on") {
+		// "I live near Lisbon" still places the speaker, less exactly.
+		ts = ts[1:]
+	} else {
+		ts = ts[1:]
+	}
+	if f.not && !f.anymore && !f.neg {
+		f.neg = true // "I don't live in Paris" ends that slot's Paris
+	}
+	if f.not {
+		f.neg = true
+	}
+	x.place(s, ts, f, "lives_in")
+}
+
+// move reads "moved to X", "moved from X to Y", "relocated to X". A tool
+// ("moved to Neovim") is a switch; anything else is a new home.
+func (x *extraction) move(s subject, ts []token, f flags) {
+	f.past = false
+	for is(ts, 0, "back", "over", "out", "away", "permanently", "recently", "finally") {
+		ts = ts[1:]
+	}
+	if is(ts, 0, "from") {
+		k := 1
+		for k < len(ts) && !is(ts, k, "to") && k < 8 {
+			k++
+		}
+		ts = ts[k:]
+	}
+	if is(ts, 0, "off") || seq(ts, 0, "away", "from") {
+		// "We're moving off Heroku": a tool's use ends.
+		j := 1
+		if is(ts, 0, "away") {
+			j = 2
+		}
+		if val, n := x.readValue(ts[j:], vThing); n > 0 && !f.not {
+			if _, ok := CategoryOf(val); ok {
+				f.neg, f.future = true, false
+				x.useThing(s, ts[j:], f, purposeInfo{})
+			}
+		}
+		return
+	}
+	if !is(ts, 0, "to", "into") {
+		return
+	}
+	ts = ts[1:]
+	val, n := x.readValue(ts, vPlace)
+	if n == 0 {
+		return
+	}
+	if f.not {
+		return // "I didn't move to Berlin"
+	}
+	f.corr = true
+	if _, ok := CategoryOf(val); ok {
+		x.useThing(s, ts, f, purposeInfo{})
+		return
+	}
+	if s.kind == sTeam {
+		return
+	}
+	x.place(s, ts, f, "lives_in")
+}
+
+// work reads "work at/for X [as a Y]", "work as a Y".
+func (x *extraction) work(s subject, ts []token, f flags) {
+	if !personal(s) {
+		return
+	}
+	for is(ts, 0, "remotely", "full-time", "part-time", "fulltime", "currently", "now", "mostly", "mainly", "primarily", "still", "also", "freelance", "together") {
+		if ts[0].low == "now" {
+			f.corr = true
+		}
+		ts = ts[1:]
+	}
+	if f.not && !f.anymore {
+		if is(ts, 0, "at", "for") {
+			f.neg = true // "I don't work at Acme" ends that slot's Acme
+		} else {
+			return
+		}
+	}
+	if f.not {
+		f.neg = true
+	}
+	switch {
+	case is(ts, 0, "at", "for") && len(ts) > 1:
+		// "work with" is left out: "I work with Maria" names a colleague.
+		x.org(s, ts[1:], f, false)
+	case is(ts, 0, "as") && len(ts) > 1:
+		x.role(s.asPerson(), ts[1:], f, false)
+	}
+}
+
+// join reads "joined Acme", "joined the Acme team".
+func (x *extraction) join(s subject, ts []token, f flags) {
+	if !personal(s) || f.not {
+		return
+	}
+	if is(ts, 0, "the") && len(ts) > 2 && ts[1].capital && is(ts, 2, "team") {
+		ts = ts[1:2]
+	}
+	f.past = false
+	x.org(s, ts, f, true)
+}

@@ -1,0 +1,480 @@
+package extract
+
+// This file reads preferences and the things people and projects use:
+// "I prefer Vim", "we use Redis for caching", "I switched to Neovim",
+// "I hate YAML".
+
+import (
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// prefer reads "I prefer X [over Y] [for Y | as my Y]" and "prefer to X".
+func (x *extraction) prefer(s subject, ts []token, f flags) {
+	if f.not && !f.anymore {
+		return // "I don't prefer X" is too vague to store
+	}
+	if f.not {
+		f.neg = true
+	}
+	if is(ts, 0, "to") {
+		x.likePhrase(s, ts[1:], f)
+		return
+	}
+	if is(ts, 0, "not") {
+		return
+	}
+	// "I'd rather use Emacs", "I'd rather work remotely".
+	if v, ok := verbs[lowAt(ts, 0)]; ok && v.form == fBase && f.polite && !ts[0].capital {
+		if v.lemma == "use" {
+			x.useThing(s, ts[1:], f, purposeInfo{})
+		} else {
+			x.likePhrase(s, ts, f)
+		}
+		return
+	}
+	val, n := x.readValue(ts, vThing)
+	if n == 0 {
+		return
+	}
+	rest := ts[n:]
+	// Skip what it is preferred over: "Vim over Emacs", "tea to coffee".
+	if is(rest, 0, "over", "to", "than", "vs", "versus") || seq(rest, 0, "rather", "than") || seq(rest, 0, "instead", "of") {
+		j := 1
+		if is(rest, 0, "rather", "instead") {
+			j = 2
+		}
+		_, m := x.readValue(rest[j:], vThing)
+		rest = rest[j+m:]
+	}
+	p, hasPurpose := x.purpose(rest)
+	x.emitPreference(s, val, p, hasPurpose, f)
+}
+
+// emitPreference files a preferred thing under its category: the lexicon's
+// first, then the stated purpose ("as my notes app"), else likes:<thing>.
+func (x *extraction) emitPreference(s subject, val string, p purposeInfo, hasPurpose bool, f flags) {
+	s = s.asPerson()
+	if c, ok := CategoryOf(val); ok {
+		x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:" + c, value: val, tmpl: tmPrefers, cat: categoryDisplay(c)})
+		return
+	}
+	if hasPurpose && (p.known || p.prep == "as") {
+		x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:" + p.cat, value: val, tmpl: tmPrefers, cat: categoryDisplay(p.cat)})
+		return
+	}
+	x.emit(s, f, claim{typ: memory.TypePreference, key: "likes:" + Slug(val), value: val, tmpl: tmLikes})
+}
+
+// useThing reads "use X [as my Y | for Y]" for any subject. For a person
+// the thing's category makes a preference ("I use Vim" → prefers:editor);
+// for a project it makes a fact ("Atlas uses pnpm" → uses:package_manager,
+// "we use Redis for caching" → uses:cache).
+func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) {
+	if f.not && !f.anymore && !f.neg && s.kind != sTeam && s.kind != sNamed {
+		// "I don't use Windows" ends that value of the slot.
+		f.neg = true
+	}
+	if f.not {
+		f.neg = true
+	}
+	items, n := x.readList(ts)
+	if len(items) == 0 {
+		return
+	}
+	p, hasPurpose := x.purpose(ts[n:])
+	if !hasPurpose && hint.cat != "" {
+		p, hasPurpose = hint, true
+	}
+	// Items of one category in one breath ("Vim and VS Code") cannot share
+	// a single-valued slot; each gets its own.
+	collide := false
+	if len(items) > 1 {
+		seen := map[string]bool{}
+		for _, it := range items {
+			c, ok := CategoryOf(it)
+			if !ok || seen[c] {
+				collide = true
+			}
+			seen[c] = true
+		}
+		if hasPurpose {
+			collide = true
+		}
+	}
+	project := s.kind == sTeam || s.kind == sNamed
+	for _, it := range items {
+		switch {
+		case collide:
+			t := tmUses
+			if project {
+				x.emit(s, f, claim{typ: memory.TypeFact, key: "uses:" + Slug(it), value: it, tmpl: t})
+			} else {
+				x.emit(s, f, claim{typ: memory.TypeFact, key: "uses:" + Slug(it), value: it, tmpl: t})
+			}
+		case project && hasPurpose:
+			t, cat := tmUsesFor, p.text
+			if p.prep == "as" {
+				t, cat = tmUsesCat, categoryDisplay(p.cat)
+			}
+			x.emit(s, f, claim{typ: memory.TypeFact, key: "uses:" + p.cat, value: it, tmpl: t, cat: cat})
+		case project:
+			if c, ok := CategoryOf(it); ok {
+				x.emit(s, f, claim{typ: memory.TypeFact, key: "uses:" + c, value: it, tmpl: tmUsesCat, cat: categoryDisplay(c)})
+			} else {
+				x.emit(s, f, claim{typ: memory.TypeFact, key: "uses:" + Slug(it), value: it, tmpl: tmUses})
+			}
+		default:
+			if _, ok := CategoryOf(it); ok || hasPurpose && (p.known || p.prep == "as") {
+				x.emitPreference(s, it, p, hasPurpose, f)
+			} else if definite(it) {
+				// "I'm using the new API": a thing from the conversation,
+				// not a lasting fact about the user.
+			} else {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "uses:" + Slug(it), value: it, tmpl: tmUses})
+			}
+		}
+	}
+}
+
+// definite reports whether a value opens with a definite determiner.
+func definite(v string) bool {
+	lv := strings.ToLower(v)
+	return strings.HasPrefix(lv, "the ") || strings.HasPrefix(lv, "this ") || strings.HasPrefix(lv, "that ")
+}
+
+// purposeInfo is the "as my editor" / "for caching" part after a value.
+type purposeInfo struct {
+	prep  string // "as" or "for"
+	cat   string // canonical category
+	known bool   // the category is one the lexicon knows
+	text  string // the phrase as stated, for content
+}
+
+// purpose reads "as my editor", "as a package manager", "for editing",
+// "for the cache" after a value.
+func (x *extraction) purpose(ts []token) (purposeInfo, bool) {
+	for len(ts) > 0 && (adverbs[ts[0].low] && ts[0].low != "as") {
+		ts = ts[1:]
+	}
+	prep := lowAt(ts, 0)
+	if prep != "as" && prep != "for" {
+		return purposeInfo{}, false
+	}
+	ts = ts[1:]
+	shown := ts // "for the cache" shows "the cache"
+	if is(shown, 0, "my", "our", "its", "their", "his", "her") {
+		shown = shown[1:]
+	}
+	for is(ts, 0, "my", "our", "a", "an", "the", "its", "their", "his", "her", "all", "everyday", "daily") {
+		ts = ts[1:]
+	}
+	n := valueLen(ts, vThing)
+	if n == 0 || n > 4 || !validValue(ts[:n]) {
+		return purposeInfo{}, false
+	}
+	// "for work", "for years", "for fun" say nothing about a category.
+	if n == 1 && purposeNoise[ts[0].low] {
+		return purposeInfo{}, false
+	}
+	words := make([]string, n)
+	for k := range n {
+		words[k] = ts[k].low
+	}
+	phrase := strings.Join(words, " ")
+	cat := CanonicalCategory(phrase)
+	if cat == "" {
+		return purposeInfo{}, false
+	}
+	return purposeInfo{prep: prep, cat: cat, known: knownCategories[cat], text: x.text(shown, n+len(shown)-len(ts))}, true
+}
+
+var purposeNoise = set("work", "years", "months", "weeks", "days", "fun", "now", "ages",
+	"decades", "life", "everything", "anything", "something", "most", "example", "instance",
+	"free", "sure", "real", "good", "ever", "long", "while", "reasons", "personal",
+	"myself", "me", "us", "them", "it", "this", "that", "a", "the", "home", "school",
+	"hobby", "hobbies", "side", "projects", "project", "dev", "development", "coding",
+	"programming", "scripting", "production", "prod", "everyday")
+
+// knownCategories are the canonical categories the lexicon or the synonym
+// table names.
+var knownCategories = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range lexicon {
+		m[c] = true
+	}
+	for _, c := range categorySynonyms {
+		m[c] = true
+	}
+	return m
+}()
+
+// switchTo reads "switched to X", "switched from X to Y", "changed my
+// shell to fish", "migrated the database to Postgres".
+func (x *extraction) switchTo(s subject, ts []token, f flags) {
+	f.past = false
+	if f.not {
+		return // "I didn't switch to Emacs"
+	}
+	var hint purposeInfo
+	for is(ts, 0, "over", "back", "completely", "fully", "entirely", "permanently", "finally") {
+		ts = ts[1:]
+	}
+	// "changed my editor to X": the noun phrase before "to" is the category.
+	if is(ts, 0, "my", "our", "the", "its", "their") {
+		k := 1
+		for k < len(ts) && k < 5 && !is(ts, k, "to", "from", "over") {
+			k++
+		}
+		if k < len(ts) {
+			words := make([]string, 0, k)
+			for _, t := range ts[1:k] {
+				words = append(words, t.low)
+			}
+			c := CanonicalCategory(strings.Join(words, " "))
+			if knownCategories[c] {
+				hint = purposeInfo{prep: "as", cat: c, known: true, text: x.text(ts[1:], k-1)}
+			} else if !toKnownThing(ts[k:]) {
+				return // "switched the flag to true", "changed the timeout to 30s"
+			}
+			ts = ts[k:]
+		} else {
+			return
+		}
+	}
+	if is(ts, 0, "from") {
+		k := 1
+		for k < len(ts) && !is(ts, k, "to") && k < 8 {
+			k++
+		}
+		ts = ts[k:]
+	}
+	if is(ts, 0, "over") {
+		ts = ts[1:]
+	}
+	if !is(ts, 0, "to", "into") {
+		return
+	}
+	f.corr = true
+	x.useThing(s, ts[1:], f, hint)
+}
+
+// toKnownThing reports whether ts is "to <a thing the lexicon knows>".
+func toKnownThing(ts []token) bool {
+	if !is(ts, 0, "to", "into") || len(ts) < 2 {
+		return false
+	}
+	n := valueLen(ts[1:], vThing)
+	if n == 0 {
+		return false
+	}
+	words := make([]string, n)
+	for i, t := range ts[1 : 1+n] {
+		words[i] = t.low
+	}
+	_, ok := CategoryOf(strings.Join(words, " "))
+	return ok
+}
+
+// started reads "started using X", "started at Acme", "started learning X".
+func (x *extraction) started(s subject, ts []token, f flags) {
+	f.past = false
+	if f.not {
+		return
+	}
+	f.corr = true
+	if is(ts, 0, "to") {
+		ts = ts[1:]
+	}
+	if nv, ok := verbs[lowAt(ts, 0)]; ok && (nv.form == fGerund || nv.form == fBase) {
+		x.verb(s, nv, ts[1:], f)
+		return
+	}
+	if is(ts, 0, "at", "with") && personal(s) {
+		x.org(s, ts[1:], f, true)
+	}
+}
+
+// replace reads "replaced MySQL with Postgres", "ditched Jenkins for
+// GitHub Actions", "dropped Webpack": the old thing ends, the new one takes
+// its place. Only things the lexicon knows count, so "dropped the ball"
+// says nothing.
+func (x *extraction) replace(s subject, v verb, ts []token, f flags) {
+	if f.not || f.hedge && v.lemma == "retire" {
+		return
+	}
+	f.past = false
+	old, n := x.readValue(ts, vThing)
+	if n == 0 {
+		return
+	}
+	if _, ok := CategoryOf(old); !ok {
+		return
+	}
+	rest := ts[n:]
+	nf := f
+	nf.neg = true
+	x.useThing(s, ts[:n], nf, purposeInfo{})
+	if is(rest, 0, "with", "for", "in", "by") {
+		nf = f
+		nf.corr = true
+		x.useThing(s, rest[1:], nf, purposeInfo{})
+	}
+}
+
+// likeThing reads "like/love/enjoy X", "like to X", and with dislike set
+// "hate/dislike X". Negation flips or ends it: "I don't like X" →
+// dislikes; "I don't like X anymore" → likes X, ended.
+func (x *extraction) likeThing(s subject, ts []token, f flags, dislike bool) {
+	if !personal(s) {
+		return
+	}
+	if f.not {
+		switch {
+		case f.anymore:
+			f.neg = true
+		case dislike:
+			return // "I don't hate it"
+		default:
+			dislike = true
+		}
+	}
+	if f.never && !dislike {
+		dislike = true // "I never liked Rust"
+		f.past = false
+	}
+	if is(ts, 0, "to") && !dislike {
+		x.likePhrase(s, ts[1:], f)
+		return
+	}
+	key, t := "likes:", tmLikes
+	if dislike {
+		key, t = "dislikes:", tmDislikes
+	}
+	x.list(s.asPerson(), ts, f, func(item string) claim {
+		return claim{typ: memory.TypePreference, key: key + Slug(item), value: item, tmpl: t}
+	})
+}
+
+// likePhrase reads "like to run in the morning": the activity is the value.
+func (x *extraction) likePhrase(s subject, ts []token, f flags) {
+	n := valueLen(ts, vPhrase)
+	if n == 0 || n > 8 || !validValue(ts[:n]) {
+		return
+	}
+	if v, ok := verbs[ts[0].low]; ok && (v.lemma == "be" || v.lemma == "have" || v.lemma == "think" || v.lemma == "do") {
+		return // "I like to think...", "I'd like to have..."
+	}
+	x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + shortSlug(phraseKey(ts[:n]), 5), value: "to " + x.text(ts, n), tmpl: tmLikes})
+}
+
+// list emits one claim per item of a list ("jazz and blues").
+func (x *extraction) list(s subject, ts []token, f flags, mk func(string) claim) {
+	items, _ := x.readList(ts)
+	for _, it := range items {
+		x.emit(s, f, mk(it))
+	}
+}
+
+// consider reads "considering X", "thinking about moving to X", "leaning
+// towards X": all hedged.
+func (x *extraction) consider(s subject, v verb, ts []token, f flags) {
+	f.hedge = true
+	switch v.lemma {
+	case "think":
+		if !is(ts, 0, "about", "of") {
+			return
+		}
+		ts = ts[1:]
+	case "lean":
+		if !is(ts, 0, "towards", "toward", "to") {
+			return
+		}
+		ts = ts[1:]
+	}
+	if nv, ok := verbs[lowAt(ts, 0)]; ok && nv.form == fGerund {
+		x.verb(s, nv, ts[1:], f)
+		return
+	}
+	if v.lemma == "think" {
+		return // "thinking about Rust" is not a preference
+	}
+	if s.kind == sTeam {
+		x.useThing(s, ts, f, purposeInfo{})
+		return
+	}
+	x.prefer(s, ts, f)
+}
+
+// projectVerb reads active project verbs: "we build on Kubernetes", "we
+// deploy to Fly.io", "Atlas runs on AWS", "we write Go".
+func (x *extraction) projectVerb(s subject, v verb, ts []token, f flags) {
+	if s.kind != sTeam && s.kind != sNamed {
+		return
+	}
+	switch v.lemma {
+	case "write":
+		if is(ts, 0, "in") {
+			ts = ts[1:]
+		}
+		if val, n := x.readValue(ts, vThing); n > 0 {
+			if c, ok := CategoryOf(val); ok && c == "programming_language" {
+				x.useThing(s, ts, f, purposeInfo{})
+			}
+		}
+	case "build":
+		if is(ts, 0, "with", "on", "in", "using") {
+			x.useThing(s, ts[1:], f, purposeInfo{})
+		}
+	case "run":
+		if is(ts, 0, "on", "in") {
+			ts = ts[1:]
+		}
+		if val, n := x.readValue(ts, vThing); n > 0 {
+			if _, ok := CategoryOf(val); ok {
+				x.useThing(s, ts, f, purposeInfo{})
+			}
+		}
+	case "deploy", "host":
+		if is(ts, 0, "to", "on", "with", "at", "via") {
+			x.useThing(s, ts[1:], f, purposeInfo{prep: "as", cat: "hosting", known: true, text: "hosting platform"})
+		}
+	case "base", "power":
+		if is(ts, 0, "on", "by") {
+			x.useThing(s, ts[1:], f, purposeInfo{})
+		}
+	}
+}
+
+// passive reads "written in Go", "built with React", "deployed to Fly.io",
+// "hosted on AWS", "powered by Postgres".
+func (x *extraction) passive(s subject, w string, ts []token, f flags) {
+	if s.kind != sTeam && s.kind != sNamed {
+		return
+	}
+	f.past = false
+	for is(ts, 0, "entirely", "mostly", "mainly", "fully", "completely", "primarily") {
+		ts = ts[1:]
+	}
+	if !is(ts, 0, "in", "with", "on", "using", "to", "by", "at", "via") {
+		return
+	}
+	hint := purposeInfo{}
+	switch w {
+	case "written", "implemented", "developed", "coded":
+		if !is(ts, 0, "in") {
+			return
+		}
+		hint = purposeInfo{prep: "as", cat: "programming_language", known: true, text: "programming language"}
+	case "deployed", "hosted":
+		hint = purposeInfo{prep: "as", cat: "hosting", known: true, text: "hosting platform"}
+	}
+	items, _ := x.readList(ts[1:])
+	if len(items) == 1 {
+		if _, ok := CategoryOf(items[0]); ok {
+			hint = purposeInfo{} // the lexicon knows better: "hosted on AWS" is cloud
+		}
+	}
+	x.useThing(s, ts[1:], f, hint)
+}
