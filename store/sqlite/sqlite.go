@@ -305,9 +305,8 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: foreign key check: %w", mapErr(err))
 	}
-	for fk.Next() {
+	if fk.Next() { // one orphan is enough to report
 		problems = append(problems, "a version references a missing memory")
-		break
 	}
 	if err := fk.Err(); err != nil {
 		fk.Close()

@@ -57,6 +57,7 @@ func (s suite) episodes(t *testing.T) {
 			want []string
 		}{
 			{"All", memory.ListEpisodesParams{}, []string{"e-d", "e-c", "e-a", "e-b", "e-e"}},
+			{"EmptyIDs", memory.ListEpisodesParams{IDs: []string{}}, []string{"e-d", "e-c", "e-a", "e-b", "e-e"}},
 			{"Session", memory.ListEpisodesParams{SessionID: "s1"}, []string{"e-d", "e-c", "e-a"}},
 			{"OtherSession", memory.ListEpisodesParams{SessionID: "s2"}, []string{"e-b", "e-e"}},
 			{"UnknownSession", memory.ListEpisodesParams{SessionID: "s9"}, nil},

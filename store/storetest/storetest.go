@@ -1,14 +1,36 @@
 // Package storetest is the conformance suite every memory.Store backend must
 // pass. A backend's test calls Run with a function that opens a fresh, empty
 // store; the suite then checks every method of memory.Store and
-// memory.Executor against the contracts written in package memory: exact
-// round trips, ordering, filters, sentinel errors, namespace isolation,
-// transactions and Close.
+// memory.Executor, on the Store itself and inside InTx, against the
+// contracts written in package memory: exact round trips, ordering,
+// filters, sentinel errors, namespace isolation, transactions and Close.
+//
+// Where package memory leaves a detail open, the suite pins it down, so
+// every backend answers alike:
+//
+//   - Namespaces are checked with memory.ValidateNamespace (ErrInvalid). A
+//     row passed in Create*Params must carry the params' namespace or none
+//     (it then takes the params'); another namespace is ErrInvalid. Empty
+//     ids and nil rows are ErrInvalid.
+//   - Ids are unique per namespace: the same id in two namespaces is two
+//     rows, and neither namespace learns of the other.
+//   - A version's seq is unique within its memory (ErrConflict), and a
+//     version of a memory missing from its namespace is ErrNotFound.
+//   - A multi-row create writes all its rows or none, even inside InTx.
+//   - Values come back as written: nil and empty slices and maps stay
+//     apart, a nil time pointer stays nil and a zero time stays zero, every
+//     time comes back in UTC and keeps at least microseconds.
+//   - Lists: episodes by occurred_at then id, versions by recorded_at then
+//     id, admissions and traces newest first; ListTraces' Since is
+//     inclusive; Limit 0 means no limit; a list filter with no values is
+//     no filter.
+//   - Stats.Versions is a non-nil map holding only statuses that occur.
+//   - Namespaces is sorted bytewise.
+//   - Close may be called twice; the second returns nil. Every other call
+//     after Close fails.
 //
 // The suite uses only the memory package, so what passes here behaves the
-// same to the engine whichever backend it runs on. Times in fixtures are
-// whole microseconds, the finest precision every backend is required to
-// keep (PostgreSQL's timestamptz keeps microseconds).
+// same to the engine whichever backend it runs on.
 package storetest
 
 import (

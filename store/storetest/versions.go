@@ -91,6 +91,7 @@ func (s suite) versions(t *testing.T) {
 			want []string
 		}{
 			{"All", memory.ListVersionsParams{}, []string{"v-5", "v-1", "v-3", "v-2", "v-4", "v-6"}},
+			{"EmptyFilters", memory.ListVersionsParams{IDs: []string{}, Kinds: []memory.Kind{}, Statuses: []memory.Status{}}, []string{"v-5", "v-1", "v-3", "v-2", "v-4", "v-6"}},
 			{"MemoryID", memory.ListVersionsParams{MemoryID: "m-a"}, []string{"v-1", "v-2"}},
 			{"UnknownMemoryID", memory.ListVersionsParams{MemoryID: "m-z"}, nil},
 			{"IDs", memory.ListVersionsParams{IDs: []string{"v-4", "v-1", "missing"}}, []string{"v-1", "v-4"}},
