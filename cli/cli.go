@@ -179,7 +179,7 @@ func run(ctx context.Context, args []string, env Env) error {
 	}
 	a.ns = memory.NormalizeNamespace(a.ns)
 	if err := memory.ValidateNamespace(a.ns); err != nil {
-		return usagef("%v", errors.Unwrap(err))
+		return usagef("%v", err)
 	}
 	if !c.noStore {
 		path := o.db

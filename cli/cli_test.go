@@ -70,14 +70,15 @@ func TestWalkthrough(t *testing.T) {
 	var res struct {
 		RetrievalID string `json:"retrieval_id"`
 		Items       []struct {
-			MemoryID string `json:"memory_id"`
+			MemoryID  string `json:"memory_id"`
+			VersionID string `json:"version_id"`
 		} `json:"items"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.RetrievalID == "" || len(res.Items) == 0 {
 		t.Fatalf("recall --json: %v\n%s", err, out)
 	}
 	out = mustRun("explain", res.RetrievalID)
-	if !strings.Contains(out, "candidates") || !strings.Contains(out, res.Items[0].MemoryID[:4]) {
+	if !strings.Contains(out, "candidates") || !strings.Contains(out, res.Items[0].VersionID) {
 		t.Fatalf("explain retrieval:\n%s", out)
 	}
 	out = mustRun("show", res.Items[0].MemoryID)

@@ -31,6 +31,7 @@ type nsState struct {
 	structured map[string][]string // key or subject term → version ids
 	critical   map[string]struct{} // version ids with criticality must_include
 	episodes   []string            // episodic version ids by observed_at ascending
+	derived    map[string][]string // episode id → ids of fact versions citing it
 }
 
 // entry is what the read path knows of one indexed version. Entries are
@@ -48,6 +49,7 @@ func newNSState(name string) *nsState {
 		entries:    make(map[string]*entry),
 		structured: make(map[string][]string),
 		critical:   make(map[string]struct{}),
+		derived:    make(map[string][]string),
 	}
 }
 
@@ -90,6 +92,7 @@ func (st *nsState) reset() {
 	st.entries = make(map[string]*entry)
 	st.structured = make(map[string][]string)
 	st.critical = make(map[string]struct{})
+	st.derived = make(map[string][]string)
 	st.episodes = nil
 }
 
@@ -167,6 +170,7 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 	if v.Criticality == memory.CriticalityMustInclude {
 		st.critical[v.ID] = struct{}{}
 	}
+	st.linkEvidenceLocked(v)
 	if v.Kind == memory.KindEpisodic && !existed {
 		st.episodes = append(st.episodes, v.ID)
 		if n := len(st.episodes); !st.bulk && n > 1 && st.entries[st.episodes[n-2]].v.ObservedAt.After(v.ObservedAt) {
@@ -191,6 +195,42 @@ func (st *nsState) updateState(v *memory.Version) {
 	lean := *v
 	lean.Embedding = nil
 	st.entries[v.ID] = &entry{v: &lean, keyTerms: en.keyTerms}
+	st.linkEvidenceLocked(v)
+}
+
+// linkEvidenceLocked records which episodes a fact version cites, so the
+// read path can tell an episode whose facts were all superseded (stale)
+// from one a current fact already covers.
+func (st *nsState) linkEvidenceLocked(v *memory.Version) {
+	if v.Kind == memory.KindEpisodic {
+		return
+	}
+	for _, ep := range v.EvidenceEpisodeIDs {
+		if !contains(st.derived[ep], v.ID) {
+			st.derived[ep] = append(st.derived[ep], v.ID)
+		}
+	}
+}
+
+// sourceState says whether an episodic version's derived facts are
+// servable for p: covered (at least one is), stale (none is), or "" when no
+// fact was derived from it.
+func (st *nsState) sourceState(v *memory.Version, p RetrieveParams) string {
+	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 {
+		return ""
+	}
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	facts := st.derived[v.EvidenceEpisodeIDs[0]]
+	if len(facts) == 0 {
+		return ""
+	}
+	for _, id := range facts {
+		if en, ok := st.entries[id]; ok && servable(en.v, p) {
+			return "covered"
+		}
+	}
+	return "stale"
 }
 
 // drop removes a version from the index.

@@ -35,6 +35,10 @@ type Ranking struct {
 	ScopeAgent, ScopeUser, ScopeProject float64 // added when the memory is scoped so
 	ScopeSession, TaskMatch             float64
 	ContestedPenalty, HistoryPenalty    float64 // subtracted
+	// CoveredPenalty is subtracted from an episode a current fact was
+	// extracted from (the fact says it better); StalePenalty from an
+	// episode whose extracted facts have all been superseded.
+	CoveredPenalty, StalePenalty float64
 
 	CriticalShare float64 // share of the budget must_include memories claim first
 	CriticalMax   int     // at most this many are reserved
@@ -56,6 +60,7 @@ func DefaultRanking() Ranking {
 		Usefulness:     0.04, Confidence: 0.03,
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05,
+		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
 	}

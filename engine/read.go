@@ -136,7 +136,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 
 	cands := fuse(st, results, r)
 	for _, c := range cands {
-		e.rank(c, p, r, now)
+		e.rank(st, c, p, r, now)
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].final != cands[j].final {
@@ -287,6 +287,11 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 		if qset[en.v.Subject] {
 			score += 0.25
 		}
+		if en.v.Kind == memory.KindEpisodic {
+			// Keys lent by extracted facts are weaker evidence than the
+			// slot itself.
+			score *= 0.5
+		}
 		hits = append(hits, search.Hit{ID: id, Score: score})
 	}
 	st.mu.RUnlock()
@@ -359,19 +364,21 @@ func topKept(hits []search.Hit, keep func(string) bool, k int) []search.Hit {
 }
 
 // fuse combines channel rankings with weighted reciprocal rank fusion,
-// normalised by the best score possible from the channels that answered, so
-// a candidate ranked first everywhere scores 1.0.
+// normalised by the best score the candidate could have had: the weights of
+// the channels that answered and could have found it (only episodes come
+// from the recent channel, only must_include memories from the critical
+// one). A candidate ranked first everywhere it could be scores 1.0.
 func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 	byID := make(map[string]*scored)
 	var order []*scored
-	var norm float64
+	answered := make([]bool, len(Channels))
 	for ci, hits := range results {
 		if len(hits) == 0 {
 			continue
 		}
+		answered[ci] = true
 		name := Channels[ci]
 		w := r.weight(name)
-		norm += w
 		for rank, h := range hits {
 			c, ok := byID[h.ID]
 			if !ok {
@@ -379,7 +386,7 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 				if !found {
 					continue
 				}
-				c = &scored{en: en, channels: make(map[string]memory.ChannelHit, 2)}
+				c = &scored{en: en, channels: make(map[string]memory.ChannelHit, 4)}
 				byID[h.ID] = c
 				order = append(order, c)
 			}
@@ -387,16 +394,33 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 			c.fused += w * (r.RRFK + 1) / (r.RRFK + float64(rank+1))
 		}
 	}
-	if norm > 0 {
-		for _, c := range order {
+	for _, c := range order {
+		var norm float64
+		for ci, name := range Channels {
+			if answered[ci] && eligible(name, c.en.v) {
+				norm += r.weight(name)
+			}
+		}
+		if norm > 0 {
 			c.fused /= norm
 		}
 	}
 	return order
 }
 
+// eligible reports whether a channel can return v at all.
+func eligible(channel string, v *memory.Version) bool {
+	switch channel {
+	case ChannelRecent:
+		return v.Kind == memory.KindEpisodic
+	case ChannelCritical:
+		return v.Criticality == memory.CriticalityMustInclude
+	}
+	return true
+}
+
 // rank adds the bounded utility terms, each reported, and the trust action.
-func (e *Engine) rank(c *scored, p RetrieveParams, r Ranking, now time.Time) {
+func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, r Ranking, now time.Time) {
 	v := c.en.v
 	c.terms = map[string]float64{
 		"usefulness": v.Usefulness * r.Usefulness,
@@ -424,8 +448,14 @@ func (e *Engine) rank(c *scored, p RetrieveParams, r Ranking, now time.Time) {
 	if v.Status == memory.StatusContested {
 		c.terms["contested"] = -r.ContestedPenalty
 	}
-	if v.Status.History() {
+	if v.Status.History() && (p.AsOf == nil || !v.ValidAt(*p.AsOf)) {
 		c.terms["history"] = -r.HistoryPenalty
+	}
+	switch st.sourceState(v, p) {
+	case "covered":
+		c.terms["covered_by_fact"] = -r.CoveredPenalty
+	case "stale":
+		c.terms["stale_source"] = -r.StalePenalty
 	}
 	c.final = c.fused
 	for _, t := range c.terms {

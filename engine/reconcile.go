@@ -369,10 +369,8 @@ func (e *Engine) nearDuplicate(st *nsState, w *writeBatch, c *candidate) string 
 			}
 		}
 	}
-	st.mu.RLock()
-	defer st.mu.RUnlock()
 	hits := st.ix.Semantic(c.vec, 1, nearDuplicate, func(id string) bool {
-		en, ok := st.entries[id]
+		en, ok := st.get(id)
 		return ok && en.v.Kind != memory.KindEpisodic && en.v.Status.Live() && en.v.Scope == c.scope && en.v.Type == c.Type
 	})
 	if len(hits) == 0 {

@@ -1,0 +1,244 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/clock"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
+)
+
+// Benchmarks measure the engine on a real SQLite file with the built-in
+// embedder. Corpora are seeded, so runs are comparable:
+//
+//	go test ./engine -run '^$' -bench . -benchtime 2000x
+//
+// "memories" counts indexed memory items: every remembered statement adds
+// a semantic fact and the episodic memory of its episode.
+
+var (
+	benchPeople  = []string{"Ana", "Bruno", "Chen", "Dara", "Emil", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kemal", "Lena", "Mika", "Nora", "Omar", "Pia"}
+	benchThings  = []string{"the deploy script", "the billing service", "the search cluster", "the mobile app", "the data pipeline", "the auth gateway", "the release train", "the design system", "the CI runners", "the staging database", "the metrics dashboard", "the onboarding flow"}
+	benchVerbs   = []string{"owns", "reviewed", "rewrote", "migrated", "benchmarked", "documented", "broke", "fixed", "deprecated", "scaled", "audited", "tested"}
+	benchPlaces  = []string{"Lisbon", "Porto", "Berlin", "Tokyo", "Austin", "Nairobi", "Oslo", "Lima", "Seoul", "Dublin", "Cairo", "Perth"}
+	benchTools   = []string{"Postgres", "Redis", "Kafka", "pnpm", "Terraform", "Grafana", "Rust", "Go", "Python", "Kubernetes", "Neovim", "Docker"}
+	benchReasons = []string{"before the audit", "after the outage", "for the launch", "during the offsite", "to cut latency", "to save money", "for compliance", "on a Friday"}
+)
+
+func benchSentence(r *rand.Rand, i int) string {
+	return fmt.Sprintf("%s %s %s with %s in %s %s (note %d).",
+		benchPeople[r.IntN(len(benchPeople))], benchVerbs[r.IntN(len(benchVerbs))], benchThings[r.IntN(len(benchThings))],
+		benchTools[r.IntN(len(benchTools))], benchPlaces[r.IntN(len(benchPlaces))], benchReasons[r.IntN(len(benchReasons))], i)
+}
+
+func benchQuery(r *rand.Rand) string {
+	switch r.IntN(3) {
+	case 0:
+		return fmt.Sprintf("who %s %s?", benchVerbs[r.IntN(len(benchVerbs))], benchThings[r.IntN(len(benchThings))])
+	case 1:
+		return fmt.Sprintf("what did %s do with %s in %s", benchPeople[r.IntN(len(benchPeople))], benchTools[r.IntN(len(benchTools))], benchPlaces[r.IntN(len(benchPlaces))])
+	}
+	return fmt.Sprintf("%s %s %s", benchThings[r.IntN(len(benchThings))], benchTools[r.IntN(len(benchTools))], benchReasons[r.IntN(len(benchReasons))])
+}
+
+// seedEngine fills a fresh store with n memory items (n/2 statements).
+func seedEngine(b *testing.B, n int) (*engine.Engine, string) {
+	b.Helper()
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "bench.db")
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	clk := clock.NewManual(t0)
+	e, err := engine.New(engine.Config{Store: st, Clock: clk})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const batch = 1000
+	for i := 0; i < n/2; i += batch {
+		ps := make([]engine.RememberParams, 0, batch)
+		for j := i; j < i+batch && j < n/2; j++ {
+			ps = append(ps, engine.RememberParams{
+				Namespace: "bench", Text: benchSentence(r, j), Key: fmt.Sprintf("note:%d", j),
+				ObservedAt: t0.Add(time.Duration(j) * time.Minute),
+			})
+		}
+		if _, err := e.RememberBatch(ctx, ps); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Cleanup(func() {
+		e.Close()
+		st.Close()
+	})
+	return e, path
+}
+
+func benchRetrieve(b *testing.B, n int) {
+	e, _ := seedEngine(b, n)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(3, 4))
+	queries := make([]string, 256)
+	for i := range queries {
+		queries[i] = benchQuery(r)
+	}
+	// Warm the stem cache and the index as a running server would be.
+	for _, q := range queries {
+		if _, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "bench", Query: q}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "bench", Query: queries[i%len(queries)], TokenBudget: 1000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+		if len(res.Items) == 0 {
+			b.Fatalf("no items for %q", queries[i%len(queries)])
+		}
+	}
+	b.StopTimer()
+	e.FlushTraces()
+	reportPercentiles(b, lat)
+}
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) float64 {
+		return float64(lat[int(p*float64(len(lat)-1))].Microseconds())
+	}
+	b.ReportMetric(pct(0.50), "p50_us")
+	b.ReportMetric(pct(0.95), "p95_us")
+	b.ReportMetric(pct(0.99), "p99_us")
+}
+
+func BenchmarkRetrieve10k(b *testing.B)  { benchRetrieve(b, 10_000) }
+func BenchmarkRetrieve100k(b *testing.B) { benchRetrieve(b, 100_000) }
+
+// BenchmarkRememberBatch measures facts per second through the full write
+// path (extraction, embedding, reconciliation, one transaction per 500).
+func BenchmarkRememberBatch(b *testing.B) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "w.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	e, err := engine.New(engine.Config{Store: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	r := rand.New(rand.NewPCG(5, 6))
+	const batch = 500
+	b.ResetTimer()
+	start := time.Now()
+	facts := 0
+	for i := 0; i < b.N; i++ {
+		ps := make([]engine.RememberParams, batch)
+		for j := range ps {
+			ps[j] = engine.RememberParams{Namespace: "w", Text: benchSentence(r, i*batch+j)}
+		}
+		if _, err := e.RememberBatch(ctx, ps); err != nil {
+			b.Fatal(err)
+		}
+		facts += batch
+	}
+	b.ReportMetric(float64(facts)/time.Since(start).Seconds(), "facts/s")
+}
+
+// BenchmarkRememberDurable measures single remembers, each its own
+// transaction with synchronous=FULL (fsync per acknowledged write).
+func BenchmarkRememberDurable(b *testing.B) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "d.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	e, err := engine.New(engine.Config{Store: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	r := rand.New(rand.NewPCG(7, 8))
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "d", Text: benchSentence(r, i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "remembers/s")
+}
+
+// BenchmarkOpen100k measures opening a 100k-memory file and building its
+// index, and reports the process's peak RSS.
+func BenchmarkOpen100k(b *testing.B) {
+	e, path := seedEngine(b, 100_000)
+	e.Close()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		e2, err := engine.New(engine.Config{Store: st})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := e2.Warm(ctx); err != nil {
+			b.Fatal(err)
+		}
+		s, err := e2.Stats(ctx, "bench")
+		if err != nil || s.Indexed < 100_000 {
+			b.Fatalf("indexed %v, err %v", s, err)
+		}
+		e2.Close()
+		st.Close()
+	}
+	b.StopTimer()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap_MiB")
+	if rss, ok := peakRSS(); ok {
+		b.ReportMetric(rss, "peak_rss_MiB")
+	}
+	if fi, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(fi.Size())/(1<<20), "file_MiB")
+	}
+}
+
+// peakRSS reads the process's peak resident set size (Linux only).
+func peakRSS() (float64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			var kb float64
+			if _, err := fmt.Sscanf(strings.TrimPrefix(line, "VmHWM:"), "%f", &kb); err == nil {
+				return kb / 1024, true
+			}
+		}
+	}
+	return 0, false
+}
