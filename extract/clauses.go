@@ -430,8 +430,28 @@ func stripLeading(ts []token, f *flags) []token {
 			ts = ts[2:]
 			ts = dropThat(ts)
 		case w == "i" && seq(ts, 1, "am", "not", "sure"), w == "not" && is(ts, 1, "sure"):
+			// "I'm not sure we use pnpm" hedges what follows; "I'm not sure."
+			// alone says nothing.
 			f.hedge = true
-			return nil // the clause itself is the hedge
+			k := 4
+			if w == "not" {
+				k = 2
+			}
+			ts = dropThat(ts[k:])
+			if !is(ts, 0, "i", "we", "my", "our") {
+				return nil
+			}
+		case w == "i" && is(ts, 1, "am") && (is(ts, 2, "sure", "certain", "positive", "confident") || is(ts, 2, "pretty", "quite", "fairly", "very") && is(ts, 3, "sure", "certain")):
+			// "I'm pretty sure we use pnpm": stated with some doubt.
+			f.weak = true
+			k := 3
+			if !is(ts, 2, "sure", "certain", "positive", "confident") {
+				k = 4
+			}
+			ts = dropThat(ts[k:])
+			if !is(ts, 0, "i", "we", "my", "our") {
+				return nil
+			}
 		case (w == "as" || w == "like") && is(ts, 1, "i", "we") && is(ts, 2, "said", "mentioned", "told", "wrote", "noted"):
 			ts = ts[3:]
 			if is(ts, 0, "you", "before", "earlier") {

@@ -56,6 +56,7 @@ func (x *extraction) decisionIs(ts []token, f flags) bool {
 	if !is(ts, k, "decision", "plan", "call", "choice", "consensus", "verdict") {
 		return false
 	}
+	noun := ts[k].low
 	k++
 	if !is(ts, k, "is", "was") {
 		return false
@@ -64,6 +65,10 @@ func (x *extraction) decisionIs(ts []token, f flags) bool {
 	s := x.team
 	if mine {
 		s = x.speaker
+	}
+	if mine && noun == "plan" {
+		x.goal(s, ts[k:], f, tmGoalIs, "") // "My plan is to refactor the parser"
+		return true
 	}
 	x.decisionBody(s, ts[k:], f)
 	return true

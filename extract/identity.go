@@ -21,7 +21,7 @@ func (x *extraction) copula(s subject, ts []token, f flags) {
 		case w == "no" && is(ts, i+1, "longer"):
 			f.neg = true
 			i++
-		case w == "going" && is(ts, i+1, "to") && !is(ts, i+2, "the", "a", "an", "my"):
+		case w == "going" && is(ts, i+1, "to") && baseVerbAt(ts, i+2):
 			f.future = true
 			i++
 		case adverbs[w] && w != "so" && w != "all" && w != "both" && w != "kind" && w != "sort":
@@ -118,6 +118,10 @@ body:
 				j = 3
 			}
 			x.likeThing(s, ts[j:], f, true)
+		}
+	case w == "partial" && is(ts, 1, "to"):
+		if personal(s) && !f.not {
+			x.prefer(s, ts[2:], f) // "I'm partial to tea"
 		}
 	case w == "allergic" && is(ts, 1, "to"):
 		if personal(s) && !f.not {
@@ -294,7 +298,7 @@ func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
 		if len(src) > 1 && strings.ToUpper(src) == src && !loose {
 			break // "I'm OK", "I'm AFK"
 		}
-		if strings.ContainsAny(w, "0123456789") {
+		if strings.ContainsAny(w, "0123456789") || adjectiveSuffix(w) {
 			break
 		}
 		n++
@@ -523,4 +527,22 @@ func (x *extraction) join(s subject, ts []token, f flags) {
 	}
 	f.past = false
 	x.org(s, ts, f, true)
+}
+
+// adjectiveSuffix reports words that read as adjectives, not names: "I'm
+// Anxious", "I'm Grateful", "I'm Available".
+func adjectiveSuffix(w string) bool {
+	for _, suf := range []string{"ous", "ful", "less", "able", "ible", "ated", "ized", "ised"} {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
+			return true
+		}
+	}
+	return false
+}
+
+// baseVerbAt reports whether ts[k] is a verb's base form: "going to move"
+// is a plan, "going to Berlin" a trip.
+func baseVerbAt(ts []token, k int) bool {
+	v, ok := verbs[lowAt(ts, k)]
+	return ok && v.form == fBase || imperativeVerbs[lowAt(ts, k)] || goalVerbs[lowAt(ts, k)]
 }

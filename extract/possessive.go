@@ -54,26 +54,34 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 	if !ok {
 		return false
 	}
-	c := -1
+	// np ends at the verb; c is the verb's last word, the value follows.
+	np, c := -1, -1
 	for j := k; j < len(ts) && j < k+6; j++ {
 		if ts[j].kind != tWord {
 			break
 		}
 		if is(ts, j, "is", "are", "was", "were") || j > k && is(ts, j, "'s") {
-			c = j // "My name's Jordan"
+			np, c = j, j // "My name's Jordan"
 			break
 		}
-		if is(ts, j, "has") && is(ts, j+1, "been") {
-			c = j + 1
-			break
+		if is(ts, j, "has", "have") {
+			// "has always been", "has been": perfect tense, still current.
+			b := j + 1
+			for adverbs[lowAt(ts, b)] || is(ts, b, "always") {
+				b++
+			}
+			if is(ts, b, "been") {
+				np, c = j, b
+				break
+			}
 		}
 	}
-	if c <= k {
+	if np <= k {
 		return false
 	}
 	// "Our frontend is built with React": a part of the project is the
 	// subject of a passive or progressive verb, not a slot's name.
-	if c == k+1 && (teamNouns[ts[k].low] || componentNouns[ts[k].low]) && c+1 < len(ts) {
+	if np == k+1 && (teamNouns[ts[k].low] || componentNouns[ts[k].low]) && c+1 < len(ts) {
 		if v, ok := verbs[ts[c+1].low]; ok && (v.form == fPast || v.form == fGerund || v.form == fPartOnly) {
 			return false
 		}
@@ -81,6 +89,7 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 	if is(ts, c, "was", "were") {
 		f.past = true
 	}
+	f.plural = is(ts, c, "are", "were")
 	val := ts[c+1:]
 	for len(val) > 0 {
 		w := val[0].low
@@ -103,7 +112,7 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 		}
 		break
 	}
-	x.interpretNP(s, ts[k:c], val, f)
+	x.interpretNP(s, ts[k:np], val, f)
 	return true
 }
 
@@ -173,6 +182,11 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		words = append(words, t.low)
 	}
 	noun := strings.Join(words, " ")
+	for _, w := range words {
+		if w == "about" || w == "of" || w == "in" || w == "with" || w == "for" || w == "at" || w == "to" {
+			return // "my favorite thing about Go" is not a slot
+		}
+	}
 	person := s.kind == sSpeaker || s.kind == sPerson || s.kind == sNamed && !strings.HasSuffix(noun, "manager") && !knownCategories[CanonicalCategory(noun)]
 	switch noun {
 	case "name", "first name", "full name", "real name", "given name", "nickname":
@@ -233,6 +247,14 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 				val = val[1:]
 			}
 			x.rule(s, val, val, f)
+		}
+		return
+	case "preference", "preferences", "pref":
+		if personal(s) {
+			if is(val, 0, "for") {
+				val = val[1:]
+			}
+			x.prefer(s, val, f)
 		}
 		return
 	case "diet":
@@ -298,6 +320,17 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 			return // "our biggest problem is..." is not a slot
 		}
 		x.useThing(s, val, f, purposeInfo{prep: "as", cat: cat, known: true, text: categoryDisplay(cat)})
+	case favorite && f.plural:
+		// "My favorite editors are Vim and Emacs": several favorites are
+		// likes, one slot each.
+		items, _ := x.readList(val)
+		if len(items) == 1 {
+			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + cat, value: v, tmpl: tmFavorite, cat: strings.TrimSuffix(strings.Join(words, " "), "s")})
+			return
+		}
+		for _, it := range items {
+			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(it), value: it, tmpl: tmLikes})
+		}
 	case favorite:
 		x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + cat, value: v, tmpl: tmFavorite, cat: strings.Join(words, " ")})
 	case knownCategories[cat]:

@@ -239,7 +239,7 @@ loop:
 		case w == "would":
 			f.polite = true // hypotheticalClause let only "would prefer/rather" through
 			i++
-		case w == "going" && is(ts, i+1, "to") && !is(ts, i+2, "the", "a", "an", "my"):
+		case w == "going" && is(ts, i+1, "to") && baseVerbAt(ts, i+2):
 			f.future = true
 			i += 2
 		case w == "always":

@@ -104,6 +104,11 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 		}
 	}
 	project := s.kind == sTeam || s.kind == sNamed
+	if s.kind == sNamed && personalThings(items) {
+		// "Bob uses Emacs": editors and shells are a person's choice, so a
+		// name using one is a person, with the person's slot.
+		s, project = s.asPerson(), false
+	}
 	for _, it := range items {
 		switch {
 		case collide:
@@ -136,6 +141,22 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 			}
 		}
 	}
+}
+
+// personalCategories are things people choose for themselves; projects
+// rarely "use" an editor or a drink.
+var personalCategories = set("editor", "shell", "os", "browser", "drink", "terminal",
+	"multiplexer", "theme", "keyboard_layout", "font", "color", "pet", "sport", "season",
+	"music_player", "notes", "mobile_os", "chat")
+
+// personalThings reports whether every item belongs to a personal category.
+func personalThings(items []string) bool {
+	for _, it := range items {
+		if c, ok := CategoryOf(it); !ok || !personalCategories[c] {
+			return false
+		}
+	}
+	return len(items) > 0
 }
 
 // definite reports whether a value opens with a definite determiner.

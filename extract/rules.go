@@ -198,6 +198,7 @@ type flags struct {
 	always, never, must         bool
 	mustInclude, high           bool
 	favorite                    bool
+	plural                      bool // "my favorite editors are..."
 }
 
 // claim is one candidate before confidence, cue and content are settled.

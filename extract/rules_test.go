@@ -92,6 +92,10 @@ func TestPreferencesShareOneSlotAcrossPhrasings(t *testing.T) {
 		{"always used", "I've always preferred tea.", []string{"preference user prefers:drink=tea"}},
 		{"drink", "I drink coffee every morning.", []string{"preference user prefers:drink=coffee"}},
 		{"remember that", "Remember that I prefer dark mode.", []string{"preference user prefers:theme=dark mode"}},
+		{"perfect tense is current", "My favorite editor has always been Vim.", []string{"preference user prefers:editor=Vim"}},
+		{"my preference is", "My preference is tabs.", []string{"preference user prefers:indentation=tabs"}},
+		{"partial to", "I'm partial to tea.", []string{"preference user prefers:drink=tea"}},
+		{"past favorite", "My favorite editor was Vim.", []string{"preference user prefers:editor=Vim cue=past"}},
 		{"as I said", "As I said, I prefer Vim.", []string{"preference user prefers:editor=Vim"}},
 		{"I told you", "I told you I use zsh.", []string{"preference user prefers:shell=zsh"}},
 	})
@@ -153,6 +157,7 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		{"a lot", "I like Vim a lot.", []string{"preference user likes:vim=Vim"}},
 		{"more than", "I like Vim more than Emacs.", []string{"preference user likes:vim=Vim"}},
 		{"a lover of", "I'm a jazz lover.", []string{"preference user likes:jazz=jazz"}},
+		{"several favorites are likes", "My favorite editors are Vim and Emacs.", []string{"preference user likes:vim=Vim", "preference user likes:emacs=Emacs"}},
 	})
 }
 
@@ -343,6 +348,7 @@ func TestGoals(t *testing.T) {
 		{"trying to", "I'm trying to get better at Go.", []string{"goal user goal:get_better_at_go=get better at Go"}},
 		{"learning", "I'm learning Japanese.", []string{"goal user goal:learn_japanese=Japanese"}},
 		{"plan to", "I plan to learn Japanese.", []string{"goal user goal:learn_japanese=learn Japanese"}},
+		{"my plan is", "My plan is to refactor the parser.", []string{"goal user goal:refactor_parser=to refactor the parser"}},
 		{"goal label", "Goal: ship v2 by March.", []string{"goal user goal:ship_v2_by_march=ship v2 by March"}},
 		{"hedged goals are dropped", "Maybe I want to learn Rust.", nil},
 		{"wanting to know is a request", "I want to know more.", nil},
@@ -372,6 +378,8 @@ func TestUpdatesAndCorrections(t *testing.T) {
 		{"used to live", "I used to live in Paris.", []string{"fact user lives_in=Paris cue=past"}},
 		{"used to work", "I used to work at Google.", []string{"fact user works_at=Google cue=past"}},
 		{"simple past is history", "I lived in Paris for five years.", []string{"fact user lives_in=Paris cue=past"}},
+		{"past progressive is history", "I was living in Paris when we met.", []string{"fact user lives_in=Paris cue=past"}},
+		{"past progressive use", "I was using Vim when it crashed.", []string{"preference user prefers:editor=Vim cue=past"}},
 		{"used to, but now", "I used to use Vim but now I use Neovim.", []string{"preference user prefers:editor=Vim cue=past", "preference user prefers:editor=Neovim cue=correction"}},
 		{"subject dropped: switched", "Switched to Neovim.", []string{"preference user prefers:editor=Neovim cue=correction"}},
 		{"subject dropped: moved", "Moved to Lisbon last year.", []string{"fact user lives_in=Lisbon cue=correction"}},
@@ -397,6 +405,8 @@ func TestHedgesLowerConfidence(t *testing.T) {
 		{"planning to move", "I'm planning to move to Berlin.", []string{"fact user lives_in=Berlin hedged"}},
 		{"a hedged switch never corrects", "Maybe I'll switch to Emacs.", []string{"preference user prefers:editor=Emacs hedged"}},
 		{"the team may", "We could use Postgres.", []string{"fact team uses:database=Postgres hedged"}},
+		{"not sure hedges what follows", "I'm not sure we use pnpm.", []string{"fact team uses:package_manager=pnpm hedged"}},
+		{"pretty sure is not a hedge", "I'm pretty sure we use pnpm.", []string{"fact team uses:package_manager=pnpm"}},
 	})
 	for _, in := range []string{"I might move to Berlin.", "I'm thinking about moving to Berlin.", "Maybe I prefer Emacs."} {
 		for _, c := range extractAll(t, Event{Content: in}) {
@@ -436,6 +446,7 @@ func TestOtherPeopleKeepTheirOwnSubject(t *testing.T) {
 	runCases(t, Event{}, []extractCase{
 		{"my sister", "My sister loves jazz.", []string{"preference sister likes:jazz=jazz"}},
 		{"a named person", "Bob prefers Emacs.", []string{"preference bob prefers:editor=Emacs"}},
+		{"a named person using a personal thing", "Bob uses Emacs.", []string{"preference bob prefers:editor=Emacs"}},
 		{"my boss", "My boss works at Acme.", []string{"fact boss works_at=Acme"}},
 		{"my wife's role", "My wife is a doctor.", []string{"fact wife role=doctor"}},
 		{"best friend", "My best friend lives in Rome.", []string{"fact best_friend lives_in=Rome"}},
@@ -471,12 +482,13 @@ func TestDistractorsYieldNothing(t *testing.T) {
 		},
 		"reported or negated beliefs": {
 			"I don't know if I like Rust.", "I'm not sure whether I prefer Vim.",
-			"I don't think I like Rust.", "I doubt I'd like Java.",
+			"I don't think I like Rust.", "I doubt I'd like Java.", "I'm not saying I prefer Vim.",
+			"Not that I prefer Vim.", "I would use Vim if I were you.",
 		},
 		"quoted and reported speech": {
 			"She said 'I love Paris'.", `She said "I love Paris."`, "My friend told me he loves Paris.",
 			"According to Bob, I prefer Emacs.", "He says he lives in Rome.", "They claimed I work at Acme.",
-			"You said I prefer Vim.", "I was told I should use Vim.",
+			"You said I prefer Vim.", "I was told I should use Vim.", "Some people say I prefer Vim.",
 		},
 		"unresolved pronouns": {
 			"He prefers Emacs.", "She lives in Rome.", "They use Yarn.", "Everyone uses Slack.",
@@ -500,6 +512,8 @@ func TestDistractorsYieldNothing(t *testing.T) {
 			"I'm using the new API now.", "I've lived in Berlin, Paris and Rome.",
 			"I dropped the ball.", "I really like working with you.", "I'm working with Maria on this.",
 			"I work with Acme's team.", "Hello! Maria here.", "This is Maria.",
+			"I'm going to Berlin next week.", "I'm Anxious.", "My favorite thing about Go is the tooling.",
+			"I've never lived in Paris.", "I hope you like Vim.", "You prefer Vim.", "My biggest problem is the build.",
 		},
 	}
 	for class, inputs := range classes {

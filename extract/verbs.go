@@ -138,7 +138,7 @@ func buildVerbs(rows [][]string) map[string]verb {
 // describe an old one: "I moved to Porto" means Porto is home now.
 var changeVerbs = set("move", "relocate", "switch", "change", "migrate", "transition",
 	"convert", "join", "decide", "choose", "pick", "select", "settle", "opt", "agree",
-	"standardize", "adopt", "start", "begin", "stop", "quit", "give", "leave", "go", "be",
+	"standardize", "adopt", "start", "begin", "stop", "quit", "give", "leave", "go",
 	"bear", "grow", "come", "call", "name", "employ", "hire", "write", "build", "base",
 	"power", "deploy", "host", "stick", "learn", "have", "do", "get", "land", "accept",
 	"replace", "ditch", "drop", "dump", "abandon", "retire")
