@@ -96,6 +96,9 @@ type row interface {
 	int64At(i int) int64
 	float64At(i int) float64
 	textAt(i int) string
+	// symAt is textAt for columns with few distinct values (status, kind,
+	// scope ids...): equal values share one string from syms.
+	symAt(i int, syms *symbols) string
 	blobAt(i int) []byte // a copy the caller may keep
 	name(i int) string
 }
@@ -104,14 +107,54 @@ type row interface {
 // type. The first unexpected type or undecodable JSON is kept and
 // reported; nothing is silently zeroed.
 type decoder struct {
-	src row
-	n   int // number of columns
-	i   int // next column
-	err error
+	src  row
+	n    int // number of columns
+	i    int // next column
+	err  error
+	syms symbols
 }
 
 func (d *decoder) reset(src row, n int) {
 	d.src, d.n, d.i, d.err = src, n, 0, nil
+}
+
+// symbols interns the values of low-cardinality columns for the length of
+// one query. A scan of 100k versions would otherwise allocate a dozen
+// copies of "active", "semantic", the namespace and the user id per row,
+// and the engine keeps those versions in memory. The table stops growing
+// at maxSymbols, so a column that turns out to have many values costs
+// only lookups.
+type symbols map[string]string
+
+const maxSymbols = 4096
+
+// intern returns the table's copy of b, adding one if there is room. The
+// lookup with string(b) does not allocate.
+func (t *symbols) intern(b []byte) string {
+	if s, ok := (*t)[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	t.add(s)
+	return s
+}
+
+// internString is intern for a value that is already a string.
+func (t *symbols) internString(s string) string {
+	if v, ok := (*t)[s]; ok {
+		return v
+	}
+	t.add(s)
+	return s
+}
+
+func (t *symbols) add(s string) {
+	if *t == nil {
+		*t = make(symbols)
+	}
+	if len(*t) < maxSymbols {
+		(*t)[s] = s
+	}
 }
 
 // next returns the index of the next column, or -1 past the end.
@@ -142,6 +185,19 @@ func (d *decoder) str() string {
 		return ""
 	}
 	return d.src.textAt(i)
+}
+
+// sym reads a TEXT column with few distinct values, interned.
+func (d *decoder) sym() string {
+	i := d.next()
+	if i < 0 {
+		return ""
+	}
+	if d.src.kind(i) != kindText {
+		d.fail(i, "TEXT")
+		return ""
+	}
+	return d.src.symAt(i, &d.syms)
 }
 
 func (d *decoder) int() int64 {
@@ -261,7 +317,9 @@ func (r *sqlRow) kind(i int) colKind {
 func (r *sqlRow) int64At(i int) int64     { return r.vals[i].(int64) }
 func (r *sqlRow) float64At(i int) float64 { return r.vals[i].(float64) }
 func (r *sqlRow) textAt(i int) string     { return r.vals[i].(string) }
-func (r *sqlRow) name(i int) string       { return r.cols[i] }
+
+func (r *sqlRow) symAt(i int, syms *symbols) string { return syms.internString(r.vals[i].(string)) }
+func (r *sqlRow) name(i int) string                 { return r.cols[i] }
 
 // blobAt hands out the slice as is: database/sql already copied the
 // driver's bytes for a *any destination.

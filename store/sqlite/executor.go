@@ -145,11 +145,11 @@ const (
 
 func decodeEpisode(d *decoder) *memory.Episode {
 	ep := &memory.Episode{
-		Namespace: d.str(),
+		Namespace: d.sym(),
 		ID:        d.str(),
-		Scope:     memory.Scope{AgentID: d.str(), UserID: d.str(), ProjectID: d.str(), SessionID: d.str()},
-		Kind:      memory.EpisodeKind(d.str()),
-		Speaker:   d.str(),
+		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
+		Kind:      memory.EpisodeKind(d.sym()),
+		Speaker:   d.sym(),
 		Content:   d.str(),
 	}
 	d.json(&ep.Metadata)
@@ -256,11 +256,11 @@ const (
 
 func decodeMemory(d *decoder) *memory.Memory {
 	return &memory.Memory{
-		Namespace: d.str(),
+		Namespace: d.sym(),
 		ID:        d.str(),
-		Scope:     memory.Scope{AgentID: d.str(), UserID: d.str(), ProjectID: d.str(), SessionID: d.str()},
-		Kind:      memory.Kind(d.str()),
-		Subject:   d.str(),
+		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
+		Kind:      memory.Kind(d.sym()),
+		Subject:   d.sym(),
 		Key:       d.str(),
 		CreatedAt: d.time(),
 		UpdatedAt: d.time(),
@@ -366,25 +366,25 @@ const (
 
 func decodeVersion(d *decoder) *memory.Version {
 	v := &memory.Version{
-		Namespace:          d.str(),
+		Namespace:          d.sym(),
 		ID:                 d.str(),
 		MemoryID:           d.str(),
 		Seq:                int(d.int()),
-		Scope:              memory.Scope{AgentID: d.str(), UserID: d.str(), ProjectID: d.str(), SessionID: d.str()},
-		Kind:               memory.Kind(d.str()),
-		Type:               memory.Type(d.str()),
-		Subject:            d.str(),
+		Scope:              memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
+		Kind:               memory.Kind(d.sym()),
+		Type:               memory.Type(d.sym()),
+		Subject:            d.sym(),
 		Key:                d.str(),
 		Value:              d.str(),
 		Content:            d.str(),
-		Criticality:        memory.Criticality(d.str()),
+		Criticality:        memory.Criticality(d.sym()),
 		Confidence:         d.float(),
 		Usefulness:         d.float(),
 		Trust:              d.float(),
 		ReinforcementCount: int(d.int()),
 		FailureCount:       int(d.int()),
-		Status:             memory.Status(d.str()),
-		Operation:          memory.Operation(d.str()),
+		Status:             memory.Status(d.sym()),
+		Operation:          memory.Operation(d.sym()),
 		SupersededBy:       d.str(),
 		ObservedAt:         d.time(),
 		RecordedAt:         d.time(),
@@ -395,12 +395,12 @@ func decodeVersion(d *decoder) *memory.Version {
 	d.json(&v.EvidenceEpisodeIDs)
 	d.json(&v.EvidenceSpans)
 	v.Provenance = memory.Provenance{
-		Extractor:     d.str(),
-		Model:         d.str(),
-		PromptVersion: d.str(),
-		Embedder:      d.str(),
+		Extractor:     d.sym(),
+		Model:         d.sym(),
+		PromptVersion: d.sym(),
+		Embedder:      d.sym(),
 		EmbedderDim:   int(d.int()),
-		Source:        d.str(),
+		Source:        d.sym(),
 	}
 	v.Tokens = int(d.int())
 	v.SearchText = d.str()
@@ -543,17 +543,17 @@ const qInsertAdmission = `INSERT INTO admissions (` + admissionCols + `) VALUES 
 
 func decodeAdmission(d *decoder) *memory.Admission {
 	a := &memory.Admission{
-		Namespace: d.str(),
+		Namespace: d.sym(),
 		ID:        d.str(),
 		EpisodeID: d.str(),
 		MemoryID:  d.str(),
 		VersionID: d.str(),
-		Decision:  memory.AdmissionDecision(d.str()),
+		Decision:  memory.AdmissionDecision(d.sym()),
 	}
 	d.json(&a.Reasons)
-	a.Operation = memory.Operation(d.str())
+	a.Operation = memory.Operation(d.sym())
 	a.Content = d.str()
-	a.Extractor = d.str()
+	a.Extractor = d.sym()
 	a.CreatedAt = d.time()
 	return a
 }
@@ -633,11 +633,11 @@ const (
 
 func decodeTrace(d *decoder) *memory.Trace {
 	t := &memory.Trace{
-		Namespace:      d.str(),
+		Namespace:      d.sym(),
 		ID:             d.str(),
 		Query:          d.str(),
-		Scope:          memory.Scope{AgentID: d.str(), UserID: d.str(), ProjectID: d.str(), SessionID: d.str()},
-		TaskType:       d.str(),
+		Scope:          memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
+		TaskType:       d.sym(),
 		Limit:          int(d.int()),
 		TokenBudget:    int(d.int()),
 		TokensUsed:     int(d.int()),

@@ -88,12 +88,13 @@ func FuzzDecodeJSON(f *testing.F) {
 // fakeRow serves fixed values, to drive the decoder into type errors.
 type fakeRow []any
 
-func (r fakeRow) kind(i int) colKind      { return (&sqlRow{vals: r}).kind(i) }
-func (r fakeRow) int64At(i int) int64     { return r[i].(int64) }
-func (r fakeRow) float64At(i int) float64 { return r[i].(float64) }
-func (r fakeRow) textAt(i int) string     { return r[i].(string) }
-func (r fakeRow) blobAt(i int) []byte     { return r[i].([]byte) }
-func (r fakeRow) name(i int) string       { return "c" + string(rune('0'+i)) }
+func (r fakeRow) kind(i int) colKind                { return (&sqlRow{vals: r}).kind(i) }
+func (r fakeRow) int64At(i int) int64               { return r[i].(int64) }
+func (r fakeRow) float64At(i int) float64           { return r[i].(float64) }
+func (r fakeRow) textAt(i int) string               { return r[i].(string) }
+func (r fakeRow) symAt(i int, syms *symbols) string { return syms.internString(r[i].(string)) }
+func (r fakeRow) blobAt(i int) []byte               { return r[i].([]byte) }
+func (r fakeRow) name(i int) string                 { return "c" + string(rune('0'+i)) }
 
 func TestDecoderReportsTypeErrors(t *testing.T) {
 	t.Parallel()

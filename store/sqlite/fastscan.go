@@ -229,6 +229,16 @@ func (r *fastRows) textAt(i int) string {
 	return string(libc.GoBytes(p, n))
 }
 
+// symAt interns the column's bytes, copying them only the first time.
+func (r *fastRows) symAt(i int, syms *symbols) string {
+	p := sqlite3.Xsqlite3_column_text(r.c.tls, r.stmt, int32(i))
+	n := int(sqlite3.Xsqlite3_column_bytes(r.c.tls, r.stmt, int32(i)))
+	if p == 0 || n == 0 {
+		return ""
+	}
+	return syms.intern(libc.GoBytes(p, n))
+}
+
 // blobAt copies the column's bytes into a new slice; an empty blob is nil,
 // as the driver returns it.
 func (r *fastRows) blobAt(i int) []byte {
