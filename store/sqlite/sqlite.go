@@ -6,7 +6,13 @@
 // time anyway and a single writer turns lock contention into a queue instead
 // of SQLITE_BUSY retries; reads use a pool of query-only connections. Every
 // connection gets its pragmas from the DSN, so a connection the pool opens
-// later is configured exactly like the first.
+// later is configured exactly like the first. Walking a whole namespace
+// (ScanVersions and the other Scan methods) reads on a short-lived
+// connection of its own, outside database/sql, because the engine's start-up
+// waits on it (see fastscan.go).
+//
+// The schema lives in migrations/, applied at Open and recorded in
+// PRAGMA user_version and the schema_migrations table.
 package sqlite
 
 import (
