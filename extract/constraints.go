@@ -15,7 +15,7 @@ import (
 // sure to run the tests", "You must sign commits", "It's important to
 // X"). forced is set under a "Rule:" label, where any verb phrase counts.
 func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
-	if x.mode != modeUser {
+	if x.mode != modeUser || !x.lead && !forced {
 		return false
 	}
 	k := 0
@@ -45,7 +45,9 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		}
 		k++
 	}
-	if seq(ts, k, "it", "is") && is(ts, k+2, "important", "essential", "crucial", "critical", "vital", "key", "mandatory", "required", "necessary", "non-negotiable", "nonnegotiable", "imperative") && is(ts, k+3, "to", "that") {
+	// "It's important to stay positive" is an opinion; only the strong words
+	// make a rule of "it is X to/that".
+	if seq(ts, k, "it", "is") && is(ts, k+2, "essential", "crucial", "critical", "vital", "mandatory", "required", "non-negotiable", "nonnegotiable", "imperative") && is(ts, k+3, "to", "that") {
 		f.high = true
 		body := ts[k+4:]
 		s := x.speaker
@@ -112,12 +114,13 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 	case "no":
 		// "No force pushes to main." is a rule; "No, I live in Porto" was
 		// taken as a correction before we got here.
-		if len(ts) > k+1 && ts[k+1].kind == tWord && !pronounValues[lowAt(ts, k+1)] && !ackWords[lowAt(ts, k+1)] && lowAt(ts, k+1) != "longer" && lowAt(ts, k+1) != "more" && lowAt(ts, k+1) != "one" && lowAt(ts, k+1) != "idea" {
+		// One word ("no context") is a list item, not a rule.
+		if len(ts) > k+2 && ts[k+1].kind == tWord && ts[k+2].kind == tWord && !pronounValues[lowAt(ts, k+1)] && !ackWords[lowAt(ts, k+1)] && lowAt(ts, k+1) != "longer" && lowAt(ts, k+1) != "more" && lowAt(ts, k+1) != "one" && lowAt(ts, k+1) != "idea" {
 			f.never = true
 			body = k + 1
 		}
 	default:
-		if imperativeVerbs[w] && start == k && (startsImperative(ts, k) && standingVerbs[w] || general(ts) && !is(ts, k+1, "it", "me", "us", "them")) {
+		if imperativeVerbs[w] && start == k && !socialImperative(ts, k) && !hasCopula(ts[k+1:]) && (startsImperative(ts, k) && standingVerbs[w] || general(ts) && !is(ts, k+1, "it", "me", "us", "them")) {
 			body = k
 		} else if forced {
 			body = k
@@ -178,6 +181,36 @@ func general(ts []token) bool {
 	return false
 }
 
+// socialImperative reports small talk shaped like an order: "Talk to you
+// soon!", "Keep up the great work!", "Keep on inspiring people with your
+// strength". A plain imperative about the listener, or shouted, is social.
+func socialImperative(ts []token, k int) bool {
+	if is(ts, k+1, "up", "on", "going", "it", "for", "of") {
+		return true
+	}
+	for _, t := range ts[k:] {
+		if t.low == "you" || t.low == "your" || t.low == "yourself" || t.kind == tPunct && t.low == "!" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasCopula reports an "is/are/was" inside the clause, which makes its
+// first word a noun: "Support from loved ones is vital" is not an order.
+func hasCopula(ts []token) bool {
+	for _, t := range ts {
+		if t.kind == tPunct && t.low == "," {
+			return false
+		}
+		switch t.low {
+		case "is", "are", "was", "were", "'s":
+			return true
+		}
+	}
+	return false
+}
+
 // startsImperative tells "Use pnpm" from "Use is a verb" and "Start here":
 // the verb must take an object or a complement that is not a pronoun.
 func startsImperative(ts []token, k int) bool {
@@ -203,6 +236,9 @@ func (x *extraction) ruleFallback(s subject, ts []token, modStart, verbAt int, f
 	if v, ok := verbs[lowAt(ts, verbAt)]; ok && (v.form == fPast || v.lemma == "be" || v.lemma == "have") {
 		return // "I never said that", "we always were late"
 	}
+	if !practiceVerbs[lowAt(ts, verbAt)] && !imperativeVerbs[lowAt(ts, verbAt)] {
+		return // "we always look forward to our camping trip" is a habit, not a rule
+	}
 	if bodyBlocked(ts[verbAt:]) {
 		return
 	}
@@ -215,6 +251,9 @@ func (x *extraction) ruleFallback(s subject, ts []token, modStart, verbAt int, f
 // action without polarity words, which names the slot, so "always use
 // tabs" and "never use tabs" share constraint:use_tabs.
 func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
+	if encouragement(quote, body) {
+		return false
+	}
 	for len(body) > 0 && ruleFillers[body[0].low] {
 		body = body[1:]
 	}
@@ -250,6 +289,68 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	return true
 }
 
+// practiceVerbs name working practices a team or a person may hold as a
+// rule without an imperative: "we never deploy on Fridays", "I always
+// write tests first".
+var practiceVerbs = set("deploy", "push", "merge", "commit", "release", "ship", "review",
+	"test", "write", "run", "use", "squash", "rebase", "pair", "document", "tag", "sign",
+	"lint", "format", "pin", "vendor", "check", "require", "code", "branch", "build",
+	"refactor", "benchmark", "profile", "backup", "back", "encrypt", "log", "version",
+	"prefer", "avoid", "keep", "start", "end", "reply", "answer", "respond", "work",
+	"drink", "eat", "store", "hardcode", "expose", "disable", "enable", "touch", "edit",
+	"modify", "delete", "force-push", "upgrade", "update", "install", "add", "remove",
+	"include", "put", "call", "name", "indent", "type", "annotate", "comment", "handle",
+	"cache", "retry", "validate", "sanitize", "escape", "mock", "stub", "ask", "wait",
+	"schedule", "meet", "book", "pay", "send", "share", "publish", "post")
+
+// encouragement reports pep talk and speculation shaped like a rule, which
+// chat is full of: "Don't give up", "Never give up", "Don't let anything
+// stop you", "Don't be afraid to take risks", "Keep learning", "Must have
+// taken a lot of work". A rule that speaks of "you" counts only when it is
+// addressed as one ("You must always sign your commits").
+func encouragement(quote, body []token) bool {
+	k := 0
+	for is(quote, k, "please", "pls", "kindly") {
+		k++
+	}
+	addressed := is(quote, k, "you") && is(quote, k+1, "must", "should", "need", "have", "shall", "will")
+	if is(quote, k, "must") && is(quote, k+1, "be", "have", "'ve") {
+		return true // "Must be nice", "Must have taken ages": a guess
+	}
+	n := valueLen(body, vPhrase)
+	for _, t := range body[:n] {
+		if !addressed && (t.low == "you" || t.low == "your" || t.low == "yourself" || t.low == "yours") {
+			return true
+		}
+	}
+	j := 0
+	for is(body, j, "do", "not", "never", "ever", "always", "just", "please", "to") {
+		j++
+	}
+	w, next := lowAt(body, j), lowAt(body, j+1)
+	switch {
+	case w == "give" && next == "up", w == "lose" && is(body, j+1, "hope", "heart", "faith", "sight"),
+		w == "stop" && is(body, j+1, "believing", "dreaming", "trying", "smiling"),
+		w == "miss" && is(body, j+1, "a", "out"), w == "look" && next == "back",
+		w == "quit" && (next == "" || body[j+1].kind == tPunct), w == "shy" && next == "away",
+		w == "take" && is(body, j+1, "it", "things") || w == "let" && is(body, j+1, "anything", "nothing", "it", "that", "this", "them", "fear", "doubt", "anyone", "go"):
+		return true
+	case w == "be" && moods[next], w == "feel" || w == "worry" || w == "stress" || w == "panic":
+		return true
+	case w == "keep" && isGerund(next), w == "keep" && is(body, j+1, "it", "up", "going", "at"):
+		return true
+	case w == "stay" && is(body, j+1, "positive", "strong", "calm", "safe", "humble", "hungry", "curious", "motivated", "focused", "tuned", "awesome", "cool", "safe.", "true"):
+		return true
+	}
+	return false
+}
+
+// moods follow "don't be" in encouragement, not in rules ("don't be late"
+// stays a rule).
+var moods = set("afraid", "scared", "shy", "sorry", "sad", "discouraged", "hard", "so", "too",
+	"upset", "worried", "nervous", "ashamed", "embarrassed", "down", "a", "silly", "stranger",
+	"shy.", "intimidated", "hesitant", "modest", "humble", "surprised", "fooled")
+
 // bodyBlocked rejects rule bodies that are small talk: "never mind", "don't
 // worry", "always happy to help", "never again".
 func bodyBlocked(body []token) bool {
@@ -266,7 +367,9 @@ func bodyBlocked(body []token) bool {
 	return false
 }
 
-var ruleBodyBlock = set("mind", "worry", "bother", "know", "care", "think", "again", "hesitate",
+var ruleBodyBlock = set("full", "awesome", "amazing", "ready", "welcome", "there", "here",
+	"such", "very", "too", "more", "less", "saw", "knew", "thought", "went", "came", "made",
+	"took", "found", "gave", "fun.", "mind", "worry", "bother", "know", "care", "think", "again", "hesitate",
 	"apologize", "apologise", "thank", "sorry", "happy", "glad", "good", "nice", "fun", "great",
 	"the", "a", "an", "i", "me", "you", "sure", "ok", "okay", "mind.", "ever", "say", "said",
 	"doubt", "fear", "panic", "stress", "cry", "laugh", "forget", "remember", "knew",

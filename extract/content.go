@@ -97,9 +97,9 @@ func render(t tmpl, s subject, value, cat string, cue Cue, hedged bool) string {
 		case 'P':
 			b.WriteString(possessive(s.name))
 		case 'V':
-			b.WriteString(value)
+			b.WriteString(thirdPerson(value, s))
 		case 'A':
-			b.WriteString(withArticle(value))
+			b.WriteString(withArticle(thirdPerson(value, s)))
 		case 'C':
 			b.WriteString(cat)
 		case 'R':
@@ -203,4 +203,54 @@ func displayName(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// firstPerson maps the speaker's own words to third person for content
+// sentences: "help people like me" → "help people like them".
+var firstPerson = map[string]string{"i": "they", "me": "them", "my": "their", "mine": "theirs",
+	"myself": "themselves", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll"}
+
+// teamFirstPerson does the same for a team's "we", "our", "us".
+var teamFirstPerson = map[string]string{"we": "it", "us": "it", "our": "its", "ours": "its",
+	"ourselves": "itself", "we're": "it's", "we've": "it has", "we'll": "it will"}
+
+// thirdPerson rewrites first-person words in a value ("camping trips with
+// my family") so the content sentence speaks of the subject ("...with their
+// family"). The value itself keeps the words as stated.
+func thirdPerson(v string, s subject) string {
+	table := firstPerson
+	if s.kind == sTeam || s.kind == sNamed {
+		table = teamFirstPerson
+	}
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(v); {
+		j := i
+		for j < len(v) && (isASCIIAlpha(v[j:j+1]) || v[j] == '\'' || strings.HasPrefix(v[j:], "’")) {
+			if v[j] == '\'' {
+				j++
+			} else if strings.HasPrefix(v[j:], "’") {
+				j += len("’")
+			} else {
+				j++
+			}
+		}
+		if j == i {
+			b.WriteByte(v[i])
+			i++
+			continue
+		}
+		w := v[i:j]
+		if r, ok := table[strings.ReplaceAll(strings.ToLower(w), "’", "'")]; ok {
+			b.WriteString(r)
+			changed = true
+		} else {
+			b.WriteString(w)
+		}
+		i = j
+	}
+	if !changed {
+		return v
+	}
+	return b.String()
 }

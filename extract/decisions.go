@@ -135,6 +135,9 @@ func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
 		return
 	}
 	f.past = false
+	if v.lemma == "agree" && v.form != fPast && v.form != fPartOnly {
+		return // "I agree that..." is an opinion; "we agreed to..." decided
+	}
 	switch v.lemma {
 	case "decide", "agree":
 		switch {
@@ -148,7 +151,7 @@ func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
 				f.neg = true
 			}
 			x.decideObject(s, ts[1:], f, "")
-		case is(ts, 0, "that"):
+		case is(ts, 0, "that") && v.lemma == "decide":
 			x.decisionBody(s, ts, f)
 		}
 	case "settle", "standardize":
@@ -166,7 +169,13 @@ func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
 			x.decideTo(s, ts[1:], f, tmDecideTo)
 			return
 		}
-		x.decideObject(s, ts, f, "")
+		// "We chose Tailwind" decides; "I chose furniture that looks
+		// great" shops. The thing must be named or known.
+		if val, n := x.readValue(ts, vThing); n > 0 {
+			if _, ok := CategoryOf(val); ok || ts[0].capital || ts[0].kind == tQuote {
+				x.decideObject(s, ts, f, "")
+			}
+		}
 	case "stick", "go":
 		if is(ts, 0, "with") {
 			x.decideObject(s, ts[1:], f, "")
@@ -259,8 +268,8 @@ func phraseKey(ts []token) string {
 // goal reads a goal's verb phrase: "learn Rust", "ship v2 by March".
 // Hedged goals are dropped; a wish is not a goal.
 func (x *extraction) goal(s subject, ts []token, f flags, t tmpl, prefix string) {
-	if f.hedge || f.not || !canDecide(s) || s.kind == sNamed {
-		return
+	if f.hedge || f.not || f.past || !canDecide(s) || s.kind == sNamed {
+		return // a wish, a denial or an old goal is not a goal
 	}
 	if is(ts, 0, "to") && t == tmGoalIs {
 		prefix = "to "
@@ -276,12 +285,21 @@ func (x *extraction) goal(s subject, ts []token, f flags, t tmpl, prefix string)
 	if is(ts, 0, "know", "see", "say", "ask", "tell", "check", "make", "talk", "go", "get") && n < 4 {
 		return // "I want to know...", "I want to see..." are requests, not goals
 	}
+	for _, t := range ts[:n] {
+		if goalPronouns[t.low] {
+			return // "help make that happen", "pass it on": we cannot tell what "it" is
+		}
+	}
 	c := claim{typ: memory.TypeGoal, key: "goal:" + shortSlug(phraseKey(ts[:n]), 5), value: prefix + x.text(ts, n), tmpl: t}
 	if v, ok := verbs[ts[0].low]; (ok && v.form == fBase || goalVerbs[ts[0].low]) && t == tmGoalIs && prefix == "" {
 		c.display = "to " + c.value // "Goal: ship v2" → "goal is to ship v2"
 	}
 	x.emit(s, f, c)
 }
+
+// goalPronouns point at something said before; a goal that needs them
+// cannot stand on its own.
+var goalPronouns = set("it", "that", "this", "these", "those", "them", "there", "you", "your")
 
 // goalVerbs start goals stated without "to" ("Goal: ship v2 by March").
 var goalVerbs = set("ship", "launch", "finish", "get", "become", "reach", "lose", "save",
@@ -322,6 +340,9 @@ func (x *extraction) plan(s subject, v verb, ts []token, f flags) {
 func (x *extraction) learn(s subject, ts []token, f flags) {
 	if f.not || f.hedge || !canDecide(s) || s.kind == sNamed {
 		return
+	}
+	if len(ts) > 0 && (thingStops[ts[0].low] || valueStops[ts[0].low]) {
+		return // "I'm learning with them", "learning as much as I can"
 	}
 	val, n := x.readValue(ts, vThing)
 	if n == 0 {

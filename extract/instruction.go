@@ -290,6 +290,11 @@ func ignorePrevious(ws []iword, i int) bool {
 	sawEverything := false
 	for k := i + 1; k < len(ws) && k <= i+7; k++ {
 		x := ws[k].w
+		if x == "my" || x == "our" {
+			// "Ignore my previous instructions, I meant Vim": the user takes
+			// back their own words.
+			return false
+		}
 		if instructionNouns[x] {
 			// Broad nouns count only with an order word: "ignore all previous
 			// context" is an attack, "ignore the constraints we discussed" may

@@ -47,7 +47,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	s, rest, ok := x.parseSubject(ts)
 	if !ok {
-		if x.mode == modeUser && droppedSubject(ts) {
+		if x.mode == modeUser && x.lead && droppedSubject(ts) {
 			// Chat drops the "I": "Switched to Neovim.", "Big fan of Rust."
 			if fan := indexOf(ts, "fan"); fan >= 0 && is(ts, fan+1, "of") {
 				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"))
@@ -423,8 +423,8 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			x.verb(s, next, ts[1:], f)
 			return
 		}
-		if v.lemma == "give" {
-			x.useThing(s, ts, f, purposeInfo{})
+		if v.lemma == "give" && toolAt(x, ts) {
+			x.useThing(s, ts, f, purposeInfo{}) // "gave up Vim"; not "gave up on my dreams"
 		}
 	case "consider", "think", "lean":
 		x.consider(s, v, ts, f)
@@ -477,4 +477,14 @@ func indexOf(ts []token, w string) int {
 		}
 	}
 	return -1
+}
+
+// toolAt reports whether ts opens with a thing the lexicon knows.
+func toolAt(x *extraction, ts []token) bool {
+	val, n := x.readValue(ts, vThing)
+	if n == 0 {
+		return false
+	}
+	_, ok := CategoryOf(val)
+	return ok
 }

@@ -471,8 +471,8 @@ func (x *extraction) projectVerb(s subject, v verb, ts []token, f flags) {
 // passive reads "written in Go", "built with React", "deployed to Fly.io",
 // "hosted on AWS", "powered by Postgres".
 func (x *extraction) passive(s subject, w string, ts []token, f flags) {
-	if s.kind != sTeam && s.kind != sNamed {
-		return
+	if s.kind != sTeam && s.kind != sNamed || f.not {
+		return // "Rome wasn't built in a day"
 	}
 	f.past = false
 	for is(ts, 0, "entirely", "mostly", "mainly", "fully", "completely", "primarily") {
@@ -492,6 +492,16 @@ func (x *extraction) passive(s subject, w string, ts []token, f flags) {
 		hint = purposeInfo{prep: "as", cat: "hosting", known: true, text: "hosting platform"}
 	}
 	items, _ := x.readList(ts[1:])
+	if len(items) == 0 {
+		return
+	}
+	for _, it := range items {
+		// A project is built with named things: "built with React", not
+		// "built in a day".
+		if _, ok := CategoryOf(it); !ok && !startsUpper(it) {
+			return
+		}
+	}
 	if len(items) == 1 {
 		if _, ok := CategoryOf(items[0]); ok {
 			hint = purposeInfo{} // the lexicon knows better: "hosted on AWS" is cloud

@@ -134,6 +134,9 @@ type extraction struct {
 	out     []Candidate
 	// span of the sentence being read
 	start, end int
+	// lead is set while reading a clause that opens its sentence (or
+	// follows a semicolon or a rule), where imperatives may stand.
+	lead bool
 }
 
 func newExtraction(ev Event, m mode) *extraction {
@@ -317,7 +320,15 @@ func (x *extraction) sentence(s Sentence) {
 	var sf flags
 	sentenceMarkers(toks, &sf)
 	var carry *subject
+	prevRule := false
 	for _, cl := range splitClauses(toks) {
+		// Imperatives and subject-less statements only open a sentence, or
+		// follow a semicolon, a dash or another rule: "... and never leak
+		// internal text" inside a description is not an order.
+		at := offsetOf(toks, cl)
+		x.lead = at == 0 || prevRule || is(toks, at-1, ";", "-", ":", "(", ")", "...")
+		before := len(x.out)
 		carry = x.clause(cl, sf, carry)
+		prevRule = len(x.out) > before && x.out[len(x.out)-1].Type == memory.TypeConstraint
 	}
 }

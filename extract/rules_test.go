@@ -288,7 +288,7 @@ func TestConstraints(t *testing.T) {
 		{"I never", "I never deploy on Fridays.", []string{"constraint user constraint:deploy_on_fridays=never deploy on Fridays crit=high"}},
 		{"we always: the team's rule", "We always squash commits.", []string{"constraint team constraint:squash_commits=always squash commits crit=high"}},
 		{"rule label", "Rule: no force pushes on Fridays.", []string{"constraint user constraint:force_pushes_on_fridays=no force pushes on Fridays crit=high"}},
-		{"it's important to", "It's important to pin dependencies.", []string{"constraint user constraint:pin_dependencies=pin dependencies crit=high"}},
+		{"it's essential to", "It's essential to pin dependencies.", []string{"constraint user constraint:pin_dependencies=pin dependencies crit=high"}},
 		{"critical marker", "This is critical: never push to main.", []string{"constraint user constraint:push_to_main=never push to main crit=must_include"}},
 		{"important: marker", "Important: always run the linter before pushing.", []string{"constraint user constraint:run_linter_before_pushing=always run the linter before pushing crit=must_include"}},
 		{"non-negotiable marker", "It's non-negotiable that we deploy on Tuesdays.", []string{"constraint team constraint:deploy_on_tuesdays=we deploy on Tuesdays crit=must_include"}},
@@ -493,6 +493,16 @@ func TestDistractorsYieldNothing(t *testing.T) {
 		"unresolved pronouns": {
 			"He prefers Emacs.", "She lives in Rome.", "They use Yarn.", "Everyone uses Slack.",
 			"People prefer Vim.",
+		},
+		"encouragement and opinions shaped like rules": {
+			"Don't give up!", "Never give up.", "Don't let anything stop you.", "Don't be afraid to ask.",
+			"Keep learning.", "Keep up the good work!", "Talk to you soon!", "Must have taken ages.",
+			"Must be nice to live by the sea.", "Stay positive.", "It's important to stay positive.",
+			"Support from friends is vital.", "You never give up on anything.", "Never saw that coming.",
+			"We always look forward to the summer trip.", "Don't forget to take breaks when you need them.",
+			"Trips like these are great - always full of surprises!", "I agree that we should fight for it.",
+			"I chose a dress that looks great.", "Rome wasn't built in a day.", "I gave up on my dreams.",
+			"I'm learning with them.", "I wanted to capture the mood.", "I want to pass it on to others.",
 		},
 		"small talk": {
 			"How are you?", "Nice weather today.", "I love this!", "I love you.", "I like that idea.",

@@ -294,6 +294,9 @@ func (x *extraction) readValue(ts []token, k vkind) (string, int) {
 // readList reads things joined by "and", "or" and commas ("Go and
 // TypeScript", "jazz, blues and soul") and returns each item's text.
 func (x *extraction) readList(ts []token) ([]string, int) {
+	if len(ts) > 0 && isGerund(ts[0].low) {
+		return x.readActivities(ts)
+	}
 	n := valueLen(ts, vList)
 	if n == 0 {
 		return nil, 0
@@ -319,4 +322,42 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	}
 	flush(n)
 	return items, n
+}
+
+// readActivities reads gerund phrases joined by "and", "or" or commas:
+// "hiking and swimming". A comma inside a phrase ("creating a safe,
+// inviting place") does not split it; only another gerund starts an item.
+func (x *extraction) readActivities(ts []token) ([]string, int) {
+	var items []string
+	k := 0
+	for k < len(ts) {
+		m := valueLen(ts[k:], vThing)
+		if m == 0 {
+			break
+		}
+		j := k + m
+		// Swallow adjective commas up to the phrase's end: "a safe, inviting
+		// place" is one phrase; a determiner and one word before the comma
+		// cannot end an item.
+		for is(ts, j, ",") && j+1 < len(ts) && ts[j+1].kind == tWord && (!isGerund(ts[j+1].low) || is(ts, j-2, "a", "an", "the")) && !valueStops[ts[j+1].low] && !is(ts, j+1, "and", "or") {
+			more := valueLen(ts[j+1:], vThing)
+			if more == 0 {
+				break
+			}
+			j += 1 + more
+		}
+		if validValue(ts[k:j]) {
+			items = append(items, x.text(ts[k:], j-k))
+		}
+		k = j
+		next := k
+		for is(ts, next, ",", "and", "or") {
+			next++
+		}
+		if next == k || next >= len(ts) || !isGerund(ts[next].low) {
+			break
+		}
+		k = next
+	}
+	return items, k
 }
