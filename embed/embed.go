@@ -44,6 +44,13 @@ const (
 	weightBigram  = 0.5
 )
 
+// Prefix lengths, in runes including the leading "<" mark: 4 to 6 runes is
+// 3 to 5 letters of the stem.
+const (
+	minPrefix = 4
+	maxPrefix = 6
+)
+
 // Builtin is the offline hashed-feature embedder. It is safe for concurrent
 // use.
 type Builtin struct {
@@ -119,35 +126,40 @@ func (b *Builtin) Vector(text string) search.Vector {
 	return v
 }
 
-// appendNgrams adds the 3- and 4-grams of "<term>" (boundary marks make
-// prefixes and suffixes distinct features), weighted so the block has L2
-// norm weightNgrams whatever the word's length. Numbers get none: "2023"
-// and "2024" sharing "<20" says nothing.
+// appendNgrams adds the prefixes of "<term" of 4 to 6 runes that are shorter
+// than the term itself, weighted so the block has L2 norm weightNgrams. They
+// tie together word forms the stemmer leaves apart ("programm" from
+// programmer, "program" from programming; "colour" and "color") and
+// survive typos late in a word. Prefixes rather than all character n-grams
+// because they are far more specific: inner 3-grams such as "ing" or "er>"
+// occur in most documents, and on a 100k corpus made queries visit ~17x more
+// postings for little gain in ranking. Numbers get none.
 func appendNgrams(fs []feature, buf []byte, term string) []feature {
 	if term == "" || (term[0] >= '0' && term[0] <= '9') {
 		return fs
 	}
 	buf = append(buf, '<')
 	buf = append(buf, term...)
-	buf = append(buf, '>')
-	var starts [2*64 + 8]int
-	n := 0
+	var ends [8]int // byte offsets where prefixes of 4, 5, 6 runes end
+	n, runes := 0, 0
 	for i := range buf {
 		if buf[i]&0xC0 != 0x80 { // rune start
-			starts[n] = i
-			n++
+			if runes >= minPrefix && runes <= maxPrefix {
+				ends[n] = i
+				n++
+			}
+			runes++
 		}
 	}
-	starts[n] = len(buf)
-	count := max(n-2, 0) + max(n-3, 0)
-	if count == 0 {
+	// The last candidate must leave at least one rune out, or it would
+	// repeat the unigram; the loop above only records prefixes followed
+	// by another rune, which guarantees that.
+	if n == 0 {
 		return fs
 	}
-	w := float32(weightNgrams / math.Sqrt(float64(count)))
-	for size := 3; size <= 4; size++ {
-		for i := 0; i+size <= n; i++ {
-			fs = append(fs, hashedBytes('g', buf[starts[i]:starts[i+size]], w))
-		}
+	w := float32(weightNgrams / math.Sqrt(float64(n)))
+	for _, e := range ends[:n] {
+		fs = append(fs, hashedBytes('g', buf[:e], w))
 	}
 	return fs
 }

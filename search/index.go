@@ -49,8 +49,10 @@ type TermScore struct {
 type Index struct {
 	mu sync.RWMutex
 
-	ids      []string // ordinal → ID; "" for a free ordinal
-	docLen   []uint32 // ordinal → number of terms, kept apart because BM25 reads it per posting
+	ids      []string       // ordinal → ID; "" for a free ordinal
+	docLen   []uint32       // ordinal → number of terms, kept apart because BM25 reads it per posting
+	vdim     []uint32       // ordinal → vector Dim (0 = none), kept apart for the same reason
+	dimDocs  map[uint32]int // vector Dim → number of documents with it
 	docs     []docInfo
 	ordOf    map[string]uint32
 	freeOrds []uint32
@@ -87,6 +89,10 @@ type postings struct {
 type vlist struct {
 	docs []uint32
 	vals []float32
+	// maxAbs bounds |vals|. It only grows (removal leaves it stale but
+	// still a valid bound), and lets Semantic skip lists that cannot lift a
+	// new document over the floor.
+	maxAbs float32
 }
 
 type denseBlock struct {
@@ -98,10 +104,11 @@ type denseBlock struct {
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{
-		ordOf:  make(map[string]uint32),
-		termOf: make(map[string]uint32),
-		dimOf:  make(map[uint32]uint32),
-		dense:  make(map[int]*denseBlock),
+		ordOf:   make(map[string]uint32),
+		termOf:  make(map[string]uint32),
+		dimOf:   make(map[uint32]uint32),
+		dense:   make(map[int]*denseBlock),
+		dimDocs: make(map[uint32]int),
 	}
 }
 
@@ -148,6 +155,7 @@ func (ix *Index) Build(docs []Doc) {
 		ix.ordOf = make(map[string]uint32, len(docs))
 		ix.ids = make([]string, 0, len(docs))
 		ix.docLen = make([]uint32, 0, len(docs))
+		ix.vdim = make([]uint32, 0, len(docs))
 		ix.docs = make([]docInfo, 0, len(docs))
 	}
 	for i := range docs {
@@ -210,6 +218,8 @@ func (ix *Index) upsertLocked(id string, terms []string, vec Vector, hasVec bool
 	info := docInfo{nTerms: uint32(distinct), dense: -1}
 	if hasVec {
 		info.vdim = uint32(vec.Dim)
+		ix.vdim[ord] = info.vdim
+		ix.dimDocs[info.vdim]++
 		if vec.Indices != nil {
 			for k, j := range vec.Indices {
 				ix.vlists[ix.dimList(j)].insert(ord, vec.Values[k])
@@ -233,6 +243,7 @@ func (ix *Index) newOrd(id string) uint32 {
 		ord = uint32(len(ix.ids))
 		ix.ids = append(ix.ids, id)
 		ix.docLen = append(ix.docLen, 0)
+		ix.vdim = append(ix.vdim, 0)
 		ix.docs = append(ix.docs, docInfo{})
 	}
 	ix.ordOf[id] = ord
@@ -264,8 +275,14 @@ func (ix *Index) unindex(ord uint32) {
 	if info.dense >= 0 {
 		ix.removeDense(int(info.vdim), info.dense)
 	}
+	if info.vdim != 0 {
+		if ix.dimDocs[info.vdim]--; ix.dimDocs[info.vdim] == 0 {
+			delete(ix.dimDocs, info.vdim)
+		}
+	}
 	ix.totalLen -= uint64(ix.docLen[ord])
 	ix.docLen[ord] = 0
+	ix.vdim[ord] = 0
 	ix.docs[ord] = docInfo{dense: -1}
 }
 
@@ -351,6 +368,7 @@ func (p *postings) remove(ord uint32) {
 }
 
 func (l *vlist) insert(ord uint32, v float32) {
+	l.maxAbs = max(l.maxAbs, float32(math.Abs(float64(v))))
 	if n := len(l.docs); n == 0 || l.docs[n-1] < ord {
 		l.docs = append(l.docs, ord)
 		l.vals = append(l.vals, v)
@@ -378,9 +396,20 @@ func (l *vlist) remove(ord uint32) {
 type scratch struct {
 	acc     []float32
 	seen    []uint64
+	mark    []uint64 // phase-2 candidates of Semantic; cleared after use
 	touched []uint32
 	heap    []cand
 	tids    []uint32
+	qdims   []qdim
+	cands   []uint32
+}
+
+// qdim is one nonzero query dimension with its posting list and the most it
+// can add to any document's score.
+type qdim struct {
+	list *vlist
+	qv   float32
+	ub   float64
 }
 
 type cand struct {
@@ -397,6 +426,7 @@ func (ix *Index) getScratch() *scratch {
 		n += n / 4
 		sc.acc = make([]float32, n)
 		sc.seen = make([]uint64, (n+63)/64)
+		sc.mark = make([]uint64, (n+63)/64)
 	}
 	return sc
 }
@@ -502,39 +532,113 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.live == 0 {
+	if ix.dimDocs[uint32(cq.Dim)] == 0 {
 		return nil
 	}
 	sc := ix.getScratch()
 	acc, seen, touched := sc.acc, sc.seen, sc.touched[:0]
-	visit := func(j uint32, qv float32) {
-		li, ok := ix.dimOf[j]
-		if !ok {
-			return
+
+	// Order the query's dimensions by impact, the largest possible
+	// contribution |q_j| · max_d |v_dj|. With the built-in embedder a few
+	// word and concept dimensions carry most of the score while dozens of
+	// character n-gram dimensions each add little but have long lists.
+	qd := sc.qdims[:0]
+	add := func(j uint32, qv float32) {
+		if li, ok := ix.dimOf[j]; ok && len(ix.vlists[li].docs) > 0 {
+			l := &ix.vlists[li]
+			qd = append(qd, qdim{list: l, qv: qv, ub: math.Abs(float64(qv)) * float64(l.maxAbs)})
 		}
-		l := &ix.vlists[li]
+	}
+	if cq.Indices != nil {
+		for i, j := range cq.Indices {
+			add(j, cq.Values[i])
+		}
+	} else {
+		for j, qv := range cq.Values {
+			if qv != 0 {
+				add(uint32(j), qv)
+			}
+		}
+	}
+	slices.SortFunc(qd, func(a, b qdim) int { return cmp.Compare(b.ub, a.ub) })
+	rest := 0.0
+	for _, x := range qd {
+		rest += x.ub
+	}
+
+	// Phase 1 scores whole lists while a document seen in none of them so
+	// far could still reach the floor; after that (MaxScore-style pruning)
+	// no new document can, and only those already seen matter.
+	const slack = 1e-5 // float32 accumulation error
+	i := 0
+	for ; i < len(qd); i++ {
+		if floor > 0 && rest+slack < floor {
+			break
+		}
+		l, qv := qd[i].list, qd[i].qv
 		vals := l.vals[:len(l.docs)]
-		for i, d := range l.docs {
+		for k, d := range l.docs {
 			// Signed features can sum to exactly zero, so membership is
 			// tracked in a bitset rather than inferred from acc.
 			if w, bit := d/64, uint64(1)<<(d%64); seen[w]&bit == 0 {
 				seen[w] |= bit
 				touched = append(touched, d)
 			}
-			acc[d] += qv * vals[i]
+			acc[d] += qv * vals[k]
 		}
+		rest -= qd[i].ub
 	}
-	if cq.Indices != nil {
-		for i, j := range cq.Indices {
-			visit(j, cq.Values[i])
-		}
-	} else {
-		for j, qv := range cq.Values {
-			if qv != 0 {
-				visit(uint32(j), qv)
+	// Phase 2 completes the scores of the documents that can still reach
+	// the floor, looking them up in the remaining lists by galloping
+	// search. The others keep partial scores below the floor, so topK
+	// drops them.
+	if i < len(qd) {
+		cands := sc.cands[:0]
+		for _, d := range touched {
+			if float64(acc[d])+rest+slack >= floor && ix.vdim[d] == uint32(cq.Dim) {
+				cands = append(cands, d)
 			}
 		}
+		// Galloping needs the candidates sorted, which only pays off while
+		// they are few; a large set is handled by linear passes alone.
+		few := len(cands) <= 512
+		if few {
+			slices.Sort(cands)
+		}
+		for _, d := range cands {
+			sc.mark[d/64] |= 1 << (d % 64)
+		}
+		for _, x := range qd[i:] {
+			docs, vals := x.list.docs, x.list.vals
+			if few && len(cands)*8 < len(docs) {
+				p := 0
+				for _, d := range cands {
+					p = gallop(docs, p, d)
+					if p == len(docs) {
+						break
+					}
+					if docs[p] == d {
+						acc[d] += x.qv * vals[p]
+					}
+				}
+				continue
+			}
+			// Many candidates: a linear pass with a bitset test is cheaper
+			// than searching.
+			vals = vals[:len(docs)]
+			for k, d := range docs {
+				if sc.mark[d/64]&(1<<(d%64)) != 0 {
+					acc[d] += x.qv * vals[k]
+				}
+			}
+		}
+		for _, d := range cands {
+			sc.mark[d/64] = 0
+		}
+		sc.cands = cands[:0]
 	}
+	sc.qdims = qd[:0]
+
 	if blk := ix.dense[cq.Dim]; blk != nil {
 		for slot, d := range blk.ords {
 			row := Vector{Dim: blk.dim, Values: blk.vals[slot*blk.dim : (slot+1)*blk.dim]}
@@ -543,9 +647,31 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 			acc[d] = cq.Dot(row)
 		}
 	}
-	hits := ix.topK(sc, touched, k, floor, uint32(cq.Dim), keep)
+	// Checking each document's Dim is needed only when vectors of several
+	// sizes share the index (an embedder change not yet rebuilt).
+	dimCheck := uint32(cq.Dim)
+	if _, ok := ix.dimDocs[dimCheck]; ok && len(ix.dimDocs) == 1 {
+		dimCheck = 0
+	}
+	hits := ix.topK(sc, touched, k, floor, dimCheck, keep)
 	ix.putScratch(sc, touched)
 	return hits
+}
+
+// gallop returns the smallest index ≥ from with docs[index] ≥ target, or
+// len(docs), by exponential then binary search: O(log gap) per step when
+// intersecting a short sorted list with a long one.
+func gallop(docs []uint32, from int, target uint32) int {
+	lo, step := from, 1
+	hi := from
+	for hi < len(docs) && docs[hi] < target {
+		lo = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi, len(docs))
+	i, _ := slices.BinarySearch(docs[lo:hi], target)
+	return lo + i
 }
 
 // worse orders candidates: lower score first, then larger ID, so a min-heap
@@ -565,10 +691,13 @@ func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim u
 	acc := sc.acc
 	for _, d := range touched {
 		c := cand{score: acc[d], ord: d}
-		if len(h) == k && !ix.worse(h[0], c) {
+		if float64(c.score) < floor {
 			continue
 		}
-		if float64(c.score) < floor || (dim != 0 && ix.docs[d].vdim != dim) {
+		if len(h) == k && c.score <= h[0].score && (c.score < h[0].score || !ix.worse(h[0], c)) {
+			continue
+		}
+		if dim != 0 && ix.vdim[d] != dim {
 			continue
 		}
 		if keep != nil && !keep(ix.ids[d]) {
