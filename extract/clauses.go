@@ -532,6 +532,22 @@ func firstPersonReport(ts []token) int {
 	return k
 }
 
+// Label words open a clause with a colon ("Important: ...") and say what
+// the clause is.
+var (
+	mustLabels = set("important", "critical", "crucial", "warning", "attention", "mandatory",
+		"non-negotiable", "nonnegotiable", "vital", "essential")
+	corrLabels = set("correction", "update", "updated", "edit", "change", "changed", "fix",
+		"actually", "erratum")
+	decisionLabels   = set("decision", "decided", "decisions", "resolution", "verdict", "agreed", "adr")
+	constraintLabels = set("rule", "rules", "constraint", "constraints", "requirement",
+		"requirements", "policy", "convention", "guideline", "must", "always", "never")
+	goalLabels  = set("goal", "goals", "objective", "aim", "mission", "target")
+	plainLabels = set("note", "notes", "fyi", "ps", "p.s", "reminder", "context", "btw", "tip",
+		"info", "preference", "preferences", "pref", "fact", "remember", "memory", "memo", "nb",
+		"n.b", "tldr", "summary", "heads")
+)
+
 // labelFillers may surround a label's marker word: "This is critical:",
 // "Very important:", "Our new rule:".
 var labelFillers = set("this", "is", "it", "very", "super", "extremely", "really", "the",
@@ -566,32 +582,24 @@ func stripLabel(ts []token, f *flags) ([]token, labelKind) {
 	kind := labelNone
 	known := false
 	for _, t := range ts[:colon] {
-		switch t.low {
-		case "important", "critical", "crucial", "warning", "attention", "mandatory", "non-negotiable", "nonnegotiable", "vital", "essential":
+		switch {
+		case mustLabels[t.low]:
 			f.mustInclude = true
-			known = true
-		case "correction", "update", "updated", "edit", "change", "changed", "fix", "actually", "erratum":
+		case corrLabels[t.low]:
 			f.corr = true
-			known = true
-		case "decision", "decided", "decisions", "resolution", "verdict", "agreed", "adr":
+		case decisionLabels[t.low]:
 			kind = labelDecision
-			known = true
-		case "rule", "rules", "constraint", "constraints", "requirement", "requirements", "policy", "convention", "guideline", "must", "always", "never":
+		case constraintLabels[t.low]:
 			kind = labelConstraint
-			known = true
-		case "goal", "goals", "objective", "aim", "mission", "target":
+		case goalLabels[t.low]:
 			kind = labelGoal
-			known = true
-		case "note", "notes", "fyi", "ps", "p.s", "reminder", "context", "btw", "tip", "info",
-			"preference", "preferences", "pref", "fact", "remember", "memory", "memo", "nb",
-			"n.b", "tldr", "summary", "heads":
-			known = true
+		case plainLabels[t.low]:
+		case isPunct(t) || labelFillers[t.low]:
+			continue
 		default:
-			if isPunct(t) || labelFillers[t.low] {
-				continue
-			}
 			return ts, labelNone
 		}
+		known = true
 	}
 	if !known {
 		return ts, labelNone

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"strings"
+	"unicode"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -91,6 +92,104 @@ func (*Rules) Extract(ctx context.Context, ev Event) ([]Candidate, error) {
 	return x.out, nil
 }
 
+// agentNames and userNames open transcript lines written by the agent
+// and by the user.
+var (
+	agentNames = set("assistant", "ai", "agent", "bot", "claude", "chatgpt", "gpt", "model",
+		"copilot", "gemini", "llm", "system", "tool")
+	userNames = set("user", "human", "me", "you", "customer")
+)
+
+// transcriptSpeaker reads a transcript prefix ("Alice: ...", "User: ...",
+// "Assistant: ...") at the start of the line holding pos. It returns the
+// name and where the line's text starts. Label words ("Note:",
+// "Important:", "Decision:") and headers ("Subject:") are not names.
+func transcriptSpeaker(content string, pos int) (string, int, bool) {
+	ls := strings.LastIndexByte(content[:pos], '\n') + 1
+	i := ls
+	for i < len(content) && (content[i] == ' ' || content[i] == '\t') {
+		i++
+	}
+	start, words := i, 0
+	for i < len(content) && words < 3 {
+		r, _ := decodeRune(content, i)
+		if !unicode.IsUpper(r) {
+			break
+		}
+		j := i
+		for j < len(content) {
+			r, size := decodeRune(content, j)
+			if !isWordRune(r) && r != '\'' && r != '-' && r != '.' {
+				break
+			}
+			j += size
+		}
+		w := strings.ToLower(strings.TrimRight(content[i:j], ".'-"))
+		if len(w) < 2 || labelWord(w) || subjectStopWords[w] && !agentNames[w] && !userNames[w] {
+			return "", 0, false
+		}
+		words++
+		i = j
+		if i < len(content) && content[i] == ' ' && i+1 < len(content) && content[i+1] != ' ' {
+			r, _ := decodeRune(content, i+1)
+			if unicode.IsUpper(r) {
+				i++
+				continue
+			}
+		}
+		break
+	}
+	if words == 0 || i >= len(content) || content[i] != ':' || i+1 < len(content) && content[i+1] != ' ' && content[i+1] != '\t' {
+		return "", 0, false
+	}
+	after := i + 1
+	for after < len(content) && (content[after] == ' ' || content[after] == '\t') {
+		after++
+	}
+	if after > pos && pos > start {
+		return "", 0, false
+	}
+	return content[start:i], after, true
+}
+
+// labelWord reports words that open labels or headers, never speakers.
+func labelWord(w string) bool {
+	if mustLabels[w] || corrLabels[w] || decisionLabels[w] || constraintLabels[w] || goalLabels[w] || plainLabels[w] || labelFillers[w] || headerWords[w] {
+		return true
+	}
+	_, known := lexicon[w]
+	_, cat := categorySynonyms[w]
+	return known || cat
+}
+
+// headerWords open mail and log headers.
+var headerWords = set("subject", "title", "date", "from", "to", "cc", "bcc", "re", "fwd",
+	"status", "result", "results", "output", "error", "errors", "example", "answer",
+	"question", "step", "q", "a", "usage", "description", "name", "type", "version", "url",
+	"link", "source", "author", "time", "location", "where", "when", "why", "what", "how",
+	"pros", "cons", "todo", "done", "next", "issue", "problem", "solution", "fix", "bug",
+	"feature", "input", "expected", "actual", "response", "request", "reply", "project", "team",
+	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+	"february", "march", "april", "may", "june", "july", "august", "september", "october",
+	"november", "december", "today", "yesterday", "tomorrow", "morning", "evening", "night")
+
+// lineSpeaker sets who speaks on a transcript line: the user, the agent, or
+// a named person whose first person is theirs.
+func (x *extraction) lineSpeaker(name string) {
+	low := strings.ToLower(name)
+	switch {
+	case userNames[low]:
+	case agentNames[low]:
+		if x.mode == modeUser {
+			x.mode = modeProject
+		}
+	default:
+		if id := Slug(name); id != "" && id != x.speaker.id {
+			x.speaker = subject{kind: sSpeaker, id: id, name: name}
+		}
+	}
+}
+
 // proseSegments returns the spans of content outside fenced code blocks
 // (``` or ~~~ lines). Code says nothing about the speaker: a comment "// I
 // prefer Vim" in a pasted file is not the user's preference.
@@ -128,10 +227,14 @@ type extraction struct {
 	content string
 	mode    mode
 	speaker subject
-	team    subject
-	project string // slug of Event.ProjectID, "" if none
-	buf     []token
-	out     []Candidate
+	// The event's own mode and speaker; a transcript line ("Bob: ...")
+	// changes mode and speaker for its sentences only.
+	evMode    mode
+	evSpeaker subject
+	team      subject
+	project   string // slug of Event.ProjectID, "" if none
+	buf       []token
+	out       []Candidate
 	// span of the sentence being read
 	start, end int
 	// lead is set while reading a clause that opens its sentence (or
@@ -148,6 +251,7 @@ func newExtraction(ev Event, m mode) *extraction {
 	} else {
 		x.speaker = subject{kind: sSpeaker, id: id, name: displayName(sp)}
 	}
+	x.evMode, x.evSpeaker = x.mode, x.speaker
 	x.project = Slug(ev.ProjectID)
 	if x.project != "" {
 		x.team = subject{kind: sTeam, id: x.project, name: displayName(strings.TrimSpace(ev.ProjectID))}
@@ -314,6 +418,13 @@ func (x *extraction) sentence(s Sentence) {
 	x.start, x.end = s.Start, s.End
 	toks := tokenize(x.content, s.Start, s.End, x.buf)
 	x.buf = toks[:0]
+	x.mode, x.speaker = x.evMode, x.evSpeaker
+	if name, after, ok := transcriptSpeaker(x.content, s.Start); ok {
+		x.lineSpeaker(name)
+		for len(toks) > 0 && toks[0].start < after {
+			toks = toks[1:] // drop "Bob:" itself
+		}
+	}
 	if len(toks) == 0 || isQuestion(toks) || startsHypothetical(toks) || reportedByOther(toks) {
 		return
 	}

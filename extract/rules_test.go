@@ -595,6 +595,24 @@ func TestSpeakerIsTheSubject(t *testing.T) {
 	}
 }
 
+// Pasted transcripts attribute each line to its speaker; the agent's lines
+// only give project facts.
+func TestTranscriptLines(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"named speakers", "Alice: I live in Lisbon. I prefer Vim.\nBob: I live in Porto.", []string{"fact alice lives_in=Lisbon", "preference alice prefers:editor=Vim", "fact bob lives_in=Porto"}},
+		{"user and assistant", "User: I prefer Vim.\nAssistant: I prefer Emacs. We decided to use Postgres.", []string{"preference user prefers:editor=Vim", "decision team decision:database=Postgres"}},
+		{"two-word names", "Mary Jane: I work at Acme.", []string{"fact mary_jane works_at=Acme"}},
+		{"labels are not speakers", "Note: I live in Oslo.\nImportant: never push to main.", []string{"fact user lives_in=Oslo", "constraint user constraint:push_to_main=never push to main crit=must_include"}},
+		{"headers are not speakers", "Subject: I prefer Vim", nil},
+		{"known things are not speakers", "Vim: my favorite editor.", nil},
+	})
+	cs := extractAll(t, Event{Speaker: "carol", Content: "Dave: I love jazz."})
+	if len(cs) != 1 || cs[0].Subject != "dave" {
+		t.Errorf("a transcript line inside carol's message: got %v, want dave's", cs)
+	}
+}
+
 func TestContentSentences(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
