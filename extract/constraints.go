@@ -12,8 +12,9 @@ import (
 
 // imperativeOr reads an imperative rule at the start of a clause ("Always
 // use pnpm", "Never force-push to main", "Don't commit secrets", "Make
-// sure to run the tests", "You must sign commits", "It's important to
+// sure to run the tests", "You must sign commits", "It's essential to
 // X"). forced is set under a "Rule:" label, where any verb phrase counts.
+// "You always/never X" describes the listener, so it is no rule.
 func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 	if x.mode != modeUser || !x.lead && !forced {
 		return false
@@ -24,7 +25,7 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 	}
 	start := k
 	if is(ts, k, "you") {
-		if !is(ts, k+1, "must", "should", "need", "have", "always", "never", "will", "shall") {
+		if !is(ts, k+1, "must", "should", "need", "have", "will", "shall") {
 			return false
 		}
 		k++
@@ -39,9 +40,6 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		}
 		if is(ts, k, "will", "shall") && !is(ts, k+1, "always", "never", "not") {
 			return false
-		}
-		if is(ts, k, "always", "never") {
-			k--
 		}
 		k++
 	}
@@ -183,13 +181,14 @@ func general(ts []token) bool {
 
 // socialImperative reports small talk shaped like an order: "Talk to you
 // soon!", "Keep up the great work!", "Keep on inspiring people with your
-// strength". A plain imperative about the listener, or shouted, is social.
+// strength", "Respect for the effort". A plain imperative about the
+// listener is social.
 func socialImperative(ts []token, k int) bool {
 	if is(ts, k+1, "up", "on", "going", "it", "for", "of") {
 		return true
 	}
 	for _, t := range ts[k:] {
-		if t.low == "you" || t.low == "your" || t.low == "yourself" || t.kind == tPunct && t.low == "!" {
+		if t.low == "you" || t.low == "your" || t.low == "yourself" {
 			return true
 		}
 	}

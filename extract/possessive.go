@@ -147,9 +147,6 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	for n < len(np) && n < 5 && np[n].kind == tWord && !is(np, n, "and", "but", "because", "since", "now", "too", "also", "though", "of") {
 		n++
 	}
-	if seq(np, n, "of", "choice") {
-		f.favorite = false
-	}
 	if n == 0 {
 		return false
 	}

@@ -243,7 +243,7 @@ type extraction struct {
 }
 
 func newExtraction(ev Event, m mode) *extraction {
-	x := &extraction{content: ev.Content, mode: m, buf: make([]token, 0, 32)}
+	x := &extraction{content: ev.Content, mode: m, buf: make([]token, 0, min(len(ev.Content)/5+4, 64))}
 	sp := strings.TrimSpace(ev.Speaker)
 	id := Slug(sp)
 	if id == "" || id == "user" {
@@ -304,7 +304,6 @@ type flags struct {
 	not, anymore                bool
 	always, never, must         bool
 	mustInclude, high           bool
-	favorite                    bool
 	plural                      bool // "my favorite editors are..."
 }
 

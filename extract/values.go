@@ -14,11 +14,10 @@ const (
 	vRole                // "senior backend engineer"
 	vPhrase              // a verb phrase: "learn Rust", "use pnpm in this repo"
 	vList                // things joined by "and", "or", commas; the caller splits
-	vName                // a person's name
 )
 
 // maxValueTokens bounds each kind so a run-on clause never becomes a value.
-var maxValueTokens = [...]int{vThing: 6, vPlace: 6, vOrg: 7, vRole: 6, vPhrase: 16, vList: 14, vName: 4}
+var maxValueTokens = [...]int{vThing: 6, vPlace: 6, vOrg: 7, vRole: 6, vPhrase: 16, vList: 14}
 
 // valueStops end every kind of value except phrases.
 var valueStops = set("but", "because", "since", "when", "whenever", "while", "though",
@@ -203,8 +202,6 @@ func stopsKind(k vkind, w string, gerund bool) bool {
 		return orgStops[w]
 	case vRole:
 		return roleStops[w]
-	case vName:
-		return w == "and" || w == "or" || w == "from" || w == "by" || w == "but" || w == "is"
 	}
 	return false
 }
