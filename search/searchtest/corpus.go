@@ -50,6 +50,16 @@ func (g *Generator) Sentence() string {
 // Word returns a random word from the named slot ("name", "city", "food"...).
 func (g *Generator) Word(slot string) string { return g.pick(slots[slot]) }
 
+// Rare returns a word drawn uniformly from the named slot, so mostly from
+// its long tail: what a planted fact uses to be findable among filler.
+func (g *Generator) Rare(slot string) string {
+	words := slots[slot]
+	if len(words) == 0 {
+		return ""
+	}
+	return words[g.r.IntN(len(words))]
+}
+
 // IntN exposes the generator's random source for callers building on it.
 func (g *Generator) IntN(n int) int { return g.r.IntN(n) }
 
