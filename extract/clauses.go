@@ -363,6 +363,13 @@ var discourse = set("and", "but", "so", "also", "oh", "well", "ok", "okay", "hey
 // markersOnly reports whether a clause holds nothing but discourse words and
 // punctuation.
 func markersOnly(c []token) bool {
+	words := c
+	for len(words) > 0 && words[len(words)-1].kind == tPunct {
+		words = words[:len(words)-1]
+	}
+	if len(words) == 2 && (seq(words, 0, "scratch", "that") || seq(words, 0, "my", "bad")) {
+		return true // a correction's opener, joined to the correction
+	}
 	for _, t := range c {
 		if t.kind == tQuote {
 			return false
@@ -393,9 +400,18 @@ func stripLeading(ts []token, f *flags) []token {
 		case w == "now" && !is(ts, 1, "that"):
 			f.corr = true
 			ts = ts[1:]
-		case (w == "no" || w == "nope") && is(ts, 1, ",", "-", "!", "."):
-			f.corr = true // "No, I live in Porto."
+		case (w == "no" || w == "nope" || w == "oops" || w == "wait" || w == "sorry") && is(ts, 1, ",", "-", "!", "."):
+			f.corr = true // "No, I live in Porto.", "Oops, I meant..."
 			ts = ts[1:]
+		case w == "scratch" && is(ts, 1, "that"), w == "my" && is(ts, 1, "bad", "mistake"):
+			f.corr = true
+			ts = ts[2:]
+		case w == "i" && is(ts, 1, "meant", "mean") && !is(ts, 2, "it", "that", "to", "well"):
+			f.corr = true // "I meant I live in Porto"
+			ts = dropThat(ts[2:])
+			if !is(ts, 0, "i", "we", "my", "our") {
+				return nil // "I meant Postgres" names no slot
+			}
 		case w == "these" && is(ts, 1, "days"), w == "right" && is(ts, 1, "now"),
 			w == "since" && is(ts, 1, "then"):
 			f.corr = true

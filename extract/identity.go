@@ -144,6 +144,9 @@ body:
 			}
 		}
 	case diets[w] || len(ts) > 1 && diets[w+" "+ts[1].low]:
+		if f.not && f.anymore {
+			f.not, f.neg = false, true // "I'm not vegetarian anymore"
+		}
 		if personal(s) && !f.not {
 			n := 1
 			if !diets[w] {

@@ -143,6 +143,13 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 	}
 }
 
+// timeWords name times, never things used.
+var timeWords = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+	"sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays",
+	"sundays", "weekends", "weekdays", "weekend", "weekday", "time", "schedule", "demand",
+	"merge", "release", "every", "each", "the", "a", "weekly", "daily", "nightly", "tag",
+	"tags", "push", "commit", "main", "master")
+
 // personalCategories are things people choose for themselves; projects
 // rarely "use" an editor or a drink.
 var personalCategories = set("editor", "shell", "os", "browser", "drink", "terminal",
@@ -458,7 +465,8 @@ func (x *extraction) projectVerb(s subject, v verb, ts []token, f flags) {
 			}
 		}
 	case "deploy", "host":
-		if is(ts, 0, "to", "on", "with", "at", "via") {
+		// "We deploy to Fly.io"; not "we deploy on Fridays".
+		if is(ts, 0, "to", "on", "with", "at", "via") && len(ts) > 1 && !timeWords[ts[1].low] {
 			x.useThing(s, ts[1:], f, purposeInfo{prep: "as", cat: "hosting", known: true, text: "hosting platform"})
 		}
 	case "base", "power":
