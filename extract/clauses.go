@@ -609,7 +609,7 @@ func stripLabel(ts []token, f *flags) ([]token, labelKind) {
 			kind = labelConstraint
 		case goalLabels[t.low]:
 			kind = labelGoal
-		case plainLabels[t.low]:
+		case plainLabels[t.low] || headerWords[t.low]:
 		case isPunct(t) || labelFillers[t.low]:
 			continue
 		default:

@@ -618,7 +618,8 @@ func TestTranscriptLines(t *testing.T) {
 		{"user and assistant", "User: I prefer Vim.\nAssistant: I prefer Emacs. We decided to use Postgres.", []string{"preference user prefers:editor=Vim", "decision team decision:database=Postgres"}},
 		{"two-word names", "Mary Jane: I work at Acme.", []string{"fact mary_jane works_at=Acme"}},
 		{"labels are not speakers", "Note: I live in Oslo.\nImportant: never push to main.", []string{"fact user lives_in=Oslo", "constraint user constraint:push_to_main=never push to main crit=must_include"}},
-		{"headers are not speakers", "Subject: I prefer Vim", nil},
+		{"headers are not speakers", "Subject: I prefer Vim", []string{"preference user prefers:editor=Vim"}},
+		{"section headers are not speakers", "About me: I live in Lisbon.", []string{"fact user lives_in=Lisbon"}},
 		{"known things are not speakers", "Vim: my favorite editor.", nil},
 	})
 	cs := extractAll(t, Event{Speaker: "carol", Content: "Dave: I love jazz."})
