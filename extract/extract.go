@@ -1,15 +1,3 @@
-// Package extract turns captured events into candidate memories.
-//
-// It holds the three deterministic steps of the write path that run before
-// admission: the importance Gate (is this text worth extracting at all?),
-// DetectInstruction (does it try to instruct the agent, so the engine must
-// quarantine it?) and the rule extractor returned by NewRules, which reads
-// English first-person statements, project facts, constraints, decisions,
-// goals and corrections, and deliberately ignores questions, hypotheticals,
-// reported speech and other people's preferences.
-//
-// Everything here is pure: no I/O, no clock, no package-level mutable state,
-// so it is safe for concurrent use and cheap enough to run on every event.
 package extract
 
 import (

@@ -1,0 +1,53 @@
+// Package extract turns captured events into candidate memories.
+//
+// It holds the deterministic steps of the write path that run before
+// admission: the importance Gate (is this text worth extracting at all?),
+// DetectInstruction (does it try to instruct the agent, so the engine must
+// quarantine it?) and the rule extractor returned by NewRules, which reads
+// English first-person statements, project facts, constraints, decisions,
+// goals and corrections, and deliberately ignores questions, hypotheticals,
+// reported speech, pep talk and other people's preferences.
+//
+// Everything here is pure: no I/O, no clock, no package-level mutable state,
+// so it is safe for concurrent use and cheap enough to run on every event.
+//
+// # Slots
+//
+// A candidate names a slot by Subject and Key; different phrasings of one
+// choice hit one slot so a later statement supersedes an earlier one. Keys
+// are lowercase, ':'-separated, values slugged with '_' (see Slug):
+//
+//	prefers:<category>     a person's choice in a category: prefers:editor,
+//	                       prefers:programming_language, prefers:color
+//	                       (CategoryOf knows the things, CanonicalCategory the
+//	                       category nouns and their synonyms)
+//	likes:<thing>          liked things and activities, one slot each
+//	dislikes:<thing>       disliked things, one slot each
+//	uses:<thing>           a person's tool with no known category
+//	lives_in, from, works_at, role, name, diet, birthday, pronouns,
+//	timezone, native_language, nationality
+//	speaks:<language>, allergic_to:<thing>
+//	uses:<category>        a project's or team's tool: uses:package_manager;
+//	                       uses:<purpose> for "we use X for Y" (uses:cache);
+//	                       uses:<category>:<component> for a part of the
+//	                       project ("our backend uses Go")
+//	constraint:<action>    a rule; "always use tabs" and "never use tabs"
+//	                       share constraint:use_tabs
+//	decision:<topic>       a decision; the topic is the purpose ("for the
+//	                       frontend"), the thing's category, or the action
+//	goal:<action>          a goal: goal:learn_rust
+//
+// Subjects are the speaker ("user" when unnamed), the project (the event's
+// ProjectID, or "team"), a named project or person ("atlas", "bob"), or a
+// relation of the speaker ("sister"). First person is always the speaker's;
+// in agent messages, tool results and observations only project facts and
+// decisions are read.
+//
+// # Cues and confidence
+//
+// Cue tells reconciliation how a candidate relates to the slot: a correction
+// ("actually", "switched to", "now"), a negation ("no longer", "stopped") or
+// history ("used to", simple past). Plain statements get confidence 0.9,
+// statements about others or from agents 0.7, hedged ones ("maybe",
+// "thinking about", "I guess") at most 0.4 and never a correction cue.
+package extract
