@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -227,21 +228,25 @@ func TestFTSQuerySanitiser(t *testing.T) {
 }
 
 type measured struct {
-	recall   float64
-	p50, p95 time.Duration
+	recall       float64
+	p50, p95     time.Duration // wall
+	cpu50, cpu95 time.Duration // thread CPU: cost on an idle core
 }
 
 // evaluate runs every query twice (the first pass warms caches) and returns
 // mean recall@10 and per-query latency percentiles of the second pass.
 func evaluate(s *retrievalSet, search func(q string) []string) measured {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	var m measured
-	var ds []time.Duration
+	var ds, cs []time.Duration
 	for pass := range 2 {
-		ds = ds[:0]
+		ds, cs = ds[:0], cs[:0]
 		var sum float64
 		for i, q := range s.queries {
-			t0 := time.Now()
+			t0, c0 := time.Now(), searchtest.ThreadCPU()
 			top := search(q)
+			cs = append(cs, searchtest.ThreadCPU()-c0)
 			ds = append(ds, time.Since(t0))
 			found := 0
 			for _, id := range top {
@@ -256,7 +261,9 @@ func evaluate(s *retrievalSet, search func(q string) []string) measured {
 		}
 	}
 	slices.Sort(ds)
+	slices.Sort(cs)
 	m.p50, m.p95 = ds[len(ds)/2], ds[len(ds)*95/100]
+	m.cpu50, m.cpu95 = cs[len(cs)/2], cs[len(cs)*95/100]
 	return m
 }
 
@@ -343,10 +350,14 @@ func compareWithFTS5(b *testing.B, s *retrievalSet) {
 	b.ReportMetric(float64(mine.p95.Nanoseconds())/1e3, "p95_us_lexical")
 	b.ReportMetric(float64(theirs.p50.Nanoseconds())/1e3, "p50_us_fts5")
 	b.ReportMetric(float64(theirs.p95.Nanoseconds())/1e3, "p95_us_fts5")
-	b.Logf("%d docs, %d queries\n%-8s %10s %10s %10s\n%-8s %10.3f %10.1f %10.1f\n%-8s %10.3f %10.1f %10.1f",
-		len(s.ids), len(s.queries), "engine", "recall@10", "p50 µs", "p95 µs",
-		"lexical", mine.recall, us(mine.p50), us(mine.p95),
-		"fts5", theirs.recall, us(theirs.p50), us(theirs.p95))
+	b.ReportMetric(float64(mine.cpu50.Nanoseconds())/1e3, "cpu_p50_us_lexical")
+	b.ReportMetric(float64(mine.cpu95.Nanoseconds())/1e3, "cpu_p95_us_lexical")
+	b.ReportMetric(float64(theirs.cpu50.Nanoseconds())/1e3, "cpu_p50_us_fts5")
+	b.ReportMetric(float64(theirs.cpu95.Nanoseconds())/1e3, "cpu_p95_us_fts5")
+	b.Logf("%d docs, %d queries\n%-8s %10s %10s %10s %12s %12s\n%-8s %10.3f %10.1f %10.1f %12.1f %12.1f\n%-8s %10.3f %10.1f %10.1f %12.1f %12.1f",
+		len(s.ids), len(s.queries), "engine", "recall@10", "p50 µs", "p95 µs", "cpu p50 µs", "cpu p95 µs",
+		"lexical", mine.recall, us(mine.p50), us(mine.p95), us(mine.cpu50), us(mine.cpu95),
+		"fts5", theirs.recall, us(theirs.p50), us(theirs.p95), us(theirs.cpu50), us(theirs.cpu95))
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }

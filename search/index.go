@@ -87,12 +87,18 @@ type postings struct {
 }
 
 type vlist struct {
-	docs []uint32
-	vals []float32
+	// One slice of pairs rather than two parallel slices: half the appends
+	// and growth copies while building, and one cache stream when scanning.
+	posts []vpost
 	// maxAbs bounds |vals|. It only grows (removal leaves it stale but
 	// still a valid bound), and lets Semantic skip lists that cannot lift a
 	// new document over the floor.
 	maxAbs float32
+}
+
+type vpost struct {
+	doc uint32
+	val float32
 }
 
 type denseBlock struct {
@@ -141,14 +147,6 @@ func (ix *Index) Upsert(d Doc) {
 // Build upserts many documents under one lock acquisition, the fast path
 // for loading a namespace from the store at start.
 func (ix *Index) Build(docs []Doc) {
-	type prepared struct {
-		vec Vector
-		ok  bool
-	}
-	pre := make([]prepared, len(docs))
-	for i := range docs {
-		pre[i].vec, pre[i].ok = canonical(docs[i].Vector)
-	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.live == 0 && len(ix.ids) == 0 {
@@ -159,7 +157,10 @@ func (ix *Index) Build(docs []Doc) {
 		ix.docs = make([]docInfo, 0, len(docs))
 	}
 	for i := range docs {
-		ix.upsertLocked(docs[i].ID, docs[i].Terms, pre[i].vec, pre[i].ok)
+		// Canonicalising here rather than up front keeps each vector hot in
+		// cache and avoids holding a copy of every vector at once.
+		vec, ok := canonical(docs[i].Vector)
+		ix.upsertLocked(docs[i].ID, docs[i].Terms, vec, ok)
 	}
 }
 
@@ -369,25 +370,26 @@ func (p *postings) remove(ord uint32) {
 
 func (l *vlist) insert(ord uint32, v float32) {
 	l.maxAbs = max(l.maxAbs, float32(math.Abs(float64(v))))
-	if n := len(l.docs); n == 0 || l.docs[n-1] < ord {
-		l.docs = append(l.docs, ord)
-		l.vals = append(l.vals, v)
+	if n := len(l.posts); n == 0 || l.posts[n-1].doc < ord {
+		l.posts = append(l.posts, vpost{ord, v})
 		return
 	}
-	i, found := slices.BinarySearch(l.docs, ord)
+	i, found := l.search(ord)
 	if found {
-		l.vals[i] = v
+		l.posts[i].val = v
 		return
 	}
-	l.docs = slices.Insert(l.docs, i, ord)
-	l.vals = slices.Insert(l.vals, i, v)
+	l.posts = slices.Insert(l.posts, i, vpost{ord, v})
 }
 
 func (l *vlist) remove(ord uint32) {
-	if i, found := slices.BinarySearch(l.docs, ord); found {
-		l.docs = slices.Delete(l.docs, i, i+1)
-		l.vals = slices.Delete(l.vals, i, i+1)
+	if i, found := l.search(ord); found {
+		l.posts = slices.Delete(l.posts, i, i+1)
 	}
+}
+
+func (l *vlist) search(ord uint32) (int, bool) {
+	return slices.BinarySearchFunc(l.posts, ord, func(p vpost, t uint32) int { return cmp.Compare(p.doc, t) })
 }
 
 // scratch is a query's working memory, pooled because a 100k-document
@@ -544,7 +546,7 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 	// character n-gram dimensions each add little but have long lists.
 	qd := sc.qdims[:0]
 	add := func(j uint32, qv float32) {
-		if li, ok := ix.dimOf[j]; ok && len(ix.vlists[li].docs) > 0 {
+		if li, ok := ix.dimOf[j]; ok && len(ix.vlists[li].posts) > 0 {
 			l := &ix.vlists[li]
 			qd = append(qd, qdim{list: l, qv: qv, ub: math.Abs(float64(qv)) * float64(l.maxAbs)})
 		}
@@ -576,15 +578,15 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 			break
 		}
 		l, qv := qd[i].list, qd[i].qv
-		vals := l.vals[:len(l.docs)]
-		for k, d := range l.docs {
+		for _, pv := range l.posts {
+			d := pv.doc
 			// Signed features can sum to exactly zero, so membership is
 			// tracked in a bitset rather than inferred from acc.
 			if w, bit := d/64, uint64(1)<<(d%64); seen[w]&bit == 0 {
 				seen[w] |= bit
 				touched = append(touched, d)
 			}
-			acc[d] += qv * vals[k]
+			acc[d] += qv * pv.val
 		}
 		rest -= qd[i].ub
 	}
@@ -609,26 +611,25 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 			sc.mark[d/64] |= 1 << (d % 64)
 		}
 		for _, x := range qd[i:] {
-			docs, vals := x.list.docs, x.list.vals
-			if few && len(cands)*8 < len(docs) {
+			posts := x.list.posts
+			if few && len(cands)*8 < len(posts) {
 				p := 0
 				for _, d := range cands {
-					p = gallop(docs, p, d)
-					if p == len(docs) {
+					p = gallop(posts, p, d)
+					if p == len(posts) {
 						break
 					}
-					if docs[p] == d {
-						acc[d] += x.qv * vals[p]
+					if posts[p].doc == d {
+						acc[d] += x.qv * posts[p].val
 					}
 				}
 				continue
 			}
 			// Many candidates: a linear pass with a bitset test is cheaper
 			// than searching.
-			vals = vals[:len(docs)]
-			for k, d := range docs {
-				if sc.mark[d/64]&(1<<(d%64)) != 0 {
-					acc[d] += x.qv * vals[k]
+			for _, pv := range posts {
+				if sc.mark[pv.doc/64]&(1<<(pv.doc%64)) != 0 {
+					acc[pv.doc] += x.qv * pv.val
 				}
 			}
 		}
@@ -658,19 +659,19 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 	return hits
 }
 
-// gallop returns the smallest index ≥ from with docs[index] ≥ target, or
-// len(docs), by exponential then binary search: O(log gap) per step when
+// gallop returns the smallest index ≥ from with posts[index].doc ≥ target,
+// or len(posts), by exponential then binary search: O(log gap) per step when
 // intersecting a short sorted list with a long one.
-func gallop(docs []uint32, from int, target uint32) int {
+func gallop(posts []vpost, from int, target uint32) int {
 	lo, step := from, 1
 	hi := from
-	for hi < len(docs) && docs[hi] < target {
+	for hi < len(posts) && posts[hi].doc < target {
 		lo = hi + 1
 		hi += step
 		step *= 2
 	}
-	hi = min(hi, len(docs))
-	i, _ := slices.BinarySearch(docs[lo:hi], target)
+	hi = min(hi, len(posts))
+	i, _ := slices.BinarySearchFunc(posts[lo:hi], target, func(p vpost, t uint32) int { return cmp.Compare(p.doc, t) })
 	return lo + i
 }
 

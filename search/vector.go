@@ -262,9 +262,15 @@ func readFloats(p []byte, dst []float32) error {
 // carries nothing usable (no Dim, no finite nonzero value). Unsorted or
 // duplicate sparse indices are sorted and summed, out-of-range ones dropped,
 // so a caller's slip degrades one vector instead of corrupting the index.
+//
+// When v is already canonical (the common case: embedders normalise) it is
+// returned as is, without copying; callers must not retain its slices.
 func canonical(v Vector) (Vector, bool) {
 	if v.Dim <= 0 || v.Dim > maxVecDim {
 		return Vector{}, false
+	}
+	if isCanonical(v) {
+		return v, true
 	}
 	for _, x := range v.Values {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
@@ -325,4 +331,28 @@ func canonical(v Vector) (Vector, bool) {
 	}
 	Normalize(&c)
 	return c, true
+}
+
+// isCanonical reports whether v is valid, has no zero entries, and has unit
+// norm to within float32 rounding, so it can be used without a copy.
+func isCanonical(v Vector) bool {
+	var ss float64
+	if v.Indices == nil {
+		if len(v.Values) != v.Dim {
+			return false
+		}
+	} else {
+		if len(v.Indices) != len(v.Values) || len(v.Indices) == 0 {
+			return false
+		}
+		for i, j := range v.Indices {
+			if int(j) >= v.Dim || (i > 0 && j <= v.Indices[i-1]) || v.Values[i] == 0 {
+				return false
+			}
+		}
+	}
+	for _, x := range v.Values {
+		ss += float64(x) * float64(x)
+	}
+	return math.Abs(ss-1) < 1e-5 // NaN and Inf fail this too
 }

@@ -5,6 +5,7 @@ package searchtest
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 )
 
@@ -31,9 +32,18 @@ func (g *Generator) Sentences(n int) []string {
 	return out
 }
 
-// Sentence returns one sentence.
+// Sentence returns one sentence. Most get a second clause with specifics
+// (dates, numbers, rare names), as real memories do; without it a corpus of
+// 100k would be one-third exact duplicates, which real stores dedupe away.
 func (g *Generator) Sentence() string {
-	t := templates[g.r.IntN(len(templates))]
+	s := g.fill(templates[g.r.IntN(len(templates))])
+	if g.r.IntN(10) < 6 {
+		s += " " + g.fill(details[g.r.IntN(len(details))])
+	}
+	return s
+}
+
+func (g *Generator) fill(t string) string {
 	var b strings.Builder
 	for i := 0; i < len(t); i++ {
 		if t[i] != '{' {
@@ -41,10 +51,32 @@ func (g *Generator) Sentence() string {
 			continue
 		}
 		j := strings.IndexByte(t[i:], '}')
-		b.WriteString(g.pick(slots[t[i+1:i+j]]))
+		switch slot := t[i+1 : i+j]; slot {
+		case "day":
+			b.WriteString(strconv.Itoa(1 + g.r.IntN(28)))
+		case "yr":
+			b.WriteString(strconv.Itoa(2015 + g.r.IntN(11)))
+		case "num":
+			b.WriteString(strconv.Itoa(100 + g.r.IntN(9900)))
+		default:
+			b.WriteString(g.pick(slots[slot]))
+		}
 		i += j
 	}
 	return b.String()
+}
+
+var details = []string{
+	"That was on {month} {day}, {yr}.",
+	"{name} {surname} confirmed it on {weekday}.",
+	"It cost about {num} dollars.",
+	"The ticket number is {num}.",
+	"This came up again in {month} {yr}.",
+	"{surname} from the {place} helped with the {noun}.",
+	"It felt {adj} but {adj} at the same time.",
+	"Follow up with {name} before {month} {day}.",
+	"See the {adj} {noun} note from {weekday}.",
+	"Apparently {surname} {street} has a {adj} {noun} too.",
 }
 
 // Word returns a random word from the named slot ("name", "city", "food"...).
