@@ -288,19 +288,19 @@ type TraceItem struct {
 
 // Trace is the persisted record of one retrieval.
 type Trace struct {
-	ID             string      `json:"id"`
-	Namespace      string      `json:"namespace"`
-	Query          string      `json:"query"`
-	Scope          Scope       `json:"scope"`
-	TaskType       string      `json:"task_type,omitempty"`
-	Limit          int         `json:"limit"`
-	TokenBudget    int         `json:"token_budget"`
-	TokensUsed     int         `json:"tokens_used"`
-	AsOf           *time.Time  `json:"as_of,omitempty"`
-	IncludeHistory bool        `json:"include_history"`
-	Items          []TraceItem `json:"items"`
-	CreatedAt      time.Time   `json:"created_at"`
-	DurationMicros int64       `json:"duration_us"`
+	ID             string     `json:"id"`
+	Namespace      string     `json:"namespace"`
+	Query          string     `json:"query"`
+	Scope          Scope      `json:"scope"`
+	TaskType       string     `json:"task_type,omitempty"`
+	Limit          int        `json:"limit"`
+	TokenBudget    int        `json:"token_budget"`
+	TokensUsed     int        `json:"tokens_used"`
+	AsOf           *time.Time `json:"as_of,omitempty"`
+	IncludeHistory bool       `json:"include_history"`
+	Items          TraceItems `json:"items"`
+	CreatedAt      time.Time  `json:"created_at"`
+	DurationMicros int64      `json:"duration_us"`
 }
 
 // NormalizeNamespace trims a namespace name and applies the default.

@@ -49,7 +49,17 @@ func (c *encoder) timePtr(field string, t *time.Time) any {
 // json encodes v; nil slices and maps become JSON null, so they come back
 // nil, and empty ones come back empty.
 func (c *encoder) json(field string, v any) string {
-	b, err := json.Marshal(v)
+	var (
+		b   []byte
+		err error
+	)
+	if m, ok := v.(json.Marshaler); ok {
+		// Types with their own encoder (trace items) are trusted to write
+		// valid JSON; json.Marshal would re-scan every byte to check.
+		b, err = m.MarshalJSON()
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		c.fail(field, memory.Invalidf("%v", err))
 		return ""

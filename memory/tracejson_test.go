@@ -1,0 +1,90 @@
+package memory
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+)
+
+func TestTraceItemsJSONMatchesStdlib(t *testing.T) {
+	items := TraceItems{
+		{
+			MemoryID: "mem_1", VersionID: "ver_1",
+			Channels: map[string]ChannelHit{"lexical": {Rank: 1, Score: 2.5}, "semantic": {Rank: 3, Score: 0.61}},
+			Fused:    0.97, Terms: map[string]float64{"usefulness": 0.02, "confidence": 0.027},
+			Final: 1.017, Rank: 1, Tokens: 11, Trust: 0.69, Action: ActionHint, Packed: true,
+			Reason: "ranked", Explanation: "quote \" backslash \\ newline \n tab \t ctrl \x01 <html> & é 日本 \u2028",
+		},
+		{MemoryID: "mem_2", VersionID: "ver_2", Rank: 2, Reason: "limit reached", Fused: 1e-7, Final: -0.5},
+		{MemoryID: "bad \xff utf8", VersionID: "v", Channels: map[string]ChannelHit{}, Terms: map[string]float64{}},
+	}
+	got, err := json.Marshal(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back TraceItems
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatalf("decode %s: %v", got, err)
+	}
+	want := append(TraceItems(nil), items...)
+	want[2].MemoryID = "bad \ufffd utf8"
+	if !reflect.DeepEqual(back, want) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", back, want)
+	}
+	// The same values through the standard encoder decode identically.
+	std, err := json.Marshal([]TraceItem(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var viaStd TraceItems
+	if err := json.Unmarshal(std, &viaStd); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(viaStd, back) {
+		t.Fatalf("differs from encoding/json:\n%s\n%s", std, got)
+	}
+}
+
+func TestTraceItemsNonFinite(t *testing.T) {
+	b, err := json.Marshal(TraceItems{{Fused: math.NaN(), Final: math.Inf(1)}})
+	if err != nil || !json.Valid(b) {
+		t.Fatalf("%s: %v", b, err)
+	}
+}
+
+func BenchmarkTraceItemsJSON(b *testing.B) {
+	items := make(TraceItems, 120)
+	for i := range items {
+		items[i] = TraceItem{
+			MemoryID: "mem_01m8pdnmj24tyhevq23r9xxpg1", VersionID: "ver_01m8pdnmj24tyhevq23r9xxpg1",
+			Channels: map[string]ChannelHit{"lexical": {Rank: i + 1, Score: 2.5}, "semantic": {Rank: i + 2, Score: 0.5}},
+			Terms:    map[string]float64{"usefulness": 0.02, "confidence": 0.027}, Fused: 0.9, Final: 0.95,
+			Rank: i + 1, Tokens: 20, Trust: 0.7, Action: ActionHint, Reason: "limit reached",
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := items.MarshalJSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTraceItemsStdlib(b *testing.B) {
+	items := make([]TraceItem, 120)
+	for i := range items {
+		items[i] = TraceItem{
+			MemoryID: "mem_01m8pdnmj24tyhevq23r9xxpg1", VersionID: "ver_01m8pdnmj24tyhevq23r9xxpg1",
+			Channels: map[string]ChannelHit{"lexical": {Rank: i + 1, Score: 2.5}, "semantic": {Rank: i + 2, Score: 0.5}},
+			Terms:    map[string]float64{"usefulness": 0.02, "confidence": 0.027}, Fused: 0.9, Final: 0.95,
+			Rank: i + 1, Tokens: 20, Trust: 0.7, Action: ActionHint, Reason: "limit reached",
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := json.Marshal(items); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
