@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -103,7 +104,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // appendFloat writes f as encoding/json does for float64 (NaN and
 // infinities, which JSON cannot hold, become 0).
 func appendFloat(b []byte, f float64) []byte {
-	if f != f || f > 1e308 || f < -1e308 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, '0')
 	}
 	return strconv.AppendFloat(b, f, 'g', -1, 64)
