@@ -29,9 +29,28 @@ const (
 type writeBatch struct {
 	created []*memory.Version // new versions, in write order
 	updated []*memory.Version // versions whose state moved
+	// fresh indexes the facts created in this batch, so near-duplicates
+	// inside one batch are found without comparing every pair.
+	fresh     *search.Index
+	freshByID map[string]*memory.Version
 }
 
-func (w *writeBatch) reset() { w.created, w.updated = w.created[:0], w.updated[:0] }
+func (w *writeBatch) reset() {
+	w.created, w.updated = w.created[:0], w.updated[:0]
+	w.fresh, w.freshByID = nil, nil
+}
+
+// noteFact makes a fact created in this batch findable by nearDuplicate.
+func (w *writeBatch) noteFact(v *memory.Version, vec search.Vector) {
+	if v.Kind == memory.KindEpisodic || vec.Dim == 0 {
+		return
+	}
+	if w.fresh == nil {
+		w.fresh, w.freshByID = search.NewIndex(), make(map[string]*memory.Version)
+	}
+	w.freshByID[v.ID] = v
+	w.fresh.Upsert(search.Doc{ID: v.ID, Vector: vec})
+}
 
 // ingest embeds, reconciles and writes a batch of events in one transaction,
 // then applies the committed changes to the namespace index.
@@ -255,7 +274,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 			v.ValidFrom = time.Time{}
 		}
 		out.Reasons = append(out.Reasons, "history")
-		return e.add(ctx, tx, w, m, v, out)
+		return e.add(ctx, tx, w, m, v, c.vec, out)
 	}
 
 	if sameLive != nil {
@@ -269,7 +288,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		}
 		v := e.newVersion(m, len(vs)+1, c, now)
 		out.Reasons = append(out.Reasons, "slot_reopened")
-		return e.add(ctx, tx, w, m, v, out)
+		return e.add(ctx, tx, w, m, v, c.vec, out)
 	}
 	if c.observedAt.Before(latest.ObservedAt) {
 		// Out-of-order evidence: an older observation arriving late
@@ -282,7 +301,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		v.Status, v.SupersededBy = memory.StatusSuperseded, next.ID
 		v.ValidTo = timePtr(next.ValidFrom)
 		out.Reasons = append(out.Reasons, "out_of_order", "kept_as_history")
-		return e.add(ctx, tx, w, m, v, out)
+		return e.add(ctx, tx, w, m, v, c.vec, out)
 	}
 	if c.Hedged || c.Confidence < weakEvidence {
 		// Weak evidence against a current value: keep both, flagged.
@@ -297,7 +316,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 			}
 		}
 		out.Reasons = append(out.Reasons, "weak_evidence")
-		res, err := e.add(ctx, tx, w, m, v, out)
+		res, err := e.add(ctx, tx, w, m, v, c.vec, out)
 		res.Operation = memory.OpContest
 		return res, err
 	}
@@ -318,7 +337,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 	} else {
 		out.Reasons = append(out.Reasons, "newer_value")
 	}
-	res, err := e.add(ctx, tx, w, m, v, out)
+	res, err := e.add(ctx, tx, w, m, v, c.vec, out)
 	res.Operation = memory.OpSupersede
 	return res, err
 }
@@ -352,7 +371,7 @@ func (e *Engine) reconcileNewSlot(ctx context.Context, tx memory.Executor, st *n
 		v.ValidFrom = time.Time{}
 		out.Reasons = append(out.Reasons, "history")
 	}
-	return e.add(ctx, tx, w, m, v, out)
+	return e.add(ctx, tx, w, m, v, c.vec, out)
 }
 
 // nearDuplicate returns the id of a live memory of the same scope and type
@@ -362,11 +381,13 @@ func (e *Engine) nearDuplicate(st *nsState, w *writeBatch, c *candidate) string 
 	if c.vec.Dim == 0 {
 		return ""
 	}
-	for _, v := range w.created {
-		if v.Kind != memory.KindEpisodic && v.Status.Live() && v.Scope == c.scope && v.Type == c.Type {
-			if vec, err := search.DecodeVector(v.Embedding); err == nil && float64(vec.Dot(c.vec)) >= nearDuplicate {
-				return v.ID
-			}
+	if w.fresh != nil {
+		hits := w.fresh.Semantic(c.vec, 1, nearDuplicate, func(id string) bool {
+			v, ok := w.freshByID[id]
+			return ok && v.Status.Live() && v.Scope == c.scope && v.Type == c.Type
+		})
+		if len(hits) > 0 {
+			return hits[0].ID
 		}
 	}
 	hits := st.ix.Semantic(c.vec, 1, nearDuplicate, func(id string) bool {
@@ -401,11 +422,12 @@ func (e *Engine) newVersion(m *memory.Memory, seq int, c *candidate, now time.Ti
 	return v
 }
 
-func (e *Engine) add(ctx context.Context, tx memory.Executor, w *writeBatch, m *memory.Memory, v *memory.Version, out Outcome) (Outcome, error) {
+func (e *Engine) add(ctx context.Context, tx memory.Executor, w *writeBatch, m *memory.Memory, v *memory.Version, vec search.Vector, out Outcome) (Outcome, error) {
 	if err := tx.CreateVersion(ctx, v); err != nil {
 		return out, err
 	}
 	w.created = append(w.created, v)
+	w.noteFact(v, vec)
 	if out.Operation == "" {
 		out.Operation = memory.OpAdd
 	}
