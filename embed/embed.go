@@ -237,7 +237,7 @@ func hashed(kind byte, a, b string, w float32) feature {
 		h = (h ^ uint64(a[i])) * fnvPrime
 	}
 	if b != "" {
-		h = (h ^ 0) * fnvPrime // separator: "ab"+"c" ≠ "a"+"bc"
+		h *= fnvPrime // FNV step for a zero separator byte: "ab"+"c" ≠ "a"+"bc"
 		for i := 0; i < len(b); i++ {
 			h = (h ^ uint64(b[i])) * fnvPrime
 		}

@@ -73,15 +73,37 @@ func (a *Analyzer) Terms(text string) []string {
 	return out
 }
 
+// MaxQueryTerms caps QueryTerms: a query is a question, and a pasted
+// document used as one would otherwise cost a posting-list scan per word.
+const MaxQueryTerms = 256
+
 // QueryTerms returns the distinct index terms of text in first-seen order,
-// for querying. It accepts any input, including invalid UTF-8.
+// at most MaxQueryTerms of them, for querying. It accepts any input,
+// including invalid UTF-8, in time linear in its length.
 func (a *Analyzer) QueryTerms(text string) []string {
 	var out []string
+	var seen map[string]struct{} // only once a linear scan gets long
 	a.each(text, func(term string) {
-		for _, t := range out {
-			if t == term {
-				return
+		if len(out) >= MaxQueryTerms {
+			return
+		}
+		if seen == nil {
+			for _, t := range out {
+				if t == term {
+					return
+				}
 			}
+			if len(out) == 16 {
+				seen = make(map[string]struct{}, 64)
+				for _, t := range out {
+					seen[t] = struct{}{}
+				}
+			}
+		} else if _, dup := seen[term]; dup {
+			return
+		}
+		if seen != nil {
+			seen[term] = struct{}{}
 		}
 		out = append(out, term)
 	})

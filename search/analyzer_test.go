@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -107,10 +108,33 @@ func FuzzQueryTerms(f *testing.F) {
 				t.Fatalf("query term %q not among document terms %q", term, doc)
 			}
 		}
-		if len(seen) != len(uniq(doc)) {
+		if len(seen) != min(len(uniq(doc)), MaxQueryTerms) {
 			t.Fatalf("query terms %q vs document terms %q", q, doc)
 		}
 	})
+}
+
+func TestQueryTermsCapAndDedupAtScale(t *testing.T) {
+	t.Parallel()
+	a := NewAnalyzer()
+	var b strings.Builder
+	for i := range 2000 {
+		b.WriteString(strings.Repeat("x", 1+i%40))
+		b.WriteString(" w")
+		b.WriteString(strings.Repeat("q", 1+i%7))
+		b.WriteString(" ")
+	}
+	got := a.QueryTerms(b.String())
+	if len(got) != 47 || len(uniq(got)) != len(got) {
+		t.Fatalf("%d terms, %d distinct", len(got), len(uniq(got)))
+	}
+	var many []string
+	for i := range 1000 {
+		many = append(many, "w"+strconv.Itoa(i)+"k")
+	}
+	if got := a.QueryTerms(strings.Join(many, " ")); len(got) != MaxQueryTerms {
+		t.Fatalf("cap: %d terms", len(got))
+	}
 }
 
 func uniq(s []string) []string {
