@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -27,7 +28,7 @@ type nsState struct {
 
 	mu         sync.RWMutex
 	ix         *search.Index
-	entries    map[string]*entry   // version id → entry
+	entries    entryMap            // version id → entry; read without st.mu
 	structured map[string][]string // key or subject term → version ids
 	critical   map[string]struct{} // version ids with criticality must_include
 	episodes   []string            // episodic version ids by observed_at ascending
@@ -46,7 +47,6 @@ func newNSState(name string) *nsState {
 	return &nsState{
 		name:       name,
 		ix:         search.NewIndex(),
-		entries:    make(map[string]*entry),
 		structured: make(map[string][]string),
 		critical:   make(map[string]struct{}),
 		derived:    make(map[string][]string),
@@ -89,7 +89,7 @@ func (st *nsState) reset() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.ix = search.NewIndex()
-	st.entries = make(map[string]*entry)
+	st.entries.clear()
 	st.structured = make(map[string][]string)
 	st.critical = make(map[string]struct{})
 	st.derived = make(map[string][]string)
@@ -160,8 +160,8 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	old, existed := st.entries[v.ID]
-	st.entries[v.ID] = en
+	old, existed := st.entries.load(v.ID)
+	st.entries.store(v.ID, en)
 	if !existed || !sameTerms(old.keyTerms, en.keyTerms) {
 		for _, t := range en.keyTerms {
 			st.structured[t] = append(st.structured[t], v.ID)
@@ -173,7 +173,7 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 	st.linkEvidenceLocked(v)
 	if v.Kind == memory.KindEpisodic && !existed {
 		st.episodes = append(st.episodes, v.ID)
-		if n := len(st.episodes); !st.bulk && n > 1 && st.entries[st.episodes[n-2]].v.ObservedAt.After(v.ObservedAt) {
+		if n := len(st.episodes); !st.bulk && n > 1 && st.entries.must(st.episodes[n-2]).v.ObservedAt.After(v.ObservedAt) {
 			st.sortEpisodesLocked()
 		}
 	}
@@ -188,13 +188,13 @@ func (st *nsState) updateState(v *memory.Version) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	en, ok := st.entries[v.ID]
+	en, ok := st.entries.load(v.ID)
 	if !ok {
 		return
 	}
 	lean := *v
 	lean.Embedding = nil
-	st.entries[v.ID] = &entry{v: &lean, keyTerms: en.keyTerms}
+	st.entries.store(v.ID, &entry{v: &lean, keyTerms: en.keyTerms})
 	st.linkEvidenceLocked(v)
 }
 
@@ -226,7 +226,7 @@ func (st *nsState) sourceState(v *memory.Version, p RetrieveParams) string {
 		return ""
 	}
 	for _, id := range facts {
-		if en, ok := st.entries[id]; ok && servable(en.v, p) {
+		if en, ok := st.entries.load(id); ok && servable(en.v, p) {
 			return "covered"
 		}
 	}
@@ -236,9 +236,9 @@ func (st *nsState) sourceState(v *memory.Version, p RetrieveParams) string {
 // drop removes a version from the index.
 func (st *nsState) drop(id string) {
 	st.mu.Lock()
-	en, ok := st.entries[id]
+	en, ok := st.entries.load(id)
 	if ok {
-		delete(st.entries, id)
+		st.entries.delete(id)
 		delete(st.critical, id)
 		if en.v.Kind == memory.KindEpisodic {
 			for i, p := range st.episodes {
@@ -265,7 +265,7 @@ func (st *nsState) sortEpisodes() {
 
 func (st *nsState) sortEpisodesLocked() {
 	sort.SliceStable(st.episodes, func(i, j int) bool {
-		a, b := st.entries[st.episodes[i]].v, st.entries[st.episodes[j]].v
+		a, b := st.entries.must(st.episodes[i]).v, st.entries.must(st.episodes[j]).v
 		if !a.ObservedAt.Equal(b.ObservedAt) {
 			return a.ObservedAt.Before(b.ObservedAt)
 		}
@@ -286,16 +286,49 @@ func sameTerms(a, b []string) bool {
 }
 
 // get returns the entry of a version id.
-func (st *nsState) get(id string) (*entry, bool) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	en, ok := st.entries[id]
-	return en, ok
-}
+func (st *nsState) get(id string) (*entry, bool) { return st.entries.load(id) }
 
 // size returns the number of indexed versions.
-func (st *nsState) size() int {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	return len(st.entries)
+func (st *nsState) size() int { return st.entries.len() }
+
+// entryMap maps version ids to entries. Retrieval looks entries up hundreds
+// of times per query from several channel goroutines at once; a sync.Map
+// serves those reads without the cache-line traffic of a shared RWMutex.
+// Writers still hold st.mu so entries change together with the other maps.
+type entryMap struct {
+	m sync.Map
+	n atomic.Int64
 }
+
+func (em *entryMap) load(id string) (*entry, bool) {
+	v, ok := em.m.Load(id)
+	if !ok {
+		return nil, false
+	}
+	return v.(*entry), true
+}
+
+// must returns an entry known to exist (callers hold st.mu).
+func (em *entryMap) must(id string) *entry {
+	en, _ := em.load(id)
+	return en
+}
+
+func (em *entryMap) store(id string, en *entry) {
+	if _, loaded := em.m.Swap(id, en); !loaded {
+		em.n.Add(1)
+	}
+}
+
+func (em *entryMap) delete(id string) {
+	if _, loaded := em.m.LoadAndDelete(id); loaded {
+		em.n.Add(-1)
+	}
+}
+
+func (em *entryMap) clear() {
+	em.m.Clear()
+	em.n.Store(0)
+}
+
+func (em *entryMap) len() int { return int(em.n.Load()) }

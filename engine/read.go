@@ -220,9 +220,7 @@ func channelIndex(name string) int {
 // filter returns the scope and lifecycle filter of a retrieval.
 func (st *nsState) filter(p RetrieveParams) func(id string) bool {
 	return func(id string) bool {
-		st.mu.RLock()
-		en, ok := st.entries[id]
-		st.mu.RUnlock()
+		en, ok := st.entries.load(id)
 		return ok && servable(en.v, p)
 	}
 }
@@ -276,7 +274,7 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 	}
 	hits := make([]search.Hit, 0, len(matched))
 	for id, n := range matched {
-		en, ok := st.entries[id]
+		en, ok := st.entries.load(id)
 		if !ok || len(en.keyTerms) == 0 {
 			continue
 		}

@@ -2,7 +2,7 @@ package memory
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -40,7 +40,8 @@ func (t *TraceItem) appendJSON(b []byte) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, '{')
-		for i, k := range sortedKeys(t.Channels) {
+		var buf [8]string
+		for i, k := range sortedKeys(t.Channels, buf[:]) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -61,7 +62,8 @@ func (t *TraceItem) appendJSON(b []byte) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, '{')
-		for i, k := range sortedKeys(t.Terms) {
+		var buf [8]string
+		for i, k := range sortedKeys(t.Terms, buf[:]) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -92,12 +94,13 @@ func (t *TraceItem) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+// sortedKeys returns m's keys in order, in buf when it is large enough.
+func sortedKeys[V any](m map[string]V, buf []string) []string {
+	keys := buf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	return keys
 }
 
