@@ -367,8 +367,13 @@ func topKept(hits []search.Hit, keep func(string) bool, k int) []search.Hit {
 // from the recent channel, only must_include memories from the critical
 // one). A candidate ranked first everywhere it could be scores 1.0.
 func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
-	byID := make(map[string]*scored)
-	var order []*scored
+	total := 0
+	for _, hits := range results {
+		total += len(hits)
+	}
+	byID := make(map[string]*scored, total)
+	order := make([]*scored, 0, total)
+	pool := make([]scored, total) // one allocation for every candidate
 	answered := make([]bool, len(Channels))
 	for ci, hits := range results {
 		if len(hits) == 0 {
@@ -384,7 +389,8 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 				if !found {
 					continue
 				}
-				c = &scored{en: en, channels: make(map[string]memory.ChannelHit, 4)}
+				c = &pool[len(order)]
+				c.en, c.channels = en, make(map[string]memory.ChannelHit, 4)
 				byID[h.ID] = c
 				order = append(order, c)
 			}

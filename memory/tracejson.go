@@ -19,7 +19,7 @@ func (ts TraceItems) MarshalJSON() ([]byte, error) {
 	if ts == nil {
 		return []byte("null"), nil
 	}
-	b := make([]byte, 0, 256*len(ts)+2)
+	b := make([]byte, 0, 512*len(ts)+2)
 	b = append(b, '[')
 	for i := range ts {
 		if i > 0 {
