@@ -299,3 +299,54 @@ func hitIDs(h []Hit) []string {
 	}
 	return ids
 }
+
+// TestBulkLoadThenChurn builds through the arena path, then upserts and
+// removes on top of it (lists outgrow their carved capacity, shrink and
+// grow again) and checks every query against the reference.
+func TestBulkLoadThenChurn(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(21, 22))
+	vocab := make([]string, 30)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%02d", i)
+	}
+	var docs []Doc
+	ref := naive{docs: map[string]Doc{}}
+	for i := range 200 {
+		d := randomDoc(r, fmt.Sprintf("d%03d", i), vocab)
+		docs = append(docs, d)
+		ref.docs[d.ID] = d
+	}
+	ix := NewIndex()
+	ix.Build(docs)
+	check := func(when string) {
+		t.Helper()
+		if ix.Len() != len(ref.docs) {
+			t.Fatalf("%s: Len = %d, want %d", when, ix.Len(), len(ref.docs))
+		}
+		for range 20 {
+			q := []string{vocab[r.IntN(len(vocab))], vocab[r.IntN(len(vocab))]}
+			sameHits(t, when+" lexical", ix.Lexical(q, 7, nil), ref.lexical(q, 7, nil))
+			qv := randSparse(r, 16, 1+r.IntN(8))
+			floor := r.Float64()*0.4 - 0.1
+			sameHits(t, when+" semantic", ix.Semantic(qv, 7, floor, nil), ref.semantic(qv, 7, floor, nil))
+			dq := Vector{Dim: 16, Values: toDense(randSparse(r, 16, 16))}
+			sameHits(t, when+" dense", ix.Semantic(dq, 7, floor, nil), ref.semantic(dq, 7, floor, nil))
+		}
+	}
+	check("after build")
+	for round := range 10 {
+		for range 40 {
+			id := fmt.Sprintf("d%03d", r.IntN(260))
+			if r.IntN(3) == 0 {
+				ix.Remove(id)
+				delete(ref.docs, id)
+				continue
+			}
+			d := randomDoc(r, id, vocab)
+			ix.Upsert(d)
+			ref.docs[id] = d
+		}
+		check(fmt.Sprintf("round %d", round))
+	}
+}
