@@ -142,3 +142,29 @@ func heapOf(build func() any) uint64 {
 	runtime.KeepAlive(x)
 	return m1.HeapAlloc - m0.HeapAlloc
 }
+
+// BenchmarkSemanticDense10k is the brute-force path taken for dense vectors
+// (model providers): 10k documents of 384 dimensions.
+func BenchmarkSemanticDense10k(b *testing.B) {
+	const n, dim = 10_000, 384
+	r := rand.New(rand.NewPCG(5, 6))
+	randVec := func() search.Vector {
+		v := search.Vector{Dim: dim, Values: make([]float32, dim)}
+		for i := range v.Values {
+			v.Values[i] = float32(r.NormFloat64())
+		}
+		search.Normalize(&v)
+		return v
+	}
+	docs := make([]search.Doc, n)
+	for i := range docs {
+		docs[i] = search.Doc{ID: fmt.Sprintf("m%07d", i), Vector: randVec()}
+	}
+	ix := search.NewIndex()
+	ix.Build(docs)
+	qs := make([]search.Vector, 100)
+	for i := range qs {
+		qs[i] = randVec()
+	}
+	latency(b, len(qs), func(i int) { ix.Semantic(qs[i], 50, 0.0, nil) })
+}
