@@ -114,9 +114,28 @@ func (c *Counter) piece(p string) int {
 	return n
 }
 
-func isL(r rune) bool { return unicode.IsLetter(r) }
-func isN(r rune) bool { return unicode.IsNumber(r) }
-func isS(r rune) bool { return unicode.IsSpace(r) }
+// Character classes of the pattern, with ASCII answered by comparisons
+// before the Unicode tables: \p{L}, \p{N} and \s as regexp2 defines them.
+func isL(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsLetter(r)
+}
+
+func isN(r rune) bool {
+	if r < utf8.RuneSelf {
+		return '0' <= r && r <= '9'
+	}
+	return unicode.IsNumber(r)
+}
+
+func isS(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || '\t' <= r && r <= '\r'
+	}
+	return unicode.IsSpace(r)
+}
 
 // isPunct is [^\s\p{L}\p{N}].
 func isPunct(r rune) bool { return r >= 0 && !isS(r) && !isL(r) && !isN(r) }
