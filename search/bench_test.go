@@ -168,3 +168,20 @@ func BenchmarkSemanticDense10k(b *testing.B) {
 	}
 	latency(b, len(qs), func(i int) { ix.Semantic(qs[i], 50, 0.0, nil) })
 }
+
+// BenchmarkReplace100k re-upserts existing documents with new content in a
+// 100k index: the write path of an update (delete from every posting list
+// by binary search and memmove, then insert).
+func BenchmarkReplace100k(b *testing.B) {
+	c := makeCorpus(b, 100_000)
+	ix := search.NewIndex()
+	ix.Build(c.docs)
+	r := rand.New(rand.NewPCG(7, 8))
+	i := 0
+	for b.Loop() {
+		d := c.docs[r.IntN(len(c.docs))]
+		d.Terms, d.Vector = c.docs[i%len(c.docs)].Terms, c.docs[i%len(c.docs)].Vector
+		ix.Upsert(d)
+		i++
+	}
+}
