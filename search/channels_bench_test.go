@@ -1,0 +1,76 @@
+package search_test
+
+import (
+	"cmp"
+	"slices"
+	"testing"
+
+	"github.com/mnemon-dev/mnemon/embed"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+// BenchmarkChannelsLoCoMo measures retrieval quality, not speed: recall@10
+// of the lexical channel, the semantic channel with the built-in embedder
+// (floor 0.2), and their reciprocal rank fusion (k = 60, top 50 of each)
+// with the semantic list weighted 1 and 0.25, on LoCoMo padded to 100k
+// documents. It tells the engine how much to trust each channel.
+func BenchmarkChannelsLoCoMo(b *testing.B) {
+	s, ok := search.LoadLoCoMo(b)
+	if !ok {
+		b.Skip("LoCoMo data not found (shared/data/locomo/locomo-dev.json)")
+	}
+	an, emb := search.NewAnalyzer(), embed.NewBuiltin()
+	docs := make([]search.Doc, len(s.IDs))
+	for i := range s.IDs {
+		docs[i] = search.Doc{ID: s.IDs[i], Terms: an.Terms(s.Texts[i]), Vector: emb.Vector(s.Texts[i])}
+	}
+	ix := search.NewIndex()
+	ix.Build(docs)
+
+	recall := func(i int, hits []search.Hit) float64 {
+		found := 0
+		for _, h := range hits[:min(len(hits), 10)] {
+			if s.Relevant[i][h.ID] {
+				found++
+			}
+		}
+		return float64(found) / float64(len(s.Relevant[i]))
+	}
+	fuse := func(lex, sem []search.Hit, w float64) []search.Hit {
+		score := map[string]float64{}
+		for r, h := range lex {
+			score[h.ID] += 1 / float64(60+r)
+		}
+		for r, h := range sem {
+			score[h.ID] += w / float64(60+r)
+		}
+		out := make([]search.Hit, 0, len(score))
+		for id, sc := range score {
+			out = append(out, search.Hit{ID: id, Score: sc})
+		}
+		slices.SortFunc(out, func(a, b search.Hit) int {
+			if c := cmp.Compare(b.Score, a.Score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+		return out
+	}
+	var rl, rs, rf1, rf4 float64
+	for b.Loop() {
+		rl, rs, rf1, rf4 = 0, 0, 0, 0
+		for i, q := range s.Queries {
+			lex := ix.Lexical(an.QueryTerms(q), 50, nil)
+			sem := ix.Semantic(emb.Vector(q), 50, 0.2, nil)
+			rl += recall(i, lex)
+			rs += recall(i, sem)
+			rf1 += recall(i, fuse(lex, sem, 1))
+			rf4 += recall(i, fuse(lex, sem, 0.25))
+		}
+	}
+	n := float64(len(s.Queries))
+	b.ReportMetric(rl/n, "recall@10_lexical")
+	b.ReportMetric(rs/n, "recall@10_semantic")
+	b.ReportMetric(rf1/n, "recall@10_rrf_1:1")
+	b.ReportMetric(rf4/n, "recall@10_rrf_1:0.25")
+}

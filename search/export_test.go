@@ -1,0 +1,20 @@
+package search
+
+import "testing"
+
+// RetrievalSet exposes a benchmark corpus to the external test package,
+// which can import embed (this package cannot, embed imports it).
+type RetrievalSet struct {
+	IDs, Texts, Queries []string
+	Relevant            []map[string]bool
+}
+
+// LoadLoCoMo returns the LoCoMo retrieval set padded to 100k documents, or
+// false when the data is not beside the repository.
+func LoadLoCoMo(tb testing.TB) (*RetrievalSet, bool) {
+	s, ok := loadLoCoMo(tb)
+	if !ok {
+		return nil, false
+	}
+	return &RetrievalSet{IDs: s.ids, Texts: s.texts, Queries: s.queries, Relevant: s.relevant}, true
+}
