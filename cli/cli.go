@@ -33,15 +33,6 @@ type Env struct {
 	Getenv func(string) string
 }
 
-// usageError is a wrong call: exit status 2 and a hint.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
-
 // command is one subcommand.
 type command struct {
 	name    string
@@ -74,6 +65,9 @@ type options struct {
 	task          string
 	disable       string
 
+	// stats
+	all bool
+
 	// io
 	out string
 }
@@ -94,92 +88,106 @@ func commands() []*command {
 }
 
 // Main runs mnemon with args (without the program name) and returns the
-// process exit status: 0 success, 1 failure, 2 wrong call.
+// process exit status: 0 success, 1 failure, 2 wrong call, 130 interrupted.
 func Main(ctx context.Context, args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
+	if env.Stdin == nil {
+		env.Stdin = strings.NewReader("")
+	}
+	if env.Stdout == nil {
+		env.Stdout = io.Discard
+	}
+	if env.Stderr == nil {
+		env.Stderr = io.Discard
+	}
 	err := run(ctx, args, env)
-	if err == nil {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(env.Stderr, "mnemon: %s\n", ue.msg)
-		return 2
-	}
-	fmt.Fprintf(env.Stderr, "mnemon: %s\n", describe(err))
-	return 1
+	msg, code := describe(ctx, err)
+	fmt.Fprintf(env.Stderr, "mnemon: %s\n", msg)
+	return code
 }
+
+// globalFlags are the flags every command takes; they may also come before
+// the command name.
+var globalFlags = map[string]bool{"db": true, "namespace": true, "json": false} // name: takes a value
 
 func run(ctx context.Context, args []string, env Env) error {
 	// Global flags may come before the command: mnemon --namespace bob recall x.
 	var pre []string
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
 		a := args[0]
-		if a == "-h" || a == "--help" || a == "-help" {
-			printUsage(env.Stdout)
+		args = args[1:]
+		switch a {
+		case "-h", "--help", "-help":
+			printUsage(env.Stdout, env)
 			return nil
-		}
-		if a == "--version" {
+		case "--version", "-version":
 			fmt.Fprintln(env.Stdout, "mnemon", Version)
 			return nil
+		case "--":
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		takes, known := globalFlags[name]
+		if !known {
+			return usagef("unknown flag %s before the command%s; run 'mnemon help' for the list", a, suggest(name, globalFlagNames(), flagName))
 		}
 		pre = append(pre, a)
-		args = args[1:]
-		if !strings.Contains(a, "=") && takesValue(a) && len(args) > 0 {
+		if takes && !hasValue {
+			if len(args) == 0 {
+				return usagef("%s needs a value, as in: mnemon %s VALUE COMMAND ...", a, a)
+			}
 			pre = append(pre, args[0])
 			args = args[1:]
 		}
 	}
 	if len(args) == 0 {
-		printUsage(env.Stdout)
+		printUsage(env.Stdout, env)
 		return nil
 	}
 	name := args[0]
 	if name == "help" {
-		if len(args) > 1 {
+		if len(args) > 2 {
+			return usagef("help takes one command name; run 'mnemon help' for the list")
+		}
+		if len(args) == 2 && args[1] != "help" {
 			if c := find(args[1]); c != nil {
 				printCommandHelp(env.Stdout, c)
 				return nil
 			}
-			return usagef("unknown command %q; run 'mnemon help' for the list", args[1])
+			return unknownCommand(args[1])
 		}
-		printUsage(env.Stdout)
+		printUsage(env.Stdout, env)
 		return nil
 	}
 	c := find(name)
 	if c == nil {
-		return usagef("unknown command %q; run 'mnemon help' for the list", name)
+		return unknownCommand(name)
 	}
 	o := &options{}
-	fs := flag.NewFlagSet("mnemon "+c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.db, "db", "", "database file (env MNEMON_DB; default "+defaultDBPath(env)+")")
-	fs.StringVar(&o.namespace, "namespace", "", "namespace (env MNEMON_NAMESPACE; default \"default\")")
-	fs.BoolVar(&o.json, "json", false, "print JSON for scripts")
-	if c.flags != nil {
-		c.flags(fs, o)
-	}
+	fs := newFlagSet(c, o, env)
 	positional, err := parseInterspersed(fs, append(pre, args[1:]...))
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(env.Stdout, c)
 		return nil
 	}
 	if err != nil {
-		return usagef("%s: %v; run 'mnemon help %s'", c.name, err, c.name)
+		return usagef("%s: %s; run 'mnemon help %s'", c.name, flagProblem(fs, err), c.name)
 	}
 	a := &app{env: env}
 	a.ns = o.namespace
+	nsSource := "--namespace"
 	if a.ns == "" {
 		a.ns = env.Getenv("MNEMON_NAMESPACE")
+		nsSource = "MNEMON_NAMESPACE"
 	}
 	a.ns = memory.NormalizeNamespace(a.ns)
-	if err := memory.ValidateNamespace(a.ns); err != nil {
-		return usagef("%v", err)
+	if memory.ValidateNamespace(a.ns) != nil {
+		return usagef("%s %q is not a namespace name: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", nsSource, a.ns)
 	}
 	if !c.noStore {
 		path := o.db
@@ -189,9 +197,12 @@ func run(ctx context.Context, args []string, env Env) error {
 		if path == "" {
 			path = defaultDBPath(env)
 		}
+		if path == "" {
+			return usagef("no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
+		}
 		st, err := sqlite.Open(ctx, path, sqlite.Options{})
 		if err != nil {
-			return err
+			return openFailed(path, err)
 		}
 		defer st.Close()
 		eng, err := engine.New(engine.Config{Store: st})
@@ -202,6 +213,23 @@ func run(ctx context.Context, args []string, env Env) error {
 		a.store, a.engine = st, eng
 	}
 	return c.run(ctx, a, o, positional)
+}
+
+// newFlagSet registers the global flags and c's own.
+func newFlagSet(c *command, o *options, env Env) *flag.FlagSet {
+	fs := flag.NewFlagSet("mnemon "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dbHelp := "database `FILE` (env MNEMON_DB)"
+	if d := defaultDBPath(env); d != "" {
+		dbHelp = "database `FILE` (env MNEMON_DB; default " + d + ")"
+	}
+	fs.StringVar(&o.db, "db", "", dbHelp)
+	fs.StringVar(&o.namespace, "namespace", "", "namespace `NAME` (env MNEMON_NAMESPACE; default \"default\")")
+	fs.BoolVar(&o.json, "json", false, "print JSON for scripts")
+	if c.flags != nil {
+		c.flags(fs, o)
+	}
+	return fs
 }
 
 // parseInterspersed parses flags that may follow positional arguments, as
@@ -224,10 +252,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// takesValue reports whether a global flag consumes the next argument.
-func takesValue(flagArg string) bool {
-	name := strings.TrimLeft(flagArg, "-")
-	return name == "db" || name == "namespace"
+func globalFlagNames() []string {
+	names := make([]string, 0, len(globalFlags))
+	for n := range globalFlags {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func find(name string) *command {
@@ -239,7 +270,73 @@ func find(name string) *command {
 	return nil
 }
 
-func printUsage(w io.Writer) {
+// aliases are words a new user may try for a command.
+var aliases = map[string]string{
+	"add": "remember", "store": "remember", "save": "remember", "note": "remember",
+	"search": "recall", "query": "recall", "find": "recall", "get": "recall", "ask": "recall",
+	"list": "facts", "ls": "facts", "history": "facts",
+	"delete": "forget", "rm": "forget", "remove": "forget", "del": "forget",
+	"ingest": "capture", "log": "capture",
+	"inspect": "show", "why": "explain", "status": "stats", "info": "stats",
+	"dump": "export", "backup": "export", "restore": "import", "load": "import",
+}
+
+func unknownCommand(name string) error {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	hint := suggest(name, names, func(s string) string { return s })
+	if hint == "" {
+		if to, ok := aliases[strings.ToLower(name)]; ok {
+			hint = " (did you mean " + to + "?)"
+		}
+	}
+	return usagef("unknown command %q%s; run 'mnemon help' for the list", name, hint)
+}
+
+// suggest returns " (did you mean X?)" for the candidate closest to name
+// (spelled with spell), or "" when none is close.
+func suggest(name string, candidates []string, spell func(string) string) string {
+	name = strings.ToLower(strings.TrimLeft(name, "-"))
+	best, bestD := "", 3
+	for _, c := range candidates {
+		d := editDistance(name, c)
+		if len(name) >= 3 && strings.HasPrefix(c, name) {
+			d = 1
+		}
+		if d < bestD && d < len(c) {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + spell(best) + "?)"
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func printUsage(w io.Writer, env Env) {
 	fmt.Fprint(w, `mnemon: persistent memory for AI agents.
 
 Usage: mnemon [--db FILE] [--namespace NAME] <command> [arguments] [flags]
@@ -248,6 +345,10 @@ Commands:
 `)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	where := defaultDBPath(env)
+	if where == "" {
+		where = "none: HOME is not set"
 	}
 	fmt.Fprintf(w, `
 Everything lives in one SQLite file (--db, env MNEMON_DB; default %s).
@@ -260,74 +361,107 @@ Try:
   mnemon facts --history
 
 Run 'mnemon help <command>' for a command's flags.
-`, defaultDBPath(Env{Getenv: os.Getenv}))
+`, where)
 }
 
 func printCommandHelp(w io.Writer, c *command) {
-	fmt.Fprintf(w, "Usage: mnemon %s %s [flags]\n\n%s\n", c.name, c.args, c.summary)
+	usage := "mnemon " + c.name
+	if c.args != "" {
+		usage += " " + c.args
+	}
+	fmt.Fprintf(w, "Usage: %s [flags]\n\n%s.\n", usage, upperFirst(c.summary))
 	if c.help != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
 	}
-	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	o := &options{}
-	fs.String("db", "", "database file (env MNEMON_DB)")
-	fs.String("namespace", "", "namespace (env MNEMON_NAMESPACE; default \"default\")")
-	fs.Bool("json", false, "print JSON for scripts")
-	if c.flags != nil {
-		c.flags(fs, o)
-	}
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	sort.Strings(names)
-	fmt.Fprintln(w, "\nFlags:")
-	for _, n := range names {
-		f := fs.Lookup(n)
-		def := ""
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-			def = " (default " + f.DefValue + ")"
+	fs := newFlagSet(c, &options{}, Env{Getenv: func(string) string { return "" }})
+	var own, global []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := globalFlags[f.Name]; ok {
+			global = append(global, f)
+		} else {
+			own = append(own, f)
 		}
-		fmt.Fprintf(w, "  --%-12s %s%s\n", n, f.Usage, def)
+	})
+	if len(own) > 0 {
+		fmt.Fprintln(w, "\nFlags:")
+		printFlags(w, own)
+	}
+	fmt.Fprintln(w, "\nGlobal flags:")
+	printFlags(w, global)
+}
+
+// printFlags lists flags as "  -k N           usage (default 10)", aligned.
+func printFlags(w io.Writer, fl []*flag.Flag) {
+	type row struct{ left, right string }
+	rows := make([]row, 0, len(fl))
+	width := 0
+	for _, f := range fl {
+		arg, usage := flag.UnquoteUsage(f)
+		switch arg {
+		case "string":
+			arg = "TEXT"
+		case "int":
+			arg = "N"
+		case "float":
+			arg = "X"
+		}
+		left := flagName(f.Name)
+		if arg != "" {
+			left += " " + arg
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			usage += " (default " + f.DefValue + ")"
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, len(left))
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.right)
 	}
 }
 
-// defaultDBPath is mnemon.db in the user's data directory.
+// flagName spells a flag the way help shows it: -k, --budget.
+func flagName(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// defaultDBPath is mnemon.db in the user's data directory, or "" when there
+// is no home directory to put it in.
 func defaultDBPath(env Env) string {
 	get := env.Getenv
 	if get == nil {
 		get = os.Getenv
 	}
-	if d := get("XDG_DATA_HOME"); d != "" {
+	if d := get("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "mnemon", "mnemon.db")
 	}
-	home := get("HOME")
-	if home == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			home = h
-		}
-	}
 	switch runtime.GOOS {
-	case "darwin":
-		return filepath.Join(home, "Library", "Application Support", "mnemon", "mnemon.db")
 	case "windows":
 		if d := get("LOCALAPPDATA"); d != "" {
 			return filepath.Join(d, "mnemon", "mnemon.db")
 		}
 	}
-	return filepath.Join(home, ".local", "share", "mnemon", "mnemon.db")
-}
-
-// describe turns an error into one line that says what to do.
-func describe(err error) string {
-	msg := err.Error()
-	switch {
-	case errors.Is(err, memory.ErrCorrupt):
-		return msg + "; point --db at a mnemon database, or move the file aside to start a new one"
-	case errors.Is(err, memory.ErrSchemaTooNew):
-		return msg + "; upgrade mnemon to open it"
-	case errors.Is(err, memory.ErrNotFound):
-		return msg + "; list ids with 'mnemon facts --history' or 'mnemon recall ... --json'"
-	case errors.Is(err, memory.ErrInvalid):
-		return msg
+	home := get("HOME")
+	if home == "" && runtime.GOOS == "windows" {
+		home = get("USERPROFILE")
 	}
-	return msg
+	if home == "" || !filepath.IsAbs(home) {
+		// Never fall back to a path relative to the working directory: the
+		// same command would find a different database in every directory.
+		return ""
+	}
+	if runtime.GOOS == "darwin" {
+		return filepath.Join(home, "Library", "Application Support", "mnemon", "mnemon.db")
+	}
+	return filepath.Join(home, ".local", "share", "mnemon", "mnemon.db")
 }

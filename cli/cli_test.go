@@ -133,12 +133,12 @@ func TestWrongCalls(t *testing.T) {
 	}{
 		{[]string{"frobnicate"}, "", 2, "unknown command"},
 		{[]string{"remember"}, "", 2, "one TEXT"},
-		{[]string{"recall", "x", "-k", "zero"}, "", 2, "invalid value"},
+		{[]string{"recall", "x", "-k", "zero"}, "", 2, "use a whole number"},
 		{[]string{"recall", "x", "--as-of", "yesterday"}, "", 2, "not a time"},
 		{[]string{"--namespace", "a b", "stats"}, "", 2, "namespace"},
 		{[]string{"capture"}, `{"kind":"chat","content":"hi"}`, 2, "line 1"},
 		{[]string{"capture"}, "{\"kind\":\"user_message\",\"content\":\"ok\"}\nnot json", 2, "line 2"},
-		{[]string{"show", "mem_nope"}, "", 1, "not found"},
+		{[]string{"show", "mem_nope"}, "", 1, "no memory mem_nope in namespace default"},
 		{[]string{"remember", "x", "--type", "fact"}, "", 2, "need --key"},
 	}
 	for _, c := range cases {
