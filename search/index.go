@@ -183,11 +183,16 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 	ix.vdim = make([]uint32, len(docs))
 	ix.docs = make([]docInfo, len(docs))
 
+	nTerms, nDims := 0, 0
+	for i := range docs {
+		nTerms += len(docs[i].Terms)
+		nDims += len(docs[i].Vector.Indices)
+	}
 	var (
-		tfs    []uint16 // per document, per distinct term, in feat order
-		lis    []uint32 // per document, per sparse dimension: its list
-		tcount []int    // term ID → postings
-		vcount []int    // list index → postings
+		tfs    = make([]uint16, 0, nTerms) // per document, per distinct term, in feat order
+		lis    = make([]uint32, 0, nDims)  // per document, per sparse dimension: its list
+		tcount []int                       // term ID → postings
+		vcount []int                       // list index → postings
 		vecs   = make([]Vector, len(docs))
 	)
 	for i := range docs {
