@@ -201,8 +201,9 @@ func printOutcomes(w io.Writer, outs []engine.Outcome) {
 		} else if o.MemoryID != "" {
 			ref = o.MemoryID
 		}
-		// Padded to the longest operation so rows of separate calls line up.
-		fmt.Fprintf(tw, "%-10s\t%s\t%s\t%s\t[%s]\n", op, key, ref, clip(o.Content, 100), strings.Join(o.Reasons, ", "))
+		// The operation is padded to a fixed width so the keys of separate
+		// calls line up too.
+		fmt.Fprintf(tw, "%-9s %s\t%s\t%s\t[%s]\n", op, key, ref, clip(o.Content, 100), strings.Join(o.Reasons, ", "))
 	}
 	tw.Flush()
 	if quarantined {

@@ -316,8 +316,13 @@ func TestRememberRowsAlign(t *testing.T) {
 		t.Fatalf("want two outcomes:\n%s", out)
 	}
 	col := func(l string) int { return strings.Index(l, "mem_") }
-	if col(lines[0]) < 0 || col(lines[0]) != col(lines[1]) || !strings.HasPrefix(lines[0], "ADD ") {
+	if col(lines[0]) < 0 || col(lines[0]) != col(lines[1]) || !strings.HasPrefix(lines[0], "ADD       prefers:editor  mem_") {
 		t.Fatalf("rows do not line up:\n%s", out)
+	}
+	// Keys of separate calls start in the same column.
+	out = mustRun(t, db, "remember", "Actually, I switched to Neovim for my editor.")
+	if !strings.HasPrefix(out, "SUPERSEDE prefers:editor  mem_") {
+		t.Fatalf("second call:\n%s", out)
 	}
 }
 
