@@ -69,7 +69,8 @@ type options struct {
 	all bool
 
 	// io
-	out string
+	out    string
+	outSet bool // --out was given, even if empty
 }
 
 // app is what a running command needs.
@@ -171,6 +172,7 @@ func run(ctx context.Context, args []string, env Env) error {
 	o := &options{}
 	fs := newFlagSet(c, o, env)
 	positional, err := parseInterspersed(fs, append(pre, args[1:]...))
+	fs.Visit(func(f *flag.Flag) { o.outSet = o.outSet || f.Name == "out" })
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(env.Stdout, c)
 		return nil

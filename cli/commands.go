@@ -1048,6 +1048,9 @@ left half-written).
 			if len(args) != 0 {
 				return usagef("export takes no arguments; use --out FILE")
 			}
+			if o.out == "" && o.outSet {
+				return usagef("export: --out needs a file name; leave it out to write to standard output")
+			}
 			var (
 				s   *engine.ExportStats
 				err error
@@ -1082,9 +1085,16 @@ func (a *app) exportFile(ctx context.Context, path string) (*engine.ExportStats,
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, usagef("export: --out %s is a directory; name a file, e.g. --out %s", path, filepath.Join(path, a.ns+".jsonl"))
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, usagef("export: cannot write %s: the directory %s does not exist", path, dir)
+		case errors.Is(err, os.ErrPermission):
+			return nil, &failure{msg: fmt.Sprintf("export: cannot write %s: permission denied in %s", path, dir), code: 1, err: err}
+		}
+		return nil, fmt.Errorf("export: cannot write %s: %w", path, err)
 	}
 	tmp := f.Name()
 	s, err := a.engine.Export(ctx, a.ns, f)

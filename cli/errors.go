@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -103,7 +102,7 @@ func openFailed(path string, err error) error {
 		return &failure{msg: fmt.Sprintf("database %s: %s", abs, cause), code: 1, err: err}
 	case errors.Is(err, memory.ErrSchemaTooNew):
 		return &failure{msg: fmt.Sprintf("database %s: %s", abs, cause), code: 1, err: err}
-	case errors.Is(err, fs.ErrPermission):
+	case errors.Is(err, os.ErrPermission):
 		return &failure{msg: fmt.Sprintf("cannot open database %s: permission denied; choose a file you can write with --db or MNEMON_DB", abs), code: 1, err: err}
 	case errors.As(err, &coded) && coded.Code()&0xff == sqliteReadOnly:
 		return &failure{msg: fmt.Sprintf("database %s is read-only; mnemon needs to write to it: fix its permissions, or choose another file with --db", abs), code: 1, err: err}

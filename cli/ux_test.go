@@ -499,3 +499,36 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+func TestExportOut(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	mustRun(t, db, "remember", "I live in Lisbon.")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", "--out", filepath.Join(dir, "no", "such", "x.jsonl")}, "the directory " + filepath.Join(dir, "no", "such") + " does not exist"},
+		{[]string{"export", "--out", dir}, "is a directory; name a file"},
+		{[]string{"export", "--out="}, "--out needs a file name"},
+		{[]string{"export", "x"}, "export takes no arguments"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errs := runCLI(t, db, "", c.args...)
+			oneLine(t, code, errs, 2, c.want)
+			if out != "" {
+				t.Fatalf("stdout: %q", out)
+			}
+		})
+	}
+	// Only the file asked for is left behind.
+	out := filepath.Join(dir, "e.jsonl")
+	mustRun(t, db, "export", "--out", out)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Fatalf("left a temporary file: %s", e.Name())
+		}
+	}
+}
