@@ -139,57 +139,20 @@ func BenchmarkUpsert100k(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/build")
 }
 
-// heapOf returns the live heap retained by what build returns.
+// heapOf returns the live heap retained by what build returns: the heap
+// with it alive minus the heap once it is dropped, both after a full
+// collection, so garbage from earlier work cannot skew the difference.
 func heapOf(build func() any) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
+	var with, without runtime.MemStats
 	x := build()
 	runtime.GC()
-	runtime.ReadMemStats(&m1)
+	runtime.ReadMemStats(&with)
 	runtime.KeepAlive(x)
-	return m1.HeapAlloc - m0.HeapAlloc
-}
-
-// BenchmarkSemanticDense10k is the brute-force path taken for dense vectors
-// (model providers): 10k documents of 384 dimensions.
-func BenchmarkSemanticDense10k(b *testing.B) {
-	const n, dim = 10_000, 384
-	r := rand.New(rand.NewPCG(5, 6))
-	randVec := func() search.Vector {
-		v := search.Vector{Dim: dim, Values: make([]float32, dim)}
-		for i := range v.Values {
-			v.Values[i] = float32(r.NormFloat64())
-		}
-		search.Normalize(&v)
-		return v
+	x = nil
+	runtime.GC()
+	runtime.ReadMemStats(&without)
+	if with.HeapAlloc < without.HeapAlloc {
+		return 0
 	}
-	docs := make([]search.Doc, n)
-	for i := range docs {
-		docs[i] = search.Doc{ID: fmt.Sprintf("m%07d", i), Vector: randVec()}
-	}
-	ix := search.NewIndex()
-	ix.Build(docs)
-	qs := make([]search.Vector, 100)
-	for i := range qs {
-		qs[i] = randVec()
-	}
-	latency(b, len(qs), func(i int) { ix.Semantic(qs[i], 50, 0.0, nil) })
-}
-
-// BenchmarkReplace100k re-upserts existing documents with new content in a
-// 100k index: the write path of an update (delete from every posting list
-// by binary search and memmove, then insert).
-func BenchmarkReplace100k(b *testing.B) {
-	c := makeCorpus(b, 100_000)
-	ix := search.NewIndex()
-	ix.Build(c.docs)
-	r := rand.New(rand.NewPCG(7, 8))
-	i := 0
-	for b.Loop() {
-		d := c.docs[r.IntN(len(c.docs))]
-		d.Terms, d.Vector = c.docs[i%len(c.docs)].Terms, c.docs[i%len(c.docs)].Vector
-		ix.Upsert(d)
-		i++
-	}
+	return with.HeapAlloc - without.HeapAlloc
 }
