@@ -41,7 +41,8 @@ type command struct {
 	help    string // longer explanation and examples
 	flags   func(fs *flag.FlagSet, o *options)
 	run     func(ctx context.Context, a *app, o *options, args []string) error
-	noStore bool
+	noStore bool // never opens the database
+	creates bool // may create a missing database (the others refuse)
 }
 
 // options holds every flag; each command registers the ones it takes.
@@ -73,12 +74,55 @@ type options struct {
 	outSet bool // --out was given, even if empty
 }
 
-// app is what a running command needs.
+// app is what a running command needs. Commands check their arguments
+// first and then call open, so a wrong call never creates a database.
 type app struct {
-	env    Env
-	store  *sqlite.Store
-	engine *engine.Engine
-	ns     string
+	env     Env
+	ns      string
+	dbPath  string
+	creates bool // the command may create a missing database
+	store   *sqlite.Store
+	engine  *engine.Engine
+}
+
+// open opens the database and the engine on it.
+func (a *app) open(ctx context.Context) error {
+	if a.engine != nil {
+		return nil
+	}
+	if a.dbPath == "" {
+		return usagef("no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
+	}
+	if !a.creates {
+		if _, err := os.Stat(a.dbPath); errors.Is(err, os.ErrNotExist) {
+			abs, aerr := filepath.Abs(a.dbPath)
+			if aerr != nil {
+				abs = a.dbPath
+			}
+			return &failure{msg: fmt.Sprintf("no database at %s yet; store something first (mnemon remember \"...\"), or point --db or MNEMON_DB at your database", abs), code: 1, err: err}
+		}
+	}
+	st, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{})
+	if err != nil {
+		return openFailed(a.dbPath, err)
+	}
+	eng, err := engine.New(engine.Config{Store: st})
+	if err != nil {
+		st.Close()
+		return err
+	}
+	a.store, a.engine = st, eng
+	return nil
+}
+
+// close releases what open opened.
+func (a *app) close() {
+	if a.engine != nil {
+		a.engine.Close()
+	}
+	if a.store != nil {
+		a.store.Close()
+	}
 }
 
 func commands() []*command {
@@ -192,27 +236,15 @@ func run(ctx context.Context, args []string, env Env) error {
 		return usagef("%s %q is not a namespace name: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", nsSource, a.ns)
 	}
 	if !c.noStore {
-		path := o.db
-		if path == "" {
-			path = env.Getenv("MNEMON_DB")
+		a.dbPath = o.db
+		if a.dbPath == "" {
+			a.dbPath = env.Getenv("MNEMON_DB")
 		}
-		if path == "" {
-			path = defaultDBPath(env)
+		if a.dbPath == "" {
+			a.dbPath = defaultDBPath(env)
 		}
-		if path == "" {
-			return usagef("no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
-		}
-		st, err := sqlite.Open(ctx, path, sqlite.Options{})
-		if err != nil {
-			return openFailed(path, err)
-		}
-		defer st.Close()
-		eng, err := engine.New(engine.Config{Store: st})
-		if err != nil {
-			return err
-		}
-		defer eng.Close()
-		a.store, a.engine = st, eng
+		a.creates = c.creates
+		defer a.close()
 	}
 	return c.run(ctx, a, o, positional)
 }

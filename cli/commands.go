@@ -89,6 +89,7 @@ func clip(s string, n int) string {
 func rememberCmd() *command {
 	return &command{
 		name: "remember", args: "TEXT", summary: "store a fact now (extracted, reconciled, versioned)",
+		creates: true,
 		help: `TEXT is read by the built-in extractor: "My favorite editor is Vim", "I live in Lisbon",
 "Atlas uses pnpm", "Never commit secrets", "Actually, I switched to Neovim". A later value of the
 same fact supersedes the earlier one, which stays as history. Text no rule recognises is kept as a note.
@@ -144,6 +145,9 @@ With --key, TEXT is stored as exactly one fact with the given fields.
 			}
 			if observed != nil {
 				p.ObservedAt = *observed
+			}
+			if err := a.open(ctx); err != nil {
+				return err
 			}
 			res, err := a.engine.Remember(ctx, p)
 			if err != nil {
@@ -244,6 +248,7 @@ const maxCaptureLine = 8 * engine.MaxContentBytes
 func captureCmd() *command {
 	return &command{
 		name: "capture", args: "[FILE|-]", summary: "store events (JSON lines) as episodes and extract memories",
+		creates: true,
 		help: `Each line is one event:
   {"kind":"user_message","content":"I moved to Porto","occurred_at":"2026-05-01T10:00:00Z","speaker":"ana","session_id":"s1"}
 kind is one of user_message, agent_message, tool_call, tool_result, user_feedback, task_result,
@@ -266,6 +271,9 @@ events, each batch all-or-nothing. Reads standard input when FILE is absent or "
 			defer closeIn()
 			groups, order, n, err := readCapture(in, name, o.scope(), time.Now())
 			if err != nil {
+				return err
+			}
+			if err := a.open(ctx); err != nil {
 				return err
 			}
 			all := make([]string, 0, n)
@@ -575,6 +583,9 @@ scope flag is given; unscoped memories are always visible.
 					return err
 				}
 			}
+			if err := a.open(ctx); err != nil {
+				return err
+			}
 			res, err := a.engine.Retrieve(ctx, p)
 			if err != nil {
 				return err
@@ -691,6 +702,9 @@ func factsCmd() *command {
 			if len(args) != 0 {
 				return usagef("facts takes no arguments; got %q (use --subject to filter)", strings.Join(args, " "))
 			}
+			if err := a.open(ctx); err != nil {
+				return err
+			}
 			subject := strings.ToLower(strings.TrimSpace(o.subject))
 			vs, err := a.engine.Facts(ctx, engine.FactsParams{Namespace: a.ns, IncludeHistory: o.history, Subject: subject})
 			if err != nil {
@@ -743,6 +757,9 @@ episode (ep_…), which shows what was decided about the event.`,
 			}
 			id, err := parseID("show", args[0], ids.Memory, ids.Version, ids.Episode)
 			if err != nil {
+				return err
+			}
+			if err := a.open(ctx); err != nil {
 				return err
 			}
 			return a.show(ctx, o, id)
@@ -882,6 +899,9 @@ score, and why it was or was not packed.`,
 			if err != nil {
 				return err
 			}
+			if err := a.open(ctx); err != nil {
+				return err
+			}
 			if !ids.HasPrefix(id, ids.Retrieval) {
 				return a.show(ctx, o, id)
 			}
@@ -932,6 +952,9 @@ func forgetCmd() *command {
 			if err != nil {
 				return err
 			}
+			if err := a.open(ctx); err != nil {
+				return err
+			}
 			res, err := a.engine.Forget(ctx, a.ns, id)
 			if err != nil {
 				return notFound(err, id, a.ns)
@@ -964,6 +987,9 @@ func statsCmd() *command {
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) != 0 {
 				return usagef("stats takes no arguments; got %q", strings.Join(args, " "))
+			}
+			if err := a.open(ctx); err != nil {
+				return err
 			}
 			if o.all {
 				return a.statsAll(ctx, o)
@@ -1051,6 +1077,9 @@ left half-written).
 			if o.out == "" && o.outSet {
 				return usagef("export: --out needs a file name; leave it out to write to standard output")
 			}
+			if err := a.open(ctx); err != nil {
+				return err
+			}
 			var (
 				s   *engine.ExportStats
 				err error
@@ -1131,6 +1160,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func importCmd() *command {
 	return &command{
 		name: "import", args: "[FILE|-]", summary: "read an export into this namespace, all or nothing",
+		creates: true,
 		help: `Reads a file written by 'mnemon export' (standard input when FILE is absent or "-") into the
 namespace given by --namespace, whatever namespace it was exported from. Import adds records: it
 does not merge, so import into a new or empty namespace.
@@ -1144,6 +1174,9 @@ does not merge, so import into a new or empty namespace.
 				return err
 			}
 			defer closeIn()
+			if err := a.open(ctx); err != nil {
+				return err
+			}
 			cr := &countingReader{r: in}
 			s, err := a.engine.Import(ctx, a.ns, cr)
 			if err != nil {

@@ -42,8 +42,13 @@ func oneLine(t *testing.T, code int, errs string, wantCode int, want string) {
 	}
 }
 
+// episodes counts a namespace's episodes; a database never created holds
+// none.
 func episodes(t *testing.T, db, ns string) int {
 	t.Helper()
+	if _, err := os.Stat(db); os.IsNotExist(err) {
+		return 0
+	}
 	var s struct {
 		Episodes int `json:"episodes"`
 	}
@@ -399,6 +404,32 @@ func TestHelp(t *testing.T) {
 	}
 	if strings.Contains(out, "--k ") {
 		t.Fatalf("help spells -k as --k:\n%s", out)
+	}
+}
+
+func TestReadsNeverCreateTheDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "typo.db")
+	for _, args := range [][]string{
+		{"recall", "x"}, {"facts"}, {"show", "mem_x"}, {"explain", "ret_x"}, {"forget", "mem_x"}, {"stats"}, {"export"},
+	} {
+		code, out, errs := runCLI(t, db, "", args...)
+		oneLine(t, code, errs, 1, "no database at "+db+" yet; store something first")
+		if out != "" {
+			t.Fatalf("mnemon %v printed %q", args, out)
+		}
+	}
+	// Wrong calls of the commands that create it do not either.
+	for _, args := range [][]string{{"remember"}, {"capture", "a", "b"}, {"import", "a", "b"}, {"remember", "x", "--observed-at", "2099-01-01"}} {
+		if code, _, _ := runCLI(t, db, "", args...); code != 2 {
+			t.Fatalf("mnemon %v: exit %d", args, code)
+		}
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("the database was created: %v", err)
+	}
+	mustRun(t, db, "remember", "I live in Lisbon.")
+	if out := mustRun(t, db, "facts"); !strings.Contains(out, "Lisbon") {
+		t.Fatal(out)
 	}
 }
 
