@@ -42,7 +42,7 @@ type command struct {
 	flags   func(fs *flag.FlagSet, o *options)
 	run     func(ctx context.Context, a *app, o *options, args []string) error
 	noStore bool // never opens the database
-	creates bool // may create a missing database (the others refuse)
+	creates bool // may create a missing database named by --db or MNEMON_DB
 }
 
 // options holds every flag; each command registers the ones it takes.
@@ -75,12 +75,14 @@ type options struct {
 }
 
 // app is what a running command needs. Commands check their arguments
-// first and then call open, so a wrong call never creates a database.
+// first and then call open, so a wrong call never creates a database; and
+// only commands that store create a database at a path the user named
+// (a typo in --db must not look like an empty memory).
 type app struct {
 	env     Env
 	ns      string
 	dbPath  string
-	creates bool // the command may create a missing database
+	creates bool // a missing database may be created
 	store   *sqlite.Store
 	engine  *engine.Engine
 }
@@ -99,7 +101,7 @@ func (a *app) open(ctx context.Context) error {
 			if aerr != nil {
 				abs = a.dbPath
 			}
-			return &failure{msg: fmt.Sprintf("no database at %s yet; store something first (mnemon remember \"...\"), or point --db or MNEMON_DB at your database", abs), code: 1, err: err}
+			return &failure{msg: fmt.Sprintf("no database at %s; check the path, or create it by storing something (mnemon remember, capture or import)", abs), code: 1, err: err}
 		}
 	}
 	st, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{})
@@ -236,14 +238,15 @@ func run(ctx context.Context, args []string, env Env) error {
 		return usagef("%s %q is not a namespace name: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", nsSource, a.ns)
 	}
 	if !c.noStore {
-		a.dbPath = o.db
+		a.dbPath, a.creates = o.db, c.creates
 		if a.dbPath == "" {
 			a.dbPath = env.Getenv("MNEMON_DB")
 		}
 		if a.dbPath == "" {
-			a.dbPath = defaultDBPath(env)
+			// The default database is created by whatever runs first, so
+			// recall on a fresh machine answers "nothing found".
+			a.dbPath, a.creates = defaultDBPath(env), true
 		}
-		a.creates = c.creates
 		defer a.close()
 	}
 	return c.run(ctx, a, o, positional)

@@ -150,7 +150,7 @@ func TestWrongCalls(t *testing.T) {
 		})
 	}
 	// Wrong calls, a refused capture among them, wrote nothing: not even
-	// the database file.
+	// the database file. (show on a path with no database is refused too.)
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Fatalf("wrong calls created the database: %v", err)
 	}

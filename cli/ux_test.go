@@ -413,7 +413,7 @@ func TestReadsNeverCreateTheDatabase(t *testing.T) {
 		{"recall", "x"}, {"facts"}, {"show", "mem_x"}, {"explain", "ret_x"}, {"forget", "mem_x"}, {"stats"}, {"export"},
 	} {
 		code, out, errs := runCLI(t, db, "", args...)
-		oneLine(t, code, errs, 1, "no database at "+db+" yet; store something first")
+		oneLine(t, code, errs, 1, "no database at "+db+"; check the path")
 		if out != "" {
 			t.Fatalf("mnemon %v printed %q", args, out)
 		}
@@ -430,6 +430,14 @@ func TestReadsNeverCreateTheDatabase(t *testing.T) {
 	mustRun(t, db, "remember", "I live in Lisbon.")
 	if out := mustRun(t, db, "facts"); !strings.Contains(out, "Lisbon") {
 		t.Fatal(out)
+	}
+
+	// The default database is another matter: on a fresh machine recall
+	// answers, and creates it.
+	home := filepath.Join(t.TempDir(), "home")
+	code, out, errs := runEnv(t, context.Background(), map[string]string{"HOME": home}, "", "recall", "editor")
+	if code != 0 || !strings.Contains(out, "nothing found in namespace default") {
+		t.Fatalf("fresh recall: exit %d\n%s%s", code, out, errs)
 	}
 }
 
