@@ -571,3 +571,34 @@ func TestExportOut(t *testing.T) {
 		}
 	}
 }
+
+func TestForgetPointsAtItsEvidence(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	mustRun(t, db, "remember", "My favorite editor is Vim. I live in Lisbon.")
+	var facts struct {
+		Facts []struct {
+			MemoryID string `json:"memory_id"`
+			Key      string `json:"key"`
+		} `json:"facts"`
+	}
+	json.Unmarshal([]byte(mustRun(t, db, "facts", "--json")), &facts)
+	var lives string
+	for _, f := range facts.Facts {
+		if f.Key == "lives_in" {
+			lives = f.MemoryID
+		}
+	}
+	out := mustRun(t, db, "forget", lives)
+	m := regexp.MustCompile(`(?m)^  mnemon forget (mem_[0-9a-z]+)   # My favorite editor is Vim\. I live in Lisbon\.$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("forget does not point at the episode:\n%s", out)
+	}
+	mustRun(t, db, "forget", m[1])
+	if out := mustRun(t, db, "recall", "where does the user live?"); strings.Contains(out, "Lisbon") {
+		t.Fatalf("Lisbon is still recalled:\n%s", out)
+	}
+	out = mustRun(t, db, "forget", lives, "--json")
+	if !strings.Contains(out, `"evidence_still_recallable": []`) {
+		t.Fatalf("forget --json:\n%s", out)
+	}
+}
