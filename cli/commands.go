@@ -609,7 +609,17 @@ scope flag is given; unscoped memories are always visible.
 				fmt.Fprintf(w, "   %s %s · %s@v%d · %s · score %.3f · %s\n", it.Kind, it.Type, it.MemoryID, it.Seq, it.Status, it.Score, plural(it.Tokens, "token", "tokens"))
 				fmt.Fprintf(w, "   why: %s\n", it.Explanation)
 			}
-			fmt.Fprintf(w, "\nretrieval %s · %d/%d tokens · %s · %s\n", res.RetrievalID, res.TokensUsed, res.TokenBudget, plural(res.Candidates, "candidate", "candidates"), res.Duration.Round(time.Microsecond))
+			var mode string
+			if asOf != nil {
+				mode += " · as of " + asOf.Format(time.RFC3339)
+			}
+			if o.history {
+				mode += " · with history"
+			}
+			if s := scopeString(p.Scope); s != "" {
+				mode += " · " + s
+			}
+			fmt.Fprintf(w, "\nretrieval %s%s · %d/%d tokens · %s · %s\n", res.RetrievalID, mode, res.TokensUsed, res.TokenBudget, plural(res.Candidates, "candidate", "candidates"), res.Duration.Round(time.Microsecond))
 			if o.explain {
 				tr, err := a.engine.Trace(ctx, a.ns, res.RetrievalID)
 				if err != nil {

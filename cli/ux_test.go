@@ -177,6 +177,10 @@ func TestCaptureSessionsFile(t *testing.T) {
 	if !strings.Contains(out, "captured 6 episodes into namespace default; facts: ") || !strings.Contains(out, "1 superseded") {
 		t.Fatalf("capture: %s", out)
 	}
+	out = mustRun(t, db, "recall", "which editor?", "--as-of", "2026-03-02", "--history")
+	if !strings.Contains(out, "Vim") || !strings.Contains(out, " · as of 2026-03-02T00:00:00Z · with history · ") {
+		t.Fatalf("recall --as-of:\n%s", out)
+	}
 	out = mustRun(t, db, "facts", "--history")
 	if !regexp.MustCompile(`(?m)^superseded by v2 +ana +prefers:editor +Vim`).MatchString(out) {
 		t.Fatalf("facts --history:\n%s", out)
@@ -185,7 +189,7 @@ func TestCaptureSessionsFile(t *testing.T) {
 	if out := mustRun(t, db, "recall", "helix"); strings.Contains(out, "Helix") {
 		t.Fatalf("unscoped recall served a session episode:\n%s", out)
 	}
-	if out := mustRun(t, db, "recall", "helix", "--session", "s2"); !strings.Contains(out, "Helix") {
+	if out := mustRun(t, db, "recall", "helix", "--session", "s2"); !strings.Contains(out, "Helix") || !strings.Contains(out, " · session=s2 · ") {
 		t.Fatalf("recall --session s2:\n%s", out)
 	}
 
