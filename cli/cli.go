@@ -397,7 +397,8 @@ Try:
   mnemon recall "which editor does the user prefer?" -k 1
   mnemon facts --history
 
-Run 'mnemon help <command>' for a command's flags.
+Run 'mnemon help <command>' for a command's flags. Exit status: 0 done, 1 failed,
+2 wrong call (nothing was written), 130 interrupted.
 `, where)
 }
 
@@ -434,6 +435,9 @@ func printFlags(w io.Writer, fl []*flag.Flag) {
 	width := 0
 	for _, f := range fl {
 		arg, usage := flag.UnquoteUsage(f)
+		if p, ok := placeholders[f.Name]; ok {
+			arg = p
+		}
 		switch arg {
 		case "string":
 			arg = "TEXT"
@@ -455,6 +459,12 @@ func printFlags(w io.Writer, fl []*flag.Flag) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.right)
 	}
+}
+
+// placeholders name the values of flags whose usage text does not.
+var placeholders = map[string]string{
+	"key": "KEY", "value": "VALUE", "subject": "SUBJECT", "type": "TYPE",
+	"criticality": "LEVEL", "confidence": "0..1",
 }
 
 // flagName spells a flag the way help shows it: -k, --budget.

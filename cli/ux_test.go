@@ -409,6 +409,12 @@ func TestHelp(t *testing.T) {
 	if strings.Contains(out, "--k ") {
 		t.Fatalf("help spells -k as --k:\n%s", out)
 	}
+	_, out, _ = runCLI(t, "", "", "help", "remember")
+	for _, want := range []string{"\n  --key KEY ", "\n  --confidence 0..1 ", "\n  --observed-at TIME "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("help remember lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 func TestReadsNeverCreateTheDatabase(t *testing.T) {
