@@ -163,10 +163,10 @@ func TestReconciliation(t *testing.T) {
 			lastOp: memory.OpSupersede,
 		},
 		{
-			name:   "contest on a hedged value",
+			name:   "contest on a hedged value: the settled value stays",
 			steps:  []string{"I live in Lisbon.", "I'm thinking about moving to Berlin."},
 			key:    "lives_in",
-			want:   map[string]memory.Status{"Lisbon": memory.StatusContested, "Berlin": memory.StatusContested},
+			want:   map[string]memory.Status{"Lisbon": memory.StatusActive, "Berlin": memory.StatusContested},
 			lastOp: memory.OpContest,
 		},
 		{

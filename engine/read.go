@@ -139,10 +139,16 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		e.rank(st, c, p, r, now)
 	}
 	sort.Slice(cands, func(i, j int) bool {
-		if cands[i].final != cands[j].final {
-			return cands[i].final > cands[j].final
+		a, b := cands[i], cands[j]
+		if a.final != b.final {
+			return a.final > b.final
 		}
-		return cands[i].en.v.ID < cands[j].en.v.ID
+		// Ties go to the newer observation, then to the id, so the order
+		// never depends on map iteration or id randomness alone.
+		if !a.en.v.ObservedAt.Equal(b.en.v.ObservedAt) {
+			return a.en.v.ObservedAt.After(b.en.v.ObservedAt)
+		}
+		return a.en.v.ID < b.en.v.ID
 	})
 	context, used := e.pack(cands, p, r)
 

@@ -226,20 +226,31 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 	switch c.Cue {
 	case extract.CueNegation:
 		// "I no longer live in Lisbon": the value ends; nothing replaces it.
-		ended := 0
+		ended, late := 0, 0
 		for _, v := range live {
-			if c.Value == "" || sameValue(v.Value, c.Value) {
-				v.Status, v.ValidTo = memory.StatusExpired, timePtr(c.observedAt)
-				if err := e.touch(ctx, tx, w, v, c, now); err != nil {
-					return out, err
-				}
-				out.MemoryID, out.VersionID, out.Version = v.MemoryID, v.ID, v
-				ended++
+			if c.Value != "" && !sameValue(v.Value, c.Value) {
+				continue
 			}
+			if c.observedAt.Before(v.ObservedAt) {
+				// Older than the statement it would end: that newer
+				// statement stands.
+				late++
+				continue
+			}
+			v.Status, v.ValidTo = memory.StatusExpired, timePtr(c.observedAt)
+			if err := e.touch(ctx, tx, w, v, c, now); err != nil {
+				return out, err
+			}
+			out.MemoryID, out.VersionID, out.Version = v.MemoryID, v.ID, v
+			ended++
 		}
 		if ended == 0 {
 			out.Operation = memory.OpNoop
-			out.Reasons = append(out.Reasons, "nothing_to_end")
+			if late > 0 {
+				out.Reasons = append(out.Reasons, "late_evidence")
+			} else {
+				out.Reasons = append(out.Reasons, "nothing_to_end")
+			}
 			return out, nil
 		}
 		out.Operation = memory.OpSupersede
@@ -248,6 +259,11 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 
 	case extract.CuePast:
 		// "I used to live in Paris": history, never the current value.
+		if sameLive != nil && c.observedAt.Before(sameLive.ObservedAt) {
+			out.Operation = memory.OpNoop
+			out.Reasons = append(out.Reasons, "late_evidence")
+			return out, nil
+		}
 		if sameLive != nil {
 			sameLive.Status, sameLive.ValidTo = memory.StatusExpired, timePtr(c.observedAt)
 			if err := e.touch(ctx, tx, w, sameLive, c, now); err != nil {
@@ -278,6 +294,24 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 	}
 
 	if sameLive != nil {
+		if sameLive.Status == memory.StatusContested && !c.Hedged && c.Confidence >= weakEvidence {
+			// A confident restatement settles a contest: this value
+			// stands, the values it competed with become history.
+			sameLive.Status = memory.StatusActive
+			for _, old := range live {
+				if old.ID == sameLive.ID {
+					continue
+				}
+				old.Status, old.SupersededBy = memory.StatusSuperseded, sameLive.ID
+				if old.ValidTo == nil {
+					old.ValidTo = timePtr(c.validFrom)
+				}
+				if err := e.touch(ctx, tx, w, old, nil, now); err != nil {
+					return out, err
+				}
+			}
+			return e.reinforce(ctx, tx, w, sameLive, c, now, out, "contest_resolved")
+		}
 		return e.reinforce(ctx, tx, w, sameLive, c, now, out, "same_value")
 	}
 	latest := latestObserved(live)
@@ -304,11 +338,13 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		return e.add(ctx, tx, w, m, v, c.vec, out)
 	}
 	if c.Hedged || c.Confidence < weakEvidence {
-		// Weak evidence against a current value: keep both, flagged.
+		// Weak evidence against a current value: keep both, the weak one
+		// flagged and ranked below; a settled value stays settled, a
+		// weak one becomes contested too.
 		v := e.newVersion(m, len(vs)+1, c, now)
 		v.Status, v.Operation = memory.StatusContested, memory.OpContest
 		for _, old := range live {
-			if old.Status != memory.StatusContested {
+			if old.Status != memory.StatusContested && old.Confidence < weakEvidence {
 				old.Status = memory.StatusContested
 				if err := e.touch(ctx, tx, w, old, nil, now); err != nil {
 					return out, err

@@ -681,7 +681,6 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 		},
 		{
 			name: "late negation does not end a newer value",
-			gap:  "an older 'I no longer live in Porto' arriving late expires the newer 'I live in Porto' (CueNegation ignores observed_at)",
 			steps: []step{
 				{text: "I live in Porto.", capture: true, at: 2 * day},
 				{text: "I no longer live in Porto.", capture: true, at: day},
@@ -691,7 +690,6 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 		},
 		{
 			name: "late 'used to' does not end a newer value",
-			gap:  "an older 'I used to live in Porto' arriving late expires the newer 'I live in Porto' (CuePast ignores observed_at)",
 			steps: []step{
 				{text: "I live in Porto.", capture: true, at: 2 * day},
 				{text: "I used to live in Porto.", capture: true, at: day},
@@ -840,35 +838,37 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 func TestScenarioHedges(t *testing.T) {
 	runScenarios(t, []scenario{
 		{
-			name: "a hedge contests the current value",
+			name: "a hedge is held contested below the settled value",
 			steps: []step{
 				{text: "I work at Acme.", ops: []memory.Operation{opAdd}},
 				{text: "I probably work at Globex.", ops: []memory.Operation{opContest}, reason: "weak_evidence"},
 			},
-			slots: []slotWant{{"user", "works_at", []valueStatus{{"Acme", contested}, {"Globex", contested}}}},
+			slots: []slotWant{{"user", "works_at", []valueStatus{{"Acme", active}, {"Globex", contested}}}},
 			queries: []queryWant{
-				{query: "where does the user work?", top: "Acme", status: contested, present: []string{"Globex"}},
+				{query: "where does the user work?", top: "Acme", status: active, present: []string{"Globex"}},
 			},
 			check: func(t *testing.T, w *world) {
 				r := w.ask(t, queryWant{query: "where does the user work?"})
-				for _, v := range []string{"Acme", "Globex"} {
-					_, it := itemOf(t, r, "user", v)
-					if it.Terms["contested"] >= 0 || !strings.Contains(it.Explanation, "contested") {
-						t.Fatalf("%s is not penalised and explained as contested: %v %q", v, it.Terms, it.Explanation)
-					}
+				_, it := itemOf(t, r, "user", "Globex")
+				if it.Terms["contested"] >= 0 || !strings.Contains(it.Explanation, "contested") {
+					t.Fatalf("Globex is not penalised and explained as contested: %v %q", it.Terms, it.Explanation)
 				}
-				if !strings.Contains(r.Context, "The user works at Acme. (contested)") ||
+				_, settled := itemOf(t, r, "user", "Acme")
+				if _, ok := settled.Terms["contested"]; ok {
+					t.Fatalf("the settled value is penalised: %v", settled.Terms)
+				}
+				if !strings.Contains(r.Context, "The user works at Acme.\n") ||
 					!strings.Contains(r.Context, "The user may work at Globex. (contested)") {
-					t.Fatalf("context does not show both contested values:\n%s", r.Context)
+					t.Fatalf("context does not show the settled and the contested value:\n%s", r.Context)
 				}
 			},
 		},
 		{
 			name: "settled facts rank above contested ones",
 			steps: []step{
-				{text: "I work at Acme.", speaker: "bob", capture: true},
+				{text: "I probably work at Globex.", speaker: "bob", capture: true},
 				{text: "I work at Acme.", speaker: "ana", capture: true},
-				{text: "I probably work at Globex.", speaker: "bob", capture: true, ops: []memory.Operation{opContest}},
+				{text: "I probably work at Acme.", speaker: "bob", capture: true, ops: []memory.Operation{opContest}},
 			},
 			check: func(t *testing.T, w *world) {
 				r := w.ask(t, queryWant{query: "who works at Acme?"})
@@ -914,7 +914,6 @@ func TestScenarioHedges(t *testing.T) {
 		},
 		{
 			name: "a confident statement settles a contest",
-			gap:  "after a CONTEST, 'Actually, I work at Globex now.' REINFORCEs the contested Globex version; Acme and Globex both stay contested",
 			steps: []step{
 				{text: "I work at Acme."},
 				{text: "I probably work at Globex.", ops: []memory.Operation{opContest}},
@@ -931,7 +930,7 @@ func TestScenarioHedges(t *testing.T) {
 		},
 		{
 			name: "a tentative plan is not a current fact",
-			gap:  "'I might move to Berlin next year.' is extracted as a hedged lives_in=Berlin and contests the settled Lisbon",
+			gap:  "'I might move to Berlin next year.' is extracted as a hedged lives_in=Berlin, kept contested below the settled Lisbon; a future plan should not be a lives_in value at all",
 			steps: []step{
 				{text: "I live in Lisbon.", capture: true},
 				{text: "I might move to Berlin next year.", capture: true},
@@ -946,24 +945,24 @@ func TestScenarioHedges(t *testing.T) {
 // that must not teach mnemon anything about the speaker: captured, and
 // remembered directly.
 func TestScenarioDistractors(t *testing.T) {
-	const noteGap = "Remember keeps a sentence no rule reads as a note about the speaker (subject user), even a question, a hypothetical or reported speech"
+	const noteGap = "Remember keeps a sentence no rule reads as a note about the speaker (subject user); an unresolved pronoun or someone else's wish is not recognised as a distractor"
 	distractors := []struct {
 		text        string
 		rememberGap string
 	}{
-		{text: "What is your favorite editor?", rememberGap: noteGap},
-		{text: "Do you think I should switch to Emacs?", rememberGap: noteGap},
-		{text: "Should I move to Berlin?", rememberGap: noteGap},
-		{text: "Would you recommend Rust?", rememberGap: noteGap},
-		{text: "If I lived in Berlin I would bike everywhere.", rememberGap: noteGap},
-		{text: "Let's say I lived in Tokyo.", rememberGap: noteGap},
-		{text: "Imagine I worked at Google.", rememberGap: noteGap},
+		{text: "What is your favorite editor?"},
+		{text: "Do you think I should switch to Emacs?"},
+		{text: "Should I move to Berlin?"},
+		{text: "Would you recommend Rust?"},
+		{text: "If I lived in Berlin I would bike everywhere."},
+		{text: "Let's say I lived in Tokyo."},
+		{text: "Imagine I worked at Google."},
 		{text: "My sister prefers Emacs."},
 		{text: "My colleague prefers tabs."},
 		{text: "Bob loves Java."},
-		{text: "Ana said she prefers Emacs.", rememberGap: noteGap},
+		{text: "Ana said she prefers Emacs."},
 		{text: "He prefers dark mode.", rememberGap: noteGap},
-		{text: "Tom thinks I should use Emacs.", rememberGap: noteGap},
+		{text: "Tom thinks I should use Emacs."},
 		{text: "My manager wants me to use Java.", rememberGap: noteGap},
 		{text: "My friend Tom lives in Madrid."},
 	}
@@ -1033,7 +1032,6 @@ func TestScenarioNoise(t *testing.T) {
 		},
 		{
 			name: "an acknowledgement is not remembered",
-			gap:  "Remember(\"ok thanks\") skips the importance gate through the note fallback: ADD user/note:ok_thank",
 			steps: []step{
 				{text: "ok thanks", ops: []memory.Operation{}},
 				{text: "sure", ops: []memory.Operation{}},
@@ -1322,7 +1320,7 @@ func TestScenarioRestart(t *testing.T) {
 	queries := []queryWant{
 		{query: "where does the user live?", top: "Porto", absent: []string{"Lisbon"}},
 		{query: "where did the user live?", history: true, top: "Porto", present: []string{"Lisbon"}},
-		{query: "where does the user work?", top: "Acme", status: contested, present: []string{"Globex"}},
+		{query: "where does the user work?", top: "Acme", status: active, present: []string{"Globex"}},
 		{query: "which package manager?", scope: memory.Scope{ProjectID: "atlas"}, top: "pnpm"},
 		{query: "which package manager?", absent: []string{"pnpm"}},
 		{query: "what is Bob's favorite color?", top: "blue"},

@@ -90,6 +90,7 @@ type pendingEvent struct {
 	indexed  bool          // becomes a searchable episodic memory
 	epStatus memory.Status // of its episodic version
 	epReason []string      // admission reasons for the episode itself
+	gated    bool          // the importance gate found nothing worth mining
 	cands    []*candidate
 	vec      search.Vector
 }
@@ -215,10 +216,15 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 		} else if err := e.extractInto(ctx, pe, "remember"); err != nil {
 			return nil, fmt.Errorf("remember: %w", err)
 		}
-		if len(pe.cands) == 0 && pe.epStatus == memory.StatusActive && pe.indexed {
-			// The caller asked to remember this: keep it as a note even when
-			// no rule recognised a fact in it.
-			pe.cands = []*candidate{e.noteCandidate(pe)}
+		if len(pe.cands) == 0 && pe.epStatus == memory.StatusActive && pe.indexed && !pe.gated {
+			// The caller asked to remember this: keep a statement no rule
+			// recognised as a note. Questions, hypotheticals and reported
+			// speech stay episodes only: they state nothing to keep.
+			if skip, why := extract.Distractor(pe.ep.Content); skip {
+				pe.epReason = append(pe.epReason, "not_a_statement:"+why)
+			} else {
+				pe.cands = []*candidate{e.noteCandidate(pe)}
+			}
 		}
 		evs[i] = pe
 	}
@@ -317,6 +323,7 @@ func (e *Engine) extractInto(ctx context.Context, pe *pendingEvent, source strin
 	}
 	g := extract.Gate(pe.ep.Content)
 	if !g.Keep {
+		pe.gated = true
 		pe.epReason = append(pe.epReason, "gate:"+g.Reason)
 		return nil
 	}
