@@ -61,14 +61,23 @@ func (st *nsState) load(ctx context.Context, e *Engine) error {
 	}
 	st.setBulk(true)
 	defer st.setBulk(false)
+	var docs []search.Doc
 	err := e.store.ScanVersions(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
+		if !indexable(v) {
+			return nil
+		}
 		doc, err := e.docOf(v)
 		if err != nil {
 			return err
 		}
-		st.put(v, doc, e.analyzer)
+		docs = append(docs, doc)
+		st.putMeta(v, e.analyzer)
 		return nil
 	})
+	if err == nil {
+		// One bulk build is much faster than upserting one by one.
+		st.ix.Build(docs)
+	}
 	if err != nil {
 		// Start over next time rather than serve a partial index.
 		st.reset()
@@ -148,6 +157,13 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 		st.drop(v.ID)
 		return
 	}
+	st.ix.Upsert(doc)
+	st.putMeta(v, an)
+}
+
+// putMeta records what the read path knows of a version, besides its
+// search document.
+func (st *nsState) putMeta(v *memory.Version, an *search.Analyzer) {
 	lean := *v
 	lean.Embedding = nil
 	en := &entry{v: &lean}
@@ -156,8 +172,6 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 	} else if v.SearchText != "" {
 		en.keyTerms = an.QueryTerms(v.SearchText)
 	}
-	st.ix.Upsert(doc)
-
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	old, existed := st.entries.load(v.ID)
