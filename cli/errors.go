@@ -120,6 +120,9 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		name := strings.TrimLeft(rest, "-")
+		if looksLikeText(name) {
+			return fmt.Sprintf("%q looks like a flag; to pass text that starts with '-', put -- before it", rest)
+		}
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		return "unknown flag " + flagName(name) + suggest(name, names, flagName)
@@ -145,6 +148,20 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 		return fmt.Sprintf("%s %s: use %s", flagName(name), value, want)
 	}
 	return msg
+}
+
+// looksLikeText tells an argument that starts with '-' but is no flag name
+// ("-5 degrees is cold") from a mistyped flag.
+func looksLikeText(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return true
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return true
+		}
+	}
+	return false
 }
 
 // idKinds names the ids a user may type.

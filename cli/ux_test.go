@@ -75,6 +75,8 @@ func TestWrongCallsSayWhatToDo(t *testing.T) {
 		{[]string{"recall", "x", "-k"}, 2, "-k needs a value"},
 		{[]string{"recall", "x", "--budge", "5"}, 2, "unknown flag --budge (did you mean --budget?)"},
 		{[]string{"recall", "x", "--history=maybe"}, 2, `--history "maybe": use true or false`},
+		{[]string{"remember", "-5 degrees is cold"}, 2, `"-5 degrees is cold" looks like a flag; to pass text that starts with '-', put -- before it`},
+		{[]string{"recall", "-why?"}, 2, "put -- before it"},
 		{[]string{"recall", "x", "--disable", "lexical,bogus"}, 2, `unknown channel "bogus"; the channels are critical`},
 		{[]string{"recall", ""}, 2, "QUERY is empty"},
 		{[]string{"recall", strings.Repeat("q", 5000)}, 2, "QUERY is 5000 bytes; the limit is 4096"},
