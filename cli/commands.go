@@ -276,6 +276,16 @@ events, each batch all-or-nothing. Reads standard input when FILE is absent or "
 			if err := a.open(ctx); err != nil {
 				return err
 			}
+			// The engine reports no outcome for a quarantined event; the
+			// count of quarantined versions tells how many there were.
+			quarantined := func() int {
+				s, err := a.store.Stats(ctx, memory.StatsParams{Namespace: a.ns})
+				if err != nil {
+					return 0
+				}
+				return s.Versions[memory.StatusQuarantined]
+			}
+			before := quarantined()
 			all := make([]string, 0, n)
 			ops := map[string]int{}
 			for _, sc := range order {
@@ -301,6 +311,9 @@ events, each batch all-or-nothing. Reads standard input when FILE is absent or "
 					}
 				}
 			}
+			if q := quarantined() - before; q > 0 {
+				ops["QUARANTINE"] += q
+			}
 			if o.json {
 				return writeJSON(a.env.Stdout, map[string]any{"episode_ids": all, "operations": ops})
 			}
@@ -310,12 +323,13 @@ events, each batch all-or-nothing. Reads standard input when FILE is absent or "
 	}
 }
 
-// describeOps summarises reconciliation counts: "; facts: 3 added, 1 superseded".
+// describeOps summarises what happened to the events' facts: "; facts: 3
+// added, 1 superseded".
 func describeOps(ops map[string]int) string {
 	words := []struct{ op, word string }{
 		{"ADD", "added"}, {"SUPERSEDE", "superseded"}, {"REINFORCE", "reinforced"},
 		{"CONTEST", "contested"}, {"NOOP", "unchanged"}, {"DEFER", "deferred"},
-		{"REJECT", "rejected"}, {"QUARANTINE", "quarantined"},
+		{"REJECT", "rejected"},
 	}
 	var parts []string
 	for _, w := range words {
@@ -323,10 +337,14 @@ func describeOps(ops map[string]int) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, w.word))
 		}
 	}
-	if len(parts) == 0 {
-		return "; no facts found"
+	msg := "; no facts found"
+	if len(parts) > 0 {
+		msg = "; facts: " + strings.Join(parts, ", ")
 	}
-	return "; facts: " + strings.Join(parts, ", ")
+	if q := ops["QUARANTINE"]; q > 0 {
+		msg += fmt.Sprintf("; %s quarantined (instruction-like text, never recalled)", plural(q, "event", "events"))
+	}
+	return msg
 }
 
 // openInput opens FILE, or standard input when args is empty or "-". It

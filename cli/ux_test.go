@@ -176,7 +176,7 @@ func TestCaptureSessionsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := mustRun(t, db, "capture", file)
-	if !strings.Contains(out, "captured 6 episodes into namespace default; facts: ") || !strings.Contains(out, "1 superseded") {
+	if !strings.Contains(out, "captured 6 episodes into namespace default; facts: ") || !strings.Contains(out, "1 superseded") || !strings.Contains(out, "; 1 event quarantined") {
 		t.Fatalf("capture: %s", out)
 	}
 	out = mustRun(t, db, "recall", "which editor?", "--as-of", "2026-03-02", "--history")
