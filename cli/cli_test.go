@@ -61,7 +61,7 @@ func TestWalkthrough(t *testing.T) {
 	}
 
 	out = mustRun("--namespace", "bob", "recall", "editor")
-	if strings.Contains(out, "Vim") || strings.Contains(out, "Neovim") || !strings.Contains(out, "nothing found") {
+	if strings.Contains(out, "Vim") || strings.Contains(out, "Neovim") || !strings.Contains(out, "nothing found: namespace bob is empty") {
 		t.Fatalf("namespace bob sees default's memories:\n%s", out)
 	}
 

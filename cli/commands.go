@@ -620,7 +620,11 @@ scope flag is given; unscoped memories are always visible.
 			}
 			w := a.env.Stdout
 			if len(res.Items) == 0 {
-				fmt.Fprintf(w, "nothing found in namespace %s\n", a.ns)
+				if st, err := a.store.Stats(ctx, memory.StatsParams{Namespace: a.ns}); err == nil && st.Episodes == 0 && st.Memories == 0 {
+					fmt.Fprintf(w, "nothing found: namespace %s is empty (namespaces never share memories; 'mnemon stats --all' lists them)\n", a.ns)
+				} else {
+					fmt.Fprintf(w, "nothing found in namespace %s\n", a.ns)
+				}
 			}
 			for i, it := range res.Items {
 				fmt.Fprintf(w, "%d. [%s %.2f] %s\n", i+1, it.Action, it.Trust, it.Content)

@@ -448,7 +448,7 @@ func TestReadsNeverCreateTheDatabase(t *testing.T) {
 	// answers, and creates it.
 	home := filepath.Join(t.TempDir(), "home")
 	code, out, errs := runEnv(t, context.Background(), map[string]string{"HOME": home}, "", "recall", "editor")
-	if code != 0 || !strings.Contains(out, "nothing found in namespace default") {
+	if code != 0 || !strings.Contains(out, "nothing found: namespace default is empty") {
 		t.Fatalf("fresh recall: exit %d\n%s%s", code, out, errs)
 	}
 }
