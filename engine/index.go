@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ type nsState struct {
 	critical   map[string]struct{} // version ids with criticality must_include
 	episodes   []string            // episodic version ids by observed_at ascending
 	derived    map[string][]string // episode id → ids of fact versions citing it
+	sigs       map[string][]string // wording signature → fact version ids
 }
 
 // entry is what the read path knows of one indexed version. Entries are
@@ -50,6 +52,7 @@ func newNSState(name string) *nsState {
 		structured: make(map[string][]string),
 		critical:   make(map[string]struct{}),
 		derived:    make(map[string][]string),
+		sigs:       make(map[string][]string),
 	}
 }
 
@@ -102,6 +105,7 @@ func (st *nsState) reset() {
 	st.structured = make(map[string][]string)
 	st.critical = make(map[string]struct{})
 	st.derived = make(map[string][]string)
+	st.sigs = make(map[string][]string)
 	st.episodes = nil
 }
 
@@ -185,6 +189,10 @@ func (st *nsState) putMeta(v *memory.Version, an *search.Analyzer) {
 		st.critical[v.ID] = struct{}{}
 	}
 	st.linkEvidenceLocked(v)
+	if v.Kind != memory.KindEpisodic && !existed {
+		sig := signature(an, v.Content)
+		st.sigs[sig] = append(st.sigs[sig], v.ID)
+	}
 	if v.Kind == memory.KindEpisodic && !existed {
 		st.episodes = append(st.episodes, v.ID)
 		if n := len(st.episodes); !st.bulk && n > 1 && st.entries.must(st.episodes[n-2]).v.ObservedAt.After(v.ObservedAt) {
@@ -224,6 +232,34 @@ func (st *nsState) linkEvidenceLocked(v *memory.Version) {
 			st.derived[ep] = append(st.derived[ep], v.ID)
 		}
 	}
+}
+
+// bySignatures returns the ids of facts worded with this signature, or
+// with it less any one of its terms (a restatement with a word added).
+func (st *nsState) bySignatures(sig string) []string {
+	terms := strings.Split(sig, " ")
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	out := append([]string(nil), st.sigs[sig]...)
+	if len(terms) < 3 || len(terms) > 32 {
+		return out
+	}
+	for i := range terms {
+		less := strings.Join(slices.Concat(terms[:i], terms[i+1:]), " ")
+		out = append(out, st.sigs[less]...)
+	}
+	return out
+}
+
+// signature is the sorted set of a text's analysed terms: the same for two
+// wordings that differ only in order, inflection, punctuation or stop words.
+func signature(an *search.Analyzer, text string) string {
+	terms := an.QueryTerms(text)
+	if len(terms) == 0 {
+		return ""
+	}
+	slices.Sort(terms)
+	return strings.Join(terms, " ")
 }
 
 // sourceState says whether an episodic version's derived facts are

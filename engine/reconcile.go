@@ -29,27 +29,25 @@ const (
 type writeBatch struct {
 	created []*memory.Version // new versions, in write order
 	updated []*memory.Version // versions whose state moved
-	// fresh indexes the facts created in this batch, so near-duplicates
-	// inside one batch are found without comparing every pair.
-	fresh     *search.Index
-	freshByID map[string]*memory.Version
+	// bySig finds facts created in this batch by wording signature, so
+	// near-duplicates inside one batch are caught too.
+	bySig map[string][]*memory.Version
 }
 
 func (w *writeBatch) reset() {
 	w.created, w.updated = w.created[:0], w.updated[:0]
-	w.fresh, w.freshByID = nil, nil
+	w.bySig = nil
 }
 
 // noteFact makes a fact created in this batch findable by nearDuplicate.
-func (w *writeBatch) noteFact(v *memory.Version, vec search.Vector) {
-	if v.Kind == memory.KindEpisodic || vec.Dim == 0 {
+func (w *writeBatch) noteFact(v *memory.Version, sig string) {
+	if v.Kind == memory.KindEpisodic || sig == "" {
 		return
 	}
-	if w.fresh == nil {
-		w.fresh, w.freshByID = search.NewIndex(), make(map[string]*memory.Version)
+	if w.bySig == nil {
+		w.bySig = make(map[string][]*memory.Version)
 	}
-	w.freshByID[v.ID] = v
-	w.fresh.Upsert(search.Doc{ID: v.ID, Vector: vec})
+	w.bySig[sig] = append(w.bySig[sig], v)
 }
 
 // ingest embeds, reconciles and writes a batch of events in one transaction,
@@ -137,6 +135,7 @@ func (e *Engine) embedPending(ctx context.Context, evs []*pendingEvent) error {
 			if c.decision == memory.AdmitAccept {
 				texts = append(texts, c.Content)
 				targets = append(targets, &c.vec)
+				c.sig = signature(e.analyzer, c.Content)
 			}
 		}
 	}
@@ -290,7 +289,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 			v.ValidFrom = time.Time{}
 		}
 		out.Reasons = append(out.Reasons, "history")
-		return e.add(ctx, tx, w, m, v, c.vec, out)
+		return e.add(ctx, tx, w, m, v, c, out)
 	}
 
 	if sameLive != nil {
@@ -322,7 +321,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		}
 		v := e.newVersion(m, len(vs)+1, c, now)
 		out.Reasons = append(out.Reasons, "slot_reopened")
-		return e.add(ctx, tx, w, m, v, c.vec, out)
+		return e.add(ctx, tx, w, m, v, c, out)
 	}
 	if c.observedAt.Before(latest.ObservedAt) {
 		// Out-of-order evidence: an older observation arriving late
@@ -335,7 +334,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		v.Status, v.SupersededBy = memory.StatusSuperseded, next.ID
 		v.ValidTo = timePtr(next.ValidFrom)
 		out.Reasons = append(out.Reasons, "out_of_order", "kept_as_history")
-		return e.add(ctx, tx, w, m, v, c.vec, out)
+		return e.add(ctx, tx, w, m, v, c, out)
 	}
 	if c.Hedged || c.Confidence < weakEvidence {
 		// Weak evidence against a current value: keep both, the weak one
@@ -352,7 +351,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 			}
 		}
 		out.Reasons = append(out.Reasons, "weak_evidence")
-		res, err := e.add(ctx, tx, w, m, v, c.vec, out)
+		res, err := e.add(ctx, tx, w, m, v, c, out)
 		res.Operation = memory.OpContest
 		return res, err
 	}
@@ -373,7 +372,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 	} else {
 		out.Reasons = append(out.Reasons, "newer_value")
 	}
-	res, err := e.add(ctx, tx, w, m, v, c.vec, out)
+	res, err := e.add(ctx, tx, w, m, v, c, out)
 	res.Operation = memory.OpSupersede
 	return res, err
 }
@@ -386,11 +385,11 @@ func (e *Engine) reconcileNewSlot(ctx context.Context, tx memory.Executor, st *n
 		return out, nil
 	}
 	if c.Cue != extract.CuePast {
-		if dupID := e.nearDuplicate(st, w, c); dupID != "" {
-			dup, err := tx.GetVersion(ctx, memory.GetParams{Namespace: st.name, ID: dupID})
-			if err != nil {
-				return out, err
-			}
+		dup, err := e.nearDuplicate(ctx, tx, st, w, c)
+		if err != nil {
+			return out, err
+		}
+		if dup != nil {
 			return e.reinforce(ctx, tx, w, dup, c, now, out, "near_duplicate")
 		}
 	}
@@ -407,33 +406,47 @@ func (e *Engine) reconcileNewSlot(ctx context.Context, tx memory.Executor, st *n
 		v.ValidFrom = time.Time{}
 		out.Reasons = append(out.Reasons, "history")
 	}
-	return e.add(ctx, tx, w, m, v, c.vec, out)
+	return e.add(ctx, tx, w, m, v, c, out)
 }
 
-// nearDuplicate returns the id of a live memory of the same scope and type
-// whose content is nearly identical to the candidate's, looking at the
-// index and at what this batch already wrote.
-func (e *Engine) nearDuplicate(st *nsState, w *writeBatch, c *candidate) string {
-	if c.vec.Dim == 0 {
-		return ""
+// nearDuplicate returns a live fact of the same scope and type whose
+// content is nearly identical to the candidate's (cosine ≥ 0.92), or nil.
+//
+// Candidates come from the wording signature (the set of analysed terms)
+// and the signatures with one of its terms left out, so the check costs a
+// few map lookups whatever the namespace's size: it catches restatements
+// that differ in order, inflection, punctuation, stop words or one added
+// word ("FYI, ..."). Paraphrases in other words are the dedupe job's.
+func (e *Engine) nearDuplicate(ctx context.Context, tx memory.Executor, st *nsState, w *writeBatch, c *candidate) (*memory.Version, error) {
+	if c.vec.Dim == 0 || c.sig == "" {
+		return nil, nil
 	}
-	if w.fresh != nil {
-		hits := w.fresh.Semantic(c.vec, 1, nearDuplicate, func(id string) bool {
-			v, ok := w.freshByID[id]
-			return ok && v.Status.Live() && v.Scope == c.scope && v.Type == c.Type
-		})
-		if len(hits) > 0 {
-			return hits[0].ID
+	match := func(v *memory.Version) bool {
+		if !v.Status.Live() || v.Scope != c.scope || v.Type != c.Type {
+			return false
+		}
+		vec, err := search.DecodeVector(v.Embedding)
+		return err == nil && float64(vec.Dot(c.vec)) >= nearDuplicate
+	}
+	for _, v := range w.bySig[c.sig] {
+		if match(v) {
+			return v, nil
 		}
 	}
-	hits := st.ix.Semantic(c.vec, 1, nearDuplicate, func(id string) bool {
+	for _, id := range st.bySignatures(c.sig) {
 		en, ok := st.get(id)
-		return ok && en.v.Kind != memory.KindEpisodic && en.v.Status.Live() && en.v.Scope == c.scope && en.v.Type == c.Type
-	})
-	if len(hits) == 0 {
-		return ""
+		if !ok || !en.v.Status.Live() || en.v.Scope != c.scope || en.v.Type != c.Type {
+			continue
+		}
+		v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: st.name, ID: id})
+		if err != nil {
+			return nil, err
+		}
+		if match(v) {
+			return v, nil
+		}
 	}
-	return hits[0].ID
+	return nil, nil
 }
 
 func (e *Engine) newVersion(m *memory.Memory, seq int, c *candidate, now time.Time) *memory.Version {
@@ -458,12 +471,12 @@ func (e *Engine) newVersion(m *memory.Memory, seq int, c *candidate, now time.Ti
 	return v
 }
 
-func (e *Engine) add(ctx context.Context, tx memory.Executor, w *writeBatch, m *memory.Memory, v *memory.Version, vec search.Vector, out Outcome) (Outcome, error) {
+func (e *Engine) add(ctx context.Context, tx memory.Executor, w *writeBatch, m *memory.Memory, v *memory.Version, c *candidate, out Outcome) (Outcome, error) {
 	if err := tx.CreateVersion(ctx, v); err != nil {
 		return out, err
 	}
 	w.created = append(w.created, v)
-	w.noteFact(v, vec)
+	w.noteFact(v, c.sig)
 	if out.Operation == "" {
 		out.Operation = memory.OpAdd
 	}

@@ -109,6 +109,7 @@ type candidate struct {
 	decision   memory.AdmissionDecision
 	reasons    []string
 	vec        search.Vector
+	sig        string // wording signature, see signature
 }
 
 // Capture stores events as episodes and extracts memories from them, all in
