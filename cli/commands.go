@@ -276,16 +276,6 @@ events, each batch all-or-nothing. Reads standard input when FILE is absent or "
 			if err := a.open(ctx); err != nil {
 				return err
 			}
-			// The engine reports no outcome for a quarantined event; the
-			// count of quarantined versions tells how many there were.
-			quarantined := func() int {
-				s, err := a.store.Stats(ctx, memory.StatsParams{Namespace: a.ns})
-				if err != nil {
-					return 0
-				}
-				return s.Versions[memory.StatusQuarantined]
-			}
-			before := quarantined()
 			all := make([]string, 0, n)
 			ops := map[string]int{}
 			for _, sc := range order {
@@ -310,9 +300,6 @@ events, each batch all-or-nothing. Reads standard input when FILE is absent or "
 						fmt.Fprintf(a.env.Stderr, "captured %d of %d events\n", len(all), n)
 					}
 				}
-			}
-			if q := quarantined() - before; q > 0 {
-				ops["QUARANTINE"] += q
 			}
 			if o.json {
 				return writeJSON(a.env.Stdout, map[string]any{"episode_ids": all, "operations": ops})
@@ -987,86 +974,25 @@ func forgetCmd() *command {
 			if err := a.open(ctx); err != nil {
 				return err
 			}
-			var evidence []string
-			if view, err := a.engine.Show(ctx, a.ns, id); err == nil && view.Memory.Kind != memory.KindEpisodic {
-				for _, v := range view.Versions {
-					evidence = append(evidence, v.EvidenceEpisodeIDs...)
-				}
-			}
 			res, err := a.engine.Forget(ctx, a.ns, id)
 			if err != nil {
 				return notFound(err, id, a.ns)
 			}
-			out := forgetOutput{ForgetResult: res, Recallable: a.recallableEpisodes(ctx, evidence)}
-			if res.Versions == nil {
-				res.Versions = []string{}
-			}
 			if o.json {
-				return writeJSON(a.env.Stdout, out)
+				return writeJSON(a.env.Stdout, res)
 			}
 			w := a.env.Stdout
-			if len(res.Versions) == 0 {
+			if len(res.Versions) == 0 && len(res.Episodes) == 0 {
 				fmt.Fprintf(w, "%s was already forgotten; nothing changed\n", res.MemoryID)
-			} else {
-				fmt.Fprintf(w, "forgot %s (%s)\n", res.MemoryID, plural(len(res.Versions), "version", "versions"))
+				return nil
 			}
-			if len(out.Recallable) > 0 {
-				fmt.Fprintln(w, "the statements it was learned from can still be recalled; to forget them too:")
-				for _, m := range out.Recallable {
-					fmt.Fprintf(w, "  mnemon forget %s   # %s\n", m.MemoryID, clip(m.Content, 60))
-				}
+			fmt.Fprintf(w, "forgot %s (%s)\n", res.MemoryID, plural(len(res.Versions), "version", "versions"))
+			if len(res.Episodes) > 0 {
+				fmt.Fprintf(w, "and the %s it was learned from, which recall no longer serves\n", plural(len(res.Episodes), "statement", "statements"))
 			}
 			return nil
 		},
 	}
-}
-
-// forgetOutput is what forget prints with --json.
-type forgetOutput struct {
-	*engine.ForgetResult
-	// Recallable lists the episodes the memory was learned from that
-	// recall still serves: forgetting a fact leaves its evidence alone.
-	Recallable []episodeMemory `json:"evidence_still_recallable"`
-}
-
-// episodeMemory is an episode's searchable memory.
-type episodeMemory struct {
-	MemoryID  string `json:"memory_id"`
-	EpisodeID string `json:"episode_id"`
-	Content   string `json:"content"`
-}
-
-// recallableEpisodes returns the memories of the given episodes that
-// recall can still serve.
-func (a *app) recallableEpisodes(ctx context.Context, episodeIDs []string) []episodeMemory {
-	out := []episodeMemory{}
-	seen := map[string]bool{}
-	for _, epID := range episodeIDs {
-		if seen[epID] {
-			continue
-		}
-		seen[epID] = true
-		ep, err := a.store.GetEpisode(ctx, memory.GetParams{Namespace: a.ns, ID: epID})
-		if err != nil {
-			continue
-		}
-		// The engine keys an episode's memory by its speaker and id.
-		m, err := a.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: a.ns, Scope: ep.Scope, Subject: strings.ToLower(ep.Speaker), Key: "episode:" + ep.ID})
-		if err != nil {
-			continue
-		}
-		vs, err := a.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: a.ns, MemoryID: m.ID})
-		if err != nil {
-			continue
-		}
-		for _, v := range vs {
-			if v.Status.Live() {
-				out = append(out, episodeMemory{MemoryID: m.ID, EpisodeID: ep.ID, Content: ep.Content})
-				break
-			}
-		}
-	}
-	return out
 }
 
 // statuses lists version statuses in the order stats prints them.

@@ -132,12 +132,16 @@ func (e *Engine) FlushTraces() { e.traces.Flush() }
 // ForgetResult says what a forget did.
 type ForgetResult struct {
 	MemoryID string   `json:"memory_id"`
-	Versions []string `json:"versions"` // ids marked deleted
+	Versions []string `json:"versions"` // its version ids marked deleted now
+	// Episodes lists the episodic memories of the statements it came
+	// from, which left retrieval with it.
+	Episodes []string `json:"episodes"`
 }
 
-// Forget marks every version of a memory deleted: it leaves retrieval at
+// Forget marks every version of a memory deleted, and the episodic
+// memories of the statements it was extracted from: it leaves retrieval at
 // once and for good, and stays in the store as a tombstone (only an admin
-// purge removes rows).
+// purge removes rows). Forgetting twice changes nothing the second time.
 func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, error) {
 	ns, err := checkNamespace(ns)
 	if err != nil {
@@ -153,7 +157,7 @@ func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, erro
 	res := &ForgetResult{}
 	var changed []*memory.Version
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
-		changed, res.Versions = changed[:0], res.Versions[:0]
+		changed, res.Versions, res.Episodes = changed[:0], []string{}, []string{}
 		memID := id
 		if ids.HasPrefix(id, ids.Version) {
 			v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: id})
@@ -171,10 +175,7 @@ func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, erro
 		if err != nil {
 			return err
 		}
-		for _, v := range vs {
-			if v.Status == memory.StatusDeleted {
-				continue
-			}
+		del := func(v *memory.Version) error {
 			v.Status, v.UpdatedAt = memory.StatusDeleted, now
 			if v.ValidTo == nil {
 				v.ValidTo = timePtr(now)
@@ -183,7 +184,40 @@ func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, erro
 				return err
 			}
 			changed = append(changed, v)
+			return nil
+		}
+		var evidence []string
+		for _, v := range vs {
+			if v.Status == memory.StatusDeleted {
+				continue
+			}
+			if err := del(v); err != nil {
+				return err
+			}
 			res.Versions = append(res.Versions, v.ID)
+			if v.Kind != memory.KindEpisodic {
+				evidence = append(evidence, v.EvidenceEpisodeIDs...)
+			}
+		}
+		// The statements a fact came from would still serve it as
+		// episodes: they leave retrieval with it.
+		for _, ep := range evidence {
+			evs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, Key: "episode:" + ep, Kinds: []memory.Kind{memory.KindEpisodic}})
+			if err != nil {
+				return err
+			}
+			for _, v := range evs {
+				if v.Status == memory.StatusDeleted {
+					continue
+				}
+				if err := del(v); err != nil {
+					return err
+				}
+				res.Episodes = append(res.Episodes, v.MemoryID)
+			}
+		}
+		if len(changed) == 0 {
+			return nil // already forgotten: nothing to log
 		}
 		return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{{
 			ID: ids.New(ids.Admission), Namespace: ns, MemoryID: m.ID, Decision: memory.AdmitReject,

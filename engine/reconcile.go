@@ -92,6 +92,12 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 					lent = append(lent, keyWords(c.Key))
 				}
 			}
+			if pe.epStatus == memory.StatusQuarantined {
+				outs = append(outs, Outcome{
+					EpisodeID: pe.ep.ID, Decision: memory.AdmitQuarantine,
+					Reasons: append([]string(nil), pe.epReason...), Content: pe.ep.Content,
+				})
+			}
 			if pe.indexed {
 				v, err := e.writeEpisodeMemory(ctx, tx, pe, lent, now)
 				if err != nil {
@@ -384,7 +390,8 @@ func (e *Engine) reconcileNewSlot(ctx context.Context, tx memory.Executor, st *n
 		out.Reasons = append(out.Reasons, "nothing_to_end")
 		return out, nil
 	}
-	if c.Cue != extract.CuePast {
+	if c.Cue != extract.CuePast && c.extractor != "direct" {
+		// A fact given with an explicit key belongs in that slot.
 		dup, err := e.nearDuplicate(ctx, tx, st, w, c)
 		if err != nil {
 			return out, err

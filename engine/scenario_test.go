@@ -193,6 +193,9 @@ func (w *world) say(t *testing.T, s step, when time.Time) []engine.Outcome {
 func opsOf(outs []engine.Outcome) []memory.Operation {
 	ops := make([]memory.Operation, 0, len(outs))
 	for _, o := range outs {
+		if o.Decision == memory.AdmitQuarantine {
+			continue // reported, but not a reconciliation
+		}
 		ops = append(ops, o.Operation)
 	}
 	return ops

@@ -135,6 +135,9 @@ func (e *Engine) Capture(ctx context.Context, p CaptureParams) (*CaptureResult, 
 		if occurred.IsZero() {
 			occurred = now
 		}
+		if err := notFuture("occurred_at", occurred, now); err != nil {
+			return nil, fmt.Errorf("capture: event %d: %w", i, err)
+		}
 		evs = append(evs, e.newPending(ns, p.Scope, ev.Kind, ev.Speaker, ev.Content, ev.Metadata, occurred, now))
 	}
 	for _, pe := range evs {
@@ -162,6 +165,18 @@ func validateEvent(ev Event) error {
 		return memory.Invalidf("kind %q: use one of %s", ev.Kind, strings.Join(names, ", "))
 	}
 	return validateText(ev.Content)
+}
+
+// ClockSkew is how far in the future an event's time may lie: a little,
+// for clocks that disagree, and no more, because a statement dated in the
+// future would outrank every real one until that date.
+const ClockSkew = time.Hour
+
+func notFuture(field string, t, now time.Time) error {
+	if t.After(now.Add(ClockSkew)) {
+		return memory.Invalidf("%s %s is in the future (now %s); send the time the event happened", field, t.Format(time.RFC3339), now.Format(time.RFC3339))
+	}
+	return nil
 }
 
 func validateText(s string) error {
@@ -211,6 +226,9 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 		if observed.IsZero() {
 			observed = now
 		}
+		if err := notFuture("observed_at", observed, now); err != nil {
+			return nil, fmt.Errorf("remember: %w", err)
+		}
 		pe := e.newPending(ns, p.Scope, memory.EpisodeUserMessage, p.Speaker, p.Text, nil, observed, now)
 		if p.Key != "" {
 			pe.cands = []*candidate{e.structuredCandidate(pe, p)}
@@ -248,6 +266,12 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 func validateRemember(p RememberParams) error {
 	if err := validateText(p.Text); err != nil {
 		return err
+	}
+	if p.Key != "" && !extract.ValidKey(strings.ToLower(strings.TrimSpace(p.Key))) {
+		return memory.Invalidf("key %q: use lowercase words joined by '_' and ':', like prefers:editor", p.Key)
+	}
+	if p.Subject != "" && !extract.ValidSubject(strings.ToLower(strings.TrimSpace(p.Subject))) {
+		return memory.Invalidf("subject %q: use lowercase words joined by '_', like user or atlas", p.Subject)
 	}
 	if p.Confidence < 0 || p.Confidence > 1 {
 		return memory.Invalidf("confidence %v: use a number from 0 to 1", p.Confidence)
