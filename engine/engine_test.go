@@ -124,6 +124,9 @@ func TestEditorStory(t *testing.T) {
 		if found != history {
 			t.Fatalf("history=%v: Vim fact served = %v", history, found)
 		}
+		if history && (r.Items[0].Value != "Vim" || r.Items[0].Terms["history"] <= 0) {
+			t.Fatalf("a question about the past ranks %q first (terms %v), want the Vim history", r.Items[0].Content, r.Items[0].Terms)
+		}
 	}
 
 	other := retrieve(t, e, engine.RetrieveParams{Namespace: "bob", Query: "editor"})
@@ -409,6 +412,10 @@ func TestExportImportRoundTrip(t *testing.T) {
 	r := retrieve(t, e, engine.RetrieveParams{Namespace: "dst", Query: "which editor does the user prefer?", Limit: 1})
 	if len(r.Items) != 1 || r.Items[0].Value != "Neovim" {
 		t.Fatalf("imported namespace top = %+v", r.Items)
+	}
+	// Importing again into a namespace that holds data is refused whole.
+	if _, err := e.Import(ctx, "dst", bytes.NewReader(first.Bytes())); !errors.Is(err, memory.ErrConflict) {
+		t.Fatalf("second import into dst: err = %v, want ErrConflict", err)
 	}
 	// A bad line refuses the whole import.
 	bad := append(append([]byte(nil), first.Bytes()...), []byte("{not json\n")...)

@@ -159,6 +159,13 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 	}
 	st.writeMu.Lock()
 	defer st.writeMu.Unlock()
+	// An export is a namespace's whole history; merging two histories is
+	// not an import, so the target must be empty.
+	if have, err := e.store.Stats(ctx, memory.StatsParams{Namespace: ns}); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	} else if have.Episodes > 0 || have.Memories > 0 {
+		return nil, fmt.Errorf("import: %w: namespace %q already holds %d memories and %d episodes; import into an empty namespace (--namespace NEW)", memory.ErrConflict, ns, have.Memories, have.Episodes)
+	}
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
 		for _, m := range mems {
 			if err := tx.CreateMemory(ctx, m); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -28,8 +29,14 @@ func sectionOf(v *memory.Version) string {
 	return "Facts"
 }
 
+// historyAt reports whether v is shown as history: superseded or expired,
+// unless the retrieval asks about a time at which it was true.
+func historyAt(v *memory.Version, asOf *time.Time) bool {
+	return v.Status.History() && (asOf == nil || !v.ValidAt(*asOf))
+}
+
 // line renders one item as it appears in the context.
-func line(v *memory.Version) string {
+func line(v *memory.Version, asOf *time.Time) string {
 	var b strings.Builder
 	b.WriteString("- ")
 	if v.Kind == memory.KindEpisodic {
@@ -43,9 +50,9 @@ func line(v *memory.Version) string {
 	switch {
 	case v.Status == memory.StatusContested:
 		b.WriteString(" (contested)")
-	case v.Status.History() && v.ValidTo != nil:
+	case historyAt(v, asOf) && v.ValidTo != nil:
 		b.WriteString(" (history, until " + v.ValidTo.Format("2006-01-02") + ")")
-	case v.Status.History():
+	case historyAt(v, asOf):
 		b.WriteString(" (history)")
 	}
 	b.WriteString("\n")
@@ -66,7 +73,7 @@ func (e *Engine) pack(cands []*scored, p RetrieveParams, r Ranking) (string, int
 
 	cost := func(c *scored) int {
 		if c.lineToks == 0 {
-			c.lineToks = e.counter.Count(line(c.en.v))
+			c.lineToks = e.counter.Count(line(c.en.v, p.AsOf))
 		}
 		n := c.lineToks
 		if s := sectionOf(c.en.v); !opened[s] {
@@ -81,10 +88,12 @@ func (e *Engine) pack(cands []*scored, p RetrieveParams, r Ranking) (string, int
 		opened[sectionOf(c.en.v)] = true
 	}
 
+	// must_include memories are packed on top of the limit: a caller asking
+	// for one item still gets its constraints, and still gets its item.
 	critical := 0
 	for _, c := range cands {
 		v := c.en.v
-		if critical == r.CriticalMax || packed == p.Limit {
+		if critical == r.CriticalMax {
 			break
 		}
 		if v.Criticality != memory.CriticalityMustInclude || !v.Status.Live() || c.action == memory.ActionIgnore {
@@ -93,6 +102,7 @@ func (e *Engine) pack(cands []*scored, p RetrieveParams, r Ranking) (string, int
 		n := cost(c)
 		if used+n <= reserve || (critical == 0 && used+n <= budget) {
 			take(c, n, "critical reservation")
+			packed-- // not counted against the limit
 			critical++
 		}
 	}
@@ -119,7 +129,7 @@ func (e *Engine) pack(cands []*scored, p RetrieveParams, r Ranking) (string, int
 	// Token counts of pieces are not strictly additive under BPE: count
 	// the real context and drop from the bottom until it fits.
 	for {
-		text := render(cands)
+		text := render(cands, p.AsOf)
 		n := e.counter.Count(text)
 		if n <= budget {
 			return text, n
@@ -140,7 +150,7 @@ func (e *Engine) pack(cands []*scored, p RetrieveParams, r Ranking) (string, int
 }
 
 // render writes the packed candidates as sections, each in rank order.
-func render(cands []*scored) string {
+func render(cands []*scored, asOf *time.Time) string {
 	by := make(map[string][]*scored)
 	for _, c := range cands {
 		if c.packed {
@@ -158,14 +168,14 @@ func render(cands []*scored) string {
 		}
 		b.WriteString(header(s))
 		for _, c := range by[s] {
-			b.WriteString(line(c.en.v))
+			b.WriteString(line(c.en.v, asOf))
 		}
 	}
 	return b.String()
 }
 
 // item turns a packed candidate into a result item with its explanation.
-func (e *Engine) item(st *nsState, c *scored, qterms []string) Item {
+func (e *Engine) item(st *nsState, c *scored, qterms []string, asOf *time.Time) Item {
 	v := c.en.v
 	it := Item{
 		MemoryID: v.MemoryID, VersionID: v.ID, Seq: v.Seq, Kind: v.Kind, Type: v.Type,
@@ -174,13 +184,17 @@ func (e *Engine) item(st *nsState, c *scored, qterms []string) Item {
 		EpisodeIDs: v.EvidenceEpisodeIDs, Channels: c.channels, Terms: c.terms,
 		ObservedAt: v.ObservedAt, ValidFrom: v.ValidFrom, ValidTo: v.ValidTo,
 	}
-	it.Explanation = e.explain(st, c, qterms)
+	if asOf != nil && v.ValidAt(*asOf) && !v.Status.Live() {
+		// As of the time asked about, this was the current value.
+		it.Status = memory.StatusActive
+	}
+	it.Explanation = e.explain(st, c, qterms, asOf)
 	return it
 }
 
 // explain says, in one paragraph, which channels found a memory, what
 // dominated, how the score was built and why it was packed.
-func (e *Engine) explain(st *nsState, c *scored, qterms []string) string {
+func (e *Engine) explain(st *nsState, c *scored, qterms []string, asOf *time.Time) string {
 	v := c.en.v
 	var parts []string
 	for _, name := range Channels {
@@ -230,8 +244,10 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string) string {
 	switch {
 	case v.Status == memory.StatusContested:
 		b.WriteString("; contested: another value of this memory is also held")
-	case v.Status.History():
+	case historyAt(v, asOf):
 		b.WriteString("; history: no longer current")
+	case v.Status.History():
+		fmt.Fprintf(&b, "; current as of %s (later %s)", asOf.Format(time.RFC3339), v.Status)
 	}
 	return b.String()
 }

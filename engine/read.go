@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemon-dev/mnemon/internal/ids"
@@ -172,7 +173,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 			Action: c.action, Packed: c.packed, Reason: c.reason,
 		}
 		if c.packed {
-			it := e.item(st, c, qterms)
+			it := e.item(st, c, qterms, p.AsOf)
 			ti.Explanation = it.Explanation
 			res.Items = append(res.Items, it)
 		}
@@ -418,6 +419,25 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 	return order
 }
 
+// pastWords mark a question about earlier values.
+var pastWords = map[string]bool{
+	"before": true, "previous": true, "previously": true, "former": true, "formerly": true,
+	"earlier": true, "prior": true, "used": true, "old": true, "past": true, "originally": true,
+	"until": true, "anymore": true, "then": true,
+}
+
+// asksAboutPast reports whether a query asks about earlier values.
+func asksAboutPast(q string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r)
+	}) {
+		if pastWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
 // eligible reports whether a channel can return v at all.
 func eligible(channel string, v *memory.Version) bool {
 	switch channel {
@@ -458,8 +478,13 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, r Ranking, now t
 	if v.Status == memory.StatusContested {
 		c.terms["contested"] = -r.ContestedPenalty
 	}
-	if v.Status.History() && (p.AsOf == nil || !v.ValidAt(*p.AsOf)) {
-		c.terms["history"] = -r.HistoryPenalty
+	if historyAt(v, p.AsOf) {
+		if p.IncludeHistory && asksAboutPast(p.Query) {
+			// "which editor did the user use before?" asks for history.
+			c.terms["history"] = r.HistoryPenalty
+		} else {
+			c.terms["history"] = -r.HistoryPenalty
+		}
 	}
 	switch st.sourceState(v, p) {
 	case "covered":
