@@ -824,7 +824,10 @@ func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim u
 		if float64(c.score) < floor {
 			continue
 		}
-		if len(h) == k && c.score <= h[0].score && (c.score < h[0].score || !ix.worse(h[0], c)) {
+		// A document that only ties the k-th best stays out: breaking ties
+		// here would call keep (a map lookup in the caller) for every one
+		// of what can be thousands of equal scores.
+		if len(h) == k && c.score <= h[0].score {
 			continue
 		}
 		if dim != 0 && ix.vdim[d] != dim {
