@@ -59,7 +59,8 @@ func seedEngine(b *testing.B, n int) (*engine.Engine, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	clk := clock.NewManual(t0)
+	// The clock stands after the last statement's observation time.
+	clk := clock.NewManual(t0.Add(time.Duration(n) * time.Minute))
 	e, err := engine.New(engine.Config{Store: st, Clock: clk})
 	if err != nil {
 		b.Fatal(err)
