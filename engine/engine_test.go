@@ -510,3 +510,60 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("bad input wrote %d episodes", s.Episodes)
 	}
 }
+
+// TestCaptureRetryIsIdempotent sends the same capture twice, as a client
+// does when an acknowledgement is lost: the second changes nothing.
+func TestCaptureRetryIsIdempotent(t *testing.T) {
+	e, clk, _ := newEngine(t)
+	ctx := context.Background()
+	events := []engine.Event{
+		{Kind: memory.EpisodeUserMessage, Content: "I live in Lisbon.", OccurredAt: clk.Now(), Speaker: "ana"},
+		{Kind: memory.EpisodeUserMessage, Content: "I work at Acme.", OccurredAt: clk.Now().Add(time.Second), Speaker: "ana"},
+		// The same event twice inside one batch is stored once.
+		{Kind: memory.EpisodeUserMessage, Content: "I work at Acme.", OccurredAt: clk.Now().Add(time.Second), Speaker: "ana"},
+	}
+	p := engine.CaptureParams{Namespace: "ns", Scope: memory.Scope{SessionID: "s1"}, Events: events}
+	first, err := e.Capture(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.EpisodeIDs[1] != first.EpisodeIDs[2] {
+		t.Fatalf("duplicate inside a batch got two episodes: %v", first.EpisodeIDs)
+	}
+	second, err := e.Capture(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range first.EpisodeIDs {
+		if first.EpisodeIDs[i] != second.EpisodeIDs[i] {
+			t.Fatalf("retry episode ids %v, first %v", second.EpisodeIDs, first.EpisodeIDs)
+		}
+	}
+	for _, o := range second.Outcomes {
+		if o.Operation != memory.OpNoop || o.Reasons[0] != "duplicate_event" {
+			t.Fatalf("retry outcome %+v, want NOOP duplicate_event", o)
+		}
+	}
+	s, err := e.Stats(ctx, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Episodes != 2 {
+		t.Fatalf("episodes = %d, want 2", s.Episodes)
+	}
+	for _, v := range factByKey(t, e, "ns", "works_at", true) {
+		if v.ReinforcementCount != 0 {
+			t.Fatalf("retry reinforced %s %d times", v.Value, v.ReinforcementCount)
+		}
+	}
+	// The same words at another time are a new event.
+	later := p
+	later.Events = []engine.Event{{Kind: memory.EpisodeUserMessage, Content: "I work at Acme.", OccurredAt: clk.Now().Add(time.Minute), Speaker: "ana"}}
+	res, err := e.Capture(ctx, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcomes[0].Operation != memory.OpReinforce {
+		t.Fatalf("a restatement later = %+v, want REINFORCE", res.Outcomes[0])
+	}
+}

@@ -71,15 +71,27 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
 		w.reset()
 		outs = outs[:0]
-		episodes := make([]*memory.Episode, len(evs))
-		for i, pe := range evs {
-			episodes[i] = pe.ep
-		}
-		if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: episodes}); err != nil {
+		episodes, err := e.newEpisodes(ctx, tx, ns, evs)
+		if err != nil {
 			return err
+		}
+		if len(episodes) > 0 {
+			if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: episodes}); err != nil {
+				return err
+			}
 		}
 		var adms []*memory.Admission
 		for _, pe := range evs {
+			if pe.dupOf != "" {
+				out := Outcome{EpisodeID: pe.dupOf, Decision: memory.AdmitReject, Operation: memory.OpNoop,
+					Reasons: []string{"duplicate_event"}, Content: pe.ep.Content}
+				outs = append(outs, out)
+				adms = append(adms, &memory.Admission{
+					ID: ids.New(ids.Admission), Namespace: ns, EpisodeID: pe.dupOf, Decision: out.Decision,
+					Reasons: out.Reasons, Operation: out.Operation, Content: pe.ep.Content, Extractor: "episode", CreatedAt: now,
+				})
+				continue
+			}
 			var lent []string
 			for _, c := range pe.cands {
 				out, err := e.reconcile(ctx, tx, st, &w, c, now)
@@ -123,6 +135,44 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 		st.updateState(v)
 	}
 	return outs, nil
+}
+
+// newEpisodes returns the episodes of a batch to insert, leaving out
+// events already stored: a capture retried after a lost acknowledgement
+// (same kind, speaker, scope, time and content) must not count twice, or
+// its facts would be reinforced by their own echo.
+func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string, evs []*pendingEvent) ([]*memory.Episode, error) {
+	out := make([]*memory.Episode, 0, len(evs))
+	inBatch := make(map[string]*memory.Episode)
+	for _, pe := range evs {
+		pe.dupOf = ""
+		if pe.dedupe {
+			if prev, ok := inBatch[pe.ep.ContentHash]; ok && sameEvent(prev, pe.ep) {
+				pe.dupOf = prev.ID
+			} else {
+				stored, err := tx.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, ContentHash: pe.ep.ContentHash})
+				if err != nil {
+					return nil, err
+				}
+				for _, x := range stored {
+					if sameEvent(x, pe.ep) {
+						pe.dupOf = x.ID
+						break
+					}
+				}
+			}
+		}
+		if pe.dupOf == "" {
+			inBatch[pe.ep.ContentHash] = pe.ep
+			out = append(out, pe.ep)
+		}
+	}
+	return out, nil
+}
+
+func sameEvent(a, b *memory.Episode) bool {
+	return a.ContentHash == b.ContentHash && a.Kind == b.Kind && a.Speaker == b.Speaker &&
+		a.Scope == b.Scope && a.OccurredAt.Equal(b.OccurredAt)
 }
 
 // embedPending embeds every searchable episode and admitted candidate of a

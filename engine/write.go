@@ -91,6 +91,8 @@ type pendingEvent struct {
 	epStatus memory.Status // of its episodic version
 	epReason []string      // admission reasons for the episode itself
 	gated    bool          // the importance gate found nothing worth mining
+	dedupe   bool          // a retried capture of the same event is not stored twice
+	dupOf    string        // the stored episode this event repeats
 	cands    []*candidate
 	vec      search.Vector
 }
@@ -138,7 +140,9 @@ func (e *Engine) Capture(ctx context.Context, p CaptureParams) (*CaptureResult, 
 		if err := notFuture("occurred_at", occurred, now); err != nil {
 			return nil, fmt.Errorf("capture: event %d: %w", i, err)
 		}
-		evs = append(evs, e.newPending(ns, p.Scope, ev.Kind, ev.Speaker, ev.Content, ev.Metadata, occurred, now))
+		pe := e.newPending(ns, p.Scope, ev.Kind, ev.Speaker, ev.Content, ev.Metadata, occurred, now)
+		pe.dedupe = true
+		evs = append(evs, pe)
 	}
 	for _, pe := range evs {
 		if err := e.extractInto(ctx, pe, "capture"); err != nil {
@@ -151,7 +155,11 @@ func (e *Engine) Capture(ctx context.Context, p CaptureParams) (*CaptureResult, 
 	}
 	res := &CaptureResult{Outcomes: outs}
 	for _, pe := range evs {
-		res.EpisodeIDs = append(res.EpisodeIDs, pe.ep.ID)
+		id := pe.ep.ID
+		if pe.dupOf != "" {
+			id = pe.dupOf
+		}
+		res.EpisodeIDs = append(res.EpisodeIDs, id)
 	}
 	return res, nil
 }

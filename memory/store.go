@@ -94,8 +94,10 @@ type ListEpisodesParams struct {
 	Namespace string
 	SessionID string
 	// IDs, when set, restricts the result to these episodes.
-	IDs   []string
-	Limit int // 0 means no limit
+	IDs []string
+	// ContentHash, when set, matches episodes with exactly this hash.
+	ContentHash string
+	Limit       int // 0 means no limit
 }
 
 // FindMemoryParams identifies a slot.

@@ -216,9 +216,12 @@ func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 	if len(p.IDs) > 0 {
 		w.in("id", p.IDs)
 	}
+	if p.ContentHash != "" {
+		w.eq("content_hash", p.ContentHash)
+	}
 	w.args = append(w.args, limitArg(p.Limit))
 	order := ` ORDER BY occurred_at, id`
-	if len(p.IDs) > 0 {
+	if len(p.IDs) > 0 || p.ContentHash != "" {
 		// Without the unary plus, SQLite walks the whole namespace in
 		// time order to skip a sort; a few ids are cheaper looked up by
 		// key and sorted.

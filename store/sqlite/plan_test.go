@@ -27,6 +27,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ScanEpisodes":             {qScanEpisodes, "sqlite_autoindex_episodes_1 (namespace=?)"},
 		"ListEpisodes":             {lq(listEpisodesQuery(memory.ListEpisodesParams{})), "episodes_by_time (namespace=?)"},
 		"ListEpisodes/session":     {lq(listEpisodesQuery(memory.ListEpisodesParams{SessionID: "s"})), "episodes_by_session (namespace=? AND session_id=?)"},
+		"ListEpisodes/hash":        {lq(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h"})), "episodes_by_hash (namespace=? AND content_hash=?)"},
 		"ListEpisodes/ids":         {lq(listEpisodesQuery(memory.ListEpisodesParams{IDs: one})), "sqlite_autoindex_episodes_1 (namespace=? AND id=?)"},
 		"GetMemory":                {qGetMemory, "sqlite_autoindex_memories_1 (namespace=? AND id=?)"},
 		"FindMemory":               {qFindMemory, "memories_slot (namespace=? AND subject=? AND key=? AND agent_id=? AND user_id=? AND project_id=? AND session_id=?)"},
@@ -44,8 +45,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"GetTrace":                 {qGetTrace, "sqlite_autoindex_traces_1 (namespace=? AND id=?)"},
 		"ListTraces":               {lq(listTracesQuery(memory.ListTracesParams{})), "traces_by_time (namespace=?)"},
 		"ListTraces/since":         {lq(listTracesQuery(memory.ListTracesParams{Since: time.Unix(1, 0)})), "traces_by_time (namespace=? AND created_at>?)"},
-		"Stats":                    {qStats, "episodes_by_time (namespace=?)"},
-		"Namespaces":               {qNamespaces, "sqlite_autoindex_episodes_1"},
+		"Stats":                    {qStats, "episodes_by_hash (namespace=?)"},
+		"Namespaces":               {qNamespaces, "episodes_by_hash"},
 	}
 	for name, c := range queries {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q, fakeArgs(c.q)...)

@@ -20,6 +20,9 @@ import (
 	"github.com/mnemon-dev/mnemon/store/storetest"
 )
 
+// schemaVersion is the number of embedded migrations.
+const schemaVersion = 2
+
 func openTemp(t testing.TB, opts sqlite.Options) *sqlite.Store {
 	t.Helper()
 	return openAt(t, filepath.Join(t.TempDir(), "mnemon.db"), opts)
@@ -118,7 +121,7 @@ func TestOpenRefusesBadFiles(t *testing.T) {
 				writeFile(t, path, string(goodBytes))
 				rawExec(t, path, "PRAGMA user_version = 99")
 			},
-			want: memory.ErrSchemaTooNew, substr: []string{"schema version 99", "knows up to 1", "upgrade mnemon"},
+			want: memory.ErrSchemaTooNew, substr: []string{"schema version 99", "knows up to 2", "upgrade mnemon"},
 		},
 	}
 	for _, c := range cases {
@@ -255,7 +258,7 @@ func TestReopenKeepsData(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	if n != 1 || userVersion != 1 || appID != sqlite.ApplicationID || journal != "wal" {
+	if n != schemaVersion || userVersion != schemaVersion || appID != sqlite.ApplicationID || journal != "wal" {
 		t.Errorf("migrations %d, user_version %d, application_id %#x, journal %s", n, userVersion, appID, journal)
 	}
 }
@@ -293,8 +296,8 @@ func TestConcurrentOpen(t *testing.T) {
 	if err := db.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if n != 1 {
-		t.Errorf("schema_migrations has %d rows after concurrent opens, want 1", n)
+	if n != schemaVersion {
+		t.Errorf("schema_migrations has %d rows after concurrent opens, want %d", n, schemaVersion)
 	}
 }
 

@@ -65,6 +65,8 @@ func (s suite) episodes(t *testing.T) {
 			{"IDsAndSession", memory.ListEpisodesParams{IDs: []string{"e-e", "e-c"}, SessionID: "s1"}, []string{"e-c"}},
 			{"Limit", memory.ListEpisodesParams{Limit: 2}, []string{"e-d", "e-c"}},
 			{"SessionLimit", memory.ListEpisodesParams{SessionID: "s2", Limit: 1}, []string{"e-b"}},
+			{"ContentHash", memory.ListEpisodesParams{ContentHash: "sha256:e-b"}, []string{"e-b"}},
+			{"UnknownHash", memory.ListEpisodesParams{ContentHash: "sha256:none"}, nil},
 		}
 		for _, c := range cases {
 			c.p.Namespace = ns
