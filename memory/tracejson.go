@@ -16,10 +16,14 @@ type TraceItems []TraceItem
 // MarshalJSON encodes the items exactly as encoding/json would, minus HTML
 // escaping, with map keys sorted.
 func (ts TraceItems) MarshalJSON() ([]byte, error) {
+	return ts.AppendJSON(make([]byte, 0, 512*len(ts)+2)), nil
+}
+
+// AppendJSON appends the items' JSON to b, so a caller can reuse buffers.
+func (ts TraceItems) AppendJSON(b []byte) []byte {
 	if ts == nil {
-		return []byte("null"), nil
+		return append(b, "null"...)
 	}
-	b := make([]byte, 0, 512*len(ts)+2)
 	b = append(b, '[')
 	for i := range ts {
 		if i > 0 {
@@ -27,7 +31,7 @@ func (ts TraceItems) MarshalJSON() ([]byte, error) {
 		}
 		b = ts[i].appendJSON(b)
 	}
-	return append(b, ']'), nil
+	return append(b, ']')
 }
 
 func (t *TraceItem) appendJSON(b []byte) []byte {

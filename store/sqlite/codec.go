@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -19,7 +20,10 @@ const zeroTimeNanos = math.MinInt64
 // encoder turns domain values into column values and remembers the first
 // failure, so an insert's argument list reads as one expression and the
 // error is still checked once, before the statement runs.
-type encoder struct{ err error }
+type encoder struct {
+	err  error
+	bufs *sync.Pool // optional: reused buffers for jsonAppender values
+}
 
 func (c *encoder) fail(field string, err error) {
 	if c.err == nil {
@@ -53,6 +57,18 @@ func (c *encoder) json(field string, v any) string {
 		b   []byte
 		err error
 	)
+	if a, ok := v.(jsonAppender); ok && c.bufs != nil {
+		// Written into a reused buffer: a trace is tens of kilobytes,
+		// written once per retrieval.
+		buf, _ := c.bufs.Get().(*[]byte)
+		if buf == nil {
+			buf = new([]byte)
+		}
+		*buf = a.AppendJSON((*buf)[:0])
+		out := string(*buf)
+		c.bufs.Put(buf)
+		return out
+	}
 	if m, ok := v.(json.Marshaler); ok {
 		// Types with their own encoder (trace items) are trusted to write
 		// valid JSON; json.Marshal would re-scan every byte to check.
@@ -65,6 +81,11 @@ func (c *encoder) json(field string, v any) string {
 		return ""
 	}
 	return string(b)
+}
+
+// jsonAppender is a type that writes its own JSON into a given buffer.
+type jsonAppender interface {
+	AppendJSON(b []byte) []byte
 }
 
 func boolInt(b bool) int64 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -22,6 +23,8 @@ type executor struct {
 	// store, set on the Store's read executor only, lets Scan methods
 	// use the fast path (fastscan.go).
 	store *Store
+	// bufs, on write executors, recycles JSON encoding buffers.
+	bufs *sync.Pool
 }
 
 var _ memory.Executor = (*executor)(nil)
@@ -670,7 +673,7 @@ func (e *executor) createTrace(ctx context.Context, t *memory.Trace) error {
 	if err := checkID("trace", t.ID); err != nil {
 		return err
 	}
-	var c encoder
+	c := encoder{bufs: e.bufs}
 	args := []any{
 		t.Namespace, t.ID, t.Query, t.Scope.AgentID, t.Scope.UserID, t.Scope.ProjectID, t.Scope.SessionID,
 		t.TaskType, t.Limit, t.TokenBudget, t.TokensUsed, c.timePtr("as_of", t.AsOf), boolInt(t.IncludeHistory),

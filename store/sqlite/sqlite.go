@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -89,6 +90,9 @@ type Store struct {
 	wstmts map[string]*sql.Stmt
 	rstmts map[string]*sql.Stmt
 	read   *executor // runs reads on the reader pool
+	// jsonBufs recycles the buffers large JSON columns (trace items) are
+	// encoded into.
+	jsonBufs sync.Pool
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -367,7 +371,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 			_ = tx.Rollback()
 		}
 	}()
-	e := &executor{tx: tx, stmts: s.wstmts}
+	e := &executor{tx: tx, stmts: s.wstmts, bufs: &s.jsonBufs}
 	if err := fn(e); err != nil {
 		done = true
 		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
