@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -29,7 +28,7 @@ type nsState struct {
 
 	mu         sync.RWMutex
 	ix         *search.Index
-	entries    entryMap            // version id → entry; read without st.mu
+	entries    entryMap            // version id → entry
 	structured map[string][]string // key or subject term → version ids
 	critical   map[string]struct{} // version ids with criticality must_include
 	episodes   []string            // episodic version ids by observed_at ascending
@@ -336,49 +335,43 @@ func sameTerms(a, b []string) bool {
 }
 
 // get returns the entry of a version id.
-func (st *nsState) get(id string) (*entry, bool) { return st.entries.load(id) }
+func (st *nsState) get(id string) (*entry, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.entries.load(id)
+}
 
 // size returns the number of indexed versions.
-func (st *nsState) size() int { return st.entries.len() }
+func (st *nsState) size() int {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.entries.len()
+}
 
-// entryMap maps version ids to entries. Retrieval looks entries up hundreds
-// of times per query from several channel goroutines at once; a sync.Map
-// serves those reads without the cache-line traffic of a shared RWMutex.
-// Writers still hold st.mu so entries change together with the other maps.
+// entryMap maps version ids to entries. It does no locking of its own:
+// writers hold st.mu, readers hold st.mu.RLock (a retrieval channel holds it
+// for its whole run, so its hundreds of filter lookups are plain map reads).
 type entryMap struct {
-	m sync.Map
-	n atomic.Int64
+	m map[string]*entry
 }
 
 func (em *entryMap) load(id string) (*entry, bool) {
-	v, ok := em.m.Load(id)
-	if !ok {
-		return nil, false
-	}
-	return v.(*entry), true
+	en, ok := em.m[id]
+	return en, ok
 }
 
-// must returns an entry known to exist (callers hold st.mu).
-func (em *entryMap) must(id string) *entry {
-	en, _ := em.load(id)
-	return en
-}
+// must returns an entry known to exist.
+func (em *entryMap) must(id string) *entry { return em.m[id] }
 
 func (em *entryMap) store(id string, en *entry) {
-	if _, loaded := em.m.Swap(id, en); !loaded {
-		em.n.Add(1)
+	if em.m == nil {
+		em.m = make(map[string]*entry)
 	}
+	em.m[id] = en
 }
 
-func (em *entryMap) delete(id string) {
-	if _, loaded := em.m.LoadAndDelete(id); loaded {
-		em.n.Add(-1)
-	}
-}
+func (em *entryMap) delete(id string) { delete(em.m, id) }
 
-func (em *entryMap) clear() {
-	em.m.Clear()
-	em.n.Store(0)
-}
+func (em *entryMap) clear() { em.m = nil }
 
-func (em *entryMap) len() int { return int(em.n.Load()) }
+func (em *entryMap) len() int { return len(em.m) }

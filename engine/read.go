@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -89,6 +90,21 @@ type scored struct {
 	reason   string
 }
 
+// round keeps four decimals of every score: enough to explain a ranking,
+// and it halves the size of the trace written for every retrieval.
+func (c *scored) round() {
+	c.fused, c.final, c.trust = round4(c.fused), round4(c.final), round4(c.trust)
+	for k, h := range c.channels {
+		h.Score = round4(h.Score)
+		c.channels[k] = h
+	}
+	for k, v := range c.terms {
+		c.terms[k] = round4(v)
+	}
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
 // Retrieve runs the read path: scope and lifecycle filter, channels
 // concurrently, weighted RRF, utility ranking, critical reservation, greedy
 // packing, and a persisted trace.
@@ -120,11 +136,13 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		disabled[c] = true
 	}
 
-	// Channels run concurrently; each returns at most ChannelCap hits.
+	// The index channels run concurrently; the cheap ones (a map lookup
+	// or a slice walk) run here meanwhile, where a goroutine would cost
+	// more than the work. Each returns at most ChannelCap hits.
 	results := make([][]search.Hit, len(Channels))
 	var wg sync.WaitGroup
 	for i, name := range Channels {
-		if disabled[name] {
+		if disabled[name] || (name != ChannelLexical && name != ChannelSemantic) {
 			continue
 		}
 		wg.Add(1)
@@ -132,6 +150,11 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 			defer wg.Done()
 			results[i] = st.channel(name, qterms, qvec, keep, r)
 		}()
+	}
+	for i, name := range Channels {
+		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic {
+			results[i] = st.channel(name, qterms, qvec, keep, r)
+		}
 	}
 	wg.Wait()
 
@@ -167,6 +190,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		IncludeHistory: p.IncludeHistory, CreatedAt: now, Items: make([]memory.TraceItem, len(cands)),
 	}
 	for i, c := range cands {
+		c.round()
 		ti := memory.TraceItem{
 			MemoryID: c.en.v.MemoryID, VersionID: c.en.v.ID, Channels: c.channels, Fused: c.fused,
 			Terms: c.terms, Final: c.final, Rank: i + 1, Tokens: c.en.v.Tokens, Trust: c.trust,
@@ -224,7 +248,8 @@ func channelIndex(name string) int {
 	return -1
 }
 
-// filter returns the scope and lifecycle filter of a retrieval.
+// filter returns the scope and lifecycle filter of a retrieval. It reads
+// st.entries unlocked: call it only inside channel, which holds st.mu.
 func (st *nsState) filter(p RetrieveParams) func(id string) bool {
 	return func(id string) bool {
 		en, ok := st.entries.load(id)
@@ -245,8 +270,12 @@ func servable(v *memory.Version, p RetrieveParams) bool {
 	return v.Status.Live()
 }
 
-// channel runs one retrieval channel.
+// channel runs one retrieval channel, holding st.mu for reading throughout
+// (the search index never calls back into st with its own lock held in a
+// way that waits for st.mu: writers release st.mu before touching it).
 func (st *nsState) channel(name string, qterms []string, qvec search.Vector, keep func(string) bool, r Ranking) []search.Hit {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
 	switch name {
 	case ChannelLexical:
 		return st.ix.Lexical(qterms, r.ChannelCap, keep)
@@ -273,7 +302,6 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 		qset[t] = true
 	}
 	matched := make(map[string]int)
-	st.mu.RLock()
 	for _, t := range qterms {
 		for _, id := range st.structured[t] {
 			matched[id]++
@@ -299,7 +327,6 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 		}
 		hits = append(hits, search.Hit{ID: id, Score: score})
 	}
-	st.mu.RUnlock()
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
 			return hits[i].Score > hits[j].Score
@@ -312,12 +339,10 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 // criticalHits offers every servable must_include memory, most relevant to
 // the query first, so constraints reach the agent even with weak overlap.
 func (st *nsState) criticalHits(qterms []string, keep func(string) bool, k int) []search.Hit {
-	st.mu.RLock()
 	hits := make([]search.Hit, 0, len(st.critical))
 	for id := range st.critical {
 		hits = append(hits, search.Hit{ID: id})
 	}
-	st.mu.RUnlock()
 	if len(hits) == 0 {
 		return nil
 	}
@@ -338,11 +363,9 @@ func (st *nsState) criticalHits(qterms []string, keep func(string) bool, k int) 
 // recentHits offers the latest servable episodes, newest first.
 func (st *nsState) recentHits(keep func(string) bool, k int) []search.Hit {
 	var ids []string
-	st.mu.RLock()
 	for i := len(st.episodes) - 1; i >= 0 && len(ids) < 4*k; i-- {
 		ids = append(ids, st.episodes[i])
 	}
-	st.mu.RUnlock()
 	hits := make([]search.Hit, 0, k)
 	for _, id := range ids {
 		if len(hits) == k {
