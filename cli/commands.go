@@ -961,7 +961,7 @@ score, and why it was or was not packed.`,
 
 func forgetCmd() *command {
 	return &command{
-		name: "forget", args: "ID", summary: "forget a memory: every version leaves retrieval (kept as a tombstone)",
+		name: "forget", args: "ID", summary: "forget a memory: it and the statements it came from leave retrieval (kept as tombstones)",
 		help: `ID is a memory (mem_…) or any of its versions (ver_…, or mem_…@v2): the whole memory is forgotten.`,
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) != 1 {

@@ -88,3 +88,58 @@ func BenchmarkTraceItemsStdlib(b *testing.B) {
 		}
 	}
 }
+
+func TestTraceItemsBinaryRoundTrip(t *testing.T) {
+	for _, items := range []TraceItems{
+		nil,
+		{},
+		{
+			{MemoryID: "mem_1", VersionID: "ver_1", Channels: map[string]ChannelHit{"lexical": {Rank: 1, Score: 2.5}, "x": {Rank: math.MaxInt32, Score: -math.MaxFloat64}},
+				Fused: 0.97, Terms: map[string]float64{"usefulness": 0.02, "contested": -0.05}, Final: 1.017, Rank: 1, Tokens: 11,
+				Trust: 0.69, Action: ActionHint, Packed: true, Reason: "ranked", Explanation: "quote \" é 日本 \x00"},
+			{MemoryID: "mem_2", Rank: -3, Channels: map[string]ChannelHit{}, Terms: map[string]float64{}},
+		},
+	} {
+		b := items.AppendBinary(nil)
+		got, err := DecodeTraceItems(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, items) {
+			t.Fatalf("round trip:\n got %#v\nwant %#v", got, items)
+		}
+	}
+}
+
+func FuzzDecodeTraceItems(f *testing.F) {
+	f.Add(TraceItems{{MemoryID: "m", Channels: map[string]ChannelHit{"a": {Rank: 1}}, Terms: map[string]float64{"t": 1}}}.AppendBinary(nil))
+	f.Add([]byte{1, 1, 200})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		items, err := DecodeTraceItems(b)
+		if err != nil {
+			return
+		}
+		again, err := DecodeTraceItems(items.AppendBinary(nil))
+		if err != nil || len(again) != len(items) {
+			t.Fatalf("re-encoding %d items: %v", len(items), err)
+		}
+	})
+}
+
+func BenchmarkTraceItemsBinary(b *testing.B) {
+	items := make(TraceItems, 120)
+	for i := range items {
+		items[i] = TraceItem{
+			MemoryID: "mem_01m8pdnmj24tyhevq23r9xxpg1", VersionID: "ver_01m8pdnmj24tyhevq23r9xxpg1",
+			Channels: map[string]ChannelHit{"lexical": {Rank: i + 1, Score: 2.5}, "semantic": {Rank: i + 2, Score: 0.5}},
+			Terms:    map[string]float64{"usefulness": 0.02, "confidence": 0.027}, Fused: 0.9, Final: 0.95,
+			Rank: i + 1, Tokens: 20, Trust: 0.7, Action: ActionHint, Reason: "limit reached",
+		}
+	}
+	buf := make([]byte, 0, 64<<10)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf = items.AppendBinary(buf[:0])
+	}
+	b.ReportMetric(float64(len(buf)), "bytes")
+}

@@ -22,7 +22,8 @@ const zeroTimeNanos = math.MinInt64
 // error is still checked once, before the statement runs.
 type encoder struct {
 	err  error
-	bufs *sync.Pool // optional: reused buffers for jsonAppender values
+	bufs *sync.Pool // optional: reused buffers for large encoded values
+	held []*[]byte  // buffers in use until release
 }
 
 func (c *encoder) fail(field string, err error) {
@@ -57,18 +58,6 @@ func (c *encoder) json(field string, v any) string {
 		b   []byte
 		err error
 	)
-	if a, ok := v.(jsonAppender); ok && c.bufs != nil {
-		// Written into a reused buffer: a trace is tens of kilobytes,
-		// written once per retrieval.
-		buf, _ := c.bufs.Get().(*[]byte)
-		if buf == nil {
-			buf = new([]byte)
-		}
-		*buf = a.AppendJSON((*buf)[:0])
-		out := string(*buf)
-		c.bufs.Put(buf)
-		return out
-	}
 	if m, ok := v.(json.Marshaler); ok {
 		// Types with their own encoder (trace items) are trusted to write
 		// valid JSON; json.Marshal would re-scan every byte to check.
@@ -83,9 +72,52 @@ func (c *encoder) json(field string, v any) string {
 	return string(b)
 }
 
-// jsonAppender is a type that writes its own JSON into a given buffer.
-type jsonAppender interface {
-	AppendJSON(b []byte) []byte
+// traceItems encodes trace items in their binary form, into a recycled
+// buffer when the executor has one. The driver copies bound bytes, so the
+// buffer is free again once the statement has run; the caller returns it
+// with release.
+func (c *encoder) traceItems(items memory.TraceItems) []byte {
+	if c.bufs == nil {
+		return items.AppendBinary(nil)
+	}
+	buf, _ := c.bufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	*buf = items.AppendBinary((*buf)[:0])
+	c.held = append(c.held, buf)
+	return *buf
+}
+
+// release returns the encoder's buffers to the pool.
+func (c *encoder) release() {
+	for _, b := range c.held {
+		c.bufs.Put(b)
+	}
+	c.held = nil
+}
+
+// traceItems decodes a trace's items: the binary encoding, or JSON text
+// written before migration 3.
+func (d *decoder) traceItems() memory.TraceItems {
+	b := d.blob()
+	if d.err != nil {
+		return nil
+	}
+	if len(b) > 0 && (b[0] == '[' || b[0] == 'n') {
+		var items memory.TraceItems
+		if s := string(b); s != "null" {
+			if err := decodeJSON(s, &items); err != nil {
+				d.err = fmt.Errorf("decode column %q: %w", d.src.name(d.i-1), err)
+			}
+		}
+		return items
+	}
+	items, err := memory.DecodeTraceItems(b)
+	if err != nil {
+		d.err = fmt.Errorf("decode column %q: %w", d.src.name(d.i-1), err)
+	}
+	return items
 }
 
 func boolInt(b bool) int64 {

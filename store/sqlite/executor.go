@@ -650,7 +650,7 @@ func decodeTrace(d *decoder) *memory.Trace {
 		AsOf:           d.timePtr(),
 		IncludeHistory: d.bool(),
 	}
-	d.json(&t.Items)
+	t.Items = d.traceItems()
 	t.CreatedAt = d.time()
 	t.DurationMicros = d.int()
 	return t
@@ -674,10 +674,11 @@ func (e *executor) createTrace(ctx context.Context, t *memory.Trace) error {
 		return err
 	}
 	c := encoder{bufs: e.bufs}
+	defer c.release()
 	args := []any{
 		t.Namespace, t.ID, t.Query, t.Scope.AgentID, t.Scope.UserID, t.Scope.ProjectID, t.Scope.SessionID,
 		t.TaskType, t.Limit, t.TokenBudget, t.TokensUsed, c.timePtr("as_of", t.AsOf), boolInt(t.IncludeHistory),
-		c.json("items", t.Items), c.time("created_at", t.CreatedAt), t.DurationMicros,
+		c.traceItems(t.Items), c.time("created_at", t.CreatedAt), t.DurationMicros,
 	}
 	if c.err != nil {
 		return c.err

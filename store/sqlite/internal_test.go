@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/mnemon-dev/mnemon/memory"
 )
 
 // Every pooled connection, not only the first, must carry the pragmas.
@@ -101,5 +103,35 @@ func TestLoadMigrations(t *testing.T) {
 		if len(got) != len(c.want) || got[0] != c.want[0] || got[len(got)-1] != c.want[len(c.want)-1] {
 			t.Errorf("%s: versions %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// A trace written before migration 3 holds JSON text in items; it must stay
+// readable next to the binary rows written since.
+func TestLegacyJSONTraceItems(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "legacy.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.writer.ExecContext(t.Context(), `INSERT INTO traces VALUES
+		('ns', 'ret_old', 'editor', '', '', '', '', '', 10, 1000, 12, NULL, 0,
+		 CAST('[{"memory_id":"mem_1","version_id":"ver_1","channels":{"lexical":{"rank":1,"score":2.5}},"fused":1,"terms":null,"final":1.02,"rank":1,"tokens":11,"trust":0.69,"action":"HINT","packed":true,"reason":"ranked"}]' AS BLOB),
+		 0, 5),
+		('ns', 'ret_null', 'x', '', '', '', '', '', 10, 1000, 0, NULL, 0, CAST('null' AS BLOB), 0, 5)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := s.GetTrace(t.Context(), memory.GetParams{Namespace: "ns", ID: "ret_old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Items) != 1 || tr.Items[0].VersionID != "ver_1" || tr.Items[0].Channels["lexical"].Rank != 1 || !tr.Items[0].Packed {
+		t.Fatalf("legacy items = %+v", tr.Items)
+	}
+	tr, err = s.GetTrace(t.Context(), memory.GetParams{Namespace: "ns", ID: "ret_null"})
+	if err != nil || tr.Items != nil {
+		t.Fatalf("legacy null items = %+v, %v", tr.Items, err)
 	}
 }
