@@ -42,6 +42,17 @@ type nsState struct {
 type entry struct {
 	v        *memory.Version // without embedding
 	keyTerms []string        // analysed key terms (for the structured channel)
+
+	// Copies of what the retrieval filter reads for every candidate, kept
+	// here so the filter does not chase v into another cache line.
+	status   memory.Status
+	unscoped bool // v.Scope is empty: visible to every request
+}
+
+func newEntry(v *memory.Version, keyTerms []string) *entry {
+	lean := *v
+	lean.Embedding = nil
+	return &entry{v: &lean, keyTerms: keyTerms, status: v.Status, unscoped: v.Scope == (memory.Scope{})}
 }
 
 func newNSState(name string) *nsState {
@@ -167,14 +178,13 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 // putMeta records what the read path knows of a version, besides its
 // search document.
 func (st *nsState) putMeta(v *memory.Version, an *search.Analyzer) {
-	lean := *v
-	lean.Embedding = nil
-	en := &entry{v: &lean}
+	var keyTerms []string
 	if v.Kind != memory.KindEpisodic {
-		en.keyTerms = an.QueryTerms(keyWords(v.Key))
+		keyTerms = an.QueryTerms(keyWords(v.Key))
 	} else if v.SearchText != "" {
-		en.keyTerms = an.QueryTerms(v.SearchText)
+		keyTerms = an.QueryTerms(v.SearchText)
 	}
+	en := newEntry(v, keyTerms)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	old, existed := st.entries.load(v.ID)
@@ -213,9 +223,7 @@ func (st *nsState) updateState(v *memory.Version) {
 	if !ok {
 		return
 	}
-	lean := *v
-	lean.Embedding = nil
-	st.entries.store(v.ID, &entry{v: &lean, keyTerms: en.keyTerms})
+	st.entries.store(v.ID, newEntry(v, en.keyTerms))
 	st.linkEvidenceLocked(v)
 }
 

@@ -251,9 +251,17 @@ func channelIndex(name string) int {
 // filter returns the scope and lifecycle filter of a retrieval. It reads
 // st.entries unlocked: call it only inside channel, which holds st.mu.
 func (st *nsState) filter(p RetrieveParams) func(id string) bool {
+	fast := p.AsOf == nil && !p.IncludeHistory && p.Scope == (memory.Scope{})
 	return func(id string) bool {
 		en, ok := st.entries.load(id)
-		return ok && servable(en.v, p)
+		if !ok {
+			return false
+		}
+		if fast {
+			// The common request: live, namespace-wide memories only.
+			return en.unscoped && en.status.Live()
+		}
+		return servable(en.v, p)
 	}
 }
 
