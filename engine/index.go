@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -33,7 +34,7 @@ type nsState struct {
 	critical   map[string]struct{} // version ids with criticality must_include
 	episodes   []string            // episodic version ids by observed_at ascending
 	derived    map[string][]string // episode id → ids of fact versions citing it
-	sigs       map[string][]string // wording signature → fact version ids
+	sigs       map[string][]string // wording signature → fact version ids; nil until first needed
 }
 
 // entry is what the read path knows of one indexed version. Entries are
@@ -62,7 +63,6 @@ func newNSState(name string) *nsState {
 		structured: make(map[string][]string),
 		critical:   make(map[string]struct{}),
 		derived:    make(map[string][]string),
-		sigs:       make(map[string][]string),
 	}
 }
 
@@ -74,31 +74,92 @@ func (st *nsState) load(ctx context.Context, e *Engine) error {
 	}
 	st.setBulk(true)
 	defer st.setBulk(false)
-	var docs []search.Doc
-	err := e.store.ScanVersions(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
-		if !indexable(v) {
-			return nil
-		}
-		doc, err := e.docOf(v)
-		if err != nil {
-			return err
-		}
-		docs = append(docs, doc)
-		st.putMeta(v, e.analyzer)
-		return nil
-	})
-	if err == nil {
-		// One bulk build is much faster than upserting one by one.
-		st.ix.Build(docs)
-	}
+	docs, err := st.loadAll(ctx, e)
 	if err != nil {
 		// Start over next time rather than serve a partial index.
 		st.reset()
 		return fmt.Errorf("load index of namespace %q: %w", st.name, err)
 	}
+	// One bulk build is much faster than upserting one by one.
+	st.ix.Build(docs)
 	st.sortEpisodes()
 	st.loaded = true
 	return nil
+}
+
+// loaded is one version analysed for the index.
+type loadedVersion struct {
+	v        *memory.Version
+	doc      search.Doc
+	keyTerms []string
+}
+
+// loadAll streams the namespace's versions from the store and analyses
+// them on every core (tokenising, stemming and decoding vectors is most of
+// an open's work), recording each in the metadata maps as it arrives. It
+// returns the search documents for one bulk build.
+func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	in := make(chan *memory.Version, 1024)
+	out := make(chan loadedVersion, 1024)
+	errs := make(chan error, 1+runtime.GOMAXPROCS(0))
+	go func() {
+		defer close(in)
+		err := e.store.ScanVersions(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
+			if !indexable(v) {
+				return nil
+			}
+			select {
+			case in <- v:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		if err != nil {
+			errs <- err
+		}
+	}()
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for v := range in {
+				doc, err := e.docOf(v)
+				if err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer)}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	var docs []search.Doc
+	for lv := range out {
+		docs = append(docs, lv.doc)
+		// The scan allocated v for us alone: the entry may keep it.
+		lv.v.Embedding = nil
+		st.putEntry(&entry{
+			v: lv.v, keyTerms: lv.keyTerms, status: lv.v.Status,
+			unscoped: lv.v.Scope == (memory.Scope{}),
+		}, nil)
+	}
+	select {
+	case err := <-errs:
+		return nil, err
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return docs, nil
 }
 
 func (st *nsState) setBulk(on bool) {
@@ -115,7 +176,7 @@ func (st *nsState) reset() {
 	st.structured = make(map[string][]string)
 	st.critical = make(map[string]struct{})
 	st.derived = make(map[string][]string)
-	st.sigs = make(map[string][]string)
+	st.sigs = nil
 	st.episodes = nil
 }
 
@@ -178,13 +239,26 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 // putMeta records what the read path knows of a version, besides its
 // search document.
 func (st *nsState) putMeta(v *memory.Version, an *search.Analyzer) {
-	var keyTerms []string
+	st.putEntry(newEntry(v, keyTermsOf(v, an)), an)
+}
+
+// keyTermsOf returns the terms the structured channel matches a version by:
+// its key's words, or for an episode the keys lent to it.
+func keyTermsOf(v *memory.Version, an *search.Analyzer) []string {
 	if v.Kind != memory.KindEpisodic {
-		keyTerms = an.QueryTerms(keyWords(v.Key))
-	} else if v.SearchText != "" {
-		keyTerms = an.QueryTerms(v.SearchText)
+		return an.QueryTerms(keyWords(v.Key))
 	}
-	en := newEntry(v, keyTerms)
+	if v.SearchText != "" {
+		return an.QueryTerms(v.SearchText)
+	}
+	return nil
+}
+
+// putEntry publishes an entry and indexes its metadata. With an analyzer
+// it also records the fact's wording signature; without (at load) the
+// signatures are built on first need (see bySignatures).
+func (st *nsState) putEntry(en *entry, an *search.Analyzer) {
+	v := en.v
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	old, existed := st.entries.load(v.ID)
@@ -198,7 +272,7 @@ func (st *nsState) putMeta(v *memory.Version, an *search.Analyzer) {
 		st.critical[v.ID] = struct{}{}
 	}
 	st.linkEvidenceLocked(v)
-	if v.Kind != memory.KindEpisodic && !existed {
+	if v.Kind != memory.KindEpisodic && !existed && an != nil && st.sigs != nil {
 		sig := signature(an, v.Content)
 		st.sigs[sig] = append(st.sigs[sig], v.ID)
 	}
@@ -242,11 +316,22 @@ func (st *nsState) linkEvidenceLocked(v *memory.Version) {
 }
 
 // bySignatures returns the ids of facts worded with this signature, or
-// with it less any one of its terms (a restatement with a word added).
-func (st *nsState) bySignatures(sig string) []string {
+// with it less any one of its terms (a restatement with a word added). The
+// signature map is built on first use, so opening a namespace that is only
+// read never pays for it.
+func (st *nsState) bySignatures(sig string, an *search.Analyzer) []string {
 	terms := strings.Split(sig, " ")
-	st.mu.RLock()
-	defer st.mu.RUnlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.sigs == nil {
+		st.sigs = make(map[string][]string)
+		for id, en := range st.entries.m {
+			if en.v.Kind != memory.KindEpisodic {
+				s := signature(an, en.v.Content)
+				st.sigs[s] = append(st.sigs[s], id)
+			}
+		}
+	}
 	out := append([]string(nil), st.sigs[sig]...)
 	if len(terms) < 3 || len(terms) > 32 {
 		return out

@@ -490,7 +490,7 @@ func (e *Engine) nearDuplicate(ctx context.Context, tx memory.Executor, st *nsSt
 			return v, nil
 		}
 	}
-	for _, id := range st.bySignatures(c.sig) {
+	for _, id := range st.bySignatures(c.sig, e.analyzer) {
 		en, ok := st.get(id)
 		if !ok || !en.v.Status.Live() || en.v.Scope != c.scope || en.v.Type != c.Type {
 			continue
