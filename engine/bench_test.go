@@ -51,34 +51,19 @@ func benchQuery(r *rand.Rand) string {
 	return fmt.Sprintf("%s %s %s", benchThings[r.IntN(len(benchThings))], benchTools[r.IntN(len(benchTools))], benchReasons[r.IntN(len(benchReasons))])
 }
 
-// seedEngine fills a fresh store with n memory items (n/2 statements).
+// seedEngine opens an engine over a fresh store holding n memory items
+// (n/2 statements).
 func seedEngine(b *testing.B, n int) (*engine.Engine, string) {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "bench.db")
+	path := seedFile(b, n)
 	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The clock stands after the last statement's observation time.
-	clk := clock.NewManual(t0.Add(time.Duration(n) * time.Minute))
-	e, err := engine.New(engine.Config{Store: st, Clock: clk})
+	e, err := engine.New(engine.Config{Store: st, Clock: clock.NewManual(t0.Add(time.Duration(n) * time.Minute))})
 	if err != nil {
 		b.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	const batch = 1000
-	for i := 0; i < n/2; i += batch {
-		ps := make([]engine.RememberParams, 0, batch)
-		for j := i; j < i+batch && j < n/2; j++ {
-			ps = append(ps, engine.RememberParams{
-				Namespace: "bench", Text: benchSentence(r, j), Key: fmt.Sprintf("note:%d", j),
-				ObservedAt: t0.Add(time.Duration(j) * time.Minute),
-			})
-		}
-		if _, err := e.RememberBatch(ctx, ps); err != nil {
-			b.Fatal(err)
-		}
 	}
 	b.Cleanup(func() {
 		e.Close()
@@ -242,7 +227,8 @@ func BenchmarkOpen100k(b *testing.B) {
 	}
 }
 
-// seedFile writes a seeded n-memory database and closes it.
+// seedFile writes a seeded n-memory database and closes it. The clock
+// stands after the last statement's observation time.
 func seedFile(b *testing.B, n int) string {
 	b.Helper()
 	ctx := context.Background()
