@@ -48,12 +48,22 @@ type entry struct {
 	// here so the filter does not chase v into another cache line.
 	status   memory.Status
 	unscoped bool // v.Scope is empty: visible to every request
+
+	subjectTerm string // the subject as an index term ("user", "sister", "caroline")
 }
 
-func newEntry(v *memory.Version, keyTerms []string) *entry {
+func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *entry {
 	lean := *v
 	lean.Embedding = nil
-	return &entry{v: &lean, keyTerms: keyTerms, status: v.Status, unscoped: v.Scope == (memory.Scope{})}
+	return &entry{v: &lean, keyTerms: keyTerms, status: v.Status, unscoped: v.Scope == (memory.Scope{}), subjectTerm: subjectTerm}
+}
+
+// subjectTermOf returns the subject's first index term.
+func subjectTermOf(v *memory.Version, an *search.Analyzer) string {
+	if ts := an.QueryTerms(v.Subject); len(ts) > 0 {
+		return ts[0]
+	}
+	return ""
 }
 
 func newNSState(name string) *nsState {
@@ -89,9 +99,10 @@ func (st *nsState) load(ctx context.Context, e *Engine) error {
 
 // loaded is one version analysed for the index.
 type loadedVersion struct {
-	v        *memory.Version
-	doc      search.Doc
-	keyTerms []string
+	v           *memory.Version
+	doc         search.Doc
+	keyTerms    []string
+	subjectTerm string
 }
 
 // loadAll streams the namespace's versions from the store and analyses
@@ -133,7 +144,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 					cancel()
 					return
 				}
-				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer)}
+				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), subjectTerm: subjectTermOf(v, e.analyzer)}
 			}
 		}()
 	}
@@ -148,7 +159,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 		lv.v.Embedding = nil
 		st.putEntry(&entry{
 			v: lv.v, keyTerms: lv.keyTerms, status: lv.v.Status,
-			unscoped: lv.v.Scope == (memory.Scope{}),
+			unscoped: lv.v.Scope == (memory.Scope{}), subjectTerm: lv.subjectTerm,
 		}, nil)
 	}
 	select {
@@ -239,7 +250,7 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 // putMeta records what the read path knows of a version, besides its
 // search document.
 func (st *nsState) putMeta(v *memory.Version, an *search.Analyzer) {
-	st.putEntry(newEntry(v, keyTermsOf(v, an)), an)
+	st.putEntry(newEntry(v, keyTermsOf(v, an), subjectTermOf(v, an)), an)
 }
 
 // keyTermsOf returns the terms the structured channel matches a version by:
@@ -297,7 +308,7 @@ func (st *nsState) updateState(v *memory.Version) {
 	if !ok {
 		return
 	}
-	st.entries.store(v.ID, newEntry(v, en.keyTerms))
+	st.entries.store(v.ID, newEntry(v, en.keyTerms, en.subjectTerm))
 	st.linkEvidenceLocked(v)
 }
 

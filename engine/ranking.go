@@ -34,6 +34,7 @@ type Ranking struct {
 	Usefulness, Confidence              float64 // multiplied by the version's value
 	ScopeAgent, ScopeUser, ScopeProject float64 // added when the memory is scoped so
 	ScopeSession, TaskMatch             float64
+	SubjectMatch                        float64 // added when the query names the memory's subject
 	ContestedPenalty, HistoryPenalty    float64 // subtracted
 	// CoveredPenalty is subtracted from an episode a current fact was
 	// extracted from (the fact says it better); StalePenalty from an
@@ -59,6 +60,7 @@ func DefaultRanking() Ranking {
 		RecentEpisodes: 10,
 		Usefulness:     0.04, Confidence: 0.03,
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
+		SubjectMatch:     0.03,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -160,7 +161,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 
 	cands := fuse(st, results, r)
 	for _, c := range cands {
-		e.rank(st, c, p, r, now)
+		e.rank(st, c, p, qterms, r, now)
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		a, b := cands[i], cands[j]
@@ -481,7 +482,7 @@ func eligible(channel string, v *memory.Version) bool {
 }
 
 // rank adds the bounded utility terms, each reported, and the trust action.
-func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, r Ranking, now time.Time) {
+func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string, r Ranking, now time.Time) {
 	v := c.en.v
 	c.terms = map[string]float64{
 		"usefulness": v.Usefulness * r.Usefulness,
@@ -502,6 +503,11 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, r Ranking, now t
 	}
 	if scope != 0 {
 		c.terms["scope"] = scope
+	}
+	if c.en.subjectTerm != "" && slices.Contains(qterms, c.en.subjectTerm) {
+		// "which editor does the user prefer?" is about the user, not
+		// about the user's sister.
+		c.terms["subject"] = r.SubjectMatch
 	}
 	if p.TaskType != "" && (string(v.Type) == p.TaskType || strings.Contains(v.Key, p.TaskType)) {
 		c.terms["task_match"] = r.TaskMatch

@@ -1017,7 +1017,6 @@ func TestScenarioNoise(t *testing.T) {
 	runScenarios(t, []scenario{
 		{
 			name: "someone else's preference does not outrank the user's own",
-			gap:  "after 'My favorite editor is Vim.' and 'My sister prefers Emacs.', 'which editor does the user prefer?' ranks the sister's Emacs (1.037) above the user's Vim (1.029)",
 			steps: []step{
 				{text: "My favorite editor is Vim.", capture: true},
 				{text: "My sister prefers Emacs.", capture: true},
