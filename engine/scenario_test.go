@@ -948,10 +948,8 @@ func TestScenarioHedges(t *testing.T) {
 // that must not teach mnemon anything about the speaker: captured, and
 // remembered directly.
 func TestScenarioDistractors(t *testing.T) {
-	const noteGap = "Remember keeps a sentence no rule reads as a note about the speaker (subject user); an unresolved pronoun or someone else's wish is not recognised as a distractor"
 	distractors := []struct {
-		text        string
-		rememberGap string
+		text string
 	}{
 		{text: "What is your favorite editor?"},
 		{text: "Do you think I should switch to Emacs?"},
@@ -964,16 +962,15 @@ func TestScenarioDistractors(t *testing.T) {
 		{text: "My colleague prefers tabs."},
 		{text: "Bob loves Java."},
 		{text: "Ana said she prefers Emacs."},
-		{text: "He prefers dark mode.", rememberGap: noteGap},
+		{text: "He prefers dark mode."},
 		{text: "Tom thinks I should use Emacs."},
-		{text: "My manager wants me to use Java.", rememberGap: noteGap},
+		{text: "My manager wants me to use Java."},
 		{text: "My friend Tom lives in Madrid."},
 	}
 	for _, d := range distractors {
 		for _, mode := range []string{"capture", "remember"} {
 			t.Run(mode+"/"+d.text, func(t *testing.T) {
 				if mode == "remember" {
-					skipGap(t, d.rememberGap)
 				}
 				w := newWorld(t)
 				w.play(t, []step{

@@ -1,8 +1,9 @@
 package extract
 
 // Distractor reports whether text states nothing to keep on its own: every
-// sentence is a question, a hypothetical, or something reported of someone
-// else. Callers that keep unrecognised text as a note use it so that
+// sentence is a question, a hypothetical, something reported of someone
+// else, about someone named only by a pronoun ("He prefers dark mode"), or
+// someone else's wish for the speaker ("My manager wants me to use Java"). Callers that keep unrecognised text as a note use it so that
 // "What is my favorite editor?" stays an episode and never becomes a fact.
 // The reason names the first kind found.
 func Distractor(text string) (bool, string) {
@@ -28,9 +29,28 @@ func Distractor(text string) (bool, string) {
 			if reason == "" {
 				reason = "reported"
 			}
+		case is(toks, 0, "he", "she", "they", "his", "her", "their", "him", "them"):
+			if reason == "" {
+				reason = "unresolved_pronoun"
+			}
+		case othersWish(toks):
+			if reason == "" {
+				reason = "someone_elses_wish"
+			}
 		default:
 			return false, ""
 		}
 	}
 	return reason != "", reason
+}
+
+// othersWish reports "... wants me to ...", "... asked me to ...": what
+// someone else wants of the speaker, not what the speaker holds.
+func othersWish(ts []token) bool {
+	for i := 1; i+2 < len(ts); i++ {
+		if is(ts, i, "wants", "want", "wanted", "asked", "told", "expects", "needs") && seq(ts, i+1, "me", "to") {
+			return !is(ts, i-1, "i")
+		}
+	}
+	return false
 }

@@ -16,6 +16,10 @@ func TestDistractor(t *testing.T) {
 		{"The deploy script lives in tools/deploy.sh and needs Docker.", false, ""},
 		{"My favorite editor is Vim.", false, ""},
 		{"Is it raining? The build is green.", false, ""},
+		{"He prefers dark mode.", true, "unresolved_pronoun"},
+		{"My manager wants me to use Java.", true, "someone_elses_wish"},
+		{"I want me to be better.", false, ""},
+		{"It rained all day.", false, ""},
 		{"", false, ""},
 	}
 	for _, tt := range tests {
