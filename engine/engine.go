@@ -128,13 +128,42 @@ func (e *Engine) Warm(ctx context.Context) error {
 	return nil
 }
 
-// Rebuild drops the index of ns and builds it again from the store.
+// Rebuild drops the index of ns and builds it again from the store. It
+// waits for the namespace's writer, so no write lands on the old index.
 func (e *Engine) Rebuild(ctx context.Context, ns string) error {
+	old, unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	e.mu.Lock()
-	delete(e.nss, ns)
+	if e.nss[ns] == old {
+		delete(e.nss, ns)
+	}
 	e.mu.Unlock()
-	_, err := e.namespace(ctx, ns)
+	_, err = e.namespace(ctx, ns)
 	return err
+}
+
+// lockNamespace takes the writer lock of ns's current state: writes are
+// reconciled one at a time per namespace. A Rebuild may replace the state
+// while a writer waits; the writer then moves to the new one, so no write
+// is applied to an index that is no longer served.
+func (e *Engine) lockNamespace(ctx context.Context, ns string) (*nsState, func(), error) {
+	for {
+		st, err := e.namespace(ctx, ns)
+		if err != nil {
+			return nil, nil, err
+		}
+		st.writeMu.Lock()
+		e.mu.Lock()
+		current := e.nss[ns] == st
+		e.mu.Unlock()
+		if current {
+			return st, st.writeMu.Unlock, nil
+		}
+		st.writeMu.Unlock()
+	}
 }
 
 func checkNamespace(ns string) (string, error) {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -565,5 +567,109 @@ func TestCaptureRetryIsIdempotent(t *testing.T) {
 	}
 	if res.Outcomes[0].Operation != memory.OpReinforce {
 		t.Fatalf("a restatement later = %+v, want REINFORCE", res.Outcomes[0])
+	}
+}
+
+// TestBatchNearDuplicateSeesLaterState: a fact superseded earlier in the
+// same batch is not revived by a near-duplicate of its old wording.
+func TestBatchNearDuplicateSeesLaterState(t *testing.T) {
+	e, clk, _ := newEngine(t)
+	res, err := e.RememberBatch(context.Background(), []engine.RememberParams{
+		{Namespace: "ns", Speaker: "alice", Text: "The garden shed roof needs new tiles", ObservedAt: clk.Now()},
+		{Namespace: "ns", Speaker: "alice", Text: "The garden shed roof needs new tiles soon", ObservedAt: clk.Now()},
+		{Namespace: "ns", Speaker: "bob", Text: "The garden shed roof needs new tiles", ObservedAt: clk.Now()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op := res[1].Outcomes[0].Operation; op != memory.OpSupersede {
+		t.Fatalf("second statement: %s, want SUPERSEDE", op)
+	}
+	vs, err := e.Facts(context.Background(), engine.FactsParams{Namespace: "ns", Subject: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 1 || !strings.HasSuffix(vs[0].Value, "soon") {
+		t.Fatalf("alice's live facts = %d (%+v), want only the newer wording", len(vs), vs)
+	}
+}
+
+// TestImportRefusesUnreadableEmbedding: a version the index cannot read
+// refuses the whole import, leaving the namespace empty and usable.
+func TestImportRefusesUnreadableEmbedding(t *testing.T) {
+	e, clk, _ := newEngine(t)
+	ctx := context.Background()
+	remember(t, e, "src", "I live in Lisbon.", clk.Now())
+	var buf bytes.Buffer
+	if _, err := e.Export(ctx, "src", &buf); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for _, l := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		var rec engine.Record
+		if err := json.Unmarshal(l, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Version != nil {
+			rec.Version.Embedding = []byte{0xff}
+		}
+		b, _ := json.Marshal(rec)
+		out.Write(append(b, '\n'))
+	}
+	if _, err := e.Import(ctx, "dst", &out); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("import: err = %v, want ErrInvalid", err)
+	}
+	s, err := e.Stats(ctx, "dst")
+	if err != nil || s.Memories != 0 || s.Episodes != 0 {
+		t.Fatalf("refused import left %+v, %v", s, err)
+	}
+	remember(t, e, "dst", "I live in Porto.", clk.Now())
+}
+
+// TestRebuildDuringWrites rebuilds the index while writers run: every
+// committed version must end up in the index that is served.
+func TestRebuildDuringWrites(t *testing.T) {
+	e, clk, st := newEngine(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 15 {
+				text := fmt.Sprintf("Writer %d note %d: the build cache lives in bucket %d.", w, i, i*7+w)
+				if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: text, ObservedAt: clk.Now()}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range 8 {
+			if err := e.Rebuild(ctx, "ns"); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	stored := 0
+	if err := st.ScanVersions(ctx, memory.ScanParams{Namespace: "ns"}, func(v *memory.Version) error {
+		if v.Status != memory.StatusDeleted && v.Status != memory.StatusQuarantined {
+			stored++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.Stats(ctx, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Indexed != stored {
+		t.Fatalf("index holds %d versions, store %d", s.Indexed, stored)
 	}
 }

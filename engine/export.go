@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
 )
 
 // ExportFormat is the version of the JSON lines export format.
@@ -153,12 +154,21 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("import: line %d: %w", lineNo+1, err)
 	}
-	st, err := e.namespace(ctx, ns)
+	// Every version must decode before anything is written: a version the
+	// index cannot read would leave the namespace unloadable.
+	docs := make([]search.Doc, len(vers))
+	for i, v := range vers {
+		doc, err := e.docOf(v)
+		if err != nil {
+			return nil, fmt.Errorf("import: version %s: %w", v.ID, memory.Invalidf("unreadable embedding: %v", err))
+		}
+		docs[i] = doc
+	}
+	st, unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	st.writeMu.Lock()
-	defer st.writeMu.Unlock()
+	defer unlock()
 	// An export is a namespace's whole history; merging two histories is
 	// not an import, so the target must be empty.
 	if have, err := e.store.Stats(ctx, memory.StatsParams{Namespace: ns}); err != nil {
@@ -197,12 +207,8 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	for _, v := range vers {
-		doc, err := e.docOf(v)
-		if err != nil {
-			return nil, fmt.Errorf("import: %w", err)
-		}
-		st.put(v, doc, e.analyzer)
+	for i, v := range vers {
+		st.put(v, docs[i], e.analyzer)
 	}
 	st.sortEpisodes()
 	stats = ExportStats{Memories: len(mems), Versions: len(vers), Episodes: len(eps), Admissions: len(adms), Traces: len(trs)}

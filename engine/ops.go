@@ -147,12 +147,11 @@ func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, erro
 	if err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
 	}
-	st, err := e.namespace(ctx, ns)
+	st, unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
 	}
-	st.writeMu.Lock()
-	defer st.writeMu.Unlock()
+	defer unlock()
 	now := e.clock.Now()
 	res := &ForgetResult{}
 	var changed []*memory.Version

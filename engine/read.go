@@ -129,6 +129,9 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	if err != nil {
 		return nil, fmt.Errorf("retrieve: embed query: %w", err)
 	}
+	if len(vecs) != 1 {
+		return nil, fmt.Errorf("retrieve: embed query: %d vectors for 1 text", len(vecs))
+	}
 	qvec := vecs[0]
 
 	keep := st.filter(p)

@@ -53,20 +53,19 @@ func (w *writeBatch) noteFact(v *memory.Version, sig string) {
 // ingest embeds, reconciles and writes a batch of events in one transaction,
 // then applies the committed changes to the namespace index.
 func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]Outcome, error) {
-	st, err := e.namespace(ctx, ns)
-	if err != nil {
-		return nil, err
-	}
 	if err := e.embedPending(ctx, evs); err != nil {
 		return nil, err
 	}
-
-	st.writeMu.Lock()
-	defer st.writeMu.Unlock()
+	st, unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	now := e.clock.Now()
 	var (
 		w    writeBatch
 		outs []Outcome
+		docs []search.Doc
 	)
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
 		w.reset()
@@ -119,17 +118,26 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 			}
 			adms = append(adms, episodeAdmission(ns, pe, now))
 		}
-		return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: adms})
+		if err := tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: adms}); err != nil {
+			return err
+		}
+		// Build the search documents before committing, so nothing that
+		// commits can fail to reach the index.
+		docs = docs[:0]
+		for _, v := range w.created {
+			doc, err := e.docOf(v)
+			if err != nil {
+				return err
+			}
+			docs = append(docs, doc)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range w.created {
-		doc, err := e.docOf(v)
-		if err != nil {
-			return nil, err
-		}
-		st.put(v, doc, e.analyzer)
+	for i, v := range w.created {
+		st.put(v, docs[i], e.analyzer)
 	}
 	for _, v := range w.updated {
 		st.updateState(v)
@@ -143,13 +151,17 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 // its facts would be reinforced by their own echo.
 func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string, evs []*pendingEvent) ([]*memory.Episode, error) {
 	out := make([]*memory.Episode, 0, len(evs))
-	inBatch := make(map[string]*memory.Episode)
+	inBatch := make(map[string][]*memory.Episode)
 	for _, pe := range evs {
 		pe.dupOf = ""
 		if pe.dedupe {
-			if prev, ok := inBatch[pe.ep.ContentHash]; ok && sameEvent(prev, pe.ep) {
-				pe.dupOf = prev.ID
-			} else {
+			for _, prev := range inBatch[pe.ep.ContentHash] {
+				if sameEvent(prev, pe.ep) {
+					pe.dupOf = prev.ID
+					break
+				}
+			}
+			if pe.dupOf == "" {
 				stored, err := tx.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, ContentHash: pe.ep.ContentHash})
 				if err != nil {
 					return nil, err
@@ -163,7 +175,7 @@ func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string,
 			}
 		}
 		if pe.dupOf == "" {
-			inBatch[pe.ep.ContentHash] = pe.ep
+			inBatch[pe.ep.ContentHash] = append(inBatch[pe.ep.ContentHash], pe.ep)
 			out = append(out, pe.ep)
 		}
 	}
@@ -485,7 +497,13 @@ func (e *Engine) nearDuplicate(ctx context.Context, tx memory.Executor, st *nsSt
 		vec, err := search.DecodeVector(v.Embedding)
 		return err == nil && float64(vec.Dot(c.vec)) >= nearDuplicate
 	}
-	for _, v := range w.bySig[c.sig] {
+	for _, created := range w.bySig[c.sig] {
+		// Read it again: a later candidate of this batch may have moved
+		// its state since it was created.
+		v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: st.name, ID: created.ID})
+		if err != nil {
+			return nil, err
+		}
 		if match(v) {
 			return v, nil
 		}

@@ -18,6 +18,7 @@ type traceWriter struct {
 	store memory.Store
 	log   *slog.Logger
 
+	flushMu sync.Mutex // one flush at a time, from taking the queue to commit
 	mu      sync.Mutex
 	pending map[string]*memory.Trace // not yet committed
 	queue   []*memory.Trace
@@ -74,8 +75,11 @@ func (w *traceWriter) Get(ns, id string) (*memory.Trace, bool) {
 	return t, true
 }
 
-// Flush writes every queued trace now.
+// Flush writes every queued trace now, and waits for a write already under
+// way, so every trace added before the call is in the store after it.
 func (w *traceWriter) Flush() {
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
 	w.mu.Lock()
 	batch := w.queue
 	w.queue = nil
