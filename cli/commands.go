@@ -697,7 +697,7 @@ func (a *app) printTrace(ctx context.Context, w io.Writer, tr *memory.Trace, con
 		}
 		var ch []string
 		for _, name := range engine.Channels {
-			if h, ok := it.Channels[name]; ok {
+			if h, ok := it.Channels.Get(name); ok {
 				ch = append(ch, fmt.Sprintf("%s#%d", name, h.Rank))
 			}
 		}

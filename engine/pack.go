@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -181,7 +180,7 @@ func (e *Engine) item(st *nsState, c *scored, qterms []string, asOf *time.Time) 
 		MemoryID: v.MemoryID, VersionID: v.ID, Seq: v.Seq, Kind: v.Kind, Type: v.Type,
 		Subject: v.Subject, Key: v.Key, Value: v.Value, Content: v.Content, Status: v.Status,
 		Section: sectionOf(v), Score: c.final, Tokens: c.lineToks, Trust: c.trust, Action: c.action,
-		EpisodeIDs: v.EvidenceEpisodeIDs, Channels: c.channels, Terms: c.terms,
+		EpisodeIDs: v.EvidenceEpisodeIDs, Channels: c.channels.Map(), Terms: c.terms.Map(),
 		ObservedAt: v.ObservedAt, ValidFrom: v.ValidFrom, ValidTo: v.ValidTo,
 	}
 	if asOf != nil && v.ValidAt(*asOf) && !v.Status.Live() {
@@ -198,7 +197,7 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, asOf *time.Tim
 	v := c.en.v
 	var parts []string
 	for _, name := range Channels {
-		h, ok := c.channels[name]
+		h, ok := c.channels.Get(name)
 		if !ok {
 			continue
 		}
@@ -232,13 +231,8 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, asOf *time.Tim
 	b.WriteString("found by ")
 	b.WriteString(strings.Join(parts, ", "))
 	fmt.Fprintf(&b, "; fused %.3f", c.fused)
-	names := make([]string, 0, len(c.terms))
-	for n := range c.terms {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(&b, " %+.3f %s", c.terms[n], n)
+	for _, t := range c.terms {
+		fmt.Fprintf(&b, " %+.3f %s", t.Value, t.Name)
 	}
 	fmt.Fprintf(&b, " = %.3f; %s (trust %.2f); %s in %s, %d tokens", c.final, c.action, c.trust, c.reason, sectionOf(v), c.lineToks)
 	switch {

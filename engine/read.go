@@ -80,9 +80,9 @@ type Result struct {
 // scored is a candidate on its way through fusion, ranking and packing.
 type scored struct {
 	en       *entry
-	channels map[string]memory.ChannelHit
+	channels memory.ChannelHits
 	fused    float64
-	terms    map[string]float64
+	terms    memory.Terms
 	final    float64
 	trust    float64
 	action   memory.Action
@@ -95,12 +95,11 @@ type scored struct {
 // and it halves the size of the trace written for every retrieval.
 func (c *scored) round() {
 	c.fused, c.final, c.trust = round4(c.fused), round4(c.final), round4(c.trust)
-	for k, h := range c.channels {
-		h.Score = round4(h.Score)
-		c.channels[k] = h
+	for i := range c.channels {
+		c.channels[i].Score = round4(c.channels[i].Score)
 	}
-	for k, v := range c.terms {
-		c.terms[k] = round4(v)
+	for i := range c.terms {
+		c.terms[i].Value = round4(c.terms[i].Value)
 	}
 }
 
@@ -413,9 +412,38 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 	for _, hits := range results {
 		total += len(hits)
 	}
-	byID := make(map[string]*scored, total)
-	order := make([]*scored, 0, total)
-	pool := make([]scored, total) // one allocation for every candidate
+	// Pass 1: the candidates, and how many channels found each.
+	byID := make(map[string]int, total)
+	pool := make([]scored, 0, total) // one allocation for every candidate
+	counts := make([]int, 0, total)
+	st.mu.RLock()
+	for _, hits := range results {
+		for _, h := range hits {
+			if i, ok := byID[h.ID]; ok {
+				counts[i]++
+				continue
+			}
+			en, found := st.entries.load(h.ID)
+			if !found {
+				continue
+			}
+			byID[h.ID] = len(pool)
+			pool = append(pool, scored{en: en})
+			counts = append(counts, 1)
+		}
+	}
+	st.mu.RUnlock()
+	// One backing array for every channel hit and one for every term, so a
+	// retrieval allocates a handful of slices, not hundreds of maps.
+	hitsBuf := make([]memory.NamedChannelHit, total)
+	termsBuf := make([]memory.Term, len(pool)*maxTerms)
+	off := 0
+	for i := range pool {
+		pool[i].channels = hitsBuf[off : off : off+counts[i]]
+		off += counts[i]
+		pool[i].terms = termsBuf[i*maxTerms : i*maxTerms : (i+1)*maxTerms]
+	}
+	// Pass 2: each channel's ranks.
 	answered := make([]bool, len(Channels))
 	for ci, hits := range results {
 		if len(hits) == 0 {
@@ -425,22 +453,18 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 		name := Channels[ci]
 		w := r.weight(name)
 		for rank, h := range hits {
-			c, ok := byID[h.ID]
+			i, ok := byID[h.ID]
 			if !ok {
-				en, found := st.get(h.ID)
-				if !found {
-					continue
-				}
-				c = &pool[len(order)]
-				c.en, c.channels = en, make(map[string]memory.ChannelHit, 4)
-				byID[h.ID] = c
-				order = append(order, c)
+				continue
 			}
-			c.channels[name] = memory.ChannelHit{Rank: rank + 1, Score: h.Score}
+			c := &pool[i]
+			c.channels = append(c.channels, memory.NamedChannelHit{Channel: name, ChannelHit: memory.ChannelHit{Rank: rank + 1, Score: h.Score}})
 			c.fused += w * (r.RRFK + 1) / (r.RRFK + float64(rank+1))
 		}
 	}
-	for _, c := range order {
+	order := make([]*scored, len(pool))
+	for i := range pool {
+		c := &pool[i]
 		var norm float64
 		for ci, name := range Channels {
 			if answered[ci] && eligible(name, c.en.v) {
@@ -450,9 +474,13 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 		if norm > 0 {
 			c.fused /= norm
 		}
+		order[i] = c
 	}
 	return order
 }
+
+// maxTerms is how many utility terms rank can add to one candidate.
+const maxTerms = 8
 
 // pastWords mark a question about earlier values.
 var pastWords = map[string]bool{
@@ -487,10 +515,12 @@ func eligible(channel string, v *memory.Version) bool {
 // rank adds the bounded utility terms, each reported, and the trust action.
 func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string, r Ranking, now time.Time) {
 	v := c.en.v
-	c.terms = map[string]float64{
-		"usefulness": v.Usefulness * r.Usefulness,
-		"confidence": v.Confidence * r.Confidence,
+	add := func(name string, value float64) {
+		c.terms = append(c.terms, memory.Term{Name: name, Value: value})
 	}
+	c.terms = c.terms[:0]
+	add("usefulness", v.Usefulness*r.Usefulness)
+	add("confidence", v.Confidence*r.Confidence)
 	scope := 0.0
 	if v.Scope.AgentID != "" {
 		scope += r.ScopeAgent
@@ -505,37 +535,34 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 		scope += r.ScopeSession
 	}
 	if scope != 0 {
-		c.terms["scope"] = scope
+		add("scope", scope)
 	}
 	if c.en.subjectTerm != "" && slices.Contains(qterms, c.en.subjectTerm) {
 		// "which editor does the user prefer?" is about the user, not
 		// about the user's sister.
-		c.terms["subject"] = r.SubjectMatch
+		add("subject", r.SubjectMatch)
 	}
 	if p.TaskType != "" && (string(v.Type) == p.TaskType || strings.Contains(v.Key, p.TaskType)) {
-		c.terms["task_match"] = r.TaskMatch
+		add("task_match", r.TaskMatch)
 	}
 	if v.Status == memory.StatusContested {
-		c.terms["contested"] = -r.ContestedPenalty
+		add("contested", -r.ContestedPenalty)
 	}
 	if historyAt(v, p.AsOf) {
 		if p.IncludeHistory && asksAboutPast(p.Query) {
 			// "which editor did the user use before?" asks for history.
-			c.terms["history"] = r.HistoryPenalty
+			add("history", r.HistoryPenalty)
 		} else {
-			c.terms["history"] = -r.HistoryPenalty
+			add("history", -r.HistoryPenalty)
 		}
 	}
 	switch st.sourceState(v, p) {
 	case "covered":
-		c.terms["covered_by_fact"] = -r.CoveredPenalty
+		add("covered_by_fact", -r.CoveredPenalty)
 	case "stale":
-		c.terms["stale_source"] = -r.StalePenalty
+		add("stale_source", -r.StalePenalty)
 	}
-	c.final = c.fused
-	for _, t := range c.terms {
-		c.final += t
-	}
+	c.final = c.fused + c.terms.Sum()
 	c.trust = trustOf(v, now)
 	c.action = r.action(c.trust)
 }

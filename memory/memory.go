@@ -271,19 +271,19 @@ type ChannelHit struct {
 
 // TraceItem is one candidate of a retrieval, packed or not.
 type TraceItem struct {
-	MemoryID    string                `json:"memory_id"`
-	VersionID   string                `json:"version_id"`
-	Channels    map[string]ChannelHit `json:"channels"`
-	Fused       float64               `json:"fused"`
-	Terms       map[string]float64    `json:"terms"` // utility terms added to Fused
-	Final       float64               `json:"final"`
-	Rank        int                   `json:"rank"` // 1-based final rank
-	Tokens      int                   `json:"tokens"`
-	Trust       float64               `json:"trust"`
-	Action      Action                `json:"action"`
-	Packed      bool                  `json:"packed"`
-	Reason      string                `json:"reason"`
-	Explanation string                `json:"explanation,omitempty"`
+	MemoryID    string      `json:"memory_id"`
+	VersionID   string      `json:"version_id"`
+	Channels    ChannelHits `json:"channels"`
+	Fused       float64     `json:"fused"`
+	Terms       Terms       `json:"terms"` // utility terms added to Fused
+	Final       float64     `json:"final"`
+	Rank        int         `json:"rank"` // 1-based final rank
+	Tokens      int         `json:"tokens"`
+	Trust       float64     `json:"trust"`
+	Action      Action      `json:"action"`
+	Packed      bool        `json:"packed"`
+	Reason      string      `json:"reason"`
+	Explanation string      `json:"explanation,omitempty"`
 }
 
 // Trace is the persisted record of one retrieval.

@@ -29,16 +29,16 @@ func (ts TraceItems) AppendBinary(b []byte) []byte {
 		b = appendStr(b, t.MemoryID)
 		b = appendStr(b, t.VersionID)
 		b = appendMapLen(b, t.Channels == nil, len(t.Channels))
-		for k, h := range t.Channels {
-			b = appendStr(b, k)
+		for _, h := range t.Channels {
+			b = appendStr(b, h.Channel)
 			b = binary.AppendVarint(b, int64(h.Rank))
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(h.Score))
 		}
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(t.Fused))
 		b = appendMapLen(b, t.Terms == nil, len(t.Terms))
-		for k, v := range t.Terms {
-			b = appendStr(b, k)
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		for _, term := range t.Terms {
+			b = appendStr(b, term.Name)
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(term.Value))
 		}
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(t.Final))
 		b = binary.AppendVarint(b, int64(t.Rank))
@@ -61,7 +61,7 @@ func appendStr(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// appendMapLen writes 0 for a nil map, else 1 + its length.
+// appendMapLen writes 0 for a nil list, else 1 + its length.
 func appendMapLen(b []byte, isNil bool, n int) []byte {
 	if isNil {
 		return append(b, 0)
@@ -89,19 +89,19 @@ func DecodeTraceItems(b []byte) (TraceItems, error) {
 		t.MemoryID = r.str()
 		t.VersionID = r.str()
 		if m := r.mapLen(); m >= 0 {
-			t.Channels = make(map[string]ChannelHit, m)
+			t.Channels = make(ChannelHits, 0, m)
 			for j := 0; j < m && r.err == nil; j++ {
 				k := r.str()
 				rank := r.varint()
-				t.Channels[k] = ChannelHit{Rank: int(rank), Score: r.float()}
+				t.Channels = append(t.Channels, NamedChannelHit{Channel: k, ChannelHit: ChannelHit{Rank: int(rank), Score: r.float()}})
 			}
 		}
 		t.Fused = r.float()
 		if m := r.mapLen(); m >= 0 {
-			t.Terms = make(map[string]float64, m)
+			t.Terms = make(Terms, 0, m)
 			for j := 0; j < m && r.err == nil; j++ {
 				k := r.str()
-				t.Terms[k] = r.float()
+				t.Terms = append(t.Terms, Term{Name: k, Value: r.float()})
 			}
 		}
 		t.Final = r.float()
@@ -183,7 +183,7 @@ func (r *binReader) str() string {
 	return s
 }
 
-// mapLen returns -1 for a nil map.
+// mapLen returns -1 for a nil list.
 func (r *binReader) mapLen() int {
 	n := r.uvarint()
 	if n == 0 {

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -40,49 +39,17 @@ func (t *TraceItem) appendJSON(b []byte) []byte {
 	b = append(b, `,"version_id":`...)
 	b = appendString(b, t.VersionID)
 	b = append(b, `,"channels":`...)
-	if t.Channels == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '{')
-		var buf [8]string
-		for i, k := range sortedKeys(t.Channels, buf[:]) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			h := t.Channels[k]
-			b = appendString(b, k)
-			b = append(b, `:{"rank":`...)
-			b = strconv.AppendInt(b, int64(h.Rank), 10)
-			b = append(b, `,"score":`...)
-			b = appendFloat(b, h.Score)
-			b = append(b, '}')
-		}
-		b = append(b, '}')
-	}
+	b = t.Channels.appendJSON(b)
 	b = append(b, `,"fused":`...)
 	b = appendFloat(b, t.Fused)
 	b = append(b, `,"terms":`...)
-	if t.Terms == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '{')
-		var buf [8]string
-		for i, k := range sortedKeys(t.Terms, buf[:]) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = appendFloat(b, t.Terms[k])
-		}
-		b = append(b, '}')
-	}
+	b = t.Terms.appendJSON(b)
 	b = append(b, `,"final":`...)
 	b = appendFloat(b, t.Final)
 	b = append(b, `,"rank":`...)
-	b = strconv.AppendInt(b, int64(t.Rank), 10)
+	b = appendInt(b, t.Rank)
 	b = append(b, `,"tokens":`...)
-	b = strconv.AppendInt(b, int64(t.Tokens), 10)
+	b = appendInt(b, t.Tokens)
 	b = append(b, `,"trust":`...)
 	b = appendFloat(b, t.Trust)
 	b = append(b, `,"action":`...)
@@ -98,15 +65,7 @@ func (t *TraceItem) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// sortedKeys returns m's keys in order, in buf when it is large enough.
-func sortedKeys[V any](m map[string]V, buf []string) []string {
-	keys := buf[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
 
 // appendFloat writes f as encoding/json does for float64 (NaN and
 // infinities, which JSON cannot hold, become 0).

@@ -11,13 +11,13 @@ func TestTraceItemsJSONMatchesStdlib(t *testing.T) {
 	items := TraceItems{
 		{
 			MemoryID: "mem_1", VersionID: "ver_1",
-			Channels: map[string]ChannelHit{"lexical": {Rank: 1, Score: 2.5}, "semantic": {Rank: 3, Score: 0.61}},
-			Fused:    0.97, Terms: map[string]float64{"usefulness": 0.02, "confidence": 0.027},
+			Channels: ChannelHits{{Channel: "lexical", ChannelHit: ChannelHit{Rank: 1, Score: 2.5}}, {Channel: "semantic", ChannelHit: ChannelHit{Rank: 3, Score: 0.61}}},
+			Fused:    0.97, Terms: Terms{{Name: "confidence", Value: 0.027}, {Name: "usefulness", Value: 0.02}},
 			Final: 1.017, Rank: 1, Tokens: 11, Trust: 0.69, Action: ActionHint, Packed: true,
 			Reason: "ranked", Explanation: "quote \" backslash \\ newline \n tab \t ctrl \x01 <html> & é 日本 \u2028",
 		},
 		{MemoryID: "mem_2", VersionID: "ver_2", Rank: 2, Reason: "limit reached", Fused: 1e-7, Final: -0.5},
-		{MemoryID: "bad \xff utf8", VersionID: "v", Channels: map[string]ChannelHit{}, Terms: map[string]float64{}},
+		{MemoryID: "bad \xff utf8", VersionID: "v", Channels: ChannelHits{}, Terms: Terms{}},
 	}
 	got, err := json.Marshal(items)
 	if err != nil {
@@ -58,8 +58,8 @@ func BenchmarkTraceItemsJSON(b *testing.B) {
 	for i := range items {
 		items[i] = TraceItem{
 			MemoryID: "mem_01m8pdnmj24tyhevq23r9xxpg1", VersionID: "ver_01m8pdnmj24tyhevq23r9xxpg1",
-			Channels: map[string]ChannelHit{"lexical": {Rank: i + 1, Score: 2.5}, "semantic": {Rank: i + 2, Score: 0.5}},
-			Terms:    map[string]float64{"usefulness": 0.02, "confidence": 0.027}, Fused: 0.9, Final: 0.95,
+			Channels: ChannelHits{{Channel: "lexical", ChannelHit: ChannelHit{Rank: i + 1, Score: 2.5}}, {Channel: "semantic", ChannelHit: ChannelHit{Rank: i + 2, Score: 0.5}}},
+			Terms:    Terms{{Name: "confidence", Value: 0.027}, {Name: "usefulness", Value: 0.02}}, Fused: 0.9, Final: 0.95,
 			Rank: i + 1, Tokens: 20, Trust: 0.7, Action: ActionHint, Reason: "limit reached",
 		}
 	}
@@ -76,8 +76,8 @@ func BenchmarkTraceItemsStdlib(b *testing.B) {
 	for i := range items {
 		items[i] = TraceItem{
 			MemoryID: "mem_01m8pdnmj24tyhevq23r9xxpg1", VersionID: "ver_01m8pdnmj24tyhevq23r9xxpg1",
-			Channels: map[string]ChannelHit{"lexical": {Rank: i + 1, Score: 2.5}, "semantic": {Rank: i + 2, Score: 0.5}},
-			Terms:    map[string]float64{"usefulness": 0.02, "confidence": 0.027}, Fused: 0.9, Final: 0.95,
+			Channels: ChannelHits{{Channel: "lexical", ChannelHit: ChannelHit{Rank: i + 1, Score: 2.5}}, {Channel: "semantic", ChannelHit: ChannelHit{Rank: i + 2, Score: 0.5}}},
+			Terms:    Terms{{Name: "confidence", Value: 0.027}, {Name: "usefulness", Value: 0.02}}, Fused: 0.9, Final: 0.95,
 			Rank: i + 1, Tokens: 20, Trust: 0.7, Action: ActionHint, Reason: "limit reached",
 		}
 	}
@@ -94,10 +94,10 @@ func TestTraceItemsBinaryRoundTrip(t *testing.T) {
 		nil,
 		{},
 		{
-			{MemoryID: "mem_1", VersionID: "ver_1", Channels: map[string]ChannelHit{"lexical": {Rank: 1, Score: 2.5}, "x": {Rank: math.MaxInt32, Score: -math.MaxFloat64}},
-				Fused: 0.97, Terms: map[string]float64{"usefulness": 0.02, "contested": -0.05}, Final: 1.017, Rank: 1, Tokens: 11,
+			{MemoryID: "mem_1", VersionID: "ver_1", Channels: ChannelHits{{Channel: "lexical", ChannelHit: ChannelHit{Rank: 1, Score: 2.5}}, {Channel: "x", ChannelHit: ChannelHit{Rank: math.MaxInt32, Score: -math.MaxFloat64}}},
+				Fused: 0.97, Terms: Terms{{Name: "contested", Value: -0.05}, {Name: "usefulness", Value: 0.02}}, Final: 1.017, Rank: 1, Tokens: 11,
 				Trust: 0.69, Action: ActionHint, Packed: true, Reason: "ranked", Explanation: "quote \" é 日本 \x00"},
-			{MemoryID: "mem_2", Rank: -3, Channels: map[string]ChannelHit{}, Terms: map[string]float64{}},
+			{MemoryID: "mem_2", Rank: -3, Channels: ChannelHits{}, Terms: Terms{}},
 		},
 	} {
 		b := items.AppendBinary(nil)
@@ -112,7 +112,7 @@ func TestTraceItemsBinaryRoundTrip(t *testing.T) {
 }
 
 func FuzzDecodeTraceItems(f *testing.F) {
-	f.Add(TraceItems{{MemoryID: "m", Channels: map[string]ChannelHit{"a": {Rank: 1}}, Terms: map[string]float64{"t": 1}}}.AppendBinary(nil))
+	f.Add(TraceItems{{MemoryID: "m", Channels: ChannelHits{{Channel: "a", ChannelHit: ChannelHit{Rank: 1}}}, Terms: Terms{{Name: "t", Value: 1}}}}.AppendBinary(nil))
 	f.Add([]byte{1, 1, 200})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		items, err := DecodeTraceItems(b)
@@ -131,8 +131,8 @@ func BenchmarkTraceItemsBinary(b *testing.B) {
 	for i := range items {
 		items[i] = TraceItem{
 			MemoryID: "mem_01m8pdnmj24tyhevq23r9xxpg1", VersionID: "ver_01m8pdnmj24tyhevq23r9xxpg1",
-			Channels: map[string]ChannelHit{"lexical": {Rank: i + 1, Score: 2.5}, "semantic": {Rank: i + 2, Score: 0.5}},
-			Terms:    map[string]float64{"usefulness": 0.02, "confidence": 0.027}, Fused: 0.9, Final: 0.95,
+			Channels: ChannelHits{{Channel: "lexical", ChannelHit: ChannelHit{Rank: i + 1, Score: 2.5}}, {Channel: "semantic", ChannelHit: ChannelHit{Rank: i + 2, Score: 0.5}}},
+			Terms:    Terms{{Name: "confidence", Value: 0.027}, {Name: "usefulness", Value: 0.02}}, Fused: 0.9, Final: 0.95,
 			Rank: i + 1, Tokens: 20, Trust: 0.7, Action: ActionHint, Reason: "limit reached",
 		}
 	}

@@ -127,7 +127,7 @@ func TestLegacyJSONTraceItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Items) != 1 || tr.Items[0].VersionID != "ver_1" || tr.Items[0].Channels["lexical"].Rank != 1 || !tr.Items[0].Packed {
+	if len(tr.Items) != 1 || tr.Items[0].VersionID != "ver_1" || tr.Items[0].Channels[0].Rank != 1 || !tr.Items[0].Packed {
 		t.Fatalf("legacy items = %+v", tr.Items)
 	}
 	tr, err = s.GetTrace(t.Context(), memory.GetParams{Namespace: "ns", ID: "ret_null"})

@@ -151,12 +151,12 @@ func newTrace(ns, id string, created time.Time) *memory.Trace {
 			{
 				MemoryID:  "mem-1",
 				VersionID: "ver-1",
-				Channels: map[string]memory.ChannelHit{
-					"lexical":  {Rank: 1, Score: 7.25},
-					"semantic": {Rank: 3, Score: 0.6180339887},
+				Channels: memory.ChannelHits{
+					{Channel: "lexical", ChannelHit: memory.ChannelHit{Rank: 1, Score: 7.25}},
+					{Channel: "semantic", ChannelHit: memory.ChannelHit{Rank: 3, Score: 0.6180339887}},
 				},
 				Fused:       0.8125,
-				Terms:       map[string]float64{"usefulness": 0.02, "contested": -0.05},
+				Terms:       memory.Terms{{Name: "usefulness", Value: 0.02}, {Name: "contested", Value: -0.05}},
 				Final:       0.7825,
 				Rank:        1,
 				Tokens:      12,

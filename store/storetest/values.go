@@ -38,7 +38,7 @@ func (s suite) values(t *testing.T) {
 			adm.Reasons = []string{odd}
 			tr := newTrace(ns, "ret-odd", at(4))
 			tr.Query = odd
-			tr.Items[0].Channels[odd] = memory.ChannelHit{Rank: math.MaxInt32, Score: -math.MaxFloat64}
+			tr.Items[0].Channels = append(tr.Items[0].Channels, memory.NamedChannelHit{Channel: odd, ChannelHit: memory.ChannelHit{Rank: math.MaxInt32, Score: -math.MaxFloat64}})
 			tr.Items[0].Explanation = odd
 			must(t, m.do(ctx, st, func(ex memory.Executor) error {
 				if err := ex.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{ep, empty2}}); err != nil {
