@@ -118,20 +118,30 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 func BenchmarkRetrieve10k(b *testing.B)  { benchRetrieve(b, 10_000) }
 func BenchmarkRetrieve100k(b *testing.B) { benchRetrieve(b, 100_000) }
 
-// BenchmarkRememberBatch measures facts per second through the full write
-// path (extraction, embedding, reconciliation, one transaction per 500).
-func BenchmarkRememberBatch(b *testing.B) {
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "w.db"), sqlite.Options{})
+// durableEngine opens an engine on a fresh file with the default
+// synchronous=FULL, as a user's database is.
+func durableEngine(b *testing.B) *engine.Engine {
+	b.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "w.db"), sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
 	e, err := engine.New(engine.Config{Store: st})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer e.Close()
+	b.Cleanup(func() {
+		e.Close()
+		st.Close()
+	})
+	return e
+}
+
+// BenchmarkRememberBatch measures facts per second through the full write
+// path (extraction, embedding, reconciliation, one transaction per 500).
+func BenchmarkRememberBatch(b *testing.B) {
+	ctx := context.Background()
+	e := durableEngine(b)
 	r := rand.New(rand.NewPCG(5, 6))
 	const batch = 500
 	b.ResetTimer()
@@ -154,16 +164,7 @@ func BenchmarkRememberBatch(b *testing.B) {
 // transaction with synchronous=FULL (fsync per acknowledged write).
 func BenchmarkRememberDurable(b *testing.B) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "d.db"), sqlite.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	e, err := engine.New(engine.Config{Store: st})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
+	e := durableEngine(b)
 	r := rand.New(rand.NewPCG(7, 8))
 	b.ResetTimer()
 	start := time.Now()

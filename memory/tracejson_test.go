@@ -54,15 +54,7 @@ func TestTraceItemsNonFinite(t *testing.T) {
 }
 
 func BenchmarkTraceItemsJSON(b *testing.B) {
-	items := make(TraceItems, 120)
-	for i := range items {
-		items[i] = TraceItem{
-			MemoryID: "mem_01m8pdnmj24tyhevq23r9xxpg1", VersionID: "ver_01m8pdnmj24tyhevq23r9xxpg1",
-			Channels: ChannelHits{{Channel: "lexical", ChannelHit: ChannelHit{Rank: i + 1, Score: 2.5}}, {Channel: "semantic", ChannelHit: ChannelHit{Rank: i + 2, Score: 0.5}}},
-			Terms:    Terms{{Name: "confidence", Value: 0.027}, {Name: "usefulness", Value: 0.02}}, Fused: 0.9, Final: 0.95,
-			Rank: i + 1, Tokens: 20, Trust: 0.7, Action: ActionHint, Reason: "limit reached",
-		}
-	}
+	items := benchItems()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if _, err := items.MarshalJSON(); err != nil {
@@ -72,15 +64,7 @@ func BenchmarkTraceItemsJSON(b *testing.B) {
 }
 
 func BenchmarkTraceItemsStdlib(b *testing.B) {
-	items := make([]TraceItem, 120)
-	for i := range items {
-		items[i] = TraceItem{
-			MemoryID: "mem_01m8pdnmj24tyhevq23r9xxpg1", VersionID: "ver_01m8pdnmj24tyhevq23r9xxpg1",
-			Channels: ChannelHits{{Channel: "lexical", ChannelHit: ChannelHit{Rank: i + 1, Score: 2.5}}, {Channel: "semantic", ChannelHit: ChannelHit{Rank: i + 2, Score: 0.5}}},
-			Terms:    Terms{{Name: "confidence", Value: 0.027}, {Name: "usefulness", Value: 0.02}}, Fused: 0.9, Final: 0.95,
-			Rank: i + 1, Tokens: 20, Trust: 0.7, Action: ActionHint, Reason: "limit reached",
-		}
-	}
+	items := []TraceItem(benchItems())
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if _, err := json.Marshal(items); err != nil {
@@ -127,6 +111,17 @@ func FuzzDecodeTraceItems(f *testing.F) {
 }
 
 func BenchmarkTraceItemsBinary(b *testing.B) {
+	items := benchItems()
+	buf := make([]byte, 0, 64<<10)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf = items.AppendBinary(buf[:0])
+	}
+	b.ReportMetric(float64(len(buf)), "bytes")
+}
+
+// benchItems is a typical trace: 120 candidates found by two channels.
+func benchItems() TraceItems {
 	items := make(TraceItems, 120)
 	for i := range items {
 		items[i] = TraceItem{
@@ -136,10 +131,5 @@ func BenchmarkTraceItemsBinary(b *testing.B) {
 			Rank: i + 1, Tokens: 20, Trust: 0.7, Action: ActionHint, Reason: "limit reached",
 		}
 	}
-	buf := make([]byte, 0, 64<<10)
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		buf = items.AppendBinary(buf[:0])
-	}
-	b.ReportMetric(float64(len(buf)), "bytes")
+	return items
 }
