@@ -220,6 +220,10 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, asOf *time.Tim
 			detail = fmt.Sprintf("cosine %.2f", h.Score)
 		case ChannelStructured:
 			detail = "key " + v.Key
+			if v.Kind == memory.KindEpisodic {
+				// An episode matches by its speaker and the keys its facts lent it.
+				detail = "speaker and lent keys: " + strings.Join(c.en.keyTerms, " ")
+			}
 		case ChannelCritical:
 			detail = "must_include"
 		case ChannelRecent:
