@@ -137,6 +137,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			subjects := make(map[string]string) // subjects repeat: analyse each once
 			for v := range in {
 				doc, err := e.docOf(v)
 				if err != nil {
@@ -144,7 +145,12 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 					cancel()
 					return
 				}
-				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), subjectTerm: subjectTermOf(v, e.analyzer)}
+				subject, ok := subjects[v.Subject]
+				if !ok {
+					subject = subjectTermOf(v, e.analyzer)
+					subjects[v.Subject] = subject
+				}
+				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), subjectTerm: subject}
 			}
 		}()
 	}
@@ -152,7 +158,16 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 		wg.Wait()
 		close(out)
 	}()
+	// Presize for the namespace (a count over an index) rather than grow
+	// a slice of 100k documents by copying.
 	var docs []search.Doc
+	if stats, err := e.store.Stats(ctx, memory.StatsParams{Namespace: st.name}); err == nil {
+		n := 0
+		for _, c := range stats.Versions {
+			n += c
+		}
+		docs = make([]search.Doc, 0, n)
+	}
 	for lv := range out {
 		docs = append(docs, lv.doc)
 		// The scan allocated v for us alone: the entry may keep it.
@@ -232,8 +247,11 @@ func searchText(v *memory.Version) string {
 
 // keyWords turns "prefers:programming_language" into "prefers programming language".
 func keyWords(key string) string {
-	return strings.NewReplacer(":", " ", "_", " ", "-", " ").Replace(key)
+	return keySeparators.Replace(key)
 }
+
+// keySeparators splits keys into words; read-only, safe for concurrent use.
+var keySeparators = strings.NewReplacer(":", " ", "_", " ", "-", " ")
 
 // put adds or replaces a version in the index. Lock order: the search
 // index is never called with st.mu held, because index queries call back
