@@ -162,8 +162,9 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	wg.Wait()
 
 	cands := fuse(st, results, r)
+	pastQuery := p.IncludeHistory && asksAboutPast(p.Query)
 	for _, c := range cands {
-		e.rank(st, c, p, qterms, r, now)
+		e.rank(st, c, p, qterms, pastQuery, r, now)
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		a, b := cands[i], cands[j]
@@ -513,7 +514,8 @@ func eligible(channel string, v *memory.Version) bool {
 }
 
 // rank adds the bounded utility terms, each reported, and the trust action.
-func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string, r Ranking, now time.Time) {
+// pastQuery says the query asks about earlier values and history is served.
+func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string, pastQuery bool, r Ranking, now time.Time) {
 	v := c.en.v
 	add := func(name string, value float64) {
 		c.terms = append(c.terms, memory.Term{Name: name, Value: value})
@@ -549,7 +551,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 		add("contested", -r.ContestedPenalty)
 	}
 	if historyAt(v, p.AsOf) {
-		if p.IncludeHistory && asksAboutPast(p.Query) {
+		if pastQuery {
 			// "which editor did the user use before?" asks for history.
 			add("history", r.HistoryPenalty)
 		} else {
