@@ -81,6 +81,9 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 		}
 		var adms []*memory.Admission
 		for _, pe := range evs {
+			if pe.done {
+				continue
+			}
 			if pe.dupOf != "" {
 				out := Outcome{EpisodeID: pe.dupOf, Decision: memory.AdmitReject, Operation: memory.OpNoop,
 					Reasons: []string{"duplicate_event"}, Content: pe.ep.Content}
@@ -153,7 +156,19 @@ func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string,
 	out := make([]*memory.Episode, 0, len(evs))
 	inBatch := make(map[string][]*memory.Episode)
 	for _, pe := range evs {
-		pe.dupOf = ""
+		pe.dupOf, pe.done = "", false
+		if pe.stored {
+			// Every extraction logs an admission for its episode in the
+			// same transaction: finding one means a retried job already
+			// did this work, and doing it again would reinforce facts
+			// with their own evidence.
+			done, err := extracted(ctx, tx, ns, pe.ep.ID)
+			if err != nil {
+				return nil, err
+			}
+			pe.done = done
+			continue
+		}
 		if pe.dedupe {
 			for _, prev := range inBatch[pe.ep.ContentHash] {
 				if sameEvent(prev, pe.ep) {
@@ -180,6 +195,20 @@ func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string,
 		}
 	}
 	return out, nil
+}
+
+// extracted reports whether an episode's extraction has committed.
+func extracted(ctx context.Context, tx memory.Executor, ns, episodeID string) (bool, error) {
+	adms, err := tx.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, EpisodeID: episodeID})
+	if err != nil {
+		return false, err
+	}
+	for _, a := range adms {
+		if a.Extractor == "episode" && a.Operation == "" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func sameEvent(a, b *memory.Episode) bool {

@@ -93,6 +93,8 @@ type pendingEvent struct {
 	gated    bool          // the importance gate found nothing worth mining
 	dedupe   bool          // a retried capture of the same event is not stored twice
 	dupOf    string        // the stored episode this event repeats
+	stored   bool          // the episode is already in the store (deferred extraction)
+	done     bool          // a stored episode whose extraction already committed
 	cands    []*candidate
 	vec      search.Vector
 }
@@ -117,32 +119,9 @@ type candidate struct {
 // Capture stores events as episodes and extracts memories from them, all in
 // one transaction: either every episode and memory is written, or none.
 func (e *Engine) Capture(ctx context.Context, p CaptureParams) (*CaptureResult, error) {
-	ns, err := checkNamespace(p.Namespace)
+	ns, evs, err := e.captureEvents(p)
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
-	}
-	if len(p.Events) == 0 {
-		return nil, fmt.Errorf("capture: %w", memory.Invalidf("no events: send at least one"))
-	}
-	if len(p.Events) > MaxEvents {
-		return nil, fmt.Errorf("capture: %w", memory.Invalidf("%d events in one call; the limit is %d", len(p.Events), MaxEvents))
-	}
-	now := e.clock.Now()
-	evs := make([]*pendingEvent, 0, len(p.Events))
-	for i, ev := range p.Events {
-		if err := validateEvent(ev); err != nil {
-			return nil, fmt.Errorf("capture: event %d: %w", i, err)
-		}
-		occurred := ev.OccurredAt
-		if occurred.IsZero() {
-			occurred = now
-		}
-		if err := notFuture("occurred_at", occurred, now); err != nil {
-			return nil, fmt.Errorf("capture: event %d: %w", i, err)
-		}
-		pe := e.newPending(ns, p.Scope, ev.Kind, ev.Speaker, ev.Content, ev.Metadata, occurred, now)
-		pe.dedupe = true
-		evs = append(evs, pe)
 	}
 	for _, pe := range evs {
 		if err := e.extractInto(ctx, pe, "capture"); err != nil {
@@ -162,6 +141,39 @@ func (e *Engine) Capture(ctx context.Context, p CaptureParams) (*CaptureResult, 
 		res.EpisodeIDs = append(res.EpisodeIDs, id)
 	}
 	return res, nil
+}
+
+// captureEvents validates a capture and turns its events into episodes on
+// their way into the store.
+func (e *Engine) captureEvents(p CaptureParams) (string, []*pendingEvent, error) {
+	ns, err := checkNamespace(p.Namespace)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(p.Events) == 0 {
+		return "", nil, memory.Invalidf("no events: send at least one")
+	}
+	if len(p.Events) > MaxEvents {
+		return "", nil, memory.Invalidf("%d events in one call; the limit is %d", len(p.Events), MaxEvents)
+	}
+	now := e.clock.Now()
+	evs := make([]*pendingEvent, 0, len(p.Events))
+	for i, ev := range p.Events {
+		if err := validateEvent(ev); err != nil {
+			return "", nil, fmt.Errorf("event %d: %w", i, err)
+		}
+		occurred := ev.OccurredAt
+		if occurred.IsZero() {
+			occurred = now
+		}
+		if err := notFuture("occurred_at", occurred, now); err != nil {
+			return "", nil, fmt.Errorf("event %d: %w", i, err)
+		}
+		pe := e.newPending(ns, p.Scope, ev.Kind, ev.Speaker, ev.Content, ev.Metadata, occurred, now)
+		pe.dedupe = true
+		evs = append(evs, pe)
+	}
+	return ns, evs, nil
 }
 
 func validateEvent(ev Event) error {
@@ -325,13 +337,19 @@ func (e *Engine) newPending(ns string, scope memory.Scope, kind memory.EpisodeKi
 		RecordedAt:  now,
 		ContentHash: hex.EncodeToString(sum[:]),
 	}
+	return pendingOf(ep)
+}
+
+// pendingOf decides, before extraction, whether an episode is searchable,
+// quarantined or refused as evidence.
+func pendingOf(ep *memory.Episode) *pendingEvent {
 	pe := &pendingEvent{ep: ep, indexed: true, epStatus: memory.StatusActive}
-	if bad, reason := extract.DetectInstruction(content); bad {
+	if bad, reason := extract.DetectInstruction(ep.Content); bad {
 		pe.epStatus = memory.StatusQuarantined
 		pe.epReason = []string{reason}
 		return pe
 	}
-	if fromMemory(meta) {
+	if fromMemory(ep.Metadata) {
 		// Text mnemon itself handed to the agent is not new evidence:
 		// indexing it again would let memories reinforce themselves.
 		pe.indexed = false

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// ExtractJob names the stored episodes whose extraction is still to run.
+type ExtractJob struct {
+	Namespace  string   `json:"namespace"`
+	EpisodeIDs []string `json:"episode_ids"`
+}
+
+// Enqueue schedules job inside tx, the transaction that stores its
+// episodes, and returns the job's id: the episodes and the promise to
+// extract them commit together or not at all.
+type Enqueue func(ctx context.Context, tx memory.Executor, job ExtractJob) (string, error)
+
+// DeferredCapture is the acknowledgement of a capture whose extraction runs
+// later: the episodes are stored, in event order, and the job is queued.
+type DeferredCapture struct {
+	EpisodeIDs []string `json:"episode_ids"`
+	JobID      string   `json:"job_id"`
+}
+
+// CaptureDeferred stores events as episodes and enqueues their extraction
+// in the same transaction, so a service can acknowledge a capture as soon
+// as it is durable. A retried capture (same kind, speaker, scope, time and
+// content) stores nothing new and answers with the stored episode ids; its
+// job finds the work done and changes nothing.
+func (e *Engine) CaptureDeferred(ctx context.Context, p CaptureParams, enqueue Enqueue) (*DeferredCapture, error) {
+	if enqueue == nil {
+		return nil, fmt.Errorf("capture: no job queue configured")
+	}
+	ns, evs, err := e.captureEvents(p)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	// The namespace lock orders this against extraction jobs and other
+	// captures, so the duplicate check below sees every committed episode.
+	_, unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	defer unlock()
+	res := &DeferredCapture{}
+	err = e.store.InTx(ctx, func(tx memory.Executor) error {
+		episodes, err := e.newEpisodes(ctx, tx, ns, evs)
+		if err != nil {
+			return err
+		}
+		if len(episodes) > 0 {
+			if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: episodes}); err != nil {
+				return err
+			}
+		}
+		res.EpisodeIDs = make([]string, 0, len(evs))
+		seen := make(map[string]bool, len(evs))
+		job := ExtractJob{Namespace: ns}
+		for _, pe := range evs {
+			id := pe.ep.ID
+			if pe.dupOf != "" {
+				id = pe.dupOf
+			}
+			res.EpisodeIDs = append(res.EpisodeIDs, id)
+			if !seen[id] {
+				seen[id] = true
+				job.EpisodeIDs = append(job.EpisodeIDs, id)
+			}
+		}
+		res.JobID, err = enqueue(ctx, tx, job)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	return res, nil
+}
+
+// ExtractResult says what one extraction job did.
+type ExtractResult struct {
+	// Extracted counts episodes processed by this run; Skipped those an
+	// earlier run already processed.
+	Extracted int       `json:"extracted"`
+	Skipped   int       `json:"skipped"`
+	Outcomes  []Outcome `json:"outcomes"`
+}
+
+// Extract runs the write path on episodes CaptureDeferred stored: gate,
+// extraction, admission, reconciliation, and the episodes' own searchable
+// memories, in one transaction. It is idempotent: an episode whose
+// extraction already committed is skipped, so a job retried after a crash
+// or a lost completion changes nothing the second time.
+func (e *Engine) Extract(ctx context.Context, job ExtractJob) (*ExtractResult, error) {
+	ns, err := checkNamespace(job.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	if len(job.EpisodeIDs) == 0 {
+		return &ExtractResult{}, nil
+	}
+	if len(job.EpisodeIDs) > MaxEvents {
+		return nil, fmt.Errorf("extract: %w", memory.Invalidf("%d episodes in one job; the limit is %d", len(job.EpisodeIDs), MaxEvents))
+	}
+	eps, err := e.store.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, IDs: job.EpisodeIDs})
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	byID := make(map[string]*memory.Episode, len(eps))
+	for _, ep := range eps {
+		byID[ep.ID] = ep
+	}
+	// Keep the capture's order: reconciliation depends on it.
+	evs := make([]*pendingEvent, 0, len(eps))
+	for _, id := range job.EpisodeIDs {
+		ep, ok := byID[id]
+		if !ok {
+			// Forgotten (or never stored) since the job was queued:
+			// nothing is left to extract.
+			continue
+		}
+		delete(byID, id)
+		pe := pendingOf(ep)
+		pe.stored = true
+		if err := e.extractInto(ctx, pe, "capture"); err != nil {
+			return nil, fmt.Errorf("extract: %w", err)
+		}
+		evs = append(evs, pe)
+	}
+	if len(evs) == 0 {
+		return &ExtractResult{}, nil
+	}
+	outs, err := e.ingest(ctx, ns, evs)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	res := &ExtractResult{Outcomes: outs}
+	for _, pe := range evs {
+		if pe.done {
+			res.Skipped++
+		} else {
+			res.Extracted++
+		}
+	}
+	return res, nil
+}
