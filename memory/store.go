@@ -9,11 +9,13 @@ import (
 // implements it; store/storetest holds the conformance suite every backend
 // must pass.
 //
-// Every method takes the namespace in its params and touches nothing outside
-// it. Methods called on the Store itself run in their own transaction; InTx
-// runs several in one.
+// Every Executor method takes the namespace in its params and touches
+// nothing outside it; the KeyStore methods, which administer API keys across
+// namespaces, are the documented exception. Methods called on the Store
+// itself run in their own transaction; InTx runs several in one.
 type Store interface {
 	Executor
+	KeyStore
 
 	// InTx runs fn in one write transaction: everything fn does through tx
 	// commits together or not at all. fn must not use the Store itself.

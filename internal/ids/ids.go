@@ -15,6 +15,7 @@ const (
 	Episode   = "ep"
 	Admission = "adm"
 	Retrieval = "ret"
+	Key       = "key" // API keys
 )
 
 // New returns a fresh identifier with the given prefix. ulid.Make is safe for

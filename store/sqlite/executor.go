@@ -908,6 +908,7 @@ func prepareAll(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
 		qInsertAdmission, qInsertTrace, qGetTrace,
 		qStats, qNamespaces,
 	}
+	queries = append(queries, keyQueries...)
 	shape := func(q string, _ []any, _ error) { queries = append(queries, q) }
 	shape(listEpisodesQuery(memory.ListEpisodesParams{}))
 	shape(listEpisodesQuery(memory.ListEpisodesParams{SessionID: "s"}))

@@ -11,7 +11,9 @@ import (
 
 // Every query the engine runs on a hot path must reach its rows through an
 // index that starts with the namespace; a full scan of a table would make
-// each tenant pay for every other tenant's rows.
+// each tenant pay for every other tenant's rows. API keys are the exception
+// that proves it: found by hash or id (which establish the namespace), or
+// listed across namespaces by an admin, each still through an index.
 func TestQueryPlansUseIndexes(t *testing.T) {
 	t.Parallel()
 	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "plan.db"), Options{})
@@ -47,6 +49,12 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListTraces/since":         {lq(listTracesQuery(memory.ListTracesParams{Since: time.Unix(1, 0)})), "traces_by_time (namespace=? AND created_at>?)"},
 		"Stats":                    {qStats, "episodes_by_hash (namespace=?)"},
 		"Namespaces":               {qNamespaces, "episodes_by_hash"},
+		"APIKeyByHash":             {qAPIKeyByHash, "api_keys_by_hash (hash=?)"},
+		"APIKeyByID":               {qAPIKeyByID, "sqlite_autoindex_api_keys_1 (id=?)"},
+		"RevokeAPIKey":             {qRevokeAPIKey, "sqlite_autoindex_api_keys_1 (id=?)"},
+		"ListAPIKeys":              {qListAPIKeys, "api_keys_by_namespace (namespace=?)"},
+		"ListAPIKeys/all":          {qListAllAPIKeys, "api_keys_by_time"},
+		"CountActiveAPIKeys":       {qCountActiveAPIKeys, "api_keys_active (revoked_at=?)"},
 	}
 	for name, c := range queries {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q, fakeArgs(c.q)...)
@@ -70,7 +78,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			t.Errorf("%s: plan does not use %s:\n  %s", name, c.index, strings.Join(plan, "\n  "))
 		}
 		for _, step := range plan {
-			for _, table := range []string{"episodes", "memories", "versions", "admissions", "traces"} {
+			for _, table := range []string{"episodes", "memories", "versions", "admissions", "traces", "api_keys"} {
 				// "SCAN t USING INDEX" walks an index in order: fine.
 				// A bare "SCAN t" reads every row of every tenant.
 				if step == "SCAN "+table || strings.HasPrefix(step, "SCAN "+table+" ") && !strings.Contains(step, "INDEX") {

@@ -21,7 +21,7 @@ import (
 )
 
 // schemaVersion is the number of embedded migrations.
-const schemaVersion = 3
+const schemaVersion = 4
 
 func openTemp(t testing.TB, opts sqlite.Options) *sqlite.Store {
 	t.Helper()
@@ -121,7 +121,7 @@ func TestOpenRefusesBadFiles(t *testing.T) {
 				writeFile(t, path, string(goodBytes))
 				rawExec(t, path, "PRAGMA user_version = 99")
 			},
-			want: memory.ErrSchemaTooNew, substr: []string{"schema version 99", "knows up to 3", "upgrade mnemon"},
+			want: memory.ErrSchemaTooNew, substr: []string{"schema version 99", fmt.Sprintf("knows up to %d", schemaVersion), "upgrade mnemon"},
 		},
 	}
 	for _, c := range cases {
