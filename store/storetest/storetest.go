@@ -26,6 +26,12 @@
 //     no filter.
 //   - Stats.Versions is a non-nil map holding only statuses that occur.
 //   - Namespaces is sorted bytewise.
+//   - API keys (KeyStore) are not per namespace: ids and hashes are unique
+//     across the store (ErrConflict), APIKeyByHash finds a key in any
+//     namespace, revoked or not, and a hash not shaped like one (64
+//     lowercase hex digits) is simply not found. Keys make no namespace
+//     appear in Namespaces. RevokeAPIKey keeps the first revocation time;
+//     a zero time is ErrInvalid.
 //   - Close may be called twice; the second returns nil. Every other call
 //     after Close fails.
 //
@@ -65,6 +71,7 @@ func Run(t *testing.T, open Opener) {
 		{"Traces", s.traces},
 		{"Stats", s.stats},
 		{"Namespaces", s.namespaces},
+		{"APIKeys", s.keys},
 		{"NamespaceIsolation", s.isolation},
 		{"InvalidInput", s.invalidInput},
 		{"Times", s.times},
