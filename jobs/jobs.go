@@ -1,0 +1,401 @@
+// Package jobs runs mnemon's background work as durable jobs on River
+// (github.com/riverqueue/river): a job is inserted in the same transaction
+// as the data it processes, claimed by a worker pool, retried with backoff
+// when it fails, and kept visible once it has failed for good.
+//
+// The package knows no concrete store: the caller passes a River driver on
+// the store's database and a function that unwraps the store's transaction.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Job states as mnemon reports them.
+const (
+	StatePending   = "pending"
+	StateRunning   = "running"
+	StateSucceeded = "succeeded"
+	StateFailed    = "failed"
+)
+
+// States lists every state in reporting order.
+var States = []string{StatePending, StateRunning, StateSucceeded, StateFailed}
+
+// Kinds of jobs.
+const KindExtract = "mnemon_extract"
+
+// Config wires a Queue.
+type Config struct {
+	// Driver is River's driver on the store's database.
+	Driver riverdriver.Driver[*sql.Tx]
+	// TxOf unwraps the store transaction an engine.Enqueue receives.
+	TxOf func(memory.Executor) (*sql.Tx, error)
+	// Engine runs the jobs' work. Required when Workers > 0.
+	Engine *engine.Engine
+	// Workers is how many jobs run at once; 0 makes a queue that only
+	// inserts and reads jobs (an API process whose workers run elsewhere).
+	Workers int
+	// MaxAttempts before a job fails for good (default 5).
+	MaxAttempts int
+	// JobTimeout bounds one attempt (default 1 minute).
+	JobTimeout time.Duration
+	// RescueAfter is how long a job may stay running before it is taken
+	// for dead (its worker crashed) and retried (default 2 minutes; must
+	// exceed JobTimeout).
+	RescueAfter time.Duration
+	// PollInterval is how often idle workers look for new jobs (default
+	// 50 ms): SQLite has no notifications, so this bounds pickup latency.
+	PollInterval time.Duration
+	// Logger receives the queue's warnings and errors.
+	Logger *slog.Logger
+}
+
+// Queue inserts, runs and reports jobs.
+type Queue struct {
+	cfg    Config
+	client *river.Client[*sql.Tx]
+}
+
+// Job is a job as mnemon reports it.
+type Job struct {
+	ID          string     `json:"id"`
+	Kind        string     `json:"kind"`
+	Namespace   string     `json:"namespace"`
+	State       string     `json:"state"`
+	Attempt     int        `json:"attempt"`
+	MaxAttempts int        `json:"max_attempts"`
+	Error       string     `json:"error,omitempty"`
+	EpisodeIDs  []string   `json:"episode_ids,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ScheduledAt time.Time  `json:"scheduled_at"`
+	FinishedAt  *time.Time `json:"finished_at,omitempty"`
+}
+
+// Finished reports whether the job will not run again.
+func (j *Job) Finished() bool { return j.State == StateSucceeded || j.State == StateFailed }
+
+// extractArgs is the stored payload of an extraction job.
+type extractArgs struct {
+	engine.ExtractJob
+}
+
+func (extractArgs) Kind() string { return KindExtract }
+
+type extractWorker struct {
+	river.WorkerDefaults[extractArgs]
+	eng *engine.Engine
+}
+
+func (w *extractWorker) Work(ctx context.Context, job *river.Job[extractArgs]) error {
+	_, err := w.eng.Extract(ctx, job.Args.ExtractJob)
+	if errors.Is(err, memory.ErrInvalid) {
+		// Retrying cannot fix a job whose payload is wrong.
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+// Migrate brings River's tables in the store's database up to date.
+func Migrate(ctx context.Context, driver riverdriver.Driver[*sql.Tx]) error {
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quietLogger(nil)})
+	if err != nil {
+		return fmt.Errorf("jobs: migrate: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("jobs: migrate: %w", err)
+	}
+	return nil
+}
+
+// quietLogger keeps River's informational chatter out of mnemon's logs.
+func quietLogger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		l = slog.Default()
+	}
+	return slog.New(levelFilter{l.Handler(), slog.LevelWarn})
+}
+
+type levelFilter struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= f.min && f.Handler.Enabled(ctx, l)
+}
+
+func (f levelFilter) WithAttrs(as []slog.Attr) slog.Handler {
+	return levelFilter{f.Handler.WithAttrs(as), f.min}
+}
+
+func (f levelFilter) WithGroup(name string) slog.Handler {
+	return levelFilter{f.Handler.WithGroup(name), f.min}
+}
+
+// Open migrates River's tables and returns a queue. Call Start to run
+// workers and Stop to let running jobs finish.
+func Open(ctx context.Context, cfg Config) (*Queue, error) {
+	if cfg.Driver == nil || cfg.TxOf == nil {
+		return nil, errors.New("jobs: Driver and TxOf are required")
+	}
+	if cfg.Workers > 0 && cfg.Engine == nil {
+		return nil, errors.New("jobs: workers need an Engine")
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 5
+	}
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = time.Minute
+	}
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = 2 * time.Minute
+	}
+	if cfg.RescueAfter <= cfg.JobTimeout {
+		return nil, fmt.Errorf("jobs: rescue after %s must exceed the job timeout %s", cfg.RescueAfter, cfg.JobTimeout)
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 50 * time.Millisecond
+	}
+	if err := Migrate(ctx, cfg.Driver); err != nil {
+		return nil, err
+	}
+	rc := &river.Config{
+		Logger:               quietLogger(cfg.Logger),
+		MaxAttempts:          cfg.MaxAttempts,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
+		PollOnly:             true,
+		// Failed and finished jobs stay visible for a week.
+		CompletedJobRetentionPeriod: 24 * time.Hour,
+		DiscardedJobRetentionPeriod: 7 * 24 * time.Hour,
+		CancelledJobRetentionPeriod: 7 * 24 * time.Hour,
+	}
+	if cfg.Workers > 0 {
+		workers := river.NewWorkers()
+		if err := river.AddWorkerSafely(workers, &extractWorker{eng: cfg.Engine}); err != nil {
+			return nil, fmt.Errorf("jobs: %w", err)
+		}
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+	}
+	client, err := river.NewClient(cfg.Driver, rc)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	return &Queue{cfg: cfg, client: client}, nil
+}
+
+// Start runs the workers until Stop. A queue without workers needs no
+// Start.
+func (q *Queue) Start(ctx context.Context) error {
+	if q.cfg.Workers == 0 {
+		return nil
+	}
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("jobs: start: %w", err)
+	}
+	return nil
+}
+
+// Stop stops fetching new jobs and waits for running ones until ctx is
+// done. A job still running then is abandoned: River rescues and retries
+// it after RescueAfter, and extraction is idempotent, so nothing is done
+// twice.
+func (q *Queue) Stop(ctx context.Context) error {
+	if q.cfg.Workers == 0 {
+		return nil
+	}
+	if err := q.client.Stop(ctx); err != nil {
+		return fmt.Errorf("jobs: stop: %w", err)
+	}
+	return nil
+}
+
+// Enqueue inserts an extraction job in the store transaction tx. It has the
+// signature of engine.Enqueue.
+func (q *Queue) Enqueue(ctx context.Context, tx memory.Executor, job engine.ExtractJob) (string, error) {
+	sqlTx, err := q.cfg.TxOf(tx)
+	if err != nil {
+		return "", fmt.Errorf("jobs: enqueue: %w", err)
+	}
+	res, err := q.client.InsertTx(ctx, sqlTx, extractArgs{job}, nil)
+	if err != nil {
+		return "", fmt.Errorf("jobs: enqueue: %w", err)
+	}
+	return FormatID(res.Job.ID), nil
+}
+
+// FormatID and ParseID convert River's numeric ids to mnemon's "job_N".
+func FormatID(id int64) string { return "job_" + strconv.FormatInt(id, 10) }
+
+// ParseID reads a job id; anything else is memory.ErrInvalid.
+func ParseID(s string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimPrefix(s, "job_"), 10, 64)
+	if !strings.HasPrefix(s, "job_") || err != nil || n <= 0 {
+		return 0, memory.Invalidf("job id %q: job ids look like job_42", s)
+	}
+	return n, nil
+}
+
+// Get returns a job of namespace ns. A job of another namespace is
+// memory.ErrNotFound, exactly like a job that does not exist.
+func (q *Queue) Get(ctx context.Context, ns, id string) (*Job, error) {
+	n, err := ParseID(id)
+	if err != nil {
+		return nil, err
+	}
+	row, err := q.client.JobGet(ctx, n)
+	if errors.Is(err, river.ErrNotFound) {
+		return nil, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jobs: get: %w", err)
+	}
+	j := jobOf(row)
+	if j.Namespace != ns {
+		return nil, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
+	}
+	return j, nil
+}
+
+// Wait polls a job until it has finished or ctx is done.
+func (q *Queue) Wait(ctx context.Context, ns, id string) (*Job, error) {
+	delay := 2 * time.Millisecond
+	for {
+		j, err := q.Get(ctx, ns, id)
+		if err != nil || j.Finished() {
+			return j, err
+		}
+		select {
+		case <-ctx.Done():
+			return j, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 100*time.Millisecond)
+	}
+}
+
+// ListParams filters List. Zero fields match everything.
+type ListParams struct {
+	Namespace string
+	States    []string // mnemon states
+	Limit     int      // default 100
+}
+
+// List returns jobs, newest first.
+func (q *Queue) List(ctx context.Context, p ListParams) ([]*Job, error) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	lp := river.NewJobListParams().First(min(limit, 10000)).OrderBy(river.JobListOrderByID, river.SortOrderDesc)
+	if len(p.States) > 0 {
+		var rs []rivertype.JobState
+		for _, s := range p.States {
+			got, ok := riverStates[s]
+			if !ok {
+				return nil, memory.Invalidf("job state %q: use one of %s", s, strings.Join(States, ", "))
+			}
+			rs = append(rs, got...)
+		}
+		lp = lp.States(rs...)
+	}
+	var out []*Job
+	for {
+		res, err := q.client.JobList(ctx, lp)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: list: %w", err)
+		}
+		for _, row := range res.Jobs {
+			j := jobOf(row)
+			if p.Namespace == "" || j.Namespace == p.Namespace {
+				out = append(out, j)
+				if len(out) == limit {
+					return out, nil
+				}
+			}
+		}
+		if p.Namespace == "" || len(res.Jobs) == 0 || res.LastCursor == nil {
+			return out, nil
+		}
+		lp = lp.After(res.LastCursor)
+	}
+}
+
+// Counts returns how many jobs are in each state, for /metrics.
+func (q *Queue) Counts(ctx context.Context) (map[string]int, error) {
+	byState, err := q.cfg.Driver.GetExecutor().JobCountByAllStates(ctx, &riverdriver.JobCountByAllStatesParams{})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: count: %w", err)
+	}
+	out := make(map[string]int, len(States))
+	for _, s := range States {
+		out[s] = 0
+	}
+	for rs, n := range byState {
+		out[stateOf(rs)] += n
+	}
+	return out, nil
+}
+
+var riverStates = map[string][]rivertype.JobState{
+	StatePending:   {rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStatePending},
+	StateRunning:   {rivertype.JobStateRunning},
+	StateSucceeded: {rivertype.JobStateCompleted},
+	StateFailed:    {rivertype.JobStateDiscarded, rivertype.JobStateCancelled},
+}
+
+func stateOf(s rivertype.JobState) string {
+	for name, rs := range riverStates {
+		for _, r := range rs {
+			if r == s {
+				return name
+			}
+		}
+	}
+	return StatePending
+}
+
+func jobOf(row *rivertype.JobRow) *Job {
+	j := &Job{
+		ID:          FormatID(row.ID),
+		Kind:        row.Kind,
+		State:       stateOf(row.State),
+		Attempt:     row.Attempt,
+		MaxAttempts: row.MaxAttempts,
+		CreatedAt:   row.CreatedAt.UTC(),
+		ScheduledAt: row.ScheduledAt.UTC(),
+	}
+	if row.FinalizedAt != nil {
+		t := row.FinalizedAt.UTC()
+		j.FinishedAt = &t
+	}
+	if n := len(row.Errors); n > 0 {
+		j.Error = row.Errors[n-1].Error
+	}
+	var args extractArgs
+	if err := json.Unmarshal(row.EncodedArgs, &args); err == nil {
+		j.Namespace = args.Namespace
+		j.EpisodeIDs = args.EpisodeIDs
+	}
+	return j
+}

@@ -1,0 +1,194 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
+)
+
+type fixture struct {
+	store *sqlite.Store
+	eng   *engine.Engine
+	queue *jobs.Queue
+}
+
+func open(t *testing.T, workers int) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(engine.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.Open(ctx, jobs.Config{
+		Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx, Engine: eng,
+		Workers: workers, PollInterval: 10 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := q.Stop(stopCtx); err != nil {
+			t.Error(err)
+		}
+		eng.Close()
+		st.Close()
+	})
+	return &fixture{st, eng, q}
+}
+
+func waitCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestCaptureRunsExtraction(t *testing.T) {
+	f := open(t, 2)
+	ctx := waitCtx(t)
+	ack, err := f.eng.CaptureDeferred(ctx, engine.CaptureParams{Namespace: "ana", Events: []engine.Event{
+		{Kind: memory.EpisodeUserMessage, Content: "I live in Lisbon.", OccurredAt: time.Now().Add(-time.Minute)},
+	}}, f.queue.Enqueue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ack.JobID, "job_") {
+		t.Fatalf("job id %q", ack.JobID)
+	}
+	job, err := f.queue.Wait(ctx, "ana", ack.JobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.State != jobs.StateSucceeded || job.Namespace != "ana" || len(job.EpisodeIDs) != 1 || job.FinishedAt == nil {
+		t.Fatalf("job = %+v", job)
+	}
+	facts, err := f.eng.Facts(ctx, engine.FactsParams{Namespace: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(facts) != 1 || facts[0].Value != "Lisbon" {
+		t.Fatalf("facts = %+v", facts)
+	}
+	// Another namespace cannot see the job.
+	if _, err := f.queue.Get(ctx, "bob", ack.JobID); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("foreign namespace get: %v, want not found", err)
+	}
+	list, err := f.queue.List(ctx, jobs.ListParams{Namespace: "ana", States: []string{jobs.StateSucceeded}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != ack.JobID {
+		t.Fatalf("list = %+v", list)
+	}
+}
+
+// TestEnqueueRollsBackWithItsTransaction: a job inserted in a transaction
+// that rolls back does not exist.
+func TestEnqueueRollsBackWithItsTransaction(t *testing.T) {
+	f := open(t, 0)
+	ctx := waitCtx(t)
+	boom := errors.New("boom")
+	var id string
+	err := f.store.InTx(ctx, func(tx memory.Executor) error {
+		var err error
+		id, err = f.queue.Enqueue(ctx, tx, engine.ExtractJob{Namespace: "ana", EpisodeIDs: []string{"ep_x"}})
+		if err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	if _, err := f.queue.Get(ctx, "ana", id); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("rolled-back job: %v, want not found", err)
+	}
+	counts, err := f.queue.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, n := range counts {
+		if n != 0 {
+			t.Fatalf("counts = %v after a rollback", counts)
+		}
+		_ = s
+	}
+}
+
+// TestFailedJobIsVisible: a job that cannot succeed ends failed, with its
+// error, and is listed as failed.
+func TestFailedJobIsVisible(t *testing.T) {
+	f := open(t, 1)
+	ctx := waitCtx(t)
+	var id string
+	err := f.store.InTx(ctx, func(tx memory.Executor) error {
+		var err error
+		id, err = f.queue.Enqueue(ctx, tx, engine.ExtractJob{Namespace: "Not A Namespace!", EpisodeIDs: []string{"ep_x"}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := f.queue.Wait(ctx, "Not A Namespace!", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.State != jobs.StateFailed || !strings.Contains(job.Error, "namespace") {
+		t.Fatalf("job = %+v, want failed with a namespace error", job)
+	}
+	failed, err := f.queue.List(ctx, jobs.ListParams{States: []string{jobs.StateFailed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(failed) != 1 || failed[0].ID != id {
+		t.Fatalf("failed jobs = %+v", failed)
+	}
+	counts, err := f.queue.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts[jobs.StateFailed] != 1 {
+		t.Fatalf("counts = %v", counts)
+	}
+}
+
+func TestParseID(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"job_42", 42, true},
+		{"42", 0, false},
+		{"job_", 0, false},
+		{"job_-1", 0, false},
+		{"job_x", 0, false},
+		{"mem_42", 0, false},
+	} {
+		got, err := jobs.ParseID(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseID(%q) = %d, %v", tc.in, got, err)
+		}
+		if err != nil && !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("ParseID(%q) error %v is not ErrInvalid", tc.in, err)
+		}
+	}
+}
