@@ -49,6 +49,7 @@ type command struct {
 type options struct {
 	db, namespace string
 	json          bool
+	nsSet         bool // --namespace was given, even if MNEMON_NAMESPACE is set
 
 	// scope
 	agent, user, project, session string
@@ -72,6 +73,9 @@ type options struct {
 	// io
 	out    string
 	outSet bool // --out was given, even if empty
+
+	// keys
+	role, name string
 }
 
 // app is what a running command needs. Commands check their arguments
@@ -92,6 +96,23 @@ func (a *app) open(ctx context.Context) error {
 	if a.engine != nil {
 		return nil
 	}
+	if err := a.openStore(ctx); err != nil {
+		return err
+	}
+	eng, err := engine.New(engine.Config{Store: a.store})
+	if err != nil {
+		return err
+	}
+	a.engine = eng
+	return nil
+}
+
+// openStore opens the database only, for commands that need no engine
+// (keys): nothing is indexed or loaded.
+func (a *app) openStore(ctx context.Context) error {
+	if a.store != nil {
+		return nil
+	}
 	if a.dbPath == "" {
 		return usagef("no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
 	}
@@ -108,12 +129,7 @@ func (a *app) open(ctx context.Context) error {
 	if err != nil {
 		return openFailed(a.dbPath, err)
 	}
-	eng, err := engine.New(engine.Config{Store: st})
-	if err != nil {
-		st.Close()
-		return err
-	}
-	a.store, a.engine = st, eng
+	a.store = st
 	return nil
 }
 
@@ -130,7 +146,7 @@ func (a *app) close() {
 func commands() []*command {
 	return []*command{
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(),
-		forgetCmd(), statsCmd(), exportCmd(), importCmd(), versionCmd(),
+		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), versionCmd(),
 	}
 }
 
@@ -218,7 +234,10 @@ func run(ctx context.Context, args []string, env Env) error {
 	o := &options{}
 	fs := newFlagSet(c, o, env)
 	positional, err := parseInterspersed(fs, append(pre, args[1:]...))
-	fs.Visit(func(f *flag.Flag) { o.outSet = o.outSet || f.Name == "out" })
+	fs.Visit(func(f *flag.Flag) {
+		o.outSet = o.outSet || f.Name == "out"
+		o.nsSet = o.nsSet || f.Name == "namespace"
+	})
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(env.Stdout, c)
 		return nil
@@ -316,6 +335,7 @@ var aliases = map[string]string{
 	"ingest": "capture", "log": "capture",
 	"inspect": "show", "why": "explain", "status": "stats", "info": "stats",
 	"dump": "export", "backup": "export", "restore": "import", "load": "import",
+	"key": "keys", "apikey": "keys", "apikeys": "keys", "token": "keys", "tokens": "keys", "auth": "keys",
 }
 
 func unknownCommand(name string) error {
