@@ -125,7 +125,8 @@ type KeyStore interface {
 	// CreateAPIKey stores a new key. It returns ErrConflict on a duplicate
 	// id or hash and ErrInvalid when k fails Validate.
 	CreateAPIKey(ctx context.Context, k *APIKey) error
-	// APIKeyByHash finds the key whose hash is hash, or ErrNotFound. It
+	// APIKeyByHash finds the key whose hash is hash, or ErrNotFound (also
+	// for a hash not shaped like one; an empty hash is ErrInvalid). It
 	// returns revoked keys too: the caller checks Active.
 	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
 	// ListAPIKeys lists keys ordered by created_at, then id.
