@@ -158,3 +158,18 @@ func TestExtractMatchesCapture(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelDurations: every channel that ran reports its time.
+func TestChannelDurations(t *testing.T) {
+	e, clk, _ := newEngine(t)
+	remember(t, e, "ns", "I live in Lisbon.", clk.Now())
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "where do I live", Disable: []string{engine.ChannelRecent}})
+	if len(res.ChannelDurations) != len(engine.Channels) {
+		t.Fatalf("%d durations for %d channels", len(res.ChannelDurations), len(engine.Channels))
+	}
+	for i, name := range engine.Channels {
+		if ran := res.ChannelDurations[i] > 0; ran != (name != engine.ChannelRecent) {
+			t.Errorf("channel %s: duration %v", name, res.ChannelDurations[i])
+		}
+	}
+}

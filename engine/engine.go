@@ -113,6 +113,42 @@ func (e *Engine) namespace(ctx context.Context, ns string) (*nsState, error) {
 	return st, nil
 }
 
+// IndexSizes returns how many versions each loaded namespace index holds.
+func (e *Engine) IndexSizes() map[string]int {
+	e.mu.Lock()
+	sts := make([]*nsState, 0, len(e.nss))
+	for _, st := range e.nss {
+		sts = append(sts, st)
+	}
+	e.mu.Unlock()
+	out := make(map[string]int, len(sts))
+	for _, st := range sts {
+		out[st.name] = st.size()
+	}
+	return out
+}
+
+// HasNamespace reports whether ns holds anything, without loading its
+// index: a service answers reads of an unknown namespace with not found
+// instead of building an empty index for every name it is sent.
+func (e *Engine) HasNamespace(ctx context.Context, ns string) (bool, error) {
+	ns, err := checkNamespace(ns)
+	if err != nil {
+		return false, err
+	}
+	e.mu.Lock()
+	st, ok := e.nss[ns]
+	e.mu.Unlock()
+	if ok && st.size() > 0 {
+		return true, nil
+	}
+	s, err := e.store.Stats(ctx, memory.StatsParams{Namespace: ns})
+	if err != nil {
+		return false, fmt.Errorf("namespace: %w", err)
+	}
+	return s.Episodes > 0 || s.Memories > 0, nil
+}
+
 // Warm loads the index of every namespace in the store, so the first query
 // does not pay for it.
 func (e *Engine) Warm(ctx context.Context) error {

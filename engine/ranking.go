@@ -18,6 +18,8 @@ const (
 // Channels lists every retrieval channel in reporting order.
 var Channels = []string{ChannelCritical, ChannelStructured, ChannelLexical, ChannelSemantic, ChannelRecent}
 
+const numChannels = 5
+
 // Ranking holds the read path's weights and limits. DefaultRanking documents
 // where each number comes from.
 type Ranking struct {

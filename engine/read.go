@@ -75,6 +75,9 @@ type Result struct {
 	Items       []Item        `json:"items"`
 	Candidates  int           `json:"candidates"`
 	Duration    time.Duration `json:"-"`
+	// ChannelDurations is how long each channel ran, in Channels order
+	// (zero for a channel that was off).
+	ChannelDurations [numChannels]time.Duration `json:"-"`
 }
 
 // scored is a candidate on its way through fusion, ranking and packing.
@@ -143,6 +146,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	// or a slice walk) run here meanwhile, where a goroutine would cost
 	// more than the work. Each returns at most ChannelCap hits.
 	results := make([][]search.Hit, len(Channels))
+	var took [numChannels]time.Duration
 	var wg sync.WaitGroup
 	for i, name := range Channels {
 		if disabled[name] || (name != ChannelLexical && name != ChannelSemantic) {
@@ -151,12 +155,16 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			began := time.Now()
 			results[i] = st.channel(name, qterms, qvec, keep, r)
+			took[i] = time.Since(began)
 		}()
 	}
 	for i, name := range Channels {
 		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic {
+			began := time.Now()
 			results[i] = st.channel(name, qterms, qvec, keep, r)
+			took[i] = time.Since(began)
 		}
 	}
 	wg.Wait()
@@ -181,12 +189,13 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	context, used := e.pack(cands, p, r)
 
 	res := &Result{
-		RetrievalID: ids.New(ids.Retrieval),
-		Context:     context,
-		TokensUsed:  used,
-		TokenBudget: p.TokenBudget,
-		Candidates:  len(cands),
-		Items:       make([]Item, 0, p.Limit),
+		ChannelDurations: took,
+		RetrievalID:      ids.New(ids.Retrieval),
+		Context:          context,
+		TokensUsed:       used,
+		TokenBudget:      p.TokenBudget,
+		Candidates:       len(cands),
+		Items:            make([]Item, 0, p.Limit),
 	}
 	trace := &memory.Trace{
 		ID: res.RetrievalID, Namespace: ns, Query: p.Query, Scope: p.Scope, TaskType: p.TaskType,
