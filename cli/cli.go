@@ -146,7 +146,8 @@ func (a *app) close() {
 func commands() []*command {
 	return []*command{
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(),
-		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), versionCmd(),
+		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(),
+		versionCmd(),
 	}
 }
 

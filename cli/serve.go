@@ -1,0 +1,501 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
+)
+
+// DefaultAddr is where mnemon serve listens unless told otherwise.
+const DefaultAddr = "127.0.0.1:7077"
+
+// serverConfig is mnemon serve's configuration. Flags override the
+// environment, which overrides the file, which overrides the defaults.
+type serverConfig struct {
+	Addr         string  `json:"addr"`
+	DB           string  `json:"db"`
+	Workers      *int    `json:"workers"`
+	InsecureOpen bool    `json:"insecure_open"`
+	LogFormat    string  `json:"log_format"` // json or text
+	LogLevel     string  `json:"log_level"`  // debug, info, warn, error
+	ShutdownSecs float64 `json:"shutdown_timeout_seconds"`
+
+	MaxBodyBytes   int64   `json:"max_body_bytes"`
+	MaxImportBytes int64   `json:"max_import_bytes"`
+	MaxEvents      int     `json:"max_events"`
+	MaxQueryBytes  int     `json:"max_query_bytes"`
+	RatePerSecond  float64 `json:"rate_per_second"`
+	RateBurst      int     `json:"rate_burst"`
+	RequestSecs    float64 `json:"request_timeout_seconds"`
+	ReadSecs       float64 `json:"read_timeout_seconds"`
+	WriteSecs      float64 `json:"write_timeout_seconds"`
+	IdleSecs       float64 `json:"idle_timeout_seconds"`
+
+	JobAttempts    int     `json:"job_max_attempts"`
+	JobTimeoutSecs float64 `json:"job_timeout_seconds"`
+	RescueSecs     float64 `json:"job_rescue_after_seconds"`
+}
+
+// loadServerConfig reads the config file (if any) and the MNEMON_*
+// environment into cfg; flags are applied afterwards by the caller.
+func loadServerConfig(path string, getenv func(string) string) (*serverConfig, error) {
+	cfg := &serverConfig{}
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, &failure{msg: fmt.Sprintf("config %s: %v", path, errors.Unwrap(err)), code: 1, err: err}
+		}
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(cfg); err != nil {
+			return nil, usagef("config %s: %v (see 'mnemon help serve' for the fields)", path, err)
+		}
+	}
+	env := func(name string, apply func(string) error) error {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			if err := apply(v); err != nil {
+				return usagef("%s=%q: %v", name, v, err)
+			}
+		}
+		return nil
+	}
+	atoi := func(dst *int) func(string) error {
+		return func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return errors.New("want a whole number")
+			}
+			*dst = n
+			return nil
+		}
+	}
+	for _, e := range []struct {
+		name  string
+		apply func(string) error
+	}{
+		{"MNEMON_ADDR", func(v string) error { cfg.Addr = v; return nil }},
+		{"MNEMON_WORKERS", func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return errors.New("want a whole number")
+			}
+			cfg.Workers = &n
+			return nil
+		}},
+		{"MNEMON_INSECURE_OPEN", func(v string) error {
+			b, err := strconv.ParseBool(v)
+			cfg.InsecureOpen = b
+			return err
+		}},
+		{"MNEMON_LOG_FORMAT", func(v string) error { cfg.LogFormat = v; return nil }},
+		{"MNEMON_LOG_LEVEL", func(v string) error { cfg.LogLevel = v; return nil }},
+		{"MNEMON_MAX_EVENTS", atoi(&cfg.MaxEvents)},
+		{"MNEMON_RATE_BURST", atoi(&cfg.RateBurst)},
+		{"MNEMON_RATE_PER_SECOND", func(v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			cfg.RatePerSecond = f
+			return err
+		}},
+	} {
+		if err := env(e.name, e.apply); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+func secs(f float64, def time.Duration) time.Duration {
+	if f <= 0 {
+		return def
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// newLogger builds the server's structured logger.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	switch strings.ToLower(level) {
+	case "", "info":
+		lv = slog.LevelInfo
+	case "debug":
+		lv = slog.LevelDebug
+	case "warn", "warning":
+		lv = slog.LevelWarn
+	case "error":
+		lv = slog.LevelError
+	default:
+		return nil, usagef("log level %q: use debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch strings.ToLower(format) {
+	case "", "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, usagef("log format %q: use json or text", format)
+}
+
+// loopback reports whether addr's host only accepts local connections.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// serveOptions are the flags of serve and worker.
+type serveOptions struct {
+	addr, config, logFormat, logLevel string
+	workers                           int
+	insecureOpen                      bool
+}
+
+func serveCmd() *command {
+	var so serveOptions
+	return &command{
+		name:    "serve",
+		summary: "run the HTTP API with background workers",
+		help: `Serves the HTTP/JSON API (/v1, see /openapi.json) on the database, and runs
+extraction jobs in the background.
+
+With no API key configured the server is open, takes the namespace from the
+X-Mnemon-Namespace header (default "default"), and listens on loopback only:
+a non-loopback --addr is refused unless --insecure-open is given. Create keys
+with 'mnemon keys create'; then every request needs Authorization: Bearer KEY.
+
+SIGTERM or Ctrl-C stops accepting, lets requests in flight finish, and lets
+running jobs finish (a job cut off is retried on the next start).
+
+Configuration: flags, then MNEMON_ADDR, MNEMON_DB, MNEMON_WORKERS,
+MNEMON_INSECURE_OPEN, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL, MNEMON_MAX_EVENTS,
+MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST, then --config FILE (JSON with the
+fields addr, db, workers, insecure_open, log_format, log_level,
+shutdown_timeout_seconds, max_body_bytes, max_import_bytes, max_events,
+max_query_bytes, rate_per_second, rate_burst, request_timeout_seconds,
+read_timeout_seconds, write_timeout_seconds, idle_timeout_seconds,
+job_max_attempts, job_timeout_seconds, job_rescue_after_seconds).
+
+Examples:
+  mnemon serve
+  mnemon serve --addr 127.0.0.1:8080 --db /var/lib/mnemon/mnemon.db --workers 4
+  curl -s localhost:7077/v1/memories/retrieve -d '{"query":"which editor?"}'`,
+		flags: func(fs *flag.FlagSet, _ *options) {
+			fs.StringVar(&so.addr, "addr", "", "listen on `HOST:PORT` (default "+DefaultAddr+")")
+			fs.StringVar(&so.config, "config", "", "read settings from a JSON `FILE`")
+			fs.IntVar(&so.workers, "workers", -1, "extraction jobs run at once; 0 runs none here (use 'mnemon worker') (default 2)")
+			fs.BoolVar(&so.insecureOpen, "insecure-open", false, "allow a non-loopback address with no API key configured")
+			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
+			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
+		},
+		creates: true,
+		run: func(ctx context.Context, a *app, o *options, args []string) error {
+			if len(args) > 0 {
+				return usagef("serve takes no arguments (got %q); run 'mnemon help serve'", args[0])
+			}
+			return a.serve(ctx, so)
+		},
+	}
+}
+
+func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
+	cfg, err := loadServerConfig(so.config, a.env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if so.addr != "" {
+		cfg.Addr = so.addr
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if so.workers >= 0 {
+		cfg.Workers = &so.workers
+	}
+	if cfg.Workers == nil {
+		n := 2
+		cfg.Workers = &n
+	}
+	if *cfg.Workers < 0 || *cfg.Workers > 256 {
+		return nil, usagef("workers %d: use 0 to 256", *cfg.Workers)
+	}
+	cfg.InsecureOpen = cfg.InsecureOpen || so.insecureOpen
+	if so.logFormat != "" {
+		cfg.LogFormat = so.logFormat
+	}
+	if so.logLevel != "" {
+		cfg.LogLevel = so.logLevel
+	}
+	if cfg.DB != "" && a.dbPath == defaultDBPath(a.env) && a.env.Getenv("MNEMON_DB") == "" {
+		a.dbPath = cfg.DB
+	}
+	return cfg, nil
+}
+
+// openQueue opens the job queue on the app's database.
+func (a *app) openQueue(ctx context.Context, cfg *serverConfig, log *slog.Logger) (*jobs.Queue, error) {
+	return jobs.Open(ctx, jobs.Config{
+		Driver: riversqlite.New(a.store.WriterDB()), TxOf: sqlite.SQLTx, Engine: a.engine,
+		Workers: *cfg.Workers, Logger: log, MaxAttempts: cfg.JobAttempts,
+		JobTimeout: secs(cfg.JobTimeoutSecs, 0), RescueAfter: secs(cfg.RescueSecs, 0),
+	})
+}
+
+func (a *app) serve(ctx context.Context, so serveOptions) error {
+	cfg, err := a.serverConfig(so)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(a.env.Stderr, cfg.LogFormat, cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
+		return usagef("--addr %q: use HOST:PORT, like %s", cfg.Addr, DefaultAddr)
+	}
+	if err := a.openStore(ctx); err != nil {
+		return err
+	}
+	keys, err := a.store.CountActiveAPIKeys(ctx)
+	if err != nil {
+		return err
+	}
+	local := loopback(cfg.Addr)
+	if keys == 0 && !local && !cfg.InsecureOpen {
+		return usagef("no API key is configured, so the server would be open to anyone who can reach %s; listen on loopback (--addr %s), create a key first (mnemon keys create --namespace NAME --role admin), or pass --insecure-open", cfg.Addr, DefaultAddr)
+	}
+	eng, err := engine.New(engine.Config{Store: a.store, Logger: log})
+	if err != nil {
+		return err
+	}
+	a.engine = eng
+	began := time.Now()
+	if err := eng.Warm(ctx); err != nil {
+		return err
+	}
+	log.Info("index loaded", "db", a.dbPath, "duration_ms", time.Since(began).Milliseconds(), "namespaces", len(eng.IndexSizes()))
+	q, err := a.openQueue(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	if err := q.Start(ctx); err != nil {
+		return err
+	}
+	api, err := httpapi.New(httpapi.Config{
+		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version,
+		RequireKeys: !local && !cfg.InsecureOpen,
+		Limits: httpapi.Limits{
+			MaxBodyBytes: cfg.MaxBodyBytes, MaxImportBytes: cfg.MaxImportBytes, MaxEvents: cfg.MaxEvents,
+			MaxQueryBytes: cfg.MaxQueryBytes, RatePerSecond: cfg.RatePerSecond, RateBurst: cfg.RateBurst,
+			RequestTimeout: secs(cfg.RequestSecs, 0),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return &failure{msg: fmt.Sprintf("listen on %s: %v", cfg.Addr, err), code: 1, err: err}
+	}
+	srv := &http.Server{
+		Handler:           api,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       secs(cfg.ReadSecs, 2*time.Minute),
+		WriteTimeout:      secs(cfg.WriteSecs, 2*time.Minute),
+		IdleTimeout:       secs(cfg.IdleSecs, 2*time.Minute),
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	mode := "api keys"
+	if keys == 0 {
+		mode = "open (no API key configured)"
+	}
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "auth", mode, "workers", *cfg.Workers, "db", a.dbPath)
+	if a.env.Getenv("MNEMON_ADDR_FILE") != "" {
+		// Tests and supervisors learn the port of --addr 127.0.0.1:0 here.
+		if err := os.WriteFile(a.env.Getenv("MNEMON_ADDR_FILE"), []byte(ln.Addr().String()), 0o600); err != nil {
+			return err
+		}
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		_ = q.Stop(context.Background())
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining requests and running jobs")
+	grace := secs(cfg.ShutdownSecs, 30*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	shutdownErr := srv.Shutdown(sctx)
+	if err := q.Stop(sctx); err != nil {
+		log.Warn("jobs still running at shutdown will be retried on the next start", "error", err)
+	}
+	eng.FlushTraces()
+	if shutdownErr != nil {
+		log.Warn("requests still running at shutdown were cut off", "error", shutdownErr)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func workerCmd() *command {
+	var so serveOptions
+	return &command{
+		name:    "worker",
+		summary: "run background jobs without the API",
+		help: `Runs extraction jobs queued by 'mnemon serve' (started with --workers 0) or
+by another worker, until SIGTERM or Ctrl-C; running jobs finish first.
+
+On SQLite a worker process keeps its own search index: a server in another
+process does not see what this worker extracts until it restarts, so with the
+embedded store prefer workers inside 'mnemon serve' (the default).
+
+Examples:
+  mnemon worker --workers 4
+  mnemon worker --db /var/lib/mnemon/mnemon.db --log-format text`,
+		flags: func(fs *flag.FlagSet, _ *options) {
+			fs.StringVar(&so.config, "config", "", "read settings from a JSON `FILE` (as serve)")
+			fs.IntVar(&so.workers, "workers", -1, "jobs run at once (default 2)")
+			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
+			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
+		},
+		run: func(ctx context.Context, a *app, o *options, args []string) error {
+			if len(args) > 0 {
+				return usagef("worker takes no arguments (got %q); run 'mnemon help worker'", args[0])
+			}
+			cfg, err := a.serverConfig(so)
+			if err != nil {
+				return err
+			}
+			if *cfg.Workers == 0 {
+				return usagef("a worker with --workers 0 would run nothing; use 1 or more")
+			}
+			log, err := newLogger(a.env.Stderr, cfg.LogFormat, cfg.LogLevel)
+			if err != nil {
+				return err
+			}
+			if err := a.openStore(ctx); err != nil {
+				return err
+			}
+			eng, err := engine.New(engine.Config{Store: a.store, Logger: log})
+			if err != nil {
+				return err
+			}
+			a.engine = eng
+			q, err := a.openQueue(ctx, cfg, log)
+			if err != nil {
+				return err
+			}
+			if err := q.Start(ctx); err != nil {
+				return err
+			}
+			log.Info("worker running", "workers", *cfg.Workers, "db", a.dbPath)
+			<-ctx.Done()
+			sctx, cancel := context.WithTimeout(context.Background(), secs(cfg.ShutdownSecs, 30*time.Second))
+			defer cancel()
+			if err := q.Stop(sctx); err != nil {
+				log.Warn("jobs still running at shutdown will be retried", "error", err)
+			}
+			log.Info("stopped")
+			return nil
+		},
+	}
+}
+
+func jobsCmd() *command {
+	var state string
+	return &command{
+		name:    "jobs",
+		summary: "list background jobs (failed ones with their error)",
+		help: `Lists background jobs, newest first: every namespace's, unless --namespace is
+given. States: pending (queued or waiting to retry), running, succeeded,
+failed (gave up; the error says why).
+
+Examples:
+  mnemon jobs
+  mnemon jobs --state failed
+  mnemon jobs --namespace acme --json`,
+		flags: func(fs *flag.FlagSet, o *options) {
+			fs.StringVar(&state, "state", "", "only jobs in this `STATE`: pending, running, succeeded or failed")
+			fs.IntVar(&o.limit, "limit", 20, "at most `N` jobs")
+		},
+		run: func(ctx context.Context, a *app, o *options, args []string) error {
+			if len(args) > 0 {
+				return usagef("jobs takes no arguments (got %q); run 'mnemon help jobs'", args[0])
+			}
+			var states []string
+			if state != "" {
+				ok := false
+				for _, s := range jobs.States {
+					ok = ok || s == state
+				}
+				if !ok {
+					return usagef("--state %q: use pending, running, succeeded or failed", state)
+				}
+				states = []string{state}
+			}
+			if o.limit < 1 || o.limit > 10000 {
+				return usagef("--limit %d: use 1 to 10000", o.limit)
+			}
+			if err := a.openStore(ctx); err != nil {
+				return err
+			}
+			q, err := jobs.Open(ctx, jobs.Config{Driver: riversqlite.New(a.store.WriterDB()), TxOf: sqlite.SQLTx})
+			if err != nil {
+				return err
+			}
+			p := jobs.ListParams{States: states, Limit: o.limit}
+			if o.nsSet {
+				p.Namespace = a.ns
+			}
+			list, err := q.List(ctx, p)
+			if err != nil {
+				return err
+			}
+			if o.json {
+				if list == nil {
+					list = []*jobs.Job{}
+				}
+				return writeJSON(a.env.Stdout, list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(a.env.Stdout, "no jobs")
+				return nil
+			}
+			for _, j := range list {
+				line := fmt.Sprintf("%-10s %-9s %-12s attempt %d/%d  %d episodes  %s", j.ID, j.State, j.Namespace,
+					j.Attempt, j.MaxAttempts, len(j.EpisodeIDs), j.CreatedAt.Format(time.RFC3339))
+				if j.Error != "" {
+					line += "  error: " + clip(j.Error, 200)
+				}
+				fmt.Fprintln(a.env.Stdout, line)
+			}
+			return nil
+		},
+	}
+}

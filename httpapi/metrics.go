@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mnemon-dev/mnemon/engine"
+)
+
+// metrics are the server's Prometheus series, on a registry of its own so
+// two servers in one process (tests) never collide.
+type metrics struct {
+	reg       *prometheus.Registry
+	requests  *prometheus.HistogramVec
+	channels  *prometheus.HistogramVec
+	retrieval prometheus.Histogram
+	handler   http.Handler
+}
+
+// Latency buckets from 100 µs to 10 s: retrieval lives at the low end.
+var latencyBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "mnemon_http_request_duration_seconds", Help: "HTTP request latency by route, method and status.",
+		Buckets: latencyBuckets,
+	}, []string{"route", "method", "status"})
+	m.channels = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "mnemon_retrieval_channel_duration_seconds", Help: "Time each retrieval channel ran.",
+		Buckets: latencyBuckets,
+	}, []string{"channel"})
+	m.retrieval = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "mnemon_retrieval_duration_seconds", Help: "Whole read path per retrieval, trace included.",
+		Buckets: latencyBuckets,
+	})
+	m.reg.MustRegister(m.requests, m.channels, m.retrieval,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+	return m
+}
+
+// collectors registers the series read at scrape time: queue depth and
+// index sizes.
+func (m *metrics) collectors(s *Server) {
+	m.reg.MustRegister(&scrapeCollector{s: s,
+		jobs: prometheus.NewDesc("mnemon_jobs", "Background jobs by state (pending is the queue depth).", []string{"state"}, nil),
+		docs: prometheus.NewDesc("mnemon_index_documents", "Versions in each loaded namespace index.", []string{"namespace"}, nil),
+		open: prometheus.NewDesc("mnemon_open_mode", "1 when no API key is active and the server accepts requests without one.", nil, nil),
+	})
+}
+
+func (m *metrics) observeRequest(route, method string, status int, took time.Duration) {
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Observe(took.Seconds())
+}
+
+func (m *metrics) observeRetrieval(res *engine.Result) {
+	m.retrieval.Observe(res.Duration.Seconds())
+	for i, name := range engine.Channels {
+		if d := res.ChannelDurations[i]; d > 0 {
+			m.channels.WithLabelValues(name).Observe(d.Seconds())
+		}
+	}
+}
+
+type scrapeCollector struct {
+	s                *Server
+	jobs, docs, open *prometheus.Desc
+}
+
+func (c *scrapeCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.jobs
+	ch <- c.docs
+	ch <- c.open
+}
+
+func (c *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if counts, err := c.s.cfg.Queue.Counts(ctx); err == nil {
+		for state, n := range counts {
+			ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.GaugeValue, float64(n), state)
+		}
+	} else {
+		ch <- prometheus.NewInvalidMetric(c.jobs, err)
+	}
+	for ns, n := range c.s.cfg.Engine.IndexSizes() {
+		ch <- prometheus.MustNewConstMetric(c.docs, prometheus.GaugeValue, float64(n), ns)
+	}
+	if open, err := c.s.openMode(ctx); err == nil {
+		v := 0.0
+		if open {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.open, prometheus.GaugeValue, v)
+	}
+}
+
+func (s *Server) serveMetrics(w http.ResponseWriter, r *request) error {
+	s.metrics.handler.ServeHTTP(w, r.Request)
+	return nil
+}

@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Stable problem codes. Clients branch on these; never rename one.
+const (
+	CodeMalformedJSON        = "malformed_json"
+	CodeInvalidRequest       = "invalid_request"
+	CodeInvalidTimestamp     = "invalid_timestamp"
+	CodeInvalidNamespace     = "invalid_namespace"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeBodyTooLarge         = "body_too_large"
+	CodeTooManyEvents        = "too_many_events"
+	CodeQueryTooLong         = "query_too_long"
+	CodeRateLimited          = "rate_limited"
+	CodeUnauthenticated      = "unauthenticated"
+	CodeForbidden            = "forbidden"
+	CodeNotFound             = "not_found"
+	CodeNamespaceNotFound    = "namespace_not_found"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeConflict             = "conflict"
+	CodeTimeout              = "timeout"
+	CodeUnavailable          = "unavailable"
+	CodeStoreCorrupt         = "store_corrupt"
+	CodeInternal             = "internal"
+)
+
+// ProblemBase prefixes every problem type URI.
+const ProblemBase = "https://mnemon.dev/problems/"
+
+// apiError is an error with its public status, code and detail.
+type apiError struct {
+	status int
+	code   string
+	detail string
+	// retryAfter, in seconds, for rate limits and unavailability.
+	retryAfter int
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.detail }
+
+func problemf(status int, code, detail string) *apiError {
+	return &apiError{status: status, code: code, detail: detail}
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+// publicError maps any error to what a client may see. Domain validation
+// messages are written for people and go out as they are; anything else
+// (a driver's text, a file path) stays in the log.
+func publicError(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	switch {
+	case errors.Is(err, memory.ErrInvalid):
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, invalidDetail(err))
+	case errors.Is(err, memory.ErrNotFound):
+		return problemf(http.StatusNotFound, CodeNotFound, "no such resource in this namespace")
+	case errors.Is(err, memory.ErrConflict):
+		return problemf(http.StatusConflict, CodeConflict, invalidDetail(err))
+	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrSchemaTooNew):
+		return &apiError{status: http.StatusServiceUnavailable, code: CodeStoreCorrupt, detail: "the database cannot be read safely; an operator must check it"}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &apiError{status: http.StatusServiceUnavailable, code: CodeTimeout, detail: "the request took longer than the server allows", retryAfter: 1}
+	case errors.Is(err, context.Canceled):
+		return &apiError{status: 499, code: CodeTimeout, detail: "the request was cancelled"}
+	}
+	return problemf(http.StatusInternalServerError, CodeInternal, "internal error; the request id identifies it in the server log")
+}
+
+// invalidDetail strips the operation prefixes ("capture: event 0: ...")
+// that wrap a validation message, keeping the part a client can act on,
+// including which event it concerns.
+func invalidDetail(err error) string {
+	msg := err.Error()
+	for _, op := range []string{"capture: ", "remember: ", "retrieve: ", "import: ", "extract: ", "forget: ", "show: "} {
+		msg = strings.TrimPrefix(msg, op)
+	}
+	msg = strings.TrimPrefix(msg, "invalid input: ")
+	return msg
+}
+
+var titles = map[int]string{
+	400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+	405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type",
+	429: "Too Many Requests", 499: "Client Closed Request", 500: "Internal Server Error", 503: "Service Unavailable",
+}
+
+// writeProblem writes e as application/problem+json.
+func writeProblem(w http.ResponseWriter, requestID string, e *apiError) {
+	title := titles[e.status]
+	if title == "" {
+		title = http.StatusText(e.status)
+	}
+	p := Problem{Type: ProblemBase + e.code, Title: title, Status: e.status, Code: e.code, Detail: e.detail, RequestID: requestID}
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if e.retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	w.WriteHeader(e.status)
+	_ = json.NewEncoder(w).Encode(p)
+}

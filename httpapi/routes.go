@@ -1,0 +1,422 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// route is one endpoint: what the mux serves and what the OpenAPI document
+// describes, from the same table.
+type route struct {
+	Method  string
+	Path    string
+	Role    memory.Role // the least role allowed
+	Summary string
+	// Request and Response are zero values of the body types (nil: none).
+	Request  any
+	Response any
+	Status   int     // success status
+	Params   []Param // path and query parameters
+	// ContentType of a non-JSON success body (export: NDJSON).
+	ContentType string
+
+	handle  func(w http.ResponseWriter, r *request) error
+	public  bool // no authentication (health, metrics, the document)
+	quiet   bool // logged at debug level (probes, scrapes)
+	long    bool // may wait for background work
+	bigBody bool // takes an import
+}
+
+// Param is a path or query parameter.
+type Param struct {
+	Name     string
+	In       string // path or query
+	Type     string // string, integer, boolean
+	Required bool
+	Doc      string
+}
+
+func (rt *route) name() string {
+	if rt.Method == "" {
+		return "unmatched"
+	}
+	return rt.Method + " " + rt.Path
+}
+
+// routes is the API.
+func (s *Server) routes() []*route {
+	idParam := func(doc string) Param { return Param{Name: "id", In: "path", Type: "string", Required: true, Doc: doc} }
+	return []*route{
+		{Method: "POST", Path: "/v1/episodes", Role: memory.RoleWriter, Status: http.StatusAccepted,
+			Summary: "Capture raw events as episodes; extraction runs as a background job.",
+			Request: CaptureRequest{}, Response: CaptureResponse{},
+			Params: []Param{{Name: "wait", In: "query", Type: "boolean", Doc: "Answer only once extraction has finished."}},
+			handle: s.capture, long: true},
+		{Method: "POST", Path: "/v1/memories", Role: memory.RoleWriter, Status: http.StatusCreated,
+			Summary: "Remember a statement or a structured fact now.",
+			Request: RememberRequest{}, Response: RememberResponse{}, handle: s.remember},
+		{Method: "POST", Path: "/v1/memories/retrieve", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary: "Retrieve the memories that matter for a task, packed into a token budget.",
+			Request: RetrieveRequest{}, Response: RetrieveResponse{}, handle: s.retrieve},
+		{Method: "GET", Path: "/v1/memories", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary:  "List distilled memories (semantic and procedural), current first.",
+			Response: MemoryList{}, handle: s.listMemories,
+			Params: []Param{
+				{Name: "include_history", In: "query", Type: "boolean", Doc: "Also superseded, expired and contested-away versions."},
+				{Name: "subject", In: "query", Type: "string", Doc: "Only memories about this subject."},
+				{Name: "limit", In: "query", Type: "integer", Doc: "At most this many (default 100, at most 1000)."},
+			}},
+		{Method: "GET", Path: "/v1/memories/{id}", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary:  "A memory with every version, its admission log and the episodes it cites.",
+			Response: MemoryView{}, Params: []Param{idParam("A memory id (mem_...) or one of its versions (ver_...).")}, handle: s.getMemory},
+		{Method: "DELETE", Path: "/v1/memories/{id}", Role: memory.RoleWriter, Status: http.StatusOK,
+			Summary:  "Forget a memory: every version leaves retrieval, with the episodes it came from.",
+			Response: ForgetResponse{}, Params: []Param{idParam("A memory id (mem_...).")}, handle: s.forget},
+		{Method: "GET", Path: "/v1/retrievals/{id}", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary:  "The trace of a retrieval: every candidate, its channels and terms.",
+			Response: Trace{}, Params: []Param{idParam("A retrieval id (ret_...).")}, handle: s.getTrace},
+		{Method: "GET", Path: "/v1/jobs/{id}", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary:  "A background job's state: pending, running, succeeded or failed (with its error).",
+			Response: Job{}, Params: []Param{idParam("A job id (job_...).")}, handle: s.getJob},
+		{Method: "GET", Path: "/v1/export", Role: memory.RoleAdmin, Status: http.StatusOK,
+			Summary:     "Export the namespace as JSON lines (lossless; re-importable into any namespace).",
+			ContentType: "application/x-ndjson", handle: s.export, long: true},
+		{Method: "POST", Path: "/v1/import", Role: memory.RoleAdmin, Status: http.StatusOK,
+			Summary:     "Import an export (JSON lines) into this namespace, which must be empty.",
+			ContentType: "application/x-ndjson", Response: ImportResponse{}, handle: s.importNS, long: true, bigBody: true},
+		{Method: "GET", Path: "/healthz", Status: http.StatusOK, Summary: "Liveness: the process serves requests.",
+			Response: Health{}, handle: s.healthz, public: true, quiet: true},
+		{Method: "GET", Path: "/readyz", Status: http.StatusOK, Summary: "Readiness: the store answers and the workers run.",
+			Response: Health{}, handle: s.readyz, public: true, quiet: true},
+		{Method: "GET", Path: "/metrics", Role: memory.RoleAdmin, Status: http.StatusOK, Summary: "Prometheus metrics.",
+			ContentType: "text/plain", handle: s.serveMetrics, quiet: true},
+		{Method: "GET", Path: "/openapi.json", Status: http.StatusOK, Summary: "This API's OpenAPI 3.1 document.",
+			ContentType: "application/json", handle: s.serveOpenAPI, public: true, quiet: true},
+	}
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *request) error {
+	for _, rt := range s.routes() {
+		if rt.Path == r.URL.Path {
+			return problemf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, r.Method+" is not served on "+r.URL.Path)
+		}
+	}
+	return problemf(http.StatusNotFound, CodeNotFound, "no endpoint "+r.URL.Path+"; see /openapi.json")
+}
+
+// knownNamespace refuses reads of a namespace that holds nothing, instead
+// of answering as if it were an empty memory.
+func (s *Server) knownNamespace(r *request) error {
+	ok, err := s.cfg.Engine.HasNamespace(r.Context(), r.caller.ns)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return problemf(http.StatusNotFound, CodeNamespaceNotFound, "namespace "+quote(r.caller.ns)+" holds nothing yet; capture or remember first")
+	}
+	return nil
+}
+
+func scopeOf(agent, user, project, session string) memory.Scope {
+	return memory.Scope{AgentID: agent, UserID: user, ProjectID: project, SessionID: session}
+}
+
+func (s *Server) capture(w http.ResponseWriter, r *request) error {
+	var body CaptureRequest
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	wait, err := boolParam(r, "wait")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(body.SessionID) == "" {
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, "session_id is required")
+	}
+	if len(body.Events) == 0 {
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, "events is empty: send at least one")
+	}
+	if len(body.Events) > s.limits.MaxEvents {
+		return problemf(http.StatusRequestEntityTooLarge, CodeTooManyEvents,
+			strconv.Itoa(len(body.Events))+" events in one capture; the limit is "+strconv.Itoa(s.limits.MaxEvents))
+	}
+	p := engine.CaptureParams{Namespace: r.caller.ns, Scope: scopeOf(body.AgentID, body.UserID, body.ProjectID, body.SessionID)}
+	p.Events = make([]engine.Event, len(body.Events))
+	for i, ev := range body.Events {
+		if ev.OccurredAt == "" {
+			return problemf(http.StatusBadRequest, CodeInvalidTimestamp, "events["+strconv.Itoa(i)+"].occurred_at is required (RFC 3339)")
+		}
+		at, err := timeField("events["+strconv.Itoa(i)+"].occurred_at", ev.OccurredAt)
+		if err != nil {
+			return err
+		}
+		p.Events[i] = engine.Event{Kind: memory.EpisodeKind(ev.Kind), Content: ev.Content, OccurredAt: *at, Speaker: ev.Speaker, Metadata: ev.Metadata}
+	}
+	ack, err := s.cfg.Engine.CaptureDeferred(r.Context(), p, s.cfg.Queue.Enqueue)
+	if err != nil {
+		return err
+	}
+	res := CaptureResponse{EpisodeIDs: ack.EpisodeIDs, JobID: ack.JobID}
+	if wait {
+		ctx, cancel := context.WithTimeout(r.Context(), s.limits.WaitTimeout)
+		defer cancel()
+		job, err := s.cfg.Queue.Wait(ctx, r.caller.ns, ack.JobID)
+		if err != nil {
+			return err
+		}
+		res.JobState = job.State
+		return writeJSON(w, http.StatusOK, res)
+	}
+	return writeJSON(w, http.StatusAccepted, res)
+}
+
+func (s *Server) remember(w http.ResponseWriter, r *request) error {
+	var body RememberRequest
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	p := engine.RememberParams{
+		Namespace: r.caller.ns, Scope: scopeOf(body.AgentID, body.UserID, body.ProjectID, body.SessionID),
+		Text: body.Text, Speaker: body.Speaker,
+		Type: memory.Type(body.Type), Subject: body.Subject, Key: body.Key, Value: body.Value,
+		Criticality: memory.Criticality(body.Criticality),
+	}
+	if body.Confidence != nil {
+		p.Confidence = *body.Confidence
+		if p.Confidence == 0 {
+			return problemf(http.StatusBadRequest, CodeInvalidRequest, "confidence 0 stores nothing; use a number above 0 and at most 1")
+		}
+	}
+	observed, err := timeField("observed_at", body.ObservedAt)
+	if err != nil {
+		return err
+	}
+	if observed != nil {
+		p.ObservedAt = *observed
+	}
+	if p.ValidFrom, err = timeField("valid_from", body.ValidFrom); err != nil {
+		return err
+	}
+	if p.ValidTo, err = timeField("valid_to", body.ValidTo); err != nil {
+		return err
+	}
+	res, err := s.cfg.Engine.Remember(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	out := RememberResponse{EpisodeID: res.EpisodeID, Outcomes: make([]Outcome, len(res.Outcomes)), Reasons: []string{}}
+	for i, o := range res.Outcomes {
+		out.Outcomes[i] = Outcome{EpisodeID: o.EpisodeID, Decision: string(o.Decision), Operation: string(o.Operation),
+			Reasons: o.Reasons, MemoryID: o.MemoryID, VersionID: o.VersionID, Content: o.Content}
+	}
+	if len(res.Outcomes) > 0 {
+		first := res.Outcomes[0]
+		for _, o := range res.Outcomes {
+			if o.Decision == memory.AdmitAccept && o.MemoryID != "" {
+				first = o
+				break
+			}
+		}
+		out.MemoryID, out.Operation, out.Decision, out.Reasons = first.MemoryID, string(first.Operation), string(first.Decision), first.Reasons
+		out.Version = publicVersion(first.Version)
+	} else {
+		out.Decision = string(memory.AdmitReject)
+		out.Reasons = []string{"nothing_to_remember"}
+	}
+	return writeJSON(w, http.StatusCreated, out)
+}
+
+// publicVersion drops the stored embedding: clients have no use for it and
+// it is most of a version's size.
+func publicVersion(v *memory.Version) *memory.Version {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	c.Embedding = nil
+	return &c
+}
+
+func publicVersions(vs []*memory.Version) []*memory.Version {
+	out := make([]*memory.Version, len(vs))
+	for i, v := range vs {
+		out[i] = publicVersion(v)
+	}
+	return out
+}
+
+func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
+	var body RetrieveRequest
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	if len(body.Query) > s.limits.MaxQueryBytes {
+		return problemf(http.StatusBadRequest, CodeQueryTooLong,
+			"query is "+strconv.Itoa(len(body.Query))+" bytes; the limit is "+strconv.Itoa(s.limits.MaxQueryBytes))
+	}
+	asOf, err := timeField("as_of", body.AsOf)
+	if err != nil {
+		return err
+	}
+	if err := s.knownNamespace(r); err != nil {
+		return err
+	}
+	res, err := s.cfg.Engine.Retrieve(r.Context(), engine.RetrieveParams{
+		Namespace: r.caller.ns, Query: body.Query, Limit: body.Limit, TokenBudget: body.TokenBudget,
+		TaskType: body.TaskType, Scope: scopeOf(body.AgentID, body.UserID, body.ProjectID, body.SessionID),
+		AsOf: asOf, IncludeHistory: body.IncludeHistory,
+	})
+	if err != nil {
+		return err
+	}
+	s.metrics.observeRetrieval(res)
+	out := RetrieveResponse{RetrievalID: res.RetrievalID, Context: res.Context, TokensUsed: res.TokensUsed,
+		Items: make([]RetrieveItem, len(res.Items))}
+	for i, it := range res.Items {
+		chans := make(map[string]ChannelHit, len(it.Channels))
+		for name, h := range it.Channels {
+			chans[name] = ChannelHit{Rank: h.Rank, Score: h.Score}
+		}
+		eps := it.EpisodeIDs
+		if eps == nil {
+			eps = []string{}
+		}
+		out.Items[i] = RetrieveItem{MemoryID: it.MemoryID, VersionID: it.VersionID, Kind: string(it.Kind), Type: string(it.Type),
+			Content: it.Content, Score: it.Score, Tokens: it.Tokens, Action: string(it.Action), EpisodeIDs: eps,
+			Channels: chans, Explanation: it.Explanation}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) listMemories(w http.ResponseWriter, r *request) error {
+	history, err := boolParam(r, "include_history")
+	if err != nil {
+		return err
+	}
+	limit := 100
+	if v := r.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return problemf(http.StatusBadRequest, CodeInvalidRequest, "limit "+quote(v)+": use a number from 1 to 1000")
+		}
+		limit = n
+	}
+	if err := s.knownNamespace(r); err != nil {
+		return err
+	}
+	vs, err := s.cfg.Engine.Facts(r.Context(), engine.FactsParams{Namespace: r.caller.ns, IncludeHistory: history,
+		Subject: r.URL.Query().Get("subject"), Limit: limit})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, MemoryList{Memories: publicVersions(vs)})
+}
+
+func (s *Server) getMemory(w http.ResponseWriter, r *request) error {
+	view, err := s.cfg.Engine.Show(r.Context(), r.caller.ns, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	view.Versions = publicVersions(view.Versions)
+	return writeJSON(w, http.StatusOK, view)
+}
+
+func (s *Server) forget(w http.ResponseWriter, r *request) error {
+	res, err := s.cfg.Engine.Forget(r.Context(), r.caller.ns, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) getTrace(w http.ResponseWriter, r *request) error {
+	tr, err := s.cfg.Engine.Trace(r.Context(), r.caller.ns, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, tr)
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *request) error {
+	job, err := s.cfg.Queue.Get(r.Context(), r.caller.ns, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, job)
+}
+
+func (s *Server) export(w http.ResponseWriter, r *request) error {
+	if err := s.knownNamespace(r); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Content-Disposition", `attachment; filename="mnemon-`+r.caller.ns+`.jsonl"`)
+	// Once the first line is out the status is sent: a later failure can
+	// only cut the stream short, which the missing trailer line shows.
+	_, err := s.cfg.Engine.Export(r.Context(), r.caller.ns, w)
+	return err
+}
+
+func (s *Server) importNS(w http.ResponseWriter, r *request) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "ndjson") && !strings.Contains(ct, "jsonl") &&
+		!strings.Contains(ct, "json") && !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/octet-stream") {
+		return problemf(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "send the export as application/x-ndjson")
+	}
+	stats, err := s.cfg.Engine.Import(r.Context(), r.caller.ns, r.Body)
+	if err != nil {
+		return jsonLimit(err)
+	}
+	return writeJSON(w, http.StatusOK, stats)
+}
+
+// jsonLimit turns a body cut off by the size limit into its problem.
+func jsonLimit(err error) error {
+	var maxErr *http.MaxBytesError
+	if errors.As(err, &maxErr) {
+		return problemf(http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the import is larger than this server accepts")
+	}
+	return err
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *request) error {
+	return writeJSON(w, http.StatusOK, Health{Status: "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *request) error {
+	checks := map[string]string{}
+	ok := true
+	if _, err := s.cfg.Keys.CountActiveAPIKeys(r.Context()); err != nil {
+		checks["store"], ok = "unavailable", false
+	} else {
+		checks["store"] = "ok"
+	}
+	if s.cfg.Ready != nil {
+		if err := s.cfg.Ready(r.Context()); err != nil {
+			checks["workers"], ok = err.Error(), false
+		} else {
+			checks["workers"] = "ok"
+		}
+	}
+	if !ok {
+		return writeJSON(w, http.StatusServiceUnavailable, Health{Status: "unavailable", Checks: checks})
+	}
+	return writeJSON(w, http.StatusOK, Health{Status: "ok", Checks: checks})
+}
+
+func boolParam(r *request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, problemf(http.StatusBadRequest, CodeInvalidRequest, name+" "+quote(v)+": use true or false")
+	}
+	return b, nil
+}

@@ -1,0 +1,178 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// The request and response bodies of the API. Field tags are the wire
+// format; `doc` tags feed the OpenAPI document; `required` marks fields a
+// request must carry. Other tools depend on these shapes: change them only
+// with a new API version.
+
+// CaptureRequest is the body of POST /v1/episodes.
+type CaptureRequest struct {
+	SessionID string       `json:"session_id" required:"true" doc:"Session the events belong to."`
+	AgentID   string       `json:"agent_id,omitempty" doc:"Agent scope."`
+	UserID    string       `json:"user_id,omitempty" doc:"User scope."`
+	ProjectID string       `json:"project_id,omitempty" doc:"Project scope."`
+	Events    []EventInput `json:"events" required:"true" doc:"Raw events in the order they happened."`
+}
+
+// EventInput is one raw event of a capture.
+type EventInput struct {
+	Kind       string            `json:"kind" required:"true" doc:"user_message, agent_message, tool_call, tool_result, observation, task_result or system_note."`
+	Content    string            `json:"content" required:"true" doc:"The event's text (UTF-8, at most 64 KiB)."`
+	OccurredAt string            `json:"occurred_at" required:"true" format:"date-time" doc:"When it happened (RFC 3339)."`
+	Speaker    string            `json:"speaker,omitempty" doc:"Who said it; default user."`
+	Metadata   map[string]string `json:"metadata,omitempty" doc:"Free-form string metadata; source=mnemon marks text mnemon itself returned."`
+}
+
+// CaptureResponse acknowledges a capture: the episodes are stored and their
+// extraction is queued (or, with wait=true, finished).
+type CaptureResponse struct {
+	EpisodeIDs []string `json:"episode_ids" doc:"Stored episode ids, in event order."`
+	JobID      string   `json:"job_id" doc:"The extraction job; see GET /v1/jobs/{id}."`
+	JobState   string   `json:"job_state,omitempty" doc:"With wait=true: the job's final state."`
+}
+
+// RememberRequest is the body of POST /v1/memories.
+type RememberRequest struct {
+	Text        string   `json:"text" required:"true" doc:"The statement to remember. With key set, stored as exactly one fact."`
+	SessionID   string   `json:"session_id,omitempty" doc:"Session scope."`
+	AgentID     string   `json:"agent_id,omitempty" doc:"Agent scope."`
+	UserID      string   `json:"user_id,omitempty" doc:"User scope."`
+	ProjectID   string   `json:"project_id,omitempty" doc:"Project scope."`
+	Speaker     string   `json:"speaker,omitempty" doc:"Who states it; default user."`
+	ObservedAt  string   `json:"observed_at,omitempty" format:"date-time" doc:"When it was said (RFC 3339); default now."`
+	Type        string   `json:"type,omitempty" doc:"fact, preference, decision, constraint, goal, lesson, procedure or summary (with key)."`
+	Subject     string   `json:"subject,omitempty" doc:"Whom the fact is about (with key); default the speaker."`
+	Key         string   `json:"key,omitempty" doc:"Slot key such as prefers:editor; skips extraction."`
+	Value       string   `json:"value,omitempty" doc:"The slot's value (with key)."`
+	Criticality string   `json:"criticality,omitempty" doc:"normal, high or must_include."`
+	Confidence  *float64 `json:"confidence,omitempty" doc:"0 to 1; default 0.9 for keyed facts."`
+	ValidFrom   string   `json:"valid_from,omitempty" format:"date-time" doc:"Start of validity (RFC 3339)."`
+	ValidTo     string   `json:"valid_to,omitempty" format:"date-time" doc:"End of validity (RFC 3339)."`
+}
+
+// RememberResponse says what a remember wrote: the version of its first
+// accepted memory with the admission decision and reconciliation
+// operation, and every candidate's outcome.
+type RememberResponse struct {
+	EpisodeID string          `json:"episode_id" doc:"The episode that records the statement."`
+	MemoryID  string          `json:"memory_id,omitempty" doc:"The memory written or reinforced."`
+	Version   *memory.Version `json:"version,omitempty" doc:"The version now current for that memory."`
+	Operation string          `json:"operation,omitempty" doc:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP."`
+	Decision  string          `json:"decision" doc:"accept, defer, reject or quarantine."`
+	Reasons   []string        `json:"reasons" doc:"Reason codes for the decision."`
+	Outcomes  []Outcome       `json:"outcomes" doc:"Every candidate memory's fate."`
+}
+
+// Outcome is one candidate memory's admission decision and reconciliation.
+type Outcome struct {
+	EpisodeID string   `json:"episode_id,omitempty"`
+	Decision  string   `json:"decision"`
+	Operation string   `json:"operation,omitempty"`
+	Reasons   []string `json:"reasons"`
+	MemoryID  string   `json:"memory_id,omitempty"`
+	VersionID string   `json:"version_id,omitempty"`
+	Content   string   `json:"content"`
+}
+
+// RetrieveRequest is the body of POST /v1/memories/retrieve.
+type RetrieveRequest struct {
+	Query          string `json:"query" required:"true" doc:"The task or question (at most 4096 bytes)."`
+	Limit          int    `json:"limit,omitempty" doc:"Items at most (1-100; default 10). must_include items come on top."`
+	TokenBudget    int    `json:"token_budget,omitempty" doc:"Tokens the context may use (default 1000)."`
+	TaskType       string `json:"task_type,omitempty" doc:"Task type, for procedures and task-specific memories."`
+	AgentID        string `json:"agent_id,omitempty"`
+	UserID         string `json:"user_id,omitempty"`
+	ProjectID      string `json:"project_id,omitempty"`
+	SessionID      string `json:"session_id,omitempty"`
+	AsOf           string `json:"as_of,omitempty" format:"date-time" doc:"Answer as of this valid time (RFC 3339)."`
+	IncludeHistory bool   `json:"include_history,omitempty" doc:"Also serve superseded and expired versions."`
+}
+
+// RetrieveResponse is a packed context and its items in final rank order.
+type RetrieveResponse struct {
+	RetrievalID string         `json:"retrieval_id" doc:"Trace id; see GET /v1/retrievals/{id}."`
+	Context     string         `json:"context" doc:"The packed context, ready for a prompt."`
+	TokensUsed  int            `json:"tokens_used"`
+	Items       []RetrieveItem `json:"items"`
+}
+
+// RetrieveItem is one packed memory with its citation and reason.
+type RetrieveItem struct {
+	MemoryID    string                `json:"memory_id"`
+	VersionID   string                `json:"version_id"`
+	Kind        string                `json:"kind" doc:"episodic, semantic or procedural."`
+	Type        string                `json:"type"`
+	Content     string                `json:"content"`
+	Score       float64               `json:"score"`
+	Tokens      int                   `json:"tokens"`
+	Action      string                `json:"action" doc:"FOLLOW, HINT or IGNORE."`
+	EpisodeIDs  []string              `json:"episode_ids" doc:"The episode it is (episodic) or cites (semantic, procedural)."`
+	Channels    map[string]ChannelHit `json:"channels" doc:"Each channel that found it, by name."`
+	Explanation string                `json:"explanation"`
+}
+
+// ChannelHit is an item's rank and score in one retrieval channel.
+type ChannelHit struct {
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+}
+
+// MemoryList is the body of GET /v1/memories.
+type MemoryList struct {
+	Memories []*memory.Version `json:"memories" doc:"Distilled memories (semantic and procedural), current first."`
+}
+
+// MemoryView is a memory with every version, its admission log and the
+// episodes it cites.
+type MemoryView = engine.MemoryView
+
+// ForgetResponse says what a DELETE took out of retrieval.
+type ForgetResponse = engine.ForgetResult
+
+// Trace is a retrieval's trace.
+type Trace = memory.Trace
+
+// Job is a background job.
+type Job = jobs.Job
+
+// ImportResponse counts what an import carried.
+type ImportResponse = engine.ExportStats
+
+// Health is the body of /healthz and /readyz.
+type Health struct {
+	Status string            `json:"status" doc:"ok or unavailable."`
+	Checks map[string]string `json:"checks,omitempty" doc:"Each readiness check and its result."`
+}
+
+// Problem is an RFC 9457 problem document, served as
+// application/problem+json for every error.
+type Problem struct {
+	Type      string `json:"type" doc:"URI naming the problem type."`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Code      string `json:"code" doc:"Stable machine-readable code."`
+	Detail    string `json:"detail,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+}
+
+// timeField parses an optional RFC 3339 time field.
+func timeField(name, s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil, &apiError{status: 400, code: CodeInvalidTimestamp,
+			detail: name + " " + quote(s) + " is not an RFC 3339 time such as 2026-05-01T12:00:00Z"}
+	}
+	t = t.UTC()
+	return &t, nil
+}
