@@ -304,7 +304,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 		return err
 	}
 	api, err := httpapi.New(httpapi.Config{
-		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version,
+		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version, Ready: q.Ready,
 		RequireKeys: !local && !cfg.InsecureOpen,
 		Limits: httpapi.Limits{
 			MaxBodyBytes: cfg.MaxBodyBytes, MaxImportBytes: cfg.MaxImportBytes, MaxEvents: cfg.MaxEvents,

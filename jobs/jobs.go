@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -69,8 +70,9 @@ type Config struct {
 
 // Queue inserts, runs and reports jobs.
 type Queue struct {
-	cfg    Config
-	client *river.Client[*sql.Tx]
+	cfg     Config
+	client  *river.Client[*sql.Tx]
+	started atomic.Bool
 }
 
 // Job is a job as mnemon reports it.
@@ -213,6 +215,7 @@ func (q *Queue) Start(ctx context.Context) error {
 	if err := q.client.Start(ctx); err != nil {
 		return fmt.Errorf("jobs: start: %w", err)
 	}
+	q.started.Store(true)
 	return nil
 }
 
@@ -228,6 +231,23 @@ func (q *Queue) Stop(ctx context.Context) error {
 		return fmt.Errorf("jobs: stop: %w", err)
 	}
 	return nil
+}
+
+// Ready reports whether the queue's workers are running; a queue without
+// workers is always ready.
+func (q *Queue) Ready(context.Context) error {
+	if q.cfg.Workers == 0 {
+		return nil
+	}
+	if !q.started.Load() {
+		return errors.New("workers not started")
+	}
+	select {
+	case <-q.client.Stopped():
+		return errors.New("workers stopped")
+	default:
+		return nil
+	}
 }
 
 // Enqueue inserts an extraction job in the store transaction tx. It has the

@@ -192,3 +192,19 @@ func TestParseID(t *testing.T) {
 		}
 	}
 }
+
+func TestReady(t *testing.T) {
+	f := open(t, 1)
+	if err := f.queue.Ready(context.Background()); err != nil {
+		t.Fatalf("running queue not ready: %v", err)
+	}
+	if err := f.queue.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.queue.Ready(context.Background()); err == nil {
+		t.Fatal("stopped queue reports ready")
+	}
+	if err := open(t, 0).queue.Ready(context.Background()); err != nil {
+		t.Fatalf("a queue without workers: %v", err)
+	}
+}
