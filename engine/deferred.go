@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -30,6 +32,12 @@ type DeferredCapture struct {
 // as it is durable. A retried capture (same kind, speaker, scope, time and
 // content) stores nothing new and answers with the stored episode ids; its
 // job finds the work done and changes nothing.
+//
+// Concurrent captures of one namespace share a transaction (group commit):
+// while one transaction commits, the captures that arrive queue up and
+// commit together in the next, so one fsync acknowledges many of them.
+// Each still gets its own job and its own answer; if the shared
+// transaction fails, every capture in it fails and none is stored.
 func (e *Engine) CaptureDeferred(ctx context.Context, p CaptureParams, enqueue Enqueue) (*DeferredCapture, error) {
 	if enqueue == nil {
 		return nil, fmt.Errorf("capture: no job queue configured")
@@ -38,16 +46,98 @@ func (e *Engine) CaptureDeferred(ctx context.Context, p CaptureParams, enqueue E
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
-	// The namespace lock orders this against extraction jobs and other
-	// captures, so the duplicate check below sees every committed episode.
+	call := &captureCall{evs: evs, enqueue: enqueue, done: make(chan struct{})}
+	g, _ := e.captures.LoadOrStore(ns, &captureGroup{})
+	group := g.(*captureGroup)
+	group.mu.Lock()
+	group.pending = append(group.pending, call)
+	lead := !group.leading
+	group.leading = group.leading || lead
+	group.mu.Unlock()
+	if lead {
+		// The leader runs on its own goroutine, so no caller waits for
+		// batches queued after its own.
+		go e.leadCaptures(ns, group)
+	}
+	select {
+	case <-call.done:
+	case <-ctx.Done():
+		// The capture may still commit: the caller learns it was not
+		// acknowledged, and a retry is recognised as a duplicate.
+		return nil, fmt.Errorf("capture: %w", ctx.Err())
+	}
+	if call.err != nil {
+		return nil, fmt.Errorf("capture: %w", call.err)
+	}
+	return call.res, nil
+}
+
+// captureCall is one deferred capture waiting for its group's commit.
+type captureCall struct {
+	evs     []*pendingEvent
+	enqueue Enqueue
+	res     *DeferredCapture
+	err     error
+	done    chan struct{}
+}
+
+// captureGroup queues a namespace's deferred captures; one caller at a time
+// leads, committing everything queued, until the queue is empty.
+type captureGroup struct {
+	mu      sync.Mutex
+	pending []*captureCall
+	leading bool
+}
+
+// maxGroupEvents bounds one group transaction.
+const maxGroupEvents = MaxEvents
+
+func (e *Engine) leadCaptures(ns string, g *captureGroup) {
+	for {
+		g.mu.Lock()
+		n, events := 0, 0
+		for n < len(g.pending) && (n == 0 || events+len(g.pending[n].evs) <= maxGroupEvents) {
+			events += len(g.pending[n].evs)
+			n++
+		}
+		batch := g.pending[:n:n]
+		g.pending = g.pending[n:]
+		if len(batch) == 0 {
+			g.leading = false
+			g.mu.Unlock()
+			return
+		}
+		g.mu.Unlock()
+		// The batch belongs to several requests: one caller giving up
+		// must not fail the others, so it runs on its own deadline.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := e.commitCaptures(ctx, ns, batch)
+		cancel()
+		for _, c := range batch {
+			if err != nil {
+				c.err, c.res = err, nil
+			}
+			close(c.done)
+		}
+	}
+}
+
+// commitCaptures writes a batch of captures' episodes and their jobs in one
+// transaction.
+func (e *Engine) commitCaptures(ctx context.Context, ns string, batch []*captureCall) error {
+	// The namespace lock orders this against extraction jobs, so the
+	// duplicate check below sees every committed episode.
 	_, unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
-		return nil, fmt.Errorf("capture: %w", err)
+		return err
 	}
 	defer unlock()
-	res := &DeferredCapture{}
-	err = e.store.InTx(ctx, func(tx memory.Executor) error {
-		episodes, err := e.newEpisodes(ctx, tx, ns, evs)
+	var all []*pendingEvent
+	for _, c := range batch {
+		all = append(all, c.evs...)
+	}
+	return e.store.InTx(ctx, func(tx memory.Executor) error {
+		episodes, err := e.newEpisodes(ctx, tx, ns, all)
 		if err != nil {
 			return err
 		}
@@ -56,27 +146,28 @@ func (e *Engine) CaptureDeferred(ctx context.Context, p CaptureParams, enqueue E
 				return err
 			}
 		}
-		res.EpisodeIDs = make([]string, 0, len(evs))
-		seen := make(map[string]bool, len(evs))
-		job := ExtractJob{Namespace: ns}
-		for _, pe := range evs {
-			id := pe.ep.ID
-			if pe.dupOf != "" {
-				id = pe.dupOf
+		for _, c := range batch {
+			res := &DeferredCapture{EpisodeIDs: make([]string, 0, len(c.evs))}
+			seen := make(map[string]bool, len(c.evs))
+			job := ExtractJob{Namespace: ns}
+			for _, pe := range c.evs {
+				id := pe.ep.ID
+				if pe.dupOf != "" {
+					id = pe.dupOf
+				}
+				res.EpisodeIDs = append(res.EpisodeIDs, id)
+				if !seen[id] {
+					seen[id] = true
+					job.EpisodeIDs = append(job.EpisodeIDs, id)
+				}
 			}
-			res.EpisodeIDs = append(res.EpisodeIDs, id)
-			if !seen[id] {
-				seen[id] = true
-				job.EpisodeIDs = append(job.EpisodeIDs, id)
+			if res.JobID, err = c.enqueue(ctx, tx, job); err != nil {
+				return err
 			}
+			c.res = res
 		}
-		res.JobID, err = enqueue(ctx, tx, job)
-		return err
+		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("capture: %w", err)
-	}
-	return res, nil
 }
 
 // ExtractResult says what one extraction job did.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -172,4 +173,77 @@ func TestChannelDurations(t *testing.T) {
 			t.Errorf("channel %s: duration %v", name, res.ChannelDurations[i])
 		}
 	}
+}
+
+// TestCaptureDeferredConcurrent: concurrent captures of one namespace share
+// transactions, and each still gets exactly its own episodes and job.
+func TestCaptureDeferredConcurrent(t *testing.T) {
+	e, clk, _ := newEngine(t)
+	ctx := context.Background()
+	var (
+		mu   sync.Mutex
+		txs  = map[memory.Executor]int{}
+		jobs = map[string]engine.ExtractJob{}
+	)
+	enqueue := func(_ context.Context, tx memory.Executor, job engine.ExtractJob) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		txs[tx]++
+		id := fmt.Sprintf("job_%d", len(jobs)+1)
+		jobs[id] = job
+		return id, nil
+	}
+	const clients, each = 8, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*each)
+	acks := make(chan *engine.DeferredCapture, clients*each)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				ack, err := e.CaptureDeferred(ctx, engine.CaptureParams{Namespace: "ns", Events: []engine.Event{
+					{Kind: memory.EpisodeUserMessage, Content: fmt.Sprintf("client %d says thing %d", c, i), OccurredAt: clk.Now()},
+					{Kind: memory.EpisodeUserMessage, Content: fmt.Sprintf("client %d adds detail %d", c, i), OccurredAt: clk.Now()},
+				}}, enqueue)
+				if err != nil {
+					errs <- err
+					return
+				}
+				acks <- ack
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	close(acks)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	n := 0
+	for ack := range acks {
+		n++
+		job, ok := jobs[ack.JobID]
+		if !ok || len(ack.EpisodeIDs) != 2 || len(job.EpisodeIDs) != 2 {
+			t.Fatalf("ack %+v, job %+v", ack, job)
+		}
+		for i, id := range ack.EpisodeIDs {
+			if seen[id] || job.EpisodeIDs[i] != id {
+				t.Fatalf("episode %s acknowledged twice or not in its own job %+v", id, job)
+			}
+			seen[id] = true
+		}
+	}
+	if n != clients*each || len(jobs) != n {
+		t.Fatalf("%d acks, %d jobs, want %d", n, len(jobs), clients*each)
+	}
+	s, err := e.Stats(ctx, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Episodes != 2*n {
+		t.Fatalf("%d episodes stored, want %d", s.Episodes, 2*n)
+	}
+	t.Logf("%d captures committed in %d transactions", n, len(txs))
 }

@@ -47,6 +47,10 @@ type Engine struct {
 
 	mu  sync.Mutex
 	nss map[string]*nsState
+
+	// captures groups concurrent deferred captures per namespace into one
+	// transaction (see CaptureDeferred).
+	captures sync.Map // namespace → *captureGroup
 }
 
 // New returns an engine over cfg.Store. Close it to flush pending traces.
