@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -64,8 +65,15 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		}
 		dec := json.NewDecoder(strings.NewReader(string(data)))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(cfg); err != nil {
-			return nil, usagef("config %s: %v (see 'mnemon help serve' for the fields)", path, err)
+		err = dec.Decode(cfg)
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			return nil, usagef("config %s: %s must be a %s, not %s (see 'mnemon help serve' for the fields)", path, te.Field, jsonKind(te.Type.Kind()), te.Value)
+		case err != nil:
+			return nil, usagef("config %s: %v (see 'mnemon help serve' for the fields)", path, strings.TrimPrefix(err.Error(), "json: "))
+		case dec.More():
+			return nil, usagef("config %s: more than one JSON object; write one JSON object with the settings", path)
 		}
 	}
 	env := func(name string, apply func(string) error) error {
@@ -101,8 +109,11 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		}},
 		{"MNEMON_INSECURE_OPEN", func(v string) error {
 			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("use true or false")
+			}
 			cfg.InsecureOpen = b
-			return err
+			return nil
 		}},
 		{"MNEMON_LOG_FORMAT", func(v string) error { cfg.LogFormat = v; return nil }},
 		{"MNEMON_LOG_LEVEL", func(v string) error { cfg.LogLevel = v; return nil }},
@@ -110,8 +121,11 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		{"MNEMON_RATE_BURST", atoi(&cfg.RateBurst)},
 		{"MNEMON_RATE_PER_SECOND", func(v string) error {
 			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return errors.New("want a number of requests per second, like 50")
+			}
 			cfg.RatePerSecond = f
-			return err
+			return nil
 		}},
 	} {
 		if err := env(e.name, e.apply); err != nil {
@@ -119,6 +133,21 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		}
 	}
 	return cfg, nil
+}
+
+// jsonKind names a config field's type as a JSON user sees it.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int64:
+		return "whole number"
+	case reflect.Float64:
+		return "number"
+	}
+	return k.String()
 }
 
 func secs(f float64, def time.Duration) time.Duration {
@@ -300,9 +329,6 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := q.Start(ctx); err != nil {
-		return err
-	}
 	api, err := httpapi.New(httpapi.Config{
 		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version, Ready: q.Ready,
 		RequireKeys: !local && !cfg.InsecureOpen,
@@ -318,6 +344,12 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return &failure{msg: fmt.Sprintf("listen on %s: %v", cfg.Addr, err), code: 1, err: err}
+	}
+	// The workers start last: every return before the shutdown below must
+	// leave none running on a store that is about to close.
+	if err := q.Start(ctx); err != nil {
+		ln.Close()
+		return err
 	}
 	srv := &http.Server{
 		Handler:           api,

@@ -207,12 +207,14 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 }
 
 // Start runs the workers until Stop. A queue without workers needs no
-// Start.
+// Start. Cancelling ctx does not stop the workers: only Stop does, so a
+// caller that shuts down on its context's cancellation still lets running
+// jobs finish (River would otherwise cancel them mid-work).
 func (q *Queue) Start(ctx context.Context) error {
 	if q.cfg.Workers == 0 {
 		return nil
 	}
-	if err := q.client.Start(ctx); err != nil {
+	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("jobs: start: %w", err)
 	}
 	q.started.Store(true)
@@ -220,14 +222,19 @@ func (q *Queue) Start(ctx context.Context) error {
 }
 
 // Stop stops fetching new jobs and waits for running ones until ctx is
-// done. A job still running then is abandoned: River rescues and retries
-// it after RescueAfter, and extraction is idempotent, so nothing is done
-// twice.
+// done. Jobs still running then are cancelled (their transactions roll
+// back) and Stop waits briefly for them to return: River rescues and
+// retries them after RescueAfter, and extraction is idempotent, so nothing
+// is done twice.
 func (q *Queue) Stop(ctx context.Context) error {
 	if q.cfg.Workers == 0 {
 		return nil
 	}
-	if err := q.client.Stop(ctx); err != nil {
+	err := q.client.Stop(ctx)
+	if err != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = q.client.StopAndCancel(cctx)
 		return fmt.Errorf("jobs: stop: %w", err)
 	}
 	return nil
