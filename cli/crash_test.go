@@ -23,12 +23,15 @@ const (
 	crashBatch    = 40
 )
 
-// TestMain lets this test binary double as the child process that the crash
-// test kills.
+// TestMain lets this test binary double as the child processes that the
+// crash tests kill: a batch writer, or mnemon itself (serveChildEnv).
 func TestMain(m *testing.M) {
 	if path := os.Getenv(crashChildEnv); path != "" {
 		crashChild(path)
 		return
+	}
+	if args := os.Getenv(serveChildEnv); args != "" {
+		os.Exit(mnemonChild(args))
 	}
 	os.Exit(m.Run())
 }
