@@ -471,7 +471,7 @@ func printFlags(w io.Writer, fl []*flag.Flag) {
 		if arg != "" {
 			left += " " + arg
 		}
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && !strings.Contains(usage, "(default ") {
 			usage += " (default " + f.DefValue + ")"
 		}
 		rows = append(rows, row{left, usage})

@@ -270,6 +270,9 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	if *cfg.Workers < 0 || *cfg.Workers > 256 {
 		return nil, usagef("workers %d: use 0 to 256", *cfg.Workers)
 	}
+	if timeout := secs(cfg.JobTimeoutSecs, time.Minute); cfg.RescueSecs > 0 && secs(cfg.RescueSecs, 0) <= timeout {
+		return nil, usagef("job_rescue_after_seconds %g must exceed the job timeout (%g s): a running job is taken for dead only after it could have timed out", cfg.RescueSecs, timeout.Seconds())
+	}
 	cfg.InsecureOpen = cfg.InsecureOpen || so.insecureOpen
 	if so.logFormat != "" {
 		cfg.LogFormat = so.logFormat

@@ -355,6 +355,8 @@ func TestServeConfigErrors(t *testing.T) {
 	wrongType := write("type.json", `{"workers": "two"}`)
 	trailing := write("trailing.json", `{"workers": 1} {"workers": 2}`)
 	tooMany := write("many.json", `{"workers": 1000}`)
+	rescue := write("rescue.json", `{"job_timeout_seconds": 5, "job_rescue_after_seconds": 5}`)
+	rescueDefault := write("rescue-default.json", `{"job_rescue_after_seconds": 30}`)
 	cases := []struct {
 		name string
 		env  map[string]string
@@ -368,6 +370,8 @@ func TestServeConfigErrors(t *testing.T) {
 		{"wrong type", nil, []string{"serve", "--config", wrongType}, 2, []string{"type.json", "workers"}},
 		{"trailing data", nil, []string{"serve", "--config", trailing}, 2, []string{"trailing.json", "one JSON object"}},
 		{"workers out of range", nil, []string{"serve", "--config", tooMany}, 2, []string{"workers 1000: use 0 to 256"}},
+		{"rescue before timeout", nil, []string{"serve", "--config", rescue}, 2, []string{"job_rescue_after_seconds 5 must exceed the job timeout (5 s)"}},
+		{"rescue before default timeout", nil, []string{"worker", "--config", rescueDefault}, 2, []string{"job_rescue_after_seconds 30 must exceed the job timeout (60 s)"}},
 		{"bad MNEMON_WORKERS", map[string]string{"MNEMON_WORKERS": "many"}, []string{"serve"}, 2, []string{`MNEMON_WORKERS="many"`, "whole number"}},
 		{"bad MNEMON_INSECURE_OPEN", map[string]string{"MNEMON_INSECURE_OPEN": "maybe"}, []string{"serve"}, 2, []string{`MNEMON_INSECURE_OPEN="maybe"`, "true or false"}},
 		{"bad MNEMON_RATE_PER_SECOND", map[string]string{"MNEMON_RATE_PER_SECOND": "fast"}, []string{"serve"}, 2, []string{`MNEMON_RATE_PER_SECOND="fast"`, "number"}},
@@ -409,7 +413,7 @@ func TestServeLifecycle(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
 	cfg := filepath.Join(dir, "mnemon.json")
-	if err := os.WriteFile(cfg, []byte(`{"shutdown_timeout_seconds": 15}`), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(`{"shutdown_timeout_seconds": 15, "job_timeout_seconds": 300}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := startServe(t, map[string]string{"MNEMON_DB": db}, "--addr", "127.0.0.1:0", "--config", cfg, "--workers", "1")
@@ -653,6 +657,9 @@ func TestServeWorkerJobsHelpTeaches(t *testing.T) {
 			code, out, errs := runCLI(t, filepath.Join(t.TempDir(), "m.db"), "", args...)
 			if code != 0 || errs != "" {
 				t.Fatalf("mnemon %v: exit %d: %s", args, code, errs)
+			}
+			if strings.Contains(out, "(default -1)") || strings.Count(out, "(default 2)") > 1 {
+				t.Fatalf("mnemon %v shows two defaults for --workers:\n%s", args, out)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(out, w) {

@@ -58,8 +58,8 @@ type Config struct {
 	// JobTimeout bounds one attempt (default 1 minute).
 	JobTimeout time.Duration
 	// RescueAfter is how long a job may stay running before it is taken
-	// for dead (its worker crashed) and retried (default 2 minutes; must
-	// exceed JobTimeout).
+	// for dead (its worker crashed) and retried (default 2 minutes, or
+	// JobTimeout plus a minute if that is longer; must exceed JobTimeout).
 	RescueAfter time.Duration
 	// PollInterval is how often idle workers look for new jobs (default
 	// 50 ms): SQLite has no notifications, so this bounds pickup latency.
@@ -167,7 +167,7 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 		cfg.JobTimeout = time.Minute
 	}
 	if cfg.RescueAfter <= 0 {
-		cfg.RescueAfter = 2 * time.Minute
+		cfg.RescueAfter = max(2*time.Minute, cfg.JobTimeout+time.Minute)
 	}
 	if cfg.RescueAfter <= cfg.JobTimeout {
 		return nil, fmt.Errorf("jobs: rescue after %s must exceed the job timeout %s", cfg.RescueAfter, cfg.JobTimeout)
