@@ -368,10 +368,17 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 		mode = "open (no API key configured)"
 	}
 	log.Info("listening", "addr", "http://"+ln.Addr().String(), "auth", mode, "workers", *cfg.Workers, "db", a.dbPath)
-	if a.env.Getenv("MNEMON_ADDR_FILE") != "" {
+	if file := a.env.Getenv("MNEMON_ADDR_FILE"); file != "" {
 		// Tests and supervisors learn the port of --addr 127.0.0.1:0 here.
-		if err := os.WriteFile(a.env.Getenv("MNEMON_ADDR_FILE"), []byte(ln.Addr().String()), 0o600); err != nil {
-			return err
+		// Renamed into place, so a reader never sees a partial address.
+		err := os.WriteFile(file+".tmp", []byte(ln.Addr().String()), 0o600)
+		if err == nil {
+			err = os.Rename(file+".tmp", file)
+		}
+		if err != nil {
+			ln.Close()
+			_ = q.Stop(context.Background())
+			return &failure{msg: fmt.Sprintf("MNEMON_ADDR_FILE: %v", err), code: 1, err: err}
 		}
 	}
 	served := make(chan error, 1)

@@ -516,6 +516,13 @@ func TestServeLifecycle(t *testing.T) {
 	if took := s.stop(t); took > 5*time.Second {
 		t.Fatalf("an idle server took %s to stop", took)
 	}
+
+	// An address file it cannot write: a clear failure, nothing left running.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code, _, errs := runEnv(t, ctx, map[string]string{"MNEMON_DB": db, "MNEMON_ADDR_FILE": filepath.Join(dir, "no", "such", "dir", "addr")},
+		"", "serve", "--addr", "127.0.0.1:0", "--log-level", "error")
+	oneLine(t, code, errs, 1, "MNEMON_ADDR_FILE: ")
 }
 
 func TestWorkerAndJobs(t *testing.T) {
