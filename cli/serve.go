@@ -199,7 +199,28 @@ func loopback(addr string) bool {
 type serveOptions struct {
 	addr, config, logFormat, logLevel string
 	workers                           int
-	insecureOpen                      bool
+	insecureOpen                      *bool // nil: not given
+}
+
+// optBool is a boolean flag that remembers whether it was given, so that
+// --insecure-open=false overrides the environment and the config file.
+type optBool struct{ p **bool }
+
+func (o optBool) IsBoolFlag() bool { return true }
+func (o optBool) Get() any         { return o.p != nil && *o.p != nil && **o.p }
+func (o optBool) String() string {
+	if o.p == nil || *o.p == nil {
+		return "false"
+	}
+	return strconv.FormatBool(**o.p)
+}
+func (o optBool) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	*o.p = &b
+	return nil
 }
 
 func serveCmd() *command {
@@ -235,7 +256,7 @@ Examples:
 			fs.StringVar(&so.addr, "addr", "", "listen on `HOST:PORT` (default "+DefaultAddr+")")
 			fs.StringVar(&so.config, "config", "", "read settings from a JSON `FILE`")
 			fs.IntVar(&so.workers, "workers", -1, "extraction jobs run at once; 0 runs none here (use 'mnemon worker') (default 2)")
-			fs.BoolVar(&so.insecureOpen, "insecure-open", false, "allow a non-loopback address with no API key configured")
+			fs.Var(optBool{&so.insecureOpen}, "insecure-open", "allow a non-loopback address with no API key configured")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
 			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
 		},
@@ -273,7 +294,9 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	if timeout := secs(cfg.JobTimeoutSecs, time.Minute); cfg.RescueSecs > 0 && secs(cfg.RescueSecs, 0) <= timeout {
 		return nil, usagef("job_rescue_after_seconds %g must exceed the job timeout (%g s): a running job is taken for dead only after it could have timed out", cfg.RescueSecs, timeout.Seconds())
 	}
-	cfg.InsecureOpen = cfg.InsecureOpen || so.insecureOpen
+	if so.insecureOpen != nil {
+		cfg.InsecureOpen = *so.insecureOpen
+	}
 	if so.logFormat != "" {
 		cfg.LogFormat = so.logFormat
 	}

@@ -281,6 +281,8 @@ func TestServeConfigPrecedence(t *testing.T) {
 			serverConfig{Addr: "127.0.0.1:7003", Workers: ptr(0), LogLevel: "debug", MaxEvents: 20, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db"}, "/from/file.db"},
 		{"MNEMON_DB over file", map[string]string{"MNEMON_DB": "/from/env.db"}, serveOptions{config: file, workers: -1},
 			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db"}, "/from/env.db"},
+		{"flag turns insecure_open off", map[string]string{"MNEMON_INSECURE_OPEN": "true"}, serveOptions{config: file, workers: -1, insecureOpen: ptr(false)},
+			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, RateBurst: 9, DB: "/from/file.db"}, "/from/file.db"},
 		{"env turns insecure_open off", map[string]string{"MNEMON_INSECURE_OPEN": "false"}, serveOptions{config: file, workers: -1},
 			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, RateBurst: 9, DB: "/from/file.db"}, "/from/file.db"},
 	}
@@ -376,6 +378,7 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad MNEMON_INSECURE_OPEN", map[string]string{"MNEMON_INSECURE_OPEN": "maybe"}, []string{"serve"}, 2, []string{`MNEMON_INSECURE_OPEN="maybe"`, "true or false"}},
 		{"bad MNEMON_RATE_PER_SECOND", map[string]string{"MNEMON_RATE_PER_SECOND": "fast"}, []string{"serve"}, 2, []string{`MNEMON_RATE_PER_SECOND="fast"`, "number"}},
 		{"bad MNEMON_MAX_EVENTS", map[string]string{"MNEMON_MAX_EVENTS": "1e3"}, []string{"serve"}, 2, []string{`MNEMON_MAX_EVENTS="1e3"`}},
+		{"bad --insecure-open", nil, []string{"serve", "--insecure-open=maybe"}, 2, []string{`--insecure-open`, "true or false"}},
 		{"bad log level", nil, []string{"serve", "--log-level", "loud"}, 2, []string{`log level "loud"`}},
 		{"bad addr", nil, []string{"serve", "--addr", "localhost"}, 2, []string{`--addr "localhost"`, "HOST:PORT"}},
 		{"worker bad env", map[string]string{"MNEMON_WORKERS": "x"}, []string{"worker"}, 2, []string{`MNEMON_WORKERS="x"`}},
