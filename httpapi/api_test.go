@@ -1,0 +1,790 @@
+package httpapi_test
+
+// End-to-end tests of the HTTP API: a real SQLite file, a real engine, a
+// real River queue with workers and the server on loopback, driven by a
+// plain HTTP client. Nothing is mocked.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"go.uber.org/goleak"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/internal/apikey"
+	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// e2eFixture is one server over its own database.
+type e2eFixture struct {
+	store *sqlite.Store
+	eng   *engine.Engine
+	queue *jobs.Queue
+	api   *httpapi.Server
+	srv   *httptest.Server
+	logs  *e2eLogBuffer
+	dir   string
+}
+
+// e2eOptions changes a fixture's server configuration. Zero limits take the
+// fixture's defaults (generous rates, short caches), not the server's.
+type e2eOptions struct {
+	limits      httpapi.Limits
+	requireKeys bool
+}
+
+// e2eLogBuffer collects the server's log lines.
+type e2eLogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *e2eLogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *e2eLogBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "mnemon.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &e2eLogBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	eng, err := engine.New(engine.Config{Store: st})
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	q, err := jobs.Open(ctx, jobs.Config{
+		Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx, Engine: eng,
+		Workers: 2, PollInterval: 10 * time.Millisecond,
+	})
+	if err != nil {
+		eng.Close()
+		st.Close()
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		eng.Close()
+		st.Close()
+		t.Fatal(err)
+	}
+	lim := opts.limits
+	if lim.RatePerSecond == 0 {
+		lim.RatePerSecond, lim.RateBurst = 1e6, 1e6
+	}
+	if lim.KeyCacheTTL == 0 {
+		lim.KeyCacheTTL = 50 * time.Millisecond
+	}
+	if lim.OpenModeCheckEvery == 0 {
+		lim.OpenModeCheckEvery = 20 * time.Millisecond
+	}
+	if lim.WaitTimeout == 0 {
+		lim.WaitTimeout = 20 * time.Second
+	}
+	api, err := httpapi.New(httpapi.Config{
+		Engine: eng, Keys: st, Queue: q, Logger: log, Limits: lim, RequireKeys: opts.requireKeys,
+		Version: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api) // 127.0.0.1
+	t.Cleanup(func() {
+		srv.Close()
+		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := q.Stop(stopCtx); err != nil {
+			t.Error(err)
+		}
+		if err := eng.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return &e2eFixture{store: st, eng: eng, queue: q, api: api, srv: srv, logs: logs, dir: dir}
+}
+
+// e2eResp is a response read in full.
+type e2eResp struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *e2eResp) String() string {
+	return fmt.Sprintf("%d %s", r.status, r.body)
+}
+
+// e2eHideLen hides a body's length from net/http, so it is sent chunked.
+type e2eHideLen struct{ io.Reader }
+
+// e2eDo sends a request. body is nil, a string or []byte (sent as is), an
+// io.Reader (sent chunked) or any other value (sent as JSON). hdr holds
+// header name/value pairs; a JSON Content-Type is set unless hdr names one
+// (an empty value sends none).
+func (f *e2eFixture) e2eDo(t *testing.T, method, path string, body any, hdr ...string) *e2eResp {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	case io.Reader:
+		rd = e2eHideLen{b}
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, f.srv.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if len(hdr)%2 != 0 {
+		t.Fatalf("odd header list %q", hdr)
+	}
+	for i := 0; i < len(hdr); i += 2 {
+		if hdr[i+1] == "" {
+			req.Header.Del(hdr[i])
+			continue
+		}
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	res, err := f.srv.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read body: %v", method, path, err)
+	}
+	return &e2eResp{status: res.StatusCode, header: res.Header, body: data}
+}
+
+// e2eJSON checks the status and the JSON content type and decodes the body
+// into v.
+func e2eJSON(t *testing.T, r *e2eResp, status int, v any) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("content type %q, want application/json: %s", ct, r.body)
+	}
+	if v == nil {
+		return
+	}
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.body, err)
+	}
+}
+
+// e2eKeys returns the sorted keys of a JSON object.
+func e2eKeys(t *testing.T, raw json.RawMessage) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("not a JSON object: %s", raw)
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func e2eSameKeys(t *testing.T, what string, raw json.RawMessage, want ...string) {
+	t.Helper()
+	got := e2eKeys(t, raw)
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s has fields %v, want exactly %v", what, got, want)
+	}
+}
+
+// e2eLeak matches what a problem must never show a client: Go type names,
+// decoder internals, source and temp paths, SQL and driver text.
+var e2eLeak = regexp.MustCompile(`(?i)json: |go value|go struct|\b(httpapi|engine|memory|jobs|sqlite|river|http|sql)\.[A-Z*]|\*[a-z]+\.[A-Z]|map\[|\[\][a-z*]|\.go\b|/tmp/|/work/|select |insert |update [a-z_]+ set|constraint|sqlite|riverqueue|goroutine|panic|runtime\.`)
+
+// e2eProblem checks r is the problem status/code: problem+json, a
+// request_id equal to X-Request-Id and nothing internal.
+func e2eProblem(t *testing.T, r *e2eResp, status int, code string) httpapi.Problem {
+	t.Helper()
+	var p httpapi.Problem
+	if r.status != status {
+		t.Fatalf("status %d, want %d (%s): %s", r.status, status, code, r.body)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("content type %q, want application/problem+json: %s", ct, r.body)
+	}
+	dec := json.NewDecoder(bytes.NewReader(r.body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		t.Fatalf("problem %s: %v", r.body, err)
+	}
+	if p.Code != code || p.Status != status || p.Type != httpapi.ProblemBase+code || p.Title == "" || p.Detail == "" {
+		t.Errorf("problem %+v, want status %d code %s with a title and a detail", p, status, code)
+	}
+	if id := r.header.Get("X-Request-Id"); id == "" || p.RequestID != id {
+		t.Errorf("problem request_id %q, X-Request-Id header %q", p.RequestID, id)
+	}
+	if e2eLeak.Match(r.body) {
+		t.Errorf("problem shows internal text: %s (matched %q)", r.body, e2eLeak.Find(r.body))
+	}
+	return p
+}
+
+// e2eState is everything a request could write, to compare before and
+// after a refused one.
+func (f *e2eFixture) e2eState(t *testing.T, nss ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	f.eng.FlushTraces()
+	var b strings.Builder
+	for _, ns := range nss {
+		s, err := f.store.Stats(ctx, memory.StatsParams{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%+v\n", *s)
+	}
+	counts, err := f.queue.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "jobs %v\n", counts)
+	keys, err := f.store.ListAPIKeys(ctx, memory.ListAPIKeysParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "keys %d\n", len(keys))
+	return b.String()
+}
+
+// e2eKey creates an API key through the store and returns the raw key and
+// its id.
+func (f *e2eFixture) e2eKey(t *testing.T, ns string, role memory.Role) (string, string) {
+	t.Helper()
+	raw, k, err := apikey.Generate(ns, role, "e2e "+ns+" "+string(role), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.CreateAPIKey(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	return raw, k.ID
+}
+
+// e2eEventually retries check until it holds or the deadline passes.
+func e2eEventually(t *testing.T, within time.Duration, what string, check func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !check() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Request and response bodies as a client sees them.
+type (
+	e2eCaptureResp struct {
+		EpisodeIDs []string `json:"episode_ids"`
+		JobID      string   `json:"job_id"`
+		JobState   string   `json:"job_state"`
+	}
+	e2eRememberResp struct {
+		EpisodeID string          `json:"episode_id"`
+		MemoryID  string          `json:"memory_id"`
+		Version   *memory.Version `json:"version"`
+		Operation string          `json:"operation"`
+		Decision  string          `json:"decision"`
+		Reasons   []string        `json:"reasons"`
+		Outcomes  []struct {
+			Decision  string `json:"decision"`
+			Operation string `json:"operation"`
+			MemoryID  string `json:"memory_id"`
+			VersionID string `json:"version_id"`
+		} `json:"outcomes"`
+	}
+	e2eItem struct {
+		MemoryID    string            `json:"memory_id"`
+		VersionID   string            `json:"version_id"`
+		Kind        string            `json:"kind"`
+		Type        string            `json:"type"`
+		Content     string            `json:"content"`
+		Score       float64           `json:"score"`
+		Tokens      int               `json:"tokens"`
+		Action      string            `json:"action"`
+		EpisodeIDs  []string          `json:"episode_ids"`
+		Channels    map[string]e2eHit `json:"channels"`
+		Explanation string            `json:"explanation"`
+	}
+	e2eHit struct {
+		Rank  int     `json:"rank"`
+		Score float64 `json:"score"`
+	}
+	e2eRetrieveResp struct {
+		RetrievalID string    `json:"retrieval_id"`
+		Context     string    `json:"context"`
+		TokensUsed  int       `json:"tokens_used"`
+		Items       []e2eItem `json:"items"`
+		raw         []json.RawMessage
+	}
+)
+
+func e2eEvent(kind, content string, at time.Time) map[string]any {
+	return map[string]any{"kind": kind, "content": content, "occurred_at": at.UTC().Format(time.RFC3339Nano)}
+}
+
+// e2eCapture captures events and waits for their extraction.
+func (f *e2eFixture) e2eCapture(t *testing.T, session string, events []map[string]any, hdr ...string) e2eCaptureResp {
+	t.Helper()
+	var c e2eCaptureResp
+	r := f.e2eDo(t, "POST", "/v1/episodes?wait=true", map[string]any{"session_id": session, "events": events}, hdr...)
+	e2eJSON(t, r, http.StatusOK, &c)
+	if c.JobState != jobs.StateSucceeded {
+		t.Fatalf("capture with wait: %s", r.body)
+	}
+	return c
+}
+
+func (f *e2eFixture) e2eRemember(t *testing.T, body map[string]any, hdr ...string) e2eRememberResp {
+	t.Helper()
+	var rr e2eRememberResp
+	e2eJSON(t, f.e2eDo(t, "POST", "/v1/memories", body, hdr...), http.StatusCreated, &rr)
+	return rr
+}
+
+func (f *e2eFixture) e2eRetrieve(t *testing.T, query string, hdr ...string) e2eRetrieveResp {
+	t.Helper()
+	var rr e2eRetrieveResp
+	r := f.e2eDo(t, "POST", "/v1/memories/retrieve", map[string]any{"query": query, "limit": 10, "token_budget": 800}, hdr...)
+	e2eJSON(t, r, http.StatusOK, &rr)
+	var raw struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(r.body, &raw); err != nil {
+		t.Fatal(err)
+	}
+	rr.raw = raw.Items
+	return rr
+}
+
+func e2eContents(items []e2eItem) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Content
+	}
+	return out
+}
+
+// TestE2EEndpoints walks every endpoint's happy path in open mode and
+// checks the exact shapes other tools depend on.
+func TestE2EEndpoints(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	now := time.Now().UTC()
+	events := []map[string]any{
+		e2eEvent("user_message", "I live in Lisbon.", now.Add(-3*time.Minute)),
+		e2eEvent("agent_message", "Noted, Lisbon it is.", now.Add(-2*time.Minute)),
+		e2eEvent("user_message", "My favourite editor is Helix.", now.Add(-time.Minute)),
+	}
+	var capture e2eCaptureResp
+
+	t.Run("capture accepts and queues extraction", func(t *testing.T) {
+		r := f.e2eDo(t, "POST", "/v1/episodes", map[string]any{"session_id": "s1", "events": events})
+		e2eJSON(t, r, http.StatusAccepted, &capture)
+		e2eSameKeys(t, "capture response", r.body, "episode_ids", "job_id")
+		if len(capture.EpisodeIDs) != len(events) || !strings.HasPrefix(capture.JobID, "job_") {
+			t.Fatalf("capture response %s", r.body)
+		}
+		seen := map[string]bool{}
+		for _, id := range capture.EpisodeIDs {
+			if !strings.HasPrefix(id, "ep_") || seen[id] {
+				t.Fatalf("episode ids %v", capture.EpisodeIDs)
+			}
+			seen[id] = true
+		}
+	})
+
+	t.Run("job reports its state until it succeeds", func(t *testing.T) {
+		var job jobs.Job
+		states := map[string]bool{}
+		e2eEventually(t, 20*time.Second, "job succeeds", func() bool {
+			r := f.e2eDo(t, "GET", "/v1/jobs/"+capture.JobID, nil)
+			e2eJSON(t, r, http.StatusOK, &job)
+			states[job.State] = true
+			return job.State == jobs.StateSucceeded
+		})
+		for s := range states {
+			if !slices.Contains(jobs.States, s) || s == jobs.StateFailed {
+				t.Errorf("job passed through state %q", s)
+			}
+		}
+		if job.ID != capture.JobID || job.Namespace != memory.DefaultNamespace || job.Kind != jobs.KindExtract ||
+			!slices.Equal(job.EpisodeIDs, capture.EpisodeIDs) || job.FinishedAt == nil || job.Attempt != 1 || job.Error != "" {
+			t.Errorf("job %+v", job)
+		}
+	})
+
+	t.Run("capture with wait answers after extraction", func(t *testing.T) {
+		r := f.e2eDo(t, "POST", "/v1/episodes?wait=true", map[string]any{"session_id": "s1",
+			"events": []map[string]any{e2eEvent("user_message", "I work at Acme Corp as a pilot.", now.Add(-30*time.Second))}})
+		var c e2eCaptureResp
+		e2eJSON(t, r, http.StatusOK, &c)
+		e2eSameKeys(t, "capture response with wait", r.body, "episode_ids", "job_id", "job_state")
+		if c.JobState != jobs.StateSucceeded || len(c.EpisodeIDs) != 1 {
+			t.Fatalf("capture with wait: %s", r.body)
+		}
+		// No polling: the fact is there the moment the answer is.
+		var list httpapi.MemoryList
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil), http.StatusOK, &list)
+		found := false
+		for _, v := range list.Memories {
+			if strings.Contains(v.Content, "Acme") && slices.Contains(v.EvidenceEpisodeIDs, c.EpisodeIDs[0]) {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("no memory cites the waited-for episode %s: %+v", c.EpisodeIDs[0], list.Memories)
+		}
+		rr := f.e2eRetrieve(t, "where does the user work?")
+		if len(rr.Items) == 0 || !strings.Contains(rr.Context, "Acme") {
+			t.Fatalf("retrieve after wait: %+v", rr)
+		}
+	})
+
+	var remembered e2eRememberResp
+	t.Run("remember returns the version, operation and decision", func(t *testing.T) {
+		r := f.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "I prefer green tea over coffee.", "session_id": "s1"})
+		e2eJSON(t, r, http.StatusCreated, &remembered)
+		e2eSameKeys(t, "remember response", r.body, "episode_id", "memory_id", "version", "operation", "decision", "reasons", "outcomes")
+		v := remembered.Version
+		if remembered.Decision != "accept" || remembered.Operation != "ADD" || !strings.HasPrefix(remembered.MemoryID, "mem_") ||
+			!strings.HasPrefix(remembered.EpisodeID, "ep_") || v == nil || v.MemoryID != remembered.MemoryID ||
+			!strings.HasPrefix(v.ID, "ver_") || v.Seq != 1 || v.Namespace != memory.DefaultNamespace || len(v.Embedding) != 0 ||
+			len(remembered.Outcomes) == 0 {
+			t.Fatalf("remember: %s", r.body)
+		}
+		var raw struct {
+			Version json.RawMessage `json:"version"`
+		}
+		_ = json.Unmarshal(r.body, &raw)
+		if bytes.Contains(raw.Version, []byte(`"embedding"`)) {
+			t.Errorf("the version carries its embedding: %s", raw.Version)
+		}
+
+		// A keyed fact, then a new value for the same slot.
+		first := f.e2eRemember(t, map[string]any{"text": "My shell is bash.", "key": "uses:shell", "value": "bash", "subject": "user", "type": "preference"})
+		second := f.e2eRemember(t, map[string]any{"text": "My shell is zsh now.", "key": "uses:shell", "value": "zsh", "subject": "user", "type": "preference"})
+		if first.Operation != "ADD" || second.Operation != "SUPERSEDE" || second.MemoryID != first.MemoryID || second.Version.Seq != 2 {
+			t.Errorf("keyed remember: first %+v, second %+v", first, second)
+		}
+		again := f.e2eRemember(t, map[string]any{"text": "My shell is zsh now.", "key": "uses:shell", "value": "zsh", "subject": "user", "type": "preference"})
+		if again.Operation != "REINFORCE" || again.MemoryID != first.MemoryID {
+			t.Errorf("the same fact again: %+v", again)
+		}
+	})
+
+	var retrieval e2eRetrieveResp
+	t.Run("retrieve returns items in rank order with their channels", func(t *testing.T) {
+		r := f.e2eDo(t, "POST", "/v1/memories/retrieve", map[string]any{"query": "what does the user like to drink, tea or coffee?",
+			"limit": 5, "token_budget": 500, "session_id": "s1"})
+		e2eJSON(t, r, http.StatusOK, &retrieval)
+		e2eSameKeys(t, "retrieve response", r.body, "retrieval_id", "context", "tokens_used", "items")
+		var raw struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		_ = json.Unmarshal(r.body, &raw)
+		if !strings.HasPrefix(retrieval.RetrievalID, "ret_") || len(raw.Items) == 0 || len(raw.Items) > 5 ||
+			retrieval.TokensUsed <= 0 || retrieval.TokensUsed > 500 || !strings.Contains(retrieval.Context, "green tea") {
+			t.Fatalf("retrieve: %s", r.body)
+		}
+		sum := 0
+		for i, item := range raw.Items {
+			e2eSameKeys(t, fmt.Sprintf("item %d", i), item, "memory_id", "version_id", "kind", "type", "content", "score",
+				"tokens", "action", "episode_ids", "channels", "explanation")
+			it := retrieval.Items[i]
+			sum += it.Tokens
+			var chans map[string]json.RawMessage
+			_ = json.Unmarshal(item, &struct {
+				Channels *map[string]json.RawMessage `json:"channels"`
+			}{&chans})
+			if len(chans) == 0 {
+				t.Errorf("item %d has no channel: %s", i, item)
+			}
+			for name, hit := range chans {
+				e2eSameKeys(t, "channel "+name, hit, "rank", "score")
+				if it.Channels[name].Rank < 1 {
+					t.Errorf("item %d channel %s rank %d", i, name, it.Channels[name].Rank)
+				}
+			}
+			if !strings.HasPrefix(it.MemoryID, "mem_") || !strings.HasPrefix(it.VersionID, "ver_") || it.Content == "" ||
+				it.Tokens <= 0 || it.Explanation == "" || it.Action == "" || it.Type == "" ||
+				!slices.Contains([]string{"episodic", "semantic", "procedural"}, it.Kind) {
+				t.Errorf("item %d: %s", i, item)
+			}
+			if len(it.EpisodeIDs) == 0 {
+				t.Errorf("item %d cites no episode: %s", i, item)
+			}
+			if it.MemoryID == remembered.MemoryID && !slices.Contains(it.EpisodeIDs, remembered.EpisodeID) {
+				t.Errorf("the remembered fact cites %v, not its episode %s", it.EpisodeIDs, remembered.EpisodeID)
+			}
+		}
+		if sum > retrieval.TokensUsed {
+			t.Errorf("items use %d tokens, tokens_used %d", sum, retrieval.TokensUsed)
+		}
+
+		// The trace holds the same items at the same ranks.
+		var tr httpapi.Trace
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/retrievals/"+retrieval.RetrievalID, nil), http.StatusOK, &tr)
+		if tr.ID != retrieval.RetrievalID || tr.Query != "what does the user like to drink, tea or coffee?" || tr.Limit != 5 ||
+			tr.TokenBudget != 500 || tr.TokensUsed != retrieval.TokensUsed {
+			t.Errorf("trace %+v", tr)
+		}
+		var packed []memory.TraceItem
+		for _, it := range tr.Items {
+			if it.Packed {
+				packed = append(packed, it)
+			}
+		}
+		sort.Slice(packed, func(i, j int) bool { return packed[i].Rank < packed[j].Rank })
+		if len(packed) != len(retrieval.Items) {
+			t.Fatalf("trace packs %d items, the response %d", len(packed), len(retrieval.Items))
+		}
+		for i, it := range retrieval.Items {
+			if packed[i].VersionID != it.VersionID {
+				t.Errorf("item %d is %s, the trace ranks %s there", i, it.VersionID, packed[i].VersionID)
+			}
+			for _, h := range packed[i].Channels {
+				if it.Channels[h.Channel].Rank != h.Rank {
+					t.Errorf("item %d channel %s rank %d, trace %d", i, h.Channel, it.Channels[h.Channel].Rank, h.Rank)
+				}
+			}
+		}
+	})
+
+	t.Run("list and show memories", func(t *testing.T) {
+		r := f.e2eDo(t, "GET", "/v1/memories", nil)
+		var list httpapi.MemoryList
+		e2eJSON(t, r, http.StatusOK, &list)
+		e2eSameKeys(t, "memory list", r.body, "memories")
+		if len(list.Memories) < 3 {
+			t.Fatalf("memories: %s", r.body)
+		}
+		for _, v := range list.Memories {
+			if v.Kind == memory.KindEpisodic || len(v.Embedding) != 0 || !v.Status.Live() {
+				t.Errorf("listed %+v", v)
+			}
+		}
+		var hist httpapi.MemoryList
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?include_history=true&limit=1000", nil), http.StatusOK, &hist)
+		if len(hist.Memories) <= len(list.Memories) {
+			t.Errorf("with history %d memories, without %d", len(hist.Memories), len(list.Memories))
+		}
+		var two httpapi.MemoryList
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?limit=2", nil), http.StatusOK, &two)
+		if len(two.Memories) != 2 {
+			t.Errorf("limit=2 gave %d", len(two.Memories))
+		}
+
+		r = f.e2eDo(t, "GET", "/v1/memories/"+remembered.MemoryID, nil)
+		var view httpapi.MemoryView
+		e2eJSON(t, r, http.StatusOK, &view)
+		e2eSameKeys(t, "memory view", r.body, "memory", "versions", "admissions", "episodes")
+		if view.Memory == nil || view.Memory.ID != remembered.MemoryID || len(view.Versions) != 1 ||
+			view.Versions[0].ID != remembered.Version.ID || len(view.Versions[0].Embedding) != 0 ||
+			len(view.Episodes) != 1 || view.Episodes[0].ID != remembered.EpisodeID || len(view.Admissions) == 0 {
+			t.Errorf("memory view %s", r.body)
+		}
+		// A version id names its memory too.
+		var byVersion httpapi.MemoryView
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories/"+remembered.Version.ID, nil), http.StatusOK, &byVersion)
+		if byVersion.Memory == nil || byVersion.Memory.ID != remembered.MemoryID {
+			t.Errorf("memory by version %+v", byVersion.Memory)
+		}
+	})
+
+	t.Run("export then import into another namespace", func(t *testing.T) {
+		r := f.e2eDo(t, "GET", "/v1/export", nil)
+		if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/x-ndjson" {
+			t.Fatalf("export: %s", r)
+		}
+		contentOf := map[string]string{}
+		var header engine.Record
+		lines := bytes.Split(bytes.TrimSpace(r.body), []byte("\n"))
+		for i, line := range lines {
+			var rec engine.Record
+			if err := json.Unmarshal(line, &rec); err != nil {
+				t.Fatalf("export line %d: %v", i+1, err)
+			}
+			if i == 0 {
+				header = rec
+			}
+			if rec.Episode != nil {
+				contentOf[rec.Episode.ID] = rec.Episode.Content
+			}
+		}
+		if header.Record != "header" || header.Namespace != memory.DefaultNamespace {
+			t.Errorf("export header %s", lines[0])
+		}
+		// The capture answered with its episodes in event order.
+		for i, id := range capture.EpisodeIDs {
+			if contentOf[id] != events[i]["content"] {
+				t.Errorf("episode_ids[%d] = %s holds %q, event %d said %q", i, id, contentOf[id], i, events[i]["content"])
+			}
+		}
+
+		var stats httpapi.ImportResponse
+		e2eJSON(t, f.e2eDo(t, "POST", "/v1/import", r.body, "Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "copy"),
+			http.StatusOK, &stats)
+		src, err := f.store.Stats(context.Background(), memory.StatsParams{Namespace: memory.DefaultNamespace})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Memories != src.Memories || stats.Episodes != src.Episodes || stats.Memories == 0 {
+			t.Errorf("import %+v, source %+v", stats, src)
+		}
+		var a, b httpapi.MemoryList
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?include_history=true&limit=1000", nil), http.StatusOK, &a)
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?include_history=true&limit=1000", nil, "X-Mnemon-Namespace", "copy"), http.StatusOK, &b)
+		if len(a.Memories) != len(b.Memories) {
+			t.Fatalf("copy holds %d memories, the source %d", len(b.Memories), len(a.Memories))
+		}
+		for i := range a.Memories {
+			va, vb := a.Memories[i], b.Memories[i]
+			if va.ID != vb.ID || va.Content != vb.Content || va.Status != vb.Status || vb.Namespace != "copy" {
+				t.Errorf("memory %d: source %+v, copy %+v", i, va, vb)
+			}
+		}
+		q := "what does the user like to drink, tea or coffee?"
+		ra, rb := f.e2eRetrieve(t, q), f.e2eRetrieve(t, q, "X-Mnemon-Namespace", "copy")
+		if !slices.Equal(e2eContents(ra.Items), e2eContents(rb.Items)) {
+			t.Errorf("retrieve in the copy %q, in the source %q", e2eContents(rb.Items), e2eContents(ra.Items))
+		}
+		// The copy's trace is the copy's own: the source does not see it.
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/retrievals/"+rb.RetrievalID, nil), http.StatusNotFound, "not_found")
+
+		// Importing into a namespace that holds something is a conflict
+		// and writes nothing.
+		before := f.e2eState(t, "copy")
+		e2eProblem(t, f.e2eDo(t, "POST", "/v1/import", r.body, "Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "copy"),
+			http.StatusConflict, "conflict")
+		if after := f.e2eState(t, "copy"); after != before {
+			t.Errorf("a refused import wrote:\n%s\n%s", before, after)
+		}
+	})
+
+	t.Run("delete forgets a memory", func(t *testing.T) {
+		r := f.e2eDo(t, "DELETE", "/v1/memories/"+remembered.MemoryID, nil)
+		var res httpapi.ForgetResponse
+		e2eJSON(t, r, http.StatusOK, &res)
+		e2eSameKeys(t, "forget response", r.body, "memory_id", "versions", "episodes")
+		if res.MemoryID != remembered.MemoryID || !slices.Equal(res.Versions, []string{remembered.Version.ID}) {
+			t.Errorf("forget %s", r.body)
+		}
+		rr := f.e2eRetrieve(t, "what does the user like to drink, tea or coffee?")
+		if strings.Contains(rr.Context, "green tea") {
+			t.Errorf("forgotten memory still retrieved: %q", rr.Context)
+		}
+		var list httpapi.MemoryList
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil), http.StatusOK, &list)
+		for _, v := range list.Memories {
+			if v.MemoryID == remembered.MemoryID {
+				t.Errorf("forgotten memory listed: %+v", v)
+			}
+		}
+		// Forgetting twice changes nothing.
+		var again httpapi.ForgetResponse
+		e2eJSON(t, f.e2eDo(t, "DELETE", "/v1/memories/"+remembered.MemoryID, nil), http.StatusOK, &again)
+		if len(again.Versions) != 0 {
+			t.Errorf("second forget %+v", again)
+		}
+	})
+
+	t.Run("health, readiness, metrics and the document", func(t *testing.T) {
+		var h httpapi.Health
+		e2eJSON(t, f.e2eDo(t, "GET", "/healthz", nil), http.StatusOK, &h)
+		if h.Status != "ok" {
+			t.Errorf("healthz %+v", h)
+		}
+		e2eJSON(t, f.e2eDo(t, "GET", "/readyz", nil), http.StatusOK, &h)
+		if h.Status != "ok" || h.Checks["store"] != "ok" {
+			t.Errorf("readyz %+v", h)
+		}
+		r := f.e2eDo(t, "GET", "/metrics", nil)
+		if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+			t.Fatalf("metrics: %s", r)
+		}
+		for _, want := range []string{
+			`mnemon_http_request_duration_seconds_bucket{method="POST",route="POST /v1/memories/retrieve",status="200"`,
+			`mnemon_http_request_duration_seconds_count{method="POST",route="POST /v1/episodes",status="202"}`,
+			`mnemon_retrieval_channel_duration_seconds_bucket{channel=`,
+			`mnemon_jobs{state="succeeded"} 2`,
+			`mnemon_jobs{state="pending"} 0`,
+			`mnemon_index_documents{namespace="default"}`,
+			`mnemon_index_documents{namespace="copy"}`,
+		} {
+			if !strings.Contains(string(r.body), want) {
+				t.Errorf("metrics lack %s", want)
+			}
+		}
+		var doc struct {
+			OpenAPI string         `json:"openapi"`
+			Paths   map[string]any `json:"paths"`
+		}
+		e2eJSON(t, f.e2eDo(t, "GET", "/openapi.json", nil), http.StatusOK, &doc)
+		if !strings.HasPrefix(doc.OpenAPI, "3.1") || doc.Paths["/v1/memories/retrieve"] == nil {
+			t.Errorf("openapi %s with %d paths", doc.OpenAPI, len(doc.Paths))
+		}
+	})
+}
