@@ -788,3 +788,334 @@ func TestE2EEndpoints(t *testing.T) {
 		}
 	})
 }
+
+// e2eSeed is what one namespace holds for the matrix: ids a key of another
+// namespace must not reach.
+type e2eSeed struct {
+	memoryID    string
+	retrievalID string
+	jobID       string
+	disposable  map[memory.Role]string // a memory per role to DELETE
+}
+
+// TestE2ERolesAndNamespaces runs every route with reader, writer and admin
+// keys of namespaces a and b against a's and b's ids.
+func TestE2ERolesAndNamespaces(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	nss := []string{"a", "b"}
+	keys := map[string]map[memory.Role]string{}
+	for _, ns := range nss {
+		keys[ns] = map[memory.Role]string{}
+		for _, role := range memory.Roles {
+			keys[ns][role], _ = f.e2eKey(t, ns, role)
+		}
+	}
+	auth := func(raw string) []string { return []string{"Authorization", "Bearer " + raw} }
+	seeds := map[string]*e2eSeed{}
+	now := time.Now().UTC()
+	for _, ns := range nss {
+		admin := auth(keys[ns][memory.RoleAdmin])
+		s := &e2eSeed{disposable: map[memory.Role]string{}}
+		c := f.e2eCapture(t, "s-"+ns, []map[string]any{e2eEvent("user_message", "I live in Porto, says "+ns+".", now.Add(-time.Hour))}, admin...)
+		s.jobID = c.JobID
+		s.memoryID = f.e2eRemember(t, map[string]any{"text": "My favourite colour is teal."}, admin...).MemoryID
+		for _, role := range memory.Roles {
+			s.disposable[role] = f.e2eRemember(t, map[string]any{"text": "Note for " + string(role) + ": the " + string(role) + " likes chess."}, admin...).MemoryID
+		}
+		s.retrievalID = f.e2eRetrieve(t, "where does the user live?", admin...).RetrievalID
+		seeds[ns] = s
+	}
+	f.eng.FlushTraces()
+
+	type matrixCase struct {
+		name   string
+		method string
+		path   func(own, other *e2eSeed, role memory.Role) string
+		body   any
+		ctype  string
+		need   memory.Role // "" for public routes
+		status int         // when allowed
+		cross  bool        // names the other namespace's id: 404 when allowed
+	}
+	fixed := func(p string) func(_, _ *e2eSeed, _ memory.Role) string {
+		return func(_, _ *e2eSeed, _ memory.Role) string { return p }
+	}
+	cases := []matrixCase{
+		{name: "capture", method: "POST", path: fixed("/v1/episodes"), need: memory.RoleWriter, status: http.StatusAccepted,
+			body: map[string]any{"session_id": "m", "events": []map[string]any{e2eEvent("user_message", "I own a bicycle.", now.Add(-time.Minute))}}},
+		{name: "remember", method: "POST", path: fixed("/v1/memories"), need: memory.RoleWriter, status: http.StatusCreated,
+			body: map[string]any{"text": "I own a kayak."}},
+		{name: "retrieve", method: "POST", path: fixed("/v1/memories/retrieve"), need: memory.RoleReader, status: http.StatusOK,
+			body: map[string]any{"query": "where does the user live?"}},
+		{name: "list", method: "GET", path: fixed("/v1/memories"), need: memory.RoleReader, status: http.StatusOK},
+		{name: "show own", method: "GET", need: memory.RoleReader, status: http.StatusOK,
+			path: func(own, _ *e2eSeed, _ memory.Role) string { return "/v1/memories/" + own.memoryID }},
+		{name: "show other's", method: "GET", need: memory.RoleReader, cross: true,
+			path: func(_, other *e2eSeed, _ memory.Role) string { return "/v1/memories/" + other.memoryID }},
+		{name: "delete own", method: "DELETE", need: memory.RoleWriter, status: http.StatusOK,
+			path: func(own, _ *e2eSeed, role memory.Role) string { return "/v1/memories/" + own.disposable[role] }},
+		{name: "delete other's", method: "DELETE", need: memory.RoleWriter, cross: true,
+			path: func(_, other *e2eSeed, _ memory.Role) string { return "/v1/memories/" + other.memoryID }},
+		{name: "trace own", method: "GET", need: memory.RoleReader, status: http.StatusOK,
+			path: func(own, _ *e2eSeed, _ memory.Role) string { return "/v1/retrievals/" + own.retrievalID }},
+		{name: "trace other's", method: "GET", need: memory.RoleReader, cross: true,
+			path: func(_, other *e2eSeed, _ memory.Role) string { return "/v1/retrievals/" + other.retrievalID }},
+		{name: "job own", method: "GET", need: memory.RoleReader, status: http.StatusOK,
+			path: func(own, _ *e2eSeed, _ memory.Role) string { return "/v1/jobs/" + own.jobID }},
+		{name: "job other's", method: "GET", need: memory.RoleReader, cross: true,
+			path: func(_, other *e2eSeed, _ memory.Role) string { return "/v1/jobs/" + other.jobID }},
+		{name: "export", method: "GET", path: fixed("/v1/export"), need: memory.RoleAdmin, status: http.StatusOK},
+		// The namespace holds data, so an admin's import is a conflict:
+		// past authorisation, refused by the engine.
+		{name: "import", method: "POST", path: fixed("/v1/import"), need: memory.RoleAdmin, status: http.StatusConflict,
+			body: `{"record":"header","format":1}` + "\n", ctype: "application/x-ndjson"},
+		{name: "metrics", method: "GET", path: fixed("/metrics"), need: memory.RoleAdmin, status: http.StatusOK},
+		{name: "healthz", method: "GET", path: fixed("/healthz"), status: http.StatusOK},
+		{name: "readyz", method: "GET", path: fixed("/readyz"), status: http.StatusOK},
+		{name: "openapi", method: "GET", path: fixed("/openapi.json"), status: http.StatusOK},
+	}
+	for _, ns := range nss {
+		other := "b"
+		if ns == "b" {
+			other = "a"
+		}
+		for _, role := range memory.Roles {
+			for _, tc := range cases {
+				t.Run(ns+"/"+string(role)+"/"+tc.name, func(t *testing.T) {
+					path := tc.path(seeds[ns], seeds[other], role)
+					hdr := auth(keys[ns][role])
+					// The namespace header means nothing once a key speaks.
+					hdr = append(hdr, "X-Mnemon-Namespace", other)
+					if tc.ctype != "" {
+						hdr = append(hdr, "Content-Type", tc.ctype)
+					}
+					allowed := tc.need == "" || role.Allows(tc.need)
+					before := f.e2eState(t, nss...)
+					r := f.e2eDo(t, tc.method, path, tc.body, hdr...)
+					switch {
+					case !allowed:
+						e2eProblem(t, r, http.StatusForbidden, "forbidden")
+					case tc.cross:
+						e2eProblem(t, r, http.StatusNotFound, "not_found")
+					case tc.status == http.StatusConflict:
+						e2eProblem(t, r, http.StatusConflict, "conflict")
+					default:
+						if r.status != tc.status {
+							t.Fatalf("status %d, want %d: %s", r.status, tc.status, r.body)
+						}
+					}
+					if allowed && tc.name == "capture" {
+						// Let its extraction finish before the next case
+						// compares states.
+						var c e2eCaptureResp
+						e2eJSON(t, r, http.StatusAccepted, &c)
+						ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+						defer cancel()
+						if _, err := f.queue.Wait(ctx, ns, c.JobID); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if !allowed || tc.cross || tc.status >= 400 || tc.method == "GET" {
+						if after := f.e2eState(t, nss...); after != before {
+							t.Errorf("state changed:\n%s\n%s", before, after)
+						}
+					}
+					if allowed && tc.name == "export" {
+						var rec engine.Record
+						line, _, _ := bytes.Cut(r.body, []byte("\n"))
+						if err := json.Unmarshal(line, &rec); err != nil || rec.Namespace != ns {
+							t.Errorf("export of %s starts %s", ns, line)
+						}
+					}
+					if allowed && tc.name == "list" {
+						var list httpapi.MemoryList
+						e2eJSON(t, r, http.StatusOK, &list)
+						for _, v := range list.Memories {
+							if v.Namespace != ns {
+								t.Errorf("key of %s listed %+v", ns, v)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+	t.Run("the other namespace's memory survives", func(t *testing.T) {
+		for _, ns := range nss {
+			r := f.e2eDo(t, "GET", "/v1/memories/"+seeds[ns].memoryID, nil, auth(keys[ns][memory.RoleReader])...)
+			var view httpapi.MemoryView
+			e2eJSON(t, r, http.StatusOK, &view)
+			for _, v := range view.Versions {
+				if v.Status == memory.StatusDeleted {
+					t.Errorf("%s's memory was deleted by another namespace's key: %+v", ns, v)
+				}
+			}
+		}
+	})
+
+	t.Run("missing, garbage and unknown keys", func(t *testing.T) {
+		unknown, _, err := apikey.Generate("a", memory.RoleAdmin, "never stored", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		valid := keys["a"][memory.RoleAdmin]
+		for _, tc := range []struct {
+			name string
+			hdr  []string
+		}{
+			{"no header", nil},
+			{"namespace header only", []string{"X-Mnemon-Namespace", "a"}},
+			{"empty bearer", []string{"Authorization", "Bearer "}},
+			{"garbage", []string{"Authorization", "Bearer not-a-key"}},
+			{"basic", []string{"Authorization", "Basic YTpi"}},
+			{"raw key without scheme", []string{"Authorization", valid}},
+			{"key cut short", []string{"Authorization", "Bearer " + valid[:len(valid)-1]}},
+			{"key with a changed letter", []string{"Authorization", "Bearer " + valid[:len(valid)-1] + e2eFlip(valid[len(valid)-1])}},
+			{"well formed, never stored", []string{"Authorization", "Bearer " + unknown}},
+		} {
+			for _, route := range [][2]string{{"GET", "/v1/memories"}, {"POST", "/v1/memories"}, {"GET", "/v1/export"}, {"GET", "/metrics"}} {
+				t.Run(tc.name+"/"+route[0]+" "+route[1], func(t *testing.T) {
+					before := f.e2eState(t, nss...)
+					var body any
+					if route[0] == "POST" {
+						body = map[string]any{"text": "I own a canoe."}
+					}
+					r := f.e2eDo(t, route[0], route[1], body, tc.hdr...)
+					e2eProblem(t, r, http.StatusUnauthorized, "unauthenticated")
+					if !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
+						t.Errorf("401 without WWW-Authenticate: Bearer (got %q)", r.header.Get("WWW-Authenticate"))
+					}
+					if after := f.e2eState(t, nss...); after != before {
+						t.Errorf("state changed:\n%s\n%s", before, after)
+					}
+				})
+			}
+		}
+	})
+
+	t.Run("the scheme is case-insensitive", func(t *testing.T) {
+		r := f.e2eDo(t, "GET", "/v1/memories", nil, "Authorization", "bearer "+keys["a"][memory.RoleReader])
+		e2eJSON(t, r, http.StatusOK, nil)
+	})
+
+	t.Run("a revoked key stops within the cache TTL", func(t *testing.T) {
+		raw, id := f.e2eKey(t, "a", memory.RoleWriter)
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil, auth(raw)...), http.StatusOK, nil)
+		if _, err := f.store.RevokeAPIKey(context.Background(), memory.RevokeAPIKeyParams{ID: id, At: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		revoked := time.Now()
+		e2eEventually(t, 2*time.Second, "revoked key refused", func() bool {
+			return f.e2eDo(t, "GET", "/v1/memories", nil, auth(raw)...).status == http.StatusUnauthorized
+		})
+		if took := time.Since(revoked); took > 50*time.Millisecond+time.Second {
+			t.Errorf("revocation took %s", took)
+		}
+		before := f.e2eState(t, nss...)
+		r := f.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "I own a sailboat."}, auth(raw)...)
+		e2eProblem(t, r, http.StatusUnauthorized, "unauthenticated")
+		if after := f.e2eState(t, nss...); after != before {
+			t.Errorf("a revoked key wrote:\n%s\n%s", before, after)
+		}
+		// The other keys still work.
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil, auth(keys["a"][memory.RoleWriter])...), http.StatusOK, nil)
+	})
+}
+
+// e2eFlip returns another base32 letter than c.
+func e2eFlip(c byte) string {
+	if c == 'a' {
+		return "b"
+	}
+	return "a"
+}
+
+// TestE2EOpenMode checks namespaces picked by header while no key exists,
+// and that the first key closes the server.
+func TestE2EOpenMode(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	alpha := f.e2eRemember(t, map[string]any{"text": "I live in Oslo."}, "X-Mnemon-Namespace", "alpha")
+	if alpha.Version == nil || alpha.Version.Namespace != "alpha" {
+		t.Fatalf("remember in alpha: %+v", alpha)
+	}
+
+	t.Run("the header picks the namespace", func(t *testing.T) {
+		var list httpapi.MemoryList
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil, "X-Mnemon-Namespace", "alpha"), http.StatusOK, &list)
+		if len(list.Memories) != 1 || list.Memories[0].MemoryID != alpha.MemoryID {
+			t.Errorf("alpha lists %+v", list.Memories)
+		}
+		f.e2eRemember(t, map[string]any{"text": "I live in Bergen."}, "X-Mnemon-Namespace", "beta")
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories/"+alpha.MemoryID, nil, "X-Mnemon-Namespace", "beta"), http.StatusNotFound, "not_found")
+		e2eProblem(t, f.e2eDo(t, "DELETE", "/v1/memories/"+alpha.MemoryID, nil, "X-Mnemon-Namespace", "beta"), http.StatusNotFound, "not_found")
+		// Without the header: the default namespace, which holds nothing.
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories", nil), http.StatusNotFound, "namespace_not_found")
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil, "X-Mnemon-Namespace", " alpha "), http.StatusOK, nil)
+	})
+
+	t.Run("an invalid namespace is refused", func(t *testing.T) {
+		for _, ns := range []string{"bad ns", "../etc", "-lead", strings.Repeat("n", 65), "ünï", "a/b"} {
+			for _, route := range [][2]string{{"GET", "/v1/memories"}, {"POST", "/v1/memories"}, {"POST", "/v1/episodes"}} {
+				before := f.e2eState(t, "alpha", "beta", memory.DefaultNamespace)
+				var body any
+				if route[0] == "POST" {
+					body = map[string]any{"text": "x", "session_id": "s"}
+				}
+				r := f.e2eDo(t, route[0], route[1], body, "X-Mnemon-Namespace", ns)
+				e2eProblem(t, r, http.StatusBadRequest, "invalid_namespace")
+				if after := f.e2eState(t, "alpha", "beta", memory.DefaultNamespace); after != before {
+					t.Errorf("state changed:\n%s\n%s", before, after)
+				}
+			}
+		}
+	})
+
+	t.Run("the first key closes the server, revoking the last opens it", func(t *testing.T) {
+		raw, id := f.e2eKey(t, "alpha", memory.RoleReader)
+		e2eEventually(t, 2*time.Second, "server closed", func() bool {
+			return f.e2eDo(t, "GET", "/v1/memories", nil, "X-Mnemon-Namespace", "alpha").status == http.StatusUnauthorized
+		})
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories", nil, "X-Mnemon-Namespace", "alpha"), http.StatusUnauthorized, "unauthenticated")
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil, "Authorization", "Bearer "+raw), http.StatusOK, nil)
+		if _, err := f.store.RevokeAPIKey(context.Background(), memory.RevokeAPIKeyParams{ID: id, At: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		e2eEventually(t, 2*time.Second, "server open again", func() bool {
+			return f.e2eDo(t, "GET", "/v1/memories", nil, "X-Mnemon-Namespace", "alpha").status == http.StatusOK
+		})
+	})
+}
+
+// TestE2ERequireKeys checks that a server told to require keys refuses
+// everything under /v1 while none exists.
+func TestE2ERequireKeys(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{requireKeys: true})
+	for _, route := range [][2]string{
+		{"POST", "/v1/episodes"}, {"POST", "/v1/memories"}, {"POST", "/v1/memories/retrieve"}, {"GET", "/v1/memories"},
+		{"GET", "/v1/memories/mem_01m8pm6z2vq745xbdbg0z0xc6n"}, {"DELETE", "/v1/memories/mem_01m8pm6z2vq745xbdbg0z0xc6n"},
+		{"GET", "/v1/retrievals/ret_01m8pm6z4mczet8eqmmn0yvfmw"}, {"GET", "/v1/jobs/job_1"}, {"GET", "/v1/export"},
+		{"POST", "/v1/import"}, {"GET", "/metrics"},
+	} {
+		t.Run(route[0]+" "+route[1], func(t *testing.T) {
+			var body any
+			if route[0] == "POST" {
+				body = map[string]any{"text": "I live in Rome.", "session_id": "s", "query": "q",
+					"events": []map[string]any{e2eEvent("user_message", "I live in Rome.", time.Now().Add(-time.Minute))}}
+			}
+			before := f.e2eState(t, memory.DefaultNamespace)
+			e2eProblem(t, f.e2eDo(t, route[0], route[1], body), http.StatusUnauthorized, "unauthenticated")
+			e2eProblem(t, f.e2eDo(t, route[0], route[1], body, "X-Mnemon-Namespace", "default"), http.StatusUnauthorized, "unauthenticated")
+			if after := f.e2eState(t, memory.DefaultNamespace); after != before {
+				t.Errorf("state changed:\n%s\n%s", before, after)
+			}
+		})
+	}
+	t.Run("probes stay public", func(t *testing.T) {
+		for _, p := range []string{"/healthz", "/readyz", "/openapi.json"} {
+			e2eJSON(t, f.e2eDo(t, "GET", p, nil), http.StatusOK, nil)
+		}
+	})
+}

@@ -107,6 +107,10 @@ func writeProblem(w http.ResponseWriter, requestID string, e *apiError) {
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if e.status == http.StatusUnauthorized {
+		// RFC 9110 §11.6.1: a 401 names the scheme that would work.
+		h.Set("WWW-Authenticate", `Bearer realm="mnemon"`)
+	}
 	if e.retryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(e.retryAfter))
 	}

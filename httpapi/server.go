@@ -153,7 +153,7 @@ func New(cfg Config) (*Server, error) {
 	for _, rt := range s.routes() {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
 	}
-	s.mux.Handle("/", s.wrap(&route{Path: "/", handle: s.notFound}))
+	s.mux.Handle("/", s.wrap(&route{Path: "/", Role: memory.RoleReader, handle: s.notFound})) // 404 and 405 for any valid key, not 403
 	return s, nil
 }
 
@@ -313,8 +313,9 @@ func (s *Server) authenticate(r *http.Request) (caller, error) {
 		}
 		return caller{ns: ns, role: memory.RoleAdmin}, nil
 	}
-	raw, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok || raw == "" {
+	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is Bearer.
+	scheme, raw, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
 		return caller{}, unauthenticated("send an API key as Authorization: Bearer <key>")
 	}
 	raw = strings.TrimSpace(raw)
