@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
@@ -115,7 +117,7 @@ func TestServeSIGKILLDuringCaptureLoad(t *testing.T) {
 	srv := startChild(t, addrFile, "serve", "--config", cfg)
 
 	// Load: 4 clients, each capturing 1 to 3 distinct statements at a time.
-	const clients, killAfter = 4, 40
+	const clients, killAfter = 4, 24
 	var (
 		mu         sync.Mutex
 		acks       []ackedCapture
@@ -198,28 +200,7 @@ func TestServeSIGKILLDuringCaptureLoad(t *testing.T) {
 	}
 
 	// Every acknowledged episode is on disk before anything restarts.
-	st, err := sqlite.Open(t.Context(), db, sqlite.Options{})
-	if err != nil {
-		t.Fatalf("reopen after SIGKILL: %v", err)
-	}
-	for _, a := range acks {
-		for i, id := range a.EpisodeIDs {
-			ep, err := st.GetEpisode(t.Context(), memory.GetParams{Namespace: memory.DefaultNamespace, ID: id})
-			if err != nil || ep.Content != a.contents[i] {
-				st.Close()
-				t.Fatalf("acknowledged episode %s (%q) after the kill: %v", id, a.contents[i], err)
-			}
-		}
-	}
-	st.Close()
-	var before []*jobs.Job
-	if err := json.Unmarshal([]byte(mustRun(t, db, "jobs", "--json", "--limit", "10000")), &before); err != nil {
-		t.Fatal(err)
-	}
-	states := map[string]int{}
-	for _, j := range before {
-		states[j.State]++
-	}
+	states := onDiskAfterKill(t, db, acks)
 
 	// Restart on the same file: every acknowledged job completes.
 	restarted := time.Now()
@@ -268,7 +249,7 @@ func TestServeSIGKILLDuringCaptureLoad(t *testing.T) {
 	if code := srv.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("exit %d after SIGTERM; stderr:\n%s", code, srv.stderr.String())
 	}
-	st, err = sqlite.Open(t.Context(), db, sqlite.Options{})
+	st, err := sqlite.Open(t.Context(), db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,4 +294,37 @@ func TestServeSIGKILLDuringCaptureLoad(t *testing.T) {
 		"%d episodes on disk; all %d acknowledged jobs succeeded %s after the restart (%s after the kill); test took %s",
 		len(acks), events, killedAt.Sub(loadBegan).Round(time.Millisecond), states, len(episodic),
 		len(acks), recovery.Round(time.Millisecond), time.Since(killedAt).Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+}
+
+// onDiskAfterKill checks that every acknowledged episode is stored and
+// counts the jobs in each state.
+func onDiskAfterKill(t *testing.T, db string, acks []ackedCapture) map[string]int {
+	t.Helper()
+	ctx := t.Context()
+	st, err := sqlite.Open(ctx, db, sqlite.Options{})
+	if err != nil {
+		t.Fatalf("reopen after SIGKILL: %v", err)
+	}
+	defer st.Close()
+	for _, a := range acks {
+		for i, id := range a.EpisodeIDs {
+			ep, err := st.GetEpisode(ctx, memory.GetParams{Namespace: memory.DefaultNamespace, ID: id})
+			if err != nil || ep.Content != a.contents[i] {
+				t.Fatalf("acknowledged episode %s (%q) after the kill: %v", id, a.contents[i], err)
+			}
+		}
+	}
+	q, err := jobs.Open(ctx, jobs.Config{Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := q.List(ctx, jobs.ListParams{Limit: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]int{}
+	for _, j := range list {
+		states[j.State]++
+	}
+	return states
 }
