@@ -1,12 +1,16 @@
 package httpapi
 
 import (
+	"encoding"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mnemon-dev/mnemon/memory"
 )
 
 // OpenAPI returns the API's OpenAPI 3.1 document, generated from the route
@@ -25,22 +29,44 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *request) error {
 	return err
 }
 
-// BuildOpenAPI renders the document for routes. It is deterministic: the
-// same routes and types always give the same bytes.
+// BuildOpenAPI renders the OpenAPI 3.1 document for routes.
+//
+// How the document is produced: every route becomes one operation (its
+// method, path, summary, parameters and role from the route table); its
+// Request and Response zero values are walked by reflection into JSON
+// Schema 2020-12, following encoding/json's rules, so the schemas describe
+// what the server really reads and writes:
+//
+//   - A named struct becomes a component (#/components/schemas/Name) and
+//     its exported fields properties, embedded structs flattened; `doc`
+//     tags become descriptions, `format` tags formats.
+//   - Response fields: a field without omitempty is always written, so it
+//     is required; a slice, map or pointer without omitempty may be written
+//     as null, so its type admits null unless the field is tagged
+//     nullable:"false" (the handler always fills it).
+//   - Request fields: only fields tagged required:"true" are required, and
+//     unknown fields are refused (additionalProperties: false), as the
+//     decoder does.
+//   - Types with their own JSON encoding are described by the plain Go
+//     type they encode like (jsonAs); an unknown one panics, so a new type
+//     can never be described wrongly in silence.
+//   - Every operation answers problems (application/problem+json) as its
+//     default response, and every response carries X-Request-Id.
+//
+// It is deterministic: the same routes and types always give the same
+// bytes (encoding/json sorts map keys).
 func BuildOpenAPI(routes []*route, version string) []byte {
 	if version == "" {
 		version = "dev"
 	}
-	g := &schemaGen{defs: map[string]any{}}
+	g := &schemaGen{defs: map[string]any{}, types: map[string]reflect.Type{}, modes: map[reflect.Type]bool{}}
 	paths := map[string]map[string]any{}
 	for _, rt := range routes {
-		op := g.operation(rt)
 		if paths[rt.Path] == nil {
 			paths[rt.Path] = map[string]any{}
 		}
-		paths[rt.Path][strings.ToLower(rt.Method)] = op
+		paths[rt.Path][strings.ToLower(rt.Method)] = g.operation(rt)
 	}
-	g.defs["Problem"] = g.schemaOf(reflect.TypeFor[Problem]())
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
@@ -49,12 +75,14 @@ func BuildOpenAPI(routes []*route, version string) []byte {
 			"description": "Persistent memory for AI agents. Every /v1 request acts in one namespace: the API key's, " +
 				"or in open mode (no key configured, loopback only) the X-Mnemon-Namespace header's (default \"default\"). " +
 				"Errors are application/problem+json with a stable code.",
-			"license": map[string]any{"name": "see repository"},
 		},
 		"servers": []any{map[string]any{"url": "/"}},
 		"paths":   paths,
 		"components": map[string]any{
 			"schemas": g.defs,
+			"headers": map[string]any{"RequestId": map[string]any{
+				"description": "The request's id (the client's X-Request-Id when it sent a plain one), also in the server's log.",
+				"schema":      map[string]any{"type": "string"}}},
 			"securitySchemes": map[string]any{
 				"apiKey": map[string]any{"type": "http", "scheme": "bearer",
 					"description": "An API key from `mnemon keys create`; it fixes the namespace and role."},
@@ -68,20 +96,29 @@ func BuildOpenAPI(routes []*route, version string) []byte {
 	return append(out, '\n')
 }
 
+// schemaGen collects the component schemas of one document.
 type schemaGen struct {
-	defs map[string]any
+	defs    map[string]any
+	types   map[string]reflect.Type // component name -> its Go type
+	modes   map[reflect.Type]bool   // struct -> described as a request body
+	request bool                    // walking a request body
 }
 
+var requestIDHeader = map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/RequestId"}}
+
 func (g *schemaGen) operation(rt *route) map[string]any {
-	id := operationID(rt)
-	op := map[string]any{"operationId": id, "summary": rt.Summary}
-	if rt.Role != "" {
-		op["description"] = "Needs a key with role " + string(rt.Role) + " or above."
-		op["security"] = []any{map[string]any{"apiKey": []any{}}}
+	op := map[string]any{"operationId": operationID(rt), "summary": rt.Summary}
+	if strings.HasPrefix(rt.Path, "/v1/") {
 		op["tags"] = []any{"v1"}
 	} else {
-		op["security"] = []any{}
 		op["tags"] = []any{"operations"}
+	}
+	if rt.Role != "" {
+		op["description"] = "Needs a key with role " + string(rt.Role) + " or above; in open mode no key is needed."
+		// The empty requirement: open mode takes requests without a key.
+		op["security"] = []any{map[string]any{"apiKey": []any{}}, map[string]any{}}
+	} else {
+		op["security"] = []any{}
 	}
 	var params []any
 	for _, p := range rt.Params {
@@ -96,31 +133,39 @@ func (g *schemaGen) operation(rt *route) map[string]any {
 		op["parameters"] = params
 	}
 	if rt.Request != nil {
+		g.request = true
 		op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
 			"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(rt.Request))}}}
+		g.request = false
 	} else if rt.bigBody {
 		op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
 			rt.ContentType: map[string]any{"schema": map[string]any{"type": "string"}}}}
 	}
-	responses := map[string]any{}
-	ok := map[string]any{"description": http.StatusText(rt.Status)}
+	body := map[string]any(nil)
 	switch {
 	case rt.Response != nil:
-		ok["content"] = map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(rt.Response))}}
+		body = map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(rt.Response))}}
+	case rt.ContentType == "application/json":
+		body = map[string]any{rt.ContentType: map[string]any{"schema": map[string]any{"type": "object"}}}
 	case rt.ContentType != "":
-		ok["content"] = map[string]any{rt.ContentType: map[string]any{"schema": map[string]any{"type": "string"}}}
+		body = map[string]any{rt.ContentType: map[string]any{"schema": map[string]any{"type": "string"}}}
 	}
-	responses[itoa(rt.Status)] = ok
-	if rt.Path == "/v1/episodes" {
-		responses["200"] = map[string]any{"description": "With wait=true: extraction finished.",
-			"content": map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(rt.Response))}}}
+	response := func(desc string) map[string]any {
+		r := map[string]any{"description": desc, "headers": requestIDHeader}
+		if body != nil {
+			r["content"] = body
+		}
+		return r
 	}
-	if rt.Path == "/readyz" {
-		responses["503"] = map[string]any{"description": "Not ready.",
-			"content": map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(rt.Response))}}}
+	responses := map[string]any{fmt.Sprint(rt.Status): response(http.StatusText(rt.Status))}
+	switch rt.Path {
+	case "/v1/episodes":
+		responses["200"] = response("With wait=true: extraction finished.")
+	case "/readyz":
+		responses["503"] = response("Not ready.")
 	}
-	responses["default"] = map[string]any{"description": "A problem (RFC 9457) with a stable code.",
-		"content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}}
+	responses["default"] = map[string]any{"description": "A problem (RFC 9457) with a stable code.", "headers": requestIDHeader,
+		"content": map[string]any{"application/problem+json": map[string]any{"schema": g.ref(reflect.TypeFor[Problem]())}}}
 	op["responses"] = responses
 	return op
 }
@@ -155,35 +200,64 @@ func operationID(rt *route) string {
 	return id
 }
 
-// ref returns a $ref to t's schema, defining it on first use. Named
-// struct types become components; everything else is inlined.
-func (g *schemaGen) ref(t reflect.Type) map[string]any {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct || t == reflect.TypeFor[time.Time]() {
-		return g.schemaOf(t)
-	}
-	name := t.Name()
-	if _, ok := g.defs[name]; !ok {
-		g.defs[name] = nil // reserve: recursive types refer to themselves
-		g.defs[name] = g.schemaOf(t)
-	}
-	return map[string]any{"$ref": "#/components/schemas/" + name}
-}
-
 var (
 	timeType     = reflect.TypeFor[time.Time]()
 	durationType = reflect.TypeFor[time.Duration]()
 	rawJSONType  = reflect.TypeFor[json.RawMessage]()
 )
 
-func (g *schemaGen) schemaOf(t reflect.Type) map[string]any {
-	if t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()) {
-		if s, ok := customSchemas[t.Name()]; ok {
-			return s()
+// jsonAs maps types with their own JSON encoding to a plain type that
+// encoding/json writes the same way.
+var jsonAs = map[reflect.Type]reflect.Type{
+	reflect.TypeFor[memory.ChannelHits](): reflect.TypeFor[map[string]ChannelHit](), // {"lexical": {"rank", "score"}}
+	reflect.TypeFor[memory.Terms]():       reflect.TypeFor[map[string]float64](),
+	reflect.TypeFor[memory.TraceItems]():  reflect.TypeFor[[]memory.TraceItem](),
+}
+
+// ref returns t's schema: a $ref for named structs, defined on first use;
+// everything else inline.
+func (g *schemaGen) ref(t reflect.Type) map[string]any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if as, ok := jsonAs[t]; ok {
+		t = as
+	}
+	if t != timeType && t != rawJSONType && ownJSON(t) {
+		panic("httpapi: openapi: " + t.String() + " has its own JSON encoding; describe it in jsonAs")
+	}
+	if t.Kind() != reflect.Struct || t == timeType {
+		return g.schemaOf(t)
+	}
+	if req, seen := g.modes[t]; seen && req != g.request {
+		panic("httpapi: openapi: " + t.String() + " is both a request and a response type; give each its own")
+	}
+	g.modes[t] = g.request
+	name := t.Name()
+	if other, ok := g.types[name]; ok && other != t {
+		// Two packages' types of one name: qualify the later one.
+		pkg := t.PkgPath()[strings.LastIndexByte(t.PkgPath(), '/')+1:]
+		name = strings.ToUpper(pkg[:1]) + pkg[1:] + name
+	}
+	if _, ok := g.types[name]; !ok {
+		g.types[name] = t
+		g.defs[name] = nil // reserve: recursive types refer to themselves
+		g.defs[name] = g.structSchema(t)
+	}
+	return map[string]any{"$ref": "#/components/schemas/" + name}
+}
+
+// ownJSON reports whether t (or *t) encodes itself.
+func ownJSON(t reflect.Type) bool {
+	for _, i := range []reflect.Type{reflect.TypeFor[json.Marshaler](), reflect.TypeFor[encoding.TextMarshaler]()} {
+		if t.Implements(i) || reflect.PointerTo(t).Implements(i) {
+			return true
 		}
 	}
+	return false
+}
+
+func (g *schemaGen) schemaOf(t reflect.Type) map[string]any {
 	switch t {
 	case timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
@@ -216,7 +290,7 @@ func (g *schemaGen) schemaOf(t reflect.Type) map[string]any {
 	case reflect.Struct:
 		return g.structSchema(t)
 	}
-	return map[string]any{}
+	panic("httpapi: openapi: no JSON schema for " + t.String())
 }
 
 func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
@@ -227,6 +301,9 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 	if len(required) > 0 {
 		sort.Strings(required)
 		s["required"] = required
+	}
+	if g.request {
+		s["additionalProperties"] = false // the decoder refuses unknown fields
 	}
 	return s
 }
@@ -241,6 +318,7 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
+		omitempty := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
 		if f.Anonymous && name == "" {
 			ft := f.Type
 			if ft.Kind() == reflect.Pointer {
@@ -248,8 +326,8 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 			}
 			if ft.Kind() == reflect.Struct {
 				g.fields(ft, props, required)
-				continue
 			}
+			continue // embedded non-structs: unexported, or not in this API
 		}
 		if name == "" {
 			name = f.Name
@@ -258,52 +336,56 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 		if format := f.Tag.Get("format"); format != "" {
 			s = map[string]any{"type": "string", "format": format}
 		}
+		if !g.request && !omitempty && f.Tag.Get("nullable") != "false" {
+			s = nullable(f.Type, s)
+		}
 		if doc := f.Tag.Get("doc"); doc != "" {
-			if s["$ref"] != nil {
-				s = map[string]any{"allOf": []any{s}, "description": doc}
-			} else {
-				c := make(map[string]any, len(s)+1)
-				for k, v := range s {
-					c[k] = v
-				}
-				c["description"] = doc
-				s = c
-			}
+			s = withDescription(s, doc)
 		}
 		props[name] = s
-		if f.Tag.Get("required") == "true" || (!strings.Contains(opts, "omitempty") && f.Tag.Get("required") != "false" && isResponseField(t)) {
+		if (g.request && f.Tag.Get("required") == "true") || (!g.request && !omitempty && f.Tag.Get("required") != "false") {
 			*required = append(*required, name)
 		}
 	}
 }
 
-// isResponseField: fields of response types without omitempty are always
-// present, so the document lists them as required; request types mark
-// their required fields explicitly.
-func isResponseField(t reflect.Type) bool {
-	return !strings.HasSuffix(t.Name(), "Request") && t.Name() != "EventInput"
-}
-
-// customSchemas describe types with their own JSON encoding.
-var customSchemas = map[string]func() map[string]any{
-	"ChannelHits": func() map[string]any {
-		return map[string]any{"type": "object", "description": "Channel name to its rank and score.",
-			"additionalProperties": map[string]any{"type": "object", "properties": map[string]any{
-				"rank": map[string]any{"type": "integer"}, "score": map[string]any{"type": "number"}}}}
-	},
-	"Terms": func() map[string]any {
-		return map[string]any{"type": "object", "description": "Ranking term name to its contribution.",
-			"additionalProperties": map[string]any{"type": "number"}}
-	},
-	"TraceItems": func() map[string]any {
-		return map[string]any{"type": "array", "items": map[string]any{"type": "object"}}
-	},
-}
-
-func itoa(n int) string {
-	const digits = "0123456789"
-	if n < 10 {
-		return digits[n : n+1]
+// nullable lets s admit null when encoding/json writes a nil value of t as
+// null.
+func nullable(t reflect.Type, s map[string]any) map[string]any {
+	if as, ok := jsonAs[t]; ok {
+		t = as
 	}
-	return itoa(n/10) + digits[n%10:n%10+1]
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface:
+	default:
+		return s
+	}
+	if typ, ok := s["type"].(string); ok {
+		c := copySchema(s)
+		c["type"] = []any{typ, "null"}
+		return c
+	}
+	if _, ok := s["$ref"]; ok {
+		return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
+	}
+	return s // {}: anything, null included
+}
+
+// withDescription adds a description; beside a $ref it wraps the ref in
+// allOf, which every tool reads the same way.
+func withDescription(s map[string]any, doc string) map[string]any {
+	if _, ok := s["$ref"]; ok {
+		return map[string]any{"allOf": []any{s}, "description": doc}
+	}
+	c := copySchema(s)
+	c["description"] = doc
+	return c
+}
+
+func copySchema(s map[string]any) map[string]any {
+	c := make(map[string]any, len(s)+1)
+	for k, v := range s {
+		c[k] = v
+	}
+	return c
 }

@@ -10,8 +10,9 @@ import (
 
 // The request and response bodies of the API. Field tags are the wire
 // format; `doc` tags feed the OpenAPI document; `required` marks fields a
-// request must carry. Other tools depend on these shapes: change them only
-// with a new API version.
+// request must carry; nullable:"false" marks a slice or map the handler
+// always fills, so the document promises it is never null. Other tools
+// depend on these shapes: change them only with a new API version.
 
 // CaptureRequest is the body of POST /v1/episodes.
 type CaptureRequest struct {
@@ -34,7 +35,7 @@ type EventInput struct {
 // CaptureResponse acknowledges a capture: the episodes are stored and their
 // extraction is queued (or, with wait=true, finished).
 type CaptureResponse struct {
-	EpisodeIDs []string `json:"episode_ids" doc:"Stored episode ids, in event order."`
+	EpisodeIDs []string `json:"episode_ids" nullable:"false" doc:"Stored episode ids, in event order."`
 	JobID      string   `json:"job_id" doc:"The extraction job; see GET /v1/jobs/{id}."`
 	JobState   string   `json:"job_state,omitempty" doc:"With wait=true: the job's final state."`
 }
@@ -68,7 +69,7 @@ type RememberResponse struct {
 	Operation string          `json:"operation,omitempty" doc:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP."`
 	Decision  string          `json:"decision" doc:"accept, defer, reject or quarantine."`
 	Reasons   []string        `json:"reasons" doc:"Reason codes for the decision."`
-	Outcomes  []Outcome       `json:"outcomes" doc:"Every candidate memory's fate."`
+	Outcomes  []Outcome       `json:"outcomes" nullable:"false" doc:"Every candidate memory's fate."`
 }
 
 // Outcome is one candidate memory's admission decision and reconciliation.
@@ -101,7 +102,7 @@ type RetrieveResponse struct {
 	RetrievalID string         `json:"retrieval_id" doc:"Trace id; see GET /v1/retrievals/{id}."`
 	Context     string         `json:"context" doc:"The packed context, ready for a prompt."`
 	TokensUsed  int            `json:"tokens_used"`
-	Items       []RetrieveItem `json:"items"`
+	Items       []RetrieveItem `json:"items" nullable:"false"`
 }
 
 // RetrieveItem is one packed memory with its citation and reason.
@@ -114,8 +115,8 @@ type RetrieveItem struct {
 	Score       float64               `json:"score"`
 	Tokens      int                   `json:"tokens"`
 	Action      string                `json:"action" doc:"FOLLOW, HINT or IGNORE."`
-	EpisodeIDs  []string              `json:"episode_ids" doc:"The episode it is (episodic) or cites (semantic, procedural)."`
-	Channels    map[string]ChannelHit `json:"channels" doc:"Each channel that found it, by name."`
+	EpisodeIDs  []string              `json:"episode_ids" nullable:"false" doc:"The episode it is (episodic) or cites (semantic, procedural)."`
+	Channels    map[string]ChannelHit `json:"channels" nullable:"false" doc:"Each channel that found it, by name."`
 	Explanation string                `json:"explanation"`
 }
 
@@ -127,7 +128,7 @@ type ChannelHit struct {
 
 // MemoryList is the body of GET /v1/memories.
 type MemoryList struct {
-	Memories []*memory.Version `json:"memories" doc:"Distilled memories (semantic and procedural), current first."`
+	Memories []*memory.Version `json:"memories" nullable:"false" doc:"Distilled memories (semantic and procedural), current first."`
 }
 
 // MemoryView is a memory with every version, its admission log and the
