@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
@@ -33,7 +35,8 @@ func TestMain(m *testing.M) {
 	if args := os.Getenv(serveChildEnv); args != "" {
 		os.Exit(mnemonChild(args))
 	}
-	os.Exit(m.Run())
+	// Servers and workers started in-process must leave nothing running.
+	goleak.VerifyTestMain(m)
 }
 
 // crashChild writes batches forever, printing "ack N" after batch N commits.
