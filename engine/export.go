@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -125,7 +127,7 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 		}
 		var rec Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, fmt.Errorf("import: line %d: %w", lineNo, memory.Invalidf("not a JSON record: %v", err))
+			return nil, fmt.Errorf("import: line %d: %w", lineNo, memory.Invalidf("not a JSON record: %s", recordError(err)))
 		}
 		switch {
 		case rec.Record == "header":
@@ -213,4 +215,32 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 	st.sortEpisodes()
 	stats = ExportStats{Memories: len(mems), Versions: len(vers), Episodes: len(eps), Admissions: len(adms), Traces: len(trs)}
 	return &stats, nil
+}
+
+// recordError says why a line is not a record in the terms of the export
+// format, never the decoder's Go type names: services pass it to clients.
+func recordError(err error) string {
+	var (
+		syntaxErr *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &syntaxErr):
+		return "invalid JSON: " + syntaxErr.Error()
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return "a record is a JSON object, not " + article(typeErr.Value)
+	case errors.As(err, &typeErr):
+		return "field " + typeErr.Field + " cannot be " + article(typeErr.Value)
+	case strings.HasPrefix(err.Error(), "json: "):
+		return "malformed record"
+	}
+	return err.Error()
+}
+
+// article puts "a" or "an" before a JSON kind ("a number", "an object").
+func article(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }
