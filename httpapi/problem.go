@@ -87,8 +87,8 @@ func invalidDetail(err error) string {
 	for _, op := range []string{"capture: ", "remember: ", "retrieve: ", "import: ", "extract: ", "forget: ", "show: "} {
 		msg = strings.TrimPrefix(msg, op)
 	}
-	msg = strings.TrimPrefix(msg, "invalid input: ")
-	return msg
+	// The sentinel's text can sit after a context prefix ("event 1: ").
+	return strings.ReplaceAll(msg, memory.ErrInvalid.Error()+": ", "")
 }
 
 var titles = map[int]string{
