@@ -3,9 +3,11 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -102,12 +104,36 @@ func (s *Server) routes() []*route {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *request) error {
+	var allow []string
 	for _, rt := range s.routes() {
-		if rt.Path == r.URL.Path {
-			return problemf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, r.Method+" is not served on "+r.URL.Path)
+		if pathMatches(rt.Path, r.URL.EscapedPath()) {
+			allow = append(allow, rt.Method)
 		}
 	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		return problemf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, r.Method+" is not served on "+r.URL.Path)
+	}
 	return problemf(http.StatusNotFound, CodeNotFound, "no endpoint "+r.URL.Path+"; see /openapi.json")
+}
+
+// pathMatches reports whether path fits a route pattern, a {name} segment
+// matching any one non-empty segment, as the mux matches them.
+func pathMatches(pattern, path string) bool {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return false
+	}
+	for i, p := range ps {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			if xs[i] == "" {
+				return false
+			}
+		} else if p != xs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // knownNamespace refuses reads of a namespace that holds nothing, instead
@@ -156,6 +182,9 @@ func (s *Server) capture(w http.ResponseWriter, r *request) error {
 		if err != nil {
 			return err
 		}
+		if err := s.notFuture("events["+strconv.Itoa(i)+"].occurred_at", *at); err != nil {
+			return err
+		}
 		p.Events[i] = engine.Event{Kind: memory.EpisodeKind(ev.Kind), Content: ev.Content, OccurredAt: *at, Speaker: ev.Speaker, Metadata: ev.Metadata}
 	}
 	ack, err := s.cfg.Engine.CaptureDeferred(r.Context(), p, s.cfg.Queue.Enqueue)
@@ -198,6 +227,9 @@ func (s *Server) remember(w http.ResponseWriter, r *request) error {
 		return err
 	}
 	if observed != nil {
+		if err := s.notFuture("observed_at", *observed); err != nil {
+			return err
+		}
 		p.ObservedAt = *observed
 	}
 	if p.ValidFrom, err = timeField("valid_from", body.ValidFrom); err != nil {
@@ -368,11 +400,32 @@ func (s *Server) importNS(w http.ResponseWriter, r *request) error {
 		!strings.Contains(ct, "json") && !strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/octet-stream") {
 		return problemf(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "send the export as application/x-ndjson")
 	}
-	stats, err := s.cfg.Engine.Import(r.Context(), r.caller.ns, r.Body)
+	body := &limitWatch{r: r.Body}
+	stats, err := s.cfg.Engine.Import(r.Context(), r.caller.ns, body)
 	if err != nil {
+		if body.over {
+			// The importer may fail on the line the limit cut short
+			// before it sees the reader's error: the limit is the cause.
+			return problemf(http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the import is larger than this server accepts")
+		}
 		return jsonLimit(err)
 	}
 	return writeJSON(w, http.StatusOK, stats)
+}
+
+// limitWatch remembers whether a body ran into its size limit.
+type limitWatch struct {
+	r    io.Reader
+	over bool
+}
+
+func (l *limitWatch) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	var maxErr *http.MaxBytesError
+	if errors.As(err, &maxErr) {
+		l.over = true
+	}
+	return n, err
 }
 
 // jsonLimit turns a body cut off by the size limit into its problem.
@@ -407,6 +460,18 @@ func (s *Server) readyz(w http.ResponseWriter, r *request) error {
 		return writeJSON(w, http.StatusServiceUnavailable, Health{Status: "unavailable", Checks: checks})
 	}
 	return writeJSON(w, http.StatusOK, Health{Status: "ok", Checks: checks})
+}
+
+// notFuture refuses, as an invalid timestamp, a time further ahead than
+// the engine allows for clock skew (the engine refuses it too, but only as
+// invalid input).
+func (s *Server) notFuture(field string, t time.Time) error {
+	now := s.cfg.Clock.Now()
+	if t.After(now.Add(engine.ClockSkew)) {
+		return problemf(http.StatusBadRequest, CodeInvalidTimestamp, field+" "+t.Format(time.RFC3339)+
+			" is in the future (now "+now.UTC().Format(time.RFC3339)+"); send the time it happened")
+	}
+	return nil
 }
 
 func boolParam(r *request, name string) (bool, error) {
