@@ -251,7 +251,7 @@ func e2eSameKeys(t *testing.T, what string, raw json.RawMessage, want ...string)
 
 // e2eLeak matches what a problem must never show a client: Go type names,
 // decoder internals, source and temp paths, SQL and driver text.
-var e2eLeak = regexp.MustCompile(`(?i)json: |go value|go struct|\b(httpapi|engine|memory|jobs|sqlite|river|http|sql)\.[A-Z*]|\*[a-z]+\.[A-Z]|map\[|\[\][a-z*]|\.go\b|/tmp/|/work/|select |insert |update [a-z_]+ set|constraint|sqlite|riverqueue|goroutine|panic|runtime\.`)
+var e2eLeak = regexp.MustCompile(`json: |\b(httpapi|engine|memory|jobs|sqlite|river|http|sql)\.[A-Z*]|\*[a-z]+\.[A-Z]|(?i:go value|go struct|map\[|\[\][a-z*]|\.go\b|/tmp/|/work/|select |insert into|update [a-z_]+ set|constraint failed|sqlite|riverqueue|goroutine|panic|runtime\.|invalid input:)`)
 
 // e2eProblem checks r is the problem status/code: problem+json, a
 // request_id equal to X-Request-Id and nothing internal.
@@ -836,6 +836,7 @@ func TestE2ERolesAndNamespaces(t *testing.T) {
 		ctype  string
 		need   memory.Role // "" for public routes
 		status int         // when allowed
+		code   string      // the problem code of an error status
 		cross  bool        // names the other namespace's id: 404 when allowed
 	}
 	fixed := func(p string) func(_, _ *e2eSeed, _ memory.Role) string {
@@ -871,6 +872,11 @@ func TestE2ERolesAndNamespaces(t *testing.T) {
 		{name: "import", method: "POST", path: fixed("/v1/import"), need: memory.RoleAdmin, status: http.StatusConflict,
 			body: `{"record":"header","format":1}` + "\n", ctype: "application/x-ndjson"},
 		{name: "metrics", method: "GET", path: fixed("/metrics"), need: memory.RoleAdmin, status: http.StatusOK},
+		// Any valid key learns that a route does not exist or does not
+		// take the method, whatever its role.
+		{name: "unknown route", method: "GET", path: fixed("/v1/nope"), need: memory.RoleReader, status: http.StatusNotFound, code: "not_found"},
+		{name: "wrong method", method: "PATCH", need: memory.RoleReader, status: http.StatusMethodNotAllowed, code: "method_not_allowed",
+			path: func(own, _ *e2eSeed, _ memory.Role) string { return "/v1/memories/" + own.memoryID }, body: map[string]any{"text": "x"}},
 		{name: "healthz", method: "GET", path: fixed("/healthz"), status: http.StatusOK},
 		{name: "readyz", method: "GET", path: fixed("/readyz"), status: http.StatusOK},
 		{name: "openapi", method: "GET", path: fixed("/openapi.json"), status: http.StatusOK},
@@ -900,6 +906,8 @@ func TestE2ERolesAndNamespaces(t *testing.T) {
 						e2eProblem(t, r, http.StatusNotFound, "not_found")
 					case tc.status == http.StatusConflict:
 						e2eProblem(t, r, http.StatusConflict, "conflict")
+					case tc.code != "":
+						e2eProblem(t, r, tc.status, tc.code)
 					default:
 						if r.status != tc.status {
 							t.Fatalf("status %d, want %d: %s", r.status, tc.status, r.body)
@@ -1118,4 +1126,266 @@ func TestE2ERequireKeys(t *testing.T) {
 			e2eJSON(t, f.e2eDo(t, "GET", p, nil), http.StatusOK, nil)
 		}
 	})
+}
+
+// TestE2EBadInput sends what a server must refuse: each answer is a 4xx
+// problem with its stable code, and nothing is written.
+func TestE2EBadInput(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{limits: httpapi.Limits{
+		MaxBodyBytes: 4096, MaxImportBytes: 16 << 10, MaxEvents: 5, MaxQueryBytes: 200,
+	}})
+	now := time.Now().UTC()
+	seed := f.e2eRemember(t, map[string]any{"text": "I live in Madrid."})
+	f.e2eCapture(t, "s", []map[string]any{e2eEvent("user_message", "I drive a blue van.", now.Add(-time.Hour))})
+	retrieval := f.e2eRetrieve(t, "where do I live?")
+	f.eng.FlushTraces()
+
+	ev := func(kind, content string, at any) map[string]any {
+		m := map[string]any{"kind": kind, "content": content}
+		if at != nil {
+			m["occurred_at"] = at
+		}
+		return m
+	}
+	good := ev("user_message", "I like plums.", now.Add(-time.Minute).Format(time.RFC3339))
+	capture := func(events ...map[string]any) map[string]any {
+		return map[string]any{"session_id": "s", "events": events}
+	}
+	goodJSON, _ := json.Marshal(capture(good))
+	big := strings.Repeat("x", 5000)
+	var six []map[string]any
+	for i := range 6 {
+		six = append(six, ev("user_message", fmt.Sprintf("Fact %d.", i), now.Add(-time.Minute).Format(time.RFC3339)))
+	}
+	export := f.e2eDo(t, "GET", "/v1/export", nil).body
+
+	type badCase struct {
+		name   string
+		method string
+		path   string
+		body   any
+		hdr    []string
+		status int
+		code   string
+	}
+	cases := []badCase{
+		// Bodies that are not the JSON asked for.
+		{"capture/malformed", "POST", "/v1/episodes", `{"session_id":"s","events":[`, nil, 400, "malformed_json"},
+		{"capture/not json", "POST", "/v1/episodes", `hello`, nil, 400, "malformed_json"},
+		{"capture/empty body", "POST", "/v1/episodes", ``, nil, 400, "malformed_json"},
+		{"capture/null", "POST", "/v1/episodes", `null`, nil, 400, "invalid_request"},
+		{"capture/array", "POST", "/v1/episodes", `[1,2]`, nil, 400, "invalid_request"},
+		{"capture/session_id number", "POST", "/v1/episodes", map[string]any{"session_id": 7, "events": []any{good}}, nil, 400, "invalid_request"},
+		{"capture/events object", "POST", "/v1/episodes", map[string]any{"session_id": "s", "events": good}, nil, 400, "invalid_request"},
+		{"capture/content not a string", "POST", "/v1/episodes", `{"session_id":"s","events":[{"kind":"user_message","content":5,"occurred_at":"2026-01-01T00:00:00Z"}]}`, nil, 400, "invalid_request"},
+		{"capture/metadata value number", "POST", "/v1/episodes", `{"session_id":"s","events":[{"kind":"user_message","content":"hi","occurred_at":"2026-01-01T00:00:00Z","metadata":{"a":1}}]}`, nil, 400, "invalid_request"},
+		{"capture/unknown field", "POST", "/v1/episodes", map[string]any{"session_id": "s", "events": []any{good}, "colour": "red"}, nil, 400, "invalid_request"},
+		{"capture/unknown event field", "POST", "/v1/episodes", capture(good, map[string]any{"kind": "user_message", "content": "x", "occurred_at": now.Format(time.RFC3339), "mood": "glad"}), nil, 400, "invalid_request"},
+		{"capture/trailing object", "POST", "/v1/episodes", string(goodJSON) + string(goodJSON), nil, 400, "malformed_json"},
+		{"capture/trailing garbage", "POST", "/v1/episodes", string(goodJSON) + " x", nil, 400, "malformed_json"},
+		{"capture/oversize", "POST", "/v1/episodes", capture(ev("user_message", big, now.Format(time.RFC3339))), nil, 413, "body_too_large"},
+		{"capture/oversize chunked", "POST", "/v1/episodes", strings.NewReader(`{"session_id":"s","events":[{"kind":"user_message","content":"` + big + `"}]}`), nil, 413, "body_too_large"},
+		{"capture/too many events", "POST", "/v1/episodes", capture(six...), nil, 413, "too_many_events"},
+		{"capture/no events", "POST", "/v1/episodes", capture(), nil, 400, "invalid_request"},
+		{"capture/no session", "POST", "/v1/episodes", map[string]any{"events": []any{good}}, nil, 400, "invalid_request"},
+		{"capture/empty content", "POST", "/v1/episodes", capture(good, ev("user_message", "", now.Format(time.RFC3339))), nil, 400, "invalid_request"},
+		{"capture/blank content", "POST", "/v1/episodes", capture(good, ev("user_message", " \n\t ", now.Format(time.RFC3339))), nil, 400, "invalid_request"},
+		{"capture/bad kind", "POST", "/v1/episodes", capture(good, ev("shout", "Hello.", now.Format(time.RFC3339))), nil, 400, "invalid_request"},
+		{"capture/missing occurred_at", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", nil)), nil, 400, "invalid_timestamp"},
+		{"capture/occurred_at words", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", "yesterday")), nil, 400, "invalid_timestamp"},
+		{"capture/occurred_at without zone", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", "2026-05-01T12:00:00")), nil, 400, "invalid_timestamp"},
+		{"capture/occurred_at with a space", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", "2026-05-01 12:00:00Z")), nil, 400, "invalid_timestamp"},
+		{"capture/occurred_at month 13", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", "2026-13-01T00:00:00Z")), nil, 400, "invalid_timestamp"},
+		{"capture/occurred_at number", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", 1700000000)), nil, 400, "invalid_request"},
+		{"capture/occurred_at in the future", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", now.Add(48*time.Hour).Format(time.RFC3339))), nil, 400, "invalid_timestamp"},
+		{"capture/wait maybe", "POST", "/v1/episodes?wait=maybe", capture(good), nil, 400, "invalid_request"},
+		{"capture/xml", "POST", "/v1/episodes", `<capture/>`, []string{"Content-Type", "application/xml"}, 415, "unsupported_media_type"},
+		{"capture/multipart", "POST", "/v1/episodes", string(goodJSON), []string{"Content-Type", "multipart/form-data; boundary=x"}, 415, "unsupported_media_type"},
+
+		{"remember/empty text", "POST", "/v1/memories", map[string]any{"text": ""}, nil, 400, "invalid_request"},
+		{"remember/text number", "POST", "/v1/memories", map[string]any{"text": 3}, nil, 400, "invalid_request"},
+		{"remember/bad type", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "key": "likes:fruit", "value": "figs", "type": "opinion"}, nil, 400, "invalid_request"},
+		{"remember/bad criticality", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "criticality": "extreme"}, nil, 400, "invalid_request"},
+		{"remember/confidence 0", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "confidence": 0}, nil, 400, "invalid_request"},
+		{"remember/confidence 2", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "confidence": 2}, nil, 400, "invalid_request"},
+		{"remember/confidence word", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "confidence": "high"}, nil, 400, "invalid_request"},
+		{"remember/observed_at bad", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "observed_at": "last week"}, nil, 400, "invalid_timestamp"},
+		{"remember/observed_at in the future", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "observed_at": now.Add(72 * time.Hour).Format(time.RFC3339)}, nil, 400, "invalid_timestamp"},
+		{"remember/valid_from bad", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "valid_from": "2026-02-30T00:00:00Z"}, nil, 400, "invalid_timestamp"},
+		{"remember/valid_to before valid_from", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "valid_from": "2026-02-01T00:00:00Z", "valid_to": "2026-01-01T00:00:00Z"}, nil, 400, "invalid_request"},
+		{"remember/unknown field", "POST", "/v1/memories", map[string]any{"text": "I like figs.", "tags": []string{"x"}}, nil, 400, "invalid_request"},
+		{"remember/oversize", "POST", "/v1/memories", map[string]any{"text": big}, nil, 413, "body_too_large"},
+		{"remember/xml", "POST", "/v1/memories", `<text>hi</text>`, []string{"Content-Type", "text/xml"}, 415, "unsupported_media_type"},
+
+		{"retrieve/query too long", "POST", "/v1/memories/retrieve", map[string]any{"query": strings.Repeat("q", 201)}, nil, 400, "query_too_long"},
+		{"retrieve/empty query", "POST", "/v1/memories/retrieve", map[string]any{"query": ""}, nil, 400, "invalid_request"},
+		{"retrieve/limit negative", "POST", "/v1/memories/retrieve", map[string]any{"query": "home", "limit": -1}, nil, 400, "invalid_request"},
+		{"retrieve/limit huge", "POST", "/v1/memories/retrieve", map[string]any{"query": "home", "limit": 100000}, nil, 400, "invalid_request"},
+		{"retrieve/limit word", "POST", "/v1/memories/retrieve", map[string]any{"query": "home", "limit": "ten"}, nil, 400, "invalid_request"},
+		{"retrieve/limit fraction", "POST", "/v1/memories/retrieve", `{"query":"home","limit":2.5}`, nil, 400, "invalid_request"},
+		{"retrieve/token_budget negative", "POST", "/v1/memories/retrieve", map[string]any{"query": "home", "token_budget": -5}, nil, 400, "invalid_request"},
+		{"retrieve/as_of bad", "POST", "/v1/memories/retrieve", map[string]any{"query": "home", "as_of": "soon"}, nil, 400, "invalid_timestamp"},
+		{"retrieve/malformed", "POST", "/v1/memories/retrieve", `{"query":`, nil, 400, "malformed_json"},
+		{"retrieve/unknown namespace", "POST", "/v1/memories/retrieve", map[string]any{"query": "home"}, []string{"X-Mnemon-Namespace", "ghost"}, 404, "namespace_not_found"},
+
+		{"list/limit 0", "GET", "/v1/memories?limit=0", nil, nil, 400, "invalid_request"},
+		{"list/limit word", "GET", "/v1/memories?limit=abc", nil, nil, 400, "invalid_request"},
+		{"list/limit too big", "GET", "/v1/memories?limit=1001", nil, nil, 400, "invalid_request"},
+		{"list/limit negative", "GET", "/v1/memories?limit=-5", nil, nil, 400, "invalid_request"},
+		{"list/include_history maybe", "GET", "/v1/memories?include_history=maybe", nil, nil, 400, "invalid_request"},
+		{"list/unknown namespace", "GET", "/v1/memories", nil, []string{"X-Mnemon-Namespace", "ghost"}, 404, "namespace_not_found"},
+		{"export/unknown namespace", "GET", "/v1/export", nil, []string{"X-Mnemon-Namespace", "ghost"}, 404, "namespace_not_found"},
+
+		{"show/unknown memory", "GET", "/v1/memories/mem_01m8pm6z2vq745xbdbg0z0xc6n", nil, nil, 404, "not_found"},
+		{"show/unknown version", "GET", "/v1/memories/ver_01m8pm6z2vq745xbdbg0z0xc6n", nil, nil, 404, "not_found"},
+		{"show/not an id", "GET", "/v1/memories/nonsense", nil, nil, 404, "not_found"},
+		{"show/in another namespace", "GET", "/v1/memories/" + seed.MemoryID, nil, []string{"X-Mnemon-Namespace", "ghost"}, 404, "not_found"},
+		{"delete/unknown memory", "DELETE", "/v1/memories/mem_01m8pm6z2vq745xbdbg0z0xc6n", nil, nil, 404, "not_found"},
+		{"delete/not an id", "DELETE", "/v1/memories/nonsense", nil, nil, 404, "not_found"},
+		{"delete/in another namespace", "DELETE", "/v1/memories/" + seed.MemoryID, nil, []string{"X-Mnemon-Namespace", "ghost"}, 404, "not_found"},
+		{"trace/unknown", "GET", "/v1/retrievals/ret_01m8pm6z4mczet8eqmmn0yvfmw", nil, nil, 404, "not_found"},
+		{"trace/not an id", "GET", "/v1/retrievals/nonsense", nil, nil, 404, "not_found"},
+		{"trace/in another namespace", "GET", "/v1/retrievals/" + retrieval.RetrievalID, nil, []string{"X-Mnemon-Namespace", "ghost"}, 404, "not_found"},
+		{"job/not an id", "GET", "/v1/jobs/abc", nil, nil, 400, "invalid_request"},
+		{"job/zero", "GET", "/v1/jobs/job_0", nil, nil, 400, "invalid_request"},
+		{"job/negative", "GET", "/v1/jobs/job_-3", nil, nil, 400, "invalid_request"},
+		{"job/overflow", "GET", "/v1/jobs/job_99999999999999999999", nil, nil, 400, "invalid_request"},
+		{"job/unknown", "GET", "/v1/jobs/job_999999", nil, nil, 404, "not_found"},
+		{"job/in another namespace", "GET", "/v1/jobs/job_1", nil, []string{"X-Mnemon-Namespace", "ghost"}, 404, "not_found"},
+
+		{"import/garbage", "POST", "/v1/import", "\"just a string\"\n", []string{"Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "fresh"}, 400, "invalid_request"},
+		{"import/not json", "POST", "/v1/import", "{nope\n", []string{"Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "fresh"}, 400, "invalid_request"},
+		{"import/wrong field type", "POST", "/v1/import", `{"record":"memory","memory":{"id":5}}` + "\n", []string{"Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "fresh"}, 400, "invalid_request"},
+		{"import/empty record", "POST", "/v1/import", `{"record":"memory"}` + "\n", []string{"Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "fresh"}, 400, "invalid_request"},
+		{"import/a good export then a bad line", "POST", "/v1/import", string(export) + "{\"record\":\"bogus\"}\n", []string{"Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "fresh"}, 400, "invalid_request"},
+		{"import/oversize", "POST", "/v1/import", strings.Repeat(`{"record":"header","format":1}`+"\n", 1000), []string{"Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "fresh"}, 413, "body_too_large"},
+		{"import/oversize chunked", "POST", "/v1/import", strings.NewReader(strings.Repeat(`{"record":"header","format":1}`+"\n", 1000)), []string{"Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "fresh"}, 413, "body_too_large"},
+		{"import/xml", "POST", "/v1/import", `<export/>`, []string{"Content-Type", "application/xml", "X-Mnemon-Namespace", "fresh"}, 415, "unsupported_media_type"},
+
+		{"route/unknown under v1", "GET", "/v1/nope", nil, nil, 404, "not_found"},
+		{"route/unknown", "GET", "/nope", nil, nil, 404, "not_found"},
+		{"route/v1 alone", "GET", "/v1", nil, nil, 404, "not_found"},
+		{"route/too deep", "GET", "/v1/memories/" + seed.MemoryID + "/x/y", nil, nil, 404, "not_found"},
+		{"method/POST healthz", "POST", "/healthz", "{}", nil, 405, "method_not_allowed"},
+		{"method/PUT memories", "PUT", "/v1/memories", "{}", nil, 405, "method_not_allowed"},
+		{"method/DELETE memories", "DELETE", "/v1/memories", nil, nil, 405, "method_not_allowed"},
+		{"method/GET episodes", "GET", "/v1/episodes", nil, nil, 405, "method_not_allowed"},
+		{"method/GET import", "GET", "/v1/import", nil, nil, 405, "method_not_allowed"},
+		{"method/PATCH a memory", "PATCH", "/v1/memories/" + seed.MemoryID, "{}", nil, 405, "method_not_allowed"},
+		{"method/POST a job", "POST", "/v1/jobs/job_1", "{}", nil, 405, "method_not_allowed"},
+		{"method/DELETE a retrieval", "DELETE", "/v1/retrievals/" + retrieval.RetrievalID, nil, nil, 405, "method_not_allowed"},
+	}
+	nss := []string{memory.DefaultNamespace, "ghost", "fresh"}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := f.e2eState(t, nss...)
+			r := f.e2eDo(t, tc.method, tc.path, tc.body, tc.hdr...)
+			e2eProblem(t, r, tc.status, tc.code)
+			if tc.status == http.StatusMethodNotAllowed && r.header.Get("Allow") == "" {
+				t.Errorf("405 without an Allow header")
+			}
+			if after := f.e2eState(t, nss...); after != before {
+				t.Errorf("state changed:\n%s\n%s", before, after)
+			}
+		})
+	}
+	t.Run("unknown namespaces stay unknown", func(t *testing.T) {
+		ok, err := f.eng.HasNamespace(context.Background(), "ghost")
+		if err != nil || ok {
+			t.Errorf("ghost exists: %v %v", ok, err)
+		}
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories", nil, "X-Mnemon-Namespace", "fresh"), http.StatusNotFound, "namespace_not_found")
+	})
+}
+
+// TestE2ERateLimit checks the per-key rate limit: a 429 with Retry-After
+// that writes nothing, and other keys unaffected.
+func TestE2ERateLimit(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{limits: httpapi.Limits{RatePerSecond: 0.5, RateBurst: 2}})
+	a, _ := f.e2eKey(t, "a", memory.RoleWriter)
+	b, _ := f.e2eKey(t, "a", memory.RoleWriter)
+	body := map[string]any{"text": "I collect stamps."}
+	for i := range 2 {
+		r := f.e2eDo(t, "POST", "/v1/memories", body, "Authorization", "Bearer "+a)
+		e2eJSON(t, r, http.StatusCreated, nil)
+		_ = i
+	}
+	before := f.e2eState(t, "a")
+	r := f.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "I collect coins."}, "Authorization", "Bearer "+a)
+	e2eProblem(t, r, http.StatusTooManyRequests, "rate_limited")
+	if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Errorf("Retry-After %q", ra)
+	}
+	if after := f.e2eState(t, "a"); after != before {
+		t.Errorf("a limited request wrote:\n%s\n%s", before, after)
+	}
+	e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories", nil, "Authorization", "Bearer "+a), http.StatusTooManyRequests, "rate_limited")
+	// Another key of the same namespace has its own allowance.
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil, "Authorization", "Bearer "+b), http.StatusOK, nil)
+	// Probes are never limited.
+	for range 5 {
+		e2eJSON(t, f.e2eDo(t, "GET", "/healthz", nil), http.StatusOK, nil)
+	}
+}
+
+// TestE2ERequestIDs checks that a client's plain request id is echoed (in
+// the header, in problems and in the log) and anything else is replaced.
+func TestE2ERequestIDs(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	generated := regexp.MustCompile(`^req_[0-9a-f]{24}$`)
+	for _, tc := range []struct {
+		name, sent string
+		echoed     bool
+	}{
+		{"plain", "client-42_A.b", true},
+		{"uuid", "3f2b8c1e-6a4d-4f7e-9b1a-2c3d4e5f6a7b", true},
+		{"64 characters", strings.Repeat("a", 64), true},
+		{"65 characters", strings.Repeat("a", 65), false},
+		{"html", "<script>alert(1)</script>", false},
+		{"spaces", "a b c", false},
+		{"json breaker", `x","level":"ERROR`, false},
+		{"path", "../../etc/passwd", false},
+		{"non-ascii", "ünïcödé", false},
+		{"newline escape", `a\nb`, false},
+		{"absent", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hdr []string
+			if tc.sent != "" {
+				hdr = []string{"X-Request-Id", tc.sent}
+			}
+			ok := f.e2eDo(t, "GET", "/healthz", nil, hdr...)
+			bad := f.e2eDo(t, "GET", "/v1/nope", nil, hdr...)
+			p := e2eProblem(t, bad, http.StatusNotFound, "not_found")
+			for _, r := range []*e2eResp{ok, bad} {
+				got := r.header.Get("X-Request-Id")
+				if tc.echoed && got != tc.sent {
+					t.Errorf("sent %q, got %q", tc.sent, got)
+				}
+				if !tc.echoed && !generated.MatchString(got) {
+					t.Errorf("sent %q, got %q; want a generated id", tc.sent, got)
+				}
+			}
+			if ok.header.Get("X-Request-Id") == bad.header.Get("X-Request-Id") && !tc.echoed {
+				t.Errorf("two requests share the generated id %q", ok.header.Get("X-Request-Id"))
+			}
+			if want := bad.header.Get("X-Request-Id"); p.RequestID != want {
+				t.Errorf("problem request_id %q, header %q", p.RequestID, want)
+			}
+			// The log line of the request carries the same id.
+			want, _ := json.Marshal(bad.header.Get("X-Request-Id"))
+			if !strings.Contains(f.logs.String(), `"request_id":`+string(want)) {
+				t.Errorf("no log line with request_id %s", want)
+			}
+			if tc.sent != "" && !tc.echoed {
+				sent, _ := json.Marshal(tc.sent)
+				if strings.Contains(f.logs.String(), string(sent)) {
+					t.Errorf("the refused id %s reached the log", sent)
+				}
+			}
+		})
+	}
 }
