@@ -125,13 +125,11 @@ func (e *Engine) leadCaptures(ns string, g *captureGroup) {
 // commitCaptures writes a batch of captures' episodes and their jobs in one
 // transaction.
 func (e *Engine) commitCaptures(ctx context.Context, ns string, batch []*captureCall) error {
-	// The namespace lock orders this against extraction jobs, so the
-	// duplicate check below sees every committed episode.
-	_, unlock, err := e.lockNamespace(ctx, ns)
-	if err != nil {
-		return err
-	}
-	defer unlock()
+	// No namespace lock: a capture touches no index state, and SQLite runs
+	// write transactions one at a time (BEGIN IMMEDIATE), so the duplicate
+	// check below sees every committed episode. Taking the lock would queue
+	// captures behind extraction jobs' reconciliation. A store with
+	// concurrent writers must serialise a namespace's captures itself.
 	var all []*pendingEvent
 	for _, c := range batch {
 		all = append(all, c.evs...)
