@@ -35,9 +35,11 @@ type DeferredCapture struct {
 //
 // Concurrent captures of one namespace share a transaction (group commit):
 // while one transaction commits, the captures that arrive queue up and
-// commit together in the next, so one fsync acknowledges many of them.
-// Each still gets its own job and its own answer; if the shared
-// transaction fails, every capture in it fails and none is stored.
+// commit together in the next, so one fsync acknowledges many of them, and
+// one job extracts them all (each capture's answer names that job). If the
+// shared transaction fails, every capture in it fails and none is stored.
+// The batch is enqueued with the first capture's enqueue: every capture of
+// one Engine must pass the same queue.
 func (e *Engine) CaptureDeferred(ctx context.Context, p CaptureParams, enqueue Enqueue) (*DeferredCapture, error) {
 	if enqueue == nil {
 		return nil, fmt.Errorf("capture: no job queue configured")
@@ -144,25 +146,31 @@ func (e *Engine) commitCaptures(ctx context.Context, ns string, batch []*capture
 				return err
 			}
 		}
+		// One job extracts the whole batch: one queue insert per
+		// transaction instead of one per capture, and fewer, larger jobs
+		// for the workers. Every capture of the batch answers with it.
+		job := ExtractJob{Namespace: ns}
+		seen := make(map[string]bool, len(all))
 		for _, c := range batch {
-			res := &DeferredCapture{EpisodeIDs: make([]string, 0, len(c.evs))}
-			seen := make(map[string]bool, len(c.evs))
-			job := ExtractJob{Namespace: ns}
+			c.res = &DeferredCapture{EpisodeIDs: make([]string, 0, len(c.evs))}
 			for _, pe := range c.evs {
 				id := pe.ep.ID
 				if pe.dupOf != "" {
 					id = pe.dupOf
 				}
-				res.EpisodeIDs = append(res.EpisodeIDs, id)
+				c.res.EpisodeIDs = append(c.res.EpisodeIDs, id)
 				if !seen[id] {
 					seen[id] = true
 					job.EpisodeIDs = append(job.EpisodeIDs, id)
 				}
 			}
-			if res.JobID, err = c.enqueue(ctx, tx, job); err != nil {
-				return err
-			}
-			c.res = res
+		}
+		jobID, err := batch[0].enqueue(ctx, tx, job)
+		if err != nil {
+			return err
+		}
+		for _, c := range batch {
+			c.res.JobID = jobID
 		}
 		return nil
 	})

@@ -184,8 +184,10 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		FetchPollInterval:    cfg.PollInterval,
-		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
-		PollOnly:             true,
+		// Between fetches while jobs are waiting: it caps throughput at
+		// Workers jobs per cooldown, so keep it short.
+		FetchCooldown: min(cfg.PollInterval, 5*time.Millisecond),
+		PollOnly:      true,
 		// Failed and finished jobs stay visible for a week.
 		CompletedJobRetentionPeriod: 24 * time.Hour,
 		DiscardedJobRetentionPeriod: 7 * 24 * time.Hour,
