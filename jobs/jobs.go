@@ -419,7 +419,9 @@ func jobOf(row *rivertype.JobRow) *Job {
 		j.FinishedAt = &t
 	}
 	if n := len(row.Errors); n > 0 {
-		j.Error = row.Errors[n-1].Error
+		// River records a cancelled job's error under its Go type name;
+		// what people read is the error itself.
+		j.Error = strings.TrimPrefix(row.Errors[n-1].Error, "JobCancelError: ")
 	}
 	var args extractArgs
 	if err := json.Unmarshal(row.EncodedArgs, &args); err == nil {
