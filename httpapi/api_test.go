@@ -476,6 +476,35 @@ func TestE2EEndpoints(t *testing.T) {
 		}
 	})
 
+	t.Run("a job that cannot run is failed, with its error", func(t *testing.T) {
+		// More episodes than one job may carry: the worker refuses the
+		// payload for good.
+		job := engine.ExtractJob{Namespace: memory.DefaultNamespace}
+		for range engine.MaxEvents + 1 {
+			job.EpisodeIDs = append(job.EpisodeIDs, capture.EpisodeIDs[0])
+		}
+		var id string
+		err := f.store.InTx(context.Background(), func(tx memory.Executor) error {
+			var err error
+			id, err = f.queue.Enqueue(context.Background(), tx, job)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got jobs.Job
+		e2eEventually(t, 20*time.Second, "job fails", func() bool {
+			e2eJSON(t, f.e2eDo(t, "GET", "/v1/jobs/"+id, nil), http.StatusOK, &got)
+			return got.State != jobs.StatePending && got.State != jobs.StateRunning
+		})
+		if got.State != jobs.StateFailed || !strings.Contains(got.Error, "episodes in one job") || got.FinishedAt == nil {
+			t.Errorf("job %+v", got)
+		}
+		if strings.Contains(got.Error, "JobCancelError") {
+			t.Errorf("job error shows the queue's Go type: %q", got.Error)
+		}
+	})
+
 	t.Run("capture with wait answers after extraction", func(t *testing.T) {
 		r := f.e2eDo(t, "POST", "/v1/episodes?wait=true", map[string]any{"session_id": "s1",
 			"events": []map[string]any{e2eEvent("user_message", "I work at Acme Corp as a pilot.", now.Add(-30*time.Second))}})
@@ -770,6 +799,7 @@ func TestE2EEndpoints(t *testing.T) {
 			`mnemon_http_request_duration_seconds_count{method="POST",route="POST /v1/episodes",status="202"}`,
 			`mnemon_retrieval_channel_duration_seconds_bucket{channel=`,
 			`mnemon_jobs{state="succeeded"} 2`,
+			`mnemon_jobs{state="failed"} 1`,
 			`mnemon_jobs{state="pending"} 0`,
 			`mnemon_index_documents{namespace="default"}`,
 			`mnemon_index_documents{namespace="copy"}`,
@@ -1303,7 +1333,7 @@ func TestE2EBadInput(t *testing.T) {
 // that writes nothing, and other keys unaffected.
 func TestE2ERateLimit(t *testing.T) {
 	t.Parallel()
-	f := e2eOpen(t, e2eOptions{limits: httpapi.Limits{RatePerSecond: 0.5, RateBurst: 2}})
+	f := e2eOpen(t, e2eOptions{limits: httpapi.Limits{RatePerSecond: 0.1, RateBurst: 2}})
 	a, _ := f.e2eKey(t, "a", memory.RoleWriter)
 	b, _ := f.e2eKey(t, "a", memory.RoleWriter)
 	body := map[string]any{"text": "I collect stamps."}
