@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -258,4 +259,30 @@ func TestCaptureDeferredConcurrent(t *testing.T) {
 		t.Fatalf("%d episodes stored, want %d", s.Episodes, 2*n)
 	}
 	t.Logf("%d captures committed in %d transactions", n, len(txs))
+}
+
+// TestEpisodesOutOfOrder: episodes written out of time order are served by
+// the recent channel newest first.
+func TestEpisodesOutOfOrder(t *testing.T) {
+	e, clk, _ := newEngine(t)
+	ctx := context.Background()
+	for _, h := range []int{3, 1, 5, 2, 4} {
+		_, err := e.Capture(ctx, engine.CaptureParams{Namespace: "ns", Events: []engine.Event{{
+			Kind: memory.EpisodeUserMessage, Content: fmt.Sprintf("status note number %d about the build", h),
+			OccurredAt: clk.Now().Add(-time.Duration(10-h) * time.Hour),
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	off := []string{engine.ChannelCritical, engine.ChannelStructured, engine.ChannelLexical, engine.ChannelSemantic}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what happened lately", Limit: 5, TokenBudget: 500, Disable: off})
+	if len(res.Items) != 5 {
+		t.Fatalf("%d items, want 5", len(res.Items))
+	}
+	for i, it := range res.Items {
+		if want := fmt.Sprintf("number %d ", 5-i); !strings.Contains(it.Content, want) {
+			t.Fatalf("item %d = %q, want the episode with %q (newest first)", i, it.Content, want)
+		}
+	}
 }

@@ -306,10 +306,7 @@ func (st *nsState) putEntry(en *entry, an *search.Analyzer) {
 		st.sigs[sig] = append(st.sigs[sig], v.ID)
 	}
 	if v.Kind == memory.KindEpisodic && !existed {
-		st.episodes = append(st.episodes, v.ID)
-		if n := len(st.episodes); !st.bulk && n > 1 && st.entries.must(st.episodes[n-2]).v.ObservedAt.After(v.ObservedAt) {
-			st.sortEpisodesLocked()
-		}
+		st.insertEpisodeLocked(v)
 	}
 }
 
@@ -428,6 +425,30 @@ func (st *nsState) drop(id string) {
 	}
 }
 
+// insertEpisodeLocked adds an episodic version to st.episodes in order. A
+// new episode is usually the latest and is appended; an older one (a
+// backfill, a capture of past events) is inserted at its place by binary
+// search: re-sorting the whole list per insert made such writes O(n log n)
+// each at 100k episodes. While loading, episodes are appended and sorted
+// once at the end.
+func (st *nsState) insertEpisodeLocked(v *memory.Version) {
+	n := len(st.episodes)
+	if st.bulk || n == 0 || !episodeBefore(v, st.entries.must(st.episodes[n-1]).v) {
+		st.episodes = append(st.episodes, v.ID)
+		return
+	}
+	i := sort.Search(n, func(i int) bool { return episodeBefore(v, st.entries.must(st.episodes[i]).v) })
+	st.episodes = slices.Insert(st.episodes, i, v.ID)
+}
+
+// episodeBefore orders episodes by observed time, then id.
+func episodeBefore(a, b *memory.Version) bool {
+	if !a.ObservedAt.Equal(b.ObservedAt) {
+		return a.ObservedAt.Before(b.ObservedAt)
+	}
+	return a.ID < b.ID
+}
+
 func (st *nsState) sortEpisodes() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -436,11 +457,7 @@ func (st *nsState) sortEpisodes() {
 
 func (st *nsState) sortEpisodesLocked() {
 	sort.SliceStable(st.episodes, func(i, j int) bool {
-		a, b := st.entries.must(st.episodes[i]).v, st.entries.must(st.episodes[j]).v
-		if !a.ObservedAt.Equal(b.ObservedAt) {
-			return a.ObservedAt.Before(b.ObservedAt)
-		}
-		return a.ID < b.ID
+		return episodeBefore(st.entries.must(st.episodes[i]).v, st.entries.must(st.episodes[j]).v)
 	})
 }
 
