@@ -913,6 +913,7 @@ func prepareAll(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
 	shape(listEpisodesQuery(memory.ListEpisodesParams{}))
 	shape(listEpisodesQuery(memory.ListEpisodesParams{SessionID: "s"}))
 	shape(listEpisodesQuery(memory.ListEpisodesParams{IDs: []string{"x"}}))
+	shape(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h"})) // duplicate check of every capture
 	shape(listVersionsQuery(memory.ListVersionsParams{}))
 	shape(listVersionsQuery(memory.ListVersionsParams{MemoryID: "m"}))
 	shape(listVersionsQuery(memory.ListVersionsParams{IDs: []string{"x"}}))

@@ -90,6 +90,7 @@ type Store struct {
 	wstmts map[string]*sql.Stmt
 	rstmts map[string]*sql.Stmt
 	read   *executor // runs reads on the reader pool
+	ckpt   *checkpointer
 	// jsonBufs recycles the buffers large JSON columns (trace items) are
 	// encoded into.
 	jsonBufs sync.Pool
@@ -168,6 +169,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", abs, err)
 	}
 	s.read = &executor{db: s.reader, stmts: s.rstmts, store: s}
+	if s.ckpt, err = startCheckpointer(abs, opts); err != nil {
+		return nil, err
+	}
 	ok = true
 	return s, nil
 }
@@ -215,6 +219,9 @@ func dsn(path string, opts Options, readOnly bool) string {
 		// SQLITE_BUSY when another process wrote in between, without
 		// waiting for busy_timeout.
 		q.Set("_txlock", "immediate")
+		// Checkpoints run in the background (checkpoint.go), never in a
+		// commit.
+		q.Add("_pragma", "wal_autocheckpoint(0)")
 	}
 	return fileURI(path, q)
 }
@@ -339,6 +346,10 @@ var errClosed = errors.New("store is closed")
 func (s *Store) Close() error {
 	s.closed.Store(true)
 	var errs []error
+	if s.ckpt != nil {
+		errs = append(errs, s.ckpt.close())
+		s.ckpt = nil
+	}
 	for _, m := range []map[string]*sql.Stmt{s.rstmts, s.wstmts} {
 		for _, st := range m {
 			errs = append(errs, st.Close())
