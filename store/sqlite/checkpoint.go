@@ -1,0 +1,63 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// checkpointEvery is how often the background checkpointer copies the WAL
+// into the database file.
+const checkpointEvery = 250 * time.Millisecond
+
+// The writer never checkpoints (wal_autocheckpoint is 0 on it, see dsn):
+// SQLite's automatic checkpoint runs inside the commit that crosses 1,000
+// WAL pages, so every few hundred writes one acknowledgement waited 20 ms
+// or more while pages were copied and synced. A PASSIVE checkpoint on a
+// connection of its own copies what no reader still needs, never blocks
+// the writer, and lets the next write restart the WAL from the beginning.
+type checkpointer struct {
+	db   *sql.DB
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startCheckpointer(path string, opts Options) (*checkpointer, error) {
+	db, err := sql.Open("sqlite", dsn(path, opts, false))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: checkpointer: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	c := &checkpointer{db: db, stop: make(chan struct{}), done: make(chan struct{})}
+	go c.run()
+	return c, nil
+}
+
+func (c *checkpointer) run() {
+	defer close(c.done)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			// Errors (a busy database, a closed file) are retried on the
+			// next tick; a checkpoint that did not run loses nothing.
+			_, _ = c.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+			cancel()
+		}
+	}
+}
+
+// close stops the loop and runs a last checkpoint.
+func (c *checkpointer) close() error {
+	close(c.stop)
+	<-c.done
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = c.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+	return c.db.Close()
+}
