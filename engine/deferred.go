@@ -48,6 +48,8 @@ func (e *Engine) CaptureDeferred(ctx context.Context, p CaptureParams, enqueue E
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
+	e.capturing.enter()
+	defer e.capturing.leave()
 	call := &captureCall{evs: evs, enqueue: enqueue, done: make(chan struct{})}
 	g, _ := e.captures.LoadOrStore(ns, &captureGroup{})
 	group := g.(*captureGroup)
@@ -176,6 +178,59 @@ func (e *Engine) commitCaptures(ctx context.Context, ns string, batch []*capture
 	})
 }
 
+// Extraction yields to captures: it commits at most extractChunk episodes
+// per transaction, and before each waits up to captureYield for captures in
+// flight. Under a sustained capture load extraction lags behind (the queue
+// holds the work) while acknowledgements stay fast.
+const (
+	extractChunk = 8
+	captureYield = 20 * time.Millisecond
+)
+
+// captureGate counts captures in flight, so background writers can let
+// them go first.
+type captureGate struct {
+	mu     sync.Mutex
+	active int
+	idle   chan struct{} // closed when active drops to zero
+}
+
+func (g *captureGate) enter() {
+	g.mu.Lock()
+	if g.active == 0 {
+		g.idle = make(chan struct{})
+	}
+	g.active++
+	g.mu.Unlock()
+}
+
+func (g *captureGate) leave() {
+	g.mu.Lock()
+	g.active--
+	if g.active == 0 {
+		close(g.idle)
+	}
+	g.mu.Unlock()
+}
+
+// wait returns once no capture is in flight, after max, or when ctx ends.
+func (g *captureGate) wait(ctx context.Context, max time.Duration) {
+	g.mu.Lock()
+	if g.active == 0 {
+		g.mu.Unlock()
+		return
+	}
+	idle := g.idle
+	g.mu.Unlock()
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
 // ExtractResult says what one extraction job did.
 type ExtractResult struct {
 	// Extracted counts episodes processed by this run; Skipped those an
@@ -226,14 +281,20 @@ func (e *Engine) Extract(ctx context.Context, job ExtractJob) (*ExtractResult, e
 		}
 		evs = append(evs, pe)
 	}
-	if len(evs) == 0 {
-		return &ExtractResult{}, nil
+	res := &ExtractResult{}
+	// Small transactions, each after the captures waiting for the writer:
+	// a client waits for its capture's acknowledgement, nobody waits for
+	// its extraction. Each chunk commits whole, and a retried job skips
+	// the chunks already done.
+	for start := 0; start < len(evs); start += extractChunk {
+		chunk := evs[start:min(start+extractChunk, len(evs))]
+		e.capturing.wait(ctx, captureYield)
+		outs, err := e.ingest(ctx, ns, chunk)
+		if err != nil {
+			return nil, fmt.Errorf("extract: %w", err)
+		}
+		res.Outcomes = append(res.Outcomes, outs...)
 	}
-	outs, err := e.ingest(ctx, ns, evs)
-	if err != nil {
-		return nil, fmt.Errorf("extract: %w", err)
-	}
-	res := &ExtractResult{Outcomes: outs}
 	for _, pe := range evs {
 		if pe.done {
 			res.Skipped++

@@ -286,3 +286,33 @@ func TestEpisodesOutOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractInChunks: a job larger than one extraction transaction commits
+// chunk by chunk and, retried, skips every chunk already done.
+func TestExtractInChunks(t *testing.T) {
+	e, clk, _ := newEngine(t)
+	ctx := context.Background()
+	q := &queue{}
+	var events []engine.Event
+	for i := range 21 {
+		events = append(events, engine.Event{Kind: memory.EpisodeUserMessage,
+			Content: fmt.Sprintf("I visited city number %d last spring.", i), OccurredAt: clk.Now().Add(time.Duration(i) * time.Second)})
+	}
+	if _, err := e.CaptureDeferred(ctx, engine.CaptureParams{Namespace: "ns", Events: events}, q.enqueue); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Extract(ctx, q.jobs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Extracted != 21 || res.Skipped != 0 {
+		t.Fatalf("extract = %d extracted, %d skipped", res.Extracted, res.Skipped)
+	}
+	again, err := e.Extract(ctx, q.jobs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Extracted != 0 || again.Skipped != 21 {
+		t.Fatalf("retry = %d extracted, %d skipped", again.Extracted, again.Skipped)
+	}
+}

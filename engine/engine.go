@@ -51,6 +51,9 @@ type Engine struct {
 	// captures groups concurrent deferred captures per namespace into one
 	// transaction (see CaptureDeferred).
 	captures sync.Map // namespace → *captureGroup
+	// capturing gives acknowledged-write latency priority over background
+	// extraction on the store's single writer.
+	capturing captureGate
 }
 
 // New returns an engine over cfg.Store. Close it to flush pending traces.
