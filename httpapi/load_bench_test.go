@@ -93,6 +93,10 @@ func BenchmarkHTTPRetrieve100kConcurrent8(b *testing.B) {
 // capture, as in production; after the timed part the benchmark reports
 // how many jobs were still queued (jobs_backlog) and how fast the workers
 // drained them (jobs/s, waiting at most 30 s).
+// BenchmarkHTTPCapture8 saturates the server: 8 clients send captures back
+// to back, so it measures throughput, and latency is what 8 requests in
+// flight on two cores cost (Little's law). BenchmarkHTTPCapture8Paced
+// offers a fixed load instead, as agents do.
 func BenchmarkHTTPCapture8(b *testing.B) {
 	t := loadStart(b, loadSeeded(b, 100_000), loadClients)
 	bodies := loadCaptureBodies(loadClients*loadWarmup + b.N*loadCaptures)
@@ -141,6 +145,47 @@ type loadTarget struct {
 
 // loadStart serves a copy of the database at seed as 'mnemon serve' would,
 // with a key for each of clients.
+// loadPacedRate is the offered load of BenchmarkHTTPCapture8Paced:
+// captures per second across the 8 clients.
+const loadPacedRate = 400
+
+// BenchmarkHTTPCapture8Paced: the same 8 clients and captures, each client
+// sending at loadPacedRate/8 per second on average with exponentially
+// distributed gaps (independent agents, not a saturating loop; open loop:
+// a slow answer does not delay the next send's schedule), so the latency
+// is that of a server under a steady load.
+func BenchmarkHTTPCapture8Paced(b *testing.B) {
+	t := loadStart(b, loadSeeded(b, 100_000), loadClients)
+	bodies := loadCaptureBodies(loadClients*loadWarmup + b.N*loadCaptures)
+	var mu sync.Mutex
+	next := 0
+	mean := float64(time.Second) * loadClients / loadPacedRate
+	type pace struct {
+		slot time.Time
+		rnd  *rand.Rand
+	}
+	paces := make(map[*loadClient]*pace)
+	loadRun(b, t, func(c *loadClient, _ int) (time.Duration, error) {
+		mu.Lock()
+		body := bodies[next]
+		next++
+		p, ok := paces[c]
+		if !ok {
+			p = &pace{rnd: rand.New(rand.NewPCG(uint64(len(paces)+1), 7))}
+			p.slot = time.Now().Add(time.Duration(p.rnd.ExpFloat64() * mean))
+			paces[c] = p
+		}
+		slot := p.slot
+		p.slot = slot.Add(time.Duration(p.rnd.ExpFloat64() * mean))
+		mu.Unlock()
+		if wait := time.Until(slot); wait > 0 {
+			time.Sleep(wait)
+		}
+		return c.capture(body)
+	}, loadClients, loadCaptures)
+	b.ReportMetric(loadPacedRate, "offered_req/s")
+}
+
 func loadStart(b *testing.B, seed string, clients int) *loadTarget {
 	b.Helper()
 	if testing.Short() {
