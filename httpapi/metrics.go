@@ -57,7 +57,18 @@ func (m *metrics) collectors(s *Server) {
 }
 
 func (m *metrics) observeRequest(route, method string, status int, took time.Duration) {
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Observe(took.Seconds())
+	m.requests.WithLabelValues(route, methodLabel(method), strconv.Itoa(status)).Observe(took.Seconds())
+}
+
+// methodLabel bounds the method label: clients, anonymous ones included,
+// choose the method, and each value would be a series of its own.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "OTHER"
 }
 
 func (m *metrics) observeRetrieval(res *engine.Result) {
