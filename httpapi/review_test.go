@@ -2,6 +2,11 @@ package httpapi_test
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/jobs"
 	"testing"
 )
 
@@ -37,5 +42,29 @@ func TestMetricsMethodLabelBounded(t *testing.T) {
 	}
 	if !methods["OTHER"] {
 		t.Errorf("made-up methods are not counted as OTHER: %v", methods)
+	}
+}
+
+// A job that fails on the store shows clients that it failed, never the
+// store's text (SQL, file paths, driver messages): the job's error is part
+// of the API like a problem's detail.
+func TestJobErrorHidesInternalText(t *testing.T) {
+	f := e2eOpen(t, e2eOptions{})
+	_, err := f.store.WriterDB().Exec(`CREATE TRIGGER review_fail BEFORE INSERT ON admissions
+		BEGIN SELECT RAISE(ABORT, 'disk error at /work/secret/mnemon.db during insert into admissions'); END`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.e2eDo(t, "POST", "/v1/episodes", map[string]any{"session_id": "s1",
+		"events": []map[string]any{e2eEvent("user_message", "I work at Acme Corp as a pilot.", time.Now().Add(-time.Minute))}})
+	var c e2eCaptureResp
+	e2eJSON(t, r, http.StatusAccepted, &c)
+	var job jobs.Job
+	e2eEventually(t, 20*time.Second, "the job's first attempt fails", func() bool {
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/jobs/"+c.JobID, nil), http.StatusOK, &job)
+		return job.Error != ""
+	})
+	if e2eLeak.MatchString(job.Error) || strings.Contains(job.Error, "secret") {
+		t.Errorf("job error shows internal text: %q", job.Error)
 	}
 }

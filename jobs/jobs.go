@@ -103,15 +103,36 @@ func (extractArgs) Kind() string { return KindExtract }
 type extractWorker struct {
 	river.WorkerDefaults[extractArgs]
 	eng *engine.Engine
+	log *slog.Logger
 }
 
 func (w *extractWorker) Work(ctx context.Context, job *river.Job[extractArgs]) error {
 	_, err := w.eng.Extract(ctx, job.Args.ExtractJob)
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, memory.ErrInvalid) {
 		// Retrying cannot fix a job whose payload is wrong.
 		return river.JobCancel(err)
 	}
-	return err
+	// The error is stored with the job, and the API shows it to clients:
+	// the store's text (SQL, file paths) goes to the log only.
+	w.log.Error("extraction job failed", "job_id", FormatID(job.ID), "attempt", job.Attempt,
+		"namespace", job.Args.Namespace, "error", err)
+	return publicError(err)
+}
+
+// publicError says why a job failed in words a client may read.
+func publicError(err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return errors.New("extraction took longer than the job timeout; it is retried")
+	case errors.Is(err, context.Canceled):
+		return errors.New("extraction was interrupted (the worker stopped); it is retried")
+	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrSchemaTooNew):
+		return errors.New("the database cannot be read safely; an operator must check it")
+	}
+	return errors.New("extraction failed with an internal error; the server log has the details")
 }
 
 // Migrate brings River's tables in the store's database up to date.
@@ -195,7 +216,11 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 	}
 	if cfg.Workers > 0 {
 		workers := river.NewWorkers()
-		if err := river.AddWorkerSafely(workers, &extractWorker{eng: cfg.Engine}); err != nil {
+		log := cfg.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		if err := river.AddWorkerSafely(workers, &extractWorker{eng: cfg.Engine, log: log}); err != nil {
 			return nil, fmt.Errorf("jobs: %w", err)
 		}
 		rc.Workers = workers
