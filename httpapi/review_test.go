@@ -68,3 +68,17 @@ func TestJobErrorHidesInternalText(t *testing.T) {
 		t.Errorf("job error shows internal text: %q", job.Error)
 	}
 }
+
+// A body with a stray closing bracket after the object is not JSON: it is
+// refused like any other malformed body, and nothing is written.
+func TestTrailingBracketIsMalformed(t *testing.T) {
+	f := e2eOpen(t, e2eOptions{})
+	before := f.e2eState(t, "default")
+	for _, body := range []string{`{"text":"I prefer tea over coffee."}}`, `{"text":"I prefer tea over coffee."}]`} {
+		r := f.e2eDo(t, "POST", "/v1/memories", body)
+		e2eProblem(t, r, http.StatusBadRequest, "malformed_json")
+	}
+	if after := f.e2eState(t, "default"); after != before {
+		t.Errorf("a refused body wrote:\n%s\nthen\n%s", before, after)
+	}
+}

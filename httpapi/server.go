@@ -444,11 +444,13 @@ func decode(r *request, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		return jsonProblem(err)
 	}
-	if dec.More() {
-		return problemf(http.StatusBadRequest, CodeMalformedJSON, "the body holds more than one JSON value")
-	}
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); err == nil {
+	// Only white space may follow the object: a second value, or a stray
+	// bracket (which dec.More does not see), makes the body malformed.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		var maxErr *http.MaxBytesError
+		if errors.As(err, &maxErr) {
+			return jsonProblem(err)
+		}
 		return problemf(http.StatusBadRequest, CodeMalformedJSON, "the body holds more than one JSON value")
 	}
 	return nil
