@@ -112,8 +112,10 @@ func (w *extractWorker) Work(ctx context.Context, job *river.Job[extractArgs]) e
 		return nil
 	}
 	if errors.Is(err, memory.ErrInvalid) {
-		// Retrying cannot fix a job whose payload is wrong.
-		return river.JobCancel(err)
+		// Retrying cannot fix a job whose payload is wrong. The message
+		// is for people: without the error chain's prefixes.
+		msg := strings.TrimPrefix(err.Error(), "extract: ")
+		return river.JobCancel(errors.New(strings.ReplaceAll(msg, memory.ErrInvalid.Error()+": ", "")))
 	}
 	// The error is stored with the job, and the API shows it to clients:
 	// the store's text (SQL, file paths) goes to the log only.
