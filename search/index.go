@@ -527,12 +527,12 @@ func (l *vlist) search(ord uint32) (int, bool) {
 type scratch struct {
 	acc     []float32
 	seen    []uint64
-	mark    []uint64 // phase-2 candidates of Semantic; cleared after use
 	touched []uint32
 	heap    []cand
 	tids    []uint32
 	qdims   []qdim
 	cands   []uint32
+	sorted  []uint32 // cands in ordinal order, for galloping
 }
 
 // qdim is one nonzero query dimension with its posting list and the most it
@@ -557,7 +557,6 @@ func (ix *Index) getScratch() *scratch {
 		n += n / 4
 		sc.acc = make([]float32, n)
 		sc.seen = make([]uint64, (n+63)/64)
-		sc.mark = make([]uint64, (n+63)/64)
 	}
 	return sc
 }
@@ -697,13 +696,20 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 		rest += x.ub
 	}
 
-	// Phase 1 scores whole lists while a document seen in none of them so
-	// far could still reach the floor; after that (MaxScore-style pruning)
-	// no new document can, and only those already seen matter.
+	// Pruning (MaxScore-style) works against a threshold theta, the floor:
+	// no document scoring below it can be in the result.
 	const slack = 1e-5 // float32 accumulation error
+	dim := uint32(cq.Dim)
+	// Checking each document's Dim is needed only when vectors of several
+	// sizes share the index (an embedder change not yet rebuilt).
+	mixed := len(ix.dimDocs) > 1
+	theta := floor
+	// Phase 1 scores whole lists while a document seen in none of them so
+	// far could still reach theta; after that no new document can, and
+	// only those already seen matter.
 	i := 0
 	for ; i < len(qd); i++ {
-		if floor > 0 && rest+slack < floor {
+		if rest+slack < theta {
 			break
 		}
 		l, qv := qd[i].list, qd[i].qv
@@ -720,52 +726,20 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 		rest -= qd[i].ub
 	}
 	// Phase 2 completes the scores of the documents that can still reach
-	// the floor, looking them up in the remaining lists by galloping
-	// search. The others keep partial scores below the floor, so topK
-	// drops them.
-	if i < len(qd) {
-		cands := sc.cands[:0]
+	// theta. The others are left out of the candidates handed to topK, in
+	// the order they were first seen: topK keeps the first of documents
+	// tying the k-th best, and the candidates must meet it in the same order
+	// whatever was pruned.
+	pruned := i < len(qd)
+	var cands []uint32
+	if pruned {
+		cands = sc.cands[:0]
 		for _, d := range touched {
-			if float64(acc[d])+rest+slack >= floor && ix.vdim[d] == uint32(cq.Dim) {
+			if float64(acc[d])+rest+slack >= theta && (!mixed || ix.vdim[d] == dim) {
 				cands = append(cands, d)
 			}
 		}
-		// Galloping needs the candidates sorted, which only pays off while
-		// they are few; a large set is handled by linear passes alone.
-		few := len(cands) <= 512
-		if few {
-			slices.Sort(cands)
-		}
-		for _, d := range cands {
-			sc.mark[d/64] |= 1 << (d % 64)
-		}
-		for _, x := range qd[i:] {
-			posts := x.list.posts
-			if few && len(cands)*8 < len(posts) {
-				p := 0
-				for _, d := range cands {
-					p = gallop(posts, p, d)
-					if p == len(posts) {
-						break
-					}
-					if posts[p].doc == d {
-						acc[d] += x.qv * posts[p].val
-					}
-				}
-				continue
-			}
-			// Many candidates: a linear pass with a bitset test is cheaper
-			// than searching.
-			for _, pv := range posts {
-				if sc.mark[pv.doc/64]&(1<<(pv.doc%64)) != 0 {
-					acc[pv.doc] += x.qv * pv.val
-				}
-			}
-		}
-		for _, d := range cands {
-			sc.mark[d/64] = 0
-		}
-		sc.cands = cands[:0]
+		cands = ix.complete(sc, cands, qd[i:], rest, theta)
 	}
 	sc.qdims = qd[:0]
 
@@ -774,18 +748,90 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 			row := Vector{Dim: blk.dim, Values: blk.vals[slot*blk.dim : (slot+1)*blk.dim]}
 			seen[d/64] |= 1 << (d % 64)
 			touched = append(touched, d)
+			if pruned {
+				cands = append(cands, d)
+			}
 			acc[d] = cq.Dot(row)
 		}
 	}
-	// Checking each document's Dim is needed only when vectors of several
-	// sizes share the index (an embedder change not yet rebuilt).
-	dimCheck := uint32(cq.Dim)
-	if _, ok := ix.dimDocs[dimCheck]; ok && len(ix.dimDocs) == 1 {
-		dimCheck = 0
+	var hits []Hit
+	if pruned {
+		hits = ix.topK(sc, cands, k, theta, 0, keep)
+		sc.cands = cands[:0]
+	} else {
+		dimCheck := uint32(0)
+		if mixed {
+			dimCheck = dim
+		}
+		hits = ix.topK(sc, touched, k, theta, dimCheck, keep)
 	}
-	hits := ix.topK(sc, touched, k, floor, dimCheck, keep)
 	ix.putScratch(sc, touched)
 	return hits
+}
+
+// complete adds the remaining query dimensions qd into the candidates'
+// scores, dropping a candidate as soon as its bound falls below theta, and
+// returns the survivors in their original order. rest is the sum of qd's
+// bounds. A list much longer than the candidates is intersected by
+// galloping search; otherwise one linear pass tests each posting against
+// the seen bitset, which also updates documents already dropped (harmless:
+// they are not returned).
+func (ix *Index) complete(sc *scratch, cands []uint32, qd []qdim, rest, theta float64) []uint32 {
+	const slack = 1e-5
+	acc, seen := sc.acc, sc.seen
+	// sorted mirrors cands in ordinal order once they are few enough for
+	// galloping to pay off (sorting many would cost more than it saves).
+	const few = 512
+	var sorted []uint32
+	for j, x := range qd {
+		if j > 0 && len(cands) <= 4*few {
+			keepIf := func(ds []uint32) []uint32 {
+				n := 0
+				for _, d := range ds {
+					if float64(acc[d])+rest+slack >= theta {
+						ds[n] = d
+						n++
+					}
+				}
+				return ds[:n]
+			}
+			cands = keepIf(cands)
+			if sorted != nil {
+				sorted = keepIf(sorted)
+			}
+		}
+		if len(cands) == 0 {
+			break
+		}
+		posts := x.list.posts
+		if len(cands) <= few && len(cands)*8 < len(posts) {
+			if sorted == nil {
+				sorted = append(sc.sorted[:0], cands...)
+				slices.Sort(sorted)
+			}
+			p := 0
+			for _, d := range sorted {
+				p = gallop(posts, p, d)
+				if p == len(posts) {
+					break
+				}
+				if posts[p].doc == d {
+					acc[d] += x.qv * posts[p].val
+				}
+			}
+		} else {
+			for _, pv := range posts {
+				if seen[pv.doc/64]&(1<<(pv.doc%64)) != 0 {
+					acc[pv.doc] += x.qv * pv.val
+				}
+			}
+		}
+		rest -= x.ub
+	}
+	if sorted != nil {
+		sc.sorted = sorted[:0]
+	}
+	return cands
 }
 
 // gallop returns the smallest index ≥ from with posts[index].doc ≥ target,
@@ -800,8 +846,15 @@ func gallop(posts []vpost, from int, target uint32) int {
 		step *= 2
 	}
 	hi = min(hi, len(posts))
-	i, _ := slices.BinarySearchFunc(posts[lo:hi], target, func(p vpost, t uint32) int { return cmp.Compare(p.doc, t) })
-	return lo + i
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if posts[m].doc < target {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // worse orders candidates: lower score first, then larger ID, so a min-heap
