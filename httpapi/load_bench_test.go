@@ -184,6 +184,12 @@ func BenchmarkHTTPCapture8Paced(b *testing.B) {
 		return c.capture(body)
 	}, loadClients, loadCaptures)
 	b.ReportMetric(loadPacedRate, "offered_req/s")
+	// Whether extraction kept up with the offered load.
+	counts, err := t.queue.Counts(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(counts[jobs.StatePending]+counts[jobs.StateRunning]), "jobs_backlog")
 }
 
 func loadStart(b *testing.B, seed string, clients int) *loadTarget {
