@@ -20,6 +20,7 @@ import (
 
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
+	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
@@ -44,7 +45,7 @@ func mnemonChild(argsJSON string) int {
 type child struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *syncBuffer
+	stderr *testutil.SyncBuffer
 	done   chan struct{}
 }
 
@@ -56,7 +57,7 @@ func startChild(t *testing.T, addrFile string, args ...string) *child {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{stderr: &syncBuffer{}, done: make(chan struct{})}
+	c := &child{stderr: &testutil.SyncBuffer{}, done: make(chan struct{})}
 	c.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "MNEMON_") {

@@ -11,41 +11,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
-// syncBuffer is a bytes.Buffer a running server may write while the test
-// reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // running is a long-running command (serve, worker) started in-process.
 type running struct {
 	url    string // serve only: http://127.0.0.1:PORT
-	stderr *syncBuffer
+	stderr *testutil.SyncBuffer
 	cancel context.CancelFunc
 	done   chan struct{}
 	code   int
@@ -79,7 +60,7 @@ func (r *running) stop(t *testing.T) time.Duration {
 func start(t *testing.T, vars map[string]string, args ...string) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{stderr: &syncBuffer{}, cancel: cancel, done: make(chan struct{})}
+	r := &running{stderr: &testutil.SyncBuffer{}, cancel: cancel, done: make(chan struct{})}
 	env := Env{Stdout: io.Discard, Stderr: r.stderr, Getenv: func(k string) string { return vars[k] }}
 	go func() {
 		defer close(r.done)

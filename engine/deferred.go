@@ -139,14 +139,8 @@ func (e *Engine) commitCaptures(ctx context.Context, ns string, batch []*capture
 		all = append(all, c.evs...)
 	}
 	return e.store.InTx(ctx, func(tx memory.Executor) error {
-		episodes, err := e.newEpisodes(ctx, tx, ns, all)
-		if err != nil {
+		if err := e.storeEpisodes(ctx, tx, ns, all); err != nil {
 			return err
-		}
-		if len(episodes) > 0 {
-			if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: episodes}); err != nil {
-				return err
-			}
 		}
 		// One job extracts the whole batch: one queue insert per
 		// transaction instead of one per capture, and fewer, larger jobs

@@ -70,14 +70,8 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
 		w.reset()
 		outs = outs[:0]
-		episodes, err := e.newEpisodes(ctx, tx, ns, evs)
-		if err != nil {
+		if err := e.storeEpisodes(ctx, tx, ns, evs); err != nil {
 			return err
-		}
-		if len(episodes) > 0 {
-			if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: episodes}); err != nil {
-				return err
-			}
 		}
 		var adms []*memory.Admission
 		for _, pe := range evs {
@@ -146,6 +140,16 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 		st.updateState(v)
 	}
 	return outs, nil
+}
+
+// storeEpisodes inserts the episodes of a batch that are not stored yet
+// (see newEpisodes).
+func (e *Engine) storeEpisodes(ctx context.Context, tx memory.Executor, ns string, evs []*pendingEvent) error {
+	episodes, err := e.newEpisodes(ctx, tx, ns, evs)
+	if err != nil || len(episodes) == 0 {
+		return err
+	}
+	return tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: episodes})
 }
 
 // newEpisodes returns the episodes of a batch to insert, leaving out

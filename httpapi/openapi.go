@@ -18,7 +18,7 @@ import (
 // the code. docs/openapi.json is a committed copy; a test keeps it current.
 func (s *Server) OpenAPI() []byte {
 	s.openapiOnce.Do(func() {
-		s.openapiDoc = BuildOpenAPI(s.routes(), s.cfg.Version)
+		s.openapiDoc = BuildOpenAPI(s.table, s.cfg.Version)
 	})
 	return s.openapiDoc
 }

@@ -1,16 +1,14 @@
 package httpapi_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/mnemon-dev/mnemon/engine"
-	"github.com/mnemon-dev/mnemon/jobs"
-	"github.com/mnemon-dev/mnemon/memory"
 	"testing"
+
+	"github.com/mnemon-dev/mnemon/jobs"
 )
 
 // Request methods are chosen by clients, anonymous ones included: the
@@ -83,32 +81,5 @@ func TestTrailingBracketIsMalformed(t *testing.T) {
 	}
 	if after := f.e2eState(t, "default"); after != before {
 		t.Errorf("a refused body wrote:\n%s\nthen\n%s", before, after)
-	}
-}
-
-// A job refused for its payload says why in plain words: not the
-// "extract: invalid input: " of the engine's error chain.
-func TestInvalidJobErrorIsPlain(t *testing.T) {
-	f := e2eOpen(t, e2eOptions{})
-	job := engine.ExtractJob{Namespace: memory.DefaultNamespace}
-	for i := range engine.MaxEvents + 1 {
-		job.EpisodeIDs = append(job.EpisodeIDs, fmt.Sprintf("ep_%d", i))
-	}
-	var id string
-	err := f.store.InTx(context.Background(), func(tx memory.Executor) error {
-		var err error
-		id, err = f.queue.Enqueue(context.Background(), tx, job)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got jobs.Job
-	e2eEventually(t, 20*time.Second, "job fails", func() bool {
-		e2eJSON(t, f.e2eDo(t, "GET", "/v1/jobs/"+id, nil), http.StatusOK, &got)
-		return got.State == jobs.StateFailed
-	})
-	if !strings.Contains(got.Error, "episodes in one job") || e2eLeak.MatchString(got.Error) || strings.HasPrefix(got.Error, "extract: ") {
-		t.Errorf("job error %q", got.Error)
 	}
 }

@@ -105,7 +105,7 @@ func (s *Server) routes() []*route {
 
 func (s *Server) notFound(w http.ResponseWriter, r *request) error {
 	var allow []string
-	for _, rt := range s.routes() {
+	for _, rt := range s.table {
 		if pathMatches(rt.Path, r.URL.EscapedPath()) {
 			allow = append(allow, rt.Method)
 		}

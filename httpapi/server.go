@@ -107,6 +107,7 @@ type Server struct {
 	log     *slog.Logger
 	limits  Limits
 	mux     *http.ServeMux
+	table   []*route // the routes, built once: the mux, 405s and OpenAPI read it
 	metrics *metrics
 
 	keyMu    sync.Mutex
@@ -150,7 +151,8 @@ func New(cfg Config) (*Server, error) {
 		limiters: make(map[string]*limiter),
 	}
 	s.metrics.collectors(s)
-	for _, rt := range s.routes() {
+	s.table = s.routes()
+	for _, rt := range s.table {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
 	}
 	s.mux.Handle("/", s.wrap(&route{Path: "/", Role: memory.RoleReader, handle: s.notFound})) // 404 and 405 for any valid key, not 403
