@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -369,7 +370,11 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return &failure{msg: fmt.Sprintf("listen on %s: %v", cfg.Addr, err), code: 1, err: err}
+		msg := fmt.Sprintf("listen on %s: %v", cfg.Addr, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			msg = fmt.Sprintf("listen on %s: the port is taken (another mnemon serve?); stop that process or pick another port with --addr", cfg.Addr)
+		}
+		return &failure{msg: msg, code: 1, err: err}
 	}
 	// The workers start last: every return before the shutdown below must
 	// leave none running on a store that is about to close.

@@ -660,3 +660,23 @@ func TestServeWorkerJobsHelpTeaches(t *testing.T) {
 		}
 	}
 }
+
+// TestServePortTaken: a taken port says so and what to do.
+func TestServePortTaken(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	vars := map[string]string{"MNEMON_DB": filepath.Join(t.TempDir(), "m.db")}
+	code, _, errs := runEnv(t, ctx, vars, "", "serve", "--addr", ln.Addr().String())
+	// The log may say what started first; the failure is the last line.
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	last := lines[len(lines)-1]
+	if code != 1 || !strings.HasPrefix(last, "mnemon: ") || !strings.Contains(last, "port is taken") || !strings.Contains(last, "--addr") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 ending in a line naming the taken port and --addr", code, errs)
+	}
+}

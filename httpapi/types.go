@@ -25,7 +25,7 @@ type CaptureRequest struct {
 
 // EventInput is one raw event of a capture.
 type EventInput struct {
-	Kind       string            `json:"kind" required:"true" doc:"user_message, agent_message, tool_call, tool_result, observation, task_result or system_note."`
+	Kind       string            `json:"kind" required:"true" doc:"user_message, agent_message, tool_call, tool_result, user_feedback, task_result or observation."`
 	Content    string            `json:"content" required:"true" doc:"The event's text (UTF-8, at most 64 KiB)."`
 	OccurredAt string            `json:"occurred_at" required:"true" format:"date-time" doc:"When it happened (RFC 3339)."`
 	Speaker    string            `json:"speaker,omitempty" doc:"Who said it; default user."`
