@@ -43,6 +43,9 @@ type command struct {
 	run     func(ctx context.Context, a *app, o *options, args []string) error
 	noStore bool // never opens the database
 	creates bool // may create a missing database named by --db or MNEMON_DB
+	// raw commands get their arguments unparsed and parse their own
+	// flags (bench: each suite has its own). They never open the database.
+	raw bool
 }
 
 // options holds every flag; each command registers the ones it takes.
@@ -147,7 +150,7 @@ func commands() []*command {
 	return []*command{
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(),
 		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(),
-		versionCmd(),
+		benchCmd(), versionCmd(),
 	}
 }
 
@@ -231,6 +234,9 @@ func run(ctx context.Context, args []string, env Env) error {
 	c := find(name)
 	if c == nil {
 		return unknownCommand(name)
+	}
+	if c.raw {
+		return c.run(ctx, &app{env: env}, &options{}, append(pre, args[1:]...))
 	}
 	o := &options{}
 	fs := newFlagSet(c, o, env)
@@ -431,6 +437,9 @@ func printCommandHelp(w io.Writer, c *command) {
 	fmt.Fprintf(w, "Usage: %s [flags]\n\n%s.\n", usage, upperFirst(c.summary))
 	if c.help != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
+	}
+	if c.raw {
+		return // its flags are its own, listed in its help
 	}
 	fs := newFlagSet(c, &options{}, Env{Getenv: func(string) string { return "" }})
 	var own, global []*flag.Flag
