@@ -2,7 +2,21 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/bench"
+	"github.com/mnemon-dev/mnemon/bench/locomo"
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 func locomoSuite() benchSuite {
@@ -13,12 +27,245 @@ func locomoSuite() benchSuite {
 	}
 }
 
+const locomoUsage = `
+Replays the conversations of the LoCoMo benchmark into a fresh mnemon
+database (one namespace per conversation, each turn captured as an episode
+"<speaker>: <text>" at its session's time plus i seconds, so extraction runs
+as in production), then asks every question as a recall with the question
+text alone and checks whether the returned items cite the turns the answer
+rests on (the benchmark's evidence). A plain BM25 over the turns runs beside
+it as the reference.
+
+Metrics, per category and for categories 1-4 together (the headline;
+category 5, adversarial, is reported apart):
+  recall_all@k   every evidence turn is cited by the top k items
+  recall_any@k   at least one is
+  frac@k         the fraction that is
+  session@k      every evidence session is touched
+plus the median tokens of the top 10 items and retrieval latency p50/p95.
+
+The data is not shipped with mnemon. Get locomo10.json from
+github.com/snap-research/LoCoMo (or a split of it in the same format) and
+pass it with --data.
+
+Examples:
+  mnemon bench locomo --data ../shared/data/locomo/locomo-dev.json
+  mnemon bench locomo --data locomo10.json --ablation --json > locomo.json`
+
+type locomoFlags struct {
+	data          string
+	json          bool
+	ablation      bool
+	ks            string
+	conversations int
+}
+
 func runLocomo(ctx context.Context, env Env, args []string) error {
+	var f locomoFlags
 	fs := benchFlags("locomo")
-	data := fs.String("data", "", "the LoCoMo JSON `FILE`")
-	if _, err := parseBenchFlags(env, fs, "locomo", "Not built yet.", args); err != nil {
+	fs.StringVar(&f.data, "data", "", "the LoCoMo JSON `FILE` (locomo10.json or a split of it); required")
+	fs.BoolVar(&f.json, "json", false, "print JSON for scripts instead of markdown tables")
+	fs.BoolVar(&f.ablation, "ablation", false, "also run the engine with each channel and each ranking term removed, one row each")
+	fs.StringVar(&f.ks, "k", "1,5,10,25", "comma-separated cut-offs `K`; 10, the headline, is always included")
+	fs.IntVar(&f.conversations, "conversations", 0, "use only the first `N` conversations (0: all)")
+	rest, err := parseBenchFlags(env, fs, "locomo", locomoUsage, args)
+	if err != nil {
 		return err
 	}
-	_ = stderrIsTerminal(env.Stderr)
-	return errors.New("bench locomo: not built yet (" + *data + ")")
+	if len(rest) > 0 {
+		return usagef("bench locomo takes no arguments (got %q); name the data with --data FILE", rest[0])
+	}
+	ks, err := parseKs(f.ks)
+	if err != nil {
+		return err
+	}
+	if f.data == "" {
+		return usagef("bench locomo needs the data: --data FILE, the LoCoMo JSON (locomo10.json from github.com/snap-research/LoCoMo, or a split such as ../shared/data/locomo/locomo-dev.json)")
+	}
+	if f.conversations < 0 {
+		return usagef("--conversations %d: use 0 (all) or more", f.conversations)
+	}
+	samples, err := locomo.Load(f.data)
+	if errors.Is(err, os.ErrNotExist) {
+		return &failure{msg: fmt.Sprintf("bench locomo: no file %s; --data names the LoCoMo JSON (locomo10.json from github.com/snap-research/LoCoMo, or a split of it)", f.data), code: 1, err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("bench locomo: %w", err)
+	}
+	if f.conversations > 0 && f.conversations < len(samples) {
+		samples = samples[:f.conversations]
+	}
+	var progress io.Writer
+	if stderrIsTerminal(env.Stderr) {
+		progress = env.Stderr
+	}
+	rep, err := locomoRun(ctx, samples, ks, f.ablation, progress)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	writeLocomoMarkdown(env.Stdout, rep, f.data)
+	return nil
 }
+
+// parseKs reads --k.
+func parseKs(s string) ([]int, error) {
+	var ks []int
+	for _, part := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || k < 1 || k > engine.MaxLimit {
+			return nil, usagef("--k %q: use whole numbers from 1 to %d, comma-separated, as in --k 1,5,10,25", s, engine.MaxLimit)
+		}
+		if !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	if !slices.Contains(ks, 10) {
+		ks = append(ks, 10)
+	}
+	slices.Sort(ks)
+	return ks, nil
+}
+
+// locomoRun ingests the samples into a fresh database in a temporary
+// directory and runs the arms on it: the engine, BM25, and with ablation
+// the engine without each channel and without each ranking term (an
+// engine per term over the same store: the ranking is an engine's).
+func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation bool, progress io.Writer) (*locomo.Report, error) {
+	dir, err := os.MkdirTemp("", "mnemon-bench-locomo-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	// NORMAL: nothing here needs to survive a power cut, and ingest is
+	// not what is measured.
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "locomo.db"), sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	eng, err := engine.New(engine.Config{Store: st})
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	turns := 0
+	for i := range samples {
+		turns += samples[i].Turns()
+	}
+	prog := bench.NewProgress(progress, "ingest", turns)
+	corpus, err := locomo.Ingest(ctx, eng, samples, prog)
+	if err != nil {
+		return nil, fmt.Errorf("bench locomo: %w", err)
+	}
+	prog.Done()
+
+	bm, err := locomo.NewBM25Arm()
+	if err != nil {
+		return nil, err
+	}
+	arms := []locomo.Arm{locomo.NewEngineArm("mnemon", eng, corpus), bm}
+	if ablation {
+		for _, c := range engine.Channels {
+			arms = append(arms, locomo.NewEngineArm("mnemon -"+c+" channel", eng, corpus, c))
+		}
+		for _, term := range engine.RankingTerms() {
+			r, err := engine.DefaultRanking().Without(term)
+			if err != nil {
+				return nil, err
+			}
+			e, err := engine.New(engine.Config{Store: st, Ranking: r})
+			if err != nil {
+				return nil, err
+			}
+			defer e.Close()
+			arms = append(arms, locomo.NewEngineArm("mnemon -"+term+" term", e, corpus))
+		}
+	}
+	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Progress: progress})
+	if err != nil {
+		return nil, fmt.Errorf("bench locomo: %w", err)
+	}
+	return rep, nil
+}
+
+// writeLocomoMarkdown prints the report as tables for people.
+func writeLocomoMarkdown(w io.Writer, rep *locomo.Report, data string) {
+	fmt.Fprintf(w, "# LoCoMo retrieval: %s\n\n", filepath.Base(data))
+	fmt.Fprintf(w, "%d conversations, %d turns, %d questions scored (%d skipped: no evidence turn in the conversation), %s.\n\n",
+		rep.Conversations, rep.Turns, rep.Questions, rep.Skipped, time.Now().UTC().Format("2006-01-02"))
+	if len(rep.Arms) == 0 {
+		return
+	}
+	ks := rep.Arms[0].Headline.Ks
+	i10 := rep.Arms[0].Headline.At(10)
+	fmt.Fprintln(w, "## Categories 1-4 (headline)")
+	fmt.Fprintln(w)
+	hdr := "| arm |"
+	sep := "| --- |"
+	for _, k := range ks {
+		hdr += fmt.Sprintf(" recall_all@%d |", k)
+		sep += " ---: |"
+	}
+	hdr += " recall_any@10 | frac@10 | session@10 | multi-hop recall_all@10 | tokens top 10 (median) | p50 ms | p95 ms |"
+	sep += " ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	fmt.Fprintln(w, hdr)
+	fmt.Fprintln(w, sep)
+	base := rep.Arms[0]
+	for _, a := range rep.Arms {
+		row := "| " + a.Name + " |"
+		for i := range ks {
+			row += " " + f3(a.Headline.RecallAll[i])
+			if a.Name != base.Name && ks[i] == 10 {
+				row += fmt.Sprintf(" (%+.3f)", a.Headline.RecallAll[i]-base.Headline.RecallAll[i])
+			}
+			row += " |"
+		}
+		mh := multiHop(a, i10)
+		row += fmt.Sprintf(" %s | %s | %s | %s | %.0f | %.2f | %.2f |", f3(a.Headline.RecallAny[i10]), f3(a.Headline.Frac[i10]),
+			f3(a.Headline.Session[i10]), f3(mh), a.TokensTop10, a.LatencyP50Ms, a.LatencyP95Ms)
+		fmt.Fprintln(w, row)
+	}
+	// Per category for the two main arms; ablation rows only in the
+	// headline table, where their deltas are.
+	for _, a := range rep.Arms[:min(2, len(rep.Arms))] {
+		fmt.Fprintf(w, "\n## %s by category\n\n", a.Name)
+		hdr, sep := "| category | questions |", "| --- | ---: |"
+		for _, k := range ks {
+			hdr += fmt.Sprintf(" recall_all@%d |", k)
+			sep += " ---: |"
+		}
+		fmt.Fprintln(w, hdr+" recall_any@10 | frac@10 | session@10 |")
+		fmt.Fprintln(w, sep+" ---: | ---: | ---: |")
+		rows := append([]locomo.CategoryScores{{Name: "1-4 (headline)", Scores: a.Headline}}, a.Categories...)
+		for _, c := range rows {
+			name := c.Name
+			if c.Category != 0 {
+				name = fmt.Sprintf("%d %s", c.Category, c.Name)
+			}
+			if c.Category == locomo.Adversarial {
+				name += " (apart)"
+			}
+			row := fmt.Sprintf("| %s | %d |", name, c.N)
+			for i := range ks {
+				row += " " + f3(c.RecallAll[i]) + " |"
+			}
+			fmt.Fprintf(w, "%s %s | %s | %s |\n", row, f3(c.RecallAny[i10]), f3(c.Frac[i10]), f3(c.Session[i10]))
+		}
+	}
+}
+
+func multiHop(a locomo.ArmResult, i int) float64 {
+	for _, c := range a.Categories {
+		if c.Category == locomo.MultiHop {
+			return c.RecallAll[i]
+		}
+	}
+	return 0
+}
+
+func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -68,6 +70,40 @@ func DefaultRanking() Ranking {
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
 	}
+}
+
+// RankingTerms names the utility terms rank may add to a candidate's fused
+// score, as traces and explanations report them.
+func RankingTerms() []string {
+	return []string{"usefulness", "confidence", "scope", "subject", "task_match", "contested", "history", "covered_by_fact", "stale_source"}
+}
+
+// Without returns r with the named utility term switched off, for
+// ablations: what does the ranking lose without it?
+func (r Ranking) Without(term string) (Ranking, error) {
+	switch term {
+	case "usefulness":
+		r.Usefulness = 0
+	case "confidence":
+		r.Confidence = 0
+	case "scope":
+		r.ScopeAgent, r.ScopeUser, r.ScopeProject, r.ScopeSession = 0, 0, 0, 0
+	case "subject":
+		r.SubjectMatch = 0
+	case "task_match":
+		r.TaskMatch = 0
+	case "contested":
+		r.ContestedPenalty = 0
+	case "history":
+		r.HistoryPenalty = 0
+	case "covered_by_fact":
+		r.CoveredPenalty = 0
+	case "stale_source":
+		r.StalePenalty = 0
+	default:
+		return r, fmt.Errorf("unknown ranking term %q: use %s", term, strings.Join(RankingTerms(), ", "))
+	}
+	return r, nil
 }
 
 func (r Ranking) weight(channel string) float64 {

@@ -1,0 +1,157 @@
+package locomo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/bench"
+)
+
+// Arm is one retrieval system under test.
+type Arm interface {
+	Name() string
+	// Retrieve returns at most k items for question over conversation s,
+	// best first, each as the turns it cites.
+	Retrieve(ctx context.Context, s *Sample, question string, k int) ([]Item, error)
+}
+
+// Item is one retrieved item: the turns it cites and its size.
+type Item struct {
+	Turns  []string
+	Tokens int
+}
+
+// Options tune a run.
+type Options struct {
+	Ks       []int     // cut-offs; default bench.DefaultKs()
+	Progress io.Writer // where progress is drawn; nil: nowhere
+}
+
+// Report is the outcome of a run: one result per arm.
+type Report struct {
+	Conversations int `json:"conversations"`
+	Turns         int `json:"turns"`
+	// Questions are scored; Skipped had no evidence turn the
+	// conversation holds (no evidence, or only missing or malformed ids).
+	Questions int         `json:"questions"`
+	Skipped   int         `json:"skipped"`
+	Arms      []ArmResult `json:"arms"`
+}
+
+// ArmResult is one arm's scores.
+type ArmResult struct {
+	Name string `json:"name"`
+	// Headline is categories 1-4 together; category 5 (adversarial) is
+	// only in Categories.
+	Headline   bench.Scores     `json:"headline"`
+	Categories []CategoryScores `json:"categories"`
+	// TokensTop10 is the median over questions (categories 1-4) of the
+	// tokens of the top 10 items.
+	TokensTop10  float64 `json:"tokens_top10_median"`
+	LatencyP50Ms float64 `json:"latency_p50_ms"`
+	LatencyP95Ms float64 `json:"latency_p95_ms"`
+}
+
+// CategoryScores are one category's scores.
+type CategoryScores struct {
+	Category int    `json:"category"`
+	Name     string `json:"name"`
+	bench.Scores
+}
+
+// Headline reports whether a category counts toward the headline.
+func Headline(category int) bool { return category >= MultiHop && category <= SingleHop }
+
+// Gold returns the evidence of q that names turns s holds.
+func Gold(s *Sample, q Question) []string {
+	var out []string
+	for _, id := range q.Evidence {
+		if s.HasTurn(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Run asks every question of every sample of every arm and scores the
+// answers. Arms run one after another, questions one at a time, so the
+// latencies are of one retrieval on an otherwise idle process.
+func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Report, error) {
+	ks := opt.Ks
+	if len(ks) == 0 {
+		ks = bench.DefaultKs()
+	}
+	maxK := slices.Max(ks)
+	rep := &Report{Conversations: len(samples)}
+	total := 0
+	for i := range samples {
+		rep.Turns += samples[i].Turns()
+		for _, q := range samples[i].Questions {
+			if len(Gold(&samples[i], q)) == 0 {
+				rep.Skipped++
+				continue
+			}
+			total++
+		}
+	}
+	rep.Questions = total
+	for _, arm := range arms {
+		head := bench.NewTally(ks)
+		cats := map[int]*bench.Tally{}
+		var lat []time.Duration
+		var toks []float64
+		prog := bench.NewProgress(opt.Progress, "retrieve: "+arm.Name(), total)
+		for i := range samples {
+			s := &samples[i]
+			group := func(id string) string { return strconv.Itoa(SessionOf(id)) }
+			for _, q := range s.Questions {
+				gold := Gold(s, q)
+				if len(gold) == 0 {
+					continue
+				}
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				began := time.Now()
+				items, err := arm.Retrieve(ctx, s, q.Text, maxK)
+				lat = append(lat, time.Since(began))
+				if err != nil {
+					return nil, fmt.Errorf("%s: %s: %q: %w", arm.Name(), s.ID, q.Text, err)
+				}
+				ranked := make([][]string, len(items))
+				for j, it := range items {
+					ranked[j] = it.Turns
+				}
+				if cats[q.Category] == nil {
+					cats[q.Category] = bench.NewTally(ks)
+				}
+				cats[q.Category].Add(gold, ranked, group)
+				if Headline(q.Category) {
+					head.Add(gold, ranked, group)
+					n := 0
+					for j := 0; j < len(items) && j < 10; j++ {
+						n += items[j].Tokens
+					}
+					toks = append(toks, float64(n))
+				}
+				prog.Add(1)
+			}
+		}
+		prog.Done()
+		res := ArmResult{
+			Name: arm.Name(), Headline: head.Means(), TokensTop10: bench.Percentile(toks, 50),
+			LatencyP50Ms: bench.Percentile(bench.Millis(lat), 50), LatencyP95Ms: bench.Percentile(bench.Millis(lat), 95),
+		}
+		for c := MultiHop; c <= Adversarial; c++ {
+			if t := cats[c]; t != nil {
+				res.Categories = append(res.Categories, CategoryScores{Category: c, Name: CategoryName(c), Scores: t.Means()})
+			}
+		}
+		rep.Arms = append(rep.Arms, res)
+	}
+	return rep, nil
+}

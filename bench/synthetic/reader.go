@@ -1,0 +1,155 @@
+package synthetic
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Item is one piece of context a condition hands the reader, best first: a
+// retrieved memory, or a turn of the conversation's tail (newest first).
+type Item struct {
+	Text string
+	// Time is when the item's statement was made: a fact's valid-from
+	// time, a turn's time.
+	Time time.Time
+	// Ended says the context marks the item as no longer current (a
+	// superseded or expired fact). Raw turns never are.
+	Ended bool
+	// Cites are the episodes the item rests on. The reader never looks at
+	// them; they score recall.
+	Cites []string
+}
+
+// readerEvidence is how many items naming a candidate the reader weighs
+// for a previous value: enough to hold the current statement and the
+// history before it, few enough that a stray mention far down the list
+// does not count.
+const readerEvidence = 5
+
+// claim is one value an item says held at a time.
+type claim struct {
+	value string
+	at    time.Time
+	ended bool
+	rank  int // of the item it came from
+}
+
+// Read answers a question from context by a fixed rule, the same in every
+// condition. It sees what an agent would see (the question's kind, its
+// candidate values and the items in the order given) and never the
+// answer. It returns "" when the context supports no candidate.
+//
+// The rule:
+//   - An item names candidates by whole words, case-insensitively. The one
+//     named last is what the item says holds from its time on; candidates
+//     named before it held until just before ("switched from X to Y").
+//   - The current value is the first item's value, in the order given, that
+//     the context does not mark as ended. If every item is marked ended,
+//     the newest claim stands.
+//   - The previous value is, among the claims of the first readerEvidence
+//     items naming a candidate, the newest one older than the current
+//     value's claim and naming another value.
+func Read(asks Asks, candidates []string, items []Item) string {
+	var claims []claim
+	evidence := 0
+	for rank, it := range items {
+		named := mentions(it.Text, candidates)
+		if len(named) == 0 {
+			continue
+		}
+		evidence++
+		if evidence > readerEvidence {
+			break
+		}
+		last := named[len(named)-1]
+		claims = append(claims, claim{value: last, at: it.Time, ended: it.Ended, rank: rank})
+		for i, v := range named[:len(named)-1] {
+			at := it.Time.Add(-time.Duration(len(named)-1-i) * time.Nanosecond)
+			claims = append(claims, claim{value: v, at: at, ended: true, rank: rank})
+		}
+	}
+	if len(claims) == 0 {
+		return ""
+	}
+	cur := -1
+	for i, c := range claims {
+		if !c.ended {
+			cur = i
+			break
+		}
+	}
+	if cur < 0 {
+		cur = 0
+		for i, c := range claims {
+			if c.at.After(claims[cur].at) {
+				cur = i
+			}
+		}
+	}
+	if asks == Current {
+		return claims[cur].value
+	}
+	prev := -1
+	for i, c := range claims {
+		if c.value == claims[cur].value || !c.at.Before(claims[cur].at) {
+			continue
+		}
+		if prev < 0 || c.at.After(claims[prev].at) {
+			prev = i
+		}
+	}
+	if prev < 0 {
+		return ""
+	}
+	return claims[prev].value
+}
+
+// mentions returns the candidates text names as whole words, ignoring
+// case, in the order of their first mention.
+func mentions(text string, candidates []string) []string {
+	lower := strings.ToLower(text)
+	type at struct {
+		v   string
+		pos int
+	}
+	var found []at
+	for _, c := range candidates {
+		if p := wordIndex(lower, strings.ToLower(c)); p >= 0 {
+			found = append(found, at{c, p})
+		}
+	}
+	// Insertion sort: a handful of candidates.
+	for i := 1; i < len(found); i++ {
+		for j := i; j > 0 && found[j].pos < found[j-1].pos; j-- {
+			found[j], found[j-1] = found[j-1], found[j]
+		}
+	}
+	out := make([]string, len(found))
+	for i, f := range found {
+		out[i] = f.v
+	}
+	return out
+}
+
+// wordIndex returns the first index of word in s where it stands as whole
+// words (not inside a longer word), or -1.
+func wordIndex(s, word string) int {
+	for off := 0; ; {
+		i := strings.Index(s[off:], word)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		end := i + len(word)
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if (i == 0 || !isWordRune(before)) && (end == len(s) || !isWordRune(after)) {
+			return i
+		}
+		off = i + 1
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
