@@ -271,4 +271,3 @@ func evidenceIDs(raw []string) []string {
 	}
 	return out
 }
-
