@@ -22,6 +22,7 @@ type benchSuite struct {
 func benchSuites() []benchSuite {
 	return []benchSuite{
 		locomoSuite(),
+		syntheticSuite(),
 	}
 }
 

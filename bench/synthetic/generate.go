@@ -181,8 +181,9 @@ func genUser(rng *rand.Rand, attrs []Attribute, id string, sessions int) User {
 		for range distractorsPerSession {
 			p := plans[rng.IntN(len(plans))]
 			// A distractor names a value the user does not hold at the
-			// time, so a reader taken in by it answers wrong.
-			v := otherValue(rng, p.attr.Values, p.valueAt(s))
+			// time (before or after a change in this session), so a
+			// reader taken in by it answers wrong.
+			v := otherValue(rng, p.attr.Values, p.valueAt(s-1), p.valueAt(s))
 			var role Role
 			var templates []string
 			switch rng.IntN(3) {
@@ -195,7 +196,7 @@ func genUser(rng *rand.Rand, attrs []Attribute, id string, sessions int) User {
 			}
 			add(s, Turn{Role: role, Attr: p.attr.Name, Value: v, Text: fill(pick(rng, templates), v, "")})
 		}
-		for range 1 + rng.IntN(2) {
+		for range 3 + rng.IntN(4) {
 			add(s, Turn{Role: RoleSmallTalk, Text: pick(rng, smallTalk())})
 		}
 	}
@@ -253,7 +254,7 @@ func statementsOf(turns []Turn, attr, value, next string) []int {
 		}
 		switch t.Role {
 		case RoleState, RoleChange, RoleRestate:
-			if t.Value == value || (next != "" && t.Value == next && t.Role == RoleChange && strings.Contains(t.Text, value)) {
+			if t.Value == value || (next != "" && t.Value == next && t.Role == RoleChange && strings.Contains(strings.ToLower(t.Text), strings.ToLower(value))) {
 				out = append(out, t.Index)
 			}
 		}
@@ -261,9 +262,9 @@ func statementsOf(turns []Turn, attr, value, next string) []int {
 	return out
 }
 
-func otherValue(rng *rand.Rand, values []string, not string) string {
+func otherValue(rng *rand.Rand, values []string, not1, not2 string) string {
 	for {
-		if v := values[rng.IntN(len(values))]; v != not {
+		if v := values[rng.IntN(len(values))]; v != not1 && v != not2 {
 			return v
 		}
 	}

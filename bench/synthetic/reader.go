@@ -1,6 +1,7 @@
 package synthetic
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -107,30 +108,39 @@ func Read(asks Asks, candidates []string, items []Item) string {
 }
 
 // mentions returns the candidates text names as whole words, ignoring
-// case, in the order of their first mention.
+// case, in the order of their first mention. A candidate found only inside
+// a longer one ("tea" in "green tea") is not named.
 func mentions(text string, candidates []string) []string {
 	lower := strings.ToLower(text)
-	type at struct {
-		v   string
-		pos int
+	type span struct {
+		v          string
+		start, end int
 	}
-	var found []at
+	var found []span
 	for _, c := range candidates {
-		if p := wordIndex(lower, strings.ToLower(c)); p >= 0 {
-			found = append(found, at{c, p})
+		lc := strings.ToLower(c)
+		if p := wordIndex(lower, lc); p >= 0 {
+			found = append(found, span{c, p, p + len(lc)})
 		}
 	}
-	// Insertion sort: a handful of candidates.
-	for i := 1; i < len(found); i++ {
-		for j := i; j > 0 && found[j].pos < found[j-1].pos; j-- {
-			found[j], found[j-1] = found[j-1], found[j]
+	var out []span
+	for _, f := range found {
+		inside := false
+		for _, g := range found {
+			if g.end-g.start > f.end-f.start && g.start <= f.start && f.end <= g.end {
+				inside = true
+			}
+		}
+		if !inside {
+			out = append(out, f)
 		}
 	}
-	out := make([]string, len(found))
-	for i, f := range found {
-		out[i] = f.v
+	slices.SortStableFunc(out, func(a, b span) int { return a.start - b.start })
+	names := make([]string, len(out))
+	for i, f := range out {
+		names[i] = f.v
 	}
-	return out
+	return names
 }
 
 // wordIndex returns the first index of word in s where it stands as whole

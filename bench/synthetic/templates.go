@@ -356,19 +356,41 @@ func restatements() []string {
 	}
 }
 
-// smallTalk is what users say that states nothing about them.
+// smallTalk is what users say that states nothing about them: greetings,
+// errands, work in progress, the weather. Some of it is long, as real
+// messages are, so a context window fills up with it.
 func smallTalk() []string {
 	return []string{
 		"The weather has been lovely this week.",
 		"Thanks, that was really helpful!",
-		"I watched a great movie last night.",
+		"I watched a great movie last night, a slow science fiction thing with almost no dialogue.",
 		"Can you remind me to call the dentist tomorrow?",
 		"Good morning!",
 		"Ha, that's funny.",
-		"I'm a bit tired today.",
+		"I'm a bit tired today, I stayed up too late reading.",
 		"Let's pick this up again later.",
 		"What time is it in Tokyo right now?",
-		"My train was late again this morning.",
+		"My train was late again this morning, third time this week.",
+		"Could you help me write a polite email declining a meeting invitation for Thursday afternoon?",
+		"I need to finish the quarterly report before Friday and I have barely started the summary section.",
+		"Remind me what we discussed about the deployment checklist last time.",
+		"My cat knocked a glass off the table again, so I spent the morning cleaning up.",
+		"I'm trying to plan a birthday party for a friend, something small with maybe ten people.",
+		"Can you explain the difference between a mutex and a semaphore in simple terms?",
+		"The meeting ran long and I didn't get to ask my question about the budget.",
+		"I finally fixed that flaky test, it was a timezone issue all along.",
+		"It's raining so hard here that I'm not going out for lunch.",
+		"I started running again, just short distances for now.",
+		"Can you summarize the main points of the article I pasted earlier?",
+		"We're repainting the living room this weekend, probably a light grey.",
+		"I have a job interview to prepare for a candidate tomorrow, what questions should I ask?",
+		"My laptop battery is dying faster than it used to.",
+		"What's a good way to organize notes from a long workshop?",
+		"I keep forgetting to water my plants.",
+		"Please draft a short agenda for Monday's team sync.",
+		"I'm reading a book about the history of maps, it's surprisingly gripping.",
+		"The neighbors are renovating and the drilling starts at eight every morning.",
+		"Could you check whether this regular expression matches dates like 2024-03-01?",
 	}
 }
 
@@ -381,5 +403,10 @@ func agentReplies() []string {
 		"Let me know if you need anything else.",
 		"Thanks for telling me.",
 		"Interesting, tell me more.",
+		"Of course. Here is a first draft; tell me what to change and I will adjust the tone and the length.",
+		"That makes sense. If it helps, we can break the work into smaller steps and tackle them one at a time.",
+		"Good question. The short answer is that it depends on the details, so let me walk through the main cases.",
+		"I'm sorry to hear that. I hope the rest of your day goes better.",
+		"Noted. I will keep that in mind for our next conversation.",
 	}
 }

@@ -1,0 +1,64 @@
+package synthetic
+
+import (
+	"testing"
+	"time"
+)
+
+func TestRead(t *testing.T) {
+	t.Parallel()
+	day := func(d int) time.Time { return time.Date(2025, 1, d, 12, 0, 0, 0, time.UTC) }
+	cands := []string{"Python", "Rust", "Java", "green tea", "tea"}
+	for _, tc := range []struct {
+		name  string
+		asks  Asks
+		items []Item
+		want  string
+	}{
+		{"nothing", Current, nil, ""},
+		{"no candidate named", Current, []Item{{Text: "Good morning!", Time: day(1)}}, ""},
+		{"first item decides the current value", Current, []Item{
+			{Text: "The user's favorite language is Rust.", Time: day(1)},
+			{Text: "I love Python.", Time: day(5)},
+		}, "Rust"},
+		{"an ended item is not current", Current, []Item{
+			{Text: "The user's favorite language is Python.", Time: day(1), Ended: true},
+			{Text: "The user's favorite language is Rust.", Time: day(3)},
+		}, "Rust"},
+		{"all ended: the newest stands", Current, []Item{
+			{Text: "Python.", Time: day(1), Ended: true},
+			{Text: "Rust.", Time: day(3), Ended: true},
+		}, "Rust"},
+		{"the value named last holds", Current, []Item{{Text: "I switched from Python to Rust.", Time: day(2)}}, "Rust"},
+		{"the value named first held before", Previous, []Item{{Text: "I switched from Python to Rust.", Time: day(2)}}, "Python"},
+		{"previous is the newest older value", Previous, []Item{
+			{Text: "Python", Time: day(1), Ended: true},
+			{Text: "Java", Time: day(2), Ended: true},
+			{Text: "Rust", Time: day(3)},
+		}, "Java"},
+		{"a value newer than the current one is not previous", Previous, []Item{
+			{Text: "Rust", Time: day(3)},
+			{Text: "Java", Time: day(4)},
+		}, ""},
+		{"the same value restated is not previous", Previous, []Item{
+			{Text: "Rust", Time: day(3)},
+			{Text: "Rust again", Time: day(2)},
+			{Text: "Python", Time: day(1)},
+		}, "Python"},
+		{"whole words only", Current, []Item{{Text: "JavaScript and Rusty pipes", Time: day(1)}}, ""},
+		{"case does not matter", Current, []Item{{Text: "i like python", Time: day(1)}}, "Python"},
+		{"a longer value is one mention", Current, []Item{{Text: "I drink green tea.", Time: day(1)}}, "green tea"},
+		{"only the first items count for previous", Previous, []Item{
+			{Text: "Rust", Time: day(9)},
+			{Text: "Rust", Time: day(8)},
+			{Text: "Rust", Time: day(7)},
+			{Text: "Rust", Time: day(6)},
+			{Text: "Rust", Time: day(5)},
+			{Text: "Python", Time: day(1)},
+		}, ""},
+	} {
+		if got := Read(tc.asks, cands, tc.items); got != tc.want {
+			t.Errorf("%s: Read = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
