@@ -46,12 +46,14 @@ type claim struct {
 //   - An item names candidates by whole words, case-insensitively. The one
 //     named last is what the item says holds from its time on; candidates
 //     named before it held until just before ("switched from X to Y").
-//   - The current value is the first item's value, in the order given, that
-//     the context does not mark as ended. If every item is marked ended,
-//     the newest claim stands.
-//   - The previous value is, among the claims of the first readerEvidence
-//     items naming a candidate, the newest one older than the current
-//     value's claim and naming another value.
+//   - Only the first readerEvidence items naming a candidate are read.
+//   - Asked for the current value, the first item, in the order given,
+//     that the context does not mark as ended decides it.
+//   - Asked for the previous value, the newest claim not marked as ended
+//     is the current one (a retrieval about the past ranks history first,
+//     so order cannot say what is current), and the answer is the newest
+//     claim older than it naming another value.
+//   - If every item is marked ended, the newest claim is the current one.
 func Read(asks Asks, candidates []string, items []Item) string {
 	var claims []claim
 	evidence := 0
@@ -74,11 +76,21 @@ func Read(asks Asks, candidates []string, items []Item) string {
 	if len(claims) == 0 {
 		return ""
 	}
+	// The current value: for a question about now, the first item the
+	// context does not mark as ended (the retrieval ranked it for the
+	// present). For a question about the past the retrieval ranks history
+	// first, so order says nothing about what is current: the newest claim
+	// not marked as ended is.
 	cur := -1
 	for i, c := range claims {
-		if !c.ended {
+		if c.ended {
+			continue
+		}
+		if cur < 0 || asks == Previous && c.at.After(claims[cur].at) {
 			cur = i
-			break
+			if asks == Current {
+				break
+			}
 		}
 	}
 	if cur < 0 {

@@ -36,9 +36,13 @@ func TestRead(t *testing.T) {
 			{Text: "Java", Time: day(2), Ended: true},
 			{Text: "Rust", Time: day(3)},
 		}, "Java"},
-		{"a value newer than the current one is not previous", Previous, []Item{
+		{"asked about the past, the newest unended value is current", Previous, []Item{
 			{Text: "Rust", Time: day(3)},
 			{Text: "Java", Time: day(4)},
+		}, "Rust"},
+		{"nothing older than the current value", Previous, []Item{
+			{Text: "Rust", Time: day(3)},
+			{Text: "Java", Time: day(4), Ended: true},
 		}, ""},
 		{"the same value restated is not previous", Previous, []Item{
 			{Text: "Rust", Time: day(3)},
@@ -60,5 +64,25 @@ func TestRead(t *testing.T) {
 		if got := Read(tc.asks, cands, tc.items); got != tc.want {
 			t.Errorf("%s: Read = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestReadPreviousTakesTheNewestUnendedAsCurrent(t *testing.T) {
+	t.Parallel()
+	day := func(d int) time.Time { return time.Date(2025, 1, d, 12, 0, 0, 0, time.UTC) }
+	cands := []string{"Denver", "Melbourne", "Toronto"}
+	items := []Item{
+		{Text: "The user lives in Denver.", Time: day(1), Ended: true},
+		{Text: "The user lives in Melbourne.", Time: day(10), Ended: true},
+		{Text: "I'm based in Denver.", Time: day(1)}, // an old message, ranked high
+		{Text: "The user lives in Toronto.", Time: day(20)},
+	}
+	if got := Read(Previous, cands, items); got != "Melbourne" {
+		t.Fatalf("previous = %q, want Melbourne", got)
+	}
+	// Asked for the current value, order decides: the retrieval ranked for
+	// the present.
+	if got := Read(Current, cands, items); got != "Denver" {
+		t.Fatalf("current = %q, want the first unended item's Denver", got)
 	}
 }
