@@ -34,7 +34,9 @@ database (one namespace per conversation, each turn captured as an episode
 as in production), then asks every question as a recall with the question
 text alone and checks whether the returned items cite the turns the answer
 rests on (the benchmark's evidence). A plain BM25 over the turns runs beside
-it as the reference.
+it as the reference. The engine runs with its defaults, and with each
+retrieved turn shown with 1 and 2 neighbouring turns of its conversation
+(recall's context option), which costs tokens: see the tokens column.
 
 Metrics, per category and for categories 1-4 together (the headline;
 category 5, adversarial, is reported apart):
@@ -168,10 +170,15 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	if err != nil {
 		return nil, err
 	}
-	arms := []locomo.Arm{locomo.NewEngineArm("mnemon", eng, corpus), bm}
+	arms := []locomo.Arm{locomo.NewEngineArm("mnemon", eng, corpus, locomo.EngineOptions{})}
+	for n := 1; n <= 2; n++ {
+		arms = append(arms, locomo.NewEngineArm(fmt.Sprintf("mnemon, context %d", n), eng, corpus, locomo.EngineOptions{Context: n}))
+	}
+	arms = append(arms, bm)
+	mainArms := len(arms)
 	if ablation {
 		for _, c := range engine.Channels {
-			arms = append(arms, locomo.NewEngineArm("mnemon -"+c+" channel", eng, corpus, c))
+			arms = append(arms, locomo.NewEngineArm("mnemon -"+c+" channel", eng, corpus, locomo.EngineOptions{Disable: []string{c}}))
 		}
 		for _, term := range engine.RankingTerms() {
 			r, err := engine.DefaultRanking().Without(term)
@@ -183,13 +190,14 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 				return nil, err
 			}
 			defer e.Close()
-			arms = append(arms, locomo.NewEngineArm("mnemon -"+term+" term", e, corpus))
+			arms = append(arms, locomo.NewEngineArm("mnemon -"+term+" term", e, corpus, locomo.EngineOptions{}))
 		}
 	}
 	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Progress: progress})
 	if err != nil {
 		return nil, fmt.Errorf("bench locomo: %w", err)
 	}
+	rep.MainArms = mainArms
 	return rep, nil
 }
 
@@ -230,9 +238,9 @@ func writeLocomoMarkdown(w io.Writer, rep *locomo.Report, data string) {
 			f3(a.Headline.Session[i10]), f3(mh), a.TokensTop10, a.LatencyP50Ms, a.LatencyP95Ms)
 		fmt.Fprintln(w, row)
 	}
-	// Per category for the two main arms; ablation rows only in the
+	// Per category for the main arms; ablation rows only in the
 	// headline table, where their deltas are.
-	for _, a := range rep.Arms[:min(2, len(rep.Arms))] {
+	for _, a := range rep.Arms[:min(rep.MainArms, len(rep.Arms))] {
 		fmt.Fprintf(w, "\n## %s by category\n\n", a.Name)
 		hdr, sep := "| category | questions |", "| --- | ---: |"
 		for _, k := range ks {

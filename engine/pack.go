@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,8 +43,10 @@ func line(v *memory.Version, asOf *time.Time) string {
 		b.WriteString("[")
 		b.WriteString(v.ObservedAt.Format("2006-01-02 15:04"))
 		b.WriteString("] ")
-		b.WriteString(v.Subject)
-		b.WriteString(": ")
+		if !saysSpeaker(v) {
+			b.WriteString(v.Subject)
+			b.WriteString(": ")
+		}
 	}
 	b.WriteString(strings.TrimSpace(v.Content))
 	switch {
@@ -58,20 +61,37 @@ func line(v *memory.Version, asOf *time.Time) string {
 	return b.String()
 }
 
+// saysSpeaker reports whether an episode's content already opens with its
+// speaker ("Caroline: ..."), as transcripts do: the line need not repeat it.
+func saysSpeaker(v *memory.Version) bool {
+	name, _, ok := strings.Cut(v.Content, ":")
+	return ok && v.Subject != "" && strings.EqualFold(strings.TrimSpace(name), v.Subject)
+}
+
 func header(section string) string { return section + ":\n" }
 
 // pack chooses what goes into the context: up to CriticalMax must_include
 // memories first, on their reserved share of the budget (the most relevant
 // one on the whole budget, so it survives tiny budgets), then the rest
 // greedily in rank order. The rendered context never exceeds the budget.
-func (e *Engine) pack(cands []*scored, p RetrieveParams, r Ranking) (string, int) {
+func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p RetrieveParams, r Ranking) (string, int) {
 	budget := p.TokenBudget
 	reserve := int(r.CriticalShare * float64(budget))
 	used, packed := 0, 0
 	opened := make(map[string]bool)
+	var shown map[string]bool // with context: episodes already in the pack
+	if p.Context > 0 {
+		shown = make(map[string]bool)
+	}
 
 	cost := func(c *scored) int {
-		if c.lineToks == 0 {
+		if shown != nil && c.en.v.Kind == memory.KindEpisodic {
+			// The window depends on what is already shown: measure it now.
+			st.mu.RLock()
+			c.before, c.after = st.neighbours(c.en.v, p.Context, keep, shown)
+			st.mu.RUnlock()
+			c.lineToks = e.counter.Count(contextLines(c, p.AsOf))
+		} else if c.lineToks == 0 {
 			c.lineToks = e.counter.Count(line(c.en.v, p.AsOf))
 		}
 		n := c.lineToks
@@ -85,6 +105,15 @@ func (e *Engine) pack(cands []*scored, p RetrieveParams, r Ranking) (string, int
 		used += n
 		packed++
 		opened[sectionOf(c.en.v)] = true
+		if shown != nil {
+			shown[c.en.v.ID] = true
+			for _, en := range c.before {
+				shown[en.v.ID] = true
+			}
+			for _, en := range c.after {
+				shown[en.v.ID] = true
+			}
+		}
 	}
 
 	// must_include memories are packed on top of the limit: a caller asking
@@ -115,6 +144,10 @@ func (e *Engine) pack(cands []*scored, p RetrieveParams, r Ranking) (string, int
 		}
 		if packed == p.Limit {
 			c.reason = "limit reached"
+			continue
+		}
+		if shown[c.en.v.ID] {
+			c.reason = "shown as context of another item"
 			continue
 		}
 		n := cost(c)
@@ -167,6 +200,10 @@ func render(cands []*scored, asOf *time.Time) string {
 		}
 		b.WriteString(header(s))
 		for _, c := range by[s] {
+			if len(c.before)+len(c.after) > 0 {
+				b.WriteString(contextLines(c, asOf))
+				continue
+			}
 			b.WriteString(line(c.en.v, asOf))
 		}
 	}
@@ -182,6 +219,15 @@ func (e *Engine) item(st *nsState, c *scored, qterms []string, asOf *time.Time) 
 		Section: sectionOf(v), Score: c.final, Tokens: c.lineToks, Trust: c.trust, Action: c.action,
 		EpisodeIDs: v.EvidenceEpisodeIDs, Channels: c.channels.Map(), Terms: c.terms.Map(),
 		ObservedAt: v.ObservedAt, ValidFrom: v.ValidFrom, ValidTo: v.ValidTo,
+	}
+	if ctx := contextOf(c); ctx != nil {
+		it.Context = ctx
+		it.EpisodeIDs = slices.Clone(v.EvidenceEpisodeIDs)
+		for _, l := range ctx {
+			if l.EpisodeID != "" {
+				it.EpisodeIDs = append(it.EpisodeIDs, l.EpisodeID)
+			}
+		}
 	}
 	if asOf != nil && v.ValidAt(*asOf) && !v.Status.Live() {
 		// As of the time asked about, this was the current value.

@@ -38,6 +38,10 @@ type RetrieveParams struct {
 	IncludeHistory bool       // also serve superseded and expired versions
 	// Disable turns channels off by name (ablations).
 	Disable []string
+	// Context shows each packed episode with up to this many episodes
+	// before and after it from the same conversation (0 to MaxContext;
+	// see ContextLine). Their tokens count against the budget.
+	Context int
 }
 
 // Item is one packed memory, with its citation and the reason it is here.
@@ -57,7 +61,8 @@ type Item struct {
 	Tokens      int                          `json:"tokens"`
 	Trust       float64                      `json:"trust"`
 	Action      memory.Action                `json:"action"`
-	EpisodeIDs  []string                     `json:"episode_ids"`
+	EpisodeIDs  []string                     `json:"episode_ids"` // with Context: the neighbours' too
+	Context     []ContextLine                `json:"context,omitempty"`
 	Channels    map[string]memory.ChannelHit `json:"channels"`
 	Terms       map[string]float64           `json:"terms"`
 	ObservedAt  time.Time                    `json:"observed_at"`
@@ -91,7 +96,10 @@ type scored struct {
 	action   memory.Action
 	lineToks int
 	packed   bool
-	reason   string
+	// before and after are the neighbouring episodes packed with an
+	// episode (RetrieveParams.Context), nearest first.
+	before, after []*entry
+	reason        string
 }
 
 // round keeps four decimals of every score: enough to explain a ranking,
@@ -186,7 +194,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		}
 		return a.en.v.ID < b.en.v.ID
 	})
-	context, used := e.pack(cands, p, r)
+	context, used := e.pack(st, keep, cands, p, r)
 
 	res := &Result{
 		ChannelDurations: took,
@@ -231,6 +239,9 @@ func validateRetrieve(p *RetrieveParams) error {
 	}
 	if !utf8.ValidString(p.Query) {
 		return memory.Invalidf("query is not valid UTF-8")
+	}
+	if p.Context < 0 || p.Context > MaxContext {
+		return memory.Invalidf("context %d: use 0 to %d neighbouring episodes", p.Context, MaxContext)
 	}
 	switch {
 	case p.Limit == 0:

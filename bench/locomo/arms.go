@@ -111,19 +111,24 @@ func Ingest(ctx context.Context, eng *engine.Engine, samples []Sample, progress 
 	return c, nil
 }
 
-// EngineArm retrieves with a mnemon engine over an ingested corpus,
-// optionally with channels switched off.
+// EngineArm retrieves with a mnemon engine over an ingested corpus.
 type EngineArm struct {
-	name    string
-	eng     *engine.Engine
-	corpus  *Corpus
-	disable []string
+	name   string
+	eng    *engine.Engine
+	corpus *Corpus
+	opt    EngineOptions
+}
+
+// EngineOptions are the retrieval parameters an engine arm varies.
+type EngineOptions struct {
+	Disable []string // channels switched off
+	Context int      // neighbouring episodes shown with each episode
 }
 
 // NewEngineArm returns an arm named name retrieving from eng, which must
 // serve the store corpus was ingested into.
-func NewEngineArm(name string, eng *engine.Engine, corpus *Corpus, disable ...string) *EngineArm {
-	return &EngineArm{name: name, eng: eng, corpus: corpus, disable: disable}
+func NewEngineArm(name string, eng *engine.Engine, corpus *Corpus, opt EngineOptions) *EngineArm {
+	return &EngineArm{name: name, eng: eng, corpus: corpus, opt: opt}
 }
 
 // Name implements Arm.
@@ -137,7 +142,8 @@ func (a *EngineArm) Retrieve(ctx context.Context, s *Sample, question string, k 
 		return nil, fmt.Errorf("conversation %s was not ingested", s.ID)
 	}
 	res, err := a.eng.Retrieve(ctx, engine.RetrieveParams{
-		Namespace: ns, Query: question, Limit: k, TokenBudget: engine.MaxTokenBudget, Disable: a.disable,
+		Namespace: ns, Query: question, Limit: k, TokenBudget: engine.MaxTokenBudget,
+		Disable: a.opt.Disable, Context: a.opt.Context,
 	})
 	if err != nil {
 		return nil, err

@@ -40,6 +40,9 @@ type Report struct {
 	Questions int         `json:"questions"`
 	Skipped   int         `json:"skipped"`
 	Arms      []ArmResult `json:"arms"`
+	// MainArms is how many of Arms are systems compared; the rest are
+	// ablations of the first.
+	MainArms int `json:"main_arms"`
 }
 
 // ArmResult is one arm's scores.
@@ -99,6 +102,7 @@ func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Repor
 		}
 	}
 	rep.Questions = total
+	rep.MainArms = len(arms)
 	for _, arm := range arms {
 		head := bench.NewTally(ks)
 		cats := map[int]*bench.Tally{}

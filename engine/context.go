@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Conversation context: an episode retrieved alone is often half of an
+// exchange ("Yes, last Saturday!" answers the turn before it). With
+// RetrieveParams.Context = n, each packed episode brings up to n episodes
+// before and after it from the same conversation (same scope, each within
+// ContextGap of the next), rendered around it and cited by its item. Turns
+// already in the context are not shown twice: a later hit inside an earlier
+// window is skipped, and overlapping windows share their lines.
+
+// MaxContext caps RetrieveParams.Context.
+const MaxContext = 3
+
+// ContextGap is the longest pause between two episodes of one
+// conversation: a longer one starts another sitting.
+const ContextGap = 30 * time.Minute
+
+// ContextLine is a neighbouring episode shown with an item.
+type ContextLine struct {
+	EpisodeID  string    `json:"episode_id"`
+	Speaker    string    `json:"speaker"`
+	Content    string    `json:"content"`
+	ObservedAt time.Time `json:"observed_at"`
+	Before     bool      `json:"before"` // said before the item, else after
+}
+
+// neighbours returns up to n servable episodes on each side of the episode
+// v in st's time order, within the same scope and conversation, nearest
+// first on each side, skipping none: the window stops at the first gap,
+// scope change or episode already shown. Call with st.mu held for reading.
+func (st *nsState) neighbours(v *memory.Version, n int, keep func(string) bool, shown map[string]bool) (before, after []*entry) {
+	i := sort.Search(len(st.episodes), func(i int) bool {
+		en, _ := st.entries.load(st.episodes[i])
+		return !episodeBefore(en.v, v)
+	})
+	if i == len(st.episodes) || st.episodes[i] != v.ID {
+		return nil, nil
+	}
+	walk := func(step int) []*entry {
+		var out []*entry
+		prev := v
+		for j := i + step; j >= 0 && j < len(st.episodes) && len(out) < n; j += step {
+			id := st.episodes[j]
+			en, ok := st.entries.load(id)
+			if !ok || shown[id] || !keep(id) || en.v.Scope != v.Scope || gap(en.v.ObservedAt, prev.ObservedAt) > ContextGap {
+				break
+			}
+			out = append(out, en)
+			prev = en.v
+		}
+		return out
+	}
+	return walk(-1), walk(1)
+}
+
+func gap(a, b time.Time) time.Duration {
+	if a.After(b) {
+		return a.Sub(b)
+	}
+	return b.Sub(a)
+}
+
+// contextLines renders an episode with its neighbours, in time order; the
+// neighbours are indented so the hit stands out.
+func contextLines(c *scored, asOf *time.Time) string {
+	var b strings.Builder
+	for i := len(c.before) - 1; i >= 0; i-- {
+		b.WriteString(neighbourLine(c.before[i].v, c.en.v))
+	}
+	b.WriteString(line(c.en.v, asOf))
+	for _, en := range c.after {
+		b.WriteString(neighbourLine(en.v, c.en.v))
+	}
+	return b.String()
+}
+
+// neighbourLine renders a neighbour indented under its hit, with the time
+// of day only when it falls on the hit's date: the context costs tokens.
+func neighbourLine(v, hit *memory.Version) string {
+	var b strings.Builder
+	b.WriteString("  [")
+	if y, m, d := v.ObservedAt.Date(); y == hit.ObservedAt.Year() && m == hit.ObservedAt.Month() && d == hit.ObservedAt.Day() {
+		b.WriteString(v.ObservedAt.Format("15:04"))
+	} else {
+		b.WriteString(v.ObservedAt.Format("2006-01-02 15:04"))
+	}
+	b.WriteString("] ")
+	if !saysSpeaker(v) {
+		b.WriteString(v.Subject)
+		b.WriteString(": ")
+	}
+	b.WriteString(strings.TrimSpace(v.Content))
+	b.WriteString("\n")
+	return b.String()
+}
+
+// contextOf lists an item's neighbours for the caller, in time order.
+func contextOf(c *scored) []ContextLine {
+	if len(c.before)+len(c.after) == 0 {
+		return nil
+	}
+	out := make([]ContextLine, 0, len(c.before)+len(c.after))
+	add := func(en *entry, before bool) {
+		var ep string
+		if len(en.v.EvidenceEpisodeIDs) > 0 {
+			ep = en.v.EvidenceEpisodeIDs[0]
+		}
+		out = append(out, ContextLine{EpisodeID: ep, Speaker: en.v.Subject, Content: en.v.Content, ObservedAt: en.v.ObservedAt, Before: before})
+	}
+	for i := len(c.before) - 1; i >= 0; i-- {
+		add(c.before[i], true)
+	}
+	for _, en := range c.after {
+		add(en, false)
+	}
+	return out
+}

@@ -1,0 +1,76 @@
+package engine_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// A retrieved turn brings its neighbours from the same conversation, and
+// only those: not a turn from another sitting, not one already shown.
+func TestRetrieveContext(t *testing.T) {
+	t.Parallel()
+	e, _, _ := newEngine(t)
+	ctx := context.Background()
+	turns := []struct {
+		speaker, text string
+		at            time.Duration
+	}{
+		{"bo", "Bo: Did you ever find a name for the kayak?", -3 * time.Hour}, // another sitting
+		{"ana", "Ana: How was the weekend?", 0},
+		{"bo", "Bo: We took the kayak to the lake.", time.Minute},
+		{"ana", "Ana: Lovely! Did it leak again?", 2 * time.Minute},
+		{"bo", "Bo: Not a drop, the new kayak seal held.", 3 * time.Minute},
+		{"ana", "Ana: Good, I booked the dentist for Monday.", 4 * time.Minute},
+	}
+	var evs []engine.Event
+	for _, tt := range turns {
+		evs = append(evs, engine.Event{Kind: memory.EpisodeUserMessage, Speaker: tt.speaker, Content: tt.text, OccurredAt: t0.Add(-time.Hour + tt.at)})
+	}
+	cr, err := e.Capture(ctx, engine.CaptureParams{Namespace: "ctx", Events: evs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := cr.EpisodeIDs
+
+	if _, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "ctx", Query: "kayak", Context: engine.MaxContext + 1}); err == nil {
+		t.Fatal("context beyond MaxContext accepted")
+	}
+	res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "ctx", Query: "lake kayak", Context: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lake *engine.Item
+	for i := range res.Items {
+		if strings.Contains(res.Items[i].Content, "lake") {
+			lake = &res.Items[i]
+		}
+	}
+	if lake == nil {
+		t.Fatalf("the lake turn was not retrieved:\n%s", res.Context)
+	}
+	// The turn before and after it, cited, rendered around it.
+	if !slices.Contains(lake.EpisodeIDs, ep[1]) || !slices.Contains(lake.EpisodeIDs, ep[2]) || !slices.Contains(lake.EpisodeIDs, ep[3]) || len(lake.Context) != 2 {
+		t.Fatalf("lake item cites %v with context %+v; want episodes 1-3", lake.EpisodeIDs, lake.Context)
+	}
+	if !lake.Context[0].Before || lake.Context[1].Before || !strings.Contains(res.Context, "  [11:00] Ana: How was the weekend?\n") {
+		t.Fatalf("context lines %+v, rendered:\n%s", lake.Context, res.Context)
+	}
+	// Every turn appears once in the rendered context.
+	for _, tt := range turns {
+		if n := strings.Count(res.Context, tt.text); n > 1 {
+			t.Errorf("%q shown %d times:\n%s", tt.text, n, res.Context)
+		}
+	}
+	// The turn from another sitting is never a neighbour.
+	for _, it := range res.Items {
+		if it.Content != turns[0].text && slices.Contains(it.EpisodeIDs, ep[0]) {
+			t.Errorf("item %q cites the turn of another sitting", it.Content)
+		}
+	}
+}
