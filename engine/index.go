@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
 )
@@ -43,6 +44,12 @@ type nsState struct {
 type entry struct {
 	v        *memory.Version // without embedding
 	keyTerms []string        // analysed key terms (for the structured channel)
+	// aliasTerms are other words for the fact's slot ("beverage" for
+	// prefers:drink, "employer" for works_at): the structured channel
+	// finds the fact by them as by its key, without counting them in the
+	// key's length, so a paraphrased question scores as the key's own
+	// words do.
+	aliasTerms []string
 
 	// Copies of what the retrieval filter reads for every candidate, kept
 	// here so the filter does not chase v into another cache line.
@@ -102,6 +109,7 @@ type loadedVersion struct {
 	v           *memory.Version
 	doc         search.Doc
 	keyTerms    []string
+	aliasTerms  []string
 	subjectTerm string
 }
 
@@ -150,7 +158,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 					subject = subjectTermOf(v, e.analyzer)
 					subjects[v.Subject] = subject
 				}
-				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), subjectTerm: subject}
+				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), aliasTerms: aliasTermsOf(v, e.analyzer), subjectTerm: subject}
 			}
 		}()
 	}
@@ -173,7 +181,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 		// The scan allocated v for us alone: the entry may keep it.
 		lv.v.Embedding = nil
 		st.putEntry(&entry{
-			v: lv.v, keyTerms: lv.keyTerms, status: lv.v.Status,
+			v: lv.v, keyTerms: lv.keyTerms, aliasTerms: lv.aliasTerms, status: lv.v.Status,
 			unscoped: lv.v.Scope == (memory.Scope{}), subjectTerm: lv.subjectTerm,
 		}, nil)
 	}
@@ -268,7 +276,29 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 // putMeta records what the read path knows of a version, besides its
 // search document.
 func (st *nsState) putMeta(v *memory.Version, an *search.Analyzer) {
-	st.putEntry(newEntry(v, keyTermsOf(v, an), subjectTermOf(v, an)), an)
+	en := newEntry(v, keyTermsOf(v, an), subjectTermOf(v, an))
+	en.aliasTerms = aliasTermsOf(v, an)
+	st.putEntry(en, an)
+}
+
+// aliasTermsOf returns the analysed other words for a fact's slot (see
+// extract.SlotAliases), minus its key's own terms.
+func aliasTermsOf(v *memory.Version, an *search.Analyzer) []string {
+	if v.Kind == memory.KindEpisodic {
+		return nil
+	}
+	words := extract.SlotAliases(v.Key)
+	if len(words) == 0 {
+		return nil
+	}
+	own := an.QueryTerms(keyWords(v.Key))
+	var out []string
+	for _, t := range an.QueryTerms(strings.Join(words, " ")) {
+		if !slices.Contains(own, t) && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // keyTermsOf returns the terms the structured channel matches a version by:
@@ -294,6 +324,9 @@ func (st *nsState) putEntry(en *entry, an *search.Analyzer) {
 	st.entries.store(v.ID, en)
 	if !existed || !sameTerms(old.keyTerms, en.keyTerms) {
 		for _, t := range en.keyTerms {
+			st.structured[t] = append(st.structured[t], v.ID)
+		}
+		for _, t := range en.aliasTerms {
 			st.structured[t] = append(st.structured[t], v.ID)
 		}
 	}
@@ -323,7 +356,9 @@ func (st *nsState) updateState(v *memory.Version) {
 	if !ok {
 		return
 	}
-	st.entries.store(v.ID, newEntry(v, en.keyTerms, en.subjectTerm))
+	next := newEntry(v, en.keyTerms, en.subjectTerm)
+	next.aliasTerms = en.aliasTerms
+	st.entries.store(v.ID, next)
 	st.linkEvidenceLocked(v)
 }
 

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +124,23 @@ func TestCandidateValidate(t *testing.T) {
 		if err := c.Validate(content); err == nil {
 			t.Errorf("%s: Validate accepted %s", name, c)
 		}
+	}
+}
+
+func TestSlotAliases(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{
+		"prefers:drink":                "beverage",
+		"prefers:programming_language": "coding",
+		"prefers:music":                "genre",
+		"works_at":                     "employer",
+		"lives_in":                     "city",
+	} {
+		if got := SlotAliases(key); !slices.Contains(got, want) {
+			t.Errorf("SlotAliases(%q) = %v, lacks %q", key, got, want)
+		}
+	}
+	if got := SlotAliases("likes:jazz"); got != nil {
+		t.Errorf("SlotAliases(likes:jazz) = %v, want none", got)
 	}
 }
