@@ -104,6 +104,22 @@ var lexicon = buildLexicon(map[string][]string{
 		"hockey", "rugby", "volleyball", "badminton", "table tennis", "ping pong", "f1",
 		"formula 1", "formula one", "american football", "handball", "squash"},
 	"season": {"summer", "winter", "spring", "autumn"},
+	"food": {"sushi", "ramen", "pho", "udon", "soba", "tacos", "burritos", "enchiladas",
+		"pizza", "pasta", "lasagna", "risotto", "paella", "curry", "thai curry",
+		"green curry", "red curry", "butter chicken", "biryani", "dumplings", "dim sum",
+		"bibimbap", "kimchi", "falafel", "hummus", "shawarma", "kebab", "kebabs", "burgers",
+		"burger", "cheeseburgers", "fried chicken", "barbecue", "bbq", "steak", "pad thai",
+		"poke", "tapas", "noodles", "fish and chips", "salad", "salads", "sandwiches",
+		"tempura", "gyoza", "pierogi", "goulash", "moussaka", "ceviche", "empanadas",
+		"mac and cheese", "pancakes", "waffles", "croissants", "bagels", "ravioli",
+		"gnocchi", "carbonara", "spaghetti", "tikka masala", "dal", "laksa", "banh mi"},
+	"music": {"jazz", "techno", "folk", "folk music", "hip hop", "hip-hop", "rap", "rock",
+		"rock music", "pop", "pop music", "classical", "classical music", "heavy metal",
+		"metal", "blues", "country", "country music", "reggae", "punk", "punk rock", "house",
+		"house music", "edm", "electronic music", "r&b", "soul", "funk", "indie", "indie rock",
+		"k-pop", "opera", "ambient", "disco", "grunge", "bluegrass", "salsa music", "trance",
+		"drum and bass", "dubstep", "lo-fi", "lofi", "synthwave", "gospel", "swing",
+		"bossa nova", "flamenco", "afrobeat", "reggaeton", "emo", "ska", "hard rock"},
 })
 
 // ambiguousHead lists lexicon words that are too common to name a category
@@ -139,6 +155,11 @@ var ambiguousHead = map[string]bool{
 	"dark blue": true, "light blue": true, "2": true, "4": true, "two": true, "four": true,
 	"comic": true, "berkeley": true, "dejavu": true, "fira": true, "cascadia": true,
 	"youtube": true, "travis": true, "azure pipelines": true, "colemak": true,
+	"thai": true, "butter": true, "fried": true, "dim": true,
+	"pad": true, "banh": true, "heavy": true, "country": true, "house": true, "soul": true,
+	"rock": true, "folk": true, "classical": true, "electronic": true,
+	"punk": true, "indie": true, "drum": true, "hard": true, "bossa": true, "salsa": true,
+	"swing": true, "metal": true,
 }
 
 func buildLexicon(byCat map[string][]string) map[string]string {
@@ -213,7 +234,8 @@ var categorySynonyms = buildSynonyms(map[string][]string{
 	"code_host":     {"code host", "git host", "git hosting", "code hosting", "repo host", "forge"},
 	"api_style":     {"api style", "api", "apis", "api layer", "api protocol"},
 	"music_player":  {"music app", "music player", "music service", "streaming service"},
-	"food":          {"food", "dish", "meal"},
+	"food":          {"food", "dish", "meal", "cuisine", "dinner", "lunch", "snack", "comfort food"},
+	"music":         {"music", "genre", "music genre", "musical genre", "band music"},
 	"pet":           {"pet", "animal"},
 	"sport":         {"sport"},
 	"season":        {"season", "time of year"},

@@ -156,7 +156,8 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		{"both", "I like both Vim and Emacs.", []string{"preference user likes:vim=Vim", "preference user likes:emacs=Emacs"}},
 		{"a lot", "I like Vim a lot.", []string{"preference user likes:vim=Vim"}},
 		{"more than", "I like Vim more than Emacs.", []string{"preference user likes:vim=Vim"}},
-		{"a lover of", "I'm a jazz lover.", []string{"preference user likes:jazz=jazz"}},
+		{"a lover of", "I'm a chess lover.", []string{"preference user likes:chess=chess"}},
+		{"a lover of a kind of thing", "I'm a jazz lover.", []string{"preference user prefers:music=jazz"}},
 		{"several favorites are likes", "My favorite editors are Vim and Emacs.", []string{"preference user likes:vim=Vim", "preference user likes:emacs=Emacs"}},
 	})
 }
