@@ -18,6 +18,9 @@ type Item struct {
 	// Ended says the context marks the item as no longer current (a
 	// superseded or expired fact). Raw turns never are.
 	Ended bool
+	// Unsettled says the context marks the item as contested: a hedged or
+	// conflicting claim shown beside the settled one, not a value held.
+	Unsettled bool
 	// Cites are the episodes the item rests on. The reader never looks at
 	// them; they score recall.
 	Cites []string
@@ -46,6 +49,7 @@ type claim struct {
 //   - An item names candidates by whole words, case-insensitively. The one
 //     named last is what the item says holds from its time on; candidates
 //     named before it held until just before ("switched from X to Y").
+//   - Items the context marks as unsettled (contested) are not read.
 //   - Only the first readerEvidence items naming a candidate are read.
 //   - Asked for the current value, the first item, in the order given,
 //     that the context does not mark as ended decides it.
@@ -59,7 +63,7 @@ func Read(asks Asks, candidates []string, items []Item) string {
 	evidence := 0
 	for rank, it := range items {
 		named := mentions(it.Text, candidates)
-		if len(named) == 0 {
+		if len(named) == 0 || it.Unsettled {
 			continue
 		}
 		evidence++

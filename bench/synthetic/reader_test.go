@@ -49,6 +49,10 @@ func TestRead(t *testing.T) {
 			{Text: "Rust again", Time: day(2)},
 			{Text: "Python", Time: day(1)},
 		}, "Python"},
+		{"an unsettled item is not read", Current, []Item{
+			{Text: "The user's editor may be Java.", Time: day(5), Unsettled: true},
+			{Text: "The user's favorite language is Rust.", Time: day(1)},
+		}, "Rust"},
 		{"whole words only", Current, []Item{{Text: "JavaScript and Rusty pipes", Time: day(1)}}, ""},
 		{"case does not matter", Current, []Item{{Text: "i like python", Time: day(1)}}, "Python"},
 		{"a longer value is one mention", Current, []Item{{Text: "I drink green tea.", Time: day(1)}}, "green tea"},

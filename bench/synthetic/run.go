@@ -342,7 +342,10 @@ func contextFor(ctx context.Context, c Condition, u User, q Question, in *ingest
 				cites = append(cites, strconv.Itoa(t))
 			}
 		}
-		items = append(items, Item{Text: it.Content, Time: at, Ended: it.ValidTo != nil || it.Status.History(), Cites: cites})
+		items = append(items, Item{
+			Text: it.Content, Time: at, Cites: cites,
+			Ended: it.ValidTo != nil || it.Status.History(), Unsettled: it.Status == memory.StatusContested,
+		})
 	}
 	return items, nil
 }
@@ -369,6 +372,9 @@ func failure(q Question, got string, items []Item) Failure {
 		mark := ""
 		if it.Ended {
 			mark = " (ended)"
+		}
+		if it.Unsettled {
+			mark += " (contested)"
 		}
 		f.Context = append(f.Context, it.Time.Format("2006-01-02 15:04")+mark+" "+it.Text)
 	}
