@@ -69,6 +69,7 @@ type options struct {
 	history       bool
 	task          string
 	disable       string
+	context       int
 
 	// stats
 	all bool

@@ -558,6 +558,7 @@ scope flag is given; unscoped memories are always visible.
 			fs.BoolVar(&o.history, "history", false, "also serve superseded and expired versions")
 			fs.StringVar(&o.task, "task", "", "task `TYPE` (a memory type or key word) to favour matching memories")
 			fs.StringVar(&o.disable, "disable", "", "turn off these comma-separated `CHANNELS`: "+strings.Join(engine.Channels, ", "))
+			fs.IntVar(&o.context, "context", 0, fmt.Sprintf("show each episode with up to `N` turns before and after it from the same conversation (0-%d)", engine.MaxContext))
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) != 1 {
@@ -575,13 +576,16 @@ scope flag is given; unscoped memories are always visible.
 			if o.budget < 1 || o.budget > engine.MaxTokenBudget {
 				return usagef("--budget %d: use 1 to %d tokens", o.budget, engine.MaxTokenBudget)
 			}
+			if o.context < 0 || o.context > engine.MaxContext {
+				return usagef("--context %d: use 0 to %d turns", o.context, engine.MaxContext)
+			}
 			asOf, err := parseTime("as-of", o.asOf)
 			if err != nil {
 				return err
 			}
 			p := engine.RetrieveParams{
 				Namespace: a.ns, Query: args[0], Limit: o.limit, TokenBudget: o.budget, TaskType: o.task,
-				Scope: o.scope(), AsOf: asOf, IncludeHistory: o.history,
+				Scope: o.scope(), AsOf: asOf, IncludeHistory: o.history, Context: o.context,
 			}
 			if o.disable != "" {
 				if p.Disable, err = parseChannels(o.disable); err != nil {
@@ -615,6 +619,13 @@ scope flag is given; unscoped memories are always visible.
 			}
 			for i, it := range res.Items {
 				fmt.Fprintf(w, "%d. [%s %.2f] %s\n", i+1, it.Action, it.Trust, it.Content)
+				for _, c := range it.Context {
+					where := "after"
+					if c.Before {
+						where = "before"
+					}
+					fmt.Fprintf(w, "   %s: %s\n", where, c.Content)
+				}
 				fmt.Fprintf(w, "   %s %s · %s@v%d · %s · score %.3f · %s\n", it.Kind, it.Type, it.MemoryID, it.Seq, it.Status, it.Score, plural(it.Tokens, "token", "tokens"))
 				fmt.Fprintf(w, "   why: %s\n", it.Explanation)
 			}

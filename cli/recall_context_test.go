@@ -1,0 +1,25 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRecallContext(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "m.db")
+	events := `{"kind":"user_message","speaker":"ana","content":"Ana: How was the weekend?","occurred_at":"2026-05-01T10:00:00Z"}
+{"kind":"user_message","speaker":"bo","content":"Bo: We took the kayak to the lake.","occurred_at":"2026-05-01T10:00:05Z"}
+{"kind":"user_message","speaker":"ana","content":"Ana: Did it leak?","occurred_at":"2026-05-01T10:00:10Z"}`
+	if code, _, errs := runCLI(t, db, events, "capture", "-"); code != 0 {
+		t.Fatalf("capture: exit %d: %s", code, errs)
+	}
+	code, out, errs := runCLI(t, db, "", "recall", "lake", "--context", "1", "-k", "1")
+	if code != 0 || !strings.Contains(out, "   before: Ana: How was the weekend?\n   after: Ana: Did it leak?\n") {
+		t.Fatalf("recall --context 1: exit %d %s\n%s", code, errs, out)
+	}
+	if code, _, errs := runCLI(t, db, "", "recall", "lake", "--context", "9"); code != 2 || !strings.Contains(errs, "--context 9") {
+		t.Fatalf("recall --context 9: exit %d: %s", code, errs)
+	}
+}
