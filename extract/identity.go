@@ -487,7 +487,24 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 	if s.kind == sTeam {
 		return
 	}
+	if jobContext(ts[n:]) {
+		// "I moved from Globex to Initech for a better role": employers.
+		x.org(s.asPerson(), ts, f, true)
+		return
+	}
 	x.place(s, ts, f, "lives_in")
+}
+
+// jobContext reports whether the words after a move name work ("for a
+// better role", "for the job"), so the move is between employers.
+func jobContext(ts []token) bool {
+	for _, t := range ts {
+		switch t.low {
+		case "job", "role", "position", "offer", "salary", "career", "promotion", "paycheck", "gig":
+			return true
+		}
+	}
+	return false
 }
 
 // work reads "work at/for X [as a Y]", "work as a Y".

@@ -144,7 +144,10 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	}
 	np := ts[c+2:]
 	n := 0
-	for n < len(np) && n < 5 && np[n].kind == tWord && !is(np, n, "and", "but", "because", "since", "now", "too", "also", "though", "of") {
+	// The noun ends before what it is for or when: "Rust is my go-to
+	// language for pretty much everything".
+	for n < len(np) && n < 5 && np[n].kind == tWord && !is(np, n, "and", "but", "because", "since", "now", "too", "also", "though", "of",
+		"for", "in", "at", "on", "with", "when", "while", "these", "right", "by", "as") {
 		n++
 	}
 	if n == 0 {
@@ -177,6 +180,14 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 			continue
 		}
 		words = append(words, t.low)
+	}
+	// "my editor of choice", "my favorite kind of music": the category
+	// is the noun without its frame.
+	if n := len(words); n > 2 && words[n-2] == "of" && words[n-1] == "choice" {
+		words = words[:n-2]
+	}
+	if len(words) > 2 && words[1] == "of" && (words[0] == "kind" || words[0] == "type" || words[0] == "sort" || words[0] == "style" || words[0] == "genre") {
+		words = words[2:]
 	}
 	noun := strings.Join(words, " ")
 	for _, w := range words {

@@ -288,6 +288,9 @@ loop:
 	}
 	v, ok := verbs[ts[i].low]
 	if !ok {
+		if x.mode == modeUser && x.activityIn(s, ts[i:], f) {
+			return
+		}
 		x.ruleFallback(s, ts, modStart, i, f)
 		return
 	}
@@ -301,6 +304,11 @@ loop:
 	}
 	before := len(x.out)
 	x.verb(s, v, ts[i+1:], f)
+	if x.mode == modeUser && (len(x.out) == before || v.lemma == "like" || v.lemma == "love" || v.lemma == "enjoy") {
+		// "I write all my code in Helix", "I really love coding in Rust":
+		// the tool is in what the person does.
+		x.activityIn(s, ts[i:], f)
+	}
 	if len(x.out) == before && (f.always || f.must) {
 		x.ruleFallback(s, ts, modStart, i, f)
 	}
@@ -433,6 +441,19 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			x.list(s.asPerson(), ts, f, func(item string) claim {
 				return claim{typ: memory.TypeFact, key: "speaks:" + Slug(item), value: item, tmpl: tmSpeaks}
 			})
+		}
+	case "listen":
+		// "I listen to jazz all the time": music is the person's choice.
+		if f.not && !f.anymore || !personal(s) || !is(ts, 0, "to") {
+			return
+		}
+		if f.not {
+			f.neg = true
+		}
+		if val, n := x.readValue(ts[1:], vThing); n > 0 {
+			if c, ok := CategoryOf(val); ok && c == "music" {
+				x.emitPreference(s, val, purposeInfo{}, false, f)
+			}
 		}
 	case "drink":
 		if f.not || !personal(s) {

@@ -271,6 +271,13 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			return
 		}
 	}
+	// "I switched editors from Vim to Helix": the category comes first.
+	if !is(ts, 0, "from", "to", "into", "over") && is(ts, 1, "from", "to") {
+		if c := CanonicalCategory(ts[0].low); knownCategories[c] {
+			hint = purposeInfo{prep: "as", cat: c, known: true, text: x.text(ts, 1)}
+			ts = ts[1:]
+		}
+	}
 	if is(ts, 0, "from") {
 		k := 1
 		for k < len(ts) && !is(ts, k, "to") && k < 8 {
@@ -321,7 +328,65 @@ func (x *extraction) started(s subject, ts []token, f flags) {
 	}
 	if is(ts, 0, "at", "with") && personal(s) {
 		x.org(s, ts[1:], f, true)
+		return
 	}
+	// "I just started a new job at Initech".
+	j := 0
+	if is(ts, j, "a", "an", "my", "the") {
+		j++
+	}
+	for is(ts, j, "new", "full-time", "part-time", "great", "dream", "first") {
+		j++
+	}
+	if j > 0 && is(ts, j, "job", "position", "role", "gig") && is(ts, j+1, "at", "with") && personal(s) {
+		x.org(s.asPerson(), ts[j+2:], f, true)
+	}
+}
+
+// activityWords are what a person does in a tool: "I do most of my
+// programming in Rust", "I write all my code in Helix", "I've been
+// editing everything in Zed".
+var activityWords = set("code", "codes", "coding", "program", "programs", "programming",
+	"edit", "edits", "editing", "write", "writes", "writing", "wrote", "written",
+	"develop", "develops", "developing", "script", "scripting", "hack", "hacking")
+
+// activityIn reads a person's tool from what they do in it: an activity
+// word, then within a few words "in <a thing the lexicon knows>"; or an
+// activity verb with a programming language as its object ("I write
+// Rust"). It returns whether it found one.
+func (x *extraction) activityIn(s subject, ts []token, f flags) bool {
+	if !personal(s) || f.not && !f.anymore || f.hedge {
+		return false
+	}
+	for k := 0; k < len(ts); k++ {
+		if !activityWords[ts[k].low] {
+			continue
+		}
+		if val, n := x.readValue(ts[k+1:], vThing); n > 0 {
+			if c, ok := CategoryOf(val); ok && c == "programming_language" {
+				x.emitPreference(s, val, purposeInfo{}, false, f)
+				return true
+			}
+		}
+		for j := k + 1; j < len(ts) && j <= k+5; j++ {
+			if ts[j].kind == tPunct {
+				break
+			}
+			if !is(ts, j, "in") {
+				continue
+			}
+			val, n := x.readValue(ts[j+1:], vThing)
+			if n == 0 {
+				break
+			}
+			if _, ok := CategoryOf(val); ok {
+				x.emitPreference(s, val, purposeInfo{}, false, f)
+				return true
+			}
+			break
+		}
+	}
+	return false
 }
 
 // replace reads "replaced MySQL with Postgres", "ditched Jenkins for
@@ -341,6 +406,26 @@ func (x *extraction) replace(s subject, v verb, ts []token, f flags) {
 		return
 	}
 	rest := ts[n:]
+	// "Rust has replaced Python as my favorite language": the subject is
+	// the new choice, the speaker's (or with "our" the team's).
+	if s.kind == sNamed && is(rest, 0, "as") && is(rest, 1, "my", "our") && x.mode == modeUser {
+		cat, ok := CategoryOf(s.name)
+		oldCat, _ := CategoryOf(old)
+		if !ok || cat != oldCat {
+			return
+		}
+		owner := x.speaker
+		if is(rest, 1, "our") {
+			owner = x.team
+		}
+		nf := f
+		nf.neg = true
+		x.useThing(owner, ts[:n], nf, purposeInfo{})
+		nf = f
+		nf.corr = true
+		x.emitPreference(owner, s.name, purposeInfo{}, false, nf)
+		return
+	}
 	nf := f
 	nf.neg = true
 	x.useThing(s, ts[:n], nf, purposeInfo{})

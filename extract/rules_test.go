@@ -723,3 +723,27 @@ func TestEmptyAndLongInputs(t *testing.T) {
 		t.Errorf("long message: got %v, want one candidate", cs)
 	}
 }
+
+// A person's tool or taste read from how they talk about it, not only from
+// "prefer" and "use".
+func TestToolsAndTastesInOtherWords(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"activity in a tool", "I write most of my scripts in Python.", []string{"preference user prefers:programming_language=Python"}},
+		{"editing in an editor", "I've been editing my notes in Helix lately.", []string{"preference user prefers:editor=Helix"}},
+		{"programming in", "I do all my programming in Kotlin.", []string{"preference user prefers:programming_language=Kotlin"}},
+		{"loving an activity in a tool", "I love coding in Elixir.", []string{"preference user likes:coding_in_elixir=coding in Elixir", "preference user prefers:programming_language=Elixir"}},
+		{"writing a language", "Nowadays I write Scala.", []string{"preference user prefers:programming_language=Scala cue=correction"}},
+		{"an activity in an unknown thing", "I write my diary in a notebook.", nil},
+		{"listening", "I mostly listen to jazz.", []string{"preference user prefers:music=jazz"}},
+		{"listening to something else", "I listen to podcasts on the train.", nil},
+		{"of choice", "My shell of choice is fish.", []string{"preference user prefers:shell=fish"}},
+		{"kind of", "My favorite type of music is folk.", []string{"preference user prefers:music=folk"}},
+		{"go-to for", "Go is my go-to language for small tools.", []string{"preference user prefers:programming_language=Go"}},
+		{"replaced as my", "Zig has replaced C as my favorite language.", []string{"preference user prefers:programming_language=C cue=negation", "preference user prefers:programming_language=Zig cue=correction"}},
+		{"switched category from", "I switched browsers from Chrome to Firefox.", []string{"preference user prefers:browser=Firefox cue=correction"}},
+		{"a new job at", "I started a new job at Stripe.", []string{"fact user works_at=Stripe cue=correction"}},
+		{"moved employers", "I moved from Acme to Globex for the salary.", []string{"fact user works_at=Globex cue=correction"}},
+		{"moved cities", "I moved from Lisbon to Porto.", []string{"fact user lives_in=Porto cue=correction"}},
+	})
+}
