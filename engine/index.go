@@ -302,15 +302,31 @@ func aliasTermsOf(v *memory.Version, an *search.Analyzer) []string {
 }
 
 // keyTermsOf returns the terms the structured channel matches a version by:
-// its key's words, or for an episode the keys lent to it.
+// its key's words, or for an episode the keys lent to it. An episode's
+// speaker is not a key: every question about the user names "the user",
+// and with the speaker counted every one of the user's episodes matched it
+// as well as a fact whose key the question names, crowding the facts out
+// of the channel's top 50. (Naming the speaker still earns an episode with
+// lent keys the subject bonus, and the lexical channel indexes it.)
 func keyTermsOf(v *memory.Version, an *search.Analyzer) []string {
 	if v.Kind != memory.KindEpisodic {
 		return an.QueryTerms(keyWords(v.Key))
 	}
-	if v.SearchText != "" {
-		return an.QueryTerms(v.SearchText)
+	if v.SearchText == "" {
+		return nil
 	}
-	return nil
+	terms := an.QueryTerms(v.SearchText)
+	speaker := an.QueryTerms(v.Subject)
+	out := terms[:0]
+	for _, t := range terms {
+		if !slices.Contains(speaker, t) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // putEntry publishes an entry and indexes its metadata. With an analyzer
