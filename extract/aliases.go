@@ -14,6 +14,12 @@ func SlotAliases(key string) []string {
 	if cat, ok := strings.CutPrefix(key, "prefers:"); ok {
 		return categoryAliases[cat]
 	}
+	if thing, ok := strings.CutPrefix(key, "name_of:"); ok && namedThing(strings.ReplaceAll(thing, "_", " ")) {
+		if c, ok := CategoryOf(thing); ok && c == "pet" {
+			return petAliases
+		}
+		return nil
+	}
 	return identityAliases[key]
 }
 
@@ -24,6 +30,9 @@ var identityAliases = map[string][]string{
 	"from":     {"hometown", "origin", "born", "grew"},
 	"role":     {"job", "title", "position", "occupation", "profession"},
 }
+
+// petAliases are the words for any pet.
+var petAliases = []string{"pet", "pets", "animal"}
 
 // categoryAliases maps a canonical category to the one-word nouns that
 // name it (from categorySynonyms: "beverage" for drink, "genre" for

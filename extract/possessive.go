@@ -274,6 +274,13 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		}
 		return
 	}
+	if namedThing(noun) && is(val, 0, "called", "named") && personal(s) {
+		// "My cat is called Miso", "my band is named Static".
+		if n := valueLen(val[1:], vPhrase); n > 0 && n <= 4 && validValue(val[1:1+n]) {
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(noun), value: x.text(val[1:], n), tmpl: tmFact, cat: noun + "'s name"})
+		}
+		return
+	}
 	if key, ok := nounFacts[noun]; ok {
 		if personal(s) {
 			n := valueLen(val, vPhrase)
@@ -357,4 +364,18 @@ func tokensOf(x *extraction, ts []token, item string) []token {
 		}
 	}
 	return nil
+}
+
+// namedThing reports whether a person's noun names something that gets a
+// name of its own: a pet, a vehicle, a band.
+func namedThing(noun string) bool {
+	if c, ok := CategoryOf(noun); ok && c == "pet" {
+		return true
+	}
+	switch noun {
+	case "puppy", "kitten", "parrot", "rabbit", "hamster", "horse", "car", "boat", "bike",
+		"band", "blog", "podcast", "plant", "guitar", "robot", "bot":
+		return true
+	}
+	return false
 }

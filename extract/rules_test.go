@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -746,4 +747,16 @@ func TestToolsAndTastesInOtherWords(t *testing.T) {
 		{"moved employers", "I moved from Acme to Globex for the salary.", []string{"fact user works_at=Globex cue=correction"}},
 		{"moved cities", "I moved from Lisbon to Porto.", []string{"fact user lives_in=Porto cue=correction"}},
 	})
+}
+
+func TestNamedThings(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"a pet's name", "My cat is called Miso.", []string{"fact user name_of:cat=Miso"}},
+		{"a band's name", "My band is named Static Bloom.", []string{"fact user name_of:band=Static Bloom"}},
+		{"not a name", "My cat is called a menace by the neighbors.", nil},
+	})
+	if got := SlotAliases("name_of:dog"); !slices.Contains(got, "pet") {
+		t.Errorf("SlotAliases(name_of:dog) = %v", got)
+	}
 }
