@@ -558,8 +558,8 @@ Examples:
 				return nil
 			}
 			for _, j := range list {
-				line := fmt.Sprintf("%-10s %-9s %-12s attempt %d/%d  %d episodes  %s", j.ID, j.State, j.Namespace,
-					j.Attempt, j.MaxAttempts, len(j.EpisodeIDs), j.CreatedAt.Format(time.RFC3339))
+				line := fmt.Sprintf("%-10s %-9s %-12s attempt %d/%d  %s", j.ID, j.State, j.Namespace,
+					j.Attempt, j.MaxAttempts, j.CreatedAt.Format(time.RFC3339))
 				if j.Error != "" {
 					line += "  error: " + clip(j.Error, 200)
 				}

@@ -9,10 +9,16 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-// ExtractJob names the stored episodes whose extraction is still to run.
+// ExtractJob is a queued extraction. A job of CaptureDeferred names only
+// its namespace: it extracts the share of the namespace's extraction
+// backlog it claims when it starts (see memory.Executor). A job naming
+// EpisodeIDs extracts those (the form queued by earlier releases).
 type ExtractJob struct {
 	Namespace  string   `json:"namespace"`
-	EpisodeIDs []string `json:"episode_ids"`
+	EpisodeIDs []string `json:"episode_ids,omitempty"`
+	// JobID is the queue's id of the job, set by the worker that runs it
+	// (not part of the stored job): the backlog knows a job by it.
+	JobID string `json:"-"`
 }
 
 // Enqueue schedules job inside tx, the transaction that stores its
@@ -35,11 +41,17 @@ type DeferredCapture struct {
 //
 // Concurrent captures of one namespace share a transaction (group commit):
 // while one transaction commits, the captures that arrive queue up and
-// commit together in the next, so one fsync acknowledges many of them, and
-// one job extracts them all (each capture's answer names that job). If the
-// shared transaction fails, every capture in it fails and none is stored.
-// The batch is enqueued with the first capture's enqueue: every capture of
-// one Engine must pass the same queue.
+// commit together in the next, so one commit acknowledges many of them. If
+// the shared transaction fails, every capture in it fails and none is
+// stored.
+//
+// The episodes join the namespace's extraction backlog. A job is enqueued
+// only when none is waiting to start: the captures made while one waits
+// join its share, so under load one job extracts many captures, and a
+// capture costs a small insert rather than a queue insert (and later a
+// fetch and a completion) of its own. Each capture's answer names the job
+// that will extract it. The job is enqueued with the first capture's
+// enqueue: every capture of one Engine must pass the same queue.
 func (e *Engine) CaptureDeferred(ctx context.Context, p CaptureParams, enqueue Enqueue) (*DeferredCapture, error) {
 	if enqueue == nil {
 		return nil, fmt.Errorf("capture: no job queue configured")
@@ -142,10 +154,10 @@ func (e *Engine) commitCaptures(ctx context.Context, ns string, batch []*capture
 		if err := e.storeEpisodes(ctx, tx, ns, all); err != nil {
 			return err
 		}
-		// One job extracts the whole batch: one queue insert per
-		// transaction instead of one per capture, and fewer, larger jobs
-		// for the workers. Every capture of the batch answers with it.
-		job := ExtractJob{Namespace: ns}
+		// A retried capture's episodes join the backlog again: the job
+		// named in its answer must not finish before they are extracted,
+		// and a job finds an episode already extracted and skips it.
+		var queued []string
 		seen := make(map[string]bool, len(all))
 		for _, c := range batch {
 			c.res = &DeferredCapture{EpisodeIDs: make([]string, 0, len(c.evs))}
@@ -157,12 +169,22 @@ func (e *Engine) commitCaptures(ctx context.Context, ns string, batch []*capture
 				c.res.EpisodeIDs = append(c.res.EpisodeIDs, id)
 				if !seen[id] {
 					seen[id] = true
-					job.EpisodeIDs = append(job.EpisodeIDs, id)
+					queued = append(queued, id)
 				}
 			}
 		}
-		jobID, err := batch[0].enqueue(ctx, tx, job)
+		jobID, err := tx.WaitingExtractionJob(ctx, memory.ExtractionParams{Namespace: ns})
 		if err != nil {
+			return err
+		}
+		newJob := ""
+		if jobID == "" {
+			if jobID, err = batch[0].enqueue(ctx, tx, ExtractJob{Namespace: ns}); err != nil {
+				return err
+			}
+			newJob = jobID
+		}
+		if err := tx.QueueExtraction(ctx, memory.ExtractionParams{Namespace: ns, JobID: newJob, EpisodeIDs: queued}); err != nil {
 			return err
 		}
 		for _, c := range batch {
@@ -244,15 +266,42 @@ func (e *Engine) Extract(ctx context.Context, job ExtractJob) (*ExtractResult, e
 	if err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
 	}
-	if len(job.EpisodeIDs) == 0 {
-		return &ExtractResult{}, nil
+	ids, backlog := job.EpisodeIDs, len(job.EpisodeIDs) == 0
+	if backlog {
+		if job.JobID == "" {
+			return nil, fmt.Errorf("extract: %w", memory.Invalidf("a backlog job needs its job id"))
+		}
+		if ids, err = e.store.ClaimExtraction(ctx, memory.ExtractionParams{Namespace: ns, JobID: job.JobID}); err != nil {
+			return nil, fmt.Errorf("extract: %w", err)
+		}
+		if len(ids) == 0 {
+			return &ExtractResult{}, nil
+		}
+	} else if len(ids) > MaxEvents {
+		return nil, fmt.Errorf("extract: %w", memory.Invalidf("%d episodes in one job; the limit is %d", len(ids), MaxEvents))
 	}
-	if len(job.EpisodeIDs) > MaxEvents {
-		return nil, fmt.Errorf("extract: %w", memory.Invalidf("%d episodes in one job; the limit is %d", len(job.EpisodeIDs), MaxEvents))
+	res := &ExtractResult{}
+	// A backlog share has no size limit (a long outage queues a lot), so
+	// it is read and extracted a window at a time.
+	for start := 0; start < len(ids); start += extractWindow {
+		window := ids[start:min(start+extractWindow, len(ids))]
+		if err := e.extractEpisodes(ctx, ns, window, backlog, job.JobID, res); err != nil {
+			return nil, fmt.Errorf("extract: %w", err)
+		}
 	}
-	eps, err := e.store.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, IDs: job.EpisodeIDs})
+	return res, nil
+}
+
+// extractWindow bounds the episodes one Extract reads at once.
+const extractWindow = 256
+
+// extractEpisodes extracts the episodes ids (in that order) and, for a
+// backlog job, removes them from its share in the transactions that
+// extract them.
+func (e *Engine) extractEpisodes(ctx context.Context, ns string, ids []string, backlog bool, jobID string, res *ExtractResult) error {
+	eps, err := e.store.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, IDs: ids})
 	if err != nil {
-		return nil, fmt.Errorf("extract: %w", err)
+		return err
 	}
 	byID := make(map[string]*memory.Episode, len(eps))
 	for _, ep := range eps {
@@ -260,32 +309,55 @@ func (e *Engine) Extract(ctx context.Context, job ExtractJob) (*ExtractResult, e
 	}
 	// Keep the capture's order: reconciliation depends on it.
 	evs := make([]*pendingEvent, 0, len(eps))
-	for _, id := range job.EpisodeIDs {
+	var gone []string
+	for _, id := range ids {
 		ep, ok := byID[id]
 		if !ok {
 			// Forgotten (or never stored) since the job was queued:
 			// nothing is left to extract.
+			gone = append(gone, id)
 			continue
 		}
 		delete(byID, id)
 		pe := pendingOf(ep)
 		pe.stored = true
 		if err := e.extractInto(ctx, pe, "capture"); err != nil {
-			return nil, fmt.Errorf("extract: %w", err)
+			return err
 		}
 		evs = append(evs, pe)
 	}
-	res := &ExtractResult{}
+	finish := func(chunk []*pendingEvent, extra []string) func(context.Context, memory.Executor) error {
+		if !backlog {
+			return nil
+		}
+		done := extra
+		for _, pe := range chunk {
+			done = append(done, pe.ep.ID)
+		}
+		return func(ctx context.Context, tx memory.Executor) error {
+			return tx.FinishExtraction(ctx, memory.ExtractionParams{Namespace: ns, JobID: jobID, EpisodeIDs: done})
+		}
+	}
+	if len(evs) == 0 {
+		if f := finish(nil, gone); f != nil {
+			return e.store.InTx(ctx, func(tx memory.Executor) error { return f(ctx, tx) })
+		}
+		return nil
+	}
 	// Small transactions, each after the captures waiting for the writer:
 	// a client waits for its capture's acknowledgement, nobody waits for
 	// its extraction. Each chunk commits whole, and a retried job skips
 	// the chunks already done.
 	for start := 0; start < len(evs); start += extractChunk {
 		chunk := evs[start:min(start+extractChunk, len(evs))]
+		var extra []string
+		if start == 0 {
+			extra = gone
+		}
 		e.capturing.wait(ctx, captureYield)
-		outs, err := e.ingest(ctx, ns, chunk)
+		outs, err := e.ingestThen(ctx, ns, chunk, finish(chunk, extra))
 		if err != nil {
-			return nil, fmt.Errorf("extract: %w", err)
+			return err
 		}
 		res.Outcomes = append(res.Outcomes, outs...)
 	}
@@ -296,5 +368,5 @@ func (e *Engine) Extract(ctx context.Context, job ExtractJob) (*ExtractResult, e
 			res.Extracted++
 		}
 	}
-	return res, nil
+	return nil
 }

@@ -53,6 +53,11 @@ func (w *writeBatch) noteFact(v *memory.Version, sig string) {
 // ingest embeds, reconciles and writes a batch of events in one transaction,
 // then applies the committed changes to the namespace index.
 func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]Outcome, error) {
+	return e.ingestThen(ctx, ns, evs, nil)
+}
+
+// ingestThen is ingest with then, if not nil, run last in its transaction.
+func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent, then func(context.Context, memory.Executor) error) ([]Outcome, error) {
 	if err := e.embedPending(ctx, evs); err != nil {
 		return nil, err
 	}
@@ -61,6 +66,9 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 		return nil, err
 	}
 	defer unlock()
+	if needsSignatures(evs) {
+		st.prepareSignatures(e.analyzer)
+	}
 	now := e.clock.Now()
 	var (
 		w    writeBatch
@@ -117,6 +125,11 @@ func (e *Engine) ingest(ctx context.Context, ns string, evs []*pendingEvent) ([]
 		}
 		if err := tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: adms}); err != nil {
 			return err
+		}
+		if then != nil {
+			if err := then(ctx, tx); err != nil {
+				return err
+			}
 		}
 		// Build the search documents before committing, so nothing that
 		// commits can fail to reach the index.

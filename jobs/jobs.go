@@ -84,7 +84,6 @@ type Job struct {
 	Attempt     int        `json:"attempt"`
 	MaxAttempts int        `json:"max_attempts"`
 	Error       string     `json:"error,omitempty"`
-	EpisodeIDs  []string   `json:"episode_ids,omitempty"`
 	CreatedAt   time.Time  `json:"created_at"`
 	ScheduledAt time.Time  `json:"scheduled_at"`
 	FinishedAt  *time.Time `json:"finished_at,omitempty"`
@@ -107,7 +106,9 @@ type extractWorker struct {
 }
 
 func (w *extractWorker) Work(ctx context.Context, job *river.Job[extractArgs]) error {
-	_, err := w.eng.Extract(ctx, job.Args.ExtractJob)
+	ej := job.Args.ExtractJob
+	ej.JobID = FormatID(job.ID)
+	_, err := w.eng.Extract(ctx, ej)
 	if err == nil {
 		return nil
 	}
@@ -453,7 +454,6 @@ func jobOf(row *rivertype.JobRow) *Job {
 	var args extractArgs
 	if err := json.Unmarshal(row.EncodedArgs, &args); err == nil {
 		j.Namespace = args.Namespace
-		j.EpisodeIDs = args.EpisodeIDs
 	}
 	return j
 }

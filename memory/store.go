@@ -71,6 +71,36 @@ type Executor interface {
 
 	// Stats counts what a namespace holds.
 	Stats(ctx context.Context, p StatsParams) (*Stats, error)
+
+	// The extraction backlog: episodes a capture stored whose extraction
+	// runs later, and the job queued to run it. A namespace has at most one
+	// waiting job (queued, not started); the captures made while it waits
+	// add their episodes to its share of the backlog, so one job extracts
+	// them all. A job takes its share when it starts (ClaimExtraction);
+	// captures after that queue a new job.
+
+	// WaitingExtractionJob returns the namespace's waiting job, or "" when
+	// none is waiting.
+	WaitingExtractionJob(ctx context.Context, p ExtractionParams) (string, error)
+	// QueueExtraction adds p.EpisodeIDs to the unclaimed backlog (an
+	// episode already unclaimed keeps its place) and, when p.JobID is set,
+	// makes it the waiting job.
+	QueueExtraction(ctx context.Context, p ExtractionParams) error
+	// ClaimExtraction is called by job p.JobID when it runs: if it is the
+	// waiting job, it stops waiting and takes every unclaimed episode. It
+	// returns the episodes the job holds, in the order they were queued, so
+	// a retried job finds the same work and no more.
+	ClaimExtraction(ctx context.Context, p ExtractionParams) ([]string, error)
+	// FinishExtraction removes p.EpisodeIDs from job p.JobID's share.
+	FinishExtraction(ctx context.Context, p ExtractionParams) error
+}
+
+// ExtractionParams names a namespace's extraction job and episodes; each
+// backlog method reads the fields it documents.
+type ExtractionParams struct {
+	Namespace  string
+	JobID      string
+	EpisodeIDs []string
 }
 
 // GetParams names one row of a namespace.

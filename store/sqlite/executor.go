@@ -909,6 +909,7 @@ func prepareAll(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
 		qStats, qNamespaces,
 	}
 	queries = append(queries, keyQueries...)
+	queries = append(queries, backlogQueries...)
 	shape := func(q string, _ []any, _ error) { queries = append(queries, q) }
 	shape(listEpisodesQuery(memory.ListEpisodesParams{}))
 	shape(listEpisodesQuery(memory.ListEpisodesParams{SessionID: "s"}))

@@ -55,6 +55,10 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListAPIKeys":              {qListAPIKeys, "api_keys_by_namespace (namespace=?)"},
 		"ListAPIKeys/all":          {qListAllAPIKeys, "api_keys_by_time"},
 		"CountActiveAPIKeys":       {qCountActiveAPIKeys, "api_keys_active (revoked_at=?)"},
+		"WaitingExtractionJob":     {qWaitingJob, "PRIMARY KEY (namespace=?)"},
+		"ClaimExtraction/claim":    {qClaimUnclaimed, "extraction_backlog_order (namespace=? AND job_id=?)"},
+		"ClaimExtraction/list":     {qClaimed, "extraction_backlog_order (namespace=? AND job_id=?)"},
+		"FinishExtraction":         {qFinishEpisode, "extraction_backlog_by_job (namespace=? AND job_id=? AND episode_id=?)"},
 	}
 	for name, c := range queries {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q, fakeArgs(c.q)...)

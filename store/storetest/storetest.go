@@ -72,6 +72,7 @@ func Run(t *testing.T, open Opener) {
 		{"Stats", s.stats},
 		{"Namespaces", s.namespaces},
 		{"APIKeys", s.keys},
+		{"ExtractionBacklog", s.backlog},
 		{"NamespaceIsolation", s.isolation},
 		{"InvalidInput", s.invalidInput},
 		{"Times", s.times},
