@@ -108,7 +108,13 @@ body:
 			if w != "into" {
 				j = 2
 			}
-			x.likeThing(s, ts[j:], f, false)
+			// Being into, crazy about or obsessed with a thing is as
+			// strong as loving it; fond of or keen on it is liking.
+			x.likeThing(s, ts[j:], f, false, w == "into" || w == "crazy" || w == "mad" || w == "obsessed" || w == "passionate")
+		}
+	case w == "all" && is(ts, 1, "about"):
+		if personal(s) {
+			x.likeThing(s, ts[2:], f, false, true) // "I'm all about ramen these days"
 		}
 	case (w == "sick" || w == "tired") && is(ts, 1, "of"), w == "fed" && seq(ts, 1, "up", "with"),
 		(w == "done") && is(ts, 1, "with"):
@@ -117,7 +123,7 @@ body:
 			if w == "fed" {
 				j = 3
 			}
-			x.likeThing(s, ts[j:], f, true)
+			x.likeThing(s, ts[j:], f, true, false)
 		}
 	case w == "partial" && is(ts, 1, "to"):
 		if personal(s) && !f.not {
@@ -177,7 +183,7 @@ func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 		if f.not && !f.anymore {
 			f.not, dislike = false, true // "I'm not a fan of YAML"
 		}
-		x.likeThing(s, ts[k+2:], f, dislike)
+		x.likeThing(s, ts[k+2:], f, dislike, false)
 		return
 	}
 	if f.not && !f.anymore {

@@ -50,7 +50,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 		if x.mode == modeUser && x.lead && droppedSubject(ts) {
 			// Chat drops the "I": "Switched to Neovim.", "Big fan of Rust."
 			if fan := indexOf(ts, "fan"); fan >= 0 && is(ts, fan+1, "of") {
-				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"))
+				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"), false)
 			} else {
 				x.predicate(x.speaker, ts, f)
 			}
@@ -264,7 +264,7 @@ loop:
 			}
 		case w == "can":
 			if seq(ts, i+1, "not", "stand") || seq(ts, i+1, "not", "bear") {
-				x.likeThing(s, ts[i+3:], f, true)
+				x.likeThing(s, ts[i+3:], f, true, false)
 				return
 			}
 			return // "I can use Vim" says what is possible, not what is
@@ -383,9 +383,9 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	case "switch", "change", "migrate", "transition", "convert":
 		x.switchTo(s, ts, f)
 	case "like", "love", "enjoy", "adore":
-		x.likeThing(s, ts, f, false)
+		x.likeThing(s, ts, f, false, v.lemma == "love" || v.lemma == "adore")
 	case "hate", "dislike", "detest", "despise", "loathe", "abhor":
-		x.likeThing(s, ts, f, true)
+		x.likeThing(s, ts, f, true, false)
 	case "grow":
 		if is(ts, 0, "up") && is(ts, 1, "in", "near", "around", "on") {
 			f.past = false

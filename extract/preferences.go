@@ -438,8 +438,10 @@ func (x *extraction) replace(s subject, v verb, ts []token, f flags) {
 
 // likeThing reads "like/love/enjoy X", "like to X", and with dislike set
 // "hate/dislike X". Negation flips or ends it: "I don't like X" →
-// dislikes; "I don't like X anymore" → likes X, ended.
-func (x *extraction) likeThing(s subject, ts []token, f flags, dislike bool) {
+// dislikes; "I don't like X anymore" → likes X, ended. chosen says the
+// verb is strong enough to name the speaker's choice ("love", "adore",
+// "into", "all about"); see below.
+func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen bool) {
 	if !personal(s) {
 		return
 	}
@@ -465,9 +467,45 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike bool) {
 	if dislike {
 		key, t = "dislikes:", tmDislikes
 	}
-	x.list(s.asPerson(), ts, f, func(item string) claim {
-		return claim{typ: memory.TypePreference, key: key + Slug(item), value: item, tmpl: t}
-	})
+	ts = skipContainer(ts)
+	items, _ := x.readList(ts)
+	// A loved thing of a known kind is the speaker's choice of that kind,
+	// as "I prefer" makes it ("I love ramen" → prefers:food), so a later
+	// "my favorite food is sushi" supersedes it instead of standing beside
+	// it. Merely liking is not choosing ("I like jazz" → likes:jazz), and
+	// several of one kind at once ("I love jazz and blues") are each
+	// liked, not one chosen. What the speaker reports of others ("my
+	// sister loves jazz") is second hand and stays a like.
+	perCat := map[string]int{}
+	for _, it := range items {
+		if c, ok := CategoryOf(it); ok {
+			perCat[c]++
+		}
+	}
+	for _, it := range items {
+		if c, ok := CategoryOf(it); ok && chosen && s.kind == sSpeaker && !dislike && perCat[c] == 1 {
+			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + c, value: it, tmpl: tmPrefers, cat: categoryDisplay(c)})
+			continue
+		}
+		x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: key + Slug(it), value: it, tmpl: t})
+	}
+}
+
+// skipContainer drops a serving before the thing served: "a good cup of
+// green tea" is green tea, "a bowl of ramen" is ramen.
+func skipContainer(ts []token) []token {
+	j := 0
+	if is(ts, j, "a", "an", "my") {
+		j++
+	}
+	for is(ts, j, "good", "nice", "hot", "cold", "big", "small", "strong", "fresh", "warm", "steaming", "proper", "decent") {
+		j++
+	}
+	if is(ts, j, "cup", "cups", "mug", "mugs", "glass", "glasses", "bowl", "bowls", "plate", "plates",
+		"slice", "slices", "pint", "pints", "bottle", "bottles", "shot", "shots", "pot", "serving") && is(ts, j+1, "of") && j+2 < len(ts) {
+		return ts[j+2:]
+	}
+	return ts
 }
 
 // likePhrase reads "like to run in the morning": the activity is the value.

@@ -746,6 +746,13 @@ func TestToolsAndTastesInOtherWords(t *testing.T) {
 		{"a new job at", "I started a new job at Stripe.", []string{"fact user works_at=Stripe cue=correction"}},
 		{"moved employers", "I moved from Acme to Globex for the salary.", []string{"fact user works_at=Globex cue=correction"}},
 		{"moved cities", "I moved from Lisbon to Porto.", []string{"fact user lives_in=Porto cue=correction"}},
+		{"loving a kind of thing is choosing it", "I absolutely love pho.", []string{"preference user prefers:food=pho"}},
+		{"into a kind of thing", "I'm really into reggae.", []string{"preference user prefers:music=reggae"}},
+		{"all about", "These days I'm all about pizza.", []string{"preference user prefers:food=pizza cue=correction"}},
+		{"a serving of it", "I love a good cup of espresso.", []string{"preference user prefers:drink=espresso"}},
+		{"liking is not choosing", "I like pho.", []string{"preference user likes:pho=pho"}},
+		{"loving two of a kind", "I love jazz and blues.", []string{"preference user likes:jazz=jazz", "preference user likes:blues=blues"}},
+		{"others' loves stay likes", "My dad loves reggae.", []string{"preference dad likes:reggae=reggae"}},
 	})
 }
 
