@@ -64,6 +64,20 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 			np, c = j, j // "My name's Jordan"
 			break
 		}
+		if j > k && is(ts, j, "changed", "switched", "moved", "went", "shifted") && is(ts, j+1, "from", "to") {
+			// "My favorite food changed from sushi to ramen": the value
+			// after "to" is current.
+			t := j + 1
+			for t < len(ts) && t < j+8 && !is(ts, t, "to") {
+				t++
+			}
+			if !is(ts, t, "to") {
+				return false
+			}
+			np, c = j, t
+			f.corr = true
+			break
+		}
 		if is(ts, j, "has", "have") {
 			// "has always been", "has been": perfect tense, still current.
 			b := j + 1

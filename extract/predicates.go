@@ -41,6 +41,9 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 		x.predicate(*carry, ts, f)
 		return carry
 	}
+	if x.mode == modeUser && x.tasteIdiom(ts, f) {
+		return nil
+	}
 	if x.callMe(ts, f) || x.letUs(ts, f) || x.decisionIs(ts, f) || x.possessive(ts, f) ||
 		x.reverseCopula(ts, f) || x.imperativeOr(ts, f, false) {
 		return nil
@@ -266,6 +269,19 @@ loop:
 			if seq(ts, i+1, "not", "stand") || seq(ts, i+1, "not", "bear") {
 				x.likeThing(s, ts[i+3:], f, true, false)
 				return
+			}
+			if is(ts, i+1, "not") {
+				// "I can't start the day without green tea", "I can't
+				// live without Vim": what one cannot do without is loved.
+				for j := i + 2; j < len(ts) && j <= i+7; j++ {
+					if ts[j].kind == tPunct {
+						break
+					}
+					if is(ts, j, "without") {
+						x.likeThing(s, ts[j+1:], f, false, true)
+						return
+					}
+				}
 			}
 			return // "I can use Vim" says what is possible, not what is
 		case w == "rather" && f.polite:
@@ -508,4 +524,18 @@ func toolAt(x *extraction, ts []token) bool {
 	}
 	_, ok := CategoryOf(val)
 	return ok
+}
+
+// tasteIdiom reads the speaker's tastes said without "I": "Nothing beats
+// ramen for dinner", "Home for me is Lisbon".
+func (x *extraction) tasteIdiom(ts []token, f flags) bool {
+	switch {
+	case is(ts, 0, "nothing") && is(ts, 1, "beats", "tops"):
+		x.likeThing(x.speaker, ts[2:], f, false, true)
+		return true
+	case is(ts, 0, "home") && seq(ts, 1, "for", "me") && is(ts, 3, "is", "'s"):
+		x.place(x.speaker, ts[4:], f, "lives_in")
+		return true
+	}
+	return false
 }

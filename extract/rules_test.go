@@ -753,6 +753,10 @@ func TestToolsAndTastesInOtherWords(t *testing.T) {
 		{"liking is not choosing", "I like pho.", []string{"preference user likes:pho=pho"}},
 		{"loving two of a kind", "I love jazz and blues.", []string{"preference user likes:jazz=jazz", "preference user likes:blues=blues"}},
 		{"others' loves stay likes", "My dad loves reggae.", []string{"preference dad likes:reggae=reggae"}},
+		{"cannot do without", "I can't get through a week without pho.", []string{"preference user prefers:food=pho"}},
+		{"nothing beats", "Nothing beats espresso after lunch.", []string{"preference user prefers:drink=espresso"}},
+		{"home for me", "Home for me is Osaka.", []string{"fact user lives_in=Osaka"}},
+		{"a favorite changed", "My favorite shell changed from bash to fish.", []string{"preference user prefers:shell=fish cue=correction"}},
 	})
 }
 
