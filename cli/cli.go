@@ -91,8 +91,11 @@ type app struct {
 	ns      string
 	dbPath  string
 	creates bool // a missing database may be created
-	store   *sqlite.Store
-	engine  *engine.Engine
+	// synchronous is the SQLite synchronous level ("" is the store's
+	// default, FULL); the server sets it from --sync.
+	synchronous string
+	store       *sqlite.Store
+	engine      *engine.Engine
 }
 
 // open opens the database and the engine on it.
@@ -129,7 +132,7 @@ func (a *app) openStore(ctx context.Context) error {
 			return &failure{msg: fmt.Sprintf("no database at %s; check the path, or create it by storing something (mnemon remember, capture or import)", abs), code: 1, err: err}
 		}
 	}
-	st, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{})
+	st, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{Synchronous: a.synchronous})
 	if err != nil {
 		return openFailed(a.dbPath, err)
 	}

@@ -35,6 +35,7 @@ type serverConfig struct {
 	DB           string  `json:"db"`
 	Workers      *int    `json:"workers"`
 	InsecureOpen bool    `json:"insecure_open"`
+	Sync         string  `json:"sync"`       // normal or full
 	LogFormat    string  `json:"log_format"` // json or text
 	LogLevel     string  `json:"log_level"`  // debug, info, warn, error
 	ShutdownSecs float64 `json:"shutdown_timeout_seconds"`
@@ -116,6 +117,7 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 			cfg.InsecureOpen = b
 			return nil
 		}},
+		{"MNEMON_SYNC", func(v string) error { cfg.Sync = v; return nil }},
 		{"MNEMON_LOG_FORMAT", func(v string) error { cfg.LogFormat = v; return nil }},
 		{"MNEMON_LOG_LEVEL", func(v string) error { cfg.LogLevel = v; return nil }},
 		{"MNEMON_MAX_EVENTS", atoi(&cfg.MaxEvents)},
@@ -198,9 +200,9 @@ func loopback(addr string) bool {
 
 // serveOptions are the flags of serve and worker.
 type serveOptions struct {
-	addr, config, logFormat, logLevel string
-	workers                           int
-	insecureOpen                      *bool // nil: not given
+	addr, config, logFormat, logLevel, sync string
+	workers                                 int
+	insecureOpen                            *bool // nil: not given
 }
 
 // optBool is a boolean flag that remembers whether it was given, so that
@@ -240,10 +242,16 @@ with 'mnemon keys create'; then every request needs Authorization: Bearer KEY.
 SIGTERM or Ctrl-C stops accepting, lets requests in flight finish, and lets
 running jobs finish (a job cut off is retried on the next start).
 
+Durability (--sync): with "normal" (the default) an acknowledged write
+survives a crash or kill of mnemon; a power cut or an operating-system crash
+may lose the last fraction of a second of writes, never corrupting the file.
+With "full" every commit is synced to disk before it is acknowledged, which
+costs a disk flush per commit (several milliseconds on many disks).
+
 Configuration: flags, then MNEMON_ADDR, MNEMON_DB, MNEMON_WORKERS,
-MNEMON_INSECURE_OPEN, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL, MNEMON_MAX_EVENTS,
-MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST, then --config FILE (JSON with the
-fields addr, db, workers, insecure_open, log_format, log_level,
+MNEMON_INSECURE_OPEN, MNEMON_SYNC, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL,
+MNEMON_MAX_EVENTS, MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST, then --config
+FILE (JSON with the fields addr, db, workers, insecure_open, sync, log_format, log_level,
 shutdown_timeout_seconds, max_body_bytes, max_import_bytes, max_events,
 max_query_bytes, rate_per_second, rate_burst, request_timeout_seconds,
 read_timeout_seconds, write_timeout_seconds, idle_timeout_seconds,
@@ -258,6 +266,7 @@ Examples:
 			fs.StringVar(&so.config, "config", "", "read settings from a JSON `FILE`")
 			fs.IntVar(&so.workers, "workers", -1, "extraction jobs run at once; 0 runs none here (use 'mnemon worker') (default 2)")
 			fs.Var(optBool{&so.insecureOpen}, "insecure-open", "allow a non-loopback address with no API key configured")
+			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default; survives a crash of mnemon) or full (also a power cut)")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
 			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
 		},
@@ -297,6 +306,17 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	}
 	if so.insecureOpen != nil {
 		cfg.InsecureOpen = *so.insecureOpen
+	}
+	if so.sync != "" {
+		cfg.Sync = so.sync
+	}
+	switch strings.ToLower(strings.TrimSpace(cfg.Sync)) {
+	case "", "normal":
+		a.synchronous = "NORMAL"
+	case "full":
+		a.synchronous = "FULL"
+	default:
+		return nil, usagef("sync %q: use normal or full", cfg.Sync)
 	}
 	if so.logFormat != "" {
 		cfg.LogFormat = so.logFormat
@@ -395,7 +415,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if keys == 0 {
 		mode = "open (no API key configured)"
 	}
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "auth", mode, "workers", *cfg.Workers, "db", a.dbPath)
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "auth", mode, "workers", *cfg.Workers, "sync", strings.ToLower(a.synchronous), "db", a.dbPath)
 	if file := a.env.Getenv("MNEMON_ADDR_FILE"); file != "" {
 		// Tests and supervisors learn the port of --addr 127.0.0.1:0 here.
 		// Renamed into place, so a reader never sees a partial address.
@@ -451,6 +471,7 @@ Examples:
 		flags: func(fs *flag.FlagSet, _ *options) {
 			fs.StringVar(&so.config, "config", "", "read settings from a JSON `FILE` (as serve)")
 			fs.IntVar(&so.workers, "workers", -1, "jobs run at once (default 2)")
+			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default) or full (see 'mnemon help serve')")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
 			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
 		},

@@ -242,10 +242,10 @@ func TestServeConfigPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "mnemon.json")
 	if err := os.WriteFile(file, []byte(`{"addr": "127.0.0.1:7001", "workers": 3, "log_level": "warn",
-		"max_events": 30, "insecure_open": true, "rate_burst": 9, "db": "/from/file.db"}`), 0o600); err != nil {
+		"max_events": 30, "insecure_open": true, "rate_burst": 9, "db": "/from/file.db", "sync": "full"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"MNEMON_ADDR": "127.0.0.1:7002", "MNEMON_WORKERS": "4", "MNEMON_MAX_EVENTS": "20"}
+	env := map[string]string{"MNEMON_ADDR": "127.0.0.1:7002", "MNEMON_WORKERS": "4", "MNEMON_MAX_EVENTS": "20", "MNEMON_SYNC": "normal"}
 	cases := []struct {
 		name string
 		env  map[string]string
@@ -255,17 +255,17 @@ func TestServeConfigPrecedence(t *testing.T) {
 	}{
 		{"defaults", nil, serveOptions{workers: -1}, serverConfig{Addr: DefaultAddr, Workers: ptr(2)}, ""},
 		{"file", nil, serveOptions{config: file, workers: -1},
-			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db"}, "/from/file.db"},
+			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/file.db"},
 		{"env over file", env, serveOptions{config: file, workers: -1},
-			serverConfig{Addr: "127.0.0.1:7002", Workers: ptr(4), LogLevel: "warn", MaxEvents: 20, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db"}, "/from/file.db"},
-		{"flags over env", env, serveOptions{config: file, workers: 0, addr: "127.0.0.1:7003", logLevel: "debug"},
-			serverConfig{Addr: "127.0.0.1:7003", Workers: ptr(0), LogLevel: "debug", MaxEvents: 20, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db"}, "/from/file.db"},
+			serverConfig{Addr: "127.0.0.1:7002", Workers: ptr(4), LogLevel: "warn", MaxEvents: 20, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db", Sync: "normal"}, "/from/file.db"},
+		{"flags over env", env, serveOptions{config: file, workers: 0, addr: "127.0.0.1:7003", logLevel: "debug", sync: "full"},
+			serverConfig{Addr: "127.0.0.1:7003", Workers: ptr(0), LogLevel: "debug", MaxEvents: 20, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/file.db"},
 		{"MNEMON_DB over file", map[string]string{"MNEMON_DB": "/from/env.db"}, serveOptions{config: file, workers: -1},
-			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db"}, "/from/env.db"},
+			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/env.db"},
 		{"flag turns insecure_open off", map[string]string{"MNEMON_INSECURE_OPEN": "true"}, serveOptions{config: file, workers: -1, insecureOpen: ptr(false)},
-			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, RateBurst: 9, DB: "/from/file.db"}, "/from/file.db"},
+			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/file.db"},
 		{"env turns insecure_open off", map[string]string{"MNEMON_INSECURE_OPEN": "false"}, serveOptions{config: file, workers: -1},
-			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, RateBurst: 9, DB: "/from/file.db"}, "/from/file.db"},
+			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/file.db"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -285,6 +285,9 @@ func TestServeConfigPrecedence(t *testing.T) {
 			}
 			if a.dbPath != c.db {
 				t.Fatalf("database %q, want %q", a.dbPath, c.db)
+			}
+			if wantSync := strings.ToUpper(c.want.Sync); a.synchronous != wantSync && (wantSync != "" || a.synchronous != "NORMAL") {
+				t.Fatalf("synchronous %q for sync %q", a.synchronous, c.want.Sync)
 			}
 		})
 	}
@@ -362,6 +365,8 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad --insecure-open", nil, []string{"serve", "--insecure-open=maybe"}, 2, []string{`--insecure-open`, "true or false"}},
 		{"bad log level", nil, []string{"serve", "--log-level", "loud"}, 2, []string{`log level "loud"`}},
 		{"bad addr", nil, []string{"serve", "--addr", "localhost"}, 2, []string{`--addr "localhost"`, "HOST:PORT"}},
+		{"bad --sync", nil, []string{"serve", "--sync", "always"}, 2, []string{`sync "always": use normal or full`}},
+		{"bad MNEMON_SYNC", map[string]string{"MNEMON_SYNC": "off"}, []string{"worker"}, 2, []string{`sync "off": use normal or full`}},
 		{"worker bad env", map[string]string{"MNEMON_WORKERS": "x"}, []string{"worker"}, 2, []string{`MNEMON_WORKERS="x"`}},
 		{"worker with no workers", nil, []string{"worker", "--workers", "0"}, 2, []string{"would run nothing"}},
 		{"serve argument", nil, []string{"serve", "now"}, 2, []string{"serve takes no arguments"}},

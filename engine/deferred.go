@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -195,11 +196,12 @@ func (e *Engine) commitCaptures(ctx context.Context, ns string, batch []*capture
 }
 
 // Extraction yields to captures: it commits at most extractChunk episodes
-// per transaction, and before each waits up to captureYield for captures in
-// flight. Under a sustained capture load extraction lags behind (the queue
-// holds the work) while acknowledgements stay fast.
+// per transaction, before each waits up to captureYield for captures in
+// flight, and after each, while captures are in flight, pauses as long as
+// the chunk took. Under a sustained capture load extraction lags behind
+// (the backlog holds the work) while acknowledgements stay fast.
 const (
-	extractChunk = 8
+	extractChunk = 2
 	captureYield = 20 * time.Millisecond
 )
 
@@ -242,6 +244,24 @@ func (g *captureGate) wait(ctx context.Context, max time.Duration) {
 	defer t.Stop()
 	select {
 	case <-idle:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// pause waits for d if a capture is in flight (or until ctx ends), so
+// that extraction, under a capture load, takes at most about half of the
+// time it runs in and leaves the rest of the CPU to the captures.
+func (g *captureGate) pause(ctx context.Context, d time.Duration) {
+	g.mu.Lock()
+	busy := g.active > 0
+	g.mu.Unlock()
+	if !busy || d <= 0 {
+		return
+	}
+	t := time.NewTimer(min(d, 50*time.Millisecond))
+	defer t.Stop()
+	select {
 	case <-t.C:
 	case <-ctx.Done():
 	}
@@ -321,9 +341,6 @@ func (e *Engine) extractEpisodes(ctx context.Context, ns string, ids []string, b
 		delete(byID, id)
 		pe := pendingOf(ep)
 		pe.stored = true
-		if err := e.extractInto(ctx, pe, "capture"); err != nil {
-			return err
-		}
 		evs = append(evs, pe)
 	}
 	finish := func(chunk []*pendingEvent, extra []string) func(context.Context, memory.Executor) error {
@@ -344,10 +361,11 @@ func (e *Engine) extractEpisodes(ctx context.Context, ns string, ids []string, b
 		}
 		return nil
 	}
-	// Small transactions, each after the captures waiting for the writer:
-	// a client waits for its capture's acknowledgement, nobody waits for
-	// its extraction. Each chunk commits whole, and a retried job skips
-	// the chunks already done.
+	// Small steps, each after the captures waiting for the writer, and
+	// under a capture load each followed by a pause as long as the step
+	// (see captureGate.pause): a client waits for its capture's
+	// acknowledgement, nobody waits for its extraction. Each chunk commits
+	// whole, and a retried job skips the chunks already done.
 	for start := 0; start < len(evs); start += extractChunk {
 		chunk := evs[start:min(start+extractChunk, len(evs))]
 		var extra []string
@@ -355,11 +373,21 @@ func (e *Engine) extractEpisodes(ctx context.Context, ns string, ids []string, b
 			extra = gone
 		}
 		e.capturing.wait(ctx, captureYield)
+		began := time.Now()
+		for _, pe := range chunk {
+			if err := e.extractInto(ctx, pe, "capture"); err != nil {
+				return err
+			}
+			// The scheduler knows no priorities: let request goroutines
+			// queued behind this one run between episodes.
+			runtime.Gosched()
+		}
 		outs, err := e.ingestThen(ctx, ns, chunk, finish(chunk, extra))
 		if err != nil {
 			return err
 		}
 		res.Outcomes = append(res.Outcomes, outs...)
+		e.capturing.pause(ctx, time.Since(began))
 	}
 	for _, pe := range evs {
 		if pe.done {

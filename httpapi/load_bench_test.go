@@ -33,7 +33,7 @@ import (
 
 // Load benchmarks: the whole service on loopback, as 'mnemon serve' runs
 // it: a real SQLite file opened with the server's options (synchronous
-// FULL), the index warmed, a River queue with the default 2 workers on the
+// NORMAL, serve's default --sync), the index warmed, a River queue with the default 2 workers on the
 // store's writer connection, the API behind an http.Server with serve's
 // timeouts, and API keys. Clients are net/http with keep-alive, one
 // Transport (so one connection) per client, sending requests back to back;
@@ -203,7 +203,7 @@ func loadStart(b *testing.B, seed string, clients int) *loadTarget {
 	// Request logs are formatted as serve's default logger formats them,
 	// then dropped.
 	log := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	st, err := sqlite.Open(ctx, path, sqlite.Options{})
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		b.Fatal(err)
 	}
