@@ -251,11 +251,12 @@ costs a disk flush per commit (several milliseconds on many disks).
 Configuration: flags, then MNEMON_ADDR, MNEMON_DB, MNEMON_WORKERS,
 MNEMON_INSECURE_OPEN, MNEMON_SYNC, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL,
 MNEMON_MAX_EVENTS, MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST, then --config
-FILE (JSON with the fields addr, db, workers, insecure_open, sync, log_format, log_level,
-shutdown_timeout_seconds, max_body_bytes, max_import_bytes, max_events,
-max_query_bytes, rate_per_second, rate_burst, request_timeout_seconds,
-read_timeout_seconds, write_timeout_seconds, idle_timeout_seconds,
-job_max_attempts, job_timeout_seconds, job_rescue_after_seconds).
+FILE (JSON with the fields addr, db, workers, insecure_open, sync,
+log_format, log_level, shutdown_timeout_seconds, max_body_bytes,
+max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
+request_timeout_seconds, read_timeout_seconds, write_timeout_seconds,
+idle_timeout_seconds, job_max_attempts, job_timeout_seconds,
+job_rescue_after_seconds).
 
 Examples:
   mnemon serve
@@ -266,7 +267,7 @@ Examples:
 			fs.StringVar(&so.config, "config", "", "read settings from a JSON `FILE`")
 			fs.IntVar(&so.workers, "workers", -1, "extraction jobs run at once; 0 runs none here (use 'mnemon worker') (default 2)")
 			fs.Var(optBool{&so.insecureOpen}, "insecure-open", "allow a non-loopback address with no API key configured")
-			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default; survives a crash of mnemon) or full (also a power cut)")
+			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default) or full (see above)")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
 			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
 		},
