@@ -265,12 +265,26 @@ func TestCaptureDeferredConcurrent(t *testing.T) {
 	if res.Extracted != len(seen) {
 		t.Fatalf("the job extracted %d episodes, acks %d", res.Extracted, len(seen))
 	}
+	// The job claimed its share when it ran: the next capture queues a new
+	// job, which extracts that capture alone.
+	next, err := e.CaptureDeferred(ctx, engine.CaptureParams{Namespace: "ns", Events: []engine.Event{
+		{Kind: memory.EpisodeUserMessage, Content: "a capture after the job ran", OccurredAt: clk.Now()},
+	}}, enqueue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.JobID == "job_1" || len(jobs) != 2 {
+		t.Fatalf("capture after the job ran joined %s (%d jobs queued)", next.JobID, len(jobs))
+	}
+	if res, err := e.Extract(ctx, jobs[next.JobID]); err != nil || res.Extracted != 1 {
+		t.Fatalf("the second job: %+v, %v", res, err)
+	}
 	s, err := e.Stats(ctx, "ns")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Episodes != 2*n {
-		t.Fatalf("%d episodes stored, want %d", s.Episodes, 2*n)
+	if s.Episodes != 2*n+1 {
+		t.Fatalf("%d episodes stored, want %d", s.Episodes, 2*n+1)
 	}
 }
 
