@@ -22,6 +22,7 @@ import (
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
@@ -523,22 +524,34 @@ func jobsCmd() *command {
 	var state string
 	return &command{
 		name:    "jobs",
-		summary: "list background jobs (failed ones with their error)",
+		args:    "[retry JOB_ID]",
+		summary: "list background jobs (failed ones with their error); retry a failed one",
 		help: `Lists background jobs, newest first: every namespace's, unless --namespace is
 given. States: pending (queued or waiting to retry), running, succeeded,
 failed (gave up; the error says why).
 
+'mnemon jobs retry JOB_ID' queues a failed job again, with one more attempt;
+a running 'mnemon serve' or 'mnemon worker' on the same database runs it.
+An extraction job that failed keeps its episodes unextracted until then.
+
 Examples:
   mnemon jobs
   mnemon jobs --state failed
-  mnemon jobs --namespace acme --json`,
+  mnemon jobs --namespace acme --json
+  mnemon jobs retry job_42`,
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&state, "state", "", "only jobs in this `STATE`: pending, running, succeeded or failed")
 			fs.IntVar(&o.limit, "limit", 20, "at most `N` jobs")
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) > 0 {
-				return usagef("jobs takes no arguments (got %q); run 'mnemon help jobs'", args[0])
+				if args[0] != "retry" {
+					return usagef("jobs takes no arguments but 'retry JOB_ID' (got %q); run 'mnemon help jobs'", args[0])
+				}
+				if len(args) != 2 {
+					return usagef("jobs retry takes one job id, like 'mnemon jobs retry job_42'")
+				}
+				return a.retryJob(ctx, o, args[1])
 			}
 			var states []string
 			if state != "" {
@@ -590,4 +603,36 @@ Examples:
 			return nil
 		},
 	}
+}
+
+// retryJob queues the failed job id again.
+func (a *app) retryJob(ctx context.Context, o *options, id string) error {
+	if _, err := jobs.ParseID(id); err != nil {
+		return err
+	}
+	if err := a.openStore(ctx); err != nil {
+		return err
+	}
+	q, err := jobs.Open(ctx, jobs.Config{Driver: riversqlite.New(a.store.WriterDB()), TxOf: sqlite.SQLTx})
+	if err != nil {
+		return err
+	}
+	ns := ""
+	if o.nsSet {
+		ns = a.ns
+	}
+	j, err := q.Retry(ctx, ns, id)
+	switch {
+	case errors.Is(err, memory.ErrNotFound):
+		return &failure{msg: fmt.Sprintf("no job %s; list jobs with 'mnemon jobs'", id), code: 1, err: err}
+	case errors.Is(err, memory.ErrConflict):
+		return &failure{msg: strings.Replace(err.Error(), memory.ErrConflict.Error()+": ", "", 1), code: 1, err: err}
+	case err != nil:
+		return err
+	}
+	if o.json {
+		return writeJSON(a.env.Stdout, j)
+	}
+	fmt.Fprintf(a.env.Stdout, "%s queued again (attempts %d of %d so far); a running 'mnemon serve' or 'mnemon worker' runs it\n", j.ID, j.Attempt, j.MaxAttempts)
+	return nil
 }

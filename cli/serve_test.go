@@ -582,6 +582,28 @@ func TestWorkerAndJobs(t *testing.T) {
 	if !strings.Contains(out, "failed") || !strings.Contains(out, "error: ") {
 		t.Fatalf("jobs --state failed:\n%s", out)
 	}
+	// Retry: only a failed job, by a well-formed id that exists.
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"jobs", "retry"}, 2, "jobs retry takes one job id"},
+		{[]string{"jobs", "rerun", failed[0].ID}, 2, `but 'retry JOB_ID' (got "rerun")`},
+		{[]string{"jobs", "retry", "42"}, 2, `job id "42": job ids look like job_42`},
+		{[]string{"jobs", "retry", "job_999"}, 1, "no job job_999; list jobs with 'mnemon jobs'"},
+		{[]string{"jobs", "retry", ack.JobID}, 1, "is succeeded: only a failed job can be retried"},
+		{[]string{"--namespace", "default", "jobs", "retry", failed[0].ID}, 1, "no job " + failed[0].ID},
+	} {
+		code, _, errs := runCLI(t, db, "", c.args...)
+		oneLine(t, code, errs, c.code, c.want)
+	}
+	if out := mustRun(t, db, "jobs", "retry", failed[0].ID); !strings.Contains(out, failed[0].ID+" queued again") {
+		t.Fatalf("jobs retry:\n%s", out)
+	}
+	if out := mustRun(t, db, "jobs", "--state", "pending"); !strings.HasPrefix(out, failed[0].ID+" ") {
+		t.Fatalf("the retried job is not pending:\n%s", out)
+	}
 	var all []*jobs.Job
 	if err := json.Unmarshal([]byte(mustRun(t, db, "jobs", "--json")), &all); err != nil || len(all) != 2 {
 		t.Fatalf("jobs --json: %v %+v", err, all)
@@ -589,7 +611,7 @@ func TestWorkerAndJobs(t *testing.T) {
 	if all[1].ID != ack.JobID || all[1].State != jobs.StateSucceeded {
 		t.Fatalf("the captured job: %+v", all[1])
 	}
-	if out := mustRun(t, db, "--namespace", "default", "jobs", "--state", "failed"); out != "no jobs\n" {
+	if out := mustRun(t, db, "--namespace", "default", "jobs", "--state", "pending"); out != "no jobs\n" {
 		t.Fatalf("jobs --namespace default --state failed:\n%s", out)
 	}
 	if out := mustRun(t, db, "jobs", "--state", "succeeded", "--limit", "1"); !strings.HasPrefix(out, ack.JobID+" ") {

@@ -334,6 +334,35 @@ func (q *Queue) Get(ctx context.Context, ns, id string) (*Job, error) {
 	return j, nil
 }
 
+// Retry runs a failed job again, now: with one more attempt if it used up
+// its attempts. Only a failed job can be retried (memory.ErrConflict
+// otherwise). ns scopes the lookup as in Get; "" finds a job of any
+// namespace (an operator's command).
+func (q *Queue) Retry(ctx context.Context, ns, id string) (*Job, error) {
+	n, err := ParseID(id)
+	if err != nil {
+		return nil, err
+	}
+	row, err := q.client.JobGet(ctx, n)
+	if errors.Is(err, river.ErrNotFound) {
+		return nil, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jobs: retry: %w", err)
+	}
+	j := jobOf(row)
+	if ns != "" && j.Namespace != ns {
+		return nil, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
+	}
+	if j.State != StateFailed {
+		return nil, fmt.Errorf("job %s is %s: %w: only a failed job can be retried", id, j.State, memory.ErrConflict)
+	}
+	if row, err = q.client.JobRetry(ctx, n); err != nil {
+		return nil, fmt.Errorf("jobs: retry: %w", err)
+	}
+	return jobOf(row), nil
+}
+
 // Wait polls a job until it has finished or ctx is done.
 func (q *Queue) Wait(ctx context.Context, ns, id string) (*Job, error) {
 	delay := 2 * time.Millisecond

@@ -168,6 +168,46 @@ func TestFailedJobIsVisible(t *testing.T) {
 	if counts[jobs.StateFailed] != 1 {
 		t.Fatalf("counts = %v", counts)
 	}
+
+	// Retried, it runs once more (and fails again: its payload is wrong).
+	if _, err := f.queue.Retry(ctx, "other", id); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("retry from another namespace: %v", err)
+	}
+	retried, err := f.queue.Retry(ctx, "", id)
+	if err != nil || retried.State != jobs.StatePending {
+		t.Fatalf("retry: %+v, %v", retried, err)
+	}
+	job, err = f.queue.Wait(ctx, "Not A Namespace!", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.State != jobs.StateFailed || job.Attempt != 2 {
+		t.Fatalf("after the retry: %+v", job)
+	}
+	if _, err := f.queue.Retry(ctx, "", "job_999"); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("retry of a missing job: %v", err)
+	}
+}
+
+// TestRetryOnlyFailed: a job that succeeded is not run again.
+func TestRetryOnlyFailed(t *testing.T) {
+	f := open(t, 1)
+	ctx := waitCtx(t)
+	var id string
+	err := f.store.InTx(ctx, func(tx memory.Executor) error {
+		var err error
+		id, err = f.queue.Enqueue(ctx, tx, engine.ExtractJob{Namespace: "ana", EpisodeIDs: []string{"ep_gone"}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job, err := f.queue.Wait(ctx, "ana", id); err != nil || job.State != jobs.StateSucceeded {
+		t.Fatalf("job %+v, %v", job, err)
+	}
+	if _, err := f.queue.Retry(ctx, "ana", id); !errors.Is(err, memory.ErrConflict) {
+		t.Fatalf("retry of a succeeded job: %v", err)
+	}
 }
 
 func TestParseID(t *testing.T) {
