@@ -347,7 +347,7 @@ func (e *Engine) extractEpisodes(ctx context.Context, ns string, ids []string, b
 		if !backlog {
 			return nil
 		}
-		done := extra
+		done := append([]string(nil), extra...)
 		for _, pe := range chunk {
 			done = append(done, pe.ep.ID)
 		}
