@@ -102,12 +102,12 @@ func (r *Report) Markdown(w io.Writer) {
 				continue
 			}
 			fmt.Fprintf(w, "**%s**\n\n", a.Name)
-			fmt.Fprintln(w, "| sessions | turns | episodes | memories | capture turns/s | retrieve p50 | p95 | p99 | db + WAL | RSS now |")
-			fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+			fmt.Fprintln(w, "| sessions | turns | episodes | memories | capture turns/s | retrieve p50 | p95 | p99 | db | WAL | RSS now |")
+			fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 			for _, p := range a.Points {
-				fmt.Fprintf(w, "| %d | %d | %d | %d | %.0f | %.2f ms | %.2f ms | %.2f ms | %s | %s |\n",
+				fmt.Fprintf(w, "| %d | %d | %d | %d | %.0f | %.2f ms | %.2f ms | %.2f ms | %s | %s | %s |\n",
 					p.Sessions, p.Turns, p.Episodes, p.Memories, p.TurnsPerSecond,
-					p.Retrieve.P50, p.Retrieve.P95, p.Retrieve.P99, mib(p.StorageBytes()), mib(p.RSSBytes))
+					p.Retrieve.P50, p.Retrieve.P95, p.Retrieve.P99, mib(p.DBBytes), mib(p.WALBytes), mib(p.RSSBytes))
 			}
 			fmt.Fprintln(w)
 		}

@@ -1,0 +1,195 @@
+package scale
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func TestConversationsDeterministic(t *testing.T) {
+	gen := func(seed uint64) []Session {
+		c := NewConversations(seed, 8, t0)
+		var out []Session
+		for range 30 {
+			out = append(out, c.Next())
+		}
+		return out
+	}
+	a, b := gen(7), gen(7)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("the same seed gave different conversations")
+	}
+	if reflect.DeepEqual(a, gen(8)) {
+		t.Fatal("different seeds gave the same conversations")
+	}
+	seen := map[string]int{}
+	for i, s := range a {
+		if len(s.Turns) != 8 || s.ID != fmt.Sprintf("session-%d", i+1) {
+			t.Fatalf("session %d: %d turns", i, len(s.Turns))
+		}
+		for j, turn := range s.Turns {
+			if want := []string{"user", "assistant"}[j%2]; turn.Speaker != want || strings.TrimSpace(turn.Text) == "" {
+				t.Fatalf("session %d turn %d: %+v", i, j, turn)
+			}
+			if j > 0 && !turn.At.After(s.Turns[j-1].At) {
+				t.Fatalf("session %d: turn %d is not after turn %d", i, j, j-1)
+			}
+			if turn.Speaker == "user" {
+				seen[turn.Text]++
+			}
+		}
+	}
+	// Users come back to standing facts: that is what consolidation
+	// would fold away.
+	repeated := 0
+	for _, n := range seen {
+		if n > 1 {
+			repeated++
+		}
+	}
+	if repeated == 0 {
+		t.Fatal("no user statement recurs across 30 sessions")
+	}
+	if q1, q2 := Queries(3, 50), Queries(3, 50); !reflect.DeepEqual(q1, q2) || len(q1) != 50 {
+		t.Fatal("queries are not deterministic")
+	}
+}
+
+func TestWriteSVG(t *testing.T) {
+	p := Plot{Title: "latency <vs> size", XLabel: "memories", YLabel: "ms", LogX: true, Series: []Series{
+		{Name: "p50", X: []float64{1000, 10000, 100000}, Y: []float64{0.4, 0.6, 1.5}},
+		{Name: "p95 & more", X: []float64{1000, 10000, 100000}, Y: []float64{1.8, 2.1, 5.9}},
+	}}
+	var b bytes.Buffer
+	if err := WriteSVG(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	// Valid XML throughout, with one group and polyline per series and
+	// the title, labels and ticks as text.
+	dec := xml.NewDecoder(bytes.NewReader(b.Bytes()))
+	var groups []string
+	var texts []string
+	polylines := 0
+	inText := false
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("invalid XML: %v\n%s", err, b.String())
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			switch el.Name.Local {
+			case "g":
+				for _, a := range el.Attr {
+					if a.Name.Local == "data-name" {
+						groups = append(groups, a.Value)
+					}
+				}
+			case "polyline":
+				polylines++
+			case "text":
+				inText = true
+			}
+		case xml.EndElement:
+			inText = inText && el.Name.Local != "text"
+		case xml.CharData:
+			if inText {
+				texts = append(texts, string(el))
+			}
+		}
+	}
+	if !reflect.DeepEqual(groups, []string{"p50", "p95 & more"}) || polylines != 2 {
+		t.Fatalf("series groups %q, %d polylines", groups, polylines)
+	}
+	all := strings.Join(texts, "|")
+	for _, want := range []string{"latency <vs> size", "memories", "ms", "1k", "10k", "100k", "p95 & more"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no text %q in %q", want, all)
+		}
+	}
+
+	if err := WriteSVG(io.Discard, Plot{Title: "empty"}); err == nil {
+		t.Error("a plot without points was drawn")
+	}
+	if err := WriteSVG(io.Discard, Plot{LogX: true, Series: []Series{{X: []float64{0}, Y: []float64{1}}}}); err == nil {
+		t.Error("x = 0 was drawn on a log scale")
+	}
+}
+
+func TestAxisTicks(t *testing.T) {
+	lin := newAxis([]float64{0, 5.92}, false)
+	if lin.lo != 0 || lin.hi < 5.92 || len(lin.ticks) < 3 {
+		t.Fatalf("linear axis %+v", lin)
+	}
+	log := newAxis([]float64{50, 1000}, true)
+	if want := []float64{10, 20, 50, 100, 200, 500, 1000}; !reflect.DeepEqual(log.ticks, want) {
+		t.Fatalf("log ticks %v, want %v", log.ticks, want)
+	}
+	for v, want := range map[float64]string{1000: "1k", 100000: "100k", 1e6: "1M", 0.30000000000000004: "0.3", 2.5: "2.5"} {
+		if got := label(v); got != want {
+			t.Errorf("label(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestRun runs both arms at toy sizes and checks the report holds
+// together: sizes grown as asked, the consolidation arm reported as not
+// available rather than faked, and a plot per curve.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	open := func(ctx context.Context, path string) (*engine.Engine, func() error, error) {
+		st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+		if err != nil {
+			return nil, nil, err
+		}
+		eng, err := engine.New(engine.Config{Store: st})
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		return eng, func() error { eng.Close(); return st.Close() }, nil
+	}
+	rep, err := Run(context.Background(), Options{Sizes: []int{100, 400}, Sessions: []int{2, 4}, Turns: 4, Queries: 20, Seed: 1, Batch: 64, Dir: dir, Open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sizes) != 2 || rep.Sizes[1].Indexed != 400 || rep.Sizes[1].Statements != 200 || rep.Sizes[1].DBBytes+rep.Sizes[1].WALBytes == 0 {
+		t.Fatalf("sizes: %+v", rep.Sizes)
+	}
+	if len(rep.Sessions) != 2 || !rep.Sessions[0].Available || len(rep.Sessions[0].Points) != 2 || rep.Sessions[0].Points[1].Turns != 16 {
+		t.Fatalf("sessions: %+v", rep.Sessions)
+	}
+	if a := rep.Sessions[1]; a.Available || len(a.Points) != 0 || !strings.Contains(a.Note, "issue 5") {
+		t.Fatalf("consolidation arm: %+v", a)
+	}
+	if st := rep.Targets[len(rep.Targets)-1]; st.Status != "not available" {
+		t.Fatalf("storage target: %+v", st)
+	}
+	if n := len(rep.Plots()); n != 4 {
+		t.Fatalf("%d plots", n)
+	}
+	for name, p := range rep.Plots() {
+		if err := WriteSVG(io.Discard, p); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	var md bytes.Buffer
+	rep.Markdown(&md)
+	if !strings.Contains(md.String(), "not available: consolidation is issue 5") {
+		t.Fatalf("markdown:\n%s", md.String())
+	}
+}
