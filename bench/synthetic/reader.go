@@ -21,6 +21,10 @@ type Item struct {
 	// Unsettled says the context marks the item as contested: a hedged or
 	// conflicting claim shown beside the settled one, not a value held.
 	Unsettled bool
+	// About is whom the context says the item is about, when it says so
+	// (a memory's subject: "user", "wife", "priya"); "" when it does not
+	// (a raw turn, an episode, whose subject is only its speaker).
+	About string
 	// Cites are the episodes the item rests on. The reader never looks at
 	// them; they score recall.
 	Cites []string
@@ -31,6 +35,10 @@ type Item struct {
 // history before it, few enough that a stray mention far down the list
 // does not count.
 const readerEvidence = 5
+
+// AskedAbout is the subject every question asks about: the person talking
+// to the assistant, whom the engine's extractor calls "user".
+const AskedAbout = "user"
 
 // claim is one value an item says held at a time.
 type claim struct {
@@ -49,7 +57,9 @@ type claim struct {
 //   - An item names candidates by whole words, case-insensitively. The one
 //     named last is what the item says holds from its time on; candidates
 //     named before it held until just before ("switched from X to Y").
-//   - Items the context marks as unsettled (contested) are not read.
+//   - Items the context marks as unsettled (contested) are not read, nor
+//     items it says are about someone other than the person asked about
+//     ("The user's wife works at Hooli" for the user's employer).
 //   - Only the first readerEvidence items naming a candidate are read.
 //   - Asked for the current value, the first item, in the order given,
 //     that the context does not mark as ended decides it.
@@ -63,7 +73,7 @@ func Read(asks Asks, candidates []string, items []Item) string {
 	evidence := 0
 	for rank, it := range items {
 		named := mentions(it.Text, candidates)
-		if len(named) == 0 || it.Unsettled {
+		if len(named) == 0 || it.Unsettled || it.About != "" && it.About != AskedAbout {
 			continue
 		}
 		evidence++

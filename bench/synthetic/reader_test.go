@@ -29,6 +29,16 @@ func TestRead(t *testing.T) {
 			{Text: "Python.", Time: day(1), Ended: true},
 			{Text: "Rust.", Time: day(3), Ended: true},
 		}, "Rust"},
+		{"an item about someone else is not read", Current, []Item{
+			{Text: "The user's wife likes Java.", Time: day(4), About: "wife"},
+			{Text: "The user's favorite language is Rust.", Time: day(1), About: "user"},
+		}, "Rust"},
+		{"someone else's newer fact does not make the user's current one past", Previous, []Item{
+			{Text: "The user's favorite language is Python.", Time: day(1), About: "user", Ended: true},
+			{Text: "The user's favorite language is Rust.", Time: day(2), About: "user"},
+			{Text: "Priya's favorite language is Java.", Time: day(3), About: "priya"},
+		}, "Python"},
+		{"an item that does not say whom it is about is read", Current, []Item{{Text: "My mom loves Java.", Time: day(4)}}, "Java"},
 		{"the value named last holds", Current, []Item{{Text: "I switched from Python to Rust.", Time: day(2)}}, "Rust"},
 		{"the value named first held before", Previous, []Item{{Text: "I switched from Python to Rust.", Time: day(2)}}, "Python"},
 		{"previous is the newest older value", Previous, []Item{

@@ -342,8 +342,13 @@ func contextFor(ctx context.Context, c Condition, u User, q Question, in *ingest
 				cites = append(cites, strconv.Itoa(t))
 			}
 		}
+		about := ""
+		if it.Kind != memory.KindEpisodic {
+			// An episode's subject is its speaker, not what it is about.
+			about = it.Subject
+		}
 		items = append(items, Item{
-			Text: it.Content, Time: at, Cites: cites,
+			Text: it.Content, Time: at, Cites: cites, About: about,
 			Ended: it.ValidTo != nil || it.Status.History(), Unsettled: it.Status == memory.StatusContested,
 		})
 	}
