@@ -25,7 +25,7 @@ const numChannels = 5
 // Ranking holds the read path's weights and limits. DefaultRanking documents
 // where each number comes from.
 type Ranking struct {
-	RRFK float64 // reciprocal rank fusion constant
+	RRFK float64 // reciprocal rank fusion constant (recent and critical channels)
 
 	// Channel weights in the fusion.
 	WeightCritical, WeightStructured, WeightLexical, WeightSemantic, WeightRecent float64
@@ -51,8 +51,10 @@ type Ranking struct {
 	FollowAt, HintAt float64 // trust thresholds for FOLLOW and HINT
 }
 
-// DefaultRanking returns the production weights. Fusion follows weighted
-// RRF with k = 60, normalised so a channel's top hit scores 1.0; the utility
+// DefaultRanking returns the production weights. Fusion gives a hit of the
+// lexical, semantic and structured channels its score relative to the
+// channel's best hit and a hit of the recent and critical channels weighted
+// RRF with k = 60 (see fuse), so a channel's top hit scores 1.0; the utility
 // terms are small and bounded so quality signals reorder near-ties without
 // overriding relevance.
 func DefaultRanking() Ranking {
