@@ -60,6 +60,12 @@ type claim struct {
 //   - Items the context marks as unsettled (contested) are not read, nor
 //     items it says are about someone other than the person asked about
 //     ("The user's wife works at Hooli" for the user's employer).
+//   - When some item naming a candidate is said to be about the person
+//     asked (a memory about the user), items that do not say whom they
+//     are about (raw turns, episodes) are not read: a turn like "Taylor
+//     has been at Initech for ages" names a value without saying it is
+//     the user's. Without such items (windows, episodes only) every turn
+//     is read.
 //   - Only the first readerEvidence items naming a candidate are read.
 //   - Asked for the current value, the first item, in the order given,
 //     that the context does not mark as ended decides it.
@@ -69,11 +75,22 @@ type claim struct {
 //     claim older than it naming another value.
 //   - If every item is marked ended, the newest claim is the current one.
 func Read(asks Asks, candidates []string, items []Item) string {
+	// When the context says of some item naming a candidate that it is
+	// about the person asked, items that do not say whom they are about
+	// (raw turns: "Taylor has been at Initech for ages") are not read.
+	labelled := false
+	for _, it := range items {
+		if it.About == AskedAbout && !it.Unsettled && len(mentions(it.Text, candidates)) > 0 {
+			labelled = true
+			break
+		}
+	}
 	var claims []claim
 	evidence := 0
 	for rank, it := range items {
 		named := mentions(it.Text, candidates)
-		if len(named) == 0 || it.Unsettled || it.About != "" && it.About != AskedAbout {
+		if len(named) == 0 || it.Unsettled || it.About != "" && it.About != AskedAbout ||
+			labelled && it.About == "" {
 			continue
 		}
 		evidence++

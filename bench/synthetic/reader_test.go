@@ -39,6 +39,11 @@ func TestRead(t *testing.T) {
 			{Text: "Priya's favorite language is Java.", Time: day(3), About: "priya"},
 		}, "Python"},
 		{"an item that does not say whom it is about is read", Current, []Item{{Text: "My mom loves Java.", Time: day(4)}}, "Java"},
+		{"beside a fact about the user, a raw turn is not read", Previous, []Item{
+			{Text: "The user's favorite language is Python.", Time: day(1), About: "user", Ended: true},
+			{Text: "The user's favorite language is Rust.", Time: day(2), About: "user"},
+			{Text: "Is Java hard to learn?", Time: day(3)},
+		}, "Python"},
 		{"the value named last holds", Current, []Item{{Text: "I switched from Python to Rust.", Time: day(2)}}, "Rust"},
 		{"the value named first held before", Previous, []Item{{Text: "I switched from Python to Rust.", Time: day(2)}}, "Python"},
 		{"previous is the newest older value", Previous, []Item{
