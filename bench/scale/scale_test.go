@@ -146,24 +146,25 @@ func TestAxisTicks(t *testing.T) {
 	}
 }
 
+// testOpen wires an engine as the CLI does.
+func testOpen(ctx context.Context, path string) (*engine.Engine, func() error, error) {
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := engine.New(engine.Config{Store: st})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return eng, func() error { eng.Close(); return st.Close() }, nil
+}
+
 // TestRun runs both arms at toy sizes and checks the report holds
 // together: sizes grown as asked, the consolidation arm reported as not
 // available rather than faked, and a plot per curve.
 func TestRun(t *testing.T) {
-	dir := t.TempDir()
-	open := func(ctx context.Context, path string) (*engine.Engine, func() error, error) {
-		st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
-		if err != nil {
-			return nil, nil, err
-		}
-		eng, err := engine.New(engine.Config{Store: st})
-		if err != nil {
-			st.Close()
-			return nil, nil, err
-		}
-		return eng, func() error { eng.Close(); return st.Close() }, nil
-	}
-	rep, err := Run(context.Background(), Options{Sizes: []int{100, 400}, Sessions: []int{2, 4}, Turns: 4, Queries: 20, Seed: 1, Batch: 64, Dir: dir, Open: open})
+	rep, err := Run(context.Background(), Options{Sizes: []int{100, 400}, Sessions: []int{2, 4}, Turns: 4, Queries: 20, Seed: 1, Batch: 64, Dir: t.TempDir(), Open: testOpen})
 	if err != nil {
 		t.Fatal(err)
 	}
