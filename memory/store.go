@@ -93,6 +93,31 @@ type Executor interface {
 	ClaimExtraction(ctx context.Context, p ExtractionParams) ([]string, error)
 	// FinishExtraction removes p.EpisodeIDs from job p.JobID's share.
 	FinishExtraction(ctx context.Context, p ExtractionParams) error
+
+	// The change log: every write of a version (created, or its state
+	// updated), in commit order, so a process that indexes a namespace can
+	// apply what other processes wrote.
+
+	// ListChanges returns the namespace's changes after p.After, oldest
+	// first, at most p.Limit (0: no limit).
+	ListChanges(ctx context.Context, p ListChangesParams) ([]Change, error)
+	// LastChange returns the sequence number of the namespace's newest
+	// change, 0 when it has none.
+	LastChange(ctx context.Context, p ScanParams) (int64, error)
+}
+
+// Change is one write of a version in the change log.
+type Change struct {
+	Seq       int64
+	VersionID string
+	UpdatedAt time.Time // the version's updated_at after the write
+}
+
+// ListChangesParams pages through a namespace's change log.
+type ListChangesParams struct {
+	Namespace string
+	After     int64
+	Limit     int
 }
 
 // ExtractionParams names a namespace's extraction job and episodes; each

@@ -910,6 +910,7 @@ func prepareAll(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
 	}
 	queries = append(queries, keyQueries...)
 	queries = append(queries, backlogQueries...)
+	queries = append(queries, changeQueries...)
 	shape := func(q string, _ []any, _ error) { queries = append(queries, q) }
 	shape(listEpisodesQuery(memory.ListEpisodesParams{}))
 	shape(listEpisodesQuery(memory.ListEpisodesParams{SessionID: "s"}))

@@ -58,6 +58,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"WaitingExtractionJob":     {qWaitingJob, "PRIMARY KEY (namespace=?)"},
 		"ClaimExtraction/claim":    {qClaimUnclaimed, "extraction_backlog_order (namespace=? AND job_id=?)"},
 		"ClaimExtraction/list":     {qClaimed, "extraction_backlog_order (namespace=? AND job_id=?)"},
+		"ListChanges":              {qListChanges, "changes_by_namespace (namespace=? AND seq>?)"},
+		"LastChange":               {qLastChange, "changes_by_namespace (namespace=?)"},
 		"FinishExtraction":         {qFinishEpisode, "extraction_backlog_by_job (namespace=? AND job_id=? AND episode_id=?)"},
 	}
 	for name, c := range queries {

@@ -73,6 +73,7 @@ func Run(t *testing.T, open Opener) {
 		{"Namespaces", s.namespaces},
 		{"APIKeys", s.keys},
 		{"ExtractionBacklog", s.backlog},
+		{"ChangeLog", s.changes},
 		{"NamespaceIsolation", s.isolation},
 		{"InvalidInput", s.invalidInput},
 		{"Times", s.times},
