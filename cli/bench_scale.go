@@ -48,7 +48,9 @@ flat within 10 % from 200 to 1,000 sessions with consolidation on.
 Everything happens in a temporary directory; your database is never
 touched. 1M memories takes many minutes and several GB of RAM: opt in.
 --svg DIR writes one SVG plot per curve (latency and storage against size
-and against sessions).
+and against sessions). --replot FILE prints a report saved with --json
+again, as tables or plots, without measuring anything (for example a
+report of medians over several runs).
 
 Examples:
   mnemon bench scale
@@ -65,9 +67,22 @@ func runScale(ctx context.Context, env Env, args []string) error {
 	batch := fs.Int("batch", 1000, "statements per RememberBatch call (`N`)")
 	svgDir := fs.String("svg", "", "write one SVG plot per curve into `DIR`")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	replot := fs.String("replot", "", "measure nothing: read a report saved with --json from `FILE` and print it and its plots (--svg) again")
 	rest, err := parseBenchFlags(env, fs, "scale", scaleUsage, args)
 	if err != nil {
 		return err
+	}
+	if *replot != "" {
+		b, err := os.ReadFile(*replot)
+		if err != nil {
+			return fmt.Errorf("bench scale: --replot: %w", err)
+		}
+		var rep scale.Report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			return fmt.Errorf("bench scale: --replot %s: not a report saved with --json: %w", *replot, err)
+		}
+		rep.ScoreTargets()
+		return printScale(env, &rep, *svgDir, *asJSON)
 	}
 	szs, err := parseCounts(*sizes, 2, 10_000_000)
 	if err != nil {
@@ -108,12 +123,16 @@ func runScale(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *svgDir != "" {
-		if err := writePlots(*svgDir, rep.Plots()); err != nil {
+	return printScale(env, rep, *svgDir, *asJSON)
+}
+
+func printScale(env Env, rep *scale.Report, svgDir string, asJSON bool) error {
+	if svgDir != "" {
+		if err := writePlots(svgDir, rep.Plots()); err != nil {
 			return fmt.Errorf("bench scale: --svg: %w", err)
 		}
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)

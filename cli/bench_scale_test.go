@@ -55,6 +55,20 @@ func TestBenchScale(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// --replot prints a saved report again and redraws its plots.
+	saved := filepath.Join(t.TempDir(), "report.json")
+	if err := os.WriteFile(saved, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	replotted := filepath.Join(t.TempDir(), "replot")
+	code, md, errs := runCLI(t, db, "", "bench", "scale", "--replot", saved, "--svg", replotted)
+	if code != 0 || !strings.Contains(md, "| 1k | 1000 |") {
+		t.Fatalf("--replot: exit %d\n%s%s", code, md, errs)
+	}
+	if names, _ := filepath.Glob(filepath.Join(replotted, "*.svg")); len(names) != 4 {
+		t.Fatalf("--replot drew %v", names)
+	}
+
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Fatalf("the suite touched the user's database: %v", err)
 	}

@@ -14,6 +14,10 @@ const (
 	targetStorageDrift = 0.10 // relative growth from 200 to 1,000 sessions
 )
 
+// ScoreTargets sets r.Targets from r's measurements: Run does, and so must
+// whoever edits a report (such as one of medians over several runs).
+func (r *Report) ScoreTargets() { r.Targets = targets(r) }
+
 func targets(rep *Report) []Target {
 	var out []Target
 	p95 := func(size int, limit float64) Target {

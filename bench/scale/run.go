@@ -171,7 +171,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			rep.Sessions = append(rep.Sessions, arm)
 		}
 	}
-	rep.Targets = targets(rep)
+	rep.ScoreTargets()
 	return rep, nil
 }
 

@@ -110,8 +110,8 @@ func WriteSVG(w io.Writer, p Plot) error {
 	return err
 }
 
-func text[N int | float64](b *bytes.Buffer, x, y N, anchor, attrs, s string) {
-	fmt.Fprintf(b, `<text x="%v" y="%v" text-anchor="%s" %s>%s</text>`+"\n", x, y, anchor, attrs, esc(s))
+func text(b *bytes.Buffer, x, y float64, anchor, attrs, s string) {
+	fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="%s" %s>%s</text>`+"\n", x, y, anchor, attrs, esc(s))
 }
 
 func esc(s string) string {
