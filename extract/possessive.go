@@ -271,7 +271,7 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 			x.rule(s, val, val, f)
 		}
 		return
-	case "preference", "preferences", "pref":
+	case "preference", "preferences", "pref", "taste", "tastes":
 		if personal(s) {
 			if is(val, 0, "for") {
 				val = val[1:]

@@ -536,6 +536,115 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 	case is(ts, 0, "home") && seq(ts, 1, "for", "me") && is(ts, 3, "is", "'s"):
 		x.place(x.speaker, ts[4:], f, "lives_in")
 		return true
+	case is(ts, 0, "i") && is(ts, 1, "could") && tasteVerbs[lowAt(ts, 2)] && everyDay(ts[3:]):
+		// "I could eat ramen every single day", "I could listen to jazz
+		// all day": what one would never tire of is loved.
+		rest := ts[3:]
+		f.hedge = false // "could" here is no plan
+		if is(rest, 0, "to") {
+			rest = rest[1:]
+		}
+		x.likeThing(x.speaker, rest, f, false, true)
+		return true
+	}
+	if x.writtenIn(ts, f) {
+		return true
+	}
+	// "<X> is what I play while working", "<X> is the editor I open
+	// first": a relative clause with the speaker choosing X.
+	c := -1
+	for j := 1; j < len(ts) && j < 5; j++ {
+		if ts[j].kind == tPunct {
+			return false
+		}
+		if is(ts, j, "is") {
+			c = j
+			break
+		}
+	}
+	if c < 0 || !validValue(ts[:c]) || !ts[0].capital || subjectStopWords[ts[0].low] || is(ts, 0, "i", "it", "this", "that", "my", "our", "the") {
+		return false
+	}
+	switch {
+	case is(ts, c+1, "what") && is(ts, c+2, "i") && tasteVerbs[lowAt(ts, c+3)]:
+		x.likeThing(x.speaker, ts[:c], f, false, true)
+		return true
+	case is(ts, c+1, "the"):
+		n := 0
+		for n < 3 && c+2+n < len(ts) && ts[c+2+n].kind == tWord && !is(ts, c+2+n, "i", "that", "which") {
+			n++
+		}
+		k := c + 2 + n
+		if is(ts, k, "that", "which") {
+			k++
+		}
+		if n == 0 || !is(ts, k, "i") {
+			return false
+		}
+		// "Vim is the editor I hate most" says something of the speaker,
+		// but no choice; it is not a fact about Vim either.
+		if tasteVerbs[lowAt(ts, k+1)] {
+			x.interpretNP(x.speaker, ts[c+2:c+2+n], ts[:c], f)
+		}
+		return true
+	}
+	return false
+}
+
+// tasteVerbs are what a person does with a thing they choose: "the editor
+// I open first", "what I play while working", "I could eat it every day".
+var tasteVerbs = set("use", "open", "reach", "pick", "choose", "prefer", "love", "like", "enjoy",
+	"play", "listen", "drink", "eat", "write", "code", "program", "call", "run", "order", "live", "stream")
+
+// everyDay reports whether ts says "every (single) day", "all day",
+// "forever": how one speaks of what one never tires of.
+func everyDay(ts []token) bool {
+	for k := range ts {
+		if is(ts, k, "every") && (is(ts, k+1, "day", "night", "morning", "week") || is(ts, k+1, "single") && is(ts, k+2, "day", "night")) ||
+			is(ts, k, "all") && is(ts, k+1, "day") || is(ts, k, "forever") {
+			return true
+		}
+	}
+	return false
+}
+
+// writtenIn reads the speaker's language from what their work is written
+// in: "Most of my side projects are written in Rust", "All my code is
+// written in Go". Others' work ("my sister's app") says nothing of the
+// speaker.
+func (x *extraction) writtenIn(ts []token, f flags) bool {
+	k := 0
+	if is(ts, 0, "most", "all", "much", "nearly", "almost") {
+		for k < 3 && !is(ts, k, "my") {
+			k++
+		}
+	}
+	if !is(ts, k, "my") {
+		return false
+	}
+	for j := k + 1; j < len(ts) && j < k+7; j++ {
+		if ts[j].kind != tWord || is(ts, j, "'s") || relationNouns[ts[j].low] {
+			return false
+		}
+		if !is(ts, j, "is", "are") {
+			continue
+		}
+		v := j + 1
+		for adverbs[lowAt(ts, v)] || is(ts, v, "all", "mostly") {
+			v++
+		}
+		if !is(ts, v, "written", "coded", "built", "implemented") || !is(ts, v+1, "in") {
+			return false
+		}
+		val, n := x.readValue(ts[v+2:], vThing)
+		if n == 0 {
+			return false
+		}
+		if c, ok := CategoryOf(val); !ok || c != "programming_language" {
+			return false
+		}
+		x.emitPreference(x.speaker, val, purposeInfo{}, false, f)
+		return true
 	}
 	return false
 }

@@ -757,6 +757,14 @@ func TestToolsAndTastesInOtherWords(t *testing.T) {
 		{"nothing beats", "Nothing beats espresso after lunch.", []string{"preference user prefers:drink=espresso"}},
 		{"home for me", "Home for me is Osaka.", []string{"fact user lives_in=Osaka"}},
 		{"a favorite changed", "My favorite shell changed from bash to fish.", []string{"preference user prefers:shell=fish cue=correction"}},
+		{"a taste moved", "My taste shifted from folk to reggae.", []string{"preference user prefers:music=reggae cue=correction"}},
+		{"what I do with it", "Kotlin is what I code in these days.", []string{"preference user prefers:programming_language=Kotlin cue=correction"}},
+		{"the one I reach for", "Zed is the editor that I reach for first.", []string{"preference user prefers:editor=Zed"}},
+		{"the one I dislike is not chosen", "Vim is the editor I hate most.", nil},
+		{"could have it every day", "I could drink matcha every day.", []string{"preference user prefers:drink=matcha"}},
+		{"could is no plan only when said of every day", "I could try matcha tomorrow.", nil},
+		{"work written in", "Nearly all of my scripts are written in Python.", []string{"preference user prefers:programming_language=Python"}},
+		{"someone else's work written in", "My sister's apps are written in Swift.", nil},
 	})
 }
 
