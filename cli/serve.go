@@ -374,6 +374,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 		return err
 	}
 	log.Info("index loaded", "db", a.dbPath, "duration_ms", time.Since(began).Milliseconds(), "namespaces", len(eng.IndexSizes()))
+	defer follow(eng)()
 	q, err := a.openQueue(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -500,6 +501,7 @@ Examples:
 				return err
 			}
 			a.engine = eng
+			defer follow(eng)()
 			q, err := a.openQueue(ctx, cfg, log)
 			if err != nil {
 				return err
@@ -635,4 +637,24 @@ func (a *app) retryJob(ctx context.Context, o *options, id string) error {
 	}
 	fmt.Fprintf(a.env.Stdout, "%s queued again (attempts %d of %d so far); a running 'mnemon serve' or 'mnemon worker' runs it\n", j.ID, j.Attempt, j.MaxAttempts)
 	return nil
+}
+
+// followEvery is how often a server or worker applies to its index what
+// other processes on the same database wrote: the staleness of a server
+// beside a 'mnemon worker', for instance.
+const followEvery = 500 * time.Millisecond
+
+// follow keeps eng's index current with other processes' writes until the
+// returned stop is called (before the store closes).
+func follow(eng *engine.Engine) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		eng.Follow(ctx, followEvery)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

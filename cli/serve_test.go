@@ -545,6 +545,12 @@ func TestWorkerAndJobs(t *testing.T) {
 	code, _, errs = runCLI(t, db, "", "jobs", "--limit", "0")
 	oneLine(t, code, errs, 2, "--limit 0")
 
+	// The server's index holds the namespace now (loaded by this
+	// retrieval), without the unextracted capture.
+	if code, body := call(t, "POST", s.url+"/v1/memories/retrieve", `{"query": "which package manager does Atlas use?"}`); code != http.StatusOK || strings.Contains(string(body), "pnpm") {
+		t.Fatalf("retrieve before extraction: %d %s", code, body)
+	}
+
 	// A worker runs what the server queued.
 	w := start(t, vars, "worker", "--workers", "2", "--log-format", "text")
 	deadline := time.Now().Add(20 * time.Second)
@@ -555,6 +561,20 @@ func TestWorkerAndJobs(t *testing.T) {
 		}
 		if state == jobs.StateFailed || time.Now().After(deadline) {
 			t.Fatalf("job under the worker: %s; worker stderr:\n%s", body, w.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The server follows what the worker extracted (within followEvery).
+	for {
+		code, body := call(t, "POST", s.url+"/v1/memories/retrieve", `{"query": "which package manager does Atlas use?"}`)
+		if code != http.StatusOK {
+			t.Fatalf("retrieve: %d %s", code, body)
+		}
+		if strings.Contains(string(body), `"kind":"semantic"`) && strings.Contains(string(body), "pnpm") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never served the worker's extraction: %s", body)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -36,6 +36,10 @@ type nsState struct {
 	episodes   []string            // episodic version ids by observed_at ascending
 	derived    map[string][]string // episode id → ids of fact versions citing it
 	sigs       map[string][]string // wording signature → fact version ids; nil until first needed
+
+	// changeSeq is the store's change log position the index reflects
+	// (see follow.go); guarded by writeMu once loaded.
+	changeSeq int64
 }
 
 // entry is what the read path knows of one indexed version. Entries are
@@ -91,6 +95,13 @@ func (st *nsState) load(ctx context.Context, e *Engine) error {
 	}
 	st.setBulk(true)
 	defer st.setBulk(false)
+	// Read before the versions: a write committed during the load is then
+	// applied again by the follower, never missed.
+	seq, err := e.store.LastChange(ctx, memory.ScanParams{Namespace: st.name})
+	if err != nil {
+		return fmt.Errorf("load index of namespace %q: %w", st.name, err)
+	}
+	st.changeSeq = seq
 	docs, err := st.loadAll(ctx, e)
 	if err != nil {
 		// Start over next time rather than serve a partial index.
