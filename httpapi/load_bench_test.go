@@ -143,8 +143,6 @@ type loadTarget struct {
 	timed time.Duration // the timed part of the last loadRun
 }
 
-// loadStart serves a copy of the database at seed as 'mnemon serve' would,
-// with a key for each of clients.
 // loadPacedRate is the offered load of BenchmarkHTTPCapture8Paced:
 // captures per second across the 8 clients.
 const loadPacedRate = 400
@@ -192,6 +190,8 @@ func BenchmarkHTTPCapture8Paced(b *testing.B) {
 	b.ReportMetric(float64(counts[jobs.StatePending]+counts[jobs.StateRunning]), "jobs_backlog")
 }
 
+// loadStart serves a copy of the database at seed as 'mnemon serve' would,
+// with a key for each of clients.
 func loadStart(b *testing.B, seed string, clients int) *loadTarget {
 	b.Helper()
 	if testing.Short() {
@@ -222,6 +222,17 @@ func loadStart(b *testing.B, seed string, clients int) *loadTarget {
 	if err := q.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
+	// As serve does: follow what other processes write.
+	fctx, stopFollow := context.WithCancel(context.Background())
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		eng.Follow(fctx, 500*time.Millisecond)
+	}()
+	b.Cleanup(func() {
+		stopFollow()
+		<-followed
+	})
 	t := &loadTarget{queue: q}
 	for i := range clients {
 		raw, k, err := apikey.Generate(loadNamespace, memory.RoleWriter, fmt.Sprintf("load client %d", i), time.Now())
