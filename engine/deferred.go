@@ -398,3 +398,9 @@ func (e *Engine) extractEpisodes(ctx context.Context, ns string, ids []string, b
 	}
 	return nil
 }
+
+// ExtractionBacklogs counts, per namespace, the captured episodes whose
+// extraction has not run yet (for operators: metrics).
+func (e *Engine) ExtractionBacklogs(ctx context.Context) (map[string]int, error) {
+	return e.store.ExtractionBacklogs(ctx)
+}

@@ -772,6 +772,11 @@ func TestE2EEndpoints(t *testing.T) {
 		if h.Status != "ok" || h.Checks["store"] != "ok" {
 			t.Errorf("readyz %+v", h)
 		}
+		// An episode waiting for extraction (as a capture leaves it before
+		// its job runs) shows in the backlog gauge.
+		if err := f.store.QueueExtraction(t.Context(), memory.ExtractionParams{Namespace: "backlogged", EpisodeIDs: []string{"ep_waiting"}}); err != nil {
+			t.Fatal(err)
+		}
 		r := f.e2eDo(t, "GET", "/metrics", nil)
 		if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
 			t.Fatalf("metrics: %s", r)
@@ -785,6 +790,7 @@ func TestE2EEndpoints(t *testing.T) {
 			`mnemon_jobs{state="pending"} 0`,
 			`mnemon_index_documents{namespace="default"}`,
 			`mnemon_index_documents{namespace="copy"}`,
+			`mnemon_extraction_backlog{namespace="backlogged"} 1`,
 		} {
 			if !strings.Contains(string(r.body), want) {
 				t.Errorf("metrics lack %s", want)

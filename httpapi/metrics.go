@@ -50,9 +50,10 @@ func newMetrics() *metrics {
 // index sizes.
 func (m *metrics) collectors(s *Server) {
 	m.reg.MustRegister(&scrapeCollector{s: s,
-		jobs: prometheus.NewDesc("mnemon_jobs", "Background jobs by state (pending is the queue depth).", []string{"state"}, nil),
-		docs: prometheus.NewDesc("mnemon_index_documents", "Versions in each loaded namespace index.", []string{"namespace"}, nil),
-		open: prometheus.NewDesc("mnemon_open_mode", "1 when no API key is active and the server accepts requests without one.", nil, nil),
+		jobs:    prometheus.NewDesc("mnemon_jobs", "Background jobs by state (pending is the queue depth).", []string{"state"}, nil),
+		docs:    prometheus.NewDesc("mnemon_index_documents", "Versions in each loaded namespace index.", []string{"namespace"}, nil),
+		backlog: prometheus.NewDesc("mnemon_extraction_backlog", "Captured episodes whose extraction has not run yet, per namespace.", []string{"namespace"}, nil),
+		open:    prometheus.NewDesc("mnemon_open_mode", "1 when no API key is active and the server accepts requests without one.", nil, nil),
 	})
 }
 
@@ -81,13 +82,14 @@ func (m *metrics) observeRetrieval(res *engine.Result) {
 }
 
 type scrapeCollector struct {
-	s                *Server
-	jobs, docs, open *prometheus.Desc
+	s                         *Server
+	jobs, docs, backlog, open *prometheus.Desc
 }
 
 func (c *scrapeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.jobs
 	ch <- c.docs
+	ch <- c.backlog
 	ch <- c.open
 }
 
@@ -103,6 +105,13 @@ func (c *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for ns, n := range c.s.cfg.Engine.IndexSizes() {
 		ch <- prometheus.MustNewConstMetric(c.docs, prometheus.GaugeValue, float64(n), ns)
+	}
+	if sizes, err := c.s.cfg.Engine.ExtractionBacklogs(ctx); err == nil {
+		for ns, n := range sizes {
+			ch <- prometheus.MustNewConstMetric(c.backlog, prometheus.GaugeValue, float64(n), ns)
+		}
+	} else {
+		ch <- prometheus.NewInvalidMetric(c.backlog, err)
 	}
 	if open, err := c.s.openMode(ctx); err == nil {
 		v := 0.0

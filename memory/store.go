@@ -24,6 +24,12 @@ type Store interface {
 	// Namespaces lists every namespace that holds anything, sorted.
 	Namespaces(ctx context.Context) ([]string, error)
 
+	// ExtractionBacklogs counts, per namespace, the episodes whose
+	// extraction has not run yet (claimed or not); namespaces with none
+	// are left out. Like Namespaces it spans namespaces: it is for
+	// operators (metrics).
+	ExtractionBacklogs(ctx context.Context) (map[string]int, error)
+
 	// Close releases the store. A closed store answers every call with an error.
 	Close() error
 }

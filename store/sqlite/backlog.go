@@ -19,9 +19,10 @@ const (
 	qClaimUnclaimed = `UPDATE extraction_backlog SET job_id = ? WHERE namespace = ? AND job_id = ''`
 	qClaimed        = `SELECT episode_id FROM extraction_backlog WHERE namespace = ? AND job_id = ? ORDER BY seq`
 	qFinishEpisode  = `DELETE FROM extraction_backlog WHERE namespace = ? AND job_id = ? AND episode_id = ?`
+	qBacklogs       = `SELECT namespace, COUNT(*) FROM extraction_backlog GROUP BY namespace`
 )
 
-var backlogQueries = []string{qWaitingJob, qSetWaitingJob, qQueueEpisode, qStopWaiting, qClaimUnclaimed, qClaimed, qFinishEpisode}
+var backlogQueries = []string{qWaitingJob, qSetWaitingJob, qQueueEpisode, qStopWaiting, qClaimUnclaimed, qClaimed, qFinishEpisode, qBacklogs}
 
 func checkBacklog(p memory.ExtractionParams, needJob bool) error {
 	if err := checkNamespace(p.Namespace); err != nil {
@@ -165,4 +166,28 @@ func (s *Store) ClaimExtraction(ctx context.Context, p memory.ExtractionParams) 
 
 func (s *Store) FinishExtraction(ctx context.Context, p memory.ExtractionParams) error {
 	return s.write(ctx, func(e *executor) error { return e.FinishExtraction(ctx, p) })
+}
+
+// ExtractionBacklogs counts unextracted episodes per namespace.
+func (s *Store) ExtractionBacklogs(ctx context.Context) (map[string]int, error) {
+	rows, err := s.read.query(ctx, qBacklogs)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: extraction backlogs: %w", mapErr(err))
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var (
+			ns string
+			n  int
+		)
+		if err := rows.Scan(&ns, &n); err != nil {
+			return nil, fmt.Errorf("sqlite: extraction backlogs: %w", err)
+		}
+		out[ns] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: extraction backlogs: %w", mapErr(err))
+	}
+	return out, nil
 }

@@ -96,6 +96,21 @@ func (s suite) backlog(t *testing.T) {
 		got, err = st.ClaimExtraction(ctx, backlogParams("beta", "job_2"))
 		must(t, err)
 		wantIDs(t, "beta's claim", got, []string{"ep-1"})
+
+		// The operator's count spans namespaces; a namespace whose
+		// backlog is done is left out.
+		must(t, st.QueueExtraction(ctx, backlogParams("alpha", "", "ep-2")))
+		sizes, err := st.ExtractionBacklogs(ctx)
+		must(t, err)
+		if len(sizes) != 2 || sizes["alpha"] != 2 || sizes["beta"] != 1 {
+			t.Errorf("backlogs = %v, want alpha 2, beta 1", sizes)
+		}
+		must(t, st.FinishExtraction(ctx, backlogParams("beta", "job_2", "ep-1")))
+		sizes, err = st.ExtractionBacklogs(ctx)
+		must(t, err)
+		if len(sizes) != 1 || sizes["alpha"] != 2 {
+			t.Errorf("backlogs after beta finished = %v, want alpha 2", sizes)
+		}
 	})
 
 	t.Run("RolledBack", func(t *testing.T) {
