@@ -91,7 +91,7 @@ func BenchmarkHTTPRetrieve100kConcurrent8(b *testing.B) {
 // with extraction jobs that reconcile against a full index, which a fresh
 // store would hide. The workers extract in the background while clients
 // capture, as in production; after the timed part the benchmark reports
-// how many jobs were still queued (jobs_backlog) and how fast the workers
+// how much was still queued (jobs_backlog, episodes_backlog) and how fast the workers
 // drained them (jobs/s, waiting at most 30 s).
 // BenchmarkHTTPCapture8 saturates the server: 8 clients send captures back
 // to back, so it measures throughput, and latency is what 8 requests in
@@ -117,6 +117,7 @@ func BenchmarkHTTPCapture8(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(counts[jobs.StatePending]+counts[jobs.StateRunning]), "jobs_backlog")
+	loadReportBacklog(b, t)
 	began, deadline := time.Now(), time.Now().Add(30*time.Second)
 	for time.Now().Before(deadline) {
 		if counts, err = t.queue.Counts(ctx); err != nil {
@@ -140,6 +141,7 @@ type loadTarget struct {
 	url   string
 	keys  []string // one writer key per client
 	queue *jobs.Queue
+	eng   *engine.Engine
 	timed time.Duration // the timed part of the last loadRun
 }
 
@@ -188,6 +190,7 @@ func BenchmarkHTTPCapture8Paced(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(counts[jobs.StatePending]+counts[jobs.StateRunning]), "jobs_backlog")
+	loadReportBacklog(b, t)
 }
 
 // loadStart serves a copy of the database at seed as 'mnemon serve' would,
@@ -233,7 +236,7 @@ func loadStart(b *testing.B, seed string, clients int) *loadTarget {
 		stopFollow()
 		<-followed
 	})
-	t := &loadTarget{queue: q}
+	t := &loadTarget{queue: q, eng: eng}
 	for i := range clients {
 		raw, k, err := apikey.Generate(loadNamespace, memory.RoleWriter, fmt.Sprintf("load client %d", i), time.Now())
 		if err != nil {
@@ -607,4 +610,13 @@ func loadCopy(b *testing.B, src, dst string) {
 	if err := out.Close(); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// loadReportBacklog reports the episodes captured and not yet extracted.
+func loadReportBacklog(b *testing.B, t *loadTarget) {
+	sizes, err := t.eng.ExtractionBacklogs(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(sizes[loadNamespace]), "episodes_backlog")
 }
