@@ -146,20 +146,29 @@ func (r *Report) Plots() map[string]Plot {
 		out["scale-storage-size.svg"] = sto
 	}
 	lat := Plot{Title: "Retrieve latency vs sessions of one user", XLabel: "sessions (log scale)", YLabel: "latency (ms)", LogX: true}
-	sto := Plot{Title: "Storage vs sessions of one user", XLabel: "sessions (log scale)", YLabel: "database + WAL (MiB)", LogX: true}
+	sto := Plot{Title: "Storage vs sessions of one user", XLabel: "sessions (log scale)", YLabel: "MiB", LogX: true}
 	for _, a := range r.Sessions {
 		if !a.Available || len(a.Points) == 0 {
+			// Say so on the plot rather than leave the arm out silently.
+			note := a.Note
+			if a.Available {
+				note = "no points"
+			}
+			lat.Notes = append(lat.Notes, a.Name+":", note)
+			sto.Notes = append(sto.Notes, a.Name+":", note)
 			continue
 		}
-		p50, p95, db := Series{Name: "p50, " + a.Name}, Series{Name: "p95, " + a.Name}, Series{Name: a.Name}
+		p50, p95 := Series{Name: "p50, " + a.Name}, Series{Name: "p95, " + a.Name}
+		all, db := Series{Name: "db + WAL, " + a.Name}, Series{Name: "db, " + a.Name}
 		for _, p := range a.Points {
 			x := float64(p.Sessions)
 			p50.add(x, p.Retrieve.P50)
 			p95.add(x, p.Retrieve.P95)
-			db.add(x, float64(p.StorageBytes())/(1<<20))
+			all.add(x, float64(p.StorageBytes())/(1<<20))
+			db.add(x, float64(p.DBBytes)/(1<<20))
 		}
 		lat.Series = append(lat.Series, p50, p95)
-		sto.Series = append(sto.Series, db)
+		sto.Series = append(sto.Series, all, db)
 	}
 	if len(lat.Series) > 0 {
 		out["scale-latency-sessions.svg"] = lat

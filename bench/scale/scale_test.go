@@ -183,6 +183,9 @@ func TestRun(t *testing.T) {
 	if n := len(rep.Plots()); n != 4 {
 		t.Fatalf("%d plots", n)
 	}
+	if notes := rep.Plots()["scale-storage-sessions.svg"].Notes; !strings.Contains(strings.Join(notes, " "), "issue 5") {
+		t.Fatalf("the sessions plot does not say consolidation is missing: %q", notes)
+	}
 	for name, p := range rep.Plots() {
 		if err := WriteSVG(io.Discard, p); err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -25,12 +25,13 @@ type Plot struct {
 	Title, XLabel, YLabel string
 	LogX                  bool
 	Series                []Series
+	Notes                 []string // shown under the legend, such as an arm that could not run
 }
 
 // Layout of every plot, in SVG user units.
 const (
-	svgW, svgH         = 720, 420
-	padL, padR         = 70, 210 // the right margin holds the legend
+	svgW, svgH         = 840, 420
+	padL, padR         = 70, 330 // the right margin holds the legend
 	padT, padB         = 40, 60
 	plotW, plotH       = svgW - padL - padR, svgH - padT - padB
 	tickLen            = 5
@@ -104,6 +105,9 @@ func WriteSVG(w io.Writer, p Plot) error {
 		ly := float64(padT + 10 + i*legendRow)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="2"/>`+"\n", padL+plotW+15, ly, padL+plotW+35, ly, color)
 		text(&b, padL+plotW+40, ly+4, "start", "", s.Name)
+	}
+	for i, n := range p.Notes {
+		text(&b, padL+plotW+15, float64(padT+14+(len(p.Series)+1+i)*legendRow), "start", `font-style="italic" fill="#666"`, n)
 	}
 	b.WriteString("</svg>\n")
 	_, err := w.Write(b.Bytes())
