@@ -8,16 +8,23 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-// The change log (see memory.Executor and migration 0006): triggers on
-// versions write it.
+// The change log (see memory.Executor and migration 0006): createVersion
+// and updateVersionState append to it.
 
 const (
+	qInsertChange = `INSERT INTO changes (namespace, version_id, updated_at) VALUES (?, ?, ?)`
 	qListChanges = `SELECT seq, version_id, updated_at FROM changes
 	WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?`
 	qLastChange = `SELECT COALESCE(MAX(seq), 0) FROM changes WHERE namespace = ?`
 )
 
-var changeQueries = []string{qListChanges, qLastChange}
+var changeQueries = []string{qInsertChange, qListChanges, qLastChange}
+
+// logChange appends a version write to the change log.
+func (e *executor) logChange(ctx context.Context, ns, versionID string, updatedAt int64) error {
+	_, err := e.exec(ctx, qInsertChange, ns, versionID, updatedAt)
+	return mapErr(err)
+}
 
 func (e *executor) ListChanges(ctx context.Context, p memory.ListChangesParams) ([]memory.Change, error) {
 	out, err := e.listChanges(ctx, p)

@@ -451,6 +451,12 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	if c.err != nil {
 		return c.err
 	}
+	// The change first: if the insert then fails and the caller's
+	// transaction goes on, a follower reads a version that is not there
+	// and skips it; the other order could commit a write no follower sees.
+	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
+		return err
+	}
 	_, err := e.exec(ctx, qInsertVersion, args...)
 	return mapErr(err)
 }
@@ -480,6 +486,10 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 	}
 	if c.err != nil {
 		return c.err
+	}
+	// The change first, as in createVersion.
+	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
+		return err
 	}
 	res, err := e.exec(ctx, qUpdateVersionState, args...)
 	if err != nil {
