@@ -13,7 +13,7 @@ import (
 
 const (
 	qInsertChange = `INSERT INTO changes (namespace, version_id, updated_at) VALUES (?, ?, ?)`
-	qListChanges = `SELECT seq, version_id, updated_at FROM changes
+	qListChanges  = `SELECT seq, version_id, updated_at FROM changes
 	WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?`
 	qLastChange = `SELECT COALESCE(MAX(seq), 0) FROM changes WHERE namespace = ?`
 )
