@@ -47,6 +47,8 @@ flat within 10 % from 200 to 1,000 sessions with consolidation on.
 
 Everything happens in a temporary directory; your database is never
 touched. 1M memories takes many minutes and several GB of RAM: opt in.
+On a shared machine one run's rates can be half another's: --runs 3
+repeats everything and reports the median of each number.
 --svg DIR writes one SVG plot per curve (latency and storage against size
 and against sessions). --replot FILE prints a report saved with --json
 again, as tables or plots, without measuring anything (for example a
@@ -55,6 +57,7 @@ report of medians over several runs).
 Examples:
   mnemon bench scale
   mnemon bench scale --sizes 1k,10k,100k,1M --svg docs/benchmarks
+  mnemon bench scale --runs 3 --json > scale.json
   mnemon bench scale --sizes 1k --sessions 50,100 --queries 200 --json`
 
 func runScale(ctx context.Context, env Env, args []string) error {
@@ -65,6 +68,7 @@ func runScale(ctx context.Context, env Env, args []string) error {
 	queries := fs.Int("queries", 500, "timed retrievals per point (`N`)")
 	seed := fs.Uint64("seed", 1, "generator `SEED`")
 	batch := fs.Int("batch", 1000, "statements per RememberBatch call (`N`)")
+	runs := fs.Int("runs", 1, "repeat everything `N` times and report per-point medians (odd N: a true middle)")
 	svgDir := fs.String("svg", "", "write one SVG plot per curve into `DIR`")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	replot := fs.String("replot", "", "measure nothing: read a report saved with --json from `FILE` and print it and its plots (--svg) again")
@@ -101,6 +105,8 @@ func runScale(ctx context.Context, env Env, args []string) error {
 		return usagef("bench scale: --turns %d: use 2 to 1000", *turns)
 	case *queries < 1 || *queries > 1_000_000:
 		return usagef("bench scale: --queries %d: use 1 to 1000000", *queries)
+	case *runs < 1 || *runs > 100:
+		return usagef("bench scale: --runs %d: use 1 to 100", *runs)
 	case *batch < 1 || *batch > engine.MaxEvents:
 		return usagef("bench scale: --batch %d: use 1 to %d", *batch, engine.MaxEvents)
 	}
@@ -111,7 +117,7 @@ func runScale(ctx context.Context, env Env, args []string) error {
 	}
 	defer os.RemoveAll(dir)
 	o := scale.Options{
-		Sizes: szs, Sessions: sss, Turns: *turns, Queries: *queries, Seed: *seed, Batch: *batch, Dir: dir,
+		Sizes: szs, Sessions: sss, Turns: *turns, Queries: *queries, Seed: *seed, Batch: *batch, Runs: *runs, Dir: dir,
 		Open: func(ctx context.Context, path string) (*engine.Engine, func() error, error) {
 			return openBenchEngine(ctx, path, nil)
 		},

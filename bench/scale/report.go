@@ -84,6 +84,9 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 // Markdown writes the report as tables for people.
 func (r *Report) Markdown(w io.Writer) {
+	if r.Runs > 1 {
+		fmt.Fprintf(w, "Every number is the median over %d runs.\n\n", r.Runs)
+	}
 	if len(r.Sizes) > 0 {
 		fmt.Fprintf(w, "## Memories in one namespace\n\n")
 		fmt.Fprintf(w, "Keyed statements via RememberBatch (%d per call); each adds a fact and its episode. Ingest rates are per segment (previous size to this one). %d timed retrievals per size.\n\n", r.Batch, r.Queries)

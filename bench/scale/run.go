@@ -34,6 +34,7 @@ type Options struct {
 	Queries  int   // timed retrievals per point; default 500
 	Seed     uint64
 	Batch    int       // statements per RememberBatch; default 1000
+	Runs     int       // whole runs, reported as per-point medians; default 1
 	Dir      string    // where the databases go (required)
 	Open     Opener    // required
 	Progress io.Writer // nil: no progress
@@ -110,6 +111,7 @@ type Report struct {
 	Queries   int          `json:"queries"`
 	Turns     int          `json:"turns_per_session"`
 	Batch     int          `json:"batch"`
+	Runs      int          `json:"runs"` // points are medians over this many runs
 	Sizes     []SizePoint  `json:"sizes,omitempty"`
 	Sessions  []SessionArm `json:"sessions,omitempty"`
 	Targets   []Target     `json:"targets"`
@@ -149,6 +151,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Batch <= 0 {
 		o.Batch = 1000
 	}
+	o.Runs = max(1, o.Runs)
+	var runs []*Report
+	for i := range o.Runs {
+		ro := o
+		ro.Dir = filepath.Join(o.Dir, "run-"+strconv.Itoa(i+1))
+		if err := os.MkdirAll(ro.Dir, 0o700); err != nil {
+			return nil, fmt.Errorf("scale: %w", err)
+		}
+		r, err := runOnce(ctx, ro)
+		if err != nil {
+			return nil, err
+		}
+		// Each run's databases go once it is measured: 1M memories take
+		// gigabytes.
+		_ = os.RemoveAll(ro.Dir)
+		runs = append(runs, r)
+	}
+	rep := medianOf(runs)
+	rep.Runs = o.Runs
+	rep.ScoreTargets()
+	return rep, nil
+}
+
+func runOnce(ctx context.Context, o Options) (*Report, error) {
 	rep := &Report{Seed: o.Seed, Queries: o.Queries, Turns: o.Turns, Batch: o.Batch,
 		RSSSource: "/proc/self/status VmRSS (now) and VmHWM (peak); Go heap from runtime/metrics /gc/heap/live:bytes"}
 	if len(o.Sizes) > 0 {
@@ -171,7 +197,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			rep.Sessions = append(rep.Sessions, arm)
 		}
 	}
-	rep.ScoreTargets()
 	return rep, nil
 }
 

@@ -160,6 +160,24 @@ func testOpen(ctx context.Context, path string) (*engine.Engine, func() error, e
 	return eng, func() error { eng.Close(); return st.Close() }, nil
 }
 
+// TestRunMedians checks --runs: two runs, one report of per-point medians
+// with the seed-fixed counts intact.
+func TestRunMedians(t *testing.T) {
+	rep, err := Run(context.Background(), Options{Sizes: []int{100}, Sessions: []int{2}, Turns: 2, Queries: 5, Seed: 1, Runs: 2, Dir: t.TempDir(), Open: testOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Runs != 2 || len(rep.Sizes) != 1 || rep.Sizes[0].Indexed != 100 || rep.Sizes[0].Retrieve.P50 <= 0 ||
+		len(rep.Sessions) != 2 || len(rep.Sessions[0].Points) != 1 || rep.Sessions[0].Points[0].Turns != 4 || rep.Sessions[1].Points != nil {
+		t.Fatalf("report: %+v", rep)
+	}
+	var md bytes.Buffer
+	rep.Markdown(&md)
+	if !strings.Contains(md.String(), "median over 2 runs") {
+		t.Fatalf("markdown:\n%s", md.String())
+	}
+}
+
 // TestRun runs both arms at toy sizes and checks the report holds
 // together: sizes grown as asked, the consolidation arm reported as not
 // available rather than faked, and a plot per curve.
