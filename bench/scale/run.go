@@ -222,9 +222,9 @@ func runSizes(ctx context.Context, o Options) ([]SizePoint, error) {
 		want := size / 2
 		progress := bench.NewProgress(o.Progress, fmt.Sprintf("ingest to %s", human(size)), want-done)
 		var spent time.Duration
-		ps := make([]engine.RememberParams, 0, o.Batch)
 		for done < want {
-			ps = ps[:0]
+			// A fresh slice per call: the engine may keep what it is given.
+			ps := make([]engine.RememberParams, 0, o.Batch)
 			for j := done; j < want && len(ps) < o.Batch; j++ {
 				ps = append(ps, engine.RememberParams{
 					Namespace: namespace, Text: g.Sentence(), Key: "seed:" + strconv.Itoa(j),
