@@ -52,6 +52,12 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Readers caps the pool of read connections. Default 4.
 	Readers int
+	// WALLimit is the write-ahead log size, in bytes, past which the
+	// background checkpointer briefly holds writers back to copy the whole
+	// log and truncate it. Under back-to-back writes a checkpoint that
+	// never blocks the writer never catches up with it, so without this
+	// the log grows without bound. Default 64 MiB.
+	WALLimit int64
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -62,6 +68,12 @@ func (o Options) withDefaults() (Options, error) {
 		o.Synchronous = "NORMAL"
 	default:
 		return o, memory.Invalidf("synchronous %q: use FULL or NORMAL", o.Synchronous)
+	}
+	if o.WALLimit < 0 {
+		return o, memory.Invalidf("WAL limit %d: must not be negative", o.WALLimit)
+	}
+	if o.WALLimit == 0 {
+		o.WALLimit = 64 << 20
 	}
 	if o.BusyTimeout < 0 {
 		return o, memory.Invalidf("busy timeout %v: must not be negative", o.BusyTimeout)

@@ -203,6 +203,7 @@ func TestOptions(t *testing.T) {
 		{Synchronous: "sometimes"},
 		{BusyTimeout: -time.Second},
 		{Readers: -1},
+		{WALLimit: -1},
 	} {
 		_, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "x.db"), bad)
 		if !errors.Is(err, memory.ErrInvalid) {
@@ -399,5 +400,48 @@ func TestNULBytes(t *testing.T) {
 	check("database/sql", got)
 	if _, err := s.FindMemory(ctx, memory.FindMemoryParams{Namespace: "ns", Subject: nul, Key: nul}); err != nil {
 		t.Errorf("FindMemory by a subject with a NUL byte: %v", err)
+	}
+}
+
+// TestWALTruncatedPastLimit: once the write-ahead log passes WALLimit, the
+// background checkpointer copies it whole and empties the file, where a
+// PASSIVE checkpoint alone leaves it at its largest for good.
+func TestWALTruncatedPastLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 256 << 10
+	path := filepath.Join(t.TempDir(), "mnemon.db")
+	s := openAt(t, path, sqlite.Options{Synchronous: "NORMAL", WALLimit: limit})
+	ctx := t.Context()
+	walSize := func() int64 {
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	text := strings.Repeat("a long enough line of text to fill pages; ", 25)
+	n := 0
+	for deadline := time.Now().Add(20 * time.Second); walSize() <= limit; n++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("the WAL never passed %d bytes after %d writes", limit, n)
+		}
+		eps := make([]*memory.Episode, 20)
+		for i := range eps {
+			eps[i] = &memory.Episode{ID: fmt.Sprintf("ep-%d-%d", n, i), Namespace: "ns", Kind: memory.EpisodeUserMessage,
+				Content: text, OccurredAt: time.Unix(int64(n), 0).UTC(), RecordedAt: time.Unix(int64(n), 0).UTC(), ContentHash: fmt.Sprint(n, i)}
+		}
+		if err := s.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "ns", Episodes: eps}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); walSize() > limit; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the WAL is still %d bytes, limit %d", walSize(), limit)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st, err := s.Stats(ctx, memory.StatsParams{Namespace: "ns"})
+	if err != nil || st.Episodes != 20*n {
+		t.Fatalf("after the truncation: %+v, %v; want %d episodes", st, err, 20*n)
 	}
 }
