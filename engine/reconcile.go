@@ -320,7 +320,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 	if err != nil {
 		return out, err
 	}
-	vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.name, MemoryID: m.ID})
+	vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.name, MemoryID: m.ID, WithoutEmbeddings: true})
 	if err != nil {
 		return out, err
 	}
@@ -641,7 +641,12 @@ func (e *Engine) touch(ctx context.Context, tx memory.Executor, w *writeBatch, v
 	}
 	for i, u := range w.created {
 		if u.ID == v.ID {
-			// Created in this same batch: the index gets its final state.
+			// Created in this same batch: the index gets its final state,
+			// with the embedding it was created with (a slot's history is
+			// read without embeddings).
+			if v.Embedding == nil {
+				v.Embedding = u.Embedding
+			}
 			w.created[i] = v
 			return nil
 		}

@@ -182,6 +182,10 @@ type ListVersionsParams struct {
 	Subject string
 	Key     string
 	Limit   int // 0 means no limit
+	// WithoutEmbeddings leaves Embedding nil: cheaper when only a
+	// version's claim and state are needed (a slot's whole history, read
+	// on every write to it).
+	WithoutEmbeddings bool
 }
 
 // CreateAdmissionsParams appends to a namespace's admission log.

@@ -339,14 +339,21 @@ func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn fun
 
 // ---- versions ---------------------------------------------------------------
 
-const versionCols = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
+const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
 	kind, type, subject, "key", value, content, criticality,
 	confidence, usefulness, trust, reinforcement_count, failure_count,
 	status, operation, superseded_by,
 	observed_at, recorded_at, valid_from, valid_to, updated_at,
 	evidence_episode_ids, evidence_spans,
 	prov_extractor, prov_model, prov_prompt_version, prov_embedder, prov_embedder_dim, prov_source,
-	tokens, search_text, embedding`
+	tokens, search_text`
+
+const (
+	versionCols = versionColsBase + `, embedding`
+	// versionColsLean reads a version without its embedding (the column
+	// decodes as NULL, so Embedding stays nil).
+	versionColsLean = versionColsBase + `, NULL`
+)
 
 const (
 	qInsertVersion = `INSERT INTO versions (` + versionCols + `) VALUES (
@@ -534,7 +541,11 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 		w.eq(`"key"`, p.Key)
 	}
 	w.args = append(w.args, limitArg(p.Limit))
-	return `SELECT ` + versionCols + ` FROM versions WHERE namespace = ?` + w.sb.String() +
+	cols := versionCols
+	if p.WithoutEmbeddings {
+		cols = versionColsLean
+	}
+	return `SELECT ` + cols + ` FROM versions WHERE namespace = ?` + w.sb.String() +
 		` ORDER BY recorded_at, id LIMIT ?`, w.args, w.err
 }
 
@@ -928,6 +939,7 @@ func prepareAll(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
 	shape(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h"})) // duplicate check of every capture
 	shape(listVersionsQuery(memory.ListVersionsParams{}))
 	shape(listVersionsQuery(memory.ListVersionsParams{MemoryID: "m"}))
+	shape(listVersionsQuery(memory.ListVersionsParams{MemoryID: "m", WithoutEmbeddings: true})) // a slot's history, on every write to it
 	shape(listVersionsQuery(memory.ListVersionsParams{IDs: []string{"x"}}))
 	shape(listVersionsQuery(memory.ListVersionsParams{Statuses: []memory.Status{"s"}}))
 	shape(listVersionsQuery(memory.ListVersionsParams{Subject: "s", Key: "k"}))

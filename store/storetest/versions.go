@@ -40,6 +40,19 @@ func (s suite) versions(t *testing.T) {
 					same(t, "listed ver-1", full, listed[0])
 					same(t, "listed ver-2", bare, listed[1])
 				}
+				// Without embeddings: everything else as stored.
+				lean, err := ex.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: mem.ID, WithoutEmbeddings: true})
+				if err != nil {
+					return err
+				}
+				if len(lean) == 2 {
+					wantFull := *full
+					wantFull.Embedding = nil
+					same(t, "listed ver-1 without embeddings", &wantFull, lean[0])
+					same(t, "listed ver-2 without embeddings", bare, lean[1])
+				} else {
+					t.Errorf("ListVersions without embeddings: %d versions", len(lean))
+				}
 				scanned, err := collectScan(ex.ScanVersions, ctx, ns)
 				if err != nil {
 					return err
