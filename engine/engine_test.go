@@ -169,7 +169,7 @@ func TestReconciliation(t *testing.T) {
 		},
 		{
 			name:   "contest on a hedged value: the settled value stays",
-			steps:  []string{"I live in Lisbon.", "I'm thinking about moving to Berlin."},
+			steps:  []string{"I live in Lisbon.", "I probably live in Berlin."},
 			key:    "lives_in",
 			want:   map[string]memory.Status{"Lisbon": memory.StatusActive, "Berlin": memory.StatusContested},
 			lastOp: memory.OpContest,

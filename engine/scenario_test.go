@@ -933,7 +933,6 @@ func TestScenarioHedges(t *testing.T) {
 		},
 		{
 			name: "a tentative plan is not a current fact",
-			gap:  "'I might move to Berlin next year.' is extracted as a hedged lives_in=Berlin, kept contested below the settled Lisbon; a future plan should not be a lives_in value at all",
 			steps: []step{
 				{text: "I live in Lisbon.", capture: true},
 				{text: "I might move to Berlin next year.", capture: true},
@@ -1028,6 +1027,47 @@ func TestScenarioNoise(t *testing.T) {
 				{"user", "prefers:editor", nil},
 			},
 			queries: []queryWant{{query: "which editor does the user's sister prefer?", top: "Emacs"}},
+		},
+		{
+			name: "a fact about someone else ranks below the user's own, and says so",
+			steps: []step{
+				{text: "My favorite drink is hot chocolate.", capture: true},
+				{text: "My mom likes coffee.", capture: true},
+			},
+			// "like" matches the mom's fact and not the user's; the
+			// question is about the user all the same.
+			queries: []queryWant{{query: "what drink does the user like most?", top: "hot chocolate"}},
+			check: func(t *testing.T, w *world) {
+				r := w.ask(t, queryWant{query: "what drink does the user like most?"})
+				for _, it := range r.Items {
+					if it.Subject != "mom" {
+						continue
+					}
+					if it.Terms["other_subject"] >= 0 || !strings.Contains(it.Explanation, "other_subject") {
+						t.Fatalf("the mom's fact does not show the other_subject penalty: terms %v, %s", it.Terms, it.Explanation)
+					}
+					return
+				}
+				t.Fatalf("the mom's fact was not packed:\n%s", r.Context)
+			},
+		},
+		{
+			name: "a question about the user's past does not lift someone else's old value",
+			steps: []step{
+				{text: "I live in Lisbon.", capture: true},
+				{text: "I moved to Porto.", capture: true},
+				{text: "My sister lives in Madrid.", capture: true},
+				{text: "My sister moved to Rome.", capture: true},
+			},
+			queries: []queryWant{{query: "where did the user live before?", history: true, top: "Lisbon"}},
+			check: func(t *testing.T, w *world) {
+				r := w.ask(t, queryWant{query: "where did the user live before?", history: true})
+				for _, it := range r.Items {
+					if it.Subject == "sister" && it.Terms["history"] > 0 {
+						t.Fatalf("the sister's old value got the history boost: %s", it.Explanation)
+					}
+				}
+			},
 		},
 		{
 			name: "an acknowledgement is not remembered",

@@ -449,6 +449,12 @@ func (x *extraction) live(s subject, ts []token, f flags) {
 // move reads "moved to X", "moved from X to Y", "relocated to X". A tool
 // ("moved to Neovim") is a switch; anything else is a new home.
 func (x *extraction) move(s subject, ts []token, f flags) {
+	if f.hedge {
+		// "I might move to Osaka", "thinking about moving to Osaka": a
+		// tentative plan says nothing about where the speaker lives, and
+		// must neither contest nor later read as a former home.
+		return
+	}
 	f.past = false
 	for is(ts, 0, "back", "over", "out", "away", "permanently", "recently", "finally") {
 		ts = ts[1:]

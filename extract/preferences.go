@@ -245,6 +245,11 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 	if f.not {
 		return // "I didn't switch to Emacs"
 	}
+	if f.hedge && s.kind != sTeam {
+		// "I might switch to Emacs": a person's tentative plan is not a
+		// choice. A team's ("we might switch to Bun") stays a hedged fact.
+		return
+	}
 	var hint purposeInfo
 	for is(ts, 0, "over", "back", "completely", "fully", "entirely", "permanently", "finally") {
 		ts = ts[1:]
