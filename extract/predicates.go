@@ -351,6 +351,10 @@ func canDecide(s subject) bool { return s.kind == sSpeaker || s.kind == sTeam ||
 // verb dispatches on the main verb's lemma; ts follows the verb.
 func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	gerund := v.form == fGerund
+	if s.we && x.household(v, ts) {
+		// "We left Lisbon and settled in Porto": the speaker's household.
+		s = x.speaker
+	}
 	switch v.lemma {
 	case "be":
 		x.copula(s, ts, f)
@@ -366,10 +370,32 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	case "join":
 		f.corr = true
 		x.join(s, ts, f)
+	case "settle":
+		// "We settled in Porto", "I settled down in Porto": a new home.
+		// "settled on X" is a decision.
+		if is(ts, 0, "down") {
+			ts = ts[1:]
+		}
+		if is(ts, 0, "in", "near") && !f.hedge {
+			f.past = false
+			f.corr = true
+			x.place(s, ts[1:], f, "lives_in")
+			return
+		}
+		x.decide(s, v, ts, f)
 	case "quit", "leave":
 		if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund && v.lemma == "quit" {
 			f.neg = true
 			x.verb(s, next, ts[1:], f)
+			return
+		}
+		if v.lemma == "leave" && knownPlace(ts) {
+			// "I left Lisbon": a move away from a place, not a job change.
+			if !f.hedge && !f.not && personal(s) {
+				f.past = false
+				f.neg = true
+				x.place(s, ts, f, "lives_in")
+			}
 			return
 		}
 		if personal(s) && (len(ts) > 0 && ts[0].capital || is(ts, 0, "my") && is(ts, 1, "job")) {
@@ -412,7 +438,7 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			f.past = false
 			x.place(s, ts[1:], f, "from")
 		}
-	case "decide", "agree", "settle", "standardize", "opt", "choose", "pick", "select", "adopt", "stick", "go":
+	case "decide", "agree", "standardize", "opt", "choose", "pick", "select", "adopt", "stick", "go":
 		x.decide(s, v, ts, f)
 	case "want":
 		if is(ts, 0, "to") {

@@ -289,6 +289,9 @@ type subject struct {
 	// comp is a part of the project ("backend"); its uses:* facts get their
 	// own slots. whole names the project without the part.
 	comp, whole string
+	// we is set for a bare "we": a team at work, but the speaker's
+	// household where it lives, moves or settles.
+	we bool
 }
 
 func (s subject) pronoun() string {

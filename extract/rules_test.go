@@ -797,3 +797,25 @@ func TestTentativePlansAreNotFacts(t *testing.T) {
 		{"a hedged state stays", "I probably live in Osaka.", []string{"fact user lives_in=Osaka hedged"}},
 	})
 }
+
+// A household "we" lives, moves and settles as the speaker; leaving a
+// well-known place is a move, not a job change.
+func TestHouseholdMovesAndLeavingPlaces(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"we left and settled", "We left Lisbon and settled in Porto.",
+			[]string{"fact user lives_in=Lisbon cue=negation", "fact user lives_in=Porto cue=correction"}},
+		{"we moved", "We moved to Porto last year.", []string{"fact user lives_in=Porto cue=correction"}},
+		{"we live", "We live in Osaka.", []string{"fact user lives_in=Osaka"}},
+		{"I settled", "I settled in Berlin.", []string{"fact user lives_in=Berlin cue=correction"}},
+		{"settled down", "We finally settled down in Denver.", []string{"fact user lives_in=Denver cue=correction"}},
+		{"I left a city", "I left Lisbon.", []string{"fact user lives_in=Lisbon cue=negation"}},
+		{"I left a country", "I left the Netherlands in May.", []string{"fact user lives_in=the Netherlands cue=negation"}},
+		// Negative cases: employers, tools, decisions, others.
+		{"I left an employer", "I left Globex.", []string{"fact user works_at=Globex cue=negation"}},
+		{"a team moves to a tool", "We moved to Postgres.", []string{"fact team uses:database=Postgres cue=correction"}},
+		{"settled on is a decision", "We settled on pnpm.", []string{"decision team decision:package_manager=pnpm"}},
+		{"a friend left", "My friend left Lisbon.", []string{"fact friend lives_in=Lisbon cue=negation"}},
+		{"a hedged leave", "I might leave Lisbon.", nil},
+	})
+}

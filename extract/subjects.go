@@ -58,7 +58,9 @@ func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
 		if is(ts, 1, "all", "both") {
 			k++
 		}
-		return x.team, ts[k:], true
+		s := x.team
+		s.we = true
+		return s, ts[k:], true
 	case w == "my":
 		if s, n, ok := x.relation(ts, 1); ok {
 			return s, ts[n:], true
