@@ -343,6 +343,9 @@ func startsNewClause(ts []token, k int) bool {
 	if w == "do" && is(ts, k+1, "not") {
 		return true
 	}
+	if w == "it" && is(ts, k+1, "'s", "is") || w == "it's" {
+		return true // "I quit coffee, it's tea now"
+	}
 	return ts[k].capital && ts[k].kind == tWord && !subjectStopWords[w] && k+1 < len(ts) && personVerbs[lowAt(ts, k+1)]
 }
 

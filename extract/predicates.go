@@ -3,7 +3,11 @@ package extract
 // This file reads one clause: conditionals and hypotheticals are dropped,
 // modifiers set flags, and the main verb picks the rule that reads the rest.
 
-import "github.com/mnemon-dev/mnemon/memory"
+import (
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
 
 // clause reads one clause. It returns the clause's subject so the next
 // clause may borrow it ("I live in Lisbon and work at Acme").
@@ -42,6 +46,9 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 		return carry
 	}
 	if x.mode == modeUser && x.tasteIdiom(ts, f) {
+		return nil
+	}
+	if x.mode == modeUser && x.itsNow(ts, f) {
 		return nil
 	}
 	if x.callMe(ts, f) || x.letUs(ts, f) || x.decisionIs(ts, f) || x.possessive(ts, f) ||
@@ -673,4 +680,65 @@ func (x *extraction) writtenIn(ts []token, f flags) bool {
 		return true
 	}
 	return false
+}
+
+// itsNow reads "it's Y (for me) now" after a clause of the same sentence
+// that ended the speaker's X: "I no longer drink coffee, it's green tea for
+// me now", "I quit Globex, it's Initech these days". Y takes X's slot.
+func (x *extraction) itsNow(ts []token, f flags) bool {
+	k := 0
+	switch {
+	case is(ts, 0, "it") && is(ts, 1, "'s", "is"):
+		k = 2
+	case is(ts, 0, "it's"):
+		k = 1
+	default:
+		return false
+	}
+	var ended *Candidate
+	for i := len(x.out) - 1; i >= x.sentOut; i-- {
+		if c := &x.out[i]; c.Subject == x.speaker.id && c.Cue == CueNegation {
+			ended = c
+			break
+		}
+	}
+	if ended == nil || f.hedge || f.not {
+		return false
+	}
+	for is(ts, k, "all", "just", "only", "mostly") {
+		k++
+	}
+	val, n := x.readValue(ts[k:], vThing)
+	if n == 0 || strings.EqualFold(val, ended.Value) {
+		return false
+	}
+	rest := ts[k+n:]
+	if seq(rest, 0, "for", "me") {
+		rest = rest[2:]
+	}
+	now := len(rest) == 0 && f.corr
+	for j := range rest {
+		if is(rest, j, "now", "nowadays", "instead") || seq(rest, j, "these", "days") {
+			now = true
+		}
+	}
+	if !now {
+		return false
+	}
+	f.corr = true
+	switch {
+	case strings.HasPrefix(ended.Key, "prefers:"):
+		cat := ended.Key[len("prefers:"):]
+		if c, ok := CategoryOf(val); ok && c != cat {
+			return false
+		}
+		x.emitPreference(x.speaker, val, purposeInfo{prep: "as", cat: cat, known: true}, true, f)
+	case ended.Key == "lives_in":
+		x.emit(x.speaker.asPerson(), f, claim{typ: memory.TypeFact, key: "lives_in", value: val, tmpl: tmLivesIn})
+	case ended.Key == "works_at":
+		x.emit(x.speaker.asPerson(), f, claim{typ: memory.TypeFact, key: "works_at", value: val, tmpl: tmWorksAt})
+	default:
+		return false
+	}
+	return true
 }

@@ -250,6 +250,8 @@ type extraction struct {
 	// lead is set while reading a clause that opens its sentence (or
 	// follows a semicolon or a rule), where imperatives may stand.
 	lead bool
+	// sentOut is len(out) when the sentence being read began.
+	sentOut int
 }
 
 func newExtraction(ev Event, m mode) *extraction {
@@ -444,6 +446,7 @@ func (x *extraction) sentence(s Sentence) {
 	sentenceMarkers(toks, &sf)
 	var carry *subject
 	prevRule := false
+	x.sentOut = len(x.out)
 	for _, cl := range splitClauses(toks) {
 		// Imperatives and subject-less statements only open a sentence, or
 		// follow a semicolon, a dash or another rule: "... and never leak

@@ -819,3 +819,27 @@ func TestHouseholdMovesAndLeavingPlaces(t *testing.T) {
 		{"a hedged leave", "I might leave Lisbon.", nil},
 	})
 }
+
+// "it's Y now" after a clause that ended X in the same sentence puts Y in
+// X's slot.
+func TestItsNowTakesTheEndedSlot(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"drink", "I no longer drink coffee, it's green tea for me now.",
+			[]string{"preference user prefers:drink=coffee cue=negation", "preference user prefers:drink=green tea cue=correction"}},
+		{"editor", "I stopped using Vim; it's Emacs now.",
+			[]string{"preference user prefers:editor=Vim cue=negation", "preference user prefers:editor=Emacs cue=correction"}},
+		{"employer", "I quit Globex, it's Initech these days.",
+			[]string{"fact user works_at=Globex cue=negation", "fact user works_at=Initech cue=correction"}},
+		{"city", "I left Lisbon, it's Porto for me now.",
+			[]string{"fact user lives_in=Lisbon cue=negation", "fact user lives_in=Porto cue=correction"}},
+		// Negative cases: nothing ended, another category, no "now", a hedge.
+		{"nothing ended", "It's green tea for me now.", nil},
+		{"another category", "I no longer drink coffee, it's Rust now.",
+			[]string{"preference user prefers:drink=coffee cue=negation"}},
+		{"no now", "I no longer drink coffee, it's too bitter.",
+			[]string{"preference user prefers:drink=coffee cue=negation"}},
+		{"another sentence", "I no longer drink coffee. It's green tea for my sister now.",
+			[]string{"preference user prefers:drink=coffee cue=negation"}},
+	})
+}
