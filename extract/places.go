@@ -1,5 +1,7 @@
 package extract
 
+import "strings"
+
 // household reports whether a bare "we" doing v is the speaker's household
 // rather than a team: "we live in", "we moved to Porto", "we settled in
 // Porto", "we left Lisbon". A team moves to tools ("we moved to Postgres").
@@ -81,3 +83,36 @@ var places = set(
 	"portugal", "romania", "russia", "scotland", "serbia", "singapore", "south africa",
 	"spain", "sweden", "switzerland", "taiwan", "thailand", "turkey", "ukraine", "uk",
 	"united kingdom", "united states", "usa", "us", "vietnam", "wales")
+
+// commonNounCategories hold common nouns: "techno", "green tea", "ramen".
+// Their values are stored in lower case whatever the sentence did ("Techno
+// is what I play" and "I listen to techno" store one value); names (editors,
+// languages, cities, companies) keep their capitals.
+var commonNounCategories = set("drink", "food", "music", "color", "sport", "season",
+	"indentation", "theme")
+
+// properAdjectives start common-noun values that keep their capital: "Thai
+// curry", "French fries".
+var properAdjectives = set("thai", "indian", "mexican", "italian", "japanese", "chinese",
+	"korean", "french", "vietnamese", "greek", "turkish", "ethiopian", "spanish", "american",
+	"english", "irish", "british", "german", "belgian", "brazilian", "peruvian", "lebanese",
+	"moroccan", "persian", "cuban", "jamaican", "hawaiian", "cajun", "neapolitan", "sicilian",
+	"szechuan", "sichuan", "cantonese", "texas", "new", "earl", "latin", "k-pop", "j-pop")
+
+// commonCase lowers the capital a common-noun value took from the start of
+// a sentence: "Techno" → "techno", "Green tea" → "green tea". A value with
+// any other capital ("Earl Grey", "Thai curry") or of another kind is kept.
+func commonCase(v string) string {
+	c, ok := CategoryOf(v)
+	if !ok || !commonNounCategories[c] || v == "" || v[0] < 'A' || v[0] > 'Z' {
+		return v
+	}
+	if strings.ToLower(v[1:]) != v[1:] {
+		return v
+	}
+	first, _, _ := strings.Cut(strings.ToLower(v), " ")
+	if properAdjectives[first] {
+		return v
+	}
+	return strings.ToLower(v[:1]) + v[1:]
+}

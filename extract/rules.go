@@ -354,6 +354,7 @@ func (x *extraction) emit(s subject, f flags, c claim) {
 	if c.value == "" {
 		return
 	}
+	c.value = commonCase(c.value)
 	if x.mode == modeProject {
 		if s.kind != sTeam && s.kind != sNamed {
 			return

@@ -843,3 +843,21 @@ func TestItsNowTakesTheEndedSlot(t *testing.T) {
 			[]string{"preference user prefers:drink=coffee cue=negation"}},
 	})
 }
+
+// A common-noun value keeps no capital from the start of a sentence; names
+// keep theirs.
+func TestCommonNounValuesAreLowerCase(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"music first", "Techno is what I play while working.", []string{"preference user prefers:music=techno"}},
+		{"music later", "I mostly listen to techno.", []string{"preference user prefers:music=techno"}},
+		{"drink first", "Green tea is my favorite drink.", []string{"preference user prefers:drink=green tea"}},
+		{"food first", "Ramen is my favorite food.", []string{"preference user prefers:food=ramen"}},
+		// Negative cases: proper adjectives, names, cities, companies.
+		{"a proper adjective", "Thai curry is my favorite food.", []string{"preference user prefers:food=Thai curry"}},
+		{"an editor", "Emacs is my favorite editor.", []string{"preference user prefers:editor=Emacs"}},
+		{"a language", "Rust is my favorite language.", []string{"preference user prefers:programming_language=Rust"}},
+		{"a city", "Home for me is Berlin.", []string{"fact user lives_in=Berlin"}},
+		{"a company", "My employer is Initech.", []string{"fact user works_at=Initech"}},
+	})
+}
