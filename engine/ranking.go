@@ -61,9 +61,10 @@ type Ranking struct {
 }
 
 // DefaultRanking returns the production weights. Fusion gives a hit of the
-// lexical, semantic and structured channels its score relative to the
-// channel's best hit and a hit of the recent and critical channels weighted
-// RRF with k = 60 (see fuse), so a channel's top hit scores 1.0; the utility
+// lexical and structured channels its score relative to the channel's best
+// hit, a semantic hit its cosine placed between SemanticFloor (0) and 1, and
+// a hit of the recent and critical channels weighted RRF with k = 60 (see
+// fuse), so a channel's top hit scores at most 1.0; the utility
 // terms are small and bounded so quality signals reorder near-ties without
 // overriding relevance, except the other_subject penalty: a fact about
 // someone the question does not ask about is not relevant, however well its
