@@ -24,8 +24,8 @@ const checkpointEvery = 250 * time.Millisecond
 // under back-to-back writes that never happens, and the log grew to five
 // times the database in the scale benchmark. So when the log passes
 // Options.WALLimit, a TRUNCATE checkpoint waits for the writer (through the
-// busy timeout), copies the rest, and empties the file: one short stall
-// per WALLimit of writes.
+// busy timeout), copies the rest, and empties the file: one stall of the
+// writes in flight per WALLimit of writes.
 type checkpointer struct {
 	db    *sql.DB
 	wal   string // the WAL file's path
