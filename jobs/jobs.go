@@ -316,22 +316,29 @@ func ParseID(s string) (int64, error) {
 // Get returns a job of namespace ns. A job of another namespace is
 // memory.ErrNotFound, exactly like a job that does not exist.
 func (q *Queue) Get(ctx context.Context, ns, id string) (*Job, error) {
+	j, _, err := q.find(ctx, ns, id)
+	return j, err
+}
+
+// find looks up job id of namespace ns ("" matches any namespace) and
+// returns it with its numeric id.
+func (q *Queue) find(ctx context.Context, ns, id string) (*Job, int64, error) {
 	n, err := ParseID(id)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	row, err := q.client.JobGet(ctx, n)
 	if errors.Is(err, river.ErrNotFound) {
-		return nil, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
+		return nil, 0, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("jobs: get: %w", err)
+		return nil, 0, fmt.Errorf("jobs: get: %w", err)
 	}
 	j := jobOf(row)
-	if j.Namespace != ns {
-		return nil, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
+	if ns != "" && j.Namespace != ns {
+		return nil, 0, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
 	}
-	return j, nil
+	return j, n, nil
 }
 
 // Retry runs a failed job again, now: with one more attempt if it used up
@@ -339,25 +346,15 @@ func (q *Queue) Get(ctx context.Context, ns, id string) (*Job, error) {
 // otherwise). ns scopes the lookup as in Get; "" finds a job of any
 // namespace (an operator's command).
 func (q *Queue) Retry(ctx context.Context, ns, id string) (*Job, error) {
-	n, err := ParseID(id)
+	j, n, err := q.find(ctx, ns, id)
 	if err != nil {
 		return nil, err
-	}
-	row, err := q.client.JobGet(ctx, n)
-	if errors.Is(err, river.ErrNotFound) {
-		return nil, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("jobs: retry: %w", err)
-	}
-	j := jobOf(row)
-	if ns != "" && j.Namespace != ns {
-		return nil, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
 	}
 	if j.State != StateFailed {
 		return nil, fmt.Errorf("job %s is %s: %w: only a failed job can be retried", id, j.State, memory.ErrConflict)
 	}
-	if row, err = q.client.JobRetry(ctx, n); err != nil {
+	row, err := q.client.JobRetry(ctx, n)
+	if err != nil {
 		return nil, fmt.Errorf("jobs: retry: %w", err)
 	}
 	return jobOf(row), nil
