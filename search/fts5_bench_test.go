@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/search/searchtest"
 
 	_ "modernc.org/sqlite" // FTS5 baseline, test only
@@ -46,33 +47,13 @@ func (s *retrievalSet) padWithFiller(n int, seed uint64) {
 	}
 }
 
-// findShared walks up from the package directory looking for the shared
-// data folder that sits beside the repository.
-func findShared(rel string) (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		p := filepath.Join(dir, "shared", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-}
-
 var evidenceRE = regexp.MustCompile(`D:?(\d+):(\d+)`)
 
 // loadLoCoMo turns LoCoMo conversations into documents (one per turn,
 // "Speaker: text", plus the caption of a shared image) and its category 1–4
 // questions into queries whose relevant documents are the evidence turns.
 func loadLoCoMo(tb testing.TB) (*retrievalSet, bool) {
-	path, ok := findShared("data/locomo/locomo-dev.json")
+	path, ok := testutil.FindShared("data/locomo/locomo-dev.json")
 	if !ok {
 		return nil, false
 	}

@@ -3,33 +3,13 @@ package locomo
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
-
-// findShared walks up from the package directory to the shared data folder
-// beside the repository (the data is not shipped with mnemon).
-func findShared(rel string) (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		p := filepath.Join(dir, "shared", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-}
 
 func newEngine(t *testing.T) *engine.Engine {
 	t.Helper()
@@ -84,7 +64,7 @@ func TestRunTiny(t *testing.T) {
 // (recall_all@10 0.545 for categories 1-4, 0.106 for multi-hop) within the
 // spread that stop-list choices make; the engine runs on one conversation.
 func TestRunLoCoMoDev(t *testing.T) {
-	path, ok := findShared("data/locomo/locomo-dev.json")
+	path, ok := testutil.FindShared("data/locomo/locomo-dev.json")
 	if !ok {
 		t.Skip("LoCoMo data not found beside the repository")
 	}
