@@ -409,17 +409,9 @@ func (st *nsState) linkEvidenceLocked(v *memory.Version) {
 // read never pays for it.
 func (st *nsState) bySignatures(sig string, an *search.Analyzer) []string {
 	terms := strings.Split(sig, " ")
+	st.prepareSignatures(an) // built before any writer needs it; a no-op then
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.sigs == nil {
-		st.sigs = make(map[string][]string)
-		for id, en := range st.entries.m {
-			if en.v.Kind != memory.KindEpisodic {
-				s := signature(an, en.v.Content)
-				st.sigs[s] = append(st.sigs[s], id)
-			}
-		}
-	}
 	out := append([]string(nil), st.sigs[sig]...)
 	if len(terms) < 3 || len(terms) > 32 {
 		return out
