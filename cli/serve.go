@@ -22,6 +22,7 @@ import (
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/mcpserver"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
@@ -382,6 +383,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	api, err := httpapi.New(httpapi.Config{
 		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version, Ready: q.Ready,
 		RequireKeys: !local && !cfg.InsecureOpen,
+		MCP:         mcpserver.HTTPHandler(eng, mcpserver.Options{Version: Version, Logger: log}),
 		Limits: httpapi.Limits{
 			MaxBodyBytes: cfg.MaxBodyBytes, MaxImportBytes: cfg.MaxImportBytes, MaxEvents: cfg.MaxEvents,
 			MaxQueryBytes: cfg.MaxQueryBytes, RatePerSecond: cfg.RatePerSecond, RateBurst: cfg.RateBurst,

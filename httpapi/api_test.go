@@ -29,6 +29,7 @@ import (
 	"github.com/mnemon-dev/mnemon/internal/apikey"
 	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/mcpserver"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
@@ -53,6 +54,7 @@ type e2eFixture struct {
 type e2eOptions struct {
 	limits      httpapi.Limits
 	requireKeys bool
+	mcp         bool // serve MCP at /mcp
 }
 
 func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
@@ -97,9 +99,13 @@ func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 	if lim.WaitTimeout == 0 {
 		lim.WaitTimeout = 20 * time.Second
 	}
+	var mcpHandler http.Handler
+	if opts.mcp {
+		mcpHandler = mcpserver.HTTPHandler(eng, mcpserver.Options{Version: "test", Logger: log})
+	}
 	api, err := httpapi.New(httpapi.Config{
 		Engine: eng, Keys: st, Queue: q, Logger: log, Limits: lim, RequireKeys: opts.requireKeys,
-		Version: "test",
+		Version: "test", MCP: mcpHandler,
 	})
 	if err != nil {
 		t.Fatal(err)

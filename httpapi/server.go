@@ -99,6 +99,8 @@ type Config struct {
 	Ready func(ctx context.Context) error
 	// Version is reported in the OpenAPI document.
 	Version string
+	// MCP, when set, is served at /mcp (see mcpserver.HTTPHandler).
+	MCP http.Handler
 }
 
 // Server is the HTTP API. It is an http.Handler.
@@ -154,6 +156,11 @@ func New(cfg Config) (*Server, error) {
 	s.table = s.routes()
 	for _, rt := range s.table {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
+	}
+	if cfg.MCP != nil {
+		for _, m := range []string{"POST", "GET", "DELETE"} {
+			s.mux.Handle(m+" /mcp", s.wrap(s.mcpRoute(m)))
+		}
 	}
 	s.mux.Handle("/", s.wrap(&route{Path: "/", Role: memory.RoleReader, handle: s.notFound})) // 404 and 405 for any valid key, not 403
 	return s, nil

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/mcpserver"
+)
+
+func mcpCmd() *command {
+	var logLevel string
+	return &command{
+		name: "mcp", summary: "serve memory to an agent over MCP on stdin/stdout, bound to one namespace",
+		help: `Runs a Model Context Protocol server on stdin/stdout for an MCP client (Claude
+Desktop, Claude Code, VS Code, Cursor) to start as a subprocess. Its tools:
+remember, recall, forget, list_facts, history. The server is bound to the
+namespace given at start (--namespace or MNEMON_NAMESPACE, default "default"):
+no tool takes a namespace, and an id from another namespace is not found.
+
+Logs go to stderr (stdout carries the protocol). The database is created on
+first write, like 'mnemon remember'. Writes made by other mnemon processes on
+the same file (a 'mnemon serve', say) are picked up within half a second.
+
+Examples:
+  mnemon mcp --namespace alice
+  MNEMON_DB=~/.mnemon/work.db mnemon mcp
+
+Client configuration: see the README's "MCP" section.`,
+		creates: true,
+		flags: func(fs *flag.FlagSet, _ *options) {
+			fs.StringVar(&logLevel, "log-level", "", "debug, info, warn (default) or error")
+		},
+		run: func(ctx context.Context, a *app, o *options, args []string) error {
+			if len(args) > 0 {
+				return usagef("mcp takes no arguments (got %q); run 'mnemon help mcp'", args[0])
+			}
+			if logLevel == "" {
+				logLevel = "warn"
+			}
+			log, err := newLogger(a.env.Stderr, "text", logLevel)
+			if err != nil {
+				return err
+			}
+			if err := a.openStore(ctx); err != nil {
+				return err
+			}
+			eng, err := engine.New(engine.Config{Store: a.store, Logger: log})
+			if err != nil {
+				return err
+			}
+			a.engine = eng
+			defer follow(eng)()
+			srv := mcpserver.New(eng, mcpserver.Binding{Namespace: a.ns, CanWrite: true}, mcpserver.Options{Version: Version, Logger: log})
+			log.Info("mcp server on stdio", "namespace", a.ns, "db", a.dbPath)
+			t := &mcp.IOTransport{Reader: io.NopCloser(a.env.Stdin), Writer: nopWriteCloser{a.env.Stdout}}
+			err = srv.Run(ctx, t)
+			if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+				return nil // the client closed stdin, or SIGTERM
+			}
+			return err
+		},
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
