@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -51,4 +52,30 @@ func (e *Engine) Maintain(ctx context.Context, ns string) (*MaintainReport, erro
 		}
 	}
 	return rep, nil
+}
+
+// MaintainAll runs Maintain over every namespace of the store, in name
+// order. A namespace that fails does not stop the others; the reports of
+// those that ran are returned with the errors joined.
+func (e *Engine) MaintainAll(ctx context.Context) ([]*MaintainReport, error) {
+	nss, err := e.store.Namespaces(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("maintain: %w", err)
+	}
+	var (
+		reps []*MaintainReport
+		errs []error
+	)
+	for _, ns := range nss {
+		if err := ctx.Err(); err != nil {
+			return reps, err
+		}
+		rep, err := e.Maintain(ctx, ns)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		reps = append(reps, rep)
+	}
+	return reps, errors.Join(errs...)
 }
