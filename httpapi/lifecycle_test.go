@@ -61,7 +61,8 @@ func TestLifecycleRun(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"unknown field", map[string]any{"dryrun": true}, http.StatusBadRequest, "malformed_json"},
+		{"unknown field", map[string]any{"dryrun": true}, http.StatusBadRequest, "invalid_request"},
+		{"not JSON", "{", http.StatusBadRequest, "malformed_json"},
 		{"negative limit", map[string]any{"limit": -1}, http.StatusBadRequest, "invalid_request"},
 		{"threshold without dedupe", map[string]any{"dedupe_threshold": 0.9}, http.StatusBadRequest, "invalid_request"},
 		{"threshold above 1", map[string]any{"dedupe": true, "dedupe_threshold": 1.5}, http.StatusBadRequest, "invalid_request"},
