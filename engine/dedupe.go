@@ -99,37 +99,66 @@ func (e *Engine) Dedupe(ctx context.Context, p DedupeParams) (*DedupeReport, err
 	if p.ScopeCap == 0 {
 		p.ScopeCap = DefaultDedupeScopeCap
 	}
+	now := e.clock.Now()
+	// Cluster without holding the namespace's writer (the comparison is
+	// the expensive part); under the lock, each merge is applied only if
+	// both sides are still active, else left to the next run.
+	vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{
+		Namespace: ns, Statuses: []memory.Status{memory.StatusActive}, Kinds: []memory.Kind{memory.KindSemantic},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dedupe: %w", err)
+	}
+	rep := &DedupeReport{Namespace: ns, DryRun: p.DryRun, Threshold: p.Threshold, Changes: []LifecycleChange{}}
+	planned, err := planDedupe(vs, p, now, rep)
+	if err != nil {
+		return nil, fmt.Errorf("dedupe: %w", err)
+	}
+	vs = nil
+	if p.DryRun || len(planned) == 0 {
+		return rep, nil
+	}
 	st, unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
 	defer unlock()
-	now := e.clock.Now()
 	var (
-		rep     *DedupeReport
 		changed []*memory.Version
+		applied []LifecycleChange
 	)
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
-		vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{
-			Namespace: ns, Statuses: []memory.Status{memory.StatusActive}, Kinds: []memory.Kind{memory.KindSemantic},
-		})
-		if err != nil {
-			return err
+		changed, applied = changed[:0], applied[:0]
+		for i, c := range rep.Changes {
+			v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: c.VersionID})
+			if err != nil {
+				return err
+			}
+			head, err := tx.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: c.SupersededBy})
+			if err != nil {
+				return err
+			}
+			if v.Status != memory.StatusActive || head.Status != memory.StatusActive {
+				continue // moved since the plan: the next run sees it anew
+			}
+			v.Status, v.SupersededBy, v.ValidTo = planned[i].Status, planned[i].SupersededBy, planned[i].ValidTo
+			v.UpdatedAt, v.Trust = now, trustOf(v, now)
+			changed = append(changed, v)
+			applied = append(applied, c)
 		}
-		rep = &DedupeReport{Namespace: ns, DryRun: p.DryRun, Threshold: p.Threshold, Changes: []LifecycleChange{}}
-		changed, err = planDedupe(vs, p, now, rep)
-		if err != nil || p.DryRun || len(changed) == 0 {
-			return err
+		if len(changed) == 0 {
+			return nil
 		}
-		return e.writeChanges(ctx, tx, ns, "dedupe", changed, rep.Changes, now)
+		return e.writeChanges(ctx, tx, ns, "dedupe", changed, applied, now)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
-	if !p.DryRun {
-		for _, v := range changed {
-			st.updateState(v)
-		}
+	if skipped := len(rep.Changes) - len(applied); skipped > 0 {
+		rep.Changes, rep.Superseded, rep.More = applied, len(applied), true
+	}
+	for _, v := range changed {
+		st.updateState(v)
 	}
 	return rep, nil
 }

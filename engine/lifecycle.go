@@ -134,22 +134,35 @@ func (e *Engine) Lifecycle(ctx context.Context, p LifecycleParams) (*LifecycleRe
 	if limit == 0 {
 		limit = DefaultLifecycleLimit
 	}
+	now := e.clock.Now()
+	// Find the memories with something due without holding the
+	// namespace's writer: the scan reads every live version, and writes
+	// need not wait for it. What it finds is read again under the lock.
+	live := []memory.Status{memory.StatusActive, memory.StatusContested}
+	all, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, Statuses: live, WithoutEmbeddings: true})
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle: %w", err)
+	}
+	due, more := dueMemories(all, now, limit)
+	all = nil
+	rep := &LifecycleReport{Namespace: ns, DryRun: p.DryRun, Changes: []LifecycleChange{}}
+	if len(due) == 0 {
+		return rep, nil
+	}
 	st, unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
 	}
 	defer unlock()
-	now := e.clock.Now()
-	var (
-		rep     *LifecycleReport
-		changed []*memory.Version
-	)
+	var changed []*memory.Version
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
-		vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{
-			Namespace: ns, Statuses: []memory.Status{memory.StatusActive, memory.StatusContested}, WithoutEmbeddings: true,
-		})
-		if err != nil {
-			return err
+		var vs []*memory.Version
+		for _, mid := range due {
+			got, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: mid, Statuses: live, WithoutEmbeddings: true})
+			if err != nil {
+				return err
+			}
+			vs = append(vs, got...)
 		}
 		rep = &LifecycleReport{Namespace: ns, DryRun: p.DryRun, Changes: []LifecycleChange{}}
 		changed = planLifecycle(vs, now, limit, rep)
@@ -161,12 +174,64 @@ func (e *Engine) Lifecycle(ctx context.Context, p LifecycleParams) (*LifecycleRe
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
 	}
+	rep.More = rep.More || more
 	if !p.DryRun {
 		for _, v := range changed {
 			st.updateState(v)
 		}
 	}
 	return rep, nil
+}
+
+// dueMemories returns, in order of first appearance, the memories of which
+// a live version is due for a lifecycle step: past valid_to, at the
+// usefulness floor, due for decay, or in a contest one side leads by the
+// margin. It returns at most limit (each due memory changes at least one
+// version), and more when it left some out.
+func dueMemories(vs []*memory.Version, now time.Time, limit int) (due []string, more bool) {
+	seen := make(map[string]bool)
+	add := func(mid string) bool {
+		if seen[mid] {
+			return true
+		}
+		if len(due) == limit {
+			more = true
+			return false
+		}
+		seen[mid] = true
+		due = append(due, mid)
+		return true
+	}
+	groups := make(map[string][]*memory.Version) // memories with a contested version
+	for _, v := range vs {
+		if v.Status == memory.StatusContested {
+			groups[v.MemoryID] = nil
+		}
+	}
+	for _, v := range vs {
+		if _, ok := groups[v.MemoryID]; ok {
+			groups[v.MemoryID] = append(groups[v.MemoryID], v)
+		}
+		if (v.ValidTo != nil && !v.ValidTo.After(now)) || v.Usefulness <= usefulnessFloor ||
+			(v.Usefulness != 0.5 && now.Sub(v.UpdatedAt) >= decayQuiet) {
+			if !add(v.MemoryID) {
+				return due, more
+			}
+		}
+	}
+	for _, v := range vs {
+		g, ok := groups[v.MemoryID]
+		if !ok || seen[v.MemoryID] {
+			continue
+		}
+		if leader, lead := contestLeader(g); leader != nil && lead+marginEpsilon >= contestMargin {
+			if !add(v.MemoryID) {
+				return due, more
+			}
+		}
+		delete(groups, v.MemoryID)
+	}
+	return due, more
 }
 
 // planLifecycle applies the policy to vs in memory and returns the versions
