@@ -24,7 +24,7 @@ func lifecycleCmd() *command {
 		name:    "lifecycle",
 		summary: "run the lifecycle now: expire ended facts, decay usefulness, settle contests; --dedupe merges duplicates",
 		help: `Runs, over one namespace, what 'mnemon serve' and 'mnemon worker' run every
-hour (MNEMON_MAINTAIN_EVERY) over all of them:
+hour (maintain_every, MNEMON_MAINTAIN_EVERY) over all of them:
 
   expired_valid_to    a fact whose valid_to has passed becomes expired
                       (history: 'facts --history', 'recall --history')
@@ -118,25 +118,36 @@ func printLifecycle(w io.Writer, res lifecycleResult) {
 	}
 }
 
-// checkMaintenance reads the maintenance settings of a server config:
-// maintain_every (default jobs.DefaultMaintainEvery, "0" never) and
+// checkMaintenance checks the maintenance settings of a server config:
+// maintain_every (a duration of a minute or more, "0" never) and
 // dedupe_threshold (0: the engine's default).
 func (cfg *serverConfig) checkMaintenance() error {
-	cfg.maintainEvery = jobs.DefaultMaintainEvery
-	if v := strings.TrimSpace(cfg.MaintainEvery); v != "" {
-		d, err := time.ParseDuration(v)
-		if v == "0" {
-			d, err = 0, nil
-		}
-		if err != nil || d < 0 || (d > 0 && d < time.Minute) {
-			return usagef("maintain_every %q: use a duration of a minute or more, like 30m or 6h, or 0 to never run maintenance", v)
-		}
-		cfg.maintainEvery = d
+	if _, err := parseEvery(cfg.MaintainEvery); err != nil {
+		return usagef("maintain_every %q: use a duration of a minute or more, like 30m or 6h, or 0 to never run maintenance", cfg.MaintainEvery)
 	}
 	if t := cfg.DedupeThreshold; t != 0 && !(t > 0 && t <= 1) {
 		return usagef("dedupe_threshold %v: use a cosine in (0, 1], like 0.92", t)
 	}
 	return nil
+}
+
+// maintainInterval is how often maintenance runs: maintain_every, checked
+// by checkMaintenance, or jobs.DefaultMaintainEvery.
+func (cfg *serverConfig) maintainInterval() time.Duration {
+	d, _ := parseEvery(cfg.MaintainEvery)
+	return d
+}
+
+func parseEvery(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return jobs.DefaultMaintainEvery, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || (d > 0 && d < time.Minute) {
+		return 0, errors.New("bad interval")
+	}
+	return d, nil
 }
 
 // parseThreshold reads a cosine threshold from the environment.

@@ -88,8 +88,8 @@ func TestMaintenanceConfig(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || cfg.maintainEvery != tc.want {
-			t.Fatalf("%v: every %v, %v; want %v", tc.env, cfg.maintainEvery, err, tc.want)
+		if err != nil || cfg.maintainInterval() != tc.want {
+			t.Fatalf("%v: every %v, %v; want %v", tc.env, cfg.maintainInterval(), err, tc.want)
 		}
 	}
 }

@@ -60,7 +60,6 @@ type serverConfig struct {
 	// ("1h", "0" never), and dedupe's cosine threshold.
 	MaintainEvery   string  `json:"maintain_every"`
 	DedupeThreshold float64 `json:"dedupe_threshold"`
-	maintainEvery   time.Duration
 }
 
 // loadServerConfig reads the config file (if any) and the MNEMON_*
@@ -269,8 +268,9 @@ idle_timeout_seconds, job_max_attempts, job_timeout_seconds,
 job_rescue_after_seconds, maintain_every, dedupe_threshold).
 
 Maintenance: the workers run 'mnemon lifecycle --dedupe' over every
-namespace at start and every maintain_every (a duration such as 30m or
-6h; default 1h; 0 never); see 'mnemon help lifecycle'.
+namespace every maintain_every (a duration such as 30m or 6h; default 1h;
+0 never), the first time one interval after start; see 'mnemon help
+lifecycle'.
 
 Examples:
   mnemon serve
@@ -354,7 +354,7 @@ func (a *app) openQueue(ctx context.Context, cfg *serverConfig, log *slog.Logger
 		Driver: riversqlite.New(a.store.WriterDB()), TxOf: sqlite.SQLTx, Engine: a.engine,
 		Workers: *cfg.Workers, Logger: log, MaxAttempts: cfg.JobAttempts,
 		JobTimeout: secs(cfg.JobTimeoutSecs, 0), RescueAfter: secs(cfg.RescueSecs, 0),
-		MaintainEvery: cfg.maintainEvery,
+		MaintainEvery: cfg.maintainInterval(),
 	})
 }
 

@@ -144,11 +144,27 @@ func (e *Engine) Lifecycle(ctx context.Context, p LifecycleParams) (*LifecycleRe
 		return nil, fmt.Errorf("lifecycle: %w", err)
 	}
 	due, more := dueMemories(all, now, limit)
-	all = nil
 	rep := &LifecycleReport{Namespace: ns, DryRun: p.DryRun, Changes: []LifecycleChange{}}
 	if len(due) == 0 {
 		return rep, nil
 	}
+	if p.DryRun {
+		// Nothing is written: plan on the snapshot, without the lock.
+		isDue := make(map[string]bool, len(due))
+		for _, mid := range due {
+			isDue[mid] = true
+		}
+		var vs []*memory.Version
+		for _, v := range all {
+			if isDue[v.MemoryID] {
+				vs = append(vs, v)
+			}
+		}
+		planLifecycle(vs, now, limit, rep)
+		rep.More = rep.More || more
+		return rep, nil
+	}
+	all = nil
 	st, unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
@@ -164,9 +180,9 @@ func (e *Engine) Lifecycle(ctx context.Context, p LifecycleParams) (*LifecycleRe
 			}
 			vs = append(vs, got...)
 		}
-		rep = &LifecycleReport{Namespace: ns, DryRun: p.DryRun, Changes: []LifecycleChange{}}
+		rep = &LifecycleReport{Namespace: ns, Changes: []LifecycleChange{}}
 		changed = planLifecycle(vs, now, limit, rep)
-		if p.DryRun || len(changed) == 0 {
+		if len(changed) == 0 {
 			return nil
 		}
 		return e.writeChanges(ctx, tx, ns, "lifecycle", changed, rep.Changes, now)
@@ -175,10 +191,8 @@ func (e *Engine) Lifecycle(ctx context.Context, p LifecycleParams) (*LifecycleRe
 		return nil, fmt.Errorf("lifecycle: %w", err)
 	}
 	rep.More = rep.More || more
-	if !p.DryRun {
-		for _, v := range changed {
-			st.updateState(v)
-		}
+	for _, v := range changed {
+		st.updateState(v)
 	}
 	return rep, nil
 }

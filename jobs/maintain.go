@@ -75,7 +75,8 @@ func (w *maintainWorker) Work(ctx context.Context, job *river.Job[maintainArgs])
 }
 
 // addMaintenance registers the maintenance worker and, when every > 0,
-// schedules it every interval (and once at start). River runs periodic
+// schedules it every interval, the first time one interval after start
+// (a restart has recovery work to do first). River runs periodic
 // jobs on its elected leader only, so many workers on one database run
 // it once per interval, not once each; a unique period keeps a slow run
 // from piling up copies.
@@ -86,9 +87,11 @@ func addMaintenance(workers *river.Workers, rc *river.Config, eng *engine.Engine
 	if every <= 0 {
 		return nil
 	}
+	// River refuses unique periods under a second.
+	unique := river.UniqueOpts{ByPeriod: max(every, time.Second)}
 	rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(every),
 		func() (river.JobArgs, *river.InsertOpts) {
-			return maintainArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: every}}
-		}, &river.PeriodicJobOpts{ID: KindMaintain, RunOnStart: true}))
+			return maintainArgs{}, &river.InsertOpts{UniqueOpts: unique}
+		}, &river.PeriodicJobOpts{ID: KindMaintain}))
 	return nil
 }

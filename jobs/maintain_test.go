@@ -14,8 +14,8 @@ import (
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
-// TestPeriodicMaintenance: a queue with MaintainEvery runs maintenance at
-// start and on its schedule, over every namespace.
+// TestPeriodicMaintenance: a queue with MaintainEvery runs maintenance on
+// its schedule, over every namespace.
 func TestPeriodicMaintenance(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
@@ -39,7 +39,7 @@ func TestPeriodicMaintenance(t *testing.T) {
 	}
 	q, err := jobs.Open(ctx, jobs.Config{
 		Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx, Engine: eng,
-		Workers: 1, PollInterval: 10 * time.Millisecond, MaintainEvery: time.Hour,
+		Workers: 1, PollInterval: 10 * time.Millisecond, MaintainEvery: 300 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,8 @@ func TestPeriodicMaintenance(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: the periodic maintenance did not expire the fact (status %s)", ns, v.Status)
+				js, _ := q.List(ctx, jobs.ListParams{})
+				t.Fatalf("%s: the periodic maintenance did not expire the fact (status %s); jobs %+v", ns, v.Status, js)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
