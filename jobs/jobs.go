@@ -229,11 +229,11 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 		if err := river.AddWorkerSafely(workers, &extractWorker{eng: cfg.Engine, log: log}); err != nil {
 			return nil, fmt.Errorf("jobs: %w", err)
 		}
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
 		if err := addMaintenance(workers, rc, cfg.Engine, log, cfg.MaintainEvery); err != nil {
 			return nil, fmt.Errorf("jobs: %w", err)
 		}
-		rc.Workers = workers
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
 	}
 	client, err := river.NewClient(cfg.Driver, rc)
 	if err != nil {

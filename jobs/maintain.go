@@ -19,6 +19,10 @@ const KindMaintain = "mnemon_maintain"
 // not say.
 const DefaultMaintainEvery = time.Hour
 
+// queueMaintain is the maintenance job's own queue, with one worker: a
+// long run never takes an extraction worker's place.
+const queueMaintain = "maintenance"
+
 // maintainTimeout bounds one maintenance run: longer than an extraction,
 // since it walks every namespace, but bounded so a stuck run is retried.
 const maintainTimeout = 30 * time.Minute
@@ -84,6 +88,7 @@ func addMaintenance(workers *river.Workers, rc *river.Config, eng *engine.Engine
 	if err := river.AddWorkerSafely(workers, &maintainWorker{eng: eng, log: log}); err != nil {
 		return err
 	}
+	rc.Queues[queueMaintain] = river.QueueConfig{MaxWorkers: 1}
 	if every <= 0 {
 		return nil
 	}
@@ -91,7 +96,7 @@ func addMaintenance(workers *river.Workers, rc *river.Config, eng *engine.Engine
 	unique := river.UniqueOpts{ByPeriod: max(every, time.Second)}
 	rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(every),
 		func() (river.JobArgs, *river.InsertOpts) {
-			return maintainArgs{}, &river.InsertOpts{UniqueOpts: unique}
+			return maintainArgs{}, &river.InsertOpts{Queue: queueMaintain, UniqueOpts: unique}
 		}, &river.PeriodicJobOpts{ID: KindMaintain}))
 	return nil
 }
