@@ -153,8 +153,7 @@ func (a *app) close() {
 func commands() []*command {
 	return []*command{
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(),
-		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(),
-		mcpCmd(), benchCmd(), versionCmd(),
+		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(), mcpCmd(), benchCmd(), versionCmd(), lifecycleCmd(),
 	}
 }
 

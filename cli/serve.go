@@ -56,6 +56,11 @@ type serverConfig struct {
 	JobAttempts    int     `json:"job_max_attempts"`
 	JobTimeoutSecs float64 `json:"job_timeout_seconds"`
 	RescueSecs     float64 `json:"job_rescue_after_seconds"`
+
+	// Maintenance (see cli/lifecycle.go): how often, as a Go duration
+	// ("1h", "0" never), and dedupe's cosine threshold.
+	MaintainEvery   string  `json:"maintain_every"`
+	DedupeThreshold float64 `json:"dedupe_threshold"`
 }
 
 // loadServerConfig reads the config file (if any) and the MNEMON_*
@@ -120,6 +125,8 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 			return nil
 		}},
 		{"MNEMON_SYNC", func(v string) error { cfg.Sync = v; return nil }},
+		{"MNEMON_MAINTAIN_EVERY", func(v string) error { cfg.MaintainEvery = v; return nil }},
+		{"MNEMON_DEDUPE_THRESHOLD", parseThreshold(&cfg.DedupeThreshold)},
 		{"MNEMON_LOG_FORMAT", func(v string) error { cfg.LogFormat = v; return nil }},
 		{"MNEMON_LOG_LEVEL", func(v string) error { cfg.LogLevel = v; return nil }},
 		{"MNEMON_MAX_EVENTS", atoi(&cfg.MaxEvents)},
@@ -252,13 +259,19 @@ costs a disk flush per commit (several milliseconds on many disks).
 
 Configuration: flags, then MNEMON_ADDR, MNEMON_DB, MNEMON_WORKERS,
 MNEMON_INSECURE_OPEN, MNEMON_SYNC, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL,
-MNEMON_MAX_EVENTS, MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST, then --config
+MNEMON_MAX_EVENTS, MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST,
+MNEMON_MAINTAIN_EVERY, MNEMON_DEDUPE_THRESHOLD, then --config
 FILE (JSON with the fields addr, db, workers, insecure_open, sync,
 log_format, log_level, shutdown_timeout_seconds, max_body_bytes,
 max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
 request_timeout_seconds, read_timeout_seconds, write_timeout_seconds,
 idle_timeout_seconds, job_max_attempts, job_timeout_seconds,
-job_rescue_after_seconds).
+job_rescue_after_seconds, maintain_every, dedupe_threshold).
+
+Maintenance: the workers run 'mnemon lifecycle --dedupe' over every
+namespace every maintain_every (a duration such as 30m or 6h; default 1h;
+0 never), the first time one interval after start; see 'mnemon help
+lifecycle'.
 
 Examples:
   mnemon serve
@@ -327,6 +340,9 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	if so.logLevel != "" {
 		cfg.LogLevel = so.logLevel
 	}
+	if err := cfg.checkMaintenance(); err != nil {
+		return nil, err
+	}
 	if cfg.DB != "" && a.dbPath == defaultDBPath(a.env) && a.env.Getenv("MNEMON_DB") == "" {
 		a.dbPath = cfg.DB
 	}
@@ -339,6 +355,7 @@ func (a *app) openQueue(ctx context.Context, cfg *serverConfig, log *slog.Logger
 		Driver: riversqlite.New(a.store.WriterDB()), TxOf: sqlite.SQLTx, Engine: a.engine,
 		Workers: *cfg.Workers, Logger: log, MaxAttempts: cfg.JobAttempts,
 		JobTimeout: secs(cfg.JobTimeoutSecs, 0), RescueAfter: secs(cfg.RescueSecs, 0),
+		MaintainEvery: cfg.maintainInterval(),
 	})
 }
 
@@ -365,7 +382,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if keys == 0 && !local && !cfg.InsecureOpen {
 		return usagef("no API key is configured, so the server would be open to anyone who can reach %s; listen on loopback (--addr %s), create a key first (mnemon keys create --namespace NAME --role admin), or pass --insecure-open", cfg.Addr, DefaultAddr)
 	}
-	eng, err := engine.New(engine.Config{Store: a.store, Logger: log})
+	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold})
 	if err != nil {
 		return err
 	}
@@ -498,7 +515,7 @@ Examples:
 			if err := a.openStore(ctx); err != nil {
 				return err
 			}
-			eng, err := engine.New(engine.Config{Store: a.store, Logger: log})
+			eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold})
 			if err != nil {
 				return err
 			}

@@ -31,6 +31,9 @@ type Config struct {
 	Clock     clock.Clock       // default: clock.System{}
 	Logger    *slog.Logger      // default: discard
 	Ranking   Ranking           // zero value: DefaultRanking()
+	// DedupeThreshold is the cosine at which Maintain's dedupe links two
+	// facts (0: DefaultDedupeThreshold).
+	DedupeThreshold float64
 }
 
 // Engine runs mnemon's use cases. It is safe for concurrent use.
@@ -44,6 +47,8 @@ type Engine struct {
 	analyzer  *search.Analyzer
 	ranking   Ranking
 	traces    *traceWriter
+
+	dedupeThreshold float64 // see Config.DedupeThreshold
 
 	mu  sync.Mutex
 	nss map[string]*nsState
@@ -75,6 +80,8 @@ func New(cfg Config) (*Engine, error) {
 		analyzer:  search.NewAnalyzer(),
 		ranking:   cfg.Ranking,
 		nss:       make(map[string]*nsState),
+
+		dedupeThreshold: cfg.DedupeThreshold,
 	}
 	if e.embedder == nil {
 		e.embedder = embed.NewBuiltin()

@@ -896,6 +896,8 @@ func TestE2ERolesAndNamespaces(t *testing.T) {
 		{name: "import", method: "POST", path: fixed("/v1/import"), need: memory.RoleAdmin, status: http.StatusConflict,
 			body: `{"record":"header","format":1}` + "\n", ctype: "application/x-ndjson"},
 		{name: "metrics", method: "GET", path: fixed("/metrics"), need: memory.RoleAdmin, status: http.StatusOK},
+		{name: "lifecycle", method: "POST", path: fixed("/v1/lifecycle/run"), need: memory.RoleAdmin, status: http.StatusOK,
+			body: map[string]any{"dry_run": true, "dedupe": true}},
 		// Any valid key learns that a route does not exist or does not
 		// take the method, whatever its role.
 		{name: "unknown route", method: "GET", path: fixed("/v1/nope"), need: memory.RoleReader, status: http.StatusNotFound, code: "not_found"},

@@ -66,6 +66,9 @@ type Config struct {
 	PollInterval time.Duration
 	// Logger receives the queue's warnings and errors.
 	Logger *slog.Logger
+	// MaintainEvery is how often a queue with workers runs the periodic
+	// maintenance job (engine.Maintain over every namespace); 0 never.
+	MaintainEvery time.Duration
 }
 
 // Queue inserts, runs and reports jobs.
@@ -228,6 +231,9 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 		}
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		if err := addMaintenance(workers, rc, cfg.Engine, log, cfg.MaintainEvery); err != nil {
+			return nil, fmt.Errorf("jobs: %w", err)
+		}
 	}
 	client, err := river.NewClient(cfg.Driver, rc)
 	if err != nil {
