@@ -50,7 +50,7 @@ const oaCommitted = "../docs/openapi.json"
 var oaEndpoints = []string{
 	"POST /v1/episodes", "POST /v1/memories", "POST /v1/memories/retrieve",
 	"GET /v1/memories", "GET /v1/memories/{id}", "DELETE /v1/memories/{id}",
-	"GET /v1/retrievals/{id}", "GET /v1/jobs/{id}", "GET /v1/export", "POST /v1/import",
+	"GET /v1/retrievals/{id}", "GET /v1/jobs/{id}", "GET /v1/graph/neighborhood", "GET /v1/export", "POST /v1/import",
 	"GET /healthz", "GET /readyz", "GET /metrics", "GET /openapi.json",
 }
 
