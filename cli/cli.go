@@ -155,6 +155,7 @@ func commands() []*command {
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(),
 		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(),
 		benchCmd(), versionCmd(),
+		graphCmd(),
 	}
 }
 

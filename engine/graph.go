@@ -90,9 +90,16 @@ func entityName(s string) string {
 }
 
 // projectable reports whether a version makes a claim: a distilled fact
-// (never an episode) with a subject and a value.
+// (never an episode) with a subject and a value that names something. A
+// rule, a procedure, a lesson, a summary or a note holds a sentence as its
+// value ("Always run tests before merging"), not an entity.
 func projectable(v *memory.Version) bool {
-	return v.Kind != memory.KindEpisodic && v.Subject != "" && strings.TrimSpace(v.Value) != ""
+	switch v.Type {
+	case memory.TypeConstraint, memory.TypeProcedure, memory.TypeLesson, memory.TypeSummary:
+		return false
+	}
+	return v.Kind != memory.KindEpisodic && v.Subject != "" && strings.TrimSpace(v.Value) != "" &&
+		!strings.HasPrefix(v.Key, "note:")
 }
 
 // put projects a version's claim. A version's claim never changes, so

@@ -121,7 +121,8 @@ func TestGraphProjectsAcceptedFactsOnly(t *testing.T) {
 	if !deferred {
 		t.Fatalf("no deferred candidate: %+v", res.Outcomes)
 	}
-	remember(t, e, "ns", "Always run the full integration test suite before merging into main.", t0)
+	remember(t, e, "ns", "Always run tests before merging.", t0)
+	remember(t, e, "ns", "Initech rocks.", t0) // kept as a note: a statement, not a claim
 	if _, err := e.Capture(ctx, engine.CaptureParams{Namespace: "ns", Events: []engine.Event{
 		{Kind: memory.EpisodeAgentMessage, Content: "Initech called about the invoice.", OccurredAt: t0, Speaker: "assistant"},
 	}}); err != nil {
