@@ -475,6 +475,9 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 		order = append(order, next...)
 		frontier = next
 	}
+	if len(res.Claims) == 0 {
+		return res, nil // nothing served names it: as if unknown
+	}
 	named := make(map[string]bool, 2*len(res.Claims))
 	for _, c := range res.Claims {
 		named[c.Subject], named[c.Object] = true, true

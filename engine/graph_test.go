@@ -171,7 +171,7 @@ func TestGraphClaimsExpireWithTheirMemory(t *testing.T) {
 	if !slices.Equal(cur, []string{"1: user -lives in-> paris (active)"}) {
 		t.Fatalf("current: %q", cur)
 	}
-	if got := neighborhood(t, e, engine.GraphParams{Namespace: "ns", Entity: "berlin"}); len(got.Claims) != 0 {
+	if got := neighborhood(t, e, engine.GraphParams{Namespace: "ns", Entity: "berlin"}); len(got.Claims) != 0 || len(got.Entities) != 0 {
 		t.Fatalf("a superseded claim is current: %q", claimsOf(got))
 	}
 	hist := neighborhood(t, e, engine.GraphParams{Namespace: "ns", Entity: "berlin", IncludeHistory: true})
