@@ -446,6 +446,15 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.call("GET /v1/memories", "/v1/memories", nil, 200)
 	c.call("GET /v1/memories", "/v1/memories?include_history=true&subject=team&limit=10", nil, 200)
 	c.call("GET /v1/memories/{id}", "/v1/memories/"+rem.MemoryID, nil, 200)
+	var graph struct {
+		Claims []any `json:"claims"`
+	}
+	c.decode(c.call("GET /v1/graph/neighborhood", "/v1/graph/neighborhood?entity=team&hops=2&include_history=true", nil, 200), &graph)
+	if len(graph.Claims) == 0 {
+		t.Error("the graph has no claims: the claim schema went unchecked")
+	}
+	c.call("GET /v1/graph/neighborhood", "/v1/graph/neighborhood?entity=team&as_of="+at(-30*time.Minute), nil, 200)
+	c.call("GET /v1/graph/neighborhood", "/v1/graph/neighborhood?entity=team&hops=3", nil, 400)
 
 	// Export, and import into an empty namespace.
 	export := c.call("GET /v1/export", "/v1/export", nil, 200)
