@@ -541,7 +541,7 @@ func jsonProblem(err error) error {
 func recallCmd() *command {
 	return &command{
 		name: "recall", args: "QUERY", summary: "retrieve the memories that matter for a query, packed into a token budget",
-		help: `Runs every channel (critical, structured, lexical, semantic, recent episodes), fuses them,
+		help: `Runs every channel (critical, structured, lexical, semantic, recent episodes, graph), fuses them,
 ranks by utility and packs the best into --budget tokens. Each item says why it is there.
 Memories scoped to a session, agent, user or project are recalled only when the matching
 scope flag is given; unscoped memories are always visible.

@@ -16,7 +16,7 @@ func TestStructuredChannelKnowsSlotAliases(t *testing.T) {
 	e, _, _ := newEngine(t)
 	remember(t, e, "ns", "My favorite drink is green tea.", t0)
 	remember(t, e, "ns", "I work at Initech.", t0)
-	only := []string{engine.ChannelCritical, engine.ChannelLexical, engine.ChannelSemantic, engine.ChannelRecent}
+	only := []string{engine.ChannelCritical, engine.ChannelLexical, engine.ChannelSemantic, engine.ChannelRecent, engine.ChannelGraph}
 	check := func(stage string) {
 		t.Helper()
 		for q, want := range map[string]string{

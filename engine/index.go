@@ -36,6 +36,7 @@ type nsState struct {
 	episodes   []string            // episodic version ids by observed_at ascending
 	derived    map[string][]string // episode id → ids of fact versions citing it
 	sigs       map[string][]string // wording signature → fact version ids; nil until first needed
+	graph      *graph              // entities and claims of the fact versions (graph.go)
 
 	// changeSeq is the store's change log position the index reflects
 	// (see follow.go); guarded by writeMu once loaded.
@@ -84,6 +85,7 @@ func newNSState(name string) *nsState {
 		structured: make(map[string][]string),
 		critical:   make(map[string]struct{}),
 		derived:    make(map[string][]string),
+		graph:      newGraph(),
 	}
 }
 
@@ -111,6 +113,7 @@ func (st *nsState) load(ctx context.Context, e *Engine) error {
 	// One bulk build is much faster than upserting one by one.
 	st.ix.Build(docs)
 	st.sortEpisodes()
+	st.buildGraph(e.analyzer)
 	st.loaded = true
 	return nil
 }
@@ -223,6 +226,7 @@ func (st *nsState) reset() {
 	st.derived = make(map[string][]string)
 	st.sigs = nil
 	st.episodes = nil
+	st.graph = newGraph()
 }
 
 // indexable reports whether a version belongs in the search index at all:
@@ -368,6 +372,9 @@ func (st *nsState) putEntry(en *entry, an *search.Analyzer) {
 	if v.Kind == memory.KindEpisodic && !existed {
 		st.insertEpisodeLocked(v)
 	}
+	if an != nil { // at load, buildGraph projects every entry at the end
+		st.graph.put(v, an)
+	}
 }
 
 // updateState records a version's new lifecycle state. Its search document
@@ -462,6 +469,7 @@ func (st *nsState) drop(id string) {
 	if ok {
 		st.entries.delete(id)
 		delete(st.critical, id)
+		st.graph.remove(id)
 		if en.v.Kind == memory.KindEpisodic {
 			for i, p := range st.episodes {
 				if p == id {

@@ -274,6 +274,8 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, asOf *time.Tim
 			detail = "must_include"
 		case ChannelRecent:
 			detail = "recent episode"
+		case ChannelGraph:
+			detail = "claim " + v.Subject + " " + keyWords(v.Key) + " " + v.Value
 		}
 		parts = append(parts, fmt.Sprintf("%s #%d (%s)", name, h.Rank, detail))
 	}

@@ -320,6 +320,8 @@ func (st *nsState) channel(name string, qterms []string, qvec search.Vector, kee
 		return st.criticalHits(qterms, keep, r.ChannelCap)
 	case ChannelRecent:
 		return st.recentHits(keep, r.RecentEpisodes)
+	case ChannelGraph:
+		return st.graphHits(qterms, keep, r)
 	}
 	return nil
 }
@@ -509,6 +511,11 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 			switch {
 			case name == ChannelSemantic && len(results[channelIndex(ChannelLexical)]) > 0:
 				c.fused += w * semanticScore(h.Score, r.SemanticFloor)
+			case name == ChannelGraph:
+				// A graph score is on its own scale (hop and match, see
+				// graphHits): a claim two hops away counts less even
+				// when it is the channel's best.
+				c.fused += w * h.Score
 			case top > 0:
 				c.fused += w * h.Score / top
 			default:
@@ -562,6 +569,8 @@ func eligible(channel string, v *memory.Version) bool {
 		return v.Kind == memory.KindEpisodic
 	case ChannelCritical:
 		return v.Criticality == memory.CriticalityMustInclude
+	case ChannelGraph:
+		return projectable(v)
 	}
 	return true
 }

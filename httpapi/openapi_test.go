@@ -50,7 +50,7 @@ const oaCommitted = "../docs/openapi.json"
 var oaEndpoints = []string{
 	"POST /v1/episodes", "POST /v1/memories", "POST /v1/memories/retrieve",
 	"GET /v1/memories", "GET /v1/memories/{id}", "DELETE /v1/memories/{id}",
-	"GET /v1/retrievals/{id}", "GET /v1/jobs/{id}", "GET /v1/export", "POST /v1/import",
+	"GET /v1/retrievals/{id}", "GET /v1/jobs/{id}", "GET /v1/graph/neighborhood", "GET /v1/export", "POST /v1/import",
 	"GET /healthz", "GET /readyz", "GET /metrics", "GET /openapi.json",
 }
 
@@ -446,6 +446,15 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.call("GET /v1/memories", "/v1/memories", nil, 200)
 	c.call("GET /v1/memories", "/v1/memories?include_history=true&subject=team&limit=10", nil, 200)
 	c.call("GET /v1/memories/{id}", "/v1/memories/"+rem.MemoryID, nil, 200)
+	var graph struct {
+		Claims []any `json:"claims"`
+	}
+	c.decode(c.call("GET /v1/graph/neighborhood", "/v1/graph/neighborhood?entity=team&hops=2&include_history=true", nil, 200), &graph)
+	if len(graph.Claims) == 0 {
+		t.Error("the graph has no claims: the claim schema went unchecked")
+	}
+	c.call("GET /v1/graph/neighborhood", "/v1/graph/neighborhood?entity=team&as_of="+at(-30*time.Minute), nil, 200)
+	c.call("GET /v1/graph/neighborhood", "/v1/graph/neighborhood?entity=team&hops=3", nil, 400)
 
 	// Maintenance: nothing to expire yet, but every schema is checked.
 	c.call("POST /v1/lifecycle/run", "/v1/lifecycle/run", map[string]any{"dedupe": true, "dry_run": true}, 200)

@@ -84,7 +84,7 @@ func publicError(err error) *apiError {
 // including which event it concerns.
 func invalidDetail(err error) string {
 	msg := err.Error()
-	for _, op := range []string{"capture: ", "remember: ", "retrieve: ", "import: ", "extract: ", "forget: ", "show: "} {
+	for _, op := range []string{"capture: ", "remember: ", "retrieve: ", "import: ", "extract: ", "forget: ", "show: ", "graph: "} {
 		msg = strings.TrimPrefix(msg, op)
 	}
 	// The sentinel's text can sit after a context prefix ("event 1: ").

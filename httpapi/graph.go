@@ -1,0 +1,110 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+)
+
+// GraphResponse is the body of GET /v1/graph/neighborhood.
+type GraphResponse struct {
+	Entity    string        `json:"entity" doc:"The entity asked about, lower-cased."`
+	Hops      int           `json:"hops" doc:"1: the entity's own claims; 2: also its neighbours' claims."`
+	AsOf      *time.Time    `json:"as_of,omitempty" format:"date-time" doc:"The valid time asked for, if any."`
+	Entities  []GraphEntity `json:"entities" nullable:"false" doc:"The entity (hop 0) and those its claims name, nearest first. Empty for an entity no served claim names."`
+	Claims    []GraphClaim  `json:"claims" nullable:"false" doc:"Claims by hop, current first, then by subject and relation."`
+	Truncated bool          `json:"truncated" doc:"More claims were in reach than limit allowed."`
+}
+
+// GraphEntity is one entity of a neighbourhood.
+type GraphEntity struct {
+	Name string `json:"name" doc:"The entity's name, lower-cased."`
+	Hop  int    `json:"hop" doc:"Hops from the entity asked about (0: that entity)."`
+}
+
+// GraphClaim is one claim of a neighbourhood: subject -relation-> object,
+// projected from one accepted memory version.
+type GraphClaim struct {
+	Subject   string     `json:"subject" doc:"The subject entity (user, a person, a project)."`
+	Relation  string     `json:"relation" doc:"The memory's key in words: works at, uses package manager."`
+	Key       string     `json:"key" doc:"The memory's key: works_at, uses:package_manager."`
+	Object    string     `json:"object" doc:"The object entity: the value, lower-cased."`
+	Value     string     `json:"value" doc:"The value as stated."`
+	Content   string     `json:"content" doc:"The memory's sentence."`
+	MemoryID  string     `json:"memory_id" doc:"The memory (mem_...)."`
+	VersionID string     `json:"version_id" doc:"The version the claim is projected from (ver_...)."`
+	Status    string     `json:"status" doc:"The version's status: active, contested, superseded or expired."`
+	ValidFrom time.Time  `json:"valid_from" format:"date-time" doc:"Since when the claim is true."`
+	ValidTo   *time.Time `json:"valid_to,omitempty" format:"date-time" doc:"Until when it was true (superseded or expired claims)."`
+	Hop       int        `json:"hop" doc:"1 for the entity's own claims, 2 for its neighbours'."`
+}
+
+// graphParams documents the query of GET /v1/graph/neighborhood.
+var graphParams = []Param{
+	{Name: "entity", In: "query", Type: "string", Required: true, Doc: "The entity: a subject (user, bob, atlas) or a value (pnpm, berlin), in any case."},
+	{Name: "hops", In: "query", Type: "integer", Doc: "1 (default) or 2."},
+	{Name: "as_of", In: "query", Type: "string", Doc: "Claims true at this valid time (RFC 3339), current or history."},
+	{Name: "include_history", In: "query", Type: "boolean", Doc: "Also superseded and expired claims (without as_of)."},
+	{Name: "limit", In: "query", Type: "integer", Doc: "At most this many claims (default 50, at most 500)."},
+}
+
+// graphNeighborhood answers GET /v1/graph/neighborhood. An entity no
+// served claim names gets 200 with empty lists, not 404: the graph
+// changes with time, and an entity unknown as of one time is known as of
+// another.
+func (s *Server) graphNeighborhood(w http.ResponseWriter, r *request) error {
+	q := r.URL.Query()
+	p := engine.GraphParams{Namespace: r.caller.ns, Entity: q.Get("entity")}
+	if p.Entity == "" {
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, "entity is required: name a subject or a value, such as entity=user")
+	}
+	var err error
+	if p.Hops, err = intParam(r, "hops", "use 1 or 2"); err != nil {
+		return err
+	}
+	if p.Hops != 0 && p.Hops != 1 && p.Hops != 2 {
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, "hops "+quote(q.Get("hops"))+": use 1 or 2")
+	}
+	if p.Limit, err = intParam(r, "limit", "use a number from 1 to "+strconv.Itoa(engine.MaxGraphLimit)); err != nil {
+		return err
+	}
+	if p.AsOf, err = timeField("as_of", q.Get("as_of")); err != nil {
+		return err
+	}
+	if p.IncludeHistory, err = boolParam(r, "include_history"); err != nil {
+		return err
+	}
+	if err := s.knownNamespace(r); err != nil {
+		return err
+	}
+	res, err := s.cfg.Engine.Neighborhood(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	out := GraphResponse{Entity: res.Entity, Hops: res.Hops, AsOf: res.AsOf, Truncated: res.Truncated,
+		Entities: make([]GraphEntity, len(res.Entities)), Claims: make([]GraphClaim, len(res.Claims))}
+	for i, en := range res.Entities {
+		out.Entities[i] = GraphEntity{Name: en.Name, Hop: en.Hop}
+	}
+	for i, c := range res.Claims {
+		out.Claims[i] = GraphClaim{Subject: c.Subject, Relation: c.Relation, Key: c.Key, Object: c.Object, Value: c.Value,
+			Content: c.Content, MemoryID: c.MemoryID, VersionID: c.VersionID, Status: string(c.Status),
+			ValidFrom: c.ValidFrom, ValidTo: c.ValidTo, Hop: c.Hop}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// intParam reads an optional integer query parameter (0 when absent).
+func intParam(r *request, name, hint string) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, problemf(http.StatusBadRequest, CodeInvalidRequest, name+" "+quote(v)+": "+hint)
+	}
+	return n, nil
+}
