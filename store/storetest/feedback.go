@@ -104,7 +104,9 @@ func (s suite) feedback(t *testing.T) {
 
 	t.Run("InvalidInput", func(t *testing.T) {
 		ctx, st := s.fresh(t)
-		good := func() *memory.Feedback { return newFeedback(ns, "fb-1", "ret-1", "m-1", "v-1", memory.OutcomeHelpful, 1) }
+		good := func() *memory.Feedback {
+			return newFeedback(ns, "fb-1", "ret-1", "m-1", "v-1", memory.OutcomeHelpful, 1)
+		}
 		cases := []struct {
 			name   string
 			ns     string
