@@ -152,7 +152,7 @@ func (a *app) close() {
 
 func commands() []*command {
 	return []*command{
-		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(),
+		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(), feedbackCmd(),
 		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(),
 		benchCmd(), versionCmd(),
 	}
