@@ -67,7 +67,7 @@ func TestE2EFeedbackAndExplain(t *testing.T) {
 		code   string
 	}{
 		{"malformed", path, `{"outcome":`, http.StatusBadRequest, httpapi.CodeMalformedJSON},
-		{"unknown field", path, map[string]any{"outcome": "helpful", "verdict": "yes"}, http.StatusBadRequest, httpapi.CodeMalformedJSON},
+		{"unknown field", path, map[string]any{"outcome": "helpful", "verdict": "yes"}, http.StatusBadRequest, httpapi.CodeInvalidRequest},
 		{"no outcome", path, map[string]any{}, http.StatusBadRequest, httpapi.CodeInvalidOutcome},
 		{"bad outcome", path, map[string]any{"outcome": "great"}, http.StatusBadRequest, httpapi.CodeInvalidOutcome},
 		{"severity above 1", path, map[string]any{"outcome": "harmful", "severity": 2}, http.StatusBadRequest, httpapi.CodeInvalidSeverity},
