@@ -917,10 +917,13 @@ func printMemory(w io.Writer, view *engine.MemoryView) {
 func explainCmd() *command {
 	return &command{
 		name: "explain", args: "ID", summary: "explain why a memory is stored, or why a retrieval ranked what it did",
-		help: `With a memory or version id: its versions, evidence, admission reasons and supersede chain.
+		help: `With a memory or version id: its versions, evidence, admission reasons, reconciliation
+operations and superseded-by chain, and how feedback moved its usefulness and trust (with
+the trust retrieval acts on now, its uncertainty and FOLLOW, HINT or IGNORE).
 With an episode id (ep_…): what was decided about the event.
 With a retrieval id (ret_…, printed by every recall): every candidate, each channel's rank and
-score, and why it was or was not packed.`,
+score, why it was or was not packed, and the feedback the retrieval received.
+--json prints the structured explanation GET /v1/memories/{id}/explain serves.`,
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) != 1 {
 				return usagef("explain takes one memory, version, episode or retrieval ID; got %d arguments", len(args))
@@ -932,16 +935,24 @@ score, and why it was or was not packed.`,
 			if err := a.open(ctx); err != nil {
 				return err
 			}
-			if !ids.HasPrefix(id, ids.Retrieval) {
+			if ids.HasPrefix(id, ids.Episode) {
 				return a.show(ctx, o, id)
 			}
-			tr, err := a.engine.Trace(ctx, a.ns, id)
+			ex, err := a.engine.Explain(ctx, a.ns, id)
 			if err != nil {
 				return notFound(err, id, a.ns)
 			}
 			if o.json {
-				return writeJSON(a.env.Stdout, tr)
+				return writeJSON(a.env.Stdout, ex)
 			}
+			if ex.Memory != nil {
+				if err := a.show(ctx, o, id); err != nil {
+					return err
+				}
+				printWhy(a.env.Stdout, ex.Memory)
+				return nil
+			}
+			tr := ex.Retrieval.Trace
 			w := a.env.Stdout
 			fmt.Fprintf(w, "retrieval %s  %q\n", tr.ID, tr.Query)
 			fmt.Fprintf(w, "  at %s · k %d · %d/%d tokens · %s · %dµs", tr.CreatedAt.Format(time.RFC3339), tr.Limit, tr.TokensUsed, tr.TokenBudget, plural(len(tr.Items), "candidate", "candidates"), tr.DurationMicros)
@@ -965,6 +976,7 @@ score, and why it was or was not packed.`,
 			if len(why) > 0 {
 				fmt.Fprintf(w, "\nwhy:\n%s\n", strings.Join(why, "\n"))
 			}
+			printRetrievalFeedback(w, ex.Retrieval.Feedback)
 			return nil
 		},
 	}

@@ -61,6 +61,9 @@ type serverConfig struct {
 	// ("1h", "0" never), and dedupe's cosine threshold.
 	MaintainEvery   string  `json:"maintain_every"`
 	DedupeThreshold float64 `json:"dedupe_threshold"`
+	// Trust thresholds of retrieval's actions (see trustRanking).
+	TrustFollowAt *float64 `json:"trust_follow_at"`
+	TrustHintAt   *float64 `json:"trust_hint_at"`
 }
 
 // loadServerConfig reads the config file (if any) and the MNEMON_*
@@ -131,6 +134,8 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		{"MNEMON_LOG_LEVEL", func(v string) error { cfg.LogLevel = v; return nil }},
 		{"MNEMON_MAX_EVENTS", atoi(&cfg.MaxEvents)},
 		{"MNEMON_RATE_BURST", atoi(&cfg.RateBurst)},
+		{"MNEMON_TRUST_FOLLOW_AT", parseFloatPtr(&cfg.TrustFollowAt)},
+		{"MNEMON_TRUST_HINT_AT", parseFloatPtr(&cfg.TrustHintAt)},
 		{"MNEMON_RATE_PER_SECOND", func(v string) error {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
@@ -260,18 +265,23 @@ costs a disk flush per commit (several milliseconds on many disks).
 Configuration: flags, then MNEMON_ADDR, MNEMON_DB, MNEMON_WORKERS,
 MNEMON_INSECURE_OPEN, MNEMON_SYNC, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL,
 MNEMON_MAX_EVENTS, MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST,
-MNEMON_MAINTAIN_EVERY, MNEMON_DEDUPE_THRESHOLD, then --config
+MNEMON_MAINTAIN_EVERY, MNEMON_DEDUPE_THRESHOLD, MNEMON_TRUST_FOLLOW_AT,
+MNEMON_TRUST_HINT_AT, then --config
 FILE (JSON with the fields addr, db, workers, insecure_open, sync,
 log_format, log_level, shutdown_timeout_seconds, max_body_bytes,
 max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
 request_timeout_seconds, read_timeout_seconds, write_timeout_seconds,
 idle_timeout_seconds, job_max_attempts, job_timeout_seconds,
-job_rescue_after_seconds, maintain_every, dedupe_threshold).
+job_rescue_after_seconds, maintain_every, dedupe_threshold, trust_follow_at,
+trust_hint_at).
 
 Maintenance: the workers run 'mnemon lifecycle --dedupe' over every
 namespace every maintain_every (a duration such as 30m or 6h; default 1h;
 0 never), the first time one interval after start; see 'mnemon help
 lifecycle'.
+
+Trust: a retrieved item is FOLLOW at trust >= trust_follow_at (default 0.75),
+HINT at >= trust_hint_at (default 0.45), else IGNORE (not packed).
 
 Examples:
   mnemon serve
@@ -382,7 +392,11 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if keys == 0 && !local && !cfg.InsecureOpen {
 		return usagef("no API key is configured, so the server would be open to anyone who can reach %s; listen on loopback (--addr %s), create a key first (mnemon keys create --namespace NAME --role admin), or pass --insecure-open", cfg.Addr, DefaultAddr)
 	}
-	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold})
+	ranking, err := cfg.trustRanking()
+	if err != nil {
+		return err
+	}
+	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold})
 	if err != nil {
 		return err
 	}

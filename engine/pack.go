@@ -216,7 +216,7 @@ func (e *Engine) item(st *nsState, c *scored, qterms []string, asOf *time.Time) 
 	it := Item{
 		MemoryID: v.MemoryID, VersionID: v.ID, Seq: v.Seq, Kind: v.Kind, Type: v.Type,
 		Subject: v.Subject, Key: v.Key, Value: v.Value, Content: v.Content, Status: v.Status,
-		Section: sectionOf(v), Score: c.final, Tokens: c.lineToks, Trust: c.trust, Action: c.action,
+		Section: sectionOf(v), Score: c.final, Tokens: c.lineToks, Trust: c.trust, Uncertainty: uncertaintyOf(v), Action: c.action,
 		EpisodeIDs: v.EvidenceEpisodeIDs, Channels: c.channels.Map(), Terms: c.terms.Map(),
 		ObservedAt: v.ObservedAt, ValidFrom: v.ValidFrom, ValidTo: v.ValidTo,
 	}
@@ -286,7 +286,7 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, asOf *time.Tim
 	for _, t := range c.terms {
 		fmt.Fprintf(&b, " %+.3f %s", t.Value, t.Name)
 	}
-	fmt.Fprintf(&b, " = %.3f; %s (trust %.2f); %s in %s, %d tokens", c.final, c.action, c.trust, c.reason, sectionOf(v), c.lineToks)
+	fmt.Fprintf(&b, " = %.3f; %s (trust %.2f, uncertainty %.2f); %s in %s, %d tokens", c.final, c.action, c.trust, uncertaintyOf(v), c.reason, sectionOf(v), c.lineToks)
 	switch {
 	case v.Status == memory.StatusContested:
 		b.WriteString("; contested: another value of this memory is also held")

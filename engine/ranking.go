@@ -155,7 +155,8 @@ func (r Ranking) weight(channel string) float64 {
 // trustOf scores how far an agent should act on a version, from its
 // confidence, usefulness, reinforcement, importance and trouble. A new,
 // plainly stated fact lands at HINT; a restated or reinforced one reaches
-// FOLLOW; contested and failing memories sink.
+// FOLLOW; contested and failing memories sink. It is the target the
+// stored trust follows (see trust.go).
 func trustOf(v *memory.Version, _ time.Time) float64 {
 	importance := 0.5
 	switch v.Criticality {
@@ -167,7 +168,8 @@ func trustOf(v *memory.Version, _ time.Time) float64 {
 	t := 0.25 + 0.35*v.Confidence + 0.2*v.Usefulness +
 		0.15*minf(1, float64(v.ReinforcementCount)/3) + 0.05*importance -
 		0.15*minf(1, float64(v.FailureCount)/3)
-	if v.Status == memory.StatusContested {
+	if v.Status == memory.StatusContested || v.Operation == memory.OpContest {
+		// Contested now, or born of a contest: its value was disputed.
 		t -= 0.05
 	}
 	return clamp01(t)

@@ -60,6 +60,7 @@ type Item struct {
 	Score       float64                      `json:"score"`
 	Tokens      int                          `json:"tokens"`
 	Trust       float64                      `json:"trust"`
+	Uncertainty float64                      `json:"uncertainty"` // see uncertaintyOf
 	Action      memory.Action                `json:"action"`
 	EpisodeIDs  []string                     `json:"episode_ids"` // with Context: the neighbours' too
 	Context     []ContextLine                `json:"context,omitempty"`
@@ -665,7 +666,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 		add("stale_source", -r.StalePenalty)
 	}
 	c.final = c.fused + c.terms.Sum()
-	c.trust = trustOf(v, now)
+	c.trust = trustAt(v, now)
 	c.action = r.action(c.trust)
 }
 

@@ -569,7 +569,7 @@ func TestE2EEndpoints(t *testing.T) {
 		sum := 0
 		for i, item := range raw.Items {
 			e2eSameKeys(t, fmt.Sprintf("item %d", i), item, "memory_id", "version_id", "kind", "type", "content", "score",
-				"tokens", "action", "episode_ids", "channels", "explanation")
+				"tokens", "trust", "uncertainty", "action", "episode_ids", "channels", "explanation")
 			it := retrieval.Items[i]
 			sum += it.Tokens
 			var chans map[string]json.RawMessage

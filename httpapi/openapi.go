@@ -192,6 +192,10 @@ func operationID(rt *route) string {
 		return "exportNamespace"
 	case "POST /v1/import":
 		return "importNamespace"
+	case "POST /v1/retrievals/{id}/feedback":
+		return "sendFeedback"
+	case "GET /v1/memories/{id}/explain":
+		return "explainMemory"
 	}
 	id := strings.ToLower(rt.Method)
 	for _, w := range strings.FieldsFunc(rt.Path, func(r rune) bool { return r == '/' || r == '.' }) {

@@ -442,6 +442,13 @@ func TestOpenAPIResponses(t *testing.T) {
 		t.Error("the trace has no items with channels: the trace item schema went unchecked")
 	}
 
+	// Feedback on it, and explanations of a memory and of the retrieval.
+	c.call("POST /v1/retrievals/{id}/feedback", "/v1/retrievals/"+ret.RetrievalID+"/feedback", map[string]any{
+		"outcome": "helpful", "output": "You use emacs; deploys are on Thursday.", "source": "evaluator", "severity": 0.5}, 200)
+	c.call("POST /v1/retrievals/{id}/feedback", "/v1/retrievals/ret_doesnotexist/feedback", map[string]any{"outcome": "helpful"}, 404)
+	c.call("GET /v1/memories/{id}/explain", "/v1/memories/"+rem.MemoryID+"/explain", nil, 200)
+	c.call("GET /v1/memories/{id}/explain", "/v1/memories/"+ret.RetrievalID+"/explain", nil, 200)
+
 	// Read memories.
 	c.call("GET /v1/memories", "/v1/memories", nil, 200)
 	c.call("GET /v1/memories", "/v1/memories?include_history=true&subject=team&limit=10", nil, 200)

@@ -86,6 +86,12 @@ func (s *Server) routes() []*route {
 		{Method: "GET", Path: "/v1/graph/neighborhood", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "An entity's neighbourhood in the knowledge graph: the claims 1 or 2 hops from it, with validity.",
 			Response: GraphResponse{}, Params: graphParams, handle: s.graphNeighborhood},
+		{Method: "POST", Path: "/v1/retrievals/{id}/feedback", Role: memory.RoleWriter, Status: http.StatusOK,
+			Summary: "Say how a retrieval's items served the task: helpful, unused or harmful. Moves usefulness and trust only; repeating a judgement changes nothing.",
+			Request: FeedbackRequest{}, Response: FeedbackResponse{}, Params: []Param{idParam("A retrieval id (ret_...).")}, handle: s.feedback},
+		{Method: "GET", Path: "/v1/memories/{id}/explain", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary:  "Why a memory is held (evidence, admission reasons, operations, the superseded-by chain) and how feedback moved its usefulness and trust; for a retrieval id, why each candidate ranked.",
+			Response: Explanation{}, Params: []Param{idParam("A memory (mem_...), version (ver_...) or retrieval (ret_...) id.")}, handle: s.explainMemory},
 		{Method: "GET", Path: "/v1/jobs/{id}", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "A background job's state: pending, running, succeeded or failed (with its error).",
 			Response: Job{}, Params: []Param{idParam("A job id (job_...).")}, handle: s.getJob},
@@ -326,7 +332,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 			eps = []string{}
 		}
 		out.Items[i] = RetrieveItem{MemoryID: it.MemoryID, VersionID: it.VersionID, Kind: string(it.Kind), Type: string(it.Type),
-			Content: it.Content, Score: it.Score, Tokens: it.Tokens, Action: string(it.Action), EpisodeIDs: eps,
+			Content: it.Content, Score: it.Score, Tokens: it.Tokens, Trust: it.Trust, Uncertainty: it.Uncertainty, Action: string(it.Action), EpisodeIDs: eps,
 			Channels: chans, Explanation: it.Explanation}
 	}
 	return writeJSON(w, http.StatusOK, out)

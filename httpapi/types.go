@@ -114,6 +114,8 @@ type RetrieveItem struct {
 	Content     string                `json:"content"`
 	Score       float64               `json:"score"`
 	Tokens      int                   `json:"tokens"`
+	Trust       float64               `json:"trust" doc:"0 to 1: how far to act on it (FOLLOW at 0.75, HINT at 0.45 by default)."`
+	Uncertainty float64               `json:"uncertainty" doc:"0 to 1: how little the outcomes so far settle its trust."`
 	Action      string                `json:"action" doc:"FOLLOW, HINT or IGNORE."`
 	EpisodeIDs  []string              `json:"episode_ids" nullable:"false" doc:"The episode it is (episodic) or cites (semantic, procedural)."`
 	Channels    map[string]ChannelHit `json:"channels" nullable:"false" doc:"Each channel that found it, by name."`

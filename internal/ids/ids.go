@@ -16,6 +16,7 @@ const (
 	Admission = "adm"
 	Retrieval = "ret"
 	Key       = "key" // API keys
+	Feedback  = "fb"
 )
 
 // New returns a fresh identifier with the given prefix. ulid.Make is safe for
