@@ -74,6 +74,7 @@ func Run(t *testing.T, open Opener) {
 		{"APIKeys", s.keys},
 		{"ExtractionBacklog", s.backlog},
 		{"ChangeLog", s.changes},
+		{"Consolidation", s.consolidation},
 		{"NamespaceIsolation", s.isolation},
 		{"InvalidInput", s.invalidInput},
 		{"Times", s.times},
