@@ -31,6 +31,8 @@ type Config struct {
 	Clock     clock.Clock       // default: clock.System{}
 	Logger    *slog.Logger      // default: discard
 	Ranking   Ranking           // zero value: DefaultRanking()
+	// Consolidation: zero fields take DefaultConsolidation()'s.
+	Consolidation Consolidation
 }
 
 // Engine runs mnemon's use cases. It is safe for concurrent use.
@@ -44,6 +46,8 @@ type Engine struct {
 	analyzer  *search.Analyzer
 	ranking   Ranking
 	traces    *traceWriter
+
+	consolidation Consolidation
 
 	mu  sync.Mutex
 	nss map[string]*nsState
@@ -75,6 +79,8 @@ func New(cfg Config) (*Engine, error) {
 		analyzer:  search.NewAnalyzer(),
 		ranking:   cfg.Ranking,
 		nss:       make(map[string]*nsState),
+
+		consolidation: cfg.Consolidation.withDefaults(),
 	}
 	if e.embedder == nil {
 		e.embedder = embed.NewBuiltin()
