@@ -12,7 +12,6 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-
 // captureSession stores a session's events, one minute apart from start.
 func captureSession(t testing.TB, e *engine.Engine, ns, session string, start time.Time, texts ...string) []string {
 	t.Helper()
