@@ -221,7 +221,15 @@ func (e *Engine) ConsolidateSession(ctx context.Context, ns, sessionID string, o
 		return nil, fmt.Errorf("consolidate session %s: %w", sessionID, err)
 	}
 	rep.Sessions = append(rep.Sessions, out)
-	stubs, err := e.store.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, SessionID: sessionID})
+	eps, err := e.store.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, SessionID: sessionID})
+	if err != nil {
+		return nil, fmt.Errorf("consolidate session %s: %w", sessionID, err)
+	}
+	epIDs := make([]string, len(eps))
+	for i, ep := range eps {
+		epIDs[i] = ep.ID
+	}
+	stubs, err := e.store.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, IDs: epIDs})
 	if err != nil {
 		return nil, fmt.Errorf("consolidate session %s: %w", sessionID, err)
 	}
@@ -519,7 +527,9 @@ func (e *Engine) accessOf(ctx context.Context, ns string, versionIDs map[string]
 
 // forgetStubs computes the retention of summarised episodes and takes
 // those below ForgetBelow out of retrieval; the others are checked again
-// when they could next be due.
+// when they could next be due. Each episode's stub records when and at
+// what retention it was forgotten; the admission log gets one entry per
+// summary (not per episode: the log must not grow with what it forgets).
 func (e *Engine) forgetStubs(ctx context.Context, ns string, stubs []*memory.EpisodeStub, rep *ConsolidateReport) error {
 	if len(stubs) == 0 {
 		return nil
@@ -547,7 +557,8 @@ func (e *Engine) forgetStubs(ctx context.Context, ns string, stubs []*memory.Epi
 	)
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
 		changed, forgotten = changed[:0], forgotten[:0]
-		var adms []*memory.Admission
+		bySummary := map[string][]ForgottenEpisode{}
+		var order []string
 		for _, s0 := range stubs {
 			s := *s0
 			a := access[s.VersionID]
@@ -558,12 +569,6 @@ func (e *Engine) forgetStubs(ctx context.Context, ns string, stubs []*memory.Epi
 					return err
 				}
 				continue
-			}
-			adm := &memory.Admission{
-				ID: ids.New(ids.Admission), Namespace: ns, EpisodeID: s.EpisodeID, Decision: memory.AdmitReject,
-				Reasons: []string{"consolidated", fmt.Sprintf("retention:%.4f", s.Retention),
-					fmt.Sprintf("accesses:%d", a.Count), "summary:" + s.SummaryMemoryID},
-				Content: "forgotten: summarised into " + s.SummaryMemoryID, Extractor: "consolidate", CreatedAt: now,
 			}
 			if s.VersionID != "" {
 				v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: s.VersionID})
@@ -580,17 +585,31 @@ func (e *Engine) forgetStubs(ctx context.Context, ns string, stubs []*memory.Epi
 					}
 					changed = append(changed, v)
 				}
-				if v != nil {
-					adm.MemoryID, adm.VersionID = v.MemoryID, v.ID
-				}
 			}
 			s.ForgottenAt = timePtr(now)
 			if err := tx.UpdateEpisodeStub(ctx, &s); err != nil {
 				return err
 			}
-			adms = append(adms, adm)
-			forgotten = append(forgotten, ForgottenEpisode{EpisodeID: s.EpisodeID, SummaryMemoryID: s.SummaryMemoryID,
-				Retention: s.Retention, Accesses: a.Count})
+			f := ForgottenEpisode{EpisodeID: s.EpisodeID, SummaryMemoryID: s.SummaryMemoryID, Retention: s.Retention, Accesses: a.Count}
+			if _, ok := bySummary[s.SummaryMemoryID]; !ok {
+				order = append(order, s.SummaryMemoryID)
+			}
+			bySummary[s.SummaryMemoryID] = append(bySummary[s.SummaryMemoryID], f)
+			forgotten = append(forgotten, f)
+		}
+		adms := make([]*memory.Admission, 0, len(order))
+		for _, sum := range order {
+			fs := bySummary[sum]
+			top := 0.0
+			for _, f := range fs {
+				top = math.Max(top, f.Retention)
+			}
+			adms = append(adms, &memory.Admission{
+				ID: ids.New(ids.Admission), Namespace: ns, MemoryID: sum, Decision: memory.AdmitReject,
+				Reasons: []string{"consolidated", fmt.Sprintf("forgot_episodes:%d", len(fs)), fmt.Sprintf("retention_below:%g", c.ForgetBelow),
+					fmt.Sprintf("max_retention:%.4f", top)},
+				Content: fmt.Sprintf("forgot %d raw episodes this summary covers (stubs kept)", len(fs)), Extractor: "consolidate", CreatedAt: now,
+			})
 		}
 		if len(adms) == 0 {
 			return nil
@@ -608,7 +627,8 @@ func (e *Engine) forgetStubs(ctx context.Context, ns string, stubs []*memory.Epi
 }
 
 // purgeStubs removes the text of forgotten episodes for good; the stub
-// (id, hash, time, summary link) stays and answers for them.
+// (id, hash, time, summary link) stays and answers for them, and the
+// episode keeps one metadata entry naming its summary.
 func (e *Engine) purgeStubs(ctx context.Context, ns string, stubs []*memory.EpisodeStub, rep *ConsolidateReport) error {
 	if len(stubs) == 0 {
 		return nil
@@ -622,27 +642,32 @@ func (e *Engine) purgeStubs(ctx context.Context, ns string, stubs []*memory.Epis
 	var purged []string
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
 		purged = purged[:0]
-		adms := make([]*memory.Admission, 0, len(stubs))
+		count := map[string]int{}
+		var order []string
 		for _, s0 := range stubs {
 			s := *s0
-			meta := map[string]string{
-				"purged_by": "consolidate", "summary_memory_id": s.SummaryMemoryID,
-				"forgotten_at": s.ForgottenAt.UTC().Format(time.RFC3339Nano),
-			}
 			if err := tx.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns, EpisodeID: s.EpisodeID,
-				VersionID: s.VersionID, Metadata: meta, UpdatedAt: now}); err != nil {
+				VersionID: s.VersionID, Metadata: map[string]string{PurgedMetadataKey: s.SummaryMemoryID}}); err != nil {
 				return err
 			}
 			s.PurgedAt = timePtr(now)
 			if err := tx.UpdateEpisodeStub(ctx, &s); err != nil {
 				return err
 			}
-			adms = append(adms, &memory.Admission{
-				ID: ids.New(ids.Admission), Namespace: ns, EpisodeID: s.EpisodeID, VersionID: s.VersionID,
-				Decision: memory.AdmitReject, Reasons: []string{"purged", "summary:" + s.SummaryMemoryID},
-				Content: "text purged; summarised into " + s.SummaryMemoryID, Extractor: "consolidate", CreatedAt: now,
-			})
+			if count[s.SummaryMemoryID] == 0 {
+				order = append(order, s.SummaryMemoryID)
+			}
+			count[s.SummaryMemoryID]++
 			purged = append(purged, s.EpisodeID)
+		}
+		adms := make([]*memory.Admission, 0, len(order))
+		for _, sum := range order {
+			adms = append(adms, &memory.Admission{
+				ID: ids.New(ids.Admission), Namespace: ns, MemoryID: sum, Decision: memory.AdmitReject,
+				Reasons:   []string{"purged", fmt.Sprintf("episodes:%d", count[sum])},
+				Content:   fmt.Sprintf("purged the text of %d forgotten episodes this summary covers", count[sum]),
+				Extractor: "consolidate", CreatedAt: now,
+			})
 		}
 		return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: adms})
 	})
@@ -652,6 +677,10 @@ func (e *Engine) purgeStubs(ctx context.Context, ns string, stubs []*memory.Epis
 	rep.Purged = append(rep.Purged, purged...)
 	return nil
 }
+
+// PurgedMetadataKey is the one metadata entry a purged episode keeps: the
+// id of the summary memory that covers it.
+const PurgedMetadataKey = "purged_into"
 
 // EpisodeStubs returns the consolidation stubs of these episodes (those
 // summarised; forgotten or purged ones say so): what answers for an

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -298,12 +299,13 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 	if err != nil || ep.Content == "" {
 		t.Errorf("text purged before the window: %+v %v", ep, err)
 	}
-	adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "ns1", EpisodeID: epIDs[1]})
+	adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "ns1", MemoryID: summaryID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if adms[0].Extractor != "consolidate" || adms[0].Reasons[0] != "consolidated" {
-		t.Errorf("newest admission of a forgotten episode: %+v", adms[0])
+	if len(adms) != 2 || adms[0].Extractor != "consolidate" || adms[0].Reasons[0] != "consolidated" ||
+		adms[0].Reasons[1] != fmt.Sprintf("forgot_episodes:%d", len(epIDs)) {
+		t.Errorf("admissions of the summary after forgetting: %+v", adms)
 	}
 
 	// 29 days later: not purged yet; 30: purged.
@@ -320,7 +322,7 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ep.Content != "" || ep.Metadata["purged_by"] != "consolidate" || ep.Metadata["summary_memory_id"] != summaryID || ep.ContentHash == "" {
+		if ep.Content != "" || len(ep.Metadata) != 1 || ep.Metadata[engine.PurgedMetadataKey] != summaryID || ep.ContentHash == "" {
 			t.Errorf("purged episode %+v", ep)
 		}
 	}
@@ -343,7 +345,7 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ep := range view.Episodes {
-			if ep.Content != "" || ep.Metadata["summary_memory_id"] != summaryID {
+			if ep.Content != "" || ep.Metadata[engine.PurgedMetadataKey] != summaryID {
 				t.Errorf("show of %s: episode %+v", f.Key, ep)
 			}
 		}

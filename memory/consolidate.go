@@ -41,10 +41,12 @@ type ConsolidationStore interface {
 	// PurgeEpisodeText removes a forgotten episode's text for good: the
 	// episode's content (its metadata replaced by p.Metadata), its
 	// episodic version's content, search text and embedding, and the
-	// content the admission log copied from it. Ids, hashes and times
-	// stay. It is the one write that edits an episode or a version's
-	// claim, as the right to be forgotten requires. ErrNotFound when the
-	// episode is not in the namespace.
+	// content the admission log copied from it. Ids, hashes, times and
+	// states stay; the version must already be out of retrieval (deleted),
+	// so the purge is no state change and logs none. It is the one write
+	// that edits an episode or a version's claim, as the right to be
+	// forgotten requires. ErrNotFound when the episode is not in the
+	// namespace.
 	PurgeEpisodeText(ctx context.Context, p PurgeEpisodeParams) error
 }
 
@@ -100,7 +102,8 @@ type AddEpisodeStubsParams struct {
 
 // ListEpisodeStubsParams filters stubs. Set one of:
 //   - IDs: these episodes' stubs, by occurred_at then episode id;
-//   - SessionID: a session's stubs, by occurred_at then episode id;
+//   - SessionID: a session's stubs, by occurred_at then episode id (no
+//     index serves it: prefer IDs on a hot path);
 //   - CheckBy: stubs not forgotten whose check_at is at or before it,
 //     soonest first;
 //   - PurgeBy: stubs forgotten at or before it and not purged, oldest
@@ -118,9 +121,7 @@ type ListEpisodeStubsParams struct {
 type PurgeEpisodeParams struct {
 	Namespace string
 	EpisodeID string
-	// VersionID is its episodic version ("" if it has none); its
-	// updated_at becomes UpdatedAt and the change is logged.
+	// VersionID is its episodic version ("" if it has none).
 	VersionID string
 	Metadata  map[string]string // the episode's metadata from now on
-	UpdatedAt time.Time
 }

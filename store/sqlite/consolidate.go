@@ -40,7 +40,7 @@ const (
 	retention = ?, purged_at = ? WHERE namespace = ? AND episode_id = ?`
 
 	qPurgeEpisode = `UPDATE episodes SET content = '', metadata = ? WHERE namespace = ? AND id = ?`
-	qPurgeVersion = `UPDATE versions SET content = '', search_text = '', embedding = NULL, updated_at = ?
+	qPurgeVersion = `UPDATE versions SET content = '', search_text = '', embedding = NULL
 	WHERE namespace = ? AND id = ?`
 	// An episode's own admissions (extractor "episode": its admission and
 	// the duplicates recognised as it) copied its text.
@@ -267,21 +267,15 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 	}
 	var c encoder
 	meta := c.json("metadata", p.Metadata)
-	updated := c.time("updated_at", p.UpdatedAt)
 	if c.err != nil {
 		return c.err
 	}
-	return e.atomically(ctx, 4, func() error {
+	return e.atomically(ctx, 3, func() error {
 		if err := execOne(ctx, e, qPurgeEpisode, meta, p.Namespace, p.EpisodeID); err != nil {
 			return err
 		}
 		if p.VersionID != "" {
-			// The change first, as in createVersion: followers drop or
-			// re-read the version.
-			if err := e.logChange(ctx, p.Namespace, p.VersionID, updated); err != nil {
-				return err
-			}
-			if err := execOne(ctx, e, qPurgeVersion, updated, p.Namespace, p.VersionID); err != nil {
+			if err := execOne(ctx, e, qPurgeVersion, p.Namespace, p.VersionID); err != nil {
 				return err
 			}
 		}

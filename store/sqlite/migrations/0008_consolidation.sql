@@ -36,7 +36,6 @@ CREATE TABLE episode_stubs (
     PRIMARY KEY (namespace, episode_id)
 ) STRICT, WITHOUT ROWID;
 
-CREATE INDEX episode_stubs_by_session ON episode_stubs (namespace, session_id, occurred_at, episode_id);
 -- The forgetting pass: stubs still served, by when they are next due.
 CREATE INDEX episode_stubs_due ON episode_stubs (namespace, check_at, episode_id) WHERE forgotten_at IS NULL;
 -- The purge pass: forgotten stubs whose text is still stored, oldest first.
