@@ -16,9 +16,9 @@ import (
 // consolidateFlags are consolidate's own flags; each run of the command
 // builds its own (commands() is called per run).
 type consolidateFlags struct {
-	allDue, force       bool
-	minAge, purgeAfter  string
-	summaryTokens, runs int
+	allDue, force      bool
+	minAge, purgeAfter string
+	summaryTokens      int
 }
 
 func consolidateCmd() *command {
