@@ -37,9 +37,10 @@ and WAL file sizes, and the process's RSS (VmRSS now and VmHWM peak, from
 Sessions of one user (--sessions): seeded conversations of --turns turns
 in which the user restates, changes and adds facts, captured turn by turn
 through the capture path with extraction, into one namespace. At each
-session count: capture rate, retrieve latency and storage. The arm with
-consolidation is reported as not available until consolidation exists
-(issue 5).
+session count: capture rate, retrieve latency and storage; once without
+consolidation and once with it (the periodic run after every session:
+sessions a week old summarised, episodes past their retention forgotten,
+their text purged 30 days later; sessions are a day apart).
 
 Targets (issue 4): retrieve p95 <= 10 ms at 100k and <= 50 ms at 1M
 memories; ingest >= 2,000 memories/s batched (judged on facts/s); storage

@@ -1,7 +1,7 @@
 // Package scale measures how mnemon behaves as memory grows: ingest
 // throughput, retrieval latency, storage and resident memory at growing
 // numbers of memories in one namespace, and latency and storage as a user's
-// sessions accumulate (with and without consolidation, once it exists).
+// sessions accumulate (with and without consolidation).
 package scale
 
 import (
@@ -119,9 +119,7 @@ type Report struct {
 }
 
 // sessionArm is one consolidation setting. consolidate runs after every
-// session; nil with a note means the arm cannot run yet. When consolidation
-// lands (issue 5), its arm gets a consolidate func and the report, plots
-// and storage target pick it up unchanged.
+// session; nil with a note means the arm cannot run.
 type sessionArm struct {
 	name        string
 	consolidate func(ctx context.Context, eng *engine.Engine, ns string) error
@@ -131,7 +129,22 @@ type sessionArm struct {
 func sessionArms() []sessionArm {
 	return []sessionArm{
 		{name: "without consolidation"},
-		{name: "with consolidation", unavailable: "not available: consolidation is issue 5"},
+		{name: "with consolidation", consolidate: consolidateDue},
+	}
+}
+
+// consolidateDue runs the periodic consolidation until nothing is left:
+// the sessions quiet for 7 days are summarised, the summarised episodes
+// past their retention forgotten, and those forgotten 30 days ago purged.
+func consolidateDue(ctx context.Context, eng *engine.Engine, ns string) error {
+	for {
+		rep, err := eng.ConsolidateDue(ctx, ns)
+		if err != nil {
+			return err
+		}
+		if !rep.More {
+			return nil
+		}
 	}
 }
 
@@ -298,7 +311,9 @@ func runSessions(ctx context.Context, o Options, a sessionArm) ([]SessionPoint, 
 					Metadata: map[string]string{"session": s.ID}}
 			}
 			began := time.Now()
-			if _, err := eng.Capture(ctx, engine.CaptureParams{Namespace: namespace, Events: evs}); err != nil {
+			// Captured with their session, as the API requires: consolidation
+			// works per session.
+			if _, err := eng.Capture(ctx, engine.CaptureParams{Namespace: namespace, Scope: memory.Scope{SessionID: s.ID}, Events: evs}); err != nil {
 				return nil, fmt.Errorf("scale: capture %s: %w", s.ID, err)
 			}
 			if a.consolidate != nil {
