@@ -39,14 +39,14 @@ type ConsolidationStore interface {
 	// ListEpisodeStubs lists stubs by the filters set in p (see there).
 	ListEpisodeStubs(ctx context.Context, p ListEpisodeStubsParams) ([]*EpisodeStub, error)
 	// PurgeEpisodeText removes a forgotten episode's text for good: the
-	// episode's content (its metadata replaced by p.Metadata), its
-	// episodic version's content, search text and embedding, and the
-	// content the admission log copied from it. Ids, hashes, times and
-	// states stay; the version must already be out of retrieval (deleted),
-	// so the purge is no state change and logs none. It is the one write
-	// that edits an episode or a version's claim, as the right to be
-	// forgotten requires. ErrNotFound when the episode is not in the
-	// namespace.
+	// episode's content (its metadata replaced by p.Metadata) and the
+	// content the admission log copied from it; and its episodic version
+	// p.VersionID with that version's memory slot, rows derived from the
+	// episode that only served it to retrieval (it must already be out of
+	// retrieval, deleted, so the purge logs no change). The episode row
+	// stays as the stub: id, content hash, times. It is the one write that
+	// edits an episode, as the right to be forgotten requires. ErrNotFound
+	// when the episode is not in the namespace.
 	PurgeEpisodeText(ctx context.Context, p PurgeEpisodeParams) error
 }
 

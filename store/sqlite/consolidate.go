@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -40,8 +41,11 @@ const (
 	retention = ?, purged_at = ? WHERE namespace = ? AND episode_id = ?`
 
 	qPurgeEpisode = `UPDATE episodes SET content = '', metadata = ? WHERE namespace = ? AND id = ?`
-	qPurgeVersion = `UPDATE versions SET content = '', search_text = '', embedding = NULL
-	WHERE namespace = ? AND id = ?`
+	// The episodic version goes, then its slot if no version is left in it
+	// (an episodic slot holds exactly one).
+	qPurgeVersion = `DELETE FROM versions WHERE namespace = ? AND id = ? AND kind = 'episodic' RETURNING memory_id`
+	qPurgeSlot    = `DELETE FROM memories WHERE namespace = ? AND id = ? AND kind = 'episodic'
+	AND NOT EXISTS (SELECT 1 FROM versions WHERE namespace = ? AND memory_id = ?)`
 	// An episode's own admissions (extractor "episode": its admission and
 	// the duplicates recognised as it) copied its text.
 	qPurgeAdmissions = `UPDATE admissions SET content = '' WHERE namespace = ? AND episode_id = ? AND extractor = 'episode'`
@@ -275,8 +279,24 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 			return err
 		}
 		if p.VersionID != "" {
-			if err := execOne(ctx, e, qPurgeVersion, p.Namespace, p.VersionID); err != nil {
-				return err
+			var memID string
+			rows, err := e.query(ctx, qPurgeVersion, p.Namespace, p.VersionID)
+			if err != nil {
+				return mapErr(err)
+			}
+			for rows.Next() {
+				if err := rows.Scan(&memID); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+				return mapErr(err)
+			}
+			if memID != "" {
+				if _, err := e.exec(ctx, qPurgeSlot, p.Namespace, memID, p.Namespace, memID); err != nil {
+					return mapErr(err)
+				}
 			}
 		}
 		_, err := e.exec(ctx, qPurgeAdmissions, p.Namespace, p.EpisodeID)

@@ -175,6 +175,12 @@ func (s suite) consolidation(t *testing.T) {
 				must(t, tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "other", Episodes: []*memory.Episode{twin}}))
 				must(t, tx.CreateMemory(ctx, mm))
 				must(t, tx.CreateVersion(ctx, v))
+				om := newMemory("other", "m-1", "user", "episode:e-1", memory.Scope{})
+				om.Kind = memory.KindEpisodic
+				ov := newVersion("other", "v-1", om, 1, at(1))
+				ov.Kind = memory.KindEpisodic
+				must(t, tx.CreateMemory(ctx, om))
+				must(t, tx.CreateVersion(ctx, ov))
 				return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{
 					{ID: "a-1", Namespace: ns, EpisodeID: "e-1", Decision: memory.AdmitAccept, Reasons: []string{"episode"}, Content: ep.Content, Extractor: "episode", CreatedAt: at(1)},
 					{ID: "a-2", Namespace: ns, EpisodeID: "e-1", MemoryID: "m-9", Decision: memory.AdmitAccept, Reasons: []string{"extracted:rules"}, Content: "The user lives in Lisbon.", Extractor: "rules", CreatedAt: at(1)},
@@ -189,10 +195,14 @@ func (s suite) consolidation(t *testing.T) {
 			if got.Content != "" || !sameMap(got.Metadata, meta) || got.ContentHash != ep.ContentHash || !got.OccurredAt.Equal(ep.OccurredAt) {
 				t.Errorf("purged episode: %+v", got)
 			}
-			gv, err := st.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: "v-1"})
-			must(t, err)
-			if gv.Content != "" || gv.SearchText != "" || gv.Embedding != nil || !gv.UpdatedAt.Equal(v.UpdatedAt) || gv.Key != v.Key || gv.Status != v.Status {
-				t.Errorf("purged version: %+v", gv)
+			// The episodic version and its slot are gone; a fact's slot
+			// with the same shape of id in another namespace is not.
+			_, err = st.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: "v-1"})
+			wantErr(t, "purged episodic version", err, memory.ErrNotFound)
+			_, err = st.GetMemory(ctx, memory.GetParams{Namespace: ns, ID: "m-1"})
+			wantErr(t, "purged episodic slot", err, memory.ErrNotFound)
+			if _, err := st.GetVersion(ctx, memory.GetParams{Namespace: "other", ID: "v-1"}); err != nil {
+				t.Errorf("purge reached the other namespace's version: %v", err)
 			}
 			adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, EpisodeID: "e-1"})
 			must(t, err)
