@@ -338,6 +338,7 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 	case err != nil && !errors.Is(err, memory.ErrNotFound):
 		return out, err
 	}
+	scope := factScope(eps[0].Scope)
 	// Each episode's searchable version, and what may be quoted: never
 	// quarantined text, nor text mnemon itself served the agent.
 	epVersions := make(map[string]*memory.Version, len(eps))
@@ -359,6 +360,23 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 		}
 		quotable = append(quotable, ep)
 	}
+	if prev == nil {
+		// No record, but a summary may cover the session already (an
+		// imported namespace: export carries memories, not records).
+		// Adopt it rather than summarise again what may be purged.
+		if cur, err := e.coveringSummary(ctx, ns, scope, info.ID, eps); err != nil {
+			return out, err
+		} else if cur != nil {
+			err := e.store.InTx(ctx, func(tx memory.Executor) error {
+				return e.recordSummary(ctx, tx, ns, info.ID, cur.MemoryID, cur.ID, eps, epVersions, now)
+			})
+			if err != nil {
+				return out, err
+			}
+			out.Status, out.SummaryMemoryID, out.SummaryVersionID = SessionUnchanged, cur.MemoryID, cur.ID
+			return out, nil
+		}
+	}
 	sum, err := c.Summariser.Summarise(ctx, SummaryInput{
 		SessionID: info.ID, Episodes: quotable, Facts: st.factsCiting(quotable),
 		MaxTokens: c.SummaryTokens, Count: e.counter.Count,
@@ -373,7 +391,6 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 	if err != nil || len(vecs) != 1 {
 		return out, fmt.Errorf("embed summary: %w", errors.Join(err, errors.New("no vector")))
 	}
-	scope := factScope(eps[0].Scope)
 	var (
 		v       *memory.Version
 		old     []*memory.Version
@@ -443,21 +460,7 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 		}}}); err != nil {
 			return err
 		}
-		stubs := make([]*memory.EpisodeStub, len(eps))
-		for i, ep := range eps {
-			s := &memory.EpisodeStub{Namespace: ns, EpisodeID: ep.ID, SessionID: info.ID, SummaryMemoryID: m.ID,
-				ContentHash: ep.ContentHash, OccurredAt: ep.OccurredAt, SummarisedAt: now,
-				CheckAt: c.ForgetAt(ep.OccurredAt, Access{}), Retention: c.Retention(ep.OccurredAt, Access{}, now)}
-			if ev := epVersions[ep.ID]; ev != nil {
-				s.VersionID = ev.ID
-			}
-			stubs[i] = s
-		}
-		if err := tx.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: stubs}); err != nil {
-			return err
-		}
-		if err := tx.PutSessionSummary(ctx, &memory.SessionSummary{Namespace: ns, SessionID: info.ID, MemoryID: m.ID,
-			VersionID: v.ID, Episodes: len(eps), LastAt: eps[len(eps)-1].OccurredAt, ConsolidatedAt: now}); err != nil {
+		if err := e.recordSummary(ctx, tx, ns, info.ID, m.ID, v.ID, eps, epVersions, now); err != nil {
 			return err
 		}
 		doc, err = e.docOf(v)
@@ -476,6 +479,60 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 	}
 	out.SummaryMemoryID, out.SummaryVersionID, out.Summary = v.MemoryID, v.ID, v.Content
 	return out, nil
+}
+
+// coveringSummary returns the live summary version of a session that cites
+// exactly its episodes, or nil.
+func (e *Engine) coveringSummary(ctx context.Context, ns string, scope memory.Scope, sessionID string, eps []*memory.Episode) (*memory.Version, error) {
+	m, err := e.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: scope, Subject: "session", Key: summaryKey(sessionID)})
+	if errors.Is(err, memory.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID, WithoutEmbeddings: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		if !v.Status.Live() || len(v.EvidenceEpisodeIDs) != len(eps) {
+			continue
+		}
+		same := true
+		for i, ep := range eps {
+			same = same && v.EvidenceEpisodeIDs[i] == ep.ID
+		}
+		if same {
+			return v, nil
+		}
+	}
+	return nil, nil
+}
+
+// recordSummary writes a session's summary record and the stubs of its
+// episodes (not of those already purged: their episode row is their stub).
+func (e *Engine) recordSummary(ctx context.Context, tx memory.Executor, ns, sessionID, memoryID, versionID string,
+	eps []*memory.Episode, epVersions map[string]*memory.Version, now time.Time) error {
+	c := e.consolidation
+	stubs := make([]*memory.EpisodeStub, 0, len(eps))
+	for _, ep := range eps {
+		if ep.Metadata[PurgedMetadataKey] != "" {
+			continue
+		}
+		s := &memory.EpisodeStub{Namespace: ns, EpisodeID: ep.ID, SessionID: sessionID, SummaryMemoryID: memoryID,
+			ContentHash: ep.ContentHash, OccurredAt: ep.OccurredAt, SummarisedAt: now,
+			CheckAt: c.ForgetAt(ep.OccurredAt, Access{}), Retention: c.Retention(ep.OccurredAt, Access{}, now)}
+		if ev := epVersions[ep.ID]; ev != nil {
+			s.VersionID = ev.ID
+		}
+		stubs = append(stubs, s)
+	}
+	if err := tx.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: stubs}); err != nil {
+		return err
+	}
+	return tx.PutSessionSummary(ctx, &memory.SessionSummary{Namespace: ns, SessionID: sessionID, MemoryID: memoryID,
+		VersionID: versionID, Episodes: len(eps), LastAt: eps[len(eps)-1].OccurredAt, ConsolidatedAt: now})
 }
 
 // factsCiting returns the indexed current facts extracted from each

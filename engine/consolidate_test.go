@@ -436,3 +436,42 @@ func TestConsolidateSessionThatGrew(t *testing.T) {
 		t.Errorf("old summary %+v %v", old, err)
 	}
 }
+
+// An export carries summaries but not consolidation records: the imported
+// namespace adopts its summaries instead of summarising again what may be
+// purged.
+func TestConsolidateAfterImport(t *testing.T) {
+	e, clk, st := newEngine(t)
+	ctx := context.Background()
+	start := clk.Now().Add(-10 * day)
+	captureSession(t, e, "ns1", "s-1", start, editorSession...)
+	rep, err := e.ConsolidateDue(ctx, "ns1")
+	if err != nil || len(rep.Sessions) != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	clk.Set(start.Add(170 * day)) // forgotten, then purged
+	for range 2 {
+		if _, err := e.ConsolidateDue(ctx, "ns1"); err != nil {
+			t.Fatal(err)
+		}
+		clk.Set(clk.Now().Add(31 * day))
+	}
+	var buf strings.Builder
+	if _, err := e.Export(ctx, "ns1", &buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Import(ctx, "ns2", strings.NewReader(buf.String())); err != nil {
+		t.Fatal(err)
+	}
+	before := versionsOf(t, st, "ns2")
+	rep, err = e.ConsolidateDue(ctx, "ns2")
+	if err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].Status != engine.SessionUnchanged || len(rep.Forgotten)+len(rep.Purged) != 0 {
+		t.Fatalf("imported namespace: %+v %v", rep, err)
+	}
+	if after := versionsOf(t, st, "ns2"); after != before {
+		t.Errorf("adopting the imported summary wrote versions: %d → %d", before, after)
+	}
+	if rep, err = e.ConsolidateDue(ctx, "ns2"); err != nil || len(rep.Sessions) != 0 {
+		t.Errorf("second run in the imported namespace: %+v %v", rep, err)
+	}
+}
