@@ -147,12 +147,12 @@ func TestAxisTicks(t *testing.T) {
 }
 
 // testOpen wires an engine as the CLI does.
-func testOpen(ctx context.Context, path string) (*engine.Engine, func() error, error) {
+func testOpen(ctx context.Context, path string, c engine.Consolidation) (*engine.Engine, func() error, error) {
 	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := engine.New(engine.Config{Store: st})
+	eng, err := engine.New(engine.Config{Store: st, Consolidation: c})
 	if err != nil {
 		st.Close()
 		return nil, nil, err
