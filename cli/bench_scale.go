@@ -41,8 +41,8 @@ through the capture path with extraction, into one namespace. At each
 session count: capture rate, retrieve latency and storage; once without
 consolidation and once with it (the periodic run after every session:
 sessions a week old summarised, episodes past their retention forgotten,
-their text purged; sessions are a day apart but arrive within minutes, so
-the purge window is shortened to a minute).
+their text purged; sessions are a day apart but arrive within seconds, so
+the purge window is shortened to nothing: the next run purges).
 
 Targets (issue 4): retrieve p95 <= 10 ms at 100k and <= 50 ms at 1M
 memories; ingest >= 2,000 memories/s batched (judged on facts/s); storage

@@ -703,12 +703,10 @@ func (e *Engine) purgeStubs(ctx context.Context, ns string, stubs []*memory.Epis
 		var order []string
 		for _, s0 := range stubs {
 			s := *s0
+			meta := map[string]string{PurgedMetadataKey: s.SummaryMemoryID, forgottenMetadataKey: s.ForgottenAt.UTC().Format(time.RFC3339),
+				purgedAtMetadataKey: now.UTC().Format(time.RFC3339)}
 			if err := tx.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns, EpisodeID: s.EpisodeID,
-				VersionID: s.VersionID, Metadata: map[string]string{PurgedMetadataKey: s.SummaryMemoryID}}); err != nil {
-				return err
-			}
-			s.PurgedAt = timePtr(now)
-			if err := tx.UpdateEpisodeStub(ctx, &s); err != nil {
+				VersionID: s.VersionID, Metadata: meta}); err != nil {
 				return err
 			}
 			if count[s.SummaryMemoryID] == 0 {
@@ -735,13 +733,19 @@ func (e *Engine) purgeStubs(ctx context.Context, ns string, stubs []*memory.Epis
 	return nil
 }
 
-// PurgedMetadataKey is the one metadata entry a purged episode keeps: the
-// id of the summary memory that covers it.
-const PurgedMetadataKey = "purged_into"
+// The metadata a purged episode keeps, its stub from then on: the summary
+// memory that covers it (PurgedMetadataKey), when it was forgotten and
+// when its text was purged (RFC 3339).
+const (
+	PurgedMetadataKey    = "purged_into"
+	forgottenMetadataKey = "forgotten_at"
+	purgedAtMetadataKey  = "purged_at"
+)
 
 // EpisodeStubs returns the consolidation stubs of these episodes (those
 // summarised; forgotten or purged ones say so): what answers for an
-// episode whose text is gone.
+// episode whose text is gone. A purged episode's stub is read from its
+// row (the stub record goes with the purge: storage stays flat).
 func (e *Engine) EpisodeStubs(ctx context.Context, ns string, episodeIDs []string) ([]*memory.EpisodeStub, error) {
 	ns, err := checkNamespace(ns)
 	if err != nil {
@@ -753,6 +757,26 @@ func (e *Engine) EpisodeStubs(ctx context.Context, ns string, episodeIDs []strin
 	out, err := e.store.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, IDs: episodeIDs})
 	if err != nil {
 		return nil, fmt.Errorf("episode stubs: %w", err)
+	}
+	// A purged episode's row is its stub.
+	eps, err := e.store.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, IDs: episodeIDs})
+	if err != nil {
+		return nil, fmt.Errorf("episode stubs: %w", err)
+	}
+	for _, ep := range eps {
+		sum := ep.Metadata[PurgedMetadataKey]
+		if sum == "" {
+			continue
+		}
+		s := &memory.EpisodeStub{Namespace: ns, EpisodeID: ep.ID, SessionID: ep.Scope.SessionID, SummaryMemoryID: sum,
+			ContentHash: ep.ContentHash, OccurredAt: ep.OccurredAt}
+		if t, err := time.Parse(time.RFC3339, ep.Metadata[forgottenMetadataKey]); err == nil {
+			s.ForgottenAt = &t
+		}
+		if t, err := time.Parse(time.RFC3339, ep.Metadata[purgedAtMetadataKey]); err == nil {
+			s.PurgedAt = &t
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }

@@ -322,15 +322,23 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ep.Content != "" || len(ep.Metadata) != 1 || ep.Metadata[engine.PurgedMetadataKey] != summaryID || ep.ContentHash == "" {
+		if ep.Content != "" || len(ep.Metadata) != 3 || ep.Metadata[engine.PurgedMetadataKey] != summaryID || ep.ContentHash == "" {
 			t.Errorf("purged episode %+v", ep)
 		}
 	}
-	stubs, _ = e.EpisodeStubs(ctx, "ns1", epIDs)
+	versionOf := map[string]string{}
 	for _, s := range stubs {
-		if s.PurgedAt == nil {
+		versionOf[s.EpisodeID] = s.VersionID
+	}
+	stubs, _ = e.EpisodeStubs(ctx, "ns1", epIDs)
+	if len(stubs) != len(epIDs) {
+		t.Errorf("%d stubs after purge, want %d", len(stubs), len(epIDs))
+	}
+	for _, s := range stubs {
+		if s.PurgedAt == nil || s.ForgottenAt == nil || s.SummaryMemoryID != summaryID || s.ContentHash == "" || s.OccurredAt.IsZero() || s.SessionID != "s-1" {
 			t.Errorf("stub after purge %+v", s)
 		}
+		s.VersionID = versionOf[s.EpisodeID]
 		// The episodic version only served the episode to retrieval: it
 		// goes with its slot; the episode row is the stub.
 		if _, err := st.GetVersion(ctx, memory.GetParams{Namespace: "ns1", ID: s.VersionID}); s.VersionID == "" || !errors.Is(err, memory.ErrNotFound) {

@@ -43,10 +43,11 @@ type ConsolidationStore interface {
 	// content the admission log copied from it; and its episodic version
 	// p.VersionID with that version's memory slot, rows derived from the
 	// episode that only served it to retrieval (it must already be out of
-	// retrieval, deleted, so the purge logs no change). The episode row
-	// stays as the stub: id, content hash, times. It is the one write that
-	// edits an episode, as the right to be forgotten requires. ErrNotFound
-	// when the episode is not in the namespace.
+	// retrieval, deleted, so the purge logs no change); and the episode's
+	// stub record. The episode row stays as the stub from then on: id,
+	// content hash, times, and p.Metadata (which names the summary). It is
+	// the one write that edits an episode, as the right to be forgotten
+	// requires. ErrNotFound when the episode is not in the namespace.
 	PurgeEpisodeText(ctx context.Context, p PurgeEpisodeParams) error
 }
 

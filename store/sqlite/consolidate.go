@@ -48,6 +48,7 @@ const (
 	AND NOT EXISTS (SELECT 1 FROM versions WHERE namespace = ? AND memory_id = ?)`
 	// An episode's own admissions (extractor "episode": its admission and
 	// the duplicates recognised as it) copied its text.
+	qDeleteStub      = `DELETE FROM episode_stubs WHERE namespace = ? AND episode_id = ?`
 	qPurgeAdmissions = `UPDATE admissions SET content = '' WHERE namespace = ? AND episode_id = ? AND extractor = 'episode'`
 )
 
@@ -274,7 +275,7 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 	if c.err != nil {
 		return c.err
 	}
-	return e.atomically(ctx, 3, func() error {
+	return e.atomically(ctx, 5, func() error {
 		if err := execOne(ctx, e, qPurgeEpisode, meta, p.Namespace, p.EpisodeID); err != nil {
 			return err
 		}
@@ -299,7 +300,10 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 				}
 			}
 		}
-		_, err := e.exec(ctx, qPurgeAdmissions, p.Namespace, p.EpisodeID)
+		if _, err := e.exec(ctx, qPurgeAdmissions, p.Namespace, p.EpisodeID); err != nil {
+			return mapErr(err)
+		}
+		_, err := e.exec(ctx, qDeleteStub, p.Namespace, p.EpisodeID)
 		return mapErr(err)
 	})
 }

@@ -186,6 +186,7 @@ func (s suite) consolidation(t *testing.T) {
 					{ID: "a-2", Namespace: ns, EpisodeID: "e-1", MemoryID: "m-9", Decision: memory.AdmitAccept, Reasons: []string{"extracted:rules"}, Content: "The user lives in Lisbon.", Extractor: "rules", CreatedAt: at(1)},
 				}})
 			}))
+			must(t, st.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: []*memory.EpisodeStub{newStub(ns, "e-1", "s-1", at(1)), newStub(ns, "e-2", "s-1", at(2))}}))
 			meta := map[string]string{"purged_by": "consolidate"}
 			must(t, m.do(ctx, st, func(ex memory.Executor) error {
 				return ex.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns, EpisodeID: "e-1", VersionID: "v-1", Metadata: meta})
@@ -204,6 +205,10 @@ func (s suite) consolidation(t *testing.T) {
 			if _, err := st.GetVersion(ctx, memory.GetParams{Namespace: "other", ID: "v-1"}); err != nil {
 				t.Errorf("purge reached the other namespace's version: %v", err)
 			}
+			// The episode row is the stub from now on.
+			stubs, err := st.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns})
+			must(t, err)
+			wantIDs(t, "stub records after the purge", ids(stubs, stubID), []string{"e-2"})
 			adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, EpisodeID: "e-1"})
 			must(t, err)
 			for _, a := range adms {
