@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemon-dev/mnemon/bench/scale"
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 func scaleSuite() benchSuite {
@@ -37,9 +38,11 @@ and WAL file sizes, and the process's RSS (VmRSS now and VmHWM peak, from
 Sessions of one user (--sessions): seeded conversations of --turns turns
 in which the user restates, changes and adds facts, captured turn by turn
 through the capture path with extraction, into one namespace. At each
-session count: capture rate, retrieve latency and storage. The arm with
-consolidation is reported as not available until consolidation exists
-(issue 5).
+session count: capture rate, retrieve latency and storage; once without
+consolidation and once with it (the periodic run after every session:
+sessions a week old summarised, episodes past their retention forgotten,
+their text purged; sessions are a day apart but arrive within seconds, so
+the purge window is shortened to nothing: the next run purges).
 
 Targets (issue 4): retrieve p95 <= 10 ms at 100k and <= 50 ms at 1M
 memories; ingest >= 2,000 memories/s batched (judged on facts/s); storage
@@ -118,8 +121,20 @@ func runScale(ctx context.Context, env Env, args []string) error {
 	defer os.RemoveAll(dir)
 	o := scale.Options{
 		Sizes: szs, Sessions: sss, Turns: *turns, Queries: *queries, Seed: *seed, Batch: *batch, Runs: *runs, Dir: dir,
-		Open: func(ctx context.Context, path string) (*engine.Engine, func() error, error) {
-			return openBenchEngine(ctx, path, nil)
+		Open: func(ctx context.Context, path string, c engine.Consolidation) (*engine.Engine, func() error, error) {
+			st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+			if err != nil {
+				return nil, nil, err
+			}
+			eng, err := engine.New(engine.Config{Store: st, Consolidation: c})
+			if err != nil {
+				st.Close()
+				return nil, nil, err
+			}
+			return eng, func() error {
+				eng.Close()
+				return st.Close()
+			}, nil
 		},
 	}
 	if stderrIsTerminal(env.Stderr) {

@@ -34,6 +34,8 @@ type Config struct {
 	// DedupeThreshold is the cosine at which Maintain's dedupe links two
 	// facts (0: DefaultDedupeThreshold).
 	DedupeThreshold float64
+	// Consolidation: zero fields take DefaultConsolidation()'s.
+	Consolidation Consolidation
 }
 
 // Engine runs mnemon's use cases. It is safe for concurrent use.
@@ -49,6 +51,7 @@ type Engine struct {
 	traces    *traceWriter
 
 	dedupeThreshold float64 // see Config.DedupeThreshold
+	consolidation   Consolidation
 
 	mu  sync.Mutex
 	nss map[string]*nsState
@@ -82,6 +85,7 @@ func New(cfg Config) (*Engine, error) {
 		nss:       make(map[string]*nsState),
 
 		dedupeThreshold: cfg.DedupeThreshold,
+		consolidation:   cfg.Consolidation.withDefaults(),
 	}
 	if e.embedder == nil {
 		e.embedder = embed.NewBuiltin()

@@ -134,7 +134,7 @@ func (g *schemaGen) operation(rt *route) map[string]any {
 	}
 	if rt.Request != nil {
 		g.request = true
-		op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
+		op["requestBody"] = map[string]any{"required": !rt.optionalBody, "content": map[string]any{
 			"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(rt.Request))}}}
 		g.request = false
 	} else if rt.bigBody {
@@ -186,6 +186,8 @@ func operationID(rt *route) string {
 		return "forgetMemory"
 	case "GET /v1/retrievals/{id}":
 		return "getRetrieval"
+	case "POST /v1/sessions/{id}/consolidate":
+		return "consolidateSession"
 	case "GET /v1/jobs/{id}":
 		return "getJob"
 	case "GET /v1/export":

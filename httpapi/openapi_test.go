@@ -402,6 +402,7 @@ func TestOpenAPIResponses(t *testing.T) {
 			"occurred_at": at(-2 * time.Hour)}},
 	}, 200)
 	c.call("GET /v1/jobs/{id}", "/v1/jobs/"+capd.JobID, nil, 200)
+	c.call("POST /v1/sessions/{id}/consolidate", "/v1/sessions/s1/consolidate", map[string]any{"force": true}, 200)
 
 	// Remember: a keyed fact, its successor (supersedes it), a statement.
 	var rem struct {

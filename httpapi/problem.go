@@ -32,6 +32,8 @@ const (
 	CodeUnavailable          = "unavailable"
 	CodeStoreCorrupt         = "store_corrupt"
 	CodeInternal             = "internal"
+	CodeInvalidSession       = "invalid_session"   // consolidate: a session id that cannot name one
+	CodeSessionNotFound      = "session_not_found" // consolidate: no episode of that session in the namespace
 )
 
 // ProblemBase prefixes every problem type URI.
@@ -84,7 +86,7 @@ func publicError(err error) *apiError {
 // including which event it concerns.
 func invalidDetail(err error) string {
 	msg := err.Error()
-	for _, op := range []string{"capture: ", "remember: ", "retrieve: ", "import: ", "extract: ", "forget: ", "show: ", "graph: "} {
+	for _, op := range []string{"capture: ", "remember: ", "retrieve: ", "import: ", "extract: ", "forget: ", "show: ", "graph: ", "consolidate: "} {
 		msg = strings.TrimPrefix(msg, op)
 	}
 	// The sentinel's text can sit after a context prefix ("event 1: ").

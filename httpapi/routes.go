@@ -33,6 +33,8 @@ type route struct {
 	quiet   bool // logged at debug level (probes, scrapes)
 	long    bool // may wait for background work
 	bigBody bool // takes an import
+
+	optionalBody bool // the JSON body may be left out (consolidate)
 }
 
 // Param is a path or query parameter.
@@ -80,6 +82,9 @@ func (s *Server) routes() []*route {
 		{Method: "DELETE", Path: "/v1/memories/{id}", Role: memory.RoleWriter, Status: http.StatusOK,
 			Summary:  "Forget a memory: every version leaves retrieval, with the episodes it came from.",
 			Response: ForgetResponse{}, Params: []Param{idParam("A memory id (mem_...).")}, handle: s.forget},
+		{Method: "POST", Path: "/v1/sessions/{id}/consolidate", Role: memory.RoleWriter, Status: http.StatusOK,
+			Summary: "Consolidate a session: summarise it (once 7 days old) into a summary memory citing its episodes; forget and purge its summarised episodes whose retention fell below 0.05.",
+			Request: ConsolidateRequest{}, Response: ConsolidateResponse{}, Params: []Param{idParam("A session id.")}, handle: s.consolidateSession, optionalBody: true},
 		{Method: "GET", Path: "/v1/retrievals/{id}", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "The trace of a retrieval: every candidate, its channels and terms.",
 			Response: Trace{}, Params: []Param{idParam("A retrieval id (ret_...).")}, handle: s.getTrace},

@@ -111,7 +111,8 @@ type Executor interface {
 	// change, 0 when it has none.
 	LastChange(ctx context.Context, p ScanParams) (int64, error)
 
-	FeedbackStore // feedback events (feedback.go)
+	FeedbackStore      // feedback events (feedback.go)
+	ConsolidationStore // sessions, summaries and episode stubs (consolidate.go)
 }
 
 // Change is one write of a version in the change log.

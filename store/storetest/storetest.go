@@ -75,6 +75,7 @@ func Run(t *testing.T, open Opener) {
 		{"ExtractionBacklog", s.backlog},
 		{"ChangeLog", s.changes},
 		{"Feedback", s.feedback},
+		{"Consolidation", s.consolidation},
 		{"NamespaceIsolation", s.isolation},
 		{"InvalidInput", s.invalidInput},
 		{"Times", s.times},

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// consolidateFlags are consolidate's own flags; each run of the command
+// builds its own (commands() is called per run).
+type consolidateFlags struct {
+	allDue, force      bool
+	minAge, purgeAfter string
+	summaryTokens      int
+}
+
+func consolidateCmd() *command {
+	var cf consolidateFlags
+	return &command{
+		name: "consolidate", args: "[SESSION_ID] [--all-due]",
+		summary: "summarise old sessions into summary memories and forget their raw episodes as they fade",
+		help: `With SESSION_ID: summarise that session (once its last event is 7 days old, or with --force)
+into one summary memory (kind semantic, type summary) that quotes the sentences carrying its
+facts, preferences and decisions and cites every episode; consolidating it again changes nothing.
+With --all-due: the periodic run over the namespace, bounded per run: every session quiet for the
+minimum age and not summarised yet, then the forgetting and the purge below.
+
+Summarised episodes fade: retention = 2^(-age/half-life), age counted from the last retrieval
+that served the episode, half-life 30 days, longer for episodes served often. Below 0.05 (about
+130 days without use) an episode leaves recall; its text is purged --purge-after later. A stub
+stays (id, content hash, time, the summary that covers it), and the facts extracted from the
+episode stay and still cite it. Every step is in the admission log (extractor "consolidate").
+  mnemon consolidate s-2026-05-01
+  mnemon consolidate --all-due --json`,
+		flags: func(fs *flag.FlagSet, o *options) {
+			fs.BoolVar(&cf.allDue, "all-due", false, "consolidate every session that is due (the periodic run)")
+			fs.BoolVar(&cf.force, "force", false, "summarise SESSION_ID even if it is younger than --min-age")
+			fs.StringVar(&cf.minAge, "min-age", "7d", "a session is due once its last event is this old (`AGE`: 7d, 36h)")
+			fs.StringVar(&cf.purgeAfter, "purge-after", "30d", "purge a forgotten episode's text this long after it was forgotten (`AGE`)")
+			fs.IntVar(&cf.summaryTokens, "summary-tokens", 200, "at most `N` tokens per summary")
+		},
+		run: func(ctx context.Context, a *app, o *options, args []string) error {
+			if cf.allDue == (len(args) == 1) || len(args) > 1 {
+				return usagef("consolidate takes one SESSION_ID or --all-due; run 'mnemon help consolidate'")
+			}
+			if cf.allDue && cf.force {
+				return usagef("--force applies to one SESSION_ID, not --all-due")
+			}
+			cfg := engine.DefaultConsolidation()
+			var err error
+			if cfg.MinAge, err = parseAge("min-age", cf.minAge); err != nil {
+				return err
+			}
+			if cfg.PurgeAfter, err = parseAge("purge-after", cf.purgeAfter); err != nil {
+				return err
+			}
+			if cf.summaryTokens < 20 || cf.summaryTokens > 4000 {
+				return usagef("--summary-tokens %d: use a number from 20 to 4000", cf.summaryTokens)
+			}
+			cfg.SummaryTokens = cf.summaryTokens
+			var id string
+			if len(args) == 1 {
+				id = args[0]
+				if err := engine.ValidateSessionID(id); err != nil {
+					return usagef("session id %q: %s", id, strings.TrimPrefix(err.Error(), memory.ErrInvalid.Error()+": "))
+				}
+			}
+			if err := a.openStore(ctx); err != nil {
+				return err
+			}
+			eng, err := engine.New(engine.Config{Store: a.store, Consolidation: cfg})
+			if err != nil {
+				return err
+			}
+			a.engine = eng
+			var rep *engine.ConsolidateReport
+			if cf.allDue {
+				rep, err = eng.ConsolidateDue(ctx, a.ns)
+			} else {
+				rep, err = eng.ConsolidateSession(ctx, a.ns, id, engine.ConsolidateOptions{Force: cf.force})
+				if errors.Is(err, memory.ErrNotFound) {
+					return &failure{msg: fmt.Sprintf("no session %q in namespace %q; 'mnemon capture --session ID' stores one", id, a.ns), code: 1, err: err}
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if o.json {
+				return writeJSON(a.env.Stdout, rep)
+			}
+			printConsolidation(a, rep)
+			return nil
+		},
+	}
+}
+
+func printConsolidation(a *app, rep *engine.ConsolidateReport) {
+	w := a.env.Stdout
+	for _, s := range rep.Sessions {
+		switch s.Status {
+		case engine.SessionTooRecent:
+			fmt.Fprintf(w, "session %s is too recent: untouched until %s (or use --force)\n", s.SessionID, s.EligibleAt.Format(time.RFC3339))
+		case engine.SessionUnchanged:
+			fmt.Fprintf(w, "session %s is already summarised in %s; nothing changed\n", s.SessionID, s.SummaryMemoryID)
+		default:
+			fmt.Fprintf(w, "session %s (%s) %s into %s:\n  %s\n", s.SessionID, plural(s.Episodes, "episode", "episodes"), s.Status, s.SummaryMemoryID, s.Summary)
+		}
+	}
+	if n := len(rep.Forgotten); n > 0 {
+		fmt.Fprintf(w, "forgot %s whose retention fell below the threshold (stubs kept)\n", plural(n, "summarised episode", "summarised episodes"))
+	}
+	if n := len(rep.Purged); n > 0 {
+		fmt.Fprintf(w, "purged the text of %s\n", plural(n, "forgotten episode", "forgotten episodes"))
+	}
+	if len(rep.Sessions)+len(rep.Forgotten)+len(rep.Purged) == 0 {
+		fmt.Fprintln(w, "nothing is due")
+	}
+	if rep.More {
+		fmt.Fprintln(w, "more is due: run it again")
+	}
+}
+
+// parseAge reads an age: a Go duration (36h, 90m) or a number of days (7d).
+func parseAge(flagName, s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return 0, usagef("--%s %q is not an age; use days (7d) or a duration (36h)", flagName, s)
+		}
+		d = time.Duration(days * float64(24*time.Hour))
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, usagef("--%s %q is not an age; use days (7d) or a duration (36h)", flagName, s)
+		}
+	}
+	if d <= 0 {
+		return 0, usagef("--%s %q: use an age above zero", flagName, s)
+	}
+	return d, nil
+}

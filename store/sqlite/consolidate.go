@@ -1,0 +1,346 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Consolidation: sessions, their summary records and the stubs of
+// summarised episodes (see memory.ConsolidationStore and migration 0008).
+
+const (
+	qGetSession = `SELECT session_id, COUNT(*), MIN(occurred_at), MAX(occurred_at)
+	FROM episodes WHERE namespace = ? AND session_id = ? GROUP BY session_id`
+	// The grouping walks episodes_by_session, which covers every column it
+	// reads; the summary record is looked up by key per session.
+	qDueSessions = `SELECT e.session_id, COUNT(*), MIN(e.occurred_at), MAX(e.occurred_at)
+	FROM episodes e
+	WHERE e.namespace = ? AND e.session_id != ''
+	GROUP BY e.session_id
+	HAVING MAX(e.occurred_at) < ?
+	   AND COUNT(*) != COALESCE((SELECT s.episodes FROM session_summaries s
+	                             WHERE s.namespace = ? AND s.session_id = e.session_id), -1)
+	ORDER BY MAX(e.occurred_at), e.session_id
+	LIMIT ?`
+
+	summaryCols        = `namespace, session_id, memory_id, version_id, episodes, last_at, consolidated_at`
+	qGetSessionSummary = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = ? AND session_id = ?`
+	qPutSessionSummary = `INSERT INTO session_summaries (` + summaryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (namespace, session_id) DO UPDATE SET memory_id = excluded.memory_id,
+	  version_id = excluded.version_id, episodes = excluded.episodes, last_at = excluded.last_at,
+	  consolidated_at = excluded.consolidated_at`
+
+	stubCols = `namespace, episode_id, session_id, version_id, summary_memory_id, content_hash,
+	occurred_at, summarised_at, check_at, forgotten_at, retention, purged_at`
+	qAddStub = `INSERT INTO episode_stubs (` + stubCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (namespace, episode_id) DO NOTHING`
+	qUpdateStub = `UPDATE episode_stubs SET summary_memory_id = ?, check_at = ?, forgotten_at = ?,
+	retention = ?, purged_at = ? WHERE namespace = ? AND episode_id = ?`
+
+	qPurgeEpisode = `UPDATE episodes SET content = '', metadata = ? WHERE namespace = ? AND id = ?`
+	// The episodic version goes, then its slot if no version is left in it
+	// (an episodic slot holds exactly one).
+	qPurgeVersion = `DELETE FROM versions WHERE namespace = ? AND id = ? AND kind = 'episodic' RETURNING memory_id`
+	qPurgeSlot    = `DELETE FROM memories WHERE namespace = ? AND id = ? AND kind = 'episodic'
+	AND NOT EXISTS (SELECT 1 FROM versions WHERE namespace = ? AND memory_id = ?)`
+	// An episode's own admissions (extractor "episode": its admission and
+	// the duplicates recognised as it) copied its text.
+	qDeleteStub      = `DELETE FROM episode_stubs WHERE namespace = ? AND episode_id = ?`
+	qPurgeAdmissions = `UPDATE admissions SET content = '' WHERE namespace = ? AND episode_id = ? AND extractor = 'episode'`
+)
+
+func decodeSession(d *decoder) memory.SessionInfo {
+	return memory.SessionInfo{ID: d.str(), Episodes: int(d.int()), FirstAt: d.time(), LastAt: d.time()}
+}
+
+func decodeSessionSummary(d *decoder) *memory.SessionSummary {
+	return &memory.SessionSummary{
+		Namespace: d.sym(), SessionID: d.str(), MemoryID: d.str(), VersionID: d.str(),
+		Episodes: int(d.int()), LastAt: d.time(), ConsolidatedAt: d.time(),
+	}
+}
+
+func decodeStub(d *decoder) *memory.EpisodeStub {
+	return &memory.EpisodeStub{
+		Namespace: d.sym(), EpisodeID: d.str(), SessionID: d.str(), VersionID: d.str(),
+		SummaryMemoryID: d.str(), ContentHash: d.str(), OccurredAt: d.time(), SummarisedAt: d.time(),
+		CheckAt: d.time(), ForgottenAt: d.timePtr(), Retention: d.float(), PurgedAt: d.timePtr(),
+	}
+}
+
+func (e *executor) GetSession(ctx context.Context, p memory.GetParams) (*memory.SessionInfo, error) {
+	if p.ID == "" {
+		return nil, fmt.Errorf("sqlite: get session: %w", memory.Invalidf("session id is empty"))
+	}
+	s, err := getOne(ctx, e, p, qGetSession, decodeSession)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get session %s: %w", p.ID, err)
+	}
+	return &s, nil
+}
+
+func (e *executor) DueSessions(ctx context.Context, p memory.DueSessionsParams) ([]memory.SessionInfo, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) {
+		var c encoder
+		before := c.time("before", p.Before)
+		return qDueSessions, []any{p.Namespace, before, p.Namespace, limitArg(p.Limit)}, c.err
+	}, decodeSession)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: due sessions: %w", err)
+	}
+	return out, nil
+}
+
+func (e *executor) GetSessionSummary(ctx context.Context, p memory.GetParams) (*memory.SessionSummary, error) {
+	s, err := getOne(ctx, e, p, qGetSessionSummary, decodeSessionSummary)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get session summary %s: %w", p.ID, err)
+	}
+	return s, nil
+}
+
+func (e *executor) PutSessionSummary(ctx context.Context, s *memory.SessionSummary) error {
+	if err := e.putSessionSummary(ctx, s); err != nil {
+		return fmt.Errorf("sqlite: put session summary: %w", err)
+	}
+	return nil
+}
+
+func (e *executor) putSessionSummary(ctx context.Context, s *memory.SessionSummary) error {
+	if s == nil {
+		return memory.Invalidf("nil session summary")
+	}
+	if err := checkNamespace(s.Namespace); err != nil {
+		return err
+	}
+	if err := checkID("session", s.SessionID); err != nil {
+		return err
+	}
+	if err := checkID("memory", s.MemoryID); err != nil {
+		return err
+	}
+	var c encoder
+	args := []any{s.Namespace, s.SessionID, s.MemoryID, s.VersionID, s.Episodes,
+		c.time("last_at", s.LastAt), c.time("consolidated_at", s.ConsolidatedAt)}
+	if c.err != nil {
+		return c.err
+	}
+	_, err := e.exec(ctx, qPutSessionSummary, args...)
+	return mapErr(err)
+}
+
+func (e *executor) AddEpisodeStubs(ctx context.Context, p memory.AddEpisodeStubsParams) error {
+	if err := e.addEpisodeStubs(ctx, p); err != nil {
+		return fmt.Errorf("sqlite: add episode stubs: %w", err)
+	}
+	return nil
+}
+
+func (e *executor) addEpisodeStubs(ctx context.Context, p memory.AddEpisodeStubsParams) error {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return err
+	}
+	for _, s := range p.Stubs {
+		if s == nil {
+			return memory.Invalidf("nil episode stub")
+		}
+		if err := checkID("episode", s.EpisodeID); err != nil {
+			return err
+		}
+		if err := sameNamespace("episode stub", s.EpisodeID, s.Namespace, p.Namespace); err != nil {
+			return err
+		}
+	}
+	return e.atomically(ctx, len(p.Stubs), func() error {
+		for _, s := range p.Stubs {
+			var c encoder
+			args := []any{p.Namespace, s.EpisodeID, s.SessionID, s.VersionID, s.SummaryMemoryID, s.ContentHash,
+				c.time("occurred_at", s.OccurredAt), c.time("summarised_at", s.SummarisedAt), c.time("check_at", s.CheckAt),
+				c.timePtr("forgotten_at", s.ForgottenAt), s.Retention, c.timePtr("purged_at", s.PurgedAt)}
+			if c.err != nil {
+				return fmt.Errorf("episode stub %s: %w", s.EpisodeID, c.err)
+			}
+			if _, err := e.exec(ctx, qAddStub, args...); err != nil {
+				return fmt.Errorf("episode stub %s: %w", s.EpisodeID, mapErr(err))
+			}
+		}
+		return nil
+	})
+}
+
+func (e *executor) UpdateEpisodeStub(ctx context.Context, s *memory.EpisodeStub) error {
+	if err := e.updateEpisodeStub(ctx, s); err != nil {
+		return fmt.Errorf("sqlite: update episode stub: %w", err)
+	}
+	return nil
+}
+
+func (e *executor) updateEpisodeStub(ctx context.Context, s *memory.EpisodeStub) error {
+	if s == nil {
+		return memory.Invalidf("nil episode stub")
+	}
+	if err := checkNamespace(s.Namespace); err != nil {
+		return err
+	}
+	if err := checkID("episode", s.EpisodeID); err != nil {
+		return err
+	}
+	var c encoder
+	args := []any{s.SummaryMemoryID, c.time("check_at", s.CheckAt), c.timePtr("forgotten_at", s.ForgottenAt),
+		s.Retention, c.timePtr("purged_at", s.PurgedAt), s.Namespace, s.EpisodeID}
+	if c.err != nil {
+		return c.err
+	}
+	return execOne(ctx, e, qUpdateStub, args...)
+}
+
+// execOne runs a write that must touch one row: none is ErrNotFound.
+func execOne(ctx context.Context, e *executor, q string, args ...any) error {
+	res, err := e.exec(ctx, q, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return memory.ErrNotFound
+	}
+	return nil
+}
+
+func listStubsQuery(p memory.ListEpisodeStubsParams) (string, []any, error) {
+	var c encoder
+	w := where{args: []any{p.Namespace}}
+	order := ` ORDER BY occurred_at, episode_id`
+	set := 0
+	if len(p.IDs) > 0 {
+		w.in("episode_id", p.IDs)
+		set++
+	}
+	if p.SessionID != "" {
+		w.eq("session_id", p.SessionID)
+		set++
+	}
+	if !p.CheckBy.IsZero() {
+		w.sb.WriteString(" AND forgotten_at IS NULL")
+		w.cond("check_at <= ?", c.time("check_by", p.CheckBy))
+		order = ` ORDER BY check_at, episode_id`
+		set++
+	}
+	if !p.PurgeBy.IsZero() {
+		w.sb.WriteString(" AND forgotten_at IS NOT NULL AND purged_at IS NULL")
+		w.cond("forgotten_at <= ?", c.time("purge_by", p.PurgeBy))
+		order = ` ORDER BY forgotten_at, episode_id`
+		set++
+	}
+	if set > 1 {
+		return "", nil, fmt.Errorf("list episode stubs: set one of ids, session, check_by, purge_by")
+	}
+	if c.err != nil {
+		return "", nil, c.err
+	}
+	w.args = append(w.args, limitArg(p.Limit))
+	return `SELECT ` + stubCols + ` FROM episode_stubs WHERE namespace = ?` + w.sb.String() + order + ` LIMIT ?`, w.args, w.err
+}
+
+func (e *executor) ListEpisodeStubs(ctx context.Context, p memory.ListEpisodeStubsParams) ([]*memory.EpisodeStub, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listStubsQuery(p) }, decodeStub)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list episode stubs: %w", err)
+	}
+	return out, nil
+}
+
+func (e *executor) PurgeEpisodeText(ctx context.Context, p memory.PurgeEpisodeParams) error {
+	if err := e.purgeEpisodeText(ctx, p); err != nil {
+		return fmt.Errorf("sqlite: purge episode %s: %w", p.EpisodeID, err)
+	}
+	return nil
+}
+
+func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodeParams) error {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return err
+	}
+	if err := checkID("episode", p.EpisodeID); err != nil {
+		return err
+	}
+	var c encoder
+	meta := c.json("metadata", p.Metadata)
+	if c.err != nil {
+		return c.err
+	}
+	return e.atomically(ctx, 5, func() error {
+		if err := execOne(ctx, e, qPurgeEpisode, meta, p.Namespace, p.EpisodeID); err != nil {
+			return err
+		}
+		if p.VersionID != "" {
+			var memID string
+			rows, err := e.query(ctx, qPurgeVersion, p.Namespace, p.VersionID)
+			if err != nil {
+				return mapErr(err)
+			}
+			for rows.Next() {
+				if err := rows.Scan(&memID); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+				return mapErr(err)
+			}
+			if memID != "" {
+				if _, err := e.exec(ctx, qPurgeSlot, p.Namespace, memID, p.Namespace, memID); err != nil {
+					return mapErr(err)
+				}
+			}
+		}
+		if _, err := e.exec(ctx, qPurgeAdmissions, p.Namespace, p.EpisodeID); err != nil {
+			return mapErr(err)
+		}
+		_, err := e.exec(ctx, qDeleteStub, p.Namespace, p.EpisodeID)
+		return mapErr(err)
+	})
+}
+
+// The Store's consolidation methods: reads on the reader pool, each write
+// in a transaction of its own.
+
+func (s *Store) GetSession(ctx context.Context, p memory.GetParams) (*memory.SessionInfo, error) {
+	return s.read.GetSession(ctx, p)
+}
+
+func (s *Store) DueSessions(ctx context.Context, p memory.DueSessionsParams) ([]memory.SessionInfo, error) {
+	return s.read.DueSessions(ctx, p)
+}
+
+func (s *Store) GetSessionSummary(ctx context.Context, p memory.GetParams) (*memory.SessionSummary, error) {
+	return s.read.GetSessionSummary(ctx, p)
+}
+
+func (s *Store) PutSessionSummary(ctx context.Context, sum *memory.SessionSummary) error {
+	return s.write(ctx, func(e *executor) error { return e.PutSessionSummary(ctx, sum) })
+}
+
+func (s *Store) AddEpisodeStubs(ctx context.Context, p memory.AddEpisodeStubsParams) error {
+	return s.write(ctx, func(e *executor) error { return e.AddEpisodeStubs(ctx, p) })
+}
+
+func (s *Store) UpdateEpisodeStub(ctx context.Context, stub *memory.EpisodeStub) error {
+	return s.write(ctx, func(e *executor) error { return e.UpdateEpisodeStub(ctx, stub) })
+}
+
+func (s *Store) ListEpisodeStubs(ctx context.Context, p memory.ListEpisodeStubsParams) ([]*memory.EpisodeStub, error) {
+	return s.read.ListEpisodeStubs(ctx, p)
+}
+
+func (s *Store) PurgeEpisodeText(ctx context.Context, p memory.PurgeEpisodeParams) error {
+	return s.write(ctx, func(e *executor) error { return e.PurgeEpisodeText(ctx, p) })
+}
+
+var _ memory.ConsolidationStore = (*Store)(nil)

@@ -1,0 +1,293 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+func newStub(ns, episode, session string, occurred time.Time) *memory.EpisodeStub {
+	return &memory.EpisodeStub{
+		Namespace: ns, EpisodeID: episode, SessionID: session, VersionID: "v-" + episode,
+		SummaryMemoryID: "m-summary-" + session, ContentHash: "sha256:" + episode,
+		OccurredAt: occurred, SummarisedAt: occurred.Add(time.Hour), CheckAt: occurred.Add(24 * time.Hour),
+		Retention: 1,
+	}
+}
+
+func stubID(s *memory.EpisodeStub) string { return s.EpisodeID }
+
+func (s suite) consolidation(t *testing.T) {
+	t.Run("Sessions", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			must(t, st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{
+				newEpisode(ns, "e-1", "s-old", at(1)), newEpisode(ns, "e-2", "s-old", at(3)),
+				newEpisode(ns, "e-3", "s-new", at(10)), newEpisode(ns, "e-4", "", at(0)),
+				newEpisode(ns, "e-5", "s-mid", at(5)),
+			}}))
+			must(t, st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "other", Episodes: []*memory.Episode{
+				newEpisode("other", "e-9", "s-old", at(0)),
+			}}))
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				got, err := ex.GetSession(ctx, memory.GetParams{Namespace: ns, ID: "s-old"})
+				must(t, err)
+				if got.ID != "s-old" || got.Episodes != 2 || !got.FirstAt.Equal(at(1)) || !got.LastAt.Equal(at(3)) {
+					t.Errorf("session s-old: %+v", got)
+				}
+				_, err = ex.GetSession(ctx, memory.GetParams{Namespace: ns, ID: "s-none"})
+				wantErr(t, "unknown session", err, memory.ErrNotFound)
+				_, err = ex.GetSession(ctx, memory.GetParams{Namespace: "empty", ID: "s-old"})
+				wantErr(t, "session of another namespace", err, memory.ErrNotFound)
+				_, err = ex.GetSession(ctx, memory.GetParams{Namespace: ns, ID: ""})
+				wantErr(t, "empty session id", err, memory.ErrInvalid)
+
+				// Quiet since before at(6): s-old then s-mid; never the
+				// episodes without a session, nor the other namespace's.
+				due, err := ex.DueSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: at(6)})
+				must(t, err)
+				wantIDs(t, "due sessions", ids(due, func(s memory.SessionInfo) string { return s.ID }), []string{"s-old", "s-mid"})
+				due, err = ex.DueSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: at(6), Limit: 1})
+				must(t, err)
+				wantIDs(t, "due sessions, limit 1", ids(due, func(s memory.SessionInfo) string { return s.ID }), []string{"s-old"})
+				return nil
+			}))
+
+			// A summary covering every episode takes the session off the
+			// list; an episode added since puts it back.
+			sum := &memory.SessionSummary{Namespace: ns, SessionID: "s-old", MemoryID: "m-s", VersionID: "v-s",
+				Episodes: 2, LastAt: at(3), ConsolidatedAt: at(20)}
+			must(t, m.do(ctx, st, func(ex memory.Executor) error { return ex.PutSessionSummary(ctx, sum) }))
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				got, err := ex.GetSessionSummary(ctx, memory.GetParams{Namespace: ns, ID: "s-old"})
+				must(t, err)
+				same(t, "session summary", sum, got)
+				_, err = ex.GetSessionSummary(ctx, memory.GetParams{Namespace: "other", ID: "s-old"})
+				wantErr(t, "summary of another namespace", err, memory.ErrNotFound)
+				due, err := ex.DueSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: at(6)})
+				must(t, err)
+				wantIDs(t, "due sessions after a summary", ids(due, func(s memory.SessionInfo) string { return s.ID }), []string{"s-mid"})
+				return nil
+			}))
+			must(t, st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{
+				newEpisode(ns, "e-6", "s-old", at(2)),
+			}}))
+			due, err := st.DueSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: at(6)})
+			must(t, err)
+			wantIDs(t, "due sessions after an episode was added", ids(due, func(s memory.SessionInfo) string { return s.ID }), []string{"s-old", "s-mid"})
+			// Replacing the record.
+			sum.Episodes, sum.VersionID = 3, "v-s2"
+			must(t, m.do(ctx, st, func(ex memory.Executor) error { return ex.PutSessionSummary(ctx, sum) }))
+			got, err := st.GetSessionSummary(ctx, memory.GetParams{Namespace: ns, ID: "s-old"})
+			must(t, err)
+			same(t, "replaced session summary", sum, got)
+		})
+	})
+
+	t.Run("Stubs", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			a, b, c := newStub(ns, "e-1", "s-1", at(1)), newStub(ns, "e-2", "s-1", at(2)), newStub(ns, "e-3", "s-2", at(3))
+			b.CheckAt = at(1) // due before a
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				return ex.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: []*memory.EpisodeStub{a, b, c}})
+			}))
+			must(t, st.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: "other", Stubs: []*memory.EpisodeStub{newStub("other", "e-1", "s-1", at(0))}}))
+			// Adding again keeps the stub as it was.
+			again := newStub(ns, "e-1", "s-1", at(1))
+			again.SummaryMemoryID = "m-changed"
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				return ex.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: []*memory.EpisodeStub{again}})
+			}))
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				got, err := ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, IDs: []string{"e-1"}})
+				must(t, err)
+				if len(got) == 1 {
+					same(t, "stub", a, got[0])
+				} else {
+					t.Errorf("stubs of e-1: %d", len(got))
+				}
+				got, err = ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, SessionID: "s-1"})
+				must(t, err)
+				wantIDs(t, "stubs of s-1", ids(got, stubID), []string{"e-1", "e-2"})
+				got, err = ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, CheckBy: at(1).Add(24 * time.Hour)})
+				must(t, err)
+				wantIDs(t, "stubs due", ids(got, stubID), []string{"e-2", "e-1"})
+				got, err = ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, CheckBy: at(1)})
+				must(t, err)
+				wantIDs(t, "stubs due by at(1)", ids(got, stubID), []string{"e-2"})
+				got, err = ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, PurgeBy: at(100)})
+				must(t, err)
+				wantIDs(t, "stubs to purge before any forgetting", ids(got, stubID), nil)
+				_, err = ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, SessionID: "s-1", CheckBy: at(1)})
+				wantErr(t, "two filters", err, memory.ErrInvalid)
+				return nil
+			}))
+
+			// Forgetting moves a stub from the check list to the purge list;
+			// purging takes it off both.
+			b.ForgottenAt, b.Retention, b.SummaryMemoryID = ptr(at(30)), 0.04, "m-2"
+			must(t, m.do(ctx, st, func(ex memory.Executor) error { return ex.UpdateEpisodeStub(ctx, b) }))
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				got, err := ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, IDs: []string{"e-2"}})
+				must(t, err)
+				if len(got) == 1 {
+					same(t, "forgotten stub", b, got[0])
+				}
+				due, err := ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, CheckBy: at(10000)})
+				must(t, err)
+				wantIDs(t, "stubs due after forgetting e-2", ids(due, stubID), []string{"e-1", "e-3"})
+				purge, err := ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, PurgeBy: at(29)})
+				must(t, err)
+				wantIDs(t, "stubs to purge before the forgetting", ids(purge, stubID), nil)
+				purge, err = ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, PurgeBy: at(30)})
+				must(t, err)
+				wantIDs(t, "stubs to purge", ids(purge, stubID), []string{"e-2"})
+				return nil
+			}))
+			b.PurgedAt = ptr(at(40))
+			must(t, m.do(ctx, st, func(ex memory.Executor) error { return ex.UpdateEpisodeStub(ctx, b) }))
+			purge, err := st.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, PurgeBy: at(1000)})
+			must(t, err)
+			wantIDs(t, "stubs to purge after the purge", ids(purge, stubID), nil)
+
+			// Another namespace's stub is not reachable.
+			foreign := newStub("other", "e-3", "s-2", at(3))
+			err = m.do(ctx, st, func(ex memory.Executor) error { return ex.UpdateEpisodeStub(ctx, foreign) })
+			wantErr(t, "update of a stub missing from the namespace", err, memory.ErrNotFound)
+			other, err := st.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: "other"})
+			must(t, err)
+			wantIDs(t, "other namespace's stubs", ids(other, stubID), []string{"e-1"})
+		})
+	})
+
+	t.Run("Purge", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			ep, keep := newEpisode(ns, "e-1", "s-1", at(1)), newEpisode(ns, "e-2", "s-1", at(2))
+			twin := newEpisode("other", "e-1", "s-1", at(1))
+			mm := newMemory(ns, "m-1", "user", "episode:e-1", memory.Scope{})
+			mm.Kind = memory.KindEpisodic
+			v := newVersion(ns, "v-1", mm, 1, at(1))
+			v.Kind, v.SearchText, v.Embedding = memory.KindEpisodic, "lent words", []byte{1, 2, 3, 4}
+			must(t, st.InTx(ctx, func(tx memory.Executor) error {
+				must(t, tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{ep, keep}}))
+				must(t, tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "other", Episodes: []*memory.Episode{twin}}))
+				must(t, tx.CreateMemory(ctx, mm))
+				must(t, tx.CreateVersion(ctx, v))
+				om := newMemory("other", "m-1", "user", "episode:e-1", memory.Scope{})
+				om.Kind = memory.KindEpisodic
+				ov := newVersion("other", "v-1", om, 1, at(1))
+				ov.Kind = memory.KindEpisodic
+				must(t, tx.CreateMemory(ctx, om))
+				must(t, tx.CreateVersion(ctx, ov))
+				return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{
+					{ID: "a-1", Namespace: ns, EpisodeID: "e-1", Decision: memory.AdmitAccept, Reasons: []string{"episode"}, Content: ep.Content, Extractor: "episode", CreatedAt: at(1)},
+					{ID: "a-2", Namespace: ns, EpisodeID: "e-1", MemoryID: "m-9", Decision: memory.AdmitAccept, Reasons: []string{"extracted:rules"}, Content: "The user lives in Lisbon.", Extractor: "rules", CreatedAt: at(1)},
+				}})
+			}))
+			must(t, st.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: []*memory.EpisodeStub{newStub(ns, "e-1", "s-1", at(1)), newStub(ns, "e-2", "s-1", at(2))}}))
+			meta := map[string]string{"purged_by": "consolidate"}
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				return ex.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns, EpisodeID: "e-1", VersionID: "v-1", Metadata: meta})
+			}))
+			got, err := st.GetEpisode(ctx, memory.GetParams{Namespace: ns, ID: "e-1"})
+			must(t, err)
+			if got.Content != "" || !sameMap(got.Metadata, meta) || got.ContentHash != ep.ContentHash || !got.OccurredAt.Equal(ep.OccurredAt) {
+				t.Errorf("purged episode: %+v", got)
+			}
+			// The episodic version and its slot are gone; a fact's slot
+			// with the same shape of id in another namespace is not.
+			_, err = st.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: "v-1"})
+			wantErr(t, "purged episodic version", err, memory.ErrNotFound)
+			_, err = st.GetMemory(ctx, memory.GetParams{Namespace: ns, ID: "m-1"})
+			wantErr(t, "purged episodic slot", err, memory.ErrNotFound)
+			if _, err := st.GetVersion(ctx, memory.GetParams{Namespace: "other", ID: "v-1"}); err != nil {
+				t.Errorf("purge reached the other namespace's version: %v", err)
+			}
+			// The episode row is the stub from now on.
+			stubs, err := st.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns})
+			must(t, err)
+			wantIDs(t, "stub records after the purge", ids(stubs, stubID), []string{"e-2"})
+			adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, EpisodeID: "e-1"})
+			must(t, err)
+			for _, a := range adms {
+				if a.Extractor == "episode" && a.Content != "" {
+					t.Errorf("the episode's admission kept its text: %+v", a)
+				}
+				if a.Extractor == "rules" && a.Content == "" {
+					t.Errorf("a fact's admission lost its content: %+v", a)
+				}
+			}
+			for _, e := range []struct{ ns, id string }{{ns, "e-2"}, {"other", "e-1"}} {
+				ok, err := st.GetEpisode(ctx, memory.GetParams{Namespace: e.ns, ID: e.id})
+				must(t, err)
+				if ok.Content == "" {
+					t.Errorf("purge reached %s/%s", e.ns, e.id)
+				}
+			}
+			err = m.do(ctx, st, func(ex memory.Executor) error {
+				return ex.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: "empty", EpisodeID: "e-1"})
+			})
+			wantErr(t, "purge in a namespace without the episode", err, memory.ErrNotFound)
+		})
+	})
+
+	t.Run("RolledBack", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		boom := errors.New("boom")
+		err := st.InTx(ctx, func(tx memory.Executor) error {
+			must(t, tx.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: []*memory.EpisodeStub{newStub(ns, "e-1", "s-1", at(1))}}))
+			must(t, tx.PutSessionSummary(ctx, &memory.SessionSummary{Namespace: ns, SessionID: "s-1", MemoryID: "m-1", Episodes: 1, LastAt: at(1), ConsolidatedAt: at(2)}))
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("InTx: %v", err)
+		}
+		got, err := st.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns})
+		must(t, err)
+		wantIDs(t, "stubs after rollback", ids(got, stubID), nil)
+		_, err = st.GetSessionSummary(ctx, memory.GetParams{Namespace: ns, ID: "s-1"})
+		wantErr(t, "summary after rollback", err, memory.ErrNotFound)
+	})
+
+	t.Run("InvalidInput", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		for _, c := range []struct {
+			name string
+			err  error
+		}{
+			{"bad namespace", st.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: "bad ns"})},
+			{"nil stub", st.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: []*memory.EpisodeStub{nil}})},
+			{"empty episode id", st.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: []*memory.EpisodeStub{newStub(ns, "", "s", at(1))}})},
+			{"stub of another namespace", st.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: []*memory.EpisodeStub{newStub("other", "e-1", "s", at(1))}})},
+			{"nil summary", st.PutSessionSummary(ctx, nil)},
+			{"summary without session", st.PutSessionSummary(ctx, &memory.SessionSummary{Namespace: ns, MemoryID: "m"})},
+			{"summary without memory", st.PutSessionSummary(ctx, &memory.SessionSummary{Namespace: ns, SessionID: "s"})},
+			{"nil stub update", st.UpdateEpisodeStub(ctx, nil)},
+			{"purge without episode", st.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns})},
+		} {
+			wantErr(t, c.name, c.err, memory.ErrInvalid)
+		}
+		// A multi-row add with one bad row writes nothing.
+		err := st.AddEpisodeStubs(ctx, memory.AddEpisodeStubsParams{Namespace: ns, Stubs: []*memory.EpisodeStub{
+			newStub(ns, "e-1", "s", at(1)), newStub(ns, "e-2", "s", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)),
+		}})
+		wantErr(t, "stub outside the storable years", err, memory.ErrInvalid)
+		got, err := st.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns})
+		must(t, err)
+		wantIDs(t, "stubs after a failed add", ids(got, stubID), nil)
+	})
+}
+
+func sameMap(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
