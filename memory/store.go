@@ -110,6 +110,8 @@ type Executor interface {
 	// LastChange returns the sequence number of the namespace's newest
 	// change, 0 when it has none.
 	LastChange(ctx context.Context, p ScanParams) (int64, error)
+
+	ProcedureStore
 }
 
 // Change is one write of a version in the change log.

@@ -74,6 +74,7 @@ func Run(t *testing.T, open Opener) {
 		{"APIKeys", s.keys},
 		{"ExtractionBacklog", s.backlog},
 		{"ChangeLog", s.changes},
+		{"Procedures", s.procedures},
 		{"NamespaceIsolation", s.isolation},
 		{"InvalidInput", s.invalidInput},
 		{"Times", s.times},
