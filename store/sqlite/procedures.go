@@ -28,9 +28,9 @@ const (
 		packed_at = max(packed_at, excluded.packed_at)`
 	qSettleUse = `UPDATE procedure_uses SET outcome = ?, settled_at = ?
 	WHERE namespace = ? AND memory_id = ? AND session_id = ? AND outcome = ''`
-	qUseExists      = `SELECT 1 FROM procedure_uses WHERE namespace = ? AND memory_id = ? AND session_id = ?`
-	qCursor         = `SELECT traces_at FROM procedure_cursor WHERE namespace = ?`
-	qSetCursor      = `INSERT INTO procedure_cursor (namespace, traces_at) VALUES (?, ?)
+	qUseExists = `SELECT 1 FROM procedure_uses WHERE namespace = ? AND memory_id = ? AND session_id = ?`
+	qCursor    = `SELECT traces_at FROM procedure_cursor WHERE namespace = ?`
+	qSetCursor = `INSERT INTO procedure_cursor (namespace, traces_at) VALUES (?, ?)
 	ON CONFLICT (namespace) DO UPDATE SET traces_at = excluded.traces_at`
 )
 
