@@ -14,7 +14,6 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-
 // deploySession captures one session of the deploy_atlas task: the agent
 // installs, tests and deploys (each session words its arguments a little
 // differently, as real sessions do), then reports the outcome. extra
