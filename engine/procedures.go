@@ -647,15 +647,18 @@ func toolStep(ep *memory.Episode) procStep {
 		text := clip(name+"("+strings.Join(keys, ", ")+")", ProcedureStepChars-5)
 		return procStep{key: "tool:" + text, text: "Call " + text}
 	}
-	words := strings.Fields(content)
+	var words []string
+	for _, w := range strings.Fields(content) {
+		// Quotes and a shell prompt ("$ `make build`") are not words.
+		if w = strings.Trim(w, trimTool); w != "" {
+			words = append(words, w)
+		}
+	}
 	if name == "" {
 		if len(words) == 0 {
 			return procStep{}
 		}
-		name, words = strings.ToLower(strings.Trim(words[0], trimTool)), words[1:]
-	}
-	if name == "" {
-		return procStep{}
+		name, words = strings.ToLower(words[0]), words[1:]
 	}
 	parts := []string{name}
 	for _, w := range words {
