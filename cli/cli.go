@@ -154,7 +154,7 @@ func commands() []*command {
 	return []*command{
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(),
 		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(),
-		benchCmd(), versionCmd(),
+		benchCmd(), proceduresCmd(), versionCmd(),
 	}
 }
 
