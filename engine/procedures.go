@@ -1011,6 +1011,16 @@ func (e *Engine) settleUses(ctx context.Context, tx memory.Executor, w *writeBat
 			if v == nil || v.Status == memory.StatusDeleted {
 				continue // forgotten since: nothing to count against
 			}
+			counted, err := failureLogged(ctx, tx, ns, v.MemoryID, u.SessionID)
+			if err != nil {
+				return nil, err
+			}
+			if counted {
+				// Uses are bookkeeping, rebuilt from the traces after an
+				// import; the admission log, exported with the memory,
+				// says this session was already counted.
+				continue
+			}
 			v.FailureCount++
 			v.Usefulness = max(0, v.Usefulness-ProcedureFailurePenalty)
 			if err := e.touch(ctx, tx, w, v, nil, now); err != nil {
@@ -1033,6 +1043,21 @@ func (e *Engine) settleUses(ctx context.Context, tx memory.Executor, w *writeBat
 		}
 	}
 	return adms, nil
+}
+
+// failureLogged reports whether a failing session was already counted
+// against a memory.
+func failureLogged(ctx context.Context, tx memory.Executor, ns, memoryID, session string) (bool, error) {
+	adms, err := tx.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, MemoryID: memoryID})
+	if err != nil {
+		return false, err
+	}
+	for _, a := range adms {
+		if slices.Contains(a.Reasons, ReasonProcedureFailure) && slices.Contains(a.Reasons, "session:"+session) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // flagStale logs procedure_stale in the admission log for each live

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -306,6 +307,20 @@ func TestProcedureFailingSessionCountsOnce(t *testing.T) {
 		t.Errorf("second run counted %+v", rep.Failures)
 	}
 	check("after a second run")
+
+	// Uses are not exported; an imported copy rebuilds them from its
+	// traces and finds the failure already counted in the admission log.
+	var buf bytes.Buffer
+	if _, err := e.Export(context.Background(), ns, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Import(context.Background(), "copy", &buf); err != nil {
+		t.Fatal(err)
+	}
+	rep = promote(t, e, "copy")
+	if rep.UsesRecorded == 0 || len(rep.Failures) != 0 {
+		t.Errorf("imported copy: %d uses, failures %+v; want uses and no failure counted again", rep.UsesRecorded, rep.Failures)
+	}
 }
 
 func TestProcedureNamespaceIsolation(t *testing.T) {
