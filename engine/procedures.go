@@ -569,11 +569,10 @@ func (e *Engine) sessionSteps(ctx context.Context, ns string, tr *memory.Episode
 		return nil, err
 	}
 	var window []*memory.Episode
+	reached := false
 	for _, ep := range eps { // by occurred_at, then id
-		if ep.ID == tr.ID {
-			break
-		}
-		if ep.OccurredAt.After(tr.OccurredAt) {
+		if ep.ID == tr.ID || ep.OccurredAt.After(tr.OccurredAt) {
+			reached = true
 			break
 		}
 		if ep.Kind == memory.EpisodeTaskResult {
@@ -581,6 +580,11 @@ func (e *Engine) sessionSteps(ctx context.Context, ns string, tr *memory.Episode
 			continue
 		}
 		window = append(window, ep)
+	}
+	if !reached && len(eps) == procedureMaxEvents {
+		// The session is longer than one read: its task's steps lie
+		// beyond what was read, and the first events are not them.
+		return nil, nil
 	}
 	var steps []procStep
 	seen := make(map[string]bool)
