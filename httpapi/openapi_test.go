@@ -467,6 +467,10 @@ func TestOpenAPIResponses(t *testing.T) {
 	// Maintenance: nothing to expire yet, but every schema is checked.
 	c.call("POST /v1/lifecycle/run", "/v1/lifecycle/run", map[string]any{"dedupe": true, "dry_run": true}, 200)
 
+	// Procedures (engine/procedures.go).
+	c.call("POST /v1/procedures/promote", "/v1/procedures/promote", nil, 200)
+	c.call("GET /v1/procedures", "/v1/procedures", nil, 200)
+
 	// Export, and import into an empty namespace.
 	export := c.call("GET /v1/export", "/v1/export", nil, 200)
 	c.callRaw("POST /v1/import", "POST", "/v1/import", export, "application/x-ndjson", []string{"X-Mnemon-Namespace", "copy"}, 200, true)

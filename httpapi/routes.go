@@ -97,6 +97,13 @@ func (s *Server) routes() []*route {
 		{Method: "GET", Path: "/v1/memories/{id}/explain", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "Why a memory is held (evidence, admission reasons, operations, the superseded-by chain) and how feedback moved its usefulness and trust; for a retrieval id, why each candidate ranked.",
 			Response: Explanation{}, Params: []Param{idParam("A memory (mem_...), version (ver_...) or retrieval (ret_...) id.")}, handle: s.explainMemory},
+		{Method: "GET", Path: "/v1/procedures", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary:  "List procedures (procedural memories) with their steps, sessions, last use and stale flag.",
+			Response: ProcedureList{}, handle: s.listProcedures},
+		{Method: "POST", Path: "/v1/procedures/promote", Role: memory.RoleWriter, Status: http.StatusOK,
+			Summary: "Distil procedures from 3+ successful sessions per task type (task_result events with metadata task_type and outcome), " +
+				"count failing sessions that used one, flag procedures unused for 90 days. Idempotent.",
+			Response: ProcedureReport{}, handle: s.promoteProcedures, long: true},
 		{Method: "GET", Path: "/v1/jobs/{id}", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "A background job's state: pending, running, succeeded or failed (with its error).",
 			Response: Job{}, Params: []Param{idParam("A job id (job_...).")}, handle: s.getJob},

@@ -29,7 +29,7 @@ type EventInput struct {
 	Content    string            `json:"content" required:"true" doc:"The event's text (UTF-8, at most 64 KiB)."`
 	OccurredAt string            `json:"occurred_at" required:"true" format:"date-time" doc:"When it happened (RFC 3339)."`
 	Speaker    string            `json:"speaker,omitempty" doc:"Who said it; default user."`
-	Metadata   map[string]string `json:"metadata,omitempty" doc:"Free-form string metadata; source=mnemon marks text mnemon itself returned."`
+	Metadata   map[string]string `json:"metadata,omitempty" doc:"Free-form string metadata; source=mnemon marks text mnemon itself returned. A task_result says how its session's task ended with task_type (e.g. deploy_atlas) and outcome (success or failure): procedures are distilled from them."`
 }
 
 // CaptureResponse acknowledges a capture: the episodes are stored and their

@@ -113,6 +113,7 @@ type Executor interface {
 
 	FeedbackStore      // feedback events (feedback.go)
 	ConsolidationStore // sessions, summaries and episode stubs (consolidate.go)
+	ProcedureStore
 }
 
 // Change is one write of a version in the change log.

@@ -76,6 +76,7 @@ func Run(t *testing.T, open Opener) {
 		{"ChangeLog", s.changes},
 		{"Feedback", s.feedback},
 		{"Consolidation", s.consolidation},
+		{"Procedures", s.procedures},
 		{"NamespaceIsolation", s.isolation},
 		{"InvalidInput", s.invalidInput},
 		{"Times", s.times},
