@@ -3,7 +3,7 @@
 // for idempotent calls only, and errors typed from the server's
 // problem+json codes.
 //
-//	c, err := client.New("http://127.0.0.1:8750", client.Options{APIKey: os.Getenv("MNEMON_API_KEY")})
+//	c, err := client.New("http://127.0.0.1:7077", client.Options{APIKey: os.Getenv("MNEMON_API_KEY")})
 //	...
 //	res, err := c.Retrieve(ctx, client.RetrieveRequest{Query: "which package manager does Atlas use?"})
 //	if errors.Is(err, client.ErrNamespaceNotFound) { /* nothing remembered yet */ }
@@ -102,7 +102,7 @@ type Client struct {
 }
 
 // New returns a client for the server at baseURL (such as
-// "http://127.0.0.1:8750").
+// "http://127.0.0.1:7077").
 func New(baseURL string, opts Options) (*Client, error) {
 	base := strings.TrimRight(baseURL, "/")
 	u, err := url.Parse(base)
