@@ -153,7 +153,7 @@ func (a *app) close() {
 func commands() []*command {
 	return []*command{
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(),
-		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(),
+		forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), mcpCmd(), jobsCmd(),
 		benchCmd(), versionCmd(),
 	}
 }
