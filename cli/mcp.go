@@ -15,7 +15,7 @@ import (
 func mcpCmd() *command {
 	var logLevel string
 	return &command{
-		name: "mcp", summary: "serve memory to an agent over MCP on stdin/stdout (tools: remember, recall, forget, list_facts, history)",
+		name: "mcp", summary: "serve memory to an agent over MCP on stdin/stdout, bound to one namespace",
 		creates: true,
 		help: `Speaks the Model Context Protocol on stdin and stdout, for agents that start mnemon
 as a tool server (Claude Desktop, Claude Code, VS Code, Cursor). The server is bound to one
@@ -28,9 +28,10 @@ as_of, include_history), forget (id), list_facts (subject, include_history, limi
 
 Examples:
   mnemon mcp --namespace alice
-  MNEMON_DB=~/.mnemon/work.db mnemon mcp`,
+  MNEMON_DB=~/.mnemon/work.db mnemon mcp
+  claude mcp add --transport stdio --scope user mnemon -- mnemon mcp --namespace alice`,
 		flags: func(fs *flag.FlagSet, _ *options) {
-			fs.StringVar(&logLevel, "log-level", "warn", "stderr log level: debug, info, warn or error")
+			fs.StringVar(&logLevel, "log-level", "warn", "stderr log `LEVEL`: debug, info, warn or error")
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) > 0 {
