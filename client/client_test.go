@@ -44,7 +44,8 @@ func newClient(t *testing.T, base string, opts client.Options) *client.Client {
 func TestEndToEnd(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
-	c := newClient(t, serverURL, client.Options{Namespace: "e2e"})
+	ns := fresh("e2e")
+	c := newClient(t, serverURL, client.Options{Namespace: ns})
 
 	h, err := c.Health(ctx)
 	if err != nil || h.Status != "ok" {
@@ -75,7 +76,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("capture: %+v", capt)
 	}
 	job, err := c.WaitJob(ctx, capt.JobID, 10*time.Millisecond)
-	if err != nil || job.State != client.JobSucceeded || job.FinishedAt.IsZero() || job.Namespace != "e2e" {
+	if err != nil || job.State != client.JobSucceeded || job.FinishedAt.IsZero() || job.Namespace != ns {
 		t.Fatalf("job %+v, %v", job, err)
 	}
 	if j2, err := c.GetJob(ctx, capt.JobID); err != nil || j2.ID != job.ID {
@@ -135,7 +136,7 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil || n == 0 || int64(dump.Len()) != n {
 		t.Fatalf("export %d bytes, %v", n, err)
 	}
-	into := c.WithNamespace("e2e-copy")
+	into := c.WithNamespace(fresh("e2e-copy"))
 	stats, err := into.Import(ctx, bytes.NewReader(dump.Bytes()))
 	if err != nil || stats.Memories < 2 || stats.Episodes != 2 || stats.Traces != 1 {
 		t.Fatalf("import: %+v, %v", stats, err)
@@ -163,7 +164,7 @@ func TestEndToEnd(t *testing.T) {
 func TestErrors(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
-	c := newClient(t, serverURL, client.Options{Namespace: "errors"})
+	c := newClient(t, serverURL, client.Options{Namespace: fresh("errors")})
 	if _, err := c.Remember(ctx, client.RememberRequest{Text: "Atlas uses pnpm"}); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestErrors(t *testing.T) {
 		{"unknown job", func() error { _, err := c.GetJob(ctx, "job_999999"); return err }, 404, client.ErrNotFound},
 		{"unknown retrieval", func() error { _, err := c.GetTrace(ctx, "ret_nope"); return err }, 404, client.ErrNotFound},
 		{"empty namespace", func() error {
-			_, err := c.WithNamespace("errors-empty").Retrieve(ctx, client.RetrieveRequest{Query: "x"})
+			_, err := c.WithNamespace(fresh("errors-empty")).Retrieve(ctx, client.RetrieveRequest{Query: "x"})
 			return err
 		}, 404, client.ErrNamespaceNotFound},
 		{"bad namespace", func() error {
@@ -351,7 +352,7 @@ func TestRetries(t *testing.T) {
 	ctx := ctxT(t)
 	p := newFaultProxy(t, serverURL)
 	fast := client.RetryPolicy{MaxAttempts: 4, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}
-	c := newClient(t, p.URL, client.Options{Namespace: "retries", Retry: fast})
+	c := newClient(t, p.URL, client.Options{Namespace: fresh("retries"), Retry: fast})
 	rem, err := c.Remember(ctx, client.RememberRequest{Text: "Atlas uses pnpm"})
 	if err != nil {
 		t.Fatal(err)
@@ -427,7 +428,7 @@ func TestRetries(t *testing.T) {
 
 	// MaxAttempts 1 turns retries off.
 	p.setFail(firstN(1, 503, "unavailable"))
-	once := newClient(t, p.URL, client.Options{Namespace: "retries", Retry: client.RetryPolicy{MaxAttempts: 1}})
+	once := newClient(t, p.URL, client.Options{Namespace: fresh("retries"), Retry: client.RetryPolicy{MaxAttempts: 1}})
 	if _, err := once.ListMemories(ctx, client.ListOptions{}); !errors.Is(err, client.ErrUnavailable) || p.seen("GET /v1/memories") != 1 {
 		t.Errorf("MaxAttempts 1: %v after %d attempts", err, p.seen("GET /v1/memories"))
 	}
@@ -435,7 +436,7 @@ func TestRetries(t *testing.T) {
 	// A deadline shorter than the backoff ends the call at once, with the
 	// server's error rather than a bare deadline.
 	p.setFail(firstN(100, 503, "unavailable"))
-	slow := newClient(t, p.URL, client.Options{Namespace: "retries", Retry: client.RetryPolicy{MinBackoff: time.Hour, MaxBackoff: time.Hour}})
+	slow := newClient(t, p.URL, client.Options{Namespace: fresh("retries"), Retry: client.RetryPolicy{MinBackoff: time.Hour, MaxBackoff: time.Hour}})
 	short, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	began := time.Now()
@@ -462,7 +463,7 @@ func TestRetries(t *testing.T) {
 func TestAgent(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
-	c := newClient(t, serverURL, client.Options{Namespace: "agent"})
+	c := newClient(t, serverURL, client.Options{Namespace: fresh("agent")})
 	var fbCalls []string
 	var fbResult client.TaskResult
 	a := &client.Agent{Client: c, Scope: client.Scope{AgentID: "coder", ProjectID: "atlas"}, TokenBudget: 300,
@@ -564,7 +565,7 @@ func TestAgentCaptureFails(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
 	p := newFaultProxy(t, serverURL)
-	a := &client.Agent{Client: newClient(t, p.URL, client.Options{Namespace: "agent-fails"})}
+	a := &client.Agent{Client: newClient(t, p.URL, client.Options{Namespace: fresh("agent-fails")})}
 	if _, err := a.PreTask(ctx, "Deploy Atlas"); err != nil {
 		t.Fatal(err)
 	}

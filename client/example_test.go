@@ -14,7 +14,7 @@ import (
 // packed.
 func Example() {
 	ctx := context.Background()
-	c, err := client.New(serverURL, client.Options{Namespace: "example-basics"})
+	c, err := client.New(serverURL, client.Options{Namespace: fresh("example-basics")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func Example() {
 // Problems come back as *client.Error; errors.Is matches their stable code.
 func ExampleError() {
 	ctx := context.Background()
-	c, err := client.New(serverURL, client.Options{Namespace: "example-errors"})
+	c, err := client.New(serverURL, client.Options{Namespace: fresh("example-errors")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func ExampleError() {
 // has run, and the memories it distilled can be listed.
 func ExampleClient_Capture() {
 	ctx := context.Background()
-	c, err := client.New(serverURL, client.Options{Namespace: "example-capture"})
+	c, err := client.New(serverURL, client.Options{Namespace: fresh("example-capture")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func ExampleClient_Capture() {
 // An agent gains memory with two calls around its task.
 func ExampleAgent() {
 	ctx := context.Background()
-	c, err := client.New(serverURL, client.Options{Namespace: "example-agent"})
+	c, err := client.New(serverURL, client.Options{Namespace: fresh("example-agent")})
 	if err != nil {
 		log.Fatal(err)
 	}

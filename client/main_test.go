@@ -12,6 +12,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +27,15 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
+
+// runs numbers the namespaces the tests and examples make, so that they
+// start empty however often they run against the one server (-count).
+var runs atomic.Int64
+
+// fresh returns a namespace named after base that no run has used yet.
+func fresh(base string) string {
+	return base + "-" + strconv.FormatInt(runs.Add(1), 10)
+}
 
 // serverURL is the open (keyless) server the examples talk to. Examples
 // cannot take parameters, so TestMain leaves its address here; it is set
