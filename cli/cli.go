@@ -152,7 +152,10 @@ func (a *app) close() {
 
 func commands() []*command {
 	return []*command{
-		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(), forgetCmd(), statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(), mcpCmd(), benchCmd(), versionCmd(), lifecycleCmd(), graphCmd(), feedbackCmd(), consolidateCmd(), proceduresCmd(),
+		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(), forgetCmd(),
+		feedbackCmd(), graphCmd(), proceduresCmd(), lifecycleCmd(), consolidateCmd(),
+		statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(), mcpCmd(),
+		benchCmd(), versionCmd(),
 	}
 }
 

@@ -1,0 +1,352 @@
+package client
+
+import "time"
+
+// The request and response bodies, mirroring the schemas of the server's
+// OpenAPI document (docs/openapi.json, served at /openapi.json). They are
+// the client's own types rather than the server's so that a program using
+// the client does not compile in the engine, the store drivers and the job
+// queue; TestTypesMatchOpenAPI keeps them in step with the document.
+//
+// Times are time.Time; a zero time is left out of a request ("not set")
+// and means "none" in a response.
+
+// Scope narrows a memory or a retrieval inside a namespace. Every field is
+// optional.
+type Scope struct {
+	AgentID   string `json:"agent_id,omitempty"`
+	UserID    string `json:"user_id,omitempty"`
+	ProjectID string `json:"project_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// Event kinds of a capture.
+const (
+	KindUserMessage  = "user_message"
+	KindAgentMessage = "agent_message"
+	KindToolCall     = "tool_call"
+	KindToolResult   = "tool_result"
+	KindUserFeedback = "user_feedback"
+	KindTaskResult   = "task_result"
+	KindObservation  = "observation"
+)
+
+// CaptureRequest is the body of POST /v1/episodes.
+type CaptureRequest struct {
+	SessionID string  `json:"session_id"` // required
+	AgentID   string  `json:"agent_id,omitempty"`
+	UserID    string  `json:"user_id,omitempty"`
+	ProjectID string  `json:"project_id,omitempty"`
+	Events    []Event `json:"events"` // at least one
+	// Wait asks the server to answer only once extraction has finished
+	// (the wait=true query parameter; not part of the body).
+	Wait bool `json:"-"`
+}
+
+// Event is one raw event of a capture.
+type Event struct {
+	Kind    string `json:"kind"` // one of the Kind constants
+	Content string `json:"content"`
+	// OccurredAt is when it happened; a zero time is sent as the moment
+	// the capture is sent.
+	OccurredAt time.Time         `json:"occurred_at"`
+	Speaker    string            `json:"speaker,omitempty"`
+	Metadata   map[string]string `json:"metadata,omitempty"`
+}
+
+// CaptureResponse acknowledges a capture.
+type CaptureResponse struct {
+	EpisodeIDs []string `json:"episode_ids"`
+	JobID      string   `json:"job_id"`
+	JobState   string   `json:"job_state,omitempty"` // with Wait: the job's final state
+}
+
+// RememberRequest is the body of POST /v1/memories.
+type RememberRequest struct {
+	Text        string    `json:"text"` // required
+	SessionID   string    `json:"session_id,omitempty"`
+	AgentID     string    `json:"agent_id,omitempty"`
+	UserID      string    `json:"user_id,omitempty"`
+	ProjectID   string    `json:"project_id,omitempty"`
+	Speaker     string    `json:"speaker,omitempty"`
+	ObservedAt  time.Time `json:"observed_at,omitzero"`
+	Type        string    `json:"type,omitempty"`
+	Subject     string    `json:"subject,omitempty"`
+	Key         string    `json:"key,omitempty"`
+	Value       string    `json:"value,omitempty"`
+	Criticality string    `json:"criticality,omitempty"` // normal, high or must_include
+	Confidence  float64   `json:"confidence,omitzero"`   // 0: the server's default
+	ValidFrom   time.Time `json:"valid_from,omitzero"`
+	ValidTo     time.Time `json:"valid_to,omitzero"`
+}
+
+// RememberResponse says what a remember wrote.
+type RememberResponse struct {
+	EpisodeID string    `json:"episode_id"`
+	MemoryID  string    `json:"memory_id,omitempty"`
+	Version   *Version  `json:"version,omitempty"`
+	Operation string    `json:"operation,omitempty"` // ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP
+	Decision  string    `json:"decision"`            // accept, defer, reject or quarantine
+	Reasons   []string  `json:"reasons"`
+	Outcomes  []Outcome `json:"outcomes"`
+}
+
+// Outcome is one candidate memory's admission decision and reconciliation.
+type Outcome struct {
+	EpisodeID string   `json:"episode_id,omitempty"`
+	Decision  string   `json:"decision"`
+	Operation string   `json:"operation,omitempty"`
+	Reasons   []string `json:"reasons"`
+	MemoryID  string   `json:"memory_id,omitempty"`
+	VersionID string   `json:"version_id,omitempty"`
+	Content   string   `json:"content"`
+}
+
+// RetrieveRequest is the body of POST /v1/memories/retrieve.
+type RetrieveRequest struct {
+	Query          string    `json:"query"` // required, at most 4096 bytes
+	Limit          int       `json:"limit,omitempty"`
+	TokenBudget    int       `json:"token_budget,omitempty"`
+	TaskType       string    `json:"task_type,omitempty"`
+	AgentID        string    `json:"agent_id,omitempty"`
+	UserID         string    `json:"user_id,omitempty"`
+	ProjectID      string    `json:"project_id,omitempty"`
+	SessionID      string    `json:"session_id,omitempty"`
+	AsOf           time.Time `json:"as_of,omitzero"`
+	IncludeHistory bool      `json:"include_history,omitempty"`
+}
+
+// RetrieveResponse is a packed context and its items in final rank order.
+type RetrieveResponse struct {
+	RetrievalID string         `json:"retrieval_id"`
+	Context     string         `json:"context"`
+	TokensUsed  int            `json:"tokens_used"`
+	Items       []RetrieveItem `json:"items"`
+}
+
+// RetrieveItem is one packed memory with its citation and reason.
+type RetrieveItem struct {
+	MemoryID    string                `json:"memory_id"`
+	VersionID   string                `json:"version_id"`
+	Kind        string                `json:"kind"`
+	Type        string                `json:"type"`
+	Content     string                `json:"content"`
+	Score       float64               `json:"score"`
+	Tokens      int                   `json:"tokens"`
+	Action      string                `json:"action"` // FOLLOW, HINT or IGNORE
+	EpisodeIDs  []string              `json:"episode_ids"`
+	Channels    map[string]ChannelHit `json:"channels"`
+	Explanation string                `json:"explanation"`
+}
+
+// ChannelHit is an item's rank and score in one retrieval channel.
+type ChannelHit struct {
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+}
+
+// ListOptions are the query parameters of GET /v1/memories.
+type ListOptions struct {
+	IncludeHistory bool   // also superseded, expired and contested-away versions
+	Subject        string // only memories about this subject
+	Limit          int    // 1-1000; 0: the server's default (100)
+}
+
+// MemoryList is the body of GET /v1/memories.
+type MemoryList struct {
+	Memories []*Version `json:"memories"`
+}
+
+// Version is one immutable version of a memory. The server never sends
+// its embedding, so the client has no field for it.
+type Version struct {
+	ID                 string     `json:"id"`
+	MemoryID           string     `json:"memory_id"`
+	Namespace          string     `json:"namespace"`
+	Seq                int        `json:"seq"`
+	Scope              Scope      `json:"scope"`
+	Kind               string     `json:"kind"`
+	Type               string     `json:"type"`
+	Subject            string     `json:"subject"`
+	Key                string     `json:"key"`
+	Value              string     `json:"value"`
+	Content            string     `json:"content"`
+	Criticality        string     `json:"criticality"`
+	Confidence         float64    `json:"confidence"`
+	Usefulness         float64    `json:"usefulness"`
+	Trust              float64    `json:"trust"`
+	ReinforcementCount int        `json:"reinforcement_count"`
+	FailureCount       int        `json:"failure_count"`
+	Status             string     `json:"status"`
+	Operation          string     `json:"operation"`
+	SupersededBy       string     `json:"superseded_by,omitempty"`
+	ObservedAt         time.Time  `json:"observed_at"`
+	RecordedAt         time.Time  `json:"recorded_at"`
+	ValidFrom          time.Time  `json:"valid_from"`
+	ValidTo            time.Time  `json:"valid_to,omitzero"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+	EvidenceEpisodeIDs []string   `json:"evidence_episode_ids,omitempty"`
+	EvidenceSpans      []Span     `json:"evidence_spans,omitempty"`
+	Provenance         Provenance `json:"provenance"`
+	Tokens             int        `json:"tokens"`
+	SearchText         string     `json:"search_text,omitempty"`
+}
+
+// Span is a stretch of an episode a version was extracted from.
+type Span struct {
+	EpisodeID string `json:"episode_id"`
+	Start     int    `json:"start"`
+	End       int    `json:"end"`
+}
+
+// Provenance says how a version was made.
+type Provenance struct {
+	Extractor     string `json:"extractor"`
+	Model         string `json:"model,omitempty"`
+	PromptVersion string `json:"prompt_version,omitempty"`
+	Embedder      string `json:"embedder"`
+	EmbedderDim   int    `json:"embedder_dim"`
+	Source        string `json:"source"`
+}
+
+// MemoryView is a memory with every version, its admission log and the
+// episodes it cites (GET /v1/memories/{id}).
+type MemoryView struct {
+	Memory     *Memory      `json:"memory"`
+	Versions   []*Version   `json:"versions"`
+	Admissions []*Admission `json:"admissions"`
+	Episodes   []*Episode   `json:"episodes"`
+}
+
+// Memory is a canonical slot (subject + key) whose versions hold its values.
+type Memory struct {
+	ID        string    `json:"id"`
+	Namespace string    `json:"namespace"`
+	Scope     Scope     `json:"scope"`
+	Kind      string    `json:"kind"`
+	Subject   string    `json:"subject"`
+	Key       string    `json:"key"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Admission is one admission decision about a candidate memory.
+type Admission struct {
+	ID        string    `json:"id"`
+	Namespace string    `json:"namespace"`
+	EpisodeID string    `json:"episode_id,omitempty"`
+	MemoryID  string    `json:"memory_id,omitempty"`
+	VersionID string    `json:"version_id,omitempty"`
+	Decision  string    `json:"decision"`
+	Reasons   []string  `json:"reasons"`
+	Operation string    `json:"operation,omitempty"`
+	Content   string    `json:"content"`
+	Extractor string    `json:"extractor"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Episode is one immutable raw event.
+type Episode struct {
+	ID          string            `json:"id"`
+	Namespace   string            `json:"namespace"`
+	Scope       Scope             `json:"scope"`
+	Kind        string            `json:"kind"`
+	Speaker     string            `json:"speaker,omitempty"`
+	Content     string            `json:"content"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+	OccurredAt  time.Time         `json:"occurred_at"`
+	RecordedAt  time.Time         `json:"recorded_at"`
+	ContentHash string            `json:"content_hash"`
+}
+
+// ForgetResponse says what a DELETE /v1/memories/{id} took out of
+// retrieval.
+type ForgetResponse struct {
+	MemoryID string   `json:"memory_id"`
+	Versions []string `json:"versions"` // version ids marked deleted now
+	Episodes []string `json:"episodes"` // episodic memories that left with it
+}
+
+// Trace is the record of one retrieval (GET /v1/retrievals/{id}).
+type Trace struct {
+	ID             string      `json:"id"`
+	Namespace      string      `json:"namespace"`
+	Query          string      `json:"query"`
+	Scope          Scope       `json:"scope"`
+	TaskType       string      `json:"task_type,omitempty"`
+	Limit          int         `json:"limit"`
+	TokenBudget    int         `json:"token_budget"`
+	TokensUsed     int         `json:"tokens_used"`
+	AsOf           time.Time   `json:"as_of,omitzero"`
+	IncludeHistory bool        `json:"include_history"`
+	Items          []TraceItem `json:"items"`
+	CreatedAt      time.Time   `json:"created_at"`
+	DurationMicros int64       `json:"duration_us"`
+}
+
+// TraceItem is one candidate of a retrieval, packed or not.
+type TraceItem struct {
+	MemoryID    string                `json:"memory_id"`
+	VersionID   string                `json:"version_id"`
+	Channels    map[string]ChannelHit `json:"channels"`
+	Fused       float64               `json:"fused"`
+	Terms       map[string]float64    `json:"terms"` // utility terms added to Fused
+	Final       float64               `json:"final"`
+	Rank        int                   `json:"rank"`
+	Tokens      int                   `json:"tokens"`
+	Trust       float64               `json:"trust"`
+	Action      string                `json:"action"`
+	Packed      bool                  `json:"packed"`
+	Reason      string                `json:"reason"`
+	Explanation string                `json:"explanation,omitempty"`
+}
+
+// Job states.
+const (
+	JobPending   = "pending"
+	JobRunning   = "running"
+	JobSucceeded = "succeeded"
+	JobFailed    = "failed"
+)
+
+// Job is a background job (GET /v1/jobs/{id}).
+type Job struct {
+	ID          string    `json:"id"`
+	Kind        string    `json:"kind"`
+	Namespace   string    `json:"namespace"`
+	State       string    `json:"state"` // one of the Job constants
+	Attempt     int       `json:"attempt"`
+	MaxAttempts int       `json:"max_attempts"`
+	Error       string    `json:"error,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	ScheduledAt time.Time `json:"scheduled_at"`
+	FinishedAt  time.Time `json:"finished_at,omitzero"`
+}
+
+// Finished reports whether the job will not run again.
+func (j *Job) Finished() bool { return j.State == JobSucceeded || j.State == JobFailed }
+
+// ImportResponse counts what an import carried.
+type ImportResponse struct {
+	Memories   int `json:"memories"`
+	Versions   int `json:"versions"`
+	Episodes   int `json:"episodes"`
+	Admissions int `json:"admissions"`
+	Traces     int `json:"traces"`
+}
+
+// Health is the body of /healthz and /readyz.
+type Health struct {
+	Status string            `json:"status"` // ok or unavailable
+	Checks map[string]string `json:"checks,omitempty"`
+}
+
+// problem is an RFC 9457 problem document.
+type problem struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Code      string `json:"code"`
+	Detail    string `json:"detail,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+}
