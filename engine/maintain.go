@@ -12,6 +12,12 @@ type MaintainReport struct {
 	Namespace string           `json:"namespace"`
 	Lifecycle *LifecycleReport `json:"lifecycle,omitempty"`
 	Dedupe    *DedupeReport    `json:"dedupe,omitempty"`
+	// Consolidation summarises sessions older than the minimum age and
+	// forgets their raw episodes once retention falls below the floor.
+	Consolidation *ConsolidateReport `json:"consolidation,omitempty"`
+	// Procedures promotes procedures, counts failures against them and
+	// flags stale ones.
+	Procedures *ProcedureReport `json:"procedures,omitempty"`
 }
 
 // maintainStep is one step of a maintenance run.
@@ -34,11 +40,20 @@ func maintainSteps() []maintainStep {
 			rep.Dedupe, err = e.Dedupe(ctx, DedupeParams{Namespace: ns, Threshold: e.dedupeThreshold})
 			return err
 		}},
+		{"consolidation", func(ctx context.Context, e *Engine, ns string, rep *MaintainReport) (err error) {
+			rep.Consolidation, err = e.ConsolidateDue(ctx, ns)
+			return err
+		}},
+		{"procedures", func(ctx context.Context, e *Engine, ns string, rep *MaintainReport) (err error) {
+			rep.Procedures, err = e.PromoteProcedures(ctx, ns)
+			return err
+		}},
 	}
 }
 
 // Maintain runs the periodic maintenance of a namespace: lifecycle (expiry,
-// decay, contests), then dedupe. The periodic job calls it for every
+// decay, contests), dedupe, consolidation of old sessions, then procedure
+// promotion. The periodic job calls it for every
 // namespace; running it twice in a row changes nothing the second time.
 func (e *Engine) Maintain(ctx context.Context, ns string) (*MaintainReport, error) {
 	ns, err := checkNamespace(ns)

@@ -41,6 +41,32 @@ export interface ChannelHit {
   score: number;
 }
 
+export interface ConsolidateRequest {
+  /** Summarise the session even if its last event is younger than the minimum age (7 days by default). Forgetting still follows retention. */
+  force?: boolean;
+}
+
+export interface ConsolidateResponse {
+  /** Summarised episodes whose retention fell below the threshold: they left retrieval; their stubs remain. */
+  forgotten: Array<ForgottenEpisode>;
+  /** A per-run bound was reached; consolidating again has work left. */
+  more: boolean;
+  /** Forgotten episodes whose text was purged now (past the purge window). */
+  purged: Array<string>;
+  /** The session consolidated (one entry). */
+  sessions: Array<SessionOutcome>;
+}
+
+export interface DedupeReport {
+  changes: Array<LifecycleChange>;
+  clusters: number;
+  dry_run: boolean;
+  more: boolean;
+  namespace: string;
+  superseded: number;
+  threshold: number;
+}
+
 export interface Episode {
   content: string;
   content_hash: string;
@@ -59,12 +85,17 @@ export interface EventInput {
   content: string;
   /** user_message, agent_message, tool_call, tool_result, user_feedback, task_result or observation. */
   kind: string;
-  /** Free-form string metadata; source=mnemon marks text mnemon itself returned. */
+  /** Free-form string metadata; source=mnemon marks text mnemon itself returned. A task_result says how its session's task ended with task_type (e.g. deploy_atlas) and outcome (success or failure): procedures are distilled from them. */
   metadata?: Record<string, string>;
   /** When it happened (RFC 3339). */
   occurred_at: string;
   /** Who said it; default user. */
   speaker?: string;
+}
+
+export interface Explanation {
+  memory?: MemoryExplanation;
+  retrieval?: RetrievalExplanation;
 }
 
 export interface ExportStats {
@@ -75,10 +106,112 @@ export interface ExportStats {
   versions: number;
 }
 
+export interface Feedback {
+  created_at: string;
+  id: string;
+  memory_id: string;
+  namespace: string;
+  outcome: string;
+  overlap?: number;
+  reinforced: boolean;
+  retrieval_id: string;
+  severity: number;
+  source: string;
+  status_after: string;
+  task_succeeded: boolean;
+  trust_after: number;
+  trust_before: number;
+  used: boolean;
+  usefulness_after: number;
+  usefulness_before: number;
+  version_id: string;
+}
+
+export interface FeedbackRequest {
+  /** The items judged, by memory (mem_...) or version (ver_...) id; each must be an item the retrieval returned. Default: every item it returned. */
+  memory_ids?: Array<string>;
+  /** helpful, unused or harmful. */
+  outcome: string;
+  /** The agent's output. When given, a memory counts as used only if the output holds every term of its value or at least half the terms of its content; helpful reinforces only used memories, and harmful is not blamed on unused ones. Without it, memory_ids named count as used. */
+  output?: string;
+  /** 0 to 1: how much a harmful outcome weighs (default 1). Recorded, not used, for other outcomes. */
+  severity?: number;
+  /** Who judged: user, agent (default), tool or evaluator. */
+  source?: string;
+  /** Whether the task succeeded (default true). A failed task reinforces nothing. */
+  task_succeeded?: boolean;
+}
+
+export interface FeedbackResult {
+  applied: Array<Feedback> | null;
+  duplicates: Array<string> | null;
+  retrieval_id: string;
+}
+
 export interface ForgetResult {
   episodes: Array<string> | null;
   memory_id: string;
   versions: Array<string> | null;
+}
+
+export interface ForgottenEpisode {
+  /** Retrievals that served it within the access horizon. */
+  accesses: number;
+  /** The episode; its stub keeps id, content hash, time and summary link. */
+  episode_id: string;
+  /** Its retention when forgotten: 2^(-age/half-life), age from its last access, half-life 30 days grown by access. */
+  retention: number;
+  /** The summary that covers it. */
+  summary_memory_id: string;
+}
+
+export interface GraphClaim {
+  /** The memory's sentence. */
+  content: string;
+  /** 1 for the entity's own claims, 2 for its neighbours'. */
+  hop: number;
+  /** The memory's key: works_at, uses:package_manager. */
+  key: string;
+  /** The memory (mem_...). */
+  memory_id: string;
+  /** The object entity: the value, lower-cased. */
+  object: string;
+  /** The memory's key in words: works at, uses package manager. */
+  relation: string;
+  /** The version's status: active, contested, superseded or expired. */
+  status: string;
+  /** The subject entity (user, a person, a project). */
+  subject: string;
+  /** Since when the claim is true. */
+  valid_from: string;
+  /** Until when it was true (superseded or expired claims). */
+  valid_to?: string;
+  /** The value as stated. */
+  value: string;
+  /** The version the claim is projected from (ver_...). */
+  version_id: string;
+}
+
+export interface GraphEntity {
+  /** Hops from the entity asked about (0: that entity). */
+  hop: number;
+  /** The entity's name, lower-cased. */
+  name: string;
+}
+
+export interface GraphResponse {
+  /** The valid time asked for, if any. */
+  as_of?: string;
+  /** Claims by hop, current first, then by subject and relation. */
+  claims: Array<GraphClaim>;
+  /** The entity (hop 0) and those its claims name, nearest first. Empty for an entity no served claim names. */
+  entities: Array<GraphEntity>;
+  /** The entity asked about, lower-cased. */
+  entity: string;
+  /** 1: the entity's own claims; 2: also its neighbours' claims. */
+  hops: number;
+  /** More claims were in reach than limit allowed. */
+  truncated: boolean;
 }
 
 export interface Health {
@@ -101,6 +234,45 @@ export interface Job {
   state: string;
 }
 
+export interface LifecycleChange {
+  detail: string;
+  from: string;
+  memory_id: string;
+  reason: string;
+  superseded_by?: string;
+  to: string;
+  version_id: string;
+}
+
+export interface LifecycleReport {
+  changes: Array<LifecycleChange>;
+  contests_resolved: number;
+  decayed: number;
+  dry_run: boolean;
+  expired: number;
+  floored: number;
+  more: boolean;
+  namespace: string;
+}
+
+export interface LifecycleRunRequest {
+  /** Also merge duplicate facts (cosine at or above the threshold, never contradictions) into their strongest. */
+  dedupe?: boolean;
+  /** With dedupe: the cosine at which two facts are duplicates, in (0, 1] (default 0.92). */
+  dedupe_threshold?: number;
+  /** Report what would change without writing anything. */
+  dry_run?: boolean;
+  /** At most this many versions changed by each step (default 1000 for lifecycle, 500 for dedupe); the report says when more remains. */
+  limit?: number;
+}
+
+export interface LifecycleRunResponse {
+  /** With dedupe: the duplicate clusters merged. */
+  dedupe?: DedupeReport;
+  /** Expiry (valid_to, usefulness floor), usefulness decay and contests resolved. */
+  lifecycle: LifecycleReport | null;
+}
+
 export interface Memory {
   created_at: string;
   id: string;
@@ -110,6 +282,13 @@ export interface Memory {
   scope: Scope;
   subject: string;
   updated_at: string;
+}
+
+export interface MemoryExplanation {
+  chain: Array<string> | null;
+  episodes: Array<Episode> | null;
+  memory: Memory | null;
+  versions: Array<VersionExplanation> | null;
 }
 
 export interface MemoryList {
@@ -145,6 +324,61 @@ export interface Problem {
   type: string;
 }
 
+export interface Procedure {
+  content: string;
+  episode_ids: Array<string> | null;
+  failure_count: number;
+  last_used_at?: string;
+  memory_id: string;
+  promoted_at: string;
+  scope: Scope;
+  seq: number;
+  stale: boolean;
+  stale_since?: string;
+  status: string;
+  steps: Array<string> | null;
+  successes: number;
+  task_type?: string;
+  trust: number;
+  usefulness: number;
+  version_id: string;
+}
+
+export interface ProcedureChange {
+  memory_id: string;
+  sessions: number;
+  steps: Array<string> | null;
+  task_type: string;
+  version_id: string;
+}
+
+export interface ProcedureFailure {
+  episode_id: string;
+  memory_id: string;
+  session_id: string;
+  version_id: string;
+}
+
+export interface ProcedureList {
+  /** Live procedural memories by task type, each with its steps, the task_result episodes of the sessions it was distilled from, when a retrieval last packed it and whether it is stale (unpacked for 90 days). */
+  procedures: Array<Procedure>;
+}
+
+export interface ProcedureReport {
+  failures: Array<ProcedureFailure> | null;
+  ignored: number;
+  more: boolean;
+  namespace: string;
+  promoted: Array<ProcedureChange> | null;
+  reinforced: Array<ProcedureChange> | null;
+  stale: Array<string> | null;
+  superseded: Array<ProcedureChange> | null;
+  task_results: number;
+  traces_read: number;
+  uses_recorded: number;
+  waiting: Array<TaskTally> | null;
+}
+
 export interface Provenance {
   embedder: string;
   embedder_dim: number;
@@ -152,6 +386,19 @@ export interface Provenance {
   model?: string;
   prompt_version?: string;
   source: string;
+}
+
+export interface RankedItem {
+  action: string;
+  final: number;
+  memory_id: string;
+  packed: boolean;
+  rank: number;
+  reason: string;
+  trust: number;
+  uncertainty: number;
+  version_id: string;
+  why: string;
 }
 
 export interface RememberRequest {
@@ -204,6 +451,12 @@ export interface RememberResponse {
   version?: Version;
 }
 
+export interface RetrievalExplanation {
+  feedback: Array<Feedback> | null;
+  items: Array<RankedItem> | null;
+  trace: Trace | null;
+}
+
 export interface RetrieveItem {
   /** FOLLOW, HINT or IGNORE. */
   action: string;
@@ -218,7 +471,11 @@ export interface RetrieveItem {
   memory_id: string;
   score: number;
   tokens: number;
+  /** 0 to 1: how far to act on it (FOLLOW at 0.75, HINT at 0.45 by default). */
+  trust: number;
   type: string;
+  /** 0 to 1: how little the outcomes so far settle its trust. */
+  uncertainty: number;
   version_id: string;
 }
 
@@ -257,10 +514,35 @@ export interface Scope {
   user_id?: string;
 }
 
+export interface SessionOutcome {
+  /** too_recent: when the session becomes old enough. */
+  eligible_at?: string;
+  /** Episodes in the session. */
+  episodes: number;
+  /** The session. */
+  session_id: string;
+  /** summarised, resummarised (episodes came since: a new summary version supersedes the old), unchanged (its summary covers every episode) or too_recent (untouched). */
+  status: string;
+  /** The summary's text (when written now). */
+  summary?: string;
+  /** The summary memory (kind semantic, type summary) citing the session's episodes. */
+  summary_memory_id?: string;
+  /** Its current version. */
+  summary_version_id?: string;
+}
+
 export interface Span {
   end: number;
   episode_id: string;
   start: number;
+}
+
+export interface TaskTally {
+  failures: number;
+  reason: string;
+  scope: Scope;
+  successes: number;
+  task_type: string;
 }
 
 export interface Trace {
@@ -329,6 +611,17 @@ export interface Version {
   value: string;
 }
 
+export interface VersionExplanation {
+  action: string;
+  admissions: Array<Admission> | null;
+  feedback: Array<Feedback> | null;
+  operation: string;
+  trust: number;
+  uncertainty: number;
+  version: Version | null;
+  why: Array<string> | null;
+}
+
 /** Per-call options every operation takes. */
 export interface CallOptions {
   signal?: AbortSignal;
@@ -352,6 +645,19 @@ export interface Operations {
   }, options?: CallOptions): Promise<CaptureResponse>;
   /** Export the namespace as JSON lines (lossless; re-importable into any namespace). (GET /v1/export) */
   exportNamespace(options?: CallOptions): Promise<string>;
+  /** An entity's neighbourhood in the knowledge graph: the claims 1 or 2 hops from it, with validity. (GET /v1/graph/neighborhood) */
+  getV1GraphNeighborhood(args: {
+    /** The entity: a subject (user, bob, atlas) or a value (pnpm, berlin), in any case. */
+    entity: string;
+    /** 1 (default) or 2. */
+    hops?: number;
+    /** Claims true at this valid time (RFC 3339), current or history. */
+    as_of?: string;
+    /** Also superseded and expired claims (without as_of). */
+    include_history?: boolean;
+    /** At most this many claims (default 50, at most 500). */
+    limit?: number;
+  }, options?: CallOptions): Promise<GraphResponse>;
   /** Import an export (JSON lines) into this namespace, which must be empty. (POST /v1/import) */
   importNamespace(args: {
     body: string;
@@ -361,6 +667,10 @@ export interface Operations {
     /** A job id (job_...). */
     id: string;
   }, options?: CallOptions): Promise<Job>;
+  /** Run the lifecycle policy now (expiry, usefulness decay, contests; dedupe when asked), as the periodic maintenance does. (POST /v1/lifecycle/run) */
+  postV1LifecycleRun(args: {
+    body: LifecycleRunRequest;
+  }, options?: CallOptions): Promise<LifecycleRunResponse>;
   /** List distilled memories (semantic and procedural), current first. (GET /v1/memories) */
   listMemories(args?: {
     /** Also superseded, expired and contested-away versions. */
@@ -388,9 +698,30 @@ export interface Operations {
     /** A memory id (mem_...) or one of its versions (ver_...). */
     id: string;
   }, options?: CallOptions): Promise<MemoryView>;
+  /** Why a memory is held (evidence, admission reasons, operations, the superseded-by chain) and how feedback moved its usefulness and trust; for a retrieval id, why each candidate ranked. (GET /v1/memories/{id}/explain) */
+  explainMemory(args: {
+    /** A memory (mem_...), version (ver_...) or retrieval (ret_...) id. */
+    id: string;
+  }, options?: CallOptions): Promise<Explanation>;
+  /** List procedures (procedural memories) with their steps, sessions, last use and stale flag. (GET /v1/procedures) */
+  getV1Procedures(options?: CallOptions): Promise<ProcedureList>;
+  /** Distil procedures from 3+ successful sessions per task type (task_result events with metadata task_type and outcome), count failing sessions that used one, flag procedures unused for 90 days. Idempotent. (POST /v1/procedures/promote) */
+  postV1ProceduresPromote(options?: CallOptions): Promise<ProcedureReport>;
   /** The trace of a retrieval: every candidate, its channels and terms. (GET /v1/retrievals/{id}) */
   getRetrieval(args: {
     /** A retrieval id (ret_...). */
     id: string;
   }, options?: CallOptions): Promise<Trace>;
+  /** Say how a retrieval's items served the task: helpful, unused or harmful. Moves usefulness and trust only; repeating a judgement changes nothing. (POST /v1/retrievals/{id}/feedback) */
+  sendFeedback(args: {
+    /** A retrieval id (ret_...). */
+    id: string;
+    body: FeedbackRequest;
+  }, options?: CallOptions): Promise<FeedbackResult>;
+  /** Consolidate a session: summarise it (once 7 days old) into a summary memory citing its episodes; forget and purge its summarised episodes whose retention fell below 0.05. (POST /v1/sessions/{id}/consolidate) */
+  consolidateSession(args: {
+    /** A session id. */
+    id: string;
+    body: ConsolidateRequest;
+  }, options?: CallOptions): Promise<ConsolidateResponse>;
 }
