@@ -39,7 +39,10 @@ type Agent struct {
 	// Feedback, when set, is called by PostTask once the session is
 	// captured, with the retrieval the task started from and how the task
 	// went, so that the memories it used can be rated. It is not called
-	// when PreTask retrieved nothing (no retrieval id).
+	// when PreTask retrieved nothing (no retrieval id). Nil sends no
+	// feedback; to send it to the server, opt in with
+	//
+	//	agent.Feedback = agent.SendFeedback
 	Feedback func(ctx context.Context, retrievalID string, result TaskResult) error
 
 	mu   sync.Mutex
@@ -178,6 +181,31 @@ func (a *Agent) PostTask(ctx context.Context, result TaskResult) (*PostTaskResul
 		}
 	}
 	return out, nil
+}
+
+// SendFeedback rates the memories of a retrieval on the server through
+// Client.Feedback; it has the signature of the Feedback hook, so that
+// agent.Feedback = agent.SendFeedback makes PostTask send it. A task that
+// succeeded is helpful, one that failed harmful with result.Severity (0:
+// the server's default, 1). result.Output, when set, lets the server tell
+// which packed memories the output used (only those are reinforced or
+// blamed); result.UsedMemoryIDs, when set, names the items judged (else
+// every item of the retrieval). The server ignores a judgement it holds
+// already, so calling it again is harmless.
+func (a *Agent) SendFeedback(ctx context.Context, retrievalID string, result TaskResult) error {
+	_, err := a.Client.Feedback(ctx, retrievalID, feedbackFor(result))
+	return err
+}
+
+// feedbackFor is the feedback SendFeedback sends for a task's result.
+func feedbackFor(result TaskResult) FeedbackRequest {
+	succeeded := result.Succeeded
+	req := FeedbackRequest{Outcome: OutcomeHelpful, Source: "agent", Output: result.Output,
+		MemoryIDs: result.UsedMemoryIDs, TaskSucceeded: &succeeded}
+	if !succeeded {
+		req.Outcome, req.Severity = OutcomeHarmful, result.Severity
+	}
+	return req
 }
 
 // maxQueryBytes is the server's limit on a retrieval query.

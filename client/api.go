@@ -97,6 +97,83 @@ func (c *Client) GetTrace(ctx context.Context, retrievalID string) (*Trace, erro
 	return doJSON[Trace](ctx, c, call{method: http.MethodGet, path: pathf("/v1/retrievals/%s", retrievalID), retry: true})
 }
 
+// Feedback says how the items of a retrieval served the task: helpful,
+// unused or harmful (POST /v1/retrievals/{id}/feedback). It moves
+// usefulness and trust only; the server ignores a judgement it already
+// holds (Duplicates). Never retried, like every POST.
+func (c *Client) Feedback(ctx context.Context, retrievalID string, req FeedbackRequest) (*FeedbackResult, error) {
+	if err := needID("Feedback", retrievalID); err != nil {
+		return nil, err
+	}
+	return doJSON[FeedbackResult](ctx, c, call{method: http.MethodPost, path: pathf("/v1/retrievals/%s/feedback", retrievalID), json: req})
+}
+
+// Explain says why a memory is held (evidence, admission reasons,
+// operations, the superseded-by chain, the feedback that moved it) for a
+// memory or version id, or why each candidate ranked for a retrieval id
+// (GET /v1/memories/{id}/explain).
+func (c *Client) Explain(ctx context.Context, id string) (*Explanation, error) {
+	if err := needID("Explain", id); err != nil {
+		return nil, err
+	}
+	return doJSON[Explanation](ctx, c, call{method: http.MethodGet, path: pathf("/v1/memories/%s/explain", id), retry: true})
+}
+
+// RunLifecycle runs the lifecycle policy now: expiry, usefulness decay,
+// contests and, with req.Dedupe, duplicate merging (POST
+// /v1/lifecycle/run). Never retried.
+func (c *Client) RunLifecycle(ctx context.Context, req LifecycleRunRequest) (*LifecycleRunResponse, error) {
+	return doJSON[LifecycleRunResponse](ctx, c, call{method: http.MethodPost, path: "/v1/lifecycle/run", json: req})
+}
+
+// Consolidate summarises a session into a summary memory citing its
+// episodes (once it is 7 days old, or now with req.Force) and forgets
+// the summarised episodes whose retention fell low (POST
+// /v1/sessions/{id}/consolidate). Never retried.
+func (c *Client) Consolidate(ctx context.Context, sessionID string, req ConsolidateRequest) (*ConsolidateResponse, error) {
+	if err := needID("Consolidate", sessionID); err != nil {
+		return nil, err
+	}
+	return doJSON[ConsolidateResponse](ctx, c, call{method: http.MethodPost, path: pathf("/v1/sessions/%s/consolidate", sessionID), json: req})
+}
+
+// Neighborhood returns an entity's neighbourhood in the knowledge graph:
+// the claims 1 or 2 hops from it, with their validity (GET
+// /v1/graph/neighborhood).
+func (c *Client) Neighborhood(ctx context.Context, opts GraphOptions) (*GraphResponse, error) {
+	if strings.TrimSpace(opts.Entity) == "" {
+		return nil, fmt.Errorf("mnemon: Neighborhood: the entity is empty")
+	}
+	q := url.Values{"entity": {opts.Entity}}
+	if opts.Hops != 0 {
+		q.Set("hops", strconv.Itoa(opts.Hops))
+	}
+	if !opts.AsOf.IsZero() {
+		q.Set("as_of", opts.AsOf.UTC().Format(time.RFC3339Nano))
+	}
+	if opts.IncludeHistory {
+		q.Set("include_history", "true")
+	}
+	if opts.Limit != 0 {
+		q.Set("limit", strconv.Itoa(opts.Limit))
+	}
+	return doJSON[GraphResponse](ctx, c, call{method: http.MethodGet, path: "/v1/graph/neighborhood", query: q, retry: true})
+}
+
+// ListProcedures lists the live procedures (procedural memories) with
+// their steps, sessions, last use and stale flag (GET /v1/procedures).
+func (c *Client) ListProcedures(ctx context.Context) (*ProcedureList, error) {
+	return doJSON[ProcedureList](ctx, c, call{method: http.MethodGet, path: "/v1/procedures", retry: true})
+}
+
+// PromoteProcedures distils procedures from 3 or more successful sessions
+// per task type, counts failing sessions that used one and flags those
+// unused for 90 days (POST /v1/procedures/promote). The server treats it
+// as idempotent, but like every POST it is not retried.
+func (c *Client) PromoteProcedures(ctx context.Context) (*ProcedureReport, error) {
+	return doJSON[ProcedureReport](ctx, c, call{method: http.MethodPost, path: "/v1/procedures/promote"})
+}
+
 // GetJob returns a background job's state (GET /v1/jobs/{id}).
 func (c *Client) GetJob(ctx context.Context, id string) (*Job, error) {
 	if err := needID("GetJob", id); err != nil {

@@ -55,7 +55,8 @@ type Options struct {
 
 // RetryPolicy is how idempotent calls (GET and DELETE) are retried when
 // the server could not be reached or answered 429, 502, 503 or 504.
-// Calls that write (capture, remember, retrieve, import) are sent once:
+// Calls that write (every POST: capture, remember, retrieve, feedback,
+// lifecycle, consolidate, promote, import) are sent once:
 // retrying one could store the same events twice.
 type RetryPolicy struct {
 	// MaxAttempts counts the first try (default 4; 1 turns retries off).

@@ -137,6 +137,8 @@ type RetrieveItem struct {
 	EpisodeIDs  []string              `json:"episode_ids"`
 	Channels    map[string]ChannelHit `json:"channels"`
 	Explanation string                `json:"explanation"`
+	Trust       float64               `json:"trust"`       // 0 to 1: how far to act on it
+	Uncertainty float64               `json:"uncertainty"` // 0 to 1: how little outcomes settle its trust
 }
 
 // ChannelHit is an item's rank and score in one retrieval channel.
@@ -339,6 +341,298 @@ type ImportResponse struct {
 type Health struct {
 	Status string            `json:"status"` // ok or unavailable
 	Checks map[string]string `json:"checks,omitempty"`
+}
+
+// Feedback outcomes.
+const (
+	OutcomeHelpful = "helpful"
+	OutcomeUnused  = "unused"
+	OutcomeHarmful = "harmful"
+)
+
+// FeedbackRequest is the body of POST /v1/retrievals/{id}/feedback.
+type FeedbackRequest struct {
+	Outcome string `json:"outcome"` // required: one of the Outcome constants
+	// MemoryIDs are the items judged (mem_... or ver_...), each an item of
+	// the retrieval; empty: every item it returned.
+	MemoryIDs []string `json:"memory_ids,omitempty"`
+	// Output is the agent's output; when set, the server decides from it
+	// which memories were used.
+	Output string `json:"output,omitempty"`
+	// Severity weighs a harmful outcome, 0 to 1; 0: the server's default (1).
+	Severity float64 `json:"severity,omitzero"`
+	Source   string  `json:"source,omitempty"` // user, agent (default), tool or evaluator
+	// TaskSucceeded: nil is the server's default (true).
+	TaskSucceeded *bool `json:"task_succeeded,omitempty"`
+}
+
+// FeedbackResult says what a feedback changed.
+type FeedbackResult struct {
+	RetrievalID string            `json:"retrieval_id"`
+	Applied     []*FeedbackRecord `json:"applied"`
+	Duplicates  []string          `json:"duplicates"` // judgements already recorded
+}
+
+// FeedbackRecord is one judgement of a memory and how it moved the
+// memory's usefulness and trust (schema Feedback).
+type FeedbackRecord struct {
+	ID               string    `json:"id"`
+	Namespace        string    `json:"namespace"`
+	RetrievalID      string    `json:"retrieval_id"`
+	MemoryID         string    `json:"memory_id"`
+	VersionID        string    `json:"version_id"`
+	Outcome          string    `json:"outcome"`
+	Source           string    `json:"source"`
+	Severity         float64   `json:"severity"`
+	TaskSucceeded    bool      `json:"task_succeeded"`
+	Used             bool      `json:"used"`
+	Overlap          float64   `json:"overlap,omitempty"`
+	Reinforced       bool      `json:"reinforced"`
+	UsefulnessBefore float64   `json:"usefulness_before"`
+	UsefulnessAfter  float64   `json:"usefulness_after"`
+	TrustBefore      float64   `json:"trust_before"`
+	TrustAfter       float64   `json:"trust_after"`
+	StatusAfter      string    `json:"status_after"`
+	CreatedAt        time.Time `json:"created_at"`
+}
+
+// Explanation is the body of GET /v1/memories/{id}/explain: Memory for a
+// memory or version id, Retrieval for a retrieval id.
+type Explanation struct {
+	Memory    *MemoryExplanation    `json:"memory,omitempty"`
+	Retrieval *RetrievalExplanation `json:"retrieval,omitempty"`
+}
+
+// MemoryExplanation says why a memory is held.
+type MemoryExplanation struct {
+	Memory   *Memory               `json:"memory"`
+	Versions []*VersionExplanation `json:"versions"`
+	Chain    []string              `json:"chain"` // the superseded-by chain
+	Episodes []*Episode            `json:"episodes"`
+}
+
+// VersionExplanation is why one version is held and how feedback moved it.
+type VersionExplanation struct {
+	Version     *Version          `json:"version"`
+	Operation   string            `json:"operation"`
+	Action      string            `json:"action"`
+	Trust       float64           `json:"trust"`
+	Uncertainty float64           `json:"uncertainty"`
+	Why         []string          `json:"why"`
+	Admissions  []*Admission      `json:"admissions"`
+	Feedback    []*FeedbackRecord `json:"feedback"`
+}
+
+// RetrievalExplanation says why each candidate of a retrieval ranked.
+type RetrievalExplanation struct {
+	Trace    *Trace            `json:"trace"`
+	Items    []RankedItem      `json:"items"`
+	Feedback []*FeedbackRecord `json:"feedback"`
+}
+
+// RankedItem is one candidate of a retrieval with the reason of its rank.
+type RankedItem struct {
+	MemoryID    string  `json:"memory_id"`
+	VersionID   string  `json:"version_id"`
+	Rank        int     `json:"rank"`
+	Final       float64 `json:"final"`
+	Trust       float64 `json:"trust"`
+	Uncertainty float64 `json:"uncertainty"`
+	Action      string  `json:"action"`
+	Packed      bool    `json:"packed"`
+	Reason      string  `json:"reason"`
+	Why         string  `json:"why"`
+}
+
+// LifecycleRunRequest is the body of POST /v1/lifecycle/run. Every field
+// is optional.
+type LifecycleRunRequest struct {
+	DryRun          bool    `json:"dry_run,omitempty"`
+	Dedupe          bool    `json:"dedupe,omitempty"`
+	DedupeThreshold float64 `json:"dedupe_threshold,omitzero"` // 0: the server's default (0.92)
+	Limit           int     `json:"limit,omitempty"`           // 0: the server's defaults
+}
+
+// LifecycleRunResponse reports a lifecycle run.
+type LifecycleRunResponse struct {
+	Lifecycle *LifecycleReport `json:"lifecycle"`
+	Dedupe    *DedupeReport    `json:"dedupe,omitempty"` // with Dedupe
+}
+
+// LifecycleReport counts expiry, usefulness decay and contests resolved.
+type LifecycleReport struct {
+	Namespace        string            `json:"namespace"`
+	DryRun           bool              `json:"dry_run"`
+	Expired          int               `json:"expired"`
+	Floored          int               `json:"floored"`
+	Decayed          int               `json:"decayed"`
+	ContestsResolved int               `json:"contests_resolved"`
+	More             bool              `json:"more"`
+	Changes          []LifecycleChange `json:"changes"`
+}
+
+// DedupeReport counts the duplicate clusters merged.
+type DedupeReport struct {
+	Namespace  string            `json:"namespace"`
+	DryRun     bool              `json:"dry_run"`
+	Threshold  float64           `json:"threshold"`
+	Clusters   int               `json:"clusters"`
+	Superseded int               `json:"superseded"`
+	More       bool              `json:"more"`
+	Changes    []LifecycleChange `json:"changes"`
+}
+
+// LifecycleChange is one version a lifecycle step changed (or would).
+type LifecycleChange struct {
+	MemoryID     string `json:"memory_id"`
+	VersionID    string `json:"version_id"`
+	From         string `json:"from"`
+	To           string `json:"to"`
+	Reason       string `json:"reason"`
+	Detail       string `json:"detail"`
+	SupersededBy string `json:"superseded_by,omitempty"`
+}
+
+// ConsolidateRequest is the body of POST /v1/sessions/{id}/consolidate.
+type ConsolidateRequest struct {
+	// Force summarises a session younger than the minimum age (7 days).
+	Force bool `json:"force,omitempty"`
+}
+
+// ConsolidateResponse reports a session's consolidation.
+type ConsolidateResponse struct {
+	Sessions  []SessionOutcome   `json:"sessions"` // one entry
+	Forgotten []ForgottenEpisode `json:"forgotten"`
+	Purged    []string           `json:"purged"`
+	More      bool               `json:"more"`
+}
+
+// SessionOutcome is what consolidation did to a session.
+type SessionOutcome struct {
+	SessionID        string    `json:"session_id"`
+	Status           string    `json:"status"` // summarised, resummarised, unchanged or too_recent
+	Episodes         int       `json:"episodes"`
+	Summary          string    `json:"summary,omitempty"`
+	SummaryMemoryID  string    `json:"summary_memory_id,omitempty"`
+	SummaryVersionID string    `json:"summary_version_id,omitempty"`
+	EligibleAt       time.Time `json:"eligible_at,omitzero"` // too_recent: when it becomes old enough
+}
+
+// ForgottenEpisode is a summarised episode that left retrieval.
+type ForgottenEpisode struct {
+	EpisodeID       string  `json:"episode_id"`
+	SummaryMemoryID string  `json:"summary_memory_id"`
+	Retention       float64 `json:"retention"`
+	Accesses        int     `json:"accesses"`
+}
+
+// GraphOptions are the query parameters of GET /v1/graph/neighborhood.
+type GraphOptions struct {
+	Entity         string    // required: a subject or a value, in any case
+	Hops           int       // 1 or 2; 0: the server's default (1)
+	AsOf           time.Time // claims true at this valid time; zero: now
+	IncludeHistory bool      // also superseded and expired claims (without AsOf)
+	Limit          int       // at most this many claims; 0: the server's default (50)
+}
+
+// GraphResponse is an entity's neighbourhood in the knowledge graph.
+type GraphResponse struct {
+	Entity    string        `json:"entity"`
+	Hops      int           `json:"hops"`
+	AsOf      time.Time     `json:"as_of,omitzero"`
+	Entities  []GraphEntity `json:"entities"`
+	Claims    []GraphClaim  `json:"claims"`
+	Truncated bool          `json:"truncated"`
+}
+
+// GraphEntity is an entity of a neighbourhood.
+type GraphEntity struct {
+	Name string `json:"name"`
+	Hop  int    `json:"hop"`
+}
+
+// GraphClaim is one claim (a version read as subject, relation, object).
+type GraphClaim struct {
+	Subject   string    `json:"subject"`
+	Relation  string    `json:"relation"`
+	Object    string    `json:"object"`
+	Key       string    `json:"key"`
+	Value     string    `json:"value"`
+	Content   string    `json:"content"`
+	Hop       int       `json:"hop"`
+	Status    string    `json:"status"`
+	MemoryID  string    `json:"memory_id"`
+	VersionID string    `json:"version_id"`
+	ValidFrom time.Time `json:"valid_from"`
+	ValidTo   time.Time `json:"valid_to,omitzero"`
+}
+
+// ProcedureList is the body of GET /v1/procedures.
+type ProcedureList struct {
+	Procedures []Procedure `json:"procedures"`
+}
+
+// Procedure is a live procedural memory with its steps.
+type Procedure struct {
+	MemoryID     string    `json:"memory_id"`
+	VersionID    string    `json:"version_id"`
+	Seq          int       `json:"seq"`
+	TaskType     string    `json:"task_type,omitempty"`
+	Scope        Scope     `json:"scope"`
+	Content      string    `json:"content"`
+	Steps        []string  `json:"steps"`
+	EpisodeIDs   []string  `json:"episode_ids"` // task_result episodes it was distilled from
+	Successes    int       `json:"successes"`
+	FailureCount int       `json:"failure_count"`
+	Trust        float64   `json:"trust"`
+	Usefulness   float64   `json:"usefulness"`
+	Status       string    `json:"status"`
+	Stale        bool      `json:"stale"`
+	StaleSince   time.Time `json:"stale_since,omitzero"`
+	PromotedAt   time.Time `json:"promoted_at"`
+	LastUsedAt   time.Time `json:"last_used_at,omitzero"`
+}
+
+// ProcedureReport reports a procedure promotion.
+type ProcedureReport struct {
+	Namespace    string             `json:"namespace"`
+	TaskResults  int                `json:"task_results"`
+	TracesRead   int                `json:"traces_read"`
+	UsesRecorded int                `json:"uses_recorded"`
+	Ignored      int                `json:"ignored"`
+	Promoted     []ProcedureChange  `json:"promoted"`
+	Reinforced   []ProcedureChange  `json:"reinforced"`
+	Superseded   []ProcedureChange  `json:"superseded"`
+	Failures     []ProcedureFailure `json:"failures"`
+	Stale        []string           `json:"stale"`
+	Waiting      []TaskTally        `json:"waiting"` // task types short of sessions
+	More         bool               `json:"more"`
+}
+
+// ProcedureChange is a procedure promoted, reinforced or superseded.
+type ProcedureChange struct {
+	MemoryID  string   `json:"memory_id"`
+	VersionID string   `json:"version_id"`
+	TaskType  string   `json:"task_type"`
+	Steps     []string `json:"steps"`
+	Sessions  int      `json:"sessions"`
+}
+
+// ProcedureFailure is a failing session that used a procedure.
+type ProcedureFailure struct {
+	MemoryID  string `json:"memory_id"`
+	VersionID string `json:"version_id"`
+	SessionID string `json:"session_id"`
+	EpisodeID string `json:"episode_id"`
+}
+
+// TaskTally counts a task type's sessions not yet promoted.
+type TaskTally struct {
+	TaskType  string `json:"task_type"`
+	Scope     Scope  `json:"scope"`
+	Successes int    `json:"successes"`
+	Failures  int    `json:"failures"`
+	Reason    string `json:"reason"`
 }
 
 // problem is an RFC 9457 problem document.
