@@ -1,6 +1,6 @@
 // Types of src/index.js. The API's own types and the operation methods are
 // generated from docs/openapi.json into generated.d.ts.
-import type { Operations, CallOptions, RetrieveItem } from "./generated.js";
+import type { Operations, CallOptions, RetrieveItem, FeedbackResult } from "./generated.js";
 
 export * from "./generated.js";
 
@@ -77,12 +77,18 @@ export interface PostTaskInput {
   summary?: string;
   /** Answer only once extraction has finished. */
   wait?: boolean;
+  /** Also send feedback for preTask's retrieval: helpful on success, harmful on failure. */
+  feedback?: boolean;
+  /** With feedback on a failure: how bad it was, 0 to 1 (default 1). */
+  severity?: number;
 }
 
 export interface PostTaskResult {
   episodeIds: string[];
   jobId: string;
   retrievalId: string;
+  /** With feedback: what the server applied. */
+  feedback?: FeedbackResult;
 }
 
 /** Two calls around an agent's task: preTask before, postTask after. */

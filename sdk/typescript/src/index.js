@@ -177,7 +177,22 @@ export class Agent {
       wait: result.wait,
       body: clean({ session_id: this.sessionId, ...this.scope, events }),
     }, options);
-    return { episodeIds: captured.episode_ids, jobId: captured.job_id, retrievalId: this.retrievalId };
+    let feedback;
+    if (result.feedback && this.retrievalId) {
+      // Helpful when the task succeeded, harmful (scaled by severity) when
+      // it failed; the server reinforces only memories the output used.
+      feedback = await this.client.sendFeedback({
+        id: this.retrievalId,
+        body: clean({
+          outcome: result.success === false ? "harmful" : "helpful",
+          severity: result.success === false ? result.severity : undefined,
+          output: result.output,
+          task_succeeded: result.success !== false,
+          source: "agent",
+        }),
+      }, options);
+    }
+    return { episodeIds: captured.episode_ids, jobId: captured.job_id, retrievalId: this.retrievalId, feedback };
   }
 }
 

@@ -115,7 +115,12 @@ test("the agent wrapper: preTask then postTask", async () => {
     output: "Connected to the VPN and ran scripts/deploy.sh.",
     events: [{ kind: "tool_call", content: "bash scripts/deploy.sh" }],
     wait: true,
+    feedback: true,
   });
+  assert.equal(post.feedback.retrieval_id, pre.retrievalId);
+  assert.ok(post.feedback.applied.length >= 1, JSON.stringify(post.feedback));
+  const explained = await c.explainMemory({ id: pre.items[0].memory_id });
+  assert.ok(JSON.stringify(explained).includes(pre.retrievalId), "explain shows the feedback's retrieval");
   assert.equal(post.episodeIds.length, 4); // prompt, tool call, output, task result
   assert.equal(post.retrievalId, pre.retrievalId);
   const trace = await c.getRetrieval({ id: pre.retrievalId });
