@@ -100,7 +100,7 @@ func TestMCPStdio(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"forget", "history", "list_facts", "recall", "remember"}; !slices.Equal(names, want) {
+	if want := []string{"explain", "feedback", "forget", "history", "list_facts", "recall", "remember"}; !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
 
@@ -139,6 +139,25 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("recall items %+v lack %s", rec.Items, memID)
 	}
 
+	var fb struct {
+		Applied []struct {
+			MemoryID        string  `json:"memory_id"`
+			UsefulnessAfter float64 `json:"usefulness_after"`
+		}
+	}
+	res = callTool(t, alice, "feedback", map[string]any{"retrieval_id": rec.RetrievalID, "outcome": "helpful", "memory_ids": []string{memID}}, &fb)
+	if res.IsError || len(fb.Applied) != 1 || fb.Applied[0].UsefulnessAfter <= 0.5 {
+		t.Fatalf("feedback: %s %+v", resultText(res), fb)
+	}
+	res = callTool(t, alice, "explain", map[string]any{"id": memID}, nil)
+	if res.IsError || !strings.Contains(resultText(res), rec.RetrievalID) || res.StructuredContent == nil {
+		t.Fatalf("explain does not show the feedback: %s", resultText(res))
+	}
+	res = callTool(t, alice, "explain", map[string]any{"id": rec.RetrievalID}, nil)
+	if res.IsError || !strings.Contains(resultText(res), memID) {
+		t.Fatalf("explain of the retrieval: %s", resultText(res))
+	}
+
 	var facts struct {
 		Facts []struct {
 			MemoryID string `json:"memory_id"`
@@ -172,6 +191,9 @@ func TestMCPStdio(t *testing.T) {
 		{"remember", map[string]any{"text": "I use vim", "criticality": "urgent"}, "criticality"},
 		{"history", map[string]any{"id": "mem_01m8qeea91c3d3mf3kfe00zzzz"}, "not found"},
 		{"forget", map[string]any{"id": "not an id"}, ""},
+		{"feedback", map[string]any{"retrieval_id": rec.RetrievalID, "outcome": "great"}, "outcome"},
+		{"feedback", map[string]any{"retrieval_id": "ret_01m8qeea91c3d3mf3kfe00zzzz", "outcome": "helpful"}, "not found"},
+		{"explain", map[string]any{}, "id"},
 	} {
 		res := callTool(t, alice, tc.tool, tc.args, nil)
 		if !res.IsError || !strings.Contains(resultText(res), tc.want) {

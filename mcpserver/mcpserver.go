@@ -32,7 +32,7 @@ type Binding struct {
 }
 
 // Tools names every tool, in the order tools/list reports them.
-var Tools = []string{"remember", "recall", "forget", "list_facts", "history"}
+var Tools = []string{"remember", "recall", "forget", "list_facts", "history", "feedback", "explain"}
 
 // Options configures a server.
 type Options struct {
@@ -69,6 +69,14 @@ func New(eng *engine.Engine, b Binding, opts Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "history", Description: "Show every version of one memory: how its value " +
 		"changed, which operation made each version, and its validity.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.history)
+	if b.CanWrite {
+		mcp.AddTool(s, &mcp.Tool{Name: "feedback", Description: "Say how a recall served the task: helpful, unused " +
+			"or harmful (with severity). Moves usefulness and trust only, never facts; with the output, only the " +
+			"memories it used are reinforced. Repeating a judgement changes nothing."}, t.feedback)
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "explain", Description: "Explain a memory (why it is stored: evidence, admission " +
+		"reasons, operations, what superseded it, how feedback moved its usefulness and trust) or a retrieval " +
+		"(why each candidate ranked).", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.explain)
 	return s
 }
 
