@@ -182,6 +182,9 @@ func TestConsolidationOver200Sessions(t *testing.T) {
 		t.Skip("captures 200 sessions four times")
 	}
 	for _, v := range []struct{ name, pad string }{{"short turns", ""}, {"long replies", agentDetail}} {
+		if raceEnabled && v.pad == "" {
+			continue // under -race one arm is enough (each takes over a minute); without, both run
+		}
 		t.Run(v.name, func(t *testing.T) { consolidationAtScale(t, v.pad) })
 	}
 }
