@@ -107,7 +107,7 @@ func TestServeSIGKILLDuringCaptureLoad(t *testing.T) {
 	db := filepath.Join(dir, "m.db")
 	cfg := filepath.Join(dir, "mnemon.json")
 	addrFile := filepath.Join(dir, "addr")
-	// Jobs cut off by the kill are taken for dead 3 s after they started,
+	// Jobs cut off by the kill are taken for dead 6 s after they started,
 	// not 2 minutes; the rate limit would only slow the load down.
 	config := fmt.Sprintf(`{"db": %q, "addr": "127.0.0.1:0", "workers": 2, "log_level": "warn",
 		"job_timeout_seconds": 5, "job_rescue_after_seconds": 6, "shutdown_timeout_seconds": 15,
