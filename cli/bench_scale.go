@@ -121,12 +121,13 @@ func runScale(ctx context.Context, env Env, args []string) error {
 	defer os.RemoveAll(dir)
 	o := scale.Options{
 		Sizes: szs, Sessions: sss, Turns: *turns, Queries: *queries, Seed: *seed, Batch: *batch, Runs: *runs, Dir: dir,
-		Open: func(ctx context.Context, path string, c engine.Consolidation) (*engine.Engine, func() error, error) {
+		Open: func(ctx context.Context, path string, cfg engine.Config) (*engine.Engine, func() error, error) {
 			st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 			if err != nil {
 				return nil, nil, err
 			}
-			eng, err := engine.New(engine.Config{Store: st, Consolidation: c})
+			cfg.Store = st
+			eng, err := engine.New(cfg)
 			if err != nil {
 				st.Close()
 				return nil, nil, err

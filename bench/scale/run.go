@@ -18,14 +18,15 @@ import (
 
 	"github.com/mnemon-dev/mnemon/bench"
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search/searchtest"
 )
 
-// Opener opens an engine over a fresh SQLite file at path, with the
-// consolidation settings c (zero: the defaults); close releases the engine
-// and its store.
-type Opener func(ctx context.Context, path string, c engine.Consolidation) (eng *engine.Engine, close func() error, err error)
+// Opener opens an engine over a fresh SQLite file at path with cfg (the
+// bench sets its clock and consolidation settings; the opener adds the
+// store); close releases the engine and its store.
+type Opener func(ctx context.Context, path string, cfg engine.Config) (eng *engine.Engine, close func() error, err error)
 
 // Options configure a run. Zero values take the defaults noted.
 type Options struct {
@@ -156,6 +157,10 @@ func consolidateDue(ctx context.Context, eng *engine.Engine, ns string) error {
 
 const namespace = "scale"
 
+// sessionsStart is when the first generated session begins: fixed, so a
+// seed gives the same conversations, times included.
+var sessionsStart = time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
+
 // Run measures every configured point.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Open == nil || o.Dir == "" {
@@ -226,7 +231,7 @@ func runOnce(ctx context.Context, o Options) (*Report, error) {
 // engine's and the HTTP API's benchmarks.
 func runSizes(ctx context.Context, o Options) ([]SizePoint, error) {
 	path := filepath.Join(o.Dir, "sizes.db")
-	eng, closeEng, err := o.Open(ctx, path, engine.Consolidation{})
+	eng, closeEng, err := o.Open(ctx, path, engine.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("scale: %w", err)
 	}
@@ -290,13 +295,18 @@ func prevStatements(out []SizePoint) int {
 // session count.
 func runSessions(ctx context.Context, o Options, a sessionArm) ([]SessionPoint, error) {
 	path := filepath.Join(o.Dir, "sessions-"+slug(a.name)+".db")
-	eng, closeEng, err := o.Open(ctx, path, a.settings)
+	// The engine's clock follows the conversation: each session is
+	// captured, consolidated and queried a minute after its last turn, as
+	// if the user had come back every day for n days. (On the wall clock
+	// every session but the last few would be years old at once, and
+	// retention, which counts days, would forget them all.)
+	start := sessionsStart
+	clk := clock.NewManual(start)
+	eng, closeEng, err := o.Open(ctx, path, engine.Config{Clock: clk, Consolidation: a.settings})
 	if err != nil {
 		return nil, fmt.Errorf("scale: %w", err)
 	}
 	defer closeEng()
-	last := o.Sessions[len(o.Sessions)-1]
-	start := time.Now().UTC().Add(-time.Duration(last+1) * 24 * time.Hour)
 	conv := NewConversations(o.Seed, o.Turns, start)
 	queries := Queries(o.Seed+1, o.Queries)
 	var out []SessionPoint
@@ -316,6 +326,7 @@ func runSessions(ctx context.Context, o Options, a sessionArm) ([]SessionPoint, 
 				evs[i] = engine.Event{Kind: kind, Content: t.Text, OccurredAt: t.At, Speaker: t.Speaker,
 					Metadata: map[string]string{"session": s.ID}}
 			}
+			clk.Set(s.Turns[len(s.Turns)-1].At.Add(time.Minute))
 			began := time.Now()
 			// Captured with their session, as the API requires: consolidation
 			// works per session.

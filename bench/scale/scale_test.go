@@ -147,12 +147,13 @@ func TestAxisTicks(t *testing.T) {
 }
 
 // testOpen wires an engine as the CLI does.
-func testOpen(ctx context.Context, path string, c engine.Consolidation) (*engine.Engine, func() error, error) {
+func testOpen(ctx context.Context, path string, cfg engine.Config) (*engine.Engine, func() error, error) {
 	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := engine.New(engine.Config{Store: st, Consolidation: c})
+	cfg.Store = st
+	eng, err := engine.New(cfg)
 	if err != nil {
 		st.Close()
 		return nil, nil, err
