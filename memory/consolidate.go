@@ -40,7 +40,9 @@ type ConsolidationStore interface {
 	ListEpisodeStubs(ctx context.Context, p ListEpisodeStubsParams) ([]*EpisodeStub, error)
 	// PurgeEpisodeText removes a forgotten episode's text for good: the
 	// episode's content (its metadata replaced by p.Metadata) and the
-	// content the admission log copied from it; and its episodic version
+	// admissions that copied its text (the episode's own, and candidates
+	// drawn from it that were rejected or deferred; the admissions of
+	// facts written from it stay); and its episodic version
 	// p.VersionID with that version's memory slot, rows derived from the
 	// episode that only served it to retrieval (it must already be out of
 	// retrieval, deleted, so the purge logs no change); and the episode's

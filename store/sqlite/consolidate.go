@@ -47,9 +47,12 @@ const (
 	qPurgeSlot    = `DELETE FROM memories WHERE namespace = ? AND id = ? AND kind = 'episodic'
 	AND NOT EXISTS (SELECT 1 FROM versions WHERE namespace = ? AND memory_id = ?)`
 	// An episode's own admissions (extractor "episode": its admission and
-	// the duplicates recognised as it) copied its text.
+	// the duplicates recognised as it) copied its text, and so did the
+	// candidates drawn from it that no version keeps (rejected, deferred):
+	// they go. The admissions of facts stay: their content is the fact's.
 	qDeleteStub      = `DELETE FROM episode_stubs WHERE namespace = ? AND episode_id = ?`
-	qPurgeAdmissions = `UPDATE admissions SET content = '' WHERE namespace = ? AND episode_id = ? AND extractor = 'episode'`
+	qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ? AND episode_id = ?
+	AND (extractor = 'episode' OR decision IN ('reject', 'defer'))`
 )
 
 func decodeSession(d *decoder) memory.SessionInfo {
