@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/extract"
@@ -36,6 +37,9 @@ type Config struct {
 	DedupeThreshold float64
 	// Consolidation: zero fields take DefaultConsolidation()'s.
 	Consolidation Consolidation
+	// ChangeLogKeep is how long Compact keeps change log entries (0:
+	// DefaultChangeLogKeep).
+	ChangeLogKeep time.Duration
 }
 
 // Engine runs mnemon's use cases. It is safe for concurrent use.
@@ -52,6 +56,7 @@ type Engine struct {
 
 	dedupeThreshold float64 // see Config.DedupeThreshold
 	consolidation   Consolidation
+	changeLogKeep   time.Duration // see Config.ChangeLogKeep
 
 	mu  sync.Mutex
 	nss map[string]*nsState
@@ -86,6 +91,10 @@ func New(cfg Config) (*Engine, error) {
 
 		dedupeThreshold: cfg.DedupeThreshold,
 		consolidation:   cfg.Consolidation.withDefaults(),
+		changeLogKeep:   cfg.ChangeLogKeep,
+	}
+	if e.changeLogKeep <= 0 {
+		e.changeLogKeep = DefaultChangeLogKeep
 	}
 	if e.embedder == nil {
 		e.embedder = embed.NewBuiltin()

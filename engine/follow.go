@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,7 +32,15 @@ func (e *Engine) SyncChanges(ctx context.Context) error {
 	}
 	e.mu.Unlock()
 	for _, st := range states {
-		if err := e.syncNamespace(ctx, st); err != nil {
+		err := e.syncNamespace(ctx, st)
+		if errors.Is(err, memory.ErrChangesPruned) {
+			// This index stood before the log's horizon (the process was
+			// paused longer than Compact keeps entries): some writes can
+			// no longer be read one by one, so the namespace is read again.
+			e.log.Info("change log pruned past this index; reloading the namespace", "namespace", st.name)
+			err = e.Rebuild(ctx, st.name)
+		}
+		if err != nil {
 			return fmt.Errorf("sync namespace %q: %w", st.name, err)
 		}
 	}

@@ -115,3 +115,65 @@ func TestSyncChanges(t *testing.T) {
 		t.Fatalf("the writer, synced: %d versions, want %d", writer.IndexSizes()["ns"], before)
 	}
 }
+
+// TestSyncAfterCompaction: a follower that stood still while the writer's
+// compaction pruned the changes it had not read reloads the namespace and
+// misses nothing.
+func TestSyncAfterCompaction(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mnemon.db")
+	clk := clock.NewManual(t0)
+	open := func() *engine.Engine {
+		st, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := engine.New(engine.Config{Store: st, Clock: clk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			e.Close()
+			st.Close()
+		})
+		return e
+	}
+	writer, follower := open(), open()
+	remember(t, writer, "ns", "I work at Acme.", t0)
+	if !served(t, follower, "where does the user work", "Acme") {
+		t.Fatal("the follower's first load missed a committed fact")
+	}
+	clk.Advance(time.Second)
+	remember(t, writer, "ns", "I live in Lisbon.", t0.Add(time.Minute))
+	clk.Advance(time.Second)
+	remember(t, writer, "ns", "My favourite editor is Helix.", t0.Add(2*time.Minute))
+	clk.Advance(2 * engine.DefaultChangeLogKeep)
+	remember(t, writer, "ns", "I have a dog called Rex.", clk.Now().Add(-time.Minute))
+
+	rep, err := writer.Compact(ctx, "ns")
+	if err != nil || rep.ChangesPruned == 0 {
+		t.Fatalf("compaction: %+v %v", rep, err)
+	}
+	if again, err := writer.Compact(ctx, "ns"); err != nil || again.ChangesPruned != 0 {
+		t.Fatalf("second compaction: %+v %v", again, err)
+	}
+	if err := follower.SyncChanges(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{"where does the user live": "Lisbon", "which editor does the user like": "Helix", "what is the dog called": "Rex"} {
+		if !served(t, follower, q, want) {
+			t.Errorf("after the reload the follower does not serve %q", want)
+		}
+	}
+	if got, want := follower.IndexSizes()["ns"], writer.IndexSizes()["ns"]; got != want {
+		t.Errorf("follower indexes %d versions, the writer %d", got, want)
+	}
+	// The periodic maintenance compacts too.
+	m, err := writer.Maintain(ctx, "ns")
+	if err != nil || m.Compaction == nil {
+		t.Fatalf("maintain: %+v %v", m, err)
+	}
+	if _, err := writer.Compact(ctx, "Bad Namespace!"); err == nil {
+		t.Error("compaction of a bad namespace name succeeded")
+	}
+}

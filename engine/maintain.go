@@ -18,6 +18,9 @@ type MaintainReport struct {
 	// Procedures promotes procedures, counts failures against them and
 	// flags stale ones.
 	Procedures *ProcedureReport `json:"procedures,omitempty"`
+	// Compaction removes what no longer needs keeping (the change log's
+	// old entries).
+	Compaction *CompactReport `json:"compaction,omitempty"`
 }
 
 // maintainStep is one step of a maintenance run.
@@ -48,12 +51,16 @@ func maintainSteps() []maintainStep {
 			rep.Procedures, err = e.PromoteProcedures(ctx, ns)
 			return err
 		}},
+		{"compaction", func(ctx context.Context, e *Engine, ns string, rep *MaintainReport) (err error) {
+			rep.Compaction, err = e.Compact(ctx, ns)
+			return err
+		}},
 	}
 }
 
 // Maintain runs the periodic maintenance of a namespace: lifecycle (expiry,
-// decay, contests), dedupe, consolidation of old sessions, then procedure
-// promotion. The periodic job calls it for every
+// decay, contests), dedupe, consolidation of old sessions, procedure
+// promotion, then compaction. The periodic job calls it for every
 // namespace; running it twice in a row changes nothing the second time.
 func (e *Engine) Maintain(ctx context.Context, ns string) (*MaintainReport, error) {
 	ns, err := checkNamespace(ns)

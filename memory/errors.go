@@ -17,6 +17,10 @@ var (
 	ErrCorrupt = errors.New("store is corrupt or not a mnemon database")
 	// ErrSchemaTooNew means the store was written by a newer mnemon.
 	ErrSchemaTooNew = errors.New("store schema is newer than this mnemon")
+	// ErrChangesPruned means a change log position is older than the log
+	// keeps: the changes after it are partly gone, so a follower standing
+	// there must read the namespace again.
+	ErrChangesPruned = errors.New("change log pruned past this position")
 )
 
 // Invalidf returns an error wrapping ErrInvalid with a message for the caller.

@@ -105,11 +105,17 @@ type Executor interface {
 	// apply what other processes wrote.
 
 	// ListChanges returns the namespace's changes after p.After, oldest
-	// first, at most p.Limit (0: no limit).
+	// first, at most p.Limit (0: no limit). ErrChangesPruned when entries
+	// after p.After were pruned (the caller reads the namespace again).
 	ListChanges(ctx context.Context, p ListChangesParams) ([]Change, error)
 	// LastChange returns the sequence number of the namespace's newest
 	// change, 0 when it has none.
 	LastChange(ctx context.Context, p ScanParams) (int64, error)
+	// PruneChanges deletes the namespace's changes up to the newest one
+	// whose version was updated before p.Before, never the namespace's
+	// newest (sequence numbers must never be reused), and records how far
+	// it pruned. It returns the number of entries deleted.
+	PruneChanges(ctx context.Context, p PruneChangesParams) (int, error)
 
 	FeedbackStore      // feedback events (feedback.go)
 	ConsolidationStore // sessions, summaries and episode stubs (consolidate.go)
@@ -128,6 +134,12 @@ type ListChangesParams struct {
 	Namespace string
 	After     int64
 	Limit     int
+}
+
+// PruneChangesParams bounds a prune of the change log.
+type PruneChangesParams struct {
+	Namespace string
+	Before    time.Time
 }
 
 // ExtractionParams names a namespace's extraction job and episodes; each

@@ -140,16 +140,18 @@ func sessionArms() []sessionArm {
 	}
 }
 
-// consolidateDue runs the periodic consolidation until nothing is left:
-// the sessions quiet for 7 days are summarised, the summarised episodes
-// past their retention forgotten, and those forgotten 30 days ago purged.
+// consolidateDue runs the periodic maintenance (lifecycle, dedupe,
+// consolidation, procedures, compaction) until consolidation has nothing
+// left: the sessions quiet for 7 days are summarised, the summarised
+// episodes past their retention forgotten, those forgotten 30 days ago
+// purged, and change log entries older than a day pruned.
 func consolidateDue(ctx context.Context, eng *engine.Engine, ns string) error {
 	for {
-		rep, err := eng.ConsolidateDue(ctx, ns)
+		rep, err := eng.Maintain(ctx, ns)
 		if err != nil {
 			return err
 		}
-		if !rep.More {
+		if rep.Consolidation == nil || !rep.Consolidation.More {
 			return nil
 		}
 	}

@@ -72,6 +72,99 @@ func (s suite) changes(t *testing.T) {
 		})
 	})
 
+	t.Run("Prune", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			m1 := newMemory(ns, "m-1", "user", "k", memory.Scope{})
+			other := newMemory("other", "m-1", "user", "k", memory.Scope{})
+			write := func(vs ...*memory.Version) {
+				t.Helper()
+				must(t, st.InTx(ctx, func(tx memory.Executor) error {
+					for _, v := range vs {
+						if err := tx.CreateVersion(ctx, v); err != nil {
+							return err
+						}
+					}
+					return nil
+				}))
+			}
+			must(t, st.InTx(ctx, func(tx memory.Executor) error {
+				must(t, tx.CreateMemory(ctx, m1))
+				return tx.CreateMemory(ctx, other)
+			}))
+			write(newVersion(ns, "v-1", m1, 1, at(1)), newVersion("other", "v-9", other, 1, at(1)),
+				newVersion(ns, "v-2", m1, 2, at(2)), newVersion(ns, "v-3", m1, 3, at(10)))
+			all, err := st.ListChanges(ctx, memory.ListChangesParams{Namespace: ns})
+			must(t, err)
+			wantIDs(t, "changes before the prune", changeIDs(all), []string{"v-1", "v-2", "v-3"})
+			prune := func(before time.Time) int {
+				t.Helper()
+				var n int
+				must(t, m.do(ctx, st, func(ex memory.Executor) (err error) {
+					n, err = ex.PruneChanges(ctx, memory.PruneChangesParams{Namespace: ns, Before: before})
+					return err
+				}))
+				return n
+			}
+			if n := prune(at(5)); n != 2 {
+				t.Errorf("pruned %d changes before day 5, want 2", n)
+			}
+			// A follower that stood before the horizon is told so; one at it
+			// goes on.
+			_, err = st.ListChanges(ctx, memory.ListChangesParams{Namespace: ns})
+			wantErr(t, "list from before the horizon", err, memory.ErrChangesPruned)
+			_, err = st.ListChanges(ctx, memory.ListChangesParams{Namespace: ns, After: all[0].Seq})
+			wantErr(t, "list from inside the pruned part", err, memory.ErrChangesPruned)
+			rest, err := st.ListChanges(ctx, memory.ListChangesParams{Namespace: ns, After: all[1].Seq})
+			must(t, err)
+			wantIDs(t, "changes after the horizon", changeIDs(rest), []string{"v-3"})
+			// Again: nothing; the namespace's newest entry is never pruned,
+			// however old, so sequence numbers keep growing.
+			if n := prune(at(5)); n != 0 {
+				t.Errorf("second prune deleted %d", n)
+			}
+			if n := prune(at(100)); n != 0 {
+				t.Errorf("prune deleted the newest entry (%d)", n)
+			}
+			if last, err := st.LastChange(ctx, memory.ScanParams{Namespace: ns}); err != nil || last != all[2].Seq {
+				t.Errorf("last change after prunes: %d %v, want %d", last, err, all[2].Seq)
+			}
+			write(newVersion(ns, "v-4", m1, 4, at(11)))
+			if n := prune(at(100)); n != 1 {
+				t.Errorf("pruned %d once a newer entry came, want 1", n)
+			}
+			rest, err = st.ListChanges(ctx, memory.ListChangesParams{Namespace: ns, After: all[2].Seq})
+			must(t, err)
+			if wantIDs(t, "changes after the second horizon", changeIDs(rest), []string{"v-4"}); len(rest) == 1 && rest[0].Seq <= all[2].Seq {
+				t.Errorf("sequence went back: %d after %d", rest[0].Seq, all[2].Seq)
+			}
+			// The other namespace keeps its log and has no horizon.
+			kept, err := st.ListChanges(ctx, memory.ListChangesParams{Namespace: "other"})
+			must(t, err)
+			wantIDs(t, "the other namespace's changes", changeIDs(kept), []string{"v-9"})
+		})
+	})
+
+	t.Run("PruneRolledBack", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		m1 := newMemory(ns, "m-1", "user", "k", memory.Scope{})
+		must(t, st.InTx(ctx, func(tx memory.Executor) error {
+			must(t, tx.CreateMemory(ctx, m1))
+			must(t, tx.CreateVersion(ctx, newVersion(ns, "v-1", m1, 1, at(1))))
+			return tx.CreateVersion(ctx, newVersion(ns, "v-2", m1, 2, at(2)))
+		}))
+		boom := errors.New("boom")
+		err := st.InTx(ctx, func(tx memory.Executor) error {
+			if n, err := tx.PruneChanges(ctx, memory.PruneChangesParams{Namespace: ns, Before: at(5)}); err != nil || n != 1 {
+				t.Errorf("prune in the transaction: %d %v", n, err)
+			}
+			return boom
+		})
+		wantErr(t, "InTx", err, boom)
+		got, err := st.ListChanges(ctx, memory.ListChangesParams{Namespace: ns})
+		must(t, err)
+		wantIDs(t, "changes after a rolled-back prune", changeIDs(got), []string{"v-1", "v-2"})
+	})
+
 	t.Run("RolledBack", func(t *testing.T) {
 		ctx, st := s.fresh(t)
 		m1 := newMemory(ns, "m-1", "user", "k", memory.Scope{})
@@ -95,5 +188,9 @@ func (s suite) changes(t *testing.T) {
 		wantErr(t, "negative after", err, memory.ErrInvalid)
 		_, err = st.LastChange(ctx, memory.ScanParams{Namespace: ""})
 		wantErr(t, "empty namespace", err, memory.ErrInvalid)
+		_, err = st.PruneChanges(ctx, memory.PruneChangesParams{Namespace: ns})
+		wantErr(t, "prune without a cutoff", err, memory.ErrInvalid)
+		_, err = st.PruneChanges(ctx, memory.PruneChangesParams{Namespace: "Bad Namespace!", Before: at(1)})
+		wantErr(t, "prune of a bad namespace", err, memory.ErrInvalid)
 	})
 }
