@@ -13,26 +13,70 @@ import (
 // reloads the namespace instead (memory.ErrChangesPruned).
 const DefaultChangeLogKeep = 24 * time.Hour
 
+// DefaultHistoryKeep is how many superseded versions Compact keeps per
+// memory: the value before the latest change, and many before it, while a
+// slot that flips daily stops growing (and stops slowing its writes, which
+// read the slot's history).
+const DefaultHistoryKeep = 32
+
+// historyBatch bounds the memories whose history one Compact prunes.
+const historyBatch = 200
+
 // CompactReport says what one compaction of a namespace removed.
 type CompactReport struct {
 	// ChangesPruned is the number of change log entries deleted: writes
 	// older than the keep window that every follower has long applied.
 	ChangesPruned int `json:"changes_pruned"`
+	// VersionsPruned are the superseded versions deleted beyond the
+	// newest Config.HistoryKeep of their memory.
+	VersionsPruned []string `json:"versions_pruned"`
+	// More: this run pruned history, which it does for at most a bounded
+	// number of memories; another run may find more.
+	More bool `json:"more"`
 }
 
-// Compact removes what the namespace no longer needs to keep: change log
-// entries older than the keep window (Config.ChangeLogKeep). The log is
-// the one record that grows with every write whatever the memory holds;
-// without this it outgrew the rest of a consolidated store. Running it
-// twice changes nothing the second time.
+// Compact removes what the namespace no longer needs to keep, so storage
+// follows what the memory holds rather than how long it has run:
+// superseded versions beyond the newest Config.HistoryKeep of each memory
+// (a slot restated and changed every day otherwise grows without end),
+// then change log entries older than Config.ChangeLogKeep (the one record
+// that grows with every write). Running it twice changes nothing the
+// second time.
 func (e *Engine) Compact(ctx context.Context, ns string) (*CompactReport, error) {
 	ns, err := checkNamespace(ns)
 	if err != nil {
 		return nil, fmt.Errorf("compact: %w", err)
 	}
+	rep := &CompactReport{VersionsPruned: []string{}}
+	if e.historyKeep > 0 {
+		if err := e.pruneHistory(ctx, ns, rep); err != nil {
+			return nil, fmt.Errorf("compact %s: %w", ns, err)
+		}
+	}
 	n, err := e.store.PruneChanges(ctx, memory.PruneChangesParams{Namespace: ns, Before: e.clock.Now().Add(-e.changeLogKeep)})
 	if err != nil {
 		return nil, fmt.Errorf("compact %s: %w", ns, err)
 	}
-	return &CompactReport{ChangesPruned: n}, nil
+	rep.ChangesPruned = n
+	return rep, nil
+}
+
+// pruneHistory deletes old superseded versions under the namespace's
+// writer lock, so the index loses them in the same order the store does.
+func (e *Engine) pruneHistory(ctx context.Context, ns string, rep *CompactReport) error {
+	st, unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	ids, err := e.store.PruneHistory(ctx, memory.PruneHistoryParams{Namespace: ns, Keep: e.historyKeep, Limit: historyBatch, Now: e.clock.Now()})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		st.drop(id)
+	}
+	rep.VersionsPruned = append(rep.VersionsPruned, ids...)
+	rep.More = len(ids) > 0
+	return nil
 }

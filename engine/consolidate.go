@@ -419,7 +419,7 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 			evidence[i] = ep.ID
 		}
 		v = &memory.Version{
-			ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: ns, Seq: len(vs) + 1, Scope: scope,
+			ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: ns, Seq: memory.NextSeq(vs), Scope: scope,
 			Kind: memory.KindSemantic, Type: memory.TypeSummary, Subject: "session", Key: m.Key,
 			Content: sum.Content, Criticality: memory.CriticalityNormal, Confidence: 0.9, Usefulness: 0.5,
 			Status: memory.StatusActive, Operation: memory.OpAdd,

@@ -40,6 +40,9 @@ type Config struct {
 	// ChangeLogKeep is how long Compact keeps change log entries (0:
 	// DefaultChangeLogKeep).
 	ChangeLogKeep time.Duration
+	// HistoryKeep is how many superseded versions Compact keeps per memory
+	// (0: DefaultHistoryKeep; negative: all of them).
+	HistoryKeep int
 }
 
 // Engine runs mnemon's use cases. It is safe for concurrent use.
@@ -57,6 +60,7 @@ type Engine struct {
 	dedupeThreshold float64 // see Config.DedupeThreshold
 	consolidation   Consolidation
 	changeLogKeep   time.Duration // see Config.ChangeLogKeep
+	historyKeep     int           // see Config.HistoryKeep; 0: keep all
 
 	mu  sync.Mutex
 	nss map[string]*nsState
@@ -95,6 +99,12 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if e.changeLogKeep <= 0 {
 		e.changeLogKeep = DefaultChangeLogKeep
+	}
+	switch {
+	case cfg.HistoryKeep == 0:
+		e.historyKeep = DefaultHistoryKeep
+	case cfg.HistoryKeep > 0:
+		e.historyKeep = cfg.HistoryKeep
 	}
 	if e.embedder == nil {
 		e.embedder = embed.NewBuiltin()

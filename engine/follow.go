@@ -102,6 +102,15 @@ func (e *Engine) syncNamespace(ctx context.Context, st *nsState) error {
 			if err != nil {
 				return err
 			}
+			found := make(map[string]bool, len(vs))
+			for _, v := range vs {
+				found[v.ID] = true
+			}
+			for _, id := range ids {
+				if !found[id] {
+					st.drop(id) // deleted since (old history pruned by Compact)
+				}
+			}
 			for _, v := range vs {
 				if _, ok := st.get(v.ID); ok {
 					// A version's claim never changes: only its state.

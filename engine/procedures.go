@@ -841,7 +841,7 @@ func (e *Engine) writeProcedure(ctx context.Context, tx memory.Executor, st *nsS
 		if err != nil {
 			return nil, err
 		}
-		seq = len(all) + 1
+		seq = memory.NextSeq(all)
 	} else {
 		m, err = tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: st.name, Scope: g.scope, Subject: g.taskType, Key: "procedure:" + g.taskType})
 		if errors.Is(err, memory.ErrNotFound) {
@@ -861,7 +861,7 @@ func (e *Engine) writeProcedure(ctx context.Context, tx memory.Executor, st *nsS
 			if err != nil {
 				return nil, err
 			}
-			seq = len(all) + 1
+			seq = memory.NextSeq(all)
 		}
 	}
 	v := &memory.Version{

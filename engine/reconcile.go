@@ -389,7 +389,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		if sameHistory != nil {
 			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "history_restated")
 		}
-		v := e.newVersion(m, len(vs)+1, c, now)
+		v := e.newVersion(m, memory.NextSeq(vs), c, now)
 		v.Status, v.Operation = memory.StatusExpired, memory.OpAdd
 		v.ValidTo = timePtr(c.observedAt)
 		if first := earliest(live); first != nil {
@@ -433,7 +433,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		if sameHistory != nil && !c.observedAt.After(sameHistory.ObservedAt) {
 			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "history_restated")
 		}
-		v := e.newVersion(m, len(vs)+1, c, now)
+		v := e.newVersion(m, memory.NextSeq(vs), c, now)
 		out.Reasons = append(out.Reasons, "slot_reopened")
 		return e.add(ctx, tx, w, m, v, c, out)
 	}
@@ -444,7 +444,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "late_evidence")
 		}
 		next := nextAfter(vs, c.observedAt)
-		v := e.newVersion(m, len(vs)+1, c, now)
+		v := e.newVersion(m, memory.NextSeq(vs), c, now)
 		v.Status, v.SupersededBy = memory.StatusSuperseded, next.ID
 		v.ValidTo = timePtr(next.ValidFrom)
 		out.Reasons = append(out.Reasons, "out_of_order", "kept_as_history")
@@ -454,7 +454,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		// Weak evidence against a current value: keep both, the weak one
 		// flagged and ranked below; a settled value stays settled, a
 		// weak one becomes contested too.
-		v := e.newVersion(m, len(vs)+1, c, now)
+		v := e.newVersion(m, memory.NextSeq(vs), c, now)
 		v.Status, v.Operation = memory.StatusContested, memory.OpContest
 		for _, old := range live {
 			if old.Status != memory.StatusContested && old.Confidence < weakEvidence {
@@ -470,7 +470,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		return res, err
 	}
 	// A newer, confident value supersedes every live one.
-	v := e.newVersion(m, len(vs)+1, c, now)
+	v := e.newVersion(m, memory.NextSeq(vs), c, now)
 	v.Operation = memory.OpSupersede
 	for _, old := range live {
 		old.Status, old.SupersededBy = memory.StatusSuperseded, v.ID

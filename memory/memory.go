@@ -311,3 +311,14 @@ func NormalizeNamespace(ns string) string {
 	}
 	return ns
 }
+
+// NextSeq is the position of the next version of a memory whose versions
+// are vs: one past the highest. (Not len+1: Compact deletes old history,
+// so positions have gaps.)
+func NextSeq(vs []*Version) int {
+	n := 0
+	for _, v := range vs {
+		n = max(n, v.Seq)
+	}
+	return n + 1
+}

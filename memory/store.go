@@ -117,6 +117,13 @@ type Executor interface {
 	// it pruned. It returns the number of entries deleted.
 	PruneChanges(ctx context.Context, p PruneChangesParams) (int, error)
 
+	// PruneHistory bounds memories' histories: in at most p.Limit memories
+	// of the namespace with more than p.Keep superseded versions, it
+	// deletes the superseded versions older than the newest p.Keep, with
+	// their admissions, logs each deletion in the change log (at p.Now) and
+	// returns the ids deleted. Other states are never touched.
+	PruneHistory(ctx context.Context, p PruneHistoryParams) ([]string, error)
+
 	FeedbackStore      // feedback events (feedback.go)
 	ConsolidationStore // sessions, summaries and episode stubs (consolidate.go)
 	ProcedureStore
@@ -140,6 +147,14 @@ type ListChangesParams struct {
 type PruneChangesParams struct {
 	Namespace string
 	Before    time.Time
+}
+
+// PruneHistoryParams bounds a prune of memories' histories.
+type PruneHistoryParams struct {
+	Namespace string
+	Keep      int // superseded versions kept per memory, at least 1
+	Limit     int // memories pruned per call, at least 1
+	Now       time.Time
 }
 
 // ExtractionParams names a namespace's extraction job and episodes; each

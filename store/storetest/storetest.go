@@ -74,6 +74,7 @@ func Run(t *testing.T, open Opener) {
 		{"APIKeys", s.keys},
 		{"ExtractionBacklog", s.backlog},
 		{"ChangeLog", s.changes},
+		{"History", s.history},
 		{"Feedback", s.feedback},
 		{"Consolidation", s.consolidation},
 		{"Procedures", s.procedures},

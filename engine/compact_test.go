@@ -1,0 +1,104 @@
+package engine_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/clock"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
+)
+
+// TestCompactBoundsHistory: a slot that changes again and again keeps its
+// newest superseded versions and loses the older ones, in the store and
+// the index; writes after the prune go on (positions have gaps); a second
+// run changes nothing; HistoryKeep < 0 keeps everything.
+func TestCompactBoundsHistory(t *testing.T) {
+	ctx := context.Background()
+	open := func(keep int) (*engine.Engine, *clock.Manual) {
+		st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk := clock.NewManual(t0)
+		e, err := engine.New(engine.Config{Store: st, Clock: clk, HistoryKeep: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			e.Close()
+			st.Close()
+		})
+		return e, clk
+	}
+	cities := []string{"Lisbon", "Porto", "Madrid", "Paris", "Berlin", "Vienna"}
+	move := func(e *engine.Engine, clk *clock.Manual, city string) {
+		clk.Advance(time.Hour)
+		remember(t, e, "ns", "I live in "+city+" now.", clk.Now())
+	}
+	e, clk := open(2)
+	for _, c := range cities {
+		move(e, clk, c)
+	}
+	all := factByKey(t, e, "ns", "lives_in", true)
+	if len(all) != 6 {
+		t.Fatalf("lives_in has %d versions before compaction, want 6", len(all))
+	}
+	rep, err := e.Compact(ctx, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.VersionsPruned) != 3 {
+		t.Fatalf("pruned %v, want the 3 oldest", rep.VersionsPruned)
+	}
+	values := func() map[string]memory.Status {
+		out := map[string]memory.Status{}
+		for _, v := range factByKey(t, e, "ns", "lives_in", true) {
+			out[v.Value] = v.Status
+		}
+		return out
+	}
+	got := values()
+	for _, c := range cities[:3] {
+		if _, ok := got[c]; ok {
+			t.Errorf("%s is still in the history after compaction: %v", c, got)
+		}
+	}
+	if len(got) != 3 || got["Vienna"] != memory.StatusActive || got["Berlin"] != memory.StatusSuperseded || got["Paris"] != memory.StatusSuperseded {
+		t.Errorf("history after compaction: %v", got)
+	}
+	pruned := map[string]bool{}
+	for _, id := range rep.VersionsPruned {
+		pruned[id] = true
+	}
+	for _, it := range retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "where did the user live", IncludeHistory: true}).Items {
+		if pruned[it.VersionID] {
+			t.Errorf("retrieval with history served a pruned version: %+v", it)
+		}
+	}
+	if again, err := e.Compact(ctx, "ns"); err != nil || len(again.VersionsPruned) != 0 {
+		t.Fatalf("second compaction: %+v %v", again, err)
+	}
+	// The slot goes on from its highest position.
+	move(e, clk, "Prague")
+	if got := values(); got["Prague"] != memory.StatusActive || got["Vienna"] != memory.StatusSuperseded {
+		t.Fatalf("after a move past the prune: %v", got)
+	}
+	if rep, err := e.Compact(ctx, "ns"); err != nil || len(rep.VersionsPruned) != 1 {
+		t.Fatalf("compaction after one more move: %+v %v", rep, err)
+	}
+
+	keepAll, clk2 := open(-1)
+	for _, c := range cities {
+		move(keepAll, clk2, c)
+	}
+	if rep, err := keepAll.Compact(ctx, "ns"); err != nil || len(rep.VersionsPruned) != 0 {
+		t.Fatalf("HistoryKeep -1 pruned: %+v %v", rep, err)
+	}
+	if n := len(factByKey(t, keepAll, "ns", "lives_in", true)); n != 6 {
+		t.Errorf("HistoryKeep -1: %d versions, want 6", n)
+	}
+}

@@ -1,0 +1,103 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Bounding a memory's history (see memory.Executor.PruneHistory).
+
+const (
+	// The memories with more superseded versions than are kept; the
+	// grouping walks versions_by_status.
+	qHistoryOver = `SELECT memory_id FROM versions
+	WHERE namespace = ? AND status = 'superseded'
+	GROUP BY memory_id HAVING COUNT(*) > ?
+	ORDER BY memory_id LIMIT ?`
+	qHistoryDelete = `DELETE FROM versions
+	WHERE namespace = ? AND memory_id = ? AND status = 'superseded'
+	  AND seq < (SELECT MIN(seq) FROM (SELECT seq FROM versions
+	             WHERE namespace = ? AND memory_id = ? AND status = 'superseded'
+	             ORDER BY seq DESC LIMIT ?))
+	RETURNING id`
+	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ? AND version_id = ?`
+)
+
+func (e *executor) PruneHistory(ctx context.Context, p memory.PruneHistoryParams) ([]string, error) {
+	out, err := e.pruneHistory(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: prune history: %w", err)
+	}
+	return out, nil
+}
+
+func (e *executor) pruneHistory(ctx context.Context, p memory.PruneHistoryParams) ([]string, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, err
+	}
+	if p.Keep < 1 || p.Limit < 1 {
+		return nil, memory.Invalidf("keep %d, limit %d: both must be at least 1", p.Keep, p.Limit)
+	}
+	var c encoder
+	now := c.time("now", p.Now)
+	if c.err != nil {
+		return nil, c.err
+	}
+	var deleted []string
+	err := e.atomically(ctx, 2, func() error {
+		deleted = deleted[:0]
+		memIDs, err := e.strings(ctx, qHistoryOver, p.Namespace, p.Keep, p.Limit)
+		if err != nil {
+			return err
+		}
+		for _, memID := range memIDs {
+			ids, err := e.strings(ctx, qHistoryDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, memID, id); err != nil {
+					return mapErr(err)
+				}
+				// Logged like any version write: a follower finds the
+				// version gone and drops it from its index.
+				if err := e.logChange(ctx, p.Namespace, id, now); err != nil {
+					return err
+				}
+			}
+			deleted = append(deleted, ids...)
+		}
+		return nil
+	})
+	return deleted, err
+}
+
+// strings runs a query of one text column.
+func (e *executor) strings(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := e.query(ctx, q, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, mapErr(errors.Join(rows.Err(), rows.Close()))
+}
+
+func (s *Store) PruneHistory(ctx context.Context, p memory.PruneHistoryParams) ([]string, error) {
+	var out []string
+	err := s.write(ctx, func(e *executor) (err error) {
+		out, err = e.PruneHistory(ctx, p)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,111 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+func (s suite) history(t *testing.T) {
+	// slot writes a memory with n versions, the last active and the rest
+	// superseded, each with one admission.
+	slot := func(t *testing.T, ctx context.Context, st memory.Store, ns, id string, n int) []string {
+		t.Helper()
+		m := newMemory(ns, id, "user", "k-"+id, memory.Scope{})
+		var vids []string
+		must(t, st.InTx(ctx, func(tx memory.Executor) error {
+			must(t, tx.CreateMemory(ctx, m))
+			var adms []*memory.Admission
+			for i := 1; i <= n; i++ {
+				v := newVersion(ns, fmt.Sprintf("%s-v%d", id, i), m, i, at(i))
+				if i < n {
+					v.Status = memory.StatusSuperseded
+				}
+				must(t, tx.CreateVersion(ctx, v))
+				a := newAdmission(ns, fmt.Sprintf("%s-a%d", id, i), "e-1", m.ID, at(i))
+				a.VersionID = v.ID
+				adms = append(adms, a)
+				vids = append(vids, v.ID)
+			}
+			return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: adms})
+		}))
+		return vids
+	}
+	t.Run("Prune", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			long := slot(t, ctx, st, ns, "m-1", 6)  // 5 superseded, 1 active
+			short := slot(t, ctx, st, ns, "m-2", 3) // 2 superseded: within the bound
+			twin := slot(t, ctx, st, "other", "m-1", 6)
+			before, err := st.LastChange(ctx, memory.ScanParams{Namespace: ns})
+			must(t, err)
+			var got []string
+			must(t, m.do(ctx, st, func(ex memory.Executor) (err error) {
+				got, err = ex.PruneHistory(ctx, memory.PruneHistoryParams{Namespace: ns, Keep: 2, Limit: 10, Now: at(20)})
+				return err
+			}))
+			wantSet(t, "pruned versions", got, long[:3])
+			vs, err := st.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: "m-1"})
+			must(t, err)
+			wantSet(t, "versions left of m-1", ids(vs, versionID), long[3:])
+			vs, err = st.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: "m-2"})
+			must(t, err)
+			wantSet(t, "versions of m-2", ids(vs, versionID), short)
+			vs, err = st.ListVersions(ctx, memory.ListVersionsParams{Namespace: "other", MemoryID: "m-1"})
+			must(t, err)
+			wantSet(t, "the other namespace's versions", ids(vs, versionID), twin)
+			// The pruned versions' admissions go with them.
+			adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, MemoryID: "m-1"})
+			must(t, err)
+			wantSet(t, "admissions left of m-1", ids(adms, admissionID), []string{"m-1-a4", "m-1-a5", "m-1-a6"})
+			// Each deletion is in the change log, after what was there.
+			cs, err := st.ListChanges(ctx, memory.ListChangesParams{Namespace: ns, After: before})
+			must(t, err)
+			wantSet(t, "changes logged by the prune", changeIDs(cs), long[:3])
+			for _, c := range cs {
+				if !c.UpdatedAt.Equal(at(20)) {
+					t.Errorf("change %+v: want updated_at %v", c, at(20))
+				}
+			}
+			// Again: nothing.
+			again, err := st.PruneHistory(ctx, memory.PruneHistoryParams{Namespace: ns, Keep: 2, Limit: 10, Now: at(21)})
+			must(t, err)
+			wantIDs(t, "second prune", again, nil)
+		})
+	})
+
+	t.Run("Limit", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		slot(t, ctx, st, ns, "m-1", 4)
+		slot(t, ctx, st, ns, "m-2", 4)
+		first, err := st.PruneHistory(ctx, memory.PruneHistoryParams{Namespace: ns, Keep: 1, Limit: 1, Now: at(20)})
+		must(t, err)
+		wantSet(t, "first batch (one memory)", first, []string{"m-1-v1", "m-1-v2"})
+		second, err := st.PruneHistory(ctx, memory.PruneHistoryParams{Namespace: ns, Keep: 1, Limit: 1, Now: at(20)})
+		must(t, err)
+		wantSet(t, "second batch", second, []string{"m-2-v1", "m-2-v2"})
+	})
+
+	t.Run("InvalidInput", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		for _, p := range []memory.PruneHistoryParams{
+			{Namespace: "Bad Namespace!", Keep: 1, Limit: 1, Now: at(1)},
+			{Namespace: ns, Keep: 0, Limit: 1, Now: at(1)},
+			{Namespace: ns, Keep: 1, Limit: 0, Now: at(1)},
+		} {
+			_, err := st.PruneHistory(ctx, p)
+			wantErr(t, fmt.Sprintf("prune history %+v", p), err, memory.ErrInvalid)
+		}
+	})
+}
+
+// wantSet compares ids in any order.
+func wantSet(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	g, w := append([]string(nil), got...), append([]string(nil), want...)
+	slices.Sort(g)
+	slices.Sort(w)
+	wantIDs(t, what, g, w)
+}
