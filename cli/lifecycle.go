@@ -119,14 +119,17 @@ func printLifecycle(w io.Writer, res lifecycleResult) {
 }
 
 // checkMaintenance checks the maintenance settings of a server config:
-// maintain_every (a duration of a minute or more, "0" never) and
-// dedupe_threshold (0: the engine's default).
+// maintain_every (a duration of a minute or more, "0" never),
+// dedupe_threshold (0: the engine's default) and history_keep (-1 or more).
 func (cfg *serverConfig) checkMaintenance() error {
 	if _, err := parseEvery(cfg.MaintainEvery); err != nil {
 		return usagef("maintain_every %q: use a duration of a minute or more, like 30m or 6h, or 0 to never run maintenance", cfg.MaintainEvery)
 	}
 	if t := cfg.DedupeThreshold; t != 0 && !(t > 0 && t <= 1) {
 		return usagef("dedupe_threshold %v: use a cosine in (0, 1], like 0.92", t)
+	}
+	if cfg.HistoryKeep < -1 {
+		return usagef("history_keep %d: use the number of superseded versions to keep per memory, 0 for the default (%d), or -1 to keep all", cfg.HistoryKeep, engine.DefaultHistoryKeep)
 	}
 	return nil
 }

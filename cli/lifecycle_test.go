@@ -77,6 +77,10 @@ func TestMaintenanceConfig(t *testing.T) {
 		{env: map[string]string{"MNEMON_DEDUPE_THRESHOLD": "0.95"}, want: time.Hour},
 		{env: map[string]string{"MNEMON_DEDUPE_THRESHOLD": "2"}, bad: true},
 		{env: map[string]string{"MNEMON_DEDUPE_THRESHOLD": "high"}, bad: true},
+		{env: map[string]string{"MNEMON_HISTORY_KEEP": "8"}, want: time.Hour},
+		{env: map[string]string{"MNEMON_HISTORY_KEEP": "-1"}, want: time.Hour},
+		{env: map[string]string{"MNEMON_HISTORY_KEEP": "-2"}, bad: true},
+		{env: map[string]string{"MNEMON_HISTORY_KEEP": "many"}, bad: true},
 	} {
 		cfg, err := loadServerConfig("", func(k string) string { return tc.env[k] })
 		if err == nil {

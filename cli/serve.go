@@ -61,6 +61,9 @@ type serverConfig struct {
 	// ("1h", "0" never), and dedupe's cosine threshold.
 	MaintainEvery   string  `json:"maintain_every"`
 	DedupeThreshold float64 `json:"dedupe_threshold"`
+	// HistoryKeep: superseded versions compaction keeps per memory (0:
+	// the engine's default; -1: all).
+	HistoryKeep int `json:"history_keep"`
 	// Trust thresholds of retrieval's actions (see trustRanking).
 	TrustFollowAt *float64 `json:"trust_follow_at"`
 	TrustHintAt   *float64 `json:"trust_hint_at"`
@@ -130,6 +133,7 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		{"MNEMON_SYNC", func(v string) error { cfg.Sync = v; return nil }},
 		{"MNEMON_MAINTAIN_EVERY", func(v string) error { cfg.MaintainEvery = v; return nil }},
 		{"MNEMON_DEDUPE_THRESHOLD", parseThreshold(&cfg.DedupeThreshold)},
+		{"MNEMON_HISTORY_KEEP", atoi(&cfg.HistoryKeep)},
 		{"MNEMON_LOG_FORMAT", func(v string) error { cfg.LogFormat = v; return nil }},
 		{"MNEMON_LOG_LEVEL", func(v string) error { cfg.LogLevel = v; return nil }},
 		{"MNEMON_MAX_EVENTS", atoi(&cfg.MaxEvents)},
@@ -265,20 +269,22 @@ costs a disk flush per commit (several milliseconds on many disks).
 Configuration: flags, then MNEMON_ADDR, MNEMON_DB, MNEMON_WORKERS,
 MNEMON_INSECURE_OPEN, MNEMON_SYNC, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL,
 MNEMON_MAX_EVENTS, MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST,
-MNEMON_MAINTAIN_EVERY, MNEMON_DEDUPE_THRESHOLD, MNEMON_TRUST_FOLLOW_AT,
-MNEMON_TRUST_HINT_AT, then --config
+MNEMON_MAINTAIN_EVERY, MNEMON_DEDUPE_THRESHOLD, MNEMON_HISTORY_KEEP,
+MNEMON_TRUST_FOLLOW_AT, MNEMON_TRUST_HINT_AT, then --config
 FILE (JSON with the fields addr, db, workers, insecure_open, sync,
 log_format, log_level, shutdown_timeout_seconds, max_body_bytes,
 max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
 request_timeout_seconds, read_timeout_seconds, write_timeout_seconds,
 idle_timeout_seconds, job_max_attempts, job_timeout_seconds,
-job_rescue_after_seconds, maintain_every, dedupe_threshold, trust_follow_at,
-trust_hint_at).
+job_rescue_after_seconds, maintain_every, dedupe_threshold, history_keep,
+trust_follow_at, trust_hint_at).
 
 Maintenance: the workers run 'mnemon lifecycle --dedupe' over every
 namespace every maintain_every (a duration such as 30m or 6h; default 1h;
 0 never), the first time one interval after start; see 'mnemon help
-lifecycle'.
+lifecycle'. It then consolidates old sessions, promotes procedures and
+compacts: each memory keeps its newest history_keep superseded versions
+(default 32; -1 keeps all), and the change log its last day.
 
 Trust: a retrieved item is FOLLOW at trust >= trust_follow_at (default 0.75),
 HINT at >= trust_hint_at (default 0.45), else IGNORE (not packed).
@@ -396,7 +402,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold})
+	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep})
 	if err != nil {
 		return err
 	}
@@ -529,7 +535,7 @@ Examples:
 			if err := a.openStore(ctx); err != nil {
 				return err
 			}
-			eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold})
+			eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep})
 			if err != nil {
 				return err
 			}
