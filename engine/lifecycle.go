@@ -266,7 +266,10 @@ func planLifecycle(vs []*memory.Version, now time.Time, limit int, rep *Lifecycl
 			Detail: detail, SupersededBy: v.SupersededBy,
 		})
 		v.UpdatedAt = now
-		v.Trust = trustOf(v, now)
+		// Trust follows the change (usefulness decayed, a contest lost) by
+		// the smoothing step a feedback outcome takes, not in one jump:
+		// one run can no more swing it than one outcome can.
+		smoothTrust(v, now)
 		if !seen[v.ID] {
 			seen[v.ID] = true
 			changed = append(changed, v)

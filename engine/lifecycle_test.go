@@ -104,6 +104,49 @@ func TestLifecycleDecay(t *testing.T) {
 	}
 }
 
+// TestLifecycleDecayMovesTrust: trust follows usefulness as it decays, one
+// smoothing step per run, toward what the decayed usefulness warrants;
+// praised and blamed facts both come back toward the middle.
+func TestLifecycleDecayMovesTrust(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		usefulness float64
+		trust      float64
+		down       bool
+	}{
+		{"praised fact loses trust", 0.95, 0.9, true},
+		{"blamed fact regains trust", 0.1, 0.3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, clk, st := newEngine(t)
+			v := lcFact(t, e, engine.RememberParams{Text: "The user's editor is Vim.", Key: "prefers:editor", Value: "Vim"})
+			cur := lcVersion(t, st, v.ID)
+			cur.Usefulness, cur.Trust, cur.UpdatedAt = tc.usefulness, tc.trust, t0
+			if err := st.UpdateVersionState(context.Background(), cur); err != nil {
+				t.Fatal(err)
+			}
+			clk.Set(t0.Add(60 * lcDay))
+			if rep := lcRun(t, e, engine.LifecycleParams{}); rep.Decayed != 1 {
+				t.Fatalf("decayed %d, want 1", rep.Decayed)
+			}
+			got := lcVersion(t, st, v.ID)
+			if moved := got.Trust - tc.trust; (tc.down && !(moved < 0)) || (!tc.down && !(moved > 0)) {
+				t.Fatalf("trust %v → %v after usefulness %v → %v", tc.trust, got.Trust, tc.usefulness, got.Usefulness)
+			}
+			// One smoothing step, not a jump to the target.
+			if math.Abs(got.Trust-tc.trust) > engine.TrustEMA {
+				t.Fatalf("trust moved %v in one run, more than the smoothing step %v", got.Trust-tc.trust, engine.TrustEMA)
+			}
+			again := lcRun(t, e, engine.LifecycleParams{})
+			if again.Decayed != 0 || lcVersion(t, st, v.ID).Trust != got.Trust {
+				t.Fatalf("second run at the same time changed trust: %+v", again)
+			}
+		})
+	}
+}
+
 func TestLifecycleSkipsRecentlyTouched(t *testing.T) {
 	t.Parallel()
 	e, clk, st := newEngine(t)
