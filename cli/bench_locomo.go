@@ -170,9 +170,13 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	if err != nil {
 		return nil, err
 	}
-	arms := []locomo.Arm{locomo.NewEngineArm("mnemon", eng, corpus, locomo.EngineOptions{})}
-	for n := 1; n <= 2; n++ {
-		arms = append(arms, locomo.NewEngineArm(fmt.Sprintf("mnemon, context %d", n), eng, corpus, locomo.EngineOptions{Context: n}))
+	// "mnemon" is the default engine: each packed episode with
+	// engine.DefaultContext turns either side. The other context arms
+	// show what fewer and more buy.
+	arms := []locomo.Arm{
+		locomo.NewEngineArm("mnemon", eng, corpus, locomo.EngineOptions{}),
+		locomo.NewEngineArm("mnemon, no context", eng, corpus, locomo.EngineOptions{Context: engine.NoContext}),
+		locomo.NewEngineArm("mnemon, context 2", eng, corpus, locomo.EngineOptions{Context: 2}),
 	}
 	arms = append(arms, bm)
 	mainArms := len(arms)

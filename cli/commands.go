@@ -558,7 +558,7 @@ scope flag is given; unscoped memories are always visible.
 			fs.BoolVar(&o.history, "history", false, "also serve superseded and expired versions")
 			fs.StringVar(&o.task, "task", "", "task `TYPE` (a memory type or key word) to favour matching memories")
 			fs.StringVar(&o.disable, "disable", "", "turn off these comma-separated `CHANNELS`: "+strings.Join(engine.Channels, ", "))
-			fs.IntVar(&o.context, "context", 0, fmt.Sprintf("show each episode with up to `N` turns before and after it from the same conversation (0-%d)", engine.MaxContext))
+			fs.IntVar(&o.context, "context", engine.DefaultContext, fmt.Sprintf("show each episode with up to `N` turns before and after it from the same conversation (0 none, up to %d)", engine.MaxContext))
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) != 1 {
@@ -579,13 +579,17 @@ scope flag is given; unscoped memories are always visible.
 			if o.context < 0 || o.context > engine.MaxContext {
 				return usagef("--context %d: use 0 to %d turns", o.context, engine.MaxContext)
 			}
+			turns := o.context
+			if turns == 0 {
+				turns = engine.NoContext
+			}
 			asOf, err := parseTime("as-of", o.asOf)
 			if err != nil {
 				return err
 			}
 			p := engine.RetrieveParams{
 				Namespace: a.ns, Query: args[0], Limit: o.limit, TokenBudget: o.budget, TaskType: o.task,
-				Scope: o.scope(), AsOf: asOf, IncludeHistory: o.history, Context: o.context,
+				Scope: o.scope(), AsOf: asOf, IncludeHistory: o.history, Context: turns,
 			}
 			if o.disable != "" {
 				if p.Disable, err = parseChannels(o.disable); err != nil {

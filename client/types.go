@@ -114,7 +114,13 @@ type RetrieveRequest struct {
 	SessionID      string    `json:"session_id,omitempty"`
 	AsOf           time.Time `json:"as_of,omitzero"`
 	IncludeHistory bool      `json:"include_history,omitempty"`
+	// ContextTurns: turns shown around each packed episode (nil: the
+	// server's default, 1; 0: none; up to 3). See Turns.
+	ContextTurns *int `json:"context_turns,omitempty"`
 }
+
+// Turns returns a pointer to n, for RetrieveRequest.ContextTurns.
+func Turns(n int) *int { return &n }
 
 // RetrieveResponse is a packed context and its items in final rank order.
 type RetrieveResponse struct {

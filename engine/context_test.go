@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // A retrieved turn brings its neighbours from the same conversation, and
@@ -72,5 +74,70 @@ func TestRetrieveContext(t *testing.T) {
 		if it.Content != turns[0].text && slices.Contains(it.EpisodeIDs, ep[0]) {
 			t.Errorf("item %q cites the turn of another sitting", it.Content)
 		}
+	}
+}
+
+// TestDefaultContext: a retrieval that does not say gets the engine's
+// default (one turn either side); NoContext shows the episode alone; an
+// engine configured with NoContext defaults to none; a bad setting is
+// refused.
+func TestDefaultContext(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	capture := func(e *engine.Engine) {
+		t.Helper()
+		var evs []engine.Event
+		for i, text := range []string{"Ana: How was the weekend?", "Bo: We took the kayak to the lake.", "Ana: Lovely! Did it leak again?"} {
+			evs = append(evs, engine.Event{Kind: memory.EpisodeUserMessage, Speaker: strings.ToLower(text[:strings.Index(text, ":")]), Content: text, OccurredAt: t0.Add(-time.Hour + time.Duration(i)*time.Minute)})
+		}
+		if _, err := e.Capture(ctx, engine.CaptureParams{Namespace: "ctx", Events: evs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := func(e *engine.Engine, n int) int {
+		t.Helper()
+		res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "ctx", Query: "lake kayak", Context: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range res.Items {
+			if strings.Contains(it.Content, "lake") {
+				return len(it.Context)
+			}
+		}
+		t.Fatalf("the lake turn was not retrieved:\n%s", res.Context)
+		return 0
+	}
+	e, _, _ := newEngine(t)
+	capture(e)
+	if got := lines(e, 0); got != 2*engine.DefaultContext {
+		t.Errorf("default: %d context lines, want %d", got, 2*engine.DefaultContext)
+	}
+	if got := lines(e, engine.NoContext); got != 0 {
+		t.Errorf("NoContext: %d context lines", got)
+	}
+	if _, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "ctx", Query: "kayak", Context: -2}); err == nil {
+		t.Error("context -2 accepted")
+	}
+
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "quiet.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	quiet, err := engine.New(engine.Config{Store: st, Context: engine.NoContext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { quiet.Close() })
+	capture(quiet)
+	if got := lines(quiet, 0); got != 0 {
+		t.Errorf("engine default NoContext: %d context lines", got)
+	}
+	if got := lines(quiet, 1); got != 2 {
+		t.Errorf("engine default NoContext, call asks 1: %d context lines", got)
+	}
+	if _, err := engine.New(engine.Config{Store: st, Context: engine.MaxContext + 1}); err == nil {
+		t.Error("Config.Context beyond MaxContext accepted")
 	}
 }

@@ -43,6 +43,9 @@ type Config struct {
 	// HistoryKeep is how many superseded versions Compact keeps per memory
 	// (0: DefaultHistoryKeep; negative: all of them).
 	HistoryKeep int
+	// Context is the neighbouring turns a retrieval shows with each packed
+	// episode when it does not say (0: DefaultContext; NoContext: none).
+	Context int
 }
 
 // Engine runs mnemon's use cases. It is safe for concurrent use.
@@ -61,6 +64,7 @@ type Engine struct {
 	consolidation   Consolidation
 	changeLogKeep   time.Duration // see Config.ChangeLogKeep
 	historyKeep     int           // see Config.HistoryKeep; 0: keep all
+	context         int           // see Config.Context; NoContext: none
 
 	mu  sync.Mutex
 	nss map[string]*nsState
@@ -99,6 +103,14 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if e.changeLogKeep <= 0 {
 		e.changeLogKeep = DefaultChangeLogKeep
+	}
+	switch {
+	case cfg.Context == 0:
+		e.context = DefaultContext
+	case cfg.Context < NoContext || cfg.Context > MaxContext:
+		return nil, fmt.Errorf("engine: context %d: use 1 to %d, %d for none, or 0 for the default", cfg.Context, MaxContext, NoContext)
+	default:
+		e.context = cfg.Context
 	}
 	switch {
 	case cfg.HistoryKeep == 0:

@@ -39,10 +39,16 @@ type RetrieveParams struct {
 	// Disable turns channels off by name (ablations).
 	Disable []string
 	// Context shows each packed episode with up to this many episodes
-	// before and after it from the same conversation (0 to MaxContext;
-	// see ContextLine). Their tokens count against the budget.
+	// before and after it from the same conversation (1 to MaxContext;
+	// see ContextLine); their tokens count against the budget. 0 takes
+	// the engine's default (Config.Context, DefaultContext unless set);
+	// NoContext shows episodes alone.
 	Context int
 }
+
+// NoContext, as RetrieveParams.Context or Config.Context, shows packed
+// episodes without their neighbouring turns.
+const NoContext = -1
 
 // Item is one packed memory, with its citation and the reason it is here.
 type Item struct {
@@ -128,6 +134,9 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	}
 	if err := validateRetrieve(&p); err != nil {
 		return nil, fmt.Errorf("retrieve: %w", err)
+	}
+	if p.Context == 0 {
+		p.Context = e.context
 	}
 	st, err := e.namespace(ctx, ns)
 	if err != nil {
@@ -242,8 +251,8 @@ func validateRetrieve(p *RetrieveParams) error {
 	if !utf8.ValidString(p.Query) {
 		return memory.Invalidf("query is not valid UTF-8")
 	}
-	if p.Context < 0 || p.Context > MaxContext {
-		return memory.Invalidf("context %d: use 0 to %d neighbouring episodes", p.Context, MaxContext)
+	if p.Context < NoContext || p.Context > MaxContext {
+		return memory.Invalidf("context %d: use 1 to %d neighbouring episodes, %d for none, or 0 for the default", p.Context, MaxContext, NoContext)
 	}
 	switch {
 	case p.Limit == 0:

@@ -323,10 +323,14 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	if err := s.knownNamespace(r); err != nil {
 		return err
 	}
+	turns, err := contextTurns(body.ContextTurns)
+	if err != nil {
+		return err
+	}
 	res, err := s.cfg.Engine.Retrieve(r.Context(), engine.RetrieveParams{
 		Namespace: r.caller.ns, Query: body.Query, Limit: body.Limit, TokenBudget: body.TokenBudget,
 		TaskType: body.TaskType, Scope: scopeOf(body.AgentID, body.UserID, body.ProjectID, body.SessionID),
-		AsOf: asOf, IncludeHistory: body.IncludeHistory,
+		AsOf: asOf, IncludeHistory: body.IncludeHistory, Context: turns,
 	})
 	if err != nil {
 		return err
@@ -508,4 +512,18 @@ func boolParam(r *request, name string) (bool, error) {
 		return false, problemf(http.StatusBadRequest, CodeInvalidRequest, name+" "+quote(v)+": use true or false")
 	}
 	return b, nil
+}
+
+// contextTurns maps the API's context_turns (absent: the default; 0: none;
+// 1-3) to RetrieveParams.Context (0: the default; NoContext: none).
+func contextTurns(n *int) (int, error) {
+	switch {
+	case n == nil:
+		return 0, nil
+	case *n == 0:
+		return engine.NoContext, nil
+	case *n < 0 || *n > engine.MaxContext:
+		return 0, memory.Invalidf("context_turns %d: use 0 to %d", *n, engine.MaxContext)
+	}
+	return *n, nil
 }

@@ -95,6 +95,7 @@ type RetrieveRequest struct {
 	SessionID      string `json:"session_id,omitempty"`
 	AsOf           string `json:"as_of,omitempty" format:"date-time" doc:"Answer as of this valid time (RFC 3339)."`
 	IncludeHistory bool   `json:"include_history,omitempty" doc:"Also serve superseded and expired versions."`
+	ContextTurns   *int   `json:"context_turns,omitempty" doc:"Turns shown before and after each packed episode from the same conversation (0-3; 0 none; default 1). Their tokens count against the budget."`
 }
 
 // RetrieveResponse is a packed context and its items in final rank order.

@@ -483,6 +483,8 @@ export interface RetrieveRequest {
   agent_id?: string;
   /** Answer as of this valid time (RFC 3339). */
   as_of?: string;
+  /** Turns shown before and after each packed episode from the same conversation (0-3; 0 none; default 1). Their tokens count against the budget. */
+  context_turns?: number;
   /** Also serve superseded and expired versions. */
   include_history?: boolean;
   /** Items at most (1-100; default 10). must_include items come on top. */

@@ -1,0 +1,46 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRetrieveContextTurns: context_turns absent takes the default (one
+// turn either side of a packed episode, cited by its item); 0 shows the
+// episode alone; out of range is a 400 problem.
+func TestRetrieveContextTurns(t *testing.T) {
+	f := e2eOpen(t, e2eOptions{})
+	at := time.Now().Add(-time.Hour)
+	c := f.e2eCapture(t, "s1", []map[string]any{
+		e2eEvent("user_message", "How was the weekend?", at),
+		e2eEvent("agent_message", "We took the kayak to the lake.", at.Add(time.Minute)),
+		e2eEvent("user_message", "Lovely! Did it leak again?", at.Add(2*time.Minute)),
+	})
+	lake := func(body map[string]any) []string {
+		t.Helper()
+		var rr e2eRetrieveResp
+		e2eJSON(t, f.e2eDo(t, "POST", "/v1/memories/retrieve", body), http.StatusOK, &rr)
+		for _, it := range rr.Items {
+			if strings.Contains(it.Content, "lake") {
+				return it.EpisodeIDs
+			}
+		}
+		t.Fatalf("the lake turn was not retrieved: %s", rr.Context)
+		return nil
+	}
+	if got := lake(map[string]any{"query": "lake kayak", "session_id": "s1"}); len(got) != 3 || !slices.Contains(got, c.EpisodeIDs[0]) || !slices.Contains(got, c.EpisodeIDs[2]) {
+		t.Errorf("default context: the lake item cites %v, want all three turns %v", got, c.EpisodeIDs)
+	}
+	if got := lake(map[string]any{"query": "lake kayak", "session_id": "s1", "context_turns": 0}); len(got) != 1 || got[0] != c.EpisodeIDs[1] {
+		t.Errorf("context_turns 0: the lake item cites %v, want only %s", got, c.EpisodeIDs[1])
+	}
+	for _, bad := range []any{-1, 4, "one"} {
+		r := f.e2eDo(t, "POST", "/v1/memories/retrieve", map[string]any{"query": "lake", "context_turns": bad})
+		if r.status != http.StatusBadRequest {
+			t.Errorf("context_turns %v: status %d %s", bad, r.status, r.body)
+		}
+	}
+}
