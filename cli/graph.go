@@ -19,7 +19,9 @@ func graphCmd() *command {
 at Acme." is bob -works at-> acme. Raw episodes make no claims. ENTITY is a subject (user, bob,
 atlas, sister) or a value (acme, pnpm, berlin), in any case. --hops 2 adds the claims of the
 entities its claims name. Only current claims are shown; --history adds superseded and expired
-ones, --as-of the claims true at a past time. An entity nothing names prints an empty graph.
+ones, --as-of the claims true at a past time. Without scope flags the whole namespace is shown;
+with them (--user, --agent, --project, --session) only what a recall with that scope could see:
+namespace-wide memories and the named scope's. An entity nothing names prints an empty graph.
   mnemon graph user
   mnemon graph pnpm --hops 2
   mnemon graph berlin --history
@@ -29,6 +31,7 @@ ones, --as-of the claims true at a past time. An entity nothing names prints an 
 			fs.IntVar(&o.limit, "k", engine.DefaultGraphLimit, fmt.Sprintf("claims to show at most, 1 to %d", engine.MaxGraphLimit))
 			fs.StringVar(&o.asOf, "as-of", "", "show the claims true at `TIME` (RFC 3339 or date)")
 			fs.BoolVar(&o.history, "history", false, "also show superseded and expired claims")
+			scopeFlags(fs, o)
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) == 0 {
@@ -49,7 +52,7 @@ ones, --as-of the claims true at a past time. An entity nothing names prints an 
 				return err
 			}
 			res, err := a.engine.Neighborhood(ctx, engine.GraphParams{Namespace: a.ns, Entity: entity, Hops: hops,
-				AsOf: asOf, IncludeHistory: o.history, Limit: o.limit})
+				AsOf: asOf, IncludeHistory: o.history, Limit: o.limit, Scope: o.scope()})
 			if err != nil {
 				return err
 			}

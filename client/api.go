@@ -157,6 +157,11 @@ func (c *Client) Neighborhood(ctx context.Context, opts GraphOptions) (*GraphRes
 	if opts.Limit != 0 {
 		q.Set("limit", strconv.Itoa(opts.Limit))
 	}
+	for name, v := range map[string]string{"agent_id": opts.AgentID, "user_id": opts.UserID, "project_id": opts.ProjectID, "session_id": opts.SessionID} {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
 	return doJSON[GraphResponse](ctx, c, call{method: http.MethodGet, path: "/v1/graph/neighborhood", query: q, retry: true})
 }
 

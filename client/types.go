@@ -539,6 +539,9 @@ type GraphOptions struct {
 	AsOf           time.Time // claims true at this valid time; zero: now
 	IncludeHistory bool      // also superseded and expired claims (without AsOf)
 	Limit          int       // at most this many claims; 0: the server's default (50)
+	// Scope, as in retrieval: claims of memories scoped to an agent, user,
+	// project or session are given only when it is named here.
+	AgentID, UserID, ProjectID, SessionID string
 }
 
 // GraphResponse is an entity's neighbourhood in the knowledge graph.

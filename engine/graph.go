@@ -377,6 +377,11 @@ type GraphParams struct {
 	AsOf           *time.Time
 	IncludeHistory bool
 	Limit          int // claims at most; default DefaultGraphLimit
+	// Scope, when set, keeps only claims of memories visible to it, as in
+	// retrieval (memory.Scope.Visible): namespace-wide memories and those
+	// of the named user, agent, project or session. Unset, the whole
+	// namespace is shown, as 'facts' lists it.
+	Scope memory.Scope
 }
 
 // GraphEntity is one entity of a neighbourhood.
@@ -446,7 +451,11 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 	}
 	res := &GraphResult{Entity: entityName(p.Entity), Hops: p.Hops, AsOf: p.AsOf, Entities: []GraphEntity{}, Claims: []GraphClaim{}}
 	seed, _ := entityKey(e.analyzer, p.Entity)
+	scoped := p.Scope != (memory.Scope{})
 	served := func(v *memory.Version) bool {
+		if scoped && !p.Scope.Visible(v.Scope) {
+			return false
+		}
 		switch {
 		case p.AsOf != nil:
 			return (v.Status.Live() || v.Status.History()) && v.ValidAt(*p.AsOf)

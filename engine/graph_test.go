@@ -279,6 +279,37 @@ func TestGraphNamespaceIsolation(t *testing.T) {
 	}
 }
 
+// TestGraphNeighborhoodScope: with a scope, a claim of a memory scoped to a
+// user is in the neighbourhood only when the request names that user, as
+// in retrieval (namespace-wide claims always are); without one the whole
+// namespace is shown, as 'facts' lists it.
+func TestGraphNeighborhoodScope(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	ctx := context.Background()
+	remember(t, e, "ns", "Bob works at Acme.", clk.Now())
+	if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Scope: memory.Scope{UserID: "u1"}, Text: "Bob uses pnpm.", ObservedAt: clk.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		scope memory.Scope
+		want  int
+	}{
+		{"no scope: the whole namespace", memory.Scope{}, 2},
+		{"the user's scope", memory.Scope{UserID: "u1"}, 2},
+		{"another user", memory.Scope{UserID: "u2"}, 1},
+	} {
+		got := neighborhood(t, e, engine.GraphParams{Namespace: "ns", Entity: "bob", Scope: tc.scope})
+		if len(got.Claims) != tc.want {
+			t.Errorf("%s: claims %q, want %d", tc.name, claimsOf(got), tc.want)
+		}
+	}
+	if got := neighborhood(t, e, engine.GraphParams{Namespace: "ns", Entity: "pnpm", Scope: memory.Scope{UserID: "u2"}}); len(got.Claims) != 0 || len(got.Entities) != 0 {
+		t.Errorf("another user reaches u1's claim from its value: %q", claimsOf(got))
+	}
+}
+
 // graphOnly disables every channel but the graph.
 func graphOnly() []string {
 	var out []string

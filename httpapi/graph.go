@@ -48,6 +48,10 @@ var graphParams = []Param{
 	{Name: "as_of", In: "query", Type: "string", Doc: "Claims true at this valid time (RFC 3339), current or history."},
 	{Name: "include_history", In: "query", Type: "boolean", Doc: "Also superseded and expired claims (without as_of)."},
 	{Name: "limit", In: "query", Type: "integer", Doc: "At most this many claims (default 50, at most 500)."},
+	{Name: "agent_id", In: "query", Type: "string", Doc: "Scope: with any of agent_id, user_id, project_id, session_id, only claims of memories visible to that scope (namespace-wide ones and the named scope's), as in retrieval; with none, the whole namespace."},
+	{Name: "user_id", In: "query", Type: "string", Doc: "Scope: the user whose memories may be shown."},
+	{Name: "project_id", In: "query", Type: "string", Doc: "Scope: the project whose memories may be shown."},
+	{Name: "session_id", In: "query", Type: "string", Doc: "Scope: the session whose memories may be shown."},
 }
 
 // graphNeighborhood answers GET /v1/graph/neighborhood. An entity no
@@ -56,7 +60,8 @@ var graphParams = []Param{
 // another.
 func (s *Server) graphNeighborhood(w http.ResponseWriter, r *request) error {
 	q := r.URL.Query()
-	p := engine.GraphParams{Namespace: r.caller.ns, Entity: q.Get("entity")}
+	p := engine.GraphParams{Namespace: r.caller.ns, Entity: q.Get("entity"),
+		Scope: scopeOf(q.Get("agent_id"), q.Get("user_id"), q.Get("project_id"), q.Get("session_id"))}
 	if p.Entity == "" {
 		return problemf(http.StatusBadRequest, CodeInvalidRequest, "entity is required: name a subject or a value, such as entity=user")
 	}

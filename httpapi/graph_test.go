@@ -54,6 +54,18 @@ func TestGraphNeighborhoodHTTP(t *testing.T) {
 	if asOf := get("entity=bob&as_of=" + url.QueryEscape(before.Add(-time.Hour).Format(time.RFC3339))); len(asOf.Claims) != 0 {
 		t.Fatalf("as of before anything: %+v", asOf.Claims)
 	}
+	// With a scope, a user's memory is in the graph only for a request that
+	// names the user, as in retrieval; without one, the whole namespace.
+	e2eJSON(t, f.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "Carol works at Initech.", "user_id": "u1"}, ns...), http.StatusCreated, nil)
+	if wide := get("entity=carol"); len(wide.Claims) != 1 {
+		t.Fatalf("an unscoped request browses the whole namespace: %+v", wide.Claims)
+	}
+	if other := get("entity=carol&user_id=u2"); len(other.Claims) != 0 {
+		t.Fatalf("another user's request sees u1's claim: %+v", other.Claims)
+	}
+	if mine := get("entity=carol&user_id=u1"); len(mine.Claims) != 1 || mine.Claims[0].Object != "initech" {
+		t.Fatalf("the user's own claim: %+v", mine.Claims)
+	}
 	if lim := get("entity=bob&limit=2"); len(lim.Claims) != 2 || !lim.Truncated {
 		t.Fatalf("limit 2: %+v", lim)
 	}

@@ -8,7 +8,7 @@ export const operations = {
   getReadyz: {"method":"GET","path":"/readyz","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   capture: {"method":"POST","path":"/v1/episodes","pathParams":[],"queryParams":["wait"],"request":"json","response":"json"},
   exportNamespace: {"method":"GET","path":"/v1/export","pathParams":[],"queryParams":[],"request":"none","response":"text"},
-  getV1GraphNeighborhood: {"method":"GET","path":"/v1/graph/neighborhood","pathParams":[],"queryParams":["entity","hops","as_of","include_history","limit"],"request":"none","response":"json"},
+  getV1GraphNeighborhood: {"method":"GET","path":"/v1/graph/neighborhood","pathParams":[],"queryParams":["entity","hops","as_of","include_history","limit","agent_id","user_id","project_id","session_id"],"request":"none","response":"json"},
   importNamespace: {"method":"POST","path":"/v1/import","pathParams":[],"queryParams":[],"request":"application/x-ndjson","response":"json"},
   getJob: {"method":"GET","path":"/v1/jobs/{id}","pathParams":["id"],"queryParams":[],"request":"none","response":"json"},
   postV1LifecycleRun: {"method":"POST","path":"/v1/lifecycle/run","pathParams":[],"queryParams":[],"request":"json","response":"json"},
