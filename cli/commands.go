@@ -1142,10 +1142,7 @@ left half-written).
 			if o.json && o.out != "" {
 				return writeJSON(a.env.Stdout, s)
 			}
-			msg := fmt.Sprintf("exported %s, %s, %s, %s, %s from namespace %s",
-				plural(s.Memories, "memory", "memories"), plural(s.Versions, "version", "versions"),
-				plural(s.Episodes, "episode", "episodes"), plural(s.Admissions, "admission", "admissions"),
-				plural(s.Traces, "trace", "traces"), a.ns)
+			msg := fmt.Sprintf("exported %s from namespace %s", exportCounts(s), a.ns)
 			if o.out != "" {
 				msg += " to " + o.out
 			}
@@ -1153,6 +1150,31 @@ left half-written).
 			return nil
 		},
 	}
+}
+
+// exportCounts says what an export or import carried: always the rows,
+// and the learning state (feedback, consolidation records, procedure uses)
+// when there is some.
+func exportCounts(s *engine.ExportStats) string {
+	parts := []string{
+		plural(s.Memories, "memory", "memories"), plural(s.Versions, "version", "versions"),
+		plural(s.Episodes, "episode", "episodes"), plural(s.Admissions, "admission", "admissions"),
+		plural(s.Traces, "trace", "traces"),
+	}
+	for _, c := range []struct {
+		n         int
+		one, many string
+	}{
+		{s.Feedback, "feedback event", "feedback events"},
+		{s.SessionSummaries, "session summary", "session summaries"},
+		{s.EpisodeStubs, "episode stub", "episode stubs"},
+		{s.ProcedureUses, "procedure use", "procedure uses"},
+	} {
+		if c.n > 0 {
+			parts = append(parts, plural(c.n, c.one, c.many))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // exportFile writes the export next to path and renames it into place, so
@@ -1242,10 +1264,7 @@ does not merge, so import into a new or empty namespace.
 			if o.json {
 				return writeJSON(a.env.Stdout, s)
 			}
-			fmt.Fprintf(a.env.Stdout, "imported %s, %s, %s, %s, %s into namespace %s\n",
-				plural(s.Memories, "memory", "memories"), plural(s.Versions, "version", "versions"),
-				plural(s.Episodes, "episode", "episodes"), plural(s.Admissions, "admission", "admissions"),
-				plural(s.Traces, "trace", "traces"), a.ns)
+			fmt.Fprintf(a.env.Stdout, "imported %s into namespace %s\n", exportCounts(s), a.ns)
 			return nil
 		},
 	}

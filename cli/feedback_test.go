@@ -83,6 +83,22 @@ func TestFeedbackAndExplain(t *testing.T) {
 	if !strings.Contains(out, "candidates") || !strings.Contains(out, "feedback:") || !strings.Contains(out, "harmful") {
 		t.Fatalf("explain retrieval:\n%s", out)
 	}
+
+	// Feedback travels with an export: explain in the copy tells the same
+	// history.
+	exp := filepath.Join(dir, "export.jsonl")
+	if _, _, errs := runCLI(t, db, "", "export", "--out", exp); !strings.Contains(errs, ", 2 feedback events from namespace default") {
+		t.Fatalf("export: %s", errs)
+	}
+	if out := mustRun(t, db, "--namespace", "copy", "import", exp); !strings.Contains(out, ", 2 feedback events into namespace copy") {
+		t.Fatalf("import: %s", out)
+	}
+	out = mustRun(t, db, "--namespace", "copy", "explain", memID)
+	for _, want := range []string{"helpful from agent on " + rec.RetrievalID, "(reinforced)", "harmful from user"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("explain in the imported copy lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 func TestServeTrustThresholds(t *testing.T) {

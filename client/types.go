@@ -336,11 +336,15 @@ func (j *Job) Finished() bool { return j.State == JobSucceeded || j.State == Job
 
 // ImportResponse counts what an import carried.
 type ImportResponse struct {
-	Memories   int `json:"memories"`
-	Versions   int `json:"versions"`
-	Episodes   int `json:"episodes"`
-	Admissions int `json:"admissions"`
-	Traces     int `json:"traces"`
+	Memories         int `json:"memories"`
+	Versions         int `json:"versions"`
+	Episodes         int `json:"episodes"`
+	Admissions       int `json:"admissions"`
+	Traces           int `json:"traces"`
+	Feedback         int `json:"feedback"`          // feedback events
+	SessionSummaries int `json:"session_summaries"` // consolidation records of summarised sessions
+	EpisodeStubs     int `json:"episode_stubs"`     // consolidation records of summarised episodes not purged
+	ProcedureUses    int `json:"procedure_uses"`
 }
 
 // Health is the body of /healthz and /readyz.

@@ -361,9 +361,10 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 		quotable = append(quotable, ep)
 	}
 	if prev == nil {
-		// No record, but a summary may cover the session already (an
-		// imported namespace: export carries memories, not records).
-		// Adopt it rather than summarise again what may be purged.
+		// No record, but a summary may cover the session already (a
+		// namespace imported from an export written before exports
+		// carried the records). Adopt it rather than summarise again
+		// what may be purged.
 		if cur, err := e.coveringSummary(ctx, ns, scope, info.ID, eps); err != nil {
 			return out, err
 		} else if cur != nil {

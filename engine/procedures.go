@@ -1020,9 +1020,10 @@ func (e *Engine) settleUses(ctx context.Context, tx memory.Executor, w *writeBat
 				return nil, err
 			}
 			if counted {
-				// Uses are bookkeeping, rebuilt from the traces after an
-				// import; the admission log, exported with the memory,
-				// says this session was already counted.
+				// Uses are bookkeeping: an import of an export written
+				// before exports carried them rebuilds them from the
+				// traces, pending; the admission log, exported with the
+				// memory, says this session was already counted.
 				continue
 			}
 			v.FailureCount++

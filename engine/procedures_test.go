@@ -308,18 +308,26 @@ func TestProcedureFailingSessionCountsOnce(t *testing.T) {
 	}
 	check("after a second run")
 
-	// Uses are not exported; an imported copy rebuilds them from its
-	// traces and finds the failure already counted in the admission log.
+	// An imported copy carries the uses, settled; imported from an export
+	// without them (written before exports carried them), it rebuilds
+	// them from its traces and finds the failure already counted in the
+	// admission log.
 	var buf bytes.Buffer
 	if _, err := e.Export(context.Background(), ns, &buf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Import(context.Background(), "copy", &buf); err != nil {
+	if _, err := e.Import(context.Background(), "copy", bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	rep = promote(t, e, "copy")
+	if rep := promote(t, e, "copy"); wrote(rep) {
+		t.Errorf("imported copy: %+v; want nothing written", rep)
+	}
+	if _, err := e.Import(context.Background(), "old", bytes.NewReader(withoutLearning(t, buf.Bytes()))); err != nil {
+		t.Fatal(err)
+	}
+	rep = promote(t, e, "old")
 	if rep.UsesRecorded == 0 || len(rep.Failures) != 0 {
-		t.Errorf("imported copy: %d uses, failures %+v; want uses and no failure counted again", rep.UsesRecorded, rep.Failures)
+		t.Errorf("copy of an older export: %d uses, failures %+v; want uses and no failure counted again", rep.UsesRecorded, rep.Failures)
 	}
 }
 

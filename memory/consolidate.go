@@ -28,6 +28,9 @@ type ConsolidationStore interface {
 	// PutSessionSummary writes a session's summary record, replacing the
 	// one it may have.
 	PutSessionSummary(ctx context.Context, s *SessionSummary) error
+	// ListSessionSummaries returns the namespace's summary records by
+	// session id, at most p.Limit (0: no limit): what export carries.
+	ListSessionSummaries(ctx context.Context, p ListSessionSummariesParams) ([]*SessionSummary, error)
 
 	// AddEpisodeStubs records summarised episodes. An episode that already
 	// has a stub keeps it as it is (its forgetting goes on where it was).
@@ -97,13 +100,21 @@ type EpisodeStub struct {
 	PurgedAt        *time.Time `json:"purged_at,omitempty"`
 }
 
+// ListSessionSummariesParams lists a namespace's summary records.
+type ListSessionSummariesParams struct {
+	Namespace string
+	Limit     int // 0 means no limit
+}
+
 // AddEpisodeStubsParams records summarised episodes of one namespace.
 type AddEpisodeStubsParams struct {
 	Namespace string
 	Stubs     []*EpisodeStub
 }
 
-// ListEpisodeStubsParams filters stubs. Set one of:
+// ListEpisodeStubsParams filters stubs. Set at most one of the filters
+// below; with none set, every stub of the namespace is listed, by
+// occurred_at then episode id (export):
 //   - IDs: these episodes' stubs, by occurred_at then episode id;
 //   - SessionID: a session's stubs, by occurred_at then episode id (no
 //     index serves it: prefer IDs on a hot path);

@@ -23,6 +23,12 @@ type ProcedureStore interface {
 	// recorded the later packing wins (PackedAt and VersionID move forward,
 	// never back) and the outcome stays as settled.
 	RecordProcedureUses(ctx context.Context, p RecordProcedureUsesParams) error
+	// RestoreProcedureUses inserts uses as they are, outcome and settled_at
+	// included (import), all or none. A use must be pending (outcome ""
+	// and no SettledAt) or settled (success, failure or none, with
+	// SettledAt); a (memory, session) the namespace already holds is
+	// ErrConflict.
+	RestoreProcedureUses(ctx context.Context, p RecordProcedureUsesParams) error
 	// ListProcedureUses returns uses ordered by packed_at, memory id and
 	// session id.
 	ListProcedureUses(ctx context.Context, p ListProcedureUsesParams) ([]*ProcedureUse, error)
@@ -75,7 +81,8 @@ type ListTracesAfterParams struct {
 	Limit     int       // 0 means no limit
 }
 
-// RecordProcedureUsesParams adds uses to one namespace.
+// RecordProcedureUsesParams adds uses to one namespace (RecordProcedureUses,
+// RestoreProcedureUses).
 type RecordProcedureUsesParams struct {
 	Namespace string
 	Uses      []*ProcedureUse

@@ -26,8 +26,10 @@ const (
 	ORDER BY MAX(e.occurred_at), e.session_id
 	LIMIT ?`
 
-	summaryCols        = `namespace, session_id, memory_id, version_id, episodes, last_at, consolidated_at`
-	qGetSessionSummary = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = ? AND session_id = ?`
+	summaryCols           = `namespace, session_id, memory_id, version_id, episodes, last_at, consolidated_at`
+	qGetSessionSummary    = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = ? AND session_id = ?`
+	qListSessionSummaries = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = ?
+	ORDER BY session_id LIMIT ?`
 	qPutSessionSummary = `INSERT INTO session_summaries (` + summaryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (namespace, session_id) DO UPDATE SET memory_id = excluded.memory_id,
 	  version_id = excluded.version_id, episodes = excluded.episodes, last_at = excluded.last_at,
@@ -103,6 +105,16 @@ func (e *executor) GetSessionSummary(ctx context.Context, p memory.GetParams) (*
 		return nil, fmt.Errorf("sqlite: get session summary %s: %w", p.ID, err)
 	}
 	return s, nil
+}
+
+func (e *executor) ListSessionSummaries(ctx context.Context, p memory.ListSessionSummariesParams) ([]*memory.SessionSummary, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) {
+		return qListSessionSummaries, []any{p.Namespace, limitArg(p.Limit)}, nil
+	}, decodeSessionSummary)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list session summaries: %w", err)
+	}
+	return out, nil
 }
 
 func (e *executor) PutSessionSummary(ctx context.Context, s *memory.SessionSummary) error {
@@ -324,6 +336,10 @@ func (s *Store) DueSessions(ctx context.Context, p memory.DueSessionsParams) ([]
 
 func (s *Store) GetSessionSummary(ctx context.Context, p memory.GetParams) (*memory.SessionSummary, error) {
 	return s.read.GetSessionSummary(ctx, p)
+}
+
+func (s *Store) ListSessionSummaries(ctx context.Context, p memory.ListSessionSummariesParams) ([]*memory.SessionSummary, error) {
+	return s.read.ListSessionSummaries(ctx, p)
 }
 
 func (s *Store) PutSessionSummary(ctx context.Context, sum *memory.SessionSummary) error {

@@ -61,6 +61,10 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListChanges":              {qListChanges, "changes_by_namespace (namespace=? AND seq>?)"},
 		"LastChange":               {qLastChange, "changes_by_namespace (namespace=?)"},
 		"FinishExtraction":         {qFinishEpisode, "extraction_backlog_by_job (namespace=? AND job_id=? AND episode_id=?)"},
+		"ListSessionSummaries":     {qListSessionSummaries, "session_summaries USING PRIMARY KEY (namespace=?)"},
+		"ListEpisodeStubs/all":     {lq(listStubsQuery(memory.ListEpisodeStubsParams{})), "episode_stubs USING PRIMARY KEY (namespace=?)"},
+		"ListProcedureUses":        {lq(listProcedureUsesQuery(memory.ListProcedureUsesParams{})), "procedure_uses USING PRIMARY KEY (namespace=?)"},
+		"ListFeedback":             {lq(listFeedbackQuery(memory.ListFeedbackParams{})), "sqlite_autoindex_feedback_1 (namespace=?)"},
 	}
 	for name, c := range queries {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q, fakeArgs(c.q)...)

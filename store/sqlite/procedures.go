@@ -26,7 +26,8 @@ const (
 	ON CONFLICT (namespace, memory_id, session_id) DO UPDATE SET
 		version_id = CASE WHEN excluded.packed_at > packed_at THEN excluded.version_id ELSE version_id END,
 		packed_at = max(packed_at, excluded.packed_at)`
-	qSettleUse = `UPDATE procedure_uses SET outcome = ?, settled_at = ?
+	qRestoreUse = `INSERT INTO procedure_uses (` + procedureUseCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	qSettleUse  = `UPDATE procedure_uses SET outcome = ?, settled_at = ?
 	WHERE namespace = ? AND memory_id = ? AND session_id = ? AND outcome = ''`
 	qUseExists = `SELECT 1 FROM procedure_uses WHERE namespace = ? AND memory_id = ? AND session_id = ?`
 	qCursor    = `SELECT traces_at FROM procedure_cursor WHERE namespace = ?`
@@ -103,6 +104,59 @@ func (e *executor) recordProcedureUses(ctx context.Context, p memory.RecordProce
 			}
 			if _, err := e.exec(ctx, qRecordUse, p.Namespace, u.MemoryID, u.SessionID, u.VersionID, packed); err != nil {
 				return mapErr(err)
+			}
+		}
+		return nil
+	})
+}
+
+func (e *executor) RestoreProcedureUses(ctx context.Context, p memory.RecordProcedureUsesParams) error {
+	if err := e.restoreProcedureUses(ctx, p); err != nil {
+		return fmt.Errorf("sqlite: restore procedure uses: %w", err)
+	}
+	return nil
+}
+
+func (e *executor) restoreProcedureUses(ctx context.Context, p memory.RecordProcedureUsesParams) error {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return err
+	}
+	for _, u := range p.Uses {
+		if u == nil {
+			return memory.Invalidf("nil procedure use")
+		}
+		if err := checkID("memory", u.MemoryID); err != nil {
+			return err
+		}
+		if err := checkID("version", u.VersionID); err != nil {
+			return err
+		}
+		if err := sameNamespace("procedure use of", u.MemoryID, u.Namespace, p.Namespace); err != nil {
+			return err
+		}
+		switch u.Outcome {
+		case memory.OutcomePending:
+			if u.SettledAt != nil {
+				return memory.Invalidf("procedure use of %s in session %q: pending, yet settled_at is set", u.MemoryID, u.SessionID)
+			}
+		case memory.OutcomeSuccess, memory.OutcomeFailure, memory.OutcomeNone:
+			if u.SettledAt == nil {
+				return memory.Invalidf("procedure use of %s in session %q: outcome %s without settled_at", u.MemoryID, u.SessionID, u.Outcome)
+			}
+		default:
+			return memory.Invalidf("procedure use of %s in session %q: outcome %q: use \"\" (pending), success, failure or none", u.MemoryID, u.SessionID, u.Outcome)
+		}
+	}
+	return e.atomically(ctx, len(p.Uses), func() error {
+		for _, u := range p.Uses {
+			var c encoder
+			args := []any{p.Namespace, u.MemoryID, u.SessionID, u.VersionID, c.time("packed_at", u.PackedAt),
+				u.Outcome, c.timePtr("settled_at", u.SettledAt)}
+			if c.err != nil {
+				return c.err
+			}
+			if _, err := e.exec(ctx, qRestoreUse, args...); err != nil {
+				return fmt.Errorf("procedure use of %s in session %q: %w", u.MemoryID, u.SessionID, mapErr(err))
 			}
 		}
 		return nil
@@ -239,6 +293,10 @@ func (s *Store) ListTracesAfter(ctx context.Context, p memory.ListTracesAfterPar
 
 func (s *Store) RecordProcedureUses(ctx context.Context, p memory.RecordProcedureUsesParams) error {
 	return s.write(ctx, func(e *executor) error { return e.RecordProcedureUses(ctx, p) })
+}
+
+func (s *Store) RestoreProcedureUses(ctx context.Context, p memory.RecordProcedureUsesParams) error {
+	return s.write(ctx, func(e *executor) error { return e.RestoreProcedureUses(ctx, p) })
 }
 
 func (s *Store) ListProcedureUses(ctx context.Context, p memory.ListProcedureUsesParams) ([]*memory.ProcedureUse, error) {

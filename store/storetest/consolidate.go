@@ -86,6 +86,46 @@ func (s suite) consolidation(t *testing.T) {
 		})
 	})
 
+	t.Run("SummariesListed", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			sums := map[string]*memory.SessionSummary{}
+			for i, id := range []string{"s-b", "s-a", "s-c"} {
+				sums[id] = &memory.SessionSummary{Namespace: ns, SessionID: id, MemoryID: "m-" + id, VersionID: "v-" + id,
+					Episodes: i + 1, LastAt: at(i), ConsolidatedAt: at(10 + i)}
+				must(t, m.do(ctx, st, func(ex memory.Executor) error { return ex.PutSessionSummary(ctx, sums[id]) }))
+			}
+			theirs := &memory.SessionSummary{Namespace: "other", SessionID: "s-a", MemoryID: "m-x", VersionID: "v-x",
+				Episodes: 9, LastAt: at(5), ConsolidatedAt: at(6)}
+			must(t, st.PutSessionSummary(ctx, theirs))
+			sumID := func(s *memory.SessionSummary) string { return s.SessionID }
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				got, err := ex.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: ns})
+				must(t, err)
+				wantIDs(t, "summaries by session id", ids(got, sumID), []string{"s-a", "s-b", "s-c"})
+				for _, g := range got {
+					same(t, "listed summary "+g.SessionID, sums[g.SessionID], g)
+				}
+				got, err = ex.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: ns, Limit: 2})
+				must(t, err)
+				wantIDs(t, "summaries, limit 2", ids(got, sumID), []string{"s-a", "s-b"})
+				// The other namespace's record for a session of the same id
+				// stays its own.
+				got, err = ex.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: "other"})
+				must(t, err)
+				wantIDs(t, "other namespace's summaries", ids(got, sumID), []string{"s-a"})
+				if len(got) == 1 {
+					same(t, "other namespace's summary", theirs, got[0])
+				}
+				got, err = ex.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: "empty"})
+				must(t, err)
+				wantIDs(t, "empty namespace's summaries", ids(got, sumID), nil)
+				_, err = ex.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: "bad ns"})
+				wantErr(t, "summaries of a bad namespace", err, memory.ErrInvalid)
+				return nil
+			}))
+		})
+	})
+
 	t.Run("Stubs", func(t *testing.T) {
 		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
 			a, b, c := newStub(ns, "e-1", "s-1", at(1)), newStub(ns, "e-2", "s-1", at(2)), newStub(ns, "e-3", "s-2", at(3))
@@ -144,6 +184,21 @@ func (s suite) consolidation(t *testing.T) {
 				purge, err = ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, PurgeBy: at(30)})
 				must(t, err)
 				wantIDs(t, "stubs to purge", ids(purge, stubID), []string{"e-2"})
+				return nil
+			}))
+			// With no filter, every stub of the namespace, as written.
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				all, err := ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns})
+				must(t, err)
+				wantIDs(t, "every stub", ids(all, stubID), []string{"e-1", "e-2", "e-3"})
+				if len(all) == 3 {
+					same(t, "listed stub e-1", a, all[0])
+					same(t, "listed forgotten stub e-2", b, all[1])
+					same(t, "listed stub e-3", c, all[2])
+				}
+				all, err = ex.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns, Limit: 2})
+				must(t, err)
+				wantIDs(t, "every stub, limit 2", ids(all, stubID), []string{"e-1", "e-2"})
 				return nil
 			}))
 			b.PurgedAt = ptr(at(40))
@@ -253,6 +308,11 @@ func (s suite) consolidation(t *testing.T) {
 		wantIDs(t, "stubs after rollback", ids(got, stubID), nil)
 		_, err = st.GetSessionSummary(ctx, memory.GetParams{Namespace: ns, ID: "s-1"})
 		wantErr(t, "summary after rollback", err, memory.ErrNotFound)
+		sums, err := st.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: ns})
+		must(t, err)
+		if len(sums) != 0 {
+			t.Errorf("summaries listed after rollback: %+v", sums)
+		}
 	})
 
 	t.Run("InvalidInput", func(t *testing.T) {

@@ -125,6 +125,69 @@ func (s suite) procedures(t *testing.T) {
 		})
 	})
 
+	t.Run("RestoreUses", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			pending := &memory.ProcedureUse{Namespace: ns, MemoryID: "mem-1", SessionID: "s1", VersionID: "ver-1", PackedAt: at(5)}
+			settled := &memory.ProcedureUse{Namespace: ns, MemoryID: "mem-1", SessionID: "s2", VersionID: "ver-2", PackedAt: at(3),
+				Outcome: memory.OutcomeFailure, SettledAt: ptr(at(4))}
+			outside := &memory.ProcedureUse{MemoryID: "mem-2", SessionID: "", VersionID: "ver-9", PackedAt: at(1),
+				Outcome: memory.OutcomeNone, SettledAt: ptr(at(9))} // no namespace: takes the params'
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				return ex.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: []*memory.ProcedureUse{pending, settled, outside}})
+			}))
+			// The same keys in another namespace are other rows.
+			must(t, st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: "other", Uses: []*memory.ProcedureUse{
+				{MemoryID: "mem-1", SessionID: "s1", VersionID: "ver-x", PackedAt: at(7), Outcome: memory.OutcomeSuccess, SettledAt: ptr(at(8))},
+			}}))
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				got, err := ex.ListProcedureUses(ctx, memory.ListProcedureUsesParams{Namespace: ns})
+				must(t, err)
+				wantIDs(t, "restored uses", ids(got, useKey), []string{"mem-2/", "mem-1/s2", "mem-1/s1"})
+				if len(got) == 3 {
+					want := *outside
+					want.Namespace = ns
+					same(t, "restored use outside a session", &want, got[0])
+					same(t, "restored settled use", settled, got[1])
+					same(t, "restored pending use", pending, got[2])
+				}
+				got, err = ex.ListProcedureUses(ctx, memory.ListProcedureUsesParams{Namespace: ns, Pending: true})
+				must(t, err)
+				wantIDs(t, "pending after restore", ids(got, useKey), []string{"mem-1/s1"})
+				// A restored use is one like any other: settled once, packed
+				// forward, its outcome kept.
+				err = ex.SettleProcedureUse(ctx, memory.SettleProcedureUseParams{Namespace: ns, MemoryID: "mem-1", SessionID: "s2", Outcome: memory.OutcomeSuccess, At: at(9)})
+				wantErr(t, "settling a restored settled use", err, memory.ErrConflict)
+				must(t, ex.RecordProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: []*memory.ProcedureUse{
+					{MemoryID: "mem-1", SessionID: "s2", VersionID: "ver-3", PackedAt: at(6)},
+				}}))
+				got, err = ex.ListProcedureUses(ctx, memory.ListProcedureUsesParams{Namespace: ns, MemoryIDs: []string{"mem-1"}})
+				must(t, err)
+				if len(got) == 2 {
+					same(t, "restored use packed again", &memory.ProcedureUse{Namespace: ns, MemoryID: "mem-1", SessionID: "s2",
+						VersionID: "ver-3", PackedAt: at(6), Outcome: memory.OutcomeFailure, SettledAt: ptr(at(4))}, got[1])
+				} else {
+					t.Errorf("uses of mem-1: %d, want 2", len(got))
+				}
+				theirs, err := ex.ListProcedureUses(ctx, memory.ListProcedureUsesParams{Namespace: "other"})
+				must(t, err)
+				wantIDs(t, "other namespace's uses", ids(theirs, useKey), []string{"mem-1/s1"})
+				return nil
+			}))
+			// A use the namespace holds is a conflict, and the batch that
+			// carries it writes nothing.
+			err := m.do(ctx, st, func(ex memory.Executor) error {
+				return ex.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: []*memory.ProcedureUse{
+					{MemoryID: "mem-3", SessionID: "s1", VersionID: "ver-4", PackedAt: at(2)},
+					{MemoryID: "mem-1", SessionID: "s1", VersionID: "ver-1", PackedAt: at(5)},
+				}})
+			})
+			wantErr(t, "restoring a use held already", err, memory.ErrConflict)
+			got, err := st.ListProcedureUses(ctx, memory.ListProcedureUsesParams{Namespace: ns, MemoryIDs: []string{"mem-3"}})
+			must(t, err)
+			wantIDs(t, "uses after a conflicting restore", ids(got, useKey), nil)
+		})
+	})
+
 	t.Run("Cursor", func(t *testing.T) {
 		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
 			must(t, m.do(ctx, st, func(ex memory.Executor) error {
@@ -175,6 +238,17 @@ func (s suite) procedures(t *testing.T) {
 			{Namespace: "alpha", MemoryID: "mem-2", SessionID: "s1", VersionID: "ver-1", PackedAt: at(1)},
 		}})
 		wantErr(t, "a use of another namespace", err, memory.ErrInvalid)
+		err = st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: "beta", Uses: []*memory.ProcedureUse{
+			{Namespace: "alpha", MemoryID: "mem-2", SessionID: "s1", VersionID: "ver-1", PackedAt: at(1)},
+		}})
+		wantErr(t, "a restored use of another namespace", err, memory.ErrInvalid)
+		// A use restored in beta stays beta's.
+		must(t, st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: "beta", Uses: []*memory.ProcedureUse{
+			{MemoryID: "mem-9", SessionID: "s1", VersionID: "ver-9", PackedAt: at(1)},
+		}}))
+		uses, err = st.ListProcedureUses(ctx, memory.ListProcedureUsesParams{Namespace: "alpha"})
+		must(t, err)
+		wantIDs(t, "alpha's uses after beta's restore", ids(uses, useKey), []string{"mem-1/s1"})
 	})
 
 	t.Run("InvalidInput", func(t *testing.T) {
@@ -190,6 +264,23 @@ func (s suite) procedures(t *testing.T) {
 			}}),
 			"settle, unknown outcome": st.SettleProcedureUse(ctx, memory.SettleProcedureUseParams{Namespace: ns, MemoryID: "mem-1", Outcome: "maybe", At: at(1)}),
 			"cursor, bad namespace":   st.SetProcedureCursor(ctx, memory.SetProcedureCursorParams{Namespace: "", At: at(1)}),
+			"restore, bad namespace":  st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: "bad ns"}),
+			"restore, nil use":        st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: []*memory.ProcedureUse{nil}}),
+			"restore, no memory id": st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: []*memory.ProcedureUse{
+				{VersionID: "ver-1", PackedAt: at(1)},
+			}}),
+			"restore, no version id": st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: []*memory.ProcedureUse{
+				{MemoryID: "mem-1", PackedAt: at(1)},
+			}}),
+			"restore, unknown outcome": st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: []*memory.ProcedureUse{
+				{MemoryID: "mem-1", VersionID: "ver-1", PackedAt: at(1), Outcome: "maybe", SettledAt: ptr(at(2))},
+			}}),
+			"restore, settled without a time": st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: []*memory.ProcedureUse{
+				{MemoryID: "mem-1", VersionID: "ver-1", PackedAt: at(1), Outcome: memory.OutcomeSuccess},
+			}}),
+			"restore, pending with a settled time": st.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: []*memory.ProcedureUse{
+				{MemoryID: "mem-1", VersionID: "ver-1", PackedAt: at(1), SettledAt: ptr(at(2))},
+			}}),
 		} {
 			wantErr(t, name, err, memory.ErrInvalid)
 		}
@@ -210,6 +301,10 @@ func (s suite) procedures(t *testing.T) {
 			if err := tx.RecordProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: bad}); err == nil {
 				t.Error("invalid use accepted inside InTx")
 			}
+			if err := tx.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: bad}); err == nil {
+				t.Error("invalid restored use accepted inside InTx")
+			}
+			must(t, tx.RestoreProcedureUses(ctx, memory.RecordProcedureUsesParams{Namespace: ns, Uses: bad[:1]}))
 			must(t, tx.SetProcedureCursor(ctx, memory.SetProcedureCursorParams{Namespace: ns, At: at(5)}))
 			return boom
 		})

@@ -100,8 +100,12 @@ export interface Explanation {
 
 export interface ExportStats {
   admissions: number;
+  episode_stubs: number;
   episodes: number;
+  feedback: number;
   memories: number;
+  procedure_uses: number;
+  session_summaries: number;
   traces: number;
   versions: number;
 }
