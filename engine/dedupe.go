@@ -57,10 +57,26 @@ type DedupeReport struct {
 
 // dedupeFact is an active fact with its decoded embedding.
 type dedupeFact struct {
-	v   *memory.Version
-	vec search.Vector
-	neg bool // its content negates (see negated)
+	v     *memory.Version
+	vec   search.Vector
+	neg   bool // its content negates (see negated)
+	fresh bool // written or touched since the last complete run
 }
+
+// dedupeMark is how far a namespace's dedupe has compared: every pair of
+// facts active then and not touched since was compared at this threshold
+// and left nothing to merge. The next run compares only pairs with a fresh
+// member, so the periodic job costs (fresh facts × facts), not facts²: at
+// 1,800 facts a full run took 1.5 s of dot products every hour.
+type dedupeMark struct {
+	threshold float64
+	through   time.Time
+}
+
+// dedupeMarkSlack keeps the mark behind the run's start: a write whose
+// clock time came just before the listing but committed after it is still
+// fresh next time.
+const dedupeMarkSlack = time.Minute
 
 // Dedupe clusters the active semantic memories of each scope of a
 // namespace by the cosine of their embeddings (single linkage: A~B and B~C
@@ -100,6 +116,10 @@ func (e *Engine) Dedupe(ctx context.Context, p DedupeParams) (*DedupeReport, err
 		p.ScopeCap = DefaultDedupeScopeCap
 	}
 	now := e.clock.Now()
+	var since time.Time
+	if m, ok := e.dedupeMarks.Load(ns); ok && m.(dedupeMark).threshold == p.Threshold {
+		since = m.(dedupeMark).through
+	}
 	// Cluster without holding the namespace's writer (the comparison is
 	// the expensive part); under the lock, each merge is applied only if
 	// both sides are still active, else left to the next run.
@@ -110,12 +130,20 @@ func (e *Engine) Dedupe(ctx context.Context, p DedupeParams) (*DedupeReport, err
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
 	rep := &DedupeReport{Namespace: ns, DryRun: p.DryRun, Threshold: p.Threshold, Changes: []LifecycleChange{}}
-	planned, err := planDedupe(vs, p, now, rep)
+	planned, err := planDedupe(vs, p, since, now, rep)
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
 	vs = nil
+	// A complete run (nothing left over) moves the mark; a dry run or one
+	// that stopped at a bound leaves it, so the next compares as much.
+	mark := func() {
+		if !p.DryRun && !rep.More {
+			e.dedupeMarks.Store(ns, dedupeMark{threshold: p.Threshold, through: now.Add(-dedupeMarkSlack)})
+		}
+	}
 	if p.DryRun || len(planned) == 0 {
+		mark()
 		return rep, nil
 	}
 	st, unlock, err := e.lockNamespace(ctx, ns)
@@ -157,6 +185,7 @@ func (e *Engine) Dedupe(ctx context.Context, p DedupeParams) (*DedupeReport, err
 	if skipped := len(rep.Changes) - len(applied); skipped > 0 {
 		rep.Changes, rep.Superseded, rep.More = applied, len(applied), true
 	}
+	mark()
 	for _, v := range changed {
 		st.updateState(v)
 	}
@@ -165,12 +194,14 @@ func (e *Engine) Dedupe(ctx context.Context, p DedupeParams) (*DedupeReport, err
 
 // planDedupe clusters vs per scope and returns the versions it superseded,
 // recording each in rep.
-func planDedupe(vs []*memory.Version, p DedupeParams, now time.Time, rep *DedupeReport) ([]*memory.Version, error) {
+func planDedupe(vs []*memory.Version, p DedupeParams, since, now time.Time, rep *DedupeReport) ([]*memory.Version, error) {
 	byScope := make(map[memory.Scope][]*dedupeFact)
 	var scopes []memory.Scope
 	for _, v := range vs {
-		if len(v.Embedding) == 0 {
-			continue // nothing to compare
+		if len(v.Embedding) == 0 || v.Type == memory.TypeSummary {
+			// Nothing to compare; or a session's summary, one per
+			// session by construction, never another's duplicate.
+			continue
 		}
 		vec, err := search.DecodeVector(v.Embedding)
 		if err != nil {
@@ -179,7 +210,7 @@ func planDedupe(vs []*memory.Version, p DedupeParams, now time.Time, rep *Dedupe
 		if _, ok := byScope[v.Scope]; !ok {
 			scopes = append(scopes, v.Scope)
 		}
-		byScope[v.Scope] = append(byScope[v.Scope], &dedupeFact{v: v, vec: vec, neg: negated(v.Content)})
+		byScope[v.Scope] = append(byScope[v.Scope], &dedupeFact{v: v, vec: vec, neg: negated(v.Content), fresh: v.UpdatedAt.After(since)})
 	}
 	var changed []*memory.Version
 	for _, sc := range scopes {
@@ -219,12 +250,17 @@ func planDedupe(vs []*memory.Version, p DedupeParams, now time.Time, rep *Dedupe
 }
 
 // dedupeEdges links every pair of facts at or above the threshold that do
-// not contradict each other; edges[i] lists j > i and j < i alike.
+// not contradict each other; edges[i] lists j > i and j < i alike. Pairs
+// of two facts that are not fresh were compared by an earlier complete
+// run and are skipped.
 func dedupeEdges(facts []*dedupeFact, threshold float64) [][]int {
 	edges := make([][]int, len(facts))
 	for i := range facts {
 		for j := i + 1; j < len(facts); j++ {
 			a, b := facts[i], facts[j]
+			if !a.fresh && !b.fresh {
+				continue
+			}
 			if a.vec.Dim != b.vec.Dim || float64(a.vec.Dot(b.vec)) < threshold || contradicts(a, b) {
 				continue
 			}

@@ -3,9 +3,12 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/internal/clock"
@@ -183,6 +186,43 @@ func TestDedupeReclustersLeftovers(t *testing.T) {
 	}
 	if again := lcDedupe(t, e, engine.DedupeParams{}); again.Superseded != 0 {
 		t.Fatalf("second run: %+v", again)
+	}
+}
+
+// TestDedupeIncremental: after a complete run, the next compares only
+// pairs with a fact written or touched since, and still merges a new
+// duplicate of an old fact, in any scope it was compared in; summaries are
+// never compared.
+func TestDedupeIncremental(t *testing.T) {
+	t.Parallel()
+	const A, B, C, E = "The user likes jazz.", "The user's favorite music is jazz.", "Jazz, the user likes.", "The user lives in Lisbon."
+	te := lcEmbedder{A: lcAt(1, false), B: lcAt(0.95, false), C: lcAt(0.96, false), E: {0, 0, 0, 0, 1, 0}}
+	e, clk, st := lcEngine(t, te)
+	a := lcFact(t, e, engine.RememberParams{Text: A, Key: "likes:jazz", Value: "jazz", Confidence: 0.9})
+	lcFact(t, e, engine.RememberParams{Text: E, Key: "lives_in", Value: "Lisbon"})
+	if rep := lcDedupe(t, e, engine.DedupeParams{}); rep.Superseded != 0 || rep.More {
+		t.Fatalf("first run: %+v", rep)
+	}
+	for i, text := range []string{B, C} {
+		clk.Advance(2 * time.Hour) // the old facts are behind the mark now
+		v := lcFact(t, e, engine.RememberParams{Text: text, Key: fmt.Sprintf("note:jazz_%d", i), Value: text, Confidence: 0.5})
+		rep := lcDedupe(t, e, engine.DedupeParams{})
+		if rep.Superseded != 1 || lcVersion(t, st, v.ID).SupersededBy != a.ID {
+			t.Fatalf("a new duplicate of an old fact (%q): %+v", text, rep)
+		}
+		if again := lcDedupe(t, e, engine.DedupeParams{}); again.Superseded != 0 {
+			t.Fatalf("run after %q: %+v", text, again)
+		}
+	}
+	// Two sessions' summaries alike in every word stay two summaries.
+	clk.Advance(2 * time.Hour)
+	const S = "The user talked about jazz."
+	te[S] = lcAt(1, false)
+	for _, id := range []string{"s-1", "s-2"} {
+		lcFact(t, e, engine.RememberParams{Text: S, Type: memory.TypeSummary, Subject: "session", Key: "summary:" + strings.ReplaceAll(id, "-", "_"), Value: S})
+	}
+	if rep := lcDedupe(t, e, engine.DedupeParams{}); rep.Superseded != 0 {
+		t.Fatalf("summaries merged: %+v", rep)
 	}
 }
 

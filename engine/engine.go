@@ -66,6 +66,10 @@ type Engine struct {
 	historyKeep     int           // see Config.HistoryKeep; 0: keep all
 	context         int           // see Config.Context; NoContext: none
 
+	// dedupeMarks: namespace → dedupeMark, how far Dedupe has compared
+	// (in this process: a restart compares everything once).
+	dedupeMarks sync.Map
+
 	mu  sync.Mutex
 	nss map[string]*nsState
 
