@@ -154,7 +154,7 @@ func commands() []*command {
 	return []*command{
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(), forgetCmd(),
 		feedbackCmd(), graphCmd(), proceduresCmd(), lifecycleCmd(), consolidateCmd(),
-		statsCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(), mcpCmd(),
+		statsCmd(), doctorCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(), mcpCmd(),
 		benchCmd(), versionCmd(),
 	}
 }

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+// Check outcomes of 'mnemon doctor'.
+const (
+	checkOK   = "ok"
+	checkWarn = "warn"
+	checkFail = "fail"
+)
+
+// minFreeDisk is the free space under which doctor warns: SQLite needs
+// room for the WAL and for a VACUUM's copy of the file.
+const minFreeDisk = 1 << 30
+
+// doctorCheck is one line of the report.
+type doctorCheck struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn, fail
+	Detail string `json:"detail"`
+}
+
+// doctorReport is what 'mnemon doctor --json' prints.
+type doctorReport struct {
+	Database string        `json:"database"`
+	Checks   []doctorCheck `json:"checks"`
+	Healthy  bool          `json:"healthy"` // no check failed
+}
+
+func doctorCmd() *command {
+	return &command{
+		name: "doctor", summary: "check the database and the engine: integrity, schema, disk, WAL, index, backlog",
+		help: `Checks what a running mnemon depends on and says what to do about anything wrong:
+
+  database   the file exists and opens (its schema is migrated to this mnemon's)
+  integrity  SQLite's integrity and foreign key checks pass
+  wal        the write-ahead log is below the size the checkpointer empties it at
+  disk       the file system has room for the WAL and a VACUUM's copy (1 GiB free or the file's size)
+  index      every namespace's search index loads (and how long it took)
+  backlog    episodes captured but not yet extracted (a server or 'mnemon worker' extracts them)
+
+Exit status 0 when nothing failed (warnings included), 1 when a check failed. A missing database
+is a warning, not a failure: the first write creates it. Nothing is written, except that opening
+an older database migrates its schema, as every command does.
+  mnemon doctor
+  mnemon doctor --db /var/lib/mnemon/mnemon.db --json`,
+		run: func(ctx context.Context, a *app, o *options, args []string) error {
+			if len(args) != 0 {
+				return usagef("doctor takes no arguments; got %q", strings.Join(args, " "))
+			}
+			rep := a.doctor(ctx)
+			if o.json {
+				if err := writeJSON(a.env.Stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				tw := tabwriter.NewWriter(a.env.Stdout, 0, 4, 2, ' ', 0)
+				for _, c := range rep.Checks {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Status, c.Name, c.Detail)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
+			if !rep.Healthy {
+				return &failure{msg: "doctor: a check failed (see above)", code: 1}
+			}
+			return nil
+		},
+	}
+}
+
+// doctor runs the checks in order; a check that makes the rest
+// meaningless (no file, a file that does not open) ends the report.
+func (a *app) doctor(ctx context.Context) *doctorReport {
+	abs, err := filepath.Abs(a.dbPath)
+	if err != nil {
+		abs = a.dbPath
+	}
+	rep := &doctorReport{Database: abs, Checks: []doctorCheck{}, Healthy: true}
+	add := func(name, status, format string, args ...any) {
+		rep.Checks = append(rep.Checks, doctorCheck{Name: name, Status: status, Detail: fmt.Sprintf(format, args...)})
+		if status == checkFail {
+			rep.Healthy = false
+		}
+	}
+	if a.dbPath == "" {
+		add("database", checkFail, "no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
+		return rep
+	}
+	fi, err := os.Stat(a.dbPath)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		add("database", checkWarn, "no database at %s yet: the first write creates it (mnemon remember, capture or import)", abs)
+		a.checkDisk(filepath.Dir(abs), 0, add)
+		return rep
+	case err != nil:
+		add("database", checkFail, "%s: %v", abs, err)
+		return rep
+	}
+	if err := a.openStore(ctx); err != nil {
+		add("database", checkFail, "%v", err)
+		return rep
+	}
+	add("database", checkOK, "%s (%s)", abs, sizeText(fi.Size()))
+
+	if err := a.store.IntegrityCheck(ctx); err != nil {
+		add("integrity", checkFail, "%v: restore from a backup or an export ('mnemon export' reads what is readable)", err)
+	} else {
+		add("integrity", checkOK, "integrity and foreign key checks pass")
+	}
+
+	wal := int64(0)
+	if wfi, err := os.Stat(a.dbPath + "-wal"); err == nil {
+		wal = wfi.Size()
+	}
+	const walLimit = 256 << 20 // sqlite.Options.WALLimit's default
+	if wal > walLimit {
+		add("wal", checkWarn, "%s, above the %s at which the checkpointer empties it: a reader holding a snapshot open keeps it growing; restart long-lived readers", sizeText(wal), sizeText(walLimit))
+	} else {
+		add("wal", checkOK, "%s", sizeText(wal))
+	}
+	a.checkDisk(filepath.Dir(abs), fi.Size()+wal, add)
+
+	if err := a.open(ctx); err != nil {
+		add("index", checkFail, "%v", err)
+		return rep
+	}
+	began := time.Now()
+	if err := a.engine.Warm(ctx); err != nil {
+		add("index", checkFail, "loading the search index: %v", err)
+		return rep
+	}
+	sizes := a.engine.IndexSizes()
+	names := make([]string, 0, len(sizes))
+	total := 0
+	for ns, n := range sizes {
+		names = append(names, ns)
+		total += n
+	}
+	sort.Strings(names)
+	add("index", checkOK, "%s, %s indexed, loaded in %s", plural(len(names), "namespace", "namespaces"),
+		plural(total, "memory item", "memory items"), time.Since(began).Round(time.Millisecond))
+
+	backlogs, err := a.engine.ExtractionBacklogs(ctx)
+	switch {
+	case err != nil:
+		add("backlog", checkFail, "%v", err)
+	case len(backlogs) == 0:
+		add("backlog", checkOK, "no episode awaits extraction")
+	default:
+		var parts []string
+		for _, ns := range sortedKeys(backlogs) {
+			parts = append(parts, fmt.Sprintf("%s %d", ns, backlogs[ns]))
+		}
+		add("backlog", checkWarn, "episodes awaiting extraction (%s): run 'mnemon serve' or 'mnemon worker' to extract them; 'mnemon jobs' lists failed jobs", strings.Join(parts, ", "))
+	}
+	return rep
+}
+
+// checkDisk warns when the directory's file system is short of room.
+func (a *app) checkDisk(dir string, used int64, add func(name, status, format string, args ...any)) {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(dir, &fs); err != nil {
+		add("disk", checkWarn, "free space of %s unknown: %v", dir, err)
+		return
+	}
+	free := int64(fs.Bavail) * int64(fs.Bsize)
+	if need := max(int64(minFreeDisk), used); free < need {
+		add("disk", checkWarn, "%s free in %s, under %s: writes fail when it runs out; free space or move the file", sizeText(free), dir, sizeText(need))
+		return
+	}
+	add("disk", checkOK, "%s free in %s", sizeText(free), dir)
+}
+
+// sizeText spells a byte count in binary units.
+func sizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, suffix := float64(n), "KMGTPE"
+	i := -1
+	for v >= unit && i < len(suffix)-1 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", v, suffix[i])
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
