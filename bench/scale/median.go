@@ -77,6 +77,7 @@ func medResources[P any](ps []P, get func(P) Resources) Resources {
 	return Resources{
 		DBBytes:       m(func(r Resources) int64 { return r.DBBytes }),
 		WALBytes:      m(func(r Resources) int64 { return r.WALBytes }),
+		DataBytes:     m(func(r Resources) int64 { return r.DataBytes }),
 		RSSBytes:      m(func(r Resources) int64 { return r.RSSBytes }),
 		RSSPeakBytes:  m(func(r Resources) int64 { return r.RSSPeakBytes }),
 		HeapLiveBytes: m(func(r Resources) int64 { return r.HeapLiveBytes }),

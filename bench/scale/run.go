@@ -39,6 +39,9 @@ type Options struct {
 	Runs     int       // whole runs, reported as per-point medians; default 1
 	Dir      string    // where the databases go (required)
 	Open     Opener    // required
+	// DataBytes measures what the database at path holds (pages in use;
+	// see Resources.DataBytes); nil leaves it unmeasured.
+	DataBytes func(ctx context.Context, path string) (int64, error)
 	Progress io.Writer // nil: no progress
 }
 
@@ -53,6 +56,11 @@ type Latency struct {
 type Resources struct {
 	DBBytes  int64 `json:"db_bytes"`
 	WALBytes int64 `json:"wal_bytes"`
+	// DataBytes is what the database holds: its pages in use, read
+	// through the WAL (0: not measured). The files' sizes are high-water
+	// marks: the WAL's until the checkpointer empties it, the database's
+	// because pages freed by purges are reused, never returned.
+	DataBytes int64 `json:"data_bytes,omitempty"`
 	// RSSBytes is the process's resident set now (VmRSS); RSSPeakBytes its
 	// peak so far (VmHWM), which only grows, so a point's peak may be an
 	// earlier, larger phase's. Both read /proc/self/status: 0 elsewhere.
@@ -65,6 +73,15 @@ type Resources struct {
 
 // StorageBytes is the database file plus its write-ahead log.
 func (r Resources) StorageBytes() int64 { return r.DBBytes + r.WALBytes }
+
+// HeldBytes is what the storage target judges: the data the database
+// holds when measured, else its files.
+func (r Resources) HeldBytes() int64 {
+	if r.DataBytes > 0 {
+		return r.DataBytes
+	}
+	return r.StorageBytes()
+}
 
 // SizePoint is one size of the one-namespace arm.
 type SizePoint struct {
@@ -279,7 +296,9 @@ func runSizes(ctx context.Context, o Options) ([]SizePoint, error) {
 		if p.Retrieve, err = retrieve(ctx, eng, queries, o.Progress, fmt.Sprintf("retrieve at %s", human(size))); err != nil {
 			return nil, err
 		}
-		p.Resources = resources(path)
+		if p.Resources, err = o.resources(ctx, path); err != nil {
+			return nil, err
+		}
 		out = append(out, p)
 	}
 	return out, nil
@@ -357,7 +376,9 @@ func runSessions(ctx context.Context, o Options, a sessionArm) ([]SessionPoint, 
 		if p.Retrieve, err = retrieve(ctx, eng, queries, o.Progress, fmt.Sprintf("retrieve at %d sessions", n)); err != nil {
 			return nil, err
 		}
-		p.Resources = resources(path)
+		if p.Resources, err = o.resources(ctx, path); err != nil {
+			return nil, err
+		}
 		out = append(out, p)
 	}
 	return out, nil
@@ -386,6 +407,18 @@ func retrieve(ctx context.Context, eng *engine.Engine, queries []string, w io.Wr
 	eng.FlushTraces()
 	ms := bench.Millis(lat)
 	return Latency{P50: bench.Percentile(ms, 50), P95: bench.Percentile(ms, 95), P99: bench.Percentile(ms, 99)}, nil
+}
+
+func (o Options) resources(ctx context.Context, path string) (Resources, error) {
+	r := resources(path)
+	if o.DataBytes != nil {
+		n, err := o.DataBytes(ctx, path)
+		if err != nil {
+			return r, fmt.Errorf("scale: %w", err)
+		}
+		r.DataBytes = n
+	}
+	return r, nil
 }
 
 func resources(path string) Resources {

@@ -183,7 +183,7 @@ func TestRunMedians(t *testing.T) {
 // together: sizes grown as asked, both session arms measured, and a plot
 // per curve.
 func TestRun(t *testing.T) {
-	rep, err := Run(context.Background(), Options{Sizes: []int{100, 400}, Sessions: []int{2, 4}, Turns: 4, Queries: 20, Seed: 1, Batch: 64, Dir: t.TempDir(), Open: testOpen})
+	rep, err := Run(context.Background(), Options{Sizes: []int{100, 400}, Sessions: []int{2, 4}, Turns: 4, Queries: 20, Seed: 1, Batch: 64, Dir: t.TempDir(), Open: testOpen, DataBytes: sqlite.DataBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,14 +196,23 @@ func TestRun(t *testing.T) {
 	if a := rep.Sessions[1]; !a.Available || len(a.Points) != 2 || a.Points[1].Turns != 16 || a.Note != "" {
 		t.Fatalf("consolidation arm: %+v", a)
 	}
+	// The data held is measured, grows with what is stored, and is what
+	// the files hold at most (the WAL's and the file's high-water marks
+	// are not data).
+	for _, a := range rep.Sessions {
+		p0, p1 := a.Points[0], a.Points[1]
+		if p0.DataBytes <= 0 || p1.DataBytes <= p0.DataBytes || p1.DataBytes > p1.StorageBytes() || p1.HeldBytes() != p1.DataBytes {
+			t.Fatalf("%s: data held %d then %d (files %d)", a.Name, p0.DataBytes, p1.DataBytes, p1.StorageBytes())
+		}
+	}
 	if st := rep.Targets[len(rep.Targets)-1]; st.Status != "not measured" {
 		t.Fatalf("storage target at toy sizes: %+v", st)
 	}
 	if n := len(rep.Plots()); n != 4 {
 		t.Fatalf("%d plots", n)
 	}
-	if series := rep.Plots()["scale-storage-sessions.svg"].Series; len(series) != 4 {
-		t.Fatalf("the sessions plot has %d series, want db and db + WAL for both arms", len(series))
+	if series := rep.Plots()["scale-storage-sessions.svg"].Series; len(series) != 6 {
+		t.Fatalf("the sessions plot has %d series, want db, db + WAL and data held for both arms", len(series))
 	}
 	for name, p := range rep.Plots() {
 		if err := WriteSVG(io.Discard, p); err != nil {
@@ -212,7 +221,32 @@ func TestRun(t *testing.T) {
 	}
 	var md bytes.Buffer
 	rep.Markdown(&md)
-	if !strings.Contains(md.String(), "with consolidation") {
+	if !strings.Contains(md.String(), "with consolidation") || !strings.Contains(md.String(), "| data held |") {
 		t.Fatalf("markdown:\n%s", md.String())
+	}
+}
+
+// TestStorageTarget: the storage target is judged on the data held when it
+// was measured (files' high-water marks are not growth), else on the
+// files, and says which.
+func TestStorageTarget(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		at200, at1k Resources
+		status      string
+		says        string
+	}{
+		{"data held, flat", Resources{DBBytes: 10 << 20, WALBytes: 90 << 20, DataBytes: 10 << 20}, Resources{DBBytes: 12 << 20, WALBytes: 1 << 20, DataBytes: 10.5 * (1 << 20)}, "met", "+5.0 % (data held"},
+		{"data held, growing", Resources{DataBytes: 10 << 20}, Resources{DataBytes: 20 << 20}, "missed", "+100.0 % (data held"},
+		{"files only", Resources{DBBytes: 10 << 20}, Resources{DBBytes: 11 << 20}, "met", "+10.0 % (database + WAL"},
+	} {
+		rep := &Report{Sessions: []SessionArm{{Name: "with consolidation", Available: true, Points: []SessionPoint{
+			{Sessions: 200, Resources: tc.at200}, {Sessions: 1000, Resources: tc.at1k},
+		}}}}
+		rep.ScoreTargets()
+		st := rep.Targets[len(rep.Targets)-1]
+		if st.Status != tc.status || !strings.Contains(st.Measured, tc.says) {
+			t.Errorf("%s: %+v", tc.name, st)
+		}
 	}
 }

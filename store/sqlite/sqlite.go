@@ -536,3 +536,26 @@ func (s *Store) ScanEpisodes(ctx context.Context, p memory.ScanParams, fn func(*
 func (s *Store) Stats(ctx context.Context, p memory.StatsParams) (*memory.Stats, error) {
 	return s.read.Stats(ctx, p)
 }
+
+// DataBytes is the size of what the database at path holds: its pages in
+// use (page_count less the free list) times the page size, read through
+// the write-ahead log, so neither the log's high-water mark nor pages
+// freed by deletes and not yet reused count. It opens a connection of its
+// own and may be called while a Store has the file open.
+func DataBytes(ctx context.Context, path string) (int64, error) {
+	db, err := sql.Open("sqlite", dsn(path, Options{Synchronous: "NORMAL"}, true))
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: data size: %w", err)
+	}
+	defer db.Close()
+	var pages, free, size int64
+	for _, q := range []struct {
+		pragma string
+		into   *int64
+	}{{"page_count", &pages}, {"freelist_count", &free}, {"page_size", &size}} {
+		if err := db.QueryRowContext(ctx, "PRAGMA "+q.pragma).Scan(q.into); err != nil {
+			return 0, fmt.Errorf("sqlite: data size: %s: %w", q.pragma, mapErr(err))
+		}
+	}
+	return (pages - free) * size, nil
+}

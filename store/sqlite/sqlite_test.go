@@ -445,3 +445,36 @@ func TestWALTruncatedPastLimit(t *testing.T) {
 		t.Fatalf("after the truncation: %+v, %v; want %d episodes", st, err, 20*n)
 	}
 }
+
+// TestDataBytes: the data a database holds is read through the WAL while
+// a Store has it open (the writes are not checkpointed yet) and grows with
+// what is written; a missing file is an error, not an empty database.
+func TestDataBytes(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "data.db")
+	st, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	empty, err := sqlite.DataBytes(ctx, path)
+	if err != nil || empty <= 0 {
+		t.Fatalf("empty database: %d %v", empty, err)
+	}
+	big := strings.Repeat("lorem ipsum ", 2000)
+	var eps []*memory.Episode
+	for i := range 50 {
+		eps = append(eps, &memory.Episode{ID: fmt.Sprintf("e-%d", i), Namespace: "ns", Kind: memory.EpisodeUserMessage,
+			Content: big, ContentHash: fmt.Sprintf("h-%d", i), OccurredAt: time.Unix(int64(i), 0).UTC(), RecordedAt: time.Unix(int64(i), 0).UTC()})
+	}
+	if err := st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "ns", Episodes: eps}); err != nil {
+		t.Fatal(err)
+	}
+	full, err := sqlite.DataBytes(ctx, path)
+	if err != nil || full < empty+50*int64(len(big)) {
+		t.Fatalf("after %d bytes of episodes: %d (empty %d) %v", 50*len(big), full, empty, err)
+	}
+	if _, err := sqlite.DataBytes(ctx, filepath.Join(t.TempDir(), "missing", "x.db")); err == nil {
+		t.Error("a missing database measured")
+	}
+}
