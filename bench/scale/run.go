@@ -35,14 +35,14 @@ type Options struct {
 	Turns    int   // turns per session; default 20
 	Queries  int   // timed retrievals per point; default 500
 	Seed     uint64
-	Batch    int       // statements per RememberBatch; default 1000
-	Runs     int       // whole runs, reported as per-point medians; default 1
-	Dir      string    // where the databases go (required)
-	Open     Opener    // required
+	Batch    int    // statements per RememberBatch; default 1000
+	Runs     int    // whole runs, reported as per-point medians; default 1
+	Dir      string // where the databases go (required)
+	Open     Opener // required
 	// DataBytes measures what the database at path holds (pages in use;
 	// see Resources.DataBytes); nil leaves it unmeasured.
 	DataBytes func(ctx context.Context, path string) (int64, error)
-	Progress io.Writer // nil: no progress
+	Progress  io.Writer // nil: no progress
 }
 
 // Latency is a retrieval latency distribution in milliseconds.
