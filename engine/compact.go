@@ -22,6 +22,9 @@ const DefaultHistoryKeep = 32
 // historyBatch bounds the memories whose history one Compact prunes.
 const historyBatch = 200
 
+// traceBatch bounds the traces one Compact deletes.
+const traceBatch = 5000
+
 // CompactReport says what one compaction of a namespace removed.
 type CompactReport struct {
 	// ChangesPruned is the number of change log entries deleted: writes
@@ -30,8 +33,11 @@ type CompactReport struct {
 	// VersionsPruned are the superseded versions deleted beyond the
 	// newest Config.HistoryKeep of their memory.
 	VersionsPruned []string `json:"versions_pruned"`
-	// More: this run pruned history, which it does for at most a bounded
-	// number of memories; another run may find more.
+	// TracesPruned is the number of retrieval traces deleted: older than
+	// Config.TraceKeep.
+	TracesPruned int `json:"traces_pruned"`
+	// More: this run pruned history or traces, each bounded per run;
+	// another run may find more.
 	More bool `json:"more"`
 }
 
@@ -39,9 +45,11 @@ type CompactReport struct {
 // follows what the memory holds rather than how long it has run:
 // superseded versions beyond the newest Config.HistoryKeep of each memory
 // (a slot restated and changed every day otherwise grows without end),
-// then change log entries older than Config.ChangeLogKeep (the one record
-// that grows with every write). Running it twice changes nothing the
-// second time.
+// retrieval traces older than Config.TraceKeep (about 20 KiB each, one per
+// retrieval: the largest record of an agent that recalls every turn), then
+// change log entries older than Config.ChangeLogKeep (the one record that
+// grows with every write). Running it twice changes nothing the second
+// time.
 func (e *Engine) Compact(ctx context.Context, ns string) (*CompactReport, error) {
 	ns, err := checkNamespace(ns)
 	if err != nil {
@@ -53,6 +61,15 @@ func (e *Engine) Compact(ctx context.Context, ns string) (*CompactReport, error)
 			return nil, fmt.Errorf("compact %s: %w", ns, err)
 		}
 	}
+	// Traces first flushed, so none still queued is older than the cutoff
+	// and written after the prune.
+	e.traces.Flush()
+	traces, err := e.store.PruneTraces(ctx, memory.PruneTracesParams{Namespace: ns, Before: e.clock.Now().Add(-e.traceKeep), Limit: traceBatch})
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: %w", ns, err)
+	}
+	rep.TracesPruned = traces
+	rep.More = rep.More || traces == traceBatch
 	n, err := e.store.PruneChanges(ctx, memory.PruneChangesParams{Namespace: ns, Before: e.clock.Now().Add(-e.changeLogKeep)})
 	if err != nil {
 		return nil, fmt.Errorf("compact %s: %w", ns, err)

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -100,5 +101,30 @@ func TestCompactBoundsHistory(t *testing.T) {
 	}
 	if n := len(factByKey(t, keepAll, "ns", "lives_in", true)); n != 6 {
 		t.Errorf("HistoryKeep -1: %d versions, want 6", n)
+	}
+}
+
+// TestCompactPrunesOldTraces: traces older than the keep window (by
+// default the consolidation's access horizon, a year) go; a newer one
+// stays; a second run deletes nothing.
+func TestCompactPrunesOldTraces(t *testing.T) {
+	ctx := context.Background()
+	e, clk, _ := newEngine(t)
+	remember(t, e, "ns", "I live in Lisbon.", clk.Now())
+	old := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "where does the user live"})
+	clk.Advance(400 * 24 * time.Hour)
+	recent := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "where does the user live"})
+	rep, err := e.Compact(ctx, "ns")
+	if err != nil || rep.TracesPruned != 1 {
+		t.Fatalf("compaction: %+v %v", rep, err)
+	}
+	if _, err := e.Trace(ctx, "ns", old.RetrievalID); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("the year-old trace: %v, want not found", err)
+	}
+	if _, err := e.Trace(ctx, "ns", recent.RetrievalID); err != nil {
+		t.Errorf("the recent trace: %v", err)
+	}
+	if again, err := e.Compact(ctx, "ns"); err != nil || again.TracesPruned != 0 {
+		t.Fatalf("second compaction: %+v %v", again, err)
 	}
 }

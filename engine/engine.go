@@ -43,6 +43,11 @@ type Config struct {
 	// HistoryKeep is how many superseded versions Compact keeps per memory
 	// (0: DefaultHistoryKeep; negative: all of them).
 	HistoryKeep int
+	// TraceKeep is how long Compact keeps retrieval traces (0: the
+	// consolidation's AccessHorizon, a year by default, since retention
+	// counts the accesses traces record). Feedback and explain name a
+	// retrieval by its trace: after this, they answer not found.
+	TraceKeep time.Duration
 	// Context is the neighbouring turns a retrieval shows with each packed
 	// episode when it does not say (0: DefaultContext; NoContext: none).
 	Context int
@@ -65,6 +70,7 @@ type Engine struct {
 	changeLogKeep   time.Duration // see Config.ChangeLogKeep
 	historyKeep     int           // see Config.HistoryKeep; 0: keep all
 	context         int           // see Config.Context; NoContext: none
+	traceKeep       time.Duration // see Config.TraceKeep
 
 	// dedupeMarks: namespace → dedupeMark, how far Dedupe has compared
 	// (in this process: a restart compares everything once).
@@ -107,6 +113,10 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if e.changeLogKeep <= 0 {
 		e.changeLogKeep = DefaultChangeLogKeep
+	}
+	e.traceKeep = cfg.TraceKeep
+	if e.traceKeep <= 0 {
+		e.traceKeep = e.consolidation.AccessHorizon
 	}
 	switch {
 	case cfg.Context == 0:

@@ -70,6 +70,10 @@ type Executor interface {
 	CreateTrace(ctx context.Context, t *Trace) error
 	GetTrace(ctx context.Context, p GetParams) (*Trace, error)
 	ListTraces(ctx context.Context, p ListTracesParams) ([]*Trace, error)
+	// PruneTraces deletes at most p.Limit of the namespace's traces
+	// created before p.Before, oldest first, and returns how many it
+	// deleted.
+	PruneTraces(ctx context.Context, p PruneTracesParams) (int, error)
 
 	// ScanMemories and ScanEpisodes walk a namespace in id order (export).
 	ScanMemories(ctx context.Context, p ScanParams, fn func(*Memory) error) error
@@ -231,6 +235,13 @@ type ListAdmissionsParams struct {
 	MemoryID  string
 	EpisodeID string
 	Limit     int // 0 means no limit
+}
+
+// PruneTracesParams bounds a prune of retrieval traces.
+type PruneTracesParams struct {
+	Namespace string
+	Before    time.Time
+	Limit     int // at least 1
 }
 
 // ListTracesParams lists a namespace's retrieval traces, newest first.

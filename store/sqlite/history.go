@@ -101,3 +101,37 @@ func (s *Store) PruneHistory(ctx context.Context, p memory.PruneHistoryParams) (
 	})
 	return out, err
 }
+
+// The oldest traces first, by traces_by_time; bounded per call.
+const qPruneTraces = `DELETE FROM traces WHERE namespace = ? AND id IN (
+	SELECT id FROM traces WHERE namespace = ? AND created_at < ?
+	ORDER BY created_at, id LIMIT ?)`
+
+func (e *executor) PruneTraces(ctx context.Context, p memory.PruneTracesParams) (int, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return 0, fmt.Errorf("sqlite: prune traces: %w", err)
+	}
+	if p.Before.IsZero() || p.Limit < 1 {
+		return 0, fmt.Errorf("sqlite: prune traces: %w", memory.Invalidf("a cutoff and a limit of at least 1 are required"))
+	}
+	var c encoder
+	before := c.time("before", p.Before)
+	if c.err != nil {
+		return 0, fmt.Errorf("sqlite: prune traces: %w", c.err)
+	}
+	res, err := e.exec(ctx, qPruneTraces, p.Namespace, p.Namespace, before, p.Limit)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: prune traces: %w", mapErr(err))
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+func (s *Store) PruneTraces(ctx context.Context, p memory.PruneTracesParams) (int, error) {
+	var n int
+	err := s.write(ctx, func(e *executor) (err error) {
+		n, err = e.PruneTraces(ctx, p)
+		return err
+	})
+	return n, err
+}

@@ -88,8 +88,52 @@ func (s suite) history(t *testing.T) {
 		wantSet(t, "second batch", second, []string{"m-2-v1", "m-2-v2"})
 	})
 
+	t.Run("PruneTraces", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			for i, id := range []string{"t-1", "t-2", "t-3", "t-4"} {
+				must(t, st.CreateTrace(ctx, newTrace(ns, id, at(i+1))))
+			}
+			must(t, st.CreateTrace(ctx, newTrace("other", "t-1", at(1))))
+			prune := func(before, limit int) int {
+				t.Helper()
+				var n int
+				must(t, m.do(ctx, st, func(ex memory.Executor) (err error) {
+					n, err = ex.PruneTraces(ctx, memory.PruneTracesParams{Namespace: ns, Before: at(before), Limit: limit})
+					return err
+				}))
+				return n
+			}
+			if n := prune(4, 1); n != 1 { // the oldest first, one at a time
+				t.Errorf("pruned %d with limit 1", n)
+			}
+			left, err := st.ListTraces(ctx, memory.ListTracesParams{Namespace: ns})
+			must(t, err)
+			wantSet(t, "traces after one", ids(left, func(tr *memory.Trace) string { return tr.ID }), []string{"t-2", "t-3", "t-4"})
+			if n := prune(4, 10); n != 2 {
+				t.Errorf("pruned %d before day 4, want 2", n)
+			}
+			if n := prune(4, 10); n != 0 {
+				t.Errorf("second prune deleted %d", n)
+			}
+			left, err = st.ListTraces(ctx, memory.ListTracesParams{Namespace: ns})
+			must(t, err)
+			wantSet(t, "traces left", ids(left, func(tr *memory.Trace) string { return tr.ID }), []string{"t-4"})
+			if _, err := st.GetTrace(ctx, memory.GetParams{Namespace: "other", ID: "t-1"}); err != nil {
+				t.Errorf("the other namespace's trace: %v", err)
+			}
+		})
+	})
+
 	t.Run("InvalidInput", func(t *testing.T) {
 		ctx, st := s.fresh(t)
+		for _, p := range []memory.PruneTracesParams{
+			{Namespace: "Bad Namespace!", Before: at(1), Limit: 1},
+			{Namespace: ns, Limit: 1},
+			{Namespace: ns, Before: at(1)},
+		} {
+			_, err := st.PruneTraces(ctx, p)
+			wantErr(t, fmt.Sprintf("prune traces %+v", p), err, memory.ErrInvalid)
+		}
 		for _, p := range []memory.PruneHistoryParams{
 			{Namespace: "Bad Namespace!", Keep: 1, Limit: 1, Now: at(1)},
 			{Namespace: ns, Keep: 0, Limit: 1, Now: at(1)},
