@@ -1169,6 +1169,7 @@ func exportCounts(s *engine.ExportStats) string {
 		{s.SessionSummaries, "session summary", "session summaries"},
 		{s.EpisodeStubs, "episode stub", "episode stubs"},
 		{s.ProcedureUses, "procedure use", "procedure uses"},
+		{s.Extracted, "pending episode extracted", "pending episodes extracted"},
 	} {
 		if c.n > 0 {
 			parts = append(parts, plural(c.n, c.one, c.many))

@@ -345,6 +345,9 @@ type ImportResponse struct {
 	SessionSummaries int `json:"session_summaries"` // consolidation records of summarised sessions
 	EpisodeStubs     int `json:"episode_stubs"`     // consolidation records of summarised episodes not purged
 	ProcedureUses    int `json:"procedure_uses"`
+	// Extracted counts episodes that arrived unextracted (exported while
+	// waiting for extraction) and were extracted by the import.
+	Extracted int `json:"extracted,omitempty"`
 }
 
 // Health is the body of /healthz and /readyz.

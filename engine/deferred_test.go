@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -352,5 +353,47 @@ func TestExtractInChunks(t *testing.T) {
 	}
 	if again.Extracted != 0 || again.Skipped != 0 {
 		t.Fatalf("retry = %d extracted, %d skipped", again.Extracted, again.Skipped)
+	}
+}
+
+// TestImportExtractsPendingEpisodes: episodes exported while still waiting
+// for extraction are extracted by the import, once, and an import of an
+// export with nothing pending extracts nothing.
+func TestImportExtractsPendingEpisodes(t *testing.T) {
+	ctx := context.Background()
+	src, clk, _ := newEngine(t)
+	remember(t, src, "ns", "My favorite editor is Vim.", clk.Now())
+	q := &queue{}
+	if _, err := src.CaptureDeferred(ctx, engine.CaptureParams{Namespace: "ns", Events: []engine.Event{
+		{Kind: memory.EpisodeUserMessage, Content: "I live in Lisbon.", OccurredAt: clk.Now(), Speaker: "user"},
+		{Kind: memory.EpisodeUserMessage, Content: "I work at Acme.", OccurredAt: clk.Now().Add(time.Second), Speaker: "user"},
+	}}, q.enqueue); err != nil {
+		t.Fatal(err)
+	}
+	var dump bytes.Buffer
+	if _, err := src.Export(ctx, "ns", &dump); err != nil {
+		t.Fatal(err)
+	}
+	dst, _, _ := newEngine(t)
+	stats, err := dst.Import(ctx, "copy", bytes.NewReader(dump.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Extracted != 2 {
+		t.Fatalf("import extracted %d episodes, want the 2 pending", stats.Extracted)
+	}
+	for key, want := range map[string]string{"lives_in": "Lisbon", "works_at": "Acme", "prefers:editor": "Vim"} {
+		if vs := factByKey(t, dst, "copy", key, false); len(vs) != 1 || vs[0].Value != want {
+			t.Errorf("%s in the copy: %+v", key, vs)
+		}
+	}
+	// The copy, exported again, has nothing pending.
+	var again bytes.Buffer
+	if _, err := dst.Export(ctx, "copy", &again); err != nil {
+		t.Fatal(err)
+	}
+	third, _, _ := newEngine(t)
+	if stats, err := third.Import(ctx, "ns", &again); err != nil || stats.Extracted != 0 {
+		t.Fatalf("import of an extracted namespace: %+v %v", stats, err)
 	}
 }

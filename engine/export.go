@@ -61,6 +61,9 @@ type ExportStats struct {
 	SessionSummaries int `json:"session_summaries"` // consolidation records of summarised sessions
 	EpisodeStubs     int `json:"episode_stubs"`     // consolidation records of summarised episodes not purged
 	ProcedureUses    int `json:"procedure_uses"`
+	// Extracted counts episodes an import found unextracted (exported
+	// while waiting in a backlog) and extracted after committing.
+	Extracted int `json:"extracted,omitempty"`
 }
 
 // Export writes a namespace as JSON lines: every memory, version (with its
@@ -185,10 +188,49 @@ func (e *Engine) exportLearning(ctx context.Context, ns string, enc *json.Encode
 
 // Import reads an export into namespace ns (whatever namespace it was
 // exported from) in one transaction: a bad line leaves nothing written.
+// Episodes that were exported before their extraction ran (captured, still
+// in a backlog) are extracted once the import has committed, so nothing
+// captured is left unread; Stats.Extracted counts them.
 func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportStats, error) {
+	stats, pending, err := e.importLocked(ctx, ns, r)
+	if err != nil {
+		return nil, err
+	}
+	ns, _ = checkNamespace(ns) // valid: the import went through
+	for start := 0; start < len(pending); start += MaxEvents {
+		res, err := e.Extract(ctx, ExtractJob{Namespace: ns, EpisodeIDs: pending[start:min(start+MaxEvents, len(pending))]})
+		if err != nil {
+			return stats, fmt.Errorf("import: committed; extracting the %d episodes that arrived unextracted: %w", len(pending), err)
+		}
+		stats.Extracted += res.Extracted
+	}
+	return stats, nil
+}
+
+// unextracted returns the ids of the episodes with text that no
+// extraction has read: every extraction leaves an admission of the episode
+// itself (extractor "episode", no operation); a purged episode has neither
+// text nor admissions and is not waiting for anything.
+func unextracted(eps []*memory.Episode, adms []*memory.Admission) []string {
+	done := make(map[string]bool, len(adms))
+	for _, a := range adms {
+		if a.Extractor == "episode" && a.Operation == "" {
+			done[a.EpisodeID] = true
+		}
+	}
+	var out []string
+	for _, ep := range eps {
+		if ep.Content != "" && !done[ep.ID] {
+			out = append(out, ep.ID)
+		}
+	}
+	return out
+}
+
+func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*ExportStats, []string, error) {
 	ns, err := checkNamespace(ns)
 	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
+		return nil, nil, fmt.Errorf("import: %w", err)
 	}
 	var (
 		mems  []*memory.Memory
@@ -209,12 +251,12 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 		}
 		var rec Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, fmt.Errorf("import: line %d: %w", lineNo, memory.Invalidf("not a JSON record: %s", recordError(err)))
+			return nil, nil, fmt.Errorf("import: line %d: %w", lineNo, memory.Invalidf("not a JSON record: %s", recordError(err)))
 		}
 		switch {
 		case rec.Record == "header":
 			if rec.Format > ExportFormat {
-				return nil, fmt.Errorf("import: %w", memory.Invalidf("export format %d is newer than this mnemon reads (%d)", rec.Format, ExportFormat))
+				return nil, nil, fmt.Errorf("import: %w", memory.Invalidf("export format %d is newer than this mnemon reads (%d)", rec.Format, ExportFormat))
 			}
 		case rec.Record == "memory" && rec.Memory != nil:
 			rec.Memory.Namespace = ns
@@ -234,15 +276,15 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 		default:
 			ok, err := learn.add(ns, &rec)
 			if !ok {
-				return nil, fmt.Errorf("import: line %d: %w", lineNo, memory.Invalidf("unknown or empty record %q", rec.Record))
+				return nil, nil, fmt.Errorf("import: line %d: %w", lineNo, memory.Invalidf("unknown or empty record %q", rec.Record))
 			}
 			if err != nil {
-				return nil, fmt.Errorf("import: line %d: %w", lineNo, err)
+				return nil, nil, fmt.Errorf("import: line %d: %w", lineNo, err)
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("import: line %d: %w", lineNo+1, err)
+		return nil, nil, fmt.Errorf("import: line %d: %w", lineNo+1, err)
 	}
 	// Every version must decode before anything is written: a version the
 	// index cannot read would leave the namespace unloadable.
@@ -250,21 +292,21 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 	for i, v := range vers {
 		doc, err := e.docOf(v)
 		if err != nil {
-			return nil, fmt.Errorf("import: version %s: %w", v.ID, memory.Invalidf("unreadable embedding: %v", err))
+			return nil, nil, fmt.Errorf("import: version %s: %w", v.ID, memory.Invalidf("unreadable embedding: %v", err))
 		}
 		docs[i] = doc
 	}
 	st, unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
+		return nil, nil, fmt.Errorf("import: %w", err)
 	}
 	defer unlock()
 	// An export is a namespace's whole history; merging two histories is
 	// not an import, so the target must be empty.
 	if have, err := e.store.Stats(ctx, memory.StatsParams{Namespace: ns}); err != nil {
-		return nil, fmt.Errorf("import: %w", err)
+		return nil, nil, fmt.Errorf("import: %w", err)
 	} else if have.Episodes > 0 || have.Memories > 0 {
-		return nil, fmt.Errorf("import: %w: namespace %q already holds %d memories and %d episodes; import into an empty namespace (--namespace NEW)", memory.ErrConflict, ns, have.Memories, have.Episodes)
+		return nil, nil, fmt.Errorf("import: %w: namespace %q already holds %d memories and %d episodes; import into an empty namespace (--namespace NEW)", memory.ErrConflict, ns, have.Memories, have.Episodes)
 	}
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
 		for _, m := range mems {
@@ -295,7 +337,7 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 		return learn.write(ctx, tx, ns)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("import: %w", err)
+		return nil, nil, fmt.Errorf("import: %w", err)
 	}
 	for i, v := range vers {
 		st.put(v, docs[i], e.analyzer)
@@ -304,7 +346,7 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 	stats = ExportStats{Memories: len(mems), Versions: len(vers), Episodes: len(eps), Admissions: len(adms), Traces: len(trs),
 		Feedback: len(learn.feedback), SessionSummaries: len(learn.summaries), EpisodeStubs: len(learn.stubs),
 		ProcedureUses: len(learn.uses)}
-	return &stats, nil
+	return &stats, unextracted(eps, adms), nil
 }
 
 // learningState is the learning state an import read: checked record by

@@ -102,6 +102,7 @@ export interface ExportStats {
   admissions: number;
   episode_stubs: number;
   episodes: number;
+  extracted?: number;
   feedback: number;
   memories: number;
   procedure_uses: number;
