@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -180,4 +181,48 @@ func e2eMustKey(t *testing.T, f *e2eFixture, ns string, role memory.Role) string
 	t.Helper()
 	raw, _ := f.e2eKey(t, ns, role)
 	return raw
+}
+
+// TestImportConflictDetail: an import whose rows collide in the store
+// (two feedback rows for the same judgement) is a 409 that names the row
+// but none of the database's text, and writes nothing.
+func TestImportConflictDetail(t *testing.T) {
+	f := e2eOpen(t, e2eOptions{})
+	f.e2eRemember(t, map[string]any{"text": "I live in Lisbon."})
+	ret := f.e2eRetrieve(t, "where does the user live?")
+	e2eJSON(t, f.e2eDo(t, "POST", "/v1/retrievals/"+ret.RetrievalID+"/feedback", map[string]any{"outcome": "helpful"}), http.StatusOK, nil)
+	exp := f.e2eDo(t, "GET", "/v1/export", nil)
+	if exp.status != http.StatusOK {
+		t.Fatalf("export: %d %s", exp.status, exp.body)
+	}
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(string(exp.body)), "\n") {
+		lines = append(lines, line)
+		if strings.Contains(line, `"record":"feedback"`) {
+			// The same judgement again under another id.
+			var rec struct {
+				Feedback map[string]any `json:"feedback"`
+			}
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.Feedback["id"] = fmt.Sprintf("fb_twin%d", len(lines))
+			twin, _ := json.Marshal(map[string]any{"record": "feedback", "feedback": rec.Feedback})
+			lines = append(lines, string(twin))
+		}
+	}
+	r := f.e2eDo(t, "POST", "/v1/import", strings.Join(lines, "\n")+"\n", "Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "copy")
+	p := e2eProblem(t, r, http.StatusConflict, httpapi.CodeConflict)
+	for _, internal := range []string{"sqlite", "constraint", "UNIQUE", "feedback."} {
+		if strings.Contains(p.Detail, internal) {
+			t.Errorf("409 detail shows the database's text (%q): %s", internal, p.Detail)
+		}
+	}
+	if !strings.Contains(p.Detail, "stored already") {
+		t.Errorf("409 detail says nothing useful: %s", p.Detail)
+	}
+	st, err := f.store.Stats(context.Background(), memory.StatsParams{Namespace: "copy"})
+	if err != nil || st.Memories+st.Episodes != 0 {
+		t.Fatalf("a refused import wrote: %+v %v", st, err)
+	}
 }

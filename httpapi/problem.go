@@ -70,7 +70,7 @@ func publicError(err error) *apiError {
 	case errors.Is(err, memory.ErrNotFound):
 		return problemf(http.StatusNotFound, CodeNotFound, "no such resource in this namespace")
 	case errors.Is(err, memory.ErrConflict):
-		return problemf(http.StatusConflict, CodeConflict, invalidDetail(err))
+		return problemf(http.StatusConflict, CodeConflict, conflictDetail(err))
 	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrSchemaTooNew):
 		return &apiError{status: http.StatusServiceUnavailable, code: CodeStoreCorrupt, detail: "the database cannot be read safely; an operator must check it"}
 	case errors.Is(err, context.DeadlineExceeded):
@@ -81,6 +81,27 @@ func publicError(err error) *apiError {
 	return problemf(http.StatusInternalServerError, CodeInternal, "internal error; the request id identifies it in the server log")
 }
 
+// conflictDetail says what conflicted without the database's own text: a
+// unique constraint's message names tables and columns, which are not
+// the API's. The record the error names (an import line's row, an id)
+// stays.
+func conflictDetail(err error) string {
+	var driver interface{ Code() int }
+	if !errors.As(err, &driver) {
+		return invalidDetail(err)
+	}
+	// The driver's text follows the sentinel ("conflict: UNIQUE ...").
+	d := invalidDetail(err)
+	if i := strings.Index(d, memory.ErrConflict.Error()+": "); i >= 0 {
+		d = d[:i]
+	}
+	d = strings.TrimSuffix(strings.TrimSpace(d), ":")
+	if d != "" {
+		d += ": "
+	}
+	return d + "it is stored already (the same id, or the same record twice)"
+}
+
 // invalidDetail strips the operation prefixes ("capture: event 0: ...")
 // that wrap a validation message, keeping the part a client can act on,
 // including which event it concerns.
@@ -89,7 +110,9 @@ func invalidDetail(err error) string {
 	for _, op := range []string{"capture: ", "remember: ", "retrieve: ", "import: ", "extract: ", "forget: ", "show: ", "graph: ", "consolidate: "} {
 		msg = strings.TrimPrefix(msg, op)
 	}
-	// The sentinel's text can sit after a context prefix ("event 1: ").
+	// The sentinel's text can sit after a context prefix ("event 1: "),
+	// and so can the store's name, which says nothing to a client.
+	msg = strings.ReplaceAll(msg, "sqlite: ", "")
 	return strings.ReplaceAll(msg, memory.ErrInvalid.Error()+": ", "")
 }
 
