@@ -66,6 +66,7 @@ type options struct {
 	limit, budget int
 	explain       bool
 	asOf          string
+	knownAt       string
 	history       bool
 	task          string
 	disable       string

@@ -555,6 +555,7 @@ scope flag is given; unscoped memories are always visible.
 			fs.IntVar(&o.budget, "budget", engine.DefaultTokenBudget, "size of the packed context in cl100k `TOKENS`")
 			fs.BoolVar(&o.explain, "explain", false, "also list candidates that were not packed, and why")
 			fs.StringVar(&o.asOf, "as-of", "", "answer with what was true at `TIME` (RFC 3339 or date)")
+			fs.StringVar(&o.knownAt, "known-at", "", "answer with what mnemon held at `TIME` (record time; RFC 3339 or date)")
 			fs.BoolVar(&o.history, "history", false, "also serve superseded and expired versions")
 			fs.StringVar(&o.task, "task", "", "task `TYPE` (a memory type or key word) to favour matching memories")
 			fs.StringVar(&o.disable, "disable", "", "turn off these comma-separated `CHANNELS`: "+strings.Join(engine.Channels, ", "))
@@ -587,9 +588,13 @@ scope flag is given; unscoped memories are always visible.
 			if err != nil {
 				return err
 			}
+			knownAt, err := parseTime("known-at", o.knownAt)
+			if err != nil {
+				return err
+			}
 			p := engine.RetrieveParams{
 				Namespace: a.ns, Query: args[0], Limit: o.limit, TokenBudget: o.budget, TaskType: o.task,
-				Scope: o.scope(), AsOf: asOf, IncludeHistory: o.history, Context: turns,
+				Scope: o.scope(), AsOf: asOf, KnownAt: knownAt, IncludeHistory: o.history, Context: turns,
 			}
 			if o.disable != "" {
 				if p.Disable, err = parseChannels(o.disable); err != nil {

@@ -23,3 +23,22 @@ func TestRecallContext(t *testing.T) {
 		t.Fatalf("recall --context 9: exit %d: %s", code, errs)
 	}
 }
+
+// TestRecallKnownAt: --known-at before anything was stored finds nothing,
+// now finds the fact; a bad time is a wrong call.
+func TestRecallKnownAt(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "m.db")
+	if code, _, errs := runCLI(t, db, "", "remember", "I live in Lisbon."); code != 0 {
+		t.Fatalf("remember: %s", errs)
+	}
+	if code, out, errs := runCLI(t, db, "", "recall", "where do I live", "--known-at", "2000-01-01"); code != 0 || strings.Contains(out, "Lisbon") {
+		t.Fatalf("known in 2000: exit %d %s\n%s", code, errs, out)
+	}
+	if code, out, errs := runCLI(t, db, "", "recall", "where do I live"); code != 0 || !strings.Contains(out, "Lisbon") {
+		t.Fatalf("now: exit %d %s\n%s", code, errs, out)
+	}
+	if code, _, errs := runCLI(t, db, "", "recall", "x", "--known-at", "someday"); code != 2 || !strings.Contains(errs, "known-at") {
+		t.Fatalf("bad --known-at: exit %d %s", code, errs)
+	}
+}

@@ -113,6 +113,7 @@ type RetrieveRequest struct {
 	ProjectID      string    `json:"project_id,omitempty"`
 	SessionID      string    `json:"session_id,omitempty"`
 	AsOf           time.Time `json:"as_of,omitzero"`
+	KnownAt        time.Time `json:"known_at,omitzero"` // record time: what mnemon held then
 	IncludeHistory bool      `json:"include_history,omitempty"`
 	// ContextTurns: turns shown around each packed episode (nil: the
 	// server's default, 1; 0: none; up to 3). See Turns.

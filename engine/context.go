@@ -77,12 +77,12 @@ func gap(a, b time.Time) time.Duration {
 
 // contextLines renders an episode with its neighbours, in time order; the
 // neighbours are indented so the hit stands out.
-func contextLines(c *scored, asOf *time.Time) string {
+func contextLines(c *scored, w view) string {
 	var b strings.Builder
 	for i := len(c.before) - 1; i >= 0; i-- {
 		b.WriteString(neighbourLine(c.before[i].v, c.en.v))
 	}
-	b.WriteString(line(c.en.v, asOf))
+	b.WriteString(line(c.en.v, w))
 	for _, en := range c.after {
 		b.WriteString(neighbourLine(en.v, c.en.v))
 	}

@@ -673,3 +673,49 @@ func TestRebuildDuringWrites(t *testing.T) {
 		t.Fatalf("index holds %d versions, store %d", s.Indexed, stored)
 	}
 }
+
+// TestRetrieveKnownAt: "as known at" a record time serves what mnemon held
+// then: a value since superseded is current, a fact recorded later is not
+// there; without it, today's view.
+func TestRetrieveKnownAt(t *testing.T) {
+	e, clk, _ := newEngine(t)
+	remember(t, e, "ns", "I live in Lisbon.", clk.Now())
+	before := clk.Now().Add(time.Hour)
+	clk.Advance(24 * time.Hour)
+	remember(t, e, "ns", "I moved to Porto.", clk.Now())
+	remember(t, e, "ns", "I work at Acme.", clk.Now())
+	contents := func(p engine.RetrieveParams) (string, []engine.Item) {
+		p.Namespace, p.Context = "ns", engine.NoContext
+		res := retrieve(t, e, p)
+		var facts []engine.Item
+		for _, it := range res.Items {
+			if it.Kind == memory.KindSemantic {
+				facts = append(facts, it)
+			}
+		}
+		return res.Context, facts
+	}
+	ctx, facts := contents(engine.RetrieveParams{Query: "where does the user live and work", KnownAt: &before})
+	if !strings.Contains(ctx, "Lisbon") || strings.Contains(ctx, "Porto") || strings.Contains(ctx, "Acme") {
+		t.Fatalf("as known then:\n%s", ctx)
+	}
+	for _, it := range facts {
+		if strings.Contains(it.Content, "Lisbon") && (it.Status != memory.StatusActive || strings.Contains(ctx, "(history)") || !strings.Contains(it.Explanation, "current as known at")) {
+			t.Errorf("Lisbon as known then: status %s, explanation %q\n%s", it.Status, it.Explanation, ctx)
+		}
+	}
+	// Today: the current facts (the Lisbon statement is still an episode).
+	_, facts = contents(engine.RetrieveParams{Query: "where does the user live and work"})
+	var now []string
+	for _, it := range facts {
+		now = append(now, it.Content)
+	}
+	if got := strings.Join(now, " | "); !strings.Contains(got, "Porto") || !strings.Contains(got, "Acme") || strings.Contains(got, "Lisbon") {
+		t.Fatalf("today's facts: %s", got)
+	}
+	// Before anything was recorded: nothing.
+	long := clk.Now().Add(-30 * 24 * time.Hour)
+	if _, facts := contents(engine.RetrieveParams{Query: "where does the user live and work", KnownAt: &long}); len(facts) != 0 {
+		t.Fatalf("known before anything was recorded: %+v", facts)
+	}
+}

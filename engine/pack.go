@@ -29,14 +29,38 @@ func sectionOf(v *memory.Version) string {
 	return "Facts"
 }
 
-// historyAt reports whether v is shown as history: superseded or expired,
-// unless the retrieval asks about a time at which it was true.
-func historyAt(v *memory.Version, asOf *time.Time) bool {
-	return v.Status.History() && (asOf == nil || !v.ValidAt(*asOf))
+// view is the time a retrieval looks from: valid time (AsOf: what was
+// true then) and record time (KnownAt: what mnemon held then).
+type view struct {
+	asOf, knownAt *time.Time
+}
+
+func viewOf(p RetrieveParams) view { return view{asOf: p.AsOf, knownAt: p.KnownAt} }
+
+// currentThen reports whether a version that is history now was the
+// current value from the view: true at AsOf, or not yet superseded or
+// expired at KnownAt.
+func (w view) currentThen(v *memory.Version) bool {
+	if !v.Status.History() {
+		return false
+	}
+	if w.knownAt != nil && !v.UpdatedAt.After(*w.knownAt) {
+		return false // already history then
+	}
+	if w.asOf != nil {
+		return v.ValidAt(*w.asOf)
+	}
+	return w.knownAt != nil
+}
+
+// history reports whether v is shown as history: superseded or expired,
+// unless the retrieval looks from a time at which it was current.
+func (w view) history(v *memory.Version) bool {
+	return v.Status.History() && !w.currentThen(v)
 }
 
 // line renders one item as it appears in the context.
-func line(v *memory.Version, asOf *time.Time) string {
+func line(v *memory.Version, w view) string {
 	var b strings.Builder
 	b.WriteString("- ")
 	if v.Kind == memory.KindEpisodic {
@@ -52,9 +76,9 @@ func line(v *memory.Version, asOf *time.Time) string {
 	switch {
 	case v.Status == memory.StatusContested:
 		b.WriteString(" (contested)")
-	case historyAt(v, asOf) && v.ValidTo != nil:
+	case w.history(v) && v.ValidTo != nil:
 		b.WriteString(" (history, until " + v.ValidTo.Format("2006-01-02") + ")")
-	case historyAt(v, asOf):
+	case w.history(v):
 		b.WriteString(" (history)")
 	}
 	b.WriteString("\n")
@@ -90,9 +114,9 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 			st.mu.RLock()
 			c.before, c.after = st.neighbours(c.en.v, p.Context, keep, shown)
 			st.mu.RUnlock()
-			c.lineToks = e.counter.Count(contextLines(c, p.AsOf))
+			c.lineToks = e.counter.Count(contextLines(c, viewOf(p)))
 		} else if c.lineToks == 0 {
-			c.lineToks = e.counter.Count(line(c.en.v, p.AsOf))
+			c.lineToks = e.counter.Count(line(c.en.v, viewOf(p)))
 		}
 		n := c.lineToks
 		if s := sectionOf(c.en.v); !opened[s] {
@@ -161,7 +185,7 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 	// Token counts of pieces are not strictly additive under BPE: count
 	// the real context and drop from the bottom until it fits.
 	for {
-		text := render(cands, p.AsOf)
+		text := render(cands, viewOf(p))
 		n := e.counter.Count(text)
 		if n <= budget {
 			return text, n
@@ -182,7 +206,7 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 }
 
 // render writes the packed candidates as sections, each in rank order.
-func render(cands []*scored, asOf *time.Time) string {
+func render(cands []*scored, w view) string {
 	by := make(map[string][]*scored)
 	for _, c := range cands {
 		if c.packed {
@@ -201,17 +225,17 @@ func render(cands []*scored, asOf *time.Time) string {
 		b.WriteString(header(s))
 		for _, c := range by[s] {
 			if len(c.before)+len(c.after) > 0 {
-				b.WriteString(contextLines(c, asOf))
+				b.WriteString(contextLines(c, w))
 				continue
 			}
-			b.WriteString(line(c.en.v, asOf))
+			b.WriteString(line(c.en.v, w))
 		}
 	}
 	return b.String()
 }
 
 // item turns a packed candidate into a result item with its explanation.
-func (e *Engine) item(st *nsState, c *scored, qterms []string, asOf *time.Time) Item {
+func (e *Engine) item(st *nsState, c *scored, qterms []string, w view) Item {
 	v := c.en.v
 	it := Item{
 		MemoryID: v.MemoryID, VersionID: v.ID, Seq: v.Seq, Kind: v.Kind, Type: v.Type,
@@ -229,17 +253,17 @@ func (e *Engine) item(st *nsState, c *scored, qterms []string, asOf *time.Time) 
 			}
 		}
 	}
-	if asOf != nil && v.ValidAt(*asOf) && !v.Status.Live() {
-		// As of the time asked about, this was the current value.
+	if w.currentThen(v) {
+		// From the time asked about, this was the current value.
 		it.Status = memory.StatusActive
 	}
-	it.Explanation = e.explain(st, c, qterms, asOf)
+	it.Explanation = e.explain(st, c, qterms, w)
 	return it
 }
 
 // explain says, in one paragraph, which channels found a memory, what
 // dominated, how the score was built and why it was packed.
-func (e *Engine) explain(st *nsState, c *scored, qterms []string, asOf *time.Time) string {
+func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string {
 	v := c.en.v
 	var parts []string
 	for _, name := range Channels {
@@ -290,10 +314,12 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, asOf *time.Tim
 	switch {
 	case v.Status == memory.StatusContested:
 		b.WriteString("; contested: another value of this memory is also held")
-	case historyAt(v, asOf):
+	case w.history(v):
 		b.WriteString("; history: no longer current")
-	case v.Status.History():
-		fmt.Fprintf(&b, "; current as of %s (later %s)", asOf.Format(time.RFC3339), v.Status)
+	case w.asOf != nil:
+		fmt.Fprintf(&b, "; current as of %s (later %s)", w.asOf.Format(time.RFC3339), v.Status)
+	case w.knownAt != nil:
+		fmt.Fprintf(&b, "; current as known at %s (later %s)", w.knownAt.Format(time.RFC3339), v.Status)
 	}
 	return b.String()
 }

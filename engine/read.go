@@ -28,14 +28,19 @@ const (
 
 // RetrieveParams asks for the memories that matter for a task.
 type RetrieveParams struct {
-	Namespace      string
-	Query          string
-	Limit          int // items packed at most; default 10
-	TokenBudget    int // tokens the context may use; default 1000
-	TaskType       string
-	Scope          memory.Scope
-	AsOf           *time.Time // valid time: what was true then
-	IncludeHistory bool       // also serve superseded and expired versions
+	Namespace   string
+	Query       string
+	Limit       int // items packed at most; default 10
+	TokenBudget int // tokens the context may use; default 1000
+	TaskType    string
+	Scope       memory.Scope
+	AsOf        *time.Time // valid time: what was true then
+	// KnownAt is record time: what mnemon held then. Versions recorded
+	// after it are left out, and one superseded or expired since (its
+	// last state change after KnownAt) counts as current. Forgotten
+	// memories stay forgotten.
+	KnownAt        *time.Time
+	IncludeHistory bool // also serve superseded and expired versions
 	// Disable turns channels off by name (ablations).
 	Disable []string
 	// Context shows each packed episode with up to this many episodes
@@ -229,7 +234,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 			Action: c.action, Packed: c.packed, Reason: c.reason,
 		}
 		if c.packed {
-			it := e.item(st, c, qterms, p.AsOf)
+			it := e.item(st, c, qterms, viewOf(p))
 			ti.Explanation = it.Explanation
 			res.Items = append(res.Items, it)
 		}
@@ -286,7 +291,7 @@ func channelIndex(name string) int {
 // filter returns the scope and lifecycle filter of a retrieval. It reads
 // st.entries unlocked: call it only inside channel, which holds st.mu.
 func (st *nsState) filter(p RetrieveParams) func(id string) bool {
-	fast := p.AsOf == nil && !p.IncludeHistory && p.Scope == (memory.Scope{})
+	fast := p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && p.Scope == (memory.Scope{})
 	return func(id string) bool {
 		en, ok := st.entries.load(id)
 		if !ok {
@@ -304,13 +309,22 @@ func servable(v *memory.Version, p RetrieveParams) bool {
 	if !p.Scope.Visible(v.Scope) {
 		return false
 	}
+	live := v.Status.Live()
+	if p.KnownAt != nil {
+		if v.RecordedAt.After(*p.KnownAt) {
+			return false // not yet known then
+		}
+		// History now, but its last state change (the supersession or
+		// expiry) came later: current then.
+		live = live || (v.Status.History() && v.UpdatedAt.After(*p.KnownAt))
+	}
 	if p.AsOf != nil {
-		return (v.Status.Live() || v.Status.History()) && v.ValidAt(*p.AsOf)
+		return (live || v.Status.History()) && v.ValidAt(*p.AsOf)
 	}
 	if p.IncludeHistory {
-		return v.Status.Live() || v.Status.History()
+		return live || v.Status.History()
 	}
-	return v.Status.Live()
+	return live
 }
 
 // channel runs one retrieval channel, holding st.mu for reading throughout
@@ -659,7 +673,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 	if v.Status == memory.StatusContested {
 		add("contested", -r.ContestedPenalty)
 	}
-	if historyAt(v, p.AsOf) {
+	if viewOf(p).history(v) {
 		if pastQuery && !other {
 			// "which editor did the user use before?" asks for history,
 			// not for the sister's old editor.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemon-dev/mnemon/httpapi"
 )
 
 // TestRetrieveContextTurns: context_turns absent takes the default (one
@@ -43,4 +45,34 @@ func TestRetrieveContextTurns(t *testing.T) {
 			t.Errorf("context_turns %v: status %d %s", bad, r.status, r.body)
 		}
 	}
+}
+
+// TestRetrieveKnownAt: known_at answers with what was held at that record
+// time; a malformed one is a 400 invalid_timestamp.
+func TestRetrieveKnownAt(t *testing.T) {
+	f := e2eOpen(t, e2eOptions{})
+	f.e2eRemember(t, map[string]any{"text": "I live in Lisbon."})
+	time.Sleep(20 * time.Millisecond)
+	then := time.Now().UTC()
+	time.Sleep(20 * time.Millisecond)
+	f.e2eRemember(t, map[string]any{"text": "I moved to Porto."})
+	facts := func(body map[string]any) string {
+		t.Helper()
+		var rr e2eRetrieveResp
+		e2eJSON(t, f.e2eDo(t, "POST", "/v1/memories/retrieve", body), http.StatusOK, &rr)
+		var out []string
+		for _, it := range rr.Items {
+			if it.Kind == "semantic" {
+				out = append(out, it.Content)
+			}
+		}
+		return strings.Join(out, " | ")
+	}
+	if got := facts(map[string]any{"query": "where does the user live", "known_at": then.Format(time.RFC3339Nano)}); !strings.Contains(got, "Lisbon") || strings.Contains(got, "Porto") {
+		t.Errorf("known then: %s", got)
+	}
+	if got := facts(map[string]any{"query": "where does the user live"}); !strings.Contains(got, "Porto") || strings.Contains(got, "Lisbon") {
+		t.Errorf("now: %s", got)
+	}
+	e2eProblem(t, f.e2eDo(t, "POST", "/v1/memories/retrieve", map[string]any{"query": "x", "known_at": "yesterday"}), http.StatusBadRequest, httpapi.CodeInvalidTimestamp)
 }

@@ -320,6 +320,10 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
+	knownAt, err := timeField("known_at", body.KnownAt)
+	if err != nil {
+		return err
+	}
 	if err := s.knownNamespace(r); err != nil {
 		return err
 	}
@@ -330,7 +334,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	res, err := s.cfg.Engine.Retrieve(r.Context(), engine.RetrieveParams{
 		Namespace: r.caller.ns, Query: body.Query, Limit: body.Limit, TokenBudget: body.TokenBudget,
 		TaskType: body.TaskType, Scope: scopeOf(body.AgentID, body.UserID, body.ProjectID, body.SessionID),
-		AsOf: asOf, IncludeHistory: body.IncludeHistory, Context: turns,
+		AsOf: asOf, KnownAt: knownAt, IncludeHistory: body.IncludeHistory, Context: turns,
 	})
 	if err != nil {
 		return err

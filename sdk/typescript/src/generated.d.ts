@@ -492,6 +492,8 @@ export interface RetrieveRequest {
   context_turns?: number;
   /** Also serve superseded and expired versions. */
   include_history?: boolean;
+  /** Answer with what mnemon held at this record time (RFC 3339): later facts left out, values superseded since shown as current. */
+  known_at?: string;
   /** Items at most (1-100; default 10). must_include items come on top. */
   limit?: number;
   project_id?: string;
