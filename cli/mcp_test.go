@@ -187,6 +187,7 @@ func TestMCPStdio(t *testing.T) {
 		{"recall", map[string]any{"query": 5}, "query"},
 		{"recall", map[string]any{}, "query"},
 		{"recall", map[string]any{"query": "x", "as_of": "yesterday"}, "RFC 3339"},
+		{"recall", map[string]any{"query": "x", "known_at": "yesterday"}, "known_at"},
 		{"recall", map[string]any{"query": "x", "limit": -3}, "limit"},
 		{"remember", map[string]any{"text": "I use vim", "criticality": "urgent"}, "criticality"},
 		{"history", map[string]any{"id": "mem_01m8qeea91c3d3mf3kfe00zzzz"}, "not found"},

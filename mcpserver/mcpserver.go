@@ -169,6 +169,7 @@ type RecallInput struct {
 	TokenBudget    int    `json:"token_budget,omitempty" jsonschema:"tokens the packed context may use (default 1000)"`
 	Limit          int    `json:"limit,omitempty" jsonschema:"most memories returned (default 10)"`
 	AsOf           string `json:"as_of,omitempty" jsonschema:"RFC 3339 time: what was true then"`
+	KnownAt        string `json:"known_at,omitempty" jsonschema:"RFC 3339 time: answer with what memory held then"`
 	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"also superseded and expired versions"`
 	TaskType       string `json:"task_type,omitempty" jsonschema:"the kind of task, to favour memories of that type"`
 	ScopeInput
@@ -201,12 +202,18 @@ func (t *tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInp
 		Namespace: t.ns, Query: in.Query, Limit: in.Limit, TokenBudget: in.TokenBudget, TaskType: in.TaskType,
 		Scope: in.scope(), IncludeHistory: in.IncludeHistory,
 	}
-	if in.AsOf != "" {
-		at, err := time.Parse(time.RFC3339, in.AsOf)
-		if err != nil {
-			return nil, RecallOutput{}, fmt.Errorf("as_of %q is not an RFC 3339 time (e.g. 2026-01-31T12:00:00Z)", in.AsOf)
+	for _, f := range []struct {
+		name, value string
+		into        **time.Time
+	}{{"as_of", in.AsOf, &p.AsOf}, {"known_at", in.KnownAt, &p.KnownAt}} {
+		if f.value == "" {
+			continue
 		}
-		p.AsOf = &at
+		at, err := time.Parse(time.RFC3339, f.value)
+		if err != nil {
+			return nil, RecallOutput{}, fmt.Errorf("%s %q is not an RFC 3339 time (e.g. 2026-01-31T12:00:00Z)", f.name, f.value)
+		}
+		*f.into = &at
 	}
 	res, err := t.eng.Retrieve(ctx, p)
 	if err != nil {
