@@ -223,7 +223,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	}
 	trace := &memory.Trace{
 		ID: res.RetrievalID, Namespace: ns, Query: p.Query, Scope: p.Scope, TaskType: p.TaskType,
-		Limit: p.Limit, TokenBudget: p.TokenBudget, TokensUsed: used, AsOf: p.AsOf,
+		Limit: p.Limit, TokenBudget: p.TokenBudget, TokensUsed: used, AsOf: p.AsOf, KnownAt: p.KnownAt,
 		IncludeHistory: p.IncludeHistory, CreatedAt: now, Items: make([]memory.TraceItem, len(cands)),
 	}
 	for i, c := range cands {

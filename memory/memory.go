@@ -297,6 +297,7 @@ type Trace struct {
 	TokenBudget    int        `json:"token_budget"`
 	TokensUsed     int        `json:"tokens_used"`
 	AsOf           *time.Time `json:"as_of,omitempty"`
+	KnownAt        *time.Time `json:"known_at,omitempty"`
 	IncludeHistory bool       `json:"include_history"`
 	Items          TraceItems `json:"items"`
 	CreatedAt      time.Time  `json:"created_at"`

@@ -650,11 +650,11 @@ func (e *executor) ListAdmissions(ctx context.Context, p memory.ListAdmissionsPa
 // ---- traces -----------------------------------------------------------------
 
 const traceCols = `namespace, id, query, agent_id, user_id, project_id, session_id, task_type,
-	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us`
+	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us, known_at`
 
 const (
 	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qGetTrace = `SELECT ` + traceCols + ` FROM traces WHERE namespace = ? AND id = ?`
 )
 
@@ -674,6 +674,7 @@ func decodeTrace(d *decoder) *memory.Trace {
 	t.Items = d.traceItems()
 	t.CreatedAt = d.time()
 	t.DurationMicros = d.int()
+	t.KnownAt = d.timePtr()
 	return t
 }
 
@@ -699,7 +700,7 @@ func (e *executor) createTrace(ctx context.Context, t *memory.Trace) error {
 	args := []any{
 		t.Namespace, t.ID, t.Query, t.Scope.AgentID, t.Scope.UserID, t.Scope.ProjectID, t.Scope.SessionID,
 		t.TaskType, t.Limit, t.TokenBudget, t.TokensUsed, c.timePtr("as_of", t.AsOf), boolInt(t.IncludeHistory),
-		c.traceItems(t.Items), c.time("created_at", t.CreatedAt), t.DurationMicros,
+		c.traceItems(t.Items), c.time("created_at", t.CreatedAt), t.DurationMicros, c.timePtr("known_at", t.KnownAt),
 	}
 	if c.err != nil {
 		return c.err

@@ -118,8 +118,8 @@ func TestLegacyJSONTraceItems(t *testing.T) {
 	_, err = s.writer.ExecContext(t.Context(), `INSERT INTO traces VALUES
 		('ns', 'ret_old', 'editor', '', '', '', '', '', 10, 1000, 12, NULL, 0,
 		 CAST('[{"memory_id":"mem_1","version_id":"ver_1","channels":{"lexical":{"rank":1,"score":2.5}},"fused":1,"terms":null,"final":1.02,"rank":1,"tokens":11,"trust":0.69,"action":"HINT","packed":true,"reason":"ranked"}]' AS BLOB),
-		 0, 5),
-		('ns', 'ret_null', 'x', '', '', '', '', '', 10, 1000, 0, NULL, 0, CAST('null' AS BLOB), 0, 5)`)
+		 0, 5, NULL),
+		('ns', 'ret_null', 'x', '', '', '', '', '', 10, 1000, 0, NULL, 0, CAST('null' AS BLOB), 0, 5, NULL)`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,6 +146,7 @@ func newTrace(ns, id string, created time.Time) *memory.Trace {
 		TokenBudget:    1200,
 		TokensUsed:     431,
 		AsOf:           ptr(created.Add(-24 * time.Hour)),
+		KnownAt:        ptr(created.Add(-time.Hour)),
 		IncludeHistory: true,
 		Items: []memory.TraceItem{
 			{
