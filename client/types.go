@@ -287,6 +287,7 @@ type Trace struct {
 	TokenBudget    int         `json:"token_budget"`
 	TokensUsed     int         `json:"tokens_used"`
 	AsOf           time.Time   `json:"as_of,omitzero"`
+	KnownAt        time.Time   `json:"known_at,omitzero"`
 	IncludeHistory bool        `json:"include_history"`
 	Items          []TraceItem `json:"items"`
 	CreatedAt      time.Time   `json:"created_at"`

@@ -561,6 +561,7 @@ export interface Trace {
   id: string;
   include_history: boolean;
   items: Array<TraceItem> | null;
+  known_at?: string;
   limit: number;
   namespace: string;
   query: string;
