@@ -713,6 +713,26 @@ func TestRetrieveKnownAt(t *testing.T) {
 	if got := strings.Join(now, " | "); !strings.Contains(got, "Porto") || !strings.Contains(got, "Acme") || strings.Contains(got, "Lisbon") {
 		t.Fatalf("today's facts: %s", got)
 	}
+	// A live fact seen from a record or valid time is just current.
+	nowT := clk.Now()
+	_, facts = contents(engine.RetrieveParams{Query: "where does the user live and work", KnownAt: &nowT})
+	_, asOfFacts := contents(engine.RetrieveParams{Query: "where does the user live and work", AsOf: &nowT})
+	for _, it := range append(facts, asOfFacts...) {
+		if strings.Contains(it.Explanation, "later active") {
+			t.Errorf("a live fact explained as changed later: %q", it.Explanation)
+		}
+	}
+	// Restating the old value as history later touches the old version;
+	// seen from after the move, it is still history.
+	between := clk.Now().Add(time.Hour)
+	clk.Advance(48 * time.Hour)
+	remember(t, e, "ns", "I used to live in Lisbon.", clk.Now())
+	ctx, facts = contents(engine.RetrieveParams{Query: "where does the user live", KnownAt: &between})
+	for _, it := range facts {
+		if strings.Contains(it.Content, "Lisbon") && it.Status == memory.StatusActive {
+			t.Errorf("Lisbon, superseded before then, served as current: %+v\n%s", it, ctx)
+		}
+	}
 	// Before anything was recorded: nothing.
 	long := clk.Now().Add(-30 * 24 * time.Hour)
 	if _, facts := contents(engine.RetrieveParams{Query: "where does the user live and work", KnownAt: &long}); len(facts) != 0 {

@@ -455,7 +455,7 @@ func (st *nsState) sourceState(v *memory.Version, p RetrieveParams) string {
 		return ""
 	}
 	for _, id := range facts {
-		if en, ok := st.entries.load(id); ok && servable(en.v, p) {
+		if en, ok := st.entries.load(id); ok && st.servableLocked(en.v, p) {
 			return "covered"
 		}
 	}

@@ -33,9 +33,18 @@ func sectionOf(v *memory.Version) string {
 // true then) and record time (KnownAt: what mnemon held then).
 type view struct {
 	asOf, knownAt *time.Time
+	ended         map[string]time.Time // see RetrieveParams.ended
 }
 
-func viewOf(p RetrieveParams) view { return view{asOf: p.AsOf, knownAt: p.KnownAt} }
+func viewOf(p RetrieveParams) view { return view{asOf: p.AsOf, knownAt: p.KnownAt, ended: p.ended} }
+
+// endedAt is when history version v stopped being current (record time).
+func (w view) endedAt(v *memory.Version) time.Time {
+	if t, ok := w.ended[v.ID]; ok {
+		return t
+	}
+	return v.UpdatedAt
+}
 
 // currentThen reports whether a version that is history now was the
 // current value from the view: true at AsOf, or not yet superseded or
@@ -44,7 +53,7 @@ func (w view) currentThen(v *memory.Version) bool {
 	if !v.Status.History() {
 		return false
 	}
-	if w.knownAt != nil && !v.UpdatedAt.After(*w.knownAt) {
+	if w.knownAt != nil && !w.endedAt(v).After(*w.knownAt) {
 		return false // already history then
 	}
 	if w.asOf != nil {
@@ -316,9 +325,9 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string
 		b.WriteString("; contested: another value of this memory is also held")
 	case w.history(v):
 		b.WriteString("; history: no longer current")
-	case w.asOf != nil:
+	case w.currentThen(v) && w.asOf != nil:
 		fmt.Fprintf(&b, "; current as of %s (later %s)", w.asOf.Format(time.RFC3339), v.Status)
-	case w.knownAt != nil:
+	case w.currentThen(v):
 		fmt.Fprintf(&b, "; current as known at %s (later %s)", w.knownAt.Format(time.RFC3339), v.Status)
 	}
 	return b.String()

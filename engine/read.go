@@ -49,6 +49,10 @@ type RetrieveParams struct {
 	// the engine's default (Config.Context, DefaultContext unless set);
 	// NoContext shows episodes alone.
 	Context int
+
+	// ended is set by Retrieve for KnownAt: history candidate → the record
+	// time it stopped being current (see nsState.endedAtLocked).
+	ended map[string]time.Time
 }
 
 // NoContext, as RetrieveParams.Context or Config.Context, shows packed
@@ -193,6 +197,18 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	wg.Wait()
 
 	cands := fuse(st, results, r)
+	if p.KnownAt != nil {
+		// When each history candidate stopped being current, read once
+		// under the lock: packing and ranking look it up without one.
+		p.ended = make(map[string]time.Time)
+		st.mu.RLock()
+		for _, c := range cands {
+			if c.en.v.Status.History() {
+				p.ended[c.en.v.ID] = st.endedAtLocked(c.en.v)
+			}
+		}
+		st.mu.RUnlock()
+	}
 	pastQuery := p.IncludeHistory && asksAboutPast(p.Query)
 	namesSubject := namesASubject(cands, qterms)
 	for _, c := range cands {
@@ -301,11 +317,12 @@ func (st *nsState) filter(p RetrieveParams) func(id string) bool {
 			// The common request: live, namespace-wide memories only.
 			return en.unscoped && en.status.Live()
 		}
-		return servable(en.v, p)
+		return st.servableLocked(en.v, p)
 	}
 }
 
-func servable(v *memory.Version, p RetrieveParams) bool {
+// servableLocked reports whether v is served to p. The caller holds st.mu.
+func (st *nsState) servableLocked(v *memory.Version, p RetrieveParams) bool {
 	if !p.Scope.Visible(v.Scope) {
 		return false
 	}
@@ -314,9 +331,8 @@ func servable(v *memory.Version, p RetrieveParams) bool {
 		if v.RecordedAt.After(*p.KnownAt) {
 			return false // not yet known then
 		}
-		// History now, but its last state change (the supersession or
-		// expiry) came later: current then.
-		live = live || (v.Status.History() && v.UpdatedAt.After(*p.KnownAt))
+		// History now, but it became history after then: current then.
+		live = live || (v.Status.History() && st.endedAtLocked(v).After(*p.KnownAt))
 	}
 	if p.AsOf != nil {
 		return (live || v.Status.History()) && v.ValidAt(*p.AsOf)
@@ -712,4 +728,18 @@ func scoreFused(channel string) bool {
 		return true
 	}
 	return false
+}
+
+// endedAtLocked is the record time at which history version v stopped
+// being current: when the version that superseded it was recorded, else
+// (expired, or its successor pruned) its last state change, which a later
+// touch of the old version (restated as history, feedback) can move. The
+// caller holds st.mu.
+func (st *nsState) endedAtLocked(v *memory.Version) time.Time {
+	if v.SupersededBy != "" {
+		if en, ok := st.entries.load(v.SupersededBy); ok {
+			return en.v.RecordedAt
+		}
+	}
+	return v.UpdatedAt
 }
