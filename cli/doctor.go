@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 )
@@ -171,12 +170,11 @@ func (a *app) doctor(ctx context.Context) *doctorReport {
 
 // checkDisk warns when the directory's file system is short of room.
 func (a *app) checkDisk(dir string, used int64, add func(name, status, format string, args ...any)) {
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil {
+	free, err := freeBytes(dir)
+	if err != nil {
 		add("disk", checkWarn, "free space of %s unknown: %v", dir, err)
 		return
 	}
-	free := int64(fs.Bavail) * int64(fs.Bsize)
 	if need := max(int64(minFreeDisk), used); free < need {
 		add("disk", checkWarn, "%s free in %s, under %s: writes fail when it runs out; free space or move the file", sizeText(free), dir, sizeText(need))
 		return
