@@ -251,6 +251,19 @@ func dueMemories(vs []*memory.Version, now time.Time, limit int) (due []string, 
 // planLifecycle applies the policy to vs in memory and returns the versions
 // it changed, recording each change in rep. It stops at limit changes.
 func planLifecycle(vs []*memory.Version, now time.Time, limit int, rep *LifecycleReport) []*memory.Version {
+	changed := planLifecycleSteps(vs, now, limit, rep)
+	// Trust follows the changes (usefulness decayed, a contest lost) by
+	// the smoothing step a feedback outcome takes, once per run however
+	// many steps changed a version: one run can no more swing it than one
+	// outcome can.
+	for _, v := range changed {
+		smoothTrust(v, now)
+	}
+	return changed
+}
+
+// planLifecycleSteps runs the policy's steps in order (see planLifecycle).
+func planLifecycleSteps(vs []*memory.Version, now time.Time, limit int, rep *LifecycleReport) []*memory.Version {
 	var changed []*memory.Version
 	seen := make(map[string]bool)
 	full := func() bool {
@@ -266,10 +279,6 @@ func planLifecycle(vs []*memory.Version, now time.Time, limit int, rep *Lifecycl
 			Detail: detail, SupersededBy: v.SupersededBy,
 		})
 		v.UpdatedAt = now
-		// Trust follows the change (usefulness decayed, a contest lost) by
-		// the smoothing step a feedback outcome takes, not in one jump:
-		// one run can no more swing it than one outcome can.
-		smoothTrust(v, now)
 		if !seen[v.ID] {
 			seen[v.ID] = true
 			changed = append(changed, v)
