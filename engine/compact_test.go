@@ -83,6 +83,24 @@ func TestCompactBoundsHistory(t *testing.T) {
 	if again, err := e.Compact(ctx, "ns"); err != nil || len(again.VersionsPruned) != 0 {
 		t.Fatalf("second compaction: %+v %v", again, err)
 	}
+	// The live index ranks as one reloaded from the store would: the
+	// pruned facts no longer speak for the episodes they came from.
+	scores := func() map[string]string {
+		out := map[string]string{}
+		for _, it := range retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Lisbon Porto Madrid", Limit: 20}).Items {
+			out[it.VersionID] = it.Explanation
+		}
+		return out
+	}
+	live := scores()
+	if err := e.Rebuild(ctx, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range scores() {
+		if live[id] != want {
+			t.Errorf("%s ranks differently before a reload:\n live   %s\n reload %s", id, live[id], want)
+		}
+	}
 	// The slot goes on from its highest position.
 	move(e, clk, "Prague")
 	if got := values(); got["Prague"] != memory.StatusActive || got["Vienna"] != memory.StatusSuperseded {

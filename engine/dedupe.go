@@ -74,9 +74,10 @@ type dedupeMark struct {
 }
 
 // dedupeMarkSlack keeps the mark behind the run's start: a write whose
-// clock time came just before the listing but committed after it is still
-// fresh next time.
-const dedupeMarkSlack = time.Minute
+// clock time came before the listing but committed after it (it waited for
+// the writer behind a long import or consolidation) is still fresh next
+// time.
+const dedupeMarkSlack = 10 * time.Minute
 
 // Dedupe clusters the active semantic memories of each scope of a
 // namespace by the cosine of their embeddings (single linkage: A~B and B~C

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -223,6 +224,32 @@ func TestDedupeIncremental(t *testing.T) {
 	}
 	if rep := lcDedupe(t, e, engine.DedupeParams{}); rep.Superseded != 0 {
 		t.Fatalf("summaries merged: %+v", rep)
+	}
+}
+
+// TestDedupeAfterImport: a dedupe over the empty namespace, then an import
+// of two duplicates with old times: the next dedupe still compares them.
+func TestDedupeAfterImport(t *testing.T) {
+	t.Parallel()
+	const A, B = "The user likes jazz.", "The user's favorite music is jazz."
+	te := lcEmbedder{A: lcAt(1, false), B: lcAt(0.97, false)}
+	src, _, _ := lcEngine(t, te)
+	lcFact(t, src, engine.RememberParams{Text: A, Key: "likes:jazz", Value: "jazz", Confidence: 0.9})
+	lcFact(t, src, engine.RememberParams{Text: B, Key: "prefers:music", Value: "jazz", Confidence: 0.8})
+	var dump bytes.Buffer
+	if _, err := src.Export(context.Background(), "ns", &dump); err != nil {
+		t.Fatal(err)
+	}
+	dst, clk, _ := lcEngine(t, te)
+	clk.Advance(24 * time.Hour)
+	if rep := lcDedupe(t, dst, engine.DedupeParams{}); rep.Superseded != 0 {
+		t.Fatalf("dedupe of an empty namespace: %+v", rep)
+	}
+	if _, err := dst.Import(context.Background(), "ns", &dump); err != nil {
+		t.Fatal(err)
+	}
+	if rep := lcDedupe(t, dst, engine.DedupeParams{}); rep.Superseded != 1 {
+		t.Fatalf("dedupe after the import: %+v, want the duplicate merged", rep)
 	}
 }
 

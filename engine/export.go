@@ -197,6 +197,9 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 		return nil, err
 	}
 	ns, _ = checkNamespace(ns) // valid: the import went through
+	// Imported versions keep their times, older than any dedupe mark a
+	// run over the empty namespace left: compare everything next time.
+	e.dedupeMarks.Delete(ns)
 	for start := 0; start < len(pending); start += MaxEvents {
 		res, err := e.Extract(ctx, ExtractJob{Namespace: ns, EpisodeIDs: pending[start:min(start+MaxEvents, len(pending))]})
 		if err != nil {

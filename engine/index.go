@@ -470,6 +470,15 @@ func (st *nsState) drop(id string) {
 		st.entries.delete(id)
 		delete(st.critical, id)
 		st.graph.remove(id)
+		// A fact that goes no longer speaks for its episodes (a reload
+		// would not list it either).
+		for _, ep := range en.v.EvidenceEpisodeIDs {
+			if ids := slices.DeleteFunc(st.derived[ep], func(d string) bool { return d == id }); len(ids) > 0 {
+				st.derived[ep] = ids
+			} else {
+				delete(st.derived, ep)
+			}
+		}
 		if en.v.Kind == memory.KindEpisodic {
 			for i, p := range st.episodes {
 				if p == id {

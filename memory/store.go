@@ -123,7 +123,8 @@ type Executor interface {
 
 	// PruneHistory bounds memories' histories: in at most p.Limit memories
 	// of the namespace with more than p.Keep superseded versions, it
-	// deletes the superseded versions older than the newest p.Keep, with
+	// deletes the superseded versions beyond the newest p.Keep (the latest
+	// observed, then the latest written), with
 	// their admissions, logs each deletion in the change log (at p.Now) and
 	// returns the ids deleted. Other states are never touched.
 	PruneHistory(ctx context.Context, p PruneHistoryParams) ([]string, error)

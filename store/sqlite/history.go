@@ -17,11 +17,14 @@ const (
 	WHERE namespace = ? AND status = 'superseded'
 	GROUP BY memory_id HAVING COUNT(*) > ?
 	ORDER BY memory_id LIMIT ?`
+	// The newest are the latest observed (then the latest written): a late
+	// statement about the distant past gets the highest seq but is the
+	// oldest history, and the value just before the current one stays.
 	qHistoryDelete = `DELETE FROM versions
 	WHERE namespace = ? AND memory_id = ? AND status = 'superseded'
-	  AND seq < (SELECT MIN(seq) FROM (SELECT seq FROM versions
-	             WHERE namespace = ? AND memory_id = ? AND status = 'superseded'
-	             ORDER BY seq DESC LIMIT ?))
+	  AND id NOT IN (SELECT id FROM versions
+	                 WHERE namespace = ? AND memory_id = ? AND status = 'superseded'
+	                 ORDER BY observed_at DESC, seq DESC LIMIT ?)
 	RETURNING id`
 	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ? AND version_id = ?`
 )

@@ -76,6 +76,29 @@ func (s suite) history(t *testing.T) {
 		})
 	})
 
+	t.Run("KeepsNewestObserved", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		m := newMemory(ns, "m-1", "user", "lives_in", memory.Scope{})
+		// seq 3 arrived late about the distant past: the oldest history
+		// although the last written.
+		observed := []int{2, 3, 1, 4}
+		must(t, st.InTx(ctx, func(tx memory.Executor) error {
+			must(t, tx.CreateMemory(ctx, m))
+			for i, day := range observed {
+				v := newVersion(ns, fmt.Sprintf("v-%d", i+1), m, i+1, at(10+i))
+				v.ObservedAt = at(day)
+				if i < len(observed)-1 {
+					v.Status = memory.StatusSuperseded
+				}
+				must(t, tx.CreateVersion(ctx, v))
+			}
+			return nil
+		}))
+		got, err := st.PruneHistory(ctx, memory.PruneHistoryParams{Namespace: ns, Keep: 1, Limit: 10, Now: at(20)})
+		must(t, err)
+		wantSet(t, "pruned: all but the latest observed superseded version", got, []string{"v-1", "v-3"})
+	})
+
 	t.Run("Limit", func(t *testing.T) {
 		ctx, st := s.fresh(t)
 		slot(t, ctx, st, ns, "m-1", 4)
