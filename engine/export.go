@@ -84,46 +84,56 @@ func (e *Engine) Export(ctx context.Context, ns string, w io.Writer) (*ExportSta
 	if err := enc.Encode(Record{Record: "header", Format: ExportFormat, Namespace: ns, ExportedAt: &now}); err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	scan := memory.ScanParams{Namespace: ns}
-	if err := e.store.ScanMemories(ctx, scan, func(m *memory.Memory) error {
-		stats.Memories++
-		return enc.Encode(Record{Record: "memory", Memory: m})
-	}); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	if err := e.store.ScanEpisodes(ctx, scan, func(ep *memory.Episode) error {
-		stats.Episodes++
-		return enc.Encode(Record{Record: "episode", Episode: ep})
-	}); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	if err := e.store.ScanVersions(ctx, scan, func(v *memory.Version) error {
-		stats.Versions++
-		return enc.Encode(Record{Record: "version", Version: v})
-	}); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	adms, err := e.store.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns})
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	for i := len(adms) - 1; i >= 0; i-- { // oldest first
-		stats.Admissions++
-		if err := enc.Encode(Record{Record: "admission", Admission: adms[i]}); err != nil {
-			return nil, fmt.Errorf("export: %w", err)
+	// One read transaction: a snapshot, so an extraction that commits
+	// while the export runs is in it whole or not at all (an episode's
+	// admission without the facts it yielded would import as extracted
+	// and lose them).
+	err = e.store.ReadTx(ctx, func(rd memory.Executor) error {
+		scan := memory.ScanParams{Namespace: ns}
+		if err := rd.ScanMemories(ctx, scan, func(m *memory.Memory) error {
+			stats.Memories++
+			return enc.Encode(Record{Record: "memory", Memory: m})
+		}); err != nil {
+			return err
 		}
-	}
-	traces, err := e.store.ListTraces(ctx, memory.ListTracesParams{Namespace: ns})
-	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	for i := len(traces) - 1; i >= 0; i-- {
-		stats.Traces++
-		if err := enc.Encode(Record{Record: "trace", Trace: traces[i]}); err != nil {
-			return nil, fmt.Errorf("export: %w", err)
+		if err := rd.ScanEpisodes(ctx, scan, func(ep *memory.Episode) error {
+			stats.Episodes++
+			return enc.Encode(Record{Record: "episode", Episode: ep})
+		}); err != nil {
+			return err
 		}
-	}
-	if err := e.exportLearning(ctx, ns, enc, stats); err != nil {
+		if err := rd.ScanVersions(ctx, scan, func(v *memory.Version) error {
+			stats.Versions++
+			return enc.Encode(Record{Record: "version", Version: v})
+		}); err != nil {
+			return err
+		}
+		adms, err := rd.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns})
+		if err != nil {
+			return err
+		}
+		for i := len(adms) - 1; i >= 0; i-- { // oldest first
+			stats.Admissions++
+			if err := enc.Encode(Record{Record: "admission", Admission: adms[i]}); err != nil {
+				return err
+			}
+		}
+		traces, err := rd.ListTraces(ctx, memory.ListTracesParams{Namespace: ns})
+		if err != nil {
+			return err
+		}
+		for i := len(traces) - 1; i >= 0; i-- {
+			stats.Traces++
+			if err := enc.Encode(Record{Record: "trace", Trace: traces[i]}); err != nil {
+				return err
+			}
+		}
+		if err := exportLearning(ctx, rd, ns, enc, stats); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
@@ -135,8 +145,8 @@ func (e *Engine) Export(ctx context.Context, ns string, w io.Writer) (*ExportSta
 // exportLearning writes the learning state: feedback (oldest first),
 // session summaries (by session), episode stubs (by occurred_at), procedure
 // uses (by packed_at) and the procedure cursor.
-func (e *Engine) exportLearning(ctx context.Context, ns string, enc *json.Encoder, stats *ExportStats) error {
-	fbs, err := e.store.ListFeedback(ctx, memory.ListFeedbackParams{Namespace: ns})
+func exportLearning(ctx context.Context, rd memory.Executor, ns string, enc *json.Encoder, stats *ExportStats) error {
+	fbs, err := rd.ListFeedback(ctx, memory.ListFeedbackParams{Namespace: ns})
 	if err != nil {
 		return err
 	}
@@ -146,7 +156,7 @@ func (e *Engine) exportLearning(ctx context.Context, ns string, enc *json.Encode
 			return err
 		}
 	}
-	sums, err := e.store.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: ns})
+	sums, err := rd.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: ns})
 	if err != nil {
 		return err
 	}
@@ -156,7 +166,7 @@ func (e *Engine) exportLearning(ctx context.Context, ns string, enc *json.Encode
 			return err
 		}
 	}
-	stubs, err := e.store.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns})
+	stubs, err := rd.ListEpisodeStubs(ctx, memory.ListEpisodeStubsParams{Namespace: ns})
 	if err != nil {
 		return err
 	}
@@ -166,7 +176,7 @@ func (e *Engine) exportLearning(ctx context.Context, ns string, enc *json.Encode
 			return err
 		}
 	}
-	uses, err := e.store.ListProcedureUses(ctx, memory.ListProcedureUsesParams{Namespace: ns})
+	uses, err := rd.ListProcedureUses(ctx, memory.ListProcedureUsesParams{Namespace: ns})
 	if err != nil {
 		return err
 	}
@@ -176,7 +186,7 @@ func (e *Engine) exportLearning(ctx context.Context, ns string, enc *json.Encode
 			return err
 		}
 	}
-	cursor, err := e.store.ProcedureCursor(ctx, memory.ScanParams{Namespace: ns})
+	cursor, err := rd.ProcedureCursor(ctx, memory.ScanParams{Namespace: ns})
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,10 @@ type Store interface {
 	// InTx runs fn in one write transaction: everything fn does through tx
 	// commits together or not at all. fn must not use the Store itself.
 	InTx(ctx context.Context, fn func(tx Executor) error) error
+	// ReadTx runs fn's reads in one read transaction: one consistent
+	// snapshot of the store, whatever commits meanwhile. fn must not write
+	// (the store refuses) and must not use the Store itself.
+	ReadTx(ctx context.Context, fn func(tx Executor) error) error
 
 	// Namespaces lists every namespace that holds anything, sorted.
 	Namespaces(ctx context.Context) ([]string, error)

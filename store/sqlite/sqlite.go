@@ -411,6 +411,19 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 	return nil
 }
 
+// ReadTx runs fn in one transaction on the reader pool. In WAL mode its
+// snapshot is taken at the first read and holds until it ends, so a long
+// export sees one state of the store; writers go on meanwhile (the WAL
+// keeps what the snapshot needs until it ends).
+func (s *Store) ReadTx(ctx context.Context, fn func(tx memory.Executor) error) error {
+	tx, err := s.reader.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin read: %w", mapErr(err))
+	}
+	defer tx.Rollback() // nothing to commit: it only read
+	return fn(&executor{tx: tx, stmts: s.rstmts})
+}
+
 // write runs one executor call in its own transaction.
 func (s *Store) write(ctx context.Context, fn func(e *executor) error) error {
 	return s.InTx(ctx, func(tx memory.Executor) error { return fn(tx.(*executor)) })

@@ -71,6 +71,27 @@ func (s suite) times(t *testing.T) {
 }
 
 func (s suite) inTx(t *testing.T) {
+	t.Run("ReadTxSnapshot", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		must(t, st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{newEpisode(ns, "e-1", "s-1", at(1))}}))
+		must(t, st.ReadTx(ctx, func(rd memory.Executor) error {
+			before, err := rd.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns})
+			must(t, err)
+			// Another writer commits while the read transaction is open.
+			must(t, st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{newEpisode(ns, "e-2", "s-1", at(2))}}))
+			after, err := rd.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns})
+			must(t, err)
+			wantIDs(t, "episodes in the snapshot, before and after another commit", ids(after, episodeID), ids(before, episodeID))
+			if err := rd.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{newEpisode(ns, "e-3", "s-1", at(3))}}); err == nil {
+				t.Error("a write inside ReadTx succeeded")
+			}
+			return nil
+		}))
+		all, err := st.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns})
+		must(t, err)
+		wantIDs(t, "episodes after the read transaction", ids(all, episodeID), []string{"e-1", "e-2"})
+	})
+
 	t.Run("Commit", func(t *testing.T) {
 		ctx, st := s.fresh(t)
 		w := newWorld(ns)
