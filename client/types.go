@@ -385,7 +385,8 @@ type FeedbackRequest struct {
 type FeedbackResult struct {
 	RetrievalID string            `json:"retrieval_id"`
 	Applied     []*FeedbackRecord `json:"applied"`
-	Duplicates  []string          `json:"duplicates"` // judgements already recorded
+	Duplicates  []string          `json:"duplicates"`     // judgements already recorded
+	Gone        []string          `json:"gone,omitempty"` // versions no longer stored (pruned, purged): skipped
 }
 
 // FeedbackRecord is one judgement of a memory and how it moved the

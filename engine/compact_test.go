@@ -146,3 +146,35 @@ func TestCompactPrunesOldTraces(t *testing.T) {
 		t.Fatalf("second compaction: %+v %v", again, err)
 	}
 }
+
+// TestFeedbackAfterPrune: feedback on a retrieval that served versions
+// compaction has since deleted applies to the rest and names the ones gone.
+func TestFeedbackAfterPrune(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clk := clock.NewManual(t0)
+	e, err := engine.New(engine.Config{Store: st, Clock: clk, HistoryKeep: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	for _, city := range []string{"Lisbon", "Porto", "Madrid", "Paris"} {
+		clk.Advance(time.Hour)
+		remember(t, e, "ns", "I live in "+city+" now.", clk.Now())
+	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "where did the user live Lisbon Porto Madrid Paris", IncludeHistory: true, Limit: 20, Context: engine.NoContext})
+	if rep, err := e.Compact(ctx, "ns"); err != nil || len(rep.VersionsPruned) != 2 {
+		t.Fatalf("compaction: %+v %v", rep, err)
+	}
+	fb, err := e.Feedback(ctx, engine.FeedbackParams{Namespace: "ns", RetrievalID: res.RetrievalID, Outcome: memory.OutcomeHelpful})
+	if err != nil {
+		t.Fatalf("feedback after the prune: %v", err)
+	}
+	if len(fb.Gone) == 0 || len(fb.Applied) == 0 {
+		t.Fatalf("feedback: applied %d, gone %v", len(fb.Applied), fb.Gone)
+	}
+}

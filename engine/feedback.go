@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -74,6 +75,10 @@ type FeedbackResult struct {
 	// Duplicates are the versions this source had already judged so for
 	// this retrieval: the repeat changed nothing.
 	Duplicates []string `json:"duplicates"`
+	// Gone are versions the retrieval served that the store no longer
+	// holds (history pruned by compaction, an episode purged): nothing
+	// left to learn about them.
+	Gone []string `json:"gone,omitempty"`
 }
 
 func validateFeedback(p *FeedbackParams) error {
@@ -150,7 +155,7 @@ func (e *Engine) Feedback(ctx context.Context, p FeedbackParams) (*FeedbackResul
 	res := &FeedbackResult{RetrievalID: tr.ID}
 	var changed []*memory.Version
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
-		res.Applied, res.Duplicates, changed = []*memory.Feedback{}, []string{}, changed[:0]
+		res.Applied, res.Duplicates, res.Gone, changed = []*memory.Feedback{}, []string{}, nil, changed[:0]
 		prior, err := tx.ListFeedback(ctx, memory.ListFeedbackParams{Namespace: ns, RetrievalID: tr.ID})
 		if err != nil {
 			return err
@@ -163,6 +168,10 @@ func (e *Engine) Feedback(ctx context.Context, p FeedbackParams) (*FeedbackResul
 				continue
 			}
 			v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: verID})
+			if errors.Is(err, memory.ErrNotFound) {
+				res.Gone = append(res.Gone, verID)
+				continue
+			}
 			if err != nil {
 				return err
 			}

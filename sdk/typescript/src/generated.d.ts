@@ -150,6 +150,7 @@ export interface FeedbackRequest {
 export interface FeedbackResult {
   applied: Array<Feedback> | null;
   duplicates: Array<string> | null;
+  gone?: Array<string>;
   retrieval_id: string;
 }
 
