@@ -40,6 +40,7 @@ type FeedbackOutput struct {
 	RetrievalID string         `json:"retrieval_id"`
 	Applied     []FeedbackItem `json:"applied"`
 	Duplicates  []string       `json:"duplicates" jsonschema:"versions already judged so: unchanged"`
+	Gone        []string       `json:"gone,omitempty" jsonschema:"versions served then and deleted since (pruned history, purged episodes): skipped"`
 }
 
 func (t *tools) feedback(ctx context.Context, _ *mcp.CallToolRequest, in FeedbackInput) (*mcp.CallToolResult, FeedbackOutput, error) {
@@ -51,7 +52,7 @@ func (t *tools) feedback(ctx context.Context, _ *mcp.CallToolRequest, in Feedbac
 	if err != nil {
 		return nil, FeedbackOutput{}, t.fail(err, in.RetrievalID)
 	}
-	out := FeedbackOutput{RetrievalID: res.RetrievalID, Applied: []FeedbackItem{}, Duplicates: nonNil(res.Duplicates)}
+	out := FeedbackOutput{RetrievalID: res.RetrievalID, Applied: []FeedbackItem{}, Duplicates: nonNil(res.Duplicates), Gone: res.Gone}
 	var lines []string
 	for _, f := range res.Applied {
 		out.Applied = append(out.Applied, FeedbackItem{
@@ -64,6 +65,9 @@ func (t *tools) feedback(ctx context.Context, _ *mcp.CallToolRequest, in Feedbac
 	}
 	if len(res.Duplicates) > 0 {
 		lines = append(lines, fmt.Sprintf("%d already judged so: unchanged", len(res.Duplicates)))
+	}
+	if len(res.Gone) > 0 {
+		lines = append(lines, fmt.Sprintf("%d deleted since the retrieval: skipped", len(res.Gone)))
 	}
 	return text(strings.Join(lines, "\n")), out, nil
 }
