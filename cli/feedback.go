@@ -149,6 +149,11 @@ func readOutput(stdin io.Reader, path string) (string, error) {
 }
 
 func printFeedback(w io.Writer, res *engine.FeedbackResult) {
+	if len(res.Applied) == 0 && len(res.Gone) > 0 && len(res.Duplicates) == 0 {
+		fmt.Fprintf(w, "nothing to judge: the %s this retrieval served %s been deleted since (pruned history, purged episodes)\n",
+			plural(len(res.Gone), "item", "items"), map[bool]string{true: "has", false: "have"}[len(res.Gone) == 1])
+		return
+	}
 	if len(res.Applied) == 0 {
 		fmt.Fprintf(w, "already recorded: this judgement of %s changed nothing\n", plural(len(res.Duplicates), "item", "items"))
 		return
@@ -162,6 +167,9 @@ func printFeedback(w io.Writer, res *engine.FeedbackResult) {
 	tw.Flush()
 	if len(res.Duplicates) > 0 {
 		fmt.Fprintf(w, "(%s already judged so: unchanged)\n", plural(len(res.Duplicates), "item", "items"))
+	}
+	if len(res.Gone) > 0 {
+		fmt.Fprintf(w, "(%s deleted since the retrieval: skipped)\n", plural(len(res.Gone), "item", "items"))
 	}
 }
 
