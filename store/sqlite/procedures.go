@@ -77,7 +77,9 @@ func (e *executor) RecordProcedureUses(ctx context.Context, p memory.RecordProce
 	return nil
 }
 
-func (e *executor) recordProcedureUses(ctx context.Context, p memory.RecordProcedureUsesParams) error {
+// checkProcedureUses checks what recording and restoring uses share: the
+// namespace, and each use's ids and namespace.
+func checkProcedureUses(p memory.RecordProcedureUsesParams) error {
 	if err := checkNamespace(p.Namespace); err != nil {
 		return err
 	}
@@ -94,6 +96,13 @@ func (e *executor) recordProcedureUses(ctx context.Context, p memory.RecordProce
 		if err := sameNamespace("procedure use of", u.MemoryID, u.Namespace, p.Namespace); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func (e *executor) recordProcedureUses(ctx context.Context, p memory.RecordProcedureUsesParams) error {
+	if err := checkProcedureUses(p); err != nil {
+		return err
 	}
 	return e.atomically(ctx, len(p.Uses), func() error {
 		for _, u := range p.Uses {
@@ -118,22 +127,10 @@ func (e *executor) RestoreProcedureUses(ctx context.Context, p memory.RecordProc
 }
 
 func (e *executor) restoreProcedureUses(ctx context.Context, p memory.RecordProcedureUsesParams) error {
-	if err := checkNamespace(p.Namespace); err != nil {
+	if err := checkProcedureUses(p); err != nil {
 		return err
 	}
 	for _, u := range p.Uses {
-		if u == nil {
-			return memory.Invalidf("nil procedure use")
-		}
-		if err := checkID("memory", u.MemoryID); err != nil {
-			return err
-		}
-		if err := checkID("version", u.VersionID); err != nil {
-			return err
-		}
-		if err := sameNamespace("procedure use of", u.MemoryID, u.Namespace, p.Namespace); err != nil {
-			return err
-		}
 		switch u.Outcome {
 		case memory.OutcomePending:
 			if u.SettledAt != nil {
