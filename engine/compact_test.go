@@ -10,7 +10,6 @@ import (
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // TestCompactBoundsHistory: a slot that changes again and again keeps its
@@ -20,20 +19,8 @@ import (
 func TestCompactBoundsHistory(t *testing.T) {
 	ctx := context.Background()
 	open := func(keep int) (*engine.Engine, *clock.Manual) {
-		st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
 		clk := clock.NewManual(t0)
-		e, err := engine.New(engine.Config{Store: st, Clock: clk, HistoryKeep: keep})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			e.Close()
-			st.Close()
-		})
-		return e, clk
+		return openEngine(t, filepath.Join(t.TempDir(), "mnemon.db"), engine.Config{Clock: clk, HistoryKeep: keep}), clk
 	}
 	cities := []string{"Lisbon", "Porto", "Madrid", "Paris", "Berlin", "Vienna"}
 	move := func(e *engine.Engine, clk *clock.Manual, city string) {
@@ -151,17 +138,8 @@ func TestCompactPrunesOldTraces(t *testing.T) {
 // compaction has since deleted applies to the rest and names the ones gone.
 func TestFeedbackAfterPrune(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	clk := clock.NewManual(t0)
-	e, err := engine.New(engine.Config{Store: st, Clock: clk, HistoryKeep: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := openEngine(t, filepath.Join(t.TempDir(), "mnemon.db"), engine.Config{Clock: clk, HistoryKeep: 1})
 	for _, city := range []string{"Lisbon", "Porto", "Madrid", "Paris"} {
 		clk.Advance(time.Hour)
 		remember(t, e, "ns", "I live in "+city+" now.", clk.Now())

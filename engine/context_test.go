@@ -10,7 +10,6 @@ import (
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // A retrieved turn brings its neighbours from the same conversation, and
@@ -108,7 +107,7 @@ func TestDefaultContext(t *testing.T) {
 		t.Fatalf("the lake turn was not retrieved:\n%s", res.Context)
 		return 0
 	}
-	e, _, _ := newEngine(t)
+	e, _, st := newEngine(t)
 	capture(e)
 	if got := lines(e, 0); got != 2*engine.DefaultContext {
 		t.Errorf("default: %d context lines, want %d", got, 2*engine.DefaultContext)
@@ -120,16 +119,7 @@ func TestDefaultContext(t *testing.T) {
 		t.Error("context -2 accepted")
 	}
 
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "quiet.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	quiet, err := engine.New(engine.Config{Store: st, Context: engine.NoContext})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { quiet.Close() })
+	quiet := openEngine(t, filepath.Join(t.TempDir(), "quiet.db"), engine.Config{Context: engine.NoContext})
 	capture(quiet)
 	if got := lines(quiet, 0); got != 0 {
 		t.Errorf("engine default NoContext: %d context lines", got)

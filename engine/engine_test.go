@@ -40,6 +40,28 @@ func newEngine(t testing.TB) (*engine.Engine, *clock.Manual, memory.Store) {
 	return e, clk, st
 }
 
+// openEngine opens an engine with cfg over a real SQLite file at path
+// (several engines may share one file, as processes do), closed when the
+// test ends.
+func openEngine(t testing.TB, path string, cfg engine.Config) *engine.Engine {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = st
+	e, err := engine.New(cfg)
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		e.Close()
+		st.Close()
+	})
+	return e
+}
+
 func remember(t testing.TB, e *engine.Engine, ns, text string, at time.Time) *engine.RememberResult {
 	t.Helper()
 	res, err := e.Remember(context.Background(), engine.RememberParams{Namespace: ns, Text: text, ObservedAt: at})

@@ -10,7 +10,6 @@ import (
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // served reports whether a retrieval for query returns an item containing
@@ -32,21 +31,7 @@ func TestSyncChanges(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mnemon.db")
 	clk := clock.NewManual(t0)
-	open := func() *engine.Engine {
-		st, err := sqlite.Open(ctx, path, sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := engine.New(engine.Config{Store: st, Clock: clk})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			e.Close()
-			st.Close()
-		})
-		return e
-	}
+	open := func() *engine.Engine { return openEngine(t, path, engine.Config{Clock: clk}) }
 	writer, follower := open(), open()
 
 	remember(t, writer, "ns", "I work at Acme.", t0)
@@ -123,21 +108,7 @@ func TestSyncAfterCompaction(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mnemon.db")
 	clk := clock.NewManual(t0)
-	open := func() *engine.Engine {
-		st, err := sqlite.Open(ctx, path, sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := engine.New(engine.Config{Store: st, Clock: clk})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			e.Close()
-			st.Close()
-		})
-		return e
-	}
+	open := func() *engine.Engine { return openEngine(t, path, engine.Config{Clock: clk}) }
 	writer, follower := open(), open()
 	remember(t, writer, "ns", "I work at Acme.", t0)
 	if !served(t, follower, "where does the user work", "Acme") {
