@@ -256,12 +256,17 @@ func planDedupe(vs []*memory.Version, p DedupeParams, since, now time.Time, rep 
 // run and are skipped.
 func dedupeEdges(facts []*dedupeFact, threshold float64) [][]int {
 	edges := make([][]int, len(facts))
+	// Each fresh fact against every other, a pair of two fresh ones once:
+	// the work is fresh × facts, not facts².
 	for i := range facts {
-		for j := i + 1; j < len(facts); j++ {
-			a, b := facts[i], facts[j]
-			if !a.fresh && !b.fresh {
+		if !facts[i].fresh {
+			continue
+		}
+		for j := range facts {
+			if j == i || (facts[j].fresh && j < i) {
 				continue
 			}
+			a, b := facts[i], facts[j]
 			if a.vec.Dim != b.vec.Dim || float64(a.vec.Dot(b.vec)) < threshold || contradicts(a, b) {
 				continue
 			}
