@@ -331,6 +331,16 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 			if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: eps}); err != nil {
 				return err
 			}
+			// A purged episode is stored as purged: the store keeps what
+			// is left of it in its compact form (the SQLite store's
+			// archive), as it did in the namespace exported.
+			for _, ep := range eps {
+				if ep.Content == "" && ep.Metadata[PurgedMetadataKey] != "" {
+					if err := tx.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns, EpisodeID: ep.ID, Metadata: ep.Metadata}); err != nil {
+						return fmt.Errorf("episode %s: %w", ep.ID, err)
+					}
+				}
+			}
 		}
 		for _, v := range vers {
 			if err := tx.CreateVersion(ctx, v); err != nil {

@@ -194,7 +194,7 @@ func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string,
 				}
 			}
 			if pe.dupOf == "" {
-				stored, err := tx.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, ContentHash: pe.ep.ContentHash})
+				stored, err := tx.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, ContentHash: pe.ep.ContentHash, OccurredAt: pe.ep.OccurredAt})
 				if err != nil {
 					return nil, err
 				}

@@ -200,7 +200,11 @@ type ListEpisodesParams struct {
 	IDs []string
 	// ContentHash, when set, matches episodes with exactly this hash.
 	ContentHash string
-	Limit       int // 0 means no limit
+	// OccurredAt, when set, matches episodes that occurred at exactly this
+	// instant. With ContentHash it is how a retried event is recognised,
+	// cheaply even among episodes long purged.
+	OccurredAt time.Time
+	Limit      int // 0 means no limit
 }
 
 // FindMemoryParams identifies a slot.

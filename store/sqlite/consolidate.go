@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,19 +13,27 @@ import (
 // summarised episodes (see memory.ConsolidationStore and migration 0008).
 
 const (
-	qGetSession = `SELECT session_id, COUNT(*), MIN(occurred_at), MAX(occurred_at)
-	FROM episodes WHERE namespace = ? AND session_id = ? GROUP BY session_id`
-	// The grouping walks episodes_by_session, which covers every column it
-	// reads; the summary record is looked up by key per session.
-	qDueSessions = `SELECT e.session_id, COUNT(*), MIN(e.occurred_at), MAX(e.occurred_at)
-	FROM episodes e
-	WHERE e.namespace = ? AND e.session_id != ''
-	GROUP BY e.session_id
-	HAVING MAX(e.occurred_at) < ?
-	   AND COUNT(*) != COALESCE((SELECT s.episodes FROM session_summaries s
-	                             WHERE s.namespace = ? AND s.session_id = e.session_id), -1)
-	ORDER BY MAX(e.occurred_at), e.session_id
-	LIMIT ?`
+	// A session's episodes are its live rows and its archived (purged)
+	// ones; both groupings walk an index that covers what they read.
+	qGetSession = `SELECT session_id, SUM(n), MIN(first_at), MAX(last_at) FROM (
+	  SELECT session_id, COUNT(*) AS n, MIN(occurred_at) AS first_at, MAX(occurred_at) AS last_at
+	  FROM episodes WHERE namespace = ?1 AND session_id = ?2 GROUP BY session_id
+	  UNION ALL
+	  SELECT session_id, SUM(episodes), MIN(first_at), MAX(last_at)
+	  FROM episode_archive WHERE namespace = ?1 AND session_id = ?2 GROUP BY session_id)
+	GROUP BY session_id`
+	qDueSessions = `SELECT s.session_id, SUM(s.n), MIN(s.first_at), MAX(s.last_at) FROM (
+	  SELECT session_id, COUNT(*) AS n, MIN(occurred_at) AS first_at, MAX(occurred_at) AS last_at
+	  FROM episodes WHERE namespace = ?1 AND session_id != '' GROUP BY session_id
+	  UNION ALL
+	  SELECT session_id, SUM(episodes), MIN(first_at), MAX(last_at)
+	  FROM episode_archive WHERE namespace = ?1 AND session_id != '' GROUP BY session_id) s
+	GROUP BY s.session_id
+	HAVING MAX(s.last_at) < ?2
+	   AND SUM(s.n) != COALESCE((SELECT m.episodes FROM session_summaries m
+	                             WHERE m.namespace = ?1 AND m.session_id = s.session_id), -1)
+	ORDER BY MAX(s.last_at), s.session_id
+	LIMIT ?3`
 
 	summaryCols           = `namespace, session_id, memory_id, version_id, episodes, last_at, consolidated_at`
 	qGetSessionSummary    = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = ? AND session_id = ?`
@@ -42,7 +51,6 @@ const (
 	qUpdateStub = `UPDATE episode_stubs SET summary_memory_id = ?, check_at = ?, forgotten_at = ?,
 	retention = ?, purged_at = ? WHERE namespace = ? AND episode_id = ?`
 
-	qPurgeEpisode = `UPDATE episodes SET content = '', metadata = ? WHERE namespace = ? AND id = ?`
 	// The episodic version goes, then its slot if no version is left in it
 	// (an episodic slot holds exactly one).
 	qPurgeVersion = `DELETE FROM versions WHERE namespace = ? AND id = ? AND kind = 'episodic' RETURNING memory_id`
@@ -91,7 +99,7 @@ func (e *executor) DueSessions(ctx context.Context, p memory.DueSessionsParams) 
 	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) {
 		var c encoder
 		before := c.time("before", p.Before)
-		return qDueSessions, []any{p.Namespace, before, p.Namespace, limitArg(p.Limit)}, c.err
+		return qDueSessions, []any{p.Namespace, before, limitArg(p.Limit)}, c.err
 	}, decodeSession)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: due sessions: %w", err)
@@ -285,14 +293,25 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 	if err := checkID("episode", p.EpisodeID); err != nil {
 		return err
 	}
-	var c encoder
-	meta := c.json("metadata", p.Metadata)
-	if c.err != nil {
-		return c.err
-	}
 	return e.atomically(ctx, 5, func() error {
-		if err := execOne(ctx, e, qPurgeEpisode, meta, p.Namespace, p.EpisodeID); err != nil {
+		// What stays of the episode moves into its session's archive.
+		ep, err := getOne(ctx, e, memory.GetParams{Namespace: p.Namespace, ID: p.EpisodeID}, qGetEpisode, decodeEpisode)
+		switch {
+		case errors.Is(err, memory.ErrNotFound):
+			// Purged before: only its metadata changes.
+			if ok, err := e.rearchive(ctx, p.Namespace, p.EpisodeID, p.Metadata); err != nil || !ok {
+				return cmp.Or(err, memory.ErrNotFound)
+			}
+		case err != nil:
 			return err
+		default:
+			ep.Content, ep.Metadata = "", p.Metadata
+			if err := execOne(ctx, e, qDeleteEpisode, p.Namespace, p.EpisodeID); err != nil {
+				return err
+			}
+			if err := e.archiveEpisode(ctx, ep); err != nil {
+				return err
+			}
 		}
 		if p.VersionID != "" {
 			var memID string
@@ -318,7 +337,7 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 		if _, err := e.exec(ctx, qPurgeAdmissions, p.Namespace, p.EpisodeID); err != nil {
 			return mapErr(err)
 		}
-		_, err := e.exec(ctx, qDeleteStub, p.Namespace, p.EpisodeID)
+		_, err = e.exec(ctx, qDeleteStub, p.Namespace, p.EpisodeID)
 		return mapErr(err)
 	})
 }

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -205,6 +207,17 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 
 func (e *executor) GetEpisode(ctx context.Context, p memory.GetParams) (*memory.Episode, error) {
 	ep, err := getOne(ctx, e, p, qGetEpisode, decodeEpisode)
+	if errors.Is(err, memory.ErrNotFound) {
+		// A purged episode lives on in its session's archive.
+		var eps []*memory.Episode
+		eps, err = e.archived(ctx, memory.ListEpisodesParams{Namespace: p.Namespace, IDs: []string{p.ID}}, nil)
+		if err == nil && len(eps) == 0 {
+			err = memory.ErrNotFound
+		}
+		if err == nil {
+			ep = eps[0]
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get episode %s: %w", p.ID, err)
 	}
@@ -222,6 +235,13 @@ func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 	if p.ContentHash != "" {
 		w.eq("content_hash", p.ContentHash)
 	}
+	if !p.OccurredAt.IsZero() {
+		var c encoder
+		w.eq("occurred_at", c.time("occurred_at", p.OccurredAt))
+		if c.err != nil {
+			return "", nil, c.err
+		}
+	}
 	w.args = append(w.args, limitArg(p.Limit))
 	order := ` ORDER BY occurred_at, id`
 	if len(p.IDs) > 0 || p.ContentHash != "" {
@@ -235,15 +255,68 @@ func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 }
 
 func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
-	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listEpisodesQuery(p) }, decodeEpisode)
+	out, err := e.listEpisodes(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list episodes: %w", err)
 	}
 	return out, nil
 }
 
+// listEpisodes merges the live episodes with the archived (purged) ones
+// that match p.
+func (e *executor) listEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listEpisodesQuery(p) }, decodeEpisode)
+	if err != nil {
+		return nil, err
+	}
+	var found map[string]bool
+	if len(p.IDs) > 0 {
+		if len(out) == len(p.IDs) {
+			return out, nil // every id is live
+		}
+		found = make(map[string]bool, len(out))
+		for _, ep := range out {
+			found[ep.ID] = true
+		}
+	}
+	arch, err := e.archived(ctx, p, found)
+	if err != nil || len(arch) == 0 {
+		return out, err
+	}
+	out = append(out, arch...)
+	sortEpisodes(out)
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	return out, nil
+}
+
+// ScanEpisodes walks the live episodes in id order, then the archived ones
+// session by session (each session's in id order).
 func (e *executor) ScanEpisodes(ctx context.Context, p memory.ScanParams, fn func(*memory.Episode) error) error {
-	return scan(ctx, e, p.Namespace, "scan episodes", qScanEpisodes, decodeEpisode, fn)
+	if err := scan(ctx, e, p.Namespace, "scan episodes", qScanEpisodes, decodeEpisode, fn); err != nil {
+		return err
+	}
+	chunks, err := e.archiveChunks(ctx, p.Namespace, qArchiveAll, p.Namespace)
+	if err != nil {
+		return fmt.Errorf("sqlite: scan episodes: %w", err)
+	}
+	for i, c := range chunks {
+		if i+1 < len(chunks) && chunks[i+1].session == c.session {
+			continue // the session's chunks go together, in id order
+		}
+		var eps []*memory.Episode
+		for j := i; j >= 0 && chunks[j].session == c.session; j-- {
+			eps = append(eps, chunks[j].eps...)
+		}
+		slices.SortFunc(eps, func(a, b *memory.Episode) int { return strings.Compare(a.ID, b.ID) })
+		for _, ep := range eps {
+			if err := fn(ep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ---- memories ---------------------------------------------------------------
@@ -743,6 +816,7 @@ func (e *executor) ListTraces(ctx context.Context, p memory.ListTracesParams) ([
 // snapshot even while writes go on.
 const qStats = `
 SELECT 'episodes', '', count(*) FROM episodes WHERE namespace = ?1
+UNION ALL SELECT 'episodes', 'archived', coalesce(sum(episodes), 0) FROM episode_archive WHERE namespace = ?1
 UNION ALL SELECT 'memories', '', count(*) FROM memories WHERE namespace = ?1
 UNION ALL SELECT 'admissions', '', count(*) FROM admissions WHERE namespace = ?1
 UNION ALL SELECT 'traces', '', count(*) FROM traces WHERE namespace = ?1
@@ -774,7 +848,7 @@ func (e *executor) stats(ctx context.Context, p memory.StatsParams) (*memory.Sta
 		}
 		switch table {
 		case "episodes":
-			st.Episodes = n
+			st.Episodes += n
 		case "memories":
 			st.Memories = n
 		case "admissions":
@@ -806,8 +880,11 @@ WITH RECURSIVE
   a(ns) AS (SELECT min(namespace) FROM admissions UNION ALL
             SELECT (SELECT min(namespace) FROM admissions WHERE namespace > a.ns) FROM a WHERE a.ns IS NOT NULL),
   t(ns) AS (SELECT min(namespace) FROM traces UNION ALL
-            SELECT (SELECT min(namespace) FROM traces WHERE namespace > t.ns) FROM t WHERE t.ns IS NOT NULL)
+            SELECT (SELECT min(namespace) FROM traces WHERE namespace > t.ns) FROM t WHERE t.ns IS NOT NULL),
+  x(ns) AS (SELECT min(namespace) FROM episode_archive UNION ALL
+            SELECT (SELECT min(namespace) FROM episode_archive WHERE namespace > x.ns) FROM x WHERE x.ns IS NOT NULL)
 SELECT ns FROM e WHERE ns IS NOT NULL
+UNION SELECT ns FROM x WHERE ns IS NOT NULL
 UNION SELECT ns FROM m WHERE ns IS NOT NULL
 UNION SELECT ns FROM v WHERE ns IS NOT NULL
 UNION SELECT ns FROM a WHERE ns IS NOT NULL
@@ -933,11 +1010,12 @@ func prepareAll(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
 	queries = append(queries, keyQueries...)
 	queries = append(queries, backlogQueries...)
 	queries = append(queries, changeQueries...)
+	queries = append(queries, archiveQueries...)
 	shape := func(q string, _ []any, _ error) { queries = append(queries, q) }
 	shape(listEpisodesQuery(memory.ListEpisodesParams{}))
 	shape(listEpisodesQuery(memory.ListEpisodesParams{SessionID: "s"}))
 	shape(listEpisodesQuery(memory.ListEpisodesParams{IDs: []string{"x"}}))
-	shape(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h"})) // duplicate check of every capture
+	shape(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h", OccurredAt: time.Unix(1, 0)})) // duplicate check of every capture
 	shape(listVersionsQuery(memory.ListVersionsParams{}))
 	shape(listVersionsQuery(memory.ListVersionsParams{MemoryID: "m"}))
 	shape(listVersionsQuery(memory.ListVersionsParams{MemoryID: "m", WithoutEmbeddings: true})) // a slot's history, on every write to it

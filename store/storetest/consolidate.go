@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -289,6 +290,98 @@ func (s suite) consolidation(t *testing.T) {
 				return ex.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: "empty", EpisodeID: "e-1"})
 			})
 			wantErr(t, "purge in a namespace without the episode", err, memory.ErrNotFound)
+		})
+	})
+
+	// However a backend keeps what is left of a purged episode (the SQLite
+	// store packs it into its session's archive), every read returns it as
+	// it was, text aside, and counts it.
+	t.Run("PurgedStayReadable", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			eps := []*memory.Episode{newEpisode(ns, "e-1", "s-1", at(1)), newEpisode(ns, "e-2", "s-1", at(2)),
+				newEpisode(ns, "e-3", "s-1", at(3)), newEpisode(ns, "e-4", "s-2", at(4))}
+			eps[2].Kind, eps[2].Speaker, eps[2].Metadata = memory.EpisodeAgentMessage, "Ada Lovelace", nil
+			must(t, st.InTx(ctx, func(tx memory.Executor) error {
+				must(t, tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: eps}))
+				return tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "other", Episodes: []*memory.Episode{newEpisode("other", "e-1", "s-1", at(1))}})
+			}))
+			purge := func(id string, meta map[string]string) {
+				t.Helper()
+				must(t, m.do(ctx, st, func(ex memory.Executor) error {
+					return ex.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns, EpisodeID: id, Metadata: meta})
+				}))
+			}
+			purge("e-1", map[string]string{"purged_into": "m-old"})
+			purge("e-3", map[string]string{"purged_into": "m-9"})
+			purge("e-1", map[string]string{"purged_into": "m-9"}) // again: only the metadata changes
+			want := func(what string, got *memory.Episode, ep *memory.Episode, purged bool) {
+				t.Helper()
+				w := *ep
+				if purged {
+					w.Content, w.Metadata = "", map[string]string{"purged_into": "m-9"}
+				}
+				if got.ID != w.ID || got.Namespace != w.Namespace || got.Scope != w.Scope || got.Kind != w.Kind ||
+					got.Speaker != w.Speaker || got.Content != w.Content || !sameMap(got.Metadata, w.Metadata) ||
+					!got.OccurredAt.Equal(w.OccurredAt) || !got.RecordedAt.Equal(w.RecordedAt) || got.ContentHash != w.ContentHash {
+					t.Errorf("%s:\n got %+v\nwant %+v", what, got, &w)
+				}
+			}
+			for i, ep := range eps {
+				got, err := st.GetEpisode(ctx, memory.GetParams{Namespace: ns, ID: ep.ID})
+				must(t, err)
+				want("GetEpisode "+ep.ID, got, ep, i == 0 || i == 2)
+			}
+			_, err := st.GetEpisode(ctx, memory.GetParams{Namespace: "other", ID: "e-3"})
+			wantErr(t, "a purged episode from another namespace", err, memory.ErrNotFound)
+			for _, c := range []struct {
+				name string
+				p    memory.ListEpisodesParams
+				want []string
+			}{
+				{"every episode", memory.ListEpisodesParams{}, []string{"e-1", "e-2", "e-3", "e-4"}},
+				{"limit 2", memory.ListEpisodesParams{Limit: 2}, []string{"e-1", "e-2"}},
+				{"session", memory.ListEpisodesParams{SessionID: "s-1"}, []string{"e-1", "e-2", "e-3"}},
+				{"session, limit 1", memory.ListEpisodesParams{SessionID: "s-1", Limit: 1}, []string{"e-1"}},
+				{"ids", memory.ListEpisodesParams{IDs: []string{"e-3", "e-2", "e-9"}}, []string{"e-2", "e-3"}},
+				{"ids, purged only", memory.ListEpisodesParams{IDs: []string{"e-1"}}, []string{"e-1"}},
+				{"hash", memory.ListEpisodesParams{ContentHash: eps[2].ContentHash}, []string{"e-3"}},
+				{"hash and time", memory.ListEpisodesParams{ContentHash: eps[2].ContentHash, OccurredAt: at(3)}, []string{"e-3"}},
+				{"hash at another time", memory.ListEpisodesParams{ContentHash: eps[2].ContentHash, OccurredAt: at(2)}, nil},
+				{"time", memory.ListEpisodesParams{OccurredAt: at(1)}, []string{"e-1"}},
+				{"session and ids", memory.ListEpisodesParams{SessionID: "s-2", IDs: []string{"e-1", "e-4"}}, []string{"e-4"}},
+			} {
+				c.p.Namespace = ns
+				got, err := st.ListEpisodes(ctx, c.p)
+				must(t, err)
+				wantIDs(t, "ListEpisodes "+c.name, ids(got, episodeID), c.want)
+			}
+			var scanned []string
+			must(t, st.ScanEpisodes(ctx, memory.ScanParams{Namespace: ns}, func(ep *memory.Episode) error {
+				scanned = append(scanned, ep.ID)
+				return nil
+			}))
+			slices.Sort(scanned)
+			wantIDs(t, "ScanEpisodes", scanned, []string{"e-1", "e-2", "e-3", "e-4"})
+			stats, err := st.Stats(ctx, memory.StatsParams{Namespace: ns})
+			must(t, err)
+			if stats.Episodes != 4 {
+				t.Errorf("Stats counts %d episodes, want 4 (purged ones count)", stats.Episodes)
+			}
+			info, err := st.GetSession(ctx, memory.GetParams{Namespace: ns, ID: "s-1"})
+			must(t, err)
+			if info.Episodes != 3 || !info.FirstAt.Equal(at(1)) || !info.LastAt.Equal(at(3)) {
+				t.Errorf("GetSession s-1 = %+v, want 3 episodes from at(1) to at(3)", info)
+			}
+			due, err := st.DueSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: at(10)})
+			must(t, err)
+			if len(due) != 2 || due[0].ID != "s-1" || due[0].Episodes != 3 || due[1].ID != "s-2" {
+				t.Errorf("DueSessions = %+v, want s-1 (3 episodes) then s-2", due)
+			}
+			other, err := st.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "other"})
+			must(t, err)
+			if len(other) != 1 || other[0].Content == "" {
+				t.Errorf("the other namespace's episode: %+v", other)
+			}
 		})
 	})
 

@@ -1,0 +1,127 @@
+package sqlite
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// purgedEpisode is what consolidation leaves of a captured turn: mnemon's
+// id and hash forms, the metadata naming its summary.
+func purgedEpisode(i int, at time.Time) *memory.Episode {
+	sum := sha256.Sum256([]byte{byte(i)})
+	return &memory.Episode{
+		ID:        "ep_" + strings.ToLower(ulid.Make().String()),
+		Namespace: "ns", Scope: memory.Scope{UserID: "u-1", SessionID: "session-7"},
+		Kind: memory.EpisodeUserMessage, Speaker: "user",
+		Metadata:    map[string]string{"purged_into": "mem_01jd0000000000000000000000", "forgotten_at": "2024-05-01T09:00:00Z", "purged_at": "2024-05-02T09:00:00Z"},
+		OccurredAt:  at,
+		RecordedAt:  at.Add(1500 * time.Microsecond),
+		ContentHash: hex.EncodeToString(sum[:]),
+	}
+}
+
+func TestArchiveRoundTrip(t *testing.T) {
+	base := time.Date(2024, 1, 2, 9, 0, 0, 123, time.UTC)
+	odd := purgedEpisode(9, base.Add(-time.Hour)) // earlier than the one before it: a negative delta
+	odd.ID, odd.ContentHash, odd.Speaker, odd.Metadata = "imported-episode-1", "sha256:not-hex", "Ada Lovelace ✓", nil
+	zero := purgedEpisode(10, time.Time{})
+	zero.RecordedAt, zero.ContentHash = time.Time{}, ""
+	upper := purgedEpisode(11, base)
+	upper.ID = "ep_" + strings.ToUpper(upper.ID[3:]) // not the form mnemon writes: kept verbatim
+	empty := purgedEpisode(12, base)
+	empty.Metadata = map[string]string{}
+	for _, c := range []struct {
+		name string
+		eps  []*memory.Episode
+	}{
+		{"one", []*memory.Episode{purgedEpisode(0, base)}},
+		{"a session", func() []*memory.Episode {
+			var eps []*memory.Episode
+			for i := range 20 {
+				eps = append(eps, purgedEpisode(i, base.Add(time.Duration(i)*30*time.Second)))
+			}
+			return eps
+		}()},
+		{"ids, hashes and times mnemon does not write", []*memory.Episode{purgedEpisode(1, base), odd, zero, upper, empty}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := encodeArchive(c.eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := decodeArchive("ns", "session-7", b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, c.eps) {
+				for i := range got {
+					if !reflect.DeepEqual(got[i], c.eps[i]) {
+						t.Errorf("episode %d:\n got %+v\nwant %+v", i, got[i], c.eps[i])
+					}
+				}
+				t.Fatalf("round trip changed the episodes")
+			}
+			if c.name == "a session" {
+				// The point of the archive: a purged turn in ~60 bytes
+				// (16 of id, 32 of hash, times and string indexes), not a
+				// row and four index entries (~600).
+				per := float64(len(b)) / float64(len(c.eps))
+				t.Logf("%d bytes for %d episodes: %.0f per episode", len(b), len(c.eps), per)
+				if per > 80 {
+					t.Errorf("%.0f bytes per archived episode, want at most 80", per)
+				}
+			}
+		})
+	}
+}
+
+func TestArchiveRefuses(t *testing.T) {
+	live := purgedEpisode(0, time.Now())
+	live.Content = "still here"
+	if _, err := encodeArchive([]*memory.Episode{live}); err == nil || !strings.Contains(err.Error(), "only purged") {
+		t.Errorf("encoding an episode with text: %v, want a refusal", err)
+	}
+	good, err := encodeArchive([]*memory.Episode{purgedEpisode(0, time.Now()), purgedEpisode(1, time.Now())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"empty", nil, "truncated"},
+		{"unknown format", append([]byte{9}, good[1:]...), "unknown archive format 9"},
+		{"truncated", good[:len(good)-5], "truncated"},
+		{"trailing bytes", append(append([]byte{}, good...), 0), "trailing bytes"},
+		{"huge count", []byte{archiveFormat, 0xff, 0xff, 0xff, 0xff, 0x0f}, "count past the end"},
+		{"string index out of range", func() []byte {
+			b, _ := encodeArchive([]*memory.Episode{purgedEpisode(0, time.Now())})
+			// Past the string table, the count and the id's tag and 16
+			// bytes comes the first string index.
+			r := archiveReader{b: b}
+			r.byte()
+			for range r.count() {
+				r.bytes(int(r.uvarint()))
+			}
+			r.count()
+			b[r.off+17] = 100
+			return b
+		}(), "string index out of range"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := decodeArchive("ns", "s", c.b)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("decode: %v, want an error saying %q", err, c.want)
+			}
+		})
+	}
+}
