@@ -36,7 +36,10 @@ Summarised episodes fade: retention = 2^(-age/half-life), age counted from the l
 that served the episode, half-life 30 days, longer for episodes served often. Below 0.05 (about
 130 days without use) an episode leaves recall; its text is purged --purge-after later. A stub
 stays (id, content hash, time, the summary that covers it), and the facts extracted from the
-episode stay and still cite it. Every step is in the admission log (extractor "consolidate").
+episode stay and still cite it. Once every episode of a session is purged and its month is over,
+--all-due folds the session's summary into one digest of its month (key summary:month:2024-01,
+at most 400 tokens) and deletes the session summary: storage stays flat as sessions accumulate.
+Every step is in the admission log (extractor "consolidate").
   mnemon consolidate s-2026-05-01
   mnemon consolidate --all-due --json`,
 		flags: func(fs *flag.FlagSet, o *options) {
@@ -119,7 +122,11 @@ func printConsolidation(a *app, rep *engine.ConsolidateReport) {
 	if n := len(rep.Purged); n > 0 {
 		fmt.Fprintf(w, "purged the text of %s\n", plural(n, "forgotten episode", "forgotten episodes"))
 	}
-	if len(rep.Sessions)+len(rep.Forgotten)+len(rep.Purged) == 0 {
+	for _, f := range rep.Folded {
+		fmt.Fprintf(w, "folded the summaries of %s (every episode purged) into the digest of %s, %s\n",
+			plural(len(f.Sessions), "session", "sessions"), f.Month, f.MemoryID)
+	}
+	if len(rep.Sessions)+len(rep.Forgotten)+len(rep.Purged)+len(rep.Folded) == 0 {
 		fmt.Fprintln(w, "nothing is due")
 	}
 	if rep.More {

@@ -31,6 +31,8 @@ type Consolidation struct {
 	PurgeAfter time.Duration
 	// SummaryTokens bounds a summary's length.
 	SummaryTokens int
+	// DigestTokens bounds a month digest's length (see foldSessions).
+	DigestTokens int
 	// MaxSessions and MaxEpisodes bound one ConsolidateDue run: sessions
 	// summarised, and episodes checked for forgetting (and purged).
 	MaxSessions int
@@ -51,6 +53,7 @@ func DefaultConsolidation() Consolidation {
 		ForgetBelow:   0.05,
 		PurgeAfter:    30 * 24 * time.Hour,
 		SummaryTokens: 200,
+		DigestTokens:  400,
 		MaxSessions:   50,
 		MaxEpisodes:   2000,
 		AccessHorizon: 365 * 24 * time.Hour,
@@ -75,6 +78,9 @@ func (c Consolidation) withDefaults() Consolidation {
 	}
 	if c.SummaryTokens <= 0 {
 		c.SummaryTokens = d.SummaryTokens
+	}
+	if c.DigestTokens <= 0 {
+		c.DigestTokens = d.DigestTokens
 	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = d.MaxSessions
@@ -166,12 +172,15 @@ type ConsolidateReport struct {
 	Sessions  []SessionOutcome   `json:"sessions"`
 	Forgotten []ForgottenEpisode `json:"forgotten"`
 	Purged    []string           `json:"purged"` // episodes whose text was purged
+	// Folded: sessions whose episodes were all purged, their summaries
+	// folded into their month's digest.
+	Folded []FoldedMonth `json:"folded"`
 	// More: a bound was reached; another run has work left.
 	More bool `json:"more"`
 }
 
 func newReport() *ConsolidateReport {
-	return &ConsolidateReport{Sessions: []SessionOutcome{}, Forgotten: []ForgottenEpisode{}, Purged: []string{}}
+	return &ConsolidateReport{Sessions: []SessionOutcome{}, Forgotten: []ForgottenEpisode{}, Purged: []string{}, Folded: []FoldedMonth{}}
 }
 
 // ConsolidateOptions tunes ConsolidateSession.
@@ -254,8 +263,9 @@ func (e *Engine) ConsolidateSession(ctx context.Context, ns, sessionID string, o
 
 // ConsolidateDue is the periodic run: it summarises the sessions quiet for
 // MinAge that no summary covers yet, forgets the summarised episodes whose
-// retention fell below ForgetBelow, and purges the text of episodes
-// forgotten PurgeAfter ago. Each part is bounded per run (More says work is
+// retention fell below ForgetBelow, purges the text of episodes forgotten
+// PurgeAfter ago, and folds the summaries of sessions left with nothing
+// but purged episodes into their month's digest (fold.go). Each part is bounded per run (More says work is
 // left); each step commits on its own, so a run cut short loses nothing
 // done, and running it again changes nothing.
 func (e *Engine) ConsolidateDue(ctx context.Context, ns string) (*ConsolidateReport, error) {
@@ -299,6 +309,9 @@ func (e *Engine) ConsolidateDue(ctx context.Context, ns string) (*ConsolidateRep
 		purge, rep.More = purge[:c.MaxEpisodes], true
 	}
 	if err := e.purgeStubs(ctx, ns, purge, rep); err != nil {
+		return nil, fmt.Errorf("consolidate: %w", err)
+	}
+	if err := e.foldSessions(ctx, ns, rep); err != nil {
 		return nil, fmt.Errorf("consolidate: %w", err)
 	}
 	return rep, nil
@@ -376,6 +389,22 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 			}
 			out.Status, out.SummaryMemoryID, out.SummaryVersionID = SessionUnchanged, cur.MemoryID, cur.ID
 			return out, nil
+		}
+		// Nothing left but purged episodes: the session was consolidated
+		// and folded into its month's digest before this namespace lost
+		// its records; adopt the digest rather than summarise nothing.
+		if allPurged(eps) {
+			if d, err := e.monthDigest(ctx, ns, scope, info.LastAt); err != nil {
+				return out, err
+			} else if d != nil {
+				err := e.store.PutSessionSummary(ctx, &memory.SessionSummary{Namespace: ns, SessionID: info.ID, MemoryID: d.MemoryID,
+					VersionID: d.ID, Episodes: len(eps), LastAt: eps[len(eps)-1].OccurredAt, ConsolidatedAt: now, Folded: true})
+				if err != nil {
+					return out, err
+				}
+				out.Status, out.SummaryMemoryID, out.SummaryVersionID = SessionUnchanged, d.MemoryID, d.ID
+				return out, nil
+			}
 		}
 	}
 	sum, err := c.Summariser.Summarise(ctx, SummaryInput{
@@ -767,10 +796,26 @@ func (e *Engine) EpisodeStubs(ctx context.Context, ns string, episodeIDs []strin
 	if err != nil {
 		return nil, fmt.Errorf("episode stubs: %w", err)
 	}
+	// A session folded since names its month's digest.
+	folded := map[string]string{}
 	for _, ep := range eps {
 		sum := ep.Metadata[PurgedMetadataKey]
 		if sum == "" {
 			continue
+		}
+		sid := ep.Scope.SessionID
+		if _, ok := folded[sid]; !ok && sid != "" {
+			folded[sid] = ""
+			rec, err := e.store.GetSessionSummary(ctx, memory.GetParams{Namespace: ns, ID: sid})
+			if err != nil && !errors.Is(err, memory.ErrNotFound) {
+				return nil, fmt.Errorf("episode stubs: %w", err)
+			}
+			if rec != nil && rec.Folded {
+				folded[sid] = rec.MemoryID
+			}
+		}
+		if d := folded[sid]; d != "" {
+			sum = d
 		}
 		s := &memory.EpisodeStub{Namespace: ns, EpisodeID: ep.ID, SessionID: ep.Scope.SessionID, SummaryMemoryID: sum,
 			ContentHash: ep.ContentHash, OccurredAt: ep.OccurredAt}

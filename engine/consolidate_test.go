@@ -318,6 +318,27 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 	if rep, err = e.ConsolidateDue(ctx, "ns1"); err != nil || len(rep.Purged) != len(epIDs) {
 		t.Fatalf("after the purge window: %+v %v", rep, err)
 	}
+	// Nothing but purged episodes is left of the session, and its month is
+	// over: its summary is folded into the month's digest and goes.
+	month := start.UTC().Format("2006-01")
+	if len(rep.Folded) != 1 || rep.Folded[0].Month != month || len(rep.Folded[0].Sessions) != 1 || rep.Folded[0].Sessions[0] != "s-1" {
+		t.Fatalf("folded %+v, want s-1 into %s", rep.Folded, month)
+	}
+	digestID := rep.Folded[0].MemoryID
+	if _, err := st.GetMemory(ctx, memory.GetParams{Namespace: "ns1", ID: summaryID}); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("the folded session summary is still there: %v", err)
+	}
+	digest, err := e.Show(ctx, "ns1", digestID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur := digest.Versions[len(digest.Versions)-1]; !strings.HasPrefix(cur.Content, "Sessions of "+month) || !strings.Contains(cur.Content, "Vim") {
+		t.Errorf("digest %q", cur.Content)
+	}
+	rec, err := st.GetSessionSummary(ctx, memory.GetParams{Namespace: "ns1", ID: "s-1"})
+	if err != nil || !rec.Folded || rec.MemoryID != digestID {
+		t.Errorf("session record after folding: %+v %v", rec, err)
+	}
 	for _, id := range epIDs {
 		ep, err := st.GetEpisode(ctx, memory.GetParams{Namespace: "ns1", ID: id})
 		if err != nil {
@@ -336,7 +357,7 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 		t.Errorf("%d stubs after purge, want %d", len(stubs), len(epIDs))
 	}
 	for _, s := range stubs {
-		if s.PurgedAt == nil || s.ForgottenAt == nil || s.SummaryMemoryID != summaryID || s.ContentHash == "" || s.OccurredAt.IsZero() || s.SessionID != "s-1" {
+		if s.PurgedAt == nil || s.ForgottenAt == nil || s.SummaryMemoryID != digestID || s.ContentHash == "" || s.OccurredAt.IsZero() || s.SessionID != "s-1" {
 			t.Errorf("stub after purge %+v", s)
 		}
 		s.VersionID = versionOf[s.EpisodeID]
@@ -348,6 +369,9 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 	}
 	// A fact's show still cites its episode: the stub answers for it.
 	for _, f := range after {
+		if f.MemoryID == summaryID {
+			continue // folded
+		}
 		view, err := e.Show(ctx, "ns1", f.MemoryID)
 		if err != nil {
 			t.Fatal(err)
@@ -370,7 +394,7 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 	}
 	// Nothing left to do.
 	before := versionsOf(t, st, "ns1")
-	if rep, err = e.ConsolidateDue(ctx, "ns1"); err != nil || len(rep.Sessions)+len(rep.Forgotten)+len(rep.Purged) != 0 || rep.More {
+	if rep, err = e.ConsolidateDue(ctx, "ns1"); err != nil || len(rep.Sessions)+len(rep.Forgotten)+len(rep.Purged)+len(rep.Folded) != 0 || rep.More {
 		t.Errorf("run after everything: %+v %v", rep, err)
 	}
 	if versionsOf(t, st, "ns1") != before {

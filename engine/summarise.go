@@ -31,6 +31,10 @@ type SummaryInput struct {
 	// MaxTokens bounds the summary's length; Count measures it.
 	MaxTokens int
 	Count     func(string) int
+	// Header, when set, opens the summary instead of the session's name
+	// and dates (a month digest: "Sessions of 2024-01 (...):"; its
+	// "episodes" are the month's session summaries, with no speaker).
+	Header string
 }
 
 // Summary is a summariser's answer.
@@ -94,7 +98,10 @@ func (extractive) Summarise(_ context.Context, in SummaryInput) (*Summary, error
 			cands = append(cands, c)
 		}
 	}
-	header := sessionHeader(in.SessionID, in.Episodes)
+	header := in.Header
+	if header == "" {
+		header = sessionHeader(in.SessionID, in.Episodes)
+	}
 	budget := in.MaxTokens - in.Count(header)
 	// Best first; ties keep the session's order.
 	ranked := append([]*sentence(nil), cands...)
@@ -165,6 +172,9 @@ func summaryLine(c *sentence) string {
 	text := c.text
 	if !strings.ContainsAny(text[len(text)-1:], ".!?") {
 		text += "."
+	}
+	if c.ep.Speaker == "" {
+		return text // a line of a summary being folded names its speaker already
 	}
 	return c.ep.Speaker + ": " + text
 }

@@ -49,11 +49,47 @@ type ConsolidationStore interface {
 	// p.VersionID with that version's memory slot, rows derived from the
 	// episode that only served it to retrieval (it must already be out of
 	// retrieval, deleted, so the purge logs no change); and the episode's
-	// stub record. The episode row stays as the stub from then on: id,
+	// stub record. What stays of the episode is its stub from then on: id,
 	// content hash, times, and p.Metadata (which names the summary). It is
 	// the one write that edits an episode, as the right to be forgotten
-	// requires. ErrNotFound when the episode is not in the namespace.
+	// requires. ErrNotFound when the episode is not in the namespace. Every
+	// episode read returns a purged episode as it was, text aside, however
+	// the store keeps it (the SQLite store packs it into its session's
+	// archive).
 	PurgeEpisodeText(ctx context.Context, p PurgeEpisodeParams) error
+
+	// FoldableSessions lists the summary records not yet folded whose
+	// session has nothing left but purged episodes (every one summarised,
+	// forgotten and purged) and whose newest episode occurred before
+	// p.Before: the longest quiet first, then by id; at most p.Limit (0: no
+	// limit).
+	FoldableSessions(ctx context.Context, p DueSessionsParams) ([]*SessionSummary, error)
+	// FoldSessions points the records of p.SessionIDs, and of every session
+	// folded into p.MemoryID before, at the digest p.MemoryID and its
+	// version p.VersionID, marked folded.
+	FoldSessions(ctx context.Context, p FoldSessionsParams) error
+	// DeleteMemories removes derived memories for good: every version of
+	// p.MemoryIDs and the memories themselves, and the versions
+	// p.VersionIDs; with each its admissions and feedback. Each deleted
+	// version is logged as a write, so followers drop it. It returns the
+	// deleted versions' ids. Ids not in the namespace are skipped.
+	DeleteMemories(ctx context.Context, p DeleteMemoriesParams) ([]string, error)
+}
+
+// FoldSessionsParams folds sessions' summary records into a digest.
+type FoldSessionsParams struct {
+	Namespace  string
+	SessionIDs []string
+	MemoryID   string // the digest
+	VersionID  string // its current version
+}
+
+// DeleteMemoriesParams names derived memories and versions to delete.
+type DeleteMemoriesParams struct {
+	Namespace  string
+	MemoryIDs  []string
+	VersionIDs []string
+	Now        time.Time // when the deletion is logged
 }
 
 // SessionInfo describes one session's episodes.
@@ -80,6 +116,9 @@ type SessionSummary struct {
 	Episodes       int       `json:"episodes"`
 	LastAt         time.Time `json:"last_at"`
 	ConsolidatedAt time.Time `json:"consolidated_at"`
+	// Folded: the session's own summary was folded into its month's
+	// digest, which MemoryID and VersionID now name.
+	Folded bool `json:"folded,omitempty"`
 }
 
 // EpisodeStub is what stays of a summarised raw episode once it is

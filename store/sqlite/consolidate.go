@@ -3,6 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -35,14 +36,30 @@ const (
 	ORDER BY MAX(s.last_at), s.session_id
 	LIMIT ?3`
 
-	summaryCols           = `namespace, session_id, memory_id, version_id, episodes, last_at, consolidated_at`
+	summaryCols           = `namespace, session_id, memory_id, version_id, episodes, last_at, consolidated_at, folded`
 	qGetSessionSummary    = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = ? AND session_id = ?`
 	qListSessionSummaries = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = ?
 	ORDER BY session_id LIMIT ?`
-	qPutSessionSummary = `INSERT INTO session_summaries (` + summaryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)
+	qPutSessionSummary = `INSERT INTO session_summaries (` + summaryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (namespace, session_id) DO UPDATE SET memory_id = excluded.memory_id,
 	  version_id = excluded.version_id, episodes = excluded.episodes, last_at = excluded.last_at,
-	  consolidated_at = excluded.consolidated_at`
+	  consolidated_at = excluded.consolidated_at, folded = excluded.folded`
+	// A session is foldable once it has no live episode row: every one
+	// was purged into the archive (episodes_by_session answers).
+	qFoldableSessions = `SELECT ` + summaryCols + ` FROM session_summaries s
+	WHERE s.namespace = ?1 AND s.folded = 0 AND s.last_at < ?2
+	  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.namespace = ?1 AND e.session_id = s.session_id)
+	ORDER BY s.last_at, s.session_id LIMIT ?3`
+	qFoldSessions = `UPDATE session_summaries SET memory_id = ?1, version_id = ?2, folded = 1
+	WHERE namespace = ?3 AND (memory_id = ?1 OR session_id IN (SELECT value FROM json_each(?4)))`
+
+	qDeleteSlotVersions    = `DELETE FROM versions WHERE namespace = ? AND memory_id = ? RETURNING id`
+	qDeleteSlotAdmissions  = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ?`
+	qDeleteSlotFeedback    = `DELETE FROM feedback WHERE namespace = ? AND memory_id = ?`
+	qDeleteSlot            = `DELETE FROM memories WHERE namespace = ? AND id = ?`
+	qDeleteVersion         = `DELETE FROM versions WHERE namespace = ? AND id = ? RETURNING id`
+	qDeleteVersionAdmitted = `DELETE FROM admissions WHERE namespace = ? AND version_id = ?`
+	qDeleteVersionFeedback = `DELETE FROM feedback WHERE namespace = ? AND version_id = ?`
 
 	stubCols = `namespace, episode_id, session_id, version_id, summary_memory_id, content_hash,
 	occurred_at, summarised_at, check_at, forgotten_at, retention, purged_at`
@@ -72,7 +89,7 @@ func decodeSession(d *decoder) memory.SessionInfo {
 func decodeSessionSummary(d *decoder) *memory.SessionSummary {
 	return &memory.SessionSummary{
 		Namespace: d.sym(), SessionID: d.str(), MemoryID: d.str(), VersionID: d.str(),
-		Episodes: int(d.int()), LastAt: d.time(), ConsolidatedAt: d.time(),
+		Episodes: int(d.int()), LastAt: d.time(), ConsolidatedAt: d.time(), Folded: d.int() != 0,
 	}
 }
 
@@ -146,8 +163,12 @@ func (e *executor) putSessionSummary(ctx context.Context, s *memory.SessionSumma
 		return err
 	}
 	var c encoder
+	folded := 0
+	if s.Folded {
+		folded = 1
+	}
 	args := []any{s.Namespace, s.SessionID, s.MemoryID, s.VersionID, s.Episodes,
-		c.time("last_at", s.LastAt), c.time("consolidated_at", s.ConsolidatedAt)}
+		c.time("last_at", s.LastAt), c.time("consolidated_at", s.ConsolidatedAt), folded}
 	if c.err != nil {
 		return c.err
 	}
@@ -342,8 +363,123 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 	})
 }
 
+func (e *executor) FoldableSessions(ctx context.Context, p memory.DueSessionsParams) ([]*memory.SessionSummary, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) {
+		var c encoder
+		before := c.time("before", p.Before)
+		return qFoldableSessions, []any{p.Namespace, before, limitArg(p.Limit)}, c.err
+	}, decodeSessionSummary)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: foldable sessions: %w", err)
+	}
+	return out, nil
+}
+
+func (e *executor) FoldSessions(ctx context.Context, p memory.FoldSessionsParams) error {
+	err := func() error {
+		if err := checkNamespace(p.Namespace); err != nil {
+			return err
+		}
+		if err := checkID("memory", p.MemoryID); err != nil {
+			return err
+		}
+		if err := checkID("version", p.VersionID); err != nil {
+			return err
+		}
+		ids, err := json.Marshal(p.SessionIDs)
+		if err != nil {
+			return err
+		}
+		_, err = e.exec(ctx, qFoldSessions, p.MemoryID, p.VersionID, p.Namespace, string(ids))
+		return mapErr(err)
+	}()
+	if err != nil {
+		return fmt.Errorf("sqlite: fold sessions: %w", err)
+	}
+	return nil
+}
+
+func (e *executor) DeleteMemories(ctx context.Context, p memory.DeleteMemoriesParams) ([]string, error) {
+	out, err := e.deleteMemories(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: delete memories: %w", err)
+	}
+	return out, nil
+}
+
+func (e *executor) deleteMemories(ctx context.Context, p memory.DeleteMemoriesParams) ([]string, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, err
+	}
+	var c encoder
+	now := c.time("now", p.Now)
+	if c.err != nil {
+		return nil, c.err
+	}
+	var deleted []string
+	err := e.atomically(ctx, 2, func() error {
+		deleted = deleted[:0]
+		for _, id := range p.MemoryIDs {
+			ids, err := e.strings(ctx, qDeleteSlotVersions, p.Namespace, id)
+			if err != nil {
+				return err
+			}
+			deleted = append(deleted, ids...)
+			for _, q := range []string{qDeleteSlotAdmissions, qDeleteSlotFeedback, qDeleteSlot} {
+				if _, err := e.exec(ctx, q, p.Namespace, id); err != nil {
+					return mapErr(err)
+				}
+			}
+		}
+		for _, id := range p.VersionIDs {
+			ids, err := e.strings(ctx, qDeleteVersion, p.Namespace, id)
+			if err != nil {
+				return err
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			deleted = append(deleted, ids...)
+			for _, q := range []string{qDeleteVersionAdmitted, qDeleteVersionFeedback} {
+				if _, err := e.exec(ctx, q, p.Namespace, id); err != nil {
+					return mapErr(err)
+				}
+			}
+		}
+		// Logged like any version write: a follower finds the version
+		// gone and drops it from its index.
+		for _, id := range deleted {
+			if err := e.logChange(ctx, p.Namespace, id, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return deleted, nil
+}
+
 // The Store's consolidation methods: reads on the reader pool, each write
 // in a transaction of its own.
+
+func (s *Store) FoldableSessions(ctx context.Context, p memory.DueSessionsParams) ([]*memory.SessionSummary, error) {
+	return s.read.FoldableSessions(ctx, p)
+}
+
+func (s *Store) FoldSessions(ctx context.Context, p memory.FoldSessionsParams) error {
+	return s.write(ctx, func(e *executor) error { return e.FoldSessions(ctx, p) })
+}
+
+func (s *Store) DeleteMemories(ctx context.Context, p memory.DeleteMemoriesParams) ([]string, error) {
+	var out []string
+	err := s.write(ctx, func(e *executor) (err error) {
+		out, err = e.DeleteMemories(ctx, p)
+		return err
+	})
+	return out, err
+}
 
 func (s *Store) GetSession(ctx context.Context, p memory.GetParams) (*memory.SessionInfo, error) {
 	return s.read.GetSession(ctx, p)

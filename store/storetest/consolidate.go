@@ -385,6 +385,119 @@ func (s suite) consolidation(t *testing.T) {
 		})
 	})
 
+	// Folding: sessions left with nothing but purged episodes are listed,
+	// their records pointed at a digest, and derived memories deleted
+	// for good (logged for followers).
+	t.Run("Fold", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			eps := []*memory.Episode{newEpisode(ns, "e-1", "s-1", at(1)), newEpisode(ns, "e-2", "s-1", at(2)), newEpisode(ns, "e-3", "s-2", at(3))}
+			sum := newMemory(ns, "m-s1", "session", "summary:s-1", memory.Scope{UserID: "u"})
+			v1, v2 := newVersion(ns, "v-s1a", sum, 1, at(3)), newVersion(ns, "v-s1b", sum, 2, at(4))
+			v1.Status = memory.StatusSuperseded
+			other := newMemory(ns, "m-d", "session", "summary:month:2024-01", memory.Scope{UserID: "u"})
+			old := newVersion(ns, "v-d0", other, 1, at(4))
+			twin := newMemory("other", "m-s1", "session", "summary:s-1", memory.Scope{UserID: "u"})
+			twinV := newVersion("other", "v-s1b", twin, 1, at(4))
+			must(t, st.InTx(ctx, func(tx memory.Executor) error {
+				must(t, tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: eps}))
+				for _, mm := range []*memory.Memory{sum, other, twin} {
+					must(t, tx.CreateMemory(ctx, mm))
+				}
+				for _, v := range []*memory.Version{v1, v2, old, twinV} {
+					must(t, tx.CreateVersion(ctx, v))
+				}
+				must(t, tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{
+					newAdmission(ns, "a-1", "e-1", "m-s1", at(3)), newAdmission(ns, "a-2", "", "m-s1", at(4)), newAdmission(ns, "a-3", "", "m-d", at(4)),
+				}}))
+				must(t, tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: "other", Admissions: []*memory.Admission{newAdmission("other", "a-2", "", "m-s1", at(4))}}))
+				for _, r := range []*memory.SessionSummary{
+					{Namespace: ns, SessionID: "s-1", MemoryID: "m-s1", VersionID: "v-s1b", Episodes: 2, LastAt: at(2), ConsolidatedAt: at(5)},
+					{Namespace: ns, SessionID: "s-2", MemoryID: "m-s2", VersionID: "v-s2", Episodes: 1, LastAt: at(3), ConsolidatedAt: at(5)},
+				} {
+					must(t, tx.PutSessionSummary(ctx, r))
+				}
+				return nil
+			}))
+			for _, id := range []string{"e-1", "e-2"} {
+				must(t, m.do(ctx, st, func(ex memory.Executor) error {
+					return ex.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns, EpisodeID: id, Metadata: map[string]string{"purged_into": "m-s1"}})
+				}))
+			}
+			sessionIDs := func(rs []*memory.SessionSummary) []string {
+				return ids(rs, func(r *memory.SessionSummary) string { return r.SessionID })
+			}
+			got, err := st.FoldableSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: at(10)})
+			must(t, err)
+			wantIDs(t, "foldable: only the session with nothing but purged episodes", sessionIDs(got), []string{"s-1"})
+			got, err = st.FoldableSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: at(2)})
+			must(t, err)
+			wantIDs(t, "foldable before its last episode", sessionIDs(got), nil)
+
+			before, err := st.LastChange(ctx, memory.ScanParams{Namespace: ns})
+			must(t, err)
+			var deleted []string
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				var err error
+				deleted, err = ex.DeleteMemories(ctx, memory.DeleteMemoriesParams{Namespace: ns, MemoryIDs: []string{"m-s1"}, VersionIDs: []string{"v-d0", "v-none"}, Now: at(6)})
+				return err
+			}))
+			slices.Sort(deleted)
+			wantIDs(t, "deleted versions", deleted, []string{"v-d0", "v-s1a", "v-s1b"})
+			_, err = st.GetMemory(ctx, memory.GetParams{Namespace: ns, ID: "m-s1"})
+			wantErr(t, "the deleted memory", err, memory.ErrNotFound)
+			if _, err := st.GetMemory(ctx, memory.GetParams{Namespace: ns, ID: "m-d"}); err != nil {
+				t.Errorf("the digest's memory went with its old version: %v", err)
+			}
+			adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns})
+			must(t, err)
+			wantIDs(t, "admissions left", ids(adms, admissionID), []string{"a-3"})
+			changes, err := st.ListChanges(ctx, memory.ListChangesParams{Namespace: ns, After: before})
+			must(t, err)
+			logged := ids(changes, func(c memory.Change) string { return c.VersionID })
+			slices.Sort(logged)
+			wantIDs(t, "deletions logged for followers", logged, []string{"v-d0", "v-s1a", "v-s1b"})
+			if _, err := st.GetVersion(ctx, memory.GetParams{Namespace: "other", ID: "v-s1b"}); err != nil {
+				t.Errorf("deletion reached the other namespace: %v", err)
+			}
+			if a, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "other"}); err != nil || len(a) != 1 {
+				t.Errorf("deletion reached the other namespace's admissions: %d %v", len(a), err)
+			}
+
+			fold := func(sessions []string, version string) {
+				t.Helper()
+				must(t, m.do(ctx, st, func(ex memory.Executor) error {
+					return ex.FoldSessions(ctx, memory.FoldSessionsParams{Namespace: ns, SessionIDs: sessions, MemoryID: "m-d", VersionID: version})
+				}))
+			}
+			fold([]string{"s-1"}, "v-d1")
+			rec, err := st.GetSessionSummary(ctx, memory.GetParams{Namespace: ns, ID: "s-1"})
+			must(t, err)
+			if !rec.Folded || rec.MemoryID != "m-d" || rec.VersionID != "v-d1" || rec.Episodes != 2 {
+				t.Errorf("s-1 after folding: %+v", rec)
+			}
+			if rec, err := st.GetSessionSummary(ctx, memory.GetParams{Namespace: ns, ID: "s-2"}); err != nil || rec.Folded || rec.MemoryID != "m-s2" {
+				t.Errorf("s-2 was not folded: %+v %v", rec, err)
+			}
+			got, err = st.FoldableSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: at(10)})
+			must(t, err)
+			wantIDs(t, "foldable after folding", sessionIDs(got), nil)
+			// Folding more into the digest moves every session it covers
+			// to its new version.
+			fold([]string{"s-2"}, "v-d2")
+			all, err := st.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: ns})
+			must(t, err)
+			for _, r := range all {
+				if !r.Folded || r.MemoryID != "m-d" || r.VersionID != "v-d2" {
+					t.Errorf("%s after the second fold: %+v", r.SessionID, r)
+				}
+			}
+			err = m.do(ctx, st, func(ex memory.Executor) error {
+				return ex.FoldSessions(ctx, memory.FoldSessionsParams{Namespace: ns, SessionIDs: []string{"s-1"}})
+			})
+			wantErr(t, "a fold into no digest", err, memory.ErrInvalid)
+		})
+	})
+
 	t.Run("RolledBack", func(t *testing.T) {
 		ctx, st := s.fresh(t)
 		boom := errors.New("boom")

@@ -1,0 +1,270 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/internal/ids"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+// Folding is consolidation's last step. Once every episode of a session is
+// purged, the session's summary is all that is left of it: one memory per
+// session (about 3.5 KiB with its embedding, evidence and admissions) that
+// would grow with every session for good. Folding merges those summaries
+// into one digest per scope and calendar month (subject "session", key
+// "summary:month:2024-01"), written by the same Summariser within
+// DigestTokens, and deletes the session summaries: they were derived from
+// episodes already gone, and the sessions' records (and so their purged
+// episodes' stubs) now name the digest. A digest is rewritten, not
+// versioned, as more of its month's sessions fold into it; its admission
+// log says which sessions each rewrite folded.
+
+// digestKeyPrefix starts a month digest's key; the month follows (2024-01).
+const digestKeyPrefix = "summary:month:"
+
+// FoldedMonth says which sessions one run folded into a month's digest.
+type FoldedMonth struct {
+	Month     string   `json:"month"` // 2024-01
+	MemoryID  string   `json:"memory_id"`
+	VersionID string   `json:"version_id"`
+	Sessions  []string `json:"sessions"`
+}
+
+// foldGroup is the sessions of one scope and month folded in one write.
+type foldGroup struct {
+	scope memory.Scope
+	month string
+	recs  []*memory.SessionSummary
+	vers  []*memory.Version // their summaries (a record whose summary is gone has none)
+}
+
+// foldSessions folds every session whose episodes are all purged and whose
+// month is over into its month's digest; at most MaxSessions per run.
+func (e *Engine) foldSessions(ctx context.Context, ns string, rep *ConsolidateReport) error {
+	c := e.consolidation
+	now := e.clock.Now().UTC()
+	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	recs, err := e.store.FoldableSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: monthStart, Limit: c.MaxSessions + 1})
+	if err != nil {
+		return err
+	}
+	if len(recs) > c.MaxSessions {
+		recs, rep.More = recs[:c.MaxSessions], true
+	}
+	var groups []*foldGroup
+	for _, r := range recs {
+		var scope memory.Scope
+		v, err := e.store.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: r.VersionID})
+		switch {
+		case err == nil:
+			scope = v.Scope
+		case errors.Is(err, memory.ErrNotFound):
+			v = nil
+			if m, err := e.store.GetMemory(ctx, memory.GetParams{Namespace: ns, ID: r.MemoryID}); err == nil {
+				scope = m.Scope
+			} else if !errors.Is(err, memory.ErrNotFound) {
+				return err
+			}
+		default:
+			return err
+		}
+		month := r.LastAt.UTC().Format("2006-01")
+		i := slices.IndexFunc(groups, func(g *foldGroup) bool { return g.scope == scope && g.month == month })
+		if i < 0 {
+			groups = append(groups, &foldGroup{scope: scope, month: month})
+			i = len(groups) - 1
+		}
+		g := groups[i]
+		g.recs = append(g.recs, r)
+		if v != nil {
+			g.vers = append(g.vers, v)
+		}
+	}
+	for _, g := range groups {
+		out, err := e.foldMonth(ctx, ns, g)
+		if err != nil {
+			return fmt.Errorf("fold %s: %w", g.month, err)
+		}
+		rep.Folded = append(rep.Folded, out)
+	}
+	return nil
+}
+
+// foldMonth writes the month's digest anew from its current text and the
+// group's session summaries, and deletes what it replaces.
+func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup) (FoldedMonth, error) {
+	c := e.consolidation
+	out := FoldedMonth{Month: g.month}
+	for _, r := range g.recs {
+		out.Sessions = append(out.Sessions, r.SessionID)
+	}
+	st, unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return out, err
+	}
+	defer unlock()
+	now := e.clock.Now()
+	key := digestKeyPrefix + g.month
+	m, err := e.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: g.scope, Subject: "session", Key: key})
+	if err != nil && !errors.Is(err, memory.ErrNotFound) {
+		return out, err
+	}
+	var prev []*memory.Version // the digest's versions so far (one, unless a write was cut short)
+	if m != nil {
+		if prev, err = e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID, WithoutEmbeddings: true}); err != nil {
+			return out, err
+		}
+	}
+	// The summariser reads each summary as one episode of the month.
+	var inputs []*memory.Episode
+	first, last := time.Time{}, time.Time{}
+	for _, v := range slices.Concat(prev, g.vers) {
+		body := v.Content
+		if v.Key == key {
+			body = cutHeader(body, "Sessions of "+g.month)
+		} else {
+			body = cutHeader(body, "Session "+strings.TrimPrefix(v.Key, "summary:"))
+		}
+		inputs = append(inputs, &memory.Episode{ID: v.ID, Namespace: ns, Kind: memory.EpisodeKind("summary"), Content: body, OccurredAt: v.ObservedAt})
+		if from := v.ValidFrom; first.IsZero() || (!from.IsZero() && from.Before(first)) {
+			first = from
+		}
+		if v.ObservedAt.After(last) {
+			last = v.ObservedAt
+		}
+	}
+	slices.SortStableFunc(inputs, func(a, b *memory.Episode) int { return a.OccurredAt.Compare(b.OccurredAt) })
+	header := fmt.Sprintf("Sessions of %s:", g.month)
+	if !first.IsZero() && !last.IsZero() {
+		header = fmt.Sprintf("Sessions of %s (%s to %s):", g.month, first.Format("2006-01-02"), last.Format("2006-01-02"))
+	}
+	sum, err := c.Summariser.Summarise(ctx, SummaryInput{SessionID: key, Header: header, Episodes: inputs, MaxTokens: c.DigestTokens, Count: e.counter.Count})
+	if err != nil {
+		return out, fmt.Errorf("summarise: %w", err)
+	}
+	if strings.TrimSpace(sum.Content) == "" {
+		return out, fmt.Errorf("summarise: %s wrote an empty digest", c.Summariser.Name())
+	}
+	vecs, err := e.embedder.Embed(ctx, []string{sum.Content})
+	if err != nil || len(vecs) != 1 {
+		return out, fmt.Errorf("embed digest: %w", errors.Join(err, errors.New("no vector")))
+	}
+	var (
+		v       *memory.Version
+		doc     search.Doc
+		deleted []string
+	)
+	err = e.store.InTx(ctx, func(tx memory.Executor) error {
+		if m == nil {
+			m = &memory.Memory{ID: ids.New(ids.Memory), Namespace: ns, Scope: g.scope, Kind: memory.KindSemantic,
+				Subject: "session", Key: key, CreatedAt: now, UpdatedAt: now}
+			if err := tx.CreateMemory(ctx, m); err != nil {
+				return err
+			}
+		}
+		v = &memory.Version{
+			ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: ns, Seq: memory.NextSeq(prev), Scope: g.scope,
+			Kind: memory.KindSemantic, Type: memory.TypeSummary, Subject: "session", Key: key,
+			Content: sum.Content, Criticality: memory.CriticalityNormal, Confidence: 0.9, Usefulness: 0.5,
+			Status: memory.StatusActive, Operation: memory.OpAdd,
+			ObservedAt: last, RecordedAt: now, ValidFrom: first, UpdatedAt: now,
+			Provenance: memory.Provenance{Extractor: "consolidate", Model: c.Summariser.Name(),
+				Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: "fold"},
+			Tokens: e.counter.Count(sum.Content), Embedding: vecs[0].Encode(),
+		}
+		v.Trust = trustOf(v, now)
+		if err := tx.CreateVersion(ctx, v); err != nil {
+			return err
+		}
+		del := memory.DeleteMemoriesParams{Namespace: ns, Now: now}
+		for _, p := range prev {
+			del.VersionIDs = append(del.VersionIDs, p.ID)
+		}
+		for _, r := range g.recs {
+			if r.MemoryID != m.ID && !slices.Contains(del.MemoryIDs, r.MemoryID) {
+				del.MemoryIDs = append(del.MemoryIDs, r.MemoryID)
+			}
+		}
+		var err error
+		if deleted, err = tx.DeleteMemories(ctx, del); err != nil {
+			return err
+		}
+		listed := out.Sessions
+		if len(listed) > 20 {
+			listed = append(slices.Clone(listed[:20]), fmt.Sprintf("and %d more", len(listed)-20))
+		}
+		if err := tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{{
+			ID: ids.New(ids.Admission), Namespace: ns, MemoryID: m.ID, VersionID: v.ID, Decision: memory.AdmitAccept,
+			Reasons:   []string{"folded_sessions", fmt.Sprintf("sessions:%d", len(g.recs)), fmt.Sprintf("sentences:%d", len(sum.Spans))},
+			Operation: v.Operation, Extractor: "consolidate", CreatedAt: now,
+			Content: fmt.Sprintf("folded the summaries of %d sessions (every episode purged) into the digest of %s: %s",
+				len(g.recs), g.month, strings.Join(listed, ", ")),
+		}}}); err != nil {
+			return err
+		}
+		if err := tx.FoldSessions(ctx, memory.FoldSessionsParams{Namespace: ns, SessionIDs: out.Sessions, MemoryID: m.ID, VersionID: v.ID}); err != nil {
+			return err
+		}
+		doc, err = e.docOf(v)
+		return err
+	})
+	if err != nil {
+		return out, err
+	}
+	for _, id := range deleted {
+		st.drop(id)
+	}
+	st.put(v, doc, e.analyzer)
+	out.MemoryID, out.VersionID = v.MemoryID, v.ID
+	return out, nil
+}
+
+// cutHeader drops a summary's header ("Session s-1 (2024-01-02):"): the
+// text from prefix to the first colon after it.
+func cutHeader(content, prefix string) string {
+	rest, ok := strings.CutPrefix(content, prefix)
+	if !ok {
+		return content
+	}
+	if i := strings.Index(rest, ":"); i >= 0 {
+		return strings.TrimSpace(rest[i+1:])
+	}
+	return content
+}
+
+// allPurged reports whether every episode's text was purged.
+func allPurged(eps []*memory.Episode) bool {
+	for _, ep := range eps {
+		if ep.Content != "" || ep.Metadata[PurgedMetadataKey] == "" {
+			return false
+		}
+	}
+	return len(eps) > 0
+}
+
+// monthDigest returns the live digest of the scope's month of at, or nil.
+func (e *Engine) monthDigest(ctx context.Context, ns string, scope memory.Scope, at time.Time) (*memory.Version, error) {
+	m, err := e.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: scope, Subject: "session", Key: digestKeyPrefix + at.UTC().Format("2006-01")})
+	if errors.Is(err, memory.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID, WithoutEmbeddings: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		if v.Status.Live() {
+			return v, nil
+		}
+	}
+	return nil, nil
+}

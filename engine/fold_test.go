@@ -1,0 +1,154 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// consolidateUntilQuiet runs the periodic consolidation until it has
+// nothing left and returns what every run folded, month → sessions.
+func consolidateUntilQuiet(t *testing.T, e *engine.Engine, ns string) map[string][]string {
+	t.Helper()
+	folded := map[string][]string{}
+	for range 20 {
+		rep, err := e.ConsolidateDue(context.Background(), ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Folded {
+			folded[f.Month] = append(folded[f.Month], f.Sessions...)
+		}
+		if !rep.More {
+			return folded
+		}
+	}
+	t.Fatal("consolidation never settled")
+	return nil
+}
+
+// digestVersions returns the versions of the scope's month digest.
+func digestVersions(t *testing.T, st memory.Store, ns, month string) []*memory.Version {
+	t.Helper()
+	m, err := st.FindMemory(context.Background(), memory.FindMemoryParams{Namespace: ns, Scope: memory.Scope{UserID: "u1"}, Subject: "session", Key: "summary:month:" + month})
+	if err != nil {
+		t.Fatalf("digest of %s: %v", month, err)
+	}
+	vs, err := st.ListVersions(context.Background(), memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+func TestFoldSessionsIntoMonthDigests(t *testing.T) {
+	e, clk, st := newEngine(t)
+	ctx := context.Background()
+	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	sessions := []struct {
+		id    string
+		at    time.Time
+		texts []string
+	}{
+		{"s-1", jan5, []string{"I prefer Vim as my editor.", "We decided to ship the release on Friday."}},
+		{"s-2", jan5.Add(7 * day), []string{"My cat is called Miso.", "agent: Noted, Miso it is."}},
+		{"s-3", jan5.Add(28 * day), []string{"I moved to Porto in the spring."}},
+	}
+	for _, s := range sessions {
+		clk.Set(s.at.Add(time.Hour))
+		captureSession(t, e, "ns1", s.id, s.at, s.texts...)
+	}
+	// Summarised a week on; forgotten ~130 days on; purged 30 days later.
+	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day), jan5.Add(240 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	recs, err := st.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: "ns1"})
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("session records %+v %v", recs, err)
+	}
+	for _, r := range recs {
+		if !r.Folded {
+			t.Errorf("%s not folded: %+v", r.SessionID, r)
+		}
+		if _, err := st.FindMemory(ctx, memory.FindMemoryParams{Namespace: "ns1", Scope: memory.Scope{UserID: "u1"}, Subject: "session", Key: "summary:" + r.SessionID}); !errors.Is(err, memory.ErrNotFound) {
+			t.Errorf("the summary of %s outlived its fold: %v", r.SessionID, err)
+		}
+	}
+	jan, feb := digestVersions(t, st, "ns1", "2026-01"), digestVersions(t, st, "ns1", "2026-02")
+	if len(jan) != 1 || len(feb) != 1 {
+		t.Fatalf("digest versions: january %d, february %d; want one each", len(jan), len(feb))
+	}
+	for _, want := range []string{"Sessions of 2026-01 (2026-01-05 to 2026-01-12):", "Vim", "Miso"} {
+		if !strings.Contains(jan[0].Content, want) {
+			t.Errorf("january digest %q lacks %q", jan[0].Content, want)
+		}
+	}
+	if !strings.Contains(feb[0].Content, "Porto") || strings.Contains(feb[0].Content, "Vim") {
+		t.Errorf("february digest %q", feb[0].Content)
+	}
+	if jan[0].Type != memory.TypeSummary || jan[0].Provenance.Source != "fold" {
+		t.Errorf("digest version %+v", jan[0])
+	}
+	// The digest is served, and explained by its admission log.
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns1", Query: "what is my cat called", Scope: memory.Scope{UserID: "u1"}})
+	if !slices.ContainsFunc(res.Items, func(it engine.Item) bool { return it.MemoryID == jan[0].MemoryID }) {
+		t.Errorf("the january digest is not served: %+v", res.Items)
+	}
+	adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "ns1", MemoryID: jan[0].MemoryID})
+	if err != nil || len(adms) == 0 || adms[0].Reasons[0] != "folded_sessions" || !strings.Contains(adms[0].Content, "s-2") {
+		t.Errorf("digest admissions %+v %v", adms, err)
+	}
+	// Nothing is left to do: a run changes nothing.
+	before := versionsOf(t, st, "ns1")
+	if folded := consolidateUntilQuiet(t, e, "ns1"); len(folded) != 0 {
+		t.Errorf("a quiet run folded %v", folded)
+	}
+	if after := versionsOf(t, st, "ns1"); after != before {
+		t.Errorf("a quiet run wrote versions: %d → %d", before, after)
+	}
+
+	// A late event in s-1: the session is summarised again, and once
+	// purged folds into the same digest, rewritten (one version, the
+	// earlier sessions' lines kept).
+	clk.Set(jan5.Add(241 * day))
+	captureSession(t, e, "ns1", "s-1", jan5.Add(30*time.Minute), "I am learning Rust this winter.")
+	for _, at := range []time.Time{jan5.Add(250 * day), jan5.Add(400 * day), jan5.Add(440 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	jan = digestVersions(t, st, "ns1", "2026-01")
+	t.Logf("january digest: %s", jan[0].Content)
+	if len(jan) != 1 {
+		t.Fatalf("january digest has %d versions after a refold, want 1", len(jan))
+	}
+	for _, want := range []string{"Miso", "Rust"} {
+		if !strings.Contains(jan[0].Content, want) {
+			t.Errorf("refolded january digest %q lacks %q", jan[0].Content, want)
+		}
+	}
+	// Every purged episode's stub names the digest that covers it now.
+	eps, err := st.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "ns1", SessionID: "s-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(eps))
+	for i, ep := range eps {
+		ids[i] = ep.ID
+	}
+	stubs, err := e.EpisodeStubs(ctx, "ns1", ids)
+	if err != nil || len(stubs) != len(ids) {
+		t.Fatalf("stubs %+v %v", stubs, err)
+	}
+	for _, s := range stubs {
+		if s.SummaryMemoryID != jan[0].MemoryID || s.PurgedAt == nil {
+			t.Errorf("stub %+v, want it purged into %s", s, jan[0].MemoryID)
+		}
+	}
+}
