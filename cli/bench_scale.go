@@ -121,7 +121,7 @@ func runScale(ctx context.Context, env Env, args []string) error {
 	defer os.RemoveAll(dir)
 	o := scale.Options{
 		Sizes: szs, Sessions: sss, Turns: *turns, Queries: *queries, Seed: *seed, Batch: *batch, Runs: *runs, Dir: dir,
-		DataBytes: sqlite.DataBytes,
+		DataBytes: sqlite.DataBytes, TraceBytes: sqlite.TraceBytes,
 		Open: func(ctx context.Context, path string, cfg engine.Config) (*engine.Engine, func() error, error) {
 			st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 			if err != nil {

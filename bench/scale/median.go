@@ -78,6 +78,7 @@ func medResources[P any](ps []P, get func(P) Resources) Resources {
 		DBBytes:       m(func(r Resources) int64 { return r.DBBytes }),
 		WALBytes:      m(func(r Resources) int64 { return r.WALBytes }),
 		DataBytes:     m(func(r Resources) int64 { return r.DataBytes }),
+		TraceBytes:    m(func(r Resources) int64 { return r.TraceBytes }),
 		RSSBytes:      m(func(r Resources) int64 { return r.RSSBytes }),
 		RSSPeakBytes:  m(func(r Resources) int64 { return r.RSSPeakBytes }),
 		HeapLiveBytes: m(func(r Resources) int64 { return r.HeapLiveBytes }),

@@ -42,7 +42,10 @@ type Options struct {
 	// DataBytes measures what the database at path holds (pages in use;
 	// see Resources.DataBytes); nil leaves it unmeasured.
 	DataBytes func(ctx context.Context, path string) (int64, error)
-	Progress  io.Writer // nil: no progress
+	// TraceBytes measures how much of that the retrieval traces take;
+	// nil leaves it unmeasured.
+	TraceBytes func(ctx context.Context, path string) (int64, error)
+	Progress   io.Writer // nil: no progress
 }
 
 // Latency is a retrieval latency distribution in milliseconds.
@@ -61,6 +64,11 @@ type Resources struct {
 	// marks: the WAL's until the checkpointer empties it, the database's
 	// because pages freed by purges are reused, never returned.
 	DataBytes int64 `json:"data_bytes,omitempty"`
+	// TraceBytes is the part of DataBytes that retrieval traces take:
+	// mostly the bench's own timed retrievals, kept for the access
+	// horizon (a year), so they follow how often and how long the bench
+	// has measured, not what the memory holds (0: not measured).
+	TraceBytes int64 `json:"trace_bytes,omitempty"`
 	// RSSBytes is the process's resident set now (VmRSS); RSSPeakBytes its
 	// peak so far (VmHWM), which only grows, so a point's peak may be an
 	// earlier, larger phase's. Both read /proc/self/status: 0 elsewhere.
@@ -75,10 +83,10 @@ type Resources struct {
 func (r Resources) StorageBytes() int64 { return r.DBBytes + r.WALBytes }
 
 // HeldBytes is what the storage target judges: the data the database
-// holds when measured, else its files.
+// holds without the retrieval traces when measured, else its files.
 func (r Resources) HeldBytes() int64 {
 	if r.DataBytes > 0 {
-		return r.DataBytes
+		return r.DataBytes - r.TraceBytes
 	}
 	return r.StorageBytes()
 }
@@ -417,6 +425,13 @@ func (o Options) resources(ctx context.Context, path string) (Resources, error) 
 			return r, fmt.Errorf("scale: %w", err)
 		}
 		r.DataBytes = n
+	}
+	if o.TraceBytes != nil {
+		n, err := o.TraceBytes(ctx, path)
+		if err != nil {
+			return r, fmt.Errorf("scale: %w", err)
+		}
+		r.TraceBytes = n
 	}
 	return r, nil
 }

@@ -550,6 +550,24 @@ func (s *Store) Stats(ctx context.Context, p memory.StatsParams) (*memory.Stats,
 	return s.read.Stats(ctx, p)
 }
 
+// TraceBytes is how much of DataBytes the retrieval traces take (their
+// table and its indexes, from SQLite's dbstat): the record of every
+// retrieval, kept for the access horizon however many sessions there are.
+func TraceBytes(ctx context.Context, path string) (int64, error) {
+	db, err := sql.Open("sqlite", dsn(path, Options{Synchronous: "NORMAL"}, true))
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: trace size: %w", err)
+	}
+	defer db.Close()
+	var n int64
+	err = db.QueryRowContext(ctx, `SELECT COALESCE(SUM(pgsize), 0) FROM dbstat
+	WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name = 'traces')`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: trace size: %w", mapErr(err))
+	}
+	return n, nil
+}
+
 // DataBytes is the size of what the database at path holds: its pages in
 // use (page_count less the free list) times the page size, read through
 // the write-ahead log, so neither the log's high-water mark nor pages
