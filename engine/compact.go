@@ -19,7 +19,13 @@ const DefaultChangeLogKeep = 24 * time.Hour
 // read the slot's history).
 const DefaultHistoryKeep = 32
 
-// historyBatch bounds the memories whose history one Compact prunes.
+// DefaultReinforcementsKeep is how many reinforcements the admission log
+// keeps per memory: the newest, as examples of what restated it; the
+// version's reinforcement count keeps the total.
+const DefaultReinforcementsKeep = 8
+
+// historyBatch bounds the memories whose history (or reinforcements) one
+// Compact prunes.
 const historyBatch = 200
 
 // traceBatch bounds the traces one Compact deletes.
@@ -36,6 +42,9 @@ type CompactReport struct {
 	// TracesPruned is the number of retrieval traces deleted: older than
 	// Config.TraceKeep.
 	TracesPruned int `json:"traces_pruned"`
+	// ReinforcementsPruned is the number of reinforcement admissions
+	// deleted beyond the newest DefaultReinforcementsKeep of their memory.
+	ReinforcementsPruned int `json:"reinforcements_pruned"`
 	// More: this run pruned history or traces, each bounded per run;
 	// another run may find more.
 	More bool `json:"more"`
@@ -45,6 +54,8 @@ type CompactReport struct {
 // follows what the memory holds rather than how long it has run:
 // superseded versions beyond the newest Config.HistoryKeep of each memory
 // (a slot restated and changed every day otherwise grows without end),
+// reinforcements in the admission log beyond the newest
+// DefaultReinforcementsKeep of each memory (the count stays on the version),
 // retrieval traces older than Config.TraceKeep (about 20 KiB each, one per
 // retrieval: the largest record of an agent that recalls every turn), then
 // change log entries older than Config.ChangeLogKeep (the one record that
@@ -61,6 +72,12 @@ func (e *Engine) Compact(ctx context.Context, ns string) (*CompactReport, error)
 			return nil, fmt.Errorf("compact %s: %w", ns, err)
 		}
 	}
+	pruned, err := e.store.PruneReinforcements(ctx, memory.PruneHistoryParams{Namespace: ns, Keep: DefaultReinforcementsKeep, Limit: historyBatch, Now: e.clock.Now()})
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: %w", ns, err)
+	}
+	rep.ReinforcementsPruned = pruned
+	rep.More = rep.More || pruned > 0
 	// Traces first flushed, so none still queued is older than the cutoff
 	// and written after the prune.
 	e.traces.Flush()

@@ -156,3 +156,46 @@ func TestFeedbackAfterPrune(t *testing.T) {
 		t.Fatalf("feedback: applied %d, gone %v", len(fb.Applied), fb.Gone)
 	}
 }
+
+// TestCompactBoundsReinforcements: a fact restated day after day keeps its
+// newest reinforcements in the admission log, and its count on the
+// version; a second run deletes nothing.
+func TestCompactBoundsReinforcements(t *testing.T) {
+	ctx := context.Background()
+	e, clk, st := newEngine(t)
+	const restated = engine.DefaultReinforcementsKeep + 5
+	for range restated + 1 {
+		clk.Advance(24 * time.Hour)
+		remember(t, e, "ns", "I live in Lisbon now.", clk.Now())
+	}
+	fact := factByKey(t, e, "ns", "lives_in", false)[0]
+	reinforcements := func() int {
+		adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "ns", MemoryID: fact.MemoryID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, a := range adms {
+			if a.Operation == memory.OpReinforce {
+				n++
+			}
+		}
+		return n
+	}
+	if n := reinforcements(); n != restated {
+		t.Fatalf("%d reinforcements logged before compaction, want %d", n, restated)
+	}
+	rep, err := e.Compact(ctx, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ReinforcementsPruned != restated-engine.DefaultReinforcementsKeep || reinforcements() != engine.DefaultReinforcementsKeep {
+		t.Errorf("pruned %d, %d left; want %d left", rep.ReinforcementsPruned, reinforcements(), engine.DefaultReinforcementsKeep)
+	}
+	if v := factByKey(t, e, "ns", "lives_in", false)[0]; v.ReinforcementCount != fact.ReinforcementCount || v.ReinforcementCount < restated {
+		t.Errorf("reinforcement count %d after compaction (before %d, restated %d)", v.ReinforcementCount, fact.ReinforcementCount, restated)
+	}
+	if rep, err := e.Compact(ctx, "ns"); err != nil || rep.ReinforcementsPruned != 0 {
+		t.Errorf("second compaction: %+v %v", rep, err)
+	}
+}

@@ -132,6 +132,12 @@ type Executor interface {
 	// their admissions, logs each deletion in the change log (at p.Now) and
 	// returns the ids deleted. Other states are never touched.
 	PruneHistory(ctx context.Context, p PruneHistoryParams) ([]string, error)
+	// PruneReinforcements bounds the admission log's reinforcements: in at
+	// most p.Limit memories of the namespace with more than p.Keep
+	// admissions of operation REINFORCE, it deletes those beyond the
+	// newest p.Keep and returns how many it deleted. Other admissions are
+	// never touched.
+	PruneReinforcements(ctx context.Context, p PruneHistoryParams) (int, error)
 
 	FeedbackStore      // feedback events (feedback.go)
 	ConsolidationStore // sessions, summaries and episode stubs (consolidate.go)

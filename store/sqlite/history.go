@@ -78,6 +78,67 @@ func (e *executor) pruneHistory(ctx context.Context, p memory.PruneHistoryParams
 	return deleted, err
 }
 
+const (
+	// Both walk admissions_reinforcements (a partial index of the
+	// REINFORCE rows only).
+	qReinforcedOver = `SELECT memory_id FROM admissions
+	WHERE namespace = ? AND operation = 'REINFORCE'
+	GROUP BY memory_id HAVING COUNT(*) > ?
+	ORDER BY memory_id LIMIT ?`
+	qReinforcementsDelete = `DELETE FROM admissions
+	WHERE namespace = ? AND memory_id = ? AND operation = 'REINFORCE'
+	  AND id NOT IN (SELECT id FROM admissions
+	                 WHERE namespace = ? AND memory_id = ? AND operation = 'REINFORCE'
+	                 ORDER BY created_at DESC, id DESC LIMIT ?)`
+)
+
+func (e *executor) PruneReinforcements(ctx context.Context, p memory.PruneHistoryParams) (int, error) {
+	n, err := e.pruneReinforcements(ctx, p)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: prune reinforcements: %w", err)
+	}
+	return n, nil
+}
+
+func (e *executor) pruneReinforcements(ctx context.Context, p memory.PruneHistoryParams) (int, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return 0, err
+	}
+	if p.Keep < 1 || p.Limit < 1 {
+		return 0, memory.Invalidf("keep %d, limit %d: both must be at least 1", p.Keep, p.Limit)
+	}
+	var deleted int64
+	err := e.atomically(ctx, 2, func() error {
+		deleted = 0
+		memIDs, err := e.strings(ctx, qReinforcedOver, p.Namespace, p.Keep, p.Limit)
+		if err != nil {
+			return err
+		}
+		for _, memID := range memIDs {
+			res, err := e.exec(ctx, qReinforcementsDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
+			if err != nil {
+				return mapErr(err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			deleted += n
+		}
+		return nil
+	})
+	return int(deleted), err
+}
+
+func (s *Store) PruneReinforcements(ctx context.Context, p memory.PruneHistoryParams) (int, error) {
+	var n int
+	err := s.write(ctx, func(e *executor) (err error) {
+		n, err = e.PruneReinforcements(ctx, p)
+		return err
+	})
+	return n, err
+}
+
 // strings runs a query of one text column.
 func (e *executor) strings(ctx context.Context, q string, args ...any) ([]string, error) {
 	rows, err := e.query(ctx, q, args...)

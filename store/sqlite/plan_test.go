@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +67,17 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListEpisodeStubs/all":     {lq(listStubsQuery(memory.ListEpisodeStubsParams{})), "episode_stubs USING PRIMARY KEY (namespace=?)"},
 		"ListProcedureUses":        {lq(listProcedureUsesQuery(memory.ListProcedureUsesParams{})), "procedure_uses USING PRIMARY KEY (namespace=?)"},
 		"ListFeedback":             {lq(listFeedbackQuery(memory.ListFeedbackParams{})), "sqlite_autoindex_feedback_1 (namespace=?)"},
+		"ListEpisodes/hash+time":   {lq(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h", OccurredAt: time.Unix(1, 0)})), "episodes_by_hash (namespace=? AND content_hash=?)"},
+		"Archive/last":             {qArchiveLast, "episode_archive_key (namespace=? AND session_id=?)"},
+		"Archive/session":          {qArchiveSession, "episode_archive_key (namespace=? AND session_id=?)"},
+		"Archive/id":               {qArchiveByID, "episode_archive_by_id (namespace=? AND last_id>?)"},
+		"Archive/time":             {qArchiveByTime, "episode_archive_by_time (namespace=? AND last_at>?)"},
+		"Archive/all":              {qArchiveAll, "episode_archive_key (namespace=?)"},
+		"GetSession":               {qGetSession, "episodes_by_session (namespace=? AND session_id=?)"},
+		"DueSessions":              {qDueSessions, "episodes_by_session (namespace=?)"},
+		"FoldableSessions":         {qFoldableSessions, "SEARCH s USING PRIMARY KEY (namespace=?)"},
+		"ReinforcedOver":           {qReinforcedOver, "admissions_reinforcements (namespace=?)"},
+		"ReinforcementsDelete":     {qReinforcementsDelete, "admissions_reinforcements (namespace=? AND memory_id=?)"},
 	}
 	for name, c := range queries {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q, fakeArgs(c.q)...)
@@ -88,7 +101,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			t.Errorf("%s: plan does not use %s:\n  %s", name, c.index, strings.Join(plan, "\n  "))
 		}
 		for _, step := range plan {
-			for _, table := range []string{"episodes", "memories", "versions", "admissions", "traces", "api_keys"} {
+			for _, table := range []string{"episodes", "memories", "versions", "admissions", "traces", "api_keys", "episode_archive", "session_summaries"} {
 				// "SCAN t USING INDEX" walks an index in order: fine.
 				// A bare "SCAN t" reads every row of every tenant.
 				if step == "SCAN "+table || strings.HasPrefix(step, "SCAN "+table+" ") && !strings.Contains(step, "INDEX") {
@@ -103,8 +116,12 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 // them bound but ignores their values.
 func fakeArgs(q string) []any {
 	n := strings.Count(q, "?")
-	if strings.Contains(q, "?1") {
-		n = 1
+	if m := numberedParam.FindAllStringSubmatch(q, -1); m != nil {
+		n = 0 // ?1, ?2, ...: as many as the highest number
+		for _, g := range m {
+			k, _ := strconv.Atoi(g[1])
+			n = max(n, k)
+		}
 	}
 	args := make([]any, n)
 	for i := range args {
@@ -112,3 +129,5 @@ func fakeArgs(q string) []any {
 	}
 	return args
 }
+
+var numberedParam = regexp.MustCompile(`\?(\d+)`)

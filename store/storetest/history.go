@@ -147,6 +147,59 @@ func (s suite) history(t *testing.T) {
 		})
 	})
 
+	// Reinforcements: the newest p.Keep per memory stay; every other
+	// admission, and other memories and namespaces, are untouched.
+	t.Run("Reinforcements", func(t *testing.T) {
+		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
+			var adms []*memory.Admission
+			add := func(ns, memID, id string, op memory.Operation, i int) {
+				a := newAdmission(ns, id, "e-1", memID, at(i))
+				a.Operation = op
+				adms = append(adms, a)
+			}
+			add(ns, "m-1", "add", memory.OpAdd, 0)
+			for i := 1; i <= 12; i++ {
+				add(ns, "m-1", fmt.Sprintf("r%02d", i), memory.OpReinforce, i)
+			}
+			for i := 1; i <= 3; i++ {
+				add(ns, "m-2", fmt.Sprintf("m2-r%d", i), memory.OpReinforce, i)
+			}
+			must(t, st.InTx(ctx, func(tx memory.Executor) error {
+				for _, a := range adms {
+					must(t, tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: a.Namespace, Admissions: []*memory.Admission{a}}))
+				}
+				other := newAdmission("other", "r01", "e-1", "m-1", at(1))
+				other.Operation = memory.OpReinforce
+				return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: "other", Admissions: []*memory.Admission{other}})
+			}))
+			prune := func() int {
+				t.Helper()
+				var n int
+				must(t, m.do(ctx, st, func(ex memory.Executor) error {
+					var err error
+					n, err = ex.PruneReinforcements(ctx, memory.PruneHistoryParams{Namespace: ns, Keep: 8, Limit: 10, Now: at(20)})
+					return err
+				}))
+				return n
+			}
+			if n := prune(); n != 4 {
+				t.Errorf("pruned %d reinforcements, want 4", n)
+			}
+			left, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, MemoryID: "m-1"})
+			must(t, err)
+			wantSet(t, "m-1's admissions", ids(left, admissionID), []string{"add", "r05", "r06", "r07", "r08", "r09", "r10", "r11", "r12"})
+			left, err = st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, MemoryID: "m-2"})
+			must(t, err)
+			wantSet(t, "m-2's admissions (under the bound)", ids(left, admissionID), []string{"m2-r1", "m2-r2", "m2-r3"})
+			if n := prune(); n != 0 {
+				t.Errorf("a second prune deleted %d", n)
+			}
+			if other, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "other"}); err != nil || len(other) != 1 {
+				t.Errorf("the prune reached another namespace: %d %v", len(other), err)
+			}
+		})
+	})
+
 	t.Run("InvalidInput", func(t *testing.T) {
 		ctx, st := s.fresh(t)
 		for _, p := range []memory.PruneTracesParams{
@@ -164,6 +217,8 @@ func (s suite) history(t *testing.T) {
 		} {
 			_, err := st.PruneHistory(ctx, p)
 			wantErr(t, fmt.Sprintf("prune history %+v", p), err, memory.ErrInvalid)
+			_, err = st.PruneReinforcements(ctx, p)
+			wantErr(t, fmt.Sprintf("prune reinforcements %+v", p), err, memory.ErrInvalid)
 		}
 	})
 }
