@@ -142,6 +142,42 @@ func (e *executor) archiveChunks(ctx context.Context, ns, q string, args ...any)
 	return out, mapErr(rows.Err())
 }
 
+// archivePurgedRows packs the episodes purged before the archive existed
+// (rows with their text purged: capture refuses empty text, so an empty
+// content is a purge) into their sessions' archives (migration 0012).
+func archivePurgedRows(ctx context.Context, e *executor) error {
+	eps, err := collect(ctx, e, decodeEpisode, `SELECT `+episodeCols+` FROM episodes WHERE content = ''
+	ORDER BY namespace, session_id, occurred_at, id`)
+	if err != nil {
+		return err
+	}
+	for len(eps) > 0 {
+		n := 1
+		for n < len(eps) && n < archiveChunk && eps[n].Namespace == eps[0].Namespace && eps[n].Scope.SessionID == eps[0].Scope.SessionID {
+			n++
+		}
+		part := eps[:n]
+		eps = eps[n:]
+		for _, ep := range part {
+			if _, err := e.exec(ctx, qDeleteEpisode, ep.Namespace, ep.ID); err != nil {
+				return mapErr(err)
+			}
+		}
+		chunks, err := e.archiveChunks(ctx, part[0].Namespace, qArchiveLast, part[0].Namespace, part[0].Scope.SessionID)
+		if err != nil {
+			return err
+		}
+		c := chunk{session: part[0].Scope.SessionID, eps: part}
+		if len(chunks) == 1 {
+			c.n = chunks[0].n + 1
+		}
+		if err := e.putChunk(ctx, part[0].Namespace, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // archived returns the archived episodes matching p, ordered by
 // occurred_at then id (not limited). skip names episodes already found
 // live: an id lookup reads the archive only for the rest.

@@ -2,7 +2,10 @@ package sqlite
 
 import (
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
+	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -123,5 +126,91 @@ func TestArchiveRefuses(t *testing.T) {
 				t.Errorf("decode: %v, want an error saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A database purged before the archive existed keeps its purged episodes
+// as rows with empty text; migrating it packs them into their sessions'
+// archives (chunks of archiveChunk), leaving live episodes alone, and
+// every read returns them as before.
+func TestMigrationArchivesPurgedRows(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "old.db")
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:11] { // the schema before the archive
+		if _, err := old.ExecContext(ctx, m.sql); err != nil {
+			t.Fatalf("migration %d: %v", m.version, err)
+		}
+		if _, err := old.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", m.version, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 11"} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
+	insert := func(ns, id, session, content string, i int) {
+		t.Helper()
+		meta := `{"purged_into":"mem_1"}`
+		if content != "" {
+			meta = "null"
+		}
+		at := base.Add(time.Duration(i) * time.Second).UnixNano()
+		if _, err := old.ExecContext(ctx, `INSERT INTO episodes VALUES (?, ?, '', 'u', '', ?, 'user_message', 'user', ?, ?, ?, ?, ?)`,
+			ns, id, session, content, meta, at, at+1000, fmt.Sprintf("%064x", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const purged = archiveChunk + 44
+	for i := range purged {
+		insert("ns", fmt.Sprintf("e-%03d", i), "s-1", "", i)
+	}
+	insert("ns", "e-live", "s-1", "still here", purged)
+	insert("ns", "e-lone", "s-2", "", purged+1)
+	insert("other", "e-000", "s-1", "", 0)
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var rows, chunks int
+	if err := s.writer.QueryRowContext(ctx, "SELECT count(*) FROM episodes").Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.writer.QueryRowContext(ctx, "SELECT count(*) FROM episode_archive").Scan(&chunks); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1 || chunks != 4 {
+		t.Errorf("after migrating: %d episode rows (want the live one), %d chunks (want 2 for s-1, 1 for s-2, 1 in other)", rows, chunks)
+	}
+	got, err := s.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "ns", SessionID: "s-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != purged+1 || got[0].ID != "e-000" || got[purged-1].ID != fmt.Sprintf("e-%03d", purged-1) || got[purged].Content != "still here" {
+		t.Fatalf("s-1 after migrating: %d episodes", len(got))
+	}
+	ep, err := s.GetEpisode(ctx, memory.GetParams{Namespace: "ns", ID: "e-123"})
+	if err != nil || ep.Content != "" || ep.Metadata["purged_into"] != "mem_1" || ep.ContentHash != fmt.Sprintf("%064x", 123) ||
+		!ep.OccurredAt.Equal(base.Add(123*time.Second)) || ep.Scope.UserID != "u" {
+		t.Errorf("a migrated episode: %+v %v", ep, err)
+	}
+	st, err := s.Stats(ctx, memory.StatsParams{Namespace: "ns"})
+	if err != nil || st.Episodes != purged+2 {
+		t.Errorf("stats after migrating: %+v %v", st, err)
 	}
 }

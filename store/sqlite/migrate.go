@@ -24,6 +24,12 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
+// goSteps finish the migration of the same number where SQL alone cannot:
+// they run after its SQL, in the same transaction.
+var goSteps = map[int]func(ctx context.Context, e *executor) error{
+	12: archivePurgedRows,
+}
+
 type migration struct {
 	version int
 	name    string
@@ -178,6 +184,11 @@ func migrate(ctx context.Context, db *sql.DB, path string) error {
 	for _, m := range ms[version:] {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("sqlite: open %s: migration %04d_%s: %w", path, m.version, m.name, mapErr(err))
+		}
+		if step := goSteps[m.version]; step != nil {
+			if err := step(ctx, &executor{tx: tx}); err != nil {
+				return fmt.Errorf("sqlite: open %s: migration %04d_%s: %w", path, m.version, m.name, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx,
 			"INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
