@@ -12,14 +12,16 @@ type MaintainReport struct {
 	Namespace string           `json:"namespace"`
 	Lifecycle *LifecycleReport `json:"lifecycle,omitempty"`
 	Dedupe    *DedupeReport    `json:"dedupe,omitempty"`
-	// Consolidation summarises sessions older than the minimum age and
-	// forgets their raw episodes once retention falls below the floor.
+	// Consolidation summarises sessions older than the minimum age,
+	// forgets their raw episodes once retention falls below the floor,
+	// purges them, and folds the sessions left with nothing else into
+	// their month's digest.
 	Consolidation *ConsolidateReport `json:"consolidation,omitempty"`
 	// Procedures promotes procedures, counts failures against them and
 	// flags stale ones.
 	Procedures *ProcedureReport `json:"procedures,omitempty"`
-	// Compaction removes what no longer needs keeping (the change log's
-	// old entries).
+	// Compaction removes what no longer needs keeping: old history,
+	// reinforcements and traces, and the change log's old entries.
 	Compaction *CompactReport `json:"compaction,omitempty"`
 }
 

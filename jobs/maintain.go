@@ -65,6 +65,18 @@ func (w *maintainWorker) Work(ctx context.Context, job *river.Job[maintainArgs])
 		if d := r.Dedupe; d != nil {
 			args = append(args, "deduped", d.Superseded, "dedupe_more", d.More)
 		}
+		if c := r.Consolidation; c != nil {
+			folded := 0
+			for _, f := range c.Folded {
+				folded += len(f.Sessions)
+			}
+			args = append(args, "sessions_consolidated", len(c.Sessions), "episodes_forgotten", len(c.Forgotten),
+				"episodes_purged", len(c.Purged), "sessions_folded", folded, "consolidation_more", c.More)
+		}
+		if c := r.Compaction; c != nil {
+			args = append(args, "versions_pruned", len(c.VersionsPruned), "reinforcements_pruned", c.ReinforcementsPruned,
+				"traces_pruned", c.TracesPruned, "changes_pruned", c.ChangesPruned)
+		}
 		w.log.Info("maintenance ran", args...)
 	}
 	if err == nil {
