@@ -75,7 +75,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"Archive/all":              {qArchiveAll, "episode_archive_key (namespace=?)"},
 		"GetSession":               {qGetSession, "episodes_by_session (namespace=? AND session_id=?)"},
 		"DueSessions":              {qDueSessions, "episodes_by_session (namespace=?)"},
-		"FoldableSessions":         {qFoldableSessions, "SEARCH s USING PRIMARY KEY (namespace=?)"},
+		"FoldableSessions":         {qFoldableSessions, "session_summaries_unfolded (namespace=? AND last_at<?)"},
 		"ReinforcedOver":           {qReinforcedOver, "admissions_reinforcements (namespace=?)"},
 		"ReinforcementsDelete":     {qReinforcementsDelete, "admissions_reinforcements (namespace=? AND memory_id=?)"},
 	}
