@@ -796,26 +796,10 @@ func (e *Engine) EpisodeStubs(ctx context.Context, ns string, episodeIDs []strin
 	if err != nil {
 		return nil, fmt.Errorf("episode stubs: %w", err)
 	}
-	// A session folded since names its month's digest.
-	folded := map[string]string{}
 	for _, ep := range eps {
-		sum := ep.Metadata[PurgedMetadataKey]
+		sum := ep.Metadata[PurgedMetadataKey] // a fold since names its month's digest
 		if sum == "" {
 			continue
-		}
-		sid := ep.Scope.SessionID
-		if _, ok := folded[sid]; !ok && sid != "" {
-			folded[sid] = ""
-			rec, err := e.store.GetSessionSummary(ctx, memory.GetParams{Namespace: ns, ID: sid})
-			if err != nil && !errors.Is(err, memory.ErrNotFound) {
-				return nil, fmt.Errorf("episode stubs: %w", err)
-			}
-			if rec != nil && rec.Folded {
-				folded[sid] = rec.MemoryID
-			}
-		}
-		if d := folded[sid]; d != "" {
-			sum = d
 		}
 		s := &memory.EpisodeStub{Namespace: ns, EpisodeID: ep.ID, SessionID: ep.Scope.SessionID, SummaryMemoryID: sum,
 			ContentHash: ep.ContentHash, OccurredAt: ep.OccurredAt}

@@ -344,7 +344,7 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ep.Content != "" || len(ep.Metadata) != 3 || ep.Metadata[engine.PurgedMetadataKey] != summaryID || ep.ContentHash == "" {
+		if ep.Content != "" || len(ep.Metadata) != 3 || ep.Metadata[engine.PurgedMetadataKey] != digestID || ep.ContentHash == "" {
 			t.Errorf("purged episode %+v", ep)
 		}
 	}
@@ -377,7 +377,7 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ep := range view.Episodes {
-			if ep.Content != "" || ep.Metadata[engine.PurgedMetadataKey] != summaryID {
+			if ep.Content != "" || ep.Metadata[engine.PurgedMetadataKey] != digestID {
 				t.Errorf("show of %s: episode %+v", f.Key, ep)
 			}
 		}

@@ -333,9 +333,10 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 			}
 			// A purged episode is stored as purged: the store keeps what
 			// is left of it in its compact form (the SQLite store's
-			// archive), as it did in the namespace exported.
+			// archive), as it did in the namespace exported. Capture
+			// refuses empty text, so an empty episode is a purged one.
 			for _, ep := range eps {
-				if ep.Content == "" && ep.Metadata[PurgedMetadataKey] != "" {
+				if ep.Content == "" {
 					if err := tx.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns, EpisodeID: ep.ID, Metadata: ep.Metadata}); err != nil {
 						return fmt.Errorf("episode %s: %w", ep.ID, err)
 					}

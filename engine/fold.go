@@ -41,8 +41,12 @@ type foldGroup struct {
 	scope memory.Scope
 	month string
 	recs  []*memory.SessionSummary
-	vers  []*memory.Version // their summaries (a record whose summary is gone has none)
+	vers  []*memory.Version // their live summaries (a record whose summary is gone or forgotten gives no text)
 }
+
+// errStaleFold: a session changed between listing it and folding it; the
+// next run folds what is due then.
+var errStaleFold = errors.New("a session changed while it was folded")
 
 // foldSessions folds every session whose episodes are all purged and whose
 // month is over into its month's digest; at most MaxSessions per run.
@@ -59,19 +63,8 @@ func (e *Engine) foldSessions(ctx context.Context, ns string, rep *ConsolidateRe
 	}
 	var groups []*foldGroup
 	for _, r := range recs {
-		var scope memory.Scope
-		v, err := e.store.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: r.VersionID})
-		switch {
-		case err == nil:
-			scope = v.Scope
-		case errors.Is(err, memory.ErrNotFound):
-			v = nil
-			if m, err := e.store.GetMemory(ctx, memory.GetParams{Namespace: ns, ID: r.MemoryID}); err == nil {
-				scope = m.Scope
-			} else if !errors.Is(err, memory.ErrNotFound) {
-				return err
-			}
-		default:
+		scope, v, err := e.foldInput(ctx, ns, r)
+		if err != nil {
 			return err
 		}
 		month := r.LastAt.UTC().Format("2006-01")
@@ -87,7 +80,11 @@ func (e *Engine) foldSessions(ctx context.Context, ns string, rep *ConsolidateRe
 		}
 	}
 	for _, g := range groups {
-		out, err := e.foldMonth(ctx, ns, g)
+		out, err := e.foldMonth(ctx, ns, g, monthStart)
+		if errors.Is(err, errStaleFold) {
+			rep.More = true
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("fold %s: %w", g.month, err)
 		}
@@ -96,9 +93,36 @@ func (e *Engine) foldSessions(ctx context.Context, ns string, rep *ConsolidateRe
 	return nil
 }
 
+// foldInput returns the scope a session's record folds under and its live
+// summary, nil when the summary is gone or was forgotten (the session
+// still folds; its text does not come back).
+func (e *Engine) foldInput(ctx context.Context, ns string, r *memory.SessionSummary) (memory.Scope, *memory.Version, error) {
+	v, err := e.store.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: r.VersionID})
+	switch {
+	case err == nil:
+		if !v.Status.Live() {
+			return v.Scope, nil, nil
+		}
+		return v.Scope, v, nil
+	case !errors.Is(err, memory.ErrNotFound):
+		return memory.Scope{}, nil, err
+	}
+	if m, err := e.store.GetMemory(ctx, memory.GetParams{Namespace: ns, ID: r.MemoryID}); err == nil {
+		return m.Scope, nil, nil
+	} else if !errors.Is(err, memory.ErrNotFound) {
+		return memory.Scope{}, nil, err
+	}
+	// No summary left at all: the session's episodes say whose it was.
+	eps, err := e.store.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, SessionID: r.SessionID, Limit: 1})
+	if err != nil || len(eps) == 0 {
+		return memory.Scope{}, nil, err
+	}
+	return factScope(eps[0].Scope), nil, nil
+}
+
 // foldMonth writes the month's digest anew from its current text and the
 // group's session summaries, and deletes what it replaces.
-func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup) (FoldedMonth, error) {
+func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthStart time.Time) (FoldedMonth, error) {
 	c := e.consolidation
 	out := FoldedMonth{Month: g.month}
 	for _, r := range g.recs {
@@ -115,16 +139,31 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup) (Folded
 	if err != nil && !errors.Is(err, memory.ErrNotFound) {
 		return out, err
 	}
-	var prev []*memory.Version // the digest's versions so far (one, unless a write was cut short)
+	// The digest's versions so far: its live one is rewritten; a forgotten
+	// one stays a tombstone, and its text stays out.
+	var prev, live []*memory.Version
 	if m != nil {
 		if prev, err = e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID, WithoutEmbeddings: true}); err != nil {
 			return out, err
+		}
+		for _, v := range prev {
+			if v.Status.Live() {
+				live = append(live, v)
+			}
 		}
 	}
 	// The summariser reads each summary as one episode of the month.
 	var inputs []*memory.Episode
 	first, last := time.Time{}, time.Time{}
-	for _, v := range slices.Concat(prev, g.vers) {
+	for _, r := range g.recs {
+		if first.IsZero() || r.LastAt.Before(first) {
+			first = r.LastAt
+		}
+		if r.LastAt.After(last) {
+			last = r.LastAt
+		}
+	}
+	for _, v := range slices.Concat(live, g.vers) {
 		body := v.Content
 		if v.Key == key {
 			body = cutHeader(body, "Sessions of "+g.month)
@@ -140,6 +179,11 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup) (Folded
 		}
 	}
 	slices.SortStableFunc(inputs, func(a, b *memory.Episode) int { return a.OccurredAt.Compare(b.OccurredAt) })
+	if len(inputs) == 0 {
+		// Nothing left to quote (every summary forgotten): a digest of
+		// the month's dates alone.
+		inputs = append(inputs, &memory.Episode{ID: "none", Namespace: ns, Kind: memory.EpisodeKind("summary"), OccurredAt: last})
+	}
 	header := fmt.Sprintf("Sessions of %s:", g.month)
 	if !first.IsZero() && !last.IsZero() {
 		header = fmt.Sprintf("Sessions of %s (%s to %s):", g.month, first.Format("2006-01-02"), last.Format("2006-01-02"))
@@ -160,7 +204,47 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup) (Folded
 		doc     search.Doc
 		deleted []string
 	)
+	// Each folded session's memory goes with its versions, unless it holds
+	// a forgotten version: that stays a tombstone, and only the rest go.
+	del := memory.DeleteMemoriesParams{Namespace: ns, Now: now}
+	for _, p := range live {
+		del.VersionIDs = append(del.VersionIDs, p.ID)
+	}
+	for _, r := range g.recs {
+		if (m != nil && r.MemoryID == m.ID) || slices.Contains(del.MemoryIDs, r.MemoryID) {
+			continue
+		}
+		vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: r.MemoryID, WithoutEmbeddings: true})
+		if err != nil {
+			return out, err
+		}
+		if !slices.ContainsFunc(vs, func(v *memory.Version) bool {
+			return v.Status == memory.StatusDeleted || v.Status == memory.StatusQuarantined
+		}) {
+			del.MemoryIDs = append(del.MemoryIDs, r.MemoryID)
+			continue
+		}
+		for _, v := range vs {
+			if v.Status != memory.StatusDeleted && v.Status != memory.StatusQuarantined {
+				del.VersionIDs = append(del.VersionIDs, v.ID)
+			}
+		}
+	}
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
+		// What was read before the lock must still hold: every session
+		// still foldable with the summary read (another process may have
+		// captured into one, or summarised it again).
+		still, err := tx.FoldableSessions(ctx, memory.DueSessionsParams{Namespace: ns, Before: monthStart})
+		if err != nil {
+			return err
+		}
+		for _, r := range g.recs {
+			if !slices.ContainsFunc(still, func(s *memory.SessionSummary) bool {
+				return s.SessionID == r.SessionID && s.VersionID == r.VersionID && s.MemoryID == r.MemoryID
+			}) {
+				return errStaleFold
+			}
+		}
 		if m == nil {
 			m = &memory.Memory{ID: ids.New(ids.Memory), Namespace: ns, Scope: g.scope, Kind: memory.KindSemantic,
 				Subject: "session", Key: key, CreatedAt: now, UpdatedAt: now}
@@ -182,17 +266,12 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup) (Folded
 		if err := tx.CreateVersion(ctx, v); err != nil {
 			return err
 		}
-		del := memory.DeleteMemoriesParams{Namespace: ns, Now: now}
-		for _, p := range prev {
-			del.VersionIDs = append(del.VersionIDs, p.ID)
-		}
-		for _, r := range g.recs {
-			if r.MemoryID != m.ID && !slices.Contains(del.MemoryIDs, r.MemoryID) {
-				del.MemoryIDs = append(del.MemoryIDs, r.MemoryID)
-			}
-		}
-		var err error
 		if deleted, err = tx.DeleteMemories(ctx, del); err != nil {
+			return err
+		}
+		// The sessions' purged episodes name the digest from now on.
+		if err := tx.SetPurgedMetadata(ctx, memory.SetPurgedMetadataParams{Namespace: ns, SessionIDs: out.Sessions,
+			Set: map[string]string{PurgedMetadataKey: m.ID}}); err != nil {
 			return err
 		}
 		listed := out.Sessions

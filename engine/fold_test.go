@@ -152,3 +152,150 @@ func TestFoldSessionsIntoMonthDigests(t *testing.T) {
 		}
 	}
 }
+
+// A session summary forgotten before its fold stays forgotten: its text
+// does not come back in the digest, and its tombstone stays.
+func TestFoldKeepsForgottenSummaryOut(t *testing.T) {
+	e, clk, st := newEngine(t)
+	ctx := context.Background()
+	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	clk.Set(jan5.Add(time.Hour))
+	captureSession(t, e, "ns1", "s-1", jan5, "My secret password hint is Rosebud.")
+	clk.Set(jan5.Add(day + time.Hour))
+	captureSession(t, e, "ns1", "s-2", jan5.Add(day), "My cat is called Miso.")
+	clk.Set(jan5.Add(40 * day))
+	consolidateUntilQuiet(t, e, "ns1")
+	m, err := st.FindMemory(ctx, memory.FindMemoryParams{Namespace: "ns1", Scope: memory.Scope{UserID: "u1"}, Subject: "session", Key: "summary:s-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Forget(ctx, "ns1", m.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{jan5.Add(200 * day), jan5.Add(240 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	jan := digestVersions(t, st, "ns1", "2026-01")
+	for _, v := range jan {
+		if v.Status.Live() && strings.Contains(v.Content, "Rosebud") {
+			t.Errorf("forgotten summary resurrected into live digest: %q", v.Content)
+		}
+		if v.Status.Live() && !strings.Contains(v.Content, "Miso") {
+			t.Errorf("digest lost the other session: %q", v.Content)
+		}
+	}
+	vs, err := st.ListVersions(ctx, memory.ListVersionsParams{Namespace: "ns1", MemoryID: m.ID})
+	if err != nil || len(vs) == 0 || vs[0].Status != memory.StatusDeleted {
+		t.Errorf("the forgotten summary's tombstone: %+v %v", vs, err)
+	}
+}
+
+// A forgotten digest stays forgotten when another session of its month
+// folds in later.
+func TestFoldKeepsForgottenDigestOut(t *testing.T) {
+	e, clk, st := newEngine(t)
+	ctx := context.Background()
+	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	clk.Set(jan5.Add(time.Hour))
+	captureSession(t, e, "ns1", "s-1", jan5, "My secret password hint is Rosebud.")
+	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day), jan5.Add(240 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	jan := digestVersions(t, st, "ns1", "2026-01")
+	if _, err := e.Forget(ctx, "ns1", jan[0].MemoryID); err != nil {
+		t.Fatal(err)
+	}
+	// late session in January
+	clk.Set(jan5.Add(241 * day))
+	captureSession(t, e, "ns1", "s-2", jan5.Add(2*day), "My cat is called Miso.")
+	for _, at := range []time.Time{jan5.Add(250 * day), jan5.Add(400 * day), jan5.Add(440 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	for _, v := range digestVersions(t, st, "ns1", "2026-01") {
+		if v.Status.Live() && strings.Contains(v.Content, "Rosebud") {
+			t.Errorf("forgotten digest resurrected: %q", v.Content)
+		}
+	}
+}
+
+// After a fold, a late event summarises the session again: the purged
+// episodes' stubs still name a memory that exists (the digest).
+func TestFoldStubsSurviveResummary(t *testing.T) {
+	e, clk, st := newEngine(t)
+	ctx := context.Background()
+	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	clk.Set(jan5.Add(time.Hour))
+	captureSession(t, e, "ns1", "s-1", jan5, "I prefer Vim as my editor.")
+	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day), jan5.Add(240 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	eps, err := st.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "ns1", SessionID: "s-1"})
+	if err != nil || len(eps) != 1 {
+		t.Fatal(eps, err)
+	}
+	old := eps[0].ID
+	clk.Set(jan5.Add(241 * day))
+	captureSession(t, e, "ns1", "s-1", jan5.Add(30*time.Minute), "I am learning Rust this winter.")
+	clk.Set(jan5.Add(250 * day))
+	consolidateUntilQuiet(t, e, "ns1")
+	stubs, err := e.EpisodeStubs(ctx, "ns1", []string{old})
+	if err != nil || len(stubs) != 1 {
+		t.Fatal(stubs, err)
+	}
+	if _, err := st.GetMemory(ctx, memory.GetParams{Namespace: "ns1", ID: stubs[0].SummaryMemoryID}); err != nil {
+		t.Errorf("stub of purged %s names %s: %v", old, stubs[0].SummaryMemoryID, err)
+	}
+}
+
+// A folded namespace exports and imports whole: the same episodes, nothing
+// due in the copy, the same export again.
+func TestFoldExportImport(t *testing.T) {
+	e, clk, st := newEngine(t)
+	ctx := context.Background()
+	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	clk.Set(jan5.Add(time.Hour))
+	captureSession(t, e, "ns1", "s-1", jan5, "I prefer Vim as my editor.", "My cat is called Miso.")
+	clk.Set(jan5.Add(2 * time.Hour))
+	captureSession(t, e, "ns1", "s-2", jan5.Add(time.Hour), "We ship on Friday.")
+	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day), jan5.Add(240 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	var buf strings.Builder
+	if _, err := e.Export(ctx, "ns1", &buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Import(ctx, "ns2", strings.NewReader(buf.String())); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := st.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "ns1"})
+	b, _ := st.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "ns2"})
+	if len(a) != len(b) {
+		t.Fatalf("%d vs %d", len(a), len(b))
+	}
+	for i := range a {
+		x, y := *a[i], *b[i]
+		y.Namespace = x.Namespace
+		if x.ID != y.ID || x.Content != y.Content || !x.OccurredAt.Equal(y.OccurredAt) || len(x.Metadata) != len(y.Metadata) {
+			t.Errorf("%+v vs %+v", x, y)
+		}
+	}
+	rep, err := e.ConsolidateDue(ctx, "ns2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sessions) != 0 || len(rep.Folded) != 0 {
+		t.Errorf("after import: %+v", rep)
+	}
+	var buf2 strings.Builder
+	if _, err := e.Export(ctx, "ns2", &buf2); err != nil {
+		t.Fatal(err)
+	}
+	if len(buf.String()) != len(buf2.String()) {
+		t.Errorf("export sizes differ %d %d", len(buf.String()), len(buf2.String()))
+	}
+}

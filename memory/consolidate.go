@@ -68,6 +68,10 @@ type ConsolidationStore interface {
 	// folded into p.MemoryID before, at the digest p.MemoryID and its
 	// version p.VersionID, marked folded.
 	FoldSessions(ctx context.Context, p FoldSessionsParams) error
+	// SetPurgedMetadata sets p.Set's keys in the metadata of every purged
+	// episode of the sessions p.SessionIDs (a fold points their stubs at
+	// the digest that covers them now).
+	SetPurgedMetadata(ctx context.Context, p SetPurgedMetadataParams) error
 	// DeleteMemories removes derived memories for good: every version of
 	// p.MemoryIDs and the memories themselves, and the versions
 	// p.VersionIDs; with each its admissions and feedback. Each deleted
@@ -82,6 +86,14 @@ type FoldSessionsParams struct {
 	SessionIDs []string
 	MemoryID   string // the digest
 	VersionID  string // its current version
+}
+
+// SetPurgedMetadataParams names sessions whose purged episodes' metadata
+// changes.
+type SetPurgedMetadataParams struct {
+	Namespace  string
+	SessionIDs []string
+	Set        map[string]string
 }
 
 // DeleteMemoriesParams names derived memories and versions to delete.

@@ -79,7 +79,9 @@ type Executor interface {
 	// deleted.
 	PruneTraces(ctx context.Context, p PruneTracesParams) (int, error)
 
-	// ScanMemories and ScanEpisodes walk a namespace in id order (export).
+	// ScanMemories and ScanEpisodes walk a namespace in id order (export);
+	// ScanEpisodes may walk purged episodes after the others (each part
+	// in id order).
 	ScanMemories(ctx context.Context, p ScanParams, fn func(*Memory) error) error
 	ScanEpisodes(ctx context.Context, p ScanParams, fn func(*Episode) error) error
 

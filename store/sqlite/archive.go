@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -146,33 +147,41 @@ func (e *executor) archiveChunks(ctx context.Context, ns, q string, args ...any)
 // (rows with their text purged: capture refuses empty text, so an empty
 // content is a purge) into their sessions' archives (migration 0012).
 func archivePurgedRows(ctx context.Context, e *executor) error {
-	eps, err := collect(ctx, e, decodeEpisode, `SELECT `+episodeCols+` FROM episodes WHERE content = ''
-	ORDER BY namespace, session_id, occurred_at, id`)
+	// One session at a time, so a large store is not read into memory
+	// at once.
+	rows, err := e.query(ctx, `SELECT DISTINCT namespace, session_id FROM episodes WHERE content = ''`)
 	if err != nil {
-		return err
+		return mapErr(err)
 	}
-	for len(eps) > 0 {
-		n := 1
-		for n < len(eps) && n < archiveChunk && eps[n].Namespace == eps[0].Namespace && eps[n].Scope.SessionID == eps[0].Scope.SessionID {
-			n++
+	var sessions [][2]string
+	for rows.Next() {
+		var k [2]string
+		if err := rows.Scan(&k[0], &k[1]); err != nil {
+			rows.Close()
+			return mapErr(err)
 		}
-		part := eps[:n]
-		eps = eps[n:]
-		for _, ep := range part {
+		sessions = append(sessions, k)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return mapErr(err)
+	}
+	for _, k := range sessions {
+		eps, err := collect(ctx, e, decodeEpisode, `SELECT `+episodeCols+` FROM episodes
+		WHERE namespace = ? AND session_id = ? AND content = '' ORDER BY occurred_at, id`, k[0], k[1])
+		if err != nil {
+			return err
+		}
+		for _, ep := range eps {
 			if _, err := e.exec(ctx, qDeleteEpisode, ep.Namespace, ep.ID); err != nil {
 				return mapErr(err)
 			}
 		}
-		chunks, err := e.archiveChunks(ctx, part[0].Namespace, qArchiveLast, part[0].Namespace, part[0].Scope.SessionID)
-		if err != nil {
-			return err
-		}
-		c := chunk{session: part[0].Scope.SessionID, eps: part}
-		if len(chunks) == 1 {
-			c.n = chunks[0].n + 1
-		}
-		if err := e.putChunk(ctx, part[0].Namespace, c); err != nil {
-			return err
+		for n := 0; len(eps) > 0; n++ {
+			part := eps[:min(len(eps), archiveChunk)]
+			eps = eps[len(part):]
+			if err := e.putChunk(ctx, k[0], chunk{session: k[1], n: n, eps: part}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

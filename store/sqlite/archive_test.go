@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,5 +213,62 @@ func TestMigrationArchivesPurgedRows(t *testing.T) {
 	st, err := s.Stats(ctx, memory.StatsParams{Namespace: "ns"})
 	if err != nil || st.Episodes != purged+2 {
 		t.Errorf("stats after migrating: %+v %v", st, err)
+	}
+}
+
+// Reads outside a transaction while purges commit: ListEpisodes' two reads
+// (live rows, then the archive) and ScanEpisodes must never return an
+// episode twice, nor miss one.
+func TestEpisodeReadsDuringPurges(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 400
+	var eps []*memory.Episode
+	for i := range n {
+		ep := purgedEpisode(i, base.Add(time.Duration(i)*time.Second))
+		ep.ID = fmt.Sprintf("e-%04d", i)
+		ep.Content = "text"
+		eps = append(eps, ep)
+	}
+	if err := s.InTx(ctx, func(tx memory.Executor) error {
+		return tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "ns", Episodes: eps})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var done atomic.Bool
+	go func() {
+		defer done.Store(true)
+		for _, ep := range eps {
+			if err := s.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: "ns", EpisodeID: ep.ID, Metadata: map[string]string{"purged_into": "m"}}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	dups := 0
+	for !done.Load() {
+		got, err := s.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "ns", SessionID: "session-7"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scanned := 0
+		if err := s.ScanEpisodes(ctx, memory.ScanParams{Namespace: "ns"}, func(*memory.Episode) error { scanned++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n || scanned != n {
+			dups++
+			if dups == 1 {
+				t.Logf("ListEpisodes returned %d episodes, ScanEpisodes %d; want %d", len(got), scanned, n)
+			}
+		}
+	}
+	if dups > 0 {
+		t.Errorf("%d lists returned the wrong number of episodes", dups)
 	}
 }

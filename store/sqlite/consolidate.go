@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -399,6 +400,40 @@ func (e *executor) FoldSessions(ctx context.Context, p memory.FoldSessionsParams
 	return nil
 }
 
+func (e *executor) SetPurgedMetadata(ctx context.Context, p memory.SetPurgedMetadataParams) error {
+	err := func() error {
+		if err := checkNamespace(p.Namespace); err != nil {
+			return err
+		}
+		// Purged episodes are archived (migration 0012 packed the older
+		// ones): each session's chunks are rewritten.
+		return e.atomically(ctx, len(p.SessionIDs), func() error {
+			for _, sid := range p.SessionIDs {
+				chunks, err := e.archiveChunks(ctx, p.Namespace, qArchiveSession, p.Namespace, sid)
+				if err != nil {
+					return err
+				}
+				for _, c := range chunks {
+					for _, ep := range c.eps {
+						meta := make(map[string]string, len(ep.Metadata)+len(p.Set))
+						maps.Copy(meta, ep.Metadata)
+						maps.Copy(meta, p.Set)
+						ep.Metadata = meta
+					}
+					if err := e.putChunk(ctx, p.Namespace, c); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}()
+	if err != nil {
+		return fmt.Errorf("sqlite: set purged metadata: %w", err)
+	}
+	return nil
+}
+
 func (e *executor) DeleteMemories(ctx context.Context, p memory.DeleteMemoriesParams) ([]string, error) {
 	out, err := e.deleteMemories(ctx, p)
 	if err != nil {
@@ -470,6 +505,10 @@ func (s *Store) FoldableSessions(ctx context.Context, p memory.DueSessionsParams
 
 func (s *Store) FoldSessions(ctx context.Context, p memory.FoldSessionsParams) error {
 	return s.write(ctx, func(e *executor) error { return e.FoldSessions(ctx, p) })
+}
+
+func (s *Store) SetPurgedMetadata(ctx context.Context, p memory.SetPurgedMetadataParams) error {
+	return s.write(ctx, func(e *executor) error { return e.SetPurgedMetadata(ctx, p) })
 }
 
 func (s *Store) DeleteMemories(ctx context.Context, p memory.DeleteMemoriesParams) ([]string, error) {

@@ -283,6 +283,13 @@ func (e *executor) listEpisodes(ctx context.Context, p memory.ListEpisodesParams
 	if err != nil || len(arch) == 0 {
 		return out, err
 	}
+	// Outside a transaction the two reads are two snapshots: an episode
+	// purged between them is in both, and its archived copy is the truth.
+	archivedIDs := make(map[string]bool, len(arch))
+	for _, ep := range arch {
+		archivedIDs[ep.ID] = true
+	}
+	out = slices.DeleteFunc(out, func(ep *memory.Episode) bool { return archivedIDs[ep.ID] })
 	out = append(out, arch...)
 	sortEpisodes(out)
 	if p.Limit > 0 && len(out) > p.Limit {
@@ -292,7 +299,9 @@ func (e *executor) listEpisodes(ctx context.Context, p memory.ListEpisodesParams
 }
 
 // ScanEpisodes walks the live episodes in id order, then the archived ones
-// session by session (each session's in id order).
+// session by session (each session's in id order). Run it in a transaction
+// (Store.ScanEpisodes does): the two parts must read one snapshot, or an
+// episode purged in between would be walked twice.
 func (e *executor) ScanEpisodes(ctx context.Context, p memory.ScanParams, fn func(*memory.Episode) error) error {
 	if err := scan(ctx, e, p.Namespace, "scan episodes", qScanEpisodes, decodeEpisode, fn); err != nil {
 		return err

@@ -14,6 +14,8 @@ import (
 const (
 	// kind = 'task_result' is written out, not bound: SQLite uses a
 	// partial index only when the query's WHERE implies the index's.
+	// Purged task results (in the episode archive) are not listed: the
+	// purge replaced the metadata that said how the task ended.
 	qTaskResults = `SELECT ` + episodeCols + ` FROM episodes
 	WHERE namespace = ? AND kind = 'task_result' ORDER BY occurred_at DESC, id DESC LIMIT ?`
 	qSessionTaskResults = `SELECT ` + episodeCols + ` FROM episodes

@@ -542,8 +542,9 @@ func (s *Store) ScanMemories(ctx context.Context, p memory.ScanParams, fn func(*
 	return s.read.ScanMemories(ctx, p, fn)
 }
 
+// ScanEpisodes reads the live and the archived episodes in one snapshot.
 func (s *Store) ScanEpisodes(ctx context.Context, p memory.ScanParams, fn func(*memory.Episode) error) error {
-	return s.read.ScanEpisodes(ctx, p, fn)
+	return s.ReadTx(ctx, func(tx memory.Executor) error { return tx.ScanEpisodes(ctx, p, fn) })
 }
 
 func (s *Store) Stats(ctx context.Context, p memory.StatsParams) (*memory.Stats, error) {

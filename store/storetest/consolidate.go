@@ -469,6 +469,21 @@ func (s suite) consolidation(t *testing.T) {
 					return ex.FoldSessions(ctx, memory.FoldSessionsParams{Namespace: ns, SessionIDs: sessions, MemoryID: "m-d", VersionID: version})
 				}))
 			}
+			// The purged episodes of the folded session name the digest;
+			// their other metadata, and live episodes, are untouched.
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				return ex.SetPurgedMetadata(ctx, memory.SetPurgedMetadataParams{Namespace: ns, SessionIDs: []string{"s-1"}, Set: map[string]string{"purged_into": "m-d", "folded": "yes"}})
+			}))
+			for _, id := range []string{"e-1", "e-2"} {
+				ep, err := st.GetEpisode(ctx, memory.GetParams{Namespace: ns, ID: id})
+				must(t, err)
+				if ep.Content != "" || !sameMap(ep.Metadata, map[string]string{"purged_into": "m-d", "folded": "yes"}) {
+					t.Errorf("%s after SetPurgedMetadata: %+v", id, ep)
+				}
+			}
+			if ep, err := st.GetEpisode(ctx, memory.GetParams{Namespace: ns, ID: "e-3"}); err != nil || ep.Content == "" || ep.Metadata["purged_into"] != "" {
+				t.Errorf("a live episode of another session changed: %+v %v", ep, err)
+			}
 			fold([]string{"s-1"}, "v-d1")
 			rec, err := st.GetSessionSummary(ctx, memory.GetParams{Namespace: ns, ID: "s-1"})
 			must(t, err)
