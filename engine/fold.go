@@ -178,12 +178,9 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthSt
 			last = v.ObservedAt
 		}
 	}
+	// With every summary forgotten there is nothing to quote: the
+	// summariser writes the month's header alone.
 	slices.SortStableFunc(inputs, func(a, b *memory.Episode) int { return a.OccurredAt.Compare(b.OccurredAt) })
-	if len(inputs) == 0 {
-		// Nothing left to quote (every summary forgotten): a digest of
-		// the month's dates alone.
-		inputs = append(inputs, &memory.Episode{ID: "none", Namespace: ns, Kind: memory.EpisodeKind("summary"), OccurredAt: last})
-	}
 	header := fmt.Sprintf("Sessions of %s:", g.month)
 	if !first.IsZero() && !last.IsZero() {
 		header = fmt.Sprintf("Sessions of %s (%s to %s):", g.month, first.Format("2006-01-02"), last.Format("2006-01-02"))

@@ -126,7 +126,11 @@ func (extractive) Summarise(_ context.Context, in SummaryInput) (*Summary, error
 		parts = append(parts, summaryLine(c))
 		sum.Spans = append(sum.Spans, memory.Span{EpisodeID: c.ep.ID, Start: c.start, End: c.end})
 	}
-	if len(picked) == 0 {
+	switch {
+	case len(picked) > 0:
+	case len(in.Episodes) == 1:
+		parts = append(parts, "1 event, which stated nothing to keep.")
+	default:
 		parts = append(parts, fmt.Sprintf("%d events, none that stated anything to keep.", len(in.Episodes)))
 	}
 	sum.Content = strings.Join(parts, " ")
