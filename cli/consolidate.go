@@ -19,6 +19,7 @@ type consolidateFlags struct {
 	allDue, force      bool
 	minAge, purgeAfter string
 	summaryTokens      int
+	digestTokens       int
 }
 
 func consolidateCmd() *command {
@@ -38,7 +39,7 @@ that served the episode, half-life 30 days, longer for episodes served often. Be
 stays (id, content hash, time, the summary that covers it), and the facts extracted from the
 episode stay and still cite it. Once every episode of a session is purged and its month is over,
 --all-due folds the session's summary into one digest of its month (key summary:month:2024-01,
-at most 400 tokens) and deletes the session summary: storage stays flat as sessions accumulate.
+at most --digest-tokens) and deletes the session summary: storage stays flat as sessions accumulate.
 Every step is in the admission log (extractor "consolidate").
   mnemon consolidate s-2026-05-01
   mnemon consolidate --all-due --json`,
@@ -48,6 +49,7 @@ Every step is in the admission log (extractor "consolidate").
 			fs.StringVar(&cf.minAge, "min-age", "7d", "a session is due once its last event is this old (`AGE`: 7d, 36h)")
 			fs.StringVar(&cf.purgeAfter, "purge-after", "30d", "purge a forgotten episode's text this long after it was forgotten (`AGE`)")
 			fs.IntVar(&cf.summaryTokens, "summary-tokens", 200, "at most `N` tokens per summary")
+			fs.IntVar(&cf.digestTokens, "digest-tokens", 400, "at most `N` tokens per month digest (--all-due)")
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if cf.allDue == (len(args) == 1) || len(args) > 1 {
@@ -68,6 +70,10 @@ Every step is in the admission log (extractor "consolidate").
 				return usagef("--summary-tokens %d: use a number from 20 to 4000", cf.summaryTokens)
 			}
 			cfg.SummaryTokens = cf.summaryTokens
+			if cf.digestTokens < 20 || cf.digestTokens > 8000 {
+				return usagef("--digest-tokens %d: use a number from 20 to 8000", cf.digestTokens)
+			}
+			cfg.DigestTokens = cf.digestTokens
 			var id string
 			if len(args) == 1 {
 				id = args[0]

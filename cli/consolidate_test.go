@@ -81,6 +81,7 @@ func TestConsolidateCommand(t *testing.T) {
 		{[]string{"consolidate", "s-old", "--min-age", "soon"}, 2, "not an age"},
 		{[]string{"consolidate", "s-old", "--purge-after", "-3d"}, 2, "above zero"},
 		{[]string{"consolidate", "s-old", "--summary-tokens", "5"}, 2, "from 20 to 4000"},
+		{[]string{"consolidate", "--all-due", "--digest-tokens", "9000"}, 2, "from 20 to 8000"},
 		{[]string{"consolidate", "s\x01"}, 2, "control characters"},
 		{[]string{"consolidate", "s-none"}, 1, `no session "s-none"`},
 		{[]string{"--namespace", "other", "consolidate", "s-old"}, 1, `no session "s-old" in namespace "other"`},
@@ -94,5 +95,36 @@ func TestConsolidateCommand(t *testing.T) {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
+	}
+}
+
+// A session months old is summarised and its episodes forgotten by one
+// periodic run, purged by the next, and its summary folded into its
+// month's digest.
+func TestConsolidateFoldsOldSessions(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	at := time.Now().UTC().Add(-300 * 24 * time.Hour)
+	events := fmt.Sprintf(`{"kind":"user_message","content":"I prefer Vim as my editor.","occurred_at":%q,"session_id":"s-old"}`, at.Format(time.RFC3339))
+	if code, _, errs := runCLI(t, db, events, "capture"); code != 0 {
+		t.Fatalf("capture: %s", errs)
+	}
+	var out string
+	for range 2 {
+		code, o, errs := runCLI(t, db, "", "consolidate", "--all-due", "--purge-after", "1ns")
+		if code != 0 {
+			t.Fatalf("consolidate: %s%s", o, errs)
+		}
+		out += o
+	}
+	month := at.Format("2006-01")
+	for _, want := range []string{"summarised into", "forgot 1 summarised episode", "purged the text of 1 forgotten episode",
+		"folded the summaries of 1 session (every episode purged) into the digest of " + month} {
+		if !strings.Contains(out, want) {
+			t.Errorf("consolidate --all-due twice:\n%s\nwant %q", out, want)
+		}
+	}
+	code, facts, errs := runCLI(t, db, "", "facts", "--subject", "session")
+	if code != 0 || !strings.Contains(facts, "summary:month:"+month) || !strings.Contains(facts, "Vim") || strings.Contains(facts, "summary:s-old") {
+		t.Errorf("facts about sessions after folding (exit %d):\n%s%s", code, facts, errs)
 	}
 }
