@@ -544,7 +544,7 @@ func (e *Engine) coveringSummary(ctx context.Context, ns string, scope memory.Sc
 }
 
 // recordSummary writes a session's summary record and the stubs of its
-// episodes (not of those already purged: their episode row is their stub).
+// episodes (not of those already purged: what is left of them is their stub).
 func (e *Engine) recordSummary(ctx context.Context, tx memory.Executor, ns, sessionID, memoryID, versionID string,
 	eps []*memory.Episode, epVersions map[string]*memory.Version, now time.Time) error {
 	c := e.consolidation
