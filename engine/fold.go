@@ -133,6 +133,18 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthSt
 		return out, err
 	}
 	defer unlock()
+	// The summaries again, under the lock: one forgotten since they were
+	// listed (Forget takes this lock) must not be quoted.
+	g.vers = g.vers[:0]
+	for _, r := range g.recs {
+		_, v, err := e.foldInput(ctx, ns, r)
+		if err != nil {
+			return out, err
+		}
+		if v != nil {
+			g.vers = append(g.vers, v)
+		}
+	}
 	now := e.clock.Now()
 	key := digestKeyPrefix + g.month
 	m, err := e.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: g.scope, Subject: "session", Key: key})
@@ -240,6 +252,17 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthSt
 				return s.SessionID == r.SessionID && s.VersionID == r.VersionID && s.MemoryID == r.MemoryID
 			}) {
 				return errStaleFold
+			}
+		}
+		// And every text quoted still live (another process may have
+		// forgotten one).
+		for _, v := range slices.Concat(live, g.vers) {
+			cur, err := tx.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: v.ID})
+			if errors.Is(err, memory.ErrNotFound) || (err == nil && !cur.Status.Live()) {
+				return errStaleFold
+			}
+			if err != nil {
+				return err
 			}
 		}
 		if m == nil {

@@ -3,13 +3,17 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // consolidateUntilQuiet runs the periodic consolidation until it has
@@ -297,5 +301,123 @@ func TestFoldExportImport(t *testing.T) {
 	}
 	if len(buf.String()) != len(buf2.String()) {
 		t.Errorf("export sizes differ %d %d", len(buf.String()), len(buf2.String()))
+	}
+}
+
+// hookStore runs hook once, right after the fold's (unlocked) read of the
+// summary version named target.
+type hookStore struct {
+	memory.Store
+	mu     sync.Mutex
+	target string
+	hook   func()
+}
+
+func (h *hookStore) GetVersion(ctx context.Context, p memory.GetParams) (*memory.Version, error) {
+	v, err := h.Store.GetVersion(ctx, p)
+	h.mu.Lock()
+	fire := h.hook != nil && p.ID == h.target
+	hook := h.hook
+	if fire {
+		h.hook = nil
+	}
+	h.mu.Unlock()
+	if fire {
+		hook() // a concurrent Forget between foldInput and foldMonth's lock
+	}
+	return v, err
+}
+
+// A summary forgotten after the periodic run listed its session, before
+// the fold took the namespace's lock, is not quoted in the digest.
+func TestFoldForgetRace(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &hookStore{Store: st}
+	clk := clock.NewManual(t0)
+	e, err := engine.New(engine.Config{Store: hs, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { e.Close(); st.Close() }()
+	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	clk.Set(jan5.Add(time.Hour))
+	captureSession(t, e, "ns1", "s-1", jan5, "My secret password hint is Rosebud.")
+	clk.Set(jan5.Add(day + time.Hour))
+	captureSession(t, e, "ns1", "s-2", jan5.Add(day), "My cat is called Miso.")
+	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	rec, err := st.GetSessionSummary(ctx, memory.GetParams{Namespace: "ns1", ID: "s-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.mu.Lock()
+	hs.target = rec.VersionID
+	hs.hook = func() {
+		if _, err := e.Forget(ctx, "ns1", rec.MemoryID); err != nil {
+			t.Error(err)
+		}
+	}
+	hs.mu.Unlock()
+	clk.Set(jan5.Add(240 * day))
+	consolidateUntilQuiet(t, e, "ns1")
+	if hs.hook != nil {
+		t.Fatal("hook never fired")
+	}
+	for _, v := range digestVersions(t, st, "ns1", "2026-01") {
+		if v.Status.Live() && strings.Contains(v.Content, "Rosebud") {
+			t.Errorf("summary forgotten while the fold ran is in the live digest: %q", v.Content)
+		}
+	}
+}
+
+// A month whose only summary was forgotten gets a digest of its header
+// alone; when another session of the month folds in later, the digest
+// quotes that session and nothing of the empty one.
+func TestFoldHeaderOnlyDigest(t *testing.T) {
+	e, clk, st := newEngine(t)
+	ctx := context.Background()
+	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+	clk.Set(jan5.Add(time.Hour))
+	captureSession(t, e, "ns1", "s-1", jan5, "My secret password hint is Rosebud.")
+	clk.Set(jan5.Add(40 * day))
+	consolidateUntilQuiet(t, e, "ns1")
+	m, err := st.FindMemory(ctx, memory.FindMemoryParams{Namespace: "ns1", Scope: memory.Scope{UserID: "u1"}, Subject: "session", Key: "summary:s-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Forget(ctx, "ns1", m.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{jan5.Add(200 * day), jan5.Add(240 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	liveDigest := func() string {
+		t.Helper()
+		for _, v := range digestVersions(t, st, "ns1", "2026-01") {
+			if v.Status.Live() {
+				return v.Content
+			}
+		}
+		t.Fatal("no live digest")
+		return ""
+	}
+	if got := liveDigest(); got != "Sessions of 2026-01 (2026-01-05 to 2026-01-05):" {
+		t.Errorf("digest of a month with nothing to quote: %q", got)
+	}
+	clk.Set(jan5.Add(241 * day))
+	captureSession(t, e, "ns1", "s-2", jan5.Add(2*day), "My cat is called Miso.")
+	for _, at := range []time.Time{jan5.Add(250 * day), jan5.Add(400 * day), jan5.Add(440 * day)} {
+		clk.Set(at)
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+	if got := liveDigest(); !strings.HasSuffix(got, "user: My cat is called Miso.") || strings.Contains(got, "Rosebud") || strings.Contains(got, "events") {
+		t.Errorf("refolded digest: %q", got)
 	}
 }

@@ -127,7 +127,9 @@ func (extractive) Summarise(_ context.Context, in SummaryInput) (*Summary, error
 		sum.Spans = append(sum.Spans, memory.Span{EpisodeID: c.ep.ID, Start: c.start, End: c.end})
 	}
 	switch {
-	case len(picked) > 0:
+	case len(picked) > 0, in.Header != "":
+		// A digest with nothing to quote is its header alone: a line
+		// saying so would be quoted as content when the month folds again.
 	case len(in.Episodes) == 1:
 		parts = append(parts, "1 event, which stated nothing to keep.")
 	default:
