@@ -37,6 +37,44 @@ func consolidateUntilQuiet(t *testing.T, e *engine.Engine, ns string) map[string
 	return nil
 }
 
+// jan5 is when the fold tests' sessions begin: months before their clocks
+// end, so their episodes are forgotten and purged, and January is over.
+var jan5 = time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
+
+// consolidateOn runs the periodic consolidation until quiet on each of
+// these days after jan5.
+func consolidateOn(t *testing.T, e *engine.Engine, clk *clock.Manual, days ...int) {
+	t.Helper()
+	for _, d := range days {
+		clk.Set(jan5.Add(time.Duration(d) * day))
+		consolidateUntilQuiet(t, e, "ns1")
+	}
+}
+
+// Summarised (day 40), forgotten (day 200), purged and folded (day 240);
+// for a late session, the same again from day 250.
+var (
+	foldDays   = []int{40, 200, 240}
+	refoldDays = []int{250, 400, 440}
+)
+
+// captureOn captures a session of ns1 dated at, an hour before the clock.
+func captureOn(t *testing.T, e *engine.Engine, clk *clock.Manual, session string, at time.Time, texts ...string) []string {
+	t.Helper()
+	clk.Set(at.Add(time.Hour))
+	return captureSession(t, e, "ns1", session, at, texts...)
+}
+
+// noLiveDigestSays fails when ns1's live January digest contains text.
+func noLiveDigestSays(t *testing.T, st memory.Store, text, what string) {
+	t.Helper()
+	for _, v := range digestVersions(t, st, "ns1", "2026-01") {
+		if v.Status.Live() && strings.Contains(v.Content, text) {
+			t.Errorf("%s: %q", what, v.Content)
+		}
+	}
+}
+
 // digestVersions returns the versions of the scope's month digest.
 func digestVersions(t *testing.T, st memory.Store, ns, month string) []*memory.Version {
 	t.Helper()
@@ -54,7 +92,6 @@ func digestVersions(t *testing.T, st memory.Store, ns, month string) []*memory.V
 func TestFoldSessionsIntoMonthDigests(t *testing.T) {
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
-	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
 	sessions := []struct {
 		id    string
 		at    time.Time
@@ -65,14 +102,10 @@ func TestFoldSessionsIntoMonthDigests(t *testing.T) {
 		{"s-3", jan5.Add(28 * day), []string{"I moved to Porto in the spring."}},
 	}
 	for _, s := range sessions {
-		clk.Set(s.at.Add(time.Hour))
-		captureSession(t, e, "ns1", s.id, s.at, s.texts...)
+		captureOn(t, e, clk, s.id, s.at, s.texts...)
 	}
 	// Summarised a week on; forgotten ~130 days on; purged 30 days later.
-	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day), jan5.Add(240 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
+	consolidateOn(t, e, clk, foldDays...)
 	recs, err := st.ListSessionSummaries(ctx, memory.ListSessionSummariesParams{Namespace: "ns1"})
 	if err != nil || len(recs) != 3 {
 		t.Fatalf("session records %+v %v", recs, err)
@@ -123,10 +156,7 @@ func TestFoldSessionsIntoMonthDigests(t *testing.T) {
 	// earlier sessions' lines kept).
 	clk.Set(jan5.Add(241 * day))
 	captureSession(t, e, "ns1", "s-1", jan5.Add(30*time.Minute), "I am learning Rust this winter.")
-	for _, at := range []time.Time{jan5.Add(250 * day), jan5.Add(400 * day), jan5.Add(440 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
+	consolidateOn(t, e, clk, refoldDays...)
 	jan = digestVersions(t, st, "ns1", "2026-01")
 	t.Logf("january digest: %s", jan[0].Content)
 	if len(jan) != 1 {
@@ -162,13 +192,9 @@ func TestFoldSessionsIntoMonthDigests(t *testing.T) {
 func TestFoldKeepsForgottenSummaryOut(t *testing.T) {
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
-	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
-	clk.Set(jan5.Add(time.Hour))
-	captureSession(t, e, "ns1", "s-1", jan5, "My secret password hint is Rosebud.")
-	clk.Set(jan5.Add(day + time.Hour))
-	captureSession(t, e, "ns1", "s-2", jan5.Add(day), "My cat is called Miso.")
-	clk.Set(jan5.Add(40 * day))
-	consolidateUntilQuiet(t, e, "ns1")
+	captureOn(t, e, clk, "s-1", jan5, "My secret password hint is Rosebud.")
+	captureOn(t, e, clk, "s-2", jan5.Add(day), "My cat is called Miso.")
+	consolidateOn(t, e, clk, 40)
 	m, err := st.FindMemory(ctx, memory.FindMemoryParams{Namespace: "ns1", Scope: memory.Scope{UserID: "u1"}, Subject: "session", Key: "summary:s-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -176,10 +202,7 @@ func TestFoldKeepsForgottenSummaryOut(t *testing.T) {
 	if _, err := e.Forget(ctx, "ns1", m.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, at := range []time.Time{jan5.Add(200 * day), jan5.Add(240 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
+	consolidateOn(t, e, clk, 200, 240)
 	jan := digestVersions(t, st, "ns1", "2026-01")
 	for _, v := range jan {
 		if v.Status.Live() && strings.Contains(v.Content, "Rosebud") {
@@ -200,13 +223,8 @@ func TestFoldKeepsForgottenSummaryOut(t *testing.T) {
 func TestFoldKeepsForgottenDigestOut(t *testing.T) {
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
-	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
-	clk.Set(jan5.Add(time.Hour))
-	captureSession(t, e, "ns1", "s-1", jan5, "My secret password hint is Rosebud.")
-	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day), jan5.Add(240 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
+	captureOn(t, e, clk, "s-1", jan5, "My secret password hint is Rosebud.")
+	consolidateOn(t, e, clk, foldDays...)
 	jan := digestVersions(t, st, "ns1", "2026-01")
 	if _, err := e.Forget(ctx, "ns1", jan[0].MemoryID); err != nil {
 		t.Fatal(err)
@@ -214,15 +232,8 @@ func TestFoldKeepsForgottenDigestOut(t *testing.T) {
 	// late session in January
 	clk.Set(jan5.Add(241 * day))
 	captureSession(t, e, "ns1", "s-2", jan5.Add(2*day), "My cat is called Miso.")
-	for _, at := range []time.Time{jan5.Add(250 * day), jan5.Add(400 * day), jan5.Add(440 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
-	for _, v := range digestVersions(t, st, "ns1", "2026-01") {
-		if v.Status.Live() && strings.Contains(v.Content, "Rosebud") {
-			t.Errorf("forgotten digest resurrected: %q", v.Content)
-		}
-	}
+	consolidateOn(t, e, clk, refoldDays...)
+	noLiveDigestSays(t, st, "Rosebud", "forgotten digest resurrected")
 }
 
 // After a fold, a late event summarises the session again: the purged
@@ -230,13 +241,8 @@ func TestFoldKeepsForgottenDigestOut(t *testing.T) {
 func TestFoldStubsSurviveResummary(t *testing.T) {
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
-	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
-	clk.Set(jan5.Add(time.Hour))
-	captureSession(t, e, "ns1", "s-1", jan5, "I prefer Vim as my editor.")
-	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day), jan5.Add(240 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
+	captureOn(t, e, clk, "s-1", jan5, "I prefer Vim as my editor.")
+	consolidateOn(t, e, clk, foldDays...)
 	eps, err := st.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "ns1", SessionID: "s-1"})
 	if err != nil || len(eps) != 1 {
 		t.Fatal(eps, err)
@@ -244,8 +250,7 @@ func TestFoldStubsSurviveResummary(t *testing.T) {
 	old := eps[0].ID
 	clk.Set(jan5.Add(241 * day))
 	captureSession(t, e, "ns1", "s-1", jan5.Add(30*time.Minute), "I am learning Rust this winter.")
-	clk.Set(jan5.Add(250 * day))
-	consolidateUntilQuiet(t, e, "ns1")
+	consolidateOn(t, e, clk, 250)
 	stubs, err := e.EpisodeStubs(ctx, "ns1", []string{old})
 	if err != nil || len(stubs) != 1 {
 		t.Fatal(stubs, err)
@@ -260,15 +265,9 @@ func TestFoldStubsSurviveResummary(t *testing.T) {
 func TestFoldExportImport(t *testing.T) {
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
-	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
-	clk.Set(jan5.Add(time.Hour))
-	captureSession(t, e, "ns1", "s-1", jan5, "I prefer Vim as my editor.", "My cat is called Miso.")
-	clk.Set(jan5.Add(2 * time.Hour))
-	captureSession(t, e, "ns1", "s-2", jan5.Add(time.Hour), "We ship on Friday.")
-	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day), jan5.Add(240 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
+	captureOn(t, e, clk, "s-1", jan5, "I prefer Vim as my editor.", "My cat is called Miso.")
+	captureOn(t, e, clk, "s-2", jan5.Add(time.Hour), "We ship on Friday.")
+	consolidateOn(t, e, clk, foldDays...)
 	var buf strings.Builder
 	if _, err := e.Export(ctx, "ns1", &buf); err != nil {
 		t.Fatal(err)
@@ -343,15 +342,9 @@ func TestFoldForgetRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { e.Close(); st.Close() }()
-	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
-	clk.Set(jan5.Add(time.Hour))
-	captureSession(t, e, "ns1", "s-1", jan5, "My secret password hint is Rosebud.")
-	clk.Set(jan5.Add(day + time.Hour))
-	captureSession(t, e, "ns1", "s-2", jan5.Add(day), "My cat is called Miso.")
-	for _, at := range []time.Time{jan5.Add(40 * day), jan5.Add(200 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
+	captureOn(t, e, clk, "s-1", jan5, "My secret password hint is Rosebud.")
+	captureOn(t, e, clk, "s-2", jan5.Add(day), "My cat is called Miso.")
+	consolidateOn(t, e, clk, 40, 200)
 	rec, err := st.GetSessionSummary(ctx, memory.GetParams{Namespace: "ns1", ID: "s-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -364,16 +357,11 @@ func TestFoldForgetRace(t *testing.T) {
 		}
 	}
 	hs.mu.Unlock()
-	clk.Set(jan5.Add(240 * day))
-	consolidateUntilQuiet(t, e, "ns1")
+	consolidateOn(t, e, clk, 240)
 	if hs.hook != nil {
 		t.Fatal("hook never fired")
 	}
-	for _, v := range digestVersions(t, st, "ns1", "2026-01") {
-		if v.Status.Live() && strings.Contains(v.Content, "Rosebud") {
-			t.Errorf("summary forgotten while the fold ran is in the live digest: %q", v.Content)
-		}
-	}
+	noLiveDigestSays(t, st, "Rosebud", "summary forgotten while the fold ran is in the live digest")
 }
 
 // A month whose only summary was forgotten gets a digest of its header
@@ -382,11 +370,8 @@ func TestFoldForgetRace(t *testing.T) {
 func TestFoldHeaderOnlyDigest(t *testing.T) {
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
-	jan5 := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
-	clk.Set(jan5.Add(time.Hour))
-	captureSession(t, e, "ns1", "s-1", jan5, "My secret password hint is Rosebud.")
-	clk.Set(jan5.Add(40 * day))
-	consolidateUntilQuiet(t, e, "ns1")
+	captureOn(t, e, clk, "s-1", jan5, "My secret password hint is Rosebud.")
+	consolidateOn(t, e, clk, 40)
 	m, err := st.FindMemory(ctx, memory.FindMemoryParams{Namespace: "ns1", Scope: memory.Scope{UserID: "u1"}, Subject: "session", Key: "summary:s-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -394,10 +379,7 @@ func TestFoldHeaderOnlyDigest(t *testing.T) {
 	if _, err := e.Forget(ctx, "ns1", m.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, at := range []time.Time{jan5.Add(200 * day), jan5.Add(240 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
+	consolidateOn(t, e, clk, 200, 240)
 	liveDigest := func() string {
 		t.Helper()
 		for _, v := range digestVersions(t, st, "ns1", "2026-01") {
@@ -413,10 +395,7 @@ func TestFoldHeaderOnlyDigest(t *testing.T) {
 	}
 	clk.Set(jan5.Add(241 * day))
 	captureSession(t, e, "ns1", "s-2", jan5.Add(2*day), "My cat is called Miso.")
-	for _, at := range []time.Time{jan5.Add(250 * day), jan5.Add(400 * day), jan5.Add(440 * day)} {
-		clk.Set(at)
-		consolidateUntilQuiet(t, e, "ns1")
-	}
+	consolidateOn(t, e, clk, refoldDays...)
 	if got := liveDigest(); !strings.HasSuffix(got, "user: My cat is called Miso.") || strings.Contains(got, "Rosebud") || strings.Contains(got, "events") {
 		t.Errorf("refolded digest: %q", got)
 	}
