@@ -407,19 +407,12 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 			}
 		}
 	}
-	sum, err := c.Summariser.Summarise(ctx, SummaryInput{
+	sum, err := e.summarise(ctx, SummaryInput{
 		SessionID: info.ID, Episodes: quotable, Facts: st.factsCiting(quotable),
 		MaxTokens: c.SummaryTokens, Count: e.counter.Count,
-	})
+	}, "summary")
 	if err != nil {
-		return out, fmt.Errorf("summarise: %w", err)
-	}
-	if strings.TrimSpace(sum.Content) == "" {
-		return out, fmt.Errorf("summarise: %s wrote an empty summary", c.Summariser.Name())
-	}
-	vecs, err := e.embedder.Embed(ctx, []string{sum.Content})
-	if err != nil || len(vecs) != 1 {
-		return out, fmt.Errorf("embed summary: %w", errors.Join(err, errors.New("no vector")))
+		return out, err
 	}
 	var (
 		v       *memory.Version
@@ -448,17 +441,8 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 		for i, ep := range eps {
 			evidence[i] = ep.ID
 		}
-		v = &memory.Version{
-			ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: ns, Seq: memory.NextSeq(vs), Scope: scope,
-			Kind: memory.KindSemantic, Type: memory.TypeSummary, Subject: "session", Key: m.Key,
-			Content: sum.Content, Criticality: memory.CriticalityNormal, Confidence: 0.9, Usefulness: 0.5,
-			Status: memory.StatusActive, Operation: memory.OpAdd,
-			ObservedAt: eps[len(eps)-1].OccurredAt, RecordedAt: now, ValidFrom: eps[0].OccurredAt, UpdatedAt: now,
-			EvidenceEpisodeIDs: evidence, EvidenceSpans: sum.Spans,
-			Provenance: memory.Provenance{Extractor: "consolidate", Model: c.Summariser.Name(),
-				Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: "consolidate"},
-			Tokens: e.counter.Count(sum.Content), Embedding: vecs[0].Encode(),
-		}
+		v = e.summaryVersion(m, memory.NextSeq(vs), sum, eps[0].OccurredAt, eps[len(eps)-1].OccurredAt, now, "consolidate")
+		v.EvidenceEpisodeIDs, v.EvidenceSpans = evidence, sum.Spans
 		for _, o := range vs {
 			if !o.Status.Live() {
 				continue

@@ -197,16 +197,9 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthSt
 	if !first.IsZero() && !last.IsZero() {
 		header = fmt.Sprintf("Sessions of %s (%s to %s):", g.month, first.Format("2006-01-02"), last.Format("2006-01-02"))
 	}
-	sum, err := c.Summariser.Summarise(ctx, SummaryInput{SessionID: key, Header: header, Episodes: inputs, MaxTokens: c.DigestTokens, Count: e.counter.Count})
+	sum, err := e.summarise(ctx, SummaryInput{SessionID: key, Header: header, Episodes: inputs, MaxTokens: c.DigestTokens, Count: e.counter.Count}, "digest")
 	if err != nil {
-		return out, fmt.Errorf("summarise: %w", err)
-	}
-	if strings.TrimSpace(sum.Content) == "" {
-		return out, fmt.Errorf("summarise: %s wrote an empty digest", c.Summariser.Name())
-	}
-	vecs, err := e.embedder.Embed(ctx, []string{sum.Content})
-	if err != nil || len(vecs) != 1 {
-		return out, fmt.Errorf("embed digest: %w", errors.Join(err, errors.New("no vector")))
+		return out, err
 	}
 	var (
 		v       *memory.Version
@@ -272,16 +265,7 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthSt
 				return err
 			}
 		}
-		v = &memory.Version{
-			ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: ns, Seq: memory.NextSeq(prev), Scope: g.scope,
-			Kind: memory.KindSemantic, Type: memory.TypeSummary, Subject: "session", Key: key,
-			Content: sum.Content, Criticality: memory.CriticalityNormal, Confidence: 0.9, Usefulness: 0.5,
-			Status: memory.StatusActive, Operation: memory.OpAdd,
-			ObservedAt: last, RecordedAt: now, ValidFrom: first, UpdatedAt: now,
-			Provenance: memory.Provenance{Extractor: "consolidate", Model: c.Summariser.Name(),
-				Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: "fold"},
-			Tokens: e.counter.Count(sum.Content), Embedding: vecs[0].Encode(),
-		}
+		v = e.summaryVersion(m, memory.NextSeq(prev), sum, first, last, now, "fold")
 		v.Trust = trustOf(v, now)
 		if err := tx.CreateVersion(ctx, v); err != nil {
 			return err

@@ -2,11 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -43,6 +46,47 @@ type Summary struct {
 	// Spans locate the quoted sentences in their episodes (extractive
 	// summaries); a generated summary may leave it empty.
 	Spans []memory.Span
+}
+
+// writtenSummary is a summariser's text with its embedding, ready to be
+// stored as a summary version.
+type writtenSummary struct {
+	*Summary
+	embedding []byte
+}
+
+// summarise runs the configured summariser and embeds what it wrote; what
+// names the result in errors ("summary", "digest").
+func (e *Engine) summarise(ctx context.Context, in SummaryInput, what string) (*writtenSummary, error) {
+	s := e.consolidation.Summariser
+	sum, err := s.Summarise(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("summarise: %w", err)
+	}
+	if strings.TrimSpace(sum.Content) == "" {
+		return nil, fmt.Errorf("summarise: %s wrote an empty %s", s.Name(), what)
+	}
+	vecs, err := e.embedder.Embed(ctx, []string{sum.Content})
+	if err != nil || len(vecs) != 1 {
+		return nil, fmt.Errorf("embed %s: %w", what, errors.Join(err, errors.New("no vector")))
+	}
+	return &writtenSummary{Summary: sum, embedding: vecs[0].Encode()}, nil
+}
+
+// summaryVersion is a new active version of the summary memory m (a
+// session's summary or a month's digest) holding sum, covering what
+// happened from validFrom to observed; source is its provenance source.
+func (e *Engine) summaryVersion(m *memory.Memory, seq int, sum *writtenSummary, validFrom, observed, now time.Time, source string) *memory.Version {
+	return &memory.Version{
+		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: m.Namespace, Seq: seq, Scope: m.Scope,
+		Kind: memory.KindSemantic, Type: memory.TypeSummary, Subject: m.Subject, Key: m.Key,
+		Content: sum.Content, Criticality: memory.CriticalityNormal, Confidence: 0.9, Usefulness: 0.5,
+		Status: memory.StatusActive, Operation: memory.OpAdd,
+		ObservedAt: observed, RecordedAt: now, ValidFrom: validFrom, UpdatedAt: now,
+		Provenance: memory.Provenance{Extractor: "consolidate", Model: e.consolidation.Summariser.Name(),
+			Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: source},
+		Tokens: e.counter.Count(sum.Content), Embedding: sum.embedding,
+	}
 }
 
 // extractive picks the sentences of a session that carry its facts,
