@@ -477,24 +477,16 @@ func (r *archiveReader) bytes(n int) []byte {
 	return bytes.Clone(r.b[r.off-n : r.off])
 }
 
-func (r *archiveReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b[r.off:])
-	if n <= 0 {
-		r.fail("bad varint")
-		return 0
-	}
-	r.off += n
-	return v
-}
+func (r *archiveReader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
-func (r *archiveReader) varint() int64 {
+func (r *archiveReader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint reads one varint with read (binary.Uvarint or binary.Varint).
+func readVarint[T uint64 | int64](r *archiveReader, read func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b[r.off:])
+	v, n := read(r.b[r.off:])
 	if n <= 0 {
 		r.fail("bad varint")
 		return 0

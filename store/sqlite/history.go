@@ -38,44 +38,58 @@ func (e *executor) PruneHistory(ctx context.Context, p memory.PruneHistoryParams
 }
 
 func (e *executor) pruneHistory(ctx context.Context, p memory.PruneHistoryParams) ([]string, error) {
-	if err := checkNamespace(p.Namespace); err != nil {
-		return nil, err
-	}
-	if p.Keep < 1 || p.Limit < 1 {
-		return nil, memory.Invalidf("keep %d, limit %d: both must be at least 1", p.Keep, p.Limit)
-	}
 	var c encoder
 	now := c.time("now", p.Now)
 	if c.err != nil {
 		return nil, c.err
 	}
 	var deleted []string
-	err := e.atomically(ctx, 2, func() error {
-		deleted = deleted[:0]
-		memIDs, err := e.strings(ctx, qHistoryOver, p.Namespace, p.Keep, p.Limit)
+	err := e.eachOverBound(ctx, p, qHistoryOver, func(memID string) error {
+		ids, err := e.strings(ctx, qHistoryDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, memID, id); err != nil {
+				return mapErr(err)
+			}
+			// Logged like any version write: a follower finds the
+			// version gone and drops it from its index.
+			if err := e.logChange(ctx, p.Namespace, id, now); err != nil {
+				return err
+			}
+		}
+		deleted = append(deleted, ids...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return deleted, nil
+}
+
+// eachOverBound runs step, all in one savepoint, for each of at most
+// p.Limit memories of the namespace that the query over (namespace, keep,
+// limit) finds holding more than p.Keep of something.
+func (e *executor) eachOverBound(ctx context.Context, p memory.PruneHistoryParams, over string, step func(memID string) error) error {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return err
+	}
+	if p.Keep < 1 || p.Limit < 1 {
+		return memory.Invalidf("keep %d, limit %d: both must be at least 1", p.Keep, p.Limit)
+	}
+	return e.atomically(ctx, 2, func() error {
+		memIDs, err := e.strings(ctx, over, p.Namespace, p.Keep, p.Limit)
 		if err != nil {
 			return err
 		}
 		for _, memID := range memIDs {
-			ids, err := e.strings(ctx, qHistoryDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
-			if err != nil {
+			if err := step(memID); err != nil {
 				return err
 			}
-			for _, id := range ids {
-				if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, memID, id); err != nil {
-					return mapErr(err)
-				}
-				// Logged like any version write: a follower finds the
-				// version gone and drops it from its index.
-				if err := e.logChange(ctx, p.Namespace, id, now); err != nil {
-					return err
-				}
-			}
-			deleted = append(deleted, ids...)
 		}
 		return nil
 	})
-	return deleted, err
 }
 
 const (
@@ -101,33 +115,20 @@ func (e *executor) PruneReinforcements(ctx context.Context, p memory.PruneHistor
 }
 
 func (e *executor) pruneReinforcements(ctx context.Context, p memory.PruneHistoryParams) (int, error) {
-	if err := checkNamespace(p.Namespace); err != nil {
+	var deleted int64
+	err := e.eachOverBound(ctx, p, qReinforcedOver, func(memID string) error {
+		res, err := e.exec(ctx, qReinforcementsDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
+		if err != nil {
+			return mapErr(err)
+		}
+		n, err := res.RowsAffected()
+		deleted += n
+		return err
+	})
+	if err != nil {
 		return 0, err
 	}
-	if p.Keep < 1 || p.Limit < 1 {
-		return 0, memory.Invalidf("keep %d, limit %d: both must be at least 1", p.Keep, p.Limit)
-	}
-	var deleted int64
-	err := e.atomically(ctx, 2, func() error {
-		deleted = 0
-		memIDs, err := e.strings(ctx, qReinforcedOver, p.Namespace, p.Keep, p.Limit)
-		if err != nil {
-			return err
-		}
-		for _, memID := range memIDs {
-			res, err := e.exec(ctx, qReinforcementsDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
-			if err != nil {
-				return mapErr(err)
-			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			deleted += n
-		}
-		return nil
-	})
-	return int(deleted), err
+	return int(deleted), nil
 }
 
 func (s *Store) PruneReinforcements(ctx context.Context, p memory.PruneHistoryParams) (int, error) {
