@@ -501,14 +501,7 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 // coveringSummary returns the live summary version of a session that cites
 // exactly its episodes, or nil.
 func (e *Engine) coveringSummary(ctx context.Context, ns string, scope memory.Scope, sessionID string, eps []*memory.Episode) (*memory.Version, error) {
-	m, err := e.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: scope, Subject: "session", Key: summaryKey(sessionID)})
-	if errors.Is(err, memory.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID, WithoutEmbeddings: true})
+	_, vs, err := e.sessionSlot(ctx, ns, scope, summaryKey(sessionID))
 	if err != nil {
 		return nil, err
 	}

@@ -147,21 +147,16 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthSt
 	}
 	now := e.clock.Now()
 	key := digestKeyPrefix + g.month
-	m, err := e.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: g.scope, Subject: "session", Key: key})
-	if err != nil && !errors.Is(err, memory.ErrNotFound) {
-		return out, err
-	}
 	// The digest's versions so far: its live one is rewritten; a forgotten
 	// one stays a tombstone, and its text stays out.
-	var prev, live []*memory.Version
-	if m != nil {
-		if prev, err = e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID, WithoutEmbeddings: true}); err != nil {
-			return out, err
-		}
-		for _, v := range prev {
-			if v.Status.Live() {
-				live = append(live, v)
-			}
+	m, prev, err := e.sessionSlot(ctx, ns, g.scope, key)
+	if err != nil {
+		return out, err
+	}
+	var live []*memory.Version
+	for _, v := range prev {
+		if v.Status.Live() {
+			live = append(live, v)
 		}
 	}
 	// The summariser reads each summary as one episode of the month.
@@ -333,14 +328,7 @@ func allPurged(eps []*memory.Episode) bool {
 
 // monthDigest returns the live digest of the scope's month of at, or nil.
 func (e *Engine) monthDigest(ctx context.Context, ns string, scope memory.Scope, at time.Time) (*memory.Version, error) {
-	m, err := e.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: scope, Subject: "session", Key: digestKeyPrefix + at.UTC().Format("2006-01")})
-	if errors.Is(err, memory.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID, WithoutEmbeddings: true})
+	_, vs, err := e.sessionSlot(ctx, ns, scope, digestKeyPrefix+at.UTC().Format("2006-01"))
 	if err != nil {
 		return nil, err
 	}
@@ -350,4 +338,22 @@ func (e *Engine) monthDigest(ctx context.Context, ns string, scope memory.Scope,
 		}
 	}
 	return nil, nil
+}
+
+// sessionSlot returns the memory of subject "session" and this key in the
+// scope (a session's summary, a month's digest) and its versions, without
+// embeddings; nil and none when there is no such memory.
+func (e *Engine) sessionSlot(ctx context.Context, ns string, scope memory.Scope, key string) (*memory.Memory, []*memory.Version, error) {
+	m, err := e.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: scope, Subject: "session", Key: key})
+	if errors.Is(err, memory.ErrNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID, WithoutEmbeddings: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, vs, nil
 }

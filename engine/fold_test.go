@@ -75,6 +75,19 @@ func noLiveDigestSays(t *testing.T, st memory.Store, text, what string) {
 	}
 }
 
+// forgetSummary forgets the summary memory of a session of ns1.
+func forgetSummary(t *testing.T, e *engine.Engine, st memory.Store, session string) *memory.Memory {
+	t.Helper()
+	m, err := st.FindMemory(context.Background(), memory.FindMemoryParams{Namespace: "ns1", Scope: memory.Scope{UserID: "u1"}, Subject: "session", Key: "summary:" + session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Forget(context.Background(), "ns1", m.ID); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // digestVersions returns the versions of the scope's month digest.
 func digestVersions(t *testing.T, st memory.Store, ns, month string) []*memory.Version {
 	t.Helper()
@@ -195,13 +208,7 @@ func TestFoldKeepsForgottenSummaryOut(t *testing.T) {
 	captureOn(t, e, clk, "s-1", jan5, "My secret password hint is Rosebud.")
 	captureOn(t, e, clk, "s-2", jan5.Add(day), "My cat is called Miso.")
 	consolidateOn(t, e, clk, 40)
-	m, err := st.FindMemory(ctx, memory.FindMemoryParams{Namespace: "ns1", Scope: memory.Scope{UserID: "u1"}, Subject: "session", Key: "summary:s-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Forget(ctx, "ns1", m.ID); err != nil {
-		t.Fatal(err)
-	}
+	m := forgetSummary(t, e, st, "s-1")
 	consolidateOn(t, e, clk, 200, 240)
 	jan := digestVersions(t, st, "ns1", "2026-01")
 	for _, v := range jan {
@@ -369,16 +376,9 @@ func TestFoldForgetRace(t *testing.T) {
 // quotes that session and nothing of the empty one.
 func TestFoldHeaderOnlyDigest(t *testing.T) {
 	e, clk, st := newEngine(t)
-	ctx := context.Background()
 	captureOn(t, e, clk, "s-1", jan5, "My secret password hint is Rosebud.")
 	consolidateOn(t, e, clk, 40)
-	m, err := st.FindMemory(ctx, memory.FindMemoryParams{Namespace: "ns1", Scope: memory.Scope{UserID: "u1"}, Subject: "session", Key: "summary:s-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Forget(ctx, "ns1", m.ID); err != nil {
-		t.Fatal(err)
-	}
+	forgetSummary(t, e, st, "s-1")
 	consolidateOn(t, e, clk, 200, 240)
 	liveDigest := func() string {
 		t.Helper()
