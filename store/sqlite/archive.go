@@ -265,40 +265,67 @@ func sortEpisodes(eps []*memory.Episode) {
 // ---- the packed format ------------------------------------------------------
 //
 // A chunk is: a format byte; a table of the distinct strings its episodes
-// use (uvarint count, then each as uvarint length and bytes); the episode
-// count; then per episode: its id, the string indexes of agent, user,
-// project, kind, speaker and metadata (JSON), occurred_at as a signed
-// varint delta from the previous episode's (nanoseconds), recorded_at as a
-// signed delta from its own occurred_at, and the content hash. An id
-// written by mnemon ("ep_" and a ULID) is stored as its 16 bytes, a SHA-256
-// hex hash as its 32; anything else verbatim, behind a tag byte. Content is
-// always empty: only purged episodes are archived.
+// use (uvarint count, then each as uvarint length and bytes); a table of
+// the distinct labels its episodes carry (agent, user, project, kind,
+// speaker and metadata JSON, as six string indexes; count first); the
+// episode count; then per episode: its labels' index, its id, occurred_at
+// as a delta from the previous episode's, recorded_at as a delta from the
+// previous episode's (the first's from its own occurred_at), and the
+// content hash. A time delta is two signed varints, whole milliseconds and
+// the nanoseconds left over, so the usual whole-second or millisecond
+// steps take a few bytes. An id written by mnemon ("ep_" and a ULID) is
+// stored as its 16 bytes, or, when it follows the previous id in the same
+// millisecond (ULIDs made together count up from a random start), as the
+// uvarint its random part grew by; a SHA-256 hex hash as its 32 bytes;
+// anything else verbatim, behind a tag byte. Content is always empty: only
+// purged episodes are archived.
+//
+// Format 1 (written until format 2 existed) has no labels table: each
+// episode holds its six string indexes, and its times are nanosecond
+// deltas, recorded_at from the episode's own occurred_at. It is still
+// read; a chunk is rewritten as format 2 when its session archives more.
 
-const archiveFormat = 1
+const (
+	archiveFormat1 = 1
+	archiveFormat  = 2
+)
 
 const (
 	tagRaw    = 0 // the value's bytes follow (uvarint length first)
 	tagPacked = 1 // the value in binary: 16 bytes of ULID, 32 of hash
+	tagNext   = 2 // a ULID: the previous one's, its random part grown by a uvarint
 )
+
+// stringTable numbers the distinct strings of a chunk.
+type stringTable struct {
+	strs  []string
+	index map[string]uint64
+}
+
+func (t *stringTable) ref(s string) uint64 {
+	i, ok := t.index[s]
+	if !ok {
+		if t.index == nil {
+			t.index = map[string]uint64{}
+		}
+		i = uint64(len(t.strs))
+		t.index[s] = i
+		t.strs = append(t.strs, s)
+	}
+	return i
+}
 
 func encodeArchive(eps []*memory.Episode) ([]byte, error) {
 	var (
-		strs  []string
-		index = map[string]uint64{}
+		strs   stringTable
+		labels stringTable // each episode's six string indexes, packed
+		body   []byte
+		prevID ulid.ULID
+		packed bool // prevID holds the previous episode's ULID
 	)
-	ref := func(s string) uint64 {
-		i, ok := index[s]
-		if !ok {
-			i = uint64(len(strs))
-			index[s] = i
-			strs = append(strs, s)
-		}
-		return i
-	}
-	var body []byte
 	body = binary.AppendUvarint(body, uint64(len(eps)))
-	var prev int64
-	for _, ep := range eps {
+	var prevOccurred, prevRecorded int64
+	for i, ep := range eps {
 		if ep.Content != "" {
 			return nil, fmt.Errorf("episode %s: only purged episodes are archived", ep.ID)
 		}
@@ -306,19 +333,30 @@ func encodeArchive(eps []*memory.Episode) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("episode %s: metadata: %w", ep.ID, err)
 		}
-		if u, ok := episodeULID(ep.ID); ok {
+		var l []byte
+		for _, s := range []string{ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, string(ep.Kind), ep.Speaker, string(meta)} {
+			l = binary.AppendUvarint(l, strs.ref(s))
+		}
+		body = binary.AppendUvarint(body, labels.ref(string(l)))
+		u, ok := episodeULID(ep.ID)
+		switch grew, next := ulidGrowth(prevID, u); {
+		case ok && packed && next:
+			body = append(body, tagNext)
+			body = binary.AppendUvarint(body, grew)
+		case ok:
 			body = append(body, tagPacked)
 			body = append(body, u[:]...)
-		} else {
+		default:
 			body = appendRaw(body, ep.ID)
 		}
-		for _, s := range []string{ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, string(ep.Kind), ep.Speaker, string(meta)} {
-			body = binary.AppendUvarint(body, ref(s))
-		}
+		prevID, packed = u, ok
 		occurred, recorded := timeNanos(ep.OccurredAt), timeNanos(ep.RecordedAt)
-		body = binary.AppendVarint(body, occurred-prev)
-		body = binary.AppendVarint(body, recorded-occurred)
-		prev = occurred
+		if i == 0 {
+			prevRecorded = occurred
+		}
+		body = appendTimeDelta(body, occurred-prevOccurred)
+		body = appendTimeDelta(body, recorded-prevRecorded)
+		prevOccurred, prevRecorded = occurred, recorded
 		if h, ok := sha256Hex(ep.ContentHash); ok {
 			body = append(body, tagPacked)
 			body = append(body, h...)
@@ -327,20 +365,52 @@ func encodeArchive(eps []*memory.Episode) ([]byte, error) {
 		}
 	}
 	out := []byte{archiveFormat}
-	out = binary.AppendUvarint(out, uint64(len(strs)))
-	for _, s := range strs {
-		out = binary.AppendUvarint(out, uint64(len(s)))
-		out = append(out, s...)
+	out = appendStrings(out, strs.strs)
+	out = binary.AppendUvarint(out, uint64(len(labels.strs)))
+	for _, s := range labels.strs {
+		out = append(out, s...) // six uvarints each: self-delimiting
 	}
 	return append(out, body...), nil
 }
 
+func appendStrings(b []byte, strs []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(strs)))
+	for _, s := range strs {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// ulidGrowth reports whether next follows prev in the same millisecond
+// with a larger random part, and by how much it grew. The growth is taken
+// on the random part's low 64 bits, with its top 16 bits unchanged.
+func ulidGrowth(prev, next ulid.ULID) (uint64, bool) {
+	if !bytes.Equal(prev[:8], next[:8]) {
+		return 0, false
+	}
+	p, n := binary.BigEndian.Uint64(prev[8:]), binary.BigEndian.Uint64(next[8:])
+	return n - p, n > p
+}
+
+// appendTimeDelta writes a nanosecond delta as whole milliseconds and the
+// nanoseconds left over (both signed). Deltas wrap as int64 arithmetic
+// does, and the reader's sums wrap back: any two times round-trip, the
+// zero time's stand-in included.
+func appendTimeDelta(b []byte, d int64) []byte {
+	ms := d / int64(time.Millisecond)
+	b = binary.AppendVarint(b, ms)
+	return binary.AppendVarint(b, d-ms*int64(time.Millisecond))
+}
+
 func decodeArchive(ns, session string, b []byte) ([]*memory.Episode, error) {
 	r := archiveReader{b: b}
-	if f := r.byte(); r.err != nil {
+	format := r.byte()
+	if r.err != nil {
 		return nil, r.err
-	} else if f != archiveFormat {
-		return nil, fmt.Errorf("unknown archive format %d", f)
+	}
+	if format != archiveFormat && format != archiveFormat1 {
+		return nil, fmt.Errorf("unknown archive format %d", format)
 	}
 	strs := make([]string, r.count())
 	for i := range strs {
@@ -354,27 +424,72 @@ func decodeArchive(ns, session string, b []byte) ([]*memory.Episode, error) {
 		}
 		return strs[i]
 	}
+	// An episode's labels: agent, user, project, kind, speaker, metadata.
+	readLabels := func() (l [6]string) {
+		for j := range l {
+			l[j] = str()
+		}
+		return l
+	}
+	var labels [][6]string
+	if format == archiveFormat {
+		labels = make([][6]string, r.count())
+		for i := range labels {
+			labels[i] = readLabels()
+		}
+	}
 	eps := make([]*memory.Episode, r.count())
-	var prev int64
+	var (
+		prevOccurred, prevRecorded int64
+		prevID                     ulid.ULID
+		packed                     bool // prevID is the previous episode's
+	)
 	for i := range eps {
 		ep := &memory.Episode{Namespace: ns, Scope: memory.Scope{SessionID: session}}
-		if r.byte() == tagPacked {
-			var u ulid.ULID
-			copy(u[:], r.bytes(16))
-			ep.ID = episodeIDPrefix + strings.ToLower(u.String())
-		} else {
-			ep.ID = string(r.bytes(int(r.uvarint())))
+		var l [6]string
+		if format == archiveFormat {
+			if j := r.uvarint(); j < uint64(len(labels)) {
+				l = labels[j]
+			} else {
+				r.fail("labels index out of range")
+			}
 		}
-		ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID = str(), str(), str()
-		ep.Kind, ep.Speaker = memory.EpisodeKind(str()), str()
-		if meta := str(); r.err == nil {
-			if err := json.Unmarshal([]byte(meta), &ep.Metadata); err != nil {
+		switch tag := r.byte(); {
+		case tag == tagPacked:
+			copy(prevID[:], r.bytes(16))
+			ep.ID, packed = episodeIDPrefix+strings.ToLower(prevID.String()), true
+		case tag == tagNext && format == archiveFormat && packed:
+			low := binary.BigEndian.Uint64(prevID[8:]) + r.uvarint()
+			binary.BigEndian.PutUint64(prevID[8:], low)
+			ep.ID = episodeIDPrefix + strings.ToLower(prevID.String())
+		case tag == tagRaw:
+			ep.ID, packed = string(r.bytes(int(r.uvarint()))), false
+		default:
+			r.fail(fmt.Sprintf("bad id tag %d", tag))
+		}
+		if format == archiveFormat1 {
+			l = readLabels()
+		}
+		ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID = l[0], l[1], l[2]
+		ep.Kind, ep.Speaker = memory.EpisodeKind(l[3]), l[4]
+		if r.err == nil {
+			if err := json.Unmarshal([]byte(l[5]), &ep.Metadata); err != nil {
 				r.fail("metadata: " + err.Error())
 			}
 		}
-		occurred := prev + r.varint()
-		recorded := occurred + r.varint()
-		prev = occurred
+		var occurred, recorded int64
+		switch {
+		case format == archiveFormat1:
+			occurred = prevOccurred + r.varint()
+			recorded = occurred + r.varint()
+		case i == 0:
+			occurred = r.timeDelta()
+			recorded = occurred + r.timeDelta()
+		default:
+			occurred = prevOccurred + r.timeDelta()
+			recorded = prevRecorded + r.timeDelta()
+		}
+		prevOccurred, prevRecorded = occurred, recorded
 		ep.OccurredAt, ep.RecordedAt = nanosTime(occurred), nanosTime(recorded)
 		if r.byte() == tagPacked {
 			ep.ContentHash = hex.EncodeToString(r.bytes(32))
@@ -480,6 +595,12 @@ func (r *archiveReader) bytes(n int) []byte {
 func (r *archiveReader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
 func (r *archiveReader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// timeDelta reads what appendTimeDelta wrote.
+func (r *archiveReader) timeDelta() int64 {
+	ms := r.varint()
+	return ms*int64(time.Millisecond) + r.varint()
+}
 
 // readVarint reads one varint with read (binary.Uvarint or binary.Varint).
 func readVarint[T uint64 | int64](r *archiveReader, read func([]byte) (T, int)) T {
