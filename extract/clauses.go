@@ -337,6 +337,9 @@ func startsNewClause(ts []token, k int) bool {
 	if v, ok := verbs[w]; ok && v.lemma != "be" && v.lemma != "have" && v.lemma != "go" {
 		return true
 	}
+	if predicateVerbs[w] {
+		return true
+	}
 	if w == "no" && is(ts, k+1, "longer") || w == "used" && is(ts, k+1, "to") {
 		return true
 	}
@@ -348,6 +351,15 @@ func startsNewClause(ts []token, k int) bool {
 	}
 	return ts[k].capital && ts[k].kind == tWord && !subjectStopWords[w] && k+1 < len(ts) && personVerbs[lowAt(ts, k+1)]
 }
+
+// predicateVerbs open a second predicate for the same subject ("is
+// allergic to eggs and avoids olives") though no rule reads them: without
+// them the list before would run on and take "avoids olives" for an item.
+// Only verbs that are rarely plural nouns belong here ("walks" and "runs"
+// are items in "I like long runs and walks").
+var predicateVerbs = set("avoid", "avoids", "avoided", "eat", "eats", "ate", "skip", "skips",
+	"skipped", "keep", "keeps", "kept", "need", "needs", "needed", "own", "owns", "owned",
+	"carry", "carries", "carried", "bring", "brings", "brought", "buy", "buys", "bought")
 
 // discourse words carry no claim of their own; the value is the flag they
 // set ("actually" marks a correction).

@@ -499,8 +499,9 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 	if s.kind == sTeam {
 		return
 	}
-	if jobContext(ts[n:]) {
+	if jobContext(ts[n:]) && !knownPlace(ts) {
 		// "I moved from Globex to Initech for a better role": employers.
+		// A city stays a home: "I moved to Lisbon for a new job".
 		x.org(s.asPerson(), ts, f, true)
 		return
 	}

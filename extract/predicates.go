@@ -522,10 +522,14 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	case "call", "name":
 		// Active "I call it X" says nothing; the passive comes via copula.
 	case "get", "land", "accept":
-		// "I got a job at Netflix", "I landed a role at Stripe".
-		if personal(s) && !f.not && is(ts, 0, "a", "an") && is(ts, 1, "job", "offer", "position", "role", "gig") && is(ts, 2, "at", "with", "from") {
+		// "I got a job at Netflix", "I landed a new role at Stripe".
+		j := 1
+		for is(ts, j, "new", "full-time", "part-time", "great", "dream", "first", "better") {
+			j++
+		}
+		if personal(s) && !f.not && is(ts, 0, "a", "an") && is(ts, j, "job", "offer", "position", "role", "gig") && is(ts, j+1, "at", "with", "from") {
 			f.corr, f.past = true, false
-			x.org(s.asPerson(), ts[3:], f, true)
+			x.org(s.asPerson(), ts[j+2:], f, true)
 		}
 	case "replace", "ditch", "drop", "dump", "abandon", "retire":
 		x.replace(s, v, ts, f)
