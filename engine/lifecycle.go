@@ -96,9 +96,10 @@ func decayUsefulness(u float64, dt time.Duration) float64 {
 	if dt <= 0 {
 		return u
 	}
-	d := 0.5 + (u-0.5)*math.Exp2(-float64(dt)/float64(decayHalfLife))
-	if math.Abs(d-0.5) < decaySnap {
-		return 0.5
+	const neutral = memory.NeutralUsefulness
+	d := neutral + (u-neutral)*math.Exp2(-float64(dt)/float64(decayHalfLife))
+	if math.Abs(d-neutral) < decaySnap {
+		return neutral
 	}
 	return d
 }
@@ -136,35 +137,41 @@ func (e *Engine) Lifecycle(ctx context.Context, p LifecycleParams) (*LifecycleRe
 	}
 	now := e.clock.Now()
 	// Find the memories with something due without holding the
-	// namespace's writer: the scan reads every live version, and writes
-	// need not wait for it. What it finds is read again under the lock.
-	live := []memory.Status{memory.StatusActive, memory.StatusContested}
-	all, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, Statuses: live, WithoutEmbeddings: true})
+	// namespace's writer: only unsettled versions can be due (the store
+	// keeps them in an index of their own), and writes need not wait for
+	// the read. What it finds is read again under the lock.
+	unsettled, err := e.store.ListUnsettledVersions(ctx, memory.ScanParams{Namespace: ns})
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
 	}
-	due, more := dueMemories(all, now, limit)
+	due, more := dueMemories(unsettled, now, limit)
 	rep := &LifecycleReport{Namespace: ns, DryRun: p.DryRun, Changes: []LifecycleChange{}}
 	if len(due) == 0 {
 		return rep, nil
 	}
-	if p.DryRun {
-		// Nothing is written: plan on the snapshot, without the lock.
-		isDue := make(map[string]bool, len(due))
-		for _, mid := range due {
-			isDue[mid] = true
-		}
+	live := []memory.Status{memory.StatusActive, memory.StatusContested}
+	// plan reads the due memories' live versions (settled ones too: a
+	// floored version's memory may hold others) and applies the policy.
+	plan := func(ex memory.Executor, rep *LifecycleReport) ([]*memory.Version, error) {
 		var vs []*memory.Version
-		for _, v := range all {
-			if isDue[v.MemoryID] {
-				vs = append(vs, v)
+		for _, mid := range due {
+			got, err := ex.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: mid, Statuses: live, WithoutEmbeddings: true})
+			if err != nil {
+				return nil, err
 			}
+			vs = append(vs, got...)
 		}
-		planLifecycle(vs, now, limit, rep)
+		return planLifecycle(vs, now, limit, rep), nil
+	}
+	if p.DryRun {
+		// Nothing is written: plan on what the store holds now, without
+		// the lock.
+		if _, err := plan(e.store, rep); err != nil {
+			return nil, fmt.Errorf("lifecycle: %w", err)
+		}
 		rep.More = rep.More || more
 		return rep, nil
 	}
-	all = nil
 	st, unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
@@ -172,18 +179,10 @@ func (e *Engine) Lifecycle(ctx context.Context, p LifecycleParams) (*LifecycleRe
 	defer unlock()
 	var changed []*memory.Version
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
-		var vs []*memory.Version
-		for _, mid := range due {
-			got, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: mid, Statuses: live, WithoutEmbeddings: true})
-			if err != nil {
-				return err
-			}
-			vs = append(vs, got...)
-		}
 		rep = &LifecycleReport{Namespace: ns, Changes: []LifecycleChange{}}
-		changed = planLifecycle(vs, now, limit, rep)
-		if len(changed) == 0 {
-			return nil
+		var err error
+		if changed, err = plan(tx, rep); err != nil || len(changed) == 0 {
+			return err
 		}
 		return e.writeChanges(ctx, tx, ns, "lifecycle", changed, rep.Changes, now)
 	})
@@ -227,7 +226,7 @@ func dueMemories(vs []*memory.Version, now time.Time, limit int) (due []string, 
 			groups[v.MemoryID] = append(groups[v.MemoryID], v)
 		}
 		if (v.ValidTo != nil && !v.ValidTo.After(now)) || v.Usefulness <= usefulnessFloor ||
-			(v.Usefulness != 0.5 && now.Sub(v.UpdatedAt) >= decayQuiet) {
+			(v.Usefulness != memory.NeutralUsefulness && now.Sub(v.UpdatedAt) >= decayQuiet) {
 			if !add(v.MemoryID) {
 				return due, more
 			}

@@ -868,7 +868,7 @@ func (e *Engine) writeProcedure(ctx context.Context, tx memory.Executor, st *nsS
 		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: st.name, Seq: seq, Scope: g.scope,
 		Kind: memory.KindProcedural, Type: memory.TypeProcedure, Subject: g.taskType, Key: m.Key,
 		Value: p.value, Content: p.content, Criticality: memory.CriticalityNormal,
-		Confidence: p.confident, Usefulness: 0.5, ReinforcementCount: len(evidence) - 1,
+		Confidence: p.confident, Usefulness: memory.NeutralUsefulness, ReinforcementCount: len(evidence) - 1,
 		Status: memory.StatusActive, Operation: memory.OpAdd,
 		ObservedAt: newest.OccurredAt, RecordedAt: now, ValidFrom: now, UpdatedAt: now,
 		EvidenceEpisodeIDs: evidence,

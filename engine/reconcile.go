@@ -289,7 +289,7 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: ep.Namespace, Seq: 1, Scope: ep.Scope,
 		Kind: memory.KindEpisodic, Type: memory.TypeEvent, Subject: m.Subject, Key: m.Key,
 		Content: ep.Content, Criticality: memory.CriticalityNormal,
-		Confidence: 1, Usefulness: 0.5, Status: pe.epStatus, Operation: memory.OpAdd,
+		Confidence: 1, Usefulness: memory.NeutralUsefulness, Status: pe.epStatus, Operation: memory.OpAdd,
 		ObservedAt: ep.OccurredAt, RecordedAt: now, ValidFrom: ep.OccurredAt, UpdatedAt: now,
 		EvidenceEpisodeIDs: []string{ep.ID},
 		Provenance: memory.Provenance{
@@ -574,7 +574,7 @@ func (e *Engine) newVersion(m *memory.Memory, seq int, c *candidate, now time.Ti
 	v := &memory.Version{
 		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: m.Namespace, Seq: seq, Scope: c.scope,
 		Kind: kindOf(c.Type), Type: c.Type, Subject: c.Subject, Key: c.Key, Value: c.Value,
-		Content: c.Content, Criticality: c.Criticality, Confidence: c.Confidence, Usefulness: 0.5,
+		Content: c.Content, Criticality: c.Criticality, Confidence: c.Confidence, Usefulness: memory.NeutralUsefulness,
 		Status: memory.StatusActive, Operation: memory.OpAdd,
 		ObservedAt: c.observedAt, RecordedAt: now, ValidFrom: c.validFrom, ValidTo: c.validTo, UpdatedAt: now,
 		EvidenceEpisodeIDs: []string{c.episodeID},

@@ -80,7 +80,7 @@ func (e *Engine) summaryVersion(m *memory.Memory, seq int, sum *writtenSummary, 
 	return &memory.Version{
 		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: m.Namespace, Seq: seq, Scope: m.Scope,
 		Kind: memory.KindSemantic, Type: memory.TypeSummary, Subject: m.Subject, Key: m.Key,
-		Content: sum.Content, Criticality: memory.CriticalityNormal, Confidence: 0.9, Usefulness: 0.5,
+		Content: sum.Content, Criticality: memory.CriticalityNormal, Confidence: 0.9, Usefulness: memory.NeutralUsefulness,
 		Status: memory.StatusActive, Operation: memory.OpAdd,
 		ObservedAt: observed, RecordedAt: now, ValidFrom: validFrom, UpdatedAt: now,
 		Provenance: memory.Provenance{Extractor: "consolidate", Model: e.consolidation.Summariser.Name(),

@@ -172,6 +172,11 @@ type Span struct {
 	End       int    `json:"end"`
 }
 
+// NeutralUsefulness is where a version's usefulness starts and where,
+// untouched, it decays back to: feedback moves it away, the lifecycle
+// brings it home.
+const NeutralUsefulness = 0.5
+
 // Version is one immutable claim of a memory. Its claim (kind, type, subject,
 // key, value, content, observed_at, valid_from, provenance, embedding) never
 // changes after it is written; its lifecycle state (status, valid_to,

@@ -65,6 +65,14 @@ type Executor interface {
 	// ScanVersions calls fn for every version of the namespace, in id order,
 	// without holding them all in memory. It stops at fn's first error.
 	ScanVersions(ctx context.Context, p ScanParams, fn func(*Version) error) error
+	// ListUnsettledVersions returns the live (active or contested)
+	// versions whose state the lifecycle policy may still change, without
+	// embeddings, ordered by recorded_at then id: those with a usefulness
+	// other than NeutralUsefulness, a valid_to, or status contested, and
+	// every other live version of a memory with a contested one (a
+	// contest is judged on the whole group). The rest are settled: the
+	// policy leaves them as they are.
+	ListUnsettledVersions(ctx context.Context, p ScanParams) ([]*Version, error)
 
 	// Admission log.
 	CreateAdmissions(ctx context.Context, p CreateAdmissionsParams) error

@@ -639,6 +639,58 @@ func (e *executor) ListVersions(ctx context.Context, p memory.ListVersionsParams
 	return out, nil
 }
 
+// qUnsettledVersions reads the versions_unsettled index (its WHERE word
+// for word; 0.5 is memory.NeutralUsefulness). INDEXED BY makes the query
+// fail rather than fall back to reading every live version.
+const qUnsettledVersions = `SELECT ` + versionColsLean + ` FROM versions INDEXED BY versions_unsettled
+	WHERE namespace = ? AND status IN ('active', 'contested') AND (usefulness <> 0.5 OR valid_to IS NOT NULL OR status = 'contested')`
+
+func (e *executor) ListUnsettledVersions(ctx context.Context, p memory.ScanParams) ([]*memory.Version, error) {
+	out, err := e.listUnsettledVersions(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list unsettled versions: %w", err)
+	}
+	return out, nil
+}
+
+func (e *executor) listUnsettledVersions(ctx context.Context, p memory.ScanParams) ([]*memory.Version, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return qUnsettledVersions, []any{p.Namespace}, nil }, decodeVersion)
+	if err != nil {
+		return nil, err
+	}
+	// Every contested version is unsettled, so out names each contested
+	// memory; the settled members of their groups join from the slot
+	// index, one memory at a time (contests are few).
+	have := make(map[string]bool, len(out))
+	var contested []string
+	for _, v := range out {
+		have[v.ID] = true
+		if v.Status == memory.StatusContested && !slices.Contains(contested, v.MemoryID) {
+			contested = append(contested, v.MemoryID)
+		}
+	}
+	for _, mid := range contested {
+		group, err := e.ListVersions(ctx, memory.ListVersionsParams{Namespace: p.Namespace, MemoryID: mid,
+			Statuses: []memory.Status{memory.StatusActive}, WithoutEmbeddings: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range group {
+			if !have[v.ID] {
+				have[v.ID] = true
+				out = append(out, v)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *memory.Version) int {
+		if c := a.RecordedAt.Compare(b.RecordedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
 func (e *executor) ScanVersions(ctx context.Context, p memory.ScanParams, fn func(*memory.Version) error) error {
 	return scan(ctx, e, p.Namespace, "scan versions", qScanVersions, decodeVersion, fn)
 }

@@ -43,6 +43,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListVersions/ids":         {lq(listVersionsQuery(memory.ListVersionsParams{IDs: one})), "sqlite_autoindex_versions_1 (namespace=? AND id=?)"},
 		"ListVersions/statuses":    {lq(listVersionsQuery(memory.ListVersionsParams{Statuses: []memory.Status{"active"}})), "versions_by_status (namespace=? AND status=?)"},
 		"ListVersions/subject+key": {lq(listVersionsQuery(memory.ListVersionsParams{Subject: "s", Key: "k"})), "versions_by_subject_key (namespace=? AND subject=? AND key=?)"},
+		"ListUnsettledVersions":    {qUnsettledVersions, "versions_unsettled (namespace=?)"},
 		"ListAdmissions":           {lq(listAdmissionsQuery(memory.ListAdmissionsParams{})), "admissions_by_time (namespace=?)"},
 		"ListAdmissions/memory":    {lq(listAdmissionsQuery(memory.ListAdmissionsParams{MemoryID: "m"})), "admissions_by_memory (namespace=? AND memory_id=?)"},
 		"ListAdmissions/episode":   {lq(listAdmissionsQuery(memory.ListAdmissionsParams{EpisodeID: "e"})), "admissions_by_episode (namespace=? AND episode_id=?)"},

@@ -514,6 +514,16 @@ func (s *Store) ListVersions(ctx context.Context, p memory.ListVersionsParams) (
 	return s.read.ListVersions(ctx, p)
 }
 
+// ListUnsettledVersions reads in one snapshot: the contested groups'
+// settled members are read after the index.
+func (s *Store) ListUnsettledVersions(ctx context.Context, p memory.ScanParams) (out []*memory.Version, err error) {
+	err = s.ReadTx(ctx, func(tx memory.Executor) error {
+		out, err = tx.ListUnsettledVersions(ctx, p)
+		return err
+	})
+	return out, err
+}
+
 func (s *Store) ScanVersions(ctx context.Context, p memory.ScanParams, fn func(*memory.Version) error) error {
 	return s.read.ScanVersions(ctx, p, fn)
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -138,6 +139,78 @@ func (s suite) versions(t *testing.T) {
 					return nil
 				}))
 			}
+		}
+	})
+
+	// Unsettled: the live versions the lifecycle may still change, and
+	// every live version of a contested memory; nothing settled, nothing
+	// that is history, nothing of another namespace. A version that
+	// settles (usefulness back at 0.5) leaves the list.
+	t.Run("Unsettled", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		settle := func(v *memory.Version, usefulness float64, validTo *time.Time, status memory.Status) *memory.Version {
+			v.Usefulness, v.ValidTo, v.Status = usefulness, validTo, status
+			return v
+		}
+		mA := newMemory(ns, "m-a", "user", "k1", memory.Scope{})
+		mB := newMemory(ns, "m-b", "user", "k2", memory.Scope{})
+		mC := newMemory(ns, "m-c", "user", "k3", memory.Scope{})
+		mOther := newMemory("tenant-b", "m-a", "user", "k1", memory.Scope{})
+		neutral := memory.NeutralUsefulness
+		vs := []*memory.Version{
+			settle(newVersion(ns, "v-settled", mA, 1, at(1)), neutral, nil, memory.StatusActive),
+			settle(newVersion(ns, "v-useful", mA, 2, at(5)), 0.7, nil, memory.StatusActive),
+			settle(newVersion(ns, "v-bounded", mB, 1, at(3)), neutral, ptr(at(50)), memory.StatusActive),
+			settle(newVersion(ns, "v-history", mB, 2, at(2)), 0.9, ptr(at(4)), memory.StatusSuperseded),
+			settle(newVersion(ns, "v-expired", mB, 3, at(2)), 0.04, ptr(at(4)), memory.StatusExpired),
+			// A contest: the contested claim, the active one it
+			// challenges (settled itself), and the group's history.
+			settle(newVersion(ns, "v-contested", mC, 1, at(7)), neutral, nil, memory.StatusContested),
+			settle(newVersion(ns, "v-challenged", mC, 2, at(6)), neutral, nil, memory.StatusActive),
+			settle(newVersion(ns, "v-contest-history", mC, 3, at(4)), neutral, nil, memory.StatusSuperseded),
+			settle(newVersion("tenant-b", "v-useful", mOther, 1, at(5)), 0.7, nil, memory.StatusActive),
+		}
+		must(t, st.InTx(ctx, func(tx memory.Executor) error {
+			for _, m := range []*memory.Memory{mA, mB, mC, mOther} {
+				if err := tx.CreateMemory(ctx, m); err != nil {
+					return err
+				}
+			}
+			for _, v := range vs {
+				if err := tx.CreateVersion(ctx, v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		want := []string{"v-bounded", "v-useful", "v-challenged", "v-contested"}
+		for _, m := range modes() {
+			must(t, m.do(ctx, st, func(ex memory.Executor) error {
+				got, err := ex.ListUnsettledVersions(ctx, memory.ScanParams{Namespace: ns})
+				if err != nil {
+					return err
+				}
+				wantIDs(t, m.name+" ListUnsettledVersions", ids(got, versionID), want)
+				for _, g := range got {
+					for _, v := range vs {
+						if v.ID == g.ID && v.Namespace == ns {
+							lean := *v
+							lean.Embedding = nil
+							same(t, m.name+" unsettled "+g.ID, &lean, g)
+						}
+					}
+				}
+				return nil
+			}))
+		}
+		// Decayed home and its bound lifted: settled, and gone from the list.
+		must(t, st.UpdateVersionState(ctx, settle(vs[1], neutral, nil, memory.StatusActive)))
+		must(t, st.UpdateVersionState(ctx, settle(vs[2], neutral, nil, memory.StatusActive)))
+		got, err := st.ListUnsettledVersions(ctx, memory.ScanParams{Namespace: ns})
+		must(t, err)
+		wantIDs(t, "after settling", ids(got, versionID), []string{"v-challenged", "v-contested"})
+		if _, err := st.ListUnsettledVersions(ctx, memory.ScanParams{Namespace: ""}); !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("no namespace: %v, want ErrInvalid", err)
 		}
 	})
 
