@@ -336,8 +336,10 @@ func encouragement(quote, body []token) bool {
 		return true
 	case w == "be" && moods[next], w == "feel" || w == "worry" || w == "stress" || w == "panic":
 		return true
-	case w == "keep" && isGerund(next), w == "keep" && is(body, j+1, "it", "up", "going", "at"):
-		return true
+	case w == "keep" && (isGerund(next) || strings.HasSuffix(next, "in") && isGerund(next+"g")), w == "keep" && is(body, j+1, "it", "up", "going", "at"):
+		return true // "Keep learning", "Keep rockin' it"
+	case w == "talk" && is(body, j+1, "soon", "later", "tomorrow", "again"), w == "catch" && is(body, j+1, "ya", "you", "up"):
+		return true // "Talk soon!": goodbye
 	case w == "stay" && is(body, j+1, "positive", "strong", "calm", "safe", "humble", "hungry", "curious", "motivated", "focused", "tuned", "awesome", "cool", "safe.", "true"):
 		return true
 	}
@@ -361,6 +363,20 @@ func bodyBlocked(body []token) bool {
 		return true
 	}
 	if v, ok := verbs[w]; ok && v.form == fPast && w != "used" {
+		return true
+	}
+	// "Always staying filled with self-belief" describes; a rule's action
+	// is an imperative. "Always up for something sweet" has no verb at all.
+	if isGerund(w) || w == "up" || w == "down" || w == "out" || w == "off" {
+		return true
+	}
+	// "(We'll have to) check some out": a verb and a pronoun, nothing to
+	// hold anyone to.
+	words := 0
+	for words < len(body) && body[words].kind == tWord {
+		words++
+	}
+	if words <= 3 && pronounValues[lowAt(body, 1)] && (words == 2 || is(body, 2, "out", "up", "in", "on", "over", "off")) {
 		return true
 	}
 	return false

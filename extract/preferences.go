@@ -487,7 +487,15 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 			perCat[c]++
 		}
 	}
+	reacting := false
 	for _, it := range items {
+		if reaction(it) {
+			reacting = true
+			continue
+		}
+		if _, known := CategoryOf(it); reacting && !known && it == strings.ToLower(it) {
+			continue // "the dark sky and green scenery": the items share "the"
+		}
 		if c, ok := CategoryOf(it); ok && chosen && s.kind == sSpeaker && !dislike && perCat[c] == 1 {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + c, value: it, tmpl: tmPrefers, cat: categoryDisplay(c)})
 			continue
@@ -495,6 +503,38 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 		x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: key + Slug(it), value: it, tmpl: t})
 	}
 }
+
+// reaction reports a liked thing that is "the" something in front of the
+// speaker ("I love the color and texture", "I like the idea and the
+// acting", on a friend's photo or story): a reaction to what was shared,
+// not a lasting taste, and its referent is lost out of context. Names
+// ("the Beatles"), things of a known kind and the settings people do
+// have tastes for ("the beach", "the mountains") stay likes.
+func reaction(it string) bool {
+	lower := strings.ToLower(it)
+	rest, ok := strings.CutPrefix(lower, "the ")
+	if !ok {
+		for _, det := range []string{"this ", "that ", "these ", "those "} {
+			if rest, ok = strings.CutPrefix(lower, det); ok {
+				break
+			}
+		}
+	}
+	if !ok || rest == "" || it[len(it)-len(rest)] != rest[0] {
+		return false // no determiner, or a capitalised name follows it
+	}
+	if _, known := CategoryOf(it); known {
+		return false
+	}
+	return !settings[rest]
+}
+
+// settings are what "the" names in a lasting taste: "I love the beach".
+var settings = set("beach", "beaches", "sea", "ocean", "mountains", "mountain", "outdoors",
+	"countryside", "city", "forest", "woods", "lake", "rain", "snow", "sun", "sunshine",
+	"cold", "heat", "winter", "summer", "autumn", "fall", "spring", "night", "morning",
+	"evening", "quiet", "silence", "desert", "coast", "water", "theater", "theatre",
+	"opera", "ballet", "cinema", "movies", "gym", "park", "zoo", "library", "museum")
 
 // skipContainer drops a serving before the thing served: "a good cup of
 // green tea" is green tea, "a bowl of ramen" is ramen.

@@ -154,6 +154,17 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		{"not a fan of", "I'm not a fan of YAML.", []string{"preference user dislikes:yaml=YAML"}},
 		{"sick of", "I'm sick of meetings.", []string{"preference user dislikes:meetings=meetings"}},
 		{"the same slot for a slugged value", "I love the Beatles.", []string{"preference user likes:beatles=the Beatles"}},
+		// "The" something in front of the speaker is a reaction, not a
+		// taste; settings people do like stay.
+		{"reaction to a photo", "Where did you take this picture? I love the dark sky and green scenery.", nil},
+		{"reaction to a story", "I really like the idea and the acting.", nil},
+		{"a setting", "I love the ocean.", []string{"preference user likes:ocean=the ocean"}},
+		// Goodbyes and descriptions shaped like rules are neither.
+		{"goodbye", "Take care! Talk soon.", nil},
+		{"cheering on", "Keep rockin' it!", nil},
+		{"no verb after always", "Always up for something sweet.", nil},
+		{"a gerund after always", "Always staying filled with self-belief.", nil},
+		{"a pronoun object", "We'll have to check some out.", nil},
 		{"both", "I like both Vim and Emacs.", []string{"preference user likes:vim=Vim", "preference user likes:emacs=Emacs"}},
 		{"a lot", "I like Vim a lot.", []string{"preference user likes:vim=Vim"}},
 		{"more than", "I like Vim more than Emacs.", []string{"preference user likes:vim=Vim"}},
