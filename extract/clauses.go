@@ -262,7 +262,9 @@ func splitClauses(ts []token) [][]token {
 		case t.kind == tPunct && (t.low == ";" || t.low == "(" || t.low == ")" || t.low == "[" || t.low == "]" || t.low == "-" || t.low == "..."):
 			cut(k, k+1)
 		case t.kind == tPunct && t.low == ",":
-			if startsNewClause(ts, k+1) {
+			// After a comma "like" gives examples: "things to do, like a
+			// walk or a picnic".
+			if startsNewClause(ts, k+1) && !is(ts, k+1, "like") {
 				cut(k, k+1)
 			}
 		case t.kind == tWord && clauseBreakers[t.low] && k > start:
@@ -452,6 +454,10 @@ func stripLeading(ts []token, f *flags) []token {
 		case w == "maybe" || w == "perhaps" || w == "probably" || w == "possibly" || w == "likely" || w == "tentatively":
 			f.hedge = true
 			ts = ts[1:]
+		case w == "i" && is(ts, 1, "feel") && is(ts, 2, "like", "as"):
+			// "I feel like a different person": a likeness, not a report
+			// of anything, and never a liking.
+			return nil
 		case w == "i" && is(ts, 1, "think", "believe", "feel", "reckon"):
 			f.weak = true
 			ts = ts[2:]

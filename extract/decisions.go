@@ -138,6 +138,9 @@ func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
 	if v.lemma == "agree" && v.form != fPast && v.form != fPartOnly {
 		return // "I agree that..." is an opinion; "we agreed to..." decided
 	}
+	if v.form == fGerund && (v.lemma == "decide" || v.lemma == "choose" || v.lemma == "pick" || v.lemma == "select" || v.lemma == "settle") {
+		return // "We're still deciding on the destination": not yet
+	}
 	switch v.lemma {
 	case "decide", "agree":
 		switch {
@@ -208,6 +211,9 @@ func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
 	}
 	if v, ok := verbs[ts[0].low]; ok && (v.lemma == "be" || v.lemma == "have" || v.lemma == "do" && n == 1) {
 		return
+	}
+	if refersBack(ts[:n]) {
+		return // "I decided to include this at the beginning": include what?
 	}
 	x.emit(s, f, claim{typ: memory.TypeDecision, key: "decision:" + shortSlug(phraseKey(ts[:n]), 5), value: x.text(ts, n), tmpl: t})
 }

@@ -42,8 +42,14 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	// A clause that starts with a verb continues the previous subject: "I
 	// used to use Vim but now use Neovim" is not an imperative.
 	if carry != nil && verbInitial(ts) {
-		x.predicate(*carry, ts, f)
-		return carry
+		s := *carry
+		if s.kind == sNamed && x.mode == modeUser && x.lead && leadForm(ts) == fBase {
+			// "LeBron is the man - love his skills": one named person
+			// cannot "love"; chat dropped the speaker's "I".
+			s = x.speaker
+		}
+		x.predicate(s, ts, f)
+		return &s
 	}
 	if x.mode == modeUser && x.tasteIdiom(ts, f) {
 		return nil
@@ -176,6 +182,21 @@ func verbInitial(ts []token) bool {
 		return ok && v.lemma != "be" || w == "am"
 	}
 	return false
+}
+
+// leadForm returns the form of a clause's first verb past adverbs, or
+// fPartOnly when it does not start with one of the verbs rules read.
+func leadForm(ts []token) vform {
+	for k := 0; k < len(ts); k++ {
+		if adverbs[ts[k].low] {
+			continue
+		}
+		if v, ok := verbs[ts[k].low]; ok && v.lemma != "be" && v.lemma != "have" && v.lemma != "do" {
+			return v.form
+		}
+		break
+	}
+	return fPartOnly
 }
 
 // predicate reads what a clause says about s: modifiers, then the verb.

@@ -473,6 +473,11 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 		key, t = "dislikes:", tmDislikes
 	}
 	ts = skipContainer(ts)
+	if is(ts, 0, "his", "her", "their", "your", "its") {
+		// "love his skills and leadership": someone else's qualities,
+		// and the list shares the "his".
+		return
+	}
 	items, _ := x.readList(ts)
 	// A loved thing of a known kind is the speaker's choice of that kind,
 	// as "I prefer" makes it ("I love ramen" → prefers:food), so a later
@@ -492,6 +497,9 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 		if reaction(it) {
 			reacting = true
 			continue
+		}
+		if refersBack(tokenize(it, 0, len(it), nil)) {
+			continue // "I like holding them"
 		}
 		if _, known := CategoryOf(it); reacting && !known && it == strings.ToLower(it) {
 			continue // "the dark sky and green scenery": the items share "the"

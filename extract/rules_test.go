@@ -165,6 +165,20 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		{"no verb after always", "Always up for something sweet.", nil},
 		{"a gerund after always", "Always staying filled with self-belief.", nil},
 		{"a pronoun object", "We'll have to check some out.", nil},
+		// Borrowed subjects: a dropped "I" after a dash, a likeness, and
+		// "like" giving examples.
+		{"dropped I after a dash", "And LeBron is the man - love his skills and leadership.", nil},
+		{"dropped I after a dash, own taste", "LeBron is the man - love basketball.", []string{"preference user prefers:sport=basketball"}},
+		{"a third person keeps its subject", "Sofia hates strawberries but loves shellfish.", []string{"preference sofia dislikes:strawberries=strawberries", "preference sofia likes:shellfish=shellfish"}},
+		{"a likeness", "Hiking has opened up a whole new world for me and I feel like a different person now.", nil},
+		{"like giving examples", "We have fun together, like a walk or picnic in the park.", nil},
+		// Pronouns whose referent is outside the sentence, gerund subjects
+		// and decisions still being made.
+		{"a pronoun object in a liked activity", "I also like holding them.", nil},
+		{"a pronoun object in a decision", "I decided to include this at the beginning.", nil},
+		{"a gerund subject", "Learning an instrument is really cool.", nil},
+		{"a dropped I before a gerund", "Learning German these days.", []string{"goal user goal:learn_german=German cue=correction"}},
+		{"still deciding", "We're still deciding on the destination.", nil},
 		{"both", "I like both Vim and Emacs.", []string{"preference user likes:vim=Vim", "preference user likes:emacs=Emacs"}},
 		{"a lot", "I like Vim a lot.", []string{"preference user likes:vim=Vim"}},
 		{"more than", "I like Vim more than Emacs.", []string{"preference user likes:vim=Vim"}},

@@ -19,7 +19,9 @@ func droppedSubject(ts []token) bool {
 		case fGerund:
 			switch v.lemma {
 			case "live", "work", "use", "learn", "love", "enjoy":
-				return true
+				// "Learning German these days." drops "I'm"; "Learning an
+				// instrument is really cool" has its gerund for a subject.
+				return !gerundSubject(ts)
 			}
 		}
 		return false
@@ -159,4 +161,20 @@ func (x *extraction) relation(ts []token, k int) (subject, int, bool) {
 		return subject{kind: sPerson, id: Slug(name), name: name}, j + 2, true
 	}
 	return subject{kind: sPerson, id: Slug(noun), name: possessive(x.speaker.name) + " " + noun}, j + 1, true
+}
+
+// gerundSubject reports a clause whose opening gerund phrase is its
+// subject: a verb of being or seeming follows it ("Learning a language is
+// tough", "Enjoying the ride was key").
+func gerundSubject(ts []token) bool {
+	for k := 1; k < len(ts) && k < 8; k++ {
+		if isPunct(ts[k]) {
+			return false
+		}
+		switch ts[k].low {
+		case "is", "was", "has", "'s", "can", "makes", "feels", "seems", "keeps", "takes", "gives":
+			return true
+		}
+	}
+	return false
 }

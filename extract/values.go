@@ -358,3 +358,23 @@ func (x *extraction) readActivities(ts []token) ([]string, int) {
 	}
 	return items, k
 }
+
+// refersBack reports a phrase whose object is a pronoun standing for
+// something said before ("writing them", "holding them", "include this at
+// the beginning"): out of its conversation the fact names nothing. "That"
+// and "this" count only as objects, not when a noun or a clause follows.
+func refersBack(ts []token) bool {
+	for k, t := range ts {
+		switch t.low {
+		case "them", "it", "him":
+			return true
+		case "this", "that", "these", "those":
+			if k > 0 && (k+1 == len(ts) || ts[k+1].kind == tPunct || prepositions[ts[k+1].low]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var prepositions = set("at", "about", "in", "on", "for", "with", "to", "from", "as", "by", "into", "over", "after", "before", "because", "since", "so", "now", "too", "again")
