@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -627,6 +628,9 @@ func (e *Engine) touch(ctx context.Context, tx memory.Executor, w *writeBatch, v
 	if c != nil && !contains(v.EvidenceEpisodeIDs, c.episodeID) {
 		v.EvidenceEpisodeIDs = append(v.EvidenceEpisodeIDs, c.episodeID)
 		v.EvidenceSpans = append(v.EvidenceSpans, memory.Span{EpisodeID: c.episodeID, Start: c.Start, End: c.End})
+		if err := trimEvidence(ctx, tx, v); err != nil {
+			return err
+		}
 	}
 	v.UpdatedAt = now
 	v.Trust = trustOf(v, now)
@@ -652,6 +656,43 @@ func (e *Engine) touch(ctx context.Context, tx memory.Executor, w *writeBatch, v
 		}
 	}
 	w.updated = append(w.updated, v)
+	return nil
+}
+
+// evidenceKeep bounds the purged statements a fact's evidence keeps: a
+// fact restated every day would otherwise cite a statement a day for
+// good, and every reinforcement rewrites the whole list.
+const evidenceKeep = 16
+
+// trimEvidence bounds a fact's evidence once it cites more than
+// evidenceKeep statements: it keeps the first (where the fact came from),
+// the newest evidenceKeep-1, and every statement in between whose text is
+// still held, and drops the others, whose text consolidation purged (their
+// stubs remain; the reinforcement count keeps the tally). A statement
+// still held may still be retrieved, and forgetting the fact must find it,
+// so none is ever dropped. Each purged statement is looked up once: the
+// next trim no longer cites it.
+func trimEvidence(ctx context.Context, ex memory.Executor, v *memory.Version) error {
+	ids := v.EvidenceEpisodeIDs
+	if len(ids) <= evidenceKeep || v.Kind != memory.KindSemantic {
+		return nil
+	}
+	middle := ids[1 : len(ids)-(evidenceKeep-1)]
+	eps, err := ex.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: v.Namespace, IDs: middle})
+	if err != nil {
+		return err
+	}
+	purged := make(map[string]bool, len(eps))
+	for _, ep := range eps {
+		if ep.Content == "" {
+			purged[ep.ID] = true
+		}
+	}
+	if len(purged) == 0 {
+		return nil
+	}
+	v.EvidenceEpisodeIDs = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return purged[id] })
+	v.EvidenceSpans = slices.DeleteFunc(slices.Clone(v.EvidenceSpans), func(sp memory.Span) bool { return purged[sp.EpisodeID] })
 	return nil
 }
 
