@@ -179,6 +179,8 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		{"a gerund subject", "Learning an instrument is really cool.", nil},
 		{"a dropped I before a gerund", "Learning German these days.", []string{"goal user goal:learn_german=German cue=correction"}},
 		{"still deciding", "We're still deciding on the destination.", nil},
+		{"a possessive shared by a list", "I've been relying on my friends and fam for support.", nil},
+		{"a possessive shared by a list, again", "I use my influence and resources to help causes I believe in.", nil},
 		{"both", "I like both Vim and Emacs.", []string{"preference user likes:vim=Vim", "preference user likes:emacs=Emacs"}},
 		{"a lot", "I like Vim a lot.", []string{"preference user likes:vim=Vim"}},
 		{"more than", "I like Vim more than Emacs.", []string{"preference user likes:vim=Vim"}},

@@ -300,10 +300,19 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	}
 	var items []string
 	start := 0
+	possessed := false // the list opened with "my", "our"...: its items share it
 	flush := func(end int) {
 		part := ts[start:end]
 		for len(part) > 0 && (part[0].kind == tPunct || part[0].low == "and" || part[0].low == "or" || part[0].low == "both" || part[0].low == "either") {
 			part = part[1:]
+		}
+		if len(part) == 0 {
+			return
+		}
+		if start == 0 {
+			possessed = is(part, 0, "my", "our", "his", "her", "their", "your")
+		} else if possessed && !part[0].capital && !is(part, 0, "a", "an", "the") {
+			return // "my friends and fam": the fam is the speaker's too
 		}
 		m := valueLen(part, vThing)
 		if m > 0 && validValue(part[:m]) {
