@@ -60,20 +60,18 @@ Every step is in the admission log (extractor "consolidate").
 			}
 			cfg := engine.DefaultConsolidation()
 			var err error
-			if cfg.MinAge, err = parseAge("min-age", cf.minAge); err != nil {
+			if cfg.MinAge, err = parseAge("--min-age", cf.minAge); err != nil {
 				return err
 			}
-			if cfg.PurgeAfter, err = parseAge("purge-after", cf.purgeAfter); err != nil {
+			if cfg.PurgeAfter, err = parseAge("--purge-after", cf.purgeAfter); err != nil {
 				return err
 			}
-			if cf.summaryTokens < 20 || cf.summaryTokens > 4000 {
-				return usagef("--summary-tokens %d: use a number from 20 to 4000", cf.summaryTokens)
+			if cfg.SummaryTokens, err = checkTokens("--summary-tokens", cf.summaryTokens, maxSummaryTokens); err != nil {
+				return err
 			}
-			cfg.SummaryTokens = cf.summaryTokens
-			if cf.digestTokens < 20 || cf.digestTokens > 8000 {
-				return usagef("--digest-tokens %d: use a number from 20 to 8000", cf.digestTokens)
+			if cfg.DigestTokens, err = checkTokens("--digest-tokens", cf.digestTokens, maxDigestTokens); err != nil {
+				return err
 			}
-			cfg.DigestTokens = cf.digestTokens
 			var id string
 			if len(args) == 1 {
 				id = args[0]
@@ -141,23 +139,38 @@ func printConsolidation(a *app, rep *engine.ConsolidateReport) {
 }
 
 // parseAge reads an age: a Go duration (36h, 90m) or a number of days (7d).
-func parseAge(flagName, s string) (time.Duration, error) {
+func parseAge(name, s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	var d time.Duration
 	if n, ok := strings.CutSuffix(s, "d"); ok {
 		days, err := strconv.ParseFloat(n, 64)
 		if err != nil {
-			return 0, usagef("--%s %q is not an age; use days (7d) or a duration (36h)", flagName, s)
+			return 0, usagef("%s %q is not an age; use days (7d) or a duration (36h)", name, s)
 		}
 		d = time.Duration(days * float64(24*time.Hour))
 	} else {
 		var err error
 		if d, err = time.ParseDuration(s); err != nil {
-			return 0, usagef("--%s %q is not an age; use days (7d) or a duration (36h)", flagName, s)
+			return 0, usagef("%s %q is not an age; use days (7d) or a duration (36h)", name, s)
 		}
 	}
 	if d <= 0 {
-		return 0, usagef("--%s %q: use an age above zero", flagName, s)
+		return 0, usagef("%s %q: use an age above zero", name, s)
 	}
 	return d, nil
+}
+
+// The bounds of a summary's and a month digest's length, in tokens.
+const (
+	maxSummaryTokens = 4000
+	maxDigestTokens  = 8000
+)
+
+// checkTokens checks a summary or digest length named name (a flag or a
+// config field): from 20 to most tokens.
+func checkTokens(name string, n, most int) (int, error) {
+	if n < 20 || n > most {
+		return 0, usagef("%s %d: use a number from 20 to %d", name, n, most)
+	}
+	return n, nil
 }

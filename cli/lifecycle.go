@@ -131,7 +131,38 @@ func (cfg *serverConfig) checkMaintenance() error {
 	if cfg.HistoryKeep < -1 {
 		return usagef("history_keep %d: use the number of superseded versions to keep per memory, 0 for the default (%d), or -1 to keep all", cfg.HistoryKeep, engine.DefaultHistoryKeep)
 	}
-	return nil
+	_, err := cfg.consolidation()
+	return err
+}
+
+// consolidation is the maintenance job's consolidation: the defaults of
+// SPEC §4 with consolidate_after, purge_after, summary_tokens and
+// digest_tokens where they are set, checked as the consolidate command's
+// flags are.
+func (cfg *serverConfig) consolidation() (engine.Consolidation, error) {
+	c := engine.DefaultConsolidation()
+	var err error
+	if cfg.ConsolidateAfter != "" {
+		if c.MinAge, err = parseAge("consolidate_after", cfg.ConsolidateAfter); err != nil {
+			return c, err
+		}
+	}
+	if cfg.PurgeAfter != "" {
+		if c.PurgeAfter, err = parseAge("purge_after", cfg.PurgeAfter); err != nil {
+			return c, err
+		}
+	}
+	if cfg.SummaryTokens != 0 {
+		if c.SummaryTokens, err = checkTokens("summary_tokens", cfg.SummaryTokens, maxSummaryTokens); err != nil {
+			return c, err
+		}
+	}
+	if cfg.DigestTokens != 0 {
+		if c.DigestTokens, err = checkTokens("digest_tokens", cfg.DigestTokens, maxDigestTokens); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
 }
 
 // maintainInterval is how often maintenance runs: maintain_every, checked

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
 )
 
 func TestLifecycleCommand(t *testing.T) {
@@ -95,5 +98,64 @@ func TestMaintenanceConfig(t *testing.T) {
 		if err != nil || cfg.maintainInterval() != tc.want {
 			t.Fatalf("%v: every %v, %v; want %v", tc.env, cfg.maintainInterval(), err, tc.want)
 		}
+	}
+}
+
+// The maintenance job's consolidation settings: defaults, the variables
+// and the config file's fields, checked as the consolidate flags are.
+func TestConsolidationConfig(t *testing.T) {
+	def := engine.DefaultConsolidation()
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		file string
+		want func(c *engine.Consolidation)
+		bad  string
+	}{
+		{name: "defaults", want: func(*engine.Consolidation) {}},
+		{name: "variables", env: map[string]string{"MNEMON_CONSOLIDATE_AFTER": "3d", "MNEMON_PURGE_AFTER": "36h"},
+			want: func(c *engine.Consolidation) { c.MinAge, c.PurgeAfter = 3*24*time.Hour, 36*time.Hour }},
+		{name: "file", file: `{"consolidate_after": "14d", "purge_after": "90d", "summary_tokens": 120, "digest_tokens": 800}`,
+			want: func(c *engine.Consolidation) {
+				c.MinAge, c.PurgeAfter, c.SummaryTokens, c.DigestTokens = 14*24*time.Hour, 90*24*time.Hour, 120, 800
+			}},
+		{name: "not an age", env: map[string]string{"MNEMON_PURGE_AFTER": "soon"}, bad: `purge_after "soon" is not an age`},
+		{name: "no age", file: `{"consolidate_after": "0d"}`, bad: `consolidate_after "0d": use an age above zero`},
+		{name: "summary too long", file: `{"summary_tokens": 9000}`, bad: "summary_tokens 9000: use a number from 20 to 4000"},
+		{name: "digest too short", file: `{"digest_tokens": 5}`, bad: "digest_tokens 5: use a number from 20 to 8000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := ""
+			if tc.file != "" {
+				path = filepath.Join(t.TempDir(), "mnemon.json")
+				if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg, err := loadServerConfig(path, func(k string) string { return tc.env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cfg.checkMaintenance()
+			if tc.bad != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.bad) {
+					t.Fatalf("error %v, want one saying %q", err, tc.bad)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := cfg.consolidation()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := def
+			tc.want(&want)
+			if got.MinAge != want.MinAge || got.PurgeAfter != want.PurgeAfter || got.SummaryTokens != want.SummaryTokens || got.DigestTokens != want.DigestTokens ||
+				got.HalfLife != want.HalfLife || got.ForgetBelow != want.ForgetBelow || got.Summariser == nil {
+				t.Fatalf("consolidation %+v, want %+v", got, want)
+			}
+		})
 	}
 }

@@ -67,6 +67,14 @@ type serverConfig struct {
 	// Trust thresholds of retrieval's actions (see trustRanking).
 	TrustFollowAt *float64 `json:"trust_follow_at"`
 	TrustHintAt   *float64 `json:"trust_hint_at"`
+	// Consolidation by the maintenance job (see consolidation): when a
+	// session is summarised, how long a forgotten episode's text stays,
+	// and how long summaries and month digests may be ("" and 0: the
+	// defaults of SPEC §4).
+	ConsolidateAfter string `json:"consolidate_after"`
+	PurgeAfter       string `json:"purge_after"`
+	SummaryTokens    int    `json:"summary_tokens"`
+	DigestTokens     int    `json:"digest_tokens"`
 }
 
 // loadServerConfig reads the config file (if any) and the MNEMON_*
@@ -134,6 +142,8 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		{"MNEMON_MAINTAIN_EVERY", func(v string) error { cfg.MaintainEvery = v; return nil }},
 		{"MNEMON_DEDUPE_THRESHOLD", parseThreshold(&cfg.DedupeThreshold)},
 		{"MNEMON_HISTORY_KEEP", atoi(&cfg.HistoryKeep)},
+		{"MNEMON_CONSOLIDATE_AFTER", func(v string) error { cfg.ConsolidateAfter = v; return nil }},
+		{"MNEMON_PURGE_AFTER", func(v string) error { cfg.PurgeAfter = v; return nil }},
 		{"MNEMON_LOG_FORMAT", func(v string) error { cfg.LogFormat = v; return nil }},
 		{"MNEMON_LOG_LEVEL", func(v string) error { cfg.LogLevel = v; return nil }},
 		{"MNEMON_MAX_EVENTS", atoi(&cfg.MaxEvents)},
@@ -270,19 +280,25 @@ Configuration: flags, then MNEMON_ADDR, MNEMON_DB, MNEMON_WORKERS,
 MNEMON_INSECURE_OPEN, MNEMON_SYNC, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL,
 MNEMON_MAX_EVENTS, MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST,
 MNEMON_MAINTAIN_EVERY, MNEMON_DEDUPE_THRESHOLD, MNEMON_HISTORY_KEEP,
-MNEMON_TRUST_FOLLOW_AT, MNEMON_TRUST_HINT_AT, then --config
+MNEMON_CONSOLIDATE_AFTER, MNEMON_PURGE_AFTER, MNEMON_TRUST_FOLLOW_AT,
+MNEMON_TRUST_HINT_AT, then --config
 FILE (JSON with the fields addr, db, workers, insecure_open, sync,
 log_format, log_level, shutdown_timeout_seconds, max_body_bytes,
 max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
 request_timeout_seconds, read_timeout_seconds, write_timeout_seconds,
 idle_timeout_seconds, job_max_attempts, job_timeout_seconds,
 job_rescue_after_seconds, maintain_every, dedupe_threshold, history_keep,
+consolidate_after, purge_after, summary_tokens, digest_tokens,
 trust_follow_at, trust_hint_at).
 
 Maintenance: the workers run 'mnemon lifecycle --dedupe' over every
 namespace every maintain_every (a duration such as 30m or 6h; default 1h;
 0 never), the first time one interval after start; see 'mnemon help
-lifecycle'. It then consolidates old sessions, promotes procedures and
+lifecycle'. It then consolidates old sessions (see 'mnemon help
+consolidate': sessions quiet for consolidate_after, default 7d, are
+summarised in at most summary_tokens, default 200; a forgotten episode's
+text is purged purge_after later, default 30d; a month's sessions fold into
+a digest of at most digest_tokens, default 400), promotes procedures and
 compacts: each memory keeps its newest history_keep superseded versions
 (default 32; -1 keeps all), and the change log its last day.
 
@@ -402,7 +418,11 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep})
+	cons, err := cfg.consolidation()
+	if err != nil {
+		return err
+	}
+	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons})
 	if err != nil {
 		return err
 	}
@@ -535,7 +555,11 @@ Examples:
 			if err := a.openStore(ctx); err != nil {
 				return err
 			}
-			eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep})
+			cons, err := cfg.consolidation()
+			if err != nil {
+				return err
+			}
+			eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons})
 			if err != nil {
 				return err
 			}
