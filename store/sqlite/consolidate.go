@@ -58,8 +58,7 @@ const (
 	qDeleteSlotAdmissions  = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ?`
 	qDeleteSlotFeedback    = `DELETE FROM feedback WHERE namespace = ? AND memory_id = ?`
 	qDeleteSlot            = `DELETE FROM memories WHERE namespace = ? AND id = ?`
-	qDeleteVersion         = `DELETE FROM versions WHERE namespace = ? AND id = ? RETURNING id`
-	qDeleteVersionAdmitted = `DELETE FROM admissions WHERE namespace = ? AND version_id = ?`
+	qDeleteVersion         = `DELETE FROM versions WHERE namespace = ? AND id = ? RETURNING memory_id`
 	qDeleteVersionFeedback = `DELETE FROM feedback WHERE namespace = ? AND version_id = ?`
 
 	stubCols = `namespace, episode_id, session_id, version_id, summary_memory_id, content_hash,
@@ -467,18 +466,20 @@ func (e *executor) deleteMemories(ctx context.Context, p memory.DeleteMemoriesPa
 			}
 		}
 		for _, id := range p.VersionIDs {
-			ids, err := e.strings(ctx, qDeleteVersion, p.Namespace, id)
+			mems, err := e.strings(ctx, qDeleteVersion, p.Namespace, id)
 			if err != nil {
 				return err
 			}
-			if len(ids) == 0 {
+			if len(mems) == 0 {
 				continue
 			}
-			deleted = append(deleted, ids...)
-			for _, q := range []string{qDeleteVersionAdmitted, qDeleteVersionFeedback} {
-				if _, err := e.exec(ctx, q, p.Namespace, id); err != nil {
-					return mapErr(err)
-				}
+			deleted = append(deleted, id)
+			// By its memory: the admission log has no index by version.
+			if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, mems[0], id); err != nil {
+				return mapErr(err)
+			}
+			if _, err := e.exec(ctx, qDeleteVersionFeedback, p.Namespace, id); err != nil {
+				return mapErr(err)
 			}
 		}
 		// Logged like any version write: a follower finds the version

@@ -20,10 +20,13 @@ const (
 	// The newest are the latest observed (then the latest written): a late
 	// statement about the distant past gets the highest seq but is the
 	// oldest history, and the value just before the current one stays.
+	// "+status" keeps the planner on the memory's own versions
+	// (namespace, memory_id): versions_by_status would walk every
+	// superseded version of the namespace.
 	qHistoryDelete = `DELETE FROM versions
-	WHERE namespace = ? AND memory_id = ? AND status = 'superseded'
+	WHERE namespace = ? AND memory_id = ? AND +status = 'superseded'
 	  AND id NOT IN (SELECT id FROM versions
-	                 WHERE namespace = ? AND memory_id = ? AND status = 'superseded'
+	                 WHERE namespace = ? AND memory_id = ? AND +status = 'superseded'
 	                 ORDER BY observed_at DESC, seq DESC LIMIT ?)
 	RETURNING id`
 	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ? AND version_id = ?`
