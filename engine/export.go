@@ -108,25 +108,19 @@ func (e *Engine) Export(ctx context.Context, ns string, w io.Writer) (*ExportSta
 		}); err != nil {
 			return err
 		}
-		adms, err := rd.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns})
-		if err != nil {
-			return err
-		}
-		for i := len(adms) - 1; i >= 0; i-- { // oldest first
+		// Oldest first, streamed: the admission log and the traces are
+		// the largest parts of a namespace.
+		if err := rd.ScanAdmissions(ctx, scan, func(a *memory.Admission) error {
 			stats.Admissions++
-			if err := enc.Encode(Record{Record: "admission", Admission: adms[i]}); err != nil {
-				return err
-			}
-		}
-		traces, err := rd.ListTraces(ctx, memory.ListTracesParams{Namespace: ns})
-		if err != nil {
+			return enc.Encode(Record{Record: "admission", Admission: a})
+		}); err != nil {
 			return err
 		}
-		for i := len(traces) - 1; i >= 0; i-- {
+		if err := rd.ScanTraces(ctx, scan, func(t *memory.Trace) error {
 			stats.Traces++
-			if err := enc.Encode(Record{Record: "trace", Trace: traces[i]}); err != nil {
-				return err
-			}
+			return enc.Encode(Record{Record: "trace", Trace: t})
+		}); err != nil {
+			return err
 		}
 		if err := exportLearning(ctx, rd, ns, enc, stats); err != nil {
 			return err

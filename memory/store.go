@@ -77,11 +77,17 @@ type Executor interface {
 	// Admission log.
 	CreateAdmissions(ctx context.Context, p CreateAdmissionsParams) error
 	ListAdmissions(ctx context.Context, p ListAdmissionsParams) ([]*Admission, error)
+	// ScanAdmissions calls fn for every admission of the namespace, oldest
+	// first (created_at, then id), without holding them all in memory.
+	ScanAdmissions(ctx context.Context, p ScanParams, fn func(*Admission) error) error
 
 	// Retrieval traces.
 	CreateTrace(ctx context.Context, t *Trace) error
 	GetTrace(ctx context.Context, p GetParams) (*Trace, error)
 	ListTraces(ctx context.Context, p ListTracesParams) ([]*Trace, error)
+	// ScanTraces calls fn for every trace of the namespace, oldest first
+	// (created_at, then id), without holding them all in memory.
+	ScanTraces(ctx context.Context, p ScanParams, fn func(*Trace) error) error
 	// PruneTraces deletes at most p.Limit of the namespace's traces
 	// created before p.Before, oldest first, and returns how many it
 	// deleted.

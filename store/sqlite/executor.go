@@ -700,7 +700,10 @@ func (e *executor) ScanVersions(ctx context.Context, p memory.ScanParams, fn fun
 const admissionCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
 	operation, content, extractor, created_at`
 
-const qInsertAdmission = `INSERT INTO admissions (` + admissionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const (
+	qInsertAdmission = `INSERT INTO admissions (` + admissionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qScanAdmissions  = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ? ORDER BY created_at, id`
+)
 
 func decodeAdmission(d *decoder) *memory.Admission {
 	a := &memory.Admission{
@@ -773,6 +776,10 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
 }
 
+func (e *executor) ScanAdmissions(ctx context.Context, p memory.ScanParams, fn func(*memory.Admission) error) error {
+	return scan(ctx, e, p.Namespace, "scan admissions", qScanAdmissions, decodeAdmission, fn)
+}
+
 func (e *executor) ListAdmissions(ctx context.Context, p memory.ListAdmissionsParams) ([]*memory.Admission, error) {
 	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listAdmissionsQuery(p) }, decodeAdmission)
 	if err != nil {
@@ -789,7 +796,8 @@ const traceCols = `namespace, id, query, agent_id, user_id, project_id, session_
 const (
 	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qGetTrace = `SELECT ` + traceCols + ` FROM traces WHERE namespace = ? AND id = ?`
+	qGetTrace   = `SELECT ` + traceCols + ` FROM traces WHERE namespace = ? AND id = ?`
+	qScanTraces = `SELECT ` + traceCols + ` FROM traces WHERE namespace = ? ORDER BY created_at, id`
 )
 
 func decodeTrace(d *decoder) *memory.Trace {
@@ -861,6 +869,10 @@ func listTracesQuery(p memory.ListTracesParams) (string, []any, error) {
 	w.args = append(w.args, limitArg(p.Limit))
 	return `SELECT ` + traceCols + ` FROM traces WHERE namespace = ?` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
+}
+
+func (e *executor) ScanTraces(ctx context.Context, p memory.ScanParams, fn func(*memory.Trace) error) error {
+	return scan(ctx, e, p.Namespace, "scan traces", qScanTraces, decodeTrace, fn)
 }
 
 func (e *executor) ListTraces(ctx context.Context, p memory.ListTracesParams) ([]*memory.Trace, error) {
@@ -1065,7 +1077,7 @@ func prepareAll(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
 		qInsertEpisode, qGetEpisode, qScanEpisodes,
 		qInsertMemory, qGetMemory, qFindMemory, qScanMemories,
 		qInsertVersion, qUpdateVersionState, qGetVersion, qScanVersions,
-		qInsertAdmission, qInsertTrace, qGetTrace,
+		qInsertAdmission, qScanAdmissions, qInsertTrace, qGetTrace, qScanTraces,
 		qStats, qNamespaces,
 	}
 	queries = append(queries, keyQueries...)

@@ -48,6 +48,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListAdmissions/memory":    {lq(listAdmissionsQuery(memory.ListAdmissionsParams{MemoryID: "m"})), "admissions_by_memory (namespace=? AND memory_id=?)"},
 		"ListAdmissions/episode":   {lq(listAdmissionsQuery(memory.ListAdmissionsParams{EpisodeID: "e"})), "admissions_by_episode (namespace=? AND episode_id=?)"},
 		"GetTrace":                 {qGetTrace, "sqlite_autoindex_traces_1 (namespace=? AND id=?)"},
+		"ScanAdmissions":           {qScanAdmissions, "admissions_by_time (namespace=?)"},
+		"ScanTraces":               {qScanTraces, "traces_by_time (namespace=?)"},
 		"ListTraces":               {lq(listTracesQuery(memory.ListTracesParams{})), "traces_by_time (namespace=?)"},
 		"ListTraces/since":         {lq(listTracesQuery(memory.ListTracesParams{Since: time.Unix(1, 0)})), "traces_by_time (namespace=? AND created_at>?)"},
 		"Stats":                    {qStats, "episodes_by_hash (namespace=?)"},

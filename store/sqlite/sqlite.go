@@ -524,6 +524,14 @@ func (s *Store) ListUnsettledVersions(ctx context.Context, p memory.ScanParams) 
 	return out, err
 }
 
+func (s *Store) ScanAdmissions(ctx context.Context, p memory.ScanParams, fn func(*memory.Admission) error) error {
+	return s.read.ScanAdmissions(ctx, p, fn)
+}
+
+func (s *Store) ScanTraces(ctx context.Context, p memory.ScanParams, fn func(*memory.Trace) error) error {
+	return s.read.ScanTraces(ctx, p, fn)
+}
+
 func (s *Store) ScanVersions(ctx context.Context, p memory.ScanParams, fn func(*memory.Version) error) error {
 	return s.read.ScanVersions(ctx, p, fn)
 }

@@ -252,6 +252,16 @@ func checkInvisible(t *testing.T, ctx context.Context, ex memory.Executor, w wor
 	vers, err := collectScan(ex.ScanVersions, ctx, other)
 	must(t, err)
 	wantIDs(t, "ScanVersions of another namespace", ids(vers, versionID), nil)
+	adms, err := collectScan(ex.ScanAdmissions, ctx, other)
+	must(t, err)
+	wantIDs(t, "ScanAdmissions of another namespace", ids(adms, admissionID), nil)
+	trs, err := collectScan(ex.ScanTraces, ctx, other)
+	must(t, err)
+	for _, tr := range trs {
+		if tr.ID == w.trace.ID || tr.Namespace != other {
+			t.Errorf("ScanTraces of another namespace returned %s of %s", tr.ID, tr.Namespace)
+		}
+	}
 }
 
 func (s suite) invalidInput(t *testing.T) {

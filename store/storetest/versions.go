@@ -383,6 +383,16 @@ func (s suite) admissions(t *testing.T) {
 						same(t, c.name+" "+g.ID, byID[g.ID], g)
 					}
 				}
+				// Scanned oldest first, as export writes them.
+				scanned, err := collectScan(ex.ScanAdmissions, ctx, ns)
+				if err != nil {
+					return err
+				}
+				wantIDs(t, "ScanAdmissions", ids(scanned, admissionID), []string{"adm-1", "adm-3", "adm-2", "adm-4"})
+				for _, g := range scanned {
+					same(t, "scanned "+g.ID, byID[g.ID], g)
+				}
+				checkScanStops(t, m.name+" ScanAdmissions", ex.ScanAdmissions, ctx, ns)
 				return nil
 			}))
 		})
@@ -450,6 +460,16 @@ func (s suite) traces(t *testing.T) {
 						same(t, c.name+" "+g.ID, byID[g.ID], g)
 					}
 				}
+				// Scanned oldest first, as export writes them.
+				scanned, err := collectScan(ex.ScanTraces, ctx, ns)
+				if err != nil {
+					return err
+				}
+				wantIDs(t, "ScanTraces", ids(scanned, traceID), []string{"ret-1", "ret-3", "ret-2"})
+				for _, g := range scanned {
+					same(t, "scanned "+g.ID, byID[g.ID], g)
+				}
+				checkScanStops(t, m.name+" ScanTraces", ex.ScanTraces, ctx, ns)
 				return nil
 			}))
 		})
