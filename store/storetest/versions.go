@@ -82,19 +82,7 @@ func (s suite) versions(t *testing.T) {
 			withState(newVersion(ns, "v-5", mB, 2, at(4)), memory.KindSemantic, memory.StatusContested),
 			withState(newVersion(ns, "v-6", mD, 1, at(8)), memory.KindSemantic, memory.StatusExpired),
 		}
-		must(t, st.InTx(ctx, func(tx memory.Executor) error {
-			for _, m := range []*memory.Memory{mA, mB, mC, mD} {
-				if err := tx.CreateMemory(ctx, m); err != nil {
-					return err
-				}
-			}
-			for _, v := range vs {
-				if err := tx.CreateVersion(ctx, v); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
+		createAll(t, ctx, st, []*memory.Memory{mA, mB, mC, mD}, vs)
 		byID := map[string]*memory.Version{}
 		for _, v := range vs {
 			byID[v.ID] = v
@@ -170,19 +158,7 @@ func (s suite) versions(t *testing.T) {
 			settle(newVersion(ns, "v-contest-history", mC, 3, at(4)), neutral, nil, memory.StatusSuperseded),
 			settle(newVersion("tenant-b", "v-useful", mOther, 1, at(5)), 0.7, nil, memory.StatusActive),
 		}
-		must(t, st.InTx(ctx, func(tx memory.Executor) error {
-			for _, m := range []*memory.Memory{mA, mB, mC, mOther} {
-				if err := tx.CreateMemory(ctx, m); err != nil {
-					return err
-				}
-			}
-			for _, v := range vs {
-				if err := tx.CreateVersion(ctx, v); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
+		createAll(t, ctx, st, []*memory.Memory{mA, mB, mC, mOther}, vs)
 		want := []string{"v-bounded", "v-useful", "v-challenged", "v-contested"}
 		for _, m := range modes() {
 			must(t, m.do(ctx, st, func(ex memory.Executor) error {
@@ -329,6 +305,24 @@ func (s suite) versions(t *testing.T) {
 			}))
 		}
 	})
+}
+
+// createAll stores memories and then versions in one transaction.
+func createAll(t *testing.T, ctx context.Context, st memory.Store, ms []*memory.Memory, vs []*memory.Version) {
+	t.Helper()
+	must(t, st.InTx(ctx, func(tx memory.Executor) error {
+		for _, m := range ms {
+			if err := tx.CreateMemory(ctx, m); err != nil {
+				return err
+			}
+		}
+		for _, v := range vs {
+			if err := tx.CreateVersion(ctx, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 }
 
 func withState(v *memory.Version, k memory.Kind, s memory.Status) *memory.Version {
