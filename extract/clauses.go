@@ -262,9 +262,9 @@ func splitClauses(ts []token) [][]token {
 		case t.kind == tPunct && (t.low == ";" || t.low == "(" || t.low == ")" || t.low == "[" || t.low == "]" || t.low == "-" || t.low == "..."):
 			cut(k, k+1)
 		case t.kind == tPunct && t.low == ",":
-			// After a comma "like" gives examples: "things to do, like a
-			// walk or a picnic".
-			if startsNewClause(ts, k+1) && !is(ts, k+1, "like") {
+			// ", like a walk or a picnic" gives examples; ", like hiking"
+			// may be a liking.
+			if startsNewClause(ts, k+1) && !(is(ts, k+1, "like") && is(ts, k+2, "a", "an", "the", "some", "through", "with", "in", "at", "for", "when", "to", "my", "our", "his", "her", "their")) {
 				cut(k, k+1)
 			}
 		case t.kind == tWord && clauseBreakers[t.low] && k > start:

@@ -367,20 +367,24 @@ func bodyBlocked(body []token) bool {
 	}
 	// "Always staying filled with self-belief" describes; a rule's action
 	// is an imperative. "Always up for something sweet" has no verb at all.
-	if isGerund(w) || w == "up" || w == "down" || w == "out" || w == "off" {
-		return true
+	if v, ok := verbs[w]; ok && v.form == fGerund || !ok && isGerund(w) && len(w) >= 7 || w == "up" || w == "down" || w == "out" || w == "off" {
+		return true // "bring", "sing" end in -ing without being gerunds
 	}
-	// "(We'll have to) check some out": a verb and a pronoun, nothing to
-	// hold anyone to.
+	// "(We'll have to) check some out": a verb and a pronoun standing for
+	// something said before, nothing to hold anyone to. "Always cc me"
+	// names who, and stays a rule.
 	words := 0
 	for words < len(body) && body[words].kind == tWord {
 		words++
 	}
-	if words <= 3 && pronounValues[lowAt(body, 1)] && (words == 2 || is(body, 2, "out", "up", "in", "on", "over", "off")) {
+	if words <= 3 && backPronouns[lowAt(body, 1)] && (words == 2 || is(body, 2, "out", "up", "in", "on", "over", "off")) {
 		return true
 	}
 	return false
 }
+
+// backPronouns stand for something said before.
+var backPronouns = set("it", "them", "this", "that", "these", "those", "some", "one", "ones", "him", "her")
 
 var ruleBodyBlock = set("full", "awesome", "amazing", "ready", "welcome", "there", "here",
 	"such", "very", "too", "more", "less", "saw", "knew", "thought", "went", "came", "made",

@@ -138,8 +138,8 @@ func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
 	if v.lemma == "agree" && v.form != fPast && v.form != fPartOnly {
 		return // "I agree that..." is an opinion; "we agreed to..." decided
 	}
-	if v.form == fGerund && (v.lemma == "decide" || v.lemma == "choose" || v.lemma == "pick" || v.lemma == "select" || v.lemma == "settle") {
-		return // "We're still deciding on the destination": not yet
+	if v.form == fGerund && v.lemma == "decide" {
+		return // "We're still deciding on the destination": not yet ("choosing Postgres" names the choice)
 	}
 	switch v.lemma {
 	case "decide", "agree":

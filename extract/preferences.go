@@ -6,6 +6,8 @@ package extract
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -519,30 +521,44 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 // ("the Beatles"), things of a known kind and the settings people do
 // have tastes for ("the beach", "the mountains") stay likes.
 func reaction(it string) bool {
-	lower := strings.ToLower(it)
-	rest, ok := strings.CutPrefix(lower, "the ")
-	if !ok {
-		for _, det := range []string{"this ", "that ", "these ", "those "} {
-			if rest, ok = strings.CutPrefix(lower, det); ok {
-				break
-			}
+	var rest string
+	for _, det := range []string{"the ", "this ", "that ", "these ", "those "} {
+		// Cut from it itself: lower-casing can change a string's length.
+		if len(it) > len(det) && strings.EqualFold(it[:len(det)], det) {
+			rest = it[len(det):]
+			break
 		}
 	}
-	if !ok || rest == "" || it[len(it)-len(rest)] != rest[0] {
-		return false // no determiner, or a capitalised name follows it
+	if rest == "" {
+		return false // no determiner
+	}
+	if r, _ := utf8.DecodeRuneInString(rest); unicode.IsUpper(r) {
+		return false // a name: "the Beatles"
 	}
 	if _, known := CategoryOf(it); known {
 		return false
 	}
-	return !settings[rest]
+	lower := strings.ToLower(rest)
+	words := strings.Fields(lower)
+	// "the taste of green tea", "the idea of remote work", "the color
+	// blue": the thing is named after the determiner.
+	if strings.Contains(lower, " of ") || len(words) > 1 && qualities[words[0]] {
+		return false
+	}
+	return !settings[lower]
 }
+
+// qualities name what is liked about a thing that follows them.
+var qualities = set("color", "colour", "taste", "smell", "sound", "feel", "idea", "look", "flavor", "flavour", "shape")
 
 // settings are what "the" names in a lasting taste: "I love the beach".
 var settings = set("beach", "beaches", "sea", "ocean", "mountains", "mountain", "outdoors",
 	"countryside", "city", "forest", "woods", "lake", "rain", "snow", "sun", "sunshine",
 	"cold", "heat", "winter", "summer", "autumn", "fall", "spring", "night", "morning",
 	"evening", "quiet", "silence", "desert", "coast", "water", "theater", "theatre",
-	"opera", "ballet", "cinema", "movies", "gym", "park", "zoo", "library", "museum")
+	"opera", "ballet", "cinema", "movies", "gym", "park", "zoo", "library", "museum",
+	"terminal", "command line", "command-line", "shell", "keyboard", "dark mode", "light mode",
+	"office", "outdoors")
 
 // skipContainer drops a serving before the thing served: "a good cup of
 // green tea" is green tea, "a bowl of ramen" is ramen.

@@ -171,7 +171,21 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		{"dropped I after a dash, own taste", "LeBron is the man - love basketball.", []string{"preference user prefers:sport=basketball"}},
 		{"a third person keeps its subject", "Sofia hates strawberries but loves shellfish.", []string{"preference sofia dislikes:strawberries=strawberries", "preference sofia likes:shellfish=shellfish"}},
 		{"a likeness", "Hiking has opened up a whole new world for me and I feel like a different person now.", nil},
-		{"like giving examples", "We have fun together, like a walk or picnic in the park.", nil},
+		// Caught in review: what the precision rules above must not take.
+		{"review: a taste of the command line", "I love the command line.", []string{"preference user likes:command_line=the command line"}},
+		{"review: the taste of a thing", "I like the taste of green tea.", []string{"preference user likes:taste_of_green_tea=the taste of green tea"}},
+		{"review: a colour named", "I like the color blue.", []string{"preference user likes:color_blue=the color blue"}},
+		{"review: a rule to bring", "Always bring a charger.", []string{"constraint user constraint:bring_charger=Always bring a charger crit=high"}},
+		{"review: a rule naming me", "Always cc me.", []string{"constraint user constraint:cc_me=Always cc me crit=high"}},
+		{"review: a possessive list with a tool", "I use my laptop and tmux.", []string{"preference user prefers:multiplexer=tmux"}},
+		{"review: a possessive list with a gerund", "I love my dog and hiking.", []string{"preference user likes:hiking=hiking"}},
+		{"review: it with what was decided", "We decided to rewrite it in Rust.", []string{"decision team decision:rewrite_it_in_rust=rewrite it in Rust"}},
+		{"review: a relative clause after a gerund", "Living in Berlin with my wife who is a doctor.", []string{"fact user lives_in=Berlin"}},
+		{"review: choosing names the choice", "We are choosing Postgres for the new service.", []string{"decision team decision:service=Postgres"}},
+		{"review: examples of a taste", "I love outdoor stuff, like hiking and camping.", []string{"preference user likes:outdoor_stuff=outdoor stuff", "preference user likes:hiking=hiking", "preference user likes:camping=camping"}},
+		{"examples of something else", "We have fun together, like a walk or picnic in the park.", nil},
+		{"a pronoun object and a verb", "I love watching them play.", nil},
+		{"review: a name that lower-cases longer", "I love the ȺȺȺȺȺȺ.", []string{"preference user likes:ⱥⱥⱥⱥⱥⱥ=the ȺȺȺȺȺȺ"}},
 		// Pronouns whose referent is outside the sentence, gerund subjects
 		// and decisions still being made.
 		{"a pronoun object in a liked activity", "I also like holding them.", nil},

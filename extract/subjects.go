@@ -174,6 +174,8 @@ func gerundSubject(ts []token) bool {
 		switch ts[k].low {
 		case "is", "was", "has", "'s", "can", "makes", "feels", "seems", "keeps", "takes", "gives":
 			return true
+		case "who", "which", "that", "because", "and", "but", "where", "when":
+			return false // "Living in Berlin with my wife who is a doctor"
 		}
 	}
 	return false

@@ -311,12 +311,14 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 		}
 		if start == 0 {
 			possessed = is(part, 0, "my", "our", "his", "her", "their", "your")
-		} else if possessed && !part[0].capital && !is(part, 0, "a", "an", "the") {
-			return // "my friends and fam": the fam is the speaker's too
 		}
 		m := valueLen(part, vThing)
 		if m > 0 && validValue(part[:m]) {
-			items = append(items, x.text(part, m))
+			it := x.text(part, m)
+			if _, known := CategoryOf(it); start > 0 && possessed && !known && !part[0].capital && !isGerund(part[0].low) && !is(part, 0, "a", "an", "the") {
+				return // "my friends and fam": the fam is the speaker's too
+			}
+			items = append(items, it)
 		}
 	}
 	for k := 0; k < n; k++ {
@@ -374,11 +376,19 @@ func (x *extraction) readActivities(ts []token) ([]string, int) {
 // and "this" count only as objects, not when a noun or a clause follows.
 func refersBack(ts []token) bool {
 	for k, t := range ts {
+		if k == 0 || t.capital {
+			continue // "I love working in IT"
+		}
+		end := k+1 == len(ts) || ts[k+1].kind == tPunct
 		switch t.low {
 		case "them", "it", "him":
-			return true
+			// "writing them", "watching them play"; not "rewrite it in
+			// Rust", where the rest says what was decided.
+			if end || !prepositions[ts[k+1].low] {
+				return true
+			}
 		case "this", "that", "these", "those":
-			if k > 0 && (k+1 == len(ts) || ts[k+1].kind == tPunct || prepositions[ts[k+1].low]) {
+			if end || prepositions[ts[k+1].low] {
 				return true
 			}
 		}
