@@ -393,7 +393,23 @@ func (st *nsState) updateState(v *memory.Version) {
 	next := newEntry(v, en.keyTerms, en.subjectTerm)
 	next.aliasTerms = en.aliasTerms
 	st.entries.store(v.ID, next)
+	// Evidence only grows, except when a trim drops purged statements
+	// (trimEvidence): those no longer speak for the fact.
+	for _, ep := range en.v.EvidenceEpisodeIDs {
+		if !slices.Contains(v.EvidenceEpisodeIDs, ep) {
+			st.unlinkEvidenceLocked(ep, v.ID)
+		}
+	}
 	st.linkEvidenceLocked(v)
+}
+
+// unlinkEvidenceLocked forgets that fact id cites episode ep.
+func (st *nsState) unlinkEvidenceLocked(ep, id string) {
+	if ids := slices.DeleteFunc(st.derived[ep], func(d string) bool { return d == id }); len(ids) > 0 {
+		st.derived[ep] = ids
+	} else {
+		delete(st.derived, ep)
+	}
 }
 
 // linkEvidenceLocked records which episodes a fact version cites, so the
@@ -473,11 +489,7 @@ func (st *nsState) drop(id string) {
 		// A fact that goes no longer speaks for its episodes (a reload
 		// would not list it either).
 		for _, ep := range en.v.EvidenceEpisodeIDs {
-			if ids := slices.DeleteFunc(st.derived[ep], func(d string) bool { return d == id }); len(ids) > 0 {
-				st.derived[ep] = ids
-			} else {
-				delete(st.derived, ep)
-			}
+			st.unlinkEvidenceLocked(ep, id)
 		}
 		if en.v.Kind == memory.KindEpisodic {
 			for i, p := range st.episodes {
