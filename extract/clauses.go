@@ -264,7 +264,7 @@ func splitClauses(ts []token) [][]token {
 		case t.kind == tPunct && t.low == ",":
 			// ", like a walk or a picnic" gives examples; ", like hiking"
 			// may be a liking.
-			if startsNewClause(ts, k+1) && !(is(ts, k+1, "like") && is(ts, k+2, "a", "an", "the", "some", "through", "with", "in", "at", "for", "when", "to", "my", "our", "his", "her", "their")) {
+			if startsNewClause(ts, k+1) && !(is(ts, k+1, "like") && (is(ts, k+2, "a", "an", "some", "through", "with", "in", "at", "for", "when", "to", "everyone", "everybody", "most", "many") || seq(ts, k+2, "the", "rest"))) {
 				cut(k, k+1)
 			}
 		case t.kind == tWord && clauseBreakers[t.low] && k > start:
@@ -359,9 +359,10 @@ func startsNewClause(ts []token, k int) bool {
 // them the list before would run on and take "avoids olives" for an item.
 // Only verbs that are rarely plural nouns belong here ("walks" and "runs"
 // are items in "I like long runs and walks").
-var predicateVerbs = set("avoid", "avoids", "avoided", "eat", "eats", "ate", "skip", "skips",
-	"skipped", "keep", "keeps", "kept", "need", "needs", "needed", "own", "owns", "owned",
-	"carry", "carries", "carried", "bring", "brings", "brought", "buy", "buys", "bought")
+// ("Always run the linter and skip the slow tests" stays one rule: skip,
+// keep and bring are left out.)
+var predicateVerbs = set("avoid", "avoids", "avoided", "eat", "eats", "ate", "need", "needs",
+	"needed", "own", "owns", "owned", "carry", "carries", "carried", "buy", "buys", "bought")
 
 // discourse words carry no claim of their own; the value is the flag they
 // set ("actually" marks a correction).

@@ -370,14 +370,14 @@ func bodyBlocked(body []token) bool {
 	if v, ok := verbs[w]; ok && v.form == fGerund || !ok && isGerund(w) && len(w) >= 7 || w == "up" || w == "down" || w == "out" || w == "off" {
 		return true // "bring", "sing" end in -ing without being gerunds
 	}
-	// "(We'll have to) check some out": a verb and a pronoun standing for
-	// something said before, nothing to hold anyone to. "Always cc me"
-	// names who, and stays a rule.
+	// "(We'll have to) check some out", "try it out": small talk about
+	// something said before, nothing to hold anyone to. "Always back it
+	// up" and "Always cc me" stay rules.
 	words := 0
 	for words < len(body) && body[words].kind == tWord {
 		words++
 	}
-	if words <= 3 && backPronouns[lowAt(body, 1)] && (words == 2 || is(body, 2, "out", "up", "in", "on", "over", "off")) {
+	if words <= 3 && (is(body, 1, "some", "one", "ones") || w == "check" || w == "try" || w == "figure") && backPronouns[lowAt(body, 1)] {
 		return true
 	}
 	return false

@@ -212,7 +212,7 @@ func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
 	if v, ok := verbs[ts[0].low]; ok && (v.lemma == "be" || v.lemma == "have" || v.lemma == "do" && n == 1) {
 		return
 	}
-	if refersBack(ts[:n]) {
+	if refersBack(ts[:n], false) {
 		return // "I decided to include this at the beginning": include what?
 	}
 	x.emit(s, f, claim{typ: memory.TypeDecision, key: "decision:" + shortSlug(phraseKey(ts[:n]), 5), value: x.text(ts, n), tmpl: t})

@@ -166,11 +166,25 @@ func buildLexicon(byCat map[string][]string) map[string]string {
 	m := make(map[string]string, 800)
 	for cat, names := range byCat {
 		for _, n := range names {
+			if prev, ok := m[n]; ok && prev != cat {
+				// Listed under two kinds: the tool reading, for an
+				// assistant that mostly hears about tools ("I use Black"),
+				// fixed here so no map order decides.
+				c, known := ambiguousNames[n]
+				if !known {
+					panic("extract: lexicon lists " + n + " under " + prev + " and " + cat + "; add it to ambiguousNames")
+				}
+				m[n] = c
+				continue
+			}
 			m[n] = cat
 		}
 	}
 	return m
 }
+
+// ambiguousNames settles the names the lexicon lists under two kinds.
+var ambiguousNames = map[string]string{"black": "formatter", "opera": "browser", "spring": "framework"}
 
 // categorySynonyms maps category nouns (and the gerunds used in "we use X
 // for Y") to one canonical category, so "coding language" and "programming

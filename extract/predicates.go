@@ -548,7 +548,10 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		for is(ts, j, "new", "full-time", "part-time", "great", "dream", "first", "better") {
 			j++
 		}
-		if personal(s) && !f.not && is(ts, 0, "a", "an") && is(ts, j, "job", "offer", "position", "role", "gig") && is(ts, j+1, "at", "with", "from") {
+		// An offer is a job only once accepted: "I got a great offer
+		// from Microsoft" says nothing of where the speaker works.
+		noun := is(ts, j, "job", "position", "role", "gig") || v.lemma == "accept" && is(ts, j, "offer")
+		if personal(s) && !f.not && is(ts, 0, "a", "an") && noun && is(ts, j+1, "at", "with", "from") {
 			f.corr, f.past = true, false
 			x.org(s.asPerson(), ts[j+2:], f, true)
 		}

@@ -500,7 +500,7 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 			reacting = true
 			continue
 		}
-		if refersBack(tokenize(it, 0, len(it), nil)) {
+		if refersBack(tokenize(it, 0, len(it), nil), true) {
 			continue // "I like holding them"
 		}
 		if _, known := CategoryOf(it); reacting && !known && it == strings.ToLower(it) {
@@ -514,12 +514,12 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 	}
 }
 
-// reaction reports a liked thing that is "the" something in front of the
-// speaker ("I love the color and texture", "I like the idea and the
-// acting", on a friend's photo or story): a reaction to what was shared,
-// not a lasting taste, and its referent is lost out of context. Names
-// ("the Beatles"), things of a known kind and the settings people do
-// have tastes for ("the beach", "the mountains") stay likes.
+// reaction reports a liked thing that is "the" aspect of something in
+// front of the speaker ("I love the color and texture", "I like the idea
+// and the acting", on a friend's photo or story): a reaction to what was
+// shared, not a lasting taste, and its referent is lost out of context.
+// Names ("the Beatles"), things of a known kind and everything else
+// ("the piano", "the command line") stay likes.
 func reaction(it string) bool {
 	var rest string
 	for _, det := range []string{"the ", "this ", "that ", "these ", "those "} {
@@ -545,20 +545,30 @@ func reaction(it string) bool {
 	if strings.Contains(lower, " of ") || len(words) > 1 && qualities[words[0]] {
 		return false
 	}
-	return !settings[lower]
+	// Only an aspect of something in front of the speaker is a
+	// reaction; "the piano", "the new MacBook", "the solarized theme"
+	// are tastes.
+	for _, w := range words {
+		if aspects[strings.Trim(w, ".,!?")] {
+			return true
+		}
+	}
+	return false
 }
 
 // qualities name what is liked about a thing that follows them.
 var qualities = set("color", "colour", "taste", "smell", "sound", "feel", "idea", "look", "flavor", "flavour", "shape")
 
-// settings are what "the" names in a lasting taste: "I love the beach".
-var settings = set("beach", "beaches", "sea", "ocean", "mountains", "mountain", "outdoors",
-	"countryside", "city", "forest", "woods", "lake", "rain", "snow", "sun", "sunshine",
-	"cold", "heat", "winter", "summer", "autumn", "fall", "spring", "night", "morning",
-	"evening", "quiet", "silence", "desert", "coast", "water", "theater", "theatre",
-	"opera", "ballet", "cinema", "movies", "gym", "park", "zoo", "library", "museum",
-	"terminal", "command line", "command-line", "shell", "keyboard", "dark mode", "light mode",
-	"office", "outdoors")
+// aspects are what one praises in a photo, a story or a piece of work
+// someone shared: "I love the color and texture", "I like the idea and
+// the acting", "I love the dark sky and green scenery".
+var aspects = set("color", "colour", "colors", "colours", "texture", "idea", "ideas", "acting",
+	"thought", "thoughts", "effects", "energy", "vibe", "vibes", "connection", "freedom",
+	"progress", "way", "inclusivity", "self-acceptance", "tech", "sky", "scenery", "view",
+	"views", "details", "detail", "message", "story", "plot", "atmosphere", "support", "ride",
+	"pic", "picture", "photo", "shot", "composition", "lighting", "result", "results",
+	"effort", "passion", "dedication", "enthusiasm", "attitude", "spirit", "concept", "lyrics",
+	"look", "feel", "smell", "taste", "sound", "shape", "flavor", "flavour")
 
 // skipContainer drops a serving before the thing served: "a good cup of
 // green tea" is green tea, "a bowl of ramen" is ramen.

@@ -184,6 +184,23 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		{"review: choosing names the choice", "We are choosing Postgres for the new service.", []string{"decision team decision:service=Postgres"}},
 		{"review: examples of a taste", "I love outdoor stuff, like hiking and camping.", []string{"preference user likes:outdoor_stuff=outdoor stuff", "preference user likes:hiking=hiking", "preference user likes:camping=camping"}},
 		{"examples of something else", "We have fun together, like a walk or picnic in the park.", nil},
+		// Caught by a regression diff over 1,311 user-to-agent sentences.
+		{"diff: a taste of the thing", "I like the solarized theme.", []string{"preference user likes:solarized_theme=the solarized theme"}},
+		{"diff: a named thing", "I love the new M3 MacBook.", []string{"preference user likes:new_m3_macbook=the new M3 MacBook"}},
+		{"diff: a dislike", "I hate the open office.", []string{"preference user dislikes:open_office=the open office"}},
+		{"diff: examples with the", "I like sports, like the NBA.", []string{"preference user likes:sports=sports", "preference user likes:nba=the NBA"}},
+		{"diff: a gerund and a likeness", "I love cooking, like my mom.", []string{"preference user likes:cooking=cooking"}},
+		{"diff: a gerund and a place", "I love hiking, like in the Alps.", []string{"preference user likes:hiking=hiking"}},
+		{"diff: it with a name", "We decided to call it Atlas.", []string{"decision team decision:call_it_atlas=call it Atlas"}},
+		{"diff: an experience without I", "Working at Google has been great.", []string{"fact user works_at=Google"}},
+		{"diff: an offer is no job", "I got a great offer from Microsoft.", nil},
+		{"diff: an accepted offer is", "I accepted an offer from Stripe.", []string{"fact user works_at=Stripe cue=correction"}},
+		{"diff: a rule with it", "Always back it up.", []string{"constraint user constraint:back_it_up=Always back it up crit=high"}},
+		{"diff: a rule with her", "Always cc her.", []string{"constraint user constraint:cc_her=Always cc her crit=high"}},
+		// "black" is a colour and a formatter: which reading wins was map
+		// order, and differed between runs.
+		{"diff: a name of two kinds", "I use Black and Ruff.", []string{"preference user prefers:formatter=Black", "preference user prefers:linter=Ruff"}},
+		{"diff: one rule with skip", "Always run the linter and skip the slow tests locally.", []string{"constraint user constraint:run_linter_and_skip_slow_tests=Always run the linter and skip the slow tests locally crit=high"}},
 		{"a pronoun object and a verb", "I love watching them play.", nil},
 		{"review: a name that lower-cases longer", "I love the ȺȺȺȺȺȺ.", []string{"preference user likes:ⱥⱥⱥⱥⱥⱥ=the ȺȺȺȺȺȺ"}},
 		// Pronouns whose referent is outside the sentence, gerund subjects

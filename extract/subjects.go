@@ -172,7 +172,11 @@ func gerundSubject(ts []token) bool {
 			return false
 		}
 		switch ts[k].low {
-		case "is", "was", "has", "'s", "can", "makes", "feels", "seems", "keeps", "takes", "gives":
+		case "has", "'s":
+			// "Working at Google has been great": the speaker's own
+			// experience, told without "I".
+			return !is(ts, k+1, "been")
+		case "is", "was", "can", "makes", "feels", "seems", "keeps", "takes", "gives":
 			return true
 		case "who", "which", "that", "because", "and", "but", "where", "when":
 			return false // "Living in Berlin with my wife who is a doctor"

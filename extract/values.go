@@ -347,7 +347,7 @@ func (x *extraction) readActivities(ts []token) ([]string, int) {
 		// Swallow adjective commas up to the phrase's end: "a safe, inviting
 		// place" is one phrase; a determiner and one word before the comma
 		// cannot end an item.
-		for is(ts, j, ",") && j+1 < len(ts) && ts[j+1].kind == tWord && (!isGerund(ts[j+1].low) || is(ts, j-2, "a", "an", "the")) && !valueStops[ts[j+1].low] && !is(ts, j+1, "and", "or") {
+		for is(ts, j, ",") && j+1 < len(ts) && ts[j+1].kind == tWord && (!isGerund(ts[j+1].low) || is(ts, j-2, "a", "an", "the")) && !valueStops[ts[j+1].low] && !is(ts, j+1, "and", "or", "like", "such", "including", "especially") {
 			more := valueLen(ts[j+1:], vThing)
 			if more == 0 {
 				break
@@ -373,8 +373,10 @@ func (x *extraction) readActivities(ts []token) ([]string, int) {
 // refersBack reports a phrase whose object is a pronoun standing for
 // something said before ("writing them", "holding them", "include this at
 // the beginning"): out of its conversation the fact names nothing. "That"
-// and "this" count only as objects, not when a noun or a clause follows.
-func refersBack(ts []token) bool {
+// and "this" count only as objects, not when a noun or a clause follows;
+// "it" and "them" when they end the phrase, or, with anywhere, when no
+// preposition follows them.
+func refersBack(ts []token, anywhere bool) bool {
 	for k, t := range ts {
 		if k == 0 || t.capital {
 			continue // "I love working in IT"
@@ -382,9 +384,10 @@ func refersBack(ts []token) bool {
 		end := k+1 == len(ts) || ts[k+1].kind == tPunct
 		switch t.low {
 		case "them", "it", "him":
-			// "writing them", "watching them play"; not "rewrite it in
-			// Rust", where the rest says what was decided.
-			if end || !prepositions[ts[k+1].low] {
+			// "writing them", and with anywhere "watching them play";
+			// not "rewrite it in Rust" or, without anywhere, "call it
+			// Atlas", where the rest says what was decided.
+			if end || anywhere && !prepositions[ts[k+1].low] {
 				return true
 			}
 		case "this", "that", "these", "those":
