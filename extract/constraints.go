@@ -23,6 +23,21 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 	for is(ts, k, "please", "pls", "plz", "kindly") {
 		k++
 	}
+	// "Going forward, answer in Spanish": the marker of a standing rule,
+	// before it rather than after. (A message opening "From now on" is
+	// held back by DetectInstruction before it gets here.)
+	switch {
+	case seq(ts, k, "from", "now", "on"), seq(ts, k, "in", "the", "future"):
+		k += 3
+	case seq(ts, k, "going", "forward"), seq(ts, k, "in", "future"):
+		k += 2
+	}
+	for is(ts, k, ",") {
+		k++
+	}
+	for is(ts, k, "please", "pls", "plz", "kindly") {
+		k++
+	}
 	start := k
 	if is(ts, k, "you") {
 		if !is(ts, k+1, "must", "should", "need", "have", "will", "shall") {

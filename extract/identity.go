@@ -246,7 +246,10 @@ func (x *extraction) role(s subject, ts []token, f flags, needHead bool) bool {
 	val := x.text(body, n) // "the CTO" and "a CTO" are one role
 	x.emit(s, f, claim{typ: memory.TypeFact, key: "role", value: val, tmpl: tmRole})
 	rest := body[n:]
-	if is(rest, 0, "at", "for", "with", "of") && len(rest) > 1 && (rest[1].capital || rest[1].kind == tQuote || is(rest, 1, "the")) {
+	// A student, a tech lead for a product: "at" or "for" names no employer.
+	student := head == "student" || head == "undergrad" || head == "undergraduate" || head == "postgrad" || head == "pupil"
+	product := is(rest, 0, "for") && is(rest, 1, "the") && !(len(rest) > 2 && rest[2].capital)
+	if !student && !product && is(rest, 0, "at", "for", "with", "of") && len(rest) > 1 && (rest[1].capital || rest[1].kind == tQuote || is(rest, 1, "the")) {
 		x.org(s, rest[1:], f, false)
 	}
 	return true
@@ -271,13 +274,17 @@ func roleSuffix(w string) bool {
 	return false
 }
 
+// titles come before a name, with their dot: "Dr. Smith".
+var titles = set("dr", "mr", "mrs", "ms", "prof", "sir", "dame", "rev")
+
 // notRoles end in a role suffix without being jobs.
 var notRoles = set("list", "twist", "wrist", "mist", "fist", "gist", "exist", "insist",
 	"persist", "resist", "assist", "consist", "career", "beer", "deer", "cheer", "peer",
 	"sheer", "steer", "veer", "leer", "queer", "list", "playlist", "checklist", "wishlist",
 	"tourist", "optimist", "pessimist", "realist", "perfectionist", "minimalist",
 	"introvert", "extrovert", "purist", "idealist", "cyclist", "racist", "sexist",
-	"specialist")
+	"specialist", "atheist", "buddhist", "baptist", "methodist", "pacifist", "humanist",
+	"agnostic", "vegetarian", "vegan", "pescatarian", "feminist", "activist", "loyalist")
 
 // name reads a person's name: one to three capitalised words, then the end
 // of the clause. "I'm Alice" is a name; "I'm Sorry", "I'm English", "I'm
@@ -290,10 +297,14 @@ func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
 		x.emit(s, f, claim{typ: memory.TypeFact, key: "name", value: x.text(ts, 1), tmpl: tmName})
 		return true
 	}
-	n := 0
-	for n < len(ts) && n < 3 && ts[n].kind == tWord {
+	n, limit := 0, 3
+	for n < len(ts) && n < limit && ts[n].kind == tWord {
 		t := ts[n]
 		w := t.low
+		if n == 0 && titles[w] && is(ts, 1, ".") && len(ts) > 2 && ts[2].capital {
+			n, limit = 2, 5 // "Call me Dr. Smith": the title and its dot
+			continue
+		}
 		if notNames[w] || pronounValues[w] || valueStops[w] || roleHeads[w] || w == "and" {
 			break
 		}

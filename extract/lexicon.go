@@ -167,14 +167,13 @@ func buildLexicon(byCat map[string][]string) map[string]string {
 	for cat, names := range byCat {
 		for _, n := range names {
 			if prev, ok := m[n]; ok && prev != cat {
-				// Listed under two kinds: the tool reading, for an
-				// assistant that mostly hears about tools ("I use Black"),
-				// fixed here so no map order decides.
+				// Listed under two kinds: CategoryOf reads the name's
+				// case (ambiguousNames); the lexicon keeps the tool.
 				c, known := ambiguousNames[n]
 				if !known {
 					panic("extract: lexicon lists " + n + " under " + prev + " and " + cat + "; add it to ambiguousNames")
 				}
-				m[n] = c
+				m[n] = c.tool
 				continue
 			}
 			m[n] = cat
@@ -183,8 +182,15 @@ func buildLexicon(byCat map[string][]string) map[string]string {
 	return m
 }
 
-// ambiguousNames settles the names the lexicon lists under two kinds.
-var ambiguousNames = map[string]string{"black": "formatter", "opera": "browser", "spring": "framework"}
+// ambiguousNames settles the names the lexicon lists under two kinds: a
+// capitalised name is the tool ("I use Black", "we moved to Spring",
+// "Opera is my browser"), a lower-case one the everyday thing ("I like
+// black", "I love spring", "I love the opera"). No map order decides.
+var ambiguousNames = map[string]struct{ tool, other string }{
+	"black":  {"formatter", "color"},
+	"opera":  {"browser", "music"},
+	"spring": {"framework", "season"},
+}
 
 // categorySynonyms maps category nouns (and the gerunds used in "we use X
 // for Y") to one canonical category, so "coding language" and "programming

@@ -386,6 +386,8 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	switch v.lemma {
 	case "be":
 		x.copula(s, ts, f)
+	case "have":
+		x.allergy(s, ts, f)
 	case "live", "reside":
 		x.live(s, ts, f)
 	case "move", "relocate":
@@ -559,6 +561,36 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		x.replace(s, v, ts, f)
 	}
 }
+
+// allergy reads "I have a (severe) nut allergy": an allergy named before
+// the word, as "allergic to" names it after.
+func (x *extraction) allergy(s subject, ts []token, f flags) {
+	if !personal(s) || f.not || !is(ts, 0, "a", "an") {
+		return
+	}
+	j := 1
+	for is(ts, j, "severe", "mild", "bad", "serious", "strong", "slight", "life-threatening", "deadly") {
+		j++
+	}
+	end := j
+	for end < len(ts) && end < j+3 && ts[end].kind == tWord && !is(ts, end, "allergy", "allergies") {
+		end++
+	}
+	if end == j || !is(ts, end, "allergy", "allergies") {
+		return
+	}
+	item := x.text(ts[j:], end-j)
+	if p, ok := allergenPlurals[strings.ToLower(item)]; ok {
+		item = p // "a nut allergy" is the slot of "allergic to nuts"
+	}
+	f.high = true
+	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
+}
+
+// allergenPlurals name an allergy's source as "allergic to" does.
+var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",
+	"egg": "eggs", "cat": "cats", "dog": "dogs", "bee": "bees", "strawberry": "strawberries",
+	"almond": "almonds", "cashew": "cashews", "walnut": "walnuts", "tomato": "tomatoes"}
 
 func b2i(b bool) int {
 	if b {

@@ -200,6 +200,16 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		// "black" is a colour and a formatter: which reading wins was map
 		// order, and differed between runs.
 		{"diff: a name of two kinds", "I use Black and Ruff.", []string{"preference user prefers:formatter=Black", "preference user prefers:linter=Ruff"}},
+		// Found by a precision audit of the same corpus.
+		{"audit: opera is music", "I love the opera.", []string{"preference user prefers:music=the opera"}},
+		{"audit: Opera is a browser", "I use Opera.", []string{"preference user prefers:browser=Opera"}},
+		{"audit: spring is a season", "I love spring.", []string{"preference user prefers:season=spring"}},
+		{"audit: no job", "I'm an atheist.", nil},
+		{"audit: a student is not employed", "I'm a student at Berkeley.", []string{"fact user role=student"}},
+		{"audit: a lead for a product", "I'm the tech lead for the mobile app.", []string{"fact user role=tech lead"}},
+		{"audit: a title", "Call me Dr. Smith.", []string{"fact user name=Dr. Smith"}},
+		{"audit: an allergy named first", "I have a severe nut allergy.", []string{"fact user allergic_to:nuts=nuts crit=high"}},
+		{"audit: a rule marker first", "Going forward, answer in English.", []string{"constraint user constraint:answer_in_english=answer in English crit=high"}},
 		{"diff: one rule with skip", "Always run the linter and skip the slow tests locally.", []string{"constraint user constraint:run_linter_and_skip_slow_tests=Always run the linter and skip the slow tests locally crit=high"}},
 		{"a pronoun object and a verb", "I love watching them play.", nil},
 		{"review: a name that lower-cases longer", "I love the ȺȺȺȺȺȺ.", []string{"preference user likes:ⱥⱥⱥⱥⱥⱥ=the ȺȺȺȺȺȺ"}},

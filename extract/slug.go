@@ -3,6 +3,7 @@ package extract
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // maxSlugLen bounds a slug so one long value cannot produce an unreadable
@@ -162,6 +163,16 @@ func CategoryOf(value string) (string, bool) {
 	v := strings.ToLower(strings.TrimSpace(value))
 	v = strings.Trim(v, ".,;:!?\"'()")
 	v = strings.TrimPrefix(v, "the ")
+	if a, ok := ambiguousNames[v]; ok {
+		name := strings.Trim(strings.TrimSpace(value), ".,;:!?\"'()")
+		if len(name) > 4 && strings.EqualFold(name[:4], "the ") {
+			name = name[4:]
+		}
+		if r, _ := utf8.DecodeRuneInString(name); unicode.IsUpper(r) {
+			return a.tool, true
+		}
+		return a.other, true
+	}
 	if c, ok := lexicon[v]; ok {
 		return c, true
 	}
