@@ -5,6 +5,7 @@ package extract
 // always/never/must.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -106,11 +107,18 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		}
 		body = k + 1
 	case "make", "be":
-		if is(ts, k+1, "sure", "certain") {
+		j := k + 1
+		for is(ts, j, "more", "less", "very", "always", "extra") {
+			j++
+		}
+		switch {
+		case is(ts, k+1, "sure", "certain"):
 			body = k + 2
 			for is(ts, body, "to", "that", "you", "we", "always") {
 				body++
 			}
+		case w == "be" && answerStyles[lowAt(ts, j)] && (j+1 == len(ts) || ts[j+1].kind == tPunct || is(ts, j+1, "in", "with", "when")):
+			body = j // "Be concise", "Please be more direct"
 		}
 	case "ensure":
 		body = k + 1
@@ -127,15 +135,24 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 	case "no":
 		// "No force pushes to main." is a rule; "No, I live in Porto" was
 		// taken as a correction before we got here.
-		// One word ("no context") is a list item, not a rule.
-		if len(ts) > k+2 && ts[k+1].kind == tWord && ts[k+2].kind == tWord && !pronounValues[lowAt(ts, k+1)] && !ackWords[lowAt(ts, k+1)] && lowAt(ts, k+1) != "longer" && lowAt(ts, k+1) != "more" && lowAt(ts, k+1) != "one" && lowAt(ts, k+1) != "idea" {
+		// One word ("no context") is a list item, not a rule, unless it
+		// names a habit of answers ("No emojis").
+		if start == k && styleNouns[lowAt(ts, k+1)] && (k+2 == len(ts) || ts[k+2].kind == tPunct) {
+			f.never = true
+			body = k + 1
+		} else if len(ts) > k+2 && ts[k+1].kind == tWord && ts[k+2].kind == tWord && !pronounValues[lowAt(ts, k+1)] && !ackWords[lowAt(ts, k+1)] && lowAt(ts, k+1) != "longer" && lowAt(ts, k+1) != "more" && lowAt(ts, k+1) != "one" && lowAt(ts, k+1) != "idea" {
 			f.never = true
 			body = k + 1
 		}
 	default:
-		if imperativeVerbs[w] && start == k && !socialImperative(ts, k) && !hasCopula(ts[k+1:]) && (startsImperative(ts, k) && standingVerbs[w] || general(ts) && !is(ts, k+1, "it", "me", "us", "them")) {
+		switch {
+		case w == "keep" && is(ts, k+1, "it", "things", "answers", "replies", "responses") && answerStyles[lowAt(ts, k+2)],
+			w == "skip" && is(ts, k+1, "the") && styleNouns[lowAt(ts, k+2)]:
+			// "Keep it short", "Skip the pleasantries": how to answer.
 			body = k
-		} else if forced {
+		case imperativeVerbs[w] && start == k && !socialImperative(ts, k) && !hasCopula(ts[k+1:]) && (startsImperative(ts, k) && standingVerbs[w] || general(ts) && !is(ts, k+1, "it", "me", "us", "them")):
+			body = k
+		case forced:
 			body = k
 		}
 	}
@@ -144,6 +161,17 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 	}
 	return x.rule(x.speaker, ts[start:], ts[body:], f)
 }
+
+// answerStyles and styleNouns name how the user wants to be answered:
+// "Be concise", "Keep it short", "No emojis", "Skip the pleasantries".
+var (
+	answerStyles = set("concise", "brief", "terse", "succinct", "direct", "formal", "informal",
+		"casual", "polite", "precise", "specific", "thorough", "detailed", "blunt", "candid",
+		"short", "shorter", "clear", "simple", "technical", "friendly", "professional", "tight")
+	styleNouns = set("emojis", "emoji", "jargon", "fluff", "filler", "pleasantries", "apologies",
+		"disclaimers", "caveats", "preamble", "preambles", "intro", "intros", "markdown", "yapping",
+		"exclamation", "hedging", "padding")
+)
 
 // imperativeVerbs start rules addressed to the agent: "Use pnpm", "Run the
 // tests before committing", "Answer in English".
@@ -332,8 +360,12 @@ func encouragement(quote, body []token) bool {
 		return true // "Must be nice", "Must have taken ages": a guess
 	}
 	n := valueLen(body, vPhrase)
+	// "Be brief in your answers" speaks to the agent about its answers.
+	aboutAnswers := slices.ContainsFunc(body[:n], func(t token) bool {
+		return t.low == "answers" || t.low == "answer" || t.low == "replies" || t.low == "responses" || t.low == "response"
+	})
 	for _, t := range body[:n] {
-		if !addressed && (t.low == "you" || t.low == "your" || t.low == "yourself" || t.low == "yours") {
+		if !addressed && !aboutAnswers && (t.low == "you" || t.low == "your" || t.low == "yourself" || t.low == "yours") {
 			return true
 		}
 	}
@@ -351,7 +383,7 @@ func encouragement(quote, body []token) bool {
 		return true
 	case w == "be" && moods[next], w == "feel" || w == "worry" || w == "stress" || w == "panic":
 		return true
-	case w == "keep" && (isGerund(next) || strings.HasSuffix(next, "in") && isGerund(next+"g")), w == "keep" && is(body, j+1, "it", "up", "going", "at"):
+	case w == "keep" && (isGerund(next) || strings.HasSuffix(next, "in") && isGerund(next+"g")), w == "keep" && is(body, j+1, "it", "up", "going", "at") && !answerStyles[lowAt(body, j+2)]:
 		return true // "Keep learning", "Keep rockin' it"
 	case w == "talk" && is(body, j+1, "soon", "later", "tomorrow", "again"), w == "catch" && is(body, j+1, "ya", "you", "up"):
 		return true // "Talk soon!": goodbye

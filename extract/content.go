@@ -25,6 +25,7 @@ const (
 	tmDiet
 	tmSpeaks
 	tmAllergy
+	tmAvoids
 	tmRule
 	tmDecideTo
 	tmDecideOn
@@ -56,6 +57,7 @@ var templates = [...][4]string{
 	tmDiet:     {"{S} is {V}.", "{S} used to be {V}.", "{S} is no longer {V}.", "{S} may be {V}."},
 	tmSpeaks:   {"{S} speaks {V}.", "{S} used to speak {V}.", "{S} no longer speaks {V}.", "{S} may speak {V}."},
 	tmAllergy:  {"{S} is allergic to {V}.", "{S} used to be allergic to {V}.", "{S} is no longer allergic to {V}.", "{S} may be allergic to {V}."},
+	tmAvoids:   {"{S} does not eat {V}.", "{S} used to avoid {V}.", "{S} eats {V} again.", "{S} may avoid {V}."},
 	tmRule:     {"{S} set a rule: {V}.", "{S} used to have a rule: {V}.", "{S} dropped a rule: {V}.", "{S} suggested a rule: {V}."},
 	tmDecideTo: {"{S} decided to {V}.", "{S} had decided to {V}.", "{S} decided not to {V}.", "{S} may decide to {V}."},
 	tmDecideOn: {"{S} decided on {V}{C}.", "{S} had decided on {V}{C}.", "{S} decided against {V}{C}.", "{S} may decide on {V}{C}."},

@@ -311,6 +311,10 @@ loop:
 					}
 				}
 			}
+			if is(ts, i+1, "not") && is(ts, i+2, "have", "eat") && dietItems[lowAt(ts, i+3)] {
+				x.avoid(s, ts[i+3:], f) // "I can't have dairy"
+				return
+			}
 			return // "I can use Vim" says what is possible, not what is
 		case w == "rather" && f.polite:
 			x.prefer(s, ts[i+1:], f)
@@ -527,6 +531,12 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 				x.emitPreference(s, val, purposeInfo{}, false, f)
 			}
 		}
+	case "eat":
+		// "I don't eat pork", "I never eat meat": a diet. What one eats
+		// is not a standing fact ("I ate sushi").
+		if f.not || f.never || f.neg {
+			x.avoid(s, ts, f) // f.neg: "I no longer eat meat"
+		}
 	case "drink":
 		if f.not || !personal(s) {
 			return
@@ -586,6 +596,28 @@ func (x *extraction) allergy(s subject, ts []token, f flags) {
 	f.high = true
 	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
 }
+
+// avoid reads what a person does not eat: "pork", "meat", "dairy".
+func (x *extraction) avoid(s subject, ts []token, f flags) {
+	if !personal(s) || f.hedge {
+		return
+	}
+	for is(ts, 0, "any", "much") && len(ts) > 1 && ts[1].kind == tWord {
+		ts = ts[1:] // "I don't eat any meat"
+	}
+	val, n := x.readValue(ts, vThing)
+	if n == 0 || pronounValues[strings.ToLower(val)] {
+		return
+	}
+	// The claim is that the person avoids it now, whatever words said so.
+	f.not, f.never, f.anymore, f.past, f.neg = false, false, false, false, false
+	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "avoids:" + Slug(val), value: val, tmpl: tmAvoids})
+}
+
+// dietItems are what "I can't have X" is about when it is about a diet.
+var dietItems = set("dairy", "gluten", "sugar", "caffeine", "alcohol", "lactose", "nuts",
+	"peanuts", "shellfish", "eggs", "soy", "meat", "pork", "beef", "fish", "wheat", "garlic",
+	"onions", "spicy", "salt", "carbs", "fried")
 
 // allergenPlurals name an allergy's source as "allergic to" does.
 var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",

@@ -84,6 +84,7 @@ var verbs = buildVerbs([][]string{
 	{"power", "powers", "powered", "powering"},
 	{"base", "bases", "based", "basing"},
 	{"drink", "drinks", "drank", "drinking", "drunk"},
+	{"eat", "eats", "ate", "eating", "eaten"},
 	{"listen", "listens", "listened", "listening"},
 	{"call", "calls", "called", "calling"},
 	{"name", "names", "named", "naming"},
