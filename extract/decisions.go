@@ -291,9 +291,9 @@ func (x *extraction) goal(s subject, ts []token, f flags, t tmpl, prefix string)
 	if is(ts, 0, "know", "see", "say", "ask", "tell", "check", "make", "talk", "go", "get") && n < 4 {
 		return // "I want to know...", "I want to see..." are requests, not goals
 	}
-	for _, t := range ts[:n] {
-		if goalPronouns[t.low] {
-			return // "help make that happen", "pass it on": we cannot tell what "it" is
+	for i, t := range ts[:n] {
+		if goalPronouns[t.low] && !((t.low == "this" || t.low == "that" || t.low == "these") && periodWords[lowAt(ts, i+1)]) {
+			return // "help make that happen", "pass it on": we cannot tell what "it" is ("this year" is a time)
 		}
 	}
 	c := claim{typ: memory.TypeGoal, key: "goal:" + shortSlug(phraseKey(ts[:n]), 5), value: prefix + x.text(ts, n), tmpl: t}
@@ -306,6 +306,10 @@ func (x *extraction) goal(s subject, ts []token, f flags, t tmpl, prefix string)
 // goalPronouns point at something said before; a goal that needs them
 // cannot stand on its own.
 var goalPronouns = set("it", "that", "this", "these", "those", "them", "there", "you", "your")
+
+// periodWords follow "this" or "that" in a time, not a pronoun: "this year".
+var periodWords = set("year", "month", "week", "weekend", "summer", "winter", "spring", "autumn",
+	"fall", "quarter", "semester", "term", "season", "time", "morning", "evening", "decade", "days")
 
 // goalVerbs start goals stated without "to" ("Goal: ship v2 by March").
 var goalVerbs = set("ship", "launch", "finish", "get", "become", "reach", "lose", "save",

@@ -51,6 +51,29 @@ body:
 		return
 	}
 	switch {
+	case w == "on" && personal(s) && !f.not && s.kind == sSpeaker:
+		// "I'm on macOS", "I'm on a Mac": the speaker's system.
+		j := 1
+		if is(ts, 1, "a", "an") {
+			j = 2
+		}
+		val, n := x.readValue(ts[j:], vThing)
+		if n == 0 {
+			return
+		}
+		if c, ok := CategoryOf(val); ok && c == "os" {
+			x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: val, tmpl: tmPrefers, cat: categoryDisplay(c)})
+		} else if strings.EqualFold(val, "mac") {
+			x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: "macOS", tmpl: tmPrefers, cat: categoryDisplay("os")})
+		}
+	case w == "in" && personal(s) && !f.not && s.kind == sSpeaker && timeZoneAt(ts, 1) > 0:
+		// "I'm in the Pacific time zone".
+		j := 1
+		if is(ts, 1, "the") {
+			j = 2
+		}
+		n := timeZoneAt(ts, 1) - j
+		x.emit(s, f, claim{typ: memory.TypeFact, key: "timezone", value: x.text(ts[j:], n), tmpl: tmFact, cat: "timezone"})
 	case w == "from" || w == "originally" && is(ts, 1, "from"):
 		if !f.not && personal(s) {
 			f.past = false
@@ -347,13 +370,18 @@ func (x *extraction) callMe(ts []token, f flags) bool {
 	for is(ts, k, "please", "just", "you", "can", "may", "should") {
 		k++
 	}
-	if !seq(ts, k, "call", "me") {
+	n := 2
+	switch {
+	case seq(ts, k, "call", "me"):
+	case seq(ts, k, "address", "me", "as"), seq(ts, k, "refer", "to", "me", "as"):
+		n = 3 + b2i(ts[k].low == "refer") // "Address me as Alex"
+	default:
 		return false
 	}
 	if x.mode != modeUser {
 		return true
 	}
-	x.name(x.speaker, ts[k+2:], f, false)
+	x.name(x.speaker, ts[k+n:], f, false)
 	return true
 }
 
@@ -589,4 +617,21 @@ func adjectiveSuffix(w string) bool {
 func baseVerbAt(ts []token, k int) bool {
 	v, ok := verbs[lowAt(ts, k)]
 	return ok && v.form == fBase || imperativeVerbs[lowAt(ts, k)] || goalVerbs[lowAt(ts, k)]
+}
+
+// timeZoneAt returns where "time zone" (or "timezone") ends after "the X"
+// or "X" at ts[k:] ("the Pacific time zone", "CET timezone"), or 0.
+func timeZoneAt(ts []token, k int) int {
+	if is(ts, k, "the") {
+		k++
+	}
+	for j := k + 1; j < len(ts) && j <= k+3; j++ {
+		if is(ts, j, "timezone") {
+			return j
+		}
+		if is(ts, j, "time") && is(ts, j+1, "zone") {
+			return j
+		}
+	}
+	return 0
 }

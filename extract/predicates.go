@@ -105,6 +105,9 @@ func hypotheticalClause(ts []token) bool {
 		case "wish", "wished", "wishing", "imagine", "imagining", "dream", "dreaming",
 			"dreamed", "dreamt", "someday", "hypothetically", "fantasize", "fantasise",
 			"pretend", "pretending", "theoretically", "hypothetical":
+			if t.low == "dream" && is(ts, k-1, "a", "my", "the", "our") && is(ts, k+1, "job", "role", "position", "house", "home", "car", "team") {
+				continue // "I landed a dream job at Pixar" happened
+			}
 			return true
 		case "one", "some":
 			if is(ts, k+1, "day") && !is(ts, k-1, "every") {
