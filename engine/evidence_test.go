@@ -70,3 +70,52 @@ func TestEvidenceStaysBounded(t *testing.T) {
 		t.Errorf("forget took %d statements out of retrieval, want the %d still held", len(res.Episodes), len(live))
 	}
 }
+
+// Restated word for word while every statement is still held, a fact's
+// evidence keeps one of each wording past the bound (a statement in other
+// words stays), and forgetting it still takes every restatement out of
+// retrieval: Forget finds the repeats by their content.
+func TestEvidenceKeepsOneOfEachWording(t *testing.T) {
+	e, clk, st := newEngine(t)
+	ctx := context.Background()
+	const fact = "I prefer green tea in the morning."
+	var all []string
+	var paraphrase string
+	for d := range 40 {
+		text := fact
+		if d == 5 {
+			text = "I really prefer green tea in the morning."
+		}
+		ids := captureOn(t, e, clk, fmt.Sprintf("s-%d", d), jan5.Add(time.Duration(d)*day), text)
+		if d == 5 {
+			paraphrase = ids[0]
+		}
+		all = append(all, ids...)
+	}
+	vs, err := st.ListVersions(ctx, memory.ListVersionsParams{Namespace: "ns1", Kinds: []memory.Kind{memory.KindSemantic}, Statuses: []memory.Status{memory.StatusActive}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v *memory.Version
+	for _, c := range vs {
+		if c.Key == "prefers:drink" {
+			v = c
+		}
+	}
+	if v == nil {
+		t.Fatalf("no prefers:drink fact among %d", len(vs))
+	}
+	if !slices.Contains(v.EvidenceEpisodeIDs, paraphrase) {
+		t.Fatalf("the statement in other words left the evidence: %v", v.EvidenceEpisodeIDs)
+	}
+	if got := len(v.EvidenceEpisodeIDs); got != 17 || v.EvidenceEpisodeIDs[0] != all[0] {
+		t.Errorf("evidence: %d statements starting %s, want 17 (the first, the other wording, the newest 15) starting %s", got, v.EvidenceEpisodeIDs[0], all[0])
+	}
+	res, err := e.Forget(ctx, "ns1", v.MemoryID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Episodes) != len(all) {
+		t.Errorf("forget took %d statements out of retrieval, want all %d", len(res.Episodes), len(all))
+	}
+}

@@ -199,7 +199,13 @@ func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, erro
 			}
 		}
 		// The statements a fact came from would still serve it as
-		// episodes: they leave retrieval with it.
+		// episodes: they leave retrieval with it, and so do their word-
+		// for-word repeats still held (a long evidence list keeps one of
+		// each, see trimEvidence).
+		evidence, err = withRepeats(ctx, tx, ns, evidence)
+		if err != nil {
+			return err
+		}
 		for _, ep := range evidence {
 			evs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, Key: "episode:" + ep, Kinds: []memory.Kind{memory.KindEpisodic}})
 			if err != nil {
@@ -230,6 +236,40 @@ func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, erro
 		st.updateState(v)
 	}
 	return res, nil
+}
+
+// withRepeats adds to ids the held episodes with the same content as one
+// of them.
+func withRepeats(ctx context.Context, tx memory.Executor, ns string, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return ids, nil
+	}
+	eps, err := tx.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, IDs: ids, Held: true})
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		seen[id] = true
+	}
+	hashes := make(map[string]bool, len(eps))
+	for _, ep := range eps {
+		if ep.ContentHash == "" || hashes[ep.ContentHash] {
+			continue
+		}
+		hashes[ep.ContentHash] = true
+		same, err := tx.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, ContentHash: ep.ContentHash, Held: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range same {
+			if !seen[s.ID] {
+				seen[s.ID] = true
+				ids = append(ids, s.ID)
+			}
+		}
+	}
+	return ids, nil
 }
 
 // StatsResult counts a namespace and its index.

@@ -659,40 +659,51 @@ func (e *Engine) touch(ctx context.Context, tx memory.Executor, w *writeBatch, v
 	return nil
 }
 
-// evidenceKeep bounds the purged statements a fact's evidence keeps: a
-// fact restated every day would otherwise cite a statement a day for
-// good, and every reinforcement rewrites the whole list.
+// evidenceKeep bounds a fact's evidence: a fact restated every day would
+// otherwise cite a statement a day for good, and every reinforcement
+// rewrites the whole list.
 const evidenceKeep = 16
 
 // trimEvidence bounds a fact's evidence once it cites more than
-// evidenceKeep statements: it keeps the first (where the fact came from),
-// the newest evidenceKeep-1, and every statement in between whose text is
-// still held, and drops the others, whose text consolidation purged (their
-// stubs remain; the reinforcement count keeps the tally). A statement
-// still held may still be retrieved, and forgetting the fact must find it,
-// so none is ever dropped. Each purged statement is looked up once: the
-// next trim no longer cites it.
+// evidenceKeep statements. It keeps the first (where the fact came from)
+// and the newest evidenceKeep-1, and of those in between drops:
+//   - the ones whose text consolidation purged (their stubs remain), and
+//   - the ones still held that repeat, word for word, a statement kept
+//     (Forget finds those by their content hash).
+//
+// A statement still held in other words stays: it may still be retrieved,
+// and forgetting the fact must find it. The reinforcement count keeps the
+// tally of everything dropped.
 func trimEvidence(ctx context.Context, ex memory.Executor, v *memory.Version) error {
 	ids := v.EvidenceEpisodeIDs
 	if len(ids) <= evidenceKeep || v.Kind != memory.KindSemantic {
 		return nil
 	}
-	middle := ids[1 : len(ids)-(evidenceKeep-1)]
-	eps, err := ex.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: v.Namespace, IDs: middle})
+	eps, err := ex.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: v.Namespace, IDs: ids})
 	if err != nil {
 		return err
 	}
-	purged := make(map[string]bool, len(eps))
+	byID := make(map[string]*memory.Episode, len(eps))
 	for _, ep := range eps {
-		if ep.Content == "" {
-			purged[ep.ID] = true
+		byID[ep.ID] = ep
+	}
+	keptHashes := make(map[string]bool, evidenceKeep)
+	for _, id := range append([]string{ids[0]}, ids[len(ids)-(evidenceKeep-1):]...) {
+		if ep := byID[id]; ep != nil && ep.ContentHash != "" {
+			keptHashes[ep.ContentHash] = true
 		}
 	}
-	if len(purged) == 0 {
+	drop := make(map[string]bool)
+	for _, id := range ids[1 : len(ids)-(evidenceKeep-1)] {
+		if ep := byID[id]; ep != nil && (ep.Content == "" || keptHashes[ep.ContentHash]) {
+			drop[id] = true
+		}
+	}
+	if len(drop) == 0 {
 		return nil
 	}
-	v.EvidenceEpisodeIDs = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return purged[id] })
-	v.EvidenceSpans = slices.DeleteFunc(slices.Clone(v.EvidenceSpans), func(sp memory.Span) bool { return purged[sp.EpisodeID] })
+	v.EvidenceEpisodeIDs = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return drop[id] })
+	v.EvidenceSpans = slices.DeleteFunc(slices.Clone(v.EvidenceSpans), func(sp memory.Span) bool { return drop[sp.EpisodeID] })
 	return nil
 }
 

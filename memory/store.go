@@ -226,7 +226,10 @@ type ListEpisodesParams struct {
 	// instant. With ContentHash it is how a retried event is recognised,
 	// cheaply even among episodes long purged.
 	OccurredAt time.Time
-	Limit      int // 0 means no limit
+	// Held leaves out episodes whose text was purged: only those still
+	// held can be retrieved (or leak).
+	Held  bool
+	Limit int // 0 means no limit
 }
 
 // FindMemoryParams identifies a slot.

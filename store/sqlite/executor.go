@@ -266,8 +266,8 @@ func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams
 // that match p.
 func (e *executor) listEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
 	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listEpisodesQuery(p) }, decodeEpisode)
-	if err != nil {
-		return nil, err
+	if err != nil || p.Held {
+		return out, err // purged episodes are all in the archive
 	}
 	var found map[string]bool
 	if len(p.IDs) > 0 {

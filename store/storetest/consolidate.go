@@ -349,6 +349,10 @@ func (s suite) consolidation(t *testing.T) {
 				{"hash at another time", memory.ListEpisodesParams{ContentHash: eps[2].ContentHash, OccurredAt: at(2)}, nil},
 				{"time", memory.ListEpisodesParams{OccurredAt: at(1)}, []string{"e-1"}},
 				{"session and ids", memory.ListEpisodesParams{SessionID: "s-2", IDs: []string{"e-1", "e-4"}}, []string{"e-4"}},
+				// Held: only the episodes whose text is still there.
+				{"held", memory.ListEpisodesParams{Held: true}, []string{"e-2", "e-4"}},
+				{"held ids", memory.ListEpisodesParams{IDs: []string{"e-1", "e-2"}, Held: true}, []string{"e-2"}},
+				{"held by hash", memory.ListEpisodesParams{ContentHash: eps[2].ContentHash, Held: true}, nil},
 			} {
 				c.p.Namespace = ns
 				got, err := st.ListEpisodes(ctx, c.p)
