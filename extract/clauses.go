@@ -175,6 +175,12 @@ func reportedByOther(ts []token) bool {
 		if ts[j].low == "me" || ts[j].low == "us" || ts[j].low == "let" {
 			continue
 		}
+		// "Dana prefers Vim, she says it's faster": an aside after the
+		// claim, reporting something else; "..., she says." at the end
+		// reports the claim itself.
+		if j > 0 && is(ts, j-1, ",") && is(ts, j, "she", "he", "they") && k+1 < len(ts) && ts[k+1].kind == tWord {
+			continue
+		}
 		return true
 	}
 	return false

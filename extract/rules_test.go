@@ -234,6 +234,8 @@ func TestLikesAndDislikesAreOneSlotPerThing(t *testing.T) {
 		{"address me as", "Address me as Alex.", []string{"fact user name=Alex"}},
 		{"a goal this year", "My goal is to run a marathon this year.", []string{"goal user goal:run_marathon_this_year=to run a marathon this year"}},
 		{"a goal about that", "My goal is to make that happen.", nil},
+		{"an aside reported after the claim", "Dana prefers Vim, she says it's faster.", []string{"preference dana prefers:editor=Vim"}},
+		{"the claim itself reported", "Dana prefers Vim, she says.", nil},
 		{"diff: one rule with skip", "Always run the linter and skip the slow tests locally.", []string{"constraint user constraint:run_linter_and_skip_slow_tests=Always run the linter and skip the slow tests locally crit=high"}},
 		{"a pronoun object and a verb", "I love watching them play.", nil},
 		{"review: a name that lower-cases longer", "I love the ȺȺȺȺȺȺ.", []string{"preference user likes:ⱥⱥⱥⱥⱥⱥ=the ȺȺȺȺȺȺ"}},
