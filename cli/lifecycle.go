@@ -143,12 +143,12 @@ func (cfg *serverConfig) consolidation() (engine.Consolidation, error) {
 	c := engine.DefaultConsolidation()
 	var err error
 	if cfg.ConsolidateAfter != "" {
-		if c.MinAge, err = parseAge("consolidate_after", cfg.ConsolidateAfter); err != nil {
+		if c.MinAge, err = parseAge("consolidate_after (MNEMON_CONSOLIDATE_AFTER)", cfg.ConsolidateAfter); err != nil {
 			return c, err
 		}
 	}
 	if cfg.PurgeAfter != "" {
-		if c.PurgeAfter, err = parseAge("purge_after", cfg.PurgeAfter); err != nil {
+		if c.PurgeAfter, err = parseAge("purge_after (MNEMON_PURGE_AFTER)", cfg.PurgeAfter); err != nil {
 			return c, err
 		}
 	}

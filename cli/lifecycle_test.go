@@ -119,8 +119,8 @@ func TestConsolidationConfig(t *testing.T) {
 			want: func(c *engine.Consolidation) {
 				c.MinAge, c.PurgeAfter, c.SummaryTokens, c.DigestTokens = 14*24*time.Hour, 90*24*time.Hour, 120, 800
 			}},
-		{name: "not an age", env: map[string]string{"MNEMON_PURGE_AFTER": "soon"}, bad: `purge_after "soon" is not an age`},
-		{name: "no age", file: `{"consolidate_after": "0d"}`, bad: `consolidate_after "0d": use an age above zero`},
+		{name: "not an age", env: map[string]string{"MNEMON_PURGE_AFTER": "soon"}, bad: `purge_after (MNEMON_PURGE_AFTER) "soon" is not an age`},
+		{name: "no age", file: `{"consolidate_after": "0d"}`, bad: `consolidate_after (MNEMON_CONSOLIDATE_AFTER) "0d": use an age above zero`},
 		{name: "summary too long", file: `{"summary_tokens": 9000}`, bad: "summary_tokens 9000: use a number from 20 to 4000"},
 		{name: "digest too short", file: `{"digest_tokens": 5}`, bad: "digest_tokens 5: use a number from 20 to 8000"},
 	} {

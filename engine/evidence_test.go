@@ -30,19 +30,7 @@ func TestEvidenceStaysBounded(t *testing.T) {
 	for d := 241; d < 251; d++ {
 		live = append(live, captureOn(t, e, clk, fmt.Sprintf("late-%d", d), jan5.Add(time.Duration(d)*day), fact)...)
 	}
-	vs, err := st.ListVersions(ctx, memory.ListVersionsParams{Namespace: "ns1", Kinds: []memory.Kind{memory.KindSemantic}, Statuses: []memory.Status{memory.StatusActive}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v *memory.Version
-	for _, c := range vs {
-		if c.Key == "prefers:drink" {
-			v = c
-		}
-	}
-	if v == nil {
-		t.Fatalf("no prefers:drink fact among %d", len(vs))
-	}
+	v := activeFact(t, st, "prefers:drink")
 	if got := len(v.EvidenceEpisodeIDs); got != 16 || len(v.EvidenceSpans) != 16 {
 		t.Errorf("evidence: %d ids and %d spans after 40 statements, want 16 (the first and the newest 15)", got, len(v.EvidenceSpans))
 	}
@@ -92,19 +80,7 @@ func TestEvidenceKeepsOneOfEachWording(t *testing.T) {
 		}
 		all = append(all, ids...)
 	}
-	vs, err := st.ListVersions(ctx, memory.ListVersionsParams{Namespace: "ns1", Kinds: []memory.Kind{memory.KindSemantic}, Statuses: []memory.Status{memory.StatusActive}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v *memory.Version
-	for _, c := range vs {
-		if c.Key == "prefers:drink" {
-			v = c
-		}
-	}
-	if v == nil {
-		t.Fatalf("no prefers:drink fact among %d", len(vs))
-	}
+	v := activeFact(t, st, "prefers:drink")
 	if !slices.Contains(v.EvidenceEpisodeIDs, paraphrase) {
 		t.Fatalf("the statement in other words left the evidence: %v", v.EvidenceEpisodeIDs)
 	}
@@ -118,4 +94,20 @@ func TestEvidenceKeepsOneOfEachWording(t *testing.T) {
 	if len(res.Episodes) != len(all) {
 		t.Errorf("forget took %d statements out of retrieval, want all %d", len(res.Episodes), len(all))
 	}
+}
+
+// activeFact returns ns1's active fact with this key.
+func activeFact(t *testing.T, st memory.Store, key string) *memory.Version {
+	t.Helper()
+	vs, err := st.ListVersions(context.Background(), memory.ListVersionsParams{Namespace: "ns1", Kinds: []memory.Kind{memory.KindSemantic}, Statuses: []memory.Status{memory.StatusActive}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		if v.Key == key {
+			return v
+		}
+	}
+	t.Fatalf("no %s fact among %d", key, len(vs))
+	return nil
 }
