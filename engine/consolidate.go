@@ -7,8 +7,6 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/internal/ids"
@@ -190,22 +188,15 @@ type ConsolidateOptions struct {
 	Force bool
 }
 
-// MaxSessionIDBytes bounds a session id.
-const MaxSessionIDBytes = 256
+// MaxSessionIDBytes bounds a session id, as every scope id.
+const MaxSessionIDBytes = memory.MaxScopeIDBytes
 
 // ValidateSessionID checks a session id named by a caller.
 func ValidateSessionID(id string) error {
-	switch {
-	case strings.TrimSpace(id) == "":
+	if strings.TrimSpace(id) == "" {
 		return memory.Invalidf("session id is empty")
-	case len(id) > MaxSessionIDBytes:
-		return memory.Invalidf("session id is %d bytes; the limit is %d", len(id), MaxSessionIDBytes)
-	case !utf8.ValidString(id):
-		return memory.Invalidf("session id is not valid UTF-8")
-	case strings.IndexFunc(id, unicode.IsControl) >= 0:
-		return memory.Invalidf("session id contains control characters")
 	}
-	return nil
+	return memory.ValidateScopeID("session id", id)
 }
 
 // ConsolidateSession summarises one session (if it is old enough, or

@@ -411,11 +411,12 @@ func TestConsolidateAccessKeepsEpisodes(t *testing.T) {
 	if _, err := e.ConsolidateDue(ctx, "ns1"); err != nil {
 		t.Fatal(err)
 	}
-	// Retrievals in s-used keep serving its episode until day 100.
+	// Retrievals kept to s-used serve its episode until day 100 (without
+	// session_only they would serve the idle one too, as a filler).
 	for _, d := range []int{40, 70, 100} {
 		clk.Set(start.Add(time.Duration(d) * day))
 		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns1", Query: "when does the staging database password rotate?",
-			Scope: memory.Scope{UserID: "u1", SessionID: "s-used"}})
+			Scope: memory.Scope{UserID: "u1", SessionID: "s-used"}, SessionOnly: true})
 		served := false
 		for _, it := range res.Items {
 			served = served || (it.Kind == memory.KindEpisodic && len(it.EpisodeIDs) > 0 && it.EpisodeIDs[0] == used[0])

@@ -379,8 +379,8 @@ type GraphParams struct {
 	Limit          int // claims at most; default DefaultGraphLimit
 	// Scope, when set, keeps only claims of memories visible to it, as in
 	// retrieval (memory.Scope.Visible): namespace-wide memories and those
-	// of the named user, agent, project or session. Unset, the whole
-	// namespace is shown, as 'facts' lists it.
+	// of the named user, agent or project, whatever session they were said
+	// in. Unset, the whole namespace is shown, as 'facts' lists it.
 	Scope memory.Scope
 }
 
@@ -427,6 +427,9 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 	if err != nil {
 		return nil, fmt.Errorf("graph: %w", err)
 	}
+	if err := p.Scope.Validate(); err != nil {
+		return nil, fmt.Errorf("graph: %w", err)
+	}
 	switch {
 	case p.Hops == 0:
 		p.Hops = 1
@@ -451,7 +454,7 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 	}
 	res := &GraphResult{Entity: entityName(p.Entity), Hops: p.Hops, AsOf: p.AsOf, Entities: []GraphEntity{}, Claims: []GraphClaim{}}
 	seed, _ := entityKey(e.analyzer, p.Entity)
-	scoped := p.Scope != (memory.Scope{})
+	scoped := p.Scope.Owned()
 	served := func(v *memory.Version) bool {
 		if scoped && !p.Scope.Visible(v.Scope) {
 			return false

@@ -58,8 +58,8 @@ type entry struct {
 
 	// Copies of what the retrieval filter reads for every candidate, kept
 	// here so the filter does not chase v into another cache line.
-	status   memory.Status
-	unscoped bool // v.Scope is empty: visible to every request
+	status    memory.Status
+	ownerless bool // no agent, user or project owns v: visible to every request
 
 	subjectTerm string // the subject as an index term ("user", "sister", "caroline")
 }
@@ -67,7 +67,7 @@ type entry struct {
 func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *entry {
 	lean := *v
 	lean.Embedding = nil
-	return &entry{v: &lean, keyTerms: keyTerms, status: v.Status, unscoped: v.Scope == (memory.Scope{}), subjectTerm: subjectTerm}
+	return &entry{v: &lean, keyTerms: keyTerms, status: v.Status, ownerless: !v.Scope.Owned(), subjectTerm: subjectTerm}
 }
 
 // subjectTermOf returns the subject's first index term.
@@ -196,7 +196,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 		lv.v.Embedding = nil
 		st.putEntry(&entry{
 			v: lv.v, keyTerms: lv.keyTerms, aliasTerms: lv.aliasTerms, status: lv.v.Status,
-			unscoped: lv.v.Scope == (memory.Scope{}), subjectTerm: lv.subjectTerm,
+			ownerless: !lv.v.Scope.Owned(), subjectTerm: lv.subjectTerm,
 		}, nil)
 	}
 	select {

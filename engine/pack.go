@@ -133,8 +133,13 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 		}
 		return n
 	}
+	// Texts already packed: the same words said in three sessions take one
+	// line, not three. Only episodes are skipped so; a fact of the same
+	// words says more (its validity, its status).
+	said := make(map[string]bool)
 	take := func(c *scored, n int, reason string) {
 		c.packed, c.reason = true, reason
+		said[sameText(c.en.v.Content)] = true
 		used += n
 		packed++
 		opened[sectionOf(c.en.v)] = true
@@ -183,6 +188,10 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 			c.reason = "shown as context of another item"
 			continue
 		}
+		if c.en.v.Kind == memory.KindEpisodic && said[sameText(c.en.v.Content)] {
+			c.reason = "same text as an item already packed"
+			continue
+		}
 		n := cost(c)
 		if used+n > budget {
 			c.reason = fmt.Sprintf("does not fit: needs %d tokens, %d left", n, budget-used)
@@ -212,6 +221,12 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 		cands[last].packed = false
 		cands[last].reason = "does not fit once rendered"
 	}
+}
+
+// sameText is the form under which two contents read the same: case and
+// spacing aside.
+func sameText(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
 // render writes the packed candidates as sections, each in rank order.

@@ -33,7 +33,12 @@ type RetrieveParams struct {
 	Limit       int // items packed at most; default 10
 	TokenBudget int // tokens the context may use; default 1000
 	TaskType    string
-	Scope       memory.Scope
+	// Scope names who asks. Agent, user and project are hard filters
+	// (memory.Scope.Visible); the session only ranks the current
+	// conversation's items a little higher, unless SessionOnly.
+	Scope memory.Scope
+	// SessionOnly serves only items of Scope.SessionID (which it needs).
+	SessionOnly bool
 	AsOf        *time.Time // valid time: what was true then
 	// KnownAt is record time: what mnemon held then. Versions recorded
 	// after it are left out, and one superseded or expired since (its
@@ -263,6 +268,12 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 }
 
 func validateRetrieve(p *RetrieveParams) error {
+	if err := p.Scope.Validate(); err != nil {
+		return err
+	}
+	if p.SessionOnly && p.Scope.SessionID == "" {
+		return memory.Invalidf("session_only needs a session_id: name the session to restrict to")
+	}
 	if strings.TrimSpace(p.Query) == "" {
 		return memory.Invalidf("query is empty")
 	}
@@ -307,15 +318,16 @@ func channelIndex(name string) int {
 // filter returns the scope and lifecycle filter of a retrieval. It reads
 // st.entries unlocked: call it only inside channel, which holds st.mu.
 func (st *nsState) filter(p RetrieveParams) func(id string) bool {
-	fast := p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && p.Scope == (memory.Scope{})
+	fast := p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && !p.Scope.Owned() && !p.SessionOnly
 	return func(id string) bool {
 		en, ok := st.entries.load(id)
 		if !ok {
 			return false
 		}
 		if fast {
-			// The common request: live, namespace-wide memories only.
-			return en.unscoped && en.status.Live()
+			// The common request: live memories no agent, user or project
+			// owns, whatever session they were said in.
+			return en.ownerless && en.status.Live()
 		}
 		return st.servableLocked(en.v, p)
 	}
@@ -323,7 +335,7 @@ func (st *nsState) filter(p RetrieveParams) func(id string) bool {
 
 // servableLocked reports whether v is served to p. The caller holds st.mu.
 func (st *nsState) servableLocked(v *memory.Version, p RetrieveParams) bool {
-	if !p.Scope.Visible(v.Scope) {
+	if !p.Scope.Visible(v.Scope) || (p.SessionOnly && v.Scope.SessionID != p.Scope.SessionID) {
 		return false
 	}
 	live := v.Status.Live()
@@ -663,11 +675,13 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 	if v.Scope.ProjectID != "" {
 		scope += r.ScopeProject
 	}
-	if v.Scope.SessionID != "" {
-		scope += r.ScopeSession
-	}
 	if scope != 0 {
 		add("scope", scope)
+	}
+	if v.Scope.SessionID != "" && v.Scope.SessionID == p.Scope.SessionID {
+		// Said in the conversation the request is part of: a little
+		// higher, never a wall (other sessions' items stay visible).
+		add("session", r.ScopeSession)
 	}
 	if c.en.subjectTerm != "" && slices.Contains(qterms, c.en.subjectTerm) {
 		// "which editor does the user prefer?" is about the user, not

@@ -1265,16 +1265,51 @@ func TestScenarioScope(t *testing.T) {
 			queries: []queryWant{
 				{query: "where does the user live?", scope: memory.Scope{SessionID: "s2"}, top: "Lisbon"},
 			},
+		},
+		{
+			// A session is a conversation, not a wall: what was said in
+			// one is recalled from the next, the current one ranks a
+			// little higher, and session_only keeps to it.
+			name: "a session's turns are recalled from later sessions",
+			steps: []step{
+				{text: "The staging box is called hermes, by the way.", capture: true, scope: memory.Scope{UserID: "u1", SessionID: "mon"}},
+				{text: "Our staging box got renamed, it's hermes-2 now.", capture: true, scope: memory.Scope{UserID: "u1", SessionID: "tue"}, at: day},
+				{text: "Staging is down again, ugh.", capture: true, scope: memory.Scope{UserID: "u2", SessionID: "wed"}, at: 2 * day},
+			},
 			check: func(t *testing.T, w *world) {
-				r := w.ask(t, queryWant{query: "where does the user live?", scope: memory.Scope{SessionID: "s2"}})
-				for _, it := range r.Items {
-					if it.Kind == memory.KindEpisodic {
-						t.Fatalf("another session's episode was served: %q", it.Content)
+				said := func(r *engine.Result) []string {
+					var out []string
+					for _, it := range r.Items {
+						if it.Kind == memory.KindEpisodic {
+							out = append(out, it.Content)
+						}
 					}
+					return out
 				}
-				r = w.ask(t, queryWant{query: "where does the user live?", scope: memory.Scope{SessionID: "s1"}})
-				if !slices.ContainsFunc(r.Items, func(it engine.Item) bool { return it.Kind == memory.KindEpisodic }) {
-					t.Fatalf("the session's own episode was not served:\n%s", itemsString(r.Items))
+				q := "what is the staging box called?"
+				later := said(w.ask(t, queryWant{query: q, scope: memory.Scope{UserID: "u1", SessionID: "thu"}}))
+				if len(later) != 2 || !slices.ContainsFunc(later, func(s string) bool { return strings.Contains(s, "hermes-2") }) {
+					t.Fatalf("a later session of u1 got %q, want both of u1's turns", later)
+				}
+				none := said(w.ask(t, queryWant{query: q}))
+				if len(none) != 0 {
+					t.Fatalf("a request naming no user was served user-owned turns: %q", none)
+				}
+				mon := w.ask(t, queryWant{query: q, scope: memory.Scope{UserID: "u1", SessionID: "mon"}})
+				if got := said(mon); len(got) != 2 || !strings.Contains(got[0], "hermes,") {
+					t.Fatalf("in session mon got %q, want mon's own turn first", got)
+				}
+				if !strings.Contains(mon.Items[0].Explanation, "session") {
+					t.Fatalf("the current session's turn does not say why it ranks higher: %s", mon.Items[0].Explanation)
+				}
+				only := retrieve(t, w.e, engine.RetrieveParams{Namespace: w.ns, Query: q, Scope: memory.Scope{UserID: "u1", SessionID: "tue"}, SessionOnly: true})
+				if got := said(only); len(got) != 1 || !strings.Contains(got[0], "hermes-2") {
+					t.Fatalf("session_only tue got %q, want only tue's turn", got)
+				}
+				for _, it := range only.Items {
+					if it.Kind != memory.KindEpisodic {
+						t.Fatalf("session_only served a memory of no session: %q", it.Content)
+					}
 				}
 			},
 		},

@@ -153,6 +153,9 @@ func (e *Engine) captureEvents(p CaptureParams) (string, []*pendingEvent, error)
 	if len(p.Events) == 0 {
 		return "", nil, memory.Invalidf("no events: send at least one")
 	}
+	if err := p.Scope.Validate(); err != nil {
+		return "", nil, err
+	}
 	if len(p.Events) > MaxEvents {
 		return "", nil, memory.Invalidf("%d events in one call; the limit is %d", len(p.Events), MaxEvents)
 	}
@@ -240,6 +243,9 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 			return nil, fmt.Errorf("remember: %w", memory.Invalidf("one batch must stay in one namespace (%q and %q)", ns, p.Namespace))
 		}
 		if err := validateRemember(p); err != nil {
+			return nil, fmt.Errorf("remember: %w", err)
+		}
+		if err := p.Scope.Validate(); err != nil {
 			return nil, fmt.Errorf("remember: %w", err)
 		}
 		observed := p.ObservedAt

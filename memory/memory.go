@@ -9,6 +9,8 @@ package memory
 import (
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultNamespace is used when the caller names none.
@@ -116,14 +118,59 @@ type Scope struct {
 	SessionID string `json:"session_id,omitempty"`
 }
 
-// Visible reports whether a memory scoped m is visible to a request scoped r:
-// every field the memory sets must equal the request's, so namespace-wide
-// memories are visible to everyone and a memory of agent A only to A.
+// MaxScopeIDBytes bounds each scope field (agent, user, project and
+// session ids): one limit for every call that names a scope.
+const MaxScopeIDBytes = 256
+
+// Visible reports whether a memory scoped m is visible to a request scoped r.
+// Agent, user and project are ownership, hard filters: every one of them the
+// memory sets must equal the request's, so namespace-wide memories are
+// visible to everyone and a memory of agent A only to A. The session is not
+// a wall: a session is one conversation of its owners, and what was said in
+// it is recalled from any later conversation (a request naming the session
+// ranks it a little higher, and may ask for it alone).
 func (r Scope) Visible(m Scope) bool {
 	return (m.AgentID == "" || m.AgentID == r.AgentID) &&
 		(m.UserID == "" || m.UserID == r.UserID) &&
-		(m.ProjectID == "" || m.ProjectID == r.ProjectID) &&
-		(m.SessionID == "" || m.SessionID == r.SessionID)
+		(m.ProjectID == "" || m.ProjectID == r.ProjectID)
+}
+
+// Owned reports whether s names an owner: an agent, a user or a project.
+// A session alone owns nothing (see Visible).
+func (s Scope) Owned() bool {
+	return s.AgentID != "" || s.UserID != "" || s.ProjectID != ""
+}
+
+// Validate checks the ids a caller named: each at most MaxScopeIDBytes of
+// valid UTF-8 without control characters, and not only spaces. Empty
+// fields name nothing and are fine.
+func (s Scope) Validate() error {
+	for _, f := range []struct{ name, v string }{
+		{"agent_id", s.AgentID}, {"user_id", s.UserID}, {"project_id", s.ProjectID}, {"session_id", s.SessionID},
+	} {
+		if err := ValidateScopeID(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ValidateScopeID checks one scope id (see Scope.Validate); field names it
+// in the message.
+func ValidateScopeID(field, id string) error {
+	switch {
+	case id == "":
+		return nil
+	case strings.TrimSpace(id) == "":
+		return Invalidf("%s is only spaces: leave it out or name one", field)
+	case len(id) > MaxScopeIDBytes:
+		return Invalidf("%s is %d bytes; the limit is %d", field, len(id), MaxScopeIDBytes)
+	case !utf8.ValidString(id):
+		return Invalidf("%s is not valid UTF-8", field)
+	case strings.IndexFunc(id, unicode.IsControl) >= 0:
+		return Invalidf("%s contains control characters", field)
+	}
+	return nil
 }
 
 // Episode is one immutable raw event. Episodes are evidence; never edited.
