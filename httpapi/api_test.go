@@ -1214,7 +1214,7 @@ func TestE2EBadInput(t *testing.T) {
 		{"capture/oversize chunked", "POST", "/v1/episodes", strings.NewReader(`{"session_id":"s","events":[{"kind":"user_message","content":"` + big + `"}]}`), nil, 413, "body_too_large"},
 		{"capture/too many events", "POST", "/v1/episodes", capture(six...), nil, 413, "too_many_events"},
 		{"capture/no events", "POST", "/v1/episodes", capture(), nil, 400, "invalid_request"},
-		{"capture/no session", "POST", "/v1/episodes", map[string]any{"events": []any{good}}, nil, 400, "invalid_request"},
+		{"capture/session only spaces", "POST", "/v1/episodes", map[string]any{"session_id": "   ", "events": []any{good}}, nil, 400, "invalid_request"},
 		{"capture/empty content", "POST", "/v1/episodes", capture(good, ev("user_message", "", now.Format(time.RFC3339))), nil, 400, "invalid_request"},
 		{"capture/blank content", "POST", "/v1/episodes", capture(good, ev("user_message", " \n\t ", now.Format(time.RFC3339))), nil, 400, "invalid_request"},
 		{"capture/bad kind", "POST", "/v1/episodes", capture(good, ev("shout", "Hello.", now.Format(time.RFC3339))), nil, 400, "invalid_request"},

@@ -186,9 +186,6 @@ func (s *Server) capture(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(body.SessionID) == "" {
-		return problemf(http.StatusBadRequest, CodeInvalidRequest, "session_id is required")
-	}
 	if len(body.Events) == 0 {
 		return problemf(http.StatusBadRequest, CodeInvalidRequest, "events is empty: send at least one")
 	}
@@ -334,7 +331,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	res, err := s.cfg.Engine.Retrieve(r.Context(), engine.RetrieveParams{
 		Namespace: r.caller.ns, Query: body.Query, Limit: body.Limit, TokenBudget: body.TokenBudget,
 		TaskType: body.TaskType, Scope: scopeOf(body.AgentID, body.UserID, body.ProjectID, body.SessionID),
-		AsOf: asOf, KnownAt: knownAt, IncludeHistory: body.IncludeHistory, Context: turns,
+		SessionOnly: body.SessionOnly, AsOf: asOf, KnownAt: knownAt, IncludeHistory: body.IncludeHistory, Context: turns,
 	})
 	if err != nil {
 		return err

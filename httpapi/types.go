@@ -16,7 +16,7 @@ import (
 
 // CaptureRequest is the body of POST /v1/episodes.
 type CaptureRequest struct {
-	SessionID string       `json:"session_id" required:"true" doc:"Session the events belong to."`
+	SessionID string       `json:"session_id,omitempty" doc:"The conversation the events belong to (at most 256 bytes); absent: none. A session is not a wall: its turns are recalled from later sessions of the same agent, user and project; a retrieval naming it ranks them a little higher."`
 	AgentID   string       `json:"agent_id,omitempty" doc:"Agent scope."`
 	UserID    string       `json:"user_id,omitempty" doc:"User scope."`
 	ProjectID string       `json:"project_id,omitempty" doc:"Project scope."`
@@ -43,7 +43,7 @@ type CaptureResponse struct {
 // RememberRequest is the body of POST /v1/memories.
 type RememberRequest struct {
 	Text        string   `json:"text" required:"true" doc:"The statement to remember. With key set, stored as exactly one fact."`
-	SessionID   string   `json:"session_id,omitempty" doc:"Session scope."`
+	SessionID   string   `json:"session_id,omitempty" doc:"The conversation it was said in (at most 256 bytes); facts hold beyond it."`
 	AgentID     string   `json:"agent_id,omitempty" doc:"Agent scope."`
 	UserID      string   `json:"user_id,omitempty" doc:"User scope."`
 	ProjectID   string   `json:"project_id,omitempty" doc:"Project scope."`
@@ -89,10 +89,11 @@ type RetrieveRequest struct {
 	Limit          int    `json:"limit,omitempty" doc:"Items at most (1-100; default 10). must_include items come on top."`
 	TokenBudget    int    `json:"token_budget,omitempty" doc:"Tokens the context may use (default 1000)."`
 	TaskType       string `json:"task_type,omitempty" doc:"Task type, for procedures and task-specific memories."`
-	AgentID        string `json:"agent_id,omitempty"`
-	UserID         string `json:"user_id,omitempty"`
-	ProjectID      string `json:"project_id,omitempty"`
-	SessionID      string `json:"session_id,omitempty"`
+	AgentID        string `json:"agent_id,omitempty" doc:"Agent scope: memories of other agents are never served."`
+	UserID         string `json:"user_id,omitempty" doc:"User scope: memories of other users are never served."`
+	ProjectID      string `json:"project_id,omitempty" doc:"Project scope: memories of other projects are never served."`
+	SessionID      string `json:"session_id,omitempty" doc:"The current conversation: its items rank a little higher; other sessions' items are still served."`
+	SessionOnly    bool   `json:"session_only,omitempty" doc:"Serve only items said in session_id (which it needs): that conversation's turns, no facts."`
 	AsOf           string `json:"as_of,omitempty" format:"date-time" doc:"Answer as of this valid time (RFC 3339)."`
 	KnownAt        string `json:"known_at,omitempty" format:"date-time" doc:"Answer with what mnemon held at this record time (RFC 3339): later facts left out, values superseded since shown as current."`
 	IncludeHistory bool   `json:"include_history,omitempty" doc:"Also serve superseded and expired versions."`
