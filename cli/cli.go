@@ -68,6 +68,7 @@ type options struct {
 	asOf          string
 	knownAt       string
 	history       bool
+	sessionOnly   bool
 	task          string
 	disable       string
 	context       int

@@ -253,8 +253,10 @@ func captureCmd() *command {
   {"kind":"user_message","content":"I moved to Porto","occurred_at":"2026-05-01T10:00:00Z","speaker":"ana","session_id":"s1"}
 kind is one of user_message, agent_message, tool_call, tool_result, user_feedback, task_result,
 observation; occurred_at (RFC 3339 or a date, UTC) defaults to now; session/agent/user/project ids may
-also come from flags. Facts extracted from the events are visible to every recall; the episodes
-themselves are scoped: an episode with a session_id is recalled only with --session.
+also come from flags; session_id is optional (at most 256 bytes, like every scope id). Agent, user
+and project ids are ownership: an episode of user u1 is recalled only with --user u1. A session is a
+conversation, not a wall: its episodes are recalled from any later session (or none), and a recall
+naming the session ranks them a little higher. Facts extracted from the events hold beyond the session.
 The whole input is checked before anything is written; then it is committed in batches of 1000
 events, each batch all-or-nothing. Reads standard input when FILE is absent or "-".
   mnemon capture events.jsonl
@@ -543,12 +545,15 @@ func recallCmd() *command {
 		name: "recall", args: "QUERY", summary: "retrieve the memories that matter for a query, packed into a token budget",
 		help: `Runs every channel (critical, structured, lexical, semantic, recent episodes, graph), fuses them,
 ranks by utility and packs the best into --budget tokens. Each item says why it is there.
-Memories scoped to a session, agent, user or project are recalled only when the matching
-scope flag is given; unscoped memories are always visible.
+Memories of an agent, user or project are recalled only when the matching flag names it;
+memories of none are always visible. A session is not a wall: --session names the current
+conversation, whose episodes rank a little higher; episodes of earlier sessions are recalled
+too, unless --session-only keeps to that session's episodes.
   mnemon recall "which editor does the user prefer?" -k 1
   mnemon recall "where did she live in 2024?" --as-of 2024-06-01
   mnemon recall "which editor did the user use before?" --history
-  mnemon recall "what did we decide?" --session s1 --explain`,
+  mnemon recall "what did we decide?" --session s1 --explain
+  mnemon recall "what did we say about the deploy?" --session s1 --session-only`,
 		flags: func(fs *flag.FlagSet, o *options) {
 			scopeFlags(fs, o)
 			fs.IntVar(&o.limit, "k", engine.DefaultLimit, fmt.Sprintf("items to return at most, 1 to %d", engine.MaxLimit))
@@ -557,6 +562,7 @@ scope flag is given; unscoped memories are always visible.
 			fs.StringVar(&o.asOf, "as-of", "", "answer with what was true at `TIME` (RFC 3339 or date)")
 			fs.StringVar(&o.knownAt, "known-at", "", "answer with what mnemon held at `TIME` (record time; RFC 3339 or date)")
 			fs.BoolVar(&o.history, "history", false, "also serve superseded and expired versions")
+			fs.BoolVar(&o.sessionOnly, "session-only", false, "serve only episodes of the --session conversation")
 			fs.StringVar(&o.task, "task", "", "task `TYPE` (a memory type or key word) to favour matching memories")
 			fs.StringVar(&o.disable, "disable", "", "turn off these comma-separated `CHANNELS`: "+strings.Join(engine.Channels, ", "))
 			fs.IntVar(&o.context, "context", engine.DefaultContext, fmt.Sprintf("show each episode with up to `N` turns before and after it from the same conversation (0 none, up to %d)", engine.MaxContext))
@@ -594,7 +600,10 @@ scope flag is given; unscoped memories are always visible.
 			}
 			p := engine.RetrieveParams{
 				Namespace: a.ns, Query: args[0], Limit: o.limit, TokenBudget: o.budget, TaskType: o.task,
-				Scope: o.scope(), AsOf: asOf, KnownAt: knownAt, IncludeHistory: o.history, Context: turns,
+				Scope: o.scope(), SessionOnly: o.sessionOnly, AsOf: asOf, KnownAt: knownAt, IncludeHistory: o.history, Context: turns,
+			}
+			if o.sessionOnly && o.session == "" {
+				return usagef("--session-only needs --session ID: name the conversation to keep to")
 			}
 			if o.disable != "" {
 				if p.Disable, err = parseChannels(o.disable); err != nil {

@@ -187,12 +187,19 @@ func TestCaptureSessionsFile(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^superseded by v2 +ana +prefers:editor +Vim`).MatchString(out) {
 		t.Fatalf("facts --history:\n%s", out)
 	}
-	// Session-scoped episodes need --session; facts do not.
-	if out := mustRun(t, db, "recall", "helix"); strings.Contains(out, "Helix") {
-		t.Fatalf("unscoped recall served a session episode:\n%s", out)
+	// A session is a conversation, not a wall: its episodes are recalled
+	// from none or another; --session-only keeps to one.
+	if out := mustRun(t, db, "recall", "helix"); !strings.Contains(out, "Helix") {
+		t.Fatalf("recall without a session missed a session's episode:\n%s", out)
 	}
 	if out := mustRun(t, db, "recall", "helix", "--session", "s2"); !strings.Contains(out, "Helix") || !strings.Contains(out, " · session=s2 · ") {
 		t.Fatalf("recall --session s2:\n%s", out)
+	}
+	if out := mustRun(t, db, "recall", "helix", "--session", "s1", "--session-only"); strings.Contains(out, "Helix") {
+		t.Fatalf("recall --session s1 --session-only served s2's episode:\n%s", out)
+	}
+	if code, _, errs := runCLI(t, db, "", "recall", "helix", "--session-only"); code != 2 || !strings.Contains(errs, "--session-only needs --session") {
+		t.Fatalf("--session-only alone: exit %d, %s", code, errs)
 	}
 
 	exp := filepath.Join(dir, "export.jsonl")

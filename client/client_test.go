@@ -185,8 +185,8 @@ func TestErrors(t *testing.T) {
 			_, err := c.WithNamespace("no spaces allowed").ListMemories(ctx, client.ListOptions{})
 			return err
 		}, 400, client.ErrInvalidNamespace},
-		{"capture without session", func() error {
-			_, err := c.Capture(ctx, client.CaptureRequest{Events: []client.Event{{Kind: client.KindUserMessage, Content: "hi there"}}})
+		{"capture with a session id over 256 bytes", func() error {
+			_, err := c.Capture(ctx, client.CaptureRequest{SessionID: strings.Repeat("s", 257), Events: []client.Event{{Kind: client.KindUserMessage, Content: "hi there"}}})
 			return err
 		}, 400, client.ErrInvalidRequest},
 		{"capture without events", func() error { _, err := c.Capture(ctx, client.CaptureRequest{SessionID: "s"}); return err }, 400, client.ErrInvalidRequest},

@@ -33,7 +33,7 @@ const (
 
 // CaptureRequest is the body of POST /v1/episodes.
 type CaptureRequest struct {
-	SessionID string  `json:"session_id"` // required
+	SessionID string  `json:"session_id,omitempty"` // the conversation; optional, at most 256 bytes
 	AgentID   string  `json:"agent_id,omitempty"`
 	UserID    string  `json:"user_id,omitempty"`
 	ProjectID string  `json:"project_id,omitempty"`
@@ -111,7 +111,8 @@ type RetrieveRequest struct {
 	AgentID        string    `json:"agent_id,omitempty"`
 	UserID         string    `json:"user_id,omitempty"`
 	ProjectID      string    `json:"project_id,omitempty"`
-	SessionID      string    `json:"session_id,omitempty"`
+	SessionID      string    `json:"session_id,omitempty"`   // the current conversation: ranks its items a little higher
+	SessionOnly    bool      `json:"session_only,omitempty"` // serve only items said in SessionID
 	AsOf           time.Time `json:"as_of,omitzero"`
 	KnownAt        time.Time `json:"known_at,omitzero"` // record time: what mnemon held then
 	IncludeHistory bool      `json:"include_history,omitempty"`

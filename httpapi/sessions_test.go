@@ -14,7 +14,7 @@ import (
 // turns are recalled later; agent, user and project stay hard filters.
 func TestE2ESessionsAreConversations(t *testing.T) {
 	t.Parallel()
-	f := e2eOpen(t, e2eOptions{})
+	f := e2eOpen(t, e2eOptions{mcp: true})
 	now := time.Now().UTC()
 	day1, day2 := now.Add(-49*time.Hour), now.Add(-25*time.Hour)
 	capture := func(session, user string, at time.Time, lines ...string) {
@@ -106,6 +106,24 @@ func TestE2ESessionsAreConversations(t *testing.T) {
 		p := e2eProblem(t, r, http.StatusBadRequest, "invalid_request")
 		if !strings.Contains(p.Detail, "session_id") {
 			t.Fatalf("detail %q", p.Detail)
+		}
+	})
+	t.Run("over MCP too", func(t *testing.T) {
+		s, err := mcpConnect(t, f, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		scope := map[string]any{"query": "who fixes the cabin fridge?", "user_id": "u1", "agent_id": "helper", "session_id": "chat-0420"}
+		if text, isErr := mcpCall(t, s, "recall", scope); isErr || !strings.Contains(text, "Teodor") {
+			t.Fatalf("recall from a later session: %v %s", isErr, text)
+		}
+		scope["session_only"] = true
+		if text, isErr := mcpCall(t, s, "recall", scope); isErr || strings.Contains(text, "Teodor") {
+			t.Fatalf("recall kept to a session with nothing said in it: %v %s", isErr, text)
+		}
+		delete(scope, "session_id")
+		if text, isErr := mcpCall(t, s, "recall", scope); !isErr || !strings.Contains(text, "session_id") {
+			t.Fatalf("session_only without a session: %v %s", isErr, text)
 		}
 	})
 	t.Run("a capture without a session id", func(t *testing.T) {

@@ -88,12 +88,13 @@ type tools struct {
 	log *slog.Logger
 }
 
-// ScopeInput narrows a call to an agent, user, project or session.
+// ScopeInput says whose a call is (agent, user, project: hard filters) and
+// in which conversation it happens (session: a ranking hint, not a wall).
 type ScopeInput struct {
-	AgentID   string `json:"agent_id,omitempty" jsonschema:"agent scope"`
-	UserID    string `json:"user_id,omitempty" jsonschema:"user scope"`
-	ProjectID string `json:"project_id,omitempty" jsonschema:"project scope"`
-	SessionID string `json:"session_id,omitempty" jsonschema:"session scope"`
+	AgentID   string `json:"agent_id,omitempty" jsonschema:"agent scope: other agents' memories are never served"`
+	UserID    string `json:"user_id,omitempty" jsonschema:"user scope: other users' memories are never served"`
+	ProjectID string `json:"project_id,omitempty" jsonschema:"project scope: other projects' memories are never served"`
+	SessionID string `json:"session_id,omitempty" jsonschema:"the current conversation (at most 256 bytes): its items rank a little higher; earlier sessions stay visible"`
 }
 
 func (s ScopeInput) scope() memory.Scope {
@@ -172,6 +173,7 @@ type RecallInput struct {
 	KnownAt        string `json:"known_at,omitempty" jsonschema:"RFC 3339 time: answer with what memory held then"`
 	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"also superseded and expired versions"`
 	TaskType       string `json:"task_type,omitempty" jsonschema:"the kind of task, to favour memories of that type"`
+	SessionOnly    bool   `json:"session_only,omitempty" jsonschema:"serve only items said in session_id (which it needs)"`
 	ScopeInput
 }
 
@@ -200,7 +202,7 @@ type RecallOutput struct {
 func (t *tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, RecallOutput, error) {
 	p := engine.RetrieveParams{
 		Namespace: t.ns, Query: in.Query, Limit: in.Limit, TokenBudget: in.TokenBudget, TaskType: in.TaskType,
-		Scope: in.scope(), IncludeHistory: in.IncludeHistory,
+		Scope: in.scope(), SessionOnly: in.SessionOnly, IncludeHistory: in.IncludeHistory,
 	}
 	for _, f := range []struct {
 		name, value string

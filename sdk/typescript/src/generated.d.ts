@@ -21,8 +21,8 @@ export interface CaptureRequest {
   events: Array<EventInput>;
   /** Project scope. */
   project_id?: string;
-  /** Session the events belong to. */
-  session_id: string;
+  /** The conversation the events belong to (at most 256 bytes); absent: none. A session is not a wall: its turns are recalled from later sessions of the same agent, user and project; a retrieval naming it ranks them a little higher. */
+  session_id?: string;
   /** User scope. */
   user_id?: string;
 }
@@ -420,7 +420,7 @@ export interface RememberRequest {
   observed_at?: string;
   /** Project scope. */
   project_id?: string;
-  /** Session scope. */
+  /** The conversation it was said in (at most 256 bytes); facts hold beyond it. */
   session_id?: string;
   /** Who states it; default user. */
   speaker?: string;
@@ -486,6 +486,7 @@ export interface RetrieveItem {
 }
 
 export interface RetrieveRequest {
+  /** Agent scope: memories of other agents are never served. */
   agent_id?: string;
   /** Answer as of this valid time (RFC 3339). */
   as_of?: string;
@@ -497,14 +498,19 @@ export interface RetrieveRequest {
   known_at?: string;
   /** Items at most (1-100; default 10). must_include items come on top. */
   limit?: number;
+  /** Project scope: memories of other projects are never served. */
   project_id?: string;
   /** The task or question (at most 4096 bytes). */
   query: string;
+  /** The current conversation: its items rank a little higher; other sessions' items are still served. */
   session_id?: string;
+  /** Serve only items said in session_id (which it needs): that conversation's turns, no facts. */
+  session_only?: boolean;
   /** Task type, for procedures and task-specific memories. */
   task_type?: string;
   /** Tokens the context may use (default 1000). */
   token_budget?: number;
+  /** User scope: memories of other users are never served. */
   user_id?: string;
 }
 
