@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,8 +18,12 @@ import (
 
 	"github.com/mnemon-dev/mnemon/bench"
 	"github.com/mnemon-dev/mnemon/bench/locomo"
+	"github.com/mnemon-dev/mnemon/client"
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
 )
 
 func locomoSuite() benchSuite {
@@ -46,13 +53,21 @@ category 5, adversarial, is reported apart):
   session@k      every evidence session is touched
 plus the median tokens of the top 10 items and retrieval latency p50/p95.
 
+With --via-api the run goes the way agent code drives mnemon: a server is
+started in this process on 127.0.0.1, each LoCoMo session is captured over
+HTTP with the Go client as one POST /v1/episodes carrying its own session id
+(waiting for its extraction), and every question is asked over HTTP from a
+later session of its own. A session is a conversation, not a wall, so the
+figures match the in-process path within noise; latencies include HTTP.
+
 The data is not shipped with mnemon. Get locomo10.json from
 github.com/snap-research/LoCoMo (or a split of it in the same format) and
 pass it with --data.
 
 Examples:
   mnemon bench locomo --data ../shared/data/locomo/locomo-dev.json
-  mnemon bench locomo --data locomo10.json --ablation --json > locomo.json`
+  mnemon bench locomo --data locomo10.json --ablation --json > locomo.json
+  mnemon bench locomo --data ../shared/data/locomo/locomo-dev.json --via-api`
 
 type locomoFlags struct {
 	data          string
@@ -60,6 +75,7 @@ type locomoFlags struct {
 	ablation      bool
 	ks            string
 	conversations int
+	viaAPI        bool
 }
 
 func runLocomo(ctx context.Context, env Env, args []string) error {
@@ -70,6 +86,7 @@ func runLocomo(ctx context.Context, env Env, args []string) error {
 	fs.BoolVar(&f.ablation, "ablation", false, "also run the engine with each channel and each ranking term removed, one row each")
 	fs.StringVar(&f.ks, "k", "1,5,10,25", "comma-separated cut-offs `K`; 10, the headline, is always included")
 	fs.IntVar(&f.conversations, "conversations", 0, "use only the first `N` conversations (0: all)")
+	fs.BoolVar(&f.viaAPI, "via-api", false, "capture and ask over HTTP with session ids, through a server started in-process")
 	rest, err := parseBenchFlags(env, fs, "locomo", locomoUsage, args)
 	if err != nil {
 		return err
@@ -83,6 +100,9 @@ func runLocomo(ctx context.Context, env Env, args []string) error {
 	}
 	if f.data == "" {
 		return usagef("bench locomo needs the data: --data FILE, the LoCoMo JSON (locomo10.json from github.com/snap-research/LoCoMo, or a split such as ../shared/data/locomo/locomo-dev.json)")
+	}
+	if f.viaAPI && f.ablation {
+		return usagef("--ablation and --via-api do not go together: ablations switch engine internals the API does not expose")
 	}
 	if f.conversations < 0 {
 		return usagef("--conversations %d: use 0 (all) or more", f.conversations)
@@ -101,7 +121,11 @@ func runLocomo(ctx context.Context, env Env, args []string) error {
 	if stderrIsTerminal(env.Stderr) {
 		progress = env.Stderr
 	}
-	rep, err := locomoRun(ctx, samples, ks, f.ablation, progress)
+	run := func() (*locomo.Report, error) { return locomoRun(ctx, samples, ks, f.ablation, progress) }
+	if f.viaAPI {
+		run = func() (*locomo.Report, error) { return locomoRunAPI(ctx, samples, ks, progress) }
+	}
+	rep, err := run()
 	if err != nil {
 		return err
 	}
@@ -281,3 +305,108 @@ func multiHop(a locomo.ArmResult, i int) float64 {
 }
 
 func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+
+// locomoRunAPI is locomoRun over HTTP: a server on 127.0.0.1 in this
+// process (store, engine, job queue and API as `mnemon serve` builds them),
+// the conversations captured session by session with their session ids,
+// the questions asked from a later session.
+func locomoRunAPI(ctx context.Context, samples []locomo.Sample, ks []int, progress io.Writer) (*locomo.Report, error) {
+	dir, err := os.MkdirTemp("", "mnemon-bench-locomo-api-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	srv, err := startBenchServer(ctx, filepath.Join(dir, "locomo.db"))
+	if err != nil {
+		return nil, fmt.Errorf("bench locomo: %w", err)
+	}
+	defer srv.stop()
+
+	turns := 0
+	for i := range samples {
+		turns += samples[i].Turns()
+	}
+	clients := locomo.NewAPIClients(srv.url)
+	prog := bench.NewProgress(progress, "ingest over the API", turns)
+	corpus, err := locomo.IngestAPI(ctx, clients, samples, prog)
+	if err != nil {
+		return nil, fmt.Errorf("bench locomo: %w", err)
+	}
+	prog.Done()
+	bm, err := locomo.NewBM25Arm()
+	if err != nil {
+		return nil, err
+	}
+	arms := []locomo.Arm{
+		locomo.NewAPIArm("mnemon via API", clients, corpus, nil),
+		locomo.NewAPIArm("mnemon via API, no context", clients, corpus, client.Turns(0)),
+		locomo.NewAPIArm("mnemon via API, context 2", clients, corpus, client.Turns(2)),
+		bm,
+	}
+	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Progress: progress})
+	if err != nil {
+		return nil, fmt.Errorf("bench locomo: %w", err)
+	}
+	return rep, nil
+}
+
+// benchServer is an API server in this process, for benchmarks that go
+// through HTTP.
+type benchServer struct {
+	url  string
+	stop func()
+}
+
+// startBenchServer opens a store at path and serves it on a free loopback
+// port in open mode, with no rate limit and `serve`'s other defaults.
+func startBenchServer(ctx context.Context, path string) (*benchServer, error) {
+	// NORMAL: nothing here needs to survive a power cut.
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		return nil, err
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng, err := engine.New(engine.Config{Store: st, Logger: log})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	q, err := jobs.Open(ctx, jobs.Config{Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx, Engine: eng, Logger: log, Workers: 2})
+	if err != nil {
+		eng.Close()
+		st.Close()
+		return nil, err
+	}
+	api, err := httpapi.New(httpapi.Config{
+		Engine: eng, Keys: st, Queue: q, Logger: log, Version: Version, Ready: q.Ready,
+		Limits: httpapi.Limits{RatePerSecond: 1e9, RateBurst: 1e9},
+	})
+	if err != nil {
+		eng.Close()
+		st.Close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		eng.Close()
+		st.Close()
+		return nil, err
+	}
+	if err := q.Start(ctx); err != nil {
+		ln.Close()
+		eng.Close()
+		st.Close()
+		return nil, err
+	}
+	hs := &http.Server{Handler: api, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		_ = q.Stop(sctx)
+		eng.Close()
+		st.Close()
+	}
+	return &benchServer{url: "http://" + ln.Addr().String(), stop: stop}, nil
+}
