@@ -50,7 +50,8 @@ func parseTimeValue(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// parseTime reads a time flag: RFC 3339 or a plain date.
+// parseTime reads a time flag: RFC 3339 or a plain date, within the
+// storable range (0001-01-01 is refused, not taken as unset).
 func parseTime(flagName, s string) (*time.Time, error) {
 	if s == "" {
 		return nil, nil
@@ -58,6 +59,9 @@ func parseTime(flagName, s string) (*time.Time, error) {
 	t, ok := parseTimeValue(strings.TrimSpace(s))
 	if !ok {
 		return nil, usagef("--%s %q is not a time; use RFC 3339 (2026-05-01T12:00:00Z) or a date (2026-05-01)", flagName, s)
+	}
+	if err := memory.CheckTime("--"+flagName, t); err != nil {
+		return nil, usagef("%v", err)
 	}
 	return &t, nil
 }
@@ -473,6 +477,9 @@ func parseCaptureLine(b []byte, base memory.Scope) (engine.Event, memory.Scope, 
 		t, ok := parseTimeValue(l.OccurredAt)
 		if !ok {
 			return engine.Event{}, base, fmt.Errorf("occurred_at %q is not a time; use RFC 3339 (2026-05-01T10:00:00Z) or a date (2026-05-01)", l.OccurredAt)
+		}
+		if err := memory.CheckTime("occurred_at", t); err != nil {
+			return engine.Event{}, base, err
 		}
 		ev.OccurredAt = t
 	}

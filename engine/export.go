@@ -260,6 +260,9 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return nil, nil, fmt.Errorf("import: line %d: %w", lineNo, memory.Invalidf("not a JSON record: %s", recordError(err)))
 		}
+		if err := checkRecordTimes(&rec); err != nil {
+			return nil, nil, fmt.Errorf("import: line %d: %w", lineNo, err)
+		}
 		switch {
 		case rec.Record == "header":
 			if rec.Format > ExportFormat {

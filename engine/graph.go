@@ -445,6 +445,9 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 	if strings.TrimSpace(p.Entity) == "" {
 		return nil, fmt.Errorf("graph: %w", memory.Invalidf("entity is empty: name one, such as user or a project"))
 	}
+	if err := checkTimePtr("as_of", p.AsOf); err != nil {
+		return nil, fmt.Errorf("graph: %w", err)
+	}
 	if len(p.Entity) > MaxQueryBytes {
 		return nil, fmt.Errorf("graph: %w", memory.Invalidf("entity is %d bytes; the limit is %d", len(p.Entity), MaxQueryBytes))
 	}

@@ -149,6 +149,11 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	if err := validateRetrieve(&p); err != nil {
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
+	// Checked before anything is read: the trace stores these times, and a
+	// retrieval whose trace cannot be stored could not be explained.
+	if err := firstTimeError(checkTimePtr("as_of", p.AsOf), checkTimePtr("known_at", p.KnownAt)); err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	}
 	if p.Context == 0 {
 		p.Context = e.context
 	}

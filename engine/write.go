@@ -165,6 +165,9 @@ func (e *Engine) captureEvents(p CaptureParams) (string, []*pendingEvent, error)
 		if err := validateEvent(ev); err != nil {
 			return "", nil, fmt.Errorf("event %d: %w", i, err)
 		}
+		if err := checkSetTime("occurred_at", ev.OccurredAt); err != nil {
+			return "", nil, fmt.Errorf("event %d: %w", i, err)
+		}
 		occurred := ev.OccurredAt
 		if occurred.IsZero() {
 			occurred = now
@@ -246,6 +249,9 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 			return nil, fmt.Errorf("remember: %w", err)
 		}
 		if err := p.Scope.Validate(); err != nil {
+			return nil, fmt.Errorf("remember: %w", err)
+		}
+		if err := checkRememberTimes(p); err != nil {
 			return nil, fmt.Errorf("remember: %w", err)
 		}
 		observed := p.ObservedAt

@@ -60,11 +60,17 @@ func quote(s string) string { return strconv.Quote(s) }
 // messages are written for people and go out as they are; anything else
 // (a driver's text, a file path) stays in the log.
 func publicError(err error) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae
-	}
+	var (
+		ae *apiError
+		te *memory.TimeError
+	)
 	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &te):
+		// The engine's own check (an imported record's time): the
+		// context around it ("line 4: ") stays, the operation goes.
+		return problemf(http.StatusBadRequest, CodeInvalidTimestamp, invalidDetail(err))
 	case errors.Is(err, memory.ErrInvalid):
 		return problemf(http.StatusBadRequest, CodeInvalidRequest, invalidDetail(err))
 	case errors.Is(err, memory.ErrNotFound):

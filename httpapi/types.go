@@ -169,7 +169,8 @@ type Problem struct {
 	RequestID string `json:"request_id,omitempty"`
 }
 
-// timeField parses an optional RFC 3339 time field.
+// timeField parses an optional RFC 3339 time field: absent is nil; a time
+// outside the storable range, the zero time included, is refused.
 func timeField(name, s string) (*time.Time, error) {
 	if s == "" {
 		return nil, nil
@@ -180,5 +181,8 @@ func timeField(name, s string) (*time.Time, error) {
 			detail: name + " " + quote(s) + " is not an RFC 3339 time such as 2026-05-01T12:00:00Z"}
 	}
 	t = t.UTC()
+	if err := memory.CheckTime(name, t); err != nil {
+		return nil, problemf(400, CodeInvalidTimestamp, err.Error())
+	}
 	return &t, nil
 }

@@ -213,7 +213,11 @@ func (t *tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInp
 		}
 		at, err := time.Parse(time.RFC3339, f.value)
 		if err != nil {
-			return nil, RecallOutput{}, fmt.Errorf("%s %q is not an RFC 3339 time (e.g. 2026-01-31T12:00:00Z)", f.name, f.value)
+			return nil, RecallOutput{}, fmt.Errorf("%s: %s %q is not an RFC 3339 time (e.g. 2026-01-31T12:00:00Z)", codeInvalidTimestamp, f.name, f.value)
+		}
+		at = at.UTC()
+		if err := memory.CheckTime(f.name, at); err != nil {
+			return nil, RecallOutput{}, t.fail(err, "")
 		}
 		*f.into = &at
 	}
@@ -350,10 +354,17 @@ func (t *tools) history(ctx context.Context, _ *mcp.CallToolRequest, in IDInput)
 	return text(strings.Join(lines, "\n")), out, nil
 }
 
+// codeInvalidTimestamp starts the text of a tool error about a time, as
+// the HTTP API's problem code of the same name: a client can branch on it.
+const codeInvalidTimestamp = "invalid_timestamp"
+
 // fail turns an engine error into a tool error a model can act on: what
 // was wrong, without the engine's error chain.
 func (t *tools) fail(err error, id string) error {
+	var te *memory.TimeError
 	switch {
+	case errors.As(err, &te):
+		return errors.New(codeInvalidTimestamp + ": " + te.Error())
 	case errors.Is(err, memory.ErrNotFound):
 		if id != "" {
 			return fmt.Errorf("%s: not found in namespace %q", id, t.ns)

@@ -1,0 +1,49 @@
+package memory
+
+import "time"
+
+// MinTime and MaxTime bound every time mnemon takes from a caller: when an
+// event happened or a statement was observed, a fact's validity, the as_of
+// and known_at of a retrieval or a graph query, and those times in an
+// imported export. Checking them once, where they come in, means nothing
+// accepted fails later in the store (a retrieval's trace could otherwise
+// not be written, and its id would then be unknown to explain).
+//
+// The SQLite store keeps times as int64 unix nanoseconds, which hold
+// 1677-09-21 to 2262-04-11 and no more. The accepted range sits well inside
+// that, so that times mnemon derives from an accepted one (when an
+// episode's retention is next checked, when a summary's episodes may be
+// purged) stay storable too; and it still spans any date a memory about
+// people and projects is dated with.
+var (
+	MinTime = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// TimeError is a time outside MinTime..MaxTime, the zero time included: a
+// caller that means "not set" leaves the field out. It wraps ErrInvalid;
+// transports report it as invalid_timestamp.
+type TimeError struct {
+	Field string // as the caller named it: "as_of", "--as-of", "events[2].occurred_at"
+	Time  time.Time
+}
+
+func (e *TimeError) Error() string {
+	rng := "the storable range " + MinTime.Format(time.DateOnly) + " to " + MaxTime.Format(time.DateOnly)
+	at := e.Time.UTC().Format(time.RFC3339Nano)
+	if e.Time.IsZero() {
+		return e.Field + " " + at + " is the zero time, outside " + rng + "; leave the field out for its default"
+	}
+	return e.Field + " " + at + " is outside " + rng
+}
+
+func (e *TimeError) Unwrap() error { return ErrInvalid }
+
+// CheckTime returns a *TimeError if t, given as field, is outside
+// MinTime..MaxTime (both included).
+func CheckTime(field string, t time.Time) error {
+	if t.Before(MinTime) || t.After(MaxTime) {
+		return &TimeError{Field: field, Time: t}
+	}
+	return nil
+}
