@@ -48,10 +48,10 @@ var graphParams = []Param{
 	{Name: "as_of", In: "query", Type: "string", Doc: "Claims true at this valid time (RFC 3339), current or history."},
 	{Name: "include_history", In: "query", Type: "boolean", Doc: "Also superseded and expired claims (without as_of)."},
 	{Name: "limit", In: "query", Type: "integer", Doc: "At most this many claims (default 50, at most 500)."},
-	{Name: "agent_id", In: "query", Type: "string", Doc: "Scope: with any of agent_id, user_id, project_id, session_id, only claims of memories visible to that scope (namespace-wide ones and the named scope's), as in retrieval; with none, the whole namespace."},
+	{Name: "agent_id", In: "query", Type: "string", Doc: "Scope: with any of agent_id, user_id, project_id, only claims of memories visible to that scope (namespace-wide ones and the named owners'), as in retrieval; with none, the whole namespace."},
 	{Name: "user_id", In: "query", Type: "string", Doc: "Scope: the user whose memories may be shown."},
 	{Name: "project_id", In: "query", Type: "string", Doc: "Scope: the project whose memories may be shown."},
-	{Name: "session_id", In: "query", Type: "string", Doc: "Scope: the session whose memories may be shown."},
+	{Name: "session_id", In: "query", Type: "string", Doc: "The current conversation; accepted as in retrieval, where a session ranks but never hides: it narrows nothing here."},
 }
 
 // graphNeighborhood answers GET /v1/graph/neighborhood. An entity no

@@ -674,13 +674,13 @@ export interface Operations {
     include_history?: boolean;
     /** At most this many claims (default 50, at most 500). */
     limit?: number;
-    /** Scope: with any of agent_id, user_id, project_id, session_id, only claims of memories visible to that scope (namespace-wide ones and the named scope's), as in retrieval; with none, the whole namespace. */
+    /** Scope: with any of agent_id, user_id, project_id, only claims of memories visible to that scope (namespace-wide ones and the named owners'), as in retrieval; with none, the whole namespace. */
     agent_id?: string;
     /** Scope: the user whose memories may be shown. */
     user_id?: string;
     /** Scope: the project whose memories may be shown. */
     project_id?: string;
-    /** Scope: the session whose memories may be shown. */
+    /** The current conversation; accepted as in retrieval, where a session ranks but never hides: it narrows nothing here. */
     session_id?: string;
   }, options?: CallOptions): Promise<GraphResponse>;
   /** Import an export (JSON lines) into this namespace, which must be empty. (POST /v1/import) */
