@@ -12,7 +12,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -484,7 +486,7 @@ func jsonProblem(err error) error {
 		if field == "" {
 			return problemf(http.StatusBadRequest, CodeInvalidRequest, "the body must be a JSON object")
 		}
-		return problemf(http.StatusBadRequest, CodeInvalidRequest, "field "+field+" must be "+jsonKind(typeErr.Type.Kind().String())+", not "+typeErr.Value)
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, "field "+field+" must be "+jsonKind(typeErr.Type.Kind().String())+", not "+jsonValue(typeErr.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return problemf(http.StatusBadRequest, CodeInvalidRequest, "unknown field "+strings.TrimPrefix(err.Error(), "json: unknown field ")+"; see /openapi.json")
 	}
@@ -495,7 +497,9 @@ func jsonKind(goKind string) string {
 	switch goKind {
 	case "string":
 		return "a string"
-	case "int", "int64", "float64":
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
 		return "a number"
 	case "bool":
 		return "true or false"
@@ -505,6 +509,27 @@ func jsonKind(goKind string) string {
 		return "an object"
 	}
 	return "another type"
+}
+
+// jsonValue names what a client sent, from an UnmarshalTypeError's Value:
+// the JSON kind ("object"), or for a number that did not fit, the number
+// itself ("number 1.5").
+func jsonValue(v string) string {
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		if f, err := strconv.ParseFloat(n, 64); err == nil && f == math.Trunc(f) {
+			return n + " (out of range)"
+		}
+		return n
+	}
+	switch v {
+	case "string", "number":
+		return "a " + v
+	case "object", "array":
+		return "an " + v
+	case "bool":
+		return "true or false"
+	}
+	return v
 }
 
 // writeJSON writes v with status.

@@ -1,0 +1,85 @@
+package httpapi_test
+
+// Transport edges and messages: what a client sees at the HTTP layer, on a
+// real server on loopback over a real database.
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// TestE2EMessages checks that type errors name the field and the value as
+// a client wrote them, and that the import conflict gives advice an HTTP
+// client can follow.
+func TestE2EMessages(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	f.e2eRemember(t, map[string]any{"text": "I live in Lima."})
+	at := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	capture := func(meta string) string {
+		return `{"session_id":"s","events":[{"kind":"user_message","content":"Hi.","occurred_at":"` + at + `","metadata":` + meta + `}]}`
+	}
+	for _, tc := range []struct {
+		name, path, body, detail string
+	}{
+		{"fraction for an integer", "/v1/memories/retrieve", `{"query":"home","limit":1.5}`, "field limit must be an integer, not 1.5"},
+		{"huge integer", "/v1/memories/retrieve", `{"query":"home","limit":1e30}`, "field limit must be an integer, not 1e30 (out of range)"},
+		{"word for an integer", "/v1/memories/retrieve", `{"query":"home","token_budget":"ten"}`, "field token_budget must be an integer, not a string"},
+		{"word for a number", "/v1/memories", `{"text":"I like figs.","confidence":"high"}`, "field confidence must be a number, not a string"},
+		{"number for a string", "/v1/memories", `{"text":3}`, "field text must be a string, not a number"},
+		{"bool for a string", "/v1/memories", `{"text":true}`, "field text must be a string, not true or false"},
+		{"nested object in metadata", "/v1/episodes", capture(`{"source":"chat","team":{"name":"x"}}`), "field events.metadata.team must be a string, not an object"},
+		{"array in metadata", "/v1/episodes", capture(`{"tags":["a"]}`), "field events.metadata.tags must be a string, not an array"},
+		{"number in metadata", "/v1/episodes", capture(`{"n":3}`), "field events.metadata.n must be a string, not a number"},
+		{"metadata not an object", "/v1/episodes", capture(`["a"]`), "field events.metadata must be an object, not an array"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := f.e2eState(t, memory.DefaultNamespace)
+			p := e2eProblem(t, f.e2eDo(t, "POST", tc.path, tc.body), http.StatusBadRequest, "invalid_request")
+			if p.Detail != tc.detail {
+				t.Errorf("detail %q, want %q", p.Detail, tc.detail)
+			}
+			if after := f.e2eState(t, memory.DefaultNamespace); after != before {
+				t.Errorf("state changed:\n%s\n%s", before, after)
+			}
+		})
+	}
+
+	t.Run("string metadata is kept", func(t *testing.T) {
+		var c e2eCaptureResp
+		e2eJSON(t, f.e2eDo(t, "POST", "/v1/episodes?wait=true", capture(`{"source":"chat","empty":null}`)), http.StatusOK, &c)
+		ep, err := f.store.GetEpisode(t.Context(), memory.GetParams{Namespace: memory.DefaultNamespace, ID: c.EpisodeIDs[0]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ep.Metadata["source"] != "chat" || ep.Metadata["empty"] != "" {
+			t.Errorf("metadata %v", ep.Metadata)
+		}
+	})
+
+	t.Run("import conflict names the HTTP way out", func(t *testing.T) {
+		export := f.e2eDo(t, "GET", "/v1/export", nil).body
+		ndjson := []string{"Content-Type", "application/x-ndjson"}
+		p := e2eProblem(t, f.e2eDo(t, "POST", "/v1/import", export, ndjson...), http.StatusConflict, "conflict")
+		for _, want := range []string{`namespace "default" already holds`, "nothing was imported", "X-Mnemon-Namespace"} {
+			if !strings.Contains(p.Detail, want) {
+				t.Errorf("detail %q lacks %q", p.Detail, want)
+			}
+		}
+		if strings.Contains(p.Detail, "--") || strings.Contains(p.Detail, "conflict:") {
+			t.Errorf("detail %q shows a CLI flag or the sentinel", p.Detail)
+		}
+		// The advice works: the same export goes into a new namespace.
+		e2eJSON(t, f.e2eDo(t, "POST", "/v1/import", export, append(ndjson, "X-Mnemon-Namespace", "copy")...), http.StatusOK, nil)
+
+		admin, _ := f.e2eKey(t, "copy", memory.RoleAdmin)
+		p = e2eProblem(t, f.e2eDo(t, "POST", "/v1/import", export, append(ndjson, "Authorization", "Bearer "+admin)...), http.StatusConflict, "conflict")
+		if !strings.Contains(p.Detail, "admin key") || strings.Contains(p.Detail, "X-Mnemon-Namespace") {
+			t.Errorf("with a key, detail %q", p.Detail)
+		}
+	})
+}
