@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -125,6 +128,49 @@ func (s *Server) routes() []*route {
 		{Method: "GET", Path: "/openapi.json", Status: http.StatusOK, Summary: "This API's OpenAPI 3.1 document.",
 			ContentType: "application/json", handle: s.serveOpenAPI, public: true, quiet: true},
 	}
+}
+
+// checkQuery refuses, as a body's unknown fields are refused, a query
+// parameter the route does not take, one given twice, and a query string
+// that cannot be read: a misspelt ?limt=5 must not be silently ignored.
+// Only /v1 is checked: probes, /metrics and /mcp are called by tools that
+// may add parameters of their own.
+func (rt *route) checkQuery(r *http.Request) error {
+	if r.URL.RawQuery == "" || !strings.HasPrefix(rt.Path, "/v1/") {
+		return nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, "the query string is not valid URL encoding")
+	}
+	names := slices.Sorted(maps.Keys(q))
+	for _, name := range names {
+		known := false
+		for _, p := range rt.Params {
+			known = known || (p.In == "query" && p.Name == name)
+		}
+		switch {
+		case !known:
+			return problemf(http.StatusBadRequest, CodeInvalidRequest, "unknown query parameter "+quote(name)+rt.takes()+"; see /openapi.json")
+		case len(q[name]) > 1:
+			return problemf(http.StatusBadRequest, CodeInvalidRequest, "query parameter "+quote(name)+" is given "+strconv.Itoa(len(q[name]))+" times; give it once")
+		}
+	}
+	return nil
+}
+
+// takes lists the route's query parameters for a refusal's detail.
+func (rt *route) takes() string {
+	var names []string
+	for _, p := range rt.Params {
+		if p.In == "query" {
+			names = append(names, p.Name)
+		}
+	}
+	if len(names) == 0 {
+		return " (" + rt.name() + " takes none)"
+	}
+	return " (" + rt.name() + " takes " + strings.Join(names, ", ") + ")"
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *request) error {

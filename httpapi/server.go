@@ -256,6 +256,9 @@ func (s *Server) wrap(rt *route) http.Handler {
 
 		err := s.admit(req, rt)
 		if err == nil {
+			err = rt.checkQuery(req.Request)
+		}
+		if err == nil {
 			err = rt.handle(sw, req)
 		}
 		if err != nil {

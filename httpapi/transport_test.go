@@ -83,3 +83,52 @@ func TestE2EMessages(t *testing.T) {
 		}
 	})
 }
+
+// TestE2EUnknownQueryParameters checks that /v1 refuses a query parameter
+// it does not take, as it refuses an unknown body field, and writes
+// nothing.
+func TestE2EUnknownQueryParameters(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	seed := f.e2eRemember(t, map[string]any{"text": "I live in Quito."})
+	at := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	capture := map[string]any{"session_id": "s", "events": []any{map[string]any{"kind": "user_message", "content": "I like pears.", "occurred_at": at}}}
+	for _, tc := range []struct {
+		name, method, path string
+		body               any
+		detail             string
+	}{
+		{"misspelt limit", "GET", "/v1/memories?limt=5", nil, `unknown query parameter "limt" (GET /v1/memories takes include_history, subject, limit)`},
+		{"misspelt wait", "POST", "/v1/episodes?wiat=true", capture, `unknown query parameter "wiat" (POST /v1/episodes takes wait)`},
+		{"a body route", "POST", "/v1/memories?text=hi", map[string]any{"text": "I like plums."}, `unknown query parameter "text" (POST /v1/memories takes none)`},
+		{"retrieve", "POST", "/v1/memories/retrieve?debug=1", map[string]any{"query": "home"}, `unknown query parameter "debug"`},
+		{"a path route", "GET", "/v1/memories/" + seed.MemoryID + "?verbose", nil, `unknown query parameter "verbose"`},
+		{"known and unknown", "GET", "/v1/graph/neighborhood?entity=user&depth=2", nil, `unknown query parameter "depth"`},
+		{"twice", "GET", "/v1/memories?limit=1&limit=2", nil, `query parameter "limit" is given 2 times; give it once`},
+		{"bad encoding", "GET", "/v1/memories?limit=%zz", nil, "the query string is not valid URL encoding"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := f.e2eState(t, memory.DefaultNamespace)
+			p := e2eProblem(t, f.e2eDo(t, tc.method, tc.path, tc.body), http.StatusBadRequest, "invalid_request")
+			if !strings.HasPrefix(p.Detail, tc.detail) {
+				t.Errorf("detail %q, want it to start %q", p.Detail, tc.detail)
+			}
+			if after := f.e2eState(t, memory.DefaultNamespace); after != before {
+				t.Errorf("state changed:\n%s\n%s", before, after)
+			}
+		})
+	}
+	t.Run("known parameters are taken", func(t *testing.T) {
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?limit=1&include_history=true&subject=user", nil), http.StatusOK, nil)
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/graph/neighborhood?entity=user&hops=2", nil), http.StatusOK, nil)
+		e2eJSON(t, f.e2eDo(t, "POST", "/v1/episodes?wait=true", capture), http.StatusOK, nil)
+	})
+	t.Run("probes take anything", func(t *testing.T) {
+		for _, p := range []string{"/healthz?probe=1", "/readyz?x", "/openapi.json?v=2"} {
+			e2eJSON(t, f.e2eDo(t, "GET", p, nil), http.StatusOK, nil)
+		}
+	})
+	t.Run("an unknown route is still a 404", func(t *testing.T) {
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/nope?x=1", nil), http.StatusNotFound, "not_found")
+	})
+}
