@@ -343,6 +343,13 @@ func (s *Server) authenticate(r *http.Request) (caller, error) {
 	if k == nil || !k.Active() {
 		return caller{}, unauthenticated("the API key is not valid")
 	}
+	// A key acts in its own namespace only. A header naming another is a
+	// mistake to point out, not to answer from the key's namespace as if
+	// the one asked for were served.
+	if h := r.Header.Get("X-Mnemon-Namespace"); h != "" && memory.NormalizeNamespace(h) != k.Namespace {
+		return caller{}, problemf(http.StatusForbidden, CodeForbidden, "this key acts in namespace "+quote(k.Namespace)+
+			" only, and X-Mnemon-Namespace names another; leave the header out or send "+quote(k.Namespace))
+	}
 	return caller{ns: k.Namespace, role: k.Role, keyID: k.ID}, nil
 }
 

@@ -132,3 +132,52 @@ func TestE2EUnknownQueryParameters(t *testing.T) {
 		e2eProblem(t, f.e2eDo(t, "GET", "/v1/nope?x=1", nil), http.StatusNotFound, "not_found")
 	})
 }
+
+// TestE2EKeyNamespaceHeader checks that a key bound to one namespace,
+// sent with X-Mnemon-Namespace naming another, is refused instead of
+// being answered from its own namespace; naming its own is fine.
+func TestE2EKeyNamespaceHeader(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	raw, _ := f.e2eKey(t, "alpha", memory.RoleAdmin)
+	auth := []string{"Authorization", "Bearer " + raw}
+	f.e2eRemember(t, map[string]any{"text": "I live in Cusco."}, auth...)
+	for _, tc := range []struct {
+		name, header string
+		status       int
+	}{
+		{"own namespace", "alpha", http.StatusOK},
+		{"own namespace with spaces", " alpha ", http.StatusOK},
+		{"another namespace", "beta", http.StatusForbidden},
+		{"the default namespace", "default", http.StatusForbidden},
+		{"an invalid namespace", "../alpha", http.StatusForbidden},
+		{"another case", "Alpha", http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, req := range []struct {
+				method, path string
+				body         any
+			}{
+				{"GET", "/v1/memories", nil},
+				{"POST", "/v1/memories", map[string]any{"text": "I like kiwis."}},
+				{"POST", "/v1/memories/retrieve", map[string]any{"query": "where do I live?"}},
+			} {
+				before := f.e2eState(t, "alpha", "beta", memory.DefaultNamespace)
+				r := f.e2eDo(t, req.method, req.path, req.body, append(auth, "X-Mnemon-Namespace", tc.header)...)
+				if tc.status == http.StatusOK {
+					if r.status >= 300 {
+						t.Errorf("%s %s: %s", req.method, req.path, r)
+					}
+					continue
+				}
+				p := e2eProblem(t, r, tc.status, "forbidden")
+				if want := `this key acts in namespace "alpha" only`; !strings.Contains(p.Detail, want) {
+					t.Errorf("detail %q lacks %q", p.Detail, want)
+				}
+				if after := f.e2eState(t, "alpha", "beta", memory.DefaultNamespace); after != before {
+					t.Errorf("%s %s wrote:\n%s\n%s", req.method, req.path, before, after)
+				}
+			}
+		})
+	}
+}
