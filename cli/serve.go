@@ -470,7 +470,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 		ReadTimeout:       secs(cfg.ReadSecs, 2*time.Minute),
 		WriteTimeout:      secs(cfg.WriteSecs, 2*time.Minute),
 		IdleTimeout:       secs(cfg.IdleSecs, 2*time.Minute),
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    http.DefaultMaxHeaderBytes, // the backstop: the API refuses over 64 KiB itself, as a problem
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	mode := "api keys"

@@ -174,6 +174,10 @@ func (rt *route) takes() string {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *request) error {
+	if clean := cleanPath(r.URL.Path); clean != r.URL.Path {
+		return problemf(http.StatusNotFound, CodeNotFound, "no endpoint "+r.URL.Path+
+			": a path has no \".\" or \"..\" segments and no empty ones (\"//\"); did you mean "+clean+"?")
+	}
 	var allow []string
 	for _, rt := range s.table {
 		if pathMatches(rt.Path, r.URL.EscapedPath()) {

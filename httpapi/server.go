@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,12 @@ type Limits struct {
 	WaitTimeout        time.Duration // capture with wait=true (default 60 s)
 	KeyCacheTTL        time.Duration // how long an API key lookup is reused (default 2 s)
 	OpenModeCheckEvery time.Duration // how often the server checks whether keys exist (default 2 s)
+
+	// MaxHeaderBytes bounds the request line and headers (default 64
+	// KiB). The API refuses more itself, as a problem: net/http's own
+	// limit (http.Server.MaxHeaderBytes) answers text/plain before any
+	// handler runs, so a server sets that one higher (its default, 1 MiB).
+	MaxHeaderBytes int
 }
 
 func (l *Limits) defaults() {
@@ -56,6 +63,9 @@ func (l *Limits) defaults() {
 	}
 	if l.MaxQueryBytes <= 0 || l.MaxQueryBytes > engine.MaxQueryBytes {
 		l.MaxQueryBytes = engine.MaxQueryBytes
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = 64 << 10
 	}
 	if l.RatePerSecond <= 0 {
 		l.RatePerSecond = 100
@@ -122,6 +132,8 @@ type Server struct {
 	rateMu   sync.Mutex
 	limiters map[string]*limiter
 
+	unknown http.Handler // 404s and 405s, as problems
+
 	openapiOnce sync.Once
 	openapiDoc  []byte
 }
@@ -164,7 +176,8 @@ func New(cfg Config) (*Server, error) {
 			s.mux.Handle(m+" /mcp", s.wrap(s.mcpRoute(m)))
 		}
 	}
-	s.mux.Handle("/", s.wrap(&route{Path: "/", Role: memory.RoleReader, handle: s.notFound})) // 404 and 405 for any valid key, not 403
+	s.unknown = s.wrap(&route{Path: "/", Role: memory.RoleReader, handle: s.notFound}) // 404 and 405 for any valid key, not 403
+	s.mux.Handle("/", s.unknown)
 	return s, nil
 }
 
@@ -173,7 +186,44 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Registry() *prometheus.Registry { return s.metrics.reg }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The mux answers a path with "..", "." or "//" segments with an HTML
+	// redirect to the cleaned path; an API answers it as a problem.
+	if r.Method != http.MethodConnect && cleanPath(r.URL.Path) != r.URL.Path {
+		s.unknown.ServeHTTP(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// cleanPath is the path the mux would redirect p to, as net/http cleans
+// it: rooted, without "." and ".." segments or repeated slashes, with a
+// trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
+// headerBytes is about what net/http counts against MaxHeaderBytes: the
+// request line and every header line.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4 + len("Host: ") + len(r.Host) + 2
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
+}
 
 // caller is who sent a request: the namespace it acts in and its role.
 type caller struct {
@@ -254,7 +304,14 @@ func (s *Server) wrap(rt *route) http.Handler {
 		defer cancel()
 		req.Request = r.WithContext(ctx)
 
-		err := s.admit(req, rt)
+		var err error
+		if headerBytes(r) > s.limits.MaxHeaderBytes {
+			err = problemf(http.StatusRequestHeaderFieldsTooLarge, CodeHeadersTooLarge,
+				"the request line and headers are larger than this server accepts ("+strconv.Itoa(s.limits.MaxHeaderBytes>>10)+" KiB)")
+		}
+		if err == nil {
+			err = s.admit(req, rt)
+		}
 		if err == nil {
 			err = rt.checkQuery(req.Request)
 		}

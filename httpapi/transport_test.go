@@ -181,3 +181,74 @@ func TestE2EKeyNamespaceHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestE2ETransportProblems checks the answers net/http would otherwise
+// give itself, as text or HTML: headers too large and paths the mux
+// would redirect. Each is a problem, with the request id, and writes
+// nothing.
+func TestE2ETransportProblems(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	seed := f.e2eRemember(t, map[string]any{"text": "I live in Sucre."})
+
+	t.Run("headers too large", func(t *testing.T) {
+		before := f.e2eState(t, memory.DefaultNamespace)
+		big := strings.Repeat("x", 100<<10)
+		for _, req := range []struct{ method, path string }{
+			{"GET", "/v1/memories"}, {"POST", "/v1/memories"}, {"GET", "/healthz"}, {"GET", "/v1/nope"},
+		} {
+			r := f.e2eDo(t, req.method, req.path, `{"text":"I like dates."}`, "X-Padding", big)
+			p := e2eProblem(t, r, http.StatusRequestHeaderFieldsTooLarge, "headers_too_large")
+			if !strings.Contains(p.Detail, "64 KiB") {
+				t.Errorf("detail %q does not say the limit", p.Detail)
+			}
+		}
+		// A long query string counts too.
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories?subject="+big, nil), http.StatusRequestHeaderFieldsTooLarge, "headers_too_large")
+		if after := f.e2eState(t, memory.DefaultNamespace); after != before {
+			t.Errorf("state changed:\n%s\n%s", before, after)
+		}
+		// Just under the limit is served.
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil, "X-Padding", strings.Repeat("x", 60<<10)), http.StatusOK, nil)
+	})
+
+	t.Run("paths the mux would redirect", func(t *testing.T) {
+		for _, tc := range []struct{ method, path, clean string }{
+			{"GET", "/v1/../v1/memories", "/v1/memories"},
+			{"GET", "/v1/./memories", "/v1/memories"},
+			{"GET", "/v1//memories", "/v1/memories"},
+			{"GET", "//v1/memories", "/v1/memories"},
+			{"GET", "/v1/memories/.", "/v1/memories"},
+			{"GET", "/v1/memories/" + seed.MemoryID + "/..", "/v1/memories"},
+			{"POST", "/v1/../v1/memories", "/v1/memories"},
+			{"DELETE", "/v1/memories/x/../" + seed.MemoryID, "/v1/memories/" + seed.MemoryID},
+			{"GET", "/../../etc/passwd", "/etc/passwd"},
+		} {
+			t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+				before := f.e2eState(t, memory.DefaultNamespace)
+				var body any
+				if tc.method == "POST" {
+					body = map[string]any{"text": "I like limes."}
+				}
+				r := f.e2eDo(t, tc.method, tc.path, body)
+				p := e2eProblem(t, r, http.StatusNotFound, "not_found")
+				if r.header.Get("Location") != "" {
+					t.Errorf("a redirect to %q", r.header.Get("Location"))
+				}
+				if !strings.Contains(p.Detail, "did you mean "+tc.clean+"?") {
+					t.Errorf("detail %q does not name %s", p.Detail, tc.clean)
+				}
+				if after := f.e2eState(t, memory.DefaultNamespace); after != before {
+					t.Errorf("state changed:\n%s\n%s", before, after)
+				}
+			})
+		}
+		// The memory is still there: the DELETE above did nothing.
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories/"+seed.MemoryID, nil), http.StatusOK, nil)
+	})
+
+	t.Run("unknown routes and methods", func(t *testing.T) {
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories/", nil), http.StatusNotFound, "not_found")
+		e2eProblem(t, f.e2eDo(t, "OPTIONS", "/v1/memories", nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	})
+}
