@@ -302,6 +302,12 @@ a digest of at most digest_tokens, default 400), promotes procedures and
 compacts: each memory keeps its newest history_keep superseded versions
 (default 32; -1 keeps all), and the change log its last day.
 
+Rate limit: with API keys, each key may send rate_per_second requests a
+second (default 5000, more than one client sending one request at a time
+reaches), with bursts of rate_burst (default twice the rate); more is a 429.
+In open mode each client address is limited alike, except on a loopback
+address, where there is no limit unless rate_per_second is set.
+
 Trust: a retrieved item is FOLLOW at trust >= trust_follow_at (default 0.75),
 HINT at >= trust_hint_at (default 0.45), else IGNORE (not packed).
 
@@ -437,13 +443,19 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if err != nil {
 		return err
 	}
+	openRate := 0.0 // as rate_per_second
+	if local && cfg.RatePerSecond == 0 {
+		// Open mode on loopback is one user's own machine: no limit
+		// unless one is configured.
+		openRate = -1
+	}
 	api, err := httpapi.New(httpapi.Config{
 		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version, Ready: q.Ready,
 		RequireKeys: !local && !cfg.InsecureOpen,
 		MCP:         mcpserver.HTTPHandler(eng, mcpserver.Options{Version: Version, Logger: log}),
 		Limits: httpapi.Limits{
 			MaxBodyBytes: cfg.MaxBodyBytes, MaxImportBytes: cfg.MaxImportBytes, MaxEvents: cfg.MaxEvents,
-			MaxQueryBytes: cfg.MaxQueryBytes, RatePerSecond: cfg.RatePerSecond, RateBurst: cfg.RateBurst,
+			MaxQueryBytes: cfg.MaxQueryBytes, RatePerSecond: cfg.RatePerSecond, RateBurst: cfg.RateBurst, OpenRatePerSecond: openRate,
 			RequestTimeout: secs(cfg.RequestSecs, 0),
 		},
 	})

@@ -37,12 +37,18 @@ type Limits struct {
 	MaxImportBytes     int64         // POST /v1/import (default 1 GiB)
 	MaxEvents          int           // events per capture (default 1000)
 	MaxQueryBytes      int           // retrieval query (default 4096)
-	RatePerSecond      float64       // per key, or per client address in open mode (default 100)
-	RateBurst          int           // default 200
+	RatePerSecond      float64       // per key (default 5000: more than one client sending one request at a time reaches)
+	RateBurst          int           // default twice the rate
 	RequestTimeout     time.Duration // per request (default 30 s)
 	WaitTimeout        time.Duration // capture with wait=true (default 60 s)
 	KeyCacheTTL        time.Duration // how long an API key lookup is reused (default 2 s)
 	OpenModeCheckEvery time.Duration // how often the server checks whether keys exist (default 2 s)
+
+	// OpenRatePerSecond limits each client address in open mode (no API
+	// key): 0 takes RatePerSecond, a negative rate turns the limit off
+	// (the serve command's default on a loopback address, where every
+	// client shares 127.0.0.1 and a batch script must not meet a 429).
+	OpenRatePerSecond float64
 
 	// MaxHeaderBytes bounds the request line and headers (default 64
 	// KiB). The API refuses more itself, as a problem: net/http's own
@@ -68,10 +74,13 @@ func (l *Limits) defaults() {
 		l.MaxHeaderBytes = 64 << 10
 	}
 	if l.RatePerSecond <= 0 {
-		l.RatePerSecond = 100
+		l.RatePerSecond = 5000
 	}
 	if l.RateBurst <= 0 {
-		l.RateBurst = 200
+		l.RateBurst = int(min(2*l.RatePerSecond, 1e9))
+	}
+	if l.OpenRatePerSecond == 0 {
+		l.OpenRatePerSecond = l.RatePerSecond
 	}
 	if l.RequestTimeout <= 0 {
 		l.RequestTimeout = 30 * time.Second
@@ -471,9 +480,12 @@ func (s *Server) lookupKey(ctx context.Context, hash string) (*memory.APIKey, er
 
 // allow applies the per-key rate limit (per client address in open mode).
 func (s *Server) allow(c caller, r *http.Request) error {
-	who := c.keyID
+	who, perSecond, whom := c.keyID, s.limits.RatePerSecond, "key"
 	if who == "" {
-		who = "addr:" + clientHost(r.RemoteAddr)
+		if s.limits.OpenRatePerSecond < 0 {
+			return nil
+		}
+		who, perSecond, whom = "addr:"+clientHost(r.RemoteAddr), s.limits.OpenRatePerSecond, "client"
 	}
 	now := time.Now()
 	s.rateMu.Lock()
@@ -486,7 +498,7 @@ func (s *Server) allow(c caller, r *http.Request) error {
 				}
 			}
 		}
-		l = &limiter{lim: rate.NewLimiter(rate.Limit(s.limits.RatePerSecond), s.limits.RateBurst)}
+		l = &limiter{lim: rate.NewLimiter(rate.Limit(perSecond), s.limits.RateBurst)}
 		s.limiters[who] = l
 	}
 	l.seen = now
@@ -494,7 +506,7 @@ func (s *Server) allow(c caller, r *http.Request) error {
 	s.rateMu.Unlock()
 	if !ok {
 		return &apiError{status: http.StatusTooManyRequests, code: CodeRateLimited, retryAfter: 1,
-			detail: "more than the allowed requests per second for this key; slow down and retry"}
+			detail: "more than the allowed requests per second for this " + whom + "; slow down and retry"}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -250,5 +251,44 @@ func TestE2ETransportProblems(t *testing.T) {
 	t.Run("unknown routes and methods", func(t *testing.T) {
 		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories/", nil), http.StatusNotFound, "not_found")
 		e2eProblem(t, f.e2eDo(t, "OPTIONS", "/v1/memories", nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	})
+}
+
+// TestE2EOpenModeRateLimit checks the rate limit of open mode: none when
+// turned off (serve's default on loopback) while keys stay limited, and
+// when on, a 429 that speaks of the client, as there is no key.
+func TestE2EOpenModeRateLimit(t *testing.T) {
+	t.Parallel()
+	t.Run("off", func(t *testing.T) {
+		t.Parallel()
+		f := e2eOpen(t, e2eOptions{limits: httpapi.Limits{RatePerSecond: 0.001, RateBurst: 2, OpenRatePerSecond: -1}})
+		f.e2eRemember(t, map[string]any{"text": "I live in Tarija."})
+		for i := range 300 {
+			if r := f.e2eDo(t, "GET", "/v1/memories?limit=1", nil); r.status != http.StatusOK {
+				t.Fatalf("request %d in open mode: %s", i+1, r)
+			}
+		}
+		// A key is still limited: the key mode's rate is 0.001/s here.
+		raw, _ := f.e2eKey(t, memory.DefaultNamespace, memory.RoleReader)
+		var r *e2eResp
+		for range 3 {
+			r = f.e2eDo(t, "GET", "/v1/memories?limit=1", nil, "Authorization", "Bearer "+raw)
+		}
+		p := e2eProblem(t, r, http.StatusTooManyRequests, "rate_limited")
+		if !strings.Contains(p.Detail, "for this key") {
+			t.Errorf("detail %q", p.Detail)
+		}
+	})
+	t.Run("on", func(t *testing.T) {
+		t.Parallel()
+		f := e2eOpen(t, e2eOptions{limits: httpapi.Limits{RatePerSecond: 1e6, RateBurst: 2, OpenRatePerSecond: 0.001}})
+		var r *e2eResp
+		for range 3 {
+			r = f.e2eDo(t, "GET", "/v1/memories", nil)
+		}
+		p := e2eProblem(t, r, http.StatusTooManyRequests, "rate_limited")
+		if !strings.Contains(p.Detail, "for this client") || strings.Contains(p.Detail, "key") {
+			t.Errorf("open mode's 429 says %q", p.Detail)
+		}
 	})
 }
