@@ -615,7 +615,7 @@ Examples:
   mnemon jobs
   mnemon jobs --state failed
   mnemon jobs --namespace acme --json
-  mnemon jobs retry job_42`,
+  mnemon jobs retry job_01jv4n3s8m6d0c9x2qf7a5k1ew`,
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&state, "state", "", "only jobs in this `STATE`: pending, running, succeeded or failed")
 			fs.IntVar(&o.limit, "limit", 20, "at most `N` jobs")
@@ -626,7 +626,7 @@ Examples:
 					return usagef("jobs takes no arguments but 'retry JOB_ID' (got %q); run 'mnemon help jobs'", args[0])
 				}
 				if len(args) != 2 {
-					return usagef("jobs retry takes one job id, like 'mnemon jobs retry job_42'")
+					return usagef("jobs retry takes one job id, like 'mnemon jobs retry job_01jv4n3s8m6d0c9x2qf7a5k1ew' (see 'mnemon jobs')")
 				}
 				return a.retryJob(ctx, o, args[1])
 			}
@@ -670,7 +670,7 @@ Examples:
 				return nil
 			}
 			for _, j := range list {
-				line := fmt.Sprintf("%-10s %-9s %-12s attempt %d/%d  %s", j.ID, j.State, j.Namespace,
+				line := fmt.Sprintf("%-30s %-9s %-12s attempt %d/%d  %s", j.ID, j.State, j.Namespace,
 					j.Attempt, j.MaxAttempts, j.CreatedAt.Format(time.RFC3339))
 				if j.Error != "" {
 					line += "  error: " + clip(j.Error, 200)
@@ -684,7 +684,7 @@ Examples:
 
 // retryJob queues the failed job id again.
 func (a *app) retryJob(ctx context.Context, o *options, id string) error {
-	if _, err := jobs.ParseID(id); err != nil {
+	if err := jobs.CheckID(id); err != nil {
 		return err
 	}
 	if err := a.openStore(ctx); err != nil {

@@ -5,6 +5,8 @@ package httpapi_test
 
 import (
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -291,4 +293,43 @@ func TestE2EOpenModeRateLimit(t *testing.T) {
 			t.Errorf("open mode's 429 says %q", p.Detail)
 		}
 	})
+}
+
+// TestE2EJobIDsAreOpaque checks that a capture's job id tells nothing of
+// how many jobs the server ran: it is found by that id only, not by
+// River's number for it, and only in its namespace.
+func TestE2EJobIDsAreOpaque(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	at := time.Now().Add(-time.Minute)
+	first := f.e2eCapture(t, "s1", []map[string]any{e2eEvent("user_message", "I live in Potosi.", at)})
+	second := f.e2eCapture(t, "s2", []map[string]any{e2eEvent("user_message", "I drive a red van.", at)})
+	opaque := regexp.MustCompile(`^job_[0-9a-hjkmnp-tv-z]{26}$`)
+	for _, id := range []string{first.JobID, second.JobID} {
+		if !opaque.MatchString(id) {
+			t.Fatalf("job id %q is not opaque", id)
+		}
+		var job struct {
+			ID    string `json:"id"`
+			State string `json:"state"`
+		}
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/jobs/"+id, nil), http.StatusOK, &job)
+		if job.ID != id || job.State != "succeeded" {
+			t.Errorf("GET /v1/jobs/%s: %+v", id, job)
+		}
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/jobs/"+id, nil, "X-Mnemon-Namespace", "other"), http.StatusNotFound, "not_found")
+		var n int64
+		if err := f.store.WriterDB().QueryRowContext(t.Context(), "SELECT id FROM river_job WHERE json_extract(args, '$.public_id') = ?", id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/jobs/job_"+strconv.FormatInt(n, 10), nil), http.StatusNotFound, "not_found")
+	}
+	if first.JobID == second.JobID {
+		t.Fatalf("two captures' jobs share id %s", first.JobID)
+	}
+	p := e2eProblem(t, f.e2eDo(t, "GET", "/v1/jobs/job_01jv4n3s8m6d0c9x2qf7a5k1e", nil), http.StatusBadRequest, "invalid_request")
+	if !strings.Contains(p.Detail, "job ids look like job_") {
+		t.Errorf("detail %q", p.Detail)
+	}
+	e2eProblem(t, f.e2eDo(t, "GET", "/v1/jobs/job_01jv4n3s8m6d0c9x2qf7a5k1ew", nil), http.StatusNotFound, "not_found")
 }
