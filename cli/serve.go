@@ -302,6 +302,12 @@ a digest of at most digest_tokens, default 400), promotes procedures and
 compacts: each memory keeps its newest history_keep superseded versions
 (default 32; -1 keeps all), and the change log its last day.
 
+Rate limit: with API keys, each key may send rate_per_second requests a
+second (default 5000, more than one client sending one request at a time
+reaches), with bursts of rate_burst (default twice the rate); more is a 429.
+In open mode each client address is limited alike, except on a loopback
+address, where there is no limit unless rate_per_second is set.
+
 Trust: a retrieved item is FOLLOW at trust >= trust_follow_at (default 0.75),
 HINT at >= trust_hint_at (default 0.45), else IGNORE (not packed).
 
@@ -437,13 +443,19 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if err != nil {
 		return err
 	}
+	openRate := 0.0 // as rate_per_second
+	if local && cfg.RatePerSecond == 0 {
+		// Open mode on loopback is one user's own machine: no limit
+		// unless one is configured.
+		openRate = -1
+	}
 	api, err := httpapi.New(httpapi.Config{
 		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version, Ready: q.Ready,
 		RequireKeys: !local && !cfg.InsecureOpen,
 		MCP:         mcpserver.HTTPHandler(eng, mcpserver.Options{Version: Version, Logger: log}),
 		Limits: httpapi.Limits{
 			MaxBodyBytes: cfg.MaxBodyBytes, MaxImportBytes: cfg.MaxImportBytes, MaxEvents: cfg.MaxEvents,
-			MaxQueryBytes: cfg.MaxQueryBytes, RatePerSecond: cfg.RatePerSecond, RateBurst: cfg.RateBurst,
+			MaxQueryBytes: cfg.MaxQueryBytes, RatePerSecond: cfg.RatePerSecond, RateBurst: cfg.RateBurst, OpenRatePerSecond: openRate,
 			RequestTimeout: secs(cfg.RequestSecs, 0),
 		},
 	})
@@ -470,7 +482,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 		ReadTimeout:       secs(cfg.ReadSecs, 2*time.Minute),
 		WriteTimeout:      secs(cfg.WriteSecs, 2*time.Minute),
 		IdleTimeout:       secs(cfg.IdleSecs, 2*time.Minute),
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    http.DefaultMaxHeaderBytes, // the backstop: the API refuses over 64 KiB itself, as a problem
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	mode := "api keys"
@@ -603,7 +615,7 @@ Examples:
   mnemon jobs
   mnemon jobs --state failed
   mnemon jobs --namespace acme --json
-  mnemon jobs retry job_42`,
+  mnemon jobs retry job_01jv4n3s8m6d0c9x2qf7a5k1ew`,
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.StringVar(&state, "state", "", "only jobs in this `STATE`: pending, running, succeeded or failed")
 			fs.IntVar(&o.limit, "limit", 20, "at most `N` jobs")
@@ -614,7 +626,7 @@ Examples:
 					return usagef("jobs takes no arguments but 'retry JOB_ID' (got %q); run 'mnemon help jobs'", args[0])
 				}
 				if len(args) != 2 {
-					return usagef("jobs retry takes one job id, like 'mnemon jobs retry job_42'")
+					return usagef("jobs retry takes one job id, like 'mnemon jobs retry job_01jv4n3s8m6d0c9x2qf7a5k1ew' (see 'mnemon jobs')")
 				}
 				return a.retryJob(ctx, o, args[1])
 			}
@@ -658,7 +670,7 @@ Examples:
 				return nil
 			}
 			for _, j := range list {
-				line := fmt.Sprintf("%-10s %-9s %-12s attempt %d/%d  %s", j.ID, j.State, j.Namespace,
+				line := fmt.Sprintf("%-30s %-9s %-12s attempt %d/%d  %s", j.ID, j.State, j.Namespace,
 					j.Attempt, j.MaxAttempts, j.CreatedAt.Format(time.RFC3339))
 				if j.Error != "" {
 					line += "  error: " + clip(j.Error, 200)
@@ -672,7 +684,7 @@ Examples:
 
 // retryJob queues the failed job id again.
 func (a *app) retryJob(ctx context.Context, o *options, id string) error {
-	if _, err := jobs.ParseID(id); err != nil {
+	if err := jobs.CheckID(id); err != nil {
 		return err
 	}
 	if err := a.openStore(ctx); err != nil {

@@ -610,7 +610,7 @@ func TestWorkerAndJobs(t *testing.T) {
 	}{
 		{[]string{"jobs", "retry"}, 2, "jobs retry takes one job id"},
 		{[]string{"jobs", "rerun", failed[0].ID}, 2, `but 'retry JOB_ID' (got "rerun")`},
-		{[]string{"jobs", "retry", "42"}, 2, `job id "42": job ids look like job_42`},
+		{[]string{"jobs", "retry", "42"}, 2, `job id "42": job ids look like job_01jv4n3s8m6d0c9x2qf7a5k1ew`},
 		{[]string{"jobs", "retry", "job_999"}, 1, "no job job_999; list jobs with 'mnemon jobs'"},
 		{[]string{"jobs", "retry", ack.JobID}, 1, "is succeeded: only a failed job can be retried"},
 		{[]string{"--namespace", "default", "jobs", "retry", failed[0].ID}, 1, "no job " + failed[0].ID},

@@ -36,7 +36,8 @@ import (
 // server on loopback in the default namespace.
 type Options struct {
 	// APIKey is sent as Authorization: Bearer. A key is bound to a
-	// namespace, so with a key Namespace is ignored by the server.
+	// namespace: with a key, leave Namespace empty or name the key's own;
+	// the server refuses another (ErrForbidden).
 	APIKey string
 	// Namespace is sent as X-Mnemon-Namespace, which a server without
 	// keys (open mode, loopback only) uses to pick the namespace.

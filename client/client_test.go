@@ -245,7 +245,7 @@ func TestErrors(t *testing.T) {
 }
 
 // TestAPIKeys checks authentication: a key's namespace and role decide,
-// whatever namespace the client names.
+// and a client naming another namespace than its key's is refused.
 func TestAPIKeys(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
@@ -253,7 +253,11 @@ func TestAPIKeys(t *testing.T) {
 	writer := srv.key(t, "team-a", memory.RoleWriter)
 	reader := srv.key(t, "team-a", memory.RoleReader)
 
-	w := newClient(t, srv.URL, client.Options{APIKey: writer, Namespace: "team-b"})
+	other := newClient(t, srv.URL, client.Options{APIKey: writer, Namespace: "team-b"})
+	if _, err := other.Remember(ctx, client.RememberRequest{Text: "Atlas uses pnpm"}); !errors.Is(err, client.ErrForbidden) {
+		t.Fatalf("a team-a key naming team-b: %v", err)
+	}
+	w := newClient(t, srv.URL, client.Options{APIKey: writer, Namespace: "team-a"})
 	rem, err := w.Remember(ctx, client.RememberRequest{Text: "Atlas uses pnpm"})
 	if err != nil {
 		t.Fatal(err)

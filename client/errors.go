@@ -26,6 +26,7 @@ const (
 	ErrInvalidNamespace     Code = "invalid_namespace"
 	ErrUnsupportedMediaType Code = "unsupported_media_type"
 	ErrBodyTooLarge         Code = "body_too_large"
+	ErrHeadersTooLarge      Code = "headers_too_large"
 	ErrTooManyEvents        Code = "too_many_events"
 	ErrQueryTooLong         Code = "query_too_long"
 	ErrRateLimited          Code = "rate_limited"

@@ -316,7 +316,7 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 	if have, err := e.store.Stats(ctx, memory.StatsParams{Namespace: ns}); err != nil {
 		return nil, nil, fmt.Errorf("import: %w", err)
 	} else if have.Episodes > 0 || have.Memories > 0 {
-		return nil, nil, fmt.Errorf("import: %w: namespace %q already holds %d memories and %d episodes; import into an empty namespace (--namespace NEW)", memory.ErrConflict, ns, have.Memories, have.Episodes)
+		return nil, nil, fmt.Errorf("import: %w: namespace %q already holds %d memories and %d episodes; import into an empty namespace", memory.ErrConflict, ns, have.Memories, have.Episodes)
 	}
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
 		for _, m := range mems {

@@ -917,8 +917,9 @@ func TestE2ERolesAndNamespaces(t *testing.T) {
 				t.Run(ns+"/"+string(role)+"/"+tc.name, func(t *testing.T) {
 					path := tc.path(seeds[ns], seeds[other], role)
 					hdr := auth(keys[ns][role])
-					// The namespace header means nothing once a key speaks.
-					hdr = append(hdr, "X-Mnemon-Namespace", other)
+					// A key may name its own namespace in the header
+					// (naming another is refused: TestE2EKeyNamespaceHeader).
+					hdr = append(hdr, "X-Mnemon-Namespace", ns)
 					if tc.ctype != "" {
 						hdr = append(hdr, "Content-Type", tc.ctype)
 					}

@@ -19,6 +19,7 @@ const (
 	CodeInvalidNamespace     = "invalid_namespace"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeBodyTooLarge         = "body_too_large"
+	CodeHeadersTooLarge      = "headers_too_large"
 	CodeTooManyEvents        = "too_many_events"
 	CodeQueryTooLong         = "query_too_long"
 	CodeRateLimited          = "rate_limited"
@@ -125,7 +126,7 @@ func invalidDetail(err error) string {
 var titles = map[int]string{
 	400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
 	405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type",
-	429: "Too Many Requests", 499: "Client Closed Request", 500: "Internal Server Error", 503: "Service Unavailable",
+	429: "Too Many Requests", 431: "Request Header Fields Too Large", 499: "Client Closed Request", 500: "Internal Server Error", 503: "Service Unavailable",
 }
 
 // writeProblem writes e as application/problem+json.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -127,7 +130,54 @@ func (s *Server) routes() []*route {
 	}
 }
 
+// checkQuery refuses, as a body's unknown fields are refused, a query
+// parameter the route does not take, one given twice, and a query string
+// that cannot be read: a misspelt ?limt=5 must not be silently ignored.
+// Only /v1 is checked: probes, /metrics and /mcp are called by tools that
+// may add parameters of their own.
+func (rt *route) checkQuery(r *http.Request) error {
+	if r.URL.RawQuery == "" || !strings.HasPrefix(rt.Path, "/v1/") {
+		return nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, "the query string is not valid URL encoding")
+	}
+	names := slices.Sorted(maps.Keys(q))
+	for _, name := range names {
+		known := false
+		for _, p := range rt.Params {
+			known = known || (p.In == "query" && p.Name == name)
+		}
+		switch {
+		case !known:
+			return problemf(http.StatusBadRequest, CodeInvalidRequest, "unknown query parameter "+quote(name)+rt.takes()+"; see /openapi.json")
+		case len(q[name]) > 1:
+			return problemf(http.StatusBadRequest, CodeInvalidRequest, "query parameter "+quote(name)+" is given "+strconv.Itoa(len(q[name]))+" times; give it once")
+		}
+	}
+	return nil
+}
+
+// takes lists the route's query parameters for a refusal's detail.
+func (rt *route) takes() string {
+	var names []string
+	for _, p := range rt.Params {
+		if p.In == "query" {
+			names = append(names, p.Name)
+		}
+	}
+	if len(names) == 0 {
+		return " (" + rt.name() + " takes none)"
+	}
+	return " (" + rt.name() + " takes " + strings.Join(names, ", ") + ")"
+}
+
 func (s *Server) notFound(w http.ResponseWriter, r *request) error {
+	if clean := cleanPath(r.URL.Path); clean != r.URL.Path {
+		return problemf(http.StatusNotFound, CodeNotFound, "no endpoint "+r.URL.Path+
+			": a path has no \".\" or \"..\" segments and no empty ones (\"//\"); did you mean "+clean+"?")
+	}
 	var allow []string
 	for _, rt := range s.table {
 		if pathMatches(rt.Path, r.URL.EscapedPath()) {
@@ -436,6 +486,17 @@ func (s *Server) importNS(w http.ResponseWriter, r *request) error {
 			// The importer may fail on the line the limit cut short
 			// before it sees the reader's error: the limit is the cause.
 			return problemf(http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the import is larger than this server accepts")
+		}
+		if errors.Is(err, memory.ErrConflict) {
+			// The engine's advice is the same for every transport; say
+			// how an HTTP client names another namespace.
+			how := "name one in the X-Mnemon-Namespace header"
+			if r.caller.keyID != "" {
+				how = "use an admin key bound to one"
+			}
+			d := strings.TrimPrefix(conflictDetail(err), memory.ErrConflict.Error()+": ")
+			d = strings.TrimSuffix(d, "; import into an empty namespace")
+			return problemf(http.StatusConflict, CodeConflict, d+"; nothing was imported; import into an empty namespace: "+how)
 		}
 		return jsonLimit(err)
 	}

@@ -12,7 +12,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
+	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,12 +37,24 @@ type Limits struct {
 	MaxImportBytes     int64         // POST /v1/import (default 1 GiB)
 	MaxEvents          int           // events per capture (default 1000)
 	MaxQueryBytes      int           // retrieval query (default 4096)
-	RatePerSecond      float64       // per key, or per client address in open mode (default 100)
-	RateBurst          int           // default 200
+	RatePerSecond      float64       // per key (default 5000: more than one client sending one request at a time reaches)
+	RateBurst          int           // default twice the rate
 	RequestTimeout     time.Duration // per request (default 30 s)
 	WaitTimeout        time.Duration // capture with wait=true (default 60 s)
 	KeyCacheTTL        time.Duration // how long an API key lookup is reused (default 2 s)
 	OpenModeCheckEvery time.Duration // how often the server checks whether keys exist (default 2 s)
+
+	// OpenRatePerSecond limits each client address in open mode (no API
+	// key): 0 takes RatePerSecond, a negative rate turns the limit off
+	// (the serve command's default on a loopback address, where every
+	// client shares 127.0.0.1 and a batch script must not meet a 429).
+	OpenRatePerSecond float64
+
+	// MaxHeaderBytes bounds the request line and headers (default 64
+	// KiB). The API refuses more itself, as a problem: net/http's own
+	// limit (http.Server.MaxHeaderBytes) answers text/plain before any
+	// handler runs, so a server sets that one higher (its default, 1 MiB).
+	MaxHeaderBytes int
 }
 
 func (l *Limits) defaults() {
@@ -55,11 +70,17 @@ func (l *Limits) defaults() {
 	if l.MaxQueryBytes <= 0 || l.MaxQueryBytes > engine.MaxQueryBytes {
 		l.MaxQueryBytes = engine.MaxQueryBytes
 	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = 64 << 10
+	}
 	if l.RatePerSecond <= 0 {
-		l.RatePerSecond = 100
+		l.RatePerSecond = 5000
 	}
 	if l.RateBurst <= 0 {
-		l.RateBurst = 200
+		l.RateBurst = int(min(2*l.RatePerSecond, 1e9))
+	}
+	if l.OpenRatePerSecond == 0 {
+		l.OpenRatePerSecond = l.RatePerSecond
 	}
 	if l.RequestTimeout <= 0 {
 		l.RequestTimeout = 30 * time.Second
@@ -120,6 +141,8 @@ type Server struct {
 	rateMu   sync.Mutex
 	limiters map[string]*limiter
 
+	unknown http.Handler // 404s and 405s, as problems
+
 	openapiOnce sync.Once
 	openapiDoc  []byte
 }
@@ -162,7 +185,8 @@ func New(cfg Config) (*Server, error) {
 			s.mux.Handle(m+" /mcp", s.wrap(s.mcpRoute(m)))
 		}
 	}
-	s.mux.Handle("/", s.wrap(&route{Path: "/", Role: memory.RoleReader, handle: s.notFound})) // 404 and 405 for any valid key, not 403
+	s.unknown = s.wrap(&route{Path: "/", Role: memory.RoleReader, handle: s.notFound}) // 404 and 405 for any valid key, not 403
+	s.mux.Handle("/", s.unknown)
 	return s, nil
 }
 
@@ -171,7 +195,44 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Registry() *prometheus.Registry { return s.metrics.reg }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The mux answers a path with "..", "." or "//" segments with an HTML
+	// redirect to the cleaned path; an API answers it as a problem.
+	if r.Method != http.MethodConnect && cleanPath(r.URL.Path) != r.URL.Path {
+		s.unknown.ServeHTTP(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// cleanPath is the path the mux would redirect p to, as net/http cleans
+// it: rooted, without "." and ".." segments or repeated slashes, with a
+// trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
+// headerBytes is about what net/http counts against MaxHeaderBytes: the
+// request line and every header line.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4 + len("Host: ") + len(r.Host) + 2
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
+}
 
 // caller is who sent a request: the namespace it acts in and its role.
 type caller struct {
@@ -252,7 +313,17 @@ func (s *Server) wrap(rt *route) http.Handler {
 		defer cancel()
 		req.Request = r.WithContext(ctx)
 
-		err := s.admit(req, rt)
+		var err error
+		if headerBytes(r) > s.limits.MaxHeaderBytes {
+			err = problemf(http.StatusRequestHeaderFieldsTooLarge, CodeHeadersTooLarge,
+				"the request line and headers are larger than this server accepts ("+strconv.Itoa(s.limits.MaxHeaderBytes>>10)+" KiB)")
+		}
+		if err == nil {
+			err = s.admit(req, rt)
+		}
+		if err == nil {
+			err = rt.checkQuery(req.Request)
+		}
 		if err == nil {
 			err = rt.handle(sw, req)
 		}
@@ -338,6 +409,13 @@ func (s *Server) authenticate(r *http.Request) (caller, error) {
 	if k == nil || !k.Active() {
 		return caller{}, unauthenticated("the API key is not valid")
 	}
+	// A key acts in its own namespace only. A header naming another is a
+	// mistake to point out, not to answer from the key's namespace as if
+	// the one asked for were served.
+	if h := r.Header.Get("X-Mnemon-Namespace"); h != "" && memory.NormalizeNamespace(h) != k.Namespace {
+		return caller{}, problemf(http.StatusForbidden, CodeForbidden, "this key acts in namespace "+quote(k.Namespace)+
+			" only, and X-Mnemon-Namespace names another; leave the header out or send "+quote(k.Namespace))
+	}
 	return caller{ns: k.Namespace, role: k.Role, keyID: k.ID}, nil
 }
 
@@ -402,9 +480,12 @@ func (s *Server) lookupKey(ctx context.Context, hash string) (*memory.APIKey, er
 
 // allow applies the per-key rate limit (per client address in open mode).
 func (s *Server) allow(c caller, r *http.Request) error {
-	who := c.keyID
+	who, perSecond, whom := c.keyID, s.limits.RatePerSecond, "key"
 	if who == "" {
-		who = "addr:" + clientHost(r.RemoteAddr)
+		if s.limits.OpenRatePerSecond < 0 {
+			return nil
+		}
+		who, perSecond, whom = "addr:"+clientHost(r.RemoteAddr), s.limits.OpenRatePerSecond, "client"
 	}
 	now := time.Now()
 	s.rateMu.Lock()
@@ -417,7 +498,7 @@ func (s *Server) allow(c caller, r *http.Request) error {
 				}
 			}
 		}
-		l = &limiter{lim: rate.NewLimiter(rate.Limit(s.limits.RatePerSecond), s.limits.RateBurst)}
+		l = &limiter{lim: rate.NewLimiter(rate.Limit(perSecond), s.limits.RateBurst)}
 		s.limiters[who] = l
 	}
 	l.seen = now
@@ -425,7 +506,7 @@ func (s *Server) allow(c caller, r *http.Request) error {
 	s.rateMu.Unlock()
 	if !ok {
 		return &apiError{status: http.StatusTooManyRequests, code: CodeRateLimited, retryAfter: 1,
-			detail: "more than the allowed requests per second for this key; slow down and retry"}
+			detail: "more than the allowed requests per second for this " + whom + "; slow down and retry"}
 	}
 	return nil
 }
@@ -484,7 +565,7 @@ func jsonProblem(err error) error {
 		if field == "" {
 			return problemf(http.StatusBadRequest, CodeInvalidRequest, "the body must be a JSON object")
 		}
-		return problemf(http.StatusBadRequest, CodeInvalidRequest, "field "+field+" must be "+jsonKind(typeErr.Type.Kind().String())+", not "+typeErr.Value)
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, "field "+field+" must be "+jsonKind(typeErr.Type.Kind().String())+", not "+jsonValue(typeErr.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return problemf(http.StatusBadRequest, CodeInvalidRequest, "unknown field "+strings.TrimPrefix(err.Error(), "json: unknown field ")+"; see /openapi.json")
 	}
@@ -495,7 +576,9 @@ func jsonKind(goKind string) string {
 	switch goKind {
 	case "string":
 		return "a string"
-	case "int", "int64", "float64":
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
 		return "a number"
 	case "bool":
 		return "true or false"
@@ -505,6 +588,27 @@ func jsonKind(goKind string) string {
 		return "an object"
 	}
 	return "another type"
+}
+
+// jsonValue names what a client sent, from an UnmarshalTypeError's Value:
+// the JSON kind ("object"), or for a number that did not fit, the number
+// itself ("number 1.5").
+func jsonValue(v string) string {
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		if f, err := strconv.ParseFloat(n, 64); err == nil && f == math.Trunc(f) {
+			return n + " (out of range)"
+		}
+		return n
+	}
+	switch v {
+	case "string", "number":
+		return "a " + v
+	case "object", "array":
+		return "an " + v
+	case "bool":
+		return "true or false"
+	}
+	return v
 }
 
 // writeJSON writes v with status.

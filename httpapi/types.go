@@ -1,6 +1,10 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
 	"time"
 
 	"github.com/mnemon-dev/mnemon/engine"
@@ -25,11 +29,57 @@ type CaptureRequest struct {
 
 // EventInput is one raw event of a capture.
 type EventInput struct {
-	Kind       string            `json:"kind" required:"true" doc:"user_message, agent_message, tool_call, tool_result, user_feedback, task_result or observation."`
-	Content    string            `json:"content" required:"true" doc:"The event's text (UTF-8, at most 64 KiB)."`
-	OccurredAt string            `json:"occurred_at" required:"true" format:"date-time" doc:"When it happened (RFC 3339)."`
-	Speaker    string            `json:"speaker,omitempty" doc:"Who said it; default user."`
-	Metadata   map[string]string `json:"metadata,omitempty" doc:"Free-form string metadata; source=mnemon marks text mnemon itself returned. A task_result says how its session's task ended with task_type (e.g. deploy_atlas) and outcome (success or failure): procedures are distilled from them."`
+	Kind       string   `json:"kind" required:"true" doc:"user_message, agent_message, tool_call, tool_result, user_feedback, task_result or observation."`
+	Content    string   `json:"content" required:"true" doc:"The event's text (UTF-8, at most 64 KiB)."`
+	OccurredAt string   `json:"occurred_at" required:"true" format:"date-time" doc:"When it happened (RFC 3339)."`
+	Speaker    string   `json:"speaker,omitempty" doc:"Who said it; default user."`
+	Metadata   Metadata `json:"metadata,omitempty" doc:"Free-form string metadata; source=mnemon marks text mnemon itself returned. A task_result says how its session's task ended with task_type (e.g. deploy_atlas) and outcome (success or failure): procedures are distilled from them."`
+}
+
+// Metadata is an event's free-form metadata: string values only. It
+// decodes itself so that a value of another kind is refused by its key
+// ("field events.metadata.team must be a string, not an object"), which
+// a plain map's decoding error leaves out.
+type Metadata map[string]string
+
+// UnmarshalJSON reads a JSON object of strings; a null value is "", as
+// for a plain map.
+func (m *Metadata) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if raw == nil {
+		*m = nil
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(raw)) // the first bad key, the same every time
+	out := make(Metadata, len(raw))
+	for _, k := range keys {
+		var v string
+		if err := json.Unmarshal(raw[k], &v); err != nil {
+			// The decoder prefixes Field with the path to this map.
+			return &json.UnmarshalTypeError{Value: jsonKindOf(raw[k]), Type: reflect.TypeFor[string](), Field: k}
+		}
+		out[k] = v
+	}
+	*m = out
+	return nil
+}
+
+// jsonKindOf names a JSON value's kind as UnmarshalTypeError.Value does.
+func jsonKindOf(v json.RawMessage) string {
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	}
+	return "number"
 }
 
 // CaptureResponse acknowledges a capture: the episodes are stored and their

@@ -19,12 +19,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/oklog/ulid/v2"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -98,6 +100,7 @@ func (j *Job) Finished() bool { return j.State == StateSucceeded || j.State == S
 // extractArgs is the stored payload of an extraction job.
 type extractArgs struct {
 	engine.ExtractJob
+	PublicID string `json:"public_id"` // see NewID
 }
 
 func (extractArgs) Kind() string { return KindExtract }
@@ -110,7 +113,7 @@ type extractWorker struct {
 
 func (w *extractWorker) Work(ctx context.Context, job *river.Job[extractArgs]) error {
 	ej := job.Args.ExtractJob
-	ej.JobID = FormatID(job.ID)
+	ej.JobID = idOf(job.JobRow)
 	_, err := w.eng.Extract(ctx, ej)
 	if err == nil {
 		return nil
@@ -123,7 +126,7 @@ func (w *extractWorker) Work(ctx context.Context, job *river.Job[extractArgs]) e
 	}
 	// The error is stored with the job, and the API shows it to clients:
 	// the store's text (SQL, file paths) goes to the log only.
-	w.log.Error("extraction job failed", "job_id", FormatID(job.ID), "attempt", job.Attempt,
+	w.log.Error("extraction job failed", "job_id", idOf(job.JobRow), "attempt", job.Attempt,
 		"namespace", job.Args.Namespace, "error", err)
 	return publicError(err)
 }
@@ -150,8 +153,19 @@ func Migrate(ctx context.Context, driver riverdriver.Driver[*sql.Tx]) error {
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("jobs: migrate: %w", err)
 	}
+	// Jobs are found by their public id (see NewID). River's migrations
+	// may rebuild its table, dropping this index, so it is made after
+	// them, every time.
+	if err := driver.GetExecutor().Exec(ctx, "CREATE INDEX IF NOT EXISTS mnemon_river_job_public_id ON river_job ("+publicIDExpr+")"); err != nil {
+		return fmt.Errorf("jobs: migrate: %w", err)
+	}
 	return nil
 }
+
+// publicIDExpr reads a job's public id from its payload, in the index and
+// in the lookup alike: SQLite uses an index on an expression only for
+// the same expression.
+const publicIDExpr = "json_extract(args, '$.public_id')"
 
 // quietLogger keeps River's informational chatter out of mnemon's logs.
 func quietLogger(l *slog.Logger) *slog.Logger {
@@ -300,23 +314,58 @@ func (q *Queue) Enqueue(ctx context.Context, tx memory.Executor, job engine.Extr
 	if err != nil {
 		return "", fmt.Errorf("jobs: enqueue: %w", err)
 	}
-	res, err := q.client.InsertTx(ctx, sqlTx, extractArgs{job}, nil)
+	res, err := q.client.InsertTx(ctx, sqlTx, extractArgs{ExtractJob: job, PublicID: NewID()}, nil)
 	if err != nil {
 		return "", fmt.Errorf("jobs: enqueue: %w", err)
 	}
-	return FormatID(res.Job.ID), nil
+	return idOf(res.Job), nil
 }
 
-// FormatID and ParseID convert River's numeric ids to mnemon's "job_N".
-func FormatID(id int64) string { return "job_" + strconv.FormatInt(id, 10) }
+// NewID makes a job's id: "job_" and a ULID, stored in the job's payload.
+// River numbers jobs with one counter for the whole database; that number
+// would tell every client how much work all namespaces queue, and let it
+// walk the ids, so it stays inside.
+func NewID() string { return ids.New(ids.Job) }
 
-// ParseID reads a job id; anything else is memory.ErrInvalid.
-func ParseID(s string) (int64, error) {
-	n, err := strconv.ParseInt(strings.TrimPrefix(s, "job_"), 10, 64)
-	if !strings.HasPrefix(s, "job_") || err != nil || n <= 0 {
-		return 0, memory.Invalidf("job id %q: job ids look like job_42", s)
+// FormatID is the id of a job made before ids were opaque ("job_" and
+// River's number), which carries no id of its own.
+func FormatID(n int64) string { return "job_" + strconv.FormatInt(n, 10) }
+
+// CheckID refuses, as memory.ErrInvalid, what cannot be a job id.
+func CheckID(s string) error {
+	_, _, err := parseID(s)
+	return err
+}
+
+// parseID reads a job id: an opaque one, or an older job's number.
+func parseID(s string) (public string, legacy int64, err error) {
+	rest, ok := strings.CutPrefix(s, "job_")
+	if ok && len(rest) == ulid.EncodedSize {
+		if _, err := ulid.ParseStrict(strings.ToUpper(rest)); err == nil {
+			return s, 0, nil
+		}
 	}
-	return n, nil
+	if n, err := strconv.ParseInt(rest, 10, 64); ok && err == nil && n > 0 && !strings.HasPrefix(rest, "+") {
+		return "", n, nil
+	}
+	return "", 0, memory.Invalidf("job id %q: job ids look like job_01jv4n3s8m6d0c9x2qf7a5k1ew, as a capture answers", s)
+}
+
+// publicIDOf is the id stored in a job's payload ("" for an older job).
+func publicIDOf(row *rivertype.JobRow) string {
+	var args struct {
+		PublicID string `json:"public_id"`
+	}
+	_ = json.Unmarshal(row.EncodedArgs, &args)
+	return args.PublicID
+}
+
+// idOf is a job's id as mnemon reports it.
+func idOf(row *rivertype.JobRow) string {
+	if id := publicIDOf(row); id != "" {
+		return id
+	}
+	return FormatID(row.ID)
 }
 
 // Get returns a job of namespace ns. A job of another namespace is
@@ -327,24 +376,43 @@ func (q *Queue) Get(ctx context.Context, ns, id string) (*Job, error) {
 }
 
 // find looks up job id of namespace ns ("" matches any namespace) and
-// returns it with its numeric id.
+// returns it with River's number for it.
 func (q *Queue) find(ctx context.Context, ns, id string) (*Job, int64, error) {
-	n, err := ParseID(id)
+	public, n, err := parseID(id)
 	if err != nil {
 		return nil, 0, err
 	}
-	row, err := q.client.JobGet(ctx, n)
-	if errors.Is(err, river.ErrNotFound) {
-		return nil, 0, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
+	var row *rivertype.JobRow
+	if public != "" {
+		// An index on the payload's public_id (see Migrate) makes this
+		// a lookup, not a scan.
+		res, err := q.client.JobList(ctx, river.NewJobListParams().
+			Where(publicIDExpr+" = @public_id", river.NamedArgs{"public_id": public}).First(1))
+		if err != nil {
+			return nil, 0, fmt.Errorf("jobs: get: %w", err)
+		}
+		if len(res.Jobs) > 0 {
+			row = res.Jobs[0]
+		}
+	} else {
+		row, err = q.client.JobGet(ctx, n)
+		if err != nil && !errors.Is(err, river.ErrNotFound) {
+			return nil, 0, fmt.Errorf("jobs: get: %w", err)
+		}
+		// A job with an id of its own answers to that id only: its
+		// number must not find it, or the numbers could be walked.
+		if row != nil && publicIDOf(row) != "" {
+			row = nil
+		}
 	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("jobs: get: %w", err)
+	if row == nil {
+		return nil, 0, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
 	}
 	j := jobOf(row)
 	if ns != "" && j.Namespace != ns {
 		return nil, 0, fmt.Errorf("job %s: %w", id, memory.ErrNotFound)
 	}
-	return j, n, nil
+	return j, row.ID, nil
 }
 
 // Retry runs a failed job again, now: with one more attempt if it used up
@@ -466,7 +534,7 @@ func stateOf(s rivertype.JobState) string {
 
 func jobOf(row *rivertype.JobRow) *Job {
 	j := &Job{
-		ID:          FormatID(row.ID),
+		ID:          idOf(row),
 		Kind:        row.Kind,
 		State:       stateOf(row.State),
 		Attempt:     row.Attempt,
@@ -483,7 +551,9 @@ func jobOf(row *rivertype.JobRow) *Job {
 		// what people read is the error itself.
 		j.Error = strings.TrimPrefix(row.Errors[n-1].Error, "JobCancelError: ")
 	}
-	var args extractArgs
+	var args struct {
+		Namespace string `json:"namespace"` // extraction's and maintenance's
+	}
 	if err := json.Unmarshal(row.EncodedArgs, &args); err == nil {
 		j.Namespace = args.Namespace
 	}

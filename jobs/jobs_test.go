@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/mnemon-dev/mnemon/engine"
@@ -210,25 +212,33 @@ func TestRetryOnlyFailed(t *testing.T) {
 	}
 }
 
-func TestParseID(t *testing.T) {
+func TestCheckID(t *testing.T) {
 	for _, tc := range []struct {
-		in   string
-		want int64
-		ok   bool
+		in string
+		ok bool
 	}{
-		{"job_42", 42, true},
-		{"42", 0, false},
-		{"job_", 0, false},
-		{"job_-1", 0, false},
-		{"job_x", 0, false},
-		{"mem_42", 0, false},
+		{jobs.NewID(), true},
+		{"job_01jv4n3s8m6d0c9x2qf7a5k1ew", true},
+		{"job_01JV4N3S8M6D0C9X2QF7A5K1EW", true},
+		{"job_42", true}, // a job made before ids were opaque
+		{"42", false},
+		{"job_", false},
+		{"job_0", false},
+		{"job_-1", false},
+		{"job_+1", false},
+		{"job_x", false},
+		{"job_01jv4n3s8m6d0c9x2qf7a5k1e", false},  // 25 characters
+		{"job_01jv4n3s8m6d0c9x2qf7a5k1eu", false}, // u is not Crockford base32
+		{"job_81jv4n3s8m6d0c9x2qf7a5k1ew", false}, // past the largest ULID
+		{"job_99999999999999999999", false},       // overflows
+		{"mem_01jv4n3s8m6d0c9x2qf7a5k1ew", false},
 	} {
-		got, err := jobs.ParseID(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("ParseID(%q) = %d, %v", tc.in, got, err)
+		err := jobs.CheckID(tc.in)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckID(%q) = %v", tc.in, err)
 		}
 		if err != nil && !errors.Is(err, memory.ErrInvalid) {
-			t.Errorf("ParseID(%q) error %v is not ErrInvalid", tc.in, err)
+			t.Errorf("CheckID(%q) error %v is not ErrInvalid", tc.in, err)
 		}
 	}
 }
@@ -246,5 +256,126 @@ func TestReady(t *testing.T) {
 	}
 	if err := open(t, 0).queue.Ready(context.Background()); err != nil {
 		t.Fatalf("a queue without workers: %v", err)
+	}
+}
+
+// TestJobIDsAreOpaque: a job's id is its own ULID, not River's counter,
+// and the counter does not find it.
+func TestJobIDsAreOpaque(t *testing.T) {
+	f := open(t, 0)
+	ctx := waitCtx(t)
+	opaque := regexp.MustCompile(`^job_[0-9a-hjkmnp-tv-z]{26}$`)
+	var got []string
+	for range 2 {
+		err := f.store.InTx(ctx, func(tx memory.Executor) error {
+			id, err := f.queue.Enqueue(ctx, tx, engine.ExtractJob{Namespace: "ana", EpisodeIDs: []string{"ep_x"}})
+			got = append(got, id)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range got {
+		if !opaque.MatchString(id) {
+			t.Fatalf("job id %q is not opaque", id)
+		}
+		j, err := f.queue.Get(ctx, "ana", id)
+		if err != nil || j.ID != id {
+			t.Fatalf("get %s: %+v, %v", id, j, err)
+		}
+		var n int64
+		if err := f.store.WriterDB().QueryRowContext(ctx, "SELECT id FROM river_job WHERE json_extract(args, '$.public_id') = ?", id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.queue.Get(ctx, "ana", jobs.FormatID(n)); !errors.Is(err, memory.ErrNotFound) {
+			t.Fatalf("the counter %s finds job %s: %v", jobs.FormatID(n), id, err)
+		}
+	}
+	if got[0] == got[1] {
+		t.Fatalf("two jobs share id %s", got[0])
+	}
+	list, err := f.queue.List(ctx, jobs.ListParams{Namespace: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].ID != got[1] || list[1].ID != got[0] {
+		t.Fatalf("list = %+v, want %v newest first", list, got)
+	}
+	// The lookup by id is an index search, not a scan of every job.
+	var plan strings.Builder
+	rows, err := f.store.WriterDB().QueryContext(ctx, "EXPLAIN QUERY PLAN SELECT * FROM river_job WHERE json_extract(args, '$.public_id') = ? ORDER BY id LIMIT 1", got[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(detail + "\n")
+	}
+	if !strings.Contains(plan.String(), "USING INDEX mnemon_river_job_public_id") {
+		t.Fatalf("plan of a lookup by id:\n%s", plan.String())
+	}
+}
+
+// legacyExtract is an extraction job as mnemon stored it before job ids
+// were opaque: no public_id in its payload.
+type legacyExtract struct {
+	Namespace  string   `json:"namespace"`
+	EpisodeIDs []string `json:"episode_ids"`
+}
+
+func (legacyExtract) Kind() string { return jobs.KindExtract }
+
+// TestLegacyJobIDs: a capture's job queued by an older mnemon keeps its
+// numeric id: it is found and reported under it, and its worker claims
+// the backlog the capture left under that id.
+func TestLegacyJobIDs(t *testing.T) {
+	f := open(t, 1)
+	ctx := waitCtx(t)
+	client, err := river.NewClient(riversqlite.New(f.store.WriterDB()), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldEnqueue := func(ctx context.Context, tx memory.Executor, job engine.ExtractJob) (string, error) {
+		sqlTx, err := sqlite.SQLTx(tx)
+		if err != nil {
+			return "", err
+		}
+		res, err := client.InsertTx(ctx, sqlTx, legacyExtract{Namespace: job.Namespace, EpisodeIDs: job.EpisodeIDs}, nil)
+		if err != nil {
+			return "", err
+		}
+		return jobs.FormatID(res.Job.ID), nil
+	}
+	ack, err := f.eng.CaptureDeferred(ctx, engine.CaptureParams{Namespace: "ana", Events: []engine.Event{
+		{Kind: memory.EpisodeUserMessage, Content: "I live in Braga.", OccurredAt: time.Now().Add(-time.Minute)},
+	}}, oldEnqueue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^job_[1-9][0-9]*$`).MatchString(ack.JobID) {
+		t.Fatalf("old-style job id %q", ack.JobID)
+	}
+	job, err := f.queue.Wait(ctx, "ana", ack.JobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.ID != ack.JobID || job.State != jobs.StateSucceeded || job.Namespace != "ana" {
+		t.Fatalf("legacy job %s: %+v", ack.JobID, job)
+	}
+	facts, err := f.eng.Facts(ctx, engine.FactsParams{Namespace: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(facts) != 1 || facts[0].Value != "Braga" {
+		t.Fatalf("facts = %+v", facts)
+	}
+	if _, err := f.queue.Get(ctx, "bob", ack.JobID); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("legacy job from another namespace: %v", err)
 	}
 }

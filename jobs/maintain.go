@@ -31,6 +31,7 @@ const maintainTimeout = 30 * time.Minute
 // namespace means every namespace.
 type maintainArgs struct {
 	Namespace string `json:"namespace,omitempty"`
+	PublicID  string `json:"public_id"` // see NewID
 }
 
 func (maintainArgs) Kind() string { return KindMaintain }
@@ -57,7 +58,7 @@ func (w *maintainWorker) Work(ctx context.Context, job *river.Job[maintainArgs])
 		reps, err = w.eng.MaintainAll(ctx)
 	}
 	for _, r := range reps {
-		args := []any{"job_id", FormatID(job.ID), "namespace", r.Namespace}
+		args := []any{"job_id", idOf(job.JobRow), "namespace", r.Namespace}
 		if lc := r.Lifecycle; lc != nil {
 			args = append(args, "expired", lc.Expired, "floored", lc.Floored, "decayed", lc.Decayed,
 				"contests_resolved", lc.ContestsResolved, "lifecycle_more", lc.More)
@@ -82,7 +83,7 @@ func (w *maintainWorker) Work(ctx context.Context, job *river.Job[maintainArgs])
 	if err == nil {
 		return nil
 	}
-	w.log.Error("maintenance job failed", "job_id", FormatID(job.ID), "attempt", job.Attempt, "error", err)
+	w.log.Error("maintenance job failed", "job_id", idOf(job.JobRow), "attempt", job.Attempt, "error", err)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return errors.New("maintenance was interrupted; it runs again (every step is idempotent)")
@@ -108,7 +109,7 @@ func addMaintenance(workers *river.Workers, rc *river.Config, eng *engine.Engine
 	unique := river.UniqueOpts{ByPeriod: max(every, time.Second)}
 	rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(every),
 		func() (river.JobArgs, *river.InsertOpts) {
-			return maintainArgs{}, &river.InsertOpts{Queue: queueMaintain, UniqueOpts: unique}
+			return maintainArgs{PublicID: NewID()}, &river.InsertOpts{Queue: queueMaintain, UniqueOpts: unique}
 		}, &river.PeriodicJobOpts{ID: KindMaintain}))
 	return nil
 }

@@ -17,6 +17,7 @@ const (
 	Retrieval = "ret"
 	Key       = "key" // API keys
 	Feedback  = "fb"
+	Job       = "job" // background jobs (the queue's own numbers stay inside)
 )
 
 // New returns a fresh identifier with the given prefix. ulid.Make is safe for
