@@ -609,7 +609,7 @@ scope flag is given; unscoped memories are always visible.
 				return err
 			}
 			if o.json {
-				if o.explain {
+				if o.explain && !res.NamespaceEmpty {
 					tr, err := a.engine.Trace(ctx, a.ns, res.RetrievalID)
 					if err != nil {
 						return err
@@ -619,12 +619,13 @@ scope flag is given; unscoped memories are always visible.
 				return writeJSON(a.env.Stdout, res)
 			}
 			w := a.env.Stdout
+			if res.NamespaceEmpty {
+				// Nothing was retrieved, so no retrieval was recorded.
+				fmt.Fprintf(w, "nothing found: namespace %s is empty (namespaces never share memories; 'mnemon stats --all' lists them)\n", a.ns)
+				return nil
+			}
 			if len(res.Items) == 0 {
-				if st, err := a.store.Stats(ctx, memory.StatsParams{Namespace: a.ns}); err == nil && st.Episodes == 0 && st.Memories == 0 {
-					fmt.Fprintf(w, "nothing found: namespace %s is empty (namespaces never share memories; 'mnemon stats --all' lists them)\n", a.ns)
-				} else {
-					fmt.Fprintf(w, "nothing found in namespace %s\n", a.ns)
-				}
+				fmt.Fprintf(w, "nothing found in namespace %s\n", a.ns)
 			}
 			for i, it := range res.Items {
 				fmt.Fprintf(w, "%d. [%s %.2f] %s\n", i+1, it.Action, it.Trust, it.Content)

@@ -46,7 +46,8 @@ func (c *Client) Remember(ctx context.Context, req RememberRequest) (*RememberRe
 
 // Retrieve returns the memories that matter for a task, packed into a
 // token budget (POST /v1/memories/retrieve). A namespace that holds
-// nothing yet answers ErrNamespaceNotFound. Not retried: every retrieval
+// nothing yet answers no items, with Hint set and no RetrievalID (older
+// servers answered ErrNamespaceNotFound). Not retried: every retrieval
 // stores its trace.
 func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) (*RetrieveResponse, error) {
 	return doJSON[RetrieveResponse](ctx, c, call{method: http.MethodPost, path: "/v1/memories/retrieve", json: req})

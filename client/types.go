@@ -125,10 +125,14 @@ func Turns(n int) *int { return &n }
 
 // RetrieveResponse is a packed context and its items in final rank order.
 type RetrieveResponse struct {
+	// RetrievalID names the retrieval's trace; empty when the namespace
+	// held nothing yet (nothing was retrieved: no trace, no feedback).
 	RetrievalID string         `json:"retrieval_id"`
 	Context     string         `json:"context"`
 	TokensUsed  int            `json:"tokens_used"`
 	Items       []RetrieveItem `json:"items"`
+	// Hint is set when the namespace holds nothing yet: what to do first.
+	Hint string `json:"hint,omitempty"`
 }
 
 // RetrieveItem is one packed memory with its citation and reason.

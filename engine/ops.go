@@ -289,11 +289,18 @@ func (e *Engine) Stats(ctx context.Context, ns string) (*StatsResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
+	res := &StatsResult{Stats: *s}
+	if s.Episodes == 0 && s.Memories == 0 {
+		// Nothing to index: counting a namespace that holds nothing does
+		// not build an index for it.
+		return res, nil
+	}
 	st, err := e.namespace(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
-	return &StatsResult{Stats: *s, Indexed: st.size()}, nil
+	res.Indexed = st.size()
+	return res, nil
 }
 
 // IsNotFound reports whether err means a named thing does not exist.

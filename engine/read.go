@@ -99,6 +99,10 @@ type Result struct {
 	// ChannelDurations is how long each channel ran, in Channels order
 	// (zero for a channel that was off).
 	ChannelDurations [numChannels]time.Duration `json:"-"`
+	// NamespaceEmpty says the namespace holds nothing yet: nothing was
+	// retrieved and no trace was written (a trace would make the namespace
+	// exist), so RetrievalID is empty and there is nothing to rate.
+	NamespaceEmpty bool `json:"namespace_empty,omitempty"`
 }
 
 // scored is a candidate on its way through fusion, ranking and packing.
@@ -146,6 +150,13 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	}
 	if p.Context == 0 {
 		p.Context = e.context
+	}
+	// A namespace that holds nothing answers empty, leaving nothing behind:
+	// neither an index nor a trace, which would make the namespace exist.
+	if held, err := e.HasNamespace(ctx, ns); err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	} else if !held {
+		return &Result{TokenBudget: p.TokenBudget, Items: []Item{}, NamespaceEmpty: true, Duration: time.Since(start)}, nil
 	}
 	st, err := e.namespace(ctx, ns)
 	if err != nil {

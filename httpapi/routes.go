@@ -324,9 +324,6 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.knownNamespace(r); err != nil {
-		return err
-	}
 	turns, err := contextTurns(body.ContextTurns)
 	if err != nil {
 		return err
@@ -339,9 +336,14 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	s.metrics.observeRetrieval(res)
 	out := RetrieveResponse{RetrievalID: res.RetrievalID, Context: res.Context, TokensUsed: res.TokensUsed,
 		Items: make([]RetrieveItem, len(res.Items))}
+	if res.NamespaceEmpty {
+		// An agent's first call, before anything was stored, succeeds.
+		out.Hint = "namespace " + quote(r.caller.ns) + " holds nothing yet; capture or remember first"
+		return writeJSON(w, http.StatusOK, out)
+	}
+	s.metrics.observeRetrieval(res)
 	for i, it := range res.Items {
 		chans := make(map[string]ChannelHit, len(it.Channels))
 		for name, h := range it.Channels {

@@ -101,10 +101,11 @@ type RetrieveRequest struct {
 
 // RetrieveResponse is a packed context and its items in final rank order.
 type RetrieveResponse struct {
-	RetrievalID string         `json:"retrieval_id" doc:"Trace id; see GET /v1/retrievals/{id}."`
+	RetrievalID string         `json:"retrieval_id" doc:"Trace id; see GET /v1/retrievals/{id}. Empty when the namespace holds nothing yet: nothing was retrieved, no trace was written, and there is nothing to send feedback on."`
 	Context     string         `json:"context" doc:"The packed context, ready for a prompt."`
 	TokensUsed  int            `json:"tokens_used"`
 	Items       []RetrieveItem `json:"items" nullable:"false"`
+	Hint        string         `json:"hint,omitempty" doc:"Set when the namespace holds nothing yet (items is empty): what to do first."`
 }
 
 // RetrieveItem is one packed memory with its citation and reason.

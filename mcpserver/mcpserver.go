@@ -191,10 +191,11 @@ type RecallItem struct {
 
 // RecallOutput is the recall tool's result.
 type RecallOutput struct {
-	RetrievalID string       `json:"retrieval_id"`
+	RetrievalID string       `json:"retrieval_id" jsonschema:"names the retrieval for feedback; empty when the namespace holds nothing yet"`
 	Context     string       `json:"context"`
 	TokensUsed  int          `json:"tokens_used"`
 	Items       []RecallItem `json:"items"`
+	Hint        string       `json:"hint,omitempty" jsonschema:"set when the namespace holds nothing yet: what to do first"`
 }
 
 func (t *tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, RecallOutput, error) {
@@ -220,6 +221,10 @@ func (t *tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInp
 		return nil, RecallOutput{}, t.fail(err, "")
 	}
 	out := RecallOutput{RetrievalID: res.RetrievalID, Context: res.Context, TokensUsed: res.TokensUsed, Items: []RecallItem{}}
+	if res.NamespaceEmpty {
+		out.Hint = fmt.Sprintf("namespace %q holds nothing yet; remember something first", t.ns)
+		return text("no memories yet: " + out.Hint), out, nil
+	}
 	for _, it := range res.Items {
 		out.Items = append(out.Items, RecallItem{
 			MemoryID: it.MemoryID, VersionID: it.VersionID, Kind: string(it.Kind), Type: string(it.Type),

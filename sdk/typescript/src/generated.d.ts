@@ -511,8 +511,10 @@ export interface RetrieveRequest {
 export interface RetrieveResponse {
   /** The packed context, ready for a prompt. */
   context: string;
+  /** Set when the namespace holds nothing yet (items is empty): what to do first. */
+  hint?: string;
   items: Array<RetrieveItem>;
-  /** Trace id; see GET /v1/retrievals/{id}. */
+  /** Trace id; see GET /v1/retrievals/{id}. Empty when the namespace holds nothing yet: nothing was retrieved, no trace was written, and there is nothing to send feedback on. */
   retrieval_id: string;
   tokens_used: number;
 }
