@@ -795,26 +795,27 @@ episode (ep_…), which shows what was decided about the event.`,
 			if len(args) != 1 {
 				return usagef("show takes one memory, version or episode ID; got %d arguments", len(args))
 			}
-			id, err := parseID("show", args[0], ids.Memory, ids.Version, ids.Episode)
-			if err != nil {
+			if _, err := parseID("show", args[0], ids.Memory, ids.Version, ids.Episode); err != nil {
 				return err
 			}
 			if err := a.open(ctx); err != nil {
 				return err
 			}
-			return a.show(ctx, o, id)
+			// The engine resolves every id form (mem_…@v2 too), as GET
+			// /v1/memories/{id} does.
+			return a.show(ctx, o, strings.TrimSpace(args[0]))
 		},
 	}
 }
 
 // show prints a memory, version or episode.
 func (a *app) show(ctx context.Context, o *options, id string) error {
-	if ids.HasPrefix(id, ids.Episode) {
-		return a.showEpisode(ctx, o, id)
-	}
 	view, err := a.engine.Show(ctx, a.ns, id)
 	if err != nil {
 		return notFound(err, id, a.ns)
+	}
+	if view.Episode != nil {
+		return a.showEpisode(o, view)
 	}
 	sort.SliceStable(view.Admissions, func(i, j int) bool {
 		x, y := view.Admissions[i], view.Admissions[j]
@@ -830,28 +831,12 @@ func (a *app) show(ctx context.Context, o *options, id string) error {
 	return nil
 }
 
-// episodeView is an episode and what was decided about it.
-type episodeView struct {
-	Episode    *memory.Episode     `json:"episode"`
-	Admissions []*memory.Admission `json:"admissions"`
-}
-
-func (a *app) showEpisode(ctx context.Context, o *options, id string) error {
-	ep, err := a.store.GetEpisode(ctx, memory.GetParams{Namespace: a.ns, ID: id})
-	if err != nil {
-		return notFound(err, id, a.ns)
-	}
-	adms, err := a.store.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: a.ns, EpisodeID: id})
-	if err != nil {
-		return err
-	}
-	if adms == nil {
-		adms = []*memory.Admission{}
-	}
-	sort.SliceStable(adms, func(i, j int) bool { return adms[i].ID < adms[j].ID })
+// showEpisode prints an episode and what was decided about it.
+func (a *app) showEpisode(o *options, view *engine.MemoryView) error {
 	if o.json {
-		return writeJSON(a.env.Stdout, episodeView{Episode: ep, Admissions: adms})
+		return writeJSON(a.env.Stdout, view)
 	}
+	ep, adms := view.Episode, view.Admissions
 	w := a.env.Stdout
 	fmt.Fprintf(w, "%s  %s  %s said at %s:\n  %q\n", ep.ID, ep.Kind, ep.Speaker, ep.OccurredAt.Format(time.RFC3339), ep.Content)
 	if s := scopeString(ep.Scope); s != "" {

@@ -71,7 +71,8 @@ func (c *Client) ListMemories(ctx context.Context, opts ListOptions) (*MemoryLis
 
 // GetMemory returns a memory with every version, its admission log and the
 // episodes it cites (GET /v1/memories/{id}); id is a memory id (mem_...)
-// or one of its versions (ver_...).
+// or one of its versions (ver_..., or mem_...@v2). An episode id (ep_...)
+// returns the episode and the decisions about it.
 func (c *Client) GetMemory(ctx context.Context, id string) (*MemoryView, error) {
 	if err := needID("GetMemory", id); err != nil {
 		return nil, err

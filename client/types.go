@@ -223,12 +223,15 @@ type Provenance struct {
 }
 
 // MemoryView is a memory with every version, its admission log and the
-// episodes it cites (GET /v1/memories/{id}).
+// episodes it cites (GET /v1/memories/{id}). For an episode id, Memory is
+// nil and Episode is the episode, with the decisions about it in
+// Admissions.
 type MemoryView struct {
 	Memory     *Memory      `json:"memory"`
 	Versions   []*Version   `json:"versions"`
 	Admissions []*Admission `json:"admissions"`
 	Episodes   []*Episode   `json:"episodes"`
+	Episode    *Episode     `json:"episode,omitempty"`
 }
 
 // Memory is a canonical slot (subject + key) whose versions hold its values.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -117,4 +118,65 @@ func TestE2EFirstRetrievalOnEmptyNamespace(t *testing.T) {
 		t.Fatalf("retrieval once something is stored: %s", r.body)
 	}
 	e2eJSON(t, f.e2eDo(t, "GET", "/v1/retrievals/"+*res.RetrievalID, nil, auth...), http.StatusOK, nil)
+}
+
+// TestE2EGetMemoryTakesEveryIDForm: GET /v1/memories/{id} takes the id
+// forms `mnemon show` takes: mem_…, mem_…@vN, ver_… and ep_….
+func TestE2EGetMemoryTakesEveryIDForm(t *testing.T) {
+	f := e2eOpen(t, e2eOptions{})
+	first := f.e2eRemember(t, map[string]any{"text": "My favorite editor is Vim."})
+	second := f.e2eRemember(t, map[string]any{"text": "Actually, I switched to Neovim for my editor."})
+	if second.MemoryID != first.MemoryID || second.Operation != "SUPERSEDE" {
+		t.Fatalf("remember: %+v then %+v", first, second)
+	}
+	mem := first.MemoryID
+
+	type view struct {
+		Memory *struct {
+			ID string `json:"id"`
+		} `json:"memory"`
+		Versions []struct {
+			ID  string `json:"id"`
+			Seq int    `json:"seq"`
+		} `json:"versions"`
+		Admissions []struct {
+			EpisodeID string `json:"episode_id"`
+			Decision  string `json:"decision"`
+		} `json:"admissions"`
+		Episodes []struct {
+			ID string `json:"id"`
+		} `json:"episodes"`
+		Episode *struct {
+			ID      string `json:"id"`
+			Content string `json:"content"`
+		} `json:"episode"`
+	}
+	for _, id := range []string{mem, mem + "@v1", mem + "@v2", first.Version.ID, second.Version.ID, url.PathEscape(mem + "@v2")} {
+		var v view
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories/"+id, nil), http.StatusOK, &v)
+		if v.Memory == nil || v.Memory.ID != mem || len(v.Versions) != 2 || v.Episode != nil {
+			t.Errorf("GET %s: %+v", id, v)
+		}
+	}
+
+	var ep view
+	r := f.e2eDo(t, "GET", "/v1/memories/"+first.EpisodeID, nil)
+	e2eJSON(t, r, http.StatusOK, &ep)
+	if ep.Memory != nil || ep.Episode == nil || ep.Episode.ID != first.EpisodeID || ep.Episode.Content != "My favorite editor is Vim." ||
+		len(ep.Admissions) == 0 || len(ep.Episodes) != 1 || ep.Versions == nil || len(ep.Versions) != 0 {
+		t.Errorf("GET %s: %s", first.EpisodeID, r.body)
+	}
+	for _, a := range ep.Admissions {
+		if a.EpisodeID != first.EpisodeID {
+			t.Errorf("GET %s lists another episode's decision: %+v", first.EpisodeID, a)
+		}
+	}
+
+	for _, id := range []string{mem + "@v3", first.Version.ID + "@v1", "ep_01m8pm6z2vq745xbdbg0z0xc6n"} {
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories/"+url.PathEscape(id), nil), http.StatusNotFound, "not_found")
+	}
+	// Another namespace sees none of them.
+	for _, id := range []string{mem + "@v2", first.EpisodeID} {
+		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories/"+id, nil, "X-Mnemon-Namespace", "other"), http.StatusNotFound, "not_found")
+	}
 }

@@ -137,7 +137,7 @@ type MemoryList struct {
 }
 
 // MemoryView is a memory with every version, its admission log and the
-// episodes it cites.
+// episodes it cites; or an episode with the decisions about it.
 type MemoryView = engine.MemoryView
 
 // ForgetResponse says what a DELETE took out of retrieval.

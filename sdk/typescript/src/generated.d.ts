@@ -304,6 +304,8 @@ export interface MemoryList {
 
 export interface MemoryView {
   admissions: Array<Admission> | null;
+  /** Set when the id names an episode (ep_...): the episode, with the admission decisions about it in admissions; memory is then null. */
+  episode?: Episode;
   episodes: Array<Episode> | null;
   memory: Memory | null;
   versions: Array<Version> | null;
@@ -714,9 +716,9 @@ export interface Operations {
     /** A memory id (mem_...). */
     id: string;
   }, options?: CallOptions): Promise<ForgetResult>;
-  /** A memory with every version, its admission log and the episodes it cites. (GET /v1/memories/{id}) */
+  /** A memory with every version, its admission log and the episodes it cites; or an episode with the decisions about it. (GET /v1/memories/{id}) */
   getMemory(args: {
-    /** A memory id (mem_...) or one of its versions (ver_...). */
+    /** Any id `mnemon show` takes: a memory (mem_...), one of its versions (ver_..., or mem_...@v2 as remember reports it) or an episode (ep_...). */
     id: string;
   }, options?: CallOptions): Promise<MemoryView>;
   /** Why a memory is held (evidence, admission reasons, operations, the superseded-by chain) and how feedback moved its usefulness and trust; for a retrieval id, why each candidate ranked. (GET /v1/memories/{id}/explain) */
