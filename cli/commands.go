@@ -551,8 +551,8 @@ scope flag is given; unscoped memories are always visible.
   mnemon recall "what did we decide?" --session s1 --explain`,
 		flags: func(fs *flag.FlagSet, o *options) {
 			scopeFlags(fs, o)
-			fs.IntVar(&o.limit, "k", engine.DefaultLimit, fmt.Sprintf("items to return at most, 1 to %d", engine.MaxLimit))
-			fs.IntVar(&o.budget, "budget", engine.DefaultTokenBudget, "size of the packed context in cl100k `TOKENS`")
+			fs.IntVar(&o.limit, "k", engine.DefaultLimit, fmt.Sprintf("items to return at most, 1 to %d (0: the default)", engine.MaxLimit))
+			fs.IntVar(&o.budget, "budget", engine.DefaultTokenBudget, fmt.Sprintf("size of the packed context in cl100k `TOKENS`, 1 to %d (0: the default)", engine.MaxTokenBudget))
 			fs.BoolVar(&o.explain, "explain", false, "also list candidates that were not packed, and why")
 			fs.StringVar(&o.asOf, "as-of", "", "answer with what was true at `TIME` (RFC 3339 or date)")
 			fs.StringVar(&o.knownAt, "known-at", "", "answer with what mnemon held at `TIME` (record time; RFC 3339 or date)")
@@ -571,11 +571,13 @@ scope flag is given; unscoped memories are always visible.
 			if len(args[0]) > engine.MaxQueryBytes {
 				return usagef("recall: QUERY is %d bytes; the limit is %d", len(args[0]), engine.MaxQueryBytes)
 			}
-			if o.limit < 1 || o.limit > engine.MaxLimit {
-				return usagef("-k %d: use 1 to %d", o.limit, engine.MaxLimit)
+			// 0 takes the default, as limit and token_budget do over
+			// the API and MCP.
+			if o.limit < 0 || o.limit > engine.MaxLimit {
+				return usagef("-k %d: use 1 to %d, or 0 for the default (%d)", o.limit, engine.MaxLimit, engine.DefaultLimit)
 			}
-			if o.budget < 1 || o.budget > engine.MaxTokenBudget {
-				return usagef("--budget %d: use 1 to %d tokens", o.budget, engine.MaxTokenBudget)
+			if o.budget < 0 || o.budget > engine.MaxTokenBudget {
+				return usagef("--budget %d: use 1 to %d tokens, or 0 for the default (%d)", o.budget, engine.MaxTokenBudget, engine.DefaultTokenBudget)
 			}
 			if o.context < 0 || o.context > engine.MaxContext {
 				return usagef("--context %d: use 0 to %d turns", o.context, engine.MaxContext)

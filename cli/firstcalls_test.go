@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,5 +67,57 @@ func TestReadsOfAnEmptyNamespaceLeaveNothing(t *testing.T) {
 	out = mustRun(t, db, "recall", "where does the user live?")
 	if !strings.Contains(out, "Lisbon") || !strings.Contains(out, "retrieval ret_") {
 		t.Errorf("recall in default:\n%s", out)
+	}
+}
+
+// TestZeroLimitsTakeTheDefault: -k 0 and --budget 0 mean the default, as
+// limit and token_budget 0 do over the API and MCP.
+func TestZeroLimitsTakeTheDefault(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	for i := range 12 {
+		mustRun(t, db, "remember", fmt.Sprintf("Service s%d listens on port %d.", i, 8000+i))
+	}
+	recall := func(args ...string) ([]string, int) {
+		t.Helper()
+		var res struct {
+			TokenBudget int `json:"token_budget"`
+			Items       []struct {
+				VersionID string `json:"version_id"`
+			} `json:"items"`
+		}
+		out := mustRun(t, db, append([]string{"recall", "which port does the service listen on?", "--json"}, args...)...)
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, it := range res.Items {
+			ids = append(ids, it.VersionID)
+		}
+		return ids, res.TokenBudget
+	}
+	def, budget := recall()
+	if len(def) != 10 || budget != 1000 {
+		t.Fatalf("default recall: %d items, budget %d", len(def), budget)
+	}
+	for _, args := range [][]string{{"-k", "0"}, {"--budget", "0"}, {"-k", "0", "--budget", "0"}} {
+		if got, b := recall(args...); !slices.Equal(got, def) || b != budget {
+			t.Errorf("recall %v: %v (budget %d), want the default %v (budget %d)", args, got, b, def, budget)
+		}
+	}
+	if got, _ := recall("-k", "3"); len(got) != 3 {
+		t.Errorf("-k 3 returned %d items", len(got))
+	}
+	mustRun(t, db, "graph", "user", "-k", "0")
+	for _, tc := range []struct{ args []string }{
+		{[]string{"recall", "x", "-k", "-1"}},
+		{[]string{"recall", "x", "--budget", "-1"}},
+		{[]string{"graph", "user", "-k", "-1"}},
+	} {
+		code, _, errs := runCLI(t, db, "", tc.args...)
+		oneLine(t, code, errs, 2, "or 0 for the default")
+	}
+	code, out, _ := runCLI(t, db, "", "recall", "--help")
+	if code != 0 || !strings.Contains(out, "1 to 100 (0: the default)") || !strings.Contains(out, "1 to 200000 (0: the default)") {
+		t.Errorf("recall --help does not state the rule (exit %d):\n%s", code, out)
 	}
 }

@@ -67,7 +67,7 @@ func TestWrongCallsSayWhatToDo(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"recall", "x", "-k", "0"}, 2, "-k 0: use 1 to 100"},
+		{[]string{"recall", "x", "-k", "-1"}, 2, "-k -1: use 1 to 100, or 0 for the default (10)"},
 		{[]string{"recall", "x", "-k", "101"}, 2, "-k 101: use 1 to 100"},
 		{[]string{"recall", "x", "--budget", "-5"}, 2, "--budget -5: use 1 to 200000"},
 		{[]string{"recall", "x", "--budget", "9999999"}, 2, "--budget 9999999"},

@@ -30,8 +30,8 @@ const (
 type RetrieveParams struct {
 	Namespace   string
 	Query       string
-	Limit       int // items packed at most; default 10
-	TokenBudget int // tokens the context may use; default 1000
+	Limit       int // items packed at most; 0: the default, 10
+	TokenBudget int // tokens the context may use; 0: the default, 1000
 	TaskType    string
 	Scope       memory.Scope
 	AsOf        *time.Time // valid time: what was true then
@@ -290,13 +290,13 @@ func validateRetrieve(p *RetrieveParams) error {
 	case p.Limit == 0:
 		p.Limit = DefaultLimit
 	case p.Limit < 0 || p.Limit > MaxLimit:
-		return memory.Invalidf("limit %d: use 1 to %d", p.Limit, MaxLimit)
+		return memory.Invalidf("limit %d: use 1 to %d, or 0 for the default (%d)", p.Limit, MaxLimit, DefaultLimit)
 	}
 	switch {
 	case p.TokenBudget == 0:
 		p.TokenBudget = DefaultTokenBudget
 	case p.TokenBudget < 0 || p.TokenBudget > MaxTokenBudget:
-		return memory.Invalidf("token budget %d: use 1 to %d", p.TokenBudget, MaxTokenBudget)
+		return memory.Invalidf("token budget %d: use 1 to %d, or 0 for the default (%d)", p.TokenBudget, MaxTokenBudget, DefaultTokenBudget)
 	}
 	for _, c := range p.Disable {
 		if channelIndex(c) < 0 {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -178,5 +179,108 @@ func TestE2EGetMemoryTakesEveryIDForm(t *testing.T) {
 	// Another namespace sees none of them.
 	for _, id := range []string{mem + "@v2", first.EpisodeID} {
 		e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories/"+id, nil, "X-Mnemon-Namespace", "other"), http.StatusNotFound, "not_found")
+	}
+}
+
+// TestE2EZeroLimitsTakeTheDefault: limit and token_budget 0 mean the
+// default, exactly as leaving them out does, over the API and MCP alike;
+// a negative one is refused with the rule in the message.
+func TestE2EZeroLimitsTakeTheDefault(t *testing.T) {
+	f := e2eOpen(t, e2eOptions{mcp: true})
+	for i := range 14 {
+		f.e2eRemember(t, map[string]any{"text": "Service s" + strconv.Itoa(i) + " listens on port " + strconv.Itoa(8000+i) + "."})
+	}
+	const query = "which port does the service listen on?"
+	retrieve := func(body map[string]any) []string {
+		t.Helper()
+		body["query"] = query
+		var res e2eRetrieveResp
+		e2eJSON(t, f.e2eDo(t, "POST", "/v1/memories/retrieve", body), http.StatusOK, &res)
+		ids := make([]string, len(res.Items))
+		for i, it := range res.Items {
+			ids[i] = it.VersionID
+		}
+		return ids
+	}
+	absent := retrieve(map[string]any{})
+	if len(absent) != 10 {
+		t.Fatalf("default retrieval packed %d items, want the default limit 10", len(absent))
+	}
+	for _, body := range []map[string]any{{"limit": 0}, {"token_budget": 0}, {"limit": 0, "token_budget": 0}, {"limit": 10, "token_budget": 1000}} {
+		if got := retrieve(body); !slices.Equal(got, absent) {
+			t.Errorf("%v packed %v, want what the defaults pack %v", body, got, absent)
+		}
+	}
+	if got := retrieve(map[string]any{"limit": 3}); len(got) != 3 {
+		t.Errorf("limit 3 packed %d items", len(got))
+	}
+	for _, body := range []map[string]any{{"query": query, "limit": -1}, {"query": query, "token_budget": -1}} {
+		p := e2eProblem(t, f.e2eDo(t, "POST", "/v1/memories/retrieve", body), http.StatusBadRequest, "invalid_request")
+		if !strings.Contains(p.Detail, "or 0 for the default") {
+			t.Errorf("%v: %q does not state the rule", body, p.Detail)
+		}
+	}
+
+	// Listing and the graph take limit=0 the same way.
+	list := func(q string) int {
+		t.Helper()
+		var l struct {
+			Memories []json.RawMessage `json:"memories"`
+		}
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories"+q, nil), http.StatusOK, &l)
+		return len(l.Memories)
+	}
+	if n, zero := list(""), list("?limit=0"); n != 14 || zero != n {
+		t.Errorf("list: %d memories by default, %d with limit=0; want 14 both", n, zero)
+	}
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/graph/neighborhood?entity=user&limit=0", nil), http.StatusOK, nil)
+	for _, path := range []string{"/v1/memories?limit=-1", "/v1/graph/neighborhood?entity=user&limit=-1"} {
+		p := e2eProblem(t, f.e2eDo(t, "GET", path, nil), http.StatusBadRequest, "invalid_request")
+		if !strings.Contains(p.Detail, "or 0 for the default") {
+			t.Errorf("%s: %q does not state the rule", path, p.Detail)
+		}
+	}
+
+	// MCP's recall and list_facts follow the same rule.
+	s, err := mcpConnect(t, f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recall := func(args map[string]any) []string {
+		t.Helper()
+		args["query"] = query
+		var out struct {
+			Items []struct {
+				VersionID string `json:"version_id"`
+			} `json:"items"`
+		}
+		if text, isErr := mcpStructured(t, s, "recall", args, &out); isErr {
+			t.Fatalf("recall %v: %s", args, text)
+		}
+		ids := make([]string, len(out.Items))
+		for i, it := range out.Items {
+			ids[i] = it.VersionID
+		}
+		return ids
+	}
+	for _, args := range []map[string]any{{}, {"limit": 0, "token_budget": 0}} {
+		if got := recall(args); !slices.Equal(got, absent) {
+			t.Errorf("MCP recall %v returned %v, want the API's default %v", args, got, absent)
+		}
+	}
+	for _, args := range []map[string]any{{"query": query, "limit": -1}, {"query": query, "token_budget": -1}, {"limit": -1}} {
+		tool := "recall"
+		if _, ok := args["query"]; !ok {
+			tool = "list_facts"
+		}
+		if text, isErr := mcpCall(t, s, tool, args); !isErr || !strings.Contains(text, "or 0 for the default") {
+			t.Errorf("MCP %s %v: %v %q", tool, args, isErr, text)
+		}
+	}
+	var facts struct {
+		Facts []json.RawMessage `json:"facts"`
+	}
+	if text, isErr := mcpStructured(t, s, "list_facts", map[string]any{"limit": 0}, &facts); isErr || len(facts.Facts) != 14 {
+		t.Errorf("MCP list_facts limit 0: %v %d facts %q", isErr, len(facts.Facts), text)
 	}
 }

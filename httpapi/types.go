@@ -86,8 +86,8 @@ type Outcome struct {
 // RetrieveRequest is the body of POST /v1/memories/retrieve.
 type RetrieveRequest struct {
 	Query          string `json:"query" required:"true" doc:"The task or question (at most 4096 bytes)."`
-	Limit          int    `json:"limit,omitempty" doc:"Items at most (1-100; default 10). must_include items come on top."`
-	TokenBudget    int    `json:"token_budget,omitempty" doc:"Tokens the context may use (default 1000)."`
+	Limit          int    `json:"limit,omitempty" doc:"Items at most (1-100; 0 or absent: the default, 10). must_include items come on top."`
+	TokenBudget    int    `json:"token_budget,omitempty" doc:"Tokens the context may use (1-200000; 0 or absent: the default, 1000)."`
 	TaskType       string `json:"task_type,omitempty" doc:"Task type, for procedures and task-specific memories."`
 	AgentID        string `json:"agent_id,omitempty"`
 	UserID         string `json:"user_id,omitempty"`

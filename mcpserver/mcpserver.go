@@ -166,8 +166,8 @@ func (t *tools) remember(ctx context.Context, _ *mcp.CallToolRequest, in Remembe
 // RecallInput is the recall tool's arguments.
 type RecallInput struct {
 	Query          string `json:"query" jsonschema:"what the task is about, in natural language"`
-	TokenBudget    int    `json:"token_budget,omitempty" jsonschema:"tokens the packed context may use (default 1000)"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"most memories returned (default 10)"`
+	TokenBudget    int    `json:"token_budget,omitempty" jsonschema:"tokens the packed context may use, 1 to 200000 (0 or absent: the default, 1000)"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"most memories returned, 1 to 100 (0 or absent: the default, 10)"`
 	AsOf           string `json:"as_of,omitempty" jsonschema:"RFC 3339 time: what was true then"`
 	KnownAt        string `json:"known_at,omitempty" jsonschema:"RFC 3339 time: answer with what memory held then"`
 	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"also superseded and expired versions"`
@@ -268,7 +268,7 @@ func (t *tools) forget(ctx context.Context, _ *mcp.CallToolRequest, in IDInput) 
 type ListFactsInput struct {
 	Subject        string `json:"subject,omitempty" jsonschema:"only facts about this subject (e.g. user)"`
 	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"also superseded and expired versions"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"at most this many (default 100)"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"at most this many, 1 to 1000 (0 or absent: the default, 100)"`
 }
 
 // Fact is one version of a distilled memory.
@@ -293,8 +293,8 @@ type FactsOutput struct {
 }
 
 func (t *tools) listFacts(ctx context.Context, _ *mcp.CallToolRequest, in ListFactsInput) (*mcp.CallToolResult, FactsOutput, error) {
-	if in.Limit < 0 {
-		return nil, FactsOutput{}, errors.New("limit must be 0 (the default, 100) or more")
+	if in.Limit < 0 || in.Limit > 1000 {
+		return nil, FactsOutput{}, fmt.Errorf("limit %d: use 1 to 1000, or 0 for the default (100)", in.Limit)
 	}
 	limit := in.Limit
 	if limit == 0 {

@@ -497,7 +497,7 @@ export interface RetrieveRequest {
   include_history?: boolean;
   /** Answer with what mnemon held at this record time (RFC 3339): later facts left out, values superseded since shown as current. */
   known_at?: string;
-  /** Items at most (1-100; default 10). must_include items come on top. */
+  /** Items at most (1-100; 0 or absent: the default, 10). must_include items come on top. */
   limit?: number;
   project_id?: string;
   /** The task or question (at most 4096 bytes). */
@@ -505,7 +505,7 @@ export interface RetrieveRequest {
   session_id?: string;
   /** Task type, for procedures and task-specific memories. */
   task_type?: string;
-  /** Tokens the context may use (default 1000). */
+  /** Tokens the context may use (1-200000; 0 or absent: the default, 1000). */
   token_budget?: number;
   user_id?: string;
 }
@@ -670,7 +670,7 @@ export interface Operations {
     as_of?: string;
     /** Also superseded and expired claims (without as_of). */
     include_history?: boolean;
-    /** At most this many claims (default 50, at most 500). */
+    /** At most this many claims (1-500; 0 or absent: the default, 50). */
     limit?: number;
     /** Scope: with any of agent_id, user_id, project_id, session_id, only claims of memories visible to that scope (namespace-wide ones and the named scope's), as in retrieval; with none, the whole namespace. */
     agent_id?: string;
@@ -700,7 +700,7 @@ export interface Operations {
     include_history?: boolean;
     /** Only memories about this subject. */
     subject?: string;
-    /** At most this many (default 100, at most 1000). */
+    /** At most this many (1-1000; 0 or absent: the default, 100). */
     limit?: number;
   }, options?: CallOptions): Promise<MemoryList>;
   /** Remember a statement or a structured fact now. (POST /v1/memories) */
