@@ -284,3 +284,34 @@ func TestE2EZeroLimitsTakeTheDefault(t *testing.T) {
 		t.Errorf("MCP list_facts limit 0: %v %d facts %q", isErr, len(facts.Facts), text)
 	}
 }
+
+// TestE2EMCPListFactsAboutAnUnknownSubject: list_facts about a subject
+// with no facts says so and names the subjects there are facts about,
+// instead of claiming nothing is stored.
+func TestE2EMCPListFactsAboutAnUnknownSubject(t *testing.T) {
+	f := e2eOpen(t, e2eOptions{mcp: true})
+	s, err := mcpConnect(t, f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := mcpCall(t, s, "list_facts", map[string]any{"subject": "bob"}); isErr || text != `no facts about "bob": no facts stored yet` {
+		t.Errorf("list_facts on an empty namespace: %v %q", isErr, text)
+	}
+	if text, isErr := mcpCall(t, s, "list_facts", map[string]any{}); isErr || text != "no facts stored yet" {
+		t.Errorf("list_facts on an empty namespace: %v %q", isErr, text)
+	}
+	f.e2eRemember(t, map[string]any{"text": "I live in Lisbon."})
+	f.e2eRemember(t, map[string]any{"text": "Atlas uses pnpm."})
+
+	var out struct {
+		Facts []json.RawMessage `json:"facts"`
+	}
+	text, isErr := mcpStructured(t, s, "list_facts", map[string]any{"subject": "bob"}, &out)
+	if want := `no facts about "bob"; there are facts about: atlas, user`; isErr || text != want || len(out.Facts) != 0 {
+		t.Errorf("list_facts about bob: %v %q, want %q", isErr, text, want)
+	}
+	// Subjects are matched as stored, whatever the case asked.
+	if text, isErr := mcpStructured(t, s, "list_facts", map[string]any{"subject": " User "}, &out); isErr || len(out.Facts) != 1 || !strings.Contains(text, "Lisbon") {
+		t.Errorf("list_facts about User: %v %q", isErr, text)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -300,7 +301,8 @@ func (t *tools) listFacts(ctx context.Context, _ *mcp.CallToolRequest, in ListFa
 	if limit == 0 {
 		limit = 100
 	}
-	vs, err := t.eng.Facts(ctx, engine.FactsParams{Namespace: t.ns, Subject: in.Subject, IncludeHistory: in.IncludeHistory, Limit: limit})
+	subject := strings.ToLower(strings.TrimSpace(in.Subject)) // subjects are stored lowercase, as the CLI reads them
+	vs, err := t.eng.Facts(ctx, engine.FactsParams{Namespace: t.ns, Subject: subject, IncludeHistory: in.IncludeHistory, Limit: limit})
 	if err != nil {
 		return nil, FactsOutput{}, t.fail(err, "")
 	}
@@ -311,9 +313,44 @@ func (t *tools) listFacts(ctx context.Context, _ *mcp.CallToolRequest, in ListFa
 		lines = append(lines, fmt.Sprintf("%s [%s] %s", v.MemoryID, v.Status, v.Content))
 	}
 	if len(lines) == 0 {
-		lines = append(lines, "no facts stored yet")
+		msg, err := t.noFacts(ctx, subject, in.IncludeHistory)
+		if err != nil {
+			return nil, FactsOutput{}, t.fail(err, "")
+		}
+		lines = append(lines, msg)
 	}
 	return text(strings.Join(lines, "\n")), out, nil
+}
+
+// maxSubjectsNamed bounds the subjects an empty list_facts names.
+const maxSubjectsNamed = 20
+
+// noFacts says why list_facts found nothing: nothing is stored, or nothing
+// about that subject, naming the subjects there are facts about so the
+// model can ask again.
+func (t *tools) noFacts(ctx context.Context, subject string, history bool) (string, error) {
+	if subject == "" {
+		return "no facts stored yet", nil
+	}
+	all, err := t.eng.Facts(ctx, engine.FactsParams{Namespace: t.ns, IncludeHistory: history})
+	if err != nil {
+		return "", err
+	}
+	var subjects []string
+	for _, v := range all {
+		if !slices.Contains(subjects, v.Subject) {
+			subjects = append(subjects, v.Subject)
+		}
+	}
+	if len(subjects) == 0 {
+		return fmt.Sprintf("no facts about %q: no facts stored yet", subject), nil
+	}
+	slices.Sort(subjects)
+	named := strings.Join(subjects[:min(len(subjects), maxSubjectsNamed)], ", ")
+	if len(subjects) > maxSubjectsNamed {
+		named += fmt.Sprintf(" and %d more", len(subjects)-maxSubjectsNamed)
+	}
+	return fmt.Sprintf("no facts about %q; there are facts about: %s", subject, named), nil
 }
 
 func factOf(v *memory.Version) Fact {
