@@ -92,7 +92,9 @@ func rememberCmd() *command {
 		creates: true,
 		help: `TEXT is read by the built-in extractor: "My favorite editor is Vim", "I live in Lisbon",
 "Atlas uses pnpm", "Never commit secrets", "Actually, I switched to Neovim". A later value of the
-same fact supersedes the earlier one, which stays as history. Text no rule recognises is kept as a note.
+same fact supersedes the earlier one, which stays as history. A statement no rule recognises is kept
+as a note (a fact keyed note:…). Text that states nothing to keep about the speaker (a question, a
+hypothetical, what someone else said, small talk) is kept only as said: an episode recall finds.
 With --key, TEXT is stored as exactly one fact with the given fields.
   mnemon remember "I live in Lisbon."
   mnemon remember "Deploys happen on Fridays" --key deploy:day --value Friday --subject atlas`,
@@ -193,7 +195,7 @@ func printOutcomes(w io.Writer, outs []engine.Outcome) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	quarantined := false
+	quarantined, kept := false, ""
 	for _, o := range outs {
 		op := firstNonEmpty(string(o.Operation), strings.ToUpper(string(o.Decision)))
 		if o.Decision == memory.AdmitQuarantine {
@@ -205,6 +207,10 @@ func printOutcomes(w io.Writer, outs []engine.Outcome) {
 		} else if o.MemoryID != "" {
 			ref = o.MemoryID
 		}
+		if o.Version != nil && o.Version.Kind == memory.KindEpisodic {
+			// No fact or note came of the text: it is kept as said.
+			op, key, kept = "KEPT", "episode", whyNoFact(o.Reasons)
+		}
 		// The operation is padded to a fixed width so the keys of separate
 		// calls line up too.
 		fmt.Fprintf(tw, "%-9s %s\t%s\t%s\t[%s]\n", op, key, ref, clip(o.Content, 100), strings.Join(o.Reasons, ", "))
@@ -213,6 +219,33 @@ func printOutcomes(w io.Writer, outs []engine.Outcome) {
 	if quarantined {
 		fmt.Fprintln(w, "quarantined text is kept as evidence but never recalled")
 	}
+	if kept != "" {
+		fmt.Fprintf(w, "no fact or note in it (%s); kept as said, recall finds it as an episode\n", kept)
+	}
+}
+
+// whyNoFact says, from an episode's admission reasons, why a remembered
+// text gave no fact or note.
+func whyNoFact(reasons []string) string {
+	for _, r := range reasons {
+		switch {
+		case r == "not_a_statement:question":
+			return "it is a question"
+		case r == "not_a_statement:hypothetical":
+			return "it is hypothetical"
+		case r == "not_a_statement:reported":
+			return "it reports what someone else said"
+		case r == "not_a_statement:unresolved_pronoun":
+			return "it names whom it is about only by a pronoun"
+		case r == "not_a_statement:someone_elses_wish":
+			return "it is someone else's wish"
+		case r == "gate:acknowledgement":
+			return "it is an acknowledgement"
+		case strings.HasPrefix(r, "gate:"):
+			return "nothing in it to extract"
+		}
+	}
+	return "no rule reads a fact in it"
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -121,3 +121,46 @@ func TestZeroLimitsTakeTheDefault(t *testing.T) {
 		t.Errorf("recall --help does not state the rule (exit %d):\n%s", code, out)
 	}
 }
+
+// TestRememberTextWithoutAFact: what `remember` prints and stores agrees
+// with its help: a statement no rule reads is kept as a note; text that
+// states nothing to keep is kept as said, and recall finds it.
+func TestRememberTextWithoutAFact(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	code, help, _ := runCLI(t, db, "", "remember", "--help")
+	if code != 0 || !strings.Contains(help, "is kept\nas a note") || !strings.Contains(help, "kept only as said") {
+		t.Errorf("remember --help:\n%s", help)
+	}
+
+	out := mustRun(t, db, "remember", "Round 1 worker 2 says zeta")
+	if !strings.HasPrefix(out, "KEPT ") || !strings.Contains(out, "not_a_statement:reported") ||
+		!strings.Contains(out, "no fact or note in it (it reports what someone else said); kept as said, recall finds it as an episode") {
+		t.Errorf("remember reported speech:\n%s", out)
+	}
+	if out := mustRun(t, db, "recall", "what does worker 2 say?", "-k", "1"); !strings.Contains(out, "1. [") || !strings.Contains(out, "Round 1 worker 2 says zeta") {
+		t.Errorf("recall after remember:\n%s", out)
+	}
+	var res struct {
+		Outcomes []struct {
+			Decision  string   `json:"decision"`
+			Operation string   `json:"operation"`
+			MemoryID  string   `json:"memory_id"`
+			Reasons   []string `json:"reasons"`
+		} `json:"outcomes"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, db, "remember", "What is my favorite editor?", "--json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Outcomes) != 1 || res.Outcomes[0].Decision != "accept" || res.Outcomes[0].Operation != "" ||
+		!slices.Contains(res.Outcomes[0].Reasons, "not_a_statement:question") || !strings.HasPrefix(res.Outcomes[0].MemoryID, "mem_") {
+		t.Errorf("remember a question --json: %+v", res)
+	}
+
+	if out := mustRun(t, db, "remember", "Initech rocks."); !strings.HasPrefix(out, "ADD ") || !strings.Contains(out, "note:") {
+		t.Errorf("remember a statement no rule reads:\n%s", out)
+	}
+	// None of it became a fact about the speaker but the note.
+	if out := mustRun(t, db, "facts"); strings.Count(out, "\n") != 2 || !strings.Contains(out, "Initech rocks.") {
+		t.Errorf("facts:\n%s", out)
+	}
+}

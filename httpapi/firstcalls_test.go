@@ -315,3 +315,48 @@ func TestE2EMCPListFactsAboutAnUnknownSubject(t *testing.T) {
 		t.Errorf("list_facts about User: %v %q", isErr, text)
 	}
 }
+
+// TestE2ERememberTextWithoutAFact: a statement no rule reads is kept as a
+// note, and text that states nothing to keep ("Round 1 worker 2 says
+// zeta", reported speech) is kept as said, an episode recall finds; the API
+// and MCP say so (accepted, not rejected), as the help promises.
+func TestE2ERememberTextWithoutAFact(t *testing.T) {
+	f := e2eOpen(t, e2eOptions{mcp: true})
+	const said = "Round 1 worker 2 says zeta"
+
+	r := f.e2eRemember(t, map[string]any{"text": said})
+	if r.Decision != "accept" || r.Operation != "" || !strings.HasPrefix(r.MemoryID, "mem_") || r.Version == nil ||
+		r.Version.Kind != memory.KindEpisodic || r.Version.Content != said || !slices.Contains(r.Reasons, "not_a_statement:reported") ||
+		len(r.Outcomes) != 1 || r.Outcomes[0].MemoryID != r.MemoryID {
+		t.Errorf("remember %q: %+v", said, r)
+	}
+	res := f.e2eRetrieve(t, "what does worker 2 say?")
+	if len(res.Items) == 0 || res.Items[0].MemoryID != r.MemoryID {
+		t.Errorf("recall after remember %q: %v", said, e2eContents(res.Items))
+	}
+
+	note := f.e2eRemember(t, map[string]any{"text": "Initech rocks."})
+	if note.Decision != "accept" || note.Operation != "ADD" || note.Version == nil || !strings.HasPrefix(note.Version.Key, "note:") {
+		t.Errorf("remember a statement no rule reads: %+v", note)
+	}
+
+	s, err := mcpConnect(t, f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Outcomes []struct {
+			Decision  string `json:"decision"`
+			Operation string `json:"operation"`
+			MemoryID  string `json:"memory_id"`
+		} `json:"outcomes"`
+	}
+	text, isErr := mcpStructured(t, s, "remember", map[string]any{"text": "Round 2 worker 3 says omega"}, &out)
+	if isErr || !strings.Contains(text, "kept as said") || len(out.Outcomes) != 1 || out.Outcomes[0].Decision != "accept" ||
+		out.Outcomes[0].Operation != "" || !strings.HasPrefix(out.Outcomes[0].MemoryID, "mem_") {
+		t.Errorf("MCP remember: %v %q %+v", isErr, text, out)
+	}
+	if text, isErr := mcpCall(t, s, "recall", map[string]any{"query": "what does worker 3 say?"}); isErr || !strings.Contains(text, "omega") {
+		t.Errorf("MCP recall: %v %q", isErr, text)
+	}
+}

@@ -42,7 +42,7 @@ type CaptureResponse struct {
 
 // RememberRequest is the body of POST /v1/memories.
 type RememberRequest struct {
-	Text        string   `json:"text" required:"true" doc:"The statement to remember. With key set, stored as exactly one fact."`
+	Text        string   `json:"text" required:"true" doc:"The statement to remember. With key set, stored as exactly one fact. A statement no rule reads is kept as a note (key note:...); text that states nothing to keep (a question, a hypothetical, what someone else said, small talk) is kept only as said, an episodic memory recall finds: its outcome is accepted, without an operation, its reasons saying why (not_a_statement:..., gate:...)."`
 	SessionID   string   `json:"session_id,omitempty" doc:"Session scope."`
 	AgentID     string   `json:"agent_id,omitempty" doc:"Agent scope."`
 	UserID      string   `json:"user_id,omitempty" doc:"User scope."`
@@ -66,7 +66,7 @@ type RememberResponse struct {
 	EpisodeID string          `json:"episode_id" doc:"The episode that records the statement."`
 	MemoryID  string          `json:"memory_id,omitempty" doc:"The memory written or reinforced."`
 	Version   *memory.Version `json:"version,omitempty" doc:"The version now current for that memory."`
-	Operation string          `json:"operation,omitempty" doc:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP."`
+	Operation string          `json:"operation,omitempty" doc:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode."`
 	Decision  string          `json:"decision" doc:"accept, defer, reject or quarantine."`
 	Reasons   []string        `json:"reasons" doc:"Reason codes for the decision."`
 	Outcomes  []Outcome       `json:"outcomes" nullable:"false" doc:"Every candidate memory's fate."`

@@ -54,7 +54,9 @@ func New(eng *engine.Engine, b Binding, opts Options) *mcp.Server {
 	t := &tools{eng: eng, ns: b.Namespace, log: opts.Logger}
 	if b.CanWrite {
 		mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Store a statement or a structured fact now. " +
-			"mnemon extracts, reconciles (ADD, REINFORCE, SUPERSEDE, CONTEST) and versions it; the answer says what it did."}, t.remember)
+			"mnemon extracts, reconciles (ADD, REINFORCE, SUPERSEDE, CONTEST) and versions it; the answer says what it did. " +
+			"A statement no rule reads is kept as a note; text that states nothing to keep (a question, what someone " +
+			"else said) is kept only as said, an episode recall still finds."}, t.remember)
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "recall", Description: "Retrieve the memories that matter for a query, " +
 		"packed into a token budget, each with its citation and a trust action. Keep the retrieval_id to send feedback.",
@@ -116,7 +118,7 @@ type RememberInput struct {
 // OutcomeOutput is what remember did with one candidate memory.
 type OutcomeOutput struct {
 	Decision  string   `json:"decision" jsonschema:"accept, defer, reject or quarantine"`
-	Operation string   `json:"operation,omitempty" jsonschema:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP"`
+	Operation string   `json:"operation,omitempty" jsonschema:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode"`
 	Reasons   []string `json:"reasons"`
 	MemoryID  string   `json:"memory_id,omitempty"`
 	VersionID string   `json:"version_id,omitempty"`
@@ -148,6 +150,9 @@ func (t *tools) remember(ctx context.Context, _ *mcp.CallToolRequest, in Remembe
 		line := string(o.Decision)
 		if o.Operation != "" {
 			line = string(o.Operation)
+		}
+		if o.Version != nil && o.Version.Kind == memory.KindEpisodic {
+			line = "kept as said (no fact or note in it; recall finds it as an episode)"
 		}
 		if o.MemoryID != "" {
 			line += " " + o.MemoryID

@@ -428,7 +428,7 @@ export interface RememberRequest {
   speaker?: string;
   /** Whom the fact is about (with key); default the speaker. */
   subject?: string;
-  /** The statement to remember. With key set, stored as exactly one fact. */
+  /** The statement to remember. With key set, stored as exactly one fact. A statement no rule reads is kept as a note (key note:...); text that states nothing to keep (a question, a hypothetical, what someone else said, small talk) is kept only as said, an episodic memory recall finds: its outcome is accepted, without an operation, its reasons saying why (not_a_statement:..., gate:...). */
   text: string;
   /** fact, preference, decision, constraint, goal, lesson, procedure or summary (with key). */
   type?: string;
@@ -449,7 +449,7 @@ export interface RememberResponse {
   episode_id: string;
   /** The memory written or reinforced. */
   memory_id?: string;
-  /** ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP. */
+  /** ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode. */
   operation?: string;
   /** Every candidate memory's fate. */
   outcomes: Array<Outcome>;
