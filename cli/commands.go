@@ -96,7 +96,9 @@ func rememberCmd() *command {
 		creates: true,
 		help: `TEXT is read by the built-in extractor: "My favorite editor is Vim", "I live in Lisbon",
 "Atlas uses pnpm", "Never commit secrets", "Actually, I switched to Neovim". A later value of the
-same fact supersedes the earlier one, which stays as history. Text no rule recognises is kept as a note.
+same fact supersedes the earlier one, which stays as history. A statement no rule recognises is kept
+as a note (a fact keyed note:…). Text that states nothing to keep about the speaker (a question, a
+hypothetical, what someone else said, small talk) is kept only as said: an episode recall finds.
 With --key, TEXT is stored as exactly one fact with the given fields.
   mnemon remember "I live in Lisbon."
   mnemon remember "Deploys happen on Fridays" --key deploy:day --value Friday --subject atlas`,
@@ -197,7 +199,7 @@ func printOutcomes(w io.Writer, outs []engine.Outcome) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	quarantined := false
+	quarantined, kept := false, ""
 	for _, o := range outs {
 		op := firstNonEmpty(string(o.Operation), strings.ToUpper(string(o.Decision)))
 		if o.Decision == memory.AdmitQuarantine {
@@ -209,6 +211,10 @@ func printOutcomes(w io.Writer, outs []engine.Outcome) {
 		} else if o.MemoryID != "" {
 			ref = o.MemoryID
 		}
+		if o.Version != nil && o.Version.Kind == memory.KindEpisodic {
+			// No fact or note came of the text: it is kept as said.
+			op, key, kept = "KEPT", "episode", whyNoFact(o.Reasons)
+		}
 		// The operation is padded to a fixed width so the keys of separate
 		// calls line up too.
 		fmt.Fprintf(tw, "%-9s %s\t%s\t%s\t[%s]\n", op, key, ref, clip(o.Content, 100), strings.Join(o.Reasons, ", "))
@@ -217,6 +223,33 @@ func printOutcomes(w io.Writer, outs []engine.Outcome) {
 	if quarantined {
 		fmt.Fprintln(w, "quarantined text is kept as evidence but never recalled")
 	}
+	if kept != "" {
+		fmt.Fprintf(w, "no fact or note in it (%s); kept as said, recall finds it as an episode\n", kept)
+	}
+}
+
+// whyNoFact says, from an episode's admission reasons, why a remembered
+// text gave no fact or note.
+func whyNoFact(reasons []string) string {
+	for _, r := range reasons {
+		switch {
+		case r == "not_a_statement:question":
+			return "it is a question"
+		case r == "not_a_statement:hypothetical":
+			return "it is hypothetical"
+		case r == "not_a_statement:reported":
+			return "it reports what someone else said"
+		case r == "not_a_statement:unresolved_pronoun":
+			return "it names whom it is about only by a pronoun"
+		case r == "not_a_statement:someone_elses_wish":
+			return "it is someone else's wish"
+		case r == "gate:acknowledgement":
+			return "it is an acknowledgement"
+		case strings.HasPrefix(r, "gate:"):
+			return "nothing in it to extract"
+		}
+	}
+	return "no rule reads a fact in it"
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -563,8 +596,8 @@ too, unless --session-only keeps to that session's episodes.
   mnemon recall "what did we say about the deploy?" --session s1 --session-only`,
 		flags: func(fs *flag.FlagSet, o *options) {
 			scopeFlags(fs, o)
-			fs.IntVar(&o.limit, "k", engine.DefaultLimit, fmt.Sprintf("items to return at most, 1 to %d", engine.MaxLimit))
-			fs.IntVar(&o.budget, "budget", engine.DefaultTokenBudget, "size of the packed context in cl100k `TOKENS`")
+			fs.IntVar(&o.limit, "k", engine.DefaultLimit, fmt.Sprintf("items to return at most, 1 to %d (0: the default)", engine.MaxLimit))
+			fs.IntVar(&o.budget, "budget", engine.DefaultTokenBudget, fmt.Sprintf("size of the packed context in cl100k `TOKENS`, 1 to %d (0: the default)", engine.MaxTokenBudget))
 			fs.BoolVar(&o.explain, "explain", false, "also list candidates that were not packed, and why")
 			fs.StringVar(&o.asOf, "as-of", "", "answer with what was true at `TIME` (RFC 3339 or date)")
 			fs.StringVar(&o.knownAt, "known-at", "", "answer with what mnemon held at `TIME` (record time; RFC 3339 or date)")
@@ -584,11 +617,13 @@ too, unless --session-only keeps to that session's episodes.
 			if len(args[0]) > engine.MaxQueryBytes {
 				return usagef("recall: QUERY is %d bytes; the limit is %d", len(args[0]), engine.MaxQueryBytes)
 			}
-			if o.limit < 1 || o.limit > engine.MaxLimit {
-				return usagef("-k %d: use 1 to %d", o.limit, engine.MaxLimit)
+			// 0 takes the default, as limit and token_budget do over
+			// the API and MCP.
+			if o.limit < 0 || o.limit > engine.MaxLimit {
+				return usagef("-k %d: use 1 to %d, or 0 for the default (%d)", o.limit, engine.MaxLimit, engine.DefaultLimit)
 			}
-			if o.budget < 1 || o.budget > engine.MaxTokenBudget {
-				return usagef("--budget %d: use 1 to %d tokens", o.budget, engine.MaxTokenBudget)
+			if o.budget < 0 || o.budget > engine.MaxTokenBudget {
+				return usagef("--budget %d: use 1 to %d tokens, or 0 for the default (%d)", o.budget, engine.MaxTokenBudget, engine.DefaultTokenBudget)
 			}
 			if o.context < 0 || o.context > engine.MaxContext {
 				return usagef("--context %d: use 0 to %d turns", o.context, engine.MaxContext)
@@ -625,7 +660,7 @@ too, unless --session-only keeps to that session's episodes.
 				return err
 			}
 			if o.json {
-				if o.explain {
+				if o.explain && !res.NamespaceEmpty {
 					tr, err := a.engine.Trace(ctx, a.ns, res.RetrievalID)
 					if err != nil {
 						return err
@@ -635,12 +670,13 @@ too, unless --session-only keeps to that session's episodes.
 				return writeJSON(a.env.Stdout, res)
 			}
 			w := a.env.Stdout
+			if res.NamespaceEmpty {
+				// Nothing was retrieved, so no retrieval was recorded.
+				fmt.Fprintf(w, "nothing found: namespace %s is empty (namespaces never share memories; 'mnemon stats --all' lists them)\n", a.ns)
+				return nil
+			}
 			if len(res.Items) == 0 {
-				if st, err := a.store.Stats(ctx, memory.StatsParams{Namespace: a.ns}); err == nil && st.Episodes == 0 && st.Memories == 0 {
-					fmt.Fprintf(w, "nothing found: namespace %s is empty (namespaces never share memories; 'mnemon stats --all' lists them)\n", a.ns)
-				} else {
-					fmt.Fprintf(w, "nothing found in namespace %s\n", a.ns)
-				}
+				fmt.Fprintf(w, "nothing found in namespace %s\n", a.ns)
 			}
 			for i, it := range res.Items {
 				fmt.Fprintf(w, "%d. [%s %.2f] %s\n", i+1, it.Action, it.Trust, it.Content)
@@ -810,26 +846,27 @@ episode (ep_…), which shows what was decided about the event.`,
 			if len(args) != 1 {
 				return usagef("show takes one memory, version or episode ID; got %d arguments", len(args))
 			}
-			id, err := parseID("show", args[0], ids.Memory, ids.Version, ids.Episode)
-			if err != nil {
+			if _, err := parseID("show", args[0], ids.Memory, ids.Version, ids.Episode); err != nil {
 				return err
 			}
 			if err := a.open(ctx); err != nil {
 				return err
 			}
-			return a.show(ctx, o, id)
+			// The engine resolves every id form (mem_…@v2 too), as GET
+			// /v1/memories/{id} does.
+			return a.show(ctx, o, strings.TrimSpace(args[0]))
 		},
 	}
 }
 
 // show prints a memory, version or episode.
 func (a *app) show(ctx context.Context, o *options, id string) error {
-	if ids.HasPrefix(id, ids.Episode) {
-		return a.showEpisode(ctx, o, id)
-	}
 	view, err := a.engine.Show(ctx, a.ns, id)
 	if err != nil {
 		return notFound(err, id, a.ns)
+	}
+	if view.Episode != nil {
+		return a.showEpisode(o, view)
 	}
 	sort.SliceStable(view.Admissions, func(i, j int) bool {
 		x, y := view.Admissions[i], view.Admissions[j]
@@ -845,28 +882,12 @@ func (a *app) show(ctx context.Context, o *options, id string) error {
 	return nil
 }
 
-// episodeView is an episode and what was decided about it.
-type episodeView struct {
-	Episode    *memory.Episode     `json:"episode"`
-	Admissions []*memory.Admission `json:"admissions"`
-}
-
-func (a *app) showEpisode(ctx context.Context, o *options, id string) error {
-	ep, err := a.store.GetEpisode(ctx, memory.GetParams{Namespace: a.ns, ID: id})
-	if err != nil {
-		return notFound(err, id, a.ns)
-	}
-	adms, err := a.store.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: a.ns, EpisodeID: id})
-	if err != nil {
-		return err
-	}
-	if adms == nil {
-		adms = []*memory.Admission{}
-	}
-	sort.SliceStable(adms, func(i, j int) bool { return adms[i].ID < adms[j].ID })
+// showEpisode prints an episode and what was decided about it.
+func (a *app) showEpisode(o *options, view *engine.MemoryView) error {
 	if o.json {
-		return writeJSON(a.env.Stdout, episodeView{Episode: ep, Admissions: adms})
+		return writeJSON(a.env.Stdout, view)
 	}
+	ep, adms := view.Episode, view.Admissions
 	w := a.env.Stdout
 	fmt.Fprintf(w, "%s  %s  %s said at %s:\n  %q\n", ep.ID, ep.Kind, ep.Speaker, ep.OccurredAt.Format(time.RFC3339), ep.Content)
 	if s := scopeString(ep.Scope); s != "" {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -172,10 +173,7 @@ var idKinds = map[string]string{
 // parseID cleans an id the user typed or pasted (remember prints
 // mem_…@v2) and checks it has one of the allowed prefixes.
 func parseID(cmd, raw string, allowed ...string) (string, error) {
-	id := strings.TrimSpace(raw)
-	if at := strings.LastIndex(id, "@v"); at > 0 && isDigits(id[at+2:]) {
-		id = id[:at]
-	}
+	id, _ := engine.SplitVersionRef(strings.TrimSpace(raw))
 	for _, p := range allowed {
 		if ids.HasPrefix(id, p) && len(id) > len(p)+1 {
 			return id, nil
@@ -192,18 +190,6 @@ func parseID(cmd, raw string, allowed ...string) (string, error) {
 	return "", usagef("%s: %q is not a %s id; list ids with 'mnemon facts --history'", cmd, raw, list)
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // notFound phrases a missing id for the user; other errors pass through.
 func notFound(err error, id, ns string) error {
 	if !errors.Is(err, memory.ErrNotFound) {
@@ -213,6 +199,8 @@ func notFound(err error, id, ns string) error {
 	switch {
 	case ids.HasPrefix(id, ids.Version):
 		kind = "version"
+	case ids.HasPrefix(id, ids.Memory) && strings.Contains(id, "@v"):
+		kind = "version" // mem_…@v2
 	case ids.HasPrefix(id, ids.Retrieval):
 		kind, hint = "retrieval", "every recall prints its retrieval id (ret_…) on its last line"
 	case ids.HasPrefix(id, ids.Episode):

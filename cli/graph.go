@@ -28,7 +28,7 @@ namespace-wide memories and the named scope's. An entity nothing names prints an
   mnemon graph user --as-of 2025-01-01 --json`,
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.IntVar(&hops, "hops", 1, "how far to go: 1 (the entity's claims) or 2 (also its neighbours')")
-			fs.IntVar(&o.limit, "k", engine.DefaultGraphLimit, fmt.Sprintf("claims to show at most, 1 to %d", engine.MaxGraphLimit))
+			fs.IntVar(&o.limit, "k", engine.DefaultGraphLimit, fmt.Sprintf("claims to show at most, 1 to %d (0: the default)", engine.MaxGraphLimit))
 			fs.StringVar(&o.asOf, "as-of", "", "show the claims true at `TIME` (RFC 3339 or date)")
 			fs.BoolVar(&o.history, "history", false, "also show superseded and expired claims")
 			scopeFlags(fs, o)
@@ -41,8 +41,8 @@ namespace-wide memories and the named scope's. An entity nothing names prints an
 			if hops != 1 && hops != 2 {
 				return usagef("--hops %d: use 1 or 2", hops)
 			}
-			if o.limit < 1 || o.limit > engine.MaxGraphLimit {
-				return usagef("-k %d: use 1 to %d", o.limit, engine.MaxGraphLimit)
+			if o.limit < 0 || o.limit > engine.MaxGraphLimit {
+				return usagef("-k %d: use 1 to %d, or 0 for the default (%d)", o.limit, engine.MaxGraphLimit, engine.DefaultGraphLimit)
 			}
 			asOf, err := parseTime("as-of", o.asOf)
 			if err != nil {

@@ -54,7 +54,7 @@ func TestGraphCommand(t *testing.T) {
 	}{
 		{[]string{"graph"}, "needs an ENTITY"},
 		{[]string{"graph", "bob", "--hops", "3"}, "--hops 3: use 1 or 2"},
-		{[]string{"graph", "bob", "-k", "0"}, "-k 0"},
+		{[]string{"graph", "bob", "-k", "-1"}, "-k -1: use 1 to 500, or 0 for the default (50)"},
 		{[]string{"graph", "bob", "--as-of", "someday"}, "as-of"},
 	} {
 		code, _, errs := runCLI(t, db, "", tc.args...)

@@ -67,7 +67,7 @@ func TestWrongCallsSayWhatToDo(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"recall", "x", "-k", "0"}, 2, "-k 0: use 1 to 100"},
+		{[]string{"recall", "x", "-k", "-1"}, 2, "-k -1: use 1 to 100, or 0 for the default (10)"},
 		{[]string{"recall", "x", "-k", "101"}, 2, "-k 101: use 1 to 100"},
 		{[]string{"recall", "x", "--budget", "-5"}, 2, "--budget -5: use 1 to 200000"},
 		{[]string{"recall", "x", "--budget", "9999999"}, 2, "--budget 9999999"},
@@ -101,7 +101,7 @@ func TestWrongCallsSayWhatToDo(t *testing.T) {
 		{[]string{"show", "garbage"}, 2, `"garbage" is not a memory (mem_…), version (ver_…) or episode (ep_…) id`},
 		{[]string{"forget", "ret_x"}, 2, `"ret_x" is not a memory (mem_…) or version (ver_…) id`},
 		{[]string{"show", "mem_nope"}, 1, "no memory mem_nope in namespace default"},
-		{[]string{"show", "mem_nope@v2"}, 1, "no memory mem_nope in namespace default"},
+		{[]string{"show", "mem_nope@v2"}, 1, "no version mem_nope@v2 in namespace default"},
 		{[]string{"show", "ver_nope"}, 1, "no version ver_nope in namespace default"},
 		{[]string{"show", "ep_nope"}, 1, "no episode ep_nope in namespace default"},
 		{[]string{"explain", "ret_nope"}, 1, "no retrieval ret_nope in namespace default; every recall prints"},
@@ -294,6 +294,9 @@ func TestIDsAsUsersTypeThem(t *testing.T) {
 	if !strings.Contains(out, `"My favorite editor is Vim."`) || !strings.Contains(out, "accept  ADD") {
 		t.Fatalf("show %s:\n%s", ep, out)
 	}
+	// A version number the memory never had is not found.
+	code, _, errs = runCLI(t, db, "", "show", memID+"@v9")
+	oneLine(t, code, errs, 1, "no version "+memID+"@v9 in namespace default")
 
 	out = mustRun(t, db, "forget", ref)
 	if !strings.Contains(out, "forgot "+memID+" (2 versions)") {

@@ -112,6 +112,8 @@ func (a *Agent) PreTask(ctx context.Context, prompt string) (*Pack, error) {
 		AgentID: a.Scope.AgentID, UserID: a.Scope.UserID, ProjectID: a.Scope.ProjectID, SessionID: a.Scope.SessionID,
 	})
 	if errors.Is(err, ErrNamespaceNotFound) {
+		// An older server's answer for a namespace that holds nothing
+		// yet; newer ones answer an empty retrieval.
 		res, err = &RetrieveResponse{}, nil
 	}
 	if err != nil {

@@ -46,7 +46,8 @@ func (c *Client) Remember(ctx context.Context, req RememberRequest) (*RememberRe
 
 // Retrieve returns the memories that matter for a task, packed into a
 // token budget (POST /v1/memories/retrieve). A namespace that holds
-// nothing yet answers ErrNamespaceNotFound. Not retried: every retrieval
+// nothing yet answers no items, with Hint set and no RetrievalID (older
+// servers answered ErrNamespaceNotFound). Not retried: every retrieval
 // stores its trace.
 func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) (*RetrieveResponse, error) {
 	return doJSON[RetrieveResponse](ctx, c, call{method: http.MethodPost, path: "/v1/memories/retrieve", json: req})
@@ -70,7 +71,8 @@ func (c *Client) ListMemories(ctx context.Context, opts ListOptions) (*MemoryLis
 
 // GetMemory returns a memory with every version, its admission log and the
 // episodes it cites (GET /v1/memories/{id}); id is a memory id (mem_...)
-// or one of its versions (ver_...).
+// or one of its versions (ver_..., or mem_...@v2). An episode id (ep_...)
+// returns the episode and the decisions about it.
 func (c *Client) GetMemory(ctx context.Context, id string) (*MemoryView, error) {
 	if err := needID("GetMemory", id); err != nil {
 		return nil, err

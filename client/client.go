@@ -6,7 +6,7 @@
 //	c, err := client.New("http://127.0.0.1:7077", client.Options{APIKey: os.Getenv("MNEMON_API_KEY")})
 //	...
 //	res, err := c.Retrieve(ctx, client.RetrieveRequest{Query: "which package manager does Atlas use?"})
-//	if errors.Is(err, client.ErrNamespaceNotFound) { /* nothing remembered yet */ }
+//	if res.Hint != "" { /* nothing remembered yet: no items */ }
 //
 // Agent wraps an existing agent loop with memory in two calls: PreTask
 // before the task, PostTask after it.

@@ -178,7 +178,7 @@ func TestErrors(t *testing.T) {
 		{"unknown job", func() error { _, err := c.GetJob(ctx, "job_999999"); return err }, 404, client.ErrNotFound},
 		{"unknown retrieval", func() error { _, err := c.GetTrace(ctx, "ret_nope"); return err }, 404, client.ErrNotFound},
 		{"empty namespace", func() error {
-			_, err := c.WithNamespace(fresh("errors-empty")).Retrieve(ctx, client.RetrieveRequest{Query: "x"})
+			_, err := c.WithNamespace(fresh("errors-empty")).ListMemories(ctx, client.ListOptions{})
 			return err
 		}, 404, client.ErrNamespaceNotFound},
 		{"bad namespace", func() error {
@@ -241,6 +241,21 @@ func TestErrors(t *testing.T) {
 		if _, err := client.New(bad, client.Options{}); err == nil {
 			t.Errorf("New(%q) accepted", bad)
 		}
+	}
+}
+
+// TestRetrieveEmptyNamespace: an agent's first retrieval, before anything
+// was stored, succeeds with no items, a hint and no retrieval id.
+func TestRetrieveEmptyNamespace(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	c := newClient(t, serverURL, client.Options{Namespace: fresh("first-call")})
+	res, err := c.Retrieve(ctx, client.RetrieveRequest{Query: "which package manager does Atlas use?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RetrievalID != "" || len(res.Items) != 0 || res.Context != "" || !strings.Contains(res.Hint, "holds nothing yet") {
+		t.Errorf("first retrieval: %+v", res)
 	}
 }
 

@@ -46,7 +46,7 @@ func ExampleError() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = c.Retrieve(ctx, client.RetrieveRequest{Query: "anything?"})
+	_, err = c.ListMemories(ctx, client.ListOptions{})
 	fmt.Println(errors.Is(err, client.ErrNamespaceNotFound))
 
 	_, err = c.Remember(ctx, client.RememberRequest{Text: "I prefer vim", ObservedAt: mustTime("2999-01-01T00:00:00Z")})

@@ -126,10 +126,14 @@ func Turns(n int) *int { return &n }
 
 // RetrieveResponse is a packed context and its items in final rank order.
 type RetrieveResponse struct {
+	// RetrievalID names the retrieval's trace; empty when the namespace
+	// held nothing yet (nothing was retrieved: no trace, no feedback).
 	RetrievalID string         `json:"retrieval_id"`
 	Context     string         `json:"context"`
 	TokensUsed  int            `json:"tokens_used"`
 	Items       []RetrieveItem `json:"items"`
+	// Hint is set when the namespace holds nothing yet: what to do first.
+	Hint string `json:"hint,omitempty"`
 }
 
 // RetrieveItem is one packed memory with its citation and reason.
@@ -220,12 +224,15 @@ type Provenance struct {
 }
 
 // MemoryView is a memory with every version, its admission log and the
-// episodes it cites (GET /v1/memories/{id}).
+// episodes it cites (GET /v1/memories/{id}). For an episode id, Memory is
+// nil and Episode is the episode, with the decisions about it in
+// Admissions.
 type MemoryView struct {
 	Memory     *Memory      `json:"memory"`
 	Versions   []*Version   `json:"versions"`
 	Admissions []*Admission `json:"admissions"`
 	Episodes   []*Episode   `json:"episodes"`
+	Episode    *Episode     `json:"episode,omitempty"`
 }
 
 // Memory is a canonical slot (subject + key) whose versions hold its values.

@@ -83,7 +83,7 @@ type FeedbackResult struct {
 
 func validateFeedback(p *FeedbackParams) error {
 	if strings.TrimSpace(p.RetrievalID) == "" {
-		return memory.Invalidf("retrieval id is empty")
+		return memory.Invalidf("retrieval id is empty; name a retrieval (ret_…) a recall returned (a recall of a namespace that held nothing returns none: it retrieved nothing to rate)")
 	}
 	if !p.Outcome.Valid() {
 		return memory.Invalidf("outcome %q: use helpful, unused or harmful", p.Outcome)

@@ -440,7 +440,7 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 	case p.Limit == 0:
 		p.Limit = DefaultGraphLimit
 	case p.Limit < 0 || p.Limit > MaxGraphLimit:
-		return nil, fmt.Errorf("graph: %w", memory.Invalidf("limit %d: use 1 to %d", p.Limit, MaxGraphLimit))
+		return nil, fmt.Errorf("graph: %w", memory.Invalidf("limit %d: use 1 to %d, or 0 for the default (%d)", p.Limit, MaxGraphLimit, DefaultGraphLimit))
 	}
 	if strings.TrimSpace(p.Entity) == "" {
 		return nil, fmt.Errorf("graph: %w", memory.Invalidf("entity is empty: name one, such as user or a project"))

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -55,22 +58,53 @@ func (e *Engine) Facts(ctx context.Context, p FactsParams) ([]*memory.Version, e
 	return vs, nil
 }
 
-// MemoryView is a memory with every version and its admission log.
+// MemoryView is a memory with every version and its admission log; or, for
+// an episode id, the episode and the decisions about it (Memory nil).
 type MemoryView struct {
 	Memory     *memory.Memory      `json:"memory"`
 	Versions   []*memory.Version   `json:"versions"`
 	Admissions []*memory.Admission `json:"admissions"`
 	Episodes   []*memory.Episode   `json:"episodes"`
+	Episode    *memory.Episode     `json:"episode,omitempty" doc:"Set when the id names an episode (ep_...): the episode, with the admission decisions about it in admissions; memory is then null."`
 }
 
-// Show returns a memory with its versions, the admission decisions about it
-// and the episodes it cites. id may name a memory or one of its versions.
+// SplitVersionRef splits a version reference in the form remember prints
+// it, mem_…@v2, into the memory id and the version's number; a reference
+// without the @vN suffix comes back whole, with 0.
+func SplitVersionRef(ref string) (string, int) {
+	at := strings.LastIndex(ref, "@v")
+	if at <= 0 {
+		return ref, 0
+	}
+	digits := ref[at+2:]
+	if digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+		return ref, 0
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 {
+		return ref, 0
+	}
+	return ref[:at], n
+}
+
+// Show returns what id names, in every form `mnemon show` and GET
+// /v1/memories/{id} take: a memory (mem_…) or one of its versions (ver_…,
+// or mem_…@v2), with every version of the memory, the admission decisions
+// about it and the episodes it cites; or an episode (ep_…), with the
+// decisions about it.
 func (e *Engine) Show(ctx context.Context, ns, id string) (*MemoryView, error) {
 	ns, err := checkNamespace(ns)
 	if err != nil {
 		return nil, fmt.Errorf("show: %w", err)
 	}
-	memID := id
+	id = strings.TrimSpace(id)
+	if ids.HasPrefix(id, ids.Episode) {
+		return e.showEpisode(ctx, ns, id)
+	}
+	memID, seq := SplitVersionRef(id)
+	if seq > 0 && !ids.HasPrefix(memID, ids.Memory) {
+		return nil, fmt.Errorf("show %s: %w", id, memory.ErrNotFound) // only a memory id numbers its versions
+	}
 	if ids.HasPrefix(id, ids.Version) {
 		v, err := e.store.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: id})
 		if err != nil {
@@ -85,6 +119,9 @@ func (e *Engine) Show(ctx context.Context, ns, id string) (*MemoryView, error) {
 	vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: ns, MemoryID: m.ID})
 	if err != nil {
 		return nil, fmt.Errorf("show %s: %w", id, err)
+	}
+	if seq > 0 && !slices.ContainsFunc(vs, func(v *memory.Version) bool { return v.Seq == seq }) {
+		return nil, fmt.Errorf("show %s: %w", id, memory.ErrNotFound)
 	}
 	adms, err := e.store.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, MemoryID: m.ID})
 	if err != nil {
@@ -108,6 +145,24 @@ func (e *Engine) Show(ctx context.Context, ns, id string) (*MemoryView, error) {
 		}
 	}
 	return &MemoryView{Memory: m, Versions: vs, Admissions: adms, Episodes: eps}, nil
+}
+
+// showEpisode returns an episode and the admission decisions about it, in
+// the order they were made.
+func (e *Engine) showEpisode(ctx context.Context, ns, id string) (*MemoryView, error) {
+	ep, err := e.store.GetEpisode(ctx, memory.GetParams{Namespace: ns, ID: id})
+	if err != nil {
+		return nil, fmt.Errorf("show %s: %w", id, err)
+	}
+	adms, err := e.store.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, EpisodeID: id})
+	if err != nil {
+		return nil, fmt.Errorf("show %s: %w", id, err)
+	}
+	if adms == nil {
+		adms = []*memory.Admission{}
+	}
+	sort.SliceStable(adms, func(i, j int) bool { return adms[i].ID < adms[j].ID })
+	return &MemoryView{Versions: []*memory.Version{}, Admissions: adms, Episodes: []*memory.Episode{ep}, Episode: ep}, nil
 }
 
 // Trace returns a retrieval's trace, including one still being written.
@@ -289,11 +344,18 @@ func (e *Engine) Stats(ctx context.Context, ns string) (*StatsResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
+	res := &StatsResult{Stats: *s}
+	if s.Episodes == 0 && s.Memories == 0 {
+		// Nothing to index: counting a namespace that holds nothing does
+		// not build an index for it.
+		return res, nil
+	}
 	st, err := e.namespace(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
-	return &StatsResult{Stats: *s, Indexed: st.size()}, nil
+	res.Indexed = st.size()
+	return res, nil
 }
 
 // IsNotFound reports whether err means a named thing does not exist.

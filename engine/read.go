@@ -30,8 +30,8 @@ const (
 type RetrieveParams struct {
 	Namespace   string
 	Query       string
-	Limit       int // items packed at most; default 10
-	TokenBudget int // tokens the context may use; default 1000
+	Limit       int // items packed at most; 0: the default, 10
+	TokenBudget int // tokens the context may use; 0: the default, 1000
 	TaskType    string
 	// Scope names who asks. Agent, user and project are hard filters
 	// (memory.Scope.Visible); the session only ranks the current
@@ -104,6 +104,10 @@ type Result struct {
 	// ChannelDurations is how long each channel ran, in Channels order
 	// (zero for a channel that was off).
 	ChannelDurations [numChannels]time.Duration `json:"-"`
+	// NamespaceEmpty says the namespace holds nothing yet: nothing was
+	// retrieved and no trace was written (a trace would make the namespace
+	// exist), so RetrievalID is empty and there is nothing to rate.
+	NamespaceEmpty bool `json:"namespace_empty,omitempty"`
 }
 
 // scored is a candidate on its way through fusion, ranking and packing.
@@ -156,6 +160,13 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	}
 	if p.Context == 0 {
 		p.Context = e.context
+	}
+	// A namespace that holds nothing answers empty, leaving nothing behind:
+	// neither an index nor a trace, which would make the namespace exist.
+	if held, err := e.HasNamespace(ctx, ns); err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	} else if !held {
+		return &Result{TokenBudget: p.TokenBudget, Items: []Item{}, NamespaceEmpty: true, Duration: time.Since(start)}, nil
 	}
 	st, err := e.namespace(ctx, ns)
 	if err != nil {
@@ -295,13 +306,13 @@ func validateRetrieve(p *RetrieveParams) error {
 	case p.Limit == 0:
 		p.Limit = DefaultLimit
 	case p.Limit < 0 || p.Limit > MaxLimit:
-		return memory.Invalidf("limit %d: use 1 to %d", p.Limit, MaxLimit)
+		return memory.Invalidf("limit %d: use 1 to %d, or 0 for the default (%d)", p.Limit, MaxLimit, DefaultLimit)
 	}
 	switch {
 	case p.TokenBudget == 0:
 		p.TokenBudget = DefaultTokenBudget
 	case p.TokenBudget < 0 || p.TokenBudget > MaxTokenBudget:
-		return memory.Invalidf("token budget %d: use 1 to %d", p.TokenBudget, MaxTokenBudget)
+		return memory.Invalidf("token budget %d: use 1 to %d, or 0 for the default (%d)", p.TokenBudget, MaxTokenBudget, DefaultTokenBudget)
 	}
 	for _, c := range p.Disable {
 		if channelIndex(c) < 0 {

@@ -121,6 +121,7 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 					return err
 				}
 				w.created = append(w.created, v)
+				pe.epVersion = v
 			}
 			adms = append(adms, episodeAdmission(ns, pe, now))
 		}

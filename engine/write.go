@@ -97,6 +97,8 @@ type pendingEvent struct {
 	done     bool          // a stored episode whose extraction already committed
 	cands    []*candidate
 	vec      search.Vector
+	// epVersion is the episodic memory written for the episode, if any.
+	epVersion *memory.Version
 }
 
 // candidate is an extracted (or directly given) memory awaiting admission
@@ -291,8 +293,26 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 				res[i].Outcomes = append(res[i].Outcomes, o)
 			}
 		}
+		if len(res[i].Outcomes) == 0 && pe.epVersion != nil {
+			res[i].Outcomes = []Outcome{episodeOutcome(pe)}
+		}
 	}
 	return res, nil
+}
+
+// episodeOutcome reports a remembered text that gave no fact and no note
+// (a question, a hypothetical, reported speech, small talk): it is still
+// kept, as an episodic memory that recall serves as said, and the answer
+// says so instead of reporting nothing. Nothing was reconciled, so it has
+// no operation; its reasons are the episode's admission reasons (episode,
+// not_a_statement:question, gate:acknowledgement...).
+func episodeOutcome(pe *pendingEvent) Outcome {
+	v := pe.epVersion
+	return Outcome{
+		EpisodeID: pe.ep.ID, Decision: memory.AdmitAccept,
+		Reasons: append([]string(nil), pe.epReason...), MemoryID: v.MemoryID, VersionID: v.ID,
+		Content: v.Content, Version: v,
+	}
 }
 
 func validateRemember(p RememberParams) error {

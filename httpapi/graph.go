@@ -47,7 +47,7 @@ var graphParams = []Param{
 	{Name: "hops", In: "query", Type: "integer", Doc: "1 (default) or 2."},
 	{Name: "as_of", In: "query", Type: "string", Doc: "Claims true at this valid time (RFC 3339), current or history."},
 	{Name: "include_history", In: "query", Type: "boolean", Doc: "Also superseded and expired claims (without as_of)."},
-	{Name: "limit", In: "query", Type: "integer", Doc: "At most this many claims (default 50, at most 500)."},
+	{Name: "limit", In: "query", Type: "integer", Doc: "At most this many claims (1-500; 0 or absent: the default, 50)."},
 	{Name: "agent_id", In: "query", Type: "string", Doc: "Scope: with any of agent_id, user_id, project_id, only claims of memories visible to that scope (namespace-wide ones and the named owners'), as in retrieval; with none, the whole namespace."},
 	{Name: "user_id", In: "query", Type: "string", Doc: "Scope: the user whose memories may be shown."},
 	{Name: "project_id", In: "query", Type: "string", Doc: "Scope: the project whose memories may be shown."},
@@ -72,7 +72,7 @@ func (s *Server) graphNeighborhood(w http.ResponseWriter, r *request) error {
 	if p.Hops != 0 && p.Hops != 1 && p.Hops != 2 {
 		return problemf(http.StatusBadRequest, CodeInvalidRequest, "hops "+quote(q.Get("hops"))+": use 1 or 2")
 	}
-	if p.Limit, err = intParam(r, "limit", "use a number from 1 to "+strconv.Itoa(engine.MaxGraphLimit)); err != nil {
+	if p.Limit, err = limitParam(r, engine.MaxGraphLimit, 0); err != nil {
 		return err
 	}
 	if p.AsOf, err = timeField("as_of", q.Get("as_of")); err != nil {

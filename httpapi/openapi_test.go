@@ -483,7 +483,7 @@ func TestOpenAPIResponses(t *testing.T) {
 	// Problems: each a documented application/problem+json.
 	c.call("GET /v1/memories/{id}", "/v1/memories/mem_doesnotexist", nil, 404)
 	c.call("GET /v1/jobs/{id}", "/v1/jobs/job_999999", nil, 404)
-	c.call("GET /v1/memories", "/v1/memories?limit=0", nil, 400)
+	c.call("GET /v1/memories", "/v1/memories?limit=-1", nil, 400)
 	c.callRaw("GET /v1/memories", "GET", "/v1/memories", nil, "", []string{"X-Mnemon-Namespace", "never-used"}, 404, true)
 	c.callRaw("GET /v1/memories", "GET", "/v1/memories", nil, "", []string{"Authorization", "Bearer mn_not_a_key"}, 401, true)
 	c.callRaw("POST /v1/memories/retrieve", "POST", "/v1/memories/retrieve", []byte(`{"query": `), "application/json", nil, 400, false)

@@ -77,11 +77,11 @@ func (s *Server) routes() []*route {
 			Params: []Param{
 				{Name: "include_history", In: "query", Type: "boolean", Doc: "Also superseded, expired and contested-away versions."},
 				{Name: "subject", In: "query", Type: "string", Doc: "Only memories about this subject."},
-				{Name: "limit", In: "query", Type: "integer", Doc: "At most this many (default 100, at most 1000)."},
+				{Name: "limit", In: "query", Type: "integer", Doc: "At most this many (1-1000; 0 or absent: the default, 100)."},
 			}},
 		{Method: "GET", Path: "/v1/memories/{id}", Role: memory.RoleReader, Status: http.StatusOK,
-			Summary:  "A memory with every version, its admission log and the episodes it cites.",
-			Response: MemoryView{}, Params: []Param{idParam("A memory id (mem_...) or one of its versions (ver_...).")}, handle: s.getMemory},
+			Summary:  "A memory with every version, its admission log and the episodes it cites; or an episode with the decisions about it.",
+			Response: MemoryView{}, Params: []Param{idParam("Any id `mnemon show` takes: a memory (mem_...), one of its versions (ver_..., or mem_...@v2 as remember reports it) or an episode (ep_...).")}, handle: s.getMemory},
 		{Method: "DELETE", Path: "/v1/memories/{id}", Role: memory.RoleWriter, Status: http.StatusOK,
 			Summary:  "Forget a memory: every version leaves retrieval, with the episodes it came from.",
 			Response: ForgetResponse{}, Params: []Param{idParam("A memory id (mem_...).")}, handle: s.forget},
@@ -371,9 +371,6 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.knownNamespace(r); err != nil {
-		return err
-	}
 	turns, err := contextTurns(body.ContextTurns)
 	if err != nil {
 		return err
@@ -386,9 +383,14 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	s.metrics.observeRetrieval(res)
 	out := RetrieveResponse{RetrievalID: res.RetrievalID, Context: res.Context, TokensUsed: res.TokensUsed,
 		Items: make([]RetrieveItem, len(res.Items))}
+	if res.NamespaceEmpty {
+		// An agent's first call, before anything was stored, succeeds.
+		out.Hint = "namespace " + quote(r.caller.ns) + " holds nothing yet; capture or remember first"
+		return writeJSON(w, http.StatusOK, out)
+	}
+	s.metrics.observeRetrieval(res)
 	for i, it := range res.Items {
 		chans := make(map[string]ChannelHit, len(it.Channels))
 		for name, h := range it.Channels {
@@ -410,13 +412,9 @@ func (s *Server) listMemories(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	limit := 100
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return problemf(http.StatusBadRequest, CodeInvalidRequest, "limit "+quote(v)+": use a number from 1 to 1000")
-		}
-		limit = n
+	limit, err := limitParam(r, 1000, 100)
+	if err != nil {
+		return err
 	}
 	if err := s.knownNamespace(r); err != nil {
 		return err
@@ -562,6 +560,25 @@ func (s *Server) notFuture(field string, t time.Time) error {
 			" is in the future (now "+now.UTC().Format(time.RFC3339)+"); send the time it happened")
 	}
 	return nil
+}
+
+// limitParam reads the limit query parameter by the rule every limit and
+// token budget follows (API, MCP and CLI alike): absent or 0 takes the
+// default (def, which may be 0 to leave it to the engine), 1 to max are
+// taken as they are, anything else is refused.
+func limitParam(r *request, max, def int) (int, error) {
+	v := r.URL.Query().Get("limit")
+	n, err := strconv.Atoi(v)
+	switch {
+	case v == "":
+		return def, nil
+	case err != nil || n < 0 || n > max:
+		return 0, problemf(http.StatusBadRequest, CodeInvalidRequest,
+			"limit "+quote(v)+": use a number from 1 to "+strconv.Itoa(max)+", or 0 for the default")
+	case n == 0:
+		return def, nil
+	}
+	return n, nil
 }
 
 func boolParam(r *request, name string) (bool, error) {

@@ -92,7 +92,7 @@ type CaptureResponse struct {
 
 // RememberRequest is the body of POST /v1/memories.
 type RememberRequest struct {
-	Text        string   `json:"text" required:"true" doc:"The statement to remember. With key set, stored as exactly one fact."`
+	Text        string   `json:"text" required:"true" doc:"The statement to remember. With key set, stored as exactly one fact. A statement no rule reads is kept as a note (key note:...); text that states nothing to keep (a question, a hypothetical, what someone else said, small talk) is kept only as said, an episodic memory recall finds: its outcome is accepted, without an operation, its reasons saying why (not_a_statement:..., gate:...)."`
 	SessionID   string   `json:"session_id,omitempty" doc:"The conversation it was said in (at most 256 bytes); facts hold beyond it."`
 	AgentID     string   `json:"agent_id,omitempty" doc:"Agent scope."`
 	UserID      string   `json:"user_id,omitempty" doc:"User scope."`
@@ -116,7 +116,7 @@ type RememberResponse struct {
 	EpisodeID string          `json:"episode_id" doc:"The episode that records the statement."`
 	MemoryID  string          `json:"memory_id,omitempty" doc:"The memory written or reinforced."`
 	Version   *memory.Version `json:"version,omitempty" doc:"The version now current for that memory."`
-	Operation string          `json:"operation,omitempty" doc:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP."`
+	Operation string          `json:"operation,omitempty" doc:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode."`
 	Decision  string          `json:"decision" doc:"accept, defer, reject or quarantine."`
 	Reasons   []string        `json:"reasons" doc:"Reason codes for the decision."`
 	Outcomes  []Outcome       `json:"outcomes" nullable:"false" doc:"Every candidate memory's fate."`
@@ -136,8 +136,8 @@ type Outcome struct {
 // RetrieveRequest is the body of POST /v1/memories/retrieve.
 type RetrieveRequest struct {
 	Query          string `json:"query" required:"true" doc:"The task or question (at most 4096 bytes)."`
-	Limit          int    `json:"limit,omitempty" doc:"Items at most (1-100; default 10). must_include items come on top."`
-	TokenBudget    int    `json:"token_budget,omitempty" doc:"Tokens the context may use (default 1000)."`
+	Limit          int    `json:"limit,omitempty" doc:"Items at most (1-100; 0 or absent: the default, 10). must_include items come on top."`
+	TokenBudget    int    `json:"token_budget,omitempty" doc:"Tokens the context may use (1-200000; 0 or absent: the default, 1000)."`
 	TaskType       string `json:"task_type,omitempty" doc:"Task type, for procedures and task-specific memories."`
 	AgentID        string `json:"agent_id,omitempty" doc:"Agent scope: memories of other agents are never served."`
 	UserID         string `json:"user_id,omitempty" doc:"User scope: memories of other users are never served."`
@@ -152,10 +152,11 @@ type RetrieveRequest struct {
 
 // RetrieveResponse is a packed context and its items in final rank order.
 type RetrieveResponse struct {
-	RetrievalID string         `json:"retrieval_id" doc:"Trace id; see GET /v1/retrievals/{id}."`
+	RetrievalID string         `json:"retrieval_id" doc:"Trace id; see GET /v1/retrievals/{id}. Empty when the namespace holds nothing yet: nothing was retrieved, no trace was written, and there is nothing to send feedback on."`
 	Context     string         `json:"context" doc:"The packed context, ready for a prompt."`
 	TokensUsed  int            `json:"tokens_used"`
 	Items       []RetrieveItem `json:"items" nullable:"false"`
+	Hint        string         `json:"hint,omitempty" doc:"Set when the namespace holds nothing yet (items is empty): what to do first."`
 }
 
 // RetrieveItem is one packed memory with its citation and reason.
@@ -187,7 +188,7 @@ type MemoryList struct {
 }
 
 // MemoryView is a memory with every version, its admission log and the
-// episodes it cites.
+// episodes it cites; or an episode with the decisions about it.
 type MemoryView = engine.MemoryView
 
 // ForgetResponse says what a DELETE took out of retrieval.

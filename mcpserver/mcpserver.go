@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,7 +54,9 @@ func New(eng *engine.Engine, b Binding, opts Options) *mcp.Server {
 	t := &tools{eng: eng, ns: b.Namespace, log: opts.Logger}
 	if b.CanWrite {
 		mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Store a statement or a structured fact now. " +
-			"mnemon extracts, reconciles (ADD, REINFORCE, SUPERSEDE, CONTEST) and versions it; the answer says what it did."}, t.remember)
+			"mnemon extracts, reconciles (ADD, REINFORCE, SUPERSEDE, CONTEST) and versions it; the answer says what it did. " +
+			"A statement no rule reads is kept as a note; text that states nothing to keep (a question, what someone " +
+			"else said) is kept only as said, an episode recall still finds."}, t.remember)
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "recall", Description: "Retrieve the memories that matter for a query, " +
 		"packed into a token budget, each with its citation and a trust action. Keep the retrieval_id to send feedback.",
@@ -116,7 +119,7 @@ type RememberInput struct {
 // OutcomeOutput is what remember did with one candidate memory.
 type OutcomeOutput struct {
 	Decision  string   `json:"decision" jsonschema:"accept, defer, reject or quarantine"`
-	Operation string   `json:"operation,omitempty" jsonschema:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP"`
+	Operation string   `json:"operation,omitempty" jsonschema:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode"`
 	Reasons   []string `json:"reasons"`
 	MemoryID  string   `json:"memory_id,omitempty"`
 	VersionID string   `json:"version_id,omitempty"`
@@ -149,6 +152,9 @@ func (t *tools) remember(ctx context.Context, _ *mcp.CallToolRequest, in Remembe
 		if o.Operation != "" {
 			line = string(o.Operation)
 		}
+		if o.Version != nil && o.Version.Kind == memory.KindEpisodic {
+			line = "kept as said (no fact or note in it; recall finds it as an episode)"
+		}
 		if o.MemoryID != "" {
 			line += " " + o.MemoryID
 		}
@@ -167,8 +173,8 @@ func (t *tools) remember(ctx context.Context, _ *mcp.CallToolRequest, in Remembe
 // RecallInput is the recall tool's arguments.
 type RecallInput struct {
 	Query          string `json:"query" jsonschema:"what the task is about, in natural language"`
-	TokenBudget    int    `json:"token_budget,omitempty" jsonschema:"tokens the packed context may use (default 1000)"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"most memories returned (default 10)"`
+	TokenBudget    int    `json:"token_budget,omitempty" jsonschema:"tokens the packed context may use, 1 to 200000 (0 or absent: the default, 1000)"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"most memories returned, 1 to 100 (0 or absent: the default, 10)"`
 	AsOf           string `json:"as_of,omitempty" jsonschema:"RFC 3339 time: what was true then"`
 	KnownAt        string `json:"known_at,omitempty" jsonschema:"RFC 3339 time: answer with what memory held then"`
 	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"also superseded and expired versions"`
@@ -193,10 +199,11 @@ type RecallItem struct {
 
 // RecallOutput is the recall tool's result.
 type RecallOutput struct {
-	RetrievalID string       `json:"retrieval_id"`
+	RetrievalID string       `json:"retrieval_id" jsonschema:"names the retrieval for feedback; empty when the namespace holds nothing yet"`
 	Context     string       `json:"context"`
 	TokensUsed  int          `json:"tokens_used"`
 	Items       []RecallItem `json:"items"`
+	Hint        string       `json:"hint,omitempty" jsonschema:"set when the namespace holds nothing yet: what to do first"`
 }
 
 func (t *tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, RecallOutput, error) {
@@ -226,6 +233,10 @@ func (t *tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInp
 		return nil, RecallOutput{}, t.fail(err, "")
 	}
 	out := RecallOutput{RetrievalID: res.RetrievalID, Context: res.Context, TokensUsed: res.TokensUsed, Items: []RecallItem{}}
+	if res.NamespaceEmpty {
+		out.Hint = fmt.Sprintf("namespace %q holds nothing yet; remember something first", t.ns)
+		return text("no memories yet: " + out.Hint), out, nil
+	}
 	for _, it := range res.Items {
 		out.Items = append(out.Items, RecallItem{
 			MemoryID: it.MemoryID, VersionID: it.VersionID, Kind: string(it.Kind), Type: string(it.Type),
@@ -269,7 +280,7 @@ func (t *tools) forget(ctx context.Context, _ *mcp.CallToolRequest, in IDInput) 
 type ListFactsInput struct {
 	Subject        string `json:"subject,omitempty" jsonschema:"only facts about this subject (e.g. user)"`
 	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"also superseded and expired versions"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"at most this many (default 100)"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"at most this many, 1 to 1000 (0 or absent: the default, 100)"`
 }
 
 // Fact is one version of a distilled memory.
@@ -294,14 +305,15 @@ type FactsOutput struct {
 }
 
 func (t *tools) listFacts(ctx context.Context, _ *mcp.CallToolRequest, in ListFactsInput) (*mcp.CallToolResult, FactsOutput, error) {
-	if in.Limit < 0 {
-		return nil, FactsOutput{}, errors.New("limit must be 0 (the default, 100) or more")
+	if in.Limit < 0 || in.Limit > 1000 {
+		return nil, FactsOutput{}, fmt.Errorf("limit %d: use 1 to 1000, or 0 for the default (100)", in.Limit)
 	}
 	limit := in.Limit
 	if limit == 0 {
 		limit = 100
 	}
-	vs, err := t.eng.Facts(ctx, engine.FactsParams{Namespace: t.ns, Subject: in.Subject, IncludeHistory: in.IncludeHistory, Limit: limit})
+	subject := strings.ToLower(strings.TrimSpace(in.Subject)) // subjects are stored lowercase, as the CLI reads them
+	vs, err := t.eng.Facts(ctx, engine.FactsParams{Namespace: t.ns, Subject: subject, IncludeHistory: in.IncludeHistory, Limit: limit})
 	if err != nil {
 		return nil, FactsOutput{}, t.fail(err, "")
 	}
@@ -312,9 +324,44 @@ func (t *tools) listFacts(ctx context.Context, _ *mcp.CallToolRequest, in ListFa
 		lines = append(lines, fmt.Sprintf("%s [%s] %s", v.MemoryID, v.Status, v.Content))
 	}
 	if len(lines) == 0 {
-		lines = append(lines, "no facts stored yet")
+		msg, err := t.noFacts(ctx, subject, in.IncludeHistory)
+		if err != nil {
+			return nil, FactsOutput{}, t.fail(err, "")
+		}
+		lines = append(lines, msg)
 	}
 	return text(strings.Join(lines, "\n")), out, nil
+}
+
+// maxSubjectsNamed bounds the subjects an empty list_facts names.
+const maxSubjectsNamed = 20
+
+// noFacts says why list_facts found nothing: nothing is stored, or nothing
+// about that subject, naming the subjects there are facts about so the
+// model can ask again.
+func (t *tools) noFacts(ctx context.Context, subject string, history bool) (string, error) {
+	if subject == "" {
+		return "no facts stored yet", nil
+	}
+	all, err := t.eng.Facts(ctx, engine.FactsParams{Namespace: t.ns, IncludeHistory: history})
+	if err != nil {
+		return "", err
+	}
+	var subjects []string
+	for _, v := range all {
+		if !slices.Contains(subjects, v.Subject) {
+			subjects = append(subjects, v.Subject)
+		}
+	}
+	if len(subjects) == 0 {
+		return fmt.Sprintf("no facts about %q: no facts stored yet", subject), nil
+	}
+	slices.Sort(subjects)
+	named := strings.Join(subjects[:min(len(subjects), maxSubjectsNamed)], ", ")
+	if len(subjects) > maxSubjectsNamed {
+		named += fmt.Sprintf(" and %d more", len(subjects)-maxSubjectsNamed)
+	}
+	return fmt.Sprintf("no facts about %q; there are facts about: %s", subject, named), nil
 }
 
 func factOf(v *memory.Version) Fact {

@@ -304,6 +304,8 @@ export interface MemoryList {
 
 export interface MemoryView {
   admissions: Array<Admission> | null;
+  /** Set when the id names an episode (ep_...): the episode, with the admission decisions about it in admissions; memory is then null. */
+  episode?: Episode;
   episodes: Array<Episode> | null;
   memory: Memory | null;
   versions: Array<Version> | null;
@@ -426,7 +428,7 @@ export interface RememberRequest {
   speaker?: string;
   /** Whom the fact is about (with key); default the speaker. */
   subject?: string;
-  /** The statement to remember. With key set, stored as exactly one fact. */
+  /** The statement to remember. With key set, stored as exactly one fact. A statement no rule reads is kept as a note (key note:...); text that states nothing to keep (a question, a hypothetical, what someone else said, small talk) is kept only as said, an episodic memory recall finds: its outcome is accepted, without an operation, its reasons saying why (not_a_statement:..., gate:...). */
   text: string;
   /** fact, preference, decision, constraint, goal, lesson, procedure or summary (with key). */
   type?: string;
@@ -447,7 +449,7 @@ export interface RememberResponse {
   episode_id: string;
   /** The memory written or reinforced. */
   memory_id?: string;
-  /** ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP. */
+  /** ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode. */
   operation?: string;
   /** Every candidate memory's fate. */
   outcomes: Array<Outcome>;
@@ -496,7 +498,7 @@ export interface RetrieveRequest {
   include_history?: boolean;
   /** Answer with what mnemon held at this record time (RFC 3339): later facts left out, values superseded since shown as current. */
   known_at?: string;
-  /** Items at most (1-100; default 10). must_include items come on top. */
+  /** Items at most (1-100; 0 or absent: the default, 10). must_include items come on top. */
   limit?: number;
   /** Project scope: memories of other projects are never served. */
   project_id?: string;
@@ -508,7 +510,7 @@ export interface RetrieveRequest {
   session_only?: boolean;
   /** Task type, for procedures and task-specific memories. */
   task_type?: string;
-  /** Tokens the context may use (default 1000). */
+  /** Tokens the context may use (1-200000; 0 or absent: the default, 1000). */
   token_budget?: number;
   /** User scope: memories of other users are never served. */
   user_id?: string;
@@ -517,8 +519,10 @@ export interface RetrieveRequest {
 export interface RetrieveResponse {
   /** The packed context, ready for a prompt. */
   context: string;
+  /** Set when the namespace holds nothing yet (items is empty): what to do first. */
+  hint?: string;
   items: Array<RetrieveItem>;
-  /** Trace id; see GET /v1/retrievals/{id}. */
+  /** Trace id; see GET /v1/retrievals/{id}. Empty when the namespace holds nothing yet: nothing was retrieved, no trace was written, and there is nothing to send feedback on. */
   retrieval_id: string;
   tokens_used: number;
 }
@@ -672,7 +676,7 @@ export interface Operations {
     as_of?: string;
     /** Also superseded and expired claims (without as_of). */
     include_history?: boolean;
-    /** At most this many claims (default 50, at most 500). */
+    /** At most this many claims (1-500; 0 or absent: the default, 50). */
     limit?: number;
     /** Scope: with any of agent_id, user_id, project_id, only claims of memories visible to that scope (namespace-wide ones and the named owners'), as in retrieval; with none, the whole namespace. */
     agent_id?: string;
@@ -702,7 +706,7 @@ export interface Operations {
     include_history?: boolean;
     /** Only memories about this subject. */
     subject?: string;
-    /** At most this many (default 100, at most 1000). */
+    /** At most this many (1-1000; 0 or absent: the default, 100). */
     limit?: number;
   }, options?: CallOptions): Promise<MemoryList>;
   /** Remember a statement or a structured fact now. (POST /v1/memories) */
@@ -718,9 +722,9 @@ export interface Operations {
     /** A memory id (mem_...). */
     id: string;
   }, options?: CallOptions): Promise<ForgetResult>;
-  /** A memory with every version, its admission log and the episodes it cites. (GET /v1/memories/{id}) */
+  /** A memory with every version, its admission log and the episodes it cites; or an episode with the decisions about it. (GET /v1/memories/{id}) */
   getMemory(args: {
-    /** A memory id (mem_...) or one of its versions (ver_...). */
+    /** Any id `mnemon show` takes: a memory (mem_...), one of its versions (ver_..., or mem_...@v2 as remember reports it) or an episode (ep_...). */
     id: string;
   }, options?: CallOptions): Promise<MemoryView>;
   /** Why a memory is held (evidence, admission reasons, operations, the superseded-by chain) and how feedback moved its usefulness and trust; for a retrieval id, why each candidate ranked. (GET /v1/memories/{id}/explain) */

@@ -146,14 +146,24 @@ export class Agent {
     this.retrievalId = "";
   }
 
-  /** Retrieves the context for a task's prompt; remember its retrieval id for postTask. */
+  /**
+   * Retrieves the context for a task's prompt; remember its retrieval id for postTask.
+   * A namespace that holds nothing yet gives an empty context and no retrieval id.
+   */
   async preTask(prompt, options) {
     const res = await this.client.retrieve({
       body: clean({
         query: prompt, limit: this.limit, token_budget: this.tokenBudget, task_type: this.taskType,
         session_id: this.sessionId, ...this.scope,
       }),
-    }, options);
+    }, options).catch((err) => {
+      // Older servers answered a namespace that holds nothing with 404
+      // namespace_not_found; newer ones answer an empty retrieval.
+      if (err instanceof MnemonError && err.code === "namespace_not_found") {
+        return { retrieval_id: "", context: "", items: [], tokens_used: 0 };
+      }
+      throw err;
+    });
     this.prompt = prompt;
     this.retrievalId = res.retrieval_id;
     return { context: res.context, retrievalId: res.retrieval_id, items: res.items, tokensUsed: res.tokens_used };

@@ -104,6 +104,17 @@ test("an API key fixes the namespace; a bad key is unauthenticated", async () =>
   await assert.rejects(c.listMemories(), (err) => err.status === 401 && err.code === "unauthenticated");
 });
 
+test("the first retrieval, before anything is stored, is empty with a hint", async () => {
+  const c = client("ts-first-call");
+  const res = await c.retrieve({ body: { query: "how do I deploy?", limit: 0, token_budget: 0 } });
+  assert.equal(res.retrieval_id, "");
+  assert.deepEqual(res.items, []);
+  assert.match(res.hint, /holds nothing yet/);
+  const pre = await new Agent(c).preTask("How do I deploy the service?");
+  assert.equal(pre.retrievalId, "");
+  assert.equal(pre.context, "");
+});
+
 test("the agent wrapper: preTask then postTask", async () => {
   const c = client("ts-agent");
   await c.remember({ body: { text: "The deploy script is scripts/deploy.sh and needs VPN access." } });
