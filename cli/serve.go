@@ -535,9 +535,10 @@ func workerCmd() *command {
 		help: `Runs extraction jobs queued by 'mnemon serve' (started with --workers 0) or
 by another worker, until SIGTERM or Ctrl-C; running jobs finish first.
 
-On SQLite a worker process keeps its own search index: a server in another
-process does not see what this worker extracts until it restarts, so with the
-embedded store prefer workers inside 'mnemon serve' (the default).
+Every process follows the database's change log (every write is logged in its
+own transaction), so a 'mnemon serve' beside this worker serves what it
+extracted within about half a second. On one machine with the embedded store,
+workers inside 'mnemon serve' (the default) are still the simpler choice.
 
 Examples:
   mnemon worker --workers 4
