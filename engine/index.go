@@ -253,19 +253,37 @@ func (e *Engine) docOf(v *memory.Version) (search.Doc, error) {
 }
 
 // searchText is what the lexical channel indexes for a version: its content,
-// its subject and key words, and any text lent to it.
+// its subject and key words, and any text lent to it. An episode's speaker
+// is not indexed (unless its content names it): every question about the
+// user says "the user", and with the label indexed every "ok cool" of the
+// user matched it, filling the top of a retrieval with small talk.
 func searchText(v *memory.Version) string {
 	var b strings.Builder
 	b.WriteString(v.Content)
+	extra := v.SearchText
 	if v.Kind != memory.KindEpisodic {
 		b.WriteByte(' ')
 		b.WriteString(keyWords(v.Key))
+	} else {
+		extra = withoutSpeaker(extra, v.Subject)
 	}
-	if v.SearchText != "" {
+	if extra != "" {
 		b.WriteByte(' ')
-		b.WriteString(v.SearchText)
+		b.WriteString(extra)
 	}
 	return b.String()
+}
+
+// withoutSpeaker drops the speaker label older databases stored at the head
+// of an episode's search text ("user prefers editor" → "prefers editor").
+func withoutSpeaker(text, speaker string) string {
+	if speaker == "" || len(text) < len(speaker) || !strings.EqualFold(text[:len(speaker)], speaker) {
+		return text
+	}
+	if rest := text[len(speaker):]; rest == "" || rest[0] == ' ' {
+		return strings.TrimSpace(rest)
+	}
+	return text
 }
 
 // keyWords turns "prefers:programming_language" into "prefers programming language".

@@ -134,12 +134,15 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 		return n
 	}
 	// Texts already packed: the same words said in three sessions take one
-	// line, not three. Only episodes are skipped so; a fact of the same
-	// words says more (its validity, its status).
-	said := make(map[string]bool)
+	// line, not three, citing all three. Only episodes are skipped so; a
+	// fact of the same words says more (its validity, its status), and
+	// liftRepeatingFacts ranked it at the turn's place.
+	said := make(map[string]*scored)
 	take := func(c *scored, n int, reason string) {
 		c.packed, c.reason = true, reason
-		said[sameText(c.en.v.Content)] = true
+		if k := sameText(c.en.v.Content); said[k] == nil {
+			said[k] = c
+		}
 		used += n
 		packed++
 		opened[sectionOf(c.en.v)] = true
@@ -188,8 +191,9 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 			c.reason = "shown as context of another item"
 			continue
 		}
-		if c.en.v.Kind == memory.KindEpisodic && said[sameText(c.en.v.Content)] {
-			c.reason = "same text as an item already packed"
+		if first := said[sameText(c.en.v.Content)]; first != nil && c.en.v.Kind == memory.KindEpisodic {
+			c.reason = "same text as " + first.en.v.MemoryID + ", packed: cited there"
+			first.alsoSaid = append(first.alsoSaid, c.en.v.EvidenceEpisodeIDs...)
 			continue
 		}
 		n := cost(c)
@@ -268,12 +272,18 @@ func (e *Engine) item(st *nsState, c *scored, qterms []string, w view) Item {
 		EpisodeIDs: v.EvidenceEpisodeIDs, Channels: c.channels.Map(), Terms: c.terms.Map(),
 		ObservedAt: v.ObservedAt, ValidFrom: v.ValidFrom, ValidTo: v.ValidTo,
 	}
-	if ctx := contextOf(c); ctx != nil {
+	ctx := contextOf(c)
+	if ctx != nil || len(c.alsoSaid) > 0 {
 		it.Context = ctx
 		it.EpisodeIDs = slices.Clone(v.EvidenceEpisodeIDs)
 		for _, l := range ctx {
 			if l.EpisodeID != "" {
 				it.EpisodeIDs = append(it.EpisodeIDs, l.EpisodeID)
+			}
+		}
+		for _, id := range c.alsoSaid {
+			if !slices.Contains(it.EpisodeIDs, id) {
+				it.EpisodeIDs = append(it.EpisodeIDs, id)
 			}
 		}
 	}

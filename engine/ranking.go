@@ -60,6 +60,10 @@ type Ranking struct {
 	// and 0.50 (recall@1 0.776 / 0.782 / 0.825); LoCoMo moves by 0.003.
 	OtherSubject                     float64
 	ContestedPenalty, HistoryPenalty float64 // subtracted
+	// PreviousValue is added, in a question about the past, to the value
+	// the current one replaced: "what did I use before?" asks for the last
+	// value, not the first of five.
+	PreviousValue float64
 	// CoveredPenalty is subtracted from an episode a current fact was
 	// extracted from (the fact says it better); StalePenalty from an
 	// episode whose extracted facts have all been superseded.
@@ -91,7 +95,7 @@ func DefaultRanking() Ranking {
 		Usefulness:     0.04, Confidence: 0.03,
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
-		ContestedPenalty: 0.02, HistoryPenalty: 0.05,
+		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
@@ -101,7 +105,7 @@ func DefaultRanking() Ranking {
 // RankingTerms names the utility terms rank may add to a candidate's fused
 // score, as traces and explanations report them.
 func RankingTerms() []string {
-	return []string{"usefulness", "confidence", "scope", "subject", "other_subject", "task_match", "contested", "history", "covered_by_fact", "stale_source"}
+	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "covered_by_fact", "stale_source"}
 }
 
 // Without returns r with the named utility term switched off, for
@@ -113,7 +117,9 @@ func (r Ranking) Without(term string) (Ranking, error) {
 	case "confidence":
 		r.Confidence = 0
 	case "scope":
-		r.ScopeAgent, r.ScopeUser, r.ScopeProject, r.ScopeSession = 0, 0, 0, 0
+		r.ScopeAgent, r.ScopeUser, r.ScopeProject = 0, 0, 0
+	case "session":
+		r.ScopeSession = 0
 	case "subject":
 		r.SubjectMatch = 0
 	case "other_subject":
@@ -124,6 +130,8 @@ func (r Ranking) Without(term string) (Ranking, error) {
 		r.ContestedPenalty = 0
 	case "history":
 		r.HistoryPenalty = 0
+	case "previous":
+		r.PreviousValue = 0
 	case "covered_by_fact":
 		r.CoveredPenalty = 0
 	case "stale_source":

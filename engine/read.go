@@ -125,6 +125,12 @@ type scored struct {
 	// episode (RetrieveParams.Context), nearest first.
 	before, after []*entry
 	reason        string
+	// previous says a history candidate was replaced by the current
+	// value (set for questions about the past).
+	previous bool
+	// alsoSaid are the evidence episodes of candidates left out because
+	// they say the same words: the item cites them too.
+	alsoSaid []string
 }
 
 // round keeps four decimals of every score: enough to explain a ranking,
@@ -231,22 +237,26 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		st.mu.RUnlock()
 	}
 	pastQuery := p.IncludeHistory && asksAboutPast(p.Query)
+	if pastQuery {
+		// Which history candidates the current value replaced, read once
+		// under the lock.
+		st.mu.RLock()
+		for _, c := range cands {
+			if v := c.en.v; v.Status.History() && v.SupersededBy != "" {
+				next, ok := st.entries.load(v.SupersededBy)
+				c.previous = ok && next.status.Live()
+			}
+		}
+		st.mu.RUnlock()
+	}
 	namesSubject := namesASubject(cands, qterms)
 	for _, c := range cands {
 		e.rank(st, c, p, qterms, pastQuery, namesSubject, r, now)
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		a, b := cands[i], cands[j]
-		if a.final != b.final {
-			return a.final > b.final
-		}
-		// Ties go to the newer observation, then to the id, so the order
-		// never depends on map iteration or id randomness alone.
-		if !a.en.v.ObservedAt.Equal(b.en.v.ObservedAt) {
-			return a.en.v.ObservedAt.After(b.en.v.ObservedAt)
-		}
-		return a.en.v.ID < b.en.v.ID
-	})
+	sortRanked(cands)
+	if liftRepeatingFacts(cands) {
+		sortRanked(cands)
+	}
 	context, used := e.pack(st, keep, cands, p, r)
 
 	res := &Result{
@@ -281,6 +291,60 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	trace.DurationMicros = res.Duration.Microseconds()
 	e.traces.Add(trace)
 	return res, nil
+}
+
+// sortRanked orders candidates best first.
+func sortRanked(cands []*scored) {
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		if a.final != b.final {
+			return a.final > b.final
+		}
+		// At a tie a fact goes before a turn (see liftRepeatingFacts),
+		// then the newer observation, then the id, so the order never
+		// depends on map iteration or id randomness alone.
+		if ae, be := a.en.v.Kind == memory.KindEpisodic, b.en.v.Kind == memory.KindEpisodic; ae != be {
+			return be
+		}
+		if !a.en.v.ObservedAt.Equal(b.en.v.ObservedAt) {
+			return a.en.v.ObservedAt.After(b.en.v.ObservedAt)
+		}
+		return a.en.v.ID < b.en.v.ID
+	})
+}
+
+// liftRepeatingFacts gives a fact that says word for word what a turn
+// ranked above it says (a note kept from that very turn, say) the turn's
+// score, with a term "same_text" that says so: the two are one item, and
+// the fact is the better one to show (it carries validity and status);
+// packing then skips the turn. cands must be sorted; it reports whether a
+// score changed, so they need sorting again.
+func liftRepeatingFacts(cands []*scored) bool {
+	var turnAt map[string]int // text → rank of its best turn
+	lifted := false
+	for i, c := range cands {
+		k := sameText(c.en.v.Content)
+		if c.en.v.Kind == memory.KindEpisodic {
+			if turnAt == nil {
+				turnAt = make(map[string]int)
+			}
+			if _, ok := turnAt[k]; !ok {
+				turnAt[k] = i
+			}
+			continue
+		}
+		j, ok := turnAt[k]
+		if !ok || c.action == memory.ActionIgnore {
+			continue
+		}
+		delete(turnAt, k) // one fact takes a turn's place
+		if gain := cands[j].final - c.final; gain > 0 {
+			c.terms = append(c.terms, memory.Term{Name: "same_text", Value: gain})
+			c.final = cands[j].final
+			lifted = true
+		}
+	}
+	return lifted
 }
 
 func validateRetrieve(p *RetrieveParams) error {
@@ -722,8 +786,12 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 	if viewOf(p).history(v) {
 		if pastQuery && !other {
 			// "which editor did the user use before?" asks for history,
-			// not for the sister's old editor.
+			// not for the sister's old editor; and for the value the
+			// current one replaced before any older one.
 			add("history", r.HistoryPenalty)
+			if c.previous && r.PreviousValue != 0 {
+				add("previous", r.PreviousValue)
+			}
 		} else {
 			add("history", -r.HistoryPenalty)
 		}

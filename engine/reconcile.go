@@ -283,10 +283,8 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 	if err := tx.CreateMemory(ctx, m); err != nil {
 		return nil, err
 	}
-	search := ep.Speaker
-	if len(lent) > 0 {
-		search += " " + strings.Join(lent, " ")
-	}
+	// The keys lent by its facts, not the speaker (see searchText).
+	search := strings.Join(lent, " ")
 	v := &memory.Version{
 		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: ep.Namespace, Seq: 1, Scope: ep.Scope,
 		Kind: memory.KindEpisodic, Type: memory.TypeEvent, Subject: m.Subject, Key: m.Key,

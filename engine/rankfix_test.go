@@ -1,0 +1,106 @@
+package engine_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// A query that says "the user" must not match every turn the user spoke:
+// the speaker label is not a word of the turn.
+func TestSpeakerLabelIsNotAQueryTerm(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-3 * day)
+	captureSession(t, e, "ns", "a", start, "ok cool", "yep", "lol fair", "sounds good to me")
+	captureSession(t, e, "ns", "b", start.Add(day), "the new hatchback handles snow way better than I expected")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "how does the user's hatchback do in the snow?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "hatchback") {
+		t.Fatalf("top item %v, want the hatchback turn", contents(res))
+	}
+	for _, it := range res.Items[1:] {
+		if _, ok := it.Channels[engine.ChannelLexical]; ok {
+			t.Errorf("small talk %q matched the query's words: %s", it.Content, it.Explanation)
+		}
+	}
+}
+
+// The same words are one item: said in three sessions, they take one line
+// citing all three turns; a note kept from a turn takes the turn's place.
+func TestSameTextPackedOnce(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-5 * day)
+	var turns []string
+	for i, s := range []string{"mon", "wed", "fri"} {
+		turns = append(turns, captureSession(t, e, "ns", s, start.Add(time.Duration(i)*day), "the printer on floor 3 is jammed again")...)
+	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what's wrong with the printer on floor 3?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	var printer []engine.Item
+	for _, it := range res.Items {
+		if strings.Contains(it.Content, "printer") {
+			printer = append(printer, it)
+		}
+	}
+	if len(printer) != 1 {
+		t.Fatalf("the repeated turn was packed %d times: %v", len(printer), contents(res))
+	}
+	for _, id := range turns {
+		if !slices.Contains(printer[0].EpisodeIDs, id) {
+			t.Errorf("the packed item does not cite %s: %v", id, printer[0].EpisodeIDs)
+		}
+	}
+
+	// remember keeps a statement no rule reads as a note with the very
+	// words of its episode: one item, the note, at the better rank.
+	text := "The quarterly offsite budget got moved to the March planning doc."
+	rr := remember(t, e, "ns2", text, clk.Now().Add(-time.Hour))
+	var note string
+	for _, o := range rr.Outcomes {
+		if o.Operation == memory.OpAdd {
+			note = o.MemoryID
+		}
+	}
+	if note == "" {
+		t.Fatalf("remember kept no note: %+v", rr.Outcomes)
+	}
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns2", Query: "where did the offsite budget go?"})
+	same := 0
+	for _, it := range res.Items {
+		if it.Content == text {
+			same++
+		}
+	}
+	if same != 1 || res.Items[0].MemoryID != note {
+		t.Fatalf("items %v (first %s), want the note %s once, first", contents(res), res.Items[0].MemoryID, note)
+	}
+}
+
+// A question about the past asks for the value the current one replaced,
+// not the oldest of several.
+func TestPreviousValueFirst(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	at := clk.Now().Add(-30 * day)
+	for _, text := range []string{
+		"My favorite editor is Vim.",
+		"Actually, I switched to Emacs for my editor.",
+		"Actually, I switched to Neovim for my editor.",
+	} {
+		remember(t, e, "ns", text, at)
+		at = at.Add(10 * day)
+	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "which editor did the user use before?", IncludeHistory: true, Limit: 3})
+	if len(res.Items) == 0 || res.Items[0].Value != "Emacs" {
+		t.Fatalf("top %v, want Emacs (the value Neovim replaced)", contents(res))
+	}
+	if !strings.Contains(res.Items[0].Explanation, "previous") {
+		t.Errorf("explanation does not say why: %s", res.Items[0].Explanation)
+	}
+}
