@@ -500,7 +500,7 @@ func printFlags(w io.Writer, fl []*flag.Flag) {
 // placeholders name the values of flags whose usage text does not.
 var placeholders = map[string]string{
 	"key": "KEY", "value": "VALUE", "subject": "SUBJECT", "type": "TYPE",
-	"criticality": "LEVEL", "confidence": "0..1",
+	"criticality": "LEVEL", "confidence": "0..1", "workers": "N",
 }
 
 // flagName spells a flag the way help shows it: -k, --budget.
