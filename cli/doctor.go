@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mnemon-dev/mnemon/memory"
 )
 
 // Check outcomes of 'mnemon doctor'.
@@ -40,9 +42,10 @@ type doctorReport struct {
 func doctorCmd() *command {
 	return &command{
 		name: "doctor", summary: "check the database and the engine: integrity, schema, disk, WAL, index, backlog",
+		readOnly: true,
 		help: `Checks what a running mnemon depends on and says what to do about anything wrong:
 
-  database   the file exists and opens (its schema is migrated to this mnemon's)
+  database   the file exists, opens and has this mnemon's schema
   integrity  SQLite's integrity and foreign key checks pass
   wal        the write-ahead log is below the size the checkpointer empties it at
   disk       the file system has room for the WAL and a VACUUM's copy (1 GiB free or the file's size)
@@ -50,8 +53,8 @@ func doctorCmd() *command {
   backlog    episodes captured but not yet extracted (a server or 'mnemon worker' extracts them)
 
 Exit status 0 when nothing failed (warnings included), 1 when a check failed. A missing database
-is a warning, not a failure: the first write creates it. Nothing is written, except that opening
-an older database migrates its schema, as every command does.
+is a warning, not a failure: the first write creates it. Nothing is written: an older database is
+reported, and upgraded by the next command that writes to it.
   mnemon doctor
   mnemon doctor --db /var/lib/mnemon/mnemon.db --json`,
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
@@ -109,7 +112,11 @@ func (a *app) doctor(ctx context.Context) *doctorReport {
 		return rep
 	}
 	if err := a.openStore(ctx); err != nil {
-		add("database", checkFail, "%v", err)
+		status := checkFail
+		if errors.Is(err, memory.ErrSchemaTooOld) {
+			status = checkWarn // sound, and upgraded by the next write
+		}
+		add("database", status, "%v", err)
 		return rep
 	}
 	add("database", checkOK, "%s (%s)", abs, sizeText(fi.Size()))

@@ -100,7 +100,7 @@ func openFailed(path string, err error) error {
 	switch {
 	case errors.Is(err, memory.ErrCorrupt):
 		return &failure{msg: fmt.Sprintf("database %s: %s", abs, cause), code: 1, err: err}
-	case errors.Is(err, memory.ErrSchemaTooNew):
+	case errors.Is(err, memory.ErrSchemaTooNew), errors.Is(err, memory.ErrSchemaTooOld):
 		return &failure{msg: fmt.Sprintf("database %s: %s", abs, cause), code: 1, err: err}
 	case errors.Is(err, os.ErrPermission):
 		return &failure{msg: fmt.Sprintf("cannot open database %s: permission denied; choose a file you can write with --db or MNEMON_DB", abs), code: 1, err: err}
