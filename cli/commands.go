@@ -1157,6 +1157,14 @@ left half-written).
 			} else {
 				s, err = a.exportFile(ctx, o.out)
 			}
+			if errors.Is(err, memory.ErrCorrupt) {
+				written := "what it wrote is incomplete: do not import it"
+				if o.out != "" {
+					written = "nothing was written to " + o.out
+				}
+				return &failure{msg: fmt.Sprintf("export: the database is damaged (%s) and cannot be exported whole; %s. "+
+					"'mnemon doctor' says what to do", damage(err), written), code: 1, err: err}
+			}
 			if err != nil {
 				return err
 			}
