@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mnemon-dev/mnemon/internal/diskfree"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -226,7 +227,7 @@ func damage(err error) string {
 
 // checkDisk warns when the directory's file system is short of room.
 func (a *app) checkDisk(dir string, used int64, add func(name, status, format string, args ...any)) {
-	free, err := freeBytes(dir)
+	free, err := diskfree.Bytes(dir)
 	if err != nil {
 		add("disk", checkWarn, "free space of %s unknown: %v", dir, err)
 		return

@@ -137,6 +137,8 @@ func publicError(err error) error {
 		return errors.New("extraction took longer than the job timeout; it is retried")
 	case errors.Is(err, context.Canceled):
 		return errors.New("extraction was interrupted (the worker stopped); it is retried")
+	case errors.Is(err, memory.ErrStorageFull):
+		return errors.New("the server's disk is full; it is retried")
 	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrSchemaTooNew):
 		return errors.New("the database cannot be read safely; an operator must check it")
 	}

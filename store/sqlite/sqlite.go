@@ -33,6 +33,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/mnemon-dev/mnemon/internal/diskfree"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -118,6 +119,9 @@ type Store struct {
 	// jsonBufs recycles the buffers large JSON columns (trace items) are
 	// encoded into.
 	jsonBufs sync.Pool
+	// full: the last write transaction failed for lack of space (see
+	// StorageFull).
+	full atomic.Bool
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -443,6 +447,13 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 	e := &executor{tx: tx, stmts: s.wstmts, bufs: &s.jsonBufs}
 	if err := fn(e); err != nil {
 		done = true
+		if isFull(err) {
+			// Whoever wrote in fn (River's insert, say) did not map it.
+			s.full.Store(true)
+			if !errors.Is(err, memory.ErrStorageFull) {
+				err = fmt.Errorf("%w: %w", memory.ErrStorageFull, err)
+			}
+		}
 		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
 			return errors.Join(err, fmt.Errorf("sqlite: rollback: %w", rbErr))
 		}
@@ -450,9 +461,49 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 	}
 	done = true
 	if err := tx.Commit(); err != nil {
+		s.full.Store(isFull(err))
 		return fmt.Errorf("sqlite: commit: %w", mapErr(err))
 	}
+	s.full.Store(false) // a write commits: there is room again
 	return nil
+}
+
+// isFull reports whether err is SQLite's SQLITE_FULL: the disk is full, or
+// the database reached its page limit.
+func isFull(err error) bool {
+	var se interface{ Code() int }
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL
+}
+
+// minRoom is the free space under which a store whose last write failed
+// for lack of space is still taken for full.
+const minRoom = 1 << 20
+
+// StorageFull returns an error wrapping memory.ErrStorageFull while the
+// store is full: its last write transaction failed for lack of space, and
+// there is still no room. It clears by itself: at the next write that
+// commits, or here, once the file system has minRoom free again and the
+// database is under its page limit. Readiness checks call it, so a server
+// that takes no writes while it is reported full still recovers. Cheap
+// when the store is not full: nothing is read.
+func (s *Store) StorageFull(ctx context.Context) error {
+	if !s.full.Load() {
+		return nil
+	}
+	room := true
+	if free, err := diskfree.Bytes(filepath.Dir(s.path)); err == nil && free < minRoom {
+		room = false
+	}
+	// The page limit is the writer connection's (PRAGMA max_page_count).
+	var pages, limit int64
+	if err := s.writer.QueryRowContext(ctx, "SELECT page_count, max_page_count FROM pragma_page_count(), pragma_max_page_count()").Scan(&pages, &limit); err == nil && pages >= limit {
+		room = false
+	}
+	if room {
+		s.full.Store(false)
+		return nil
+	}
+	return fmt.Errorf("%w: the last write failed for lack of space and there is still none", memory.ErrStorageFull)
 }
 
 // ReadTx runs fn in one transaction on the reader pool. In WAL mode its
@@ -511,6 +562,8 @@ func mapErr(err error) error {
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 		return fmt.Errorf("%w: %w", memory.ErrCorrupt, err)
+	case sqlite3.SQLITE_FULL:
+		return fmt.Errorf("%w: %w", memory.ErrStorageFull, err)
 	}
 	return err
 }
