@@ -43,6 +43,9 @@ type command struct {
 	run     func(ctx context.Context, a *app, o *options, args []string) error
 	noStore bool // never opens the database
 	creates bool // may create a missing database named by --db or MNEMON_DB
+	// readOnly commands only read: they open the database read-only, so
+	// they never create, initialise or migrate a file.
+	readOnly bool
 	// raw commands get their arguments unparsed and parse their own
 	// flags (bench: each suite has its own). They never open the database.
 	raw bool
@@ -89,10 +92,14 @@ type options struct {
 // only commands that store create a database at a path the user named
 // (a typo in --db must not look like an empty memory).
 type app struct {
-	env     Env
-	ns      string
-	dbPath  string
-	creates bool // a missing database may be created
+	env      Env
+	ns       string
+	dbPath   string
+	creates  bool // a missing database may be created
+	readOnly bool // open the database read-only (see command.readOnly)
+	// defaultPath: dbPath is the default database, named by neither
+	// --db nor MNEMON_DB.
+	defaultPath bool
 	// synchronous is the SQLite synchronous level ("" is the store's
 	// default, FULL); the server sets it from --sync.
 	synchronous string
@@ -131,10 +138,13 @@ func (a *app) openStore(ctx context.Context) error {
 			if aerr != nil {
 				abs = a.dbPath
 			}
+			if a.defaultPath {
+				return &failure{msg: fmt.Sprintf("no database at %s yet: nothing has been stored; the first mnemon remember, capture or import creates it", abs), code: 1, err: err}
+			}
 			return &failure{msg: fmt.Sprintf("no database at %s; check the path, or create it by storing something (mnemon remember, capture or import)", abs), code: 1, err: err}
 		}
 	}
-	st, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{Synchronous: a.synchronous})
+	st, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{Synchronous: a.synchronous, Existing: !a.creates, ReadOnly: a.readOnly})
 	if err != nil {
 		return openFailed(a.dbPath, err)
 	}
@@ -271,14 +281,15 @@ func run(ctx context.Context, args []string, env Env) error {
 		return usagef("%s %q is not a namespace name: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", nsSource, a.ns)
 	}
 	if !c.noStore {
-		a.dbPath, a.creates = o.db, c.creates
+		a.dbPath, a.creates, a.readOnly = o.db, c.creates, c.readOnly
 		if a.dbPath == "" {
 			a.dbPath = env.Getenv("MNEMON_DB")
 		}
 		if a.dbPath == "" {
-			// The default database is created by whatever runs first, so
-			// recall on a fresh machine answers "nothing found".
-			a.dbPath, a.creates = defaultDBPath(env), true
+			// The default database is created by the first command that
+			// stores; before that, recall answers "nothing found" and the
+			// other reads say there is no database yet.
+			a.dbPath, a.defaultPath = defaultDBPath(env), true
 		}
 		defer a.close()
 	}
@@ -501,7 +512,7 @@ func printFlags(w io.Writer, fl []*flag.Flag) {
 // placeholders name the values of flags whose usage text does not.
 var placeholders = map[string]string{
 	"key": "KEY", "value": "VALUE", "subject": "SUBJECT", "type": "TYPE",
-	"criticality": "LEVEL", "confidence": "0..1",
+	"criticality": "LEVEL", "confidence": "0..1", "workers": "N",
 }
 
 // flagName spells a flag the way help shows it: -k, --budget.

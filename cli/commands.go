@@ -652,6 +652,17 @@ too, unless --session-only keeps to that session's episodes.
 					return err
 				}
 			}
+			if a.defaultPath {
+				if _, err := os.Stat(a.dbPath); errors.Is(err, os.ErrNotExist) {
+					// A fresh machine: nothing is stored, and a read
+					// creates no database.
+					if o.json {
+						return writeJSON(a.env.Stdout, &engine.Result{Items: []engine.Item{}, TokenBudget: o.budget})
+					}
+					fmt.Fprintf(a.env.Stdout, "nothing found: nothing is stored yet (the first mnemon remember, capture or import creates %s)\n", a.dbPath)
+					return nil
+				}
+			}
 			if err := a.open(ctx); err != nil {
 				return err
 			}
@@ -785,6 +796,7 @@ func (a *app) printTrace(ctx context.Context, w io.Writer, tr *memory.Trace, con
 func factsCmd() *command {
 	return &command{
 		name: "facts", summary: "list distilled facts (current ones; --history adds superseded and expired)",
+		readOnly: true,
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.BoolVar(&o.history, "history", false, "include superseded and expired versions")
 			fs.StringVar(&o.subject, "subject", "", "only facts about this `SUBJECT` (e.g. user, atlas)")
@@ -840,6 +852,7 @@ func factsCmd() *command {
 func showCmd() *command {
 	return &command{
 		name: "show", args: "ID", summary: "show a memory (or version, or episode) with every version, its evidence and admission log",
+		readOnly: true,
 		help: `ID is a memory (mem_…), one of its versions (ver_…, or mem_…@v2 as remember prints it), or an
 episode (ep_…), which shows what was decided about the event.`,
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
@@ -963,6 +976,7 @@ func printMemory(w io.Writer, view *engine.MemoryView) {
 func explainCmd() *command {
 	return &command{
 		name: "explain", args: "ID", summary: "explain why a memory is stored, or why a retrieval ranked what it did",
+		readOnly: true,
 		help: `With a memory or version id: its versions, evidence, admission reasons, reconciliation
 operations and superseded-by chain, and how feedback moved its usefulness and trust (with
 the trust retrieval acts on now, its uncertainty and FOLLOW, HINT or IGNORE).
@@ -1070,6 +1084,7 @@ var statuses = []memory.Status{memory.StatusActive, memory.StatusContested, memo
 func statsCmd() *command {
 	return &command{
 		name: "stats", summary: "count episodes, memories, versions by status, traces",
+		readOnly: true,
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.BoolVar(&o.all, "all", false, "one row per namespace in the database")
 		},
@@ -1152,6 +1167,7 @@ func (a *app) statsAll(ctx context.Context, o *options) error {
 func exportCmd() *command {
 	return &command{
 		name: "export", summary: "write a namespace as JSON lines (lossless; re-importable into any namespace)",
+		readOnly: true,
 		help: `Writes to standard output, or to --out FILE (readable by you only; replaced whole, never
 left half-written).
   mnemon export --out backup.jsonl
@@ -1177,6 +1193,14 @@ left half-written).
 				s, err = a.engine.Export(ctx, a.ns, a.env.Stdout)
 			} else {
 				s, err = a.exportFile(ctx, o.out)
+			}
+			if errors.Is(err, memory.ErrCorrupt) {
+				written := "what it wrote is incomplete: do not import it"
+				if o.out != "" {
+					written = "nothing was written to " + o.out
+				}
+				return &failure{msg: fmt.Sprintf("export: the database is damaged (%s) and cannot be exported whole; %s. "+
+					"'mnemon doctor' says what to do", damage(err), written), code: 1, err: err}
 			}
 			if err != nil {
 				return err

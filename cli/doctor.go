@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mnemon-dev/mnemon/internal/diskfree"
+	"github.com/mnemon-dev/mnemon/memory"
 )
 
 // Check outcomes of 'mnemon doctor'.
@@ -40,18 +45,20 @@ type doctorReport struct {
 func doctorCmd() *command {
 	return &command{
 		name: "doctor", summary: "check the database and the engine: integrity, schema, disk, WAL, index, backlog",
+		readOnly: true,
 		help: `Checks what a running mnemon depends on and says what to do about anything wrong:
 
-  database   the file exists and opens (its schema is migrated to this mnemon's)
-  integrity  SQLite's integrity and foreign key checks pass
+  database   the file exists, opens and has this mnemon's schema
+  integrity  SQLite's integrity and foreign key checks pass; on damage, whether 'mnemon export'
+             can still read every namespace (then export and import rebuild the file) or not
   wal        the write-ahead log is below the size the checkpointer empties it at
   disk       the file system has room for the WAL and a VACUUM's copy (1 GiB free or the file's size)
   index      every namespace's search index loads (and how long it took)
   backlog    episodes captured but not yet extracted (a server or 'mnemon worker' extracts them)
 
 Exit status 0 when nothing failed (warnings included), 1 when a check failed. A missing database
-is a warning, not a failure: the first write creates it. Nothing is written, except that opening
-an older database migrates its schema, as every command does.
+is a warning, not a failure: the first write creates it. Nothing is written: an older database is
+reported, and upgraded by the next command that writes to it.
   mnemon doctor
   mnemon doctor --db /var/lib/mnemon/mnemon.db --json`,
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
@@ -109,13 +116,17 @@ func (a *app) doctor(ctx context.Context) *doctorReport {
 		return rep
 	}
 	if err := a.openStore(ctx); err != nil {
-		add("database", checkFail, "%v", err)
+		status := checkFail
+		if errors.Is(err, memory.ErrSchemaTooOld) {
+			status = checkWarn // sound, and upgraded by the next write
+		}
+		add("database", status, "%v", err)
 		return rep
 	}
 	add("database", checkOK, "%s (%s)", abs, sizeText(fi.Size()))
 
 	if err := a.store.IntegrityCheck(ctx); err != nil {
-		add("integrity", checkFail, "%v: restore from a backup or an export ('mnemon export' reads what is readable)", err)
+		add("integrity", checkFail, "%s", a.damaged(ctx, err))
 	} else {
 		add("integrity", checkOK, "integrity and foreign key checks pass")
 	}
@@ -138,7 +149,11 @@ func (a *app) doctor(ctx context.Context) *doctorReport {
 	}
 	began := time.Now()
 	if err := a.engine.Warm(ctx); err != nil {
-		add("index", checkFail, "loading the search index: %v", err)
+		if errors.Is(err, memory.ErrCorrupt) {
+			add("index", checkFail, "the search index cannot load: the file is damaged (%s)", damage(err))
+		} else {
+			add("index", checkFail, "loading the search index: %v", err)
+		}
 		return rep
 	}
 	sizes := a.engine.IndexSizes()
@@ -168,9 +183,51 @@ func (a *app) doctor(ctx context.Context) *doctorReport {
 	return rep
 }
 
+// damaged says what to do about a file that failed the integrity check
+// (err). Advice must work: it exports every namespace to nowhere, and
+// advises 'mnemon export' only if that read everything; otherwise it says
+// plainly that the file cannot be exported.
+func (a *app) damaged(ctx context.Context, err error) string {
+	what := fmt.Sprintf("the file is damaged (%s)", damage(err))
+	names, nerr := a.store.Namespaces(ctx)
+	if nerr == nil {
+		nerr = a.open(ctx)
+	}
+	for _, ns := range names {
+		if nerr != nil {
+			break
+		}
+		_, nerr = a.engine.Export(ctx, ns, io.Discard)
+	}
+	if nerr == nil {
+		return fmt.Sprintf("%s, but every namespace still exports whole (%s): copy them into a new database, "+
+			"for each namespace NS: mnemon --db %s --namespace NS export --out NS.jsonl, then "+
+			"mnemon --db NEW.db --namespace NS import NS.jsonl; and use NEW.db from then on",
+			what, strings.Join(names, ", "), a.dbPath)
+	}
+	return fmt.Sprintf("%s, and 'mnemon export' cannot read it whole: stop writing to it and keep a copy; "+
+		"restore from a backup (a copy of the file, or an earlier export read into a new database with "+
+		"'mnemon import'), or try SQLite's recovery: sqlite3 %s .recover | sqlite3 NEW.db, then check "+
+		"what it rescued with 'mnemon --db NEW.db doctor'", what, a.dbPath)
+}
+
+// sqliteCode is the result code SQLite appends to its messages (" (11)").
+var sqliteCode = regexp.MustCompile(` \(\d+\)$`)
+
+// damage is what SQLite said about a damaged file, without mnemon's
+// operation names or its generic advice.
+func damage(err error) string {
+	msg := err.Error()
+	if _, after, ok := strings.Cut(msg, memory.ErrCorrupt.Error()+": "); ok {
+		msg = after
+	}
+	msg, _, _ = strings.Cut(msg, "; mnemon will not touch it")
+	return clip(sqliteCode.ReplaceAllString(msg, ""), 200)
+}
+
 // checkDisk warns when the directory's file system is short of room.
 func (a *app) checkDisk(dir string, used int64, add func(name, status, format string, args ...any)) {
-	free, err := freeBytes(dir)
+	free, err := diskfree.Bytes(dir)
 	if err != nil {
 		add("disk", checkWarn, "free space of %s unknown: %v", dir, err)
 		return

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -57,4 +58,91 @@ func TestDoctor(t *testing.T) {
 	if code, _, errs := runCLI(t, db, "", "doctor", "extra"); code != 2 || !strings.Contains(errs, "no arguments") {
 		t.Fatalf("doctor with an argument: exit %d %s", code, errs)
 	}
+}
+
+// damagePage overwrites the root page of a table or index of a closed
+// database with garbage, as a failing disk would.
+func damagePage(t *testing.T, src, dst, object string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var page, size int
+	if err := raw.QueryRow("SELECT rootpage FROM sqlite_schema WHERE name = ?", object).Scan(&page); err != nil {
+		t.Fatalf("%s: %v", object, err)
+	}
+	if err := raw.QueryRow("PRAGMA page_size").Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	for i := (page - 1) * size; i < page*size; i++ {
+		b[i] = byte(i*7 + 3)
+	}
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDoctorDamagedFile: doctor's advice about a damaged file works. When
+// export can still read every namespace, doctor says to export and
+// import, and doing so gives a sound database; when it cannot, doctor
+// says so plainly, and export says it wrote nothing.
+func TestDoctorDamagedFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.db")
+	mustRun(t, good, "remember", "I live in Lisbon. My favorite editor is Vim.")
+	mustRun(t, good, "--namespace", "bob", "remember", "I prefer tea.")
+
+	// A damaged index export does not read: the data is all there.
+	index := filepath.Join(dir, "index.db")
+	damagePage(t, good, index, "memories_slot")
+	code, out, _ := runCLI(t, index, "", "doctor")
+	if code != 1 || !strings.Contains(out, "fail  integrity  the file is damaged (") ||
+		!strings.Contains(out, "every namespace still exports whole (bob, default)") {
+		t.Fatalf("doctor on a damaged index: exit %d\n%s", code, out)
+	}
+	fresh := filepath.Join(dir, "new.db")
+	for _, ns := range []string{"bob", "default"} {
+		file := filepath.Join(dir, ns+".jsonl")
+		mustRun(t, index, "--namespace", ns, "export", "--out", file)
+		mustRun(t, fresh, "--namespace", ns, "import", file)
+	}
+	if code, out, _ := runCLI(t, fresh, "", "doctor"); code != 0 {
+		t.Fatalf("doctor on the database rebuilt by the advice: exit %d\n%s", code, out)
+	}
+	if out := mustRun(t, fresh, "facts"); !strings.Contains(out, "Lisbon") || !strings.Contains(out, "Vim") {
+		t.Fatalf("rebuilt database lacks facts:\n%s", out)
+	}
+	if out := mustRun(t, fresh, "--namespace", "bob", "facts"); !strings.Contains(out, "tea") {
+		t.Fatalf("rebuilt database lacks bob's facts:\n%s", out)
+	}
+
+	// A damaged table cannot be exported whole: doctor says so and what
+	// to do instead; export writes nothing and says so.
+	table := filepath.Join(dir, "table.db")
+	damagePage(t, good, table, "versions")
+	code, out, _ = runCLI(t, table, "", "doctor")
+	if code != 1 || !strings.Contains(out, "'mnemon export' cannot read it whole") || !strings.Contains(out, "restore from a backup") ||
+		!strings.Contains(out, "sqlite3 "+table+" .recover") || strings.Contains(out, "still exports") {
+		t.Fatalf("doctor on a damaged table: exit %d\n%s", code, out)
+	}
+	if strings.Contains(out, "sqlite:") || strings.Contains(out, "warm:") {
+		t.Errorf("doctor shows internal operation names:\n%s", out)
+	}
+	dump := filepath.Join(dir, "dump.jsonl")
+	code, _, errs := runCLI(t, table, "", "export", "--out", dump)
+	oneLine(t, code, errs, 1, "export: the database is damaged (")
+	if !strings.Contains(errs, "nothing was written to "+dump) || strings.Contains(errs, "sqlite:") {
+		t.Fatalf("export of a damaged table: %s", errs)
+	}
+	if _, err := os.Stat(dump); !os.IsNotExist(err) {
+		t.Fatalf("export left %s: %v", dump, err)
+	}
+	code, _, errs = runCLI(t, table, "", "export")
+	oneLine(t, code, errs, 1, "what it wrote is incomplete: do not import it")
 }

@@ -77,6 +77,8 @@ func describe(ctx context.Context, err error) (string, int) {
 		if !strings.Contains(msg, "upgrade mnemon") {
 			msg += "; upgrade mnemon to open it"
 		}
+	case errors.Is(err, memory.ErrStorageFull):
+		return "nothing was stored: the disk holding the database is full; free some space and run it again", 1
 	case errors.Is(err, memory.ErrNotFound):
 		msg += "; list ids with 'mnemon facts --history'"
 	}
@@ -101,7 +103,7 @@ func openFailed(path string, err error) error {
 	switch {
 	case errors.Is(err, memory.ErrCorrupt):
 		return &failure{msg: fmt.Sprintf("database %s: %s", abs, cause), code: 1, err: err}
-	case errors.Is(err, memory.ErrSchemaTooNew):
+	case errors.Is(err, memory.ErrSchemaTooNew), errors.Is(err, memory.ErrSchemaTooOld):
 		return &failure{msg: fmt.Sprintf("database %s: %s", abs, cause), code: 1, err: err}
 	case errors.Is(err, os.ErrPermission):
 		return &failure{msg: fmt.Sprintf("cannot open database %s: permission denied; choose a file you can write with --db or MNEMON_DB", abs), code: 1, err: err}

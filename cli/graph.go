@@ -15,6 +15,7 @@ func graphCmd() *command {
 	var hops int
 	return &command{
 		name: "graph", args: "ENTITY", summary: "show an entity's neighbourhood in the knowledge graph: its claims, 1 or 2 hops out",
+		readOnly: true,
 		help: `The knowledge graph holds one claim (subject -relation-> object) per accepted fact: "Bob works
 at Acme." is bob -works at-> acme. Raw episodes make no claims. ENTITY is a subject (user, bob,
 atlas, sister) or a value (acme, pnpm, berlin), in any case. --hops 2 adds the claims of the

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"io"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/mcpserver"
 )
@@ -22,7 +20,10 @@ remember, recall, forget, list_facts, history, feedback, explain. The server is 
 namespace given at start (--namespace or MNEMON_NAMESPACE, default "default"):
 no tool takes a namespace, and an id from another namespace is not found.
 
-Logs go to stderr (stdout carries the protocol). The database is created on
+Messages are JSON-RPC, one a line. A line that is not one JSON-RPC message
+gets a JSON-RPC error (-32700 when it is not JSON, -32600 for a batch or
+anything else) and the server reads on. Logs go to stderr (stdout carries
+the protocol). The database is created on
 first write, like 'mnemon remember'. Writes made by other mnemon processes on
 the same file (a 'mnemon serve', say) are picked up within half a second.
 
@@ -57,8 +58,7 @@ Client configuration: see the README's "MCP" section.`,
 			defer follow(eng)()
 			srv := mcpserver.New(eng, mcpserver.Binding{Namespace: a.ns, CanWrite: true}, mcpserver.Options{Version: Version, Logger: log})
 			log.Info("mcp server on stdio", "namespace", a.ns, "db", a.dbPath)
-			t := &mcp.IOTransport{Reader: io.NopCloser(a.env.Stdin), Writer: nopWriteCloser{a.env.Stdout}}
-			err = srv.Run(ctx, t)
+			err = srv.Run(ctx, mcpserver.StdioTransport(a.env.Stdin, a.env.Stdout))
 			if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 				return nil // the client closed stdin, or SIGTERM
 			}
@@ -66,7 +66,3 @@ Client configuration: see the README's "MCP" section.`,
 		},
 	}
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,5 +244,108 @@ func TestMCPStdio(t *testing.T) {
 	res = callTool(t, alice, "recall", map[string]any{"query": "where do I live?"}, nil)
 	if strings.Contains(resultText(res), "Porto") {
 		t.Errorf("recall after forget still has it: %s", resultText(res))
+	}
+}
+
+// TestMCPStdioBadLines feeds `mnemon mcp` lines an MCP client should not
+// send: each gets its JSON-RPC error (-32700 for what is not JSON, -32600
+// for a batch or a message that is not JSON-RPC, or one over the size
+// limit), and the server keeps answering the lines after it.
+func TestMCPStdioBadLines(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "mnemon.db")
+	args, err := json.Marshal([]string{"mcp", "--db", db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MNEMON_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, serveChildEnv+"="+string(args))
+	stderr := &testutil.SyncBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	replies := bufio.NewScanner(stdout)
+	replies.Buffer(nil, 1<<20)
+
+	type reply struct {
+		ID     json.RawMessage
+		Result json.RawMessage
+		Error  *struct {
+			Code    int
+			Message string
+		}
+	}
+	send := func(line string) reply {
+		t.Helper()
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatalf("write %.40q: %v (stderr: %s)", line, err, stderr.String())
+		}
+		if !replies.Scan() {
+			t.Fatalf("no answer to %.40q: %v (stderr: %s)", line, replies.Err(), stderr.String())
+		}
+		var r reply
+		if err := json.Unmarshal(replies.Bytes(), &r); err != nil {
+			t.Fatalf("answer to %.40q is not one JSON-RPC response: %s", line, replies.Bytes())
+		}
+		return r
+	}
+
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	if r := send("not json"); r.Error == nil || r.Error.Code != -32700 || string(r.ID) != "null" {
+		t.Fatalf("a line that is not JSON: %+v", r)
+	}
+	if r := send(initialize); r.Error != nil || string(r.ID) != "1" {
+		t.Fatalf("initialize after a bad line: %+v", r)
+	}
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n\n  \n"+
+		// A response to nothing the server asked is dropped, unanswered.
+		`{"jsonrpc":"2.0","id":99,"result":{}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		line string
+		code int
+		id   string
+	}{
+		{`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]`, -32600, "null"},
+		{`[]`, -32600, "null"},
+		{`{"jsonrpc":"2.0","id":4,"method":`, -32700, "null"},
+		{`{"jsonrpc":"2.0","id":5}`, -32600, "5"},
+		{`{"jsonrpc":"1.0","id":"six","method":"ping"}`, -32600, `"six"`},
+		{`{"id":{"x":1},"method":"ping"}`, -32600, "null"},
+		{`"just a string"`, -32600, "null"},
+		{`{"jsonrpc":"2.0","id":7,"method":"ping"} {"jsonrpc":"2.0","id":8,"method":"ping"}`, -32700, "null"},
+		{`{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcp.DefaultMaxLineLength) + `"}}`, -32600, "null"},
+	} {
+		r := send(tc.line)
+		if r.Error == nil || r.Error.Code != tc.code || string(r.ID) != tc.id {
+			t.Errorf("%.60s: answer %+v, want error %d with id %s", tc.line, r, tc.code, tc.id)
+		}
+		// The server still serves: a ping after each bad line is answered.
+		if r := send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`); r.Error != nil || string(r.ID) != `"p"` {
+			t.Fatalf("ping after %.60s: %+v", tc.line, r)
+		}
+	}
+	r := send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"remember","arguments":{"text":"I live in Lisbon."}}}`)
+	if r.Error != nil || !strings.Contains(string(r.Result), "Lisbon") {
+		t.Fatalf("remember after the bad lines: %+v %s", r, r.Result)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("mnemon mcp exit: %v (stderr: %s)", err, stderr.String())
 	}
 }

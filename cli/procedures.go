@@ -37,6 +37,7 @@ second time. Procedures are recalled like any memory ("how do I deploy atlas?").
 			if len(args) != 0 {
 				return usagef("procedures takes no arguments; got %q", strings.Join(args, " "))
 			}
+			a.readOnly = !promote // listing only reads
 			if err := a.open(ctx); err != nil {
 				return err
 			}

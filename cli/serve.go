@@ -229,7 +229,7 @@ func loopback(addr string) bool {
 // serveOptions are the flags of serve and worker.
 type serveOptions struct {
 	addr, config, logFormat, logLevel, sync string
-	workers                                 int
+	workers                                 *int  // nil: not given
 	insecureOpen                            *bool // nil: not given
 }
 
@@ -251,6 +251,32 @@ func (o optBool) Set(v string) error {
 		return err
 	}
 	*o.p = &b
+	return nil
+}
+
+// optInt is an integer flag that remembers whether it was given, so that
+// every value given is checked, -1 included, rather than some taken for
+// "not given".
+type optInt struct{ p **int }
+
+func (o optInt) Get() any {
+	if o.p == nil || *o.p == nil {
+		return 0
+	}
+	return **o.p
+}
+func (o optInt) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return strconv.Itoa(**o.p)
+}
+func (o optInt) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return err
+	}
+	*o.p = &n
 	return nil
 }
 
@@ -318,7 +344,7 @@ Examples:
 		flags: func(fs *flag.FlagSet, _ *options) {
 			fs.StringVar(&so.addr, "addr", "", "listen on `HOST:PORT` (default "+DefaultAddr+")")
 			fs.StringVar(&so.config, "config", "", "read settings from a JSON `FILE`")
-			fs.IntVar(&so.workers, "workers", -1, "extraction jobs run at once; 0 runs none here (use 'mnemon worker') (default 2)")
+			fs.Var(optInt{&so.workers}, "workers", "extraction jobs run at once, 0 to 256; 0 runs none here (use 'mnemon worker') (default 2)")
 			fs.Var(optBool{&so.insecureOpen}, "insecure-open", "allow a non-loopback address with no API key configured")
 			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default) or full (see above)")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
@@ -345,8 +371,8 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
-	if so.workers >= 0 {
-		cfg.Workers = &so.workers
+	if so.workers != nil {
+		cfg.Workers = so.workers
 	}
 	if cfg.Workers == nil {
 		n := 2
@@ -354,6 +380,24 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	}
 	if *cfg.Workers < 0 || *cfg.Workers > 256 {
 		return nil, usagef("workers %d: use 0 to 256", *cfg.Workers)
+	}
+	// 0 means the default for each of these; a negative one is a mistake,
+	// not a request for the default.
+	for _, n := range []struct {
+		name string
+		v    float64
+	}{
+		{"max_body_bytes", float64(cfg.MaxBodyBytes)}, {"max_import_bytes", float64(cfg.MaxImportBytes)},
+		{"max_events (MNEMON_MAX_EVENTS)", float64(cfg.MaxEvents)}, {"max_query_bytes", float64(cfg.MaxQueryBytes)},
+		{"shutdown_timeout_seconds", cfg.ShutdownSecs}, {"request_timeout_seconds", cfg.RequestSecs},
+		{"read_timeout_seconds", cfg.ReadSecs}, {"write_timeout_seconds", cfg.WriteSecs},
+		{"idle_timeout_seconds", cfg.IdleSecs}, {"job_max_attempts", float64(cfg.JobAttempts)},
+		{"job_timeout_seconds", cfg.JobTimeoutSecs}, {"job_rescue_after_seconds", cfg.RescueSecs},
+		{"summary_tokens", float64(cfg.SummaryTokens)}, {"digest_tokens", float64(cfg.DigestTokens)},
+	} {
+		if n.v < 0 {
+			return nil, usagef("%s %g: must not be negative (0 or leaving it out gives the default)", n.name, n.v)
+		}
 	}
 	if timeout := secs(cfg.JobTimeoutSecs, time.Minute); cfg.RescueSecs > 0 && secs(cfg.RescueSecs, 0) <= timeout {
 		return nil, usagef("job_rescue_after_seconds %g must exceed the job timeout (%g s): a running job is taken for dead only after it could have timed out", cfg.RescueSecs, timeout.Seconds())
@@ -545,7 +589,7 @@ Examples:
   mnemon worker --db /var/lib/mnemon/mnemon.db --log-format text`,
 		flags: func(fs *flag.FlagSet, _ *options) {
 			fs.StringVar(&so.config, "config", "", "read settings from a JSON `FILE` (as serve)")
-			fs.IntVar(&so.workers, "workers", -1, "jobs run at once (default 2)")
+			fs.Var(optInt{&so.workers}, "workers", "jobs run at once, 1 to 256 (default 2)")
 			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default) or full (see 'mnemon help serve')")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
 			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")

@@ -253,18 +253,18 @@ func TestServeConfigPrecedence(t *testing.T) {
 		want serverConfig
 		db   string
 	}{
-		{"defaults", nil, serveOptions{workers: -1}, serverConfig{Addr: DefaultAddr, Workers: ptr(2)}, ""},
-		{"file", nil, serveOptions{config: file, workers: -1},
+		{"defaults", nil, serveOptions{}, serverConfig{Addr: DefaultAddr, Workers: ptr(2)}, ""},
+		{"file", nil, serveOptions{config: file},
 			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/file.db"},
-		{"env over file", env, serveOptions{config: file, workers: -1},
+		{"env over file", env, serveOptions{config: file},
 			serverConfig{Addr: "127.0.0.1:7002", Workers: ptr(4), LogLevel: "warn", MaxEvents: 20, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db", Sync: "normal"}, "/from/file.db"},
-		{"flags over env", env, serveOptions{config: file, workers: 0, addr: "127.0.0.1:7003", logLevel: "debug", sync: "full"},
+		{"flags over env", env, serveOptions{config: file, workers: ptr(0), addr: "127.0.0.1:7003", logLevel: "debug", sync: "full"},
 			serverConfig{Addr: "127.0.0.1:7003", Workers: ptr(0), LogLevel: "debug", MaxEvents: 20, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/file.db"},
-		{"MNEMON_DB over file", map[string]string{"MNEMON_DB": "/from/env.db"}, serveOptions{config: file, workers: -1},
+		{"MNEMON_DB over file", map[string]string{"MNEMON_DB": "/from/env.db"}, serveOptions{config: file},
 			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, InsecureOpen: true, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/env.db"},
-		{"flag turns insecure_open off", map[string]string{"MNEMON_INSECURE_OPEN": "true"}, serveOptions{config: file, workers: -1, insecureOpen: ptr(false)},
+		{"flag turns insecure_open off", map[string]string{"MNEMON_INSECURE_OPEN": "true"}, serveOptions{config: file, insecureOpen: ptr(false)},
 			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/file.db"},
-		{"env turns insecure_open off", map[string]string{"MNEMON_INSECURE_OPEN": "false"}, serveOptions{config: file, workers: -1},
+		{"env turns insecure_open off", map[string]string{"MNEMON_INSECURE_OPEN": "false"}, serveOptions{config: file},
 			serverConfig{Addr: "127.0.0.1:7001", Workers: ptr(3), LogLevel: "warn", MaxEvents: 30, RateBurst: 9, DB: "/from/file.db", Sync: "full"}, "/from/file.db"},
 	}
 	for _, c := range cases {
@@ -343,6 +343,8 @@ func TestServeConfigErrors(t *testing.T) {
 	tooMany := write("many.json", `{"workers": 1000}`)
 	rescue := write("rescue.json", `{"job_timeout_seconds": 5, "job_rescue_after_seconds": 5}`)
 	rescueDefault := write("rescue-default.json", `{"job_rescue_after_seconds": 30}`)
+	negTimeout := write("neg-timeout.json", `{"request_timeout_seconds": -1}`)
+	negAttempts := write("neg-attempts.json", `{"job_max_attempts": -2}`)
 	cases := []struct {
 		name string
 		env  map[string]string
@@ -369,6 +371,14 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad MNEMON_SYNC", map[string]string{"MNEMON_SYNC": "off"}, []string{"worker"}, 2, []string{`sync "off": use normal or full`}},
 		{"worker bad env", map[string]string{"MNEMON_WORKERS": "x"}, []string{"worker"}, 2, []string{`MNEMON_WORKERS="x"`}},
 		{"worker with no workers", nil, []string{"worker", "--workers", "0"}, 2, []string{"would run nothing"}},
+		{"negative --workers", nil, []string{"serve", "--workers", "-1"}, 2, []string{"workers -1: use 0 to 256"}},
+		{"negative MNEMON_WORKERS", map[string]string{"MNEMON_WORKERS": "-3"}, []string{"serve"}, 2, []string{"workers -3: use 0 to 256"}},
+		{"worker negative --workers", nil, []string{"worker", "--workers=-1"}, 2, []string{"workers -1: use 0 to 256"}},
+		{"worker absurd --workers", nil, []string{"worker", "--workers", "100000"}, 2, []string{"workers 100000: use 0 to 256"}},
+		{"--workers not a number", nil, []string{"serve", "--workers", "two"}, 2, []string{`--workers "two": use a whole number`}},
+		{"negative MNEMON_MAX_EVENTS", map[string]string{"MNEMON_MAX_EVENTS": "-5"}, []string{"serve"}, 2, []string{"max_events (MNEMON_MAX_EVENTS) -5: must not be negative"}},
+		{"negative config timeout", nil, []string{"serve", "--config", negTimeout}, 2, []string{"request_timeout_seconds -1: must not be negative"}},
+		{"negative config attempts", nil, []string{"worker", "--config", negAttempts}, 2, []string{"job_max_attempts -2: must not be negative"}},
 		{"serve argument", nil, []string{"serve", "now"}, 2, []string{"serve takes no arguments"}},
 	}
 	for _, c := range cases {

@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -455,12 +457,110 @@ func TestReadsNeverCreateTheDatabase(t *testing.T) {
 		t.Fatal(out)
 	}
 
-	// The default database is another matter: on a fresh machine recall
-	// answers, and creates it.
+	// On a fresh machine, the default database does not exist yet either:
+	// recall answers "nothing found", the other reads say so, and none
+	// creates it.
 	home := filepath.Join(t.TempDir(), "home")
-	code, out, errs := runEnv(t, context.Background(), map[string]string{"HOME": home}, "", "recall", "editor")
-	if code != 0 || !strings.Contains(out, "nothing found: namespace default is empty") {
+	vars := map[string]string{"HOME": home}
+	code, out, errs := runEnv(t, context.Background(), vars, "", "recall", "editor")
+	if code != 0 || !strings.Contains(out, "nothing found: nothing is stored yet") {
 		t.Fatalf("fresh recall: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runEnv(t, context.Background(), vars, "", "recall", "editor", "--json")
+	if code != 0 || !strings.Contains(out, `"items": []`) {
+		t.Fatalf("fresh recall --json: exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = runEnv(t, context.Background(), vars, "", "stats")
+	oneLine(t, code, errs, 1, "no database at "+defaultDBPath(Env{Getenv: func(k string) string { return vars[k] }})+" yet: nothing has been stored")
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Fatalf("a read on a fresh machine created %s: %v", home, err)
+	}
+}
+
+// TestReadsLeaveTheFileAlone: a command that does not store never turns a
+// file into a database, and one that only reads never changes a byte of
+// it (nor leaves a -wal or -shm beside it).
+func TestReadsLeaveTheFileAlone(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reads := [][]string{
+		{"stats"}, {"stats", "--all"}, {"facts"}, {"show", "mem_01m8qeea91c3d3mf3kfe00zzzz"}, {"explain", "ret_01m8qeea91c3d3mf3kfe00zzzz"},
+		{"graph", "Lisbon"}, {"export"}, {"procedures"},
+	}
+	// Commands that write to a database, but never make one.
+	writes := [][]string{{"recall", "where?"}, {"forget", "mem_01m8qeea91c3d3mf3kfe00zzzz"}, {"lifecycle"}, {"procedures", "--promote"}}
+	for _, args := range append(append([][]string{}, reads...), writes...) {
+		code, out, errs := runCLI(t, empty, "", args...)
+		oneLine(t, code, errs, 1, "database "+empty+": store is corrupt or not a mnemon database: the file is empty (0 bytes)")
+		if out != "" {
+			t.Fatalf("mnemon %v printed %q", args, out)
+		}
+	}
+	code, out, _ := runCLI(t, empty, "", "doctor")
+	if code != 1 || !strings.Contains(out, "fail  database") || !strings.Contains(out, "the file is empty (0 bytes)") {
+		t.Fatalf("doctor on an empty file: exit %d\n%s", code, out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 1 {
+		t.Fatalf("files: %v", left)
+	}
+	if fi, err := os.Stat(empty); err != nil || fi.Size() != 0 {
+		t.Fatalf("the empty file became %v bytes (%v)", fi.Size(), err)
+	}
+
+	db := filepath.Join(t.TempDir(), "m.db")
+	mustRun(t, db, "remember", "I live in Lisbon.")
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range append(reads, []string{"doctor"}) {
+		if code, _, errs := runCLI(t, db, "", args...); code != 0 && !strings.Contains(errs, "no memory") && !strings.Contains(errs, "no retrieval") {
+			t.Fatalf("mnemon %v: exit %d: %s", args, code, errs)
+		}
+	}
+	if after, _ := os.ReadFile(db); !bytes.Equal(before, after) {
+		t.Fatal("a read changed the database file")
+	}
+	if left, _ := filepath.Glob(db + "-*"); len(left) != 0 {
+		t.Fatalf("reads left %v", left)
+	}
+	// An older schema is not migrated by a read: the reads say so, doctor
+	// warns, and the file stays as it was.
+	old := filepath.Join(t.TempDir(), "old.db")
+	if err := os.WriteFile(old, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var version int
+	if err := raw.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", version-1)); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	oldBytes, _ := os.ReadFile(old)
+	code, _, errs := runCLI(t, old, "", "facts")
+	oneLine(t, code, errs, 1, fmt.Sprintf("schema version %d and this mnemon reads version %d; a command that writes (mnemon remember, capture, import or serve) upgrades it", version-1, version))
+	if code, out, _ := runCLI(t, old, "", "doctor"); code != 0 || !strings.Contains(out, "warn  database") {
+		t.Fatalf("doctor on an older schema: exit %d\n%s", code, out)
+	}
+	if after, _ := os.ReadFile(old); !bytes.Equal(oldBytes, after) {
+		t.Fatal("a read migrated the older database")
+	}
+
+	// The same reads serve a file the user may not write.
+	if err := os.Chmod(db, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, db, "facts"); !strings.Contains(out, "Lisbon") {
+		t.Fatalf("facts on a read-only file:\n%s", out)
 	}
 }
 

@@ -39,6 +39,7 @@ const (
 	ErrTimeout              Code = "timeout"
 	ErrUnavailable          Code = "unavailable"
 	ErrStoreCorrupt         Code = "store_corrupt"
+	ErrStorageFull          Code = "storage_full"
 	ErrInternal             Code = "internal"
 )
 

@@ -22,7 +22,8 @@ type traceWriter struct {
 	mu      sync.Mutex
 	pending map[string]*memory.Trace // not yet committed
 	queue   []*memory.Trace
-	wake    chan struct{}
+	queued  chan struct{} // the queue stopped being empty
+	wake    chan struct{} // flush now: the queue is full, or the writer closes
 	closed  bool
 	done    chan struct{}
 }
@@ -37,6 +38,7 @@ func newTraceWriter(store memory.Store, log *slog.Logger) *traceWriter {
 		store:   store,
 		log:     log,
 		pending: make(map[string]*memory.Trace),
+		queued:  make(chan struct{}, 1),
 		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
@@ -54,8 +56,14 @@ func (w *traceWriter) Add(t *memory.Trace) {
 	}
 	w.pending[t.ID] = t
 	w.queue = append(w.queue, t)
-	full := len(w.queue) >= maxTraceBatch
+	first, full := len(w.queue) == 1, len(w.queue) >= maxTraceBatch
 	w.mu.Unlock()
+	if first {
+		select {
+		case w.queued <- struct{}{}:
+		default:
+		}
+	}
 	if full {
 		select {
 		case w.wake <- struct{}{}:
@@ -89,13 +97,20 @@ func (w *traceWriter) Flush() {
 	}
 }
 
+// run flushes flushEvery after a trace arrives in an empty queue, so the
+// traces of that time share a commit. With nothing queued it sleeps: an
+// idle server wakes for nothing.
 func (w *traceWriter) run() {
 	defer close(w.done)
-	tick := time.NewTicker(flushEvery)
-	defer tick.Stop()
 	for {
 		select {
-		case <-tick.C:
+		case <-w.queued:
+			t := time.NewTimer(flushEvery)
+			select {
+			case <-t.C:
+			case <-w.wake:
+				t.Stop()
+			}
 		case <-w.wake:
 		}
 		w.Flush()

@@ -32,6 +32,7 @@ const (
 	CodeTimeout              = "timeout"
 	CodeUnavailable          = "unavailable"
 	CodeStoreCorrupt         = "store_corrupt"
+	CodeStorageFull          = "storage_full" // 507: the disk is full; nothing was stored
 	CodeInternal             = "internal"
 	CodeInvalidSession       = "invalid_session"   // consolidate: a session id that cannot name one
 	CodeSessionNotFound      = "session_not_found" // consolidate: no episode of that session in the namespace
@@ -78,6 +79,9 @@ func publicError(err error) *apiError {
 		return problemf(http.StatusNotFound, CodeNotFound, "no such resource in this namespace")
 	case errors.Is(err, memory.ErrConflict):
 		return problemf(http.StatusConflict, CodeConflict, conflictDetail(err))
+	case errors.Is(err, memory.ErrStorageFull):
+		return &apiError{status: http.StatusInsufficientStorage, code: CodeStorageFull,
+			detail: "the server's disk is full: nothing of this request was stored; send it again once an operator has freed space"}
 	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrSchemaTooNew):
 		return &apiError{status: http.StatusServiceUnavailable, code: CodeStoreCorrupt, detail: "the database cannot be read safely; an operator must check it"}
 	case errors.Is(err, context.DeadlineExceeded):

@@ -537,6 +537,15 @@ func (s *Server) readyz(w http.ResponseWriter, r *request) error {
 	} else {
 		checks["store"] = "ok"
 	}
+	// A store that can tell (the SQLite store) says whether writes fail
+	// for lack of space; checking also clears it once there is room.
+	if sf, can := s.cfg.Keys.(interface{ StorageFull(context.Context) error }); can {
+		if err := sf.StorageFull(r.Context()); errors.Is(err, memory.ErrStorageFull) {
+			checks["storage"], ok = "full: writes fail for lack of disk space", false
+		} else {
+			checks["storage"] = "ok"
+		}
+	}
 	if s.cfg.Ready != nil {
 		if err := s.cfg.Ready(r.Context()); err != nil {
 			checks["workers"], ok = err.Error(), false

@@ -65,6 +65,7 @@ type Config struct {
 	RescueAfter time.Duration
 	// PollInterval is how often idle workers look for new jobs (default
 	// 50 ms): SQLite has no notifications, so this bounds pickup latency.
+	// Only a poll that may find a job reaches the database (see idle.go).
 	PollInterval time.Duration
 	// Logger receives the queue's warnings and errors.
 	Logger *slog.Logger
@@ -77,6 +78,7 @@ type Config struct {
 type Queue struct {
 	cfg     Config
 	client  *river.Client[*sql.Tx]
+	gate    *fetchGate // see idle.go
 	started atomic.Bool
 }
 
@@ -138,6 +140,8 @@ func publicError(err error) error {
 		return errors.New("extraction took longer than the job timeout; it is retried")
 	case errors.Is(err, context.Canceled):
 		return errors.New("extraction was interrupted (the worker stopped); it is retried")
+	case errors.Is(err, memory.ErrStorageFull):
+		return errors.New("the server's disk is full; it is retried")
 	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrSchemaTooNew):
 		return errors.New("the database cannot be read safely; an operator must check it")
 	}
@@ -249,11 +253,12 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 			return nil, fmt.Errorf("jobs: %w", err)
 		}
 	}
-	client, err := river.NewClient(cfg.Driver, rc)
+	gate := newFetchGate()
+	client, err := river.NewClient[*sql.Tx](gatedDriver{cfg.Driver, gate}, rc)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	return &Queue{cfg: cfg, client: client}, nil
+	return &Queue{cfg: cfg, client: client, gate: gate}, nil
 }
 
 // Start runs the workers until Stop. A queue without workers needs no
@@ -280,6 +285,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 	if q.cfg.Workers == 0 {
 		return nil
 	}
+	q.gate.close()
 	err := q.client.Stop(ctx)
 	if err != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -318,6 +324,8 @@ func (q *Queue) Enqueue(ctx context.Context, tx memory.Executor, job engine.Extr
 	if err != nil {
 		return "", fmt.Errorf("jobs: enqueue: %w", err)
 	}
+	q.gate.wake() // River is told of inserts in a transaction by no one
+
 	return idOf(res.Job), nil
 }
 

@@ -379,3 +379,39 @@ func TestLegacyJobIDs(t *testing.T) {
 		t.Fatalf("legacy job from another namespace: %v", err)
 	}
 }
+
+// TestJobsOfAnotherProcessRun: an idle queue's workers only query for jobs
+// when told one may be there, or once in a while; a job enqueued by
+// another process (here, another store and queue on the same file, with
+// no workers, as 'mnemon serve --workers 0' beside 'mnemon worker') tells
+// them nothing, and is still run.
+func TestJobsOfAnotherProcessRun(t *testing.T) {
+	f := open(t, 2)
+	ctx := waitCtx(t)
+	other, err := sqlite.Open(ctx, f.store.Path(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	eng, err := engine.New(engine.Config{Store: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	q, err := jobs.Open(ctx, jobs.Config{Driver: riversqlite.New(other.WriterDB()), TxOf: sqlite.SQLTx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"I live in Lisbon.", "I moved to Porto."} {
+		ack, err := eng.CaptureDeferred(ctx, engine.CaptureParams{Namespace: "ana", Events: []engine.Event{
+			{Kind: memory.EpisodeUserMessage, Content: text, OccurredAt: time.Now().Add(time.Duration(i-5) * time.Minute)},
+		}}, q.Enqueue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := f.queue.Wait(ctx, "ana", ack.JobID)
+		if err != nil || job.State != jobs.StateSucceeded {
+			t.Fatalf("job %d of the other process: %+v, %v", i, job, err)
+		}
+	}
+}

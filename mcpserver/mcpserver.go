@@ -423,6 +423,9 @@ func (t *tools) fail(err error, id string) error {
 			msg = msg[i+len(memory.ErrInvalid.Error())+2:]
 		}
 		return errors.New(msg)
+	case errors.Is(err, memory.ErrStorageFull):
+		t.log.Error("mcp tool failed: storage full", "namespace", t.ns, "error", err)
+		return errors.New("storage_full: the disk holding the memory is full; nothing was stored; try again once space is freed")
 	}
 	t.log.Error("mcp tool failed", "namespace", t.ns, "error", err)
 	return errors.New("internal error; the server log has the details")

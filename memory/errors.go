@@ -17,6 +17,13 @@ var (
 	ErrCorrupt = errors.New("store is corrupt or not a mnemon database")
 	// ErrSchemaTooNew means the store was written by a newer mnemon.
 	ErrSchemaTooNew = errors.New("store schema is newer than this mnemon")
+	// ErrSchemaTooOld means a store opened for reading only was written by
+	// an older mnemon: it must be upgraded, which is a write.
+	ErrSchemaTooOld = errors.New("store schema is older than this mnemon and opened for reading only")
+	// ErrStorageFull means a write failed because the disk holding the
+	// store is full (or the store reached a size limit). Nothing of the
+	// write was kept; the same write succeeds once there is room.
+	ErrStorageFull = errors.New("storage is full")
 	// ErrChangesPruned means a change log position is older than the log
 	// keeps: the changes after it are partly gone, so a follower standing
 	// there must read the namespace again.

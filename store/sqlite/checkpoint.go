@@ -49,20 +49,35 @@ func (c *checkpointer) run() {
 	defer close(c.done)
 	t := time.NewTicker(checkpointEvery)
 	defer t.Stop()
+	// The WAL as it was when a checkpoint last copied all of it: while it
+	// stays so, nothing was written and there is nothing to copy, so an
+	// idle database costs a stat per tick, not a query.
+	var done struct {
+		size int64
+		mod  time.Time
+	}
 	for {
 		select {
 		case <-c.stop:
 			return
 		case <-t.C:
+			fi, statErr := os.Stat(c.wal)
+			if statErr == nil && fi.Size() == done.size && fi.ModTime().Equal(done.mod) {
+				continue
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			// Errors (a busy database, a closed file) are retried on the
 			// next tick; a checkpoint that did not run loses nothing.
 			mode := "PASSIVE"
-			if fi, err := os.Stat(c.wal); err == nil && fi.Size() > c.limit {
+			if statErr == nil && fi.Size() > c.limit {
 				mode = "TRUNCATE"
 			}
-			_, _ = c.db.ExecContext(ctx, "PRAGMA wal_checkpoint("+mode+")")
+			var busy, frames, copied int64
+			err := c.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
 			cancel()
+			if err == nil && statErr == nil && busy == 0 && frames == copied {
+				done.size, done.mod = fi.Size(), fi.ModTime()
+			}
 		}
 	}
 }

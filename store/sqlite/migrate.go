@@ -115,6 +115,22 @@ func (id identity) check(path string, latest int) error {
 	return nil
 }
 
+// checkExisting refuses what check lets through as a new database when
+// opts wants an existing one: an empty SQLite database; and, for a
+// read-only store, an older schema, which cannot be read without being
+// migrated.
+func (id identity) checkExisting(path string, latest int, opts Options) error {
+	if opts.Existing && id.appID != ApplicationID {
+		return fmt.Errorf("sqlite: open %s: %w: it is an empty SQLite database with nothing of mnemon's in it; "+
+			"a command that stores (mnemon remember, capture or import) makes it a mnemon database", path, memory.ErrCorrupt)
+	}
+	if opts.ReadOnly && id.version < int64(latest) {
+		return fmt.Errorf("sqlite: open %s: %w: the file has schema version %d and this mnemon reads version %d; "+
+			"a command that writes (mnemon remember, capture, import or serve) upgrades it", path, memory.ErrSchemaTooOld, id.version, latest)
+	}
+	return nil
+}
+
 // probe identifies the file on a plain connection, before the store's own
 // connections switch it to WAL mode: a foreign or too-new file is refused
 // without a byte of it changed.
@@ -125,6 +141,10 @@ func probe(ctx context.Context, path string, opts Options) error {
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)+")")
+	if opts.Existing {
+		q.Set("mode", "rw") // never create the file
+		q.Add("_pragma", "query_only(1)")
+	}
 	db, err := sql.Open("sqlite", fileURI(path, q))
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -142,6 +162,9 @@ func probe(ctx context.Context, path string, opts Options) error {
 		return openErr(path, err)
 	}
 	if err := id.check(path, ms[len(ms)-1].version); err != nil {
+		return err
+	}
+	if err := id.checkExisting(path, ms[len(ms)-1].version, opts); err != nil {
 		return err
 	}
 	return db.Close()

@@ -33,6 +33,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/mnemon-dev/mnemon/internal/diskfree"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -60,6 +61,16 @@ type Options struct {
 	// flight (70 to 90 ms seen at 100k memories under load), so the
 	// default is large: 256 MiB.
 	WALLimit int64
+	// Existing opens only a database that exists: a missing file is not
+	// created (os.ErrNotExist), and an empty file or an empty SQLite
+	// database is not made a new one (memory.ErrCorrupt). An older schema
+	// is still migrated.
+	Existing bool
+	// ReadOnly opens an Existing database for reading only, for the
+	// commands that only read: an older schema is not migrated
+	// (memory.ErrSchemaTooOld) and every statement that would write
+	// fails. The file is left as it was found.
+	ReadOnly bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -108,6 +119,9 @@ type Store struct {
 	// jsonBufs recycles the buffers large JSON columns (trace items) are
 	// encoded into.
 	jsonBufs sync.Pool
+	// full: the last write transaction failed for lack of space (see
+	// StorageFull).
+	full atomic.Bool
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -131,7 +145,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if err := prepareFile(abs); err != nil {
+	if opts.ReadOnly {
+		opts.Existing = true
+	}
+	if err := prepareFile(abs, opts.Existing); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
 	}
 
@@ -161,6 +178,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		if err := probe(ctx, abs, opts); err != nil {
 			return err
 		}
+		if opts.ReadOnly {
+			return nil // probe found the schema current
+		}
 		return migrate(ctx, s.writer, abs)
 	})
 	if err != nil {
@@ -183,8 +203,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", abs, err)
 	}
 	s.read = &executor{db: s.reader, stmts: s.rstmts, store: s}
-	if s.ckpt, err = startCheckpointer(abs, opts); err != nil {
-		return nil, err
+	if !opts.ReadOnly {
+		if s.ckpt, err = startCheckpointer(abs, opts); err != nil {
+			return nil, err
+		}
 	}
 	ok = true
 	return s, nil
@@ -218,9 +240,24 @@ func retryBusy(ctx context.Context, limit time.Duration, fn func() error) error 
 // dsn builds the connection string: a file: URI, so names with '?', '#' or
 // '%' reach SQLite intact, with the pragmas in it so every connection the
 // pool ever opens gets them.
+//
+// A ReadOnly store's connections are opened read-write (mode=rw: never
+// created) but query-only, rather than with mode=ro: a mode=ro connection
+// cannot remove the -wal and -shm files on close, so every read would
+// leave them behind. They set no journal mode, which would write to the
+// file.
 func dsn(path string, opts Options, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)+")")
+	if opts.ReadOnly {
+		q.Set("mode", "rw")
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_pragma", "query_only(1)")
+		return fileURI(path, q)
+	}
+	if opts.Existing {
+		q.Set("mode", "rw") // never create the file
+	}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous("+opts.Synchronous+")")
@@ -255,19 +292,26 @@ func fileURI(path string, q url.Values) string {
 // readable by its owner only (memories are private), and refuses an existing
 // file that does not even start like a SQLite database. SQLite alone would
 // report some damaged headers only at the first query, or take a file too
-// short to hold a header for an empty database and write over it.
-func prepareFile(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+// short to hold a header for an empty database and write over it. With
+// existing it creates nothing, and an empty file is no database.
+func prepareFile(path string, existing bool) error {
+	if existing {
+		if _, err := os.Stat(path); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("create directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		return f.Close()
+	if !existing {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			return f.Close()
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("create file: %w", err)
+		}
 	}
-	if !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("create file: %w", err)
-	}
-	f, err = os.Open(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
@@ -280,6 +324,10 @@ func prepareFile(path string) error {
 		return memory.Invalidf("%s is a directory, not a database file", path)
 	}
 	if st.Size() == 0 {
+		if existing {
+			return fmt.Errorf("%w: the file is empty (0 bytes), so nothing was ever stored in it; "+
+				"a command that stores (mnemon remember, capture or import) makes it a new database", memory.ErrCorrupt)
+		}
 		return nil // an empty file is a new database
 	}
 	header := make([]byte, 100) // the SQLite file header
@@ -399,6 +447,13 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 	e := &executor{tx: tx, stmts: s.wstmts, bufs: &s.jsonBufs}
 	if err := fn(e); err != nil {
 		done = true
+		if isFull(err) {
+			// Whoever wrote in fn (River's insert, say) did not map it.
+			s.full.Store(true)
+			if !errors.Is(err, memory.ErrStorageFull) {
+				err = fmt.Errorf("%w: %w", memory.ErrStorageFull, err)
+			}
+		}
 		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
 			return errors.Join(err, fmt.Errorf("sqlite: rollback: %w", rbErr))
 		}
@@ -406,9 +461,49 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 	}
 	done = true
 	if err := tx.Commit(); err != nil {
+		s.full.Store(isFull(err))
 		return fmt.Errorf("sqlite: commit: %w", mapErr(err))
 	}
+	s.full.Store(false) // a write commits: there is room again
 	return nil
+}
+
+// isFull reports whether err is SQLite's SQLITE_FULL: the disk is full, or
+// the database reached its page limit.
+func isFull(err error) bool {
+	var se interface{ Code() int }
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL
+}
+
+// minRoom is the free space under which a store whose last write failed
+// for lack of space is still taken for full.
+const minRoom = 1 << 20
+
+// StorageFull returns an error wrapping memory.ErrStorageFull while the
+// store is full: its last write transaction failed for lack of space, and
+// there is still no room. It clears by itself: at the next write that
+// commits, or here, once the file system has minRoom free again and the
+// database is under its page limit. Readiness checks call it, so a server
+// that takes no writes while it is reported full still recovers. Cheap
+// when the store is not full: nothing is read.
+func (s *Store) StorageFull(ctx context.Context) error {
+	if !s.full.Load() {
+		return nil
+	}
+	room := true
+	if free, err := diskfree.Bytes(filepath.Dir(s.path)); err == nil && free < minRoom {
+		room = false
+	}
+	// The page limit is the writer connection's (PRAGMA max_page_count).
+	var pages, limit int64
+	if err := s.writer.QueryRowContext(ctx, "SELECT page_count, max_page_count FROM pragma_page_count(), pragma_max_page_count()").Scan(&pages, &limit); err == nil && pages >= limit {
+		room = false
+	}
+	if room {
+		s.full.Store(false)
+		return nil
+	}
+	return fmt.Errorf("%w: the last write failed for lack of space and there is still none", memory.ErrStorageFull)
 }
 
 // ReadTx runs fn in one transaction on the reader pool. In WAL mode its
@@ -467,6 +562,8 @@ func mapErr(err error) error {
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 		return fmt.Errorf("%w: %w", memory.ErrCorrupt, err)
+	case sqlite3.SQLITE_FULL:
+		return fmt.Errorf("%w: %w", memory.ErrStorageFull, err)
 	}
 	return err
 }

@@ -196,6 +196,112 @@ func TestOpenNewAndEmptyFiles(t *testing.T) {
 	}
 }
 
+// TestOpenReadOnlyAndExisting opens files the way the commands that do
+// not store do: nothing is created, initialised or migrated, and a
+// read-only store leaves the file byte for byte as it was, with no -wal or
+// -shm beside it.
+func TestOpenReadOnlyAndExisting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.db")
+	s, err := sqlite.Open(t.Context(), good, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateEpisodes(t.Context(), memory.CreateEpisodesParams{Namespace: "default", Episodes: []*memory.Episode{{
+		ID: "ep_01m8qeea91c3d3mf3kfe00zzzz", Namespace: "default", Kind: memory.EpisodeUserMessage, Content: "I live in Lisbon.",
+		OccurredAt: time.Unix(1e9, 0).UTC(), RecordedAt: time.Unix(1e9, 0).UTC(), ContentHash: "sha256:a",
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	goodBytes, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range []struct {
+		name   string
+		make   func(t *testing.T, path string)
+		opts   sqlite.Options
+		want   error
+		substr string
+	}{
+		{"MissingReadOnly", func(*testing.T, string) {}, sqlite.Options{ReadOnly: true}, os.ErrNotExist, ""},
+		{"MissingExisting", func(*testing.T, string) {}, sqlite.Options{Existing: true}, os.ErrNotExist, ""},
+		{"EmptyFileReadOnly", func(t *testing.T, p string) { writeFile(t, p, "") }, sqlite.Options{ReadOnly: true}, memory.ErrCorrupt, "the file is empty (0 bytes)"},
+		{"EmptyFileExisting", func(t *testing.T, p string) { writeFile(t, p, "") }, sqlite.Options{Existing: true}, memory.ErrCorrupt, "the file is empty (0 bytes)"},
+		{"EmptySQLiteReadOnly", func(t *testing.T, p string) { rawExec(t, p, "CREATE TABLE t (x)", "DROP TABLE t") },
+			sqlite.Options{ReadOnly: true}, memory.ErrCorrupt, "empty SQLite database"},
+		{"EmptySQLiteExisting", func(t *testing.T, p string) { rawExec(t, p, "CREATE TABLE t (x)", "DROP TABLE t") },
+			sqlite.Options{Existing: true}, memory.ErrCorrupt, "empty SQLite database"},
+		{"OlderSchemaReadOnly", func(t *testing.T, p string) {
+			writeFile(t, p, string(goodBytes))
+			rawExec(t, p, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion-1))
+		}, sqlite.Options{ReadOnly: true}, memory.ErrSchemaTooOld, fmt.Sprintf("schema version %d and this mnemon reads version %d", schemaVersion-1, schemaVersion)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "sub", "m.db")
+			if c.name[:7] != "Missing" {
+				if err := os.Mkdir(filepath.Dir(path), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.make(t, path)
+			before, _ := os.ReadFile(path)
+			s, err := sqlite.Open(t.Context(), path, c.opts)
+			if err == nil {
+				s.Close()
+				t.Fatal("Open succeeded")
+			}
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.substr) {
+				t.Errorf("got %v, want an error wrapping %q saying %q", err, c.want, c.substr)
+			}
+			after, _ := os.ReadFile(path)
+			if !bytes.Equal(before, after) {
+				t.Error("the file was modified")
+			}
+			left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*"))
+			if want := 1; c.name[:7] == "Missing" {
+				if _, err := os.Stat(filepath.Dir(path)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("the directory was created: %v", left)
+				}
+			} else if len(left) != want {
+				t.Errorf("files left: %v", left)
+			}
+		})
+	}
+
+	// A good file reads; nothing writes; the file is left as it was.
+	ro, err := sqlite.Open(t.Context(), good, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ro.Stats(t.Context(), memory.StatsParams{Namespace: "default"}); err != nil || st.Episodes != 1 {
+		t.Errorf("stats %+v, %v", st, err)
+	}
+	if _, err := ro.WriterDB().Exec("CREATE TABLE t (x)"); err == nil {
+		t.Error("a read-only store wrote")
+	}
+	if err := ro.CreateEpisodes(t.Context(), memory.CreateEpisodesParams{Namespace: "default", Episodes: []*memory.Episode{{
+		ID: "ep_01m8qeea91c3d3mf3kfe00zzzy", Namespace: "default", Kind: memory.EpisodeUserMessage, Content: "I live in Porto.",
+		OccurredAt: time.Unix(1e9, 0).UTC(), RecordedAt: time.Unix(1e9, 0).UTC(), ContentHash: "sha256:b",
+	}}}); err == nil {
+		t.Error("a read-only store created an episode")
+	}
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(good); !bytes.Equal(goodBytes, after) {
+		t.Error("reading changed the file")
+	}
+	if left, _ := filepath.Glob(good + "-*"); len(left) != 0 {
+		t.Errorf("reading left %v", left)
+	}
+}
+
 func TestOptions(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []sqlite.Options{

@@ -1,12 +1,13 @@
 //go:build unix
 
-package cli
+// Package diskfree measures the free space of a file system.
+package diskfree
 
 import "syscall"
 
-// freeBytes is the space an unprivileged writer may still use on the file
+// Bytes is the space an unprivileged writer may still use on the file
 // system holding dir.
-func freeBytes(dir string) (int64, error) {
+func Bytes(dir string) (int64, error) {
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(dir, &fs); err != nil {
 		return 0, err
