@@ -350,7 +350,11 @@ func flag(s *Scenario, v *memory.Version) string {
 		return ""
 	}
 	for _, e := range s.ExpectFacts {
-		if strings.EqualFold(e.Subject, v.Subject) && strings.EqualFold(e.Key, v.Key) && !Contains(v.Value, e.Value) {
+		switch {
+		case !e.Covers(v.Subject, v.Key):
+		case e.Absent:
+			return fmt.Sprintf("expected no %s %s fact", e.Subject, e.Key)
+		case !Contains(v.Value, e.Value):
 			return fmt.Sprintf("expected %s %s %q", e.Subject, e.Key, e.Value)
 		}
 	}

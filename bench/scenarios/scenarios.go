@@ -26,7 +26,8 @@
 //	    {"q": "...", "category": "history", "history": true, "answer": ["..."]},
 //	    {"q": "...", "category": "never-stated", "wrong": ["..."]}
 //	  ],
-//	  "expect_facts": [{"subject": "user", "key": "works_at", "value": "Larkspur"}]
+//	  "expect_facts": [{"subject": "user", "key": "works_at", "value": "Larkspur"},
+//	                   {"subject": "user", "key": "lives_in", "absent": true}]
 //	}
 //
 // An answer is any of the phrases listed, matched case-insensitively on
@@ -108,12 +109,21 @@ type Question struct {
 }
 
 // ExpectFact says what a fact about Subject under Key must hold: a live
-// fact of that subject and key whose value does not contain Value is
-// flagged wrong in the audit.
+// fact of that subject and key (or a key under it: "likes" covers
+// "likes:tea") whose value does not contain Value is flagged wrong in the
+// audit; with Absent, any live fact of that subject and key is.
 type ExpectFact struct {
 	Subject string `json:"subject"`
 	Key     string `json:"key"`
-	Value   string `json:"value"`
+	Value   string `json:"value,omitempty"`
+	Absent  bool   `json:"absent,omitempty"`
+}
+
+// Covers reports whether the expectation is about a fact of subject and
+// key.
+func (e ExpectFact) Covers(subject, key string) bool {
+	return strings.EqualFold(e.Subject, subject) &&
+		(strings.EqualFold(e.Key, key) || strings.HasPrefix(strings.ToLower(key), strings.ToLower(e.Key)+":"))
 }
 
 // CategoryOf returns the category q is scored in.
@@ -279,8 +289,8 @@ func validate(s *Scenario) error {
 		}
 	}
 	for i, f := range s.ExpectFacts {
-		if f.Subject == "" || f.Key == "" || f.Value == "" {
-			return fmt.Errorf("expect_facts %d: give subject, key and value", i+1)
+		if f.Subject == "" || f.Key == "" || (f.Value == "") == !f.Absent {
+			return fmt.Errorf("expect_facts %d: give subject, key and either value or absent", i+1)
 		}
 	}
 	return nil
