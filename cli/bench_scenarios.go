@@ -29,7 +29,11 @@ conversations in casual wording, a user talking to an agent or people talking
 to each other over several sessions days apart, each followed by questions.
 Each scenario is captured into its own namespace of a fresh database through
 the capture path, one capture per session with its session id, as an agent
-does; each question is then asked from a later session as a recall.
+does; each question is then asked from a later session as a recall. Four
+sessions of small talk (the weather, a recipe, a git question; the same pool
+for every scenario, never one that says a scenario's answer) are mixed in
+among each scenario's own, so an answer is found among unrelated turns, not
+in a namespace of three; --no-filler leaves them out.
 
 Categories (questions): updates (a job, home, tool or plan changes in
 passing), corrections (within one message: "no wait, the 16th"),
@@ -67,6 +71,7 @@ func runScenarios(ctx context.Context, env Env, args []string) error {
 	facts := fs.Bool("facts", false, "print every fact written, for an audit")
 	data := fs.String("data", "", "run the scenarios in `PATH` (a .json file or a directory of them) instead of the built-in suite")
 	limit := fs.Int("limit", scenarios.DefaultLimit, "items per recall (`N`, at least 5)")
+	noFiller := fs.Bool("no-filler", false, "do not mix small-talk sessions into the scenarios")
 	asJSON := fs.Bool("json", false, "print the report as JSON, with every question's outcome")
 	rest, err := parseBenchFlags(env, fs, "scenarios", scenariosUsage, args)
 	if err != nil {
@@ -112,7 +117,13 @@ func runScenarios(ctx context.Context, env Env, args []string) error {
 	if stderrIsTerminal(env.Stderr) {
 		progress = env.Stderr
 	}
-	rep, err := scenarios.Run(ctx, eng, scs, scenarios.Options{Limit: *limit, Progress: progress})
+	o := scenarios.Options{Limit: *limit, Progress: progress}
+	if !*noFiller {
+		if o.Filler, err = scenarios.Filler(); err != nil {
+			return fmt.Errorf("bench scenarios: %w", err)
+		}
+	}
+	rep, err := scenarios.Run(ctx, eng, scs, o)
 	if err != nil {
 		return fmt.Errorf("bench scenarios: %w", err)
 	}

@@ -64,8 +64,13 @@ func TestBenchScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs = runCLI(t, db, "", "bench", "scenarios", "--data", mine)
-	if code != 0 || !strings.Contains(out, "1 scenarios, 1 sessions, 1 turns, 1 questions") || !strings.Contains(out, "| preferences | 1 |") {
+	if code != 0 || !strings.Contains(out, "1 scenarios, 1 sessions, 1 turns, 1 questions") ||
+		!strings.Contains(out, "Mixed in: 4 sessions of small talk") || !strings.Contains(out, "| preferences | 1 |") {
 		t.Fatalf("--data: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runCLI(t, db, "", "bench", "scenarios", "--data", mine, "--no-filler")
+	if code != 0 || strings.Contains(out, "Mixed in") {
+		t.Fatalf("--no-filler: exit %d\n%s%s", code, out, errs)
 	}
 
 	for _, tc := range []struct {

@@ -51,7 +51,11 @@ type MarkdownOptions struct {
 // the misses and the facts' audit table.
 func (r *Report) Markdown(w io.Writer, o MarkdownOptions) {
 	fmt.Fprintf(w, "## mnemon bench scenarios\n\n")
-	fmt.Fprintf(w, "%d scenarios, %d sessions, %d turns, %d questions; took %s.\n\n", r.Scenarios, r.Sessions, r.Turns, r.Questions, r.Took)
+	fmt.Fprintf(w, "%d scenarios, %d sessions, %d turns, %d questions; took %s.\n", r.Scenarios, r.Sessions, r.Turns, r.Questions, r.Took)
+	if r.FillerSessions > 0 {
+		fmt.Fprintf(w, "Mixed in: %d sessions of small talk, %d turns.\n", r.FillerSessions, r.FillerTurns)
+	}
+	fmt.Fprintln(w)
 	if len(r.Categories) > 0 {
 		fmt.Fprintln(w, "| category | questions | hit@1 | hit@5 | answer held as a fact | wrong value first |")
 		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: |")

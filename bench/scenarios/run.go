@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"slices"
 	"strings"
@@ -23,14 +25,26 @@ type Options struct {
 	// Now is when the questions are asked; sessions lie days before it.
 	// Zero: the time Run starts.
 	Now time.Time
+	// Filler is the pool of small-talk sessions mixed into each scenario
+	// (see Filler and fillerFor); nil: none.
+	Filler []Session
+	// FillerPerScenario is how many filler sessions each scenario gets;
+	// 0: DefaultFiller.
+	FillerPerScenario int
 }
+
+// DefaultFiller is how many small-talk sessions each scenario gets.
+const DefaultFiller = 4
 
 // Report is the outcome of a run.
 type Report struct {
 	Scenarios int `json:"scenarios"`
 	Sessions  int `json:"sessions"`
 	Turns     int `json:"turns"`
-	Questions int `json:"questions"`
+	// FillerSessions and FillerTurns are the small talk mixed in.
+	FillerSessions int `json:"filler_sessions"`
+	FillerTurns    int `json:"filler_turns"`
+	Questions      int `json:"questions"`
 	// Categories are scored in Categories() order; never-stated
 	// questions have no answer, so they count only in NeverStated.
 	Categories  []CategoryScore  `json:"categories"`
@@ -144,11 +158,20 @@ func Run(ctx context.Context, eng *engine.Engine, scs []Scenario, opt Options) (
 		}
 		rep.Questions += len(s.Questions)
 	}
+	perScenario := opt.FillerPerScenario
+	if perScenario == 0 {
+		perScenario = DefaultFiller
+	}
 	prog := bench.NewProgress(opt.Progress, "scenarios", rep.Questions)
 	var lat []time.Duration
 	for i := range scs {
 		s := &scs[i]
-		if err := ingest(ctx, eng, s, now); err != nil {
+		filler := fillerFor(s, opt.Filler, perScenario)
+		for _, f := range filler {
+			rep.FillerSessions++
+			rep.FillerTurns += len(f.Turns)
+		}
+		if err := ingest(ctx, eng, s, filler, now); err != nil {
 			return nil, err
 		}
 		facts, err := auditFacts(ctx, eng, s)
@@ -186,12 +209,51 @@ func Run(ctx context.Context, eng *engine.Engine, scs []Scenario, opt Options) (
 	return rep, nil
 }
 
-// ingest captures each session of s: the sessions lie before now, the
-// last a day before it, and a session's turns are a minute apart.
-func ingest(ctx context.Context, eng *engine.Engine, s *Scenario, now time.Time) error {
-	last := s.Sessions[len(s.Sessions)-1].Day
+// fillerFor picks n filler sessions for s from pool: consecutive ones
+// from a place fixed by the scenario's id, skipping any that says one of
+// the scenario's answers or planted values (it would score as a hit). They
+// are spread evenly over the scenario's days, or over the week after a
+// scenario of one day, so the scenario's own turns are not all the newest.
+func fillerFor(s *Scenario, pool []Session, n int) []Session {
+	if len(pool) == 0 || n <= 0 {
+		return nil
+	}
+	var phrases []string
+	for _, q := range s.Questions {
+		phrases = append(phrases, q.Answer...)
+		phrases = append(phrases, q.Wrong...)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(s.ID))
+	start := int(h.Sum32() % uint32(len(pool)))
+	var out []Session
+	for i := 0; i < len(pool) && len(out) < n; i++ {
+		f := pool[(start+i)%len(pool)]
+		clash := false
+		for _, t := range f.Turns {
+			clash = clash || containsAny(t.Text, phrases)
+		}
+		if !clash {
+			out = append(out, f)
+		}
+	}
+	span := max(s.Sessions[len(s.Sessions)-1].Day, 6)
+	for k := range out {
+		out[k].ID = "filler-" + out[k].ID
+		out[k].Day = span * float64(k+1) / float64(len(out)+1)
+	}
+	return out
+}
+
+// ingest captures each session of s, with its filler sessions, in day
+// order: the sessions lie before now, the last a day before it, and a
+// session's turns are a minute apart.
+func ingest(ctx context.Context, eng *engine.Engine, s *Scenario, filler []Session, now time.Time) error {
+	sessions := append(slices.Clone(s.Sessions), filler...)
+	slices.SortStableFunc(sessions, func(a, b Session) int { return cmp.Compare(a.Day, b.Day) })
+	last := sessions[len(sessions)-1].Day
 	start := now.Add(-time.Duration((last + 1) * float64(24*time.Hour)))
-	for _, ss := range s.Sessions {
+	for _, ss := range sessions {
 		at := start.Add(time.Duration(ss.Day * float64(24*time.Hour)))
 		evs := make([]engine.Event, len(ss.Turns))
 		for j, t := range ss.Turns {

@@ -137,6 +137,38 @@ func (s *Scenario) CategoryOf(q Question) string {
 //go:embed testdata/suite/*.json
 var suiteFS embed.FS
 
+//go:embed testdata/filler.json
+var fillerJSON []byte
+
+// Filler returns the embedded pool of small-talk sessions (weather, a
+// recipe, a git question) that Run mixes into every scenario, so that an
+// answer has to be found among unrelated turns rather than in a namespace
+// of three.
+func Filler() ([]Session, error) {
+	dec := json.NewDecoder(strings.NewReader(string(fillerJSON)))
+	dec.DisallowUnknownFields()
+	var ss []Session
+	if err := dec.Decode(&ss); err != nil {
+		return nil, fmt.Errorf("filler.json: %w", err)
+	}
+	seen := map[string]bool{}
+	for i, f := range ss {
+		if f.ID == "" || seen[f.ID] {
+			return nil, fmt.Errorf("filler.json session %d: give each session its own id", i+1)
+		}
+		seen[f.ID] = true
+		if len(f.Turns) == 0 {
+			return nil, fmt.Errorf("filler.json session %s: no turns", f.ID)
+		}
+		for j, t := range f.Turns {
+			if strings.TrimSpace(t.Speaker) == "" || strings.TrimSpace(t.Text) == "" {
+				return nil, fmt.Errorf("filler.json session %s turn %d: needs a speaker and text", f.ID, j+1)
+			}
+		}
+	}
+	return ss, nil
+}
+
 // Suite returns the embedded suite, validated.
 func Suite() ([]Scenario, error) {
 	sub, err := fs.Sub(suiteFS, "testdata/suite")

@@ -326,12 +326,19 @@ func TestRunSuiteSubset(t *testing.T) {
 			scs = append(scs, s)
 		}
 	}
-	rep, err := Run(context.Background(), openEngine(t), scs, Options{})
+	filler, err := Filler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), openEngine(t), scs, Options{Filler: filler})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Scenarios != len(Categories()) || rep.NeverStated.Questions == 0 {
 		t.Fatalf("subset: %d scenarios, %+v", rep.Scenarios, rep.NeverStated)
+	}
+	if rep.FillerSessions != DefaultFiller*len(scs) || rep.FillerTurns < rep.FillerSessions*2 {
+		t.Fatalf("filler: %d sessions, %d turns", rep.FillerSessions, rep.FillerTurns)
 	}
 	checkConsistent(t, scs, rep)
 
@@ -352,5 +359,41 @@ func TestFilter(t *testing.T) {
 	}
 	if len(Filter(scs, "")) != len(scs) || len(Filter(scs, "nope")) != 0 {
 		t.Fatal("filter: empty keeps all, unknown keeps none")
+	}
+}
+
+// Filler sessions are picked deterministically, never one saying an
+// answer or a planted value, and spread over the scenario's days (over a
+// week after a one-day scenario).
+func TestFillerFor(t *testing.T) {
+	pool := []Session{
+		{ID: "a", Turns: []Turn{{Speaker: "user", Text: "nice weather"}}},
+		{ID: "b", Turns: []Turn{{Speaker: "user", Text: "I love Ostend in spring"}}},
+		{ID: "c", Turns: []Turn{{Speaker: "user", Text: "what's for lunch"}}},
+		{ID: "d", Turns: []Turn{{Speaker: "user", Text: "the Bruges train was late"}}},
+	}
+	s := &Scenario{ID: "x", Sessions: []Session{{ID: "s1", Day: 0}},
+		Questions: []Question{{Answer: []string{"Ostend"}}, {Wrong: []string{"Bruges"}}}}
+	got := fillerFor(s, pool, 4)
+	if len(got) != 2 {
+		t.Fatalf("picked %d sessions; want the 2 that say neither Ostend nor Bruges: %+v", len(got), got)
+	}
+	for _, f := range got {
+		if f.ID != "filler-a" && f.ID != "filler-c" {
+			t.Fatalf("picked %s", f.ID)
+		}
+	}
+	if got[0].Day != 2 || got[1].Day != 4 {
+		t.Fatalf("days %g, %g; want 2 and 4 (a week spread over 3)", got[0].Day, got[1].Day)
+	}
+	again := fillerFor(s, pool, 4)
+	if again[0].ID != got[0].ID || again[1].ID != got[1].ID {
+		t.Fatal("the pick is not deterministic")
+	}
+	if fillerFor(s, nil, 4) != nil || fillerFor(s, pool, 0) != nil {
+		t.Fatal("no pool or no count: no filler")
+	}
+	if pool[0].ID != "a" || pool[0].Day != 0 {
+		t.Fatal("fillerFor changed the pool")
 	}
 }
