@@ -295,7 +295,7 @@ func Score(items []engine.Item, q Question) Result {
 			}
 			if !r.Hit5 {
 				r.Hit5 = true
-				r.AsFact = it.Kind != memory.KindEpisodic
+				r.AsFact = isFact(it)
 			}
 		}
 	}
@@ -308,6 +308,12 @@ func Score(items []engine.Item, q Question) Result {
 		r.Top = append(r.Top, Top{Kind: items[i].Kind, Status: items[i].Status, Content: items[i].Content})
 	}
 	return r
+}
+
+// isFact reports whether an item is a fact the extractor distilled: not
+// an episode, a note (a statement kept under its own words) or a summary.
+func isFact(it engine.Item) bool {
+	return it.Kind != memory.KindEpisodic && it.Type != memory.TypeSummary && !strings.HasPrefix(it.Key, "note:")
 }
 
 // itemText is what an answer is looked for in: the item's own content and

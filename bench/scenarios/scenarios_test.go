@@ -133,6 +133,8 @@ func TestScore(t *testing.T) {
 			Result{Hit5: true}},
 		{"value only in the fact's value", []engine.Item{fact("The user's employer changed.", "Tidewell")},
 			Result{Hit1: true, Hit5: true, AsFact: true}},
+		{"a note is not a fact", []engine.Item{{Kind: memory.KindSemantic, Key: "note:dispatch_at_tidewell", Content: "dispatch at Tidewell"}},
+			Result{Hit1: true, Hit5: true}},
 		{"nothing retrieved", nil, Result{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
