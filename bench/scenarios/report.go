@@ -69,7 +69,8 @@ func (r *Report) Markdown(w io.Writer, o MarkdownOptions) {
 		fmt.Fprintln(w)
 	}
 	if r.NeverStated.Questions > 0 {
-		fmt.Fprintf(w, "Never-stated questions: %d; a planted wrong value ranked first on %d.\n\n", r.NeverStated.Questions, r.NeverStated.Violations)
+		fmt.Fprintf(w, "Never-stated questions: %d; a planted wrong value ranked first on %d (%d of them a fact, the rest a turn naming it).\n\n",
+			r.NeverStated.Questions, r.NeverStated.Violations, r.NeverStated.ByFact)
 	}
 	live := 0
 	for _, f := range r.Facts {

@@ -83,6 +83,10 @@ type CategoryScore struct {
 type NeverStatedScore struct {
 	Questions  int `json:"questions"`
 	Violations int `json:"violations"`
+	// ByFact counts the violations whose first item is a fact (an
+	// extracted claim about the wrong person, say) rather than a turn
+	// that names the value.
+	ByFact int `json:"violations_by_fact"`
 }
 
 // Fact is one fact written, as the audit shows it.
@@ -110,8 +114,10 @@ type Result struct {
 	Hit5       bool     `json:"hit_at_5"`
 	AsFact     bool     `json:"answer_as_fact"`
 	WrongFirst bool     `json:"wrong_first"`
-	Top        []Top    `json:"top"` // the first three items
-	LatencyMs  float64  `json:"latency_ms"`
+	// WrongFirstFact says the wrong first item is a fact.
+	WrongFirstFact bool    `json:"wrong_first_fact,omitempty"`
+	Top            []Top   `json:"top"` // the first three items
+	LatencyMs      float64 `json:"latency_ms"`
 }
 
 // Miss reports whether the result is worth showing a person: the answer
@@ -303,6 +309,7 @@ func Score(items []engine.Item, q Question) Result {
 	// the answer too (the turn announcing a change names both).
 	if len(items) > 0 && containsAny(itemText(items[0]), q.Wrong) && !r.Hit1 {
 		r.WrongFirst = true
+		r.WrongFirstFact = isFact(items[0])
 	}
 	for i := 0; i < len(items) && i < 3; i++ {
 		r.Top = append(r.Top, Top{Kind: items[i].Kind, Status: items[i].Status, Content: items[i].Content})
@@ -339,6 +346,7 @@ func (r *Report) tally() {
 			r.NeverStated.Questions++
 			if res.WrongFirst {
 				r.NeverStated.Violations++
+				r.NeverStated.ByFact += b2i(res.WrongFirstFact)
 			}
 			continue
 		}

@@ -148,8 +148,11 @@ func TestScore(t *testing.T) {
 		})
 	}
 	ns := Question{Text: "what's my sister's name?", Wrong: []string{"Vesna"}}
-	if r := Score([]engine.Item{ep("Petra's sister Vesna")}, ns); !r.WrongFirst || r.Miss() == false {
+	if r := Score([]engine.Item{ep("Petra's sister Vesna")}, ns); !r.WrongFirst || r.WrongFirstFact || !r.Miss() {
 		t.Fatalf("never-stated, planted value first: %+v", r)
+	}
+	if r := Score([]engine.Item{fact("Petra's sister is Vesna.", "Vesna")}, ns); !r.WrongFirst || !r.WrongFirstFact {
+		t.Fatalf("never-stated, planted value first in a fact: %+v", r)
 	}
 	if r := Score([]engine.Item{ep("nothing"), ep("Vesna")}, ns); r.WrongFirst || r.Miss() {
 		t.Fatalf("never-stated, planted value second: %+v", r)
@@ -165,6 +168,7 @@ func TestTally(t *testing.T) {
 		{Category: Updates, Answer: []string{"a"}, Hit1: true, Hit5: true},
 		{Category: Tasks, Answer: []string{"a"}, Hit5: true},
 		{Category: NeverStated, Wrong: []string{"w"}, WrongFirst: true},
+		{Category: NeverStated, Wrong: []string{"w"}, WrongFirst: true, WrongFirstFact: true},
 		{Category: NeverStated, Wrong: []string{"w"}},
 	}, Facts: []Fact{{Flag: "value is a filler word"}, {}, {Flag: "expected x"}}}
 	rep.tally()
@@ -179,7 +183,7 @@ func TestTally(t *testing.T) {
 	if o.Questions != 5 || o.Hit1 != 0.4 || o.Hit5 != 0.8 || o.AsFactShare != 0.2 || o.WrongFirst != 1 {
 		t.Fatalf("overall: %+v", o)
 	}
-	if rep.NeverStated != (NeverStatedScore{Questions: 2, Violations: 1}) {
+	if rep.NeverStated != (NeverStatedScore{Questions: 3, Violations: 2, ByFact: 1}) {
 		t.Fatalf("never-stated: %+v", rep.NeverStated)
 	}
 	if rep.FactsFlagged != 2 {
@@ -305,7 +309,7 @@ func TestRunFixture(t *testing.T) {
 	}
 	var b strings.Builder
 	rep.Markdown(&b, MarkdownOptions{Misses: true, Facts: true})
-	for _, want := range []string{"| **overall** | 3 |", "Never-stated questions: 1; a planted wrong value ranked first on 1.", "### Misses", "### Facts written"} {
+	for _, want := range []string{"| **overall** | 3 |", "Never-stated questions: 1; a planted wrong value ranked first on 1 (0 of them a fact", "### Misses", "### Facts written"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, b.String())
 		}
