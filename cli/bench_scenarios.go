@@ -55,8 +55,8 @@ plus the never-stated violations, every fact the extractor wrote (flagged
 when its value is a filler word or contradicts the scenario's expected
 facts; --facts prints them all for a person to audit) and recall latency.
 
-The suite's format is documented in bench/scenarios/scenarios.go; --data runs
-a file or directory of your own scenarios in the same format.
+--data runs a file (or a directory of files) of your own scenarios in the
+suite's format, a JSON array of scenarios; see docs/benchmarks/scenarios.md.
 
 Examples:
   mnemon bench scenarios
