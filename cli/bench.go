@@ -23,6 +23,7 @@ func benchSuites() []benchSuite {
 	return []benchSuite{
 		locomoSuite(),
 		syntheticSuite(),
+		scenariosSuite(),
 		scaleSuite(),
 	}
 }
