@@ -104,3 +104,25 @@ func TestPreviousValueFirst(t *testing.T) {
 		t.Errorf("explanation does not say why: %s", res.Items[0].Explanation)
 	}
 }
+
+// A turn that asks states nothing: it is marked down (term "question"),
+// the answer is not.
+func TestQuestionTurnMarkedDown(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-2 * day)
+	captureSession(t, e, "ns", "a", start,
+		"hey, does Priya still go to the gym?",
+		"yes, Priya still goes to the climbing gym on Harbour Street.")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "which gym does Priya go to?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext, Limit: 2})
+	if len(res.Items) != 2 {
+		t.Fatalf("items %v", contents(res))
+	}
+	for _, it := range res.Items {
+		q, marked := it.Terms["question"]
+		if asks := strings.HasSuffix(it.Content, "?"); asks != marked || (marked && q != -0.05) {
+			t.Errorf("%q: question term %v (%v)", it.Content, q, marked)
+		}
+	}
+}

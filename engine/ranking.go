@@ -64,6 +64,12 @@ type Ranking struct {
 	// the current one replaced: "what did I use before?" asks for the last
 	// value, not the first of five.
 	PreviousValue float64
+	// QuestionPenalty is subtracted from a turn that asks ("what did you
+	// do on Saturday?"): the answer, not the question, states what is
+	// true. Measured with 0.05 on LoCoMo dev (recall_all@10 0.680 ->
+	// 0.686, without context 0.559 -> 0.579) and on the scenario suite
+	// (hit@1 0.579 -> 0.591).
+	QuestionPenalty float64
 	// CoveredPenalty is subtracted from an episode a current fact was
 	// extracted from (the fact says it better); StalePenalty from an
 	// episode whose extracted facts have all been superseded.
@@ -95,7 +101,7 @@ func DefaultRanking() Ranking {
 		Usefulness:     0.04, Confidence: 0.03,
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
-		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05,
+		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
@@ -105,7 +111,7 @@ func DefaultRanking() Ranking {
 // RankingTerms names the utility terms rank may add to a candidate's fused
 // score, as traces and explanations report them.
 func RankingTerms() []string {
-	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "covered_by_fact", "stale_source"}
+	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "covered_by_fact", "stale_source"}
 }
 
 // Without returns r with the named utility term switched off, for
@@ -132,6 +138,8 @@ func (r Ranking) Without(term string) (Ranking, error) {
 		r.HistoryPenalty = 0
 	case "previous":
 		r.PreviousValue = 0
+	case "question":
+		r.QuestionPenalty = 0
 	case "covered_by_fact":
 		r.CoveredPenalty = 0
 	case "stale_source":

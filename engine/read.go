@@ -293,6 +293,11 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	return res, nil
 }
 
+// asks reports whether a turn is a question: it ends with a question mark.
+func asks(content string) bool {
+	return strings.HasSuffix(strings.TrimRight(content, " \t\n\"')"), "?")
+}
+
 // sortRanked orders candidates best first.
 func sortRanked(cands []*scored) {
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -673,7 +678,7 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 }
 
 // maxTerms is how many utility terms rank can add to one candidate.
-const maxTerms = 8
+const maxTerms = 10
 
 // pastWords mark a question about earlier values.
 var pastWords = map[string]bool{
@@ -762,6 +767,9 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 		// Said in the conversation the request is part of: a little
 		// higher, never a wall (other sessions' items stay visible).
 		add("session", r.ScopeSession)
+	}
+	if v.Kind == memory.KindEpisodic && r.QuestionPenalty != 0 && asks(v.Content) {
+		add("question", -r.QuestionPenalty)
 	}
 	if c.en.subjectTerm != "" && slices.Contains(qterms, c.en.subjectTerm) {
 		// "which editor does the user prefer?" is about the user, not
