@@ -126,3 +126,22 @@ func TestQuestionTurnMarkedDown(t *testing.T) {
 		}
 	}
 }
+
+// A question in the first person is about the user: someone else's fact
+// does not answer it (term other_subject), the user's own does.
+func TestFirstPersonQuestionIsAboutTheUser(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	remember(t, e, "ns", "My roommate works at Brightfield Analytics.", clk.Now().Add(-2*day))
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "which company do I work for?"})
+	for _, it := range res.Items {
+		if it.Kind != memory.KindEpisodic && it.Terms["other_subject"] == 0 {
+			t.Fatalf("the roommate's fact answers a first-person question unmarked: %s", it.Explanation)
+		}
+	}
+	remember(t, e, "ns", "I work at Norrhaven Shipping.", clk.Now().Add(-day))
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "which company do I work for?"})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Norrhaven") {
+		t.Fatalf("items %v, want the user's employer first", contents(res))
+	}
+}

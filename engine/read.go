@@ -249,9 +249,10 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		}
 		st.mu.RUnlock()
 	}
-	namesSubject := namesASubject(cands, qterms)
+	sterms := e.subjectTerms(p.Query, qterms)
+	namesSubject := namesASubject(cands, sterms)
 	for _, c := range cands {
-		e.rank(st, c, p, qterms, pastQuery, namesSubject, r, now)
+		e.rank(st, c, p, sterms, pastQuery, namesSubject, r, now)
 	}
 	sortRanked(cands)
 	if liftRepeatingFacts(cands) {
@@ -715,6 +716,33 @@ func eligible(channel string, v *memory.Version) bool {
 // namesASubject reports whether the query names the subject of some
 // candidate, a fact's subject or an episode's speaker ("the user" in "who
 // employs the user?"): then the query says whom it is about.
+// subjectTerms are the terms by which a query names whom it asks about: its
+// own, and for a question in the first person ("what car do I drive?") the
+// user, under whom mnemon files what the user says. So the user's
+// flatmate's employer does not answer "which company do I work for?".
+func (e *Engine) subjectTerms(query string, qterms []string) []string {
+	if !firstPerson(query) {
+		return qterms
+	}
+	user := e.analyzer.QueryTerms(DefaultSpeaker)
+	if len(user) == 0 || slices.Contains(qterms, user[0]) {
+		return qterms
+	}
+	return append(slices.Clip(qterms), user[0])
+}
+
+// firstPerson reports whether text speaks in the first person singular.
+func firstPerson(text string) bool {
+	found := false
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		switch w {
+		case "i", "me", "my", "mine", "myself":
+			found = true
+		}
+	}
+	return found
+}
+
 func namesASubject(cands []*scored, qterms []string) bool {
 	seen := ""
 	for _, c := range cands {

@@ -345,10 +345,13 @@ func validateRemember(p RememberParams) error {
 	return nil
 }
 
+// DefaultSpeaker is who says what a call does not attribute.
+const DefaultSpeaker = "user"
+
 func speakerName(s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return "user"
+		return DefaultSpeaker
 	}
 	return s
 }
