@@ -67,6 +67,11 @@ type Index struct {
 	dimOf  map[uint32]uint32 // sparse dimension → index into vlists
 	vlists []vlist
 	dense  map[int]*denseBlock // dense vectors by Dim, scanned brute force
+	// tailN declares, per vector Dim, how many trailing dimensions of a
+	// sparse vector are a dense part (SetDenseTail); tails holds those
+	// parts row-wise by vector Dim.
+	tailN map[int]int
+	tails map[int]*denseBlock
 
 	wTerms []uint32 // writer scratch, guarded by the write lock
 
@@ -79,6 +84,7 @@ type docInfo struct {
 	nTerms uint32
 	vdim   uint32 // vector Dim; 0 = no vector
 	dense  int32  // slot in dense[vdim]; -1 when the vector is sparse or absent
+	tail   int32  // slot in tails[vdim]; -1 when the vector has no dense tail
 }
 
 type postings struct {
@@ -114,8 +120,35 @@ func NewIndex() *Index {
 		termOf:  make(map[string]uint32),
 		dimOf:   make(map[uint32]uint32),
 		dense:   make(map[int]*denseBlock),
+		tailN:   make(map[int]int),
+		tails:   make(map[int]*denseBlock),
 		dimDocs: make(map[uint32]int),
 	}
+}
+
+// SetDenseTail declares that sparse vectors of Dim dim end in a dense part:
+// their last n dimensions are set in (nearly) every document, as when an
+// embedder appends word-vector dimensions to hashed features. Posting lists
+// for such dimensions would hold every document and defeat the inverted
+// index's pruning, so those dimensions are kept row-wise instead and
+// scanned, like dense vectors, while the rest of each vector stays in
+// posting lists. Scores are the same either way. It must be called before
+// the first document is added; later calls are ignored.
+func (ix *Index) SetDenseTail(dim, n int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if n <= 0 || n >= dim || len(ix.ids) > 0 {
+		return
+	}
+	ix.tailN[dim] = n
+}
+
+// headLen returns how many of v's sparse entries lie before its last n
+// dimensions.
+func headLen(v Vector, n int) int {
+	lo := uint32(v.Dim - n)
+	k, _ := slices.BinarySearch(v.Indices, lo)
+	return k
 }
 
 // Len returns the number of documents.
@@ -226,12 +259,17 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		}
 		ix.docLen[i] = uint32(len(d.Terms))
 		ix.totalLen += uint64(len(d.Terms))
-		info := docInfo{nTerms: uint32(len(feat)), dense: -1}
+		info := docInfo{nTerms: uint32(len(feat)), dense: -1, tail: -1}
 		if hasVec {
-			vecs[i] = vec
 			info.vdim = uint32(vec.Dim)
 			ix.vdim[i] = info.vdim
 			ix.dimDocs[info.vdim]++
+			if n := ix.tailN[vec.Dim]; n > 0 && vec.Indices != nil {
+				info.tail = ix.addTail(uint32(i), vec, n)
+				k := headLen(vec, n)
+				vec.Indices, vec.Values = vec.Indices[:k], vec.Values[:k]
+			}
+			vecs[i] = vec
 			if vec.Indices != nil {
 				for _, j := range vec.Indices {
 					li := ix.dimList(j)
@@ -345,16 +383,21 @@ func (ix *Index) upsertLocked(id string, terms []string, vec Vector, hasVec bool
 	ix.docLen[ord] = uint32(len(terms))
 	ix.totalLen += uint64(len(terms))
 
-	info := docInfo{nTerms: uint32(distinct), dense: -1}
+	info := docInfo{nTerms: uint32(distinct), dense: -1, tail: -1}
 	if hasVec {
 		info.vdim = uint32(vec.Dim)
 		ix.vdim[ord] = info.vdim
 		ix.dimDocs[info.vdim]++
 		if vec.Indices != nil {
-			for k, j := range vec.Indices {
+			head := vec.Indices
+			if n := ix.tailN[vec.Dim]; n > 0 {
+				head = head[:headLen(vec, n)]
+				info.tail = ix.addTail(ord, vec, n)
+			}
+			for k, j := range head {
 				ix.vlists[ix.dimList(j)].insert(ord, vec.Values[k])
 			}
-			feat = append(feat, vec.Indices...)
+			feat = append(feat, head...)
 		} else {
 			info.dense = ix.addDense(ord, vec)
 		}
@@ -405,6 +448,9 @@ func (ix *Index) unindex(ord uint32) {
 	if info.dense >= 0 {
 		ix.removeDense(int(info.vdim), info.dense)
 	}
+	if info.tail >= 0 {
+		ix.removeTail(int(info.vdim), info.tail)
+	}
 	if info.vdim != 0 {
 		if ix.dimDocs[info.vdim]--; ix.dimDocs[info.vdim] == 0 {
 			delete(ix.dimDocs, info.vdim)
@@ -413,7 +459,7 @@ func (ix *Index) unindex(ord uint32) {
 	ix.totalLen -= uint64(ix.docLen[ord])
 	ix.docLen[ord] = 0
 	ix.vdim[ord] = 0
-	ix.docs[ord] = docInfo{dense: -1}
+	ix.docs[ord] = docInfo{dense: -1, tail: -1}
 }
 
 func (ix *Index) termID(t string) uint32 {
@@ -453,6 +499,42 @@ func (ix *Index) addDense(ord uint32, v Vector) int32 {
 	blk.ords = append(blk.ords, ord)
 	blk.vals = append(blk.vals, v.Values...)
 	return int32(len(blk.ords) - 1)
+}
+
+// addTail stores the last n dimensions of the sparse vector v as a dense row
+// of tails[v.Dim] and returns its slot.
+func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
+	blk := ix.tails[v.Dim]
+	if blk == nil {
+		blk = &denseBlock{dim: n}
+		ix.tails[v.Dim] = blk
+	}
+	lo := uint32(v.Dim - n)
+	row := len(blk.vals)
+	blk.vals = append(blk.vals, make([]float32, n)...)
+	for k := headLen(v, n); k < len(v.Indices); k++ {
+		blk.vals[row+int(v.Indices[k]-lo)] = v.Values[k]
+	}
+	blk.ords = append(blk.ords, ord)
+	return int32(len(blk.ords) - 1)
+}
+
+// removeTail deletes a tail row by moving the last row into its place.
+func (ix *Index) removeTail(vdim int, slot int32) {
+	blk := ix.tails[vdim]
+	n := blk.dim
+	last := int32(len(blk.ords) - 1)
+	if slot != last {
+		moved := blk.ords[last]
+		blk.ords[slot] = moved
+		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
+		ix.docs[moved].tail = slot
+	}
+	blk.ords = blk.ords[:last]
+	blk.vals = blk.vals[:int(last)*n]
+	if last == 0 {
+		delete(ix.tails, vdim)
+	}
 }
 
 // removeDense deletes a row by moving the last row into its place.
@@ -533,6 +615,7 @@ type scratch struct {
 	qdims   []qdim
 	cands   []uint32
 	sorted  []uint32 // cands in ordinal order, for galloping
+	qtail   []float32
 }
 
 // qdim is one nonzero query dimension with its posting list and the most it
@@ -672,6 +755,20 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 	// contribution |q_j| · max_d |v_dj|. With the built-in embedder a few
 	// word and concept dimensions carry most of the score while dozens of
 	// character n-gram dimensions each add little but have long lists.
+	// A dense tail (SetDenseTail) is scored by scanning its rows; only the
+	// head of the query goes through the posting lists.
+	var qtail []float32
+	tailBlk := ix.tails[cq.Dim]
+	if n := ix.tailN[cq.Dim]; n > 0 && cq.Indices != nil {
+		k := headLen(cq, n)
+		qtail = append(sc.qtail[:0], make([]float32, n)...)
+		lo := uint32(cq.Dim - n)
+		for i := k; i < len(cq.Indices); i++ {
+			qtail[cq.Indices[i]-lo] = cq.Values[i]
+		}
+		sc.qtail = qtail
+		cq.Indices, cq.Values = cq.Indices[:k], cq.Values[:k]
+	}
 	qd := sc.qdims[:0]
 	add := func(j uint32, qv float32) {
 		if li, ok := ix.dimOf[j]; ok && len(ix.vlists[li].posts) > 0 {
@@ -704,10 +801,33 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 	// sizes share the index (an embedder change not yet rebuilt).
 	mixed := len(ix.dimDocs) > 1
 	theta := floor
+	i := 0
+	if qtail != nil && tailBlk != nil {
+		// Every document of this Dim has a tail row, so after the scan all
+		// of them are seen and phase 1 has nothing left to find: only the
+		// head's lists remain, for the candidates that can reach theta.
+		n := tailBlk.dim
+		for slot, d := range tailBlk.ords {
+			seen[d/64] |= 1 << (d % 64)
+			touched = append(touched, d)
+			acc[d] = dotDense(qtail, tailBlk.vals[slot*n:(slot+1)*n])
+		}
+		cands := sc.cands[:0]
+		for _, d := range touched {
+			if float64(acc[d])+rest+slack >= theta {
+				cands = append(cands, d)
+			}
+		}
+		cands = ix.complete(sc, cands, qd, rest, theta)
+		sc.qdims = qd[:0]
+		hits := ix.topK(sc, cands, k, theta, 0, keep)
+		sc.cands = cands[:0]
+		ix.putScratch(sc, touched)
+		return hits
+	}
 	// Phase 1 scores whole lists while a document seen in none of them so
 	// far could still reach theta; after that no new document can, and
 	// only those already seen matter.
-	i := 0
 	for ; i < len(qd); i++ {
 		if rest+slack < theta {
 			break

