@@ -810,7 +810,7 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 		for slot, d := range tailBlk.ords {
 			seen[d/64] |= 1 << (d % 64)
 			touched = append(touched, d)
-			acc[d] = dotDense(qtail, tailBlk.vals[slot*n:(slot+1)*n])
+			acc[d] = dotRow(qtail, tailBlk.vals[slot*n:(slot+1)*n])
 		}
 		cands := sc.cands[:0]
 		for _, d := range touched {
@@ -820,7 +820,7 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 		}
 		cands = ix.complete(sc, cands, qd, rest, theta)
 		sc.qdims = qd[:0]
-		hits := ix.topK(sc, cands, k, theta, 0, keep)
+		hits := ix.topKLazy(sc, cands, k, theta, keep)
 		sc.cands = cands[:0]
 		ix.putScratch(sc, touched)
 		return hits
@@ -1031,6 +1031,59 @@ func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim u
 		hits[i] = Hit{ID: ix.ids[c.ord], Score: float64(c.score)}
 	}
 	sc.heap = h[:0]
+	return hits
+}
+
+// topKLazy is topK for many candidates of which a good share pass floor,
+// as a dense scan leaves them: it first keeps the best 2k by score alone,
+// then calls keep on those, best first, until k pass, so the filter runs
+// about k times rather than once per entry into a heap that keeps
+// changing. When more than half of those 2k are filtered out it falls
+// back to topK.
+func (ix *Index) topKLazy(sc *scratch, touched []uint32, k int, floor float64, keep func(string) bool) []Hit {
+	if keep == nil {
+		return ix.topK(sc, touched, k, floor, 0, nil)
+	}
+	m := 2 * k
+	h := sc.heap[:0]
+	acc := sc.acc
+	over := 0 // candidates ≥ floor
+	for _, d := range touched {
+		c := cand{score: acc[d], ord: d}
+		if float64(c.score) < floor {
+			continue
+		}
+		over++
+		if len(h) < m {
+			h = append(h, c)
+			ix.siftUp(h, len(h)-1)
+		} else if ix.worse(h[0], c) {
+			h[0] = c
+			ix.siftDown(h, 0)
+		}
+	}
+	slices.SortFunc(h, func(a, b cand) int {
+		switch {
+		case ix.worse(b, a):
+			return -1
+		case ix.worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	hits := make([]Hit, 0, min(k, len(h)))
+	for _, c := range h {
+		if len(hits) == k {
+			break
+		}
+		if keep(ix.ids[c.ord]) {
+			hits = append(hits, Hit{ID: ix.ids[c.ord], Score: float64(c.score)})
+		}
+	}
+	sc.heap = h[:0]
+	if len(hits) < k && over > len(h) {
+		return ix.topK(sc, touched, k, floor, 0, keep)
+	}
 	return hits
 }
 

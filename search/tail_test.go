@@ -10,7 +10,7 @@ import (
 // TestSemanticDenseTail checks that declaring a dense tail (SetDenseTail)
 // changes how vectors are stored, not what Semantic returns: on random
 // hashed-plus-dense vectors, with bulk builds, upserts, replacements,
-// removals, other embedders' vectors and queries without a tail, the
+// removals, other embedders' vectors, filters and queries without a tail, the
 // result equals brute-force cosine and the result of an index without the
 // declaration.
 func TestSemanticDenseTail(t *testing.T) {
@@ -80,9 +80,15 @@ func TestSemanticDenseTail(t *testing.T) {
 	for q := range 60 {
 		qv := vec(q%5 != 0)
 		floor := []float64{0, 0.1, 0.3}[q%3]
-		want := plain.Semantic(qv, 10, floor, nil)
+		// No filter, a mild one, and one that rejects most documents
+		// (the lazy top k then falls back to the plain one).
+		keep := []func(string) bool{nil, func(id string) bool { return id[len(id)-1] != '3' }, func(id string) bool { return id[len(id)-1] == '7' }}[q%3]
+		if q%4 == 1 {
+			keep = nil
+		}
+		want := plain.Semantic(qv, 10, floor, keep)
 		for name, ix := range map[string]*Index{"tailed": tailed, "upserted": upserted} {
-			got := ix.Semantic(qv, 10, floor, nil)
+			got := ix.Semantic(qv, 10, floor, keep)
 			if len(got) != len(want) {
 				t.Fatalf("query %d %s: %d hits, plain index %d", q, name, len(got), len(want))
 			}
