@@ -248,6 +248,9 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 		if err := addMaintenance(workers, rc, cfg.Engine, log, cfg.MaintainEvery); err != nil {
 			return nil, fmt.Errorf("jobs: %w", err)
 		}
+		if err := addReembed(workers, rc, cfg.Engine, log, cfg.MaintainEvery); err != nil {
+			return nil, fmt.Errorf("jobs: %w", err)
+		}
 	}
 	client, err := river.NewClient(cfg.Driver, rc)
 	if err != nil {
