@@ -111,7 +111,16 @@ type denseBlock struct {
 	dim  int
 	ords []uint32
 	vals []float32 // len(ords) rows of dim values
+	// rest holds, for a tail block, each row's L2 norm past its first
+	// tailLead values: the bound that lets a scan skip most rows after
+	// reading a quarter of them (see tailTopK).
+	rest []float32
 }
+
+// tailLead is how many leading values of a tail row are read before
+// deciding whether the rest can matter: a quarter of the row. Embedders
+// put their strongest dimensions first (principal components in order).
+func tailLead(n int) int { return max(1, n/4) }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
@@ -515,6 +524,11 @@ func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
 	for k := headLen(v, n); k < len(v.Indices); k++ {
 		blk.vals[row+int(v.Indices[k]-lo)] = v.Values[k]
 	}
+	var ss float64
+	for _, x := range blk.vals[row+tailLead(n) : row+n] {
+		ss += float64(x) * float64(x)
+	}
+	blk.rest = append(blk.rest, float32(math.Sqrt(ss)))
 	blk.ords = append(blk.ords, ord)
 	return int32(len(blk.ords) - 1)
 }
@@ -527,10 +541,12 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 	if slot != last {
 		moved := blk.ords[last]
 		blk.ords[slot] = moved
+		blk.rest[slot] = blk.rest[last]
 		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
 		ix.docs[moved].tail = slot
 	}
 	blk.ords = blk.ords[:last]
+	blk.rest = blk.rest[:last]
 	blk.vals = blk.vals[:int(last)*n]
 	if last == 0 {
 		delete(ix.tails, vdim)
@@ -803,25 +819,22 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 	theta := floor
 	i := 0
 	if qtail != nil && tailBlk != nil {
-		// Every document of this Dim has a tail row, so after the scan all
-		// of them are seen and phase 1 has nothing left to find: only the
-		// head's lists remain, for the candidates that can reach theta.
-		n := tailBlk.dim
-		for slot, d := range tailBlk.ords {
-			seen[d/64] |= 1 << (d % 64)
-			touched = append(touched, d)
-			acc[d] = dotRow(qtail, tailBlk.vals[slot*n:(slot+1)*n])
-		}
-		cands := sc.cands[:0]
-		for _, d := range touched {
-			if float64(acc[d])+rest+slack >= theta {
-				cands = append(cands, d)
+		// Every document of this Dim has a tail row. The head's lists are
+		// short (hashed features): score them whole, then scan the rows,
+		// where the head score known exactly lets most rows be skipped
+		// after their first quarter.
+		for _, x := range qd {
+			for _, pv := range x.list.posts {
+				d := pv.doc
+				if w, bit := d/64, uint64(1)<<(d%64); seen[w]&bit == 0 {
+					seen[w] |= bit
+					touched = append(touched, d)
+				}
+				acc[d] += x.qv * pv.val
 			}
 		}
-		cands = ix.complete(sc, cands, qd, rest, theta)
 		sc.qdims = qd[:0]
-		hits := ix.topKLazy(sc, cands, k, theta, keep)
-		sc.cands = cands[:0]
+		hits := ix.tailTopK(sc, tailBlk, qtail, k, theta, keep, &touched)
 		ix.putScratch(sc, touched)
 		return hits
 	}
@@ -1034,33 +1047,54 @@ func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim u
 	return hits
 }
 
-// topKLazy is topK for many candidates of which a good share pass floor,
-// as a dense scan leaves them: it first keeps the best 2k by score alone,
-// then calls keep on those, best first, until k pass, so the filter runs
-// about k times rather than once per entry into a heap that keeps
-// changing. When more than half of those 2k are filtered out it falls
-// back to topK.
-func (ix *Index) topKLazy(sc *scratch, touched []uint32, k int, floor float64, keep func(string) bool) []Hit {
-	if keep == nil {
-		return ix.topK(sc, touched, k, floor, 0, nil)
+// tailTopK returns the top k documents of a tail block by head score (in
+// acc, exact) plus tail dot product, ≥ floor, calling keep lazily as
+// topKLazy does. While scanning it keeps the best 2k scores seen; a row
+// whose first tailLead values, plus the bound |q_rest|·|row_rest| on the
+// others, cannot beat the 2k-th best (or the floor) is skipped unread
+// past that point. acc is left holding head scores only, so the fallback
+// (keep rejecting more than half of the 2k) can score every row exactly.
+func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep func(string) bool, touched *[]uint32) []Hit {
+	const slack = 1e-5
+	n := blk.dim
+	m := tailLead(n)
+	qa, qb := qtail[:m], qtail[m:]
+	var ss float64
+	for _, x := range qb {
+		ss += float64(x) * float64(x)
 	}
-	m := 2 * k
-	h := sc.heap[:0]
+	qbNorm := float32(math.Sqrt(ss))
 	acc := sc.acc
-	over := 0 // candidates ≥ floor
-	for _, d := range touched {
-		c := cand{score: acc[d], ord: d}
-		if float64(c.score) < floor {
-			continue
+	size := 2 * k
+	if keep == nil {
+		size = k
+	}
+	h := sc.heap[:0]
+	theta := float32(floor)
+	push := func(c cand) {
+		if c.score < float32(floor) {
+			return
 		}
-		over++
-		if len(h) < m {
+		if len(h) < size {
 			h = append(h, c)
 			ix.siftUp(h, len(h)-1)
 		} else if ix.worse(h[0], c) {
 			h[0] = c
 			ix.siftDown(h, 0)
+		} else {
+			return
 		}
+		if len(h) == size {
+			theta = max(float32(floor), h[0].score)
+		}
+	}
+	for slot, d := range blk.ords {
+		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
+		s := acc[d] + dotRow(qa, row[:m])
+		if s+qbNorm*blk.rest[slot]+slack < theta {
+			continue
+		}
+		push(cand{score: s + dotRow(qb, row[m:]), ord: d})
 	}
 	slices.SortFunc(h, func(a, b cand) int {
 		switch {
@@ -1076,15 +1110,23 @@ func (ix *Index) topKLazy(sc *scratch, touched []uint32, k int, floor float64, k
 		if len(hits) == k {
 			break
 		}
-		if keep(ix.ids[c.ord]) {
+		if keep == nil || keep(ix.ids[c.ord]) {
 			hits = append(hits, Hit{ID: ix.ids[c.ord], Score: float64(c.score)})
 		}
 	}
 	sc.heap = h[:0]
-	if len(hits) < k && over > len(h) {
-		return ix.topK(sc, touched, k, floor, 0, keep)
+	if len(hits) == k || len(h) < size {
+		return hits // every row that could pass was in h
 	}
-	return hits
+	// The filter rejected too many of the best: score every row.
+	for slot, d := range blk.ords {
+		if w, bit := d/64, uint64(1)<<(d%64); sc.seen[w]&bit == 0 {
+			sc.seen[w] |= bit
+			*touched = append(*touched, d)
+		}
+		acc[d] += dotRow(qtail, blk.vals[slot*n:(slot+1)*n])
+	}
+	return ix.topK(sc, blk.ords, k, floor, 0, keep)
 }
 
 func (ix *Index) siftUp(h []cand, i int) {
