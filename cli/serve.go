@@ -303,9 +303,9 @@ compacts: each memory keeps its newest history_keep superseded versions
 (default 32; -1 keeps all), and the change log its last day.
 
 Re-embedding: memories written with another embedder than this mnemon's
-(an upgrade changed the default) are re-embedded in the background by a job
-the workers run at start and every maintain_every (hourly when that is 0),
-in committed batches: a run cut off carries on at the next. Until then the
+(an upgrade changed the default) are re-embedded in the background, in
+committed batches, by a job queued at start when there are any and by every
+maintenance run; a run cut off carries on at the next. Until then the
 semantic channel cannot see them; the others can. 'mnemon doctor' counts
 them.
 

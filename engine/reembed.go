@@ -62,6 +62,23 @@ func (e *Engine) StaleEmbeddings(ctx context.Context, ns string) (int, error) {
 	return len(st.staleEmbeddings(e.embedder.Name(), e.embedder.Dim())), nil
 }
 
+// StaleEmbeddingsAll counts StaleEmbeddings over every namespace.
+func (e *Engine) StaleEmbeddingsAll(ctx context.Context) (int, error) {
+	nss, err := e.store.Namespaces(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("stale embeddings: %w", err)
+	}
+	total := 0
+	for _, ns := range nss {
+		n, err := e.StaleEmbeddings(ctx, ns)
+		if err != nil {
+			return total, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
 // staleEmbeddings returns the ids of the indexed versions whose provenance
 // names another embedder, in id order.
 func (st *nsState) staleEmbeddings(name string, dim int) []string {

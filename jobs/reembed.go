@@ -12,12 +12,12 @@ import (
 )
 
 // KindReembed re-embeds, in every namespace, the memories whose vectors
-// come from another embedder than the engine's (engine.ReembedAll). It runs
-// when the workers start, so a database written by an older mnemon gets the
-// current embedder's vectors in the background while the server answers,
-// and again every maintenance interval; with nothing stale it only counts.
-// Each batch commits on its own: a run stopped by a kill or a restart
-// leaves its work done, and the next one carries on from there.
+// come from another embedder than the engine's (engine.ReembedAll). Start
+// inserts it when there are any, so a database written by an older mnemon
+// gets the current embedder's vectors in the background while the server
+// answers. Each batch commits on its own: a run stopped by a kill or a
+// restart leaves its work done, and the next one (the next start's job, a
+// retry, or a maintenance run) carries on from there.
 const KindReembed = "mnemon_reembed"
 
 type reembedArgs struct {
@@ -61,20 +61,24 @@ func (w *reembedWorker) Work(ctx context.Context, job *river.Job[reembedArgs]) e
 	return errors.New("re-embedding failed with an internal error; the server log has the details")
 }
 
-// addReembed registers the re-embedding worker on the maintenance queue and
-// schedules it at start and then every interval (hourly when every ≤ 0,
-// since a database may be opened by an older binary in between).
-func addReembed(workers *river.Workers, rc *river.Config, eng *engine.Engine, log *slog.Logger, every time.Duration) error {
-	if err := river.AddWorkerSafely(workers, &reembedWorker{eng: eng, log: log}); err != nil {
+// addReembed registers the re-embedding worker on the maintenance queue.
+// The job is inserted by Start, and only when some memory needs it; the
+// maintenance runs re-embed a bounded share too (engine.Maintain).
+func addReembed(workers *river.Workers, eng *engine.Engine, log *slog.Logger) error {
+	return river.AddWorkerSafely(workers, &reembedWorker{eng: eng, log: log})
+}
+
+// enqueueReembed inserts a re-embedding job when any namespace holds
+// vectors of another embedder (it loads every namespace's index to know,
+// as a server's start does anyway). A job already waiting in the last hour
+// is not inserted again, so workers starting together insert one.
+func (q *Queue) enqueueReembed(ctx context.Context) error {
+	n, err := q.cfg.Engine.StaleEmbeddingsAll(ctx)
+	if err != nil || n == 0 {
 		return err
 	}
-	if every <= 0 {
-		every = DefaultMaintainEvery
-	}
-	unique := river.UniqueOpts{ByPeriod: max(every, time.Second)}
-	rc.PeriodicJobs = append(rc.PeriodicJobs, river.NewPeriodicJob(river.PeriodicInterval(every),
-		func() (river.JobArgs, *river.InsertOpts) {
-			return reembedArgs{PublicID: NewID()}, &river.InsertOpts{Queue: queueMaintain, UniqueOpts: unique}
-		}, &river.PeriodicJobOpts{ID: KindReembed, RunOnStart: true}))
-	return nil
+	_, err = q.client.Insert(ctx, reembedArgs{PublicID: NewID()}, &river.InsertOpts{
+		Queue: queueMaintain, UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour},
+	})
+	return err
 }
