@@ -23,10 +23,9 @@ import (
 // (1 − HashedShare) · word-vector cosine. DenseTail tells the search index
 // that those last dimensions are dense.
 type WordVectors struct {
-	hash  *Builtin
-	table *vectors.Table
-	wh    float32 // weight of the hashed part
-	wd    float32 // weight of the dense part
+	hash *Builtin
+	wh   float32 // weight of the hashed part
+	wd   float32 // weight of the dense part
 }
 
 var _ Embedder = (*WordVectors)(nil)
