@@ -111,16 +111,18 @@ type denseBlock struct {
 	dim  int
 	ords []uint32
 	vals []float32 // len(ords) rows of dim values
-	// rest holds, for a tail block, each row's L2 norm past its first
-	// tailLead values: the bound that lets a scan skip most rows after
-	// reading a quarter of them (see tailTopK).
+	// rest holds, for a tail block, two values per row: its L2 norm past
+	// the first and past the second checkpoint (tailCuts), the bounds that
+	// let a scan skip most rows after reading a quarter or a half of them
+	// (see tailTopK).
 	rest []float32
 }
 
-// tailLead is how many leading values of a tail row are read before
-// deciding whether the rest can matter: a quarter of the row. Embedders
-// put their strongest dimensions first (principal components in order).
-func tailLead(n int) int { return max(1, n/4) }
+// tailCuts returns the two checkpoints of a tail row of n values, a
+// quarter and a half of it, where a scan decides whether the rest can
+// matter. Embedders put their strongest dimensions first (principal
+// components in order), so the bound shrinks fast.
+func tailCuts(n int) (int, int) { return max(1, n/4), max(1, n/2) }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
@@ -524,11 +526,8 @@ func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
 	for k := headLen(v, n); k < len(v.Indices); k++ {
 		blk.vals[row+int(v.Indices[k]-lo)] = v.Values[k]
 	}
-	var ss float64
-	for _, x := range blk.vals[row+tailLead(n) : row+n] {
-		ss += float64(x) * float64(x)
-	}
-	blk.rest = append(blk.rest, float32(math.Sqrt(ss)))
+	c1, c2 := tailCuts(n)
+	blk.rest = append(blk.rest, norm(blk.vals[row+c1:row+n]), norm(blk.vals[row+c2:row+n]))
 	blk.ords = append(blk.ords, ord)
 	return int32(len(blk.ords) - 1)
 }
@@ -541,12 +540,12 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 	if slot != last {
 		moved := blk.ords[last]
 		blk.ords[slot] = moved
-		blk.rest[slot] = blk.rest[last]
+		blk.rest[2*slot], blk.rest[2*slot+1] = blk.rest[2*last], blk.rest[2*last+1]
 		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
 		ix.docs[moved].tail = slot
 	}
 	blk.ords = blk.ords[:last]
-	blk.rest = blk.rest[:last]
+	blk.rest = blk.rest[:2*last]
 	blk.vals = blk.vals[:int(last)*n]
 	if last == 0 {
 		delete(ix.tails, vdim)
@@ -1047,23 +1046,30 @@ func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim u
 	return hits
 }
 
+func norm(xs []float32) float32 {
+	var ss float64
+	for _, x := range xs {
+		ss += float64(x) * float64(x)
+	}
+	return float32(math.Sqrt(ss))
+}
+
 // tailTopK returns the top k documents of a tail block by head score (in
-// acc, exact) plus tail dot product, ≥ floor, calling keep lazily as
-// topKLazy does. While scanning it keeps the best 2k scores seen; a row
-// whose first tailLead values, plus the bound |q_rest|·|row_rest| on the
-// others, cannot beat the 2k-th best (or the floor) is skipped unread
-// past that point. acc is left holding head scores only, so the fallback
-// (keep rejecting more than half of the 2k) can score every row exactly.
+// acc, exact) plus tail dot product, ≥ floor. While scanning it keeps the
+// best 2k scores seen, by score alone; a row whose values read so far (a
+// quarter, then half of them), plus the bound |q_rest|·|row_rest| on the
+// others, cannot beat the 2k-th best (or the floor) is skipped unread past
+// that point: on generated text about a quarter of the rows get past the
+// first checkpoint and an eighth are read whole. keep is then called on
+// the 2k best first, so about k times rather than on every entry into a
+// heap that keeps changing. acc is left holding head scores only, so the
+// fallback (keep rejecting more than half of the 2k) can score every row
+// exactly.
 func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep func(string) bool, touched *[]uint32) []Hit {
 	const slack = 1e-5
 	n := blk.dim
-	m := tailLead(n)
-	qa, qb := qtail[:m], qtail[m:]
-	var ss float64
-	for _, x := range qb {
-		ss += float64(x) * float64(x)
-	}
-	qbNorm := float32(math.Sqrt(ss))
+	c1, c2 := tailCuts(n)
+	q1, q2 := norm(qtail[c1:]), norm(qtail[c2:])
 	acc := sc.acc
 	size := 2 * k
 	if keep == nil {
@@ -1090,11 +1096,15 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 	}
 	for slot, d := range blk.ords {
 		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
-		s := acc[d] + dotRow(qa, row[:m])
-		if s+qbNorm*blk.rest[slot]+slack < theta {
+		s := acc[d] + dotRow(qtail[:c1], row[:c1])
+		if s+q1*blk.rest[2*slot]+slack < theta {
 			continue
 		}
-		push(cand{score: s + dotRow(qb, row[m:]), ord: d})
+		s += dotRow(qtail[c1:c2], row[c1:c2])
+		if s+q2*blk.rest[2*slot+1]+slack < theta {
+			continue
+		}
+		push(cand{score: s + dotRow(qtail[c2:], row[c2:]), ord: d})
 	}
 	slices.SortFunc(h, func(a, b cand) int {
 		switch {
