@@ -113,16 +113,16 @@ type denseBlock struct {
 	vals []float32 // len(ords) rows of dim values
 	// rest holds, for a tail block, two values per row: its L2 norm past
 	// the first and past the second checkpoint (tailCuts), the bounds that
-	// let a scan skip most rows after reading a quarter or a half of them
+	// let a scan skip most rows after reading an eighth or a half of them
 	// (see tailTopK).
 	rest []float32
 }
 
-// tailCuts returns the two checkpoints of a tail row of n values, a
-// quarter and a half of it, where a scan decides whether the rest can
-// matter. Embedders put their strongest dimensions first (principal
+// tailCuts returns the two checkpoints of a tail row of n values, an
+// eighth and a half of it, where a scan decides whether the rest can
+// matter (of the pairs tried, the fewest multiply-adds on generated text). Embedders put their strongest dimensions first (principal
 // components in order), so the bound shrinks fast.
-func tailCuts(n int) (int, int) { return max(1, n/4), max(1, n/2) }
+func tailCuts(n int) (int, int) { return max(1, n/8), max(1, n/2) }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
@@ -1056,11 +1056,12 @@ func norm(xs []float32) float32 {
 
 // tailTopK returns the top k documents of a tail block by head score (in
 // acc, exact) plus tail dot product, ≥ floor. While scanning it keeps the
-// best 2k scores seen, by score alone; a row whose values read so far (a
-// quarter, then half of them), plus the bound |q_rest|·|row_rest| on the
+// best 2k scores seen, by score alone; a row whose values read so far (an
+// eighth, then half of them), plus the bound |q_rest|·|row_rest| on the
 // others, cannot beat the 2k-th best (or the floor) is skipped unread past
-// that point: on generated text about a quarter of the rows get past the
-// first checkpoint and an eighth are read whole. keep is then called on
+// that point: on generated text about a third of the rows get past the
+// first checkpoint and an eighth are read whole, a third of the
+// multiply-adds of a full scan. keep is then called on
 // the 2k best first, so about k times rather than on every entry into a
 // heap that keeps changing. acc is left holding head scores only, so the
 // fallback (keep rejecting more than half of the 2k) can score every row
