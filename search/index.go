@@ -821,7 +821,7 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 		// Every document of this Dim has a tail row. The head's lists are
 		// short (hashed features): score them whole, then scan the rows,
 		// where the head score known exactly lets most rows be skipped
-		// after their first quarter.
+		// after their first values (tailTopK).
 		for _, x := range qd {
 			for _, pv := range x.list.posts {
 				d := pv.doc
