@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -631,6 +632,7 @@ type scratch struct {
 	cands   []uint32
 	sorted  []uint32 // cands in ordinal order, for galloping
 	qtail   []float32
+	heap2   []cand // the second half's heap in a parallel tail scan
 }
 
 // qdim is one nonzero query dimension with its posting list and the most it
@@ -1067,45 +1069,29 @@ func norm(xs []float32) float32 {
 // fallback (keep rejecting more than half of the 2k) can score every row
 // exactly.
 func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep func(string) bool, touched *[]uint32) []Hit {
-	const slack = 1e-5
 	n := blk.dim
-	c1, c2 := tailCuts(n)
-	q1, q2 := norm(qtail[c1:]), norm(qtail[c2:])
-	acc := sc.acc
 	size := 2 * k
 	if keep == nil {
 		size = k
 	}
-	h := sc.heap[:0]
-	theta := float32(floor)
-	push := func(c cand) {
-		if c.score < float32(floor) {
-			return
-		}
-		if len(h) < size {
-			h = append(h, c)
-			ix.siftUp(h, len(h)-1)
-		} else if ix.worse(h[0], c) {
-			h[0] = c
-			ix.siftDown(h, 0)
-		} else {
-			return
-		}
-		if len(h) == size {
-			theta = max(float32(floor), h[0].score)
-		}
-	}
-	for slot, d := range blk.ords {
-		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
-		s := acc[d] + dotRow(qtail[:c1], row[:c1])
-		if s+q1*blk.rest[2*slot]+slack < theta {
-			continue
-		}
-		s += dotRow(qtail[c1:c2], row[c1:c2])
-		if s+q2*blk.rest[2*slot+1]+slack < theta {
-			continue
-		}
-		push(cand{score: s + dotRow(qtail[c2:], row[c2:]), ord: d})
+	// A long block is scanned in two halves at once, each keeping its own
+	// best: the union holds the best of the whole.
+	rows := len(blk.ords)
+	var h []cand
+	complete := true // every row that reached the floor is in h
+	if rows >= parallelTailRows && runtime.GOMAXPROCS(0) > 1 {
+		half := rows / 2
+		var h2 []cand
+		var wg sync.WaitGroup
+		wg.Go(func() { h2 = ix.tailScan(blk, qtail, sc.acc, half, rows, size, floor, sc.heap2[:0]) })
+		h = ix.tailScan(blk, qtail, sc.acc, 0, half, size, floor, sc.heap[:0])
+		wg.Wait()
+		complete = len(h) < size && len(h2) < size
+		h = append(h, h2...)
+		sc.heap2 = h2[:0]
+	} else {
+		h = ix.tailScan(blk, qtail, sc.acc, 0, rows, size, floor, sc.heap[:0])
+		complete = len(h) < size
 	}
 	slices.SortFunc(h, func(a, b cand) int {
 		switch {
@@ -1126,10 +1112,11 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		}
 	}
 	sc.heap = h[:0]
-	if len(hits) == k || len(h) < size {
-		return hits // every row that could pass was in h
+	if len(hits) == k || complete {
+		return hits
 	}
 	// The filter rejected too many of the best: score every row.
+	acc := sc.acc
 	for slot, d := range blk.ords {
 		if w, bit := d/64, uint64(1)<<(d%64); sc.seen[w]&bit == 0 {
 			sc.seen[w] |= bit
@@ -1138,6 +1125,52 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		acc[d] += dotRow(qtail, blk.vals[slot*n:(slot+1)*n])
 	}
 	return ix.topK(sc, blk.ords, k, floor, 0, keep)
+}
+
+// parallelTailRows is the tail block size from which tailTopK scans two
+// halves concurrently: below it a goroutine costs more than it saves. A
+// variable so tests can reach the parallel path on small blocks.
+var parallelTailRows = 32_768
+
+// tailScan scores the tail rows of slots [lo, hi) (head score from acc,
+// read only) into h, a heap of at most size candidates ≥ floor, skipping
+// rows at the checkpoints that cannot enter it, and returns h.
+func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, lo, hi, size int, floor float64, h []cand) []cand {
+	const slack = 1e-5
+	n := blk.dim
+	c1, c2 := tailCuts(n)
+	q1, q2 := norm(qtail[c1:]), norm(qtail[c2:])
+	theta := float32(floor)
+	for slot := lo; slot < hi; slot++ {
+		d := blk.ords[slot]
+		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
+		s := acc[d] + dotRow(qtail[:c1], row[:c1])
+		if s+q1*blk.rest[2*slot]+slack < theta {
+			continue
+		}
+		s += dotRow(qtail[c1:c2], row[c1:c2])
+		if s+q2*blk.rest[2*slot+1]+slack < theta {
+			continue
+		}
+		s += dotRow(qtail[c2:], row[c2:])
+		if s < float32(floor) {
+			continue
+		}
+		c := cand{score: s, ord: d}
+		if len(h) < size {
+			h = append(h, c)
+			ix.siftUp(h, len(h)-1)
+		} else if ix.worse(h[0], c) {
+			h[0] = c
+			ix.siftDown(h, 0)
+		} else {
+			continue
+		}
+		if len(h) == size {
+			theta = max(float32(floor), h[0].score)
+		}
+	}
+	return h
 }
 
 func (ix *Index) siftUp(h []cand, i int) {

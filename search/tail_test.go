@@ -13,8 +13,22 @@ import (
 // removals, other embedders' vectors, filters and queries without a tail, the
 // result equals brute-force cosine and the result of an index without the
 // declaration.
+//
+// It runs twice: as shipped, and with the block scanned in two concurrent
+// halves (the path of blocks of 32k rows and more). Not parallel with
+// other tests: it changes parallelTailRows.
 func TestSemanticDenseTail(t *testing.T) {
-	t.Parallel()
+	for _, rows := range []int{parallelTailRows, 1000} {
+		t.Run(fmt.Sprintf("parallel from %d rows", rows), func(t *testing.T) {
+			saved := parallelTailRows
+			parallelTailRows = rows
+			defer func() { parallelTailRows = saved }()
+			testSemanticDenseTail(t)
+		})
+	}
+}
+
+func testSemanticDenseTail(t *testing.T) {
 	const head, tail = 1 << 12, 16
 	const dim = head + tail
 	r := rand.New(rand.NewPCG(7, 11))
