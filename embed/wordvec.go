@@ -126,3 +126,16 @@ func sifWeight(rank int) float32 {
 	p := 1 / (float64(rank+1) * zipfHarmonic)
 	return float32(sifA / (sifA + p))
 }
+
+// ByName returns a new built-in embedder by its Name: WordVectorsName (the
+// default) or the hashed-only "builtin-hash-v1". It reports false for any
+// other name.
+func ByName(name string) (Embedder, bool) {
+	switch name {
+	case WordVectorsName:
+		return NewWordVectors(), true
+	case NewBuiltin().Name():
+		return NewBuiltin(), true
+	}
+	return nil, false
+}

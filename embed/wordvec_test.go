@@ -88,3 +88,16 @@ func TestWordVectorsShape(t *testing.T) {
 		t.Error("cancelled context: no error")
 	}
 }
+
+func TestByName(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{WordVectorsName, "builtin-hash-v1"} {
+		e, ok := ByName(name)
+		if !ok || e.Name() != name {
+			t.Errorf("ByName(%q) = %v, %v", name, e, ok)
+		}
+	}
+	if _, ok := ByName("openai"); ok {
+		t.Error("ByName accepts an unknown name")
+	}
+}
