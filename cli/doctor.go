@@ -44,7 +44,7 @@ type doctorReport struct {
 
 func doctorCmd() *command {
 	return &command{
-		name: "doctor", summary: "check the database and the engine: integrity, schema, disk, WAL, index, backlog",
+		name: "doctor", summary: "check the database and the engine: integrity, schema, disk, WAL, index, embeddings, backlog",
 		readOnly: true,
 		help: `Checks what a running mnemon depends on and says what to do about anything wrong:
 
@@ -54,6 +54,8 @@ func doctorCmd() *command {
   wal        the write-ahead log is below the size the checkpointer empties it at
   disk       the file system has room for the WAL and a VACUUM's copy (1 GiB free or the file's size)
   index      every namespace's search index loads (and how long it took)
+  embeddings every memory item has vectors of the current embedder (after an upgrade that
+             changed it, a server or worker re-embeds the rest in the background)
   backlog    episodes captured but not yet extracted (a server or 'mnemon worker' extracts them)
 
 Exit status 0 when nothing failed (warnings included), 1 when a check failed. A missing database
@@ -166,6 +168,25 @@ func (a *app) doctor(ctx context.Context) *doctorReport {
 	sort.Strings(names)
 	add("index", checkOK, "%s, %s indexed, loaded in %s", plural(len(names), "namespace", "namespaces"),
 		plural(total, "memory item", "memory items"), time.Since(began).Round(time.Millisecond))
+
+	stale, staleNS := 0, 0
+	for _, ns := range names {
+		n, err := a.engine.StaleEmbeddings(ctx, ns)
+		if err != nil {
+			add("embeddings", checkFail, "%v", err)
+			return rep
+		}
+		stale += n
+		if n > 0 {
+			staleNS++
+		}
+	}
+	if emb := a.engine.Embedder(); stale == 0 {
+		add("embeddings", checkOK, "every memory item has vectors of %s", emb.Name())
+	} else {
+		add("embeddings", checkWarn, "%s in %s still %s vectors of another embedder than %s: the semantic channel cannot see them until 'mnemon serve' or 'mnemon worker' re-embeds them (a background job at start; other channels still find them)",
+			plural(stale, "memory item", "memory items"), plural(staleNS, "namespace", "namespaces"), map[bool]string{true: "has", false: "have"}[stale == 1], emb.Name())
+	}
 
 	backlogs, err := a.engine.ExtractionBacklogs(ctx)
 	switch {

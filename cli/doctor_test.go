@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemon-dev/mnemon/embed"
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // TestDoctor: a missing database is a warning (exit 0) and is not
@@ -38,7 +42,7 @@ func TestDoctor(t *testing.T) {
 	for _, c := range rep.Checks {
 		got[c.Name] = c.Status
 	}
-	for _, name := range []string{"database", "integrity", "wal", "disk", "index", "backlog"} {
+	for _, name := range []string{"database", "integrity", "wal", "disk", "index", "embeddings", "backlog"} {
 		if got[name] != checkOK {
 			t.Errorf("check %s: %q, want ok (%+v)", name, got[name], rep.Checks)
 		}
@@ -145,4 +149,28 @@ func TestDoctorDamagedFile(t *testing.T) {
 	}
 	code, _, errs = runCLI(t, table, "", "export")
 	oneLine(t, code, errs, 1, "what it wrote is incomplete: do not import it")
+}
+
+// TestDoctorStaleEmbeddings: memories written with another embedder are a
+// warning that says who re-embeds them.
+func TestDoctorStaleEmbeddings(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "mnemon.db")
+	st, err := sqlite.Open(ctx, db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := engine.New(engine.Config{Store: st, Embedder: embed.NewBuiltin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Remember(ctx, engine.RememberParams{Namespace: "default", Text: "I live in Lisbon."}); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	st.Close()
+	code, out, errs := runCLI(t, db, "", "doctor")
+	if code != 0 || !strings.Contains(out, "warn  embeddings") || !strings.Contains(out, "re-embeds them") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
 }

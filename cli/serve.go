@@ -328,6 +328,13 @@ a digest of at most digest_tokens, default 400), promotes procedures and
 compacts: each memory keeps its newest history_keep superseded versions
 (default 32; -1 keeps all), and the change log its last day.
 
+Re-embedding: memories written with another embedder than this mnemon's
+(an upgrade changed the default) are re-embedded in the background, in
+committed batches, by a job queued at start when there are any and by every
+maintenance run; a run cut off carries on at the next. Until then the
+semantic channel cannot see them; the others can. 'mnemon doctor' counts
+them.
+
 Rate limit: with API keys, each key may send rate_per_second requests a
 second (default 5000, more than one client sending one request at a time
 reaches), with bursts of rate_burst (default twice the rate); more is a 429.

@@ -1,9 +1,10 @@
 // Package embed turns text into vectors for the semantic channel. The
-// built-in embedder needs no model files and no network: it hashes lexical
-// features into a large sparse space, so it is deterministic, fast and good
-// enough to find paraphrases that share words, word forms or concepts.
-// Model-backed embedders (OpenAI-compatible providers) implement the same
-// interface.
+// built-in embedders need no model files and no network. Builtin hashes
+// lexical features into a large sparse space: deterministic, fast, and it
+// finds paraphrases that share words, word forms or concepts. WordVectors,
+// the default, adds an average of embedded GloVe word vectors (package
+// vectors), so paraphrases in other words meet too. Model-backed embedders
+// (OpenAI-compatible providers) implement the same interface.
 package embed
 
 import (

@@ -27,7 +27,7 @@ import (
 // built-in default.
 type Config struct {
 	Store     memory.Store
-	Embedder  embed.Embedder    // default: embed.NewBuiltin()
+	Embedder  embed.Embedder    // default: embed.NewWordVectors()
 	Extractor extract.Extractor // default: extract.NewRules()
 	Clock     clock.Clock       // default: clock.System{}
 	Logger    *slog.Logger      // default: discard
@@ -133,7 +133,7 @@ func New(cfg Config) (*Engine, error) {
 		e.historyKeep = cfg.HistoryKeep
 	}
 	if e.embedder == nil {
-		e.embedder = embed.NewBuiltin()
+		e.embedder = embed.NewWordVectors()
 	}
 	if e.extractor == nil {
 		e.extractor = extract.NewRules()

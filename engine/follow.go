@@ -112,8 +112,9 @@ func (e *Engine) syncNamespace(ctx context.Context, st *nsState) error {
 				}
 			}
 			for _, v := range vs {
-				if _, ok := st.get(v.ID); ok {
-					// A version's claim never changes: only its state.
+				if en, ok := st.get(v.ID); ok && en.v.Provenance.Embedder == v.Provenance.Embedder && en.v.Provenance.EmbedderDim == v.Provenance.EmbedderDim {
+					// A version's claim never changes: only its state,
+					// and its vector when it is re-embedded.
 					st.updateState(v)
 					continue
 				}

@@ -104,6 +104,12 @@ func (st *nsState) load(ctx context.Context, e *Engine) error {
 		return fmt.Errorf("load index of namespace %q: %w", st.name, err)
 	}
 	st.changeSeq = seq
+	// An embedder whose vectors end in dense dimensions (word vectors)
+	// has them kept row-wise: as posting lists they would hold every
+	// document.
+	if t, ok := e.embedder.(interface{ DenseTail() int }); ok {
+		st.ix.SetDenseTail(e.embedder.Dim(), t.DenseTail())
+	}
 	docs, err := st.loadAll(ctx, e)
 	if err != nil {
 		// Start over next time rather than serve a partial index.

@@ -9,7 +9,10 @@ import (
 // MaintainReport says what one maintenance run did in a namespace, one
 // field per step.
 type MaintainReport struct {
-	Namespace string           `json:"namespace"`
+	Namespace string `json:"namespace"`
+	// Reembed gives vectors of the engine's embedder to versions that
+	// carry another's (after an upgrade changed the default embedder).
+	Reembed   *ReembedReport   `json:"reembed,omitempty"`
 	Lifecycle *LifecycleReport `json:"lifecycle,omitempty"`
 	Dedupe    *DedupeReport    `json:"dedupe,omitempty"`
 	// Consolidation summarises sessions older than the minimum age,
@@ -37,6 +40,10 @@ type maintainStep struct {
 // MaintainReport.
 func maintainSteps() []maintainStep {
 	return []maintainStep{
+		{"reembed", func(ctx context.Context, e *Engine, ns string, rep *MaintainReport) (err error) {
+			rep.Reembed, err = e.Reembed(ctx, ReembedParams{Namespace: ns})
+			return err
+		}},
 		{"lifecycle", func(ctx context.Context, e *Engine, ns string, rep *MaintainReport) (err error) {
 			rep.Lifecycle, err = e.Lifecycle(ctx, LifecycleParams{Namespace: ns})
 			return err
@@ -60,7 +67,8 @@ func maintainSteps() []maintainStep {
 	}
 }
 
-// Maintain runs the periodic maintenance of a namespace: lifecycle (expiry,
+// Maintain runs the periodic maintenance of a namespace: re-embedding of
+// vectors from another embedder (a bounded share per run), lifecycle (expiry,
 // decay, contests), dedupe, consolidation of old sessions, procedure
 // promotion, then compaction. The periodic job calls it for every
 // namespace; running it twice in a row changes nothing the second time.

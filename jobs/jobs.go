@@ -252,6 +252,9 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 		if err := addMaintenance(workers, rc, cfg.Engine, log, cfg.MaintainEvery); err != nil {
 			return nil, fmt.Errorf("jobs: %w", err)
 		}
+		if err := addReembed(workers, cfg.Engine, log); err != nil {
+			return nil, fmt.Errorf("jobs: %w", err)
+		}
 	}
 	gate := newFetchGate()
 	client, err := river.NewClient[*sql.Tx](gatedDriver{cfg.Driver, gate}, rc)
@@ -273,6 +276,14 @@ func (q *Queue) Start(ctx context.Context) error {
 		return fmt.Errorf("jobs: start: %w", err)
 	}
 	q.started.Store(true)
+	if err := q.enqueueReembed(ctx); err != nil {
+		// Not fatal: the maintenance runs re-embed too.
+		log := q.cfg.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("could not queue re-embedding", "error", err)
+	}
 	return nil
 }
 

@@ -59,6 +59,11 @@ type Executor interface {
 	// operation, superseded_by, valid_to, confidence, usefulness, trust,
 	// counters, evidence, updated_at). Its claim is never rewritten.
 	UpdateVersionState(ctx context.Context, v *Version) error
+	// SetEmbedding replaces a version's embedding and the embedder its
+	// provenance names, when the embedder changed (re-embedding). Its claim
+	// and state stay as they are; the change log records the write at
+	// ChangedAt so other processes index the new vector.
+	SetEmbedding(ctx context.Context, p SetEmbeddingParams) error
 	GetVersion(ctx context.Context, p GetParams) (*Version, error)
 	// ListVersions returns versions matching p ordered by recorded_at, then id.
 	ListVersions(ctx context.Context, p ListVersionsParams) ([]*Version, error)
@@ -238,6 +243,16 @@ type FindMemoryParams struct {
 	Scope     Scope
 	Subject   string
 	Key       string
+}
+
+// SetEmbeddingParams names a version and its new embedding.
+type SetEmbeddingParams struct {
+	Namespace   string
+	ID          string
+	Embedding   []byte // search.Vector encoding; nil for none
+	Embedder    string
+	EmbedderDim int
+	ChangedAt   time.Time
 }
 
 // ListVersionsParams filters versions; zero fields match everything.

@@ -2,11 +2,13 @@ package search_test
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/search"
+	"github.com/mnemon-dev/mnemon/search/searchtest"
 )
 
 // BenchmarkChannelsLoCoMo measures retrieval quality, not speed: recall@10
@@ -73,4 +75,44 @@ func BenchmarkChannelsLoCoMo(b *testing.B) {
 	b.ReportMetric(rs/n, "recall@10_semantic")
 	b.ReportMetric(rf1/n, "recall@10_rrf_1:1")
 	b.ReportMetric(rf4/n, "recall@10_rrf_1:0.25")
+}
+
+// BenchmarkSemanticEmbedders10k measures the semantic channel alone on 10k generated
+// sentences with each built-in embedder: hashed features only (posting
+// lists), and word vectors (posting lists plus a 64-dim dense tail scanned
+// for every document), with a filter like the engine's.
+func BenchmarkSemanticEmbedders10k(b *testing.B) {
+	texts := searchtest.NewGenerator(3).Sentences(10_000)
+	queries := searchtest.NewGenerator(4).Sentences(200)
+	for _, tc := range []struct {
+		name string
+		emb  interface {
+			Vector(string) search.Vector
+			Dim() int
+		}
+		tail int
+	}{
+		{"hashed", embed.NewBuiltin(), 0},
+		{"wordvectors", embed.NewWordVectors(), embed.NewWordVectors().DenseTail()},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			ix := search.NewIndex()
+			ix.SetDenseTail(tc.emb.Dim(), tc.tail)
+			docs := make([]search.Doc, len(texts))
+			for i, t := range texts {
+				docs[i] = search.Doc{ID: fmt.Sprintf("d%05d", i), Vector: tc.emb.Vector(t)}
+			}
+			ix.Build(docs)
+			qs := make([]search.Vector, len(queries))
+			for i, q := range queries {
+				qs[i] = tc.emb.Vector(q)
+			}
+			keep := func(id string) bool { return id[len(id)-1] != '9' }
+			i := 0
+			for b.Loop() {
+				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
+				i++
+			}
+		})
+	}
 }

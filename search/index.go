@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -67,6 +68,11 @@ type Index struct {
 	dimOf  map[uint32]uint32 // sparse dimension → index into vlists
 	vlists []vlist
 	dense  map[int]*denseBlock // dense vectors by Dim, scanned brute force
+	// tailN declares, per vector Dim, how many trailing dimensions of a
+	// sparse vector are a dense part (SetDenseTail); tails holds those
+	// parts row-wise by vector Dim.
+	tailN map[int]int
+	tails map[int]*denseBlock
 
 	wTerms []uint32 // writer scratch, guarded by the write lock
 
@@ -79,6 +85,7 @@ type docInfo struct {
 	nTerms uint32
 	vdim   uint32 // vector Dim; 0 = no vector
 	dense  int32  // slot in dense[vdim]; -1 when the vector is sparse or absent
+	tail   int32  // slot in tails[vdim]; -1 when the vector has no dense tail
 }
 
 type postings struct {
@@ -105,7 +112,18 @@ type denseBlock struct {
 	dim  int
 	ords []uint32
 	vals []float32 // len(ords) rows of dim values
+	// rest holds, for a tail block, two values per row: its L2 norm past
+	// the first and past the second checkpoint (tailCuts), the bounds that
+	// let a scan skip most rows after reading an eighth or a half of them
+	// (see tailTopK).
+	rest []float32
 }
+
+// tailCuts returns the two checkpoints of a tail row of n values, an
+// eighth and a half of it, where a scan decides whether the rest can
+// matter (of the pairs tried, the fewest multiply-adds on generated text). Embedders put their strongest dimensions first (principal
+// components in order), so the bound shrinks fast.
+func tailCuts(n int) (int, int) { return max(1, n/8), max(1, n/2) }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
@@ -114,8 +132,35 @@ func NewIndex() *Index {
 		termOf:  make(map[string]uint32),
 		dimOf:   make(map[uint32]uint32),
 		dense:   make(map[int]*denseBlock),
+		tailN:   make(map[int]int),
+		tails:   make(map[int]*denseBlock),
 		dimDocs: make(map[uint32]int),
 	}
+}
+
+// SetDenseTail declares that sparse vectors of Dim dim end in a dense part:
+// their last n dimensions are set in (nearly) every document, as when an
+// embedder appends word-vector dimensions to hashed features. Posting lists
+// for such dimensions would hold every document and defeat the inverted
+// index's pruning, so those dimensions are kept row-wise instead and
+// scanned, like dense vectors, while the rest of each vector stays in
+// posting lists. Scores are the same either way. It must be called before
+// the first document is added; later calls are ignored.
+func (ix *Index) SetDenseTail(dim, n int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if n <= 0 || n >= dim || len(ix.ids) > 0 {
+		return
+	}
+	ix.tailN[dim] = n
+}
+
+// headLen returns how many of v's sparse entries lie before its last n
+// dimensions.
+func headLen(v Vector, n int) int {
+	lo := uint32(v.Dim - n)
+	k, _ := slices.BinarySearch(v.Indices, lo)
+	return k
 }
 
 // Len returns the number of documents.
@@ -226,12 +271,17 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		}
 		ix.docLen[i] = uint32(len(d.Terms))
 		ix.totalLen += uint64(len(d.Terms))
-		info := docInfo{nTerms: uint32(len(feat)), dense: -1}
+		info := docInfo{nTerms: uint32(len(feat)), dense: -1, tail: -1}
 		if hasVec {
-			vecs[i] = vec
 			info.vdim = uint32(vec.Dim)
 			ix.vdim[i] = info.vdim
 			ix.dimDocs[info.vdim]++
+			if n := ix.tailN[vec.Dim]; n > 0 && vec.Indices != nil {
+				info.tail = ix.addTail(uint32(i), vec, n)
+				k := headLen(vec, n)
+				vec.Indices, vec.Values = vec.Indices[:k], vec.Values[:k]
+			}
+			vecs[i] = vec
 			if vec.Indices != nil {
 				for _, j := range vec.Indices {
 					li := ix.dimList(j)
@@ -345,16 +395,21 @@ func (ix *Index) upsertLocked(id string, terms []string, vec Vector, hasVec bool
 	ix.docLen[ord] = uint32(len(terms))
 	ix.totalLen += uint64(len(terms))
 
-	info := docInfo{nTerms: uint32(distinct), dense: -1}
+	info := docInfo{nTerms: uint32(distinct), dense: -1, tail: -1}
 	if hasVec {
 		info.vdim = uint32(vec.Dim)
 		ix.vdim[ord] = info.vdim
 		ix.dimDocs[info.vdim]++
 		if vec.Indices != nil {
-			for k, j := range vec.Indices {
+			head := vec.Indices
+			if n := ix.tailN[vec.Dim]; n > 0 {
+				head = head[:headLen(vec, n)]
+				info.tail = ix.addTail(ord, vec, n)
+			}
+			for k, j := range head {
 				ix.vlists[ix.dimList(j)].insert(ord, vec.Values[k])
 			}
-			feat = append(feat, vec.Indices...)
+			feat = append(feat, head...)
 		} else {
 			info.dense = ix.addDense(ord, vec)
 		}
@@ -405,6 +460,9 @@ func (ix *Index) unindex(ord uint32) {
 	if info.dense >= 0 {
 		ix.removeDense(int(info.vdim), info.dense)
 	}
+	if info.tail >= 0 {
+		ix.removeTail(int(info.vdim), info.tail)
+	}
 	if info.vdim != 0 {
 		if ix.dimDocs[info.vdim]--; ix.dimDocs[info.vdim] == 0 {
 			delete(ix.dimDocs, info.vdim)
@@ -413,7 +471,7 @@ func (ix *Index) unindex(ord uint32) {
 	ix.totalLen -= uint64(ix.docLen[ord])
 	ix.docLen[ord] = 0
 	ix.vdim[ord] = 0
-	ix.docs[ord] = docInfo{dense: -1}
+	ix.docs[ord] = docInfo{dense: -1, tail: -1}
 }
 
 func (ix *Index) termID(t string) uint32 {
@@ -453,6 +511,46 @@ func (ix *Index) addDense(ord uint32, v Vector) int32 {
 	blk.ords = append(blk.ords, ord)
 	blk.vals = append(blk.vals, v.Values...)
 	return int32(len(blk.ords) - 1)
+}
+
+// addTail stores the last n dimensions of the sparse vector v as a dense row
+// of tails[v.Dim] and returns its slot.
+func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
+	blk := ix.tails[v.Dim]
+	if blk == nil {
+		blk = &denseBlock{dim: n}
+		ix.tails[v.Dim] = blk
+	}
+	lo := uint32(v.Dim - n)
+	row := len(blk.vals)
+	blk.vals = append(blk.vals, make([]float32, n)...)
+	for k := headLen(v, n); k < len(v.Indices); k++ {
+		blk.vals[row+int(v.Indices[k]-lo)] = v.Values[k]
+	}
+	c1, c2 := tailCuts(n)
+	blk.rest = append(blk.rest, norm(blk.vals[row+c1:row+n]), norm(blk.vals[row+c2:row+n]))
+	blk.ords = append(blk.ords, ord)
+	return int32(len(blk.ords) - 1)
+}
+
+// removeTail deletes a tail row by moving the last row into its place.
+func (ix *Index) removeTail(vdim int, slot int32) {
+	blk := ix.tails[vdim]
+	n := blk.dim
+	last := int32(len(blk.ords) - 1)
+	if slot != last {
+		moved := blk.ords[last]
+		blk.ords[slot] = moved
+		blk.rest[2*slot], blk.rest[2*slot+1] = blk.rest[2*last], blk.rest[2*last+1]
+		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
+		ix.docs[moved].tail = slot
+	}
+	blk.ords = blk.ords[:last]
+	blk.rest = blk.rest[:2*last]
+	blk.vals = blk.vals[:int(last)*n]
+	if last == 0 {
+		delete(ix.tails, vdim)
+	}
 }
 
 // removeDense deletes a row by moving the last row into its place.
@@ -533,6 +631,8 @@ type scratch struct {
 	qdims   []qdim
 	cands   []uint32
 	sorted  []uint32 // cands in ordinal order, for galloping
+	qtail   []float32
+	heap2   []cand // the second half's heap in a parallel tail scan
 }
 
 // qdim is one nonzero query dimension with its posting list and the most it
@@ -672,6 +772,20 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 	// contribution |q_j| · max_d |v_dj|. With the built-in embedder a few
 	// word and concept dimensions carry most of the score while dozens of
 	// character n-gram dimensions each add little but have long lists.
+	// A dense tail (SetDenseTail) is scored by scanning its rows; only the
+	// head of the query goes through the posting lists.
+	var qtail []float32
+	tailBlk := ix.tails[cq.Dim]
+	if n := ix.tailN[cq.Dim]; n > 0 && cq.Indices != nil {
+		k := headLen(cq, n)
+		qtail = append(sc.qtail[:0], make([]float32, n)...)
+		lo := uint32(cq.Dim - n)
+		for i := k; i < len(cq.Indices); i++ {
+			qtail[cq.Indices[i]-lo] = cq.Values[i]
+		}
+		sc.qtail = qtail
+		cq.Indices, cq.Values = cq.Indices[:k], cq.Values[:k]
+	}
 	qd := sc.qdims[:0]
 	add := func(j uint32, qv float32) {
 		if li, ok := ix.dimOf[j]; ok && len(ix.vlists[li].posts) > 0 {
@@ -704,10 +818,30 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 	// sizes share the index (an embedder change not yet rebuilt).
 	mixed := len(ix.dimDocs) > 1
 	theta := floor
+	i := 0
+	if qtail != nil && tailBlk != nil {
+		// Every document of this Dim has a tail row. The head's lists are
+		// short (hashed features): score them whole, then scan the rows,
+		// where the head score known exactly lets most rows be skipped
+		// after their first values (tailTopK).
+		for _, x := range qd {
+			for _, pv := range x.list.posts {
+				d := pv.doc
+				if w, bit := d/64, uint64(1)<<(d%64); seen[w]&bit == 0 {
+					seen[w] |= bit
+					touched = append(touched, d)
+				}
+				acc[d] += x.qv * pv.val
+			}
+		}
+		sc.qdims = qd[:0]
+		hits := ix.tailTopK(sc, tailBlk, qtail, k, theta, keep, &touched)
+		ix.putScratch(sc, touched)
+		return hits
+	}
 	// Phase 1 scores whole lists while a document seen in none of them so
 	// far could still reach theta; after that no new document can, and
 	// only those already seen matter.
-	i := 0
 	for ; i < len(qd); i++ {
 		if rest+slack < theta {
 			break
@@ -912,6 +1046,131 @@ func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim u
 	}
 	sc.heap = h[:0]
 	return hits
+}
+
+func norm(xs []float32) float32 {
+	var ss float64
+	for _, x := range xs {
+		ss += float64(x) * float64(x)
+	}
+	return float32(math.Sqrt(ss))
+}
+
+// tailTopK returns the top k documents of a tail block by head score (in
+// acc, exact) plus tail dot product, ≥ floor. While scanning it keeps the
+// best 2k scores seen, by score alone; a row whose values read so far (an
+// eighth, then half of them), plus the bound |q_rest|·|row_rest| on the
+// others, cannot beat the 2k-th best (or the floor) is skipped unread past
+// that point: on generated text about a third of the rows get past the
+// first checkpoint and an eighth are read whole, a third of the
+// multiply-adds of a full scan. keep is then called on
+// the 2k best first, so about k times rather than on every entry into a
+// heap that keeps changing. acc is left holding head scores only, so the
+// fallback (keep rejecting more than half of the 2k) can score every row
+// exactly.
+func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep func(string) bool, touched *[]uint32) []Hit {
+	n := blk.dim
+	size := 2 * k
+	if keep == nil {
+		size = k
+	}
+	// A long block is scanned in two halves at once, each keeping its own
+	// best: the union holds the best of the whole.
+	rows := len(blk.ords)
+	var h []cand
+	complete := true // every row that reached the floor is in h
+	if rows >= parallelTailRows && runtime.GOMAXPROCS(0) > 1 {
+		half := rows / 2
+		var h2 []cand
+		var wg sync.WaitGroup
+		wg.Go(func() { h2 = ix.tailScan(blk, qtail, sc.acc, half, rows, size, floor, sc.heap2[:0]) })
+		h = ix.tailScan(blk, qtail, sc.acc, 0, half, size, floor, sc.heap[:0])
+		wg.Wait()
+		complete = len(h) < size && len(h2) < size
+		h = append(h, h2...)
+		sc.heap2 = h2[:0]
+	} else {
+		h = ix.tailScan(blk, qtail, sc.acc, 0, rows, size, floor, sc.heap[:0])
+		complete = len(h) < size
+	}
+	slices.SortFunc(h, func(a, b cand) int {
+		switch {
+		case ix.worse(b, a):
+			return -1
+		case ix.worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	hits := make([]Hit, 0, min(k, len(h)))
+	for _, c := range h {
+		if len(hits) == k {
+			break
+		}
+		if keep == nil || keep(ix.ids[c.ord]) {
+			hits = append(hits, Hit{ID: ix.ids[c.ord], Score: float64(c.score)})
+		}
+	}
+	sc.heap = h[:0]
+	if len(hits) == k || complete {
+		return hits
+	}
+	// The filter rejected too many of the best: score every row.
+	acc := sc.acc
+	for slot, d := range blk.ords {
+		if w, bit := d/64, uint64(1)<<(d%64); sc.seen[w]&bit == 0 {
+			sc.seen[w] |= bit
+			*touched = append(*touched, d)
+		}
+		acc[d] += dotRow(qtail, blk.vals[slot*n:(slot+1)*n])
+	}
+	return ix.topK(sc, blk.ords, k, floor, 0, keep)
+}
+
+// parallelTailRows is the tail block size from which tailTopK scans two
+// halves concurrently: below it a goroutine costs more than it saves. A
+// variable so tests can reach the parallel path on small blocks.
+var parallelTailRows = 32_768
+
+// tailScan scores the tail rows of slots [lo, hi) (head score from acc,
+// read only) into h, a heap of at most size candidates ≥ floor, skipping
+// rows at the checkpoints that cannot enter it, and returns h.
+func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, lo, hi, size int, floor float64, h []cand) []cand {
+	const slack = 1e-5
+	n := blk.dim
+	c1, c2 := tailCuts(n)
+	q1, q2 := norm(qtail[c1:]), norm(qtail[c2:])
+	theta := float32(floor)
+	for slot := lo; slot < hi; slot++ {
+		d := blk.ords[slot]
+		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
+		s := acc[d] + dotRow(qtail[:c1], row[:c1])
+		if s+q1*blk.rest[2*slot]+slack < theta {
+			continue
+		}
+		s += dotRow(qtail[c1:c2], row[c1:c2])
+		if s+q2*blk.rest[2*slot+1]+slack < theta {
+			continue
+		}
+		s += dotRow(qtail[c2:], row[c2:])
+		if s < float32(floor) {
+			continue
+		}
+		c := cand{score: s, ord: d}
+		if len(h) < size {
+			h = append(h, c)
+			ix.siftUp(h, len(h)-1)
+		} else if ix.worse(h[0], c) {
+			h[0] = c
+			ix.siftDown(h, 0)
+		} else {
+			continue
+		}
+		if len(h) == size {
+			theta = max(float32(floor), h[0].score)
+		}
+	}
+	return h
 }
 
 func (ix *Index) siftUp(h []cand, i int) {

@@ -560,6 +560,41 @@ func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) er
 	return nil
 }
 
+const qSetEmbedding = `UPDATE versions SET embedding = ?, prov_embedder = ?, prov_embedder_dim = ? WHERE namespace = ? AND id = ?`
+
+func (e *executor) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams) error {
+	if err := e.setEmbedding(ctx, p); err != nil {
+		return fmt.Errorf("sqlite: set embedding %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+func (e *executor) setEmbedding(ctx context.Context, p memory.SetEmbeddingParams) error {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return err
+	}
+	var c encoder
+	at := c.time("changed_at", p.ChangedAt)
+	if c.err != nil {
+		return c.err
+	}
+	if err := e.logChange(ctx, p.Namespace, p.ID, at); err != nil {
+		return err
+	}
+	res, err := e.exec(ctx, qSetEmbedding, blob(p.Embedding), p.Embedder, p.EmbedderDim, p.Namespace, p.ID)
+	if err != nil {
+		return mapErr(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return memory.ErrNotFound
+	}
+	return nil
+}
+
 func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) error {
 	if err := checkNamespace(v.Namespace); err != nil {
 		return err

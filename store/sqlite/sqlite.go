@@ -603,6 +603,10 @@ func (s *Store) UpdateVersionState(ctx context.Context, v *memory.Version) error
 	return s.write(ctx, func(e *executor) error { return e.UpdateVersionState(ctx, v) })
 }
 
+func (s *Store) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams) error {
+	return s.write(ctx, func(e *executor) error { return e.SetEmbedding(ctx, p) })
+}
+
 func (s *Store) GetVersion(ctx context.Context, p memory.GetParams) (*memory.Version, error) {
 	return s.read.GetVersion(ctx, p)
 }

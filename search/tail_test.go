@@ -1,0 +1,119 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSemanticDenseTail checks that declaring a dense tail (SetDenseTail)
+// changes how vectors are stored, not what Semantic returns: on random
+// hashed-plus-dense vectors, with bulk builds, upserts, replacements,
+// removals, other embedders' vectors, filters and queries without a tail, the
+// result equals brute-force cosine and the result of an index without the
+// declaration.
+//
+// It runs twice: as shipped, and with the block scanned in two concurrent
+// halves (the path of blocks of 32k rows and more). Not parallel with
+// other tests: it changes parallelTailRows.
+func TestSemanticDenseTail(t *testing.T) {
+	for _, rows := range []int{parallelTailRows, 1000} {
+		t.Run(fmt.Sprintf("parallel from %d rows", rows), func(t *testing.T) {
+			saved := parallelTailRows
+			parallelTailRows = rows
+			defer func() { parallelTailRows = saved }()
+			testSemanticDenseTail(t)
+		})
+	}
+}
+
+func testSemanticDenseTail(t *testing.T) {
+	const head, tail = 1 << 12, 16
+	const dim = head + tail
+	r := rand.New(rand.NewPCG(7, 11))
+	vec := func(withTail bool) Vector {
+		m := map[uint32]float32{}
+		for range 3 + r.IntN(20) {
+			m[uint32(r.IntN(200))] = float32(r.Float64())
+		}
+		v := Vector{Dim: dim}
+		for j := range uint32(head) {
+			if x, ok := m[j]; ok {
+				v.Indices = append(v.Indices, j)
+				v.Values = append(v.Values, x)
+			}
+		}
+		if withTail {
+			for j := range uint32(tail) {
+				v.Indices = append(v.Indices, head+j)
+				v.Values = append(v.Values, float32(r.NormFloat64()))
+			}
+		}
+		c, _ := canonical(v)
+		return c
+	}
+	docs := make([]Doc, 0, 3000)
+	for i := range 3000 {
+		v := vec(r.IntN(10) > 0)
+		if i%97 == 0 {
+			v = Vector{Dim: 64, Indices: []uint32{3}, Values: []float32{1}} // another embedder
+		}
+		docs = append(docs, Doc{ID: fmt.Sprintf("d%04d", i), Vector: v})
+	}
+	plain, tailed, upserted := NewIndex(), NewIndex(), NewIndex()
+	tailed.SetDenseTail(dim, tail)
+	upserted.SetDenseTail(dim, tail)
+	plain.Build(docs)
+	tailed.Build(docs)
+	for _, d := range docs {
+		upserted.Upsert(d)
+	}
+	live := map[string]Vector{}
+	for _, d := range docs {
+		live[d.ID] = d.Vector
+	}
+	// Churn: replace some, remove some, in all three.
+	for i := range 500 {
+		id := docs[r.IntN(len(docs))].ID
+		for _, ix := range []*Index{plain, tailed, upserted} {
+			if i%3 == 0 {
+				ix.Remove(id)
+			}
+		}
+		if i%3 == 0 {
+			delete(live, id)
+			continue
+		}
+		v := vec(true)
+		for _, ix := range []*Index{plain, tailed, upserted} {
+			ix.Upsert(Doc{ID: id, Vector: v})
+		}
+		live[id] = v
+	}
+	for q := range 60 {
+		qv := vec(q%5 != 0)
+		floor := []float64{0, 0.1, 0.3}[q%3]
+		// No filter, a mild one, and one that rejects most documents
+		// (the lazy top k then falls back to the plain one).
+		keep := []func(string) bool{nil, func(id string) bool { return id[len(id)-1] != '3' }, func(id string) bool { return id[len(id)-1] == '7' }}[q%3]
+		if q%4 == 1 {
+			keep = nil
+		}
+		want := plain.Semantic(qv, 10, floor, keep)
+		for name, ix := range map[string]*Index{"tailed": tailed, "upserted": upserted} {
+			got := ix.Semantic(qv, 10, floor, keep)
+			if len(got) != len(want) {
+				t.Fatalf("query %d %s: %d hits, plain index %d", q, name, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].ID != want[i].ID && math.Abs(got[i].Score-want[i].Score) > 1e-5 {
+					t.Fatalf("query %d %s: hit %d = %v, plain index %v", q, name, i, got[i], want[i])
+				}
+				if math.Abs(got[i].Score-float64(qv.Dot(live[got[i].ID]))) > 1e-5 {
+					t.Fatalf("query %d %s: hit %v, brute force %v", q, name, got[i], qv.Dot(live[got[i].ID]))
+				}
+			}
+		}
+	}
+}
