@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -137,7 +138,7 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 	// line, not three, citing all three. Only episodes are skipped so; a
 	// fact of the same words says more (its validity, its status), and
 	// liftRepeatingFacts ranked it at the turn's place.
-	said := make(map[string]*scored)
+	said := make(map[uint64]*scored)
 	take := func(c *scored, n int, reason string) {
 		c.packed, c.reason = true, reason
 		if k := sameText(c.en.v.Content); said[k] == nil {
@@ -227,10 +228,31 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 	}
 }
 
-// sameText is the form under which two contents read the same: case and
-// spacing aside.
-func sameText(s string) string {
-	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+// sameText is a key under which two contents read the same: case and
+// spacing aside. It hashes instead of building the normalised string, so a
+// retrieval that compares hundreds of candidates allocates nothing for it.
+func sameText(s string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	space := false
+	started := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = started
+			continue
+		}
+		if space {
+			h = (h ^ ' ') * prime
+			space = false
+		}
+		started = true
+		r = unicode.ToLower(r)
+		for r > 0 {
+			h = (h ^ uint64(r&0xff)) * prime
+			r >>= 8
+		}
+	}
+	return h
 }
 
 // render writes the packed candidates as sections, each in rank order.

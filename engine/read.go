@@ -326,13 +326,13 @@ func sortRanked(cands []*scored) {
 // packing then skips the turn. cands must be sorted; it reports whether a
 // score changed, so they need sorting again.
 func liftRepeatingFacts(cands []*scored) bool {
-	var turnAt map[string]int // text → rank of its best turn
+	var turnAt map[uint64]int // text → rank of its best turn
 	lifted := false
 	for i, c := range cands {
 		k := sameText(c.en.v.Content)
 		if c.en.v.Kind == memory.KindEpisodic {
 			if turnAt == nil {
-				turnAt = make(map[string]int)
+				turnAt = make(map[uint64]int)
 			}
 			if _, ok := turnAt[k]; !ok {
 				turnAt[k] = i
