@@ -29,7 +29,7 @@
 //	speaks:<language>, allergic_to:<thing>
 //	uses:<category>        a project's or team's tool: uses:package_manager;
 //	                       uses:<purpose> for "we use X for Y" (uses:cache);
-//	                       uses:<category>:<component> for a part of the
+//	                       uses:<category>:<component> for one part of the
 //	                       project ("our backend uses Go")
 //	constraint:<action>    a rule; "always use tabs" and "never use tabs"
 //	                       share constraint:use_tabs

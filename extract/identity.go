@@ -190,7 +190,7 @@ body:
 	}
 }
 
-// copulaNP reads "a/an/the ..." after a copula: "a big fan of jazz", "a Vim
+// copulaNP reads "a/an/the ..." after a copula: "a fan of jazz", "a Vim
 // user", "a vegetarian", "a senior backend engineer at Acme".
 func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 	if !personal(s) {
@@ -401,7 +401,7 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 		return false
 	}
 	// "the new office", "a small town": a determiner needs a proper name
-	// after it ("the Netherlands") to be a place.
+	// after it ("the Netherlands") before it names a place.
 	if is(ts, 0, "the", "a", "an", "my", "our") && (n < 2 || !ts[1].capital) {
 		return false
 	}
@@ -489,7 +489,7 @@ func (x *extraction) live(s subject, ts []token, f flags) {
 // ("moved to Neovim") is a switch; anything else is a new home.
 func (x *extraction) move(s subject, ts []token, f flags) {
 	if f.hedge {
-		// "I might move to Osaka", "thinking about moving to Osaka": a
+		// "I might move to Osaka", "toying with a move to Osaka": a
 		// tentative plan says nothing about where the speaker lives, and
 		// must neither contest nor later read as a former home.
 		return
@@ -539,7 +539,7 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		return
 	}
 	if jobContext(ts[n:]) && !knownPlace(ts) {
-		// "I moved from Globex to Initech for a better role": employers.
+		// "I moved from Globex to Initech for more pay": employers.
 		// A city stays a home: "I moved to Lisbon for a new job".
 		x.org(s.asPerson(), ts, f, true)
 		return

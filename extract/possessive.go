@@ -65,7 +65,7 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 			break
 		}
 		if j > k && is(ts, j, "changed", "switched", "moved", "went", "shifted") && is(ts, j+1, "from", "to") {
-			// "My favorite food changed from sushi to ramen": the value
+			// "My favourite snack changed from crisps to olives": the value
 			// after "to" is current.
 			t := j + 1
 			for t < len(ts) && t < j+8 && !is(ts, t, "to") {
@@ -93,7 +93,7 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 	if np <= k {
 		return false
 	}
-	// "Our frontend is built with React": a part of the project is the
+	// "Our frontend is built with React": one part of a project is the
 	// subject of a passive or progressive verb, not a slot's name.
 	if np == k+1 && (teamNouns[ts[k].low] || componentNouns[ts[k].low]) && c+1 < len(ts) {
 		if v, ok := verbs[ts[c+1].low]; ok && (v.form == fPast || v.form == fGerund || v.form == fPartOnly) {
@@ -158,8 +158,8 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	}
 	np := ts[c+2:]
 	n := 0
-	// The noun ends before what it is for or when: "Rust is my go-to
-	// language for pretty much everything".
+	// The noun ends before what it is for or when: "Rust is the go-to
+	// language for nearly any job".
 	for n < len(np) && n < 5 && np[n].kind == tWord && !is(np, n, "and", "but", "because", "since", "now", "too", "also", "though", "of",
 		"for", "in", "at", "on", "with", "when", "while", "these", "right", "by", "as") {
 		n++
@@ -195,7 +195,7 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		}
 		words = append(words, t.low)
 	}
-	// "my editor of choice", "my favorite kind of music": the category
+	// "my shell of choice", "my favourite sort of cheese": the category
 	// is the noun without its frame.
 	if n := len(words); n > 2 && words[n-2] == "of" && words[n-1] == "choice" {
 		words = words[:n-2]

@@ -288,7 +288,7 @@ type subject struct {
 	kind subjKind
 	id   string // canonical subject
 	name string // for content: "The user", "Alice", "Atlas", "The user's sister"
-	// comp is a part of the project ("backend"); its uses:* facts get their
+	// comp is one part of a project ("backend"); its uses:* facts get their
 	// own slots. whole names the project without the part.
 	comp, whole string
 	// we is set for a bare "we": a team at work, but the speaker's

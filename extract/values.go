@@ -119,7 +119,7 @@ func valueLen(ts []token, k vkind) int {
 		}
 		w := t.low
 		if (w == "you" || w == "your" || w == "yours" || w == "u" || w == "ur") && k != vPhrase {
-			// "I like working with you", "I love how you did it": about the
+			// "I like working with you", "I adore how you did it": about the
 			// conversation, not a value.
 			return 0
 		}
@@ -316,7 +316,7 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 		if m > 0 && validValue(part[:m]) {
 			it := x.text(part, m)
 			if _, known := CategoryOf(it); start > 0 && possessed && !known && !part[0].capital && !isGerund(part[0].low) && !is(part, 0, "a", "an", "the") {
-				return // "my friends and fam": the fam is the speaker's too
+				return // "my pals and fam": the fam is the speaker's too
 			}
 			items = append(items, it)
 		}
@@ -371,8 +371,8 @@ func (x *extraction) readActivities(ts []token) ([]string, int) {
 }
 
 // refersBack reports a phrase whose object is a pronoun standing for
-// something said before ("writing them", "holding them", "include this at
-// the beginning"): out of its conversation the fact names nothing. "That"
+// something said before ("writing them", "holding them", "put this up
+// front"): out of its conversation the fact names nothing. "That"
 // and "this" count only as objects, not when a noun or a clause follows;
 // "it" and "them" when they end the phrase, or, with anywhere, when no
 // preposition follows them.
