@@ -462,7 +462,7 @@ func stripLeading(ts []token, f *flags) []token {
 			f.hedge = true
 			ts = ts[1:]
 		case w == "i" && is(ts, 1, "feel") && is(ts, 2, "like", "as"):
-			// "I'm like a new woman": a likeness, not a report
+			// "I feel like royalty": a likeness, not a report
 			// of anything, and never a liking.
 			return nil
 		case w == "i" && is(ts, 1, "think", "believe", "feel", "reckon"):

@@ -538,6 +538,11 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 	if s.kind == sTeam {
 		return
 	}
+	if !homeLike(ts, n) {
+		// "moved to the back row", "moved to remote work", "moved to the
+		// Payments team": a seat, a way of working or a group, not a home.
+		return
+	}
 	if jobContext(ts[n:]) && !knownPlace(ts) {
 		// "I moved from Globex to Initech for more pay": employers.
 		// A city stays a home: "I moved to Lisbon for a new job".
@@ -546,6 +551,35 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 	}
 	x.place(s, ts, f, "lives_in")
 }
+
+// homeLike reports whether the n tokens of ts after "moved to" can name a
+// home: a proper name ("Lisbon", "the Netherlands") or a known place
+// written in lower case ("moved to lisbon"), not headed by a noun for a
+// group, a post or a spot in a room.
+func homeLike(ts []token, n int) bool {
+	if notHomeHeads[ts[n-1].low] {
+		return false
+	}
+	k := 0
+	if is(ts, 0, "the") && n > 1 {
+		k = 1
+	}
+	if ts[k].capital {
+		return true
+	}
+	words := make([]string, 0, n-k)
+	for _, t := range ts[k:n] {
+		words = append(words, t.low)
+	}
+	return places[strings.Join(words, " ")]
+}
+
+// notHomeHeads end what one moves to without changing home.
+var notHomeHeads = set("team", "squad", "department", "dept", "group", "division", "unit", "org",
+	"project", "role", "position", "job", "shift", "desk", "row", "seat", "table", "floor",
+	"office", "room", "couch", "sofa", "bed", "corner", "side", "channel", "server", "branch",
+	"repo", "plan", "tier", "version", "account", "phase", "stage", "track", "level", "class",
+	"league", "queue", "list", "section", "wing", "ward", "lane", "front", "back")
 
 // jobContext reports whether the words after a move name work ("for a
 // better role", "for the job"), so the move is between employers.

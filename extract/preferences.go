@@ -334,6 +334,9 @@ func (x *extraction) started(s subject, ts []token, f flags) {
 		return
 	}
 	if is(ts, 0, "at", "with") && personal(s) {
+		if s.kind != sSpeaker && childSchool(ts[1:]) {
+			return // "my niece started at Elm Street Nursery": a pupil, not staff
+		}
 		x.org(s, ts[1:], f, true)
 		return
 	}
@@ -719,3 +722,18 @@ func (x *extraction) passive(s subject, w string, ts []token, f flags) {
 	}
 	x.useThing(s, ts[1:], f, hint)
 }
+
+// childSchool reports an org named as a school for children ("Oakfield
+// Primary", "Little Stars Daycare"): someone else who starts there is a
+// pupil.
+func childSchool(ts []token) bool {
+	for k := 0; k < len(ts) && k < 6 && ts[k].kind == tWord; k++ {
+		if childSchools[ts[k].low] {
+			return true
+		}
+	}
+	return false
+}
+
+var childSchools = set("primary", "nursery", "kindergarten", "preschool", "pre-school", "daycare",
+	"elementary", "creche", "crèche", "montessori", "kita", "playgroup")

@@ -30,7 +30,15 @@ var valueStops = set("but", "because", "since", "when", "whenever", "while", "th
 	"anyways", "honestly", "definitely", "personally", "usually", "always", "never",
 	"today", "tomorrow", "yesterday", "tonight", "otherwise", "however", "therefore",
 	"cause", "cuz", "bc", "nowadays", "myself", "full-time", "part-time", "remotely",
-	"e.g", "i.e", "eg", "etc", "including", "especially")
+	"e.g", "i.e", "eg", "etc", "including", "especially",
+	// Discourse particles and sentence adverbs close a casual sentence
+	// ("in Porto finally", "Emacs tbh", "Kakoune yeah"); they are never
+	// part of the value before them.
+	"finally", "tbh", "tho", "yeah", "yep", "yup", "nah", "seriously", "ngl", "imo",
+	"imho", "fwiw", "lmao", "rofl", "smh", "idk", "frankly", "literally", "basically",
+	"totally", "obviously", "hopefully", "apparently", "sadly", "luckily", "thankfully",
+	"fortunately", "unfortunately", "eventually", "officially", "anyhow", "hehe", "heh",
+	"ok", "okay", "originally")
 
 // thingStops also end things: prepositions introduce a purpose or a place
 // ("Vim for editing", "zsh on macOS").
@@ -177,8 +185,25 @@ func listContinues(ts []token, k int) bool {
 	if w == "and" || w == "or" {
 		return true
 	}
-	return ts[k].kind == tQuote || !valueStops[w] && !thingStops[w] && !listAsides[w]
+	if ts[k].kind == tQuote {
+		return true
+	}
+	if valueStops[w] || thingStops[w] || listAsides[w] {
+		return false
+	}
+	// "not a fan of cilantro, parsley is fine": a verb after the next
+	// words makes the comma a new clause, not another item of the list.
+	for j := k + 1; j < len(ts) && j <= k+3 && ts[j].kind == tWord; j++ {
+		if clauseVerbs[ts[j].low] {
+			return false
+		}
+	}
+	return true
 }
+
+// clauseVerbs after a noun start a clause of their own.
+var clauseVerbs = set("is", "'s", "are", "'re", "was", "were", "seems", "seem", "sounds", "tastes",
+	"works", "does", "do", "has", "have", "stays", "remains")
 
 // listAsides open an aside after a comma, never a list item.
 var listAsides = set("e.g", "i.e", "eg", "ie", "etc", "like", "including", "such", "especially",
