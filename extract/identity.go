@@ -513,8 +513,15 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		}
 		if val, n := x.readValue(ts[j:], vThing); n > 0 && !f.not {
 			if _, ok := CategoryOf(val); ok {
-				f.neg, f.future = true, false
-				x.useThing(s, ts[j:], f, purposeInfo{})
+				nf := f
+				nf.neg, nf.future = true, false
+				x.useThing(s, ts[j:], nf, purposeInfo{})
+				// "moved off Heroku to Fly": what it moved to takes its place.
+				if rest := ts[j+n:]; is(rest, 0, "to", "onto", "for") && toolAt(x, rest[1:]) {
+					nf = f
+					nf.corr = true
+					x.useThing(s, rest[1:], nf, purposeInfo{})
+				}
 			}
 		}
 		return

@@ -51,6 +51,9 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 		x.predicate(s, ts, f)
 		return &s
 	}
+	if x.mode == modeUser && (x.lastDay(ts, f) || x.homeBought(ts, f)) {
+		return nil
+	}
 	if x.mode == modeUser && x.tasteIdiom(ts, f) {
 		return nil
 	}
@@ -504,11 +507,17 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			}
 			ts = ts[1:]
 		}
+		if f.not {
+			return // "I won't give up on Linux", "I didn't stop using Vim"
+		}
 		f.neg = true
 		f.past = false
 		if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund {
 			x.verb(s, next, ts[1:], f)
 			return
+		}
+		if v.lemma == "give" && is(ts, 0, "on") && toolAt(x, ts[1:]) {
+			ts = ts[1:] // "gave up on Ubuntu" ends a tool as "gave up Ubuntu" does
 		}
 		if v.lemma == "give" && toolAt(x, ts) {
 			x.useThing(s, ts, f, purposeInfo{}) // "gave up Vim"; not "gave up on my plans"
@@ -570,8 +579,17 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			f.corr, f.past = true, false
 			x.org(s.asPerson(), ts[j+2:], f, true)
 		}
-	case "replace", "ditch", "drop", "dump", "abandon", "retire":
+	case "replace", "ditch", "drop", "dump", "abandon", "retire", "swap", "trade":
+		if is(ts, 0, "out") {
+			ts = ts[1:] // "swapped out Jenkins for Buildkite"
+		}
 		x.replace(s, v, ts, f)
+	case "rip", "tear":
+		// "we ripped out MySQL for SQLite", "tore out the old ORM": a
+		// tool removed, and what took its place.
+		if is(ts, 0, "out") {
+			x.replace(s, v, ts[1:], f)
+		}
 	}
 }
 

@@ -245,6 +245,9 @@ type extraction struct {
 	project   string // slug of Event.ProjectID, "" if none
 	buf       []token
 	out       []Candidate
+	// made holds how each candidate of out was written, so a later
+	// clause of its sentence can rewrite it (see changes.go).
+	made []made
 	// span of the sentence being read
 	start, end int
 	// lead is set while reading a clause that opens its sentence (or
@@ -390,6 +393,10 @@ func (x *extraction) emit(s subject, f flags, c claim) {
 			conf = confHedged3rd
 		}
 	}
+	if f.neg && hedged {
+		// "we might drop MySQL": a value may only end for certain.
+		return
+	}
 	cue := CueNone
 	switch {
 	case f.neg:
@@ -420,6 +427,7 @@ func (x *extraction) emit(s subject, f flags, c claim) {
 		}
 	}
 	x.out = append(x.out, cand)
+	x.made = append(x.made, made{tmpl: c.tmpl, subj: s, cat: c.cat})
 }
 
 // isProjectType reports whether a claim about a named subject reads as a
@@ -458,4 +466,8 @@ func (x *extraction) sentence(s Sentence) {
 		carry = x.clause(cl, sf, carry)
 		prevRule = len(x.out) > before && x.out[len(x.out)-1].Type == memory.TypeConstraint
 	}
+	if x.mode == modeUser {
+		x.correctInPlace(toks)
+	}
+	x.endedBecomesHistory()
 }

@@ -38,7 +38,7 @@ var valueStops = set("but", "because", "since", "when", "whenever", "while", "th
 	"imho", "fwiw", "lmao", "rofl", "smh", "idk", "frankly", "literally", "basically",
 	"totally", "obviously", "hopefully", "apparently", "sadly", "luckily", "thankfully",
 	"fortunately", "unfortunately", "eventually", "officially", "anyhow", "hehe", "heh",
-	"ok", "okay", "originally")
+	"ok", "okay", "originally", "sorry")
 
 // thingStops also end things: prepositions introduce a purpose or a place
 // ("Vim for editing", "zsh on macOS").

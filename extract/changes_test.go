@@ -1,0 +1,95 @@
+package extract
+
+import (
+	"testing"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Changes said in passing must reach reconciliation as changes: the new
+// value with a correction cue, the old one ended (a negation) or, when its
+// own sentence names what replaced it, history (a past cue, so the value
+// before the current one has a version even if it was never stored).
+func TestChangeCues(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		// A last day somewhere, a start somewhere else.
+		{"last shift, start elsewhere", "Friday was my last shift at Acme, I start at Globex next week.", []string{
+			"fact user works_at=Acme cue=past", "fact user works_at=Globex cue=correction"}},
+		{"final day alone", "Thursday was my final day at Hooli.", []string{"fact user works_at=Hooli cue=negation"}},
+		{"last day announced", "My last day with Initech is the 30th.", []string{"fact user works_at=Initech cue=negation"}},
+		{"worked my last week", "Just worked my last week at Wayne Enterprises, then I'm off to Stark Industries.", []string{
+			"fact user works_at=Wayne Enterprises cue=negation"}},
+
+		// A home bought, rented or moved into.
+		{"closed on a flat, commutes elsewhere", "Finally closed on a flat in Ghent, I'll keep commuting to Brussels.", []string{
+			"fact user lives_in=Ghent cue=correction"}},
+		{"bought a house", "We bought a little house in Leiden.", []string{"fact user lives_in=Leiden cue=correction"}},
+		{"got the keys", "We just got the keys to our new place in Leeds!", []string{"fact user lives_in=Leeds cue=correction"}},
+		{"signed a lease", "Signed the lease on an apartment in Lyon yesterday.", []string{"fact user lives_in=Lyon cue=correction"}},
+		{"partner and I", "My partner and I bought a cottage in Galway.", []string{"fact user lives_in=Galway cue=correction"}},
+
+		// A value corrected inside its own sentence keeps the correction.
+		{"sorry, the other city", "I live in Graz, sorry, Linz.", []string{"fact user lives_in=Linz cue=correction"}},
+		{"no wait, at", "I work at Acme, no wait, at Initech.", []string{"fact user works_at=Initech cue=correction"}},
+		{"I meant", "My favorite editor is Vim, sorry, I meant Helix.", []string{"preference user prefers:editor=Helix cue=correction"}},
+		{"or rather", "I'm based in Porto, or rather Braga.", []string{"fact user lives_in=Braga cue=correction"}},
+		{"a date no slot holds stays an episode", "The recital is on the 9th, sorry, the 19th: the 9th is my sister's.", nil},
+
+		// A tool replaced: the new one current, the old one history.
+		{"ripped out X for Y", "We ripped out MySQL for SQLite last quarter.", []string{
+			"fact team uses:database=MySQL cue=past", "fact team uses:database=SQLite cue=correction"}},
+		{"swapped X for Y", "We swapped Jenkins for Buildkite.", []string{
+			"fact team uses:ci=Jenkins cue=past", "fact team uses:ci=Buildkite cue=correction"}},
+		{"swapped out", "We swapped out Jenkins for Buildkite in March.", []string{
+			"fact team uses:ci=Jenkins cue=past", "fact team uses:ci=Buildkite cue=correction"}},
+		{"moved off X to Y", "We moved off Heroku to Fly.", []string{
+			"fact team uses:hosting=Heroku cue=past", "fact team uses:hosting=Fly cue=correction"}},
+		{"on X these days, gave up on Y", "I'm on Arch these days, gave up on Ubuntu.", []string{
+			"preference user prefers:os=Arch cue=correction", "preference user prefers:os=Ubuntu cue=past"}},
+		{"gave up on Y, X these days", "Gave up on Vim, it's Helix these days.", []string{
+			"preference user prefers:editor=Vim cue=past", "preference user prefers:editor=Helix cue=correction"}},
+		{"gave up on Y alone ends it", "I gave up on Ubuntu.", []string{"preference user prefers:os=Ubuntu cue=negation"}},
+	})
+}
+
+// Every change cue keeps its precision: questions, hypotheticals, plans,
+// negations, other people and things that are not the slot's value change
+// nothing of the speaker's.
+func TestChangeCuesNegatives(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"last day: a question", "Is Friday your last day at Acme?", nil},
+		{"last day: a conditional", "If Friday is my last day at Acme, I'll throw a party.", nil},
+		{"last day: a maybe", "It might be my last week at Acme.", nil},
+		{"last day: someone else's", "Tom's last day at Acme was Friday.", nil},
+		{"last day: negated", "Today is not my last day at Acme.", nil},
+		{"last day: not an employer", "My last day at the beach was great.", nil},
+
+		{"home: someone else's", "My sister bought a flat in Ghent.", nil},
+		{"home: a holiday home", "We bought a holiday home in Menorca.", nil},
+		{"home: to rent out", "I bought a flat in Leeds to rent out.", nil},
+		{"home: for others", "We bought a house in Utrecht for my parents.", nil},
+		{"home: still buying", "We're buying a house in Utrecht.", nil},
+		{"home: a question", "Should we buy a flat in Ghent?", nil},
+		{"home: a conditional", "If we buy a flat in Ghent, I'll sell the car.", nil},
+		{"home: a maybe", "Maybe we'll close on a flat in Ghent.", nil},
+		{"home: not a home", "I bought a lamp in Ghent.", nil},
+
+		{"sorry: not a value", "I live in Graz, sorry, I have to run.", []string{"fact user lives_in=Graz"}},
+		{"sorry: an apology", "I work at Acme, sorry for the delay.", []string{"fact user works_at=Acme"}},
+		{"sorry: an aside", "I love Vim, sorry, it's just great.", []string{"preference user prefers:editor=Vim"}},
+		{"I mean: an aside", "My editor is Vim, I mean, it's fine.", []string{"preference user prefers:editor=Vim"}},
+		{"sorry: another kind", "My favorite editor is Vim, sorry, Rust.", []string{"preference user prefers:editor=Vim"}},
+
+		{"replace: a maybe ends nothing", "We might rip out MySQL for SQLite.", []string{"fact team uses:database=SQLite hedged"}},
+		{"replace: a question", "Should we rip out MySQL for SQLite?", nil},
+		{"replace: not a tool", "We ripped out the old carpet.", nil},
+		{"replace: not a swap of tools", "We traded stories for hours.", nil},
+		{"gave up on: not a tool", "I gave up on my novel.", nil},
+		{"gave up on: negated", "I won't give up on Linux.", nil},
+		{"gave up on: a question", "Did you give up on Vim?", nil},
+		{"gave up on: someone else's stays theirs", "I'm on Arch these days, my sister gave up on Ubuntu.", []string{
+			"preference user prefers:os=Arch cue=correction", "preference sister prefers:os=Ubuntu cue=negation"}},
+	})
+}
