@@ -5,7 +5,10 @@ package extract
 // rented, a value corrected inside its own sentence, and what a new value
 // replaced.
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // made is how a candidate was written: enough to write it again with
 // another value or cue.
@@ -21,7 +24,10 @@ type made struct {
 // new one in the same sentence ("..., I start at Globex") takes its place.
 func (x *extraction) lastDay(ts []token, f flags) bool {
 	for k := 0; k+4 < len(ts); k++ {
-		if !is(ts, k, "my") || !is(ts, k+1, "last", "final") ||
+		// "the last shift at Acme" is the speaker's when nobody else is
+		// named before it and the sentence speaks in the first person.
+		mine := is(ts, k, "my") || is(ts, k, "the") && speaksOfSelf(x.sent) && !otherSubject(ts[:k])
+		if !mine || !is(ts, k+1, "last", "final") ||
 			!is(ts, k+2, "day", "shift", "week", "month", "days", "shifts") || !is(ts, k+3, "at", "with", "for") {
 			continue
 		}
@@ -34,6 +40,61 @@ func (x *extraction) lastDay(ts []token, f flags) bool {
 	return false
 }
 
+// speaksOfSelf reports whether ts speaks of the speaker.
+func speaksOfSelf(ts []token) bool {
+	return hasWord(ts, "i", "i'm", "i've", "i'll", "me", "my", "we", "we're", "our")
+}
+
+// otherSubject reports a person other than the speaker among ts: a
+// pronoun or a capitalised word past the first ("Tom's last day").
+func otherSubject(ts []token) bool {
+	for k, t := range ts {
+		if is(ts, k, "he", "she", "they", "his", "her", "their", "'s", "you", "your") ||
+			t.capital && k > 0 && t.low != "i" && !weekdayOrMonth[t.low] {
+			return true
+		}
+	}
+	return false
+}
+
+var weekdayOrMonth = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+	"january", "february", "march", "april", "may", "june", "july", "august", "september",
+	"october", "november", "december")
+
+// onTeamAt reads a post at an employer: "I'm on the platform team at
+// Zalando now", "from Monday I'm on the night desk at Coldwater". The
+// employer is the speaker's, a change.
+func (x *extraction) onTeamAt(ts []token, f flags) bool {
+	for k := 1; k+4 < len(ts); k++ {
+		if !is(ts, k, "on") || !is(ts, k+1, "the") {
+			continue
+		}
+		if !is(ts, k-1, "'m", "am", "i'm") && !(is(ts, k-1, "be") && hasWord(ts[:k], "i", "i'll")) {
+			return false
+		}
+		j := k + 2
+		for j < len(ts) && j < k+6 && ts[j].kind == tWord && !postNouns[ts[j].low] {
+			j++
+		}
+		if !postNouns[lowAt(ts, j)] || !is(ts, j+1, "at", "with") {
+			return false
+		}
+		from := k - 1
+		for from > 0 && ts[from-1].kind != tPunct {
+			from--
+		}
+		if f.hedge || f.not || otherSubject(ts[from:k-1]) {
+			return true
+		}
+		f.corr, f.past = true, false
+		return x.org(x.speaker.asPerson(), ts[j+2:], f, true)
+	}
+	return false
+}
+
+// postNouns name one's place in a workplace.
+var postNouns = set("team", "desk", "crew", "squad", "staff", "rota", "floor", "line", "unit", "ward")
+
 // homeBought reads a home bought, rented or moved into: "we finally
 // closed on a flat in Ghent", "I bought a little house in Leiden", "got
 // the keys to our new place in Leeds", "signed the lease on an apartment
@@ -41,18 +102,31 @@ func (x *extraction) lastDay(ts []token, f flags) bool {
 // rental bought to let, a home for someone else or one still being bought
 // is not.
 func (x *extraction) homeBought(ts []token, f flags) bool {
-	for h := 1; h+2 < len(ts); h++ {
-		if !homeNouns[ts[h].low] || !is(ts, h+1, "in") {
+	for h := 0; h+2 < len(ts); h++ {
+		if !homeNouns[ts[h].low] {
+			continue
+		}
+		// "in" the place, right after the home or after a few words
+		// saying where in it ("a flat near the harbour in Cork").
+		in := h + 1
+		for in < len(ts) && in < h+5 && ts[in].kind == tWord && !is(ts, in, "in") && !verbLike(ts[in].low) {
+			in++
+		}
+		if !is(ts, in, "in") || in+1 >= len(ts) {
 			continue
 		}
 		// The words before the home: a verb of getting it, then at most a
-		// determiner and a few adjectives.
+		// determiner and a few adjectives; or, when the message has just
+		// said the keys were got, nothing but those.
 		cue := -1
 		for k := h - 1; k >= 0 && k >= h-6; k-- {
 			if homeGetting(ts, k) {
 				cue = k
 				break
 			}
+		}
+		if cue < 0 && h <= 3 && gotKeys.MatchString(strings.ToLower(x.content[:x.start])) && onlyModifiers(ts[:h]) {
+			cue = 0
 		}
 		if cue < 0 {
 			continue
@@ -65,11 +139,11 @@ func (x *extraction) homeBought(ts []token, f flags) bool {
 				return true
 			}
 		}
-		_, n := x.readValue(ts[h+2:], vPlace)
+		_, n := x.readValue(ts[in+1:], vPlace)
 		if n == 0 {
 			return false
 		}
-		rest := ts[h+2+n:]
+		rest := ts[in+1+n:]
 		if is(rest, 0, "for") && is(rest, 1, "my", "our", "his", "her", "their") || is(rest, 0, "to") && is(rest, 1, "rent", "let", "flip") ||
 			is(rest, 0, "as") && is(rest, 1, "an", "a") && is(rest, 2, "investment", "rental") {
 			return true // "a flat in Ghent for my mum", "... to rent out"
@@ -81,9 +155,30 @@ func (x *extraction) homeBought(ts []token, f flags) bool {
 			return true // "we're buying a house in Utrecht": not yet
 		}
 		f.corr, f.past = true, false
-		return x.place(x.speaker, ts[h+2:], f, "lives_in")
+		return x.place(x.speaker, ts[in+1:], f, "lives_in")
 	}
 	return false
+}
+
+// gotKeys finds a message saying, before the sentence read, that the
+// speaker got the keys to a home.
+var gotKeys = regexp.MustCompile(`(^|[.!?]\s*|\b(i|we|i've|we've|finally|just)\s+)(got|collected|picked up) (the|our|my) (new )?keys\b`)
+
+// onlyModifiers reports whether ts holds no more than a determiner and
+// adjectives: no verb, no name.
+func onlyModifiers(ts []token) bool {
+	for k, t := range ts {
+		if t.kind != tWord || verbLike(t.low) || k > 0 && t.capital || is(ts, k, "his", "her", "their", "your", "'s") {
+			return false
+		}
+	}
+	return true
+}
+
+// verbLike reports words that are verbs the rules know, or forms of "be".
+func verbLike(w string) bool {
+	_, ok := verbs[w]
+	return ok
 }
 
 // homeNouns are what one buys or rents to live in.

@@ -28,6 +28,12 @@ func TestChangeCues(t *testing.T) {
 		{"got the keys", "We just got the keys to our new place in Leeds!", []string{"fact user lives_in=Leeds cue=correction"}},
 		{"signed a lease", "Signed the lease on an apartment in Lyon yesterday.", []string{"fact user lives_in=Lyon cue=correction"}},
 		{"partner and I", "My partner and I bought a cottage in Galway.", []string{"fact user lives_in=Galway cue=correction"}},
+		{"keys first, the place after", "Got the keys! Small flat near the harbour in Cork, total chaos.", []string{"fact user lives_in=Cork cue=correction"}},
+
+		// A post at an employer.
+		{"on a team at", "I'm on the platform team at Zalando now.", []string{"fact user works_at=Zalando cue=correction"}},
+		{"the last shift, then a desk elsewhere", "Tuesday was the last shift at Brackenridge, from Monday I'm on the night desk at Coldwater Freight.", []string{
+			"fact user works_at=Brackenridge cue=past", "fact user works_at=Coldwater Freight cue=correction"}},
 
 		// A value corrected inside its own sentence keeps the correction.
 		{"sorry, the other city", "I live in Graz, sorry, Linz.", []string{"fact user lives_in=Linz cue=correction"}},
@@ -66,6 +72,12 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"last day: negated", "Today is not my last day at Acme.", nil},
 		{"last day: not an employer", "My last day at the beach was great.", nil},
 
+		{"last day: someone else said it", "Tom said the last day at Acme was rough.", nil},
+		{"last day: not the speaker's", "The last day at Legoland was the best.", nil},
+		{"post: someone else's", "She's on the night desk at Coldwater Freight.", nil},
+		{"post: not a post", "I'm on the waiting list at Moorfields.", nil},
+		{"post: an idiom", "I'm on the fence about Rust.", nil},
+		{"home: someone else's keys", "My sister got the keys! Her flat near the park in Cork is lovely.", nil},
 		{"home: someone else's", "My sister bought a flat in Ghent.", nil},
 		{"home: a holiday home", "We bought a holiday home in Menorca.", nil},
 		{"home: to rent out", "I bought a flat in Leeds to rent out.", nil},
@@ -87,7 +99,7 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"replace: not a tool", "We ripped out the old carpet.", nil},
 		{"replace: not a swap of tools", "We traded stories for hours.", nil},
 		{"gave up on: not a tool", "I gave up on my novel.", nil},
-		{"gave up on: negated", "I won't give up on Linux.", nil},
+		{"gave up on: negated", "We didn't give up on Linux after all.", nil},
 		{"gave up on: a question", "Did you give up on Vim?", nil},
 		{"gave up on: someone else's stays theirs", "I'm on Arch these days, my sister gave up on Ubuntu.", []string{
 			"preference user prefers:os=Arch cue=correction", "preference sister prefers:os=Ubuntu cue=negation"}},

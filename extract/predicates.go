@@ -51,8 +51,12 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 		x.predicate(s, ts, f)
 		return &s
 	}
-	if x.mode == modeUser && (x.lastDay(ts, f) || x.homeBought(ts, f)) {
-		return nil
+	if x.mode == modeUser {
+		// One clause may end a job and say the next post: each reads.
+		ended, home, post := x.lastDay(ts, f), x.homeBought(ts, f), x.onTeamAt(ts, f)
+		if ended || home || post {
+			return nil
+		}
 	}
 	if x.mode == modeUser && x.tasteIdiom(ts, f) {
 		return nil
@@ -508,7 +512,7 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			ts = ts[1:]
 		}
 		if f.not {
-			return // "I won't give up on Linux", "I didn't stop using Vim"
+			return // "didn't give up on Linux after all", "I didn't stop using Vim"
 		}
 		f.neg = true
 		f.past = false

@@ -255,6 +255,8 @@ type extraction struct {
 	lead bool
 	// sentOut is len(out) when the sentence being read began.
 	sentOut int
+	// sent is the sentence being read, all its clauses.
+	sent []token
 }
 
 func newExtraction(ev Event, m mode) *extraction {
@@ -456,6 +458,7 @@ func (x *extraction) sentence(s Sentence) {
 	var carry *subject
 	prevRule := false
 	x.sentOut = len(x.out)
+	x.sent = toks
 	for _, cl := range splitClauses(toks) {
 		// Imperatives and subject-less statements only open a sentence, or
 		// follow a semicolon, a dash or another rule: "... and never leak
