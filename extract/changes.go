@@ -8,6 +8,8 @@ package extract
 import (
 	"regexp"
 	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
 )
 
 // made is how a candidate was written: enough to write it again with
@@ -276,7 +278,11 @@ func (x *extraction) correctInPlace(ts []token) {
 			if !cand.Hedged {
 				cand.Cue = CueCorrection
 			}
-			cand.Content = render(m.tmpl, m.subj, cand.Value, m.cat, cand.Cue, cand.Hedged)
+			shown := cand.Value
+			if strings.HasPrefix(cand.Key, "date:") {
+				shown = "on " + shown // as eventDate shows it
+			}
+			cand.Content = render(m.tmpl, m.subj, shown, m.cat, cand.Cue, cand.Hedged)
 			return
 		}
 	}
@@ -338,6 +344,10 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 		if !first.capital {
 			return "", false
 		}
+	case strings.HasPrefix(key, "date:") || key == "birthday":
+		if dateLen(ts) != len(ts) {
+			return "", false
+		}
 	case strings.HasPrefix(key, "prefers:"):
 		if c, ok := CategoryOf(val); ok && c != key[len("prefers:"):] {
 			return "", false
@@ -368,4 +378,115 @@ func (x *extraction) endedBecomesHistory() {
 			}
 		}
 	}
+}
+
+// eventDate reads when something of the speaker's is: "my recital is on
+// the 19th", "the dentist is on Friday", "our offsite is the 3rd of June".
+// The slot is date:<thing>, so a later date, or one corrected in the same
+// message ("the 9th, sorry, the 19th"), takes its place. Only a date reads:
+// "the meeting is on the agenda" says nothing of when.
+func (x *extraction) eventDate(ts []token, f flags) bool {
+	s := x.speaker
+	switch {
+	case is(ts, 0, "my", "the"):
+	case is(ts, 0, "our"):
+		s = x.team
+	default:
+		return false
+	}
+	c := 1
+	for c < len(ts) && c < 4 && ts[c].kind == tWord && !ts[c].capital && !verbLike(ts[c].low) && !is(ts, c, "'s") {
+		c++
+	}
+	if c == 1 || !is(ts, c, "is") {
+		return false
+	}
+	noun := make([]string, 0, c-1)
+	for _, t := range ts[1:c] {
+		noun = append(noun, t.low)
+	}
+	name := strings.Join(noun, " ")
+	if _, ok := nounFacts[name]; ok || favoriteWords[noun[0]] || pronounValues[noun[0]] {
+		return false // "my birthday is..." has its own slot
+	}
+	v := c + 1
+	if is(ts, v, "on") {
+		v++
+	}
+	n := dateLen(ts[v:])
+	if n == 0 || v+n < len(ts) && ts[v+n].kind != tPunct {
+		return false
+	}
+	if f.not || f.hedge {
+		return true
+	}
+	date := x.text(ts[v:], n)
+	x.emit(s, f, claim{typ: memory.TypeFact, key: "date:" + Slug(name), value: date, tmpl: tmFact, cat: name, display: "on " + date})
+	return true
+}
+
+// favoriteWords open a preference, not a thing with a date.
+var favoriteWords = set("favorite", "favourite", "fav", "fave", "preferred", "go-to")
+
+// dateLen returns how many tokens of ts name a day: "the 19th", "19th",
+// "the 3rd of June", "June 3", "3 June", "Friday", "next Friday",
+// "Friday the 13th"; 0 if none.
+func dateLen(ts []token) int {
+	k := 0
+	if is(ts, 0, "next", "this") && weekdays[lowAt(ts, 1)] {
+		return 2
+	}
+	if weekdays[lowAt(ts, 0)] {
+		if is(ts, 1, "the") && ordinal(lowAt(ts, 2)) {
+			return 3
+		}
+		return 1
+	}
+	if months[lowAt(ts, 0)] && (ordinal(lowAt(ts, 1)) || dayNumber(lowAt(ts, 1))) {
+		return 2
+	}
+	if is(ts, 0, "the") {
+		k = 1
+	}
+	w := lowAt(ts, k)
+	if !ordinal(w) && !(k == 0 && dayNumber(w) && months[lowAt(ts, 1)]) {
+		return 0
+	}
+	k++
+	if is(ts, k, "of") && months[lowAt(ts, k+1)] {
+		k += 2
+	} else if months[lowAt(ts, k)] {
+		k++
+	}
+	return k
+}
+
+var weekdays = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+var months = set("january", "february", "march", "april", "may", "june", "july", "august",
+	"september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul",
+	"aug", "sep", "sept", "oct", "nov", "dec")
+
+// ordinal reports a day of the month written as an ordinal: "9th", "21st".
+func ordinal(w string) bool {
+	if len(w) < 3 || len(w) > 4 {
+		return false
+	}
+	return dayNumber(w[:len(w)-2]) && (strings.HasSuffix(w, "st") || strings.HasSuffix(w, "nd") ||
+		strings.HasSuffix(w, "rd") || strings.HasSuffix(w, "th"))
+}
+
+// dayNumber reports a day of the month in digits: "1" to "31".
+func dayNumber(w string) bool {
+	if len(w) == 0 || len(w) > 2 {
+		return false
+	}
+	d := 0
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+		d = d*10 + int(r-'0')
+	}
+	return d >= 1 && d <= 31
 }

@@ -40,7 +40,15 @@ func TestChangeCues(t *testing.T) {
 		{"no wait, at", "I work at Acme, no wait, at Initech.", []string{"fact user works_at=Initech cue=correction"}},
 		{"I meant", "My favorite editor is Vim, sorry, I meant Helix.", []string{"preference user prefers:editor=Helix cue=correction"}},
 		{"or rather", "I'm based in Porto, or rather Braga.", []string{"fact user lives_in=Braga cue=correction"}},
-		{"a date no slot holds stays an episode", "The recital is on the 9th, sorry, the 19th: the 9th is my sister's.", nil},
+		{"a date corrected", "The recital is on the 9th, sorry, the 19th: the 9th is my sister's.", []string{"fact user date:recital=the 19th cue=correction"}},
+		{"a birthday corrected", "My birthday is the 4th, no wait, the 14th.", []string{"fact user birthday=the 14th cue=correction"}},
+
+		// When something of the speaker's is: a date slot a later date replaces.
+		{"my thing on a date", "My viva is on the 21st.", []string{"fact user date:viva=the 21st"}},
+		{"the thing on a weekday", "The dentist appointment is on Thursday.", []string{"fact user date:dentist_appointment=Thursday"}},
+		{"our thing on a date with a month", "Our offsite is on the 3rd of June.", []string{"fact team date:offsite=the 3rd of June"}},
+		{"month first", "My flight is on March 3.", []string{"fact user date:flight=March 3"}},
+		{"a birthday keeps its slot, without the on", "My birthday is on the 9th.", []string{"fact user birthday=the 9th"}},
 
 		// A tool replaced: the new one current, the old one history.
 		{"ripped out X for Y", "We ripped out MySQL for SQLite last quarter.", []string{
@@ -94,6 +102,14 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"I mean: an aside", "My editor is Vim, I mean, it's fine.", []string{"preference user prefers:editor=Vim"}},
 		{"sorry: another kind", "My favorite editor is Vim, sorry, Rust.", []string{"preference user prefers:editor=Vim"}},
 
+		{"date: not a date", "The meeting is on the agenda.", nil},
+		{"date: a question", "Is the recital on the 9th?", nil},
+		{"date: a conditional", "If the recital is on the 9th, I can't come.", nil},
+		{"date: negated", "My recital isn't on the 9th.", nil},
+		{"date: someone else's", "My sister's recital is on the 9th.", nil},
+		{"date: the date as subject", "The 1st is fine.", nil},
+		{"date: sorry, not a date", "The recital is on the 9th, sorry, I have to go.", []string{"fact user date:recital=the 9th"}},
+		{"date: a favourite is a preference", "My favourite day is Friday.", []string{"preference user prefers:day=Friday"}},
 		{"replace: a maybe ends nothing", "We might rip out MySQL for SQLite.", []string{"fact team uses:database=SQLite hedged"}},
 		{"replace: a question", "Should we rip out MySQL for SQLite?", nil},
 		{"replace: not a tool", "We ripped out the old carpet.", nil},

@@ -297,6 +297,9 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	}
 	if key, ok := nounFacts[noun]; ok {
 		if personal(s) {
+			if is(val, 0, "on") && dateLen(val[1:]) > 0 {
+				val = val[1:] // "my birthday is on the 9th" is the 9th
+			}
 			n := valueLen(val, vPhrase)
 			if n > 0 && n <= 6 && validValue(val[:n]) {
 				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: key, value: x.text(val, n), tmpl: tmFact, cat: noun})
