@@ -30,6 +30,15 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 
+		{"a filler like", "I'm into climbing lately, like totally hooked.", []string{"preference user likes:climbing=climbing"}},
+		{"an example like still reads", "I like board games, like the classics.", []string{"preference user likes:board_games=board games", "preference user likes:classics=the classics"}},
+		{"the blue one refers back", "My favourite is probably the green one.", nil},
+
+		// Living on, out of, or at something that is not a place.
+		{"live on a diet", "I live on toast and tea.", nil},
+		{"live on a named street", "I live on Baker Street.", []string{"fact user lives_in=Baker Street"}},
+		{"based out of an office", "I'm based out of the Dublin office mostly.", nil},
+
 		// A contrast is not read as its opposite.
 		{"not big on X, Y is fine though", "Not big on sushi, ramen is fine though.", nil},
 		{"not a fan of X, Y is ok", "I'm not a fan of cilantro, parsley is ok though.", []string{"preference user dislikes:cilantro=cilantro"}},

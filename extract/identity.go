@@ -397,8 +397,8 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 	if n == 0 {
 		return false
 	}
-	if placeNoise[strings.ToLower(val)] {
-		return false
+	if placeNoise[strings.ToLower(val)] || workplaceHeads[ts[n-1].low] {
+		return false // "based out of the Leeds office" names a workplace
 	}
 	// "the new office", "a small town": a determiner needs a proper name
 	// after it ("the Netherlands") before it names a place.
@@ -469,6 +469,9 @@ func (x *extraction) live(s subject, ts []token, f flags) {
 	}
 	if !is(ts, 0, "in", "at", "near", "outside", "on") {
 		return
+	}
+	if is(ts, 0, "on") && !(len(ts) > 1 && ts[1].capital) {
+		return // "I live on coffee": only a named street or island is a place
 	}
 	if is(ts, 0, "near", "outside", "on") {
 		// "I live near Lisbon" still places the speaker, less exactly.
@@ -584,9 +587,13 @@ func homeLike(ts []token, n int) bool {
 // notHomeHeads end what one moves to without changing home.
 var notHomeHeads = set("team", "squad", "department", "dept", "group", "division", "unit", "org",
 	"project", "role", "position", "job", "shift", "desk", "row", "seat", "table", "floor",
-	"office", "room", "couch", "sofa", "bed", "corner", "side", "channel", "server", "branch",
+	"office", "room", "couch", "sofa", "bed", "corner", "channel", "server", "branch",
 	"repo", "plan", "tier", "version", "account", "phase", "stage", "track", "level", "class",
-	"league", "queue", "list", "section", "wing", "ward", "lane", "front", "back")
+	"league", "queue", "list", "section", "ward", "front", "back")
+
+// workplaceHeads end a workplace, never a home, whatever verb precedes it.
+var workplaceHeads = set("office", "offices", "hq", "headquarters", "desk", "team", "department",
+	"branch", "campus", "site", "warehouse", "store", "shop", "factory", "lab", "clinic")
 
 // jobContext reports whether the words after a move name work ("for a
 // better role", "for the job"), so the move is between employers.

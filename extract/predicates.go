@@ -42,6 +42,9 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	// A clause that starts with a verb continues the previous subject: "I
 	// used to use Vim but now use Neovim" is not an imperative.
 	if carry != nil && verbInitial(ts) {
+		if likeFiller(ts) && offsetOf(x.sent, ts) > 0 {
+			return nil // "..., like properly obsessed": a filler, not a liking
+		}
 		s := *carry
 		if s.kind == sNamed && x.mode == modeUser && x.lead && leadForm(ts) == fBase {
 			// "Messi is a legend - adore his passing": one named person
@@ -83,6 +86,18 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	x.predicate(s, rest, f)
 	return &s
+}
+
+// likeFiller reports a clause opened by the filler "like" before an adverb
+// or an adjective ("like totally hooked"), where a liking would have its
+// thing ("like the NBA").
+func likeFiller(ts []token) bool {
+	if !is(ts, 0, "like") {
+		return false
+	}
+	w := lowAt(ts, 1)
+	return adverbs[w] || w == "literally" || w == "super" || w == "properly" ||
+		notNames[w] && !is(ts, 1, "a", "an", "the", "new", "old", "in", "at", "on", "with", "from", "into", "over")
 }
 
 // cutConditional drops a conditional tail: "I use Vim if I can" keeps "I

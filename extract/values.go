@@ -290,6 +290,9 @@ func validValue(ts []token) bool {
 	} else if pronounValues[first] {
 		return false
 	}
+	if n := len(ts); n > 1 && is(ts, n-1, "one", "ones") && !ts[n-1].capital {
+		return false // "the blue one" stands for something said before
+	}
 	letters := false
 	for _, t := range ts {
 		switch t.low {
