@@ -121,3 +121,29 @@ func TestChangeCuesNegatives(t *testing.T) {
 			"preference user prefers:os=Arch cue=correction", "preference sister prefers:os=Ubuntu cue=negation"}},
 	})
 }
+
+// Who fills a role in the speaker's life, said either way round: a
+// relation gets its name ("my manager is Karim" is the manager's name), a
+// role with no subject of its own a slot of the speaker's, one at a time,
+// so a new landlord replaces the old.
+func TestWhoFillsARole(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"relation named after", "My manager is Priya.", []string{"fact manager name=Priya"}},
+		{"relation named before", "Priya is my manager now.", []string{"fact manager name=Priya cue=correction"}},
+		{"a sibling named", "Ravi is my brother.", []string{"fact brother name=Ravi"}},
+		{"a role of the speaker's", "Dr Mensah is my GP.", []string{"fact user gp=Dr Mensah"}},
+		{"a role with now", "My dentist is Dr Lowe now.", []string{"fact user dentist=Dr Lowe cue=correction"}},
+		{"a household's landlord, called", "Some outfit called Kestrel Homes is our landlord now.", []string{"fact team landlord=Kestrel Homes cue=correction"}},
+		{"someone else's role", "Mia's manager is Tariq.", []string{"fact mia manager=Tariq"}},
+
+		{"not a name: an opinion", "My boss is great.", nil},
+		{"not a name: an article", "My landlord is a nightmare.", nil},
+		{"not a name: a place", "My doctor is in Leeds.", nil},
+		{"not a name: a nationality", "My manager is French.", nil},
+		{"not a name: a title", "My brother is Head of Sales.", nil},
+		{"a question", "Is Priya your manager?", nil},
+		{"a conditional", "If Priya is my manager, I'm quitting.", nil},
+		{"a role of a role", "Tariq is my manager's manager.", nil},
+	})
+}

@@ -41,6 +41,10 @@ body:
 	if len(ts) == 0 {
 		return
 	}
+	if s.kind == sPerson && strings.HasPrefix(s.name, possessive(x.speaker.name)+" ") && ts[0].capital &&
+		!f.not && !knownPlace(ts) && x.name(s, ts, f, false) {
+		return // "my manager is Karim": the relation's name
+	}
 	w := ts[0].low
 	if v, ok := verbs[w]; ok && (v.form == fGerund || v.form == fBase && f.future) && v.lemma != "be" && w != "building" {
 		if f.past {
@@ -352,7 +356,7 @@ func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
 	// A name ends the clause, or comes before "and", "from", "by the way".
 	if n < len(ts) {
 		next := ts[n]
-		if next.kind == tWord && !is(ts, n, "and", "from", "by", "btw", "here", "but", "though") || next.kind == tQuote {
+		if next.kind == tWord && !is(ts, n, "and", "from", "by", "btw", "here", "but", "though", "now") || next.kind == tQuote {
 			return false
 		}
 	}

@@ -146,7 +146,14 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	if c < 0 || !is(ts, c+1, "my", "our") {
 		return false
 	}
-	if !validValue(ts[:c]) || ts[0].kind == tWord && (subjectStopWords[ts[0].low] && !ts[0].capital || ts[0].low == "i" || ts[0].low == "it" || ts[0].low == "this" || ts[0].low == "that") {
+	subj := ts[:c]
+	if k := max(indexOf(subj, "called"), indexOf(subj, "named")); k >= 0 && k+1 < c && peopleRoles[lowAt(ts, c+2)] {
+		// "a firm called Birch Estates is our landlord": the name.
+		subj = subj[k+1:]
+		ts = ts[k+1:]
+		c -= k + 1
+	}
+	if !validValue(subj) || ts[0].kind == tWord && (subjectStopWords[ts[0].low] && !ts[0].capital || ts[0].low == "i" || ts[0].low == "it" || ts[0].low == "this" || ts[0].low == "that") {
 		return false
 	}
 	if is(ts, 0, "my", "our", "the", "your", "his", "her", "their") {
@@ -179,6 +186,15 @@ var nounFacts = map[string]string{
 	"mother tongue": "native_language", "timezone": "timezone", "time zone": "timezone",
 	"tz": "timezone", "nationality": "nationality", "blood type": "blood_type",
 }
+
+// peopleRoles are the people and firms a person deals with, each one at a
+// time.
+var peopleRoles = set("manager", "boss", "line manager", "team lead", "tech lead", "lead", "mentor",
+	"landlord", "landlady", "letting agent", "gp", "doctor", "dentist", "therapist", "physio",
+	"vet", "accountant", "lawyer", "solicitor", "tutor", "coach", "personal trainer", "trainer",
+	"hairdresser", "barber", "cleaner", "nanny", "babysitter", "childminder", "flatmate",
+	"roommate", "housemate", "bank", "broker", "insurer", "energy supplier", "internet provider",
+	"isp", "mechanic", "pm", "product manager", "director", "skip-level", "skip level")
 
 // interpretNP turns "<owner>'s <np> is <val>" into a claim.
 func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
@@ -292,6 +308,24 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		// "My cat is called Miso", "my band is named Static".
 		if n := valueLen(val[1:], vPhrase); n > 0 && n <= 4 && validValue(val[1:1+n]) {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(noun), value: x.text(val[1:], n), tmpl: tmFact, cat: noun + "'s name"})
+		}
+		return
+	}
+	if peopleRoles[noun] || s.kind == sSpeaker && relationNouns[noun] {
+		// "My landlord is Birch Estates", "Karim is my manager now": who
+		// fills a role in the person's life, one slot per role, so a new
+		// one replaces the old. Only a name fills it ("my boss is great"
+		// says nothing of who).
+		if s.kind == sSpeaker && relationNouns[noun] {
+			// "Karim is my manager" names the relation, as "my manager's
+			// name is Karim" does.
+			x.name(subject{kind: sPerson, id: Slug(noun), name: possessive(s.name) + " " + noun}, val, f, false)
+			return
+		}
+		if (personal(s) || s.kind == sTeam) && len(val) > 0 && val[0].capital {
+			if v, n := x.readValue(val, vOrg); n > 0 {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: Slug(noun), value: v, tmpl: tmFact, cat: noun})
+			}
 		}
 		return
 	}
