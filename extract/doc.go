@@ -27,6 +27,8 @@
 //	lives_in, from, works_at, role, name, diet, birthday, pronouns,
 //	timezone, native_language, nationality
 //	date:<thing>           when something of theirs is: date:recital
+//	gp, landlord, dentist  who fills a role for them (peopleRoles); a
+//	                       relation's own name is <relation>/name instead
 //	speaks:<language>, allergic_to:<thing>
 //	uses:<category>        a project's or team's tool: uses:package_manager;
 //	                       uses:<purpose> for "we use X for Y" (uses:cache);
