@@ -64,6 +64,9 @@ func TestChangeCues(t *testing.T) {
 		{"gave up on Y, X these days", "Gave up on Vim, it's Helix these days.", []string{
 			"preference user prefers:editor=Vim cue=past", "preference user prefers:editor=Helix cue=correction"}},
 		{"gave up on Y alone ends it", "I gave up on Ubuntu.", []string{"preference user prefers:os=Ubuntu cue=negation"}},
+		{"not anymore, then now", "I don't drink soda anymore, it's kombucha now.", []string{
+			"preference user prefers:drink=soda cue=past", "preference user prefers:drink=kombucha cue=correction"}},
+		{"not anymore alone", "I don't drink soda anymore.", []string{"preference user prefers:drink=soda cue=negation"}},
 	})
 }
 
@@ -115,6 +118,7 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"replace: not a tool", "We ripped out the old carpet.", nil},
 		{"replace: not a swap of tools", "We traded stories for hours.", nil},
 		{"gave up on: not a tool", "I gave up on my novel.", nil},
+		{"not drinking is no choice", "I don't drink soda.", nil},
 		{"gave up on: negated", "We didn't give up on Linux after all.", nil},
 		{"gave up on: a question", "Did you give up on Vim?", nil},
 		{"gave up on: someone else's stays theirs", "I'm on Arch these days, my sister gave up on Ubuntu.", []string{

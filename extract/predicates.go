@@ -569,8 +569,11 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			x.avoid(s, ts, f) // f.neg: "I no longer eat meat"
 		}
 	case "drink":
-		if f.not || !personal(s) {
+		if !personal(s) || f.not && !f.anymore {
 			return
+		}
+		if f.not {
+			f.neg = true // "I don't drink coffee anymore" ends it
 		}
 		val, n := x.readValue(ts, vThing)
 		if n == 0 {
