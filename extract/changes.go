@@ -26,7 +26,7 @@ type made struct {
 // new one in the same sentence ("..., I start at Globex") takes its place.
 func (x *extraction) lastDay(ts []token, f flags) bool {
 	for k := 0; k+4 < len(ts); k++ {
-		// "the last shift at Acme" is the speaker's when nobody else is
+		// "the final day at Acme" is the speaker's when nobody else is
 		// named before it and the sentence speaks in the first person.
 		mine := is(ts, k, "my") || is(ts, k, "the") && speaksOfSelf(x.sent) && !otherSubject(ts[:k])
 		if !mine || !is(ts, k+1, "last", "final") ||
@@ -64,7 +64,7 @@ var weekdayOrMonth = set("monday", "tuesday", "wednesday", "thursday", "friday",
 	"october", "november", "december")
 
 // onTeamAt reads a post at an employer: "I'm on the platform team at
-// Zalando now", "from Monday I'm on the night desk at Coldwater". The
+// Zalando now", "from June I'm on the night desk at Coldwater". The
 // employer is the speaker's, a change.
 func (x *extraction) onTeamAt(ts []token, f flags) bool {
 	for k := 1; k+4 < len(ts); k++ {

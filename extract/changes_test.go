@@ -32,7 +32,7 @@ func TestChangeCues(t *testing.T) {
 
 		// A post at an employer.
 		{"on a team at", "I'm on the platform team at Zalando now.", []string{"fact user works_at=Zalando cue=correction"}},
-		{"the last shift, then a desk elsewhere", "Tuesday was the last shift at Brackenridge, from Monday I'm on the night desk at Coldwater Freight.", []string{
+		{"the last shift, then a desk elsewhere", "Tuesday was the final shift at Brackenridge, from June I'm on the night desk at Coldwater Freight.", []string{
 			"fact user works_at=Brackenridge cue=past", "fact user works_at=Coldwater Freight cue=correction"}},
 
 		// A value corrected inside its own sentence keeps the correction.
@@ -127,7 +127,7 @@ func TestChangeCuesNegatives(t *testing.T) {
 }
 
 // Who fills a role in the speaker's life, said either way round: a
-// relation gets its name ("my manager is Karim" is the manager's name), a
+// relation gets its name ("my manager is Priya" is the manager's name), a
 // role with no subject of its own a slot of the speaker's, one at a time,
 // so a new landlord replaces the old.
 func TestWhoFillsARole(t *testing.T) {
@@ -138,7 +138,7 @@ func TestWhoFillsARole(t *testing.T) {
 		{"a sibling named", "Ravi is my brother.", []string{"fact brother name=Ravi"}},
 		{"a role of the speaker's", "Dr Mensah is my GP.", []string{"fact user gp=Dr Mensah"}},
 		{"a role with now", "My dentist is Dr Lowe now.", []string{"fact user dentist=Dr Lowe cue=correction"}},
-		{"a household's landlord, called", "Some outfit called Kestrel Homes is our landlord now.", []string{"fact team landlord=Kestrel Homes cue=correction"}},
+		{"a household's landlord, called", "Some outfit called Kestrel Homes is our new landlord.", []string{"fact team landlord=Kestrel Homes"}},
 		{"someone else's role", "Mia's manager is Tariq.", []string{"fact mia manager=Tariq"}},
 
 		{"not a name: an opinion", "My boss is great.", nil},

@@ -43,7 +43,7 @@ body:
 	}
 	if s.kind == sPerson && strings.HasPrefix(s.name, possessive(x.speaker.name)+" ") && ts[0].capital &&
 		!f.not && !knownPlace(ts) && x.name(s, ts, f, false) {
-		return // "my manager is Karim": the relation's name
+		return // "my manager is Priya": the relation's name
 	}
 	w := ts[0].low
 	if v, ok := verbs[w]; ok && (v.form == fGerund || v.form == fBase && f.future) && v.lemma != "be" && w != "building" {

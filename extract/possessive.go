@@ -147,7 +147,7 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 		return false
 	}
 	subj := ts[:c]
-	if k := max(indexOf(subj, "called"), indexOf(subj, "named")); k >= 0 && k+1 < c && peopleRoles[lowAt(ts, c+2)] {
+	if k := max(indexOf(subj, "called"), indexOf(subj, "named")); k >= 0 && k+1 < c && (peopleRoles[lowAt(ts, c+2)] || peopleRoles[lowAt(ts, c+3)]) {
 		// "a firm called Birch Estates is our landlord": the name.
 		subj = subj[k+1:]
 		ts = ts[k+1:]
@@ -312,13 +312,13 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		return
 	}
 	if peopleRoles[noun] || s.kind == sSpeaker && relationNouns[noun] {
-		// "My landlord is Birch Estates", "Karim is my manager now": who
+		// "My landlord is Birch Estates", "Priya is my manager now": who
 		// fills a role in the person's life, one slot per role, so a new
 		// one replaces the old. Only a name fills it ("my boss is great"
 		// says nothing of who).
 		if s.kind == sSpeaker && relationNouns[noun] {
-			// "Karim is my manager" names the relation, as "my manager's
-			// name is Karim" does.
+			// "Priya is my manager" names the relation, as "my manager's
+			// name is Priya" does.
 			x.name(subject{kind: sPerson, id: Slug(noun), name: possessive(s.name) + " " + noun}, val, f, false)
 			return
 		}
