@@ -18,6 +18,9 @@ type made struct {
 	tmpl tmpl
 	subj subject
 	cat  string
+	// denial is a plain "not" ("I don't live in Paris"): it may correct a
+	// misunderstanding, so it never says the value was once true.
+	denial bool
 }
 
 // lastDay reads the end of a job said as its last day: "Thursday was my
@@ -364,7 +367,7 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 func (x *extraction) endedBecomesHistory() {
 	for i := x.sentOut; i < len(x.out); i++ {
 		ended := &x.out[i]
-		if ended.Cue != CueNegation || ended.Hedged {
+		if ended.Cue != CueNegation || ended.Hedged || x.made[i].denial {
 			continue
 		}
 		for j := x.sentOut; j < len(x.out); j++ {

@@ -117,6 +117,10 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"replace: a question", "Should we rip out MySQL for SQLite?", nil},
 		{"replace: not a tool", "We ripped out the old carpet.", nil},
 		{"replace: not a swap of tools", "We traded stories for hours.", nil},
+		{"a denial is no history", "I don't work at Umbrella, I work at Cyberdyne now.", []string{
+			"fact user works_at=Umbrella cue=negation", "fact user works_at=Cyberdyne cue=correction"}},
+		{"no longer is history", "I no longer work at Umbrella, I work at Cyberdyne now.", []string{
+			"fact user works_at=Umbrella cue=past", "fact user works_at=Cyberdyne cue=correction"}},
 		{"gave up on: not a tool", "I gave up on my novel.", nil},
 		{"not drinking is no choice", "I don't drink soda.", nil},
 		{"gave up on: negated", "We didn't give up on Linux after all.", nil},

@@ -429,7 +429,7 @@ func (x *extraction) emit(s subject, f flags, c claim) {
 		}
 	}
 	x.out = append(x.out, cand)
-	x.made = append(x.made, made{tmpl: c.tmpl, subj: s, cat: c.cat})
+	x.made = append(x.made, made{tmpl: c.tmpl, subj: s, cat: c.cat, denial: f.not && !f.anymore})
 }
 
 // isProjectType reports whether a claim about a named subject reads as a
