@@ -27,6 +27,9 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"already", "I moved to Denver already.", []string{"fact user lives_in=Denver cue=correction"}},
 		{"originally", "I'm from Quebec originally.", []string{"fact user from=Quebec"}},
 		{"a multi-word value stays whole", "I'm living in Santa Cruz finally.", []string{"fact user lives_in=Santa Cruz"}},
+		{"a manner adverb", "I speak Catalan fluently.", []string{"fact user speaks:catalan=Catalan"}},
+		{"a particle after a goal", "I want to learn the banjo tbh.", []string{"goal user goal:learn_banjo=learn the banjo"}},
+		{"a particle after a role", "I'm a paramedic now honestly.", []string{"fact user role=paramedic cue=correction"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 

@@ -38,7 +38,7 @@ var valueStops = set("but", "because", "since", "when", "whenever", "while", "th
 	"imho", "fwiw", "lmao", "rofl", "smh", "idk", "frankly", "literally", "basically",
 	"totally", "obviously", "hopefully", "apparently", "sadly", "luckily", "thankfully",
 	"fortunately", "unfortunately", "eventually", "officially", "anyhow", "hehe", "heh",
-	"ok", "okay", "originally", "sorry")
+	"ok", "okay", "originally", "sorry", "fluently", "natively", "conversationally", "decently")
 
 // thingStops also end things: prepositions introduce a purpose or a place
 // ("Vim for editing", "zsh on macOS").
@@ -65,7 +65,9 @@ var roleStops = set("at", "for", "in", "on", "with", "from", "by", "and", "or", 
 
 // phraseStops end verb phrases (goals, rules, decisions).
 var phraseStops = set("because", "but", "otherwise", "however", "though", "although",
-	"whereas", "cause", "cuz", "bc", "lol", "thanks", "since")
+	"whereas", "cause", "cuz", "bc", "lol", "thanks", "since",
+	// the particles that close a casual sentence, never part of the action
+	"tbh", "tho", "ngl", "imo", "imho", "lmao", "haha", "yeah", "honestly", "seriously")
 
 // trailingJunk is trimmed off the end of every value.
 var trailingJunk = set("the", "a", "an", "my", "our", "of", "to", "and", "or", "in", "at",
