@@ -170,12 +170,12 @@ func reportedByOther(ts []token) bool {
 			return true
 		}
 		if ts[j].low == "to" || ts[j].low == "not" || ts[j].low == "do" || ts[j].low == "can" || ts[j].low == "will" {
-			continue // "I want to tell you", "I didn't say", "Let me tell you"
+			continue // "I have news for you", "I didn't say", "Let me tell you"
 		}
 		if ts[j].low == "me" || ts[j].low == "us" || ts[j].low == "let" {
 			continue
 		}
-		// "Dana prefers Vim, she says it's faster": an aside after the
+		// "Dana prefers Vim, she claims it loads quicker": an aside after the
 		// claim, reporting something else; "..., she says." at the end
 		// reports the claim itself.
 		if j > 0 && is(ts, j-1, ",") && is(ts, j, "she", "he", "they") && k+1 < len(ts) && ts[k+1].kind == tWord {
@@ -268,7 +268,7 @@ func splitClauses(ts []token) [][]token {
 		case t.kind == tPunct && (t.low == ";" || t.low == "(" || t.low == ")" || t.low == "[" || t.low == "]" || t.low == "-" || t.low == "..."):
 			cut(k, k+1)
 		case t.kind == tPunct && t.low == ",":
-			// ", like a walk or a picnic" gives examples; ", like hiking"
+			// ", like a swim or a barbecue" gives examples; ", like hiking"
 			// may be a liking.
 			if startsNewClause(ts, k+1) && !(is(ts, k+1, "like") && (is(ts, k+2, "a", "an", "some", "through", "with", "in", "at", "for", "when", "to", "everyone", "everybody", "most", "many") || seq(ts, k+2, "the", "rest"))) {
 				cut(k, k+1)
@@ -462,7 +462,7 @@ func stripLeading(ts []token, f *flags) []token {
 			f.hedge = true
 			ts = ts[1:]
 		case w == "i" && is(ts, 1, "feel") && is(ts, 2, "like", "as"):
-			// "I feel like a different person": a likeness, not a report
+			// "I feel like royalty": a likeness, not a report
 			// of anything, and never a liking.
 			return nil
 		case w == "i" && is(ts, 1, "think", "believe", "feel", "reckon"):
@@ -571,7 +571,7 @@ func firstPersonReport(ts []token) int {
 		k++
 	}
 	if k < len(ts) && !is(ts, k, "that", ",", ":", "i", "we", "my", "our") {
-		return 0 // "I told you about Vim" is not a report of a claim
+		return 0 // "I mentioned Vim to you" is not a report of a claim
 	}
 	return k
 }

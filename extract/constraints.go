@@ -59,7 +59,7 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		}
 		k++
 	}
-	// "It's important to stay positive" is an opinion; only the strong words
+	// "It's vital to keep smiling" is an opinion; only the strong words
 	// make a rule of "it is X to/that".
 	if seq(ts, k, "it", "is") && is(ts, k+2, "essential", "crucial", "critical", "vital", "mandatory", "required", "non-negotiable", "nonnegotiable", "imperative") && is(ts, k+3, "to", "that") {
 		f.high = true
@@ -223,8 +223,8 @@ func general(ts []token) bool {
 }
 
 // socialImperative reports small talk shaped like an order: "Talk to you
-// soon!", "Keep up the great work!", "Keep on inspiring people with your
-// strength", "Respect for the effort". A plain imperative about the
+// soon!", "Nice going, keep it up!", "Keep on lifting others with your
+// courage", "Respect for the effort". A plain imperative about the
 // listener is social.
 func socialImperative(ts []token, k int) bool {
 	if is(ts, k+1, "up", "on", "going", "it", "for", "of") {
@@ -239,7 +239,7 @@ func socialImperative(ts []token, k int) bool {
 }
 
 // hasCopula reports an "is/are/was" inside the clause, which makes its
-// first word a noun: "Support from loved ones is vital" is not an order.
+// first word a noun: "Help from family is priceless" is not an order.
 func hasCopula(ts []token) bool {
 	for _, t := range ts {
 		if t.kind == tPunct && t.low == "," {
@@ -279,7 +279,7 @@ func (x *extraction) ruleFallback(s subject, ts []token, modStart, verbAt int, f
 		return // "I never said that", "we always were late"
 	}
 	if !practiceVerbs[lowAt(ts, verbAt)] && !imperativeVerbs[lowAt(ts, verbAt)] {
-		return // "we always look forward to our camping trip" is a habit, not a rule
+		return // "we always count down to our lake weekend" is a habit, not a rule
 	}
 	if bodyBlocked(ts[verbAt:]) {
 		return
@@ -346,9 +346,9 @@ var practiceVerbs = set("deploy", "push", "merge", "commit", "release", "ship", 
 	"schedule", "meet", "book", "pay", "send", "share", "publish", "post")
 
 // encouragement reports pep talk and speculation shaped like a rule, which
-// chat is full of: "Don't give up", "Never give up", "Don't let anything
-// stop you", "Don't be afraid to take risks", "Keep learning", "Must have
-// taken a lot of work". A rule that speaks of "you" counts only when it is
+// chat is full of: "Don't quit", "Never quit", "Don't let anyone
+// hold you back", "Don't be scared of failing", "Keep learning", "Must have
+// been so much effort". A rule that speaks of "you" counts only when it is
 // addressed as one ("You must always sign your commits").
 func encouragement(quote, body []token) bool {
 	k := 0
@@ -412,12 +412,12 @@ func bodyBlocked(body []token) bool {
 	if v, ok := verbs[w]; ok && v.form == fPast && w != "used" {
 		return true
 	}
-	// "Always staying filled with self-belief" describes; a rule's action
-	// is an imperative. "Always up for something sweet" has no verb at all.
+	// "Always brimming with confidence" describes; a rule's action
+	// is an imperative. "Always game for dessert" has no verb at all.
 	if v, ok := verbs[w]; ok && v.form == fGerund || !ok && isGerund(w) && len(w) >= 7 || w == "up" || w == "down" || w == "out" || w == "off" {
 		return true // "bring", "sing" end in -ing without being gerunds
 	}
-	// "(We'll have to) check some out", "try it out": small talk about
+	// "(We should) look at a few", "try it out": small talk about
 	// something said before, nothing to hold anyone to. "Always back it
 	// up" and "Always cc me" stay rules.
 	words := 0

@@ -58,7 +58,7 @@ var templates = [...][4]string{
 	tmSpeaks:   {"{S} speaks {V}.", "{S} used to speak {V}.", "{S} no longer speaks {V}.", "{S} may speak {V}."},
 	tmAllergy:  {"{S} is allergic to {V}.", "{S} used to be allergic to {V}.", "{S} is no longer allergic to {V}.", "{S} may be allergic to {V}."},
 	tmAvoids:   {"{S} does not eat {V}.", "{S} used to avoid {V}.", "{S} eats {V} again.", "{S} may avoid {V}."},
-	tmRule:     {"{S} set a rule: {V}.", "{S} used to have a rule: {V}.", "{S} dropped a rule: {V}.", "{S} suggested a rule: {V}."},
+	tmRule:     {"{S} set a rule: {V}.", "{S} once had a rule: {V}.", "{S} dropped a rule: {V}.", "{S} suggested a rule: {V}."},
 	tmDecideTo: {"{S} decided to {V}.", "{S} had decided to {V}.", "{S} decided not to {V}.", "{S} may decide to {V}."},
 	tmDecideOn: {"{S} decided on {V}{C}.", "{S} had decided on {V}{C}.", "{S} decided against {V}{C}.", "{S} may decide on {V}{C}."},
 	tmDecision: {"{S} decided: {V}.", "{S} had decided: {V}.", "{S} reversed a decision: {V}.", "{S} is leaning toward: {V}."},

@@ -139,7 +139,7 @@ func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
 		return // "I agree that..." is an opinion; "we agreed to..." decided
 	}
 	if v.form == fGerund && v.lemma == "decide" {
-		return // "We're still deciding on the destination": not yet ("choosing Postgres" names the choice)
+		return // "We're still picking where to go": not yet ("choosing Postgres" names the choice)
 	}
 	switch v.lemma {
 	case "decide", "agree":
@@ -172,8 +172,8 @@ func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
 			x.decideTo(s, ts[1:], f, tmDecideTo)
 			return
 		}
-		// "We chose Tailwind" decides; "I chose furniture that looks
-		// great" shops. The thing must be named or known.
+		// "We chose Tailwind" decides; "I chose a sofa that seems
+		// comfy" shops. The thing must be named or known.
 		if val, n := x.readValue(ts, vThing); n > 0 {
 			if _, ok := CategoryOf(val); ok || ts[0].capital || ts[0].kind == tQuote {
 				x.decideObject(s, ts, f, "")
@@ -213,7 +213,7 @@ func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
 		return
 	}
 	if refersBack(ts[:n], false) {
-		return // "I decided to include this at the beginning": include what?
+		return // "I decided to put this up front": include what?
 	}
 	x.emit(s, f, claim{typ: memory.TypeDecision, key: "decision:" + shortSlug(phraseKey(ts[:n]), 5), value: x.text(ts, n), tmpl: t})
 }
@@ -293,7 +293,7 @@ func (x *extraction) goal(s subject, ts []token, f flags, t tmpl, prefix string)
 	}
 	for i, t := range ts[:n] {
 		if goalPronouns[t.low] && !((t.low == "this" || t.low == "that" || t.low == "these") && periodWords[lowAt(ts, i+1)]) {
-			return // "help make that happen", "pass it on": we cannot tell what "it" is ("this year" is a time)
+			return // "help get that done", "pass it on": we cannot tell what "it" is ("this year" is a time)
 		}
 	}
 	c := claim{typ: memory.TypeGoal, key: "goal:" + shortSlug(phraseKey(ts[:n]), 5), value: prefix + x.text(ts, n), tmpl: t}
@@ -352,7 +352,7 @@ func (x *extraction) learn(s subject, ts []token, f flags) {
 		return
 	}
 	if len(ts) > 0 && (thingStops[ts[0].low] || valueStops[ts[0].low]) {
-		return // "I'm learning with them", "learning as much as I can"
+		return // "I'm learning with them", "learning all I possibly can"
 	}
 	val, n := x.readValue(ts, vThing)
 	if n == 0 {

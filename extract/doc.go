@@ -26,10 +26,13 @@
 //	uses:<thing>           a person's tool with no known category
 //	lives_in, from, works_at, role, name, diet, birthday, pronouns,
 //	timezone, native_language, nationality
+//	date:<thing>           when something of theirs is: date:recital
+//	gp, landlord, dentist  who fills a role for them (peopleRoles); a
+//	                       relation's own name is <relation>/name instead
 //	speaks:<language>, allergic_to:<thing>
 //	uses:<category>        a project's or team's tool: uses:package_manager;
 //	                       uses:<purpose> for "we use X for Y" (uses:cache);
-//	                       uses:<category>:<component> for a part of the
+//	                       uses:<category>:<component> for one part of the
 //	                       project ("our backend uses Go")
 //	constraint:<action>    a rule; "always use tabs" and "never use tabs"
 //	                       share constraint:use_tabs
@@ -46,8 +49,10 @@
 // # Cues and confidence
 //
 // Cue tells reconciliation how a candidate relates to the slot: a correction
-// ("actually", "switched to", "now"), a negation ("no longer", "stopped") or
-// history ("used to", simple past). Plain statements get confidence 0.9,
+// ("actually", "switched to", "now", "sorry, I meant"), a negation ("no
+// longer", "stopped", "my last day at") or history ("used to", simple past,
+// or a value whose own sentence names what replaced it: "ripped out MySQL
+// for SQLite"). Plain statements get confidence 0.9,
 // statements about others or from agents 0.7, hedged ones ("maybe",
 // "thinking about", "I guess") at most 0.4 and never a correction cue.
 package extract

@@ -41,6 +41,10 @@ body:
 	if len(ts) == 0 {
 		return
 	}
+	if s.kind == sPerson && strings.HasPrefix(s.name, possessive(x.speaker.name)+" ") && ts[0].capital &&
+		!f.not && !knownPlace(ts) && x.name(s, ts, f, false) {
+		return // "my manager is Priya": the relation's name
+	}
 	w := ts[0].low
 	if v, ok := verbs[w]; ok && (v.form == fGerund || v.form == fBase && f.future) && v.lemma != "be" && w != "building" {
 		if f.past {
@@ -190,7 +194,7 @@ body:
 	}
 }
 
-// copulaNP reads "a/an/the ..." after a copula: "a big fan of jazz", "a Vim
+// copulaNP reads "a/an/the ..." after a copula: "a fan of jazz", "a Vim
 // user", "a vegetarian", "a senior backend engineer at Acme".
 func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 	if !personal(s) {
@@ -352,7 +356,7 @@ func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
 	// A name ends the clause, or comes before "and", "from", "by the way".
 	if n < len(ts) {
 		next := ts[n]
-		if next.kind == tWord && !is(ts, n, "and", "from", "by", "btw", "here", "but", "though") || next.kind == tQuote {
+		if next.kind == tWord && !is(ts, n, "and", "from", "by", "btw", "here", "but", "though", "now") || next.kind == tQuote {
 			return false
 		}
 	}
@@ -397,11 +401,11 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 	if n == 0 {
 		return false
 	}
-	if placeNoise[strings.ToLower(val)] {
-		return false
+	if placeNoise[strings.ToLower(val)] || workplaceHeads[ts[n-1].low] {
+		return false // "based out of the Leeds office" names a workplace
 	}
 	// "the new office", "a small town": a determiner needs a proper name
-	// after it ("the Netherlands") to be a place.
+	// after it ("the Netherlands") before it names a place.
 	if is(ts, 0, "the", "a", "an", "my", "our") && (n < 2 || !ts[1].capital) {
 		return false
 	}
@@ -470,6 +474,9 @@ func (x *extraction) live(s subject, ts []token, f flags) {
 	if !is(ts, 0, "in", "at", "near", "outside", "on") {
 		return
 	}
+	if is(ts, 0, "on") && !(len(ts) > 1 && ts[1].capital) {
+		return // "I live on coffee": only a named street or island is a place
+	}
 	if is(ts, 0, "near", "outside", "on") {
 		// "I live near Lisbon" still places the speaker, less exactly.
 		ts = ts[1:]
@@ -489,7 +496,7 @@ func (x *extraction) live(s subject, ts []token, f flags) {
 // ("moved to Neovim") is a switch; anything else is a new home.
 func (x *extraction) move(s subject, ts []token, f flags) {
 	if f.hedge {
-		// "I might move to Osaka", "thinking about moving to Osaka": a
+		// "I might move to Osaka", "toying with a move to Osaka": a
 		// tentative plan says nothing about where the speaker lives, and
 		// must neither contest nor later read as a former home.
 		return
@@ -513,8 +520,15 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		}
 		if val, n := x.readValue(ts[j:], vThing); n > 0 && !f.not {
 			if _, ok := CategoryOf(val); ok {
-				f.neg, f.future = true, false
-				x.useThing(s, ts[j:], f, purposeInfo{})
+				nf := f
+				nf.neg, nf.future = true, false
+				x.useThing(s, ts[j:], nf, purposeInfo{})
+				// "moved off Heroku to Fly": what it moved to takes its place.
+				if rest := ts[j+n:]; is(rest, 0, "to", "onto", "for") && toolAt(x, rest[1:]) {
+					nf = f
+					nf.corr = true
+					x.useThing(s, rest[1:], nf, purposeInfo{})
+				}
 			}
 		}
 		return
@@ -538,14 +552,52 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 	if s.kind == sTeam {
 		return
 	}
+	if !homeLike(ts, n) {
+		// "moved to the back row", "moved to remote work", "moved to the
+		// Payments team": a seat, a way of working or a group, not a home.
+		return
+	}
 	if jobContext(ts[n:]) && !knownPlace(ts) {
-		// "I moved from Globex to Initech for a better role": employers.
+		// "I moved from Globex to Initech for more pay": employers.
 		// A city stays a home: "I moved to Lisbon for a new job".
 		x.org(s.asPerson(), ts, f, true)
 		return
 	}
 	x.place(s, ts, f, "lives_in")
 }
+
+// homeLike reports whether the n tokens of ts after "moved to" can name a
+// home: a proper name ("Lisbon", "the Netherlands") or a known place
+// written in lower case ("moved to lisbon"), not headed by a noun for a
+// group, a post or a spot in a room.
+func homeLike(ts []token, n int) bool {
+	if notHomeHeads[ts[n-1].low] {
+		return false
+	}
+	k := 0
+	if is(ts, 0, "the") && n > 1 {
+		k = 1
+	}
+	if ts[k].capital {
+		return true
+	}
+	words := make([]string, 0, n-k)
+	for _, t := range ts[k:n] {
+		words = append(words, t.low)
+	}
+	return places[strings.Join(words, " ")]
+}
+
+// notHomeHeads end what one moves to without changing home.
+var notHomeHeads = set("team", "squad", "department", "dept", "group", "division", "unit", "org",
+	"project", "role", "position", "job", "shift", "desk", "row", "seat", "table", "floor",
+	"office", "room", "couch", "sofa", "bed", "corner", "channel", "server", "branch",
+	"repo", "plan", "tier", "version", "account", "phase", "stage", "track", "level", "class",
+	"league", "queue", "list", "section", "ward", "front", "back")
+
+// workplaceHeads end a workplace, never a home, whatever verb precedes it.
+var workplaceHeads = set("office", "offices", "hq", "headquarters", "desk", "team", "department",
+	"branch", "campus", "site", "warehouse", "store", "shop", "factory", "lab", "clinic")
 
 // jobContext reports whether the words after a move name work ("for a
 // better role", "for the job"), so the move is between employers.

@@ -114,7 +114,7 @@ var lexicon = buildLexicon(map[string][]string{
 		"mac and cheese", "pancakes", "waffles", "croissants", "bagels", "ravioli",
 		"gnocchi", "carbonara", "spaghetti", "tikka masala", "dal", "laksa", "banh mi"},
 	"music": {"jazz", "techno", "folk", "folk music", "hip hop", "hip-hop", "rap", "rock",
-		"rock music", "pop", "pop music", "classical", "classical music", "heavy metal",
+		"rock music", "pop", "pop music", "classical", "heavy metal", "classical music",
 		"metal", "blues", "country", "country music", "reggae", "punk", "punk rock", "house",
 		"house music", "edm", "electronic music", "r&b", "soul", "funk", "indie", "indie rock",
 		"k-pop", "opera", "ambient", "disco", "grunge", "bluegrass", "salsa music", "trance",

@@ -86,7 +86,7 @@ var places = set(
 
 // commonNounCategories hold common nouns: "techno", "green tea", "ramen".
 // Their values are stored in lower case whatever the sentence did ("Techno
-// is what I play" and "I listen to techno" store one value); names (editors,
+// is all I put on" and "I listen to techno" store one value); names (editors,
 // languages, cities, companies) keep their capitals.
 var commonNounCategories = set("drink", "food", "music", "color", "sport", "season",
 	"indentation", "theme")

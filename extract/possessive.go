@@ -65,7 +65,7 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 			break
 		}
 		if j > k && is(ts, j, "changed", "switched", "moved", "went", "shifted") && is(ts, j+1, "from", "to") {
-			// "My favorite food changed from sushi to ramen": the value
+			// "My favourite snack changed from crisps to olives": the value
 			// after "to" is current.
 			t := j + 1
 			for t < len(ts) && t < j+8 && !is(ts, t, "to") {
@@ -93,7 +93,7 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 	if np <= k {
 		return false
 	}
-	// "Our frontend is built with React": a part of the project is the
+	// "Our frontend is built with React": one part of a project is the
 	// subject of a passive or progressive verb, not a slot's name.
 	if np == k+1 && (teamNouns[ts[k].low] || componentNouns[ts[k].low]) && c+1 < len(ts) {
 		if v, ok := verbs[ts[c+1].low]; ok && (v.form == fPast || v.form == fGerund || v.form == fPartOnly) {
@@ -146,7 +146,14 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	if c < 0 || !is(ts, c+1, "my", "our") {
 		return false
 	}
-	if !validValue(ts[:c]) || ts[0].kind == tWord && (subjectStopWords[ts[0].low] && !ts[0].capital || ts[0].low == "i" || ts[0].low == "it" || ts[0].low == "this" || ts[0].low == "that") {
+	subj := ts[:c]
+	if k := max(indexOf(subj, "called"), indexOf(subj, "named")); k >= 0 && k+1 < c && (peopleRoles[lowAt(ts, c+2)] || peopleRoles[lowAt(ts, c+3)]) {
+		// "a firm called Birch Estates is our landlord": the name.
+		subj = subj[k+1:]
+		ts = ts[k+1:]
+		c -= k + 1
+	}
+	if !validValue(subj) || ts[0].kind == tWord && (subjectStopWords[ts[0].low] && !ts[0].capital || ts[0].low == "i" || ts[0].low == "it" || ts[0].low == "this" || ts[0].low == "that") {
 		return false
 	}
 	if is(ts, 0, "my", "our", "the", "your", "his", "her", "their") {
@@ -158,8 +165,8 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	}
 	np := ts[c+2:]
 	n := 0
-	// The noun ends before what it is for or when: "Rust is my go-to
-	// language for pretty much everything".
+	// The noun ends before what it is for or when: "Rust is the go-to
+	// language for nearly any job".
 	for n < len(np) && n < 5 && np[n].kind == tWord && !is(np, n, "and", "but", "because", "since", "now", "too", "also", "though", "of",
 		"for", "in", "at", "on", "with", "when", "while", "these", "right", "by", "as") {
 		n++
@@ -180,6 +187,15 @@ var nounFacts = map[string]string{
 	"tz": "timezone", "nationality": "nationality", "blood type": "blood_type",
 }
 
+// peopleRoles are the people and firms a person deals with, each one at a
+// time.
+var peopleRoles = set("manager", "boss", "line manager", "team lead", "tech lead", "lead", "mentor",
+	"landlord", "landlady", "letting agent", "gp", "doctor", "dentist", "therapist", "physio",
+	"vet", "accountant", "lawyer", "solicitor", "tutor", "coach", "personal trainer", "trainer",
+	"hairdresser", "barber", "cleaner", "nanny", "babysitter", "childminder", "flatmate",
+	"roommate", "housemate", "bank", "broker", "insurer", "energy supplier", "internet provider",
+	"isp", "mechanic", "pm", "product manager", "director", "skip-level", "skip level")
+
 // interpretNP turns "<owner>'s <np> is <val>" into a claim.
 func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	words := make([]string, 0, len(np))
@@ -195,7 +211,7 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		}
 		words = append(words, t.low)
 	}
-	// "my editor of choice", "my favorite kind of music": the category
+	// "my shell of choice", "my favourite sort of cheese": the category
 	// is the noun without its frame.
 	if n := len(words); n > 2 && words[n-2] == "of" && words[n-1] == "choice" {
 		words = words[:n-2]
@@ -295,8 +311,29 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		}
 		return
 	}
+	if peopleRoles[noun] || s.kind == sSpeaker && relationNouns[noun] {
+		// "My landlord is Birch Estates", "Priya is my manager now": who
+		// fills a role in the person's life, one slot per role, so a new
+		// one replaces the old. Only a name fills it ("my boss is great"
+		// says nothing of who).
+		if s.kind == sSpeaker && relationNouns[noun] {
+			// "Priya is my manager" names the relation, as "my manager's
+			// name is Priya" does.
+			x.name(subject{kind: sPerson, id: Slug(noun), name: possessive(s.name) + " " + noun}, val, f, false)
+			return
+		}
+		if (personal(s) || s.kind == sTeam) && len(val) > 0 && val[0].capital {
+			if v, n := x.readValue(val, vOrg); n > 0 {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: Slug(noun), value: v, tmpl: tmFact, cat: noun})
+			}
+		}
+		return
+	}
 	if key, ok := nounFacts[noun]; ok {
 		if personal(s) {
+			if is(val, 0, "on") && dateLen(val[1:]) > 0 {
+				val = val[1:] // "my birthday is on the 9th" is the 9th
+			}
 			n := valueLen(val, vPhrase)
 			if n > 0 && n <= 6 && validValue(val[:n]) {
 				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: key, value: x.text(val, n), tmpl: tmFact, cat: noun})

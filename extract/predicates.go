@@ -42,14 +42,24 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	// A clause that starts with a verb continues the previous subject: "I
 	// used to use Vim but now use Neovim" is not an imperative.
 	if carry != nil && verbInitial(ts) {
+		if likeFiller(ts) && offsetOf(x.sent, ts) > 0 {
+			return nil // "..., like properly obsessed": a filler, not a liking
+		}
 		s := *carry
 		if s.kind == sNamed && x.mode == modeUser && x.lead && leadForm(ts) == fBase {
-			// "LeBron is the man - love his skills": one named person
+			// "Messi is a legend - adore his passing": one named person
 			// cannot "love"; chat dropped the speaker's "I".
 			s = x.speaker
 		}
 		x.predicate(s, ts, f)
 		return &s
+	}
+	if x.mode == modeUser {
+		// One clause may end a job and say the next post: each reads.
+		ended, home, post := x.lastDay(ts, f), x.homeBought(ts, f), x.onTeamAt(ts, f)
+		if ended || home || post || x.eventDate(ts, f) {
+			return nil
+		}
 	}
 	if x.mode == modeUser && x.tasteIdiom(ts, f) {
 		return nil
@@ -76,6 +86,18 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	x.predicate(s, rest, f)
 	return &s
+}
+
+// likeFiller reports a clause opened by the filler "like" before an adverb
+// or an adjective ("like totally hooked"), where a liking would have its
+// thing ("like the NBA").
+func likeFiller(ts []token) bool {
+	if !is(ts, 0, "like") {
+		return false
+	}
+	w := lowAt(ts, 1)
+	return adverbs[w] || w == "literally" || w == "super" || w == "properly" ||
+		notNames[w] && !is(ts, 1, "a", "an", "the", "new", "old", "in", "at", "on", "with", "from", "into", "over")
 }
 
 // cutConditional drops a conditional tail: "I use Vim if I can" keeps "I
@@ -302,7 +324,7 @@ loop:
 				return
 			}
 			if is(ts, i+1, "not") {
-				// "I can't start the day without green tea", "I can't
+				// "I can't get through a morning without mate", "I can't
 				// live without Vim": what one cannot do without is loved.
 				for j := i + 2; j < len(ts) && j <= i+7; j++ {
 					if ts[j].kind == tPunct {
@@ -315,7 +337,7 @@ loop:
 				}
 			}
 			if is(ts, i+1, "not") && is(ts, i+2, "have", "eat") && dietItems[lowAt(ts, i+3)] {
-				x.avoid(s, ts[i+3:], f) // "I can't have dairy"
+				x.avoid(s, ts[i+3:], f) // "I can't eat gluten"
 				return
 			}
 			return // "I can use Vim" says what is possible, not what is
@@ -356,7 +378,7 @@ loop:
 	before := len(x.out)
 	x.verb(s, v, ts[i+1:], f)
 	if x.mode == modeUser && (len(x.out) == before || v.lemma == "like" || v.lemma == "love" || v.lemma == "enjoy") {
-		// "I write all my code in Helix", "I really love coding in Rust":
+		// "I do all my hacking in Helix", "I really enjoy coding in Zig":
 		// the tool is in what the person does.
 		x.activityIn(s, ts[i:], f)
 	}
@@ -504,14 +526,20 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			}
 			ts = ts[1:]
 		}
+		if f.not {
+			return // "didn't give up on Linux after all", "I didn't stop using Vim"
+		}
 		f.neg = true
 		f.past = false
 		if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund {
 			x.verb(s, next, ts[1:], f)
 			return
 		}
+		if v.lemma == "give" && is(ts, 0, "on") && toolAt(x, ts[1:]) {
+			ts = ts[1:] // "gave up on Ubuntu" ends a tool as "gave up Ubuntu" does
+		}
 		if v.lemma == "give" && toolAt(x, ts) {
-			x.useThing(s, ts, f, purposeInfo{}) // "gave up Vim"; not "gave up on my dreams"
+			x.useThing(s, ts, f, purposeInfo{}) // "gave up Vim"; not "gave up on my plans"
 		}
 	case "consider", "think", "lean":
 		x.consider(s, v, ts, f)
@@ -541,8 +569,11 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			x.avoid(s, ts, f) // f.neg: "I no longer eat meat"
 		}
 	case "drink":
-		if f.not || !personal(s) {
+		if !personal(s) || f.not && !f.anymore {
 			return
+		}
+		if f.not {
+			f.neg = true // "I don't drink coffee anymore" ends it
 		}
 		val, n := x.readValue(ts, vThing)
 		if n == 0 {
@@ -558,7 +589,7 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	case "call", "name":
 		// Active "I call it X" says nothing; the passive comes via copula.
 	case "get", "land", "accept":
-		// "I got a job at Netflix", "I landed a new role at Stripe".
+		// "I got hired at Netflix", "I landed a new role at Stripe".
 		j := 1
 		for is(ts, j, "new", "full-time", "part-time", "great", "dream", "first", "better") {
 			j++
@@ -570,8 +601,17 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			f.corr, f.past = true, false
 			x.org(s.asPerson(), ts[j+2:], f, true)
 		}
-	case "replace", "ditch", "drop", "dump", "abandon", "retire":
+	case "replace", "ditch", "drop", "dump", "abandon", "retire", "swap", "trade":
+		if is(ts, 0, "out") {
+			ts = ts[1:] // "swapped out Jenkins for Buildkite"
+		}
 		x.replace(s, v, ts, f)
+	case "rip", "tear":
+		// "we ripped out MySQL for SQLite", "tore out the old ORM": a
+		// tool removed, and what took its place.
+		if is(ts, 0, "out") {
+			x.replace(s, v, ts[1:], f)
+		}
 	}
 }
 
@@ -655,7 +695,7 @@ func toolAt(x *extraction, ts []token) bool {
 }
 
 // tasteIdiom reads the speaker's tastes said without "I": "Nothing beats
-// ramen for dinner", "Home for me is Lisbon".
+// ramen for dinner", "Home these days is Lisbon".
 func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 	switch {
 	case is(ts, 0, "nothing") && is(ts, 1, "beats", "tops"):
@@ -678,8 +718,8 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 	if x.writtenIn(ts, f) {
 		return true
 	}
-	// "<X> is what I play while working", "<X> is the editor I open
-	// first": a relative clause with the speaker choosing X.
+	// "<X> is what I stream while cooking", "<X> is the shell I
+	// launch first": a relative clause with the speaker choosing X.
 	c := -1
 	for j := 1; j < len(ts) && j < 5; j++ {
 		if ts[j].kind == tPunct {
@@ -709,7 +749,7 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 		if n == 0 || !is(ts, k, "i") {
 			return false
 		}
-		// "Vim is the editor I hate most" says something of the speaker,
+		// "Vim is the one editor I hate" says something of the speaker,
 		// but no choice; it is not a fact about Vim either.
 		if tasteVerbs[lowAt(ts, k+1)] {
 			x.interpretNP(x.speaker, ts[c+2:c+2+n], ts[:c], f)
@@ -719,8 +759,8 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 	return false
 }
 
-// tasteVerbs are what a person does with a thing they choose: "the editor
-// I open first", "what I play while working", "I could eat it every day".
+// tasteVerbs are what a person does with a thing they choose: "the shell
+// I launch first", "what I stream while cooking", "I could eat it every day".
 var tasteVerbs = set("use", "open", "reach", "pick", "choose", "prefer", "love", "like", "enjoy",
 	"play", "listen", "drink", "eat", "write", "code", "program", "call", "run", "order", "live", "stream")
 
@@ -737,7 +777,7 @@ func everyDay(ts []token) bool {
 }
 
 // writtenIn reads the speaker's language from what their work is written
-// in: "Most of my side projects are written in Rust", "All my code is
+// in: "Nearly all my hobby apps are written in Rust", "All my code is
 // written in Go". Others' work ("my sister's app") says nothing of the
 // speaker.
 func (x *extraction) writtenIn(ts []token, f flags) bool {
@@ -778,7 +818,7 @@ func (x *extraction) writtenIn(ts []token, f flags) bool {
 }
 
 // itsNow reads "it's Y (for me) now" after a clause of the same sentence
-// that ended the speaker's X: "I no longer drink coffee, it's green tea for
+// that ended the speaker's X: "I don't eat meat anymore, it's tofu for
 // me now", "I quit Globex, it's Initech these days". Y takes X's slot.
 func (x *extraction) itsNow(ts []token, f flags) bool {
 	k := 0

@@ -248,7 +248,7 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 		return // "I didn't switch to Emacs"
 	}
 	if f.hedge && s.kind != sTeam {
-		// "I might switch to Emacs": a person's tentative plan is not a
+		// "I may try Emacs soon": a person's tentative plan is not a
 		// choice. A team's ("we might switch to Bun") stays a hedged fact.
 		return
 	}
@@ -278,7 +278,7 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			return
 		}
 	}
-	// "I switched editors from Vim to Helix": the category comes first.
+	// "I swapped shells from Bash to Fish": the category comes first.
 	if !is(ts, 0, "from", "to", "into", "over") && is(ts, 1, "from", "to") {
 		if c := CanonicalCategory(ts[0].low); knownCategories[c] {
 			hint = purposeInfo{prep: "as", cat: c, known: true, text: x.text(ts, 1)}
@@ -334,10 +334,13 @@ func (x *extraction) started(s subject, ts []token, f flags) {
 		return
 	}
 	if is(ts, 0, "at", "with") && personal(s) {
+		if s.kind != sSpeaker && childSchool(ts[1:]) {
+			return // "my niece started at Elm Street Nursery": a pupil, not staff
+		}
 		x.org(s, ts[1:], f, true)
 		return
 	}
-	// "I just started a new job at Initech".
+	// "I started a part-time gig with Initech".
 	j := 0
 	if is(ts, j, "a", "an", "my", "the") {
 		j++
@@ -350,9 +353,9 @@ func (x *extraction) started(s subject, ts []token, f flags) {
 	}
 }
 
-// activityWords are what a person does in a tool: "I do most of my
-// programming in Rust", "I write all my code in Helix", "I've been
-// editing everything in Zed".
+// activityWords are what a person does in a tool: "I do the bulk of my
+// hacking in Rust", "I build everything in Helix", "I've been
+// writing everything in Zed".
 var activityWords = set("code", "codes", "coding", "program", "programs", "programming",
 	"edit", "edits", "editing", "write", "writes", "writing", "wrote", "written",
 	"develop", "develops", "developing", "script", "scripting", "hack", "hacking")
@@ -413,7 +416,7 @@ func (x *extraction) replace(s subject, v verb, ts []token, f flags) {
 		return
 	}
 	rest := ts[n:]
-	// "Rust has replaced Python as my favorite language": the subject is
+	// "Rust has overtaken Python as my top language": the subject is
 	// the new choice, the speaker's (or with "our" the team's).
 	if s.kind == sNamed && is(rest, 0, "as") && is(rest, 1, "my", "our") && x.mode == modeUser {
 		cat, ok := CategoryOf(s.name)
@@ -476,14 +479,14 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 	}
 	ts = skipContainer(ts)
 	if is(ts, 0, "his", "her", "their", "your", "its") {
-		// "love his skills and leadership": someone else's qualities,
-		// and the list shares the "his".
+		// "admire her patience and wit": someone else's qualities,
+		// and the list shares the "her".
 		return
 	}
 	items, _ := x.readList(ts)
 	// A loved thing of a known kind is the speaker's choice of that kind,
 	// as "I prefer" makes it ("I love ramen" → prefers:food), so a later
-	// "my favorite food is sushi" supersedes it instead of standing beside
+	// "my favourite dish is sushi" supersedes it instead of standing beside
 	// it. Merely liking is not choosing ("I like jazz" → likes:jazz), and
 	// several of one kind at once ("I love jazz and blues") are each
 	// liked, not one chosen. What the speaker reports of others ("my
@@ -504,7 +507,7 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 			continue // "I like holding them"
 		}
 		if _, known := CategoryOf(it); reacting && !known && it == strings.ToLower(it) {
-			continue // "the dark sky and green scenery": the items share "the"
+			continue // "the pale walls and oak floors": the items share "the"
 		}
 		if c, ok := CategoryOf(it); ok && chosen && s.kind == sSpeaker && !dislike && perCat[c] == 1 {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + c, value: it, tmpl: tmPrefers, cat: categoryDisplay(c)})
@@ -515,8 +518,8 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 }
 
 // reaction reports a liked thing that is "the" aspect of something in
-// front of the speaker ("I love the color and texture", "I like the idea
-// and the acting", on a friend's photo or story): a reaction to what was
+// view of the speaker ("I love the light and the framing", "I like the plot
+// and the cast", on a friend's photo or story): a reaction to what was
 // shared, not a lasting taste, and its referent is lost out of context.
 // Names ("the Beatles"), things of a known kind and everything else
 // ("the piano", "the command line") stay likes.
@@ -545,7 +548,7 @@ func reaction(it string) bool {
 	if strings.Contains(lower, " of ") || len(words) > 1 && qualities[words[0]] {
 		return false
 	}
-	// Only an aspect of something in front of the speaker is a
+	// Only an aspect of something in view of the speaker is a
 	// reaction; "the piano", "the new MacBook", "the solarized theme"
 	// are tastes.
 	for _, w := range words {
@@ -560,8 +563,8 @@ func reaction(it string) bool {
 var qualities = set("color", "colour", "taste", "smell", "sound", "feel", "idea", "look", "flavor", "flavour", "shape")
 
 // aspects are what one praises in a photo, a story or a piece of work
-// someone shared: "I love the color and texture", "I like the idea and
-// the acting", "I love the dark sky and green scenery".
+// someone shared: "I love the light and the framing", "I like the plot and
+// the cast", "I love the pale walls and oak floors".
 var aspects = set("color", "colour", "colors", "colours", "texture", "idea", "ideas", "acting",
 	"thought", "thoughts", "effects", "energy", "vibe", "vibes", "connection", "freedom",
 	"progress", "way", "inclusivity", "self-acceptance", "tech", "sky", "scenery", "view",
@@ -570,7 +573,7 @@ var aspects = set("color", "colour", "colors", "colours", "texture", "idea", "id
 	"effort", "passion", "dedication", "enthusiasm", "attitude", "spirit", "concept", "lyrics",
 	"look", "feel", "smell", "taste", "sound", "shape", "flavor", "flavour")
 
-// skipContainer drops a serving before the thing served: "a good cup of
+// skipContainer drops a serving before the thing served: "a big mug of
 // green tea" is green tea, "a bowl of ramen" is ramen.
 func skipContainer(ts []token) []token {
 	j := 0
@@ -607,7 +610,7 @@ func (x *extraction) list(s subject, ts []token, f flags, mk func(string) claim)
 	}
 }
 
-// consider reads "considering X", "thinking about moving to X", "leaning
+// consider reads "considering X", "thinking of relocating to X", "leaning
 // towards X": all hedged.
 func (x *extraction) consider(s subject, v verb, ts []token, f flags) {
 	f.hedge = true
@@ -682,7 +685,7 @@ func (x *extraction) projectVerb(s subject, v verb, ts []token, f flags) {
 // "hosted on AWS", "powered by Postgres".
 func (x *extraction) passive(s subject, w string, ts []token, f flags) {
 	if s.kind != sTeam && s.kind != sNamed || f.not {
-		return // "Rome wasn't built in a day"
+		return // "Paris wasn't made in a week"
 	}
 	f.past = false
 	for is(ts, 0, "entirely", "mostly", "mainly", "fully", "completely", "primarily") {
@@ -707,7 +710,7 @@ func (x *extraction) passive(s subject, w string, ts []token, f flags) {
 	}
 	for _, it := range items {
 		// A project is built with named things: "built with React", not
-		// "built in a day".
+		// "built in a week".
 		if _, ok := CategoryOf(it); !ok && !startsUpper(it) {
 			return
 		}
@@ -719,3 +722,18 @@ func (x *extraction) passive(s subject, w string, ts []token, f flags) {
 	}
 	x.useThing(s, ts[1:], f, hint)
 }
+
+// childSchool reports an org named as a school for children ("Oakfield
+// Primary", "Little Stars Daycare"): someone else who starts there is a
+// pupil.
+func childSchool(ts []token) bool {
+	for k := 0; k < len(ts) && k < 6 && ts[k].kind == tWord; k++ {
+		if childSchools[ts[k].low] {
+			return true
+		}
+	}
+	return false
+}
+
+var childSchools = set("primary", "nursery", "kindergarten", "preschool", "pre-school", "daycare",
+	"elementary", "creche", "crèche", "montessori", "kita", "playgroup")

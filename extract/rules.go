@@ -245,6 +245,9 @@ type extraction struct {
 	project   string // slug of Event.ProjectID, "" if none
 	buf       []token
 	out       []Candidate
+	// made holds how each candidate of out was written, so a later
+	// clause of its sentence can rewrite it (see changes.go).
+	made []made
 	// span of the sentence being read
 	start, end int
 	// lead is set while reading a clause that opens its sentence (or
@@ -252,6 +255,8 @@ type extraction struct {
 	lead bool
 	// sentOut is len(out) when the sentence being read began.
 	sentOut int
+	// sent is the sentence being read, all its clauses.
+	sent []token
 }
 
 func newExtraction(ev Event, m mode) *extraction {
@@ -288,7 +293,7 @@ type subject struct {
 	kind subjKind
 	id   string // canonical subject
 	name string // for content: "The user", "Alice", "Atlas", "The user's sister"
-	// comp is a part of the project ("backend"); its uses:* facts get their
+	// comp is one part of a project ("backend"); its uses:* facts get their
 	// own slots. whole names the project without the part.
 	comp, whole string
 	// we is set for a bare "we": a team at work, but the speaker's
@@ -390,6 +395,10 @@ func (x *extraction) emit(s subject, f flags, c claim) {
 			conf = confHedged3rd
 		}
 	}
+	if f.neg && hedged {
+		// "we might drop MySQL": a value may only end for certain.
+		return
+	}
 	cue := CueNone
 	switch {
 	case f.neg:
@@ -420,6 +429,7 @@ func (x *extraction) emit(s subject, f flags, c claim) {
 		}
 	}
 	x.out = append(x.out, cand)
+	x.made = append(x.made, made{tmpl: c.tmpl, subj: s, cat: c.cat, denial: f.not && !f.anymore})
 }
 
 // isProjectType reports whether a claim about a named subject reads as a
@@ -448,6 +458,7 @@ func (x *extraction) sentence(s Sentence) {
 	var carry *subject
 	prevRule := false
 	x.sentOut = len(x.out)
+	x.sent = toks
 	for _, cl := range splitClauses(toks) {
 		// Imperatives and subject-less statements only open a sentence, or
 		// follow a semicolon, a dash or another rule: "... and never leak
@@ -458,4 +469,8 @@ func (x *extraction) sentence(s Sentence) {
 		carry = x.clause(cl, sf, carry)
 		prevRule = len(x.out) > before && x.out[len(x.out)-1].Type == memory.TypeConstraint
 	}
+	if x.mode == modeUser {
+		x.correctInPlace(toks)
+	}
+	x.endedBecomesHistory()
 }

@@ -353,8 +353,8 @@ func TestProjectFacts(t *testing.T) {
 		{"a component, passive", "Our frontend is built with React.", []string{"fact team uses:framework:frontend=React"}},
 		{"a component named like its category", "Our CI runs on GitHub Actions.", []string{"fact team uses:ci=GitHub Actions"}},
 		{"the stack lists known things", "Our stack is Go, Postgres and React.", []string{"fact team uses:programming_language=Go", "fact team uses:database=Postgres", "fact team uses:framework=React"}},
-		{"replaced X with Y", "We replaced MySQL with Postgres.", []string{"fact team uses:database=MySQL cue=negation", "fact team uses:database=Postgres cue=correction"}},
-		{"ditched X for Y", "We ditched Jenkins for GitHub Actions.", []string{"fact team uses:ci=Jenkins cue=negation", "fact team uses:ci=GitHub Actions cue=correction"}},
+		{"replaced X with Y", "We replaced MySQL with Postgres.", []string{"fact team uses:database=MySQL cue=past", "fact team uses:database=Postgres cue=correction"}},
+		{"ditched X for Y", "We ditched Jenkins for GitHub Actions.", []string{"fact team uses:ci=Jenkins cue=past", "fact team uses:ci=GitHub Actions cue=correction"}},
 		{"moving off", "We're moving off Heroku.", []string{"fact team uses:hosting=Heroku cue=negation"}},
 		{"standardized on", "We've standardized on Terraform.", []string{"decision team decision:infrastructure_as_code=Terraform"}},
 	})
@@ -837,7 +837,7 @@ func TestToolsAndTastesInOtherWords(t *testing.T) {
 		{"of choice", "My shell of choice is fish.", []string{"preference user prefers:shell=fish"}},
 		{"kind of", "My favorite type of music is folk.", []string{"preference user prefers:music=folk"}},
 		{"go-to for", "Go is my go-to language for small tools.", []string{"preference user prefers:programming_language=Go"}},
-		{"replaced as my", "Zig has replaced C as my favorite language.", []string{"preference user prefers:programming_language=C cue=negation", "preference user prefers:programming_language=Zig cue=correction"}},
+		{"replaced as my", "Zig has replaced C as my favorite language.", []string{"preference user prefers:programming_language=C cue=past", "preference user prefers:programming_language=Zig cue=correction"}},
 		{"switched category from", "I switched browsers from Chrome to Firefox.", []string{"preference user prefers:browser=Firefox cue=correction"}},
 		{"a new job at", "I started a new job at Stripe.", []string{"fact user works_at=Stripe cue=correction"}},
 		{"moved employers", "I moved from Acme to Globex for the salary.", []string{"fact user works_at=Globex cue=correction"}},
@@ -903,7 +903,7 @@ func TestHouseholdMovesAndLeavingPlaces(t *testing.T) {
 	t.Parallel()
 	runCases(t, Event{}, []extractCase{
 		{"we left and settled", "We left Lisbon and settled in Porto.",
-			[]string{"fact user lives_in=Lisbon cue=negation", "fact user lives_in=Porto cue=correction"}},
+			[]string{"fact user lives_in=Lisbon cue=past", "fact user lives_in=Porto cue=correction"}},
 		{"we moved", "We moved to Porto last year.", []string{"fact user lives_in=Porto cue=correction"}},
 		{"we live", "We live in Osaka.", []string{"fact user lives_in=Osaka"}},
 		{"I settled", "I settled in Berlin.", []string{"fact user lives_in=Berlin cue=correction"}},
@@ -925,13 +925,13 @@ func TestItsNowTakesTheEndedSlot(t *testing.T) {
 	t.Parallel()
 	runCases(t, Event{}, []extractCase{
 		{"drink", "I no longer drink coffee, it's green tea for me now.",
-			[]string{"preference user prefers:drink=coffee cue=negation", "preference user prefers:drink=green tea cue=correction"}},
+			[]string{"preference user prefers:drink=coffee cue=past", "preference user prefers:drink=green tea cue=correction"}},
 		{"editor", "I stopped using Vim; it's Emacs now.",
-			[]string{"preference user prefers:editor=Vim cue=negation", "preference user prefers:editor=Emacs cue=correction"}},
+			[]string{"preference user prefers:editor=Vim cue=past", "preference user prefers:editor=Emacs cue=correction"}},
 		{"employer", "I quit Globex, it's Initech these days.",
-			[]string{"fact user works_at=Globex cue=negation", "fact user works_at=Initech cue=correction"}},
+			[]string{"fact user works_at=Globex cue=past", "fact user works_at=Initech cue=correction"}},
 		{"city", "I left Lisbon, it's Porto for me now.",
-			[]string{"fact user lives_in=Lisbon cue=negation", "fact user lives_in=Porto cue=correction"}},
+			[]string{"fact user lives_in=Lisbon cue=past", "fact user lives_in=Porto cue=correction"}},
 		// Negative cases: nothing ended, another category, no "now", a hedge.
 		{"nothing ended", "It's green tea for me now.", nil},
 		{"another category", "I no longer drink coffee, it's Rust now.",

@@ -220,7 +220,7 @@ func breaksAfterDot(text string, segStart, i, j int) bool {
 		}
 		return nextUpper
 	}
-	// An initial: "J. R. R. Tolkien", "John F. Kennedy" — but not the last
+	// An initial: "J. K. Jerome", "John F. Kennedy" — but not the last
 	// word of "my favorite language is C. I also...".
 	if len(word) == 1 && text[w] >= 'A' && text[w] <= 'Z' && nextUpper && (prevWordCapital(text, segStart, w) || nextIsInitial(text, n)) {
 		return false
@@ -249,7 +249,7 @@ func prevWordCapital(text string, segStart, w int) bool {
 }
 
 // nextIsInitial reports whether text at n is a capital letter and a dot:
-// "J. R. R. Tolkien".
+// "G. B. H. Shaw".
 func nextIsInitial(text string, n int) bool {
 	return n+1 < len(text) && text[n] >= 'A' && text[n] <= 'Z' && text[n+1] == '.'
 }

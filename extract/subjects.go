@@ -19,8 +19,8 @@ func droppedSubject(ts []token) bool {
 		case fGerund:
 			switch v.lemma {
 			case "live", "work", "use", "learn", "love", "enjoy":
-				// "Learning German these days." drops "I'm"; "Learning an
-				// instrument is really cool" has its gerund for a subject.
+				// "Learning German these days." drops "I'm"; "Learning a
+				// language is so much fun" has its gerund for a subject.
 				return !gerundSubject(ts)
 			}
 		}
@@ -42,7 +42,7 @@ func droppedSubject(ts []token) bool {
 	return k > 0 && is(ts, k, "fan") && is(ts, k+1, "of")
 }
 
-// componentNouns after "our"/"the" name a part of the project; its facts get
+// componentNouns after "our"/"the" name one part of a project; its facts get
 // their own slots ("our backend uses Go", "our frontend uses TypeScript").
 var componentNouns = set("backend", "frontend", "api", "cli", "website", "site", "server",
 	"client", "ui", "mobile", "web", "worker", "workers", "infra", "infrastructure",

@@ -211,7 +211,7 @@ func findCloser(s string, i, end int, closers string, open rune) (int, int) {
 	return -1, 0
 }
 
-// scanWord returns the end of the word starting at i. Words keep inner dots
+// scanWord returns where the word starting at i ends. Words keep inner dots
 // ("node.js", "3.14", "e.g"), hyphens, slashes, underscores and ampersands
 // when a word character follows, trailing "++"/"#" ("C++", "C#"), and
 // apostrophes between letters ("don't", "O'Brien").

@@ -30,7 +30,15 @@ var valueStops = set("but", "because", "since", "when", "whenever", "while", "th
 	"anyways", "honestly", "definitely", "personally", "usually", "always", "never",
 	"today", "tomorrow", "yesterday", "tonight", "otherwise", "however", "therefore",
 	"cause", "cuz", "bc", "nowadays", "myself", "full-time", "part-time", "remotely",
-	"e.g", "i.e", "eg", "etc", "including", "especially")
+	"e.g", "i.e", "eg", "etc", "including", "especially",
+	// Discourse particles and sentence adverbs close a casual sentence
+	// ("in Porto finally", "Emacs tbh", "Kakoune yeah"); they are never
+	// part of the value before them.
+	"finally", "tbh", "tho", "yeah", "yep", "yup", "nah", "seriously", "ngl", "imo",
+	"imho", "fwiw", "lmao", "rofl", "smh", "idk", "frankly", "literally", "basically",
+	"totally", "obviously", "hopefully", "apparently", "sadly", "luckily", "thankfully",
+	"fortunately", "unfortunately", "eventually", "officially", "anyhow", "hehe", "heh",
+	"ok", "okay", "originally", "sorry", "fluently", "natively", "conversationally", "decently")
 
 // thingStops also end things: prepositions introduce a purpose or a place
 // ("Vim for editing", "zsh on macOS").
@@ -57,7 +65,9 @@ var roleStops = set("at", "for", "in", "on", "with", "from", "by", "and", "or", 
 
 // phraseStops end verb phrases (goals, rules, decisions).
 var phraseStops = set("because", "but", "otherwise", "however", "though", "although",
-	"whereas", "cause", "cuz", "bc", "lol", "thanks", "since")
+	"whereas", "cause", "cuz", "bc", "lol", "thanks", "since",
+	// the particles that close a casual sentence, never part of the action
+	"tbh", "tho", "ngl", "imo", "imho", "lmao", "haha", "yeah", "honestly", "seriously")
 
 // trailingJunk is trimmed off the end of every value.
 var trailingJunk = set("the", "a", "an", "my", "our", "of", "to", "and", "or", "in", "at",
@@ -119,7 +129,7 @@ func valueLen(ts []token, k vkind) int {
 		}
 		w := t.low
 		if (w == "you" || w == "your" || w == "yours" || w == "u" || w == "ur") && k != vPhrase {
-			// "I like working with you", "I love how you did it": about the
+			// "I like working with you", "I adore how you did it": about the
 			// conversation, not a value.
 			return 0
 		}
@@ -177,8 +187,25 @@ func listContinues(ts []token, k int) bool {
 	if w == "and" || w == "or" {
 		return true
 	}
-	return ts[k].kind == tQuote || !valueStops[w] && !thingStops[w] && !listAsides[w]
+	if ts[k].kind == tQuote {
+		return true
+	}
+	if valueStops[w] || thingStops[w] || listAsides[w] {
+		return false
+	}
+	// "not a fan of cilantro, parsley is fine": a verb after the next
+	// words makes the comma a new clause, not another item of the list.
+	for j := k + 1; j < len(ts) && j <= k+3 && ts[j].kind == tWord; j++ {
+		if clauseVerbs[ts[j].low] {
+			return false
+		}
+	}
+	return true
 }
+
+// clauseVerbs after a noun start a clause of their own.
+var clauseVerbs = set("is", "'s", "are", "'re", "was", "were", "seems", "seem", "sounds", "tastes",
+	"works", "does", "do", "has", "have", "stays", "remains")
 
 // listAsides open an aside after a comma, never a list item.
 var listAsides = set("e.g", "i.e", "eg", "ie", "etc", "like", "including", "such", "especially",
@@ -265,6 +292,9 @@ func validValue(ts []token) bool {
 	} else if pronounValues[first] {
 		return false
 	}
+	if n := len(ts); n > 1 && is(ts, n-1, "one", "ones") && !ts[n-1].capital {
+		return false // "the blue one" stands for something said before
+	}
 	letters := false
 	for _, t := range ts {
 		switch t.low {
@@ -316,7 +346,7 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 		if m > 0 && validValue(part[:m]) {
 			it := x.text(part, m)
 			if _, known := CategoryOf(it); start > 0 && possessed && !known && !part[0].capital && !isGerund(part[0].low) && !is(part, 0, "a", "an", "the") {
-				return // "my friends and fam": the fam is the speaker's too
+				return // "my pals and fam": the fam is the speaker's too
 			}
 			items = append(items, it)
 		}
@@ -371,8 +401,8 @@ func (x *extraction) readActivities(ts []token) ([]string, int) {
 }
 
 // refersBack reports a phrase whose object is a pronoun standing for
-// something said before ("writing them", "holding them", "include this at
-// the beginning"): out of its conversation the fact names nothing. "That"
+// something said before ("writing them", "holding them", "put this up
+// front"): out of its conversation the fact names nothing. "That"
 // and "this" count only as objects, not when a noun or a clause follows;
 // "it" and "them" when they end the phrase, or, with anywhere, when no
 // preposition follows them.

@@ -103,6 +103,10 @@ var verbs = buildVerbs([][]string{
 	{"dump", "dumps", "dumped", "dumping"},
 	{"abandon", "abandons", "abandoned", "abandoning"},
 	{"retire", "retires", "retired", "retiring"},
+	{"rip", "rips", "ripped", "ripping"},
+	{"tear", "tears", "tore", "tearing", "torn"},
+	{"swap", "swaps", "swapped", "swapping"},
+	{"trade", "trades", "traded", "trading"},
 	{"do", "does", "did", "doing", "done"},
 	{"have", "has", "had", "having"},
 	{"be", "is", "was", "being", "am", "are", "were", "been"},
@@ -143,7 +147,7 @@ var changeVerbs = set("move", "relocate", "switch", "change", "migrate", "transi
 	"standardize", "adopt", "start", "begin", "stop", "quit", "give", "leave", "go",
 	"bear", "grow", "come", "call", "name", "employ", "hire", "write", "build", "base",
 	"power", "deploy", "host", "stick", "learn", "have", "do", "get", "land", "accept",
-	"replace", "ditch", "drop", "dump", "abandon", "retire")
+	"replace", "ditch", "drop", "dump", "abandon", "retire", "rip", "tear", "swap", "trade")
 
 // personVerbs, after a capitalised word, make it a person's or project's
 // name rather than a sentence opener: "Bob prefers Emacs", "Atlas uses

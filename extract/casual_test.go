@@ -1,0 +1,73 @@
+package extract
+
+import (
+	"testing"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Casual speech ends sentences with fillers, sets one thing against
+// another and moves to things that are not homes. None of it may become a
+// wrong fact: a value is the whole noun phrase and nothing after it, and a
+// statement the rules cannot read stays an episode (no candidate at all).
+func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		// A trailing adverb, filler or discourse particle is not the value.
+		{"finally", "I'm living in Porto finally.", []string{"fact user lives_in=Porto"}},
+		{"though", "My favourite tea is oolong though.", []string{"preference user prefers:tea=oolong"}},
+		{"seriously", "I work at Brightline now, seriously.", []string{"fact user works_at=Brightline cue=correction"}},
+		{"yeah", "My editor is Kakoune yeah.", []string{"preference user prefers:editor=Kakoune"}},
+		{"tbh", "I use Emacs tbh.", []string{"preference user prefers:editor=Emacs"}},
+		{"ngl", "I'm based in Leipzig ngl.", []string{"fact user lives_in=Leipzig"}},
+		{"honestly", "I drink espresso, honestly.", []string{"preference user prefers:drink=espresso"}},
+		{"lol", "My go-to editor is Sublime lol.", []string{"preference user prefers:editor=Sublime"}},
+		{"again", "I live in Oslo again.", []string{"fact user lives_in=Oslo"}},
+		{"anyway", "I'm based in Tallinn anyway.", []string{"fact user lives_in=Tallinn"}},
+		{"already", "I moved to Denver already.", []string{"fact user lives_in=Denver cue=correction"}},
+		{"originally", "I'm from Quebec originally.", []string{"fact user from=Quebec"}},
+		{"a multi-word value stays whole", "I'm living in Santa Cruz finally.", []string{"fact user lives_in=Santa Cruz"}},
+		{"a manner adverb", "I speak Catalan fluently.", []string{"fact user speaks:catalan=Catalan"}},
+		{"a particle after a goal", "I want to learn the banjo tbh.", []string{"goal user goal:learn_banjo=learn the banjo"}},
+		{"a particle after a role", "I'm a paramedic now honestly.", []string{"fact user role=paramedic cue=correction"}},
+		{"a particle alone", "Yeah.", nil},
+		{"seriously alone", "Seriously.", nil},
+
+		{"a filler like", "I'm into climbing lately, like totally hooked.", []string{"preference user likes:climbing=climbing"}},
+		{"an example like still reads", "I like board games, like the classics.", []string{"preference user likes:board_games=board games", "preference user likes:classics=the classics"}},
+		{"the blue one refers back", "My favourite is probably the green one.", nil},
+
+		// Living on, out of, or at something that is not a place.
+		{"live on a diet", "I live on toast and tea.", nil},
+		{"live on a named street", "I live on Baker Street.", []string{"fact user lives_in=Baker Street"}},
+		{"based out of an office", "I'm based out of the Dublin office mostly.", nil},
+
+		// A contrast is not read as its opposite.
+		{"not big on X, Y is fine though", "Not big on sushi, ramen is fine though.", nil},
+		{"not a fan of X, Y is ok", "I'm not a fan of cilantro, parsley is ok though.", []string{"preference user dislikes:cilantro=cilantro"}},
+		{"X works though", "Not a huge fan of tea, coffee works though.", []string{"preference user dislikes:tea=tea"}},
+		{"Ys are fine", "I don't really like horror films, comedies are fine.", []string{"preference user dislikes:horror_films=horror films"}},
+		{"Ys are great though", "I'm not into podcasts, audiobooks are great though.", []string{"preference user dislikes:podcasts=podcasts"}},
+		{"a real list still reads", "I don't like olives, anchovies or capers.", []string{
+			"preference user dislikes:olives=olives", "preference user dislikes:anchovies=anchovies", "preference user dislikes:capers=capers"}},
+
+		// "moved to" a seat, a group or a way of working is no home.
+		{"moved to a row", "We moved to the back row.", nil},
+		{"moved to a team", "I moved to a new team last month.", nil},
+		{"moved to a named team", "I moved to the Payments team.", nil},
+		{"moved to a shift", "I moved to the night shift.", nil},
+		{"moved to a desk", "Moved to a standing desk.", nil},
+		{"moved to a way of working", "I moved to remote work.", nil},
+		{"moved to a schedule", "We moved to weekly releases.", nil},
+		{"moved to the couch", "I moved to the couch because my back hurts.", nil},
+		{"a city still moves home", "I moved to Lisbon last spring.", []string{"fact user lives_in=Lisbon cue=correction"}},
+		{"a known city in lower case", "I moved to lisbon in march.", []string{"fact user lives_in=lisbon cue=correction"}},
+		{"a country with the", "We moved to the Netherlands in 2019.", []string{"fact user lives_in=the Netherlands cue=correction"}},
+		{"city and state", "I just moved to Austin, Texas.", []string{"fact user lives_in=Austin, Texas cue=correction"}},
+
+		// A child starting school is a pupil, not an employee.
+		{"a son starts school", "My son started at Oakfield Primary.", nil},
+		{"a named child starts nursery", "Mila started at Little Acorns Nursery this week.", nil},
+		{"a colleague starts a job", "Lena started at Globex last week.", []string{"fact lena works_at=Globex cue=correction"}},
+	})
+}

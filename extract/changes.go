@@ -1,0 +1,495 @@
+package extract
+
+// This file reads changes said in passing, which name no slot the way
+// "I live in" or "I work at" do: a last day somewhere, a home bought or
+// rented, a value corrected inside its own sentence, and what a new value
+// replaced.
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// made is how a candidate was written: enough to write it again with
+// another value or cue.
+type made struct {
+	tmpl tmpl
+	subj subject
+	cat  string
+	// denial is a plain "not" ("I don't live in Paris"): it may correct a
+	// misunderstanding, so it never says the value was once true.
+	denial bool
+}
+
+// lastDay reads the end of a job said as its last day: "Thursday was my
+// final shift at Acme", "my last day with Initech is the 30th", "just
+// worked my last week at Hooli". The employer ends (a negation cue); a
+// new one in the same sentence ("..., I start at Globex") takes its place.
+func (x *extraction) lastDay(ts []token, f flags) bool {
+	for k := 0; k+4 < len(ts); k++ {
+		// "the final day at Acme" is the speaker's when nobody else is
+		// named before it and the sentence speaks in the first person.
+		mine := is(ts, k, "my") || is(ts, k, "the") && speaksOfSelf(x.sent) && !otherSubject(ts[:k])
+		if !mine || !is(ts, k+1, "last", "final") ||
+			!is(ts, k+2, "day", "shift", "week", "month", "days", "shifts") || !is(ts, k+3, "at", "with", "for") {
+			continue
+		}
+		if f.hedge || f.not || hasWord(ts[:k], "not", "n't", "never") {
+			return true // "might be my last day at Acme", "it's not my last day at Acme"
+		}
+		f.neg, f.past, f.corr = true, false, false
+		return x.org(x.speaker.asPerson(), ts[k+4:], f, true)
+	}
+	return false
+}
+
+// speaksOfSelf reports whether ts speaks of the speaker.
+func speaksOfSelf(ts []token) bool {
+	return hasWord(ts, "i", "i'm", "i've", "i'll", "me", "my", "we", "we're", "our")
+}
+
+// otherSubject reports a person other than the speaker among ts: a
+// pronoun or a capitalised word past the first ("Tom's last day").
+func otherSubject(ts []token) bool {
+	for k, t := range ts {
+		if is(ts, k, "he", "she", "they", "his", "her", "their", "'s", "you", "your") ||
+			t.capital && k > 0 && t.low != "i" && !weekdayOrMonth[t.low] {
+			return true
+		}
+	}
+	return false
+}
+
+var weekdayOrMonth = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+	"january", "february", "march", "april", "may", "june", "july", "august", "september",
+	"october", "november", "december")
+
+// onTeamAt reads a post at an employer: "I'm on the platform team at
+// Zalando now", "from June I'm on the night desk at Coldwater". The
+// employer is the speaker's, a change.
+func (x *extraction) onTeamAt(ts []token, f flags) bool {
+	for k := 1; k+4 < len(ts); k++ {
+		if !is(ts, k, "on") || !is(ts, k+1, "the") {
+			continue
+		}
+		if !is(ts, k-1, "'m", "am", "i'm") && !(is(ts, k-1, "be") && hasWord(ts[:k], "i", "i'll")) {
+			return false
+		}
+		j := k + 2
+		for j < len(ts) && j < k+6 && ts[j].kind == tWord && !postNouns[ts[j].low] {
+			j++
+		}
+		if !postNouns[lowAt(ts, j)] || !is(ts, j+1, "at", "with") {
+			return false
+		}
+		from := k - 1
+		for from > 0 && ts[from-1].kind != tPunct {
+			from--
+		}
+		if f.hedge || f.not || otherSubject(ts[from:k-1]) {
+			return true
+		}
+		f.corr, f.past = true, false
+		return x.org(x.speaker.asPerson(), ts[j+2:], f, true)
+	}
+	return false
+}
+
+// postNouns name one's place in a workplace.
+var postNouns = set("team", "desk", "crew", "squad", "staff", "rota", "floor", "line", "unit", "ward")
+
+// homeBought reads a home bought, rented or moved into: "we finally
+// closed on a flat in Ghent", "I bought a little house in Leiden", "got
+// the keys to our new place in Leeds", "signed the lease on an apartment
+// in Lyon". The place is the speaker's home now; a holiday home, a
+// rental bought to let, a home for someone else or one still being bought
+// is not.
+func (x *extraction) homeBought(ts []token, f flags) bool {
+	for h := 0; h+2 < len(ts); h++ {
+		if !homeNouns[ts[h].low] {
+			continue
+		}
+		// "in" the place, right after the home or after a few words
+		// saying where in it ("a flat near the harbour in Cork").
+		in := h + 1
+		for in < len(ts) && in < h+5 && ts[in].kind == tWord && !is(ts, in, "in") && !verbLike(ts[in].low) {
+			in++
+		}
+		if !is(ts, in, "in") || in+1 >= len(ts) {
+			continue
+		}
+		// The words before the home: a verb of getting it, then at most a
+		// determiner and a few adjectives; or, when the message has just
+		// said the keys were got, nothing but those.
+		cue := -1
+		for k := h - 1; k >= 0 && k >= h-6; k-- {
+			if homeGetting(ts, k) {
+				cue = k
+				break
+			}
+		}
+		if cue < 0 && h <= 3 && gotKeys.MatchString(strings.ToLower(x.content[:x.start])) && onlyModifiers(ts[:h]) {
+			cue = 0
+		}
+		if cue < 0 {
+			continue
+		}
+		if !speakerOpens(ts[:cue]) {
+			return false // "my sister bought a flat in Ghent" is hers, and said with a verb
+		}
+		for _, t := range ts[cue:h] {
+			if notOwnHome[t.low] {
+				return true
+			}
+		}
+		_, n := x.readValue(ts[in+1:], vPlace)
+		if n == 0 {
+			return false
+		}
+		rest := ts[in+1+n:]
+		if is(rest, 0, "for") && is(rest, 1, "my", "our", "his", "her", "their") || is(rest, 0, "to") && is(rest, 1, "rent", "let", "flip") ||
+			is(rest, 0, "as") && is(rest, 1, "an", "a") && is(rest, 2, "investment", "rental") {
+			return true // "a flat in Ghent for my mum", "... to rent out"
+		}
+		if f.hedge || f.not || f.future || hasWord(ts[:cue], "not", "n't", "never", "want", "hope", "plan", "planning", "trying") {
+			return true
+		}
+		if is(ts, cue, "buying", "closing", "moving") {
+			return true // "we're buying a house in Utrecht": not yet
+		}
+		f.corr, f.past = true, false
+		return x.place(x.speaker, ts[in+1:], f, "lives_in")
+	}
+	return false
+}
+
+// gotKeys finds a message saying, before the sentence read, that the
+// speaker got the keys to a home.
+var gotKeys = regexp.MustCompile(`(^|[.!?]\s*|\b(i|we|i've|we've|finally|just)\s+)(got|collected|picked up) (the|our|my) (new )?keys\b`)
+
+// onlyModifiers reports whether ts holds no more than a determiner and
+// adjectives: no verb, no name.
+func onlyModifiers(ts []token) bool {
+	for k, t := range ts {
+		if t.kind != tWord || verbLike(t.low) || k > 0 && t.capital || is(ts, k, "his", "her", "their", "your", "'s") {
+			return false
+		}
+	}
+	return true
+}
+
+// verbLike reports words that are verbs the rules know, or forms of "be".
+func verbLike(w string) bool {
+	_, ok := verbs[w]
+	return ok
+}
+
+// homeNouns are what one buys or rents to live in.
+var homeNouns = set("flat", "apartment", "house", "home", "place", "condo", "townhouse",
+	"cottage", "bungalow", "studio", "loft", "duplex", "maisonette", "houseboat")
+
+// notOwnHome qualify a home the speaker does not live in.
+var notOwnHome = set("holiday", "summer", "vacation", "weekend", "second", "beach", "rental",
+	"investment", "parents'", "mum's", "mom's", "dad's", "ski")
+
+// homeGetting reports whether ts[k] starts the getting of a home: "bought",
+// "closed on", "got the keys to", "signed the lease on/for", "moved into",
+// "rented", "renting", "bought".
+func homeGetting(ts []token, k int) bool {
+	switch ts[k].low {
+	case "bought", "buying", "purchased", "rented", "renting", "inherited":
+		return true
+	case "closed", "closing":
+		return is(ts, k+1, "on")
+	case "keys":
+		return is(ts, k+1, "to", "for")
+	case "lease", "mortgage":
+		return is(ts, k+1, "on", "for")
+	case "moved", "moving":
+		return is(ts, k+1, "into")
+	}
+	return false
+}
+
+// speakerOpens reports whether the words before a clause's verb leave the
+// speaker its subject: nothing (chat drops the "I"), "I", "we", "my
+// partner and I", and adverbs or auxiliaries.
+func speakerOpens(ts []token) bool {
+	for k, t := range ts {
+		switch {
+		case is(ts, k, "i", "we", "i've", "we've", "'ve", "have", "had", "just", "finally", "officially", "actually",
+			"got", "signed", "the", "our", "my", "new", "'re", "are", "am", "'m", "so", "well", "and", "yeah", "ok", "okay"):
+		case adverbs[t.low]:
+		case t.kind == tPunct:
+		case is(ts, k, "partner", "wife", "husband", "boyfriend", "girlfriend", "fiance", "fiancee", "fiancé", "fiancée") && hasWord(ts[k:], "i"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hasWord reports whether any token of ts is one of words.
+func hasWord(ts []token, words ...string) bool {
+	for k := range ts {
+		if is(ts, k, words...) {
+			return true
+		}
+	}
+	return false
+}
+
+// correctInPlace keeps the corrected value of a sentence that corrects
+// itself: "I live in Graz, sorry, Linz", "my editor is Vim, no wait, I
+// meant Helix", "I work at Acme, er, at Initech". The value said before
+// the marker was never meant; the one after it takes its candidate, with a
+// correction cue.
+func (x *extraction) correctInPlace(ts []token) {
+	if len(x.out) == x.sentOut {
+		return
+	}
+	for i := 1; i < len(ts); i++ {
+		if !is(ts, i-1, ",", "-", "...", ";") {
+			continue
+		}
+		j := selfCorrection(ts, i)
+		if j < 0 {
+			continue
+		}
+		// The new value runs to the next punctuation or the end.
+		end := j
+		for end < len(ts) && ts[end].kind != tPunct {
+			end++
+		}
+		if end == j || end-j > 6 {
+			continue
+		}
+		before := ts[i].start
+		for c := len(x.out) - 1; c >= x.sentOut; c-- {
+			cand, m := &x.out[c], x.made[c]
+			if cand.Cue == CueNegation || cand.Cue == CuePast ||
+				!strings.Contains(x.content[x.start:before], cand.Value) {
+				continue
+			}
+			val, ok := x.replacementValue(cand.Key, ts[j:end])
+			if !ok || strings.EqualFold(val, cand.Value) {
+				break
+			}
+			cand.Value = commonCase(val)
+			if !cand.Hedged {
+				cand.Cue = CueCorrection
+			}
+			shown := cand.Value
+			if strings.HasPrefix(cand.Key, "date:") {
+				shown = "on " + shown // as eventDate shows it
+			}
+			cand.Content = render(m.tmpl, m.subj, shown, m.cat, cand.Cue, cand.Hedged)
+			return
+		}
+	}
+}
+
+// selfCorrection reports where the new value starts after a correction
+// marker at ts[i] ("sorry,", "no wait,", "I meant", "or rather"), or -1.
+func selfCorrection(ts []token, i int) int {
+	j := i
+	switch {
+	case is(ts, j, "sorry", "oops", "er", "erm", "um", "correction"):
+		j++
+	case seq(ts, j, "no", "wait"), seq(ts, j, "or", "rather"), seq(ts, j, "i", "mean"), seq(ts, j, "i", "meant"):
+		j += 2
+	case is(ts, j, "wait", "no") && is(ts, j+1, ",", "-", "..."):
+		j++
+	default:
+		return -1
+	}
+	for is(ts, j, ",", "-", "...") || seq(ts, j, "i", "mean") || seq(ts, j, "i", "meant") {
+		if is(ts, j, "i") {
+			j += 2
+		} else {
+			j++
+		}
+	}
+	if j >= len(ts) || ts[j].kind != tWord {
+		return -1
+	}
+	return j
+}
+
+// replacementValue reads the value after a correction marker for the slot
+// key, or reports that those words cannot stand in for the slot's value
+// ("sorry, I have to run").
+func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
+	k := vThing
+	switch {
+	case key == "lives_in" || key == "from":
+		k = vPlace
+	case key == "works_at":
+		k = vOrg
+	case key == "role":
+		k = vRole
+	}
+	for is(ts, 0, "at", "in", "to", "for", "with", "on", "from") && len(ts) > 1 {
+		ts = ts[1:]
+	}
+	val, n := x.readValue(ts, k)
+	if n == 0 || n != len(ts) {
+		return "", false
+	}
+	switch {
+	case k == vPlace || k == vOrg:
+		first := ts[0]
+		if is(ts, 0, "the") && len(ts) > 1 {
+			first = ts[1]
+		}
+		if !first.capital {
+			return "", false
+		}
+	case strings.HasPrefix(key, "date:") || key == "birthday":
+		if dateLen(ts) != len(ts) {
+			return "", false
+		}
+	case strings.HasPrefix(key, "prefers:"):
+		if c, ok := CategoryOf(val); ok && c != key[len("prefers:"):] {
+			return "", false
+		}
+	}
+	return val, true
+}
+
+// endedBecomesHistory turns an ended value into history when its own
+// sentence names the value that replaced it: in "I'm on Arch these days,
+// gave up on Ubuntu" Ubuntu is the value before Arch, worth a version of
+// its own even when it was never stored, where a bare ending would have
+// nothing to end.
+func (x *extraction) endedBecomesHistory() {
+	for i := x.sentOut; i < len(x.out); i++ {
+		ended := &x.out[i]
+		if ended.Cue != CueNegation || ended.Hedged || x.made[i].denial {
+			continue
+		}
+		for j := x.sentOut; j < len(x.out); j++ {
+			now := x.out[j]
+			if now.Cue == CueCorrection && !now.Hedged && now.Subject == ended.Subject && now.Key == ended.Key &&
+				!strings.EqualFold(now.Value, ended.Value) {
+				ended.Cue = CuePast
+				m := x.made[i]
+				ended.Content = render(m.tmpl, m.subj, ended.Value, m.cat, CuePast, false)
+				break
+			}
+		}
+	}
+}
+
+// eventDate reads when something of the speaker's is: "my recital is on
+// the 19th", "the dentist is on Friday", "our offsite is the 3rd of June".
+// The slot is date:<thing>, so a later date, or one corrected in the same
+// message ("the 9th, sorry, the 19th"), takes its place. Only a date reads:
+// "the meeting is on the agenda" says nothing of when.
+func (x *extraction) eventDate(ts []token, f flags) bool {
+	s := x.speaker
+	switch {
+	case is(ts, 0, "my", "the"):
+	case is(ts, 0, "our"):
+		s = x.team
+	default:
+		return false
+	}
+	c := 1
+	for c < len(ts) && c < 4 && ts[c].kind == tWord && !ts[c].capital && !verbLike(ts[c].low) && !is(ts, c, "'s") {
+		c++
+	}
+	if c == 1 || !is(ts, c, "is") {
+		return false
+	}
+	noun := make([]string, 0, c-1)
+	for _, t := range ts[1:c] {
+		noun = append(noun, t.low)
+	}
+	name := strings.Join(noun, " ")
+	if _, ok := nounFacts[name]; ok || favoriteWords[noun[0]] || pronounValues[noun[0]] {
+		return false // "my birthday is..." has its own slot
+	}
+	v := c + 1
+	if is(ts, v, "on") {
+		v++
+	}
+	n := dateLen(ts[v:])
+	if n == 0 || v+n < len(ts) && ts[v+n].kind != tPunct {
+		return false
+	}
+	if f.not || f.hedge {
+		return true
+	}
+	date := x.text(ts[v:], n)
+	x.emit(s, f, claim{typ: memory.TypeFact, key: "date:" + Slug(name), value: date, tmpl: tmFact, cat: name, display: "on " + date})
+	return true
+}
+
+// favoriteWords open a preference, not a thing with a date.
+var favoriteWords = set("favorite", "favourite", "fav", "fave", "preferred", "go-to")
+
+// dateLen returns how many tokens of ts name a day: "the 19th", "19th",
+// "the 3rd of June", "June 3", "3 June", "Friday", "next Friday",
+// "Friday the 13th"; 0 if none.
+func dateLen(ts []token) int {
+	k := 0
+	if is(ts, 0, "next", "this") && weekdays[lowAt(ts, 1)] {
+		return 2
+	}
+	if weekdays[lowAt(ts, 0)] {
+		if is(ts, 1, "the") && ordinal(lowAt(ts, 2)) {
+			return 3
+		}
+		return 1
+	}
+	if months[lowAt(ts, 0)] && (ordinal(lowAt(ts, 1)) || dayNumber(lowAt(ts, 1))) {
+		return 2
+	}
+	if is(ts, 0, "the") {
+		k = 1
+	}
+	w := lowAt(ts, k)
+	if !ordinal(w) && !(k == 0 && dayNumber(w) && months[lowAt(ts, 1)]) {
+		return 0
+	}
+	k++
+	if is(ts, k, "of") && months[lowAt(ts, k+1)] {
+		k += 2
+	} else if months[lowAt(ts, k)] {
+		k++
+	}
+	return k
+}
+
+var weekdays = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+var months = set("january", "february", "march", "april", "may", "june", "july", "august",
+	"september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul",
+	"aug", "sep", "sept", "oct", "nov", "dec")
+
+// ordinal reports a day of the month written as an ordinal: "9th", "21st".
+func ordinal(w string) bool {
+	if len(w) < 3 || len(w) > 4 {
+		return false
+	}
+	return dayNumber(w[:len(w)-2]) && (strings.HasSuffix(w, "st") || strings.HasSuffix(w, "nd") ||
+		strings.HasSuffix(w, "rd") || strings.HasSuffix(w, "th"))
+}
+
+// dayNumber reports a day of the month in digits: "1" to "31".
+func dayNumber(w string) bool {
+	if len(w) == 0 || len(w) > 2 {
+		return false
+	}
+	d := 0
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+		d = d*10 + int(r-'0')
+	}
+	return d >= 1 && d <= 31
+}
