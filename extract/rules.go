@@ -12,7 +12,7 @@ import (
 // RulesName identifies the rule extractor in provenance records. Bump the
 // version when a change would extract different candidates from the same
 // text.
-const RulesName = "rules-en-v1"
+const RulesName = "rules-en-v2"
 
 // maxSentenceBytes bounds the sentences the rules read. Longer runs without
 // a sentence break are code, logs or pasted documents, not statements about
@@ -39,7 +39,7 @@ var _ Extractor = (*Rules)(nil)
 // NewRules returns the rule extractor.
 func NewRules() *Rules { return &Rules{} }
 
-// Name returns "rules-en-v1".
+// Name returns RulesName.
 func (*Rules) Name() string { return RulesName }
 
 // mode says what an event's kind allows the rules to extract.

@@ -802,7 +802,7 @@ func TestExtractHonoursContext(t *testing.T) {
 func TestRulesName(t *testing.T) {
 	t.Parallel()
 	var e Extractor = NewRules()
-	if e.Name() != "rules-en-v1" {
+	if e.Name() != "rules-en-v2" {
 		t.Fatalf("Name() = %q", e.Name())
 	}
 }
