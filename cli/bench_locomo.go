@@ -179,16 +179,12 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 		return nil, err
 	}
 	defer eng.Close()
-	turns := 0
-	for i := range samples {
-		turns += samples[i].Turns()
-	}
-	prog := bench.NewProgress(progress, "ingest", turns)
-	corpus, err := locomo.Ingest(ctx, eng, samples, prog)
+	corpus, err := ingestSamples(samples, progress, "ingest", func(prog *bench.Progress) (*locomo.Corpus, error) {
+		return locomo.Ingest(ctx, eng, samples, prog)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("bench locomo: %w", err)
+		return nil, err
 	}
-	prog.Done()
 
 	bm, err := locomo.NewBM25Arm()
 	if err != nil {
@@ -322,17 +318,13 @@ func locomoRunAPI(ctx context.Context, samples []locomo.Sample, ks []int, progre
 	}
 	defer srv.stop()
 
-	turns := 0
-	for i := range samples {
-		turns += samples[i].Turns()
-	}
 	clients := locomo.NewAPIClients(srv.url)
-	prog := bench.NewProgress(progress, "ingest over the API", turns)
-	corpus, err := locomo.IngestAPI(ctx, clients, samples, prog)
+	corpus, err := ingestSamples(samples, progress, "ingest over the API", func(prog *bench.Progress) (*locomo.Corpus, error) {
+		return locomo.IngestAPI(ctx, clients, samples, prog)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("bench locomo: %w", err)
+		return nil, err
 	}
-	prog.Done()
 	bm, err := locomo.NewBM25Arm()
 	if err != nil {
 		return nil, err
@@ -348,6 +340,21 @@ func locomoRunAPI(ctx context.Context, samples []locomo.Sample, ks []int, progre
 		return nil, fmt.Errorf("bench locomo: %w", err)
 	}
 	return rep, nil
+}
+
+// ingestSamples runs ingest with a progress bar over every turn.
+func ingestSamples(samples []locomo.Sample, progress io.Writer, label string, ingest func(*bench.Progress) (*locomo.Corpus, error)) (*locomo.Corpus, error) {
+	turns := 0
+	for i := range samples {
+		turns += samples[i].Turns()
+	}
+	prog := bench.NewProgress(progress, label, turns)
+	corpus, err := ingest(prog)
+	if err != nil {
+		return nil, fmt.Errorf("bench locomo: %w", err)
+	}
+	prog.Done()
+	return corpus, nil
 }
 
 // benchServer is an API server in this process, for benchmarks that go

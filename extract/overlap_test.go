@@ -2,12 +2,12 @@ package extract
 
 import (
 	"encoding/json"
+	"github.com/mnemon-dev/mnemon/internal/wordruns"
 	"go/scanner"
 	gotoken "go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,43 +158,5 @@ func clip(s string) string {
 	return s
 }
 
-// The normaliser is bench/scenarios' (TestSuiteSharesNoWordRuns), so both
-// guards agree on what a shared run is.
-var runWords = regexp.MustCompile(`[a-z0-9']+`)
-
-// commonWords are the words a run of ordinary English is made of; a run of
-// nothing else ("at the end of") is shared by any two texts and proves
-// nothing.
-var commonWords = set(strings.Fields(`a an the and or but so if of to in on at by for with from as is are was
-	were be been am i i'm me my you your it it's its he she her him his we our they them their this that
-	these those there here what who how when where which not no do does did have has had will would can
-	could should just all any some one up out about into over then than too very more most`)...)
-
-// placeholder is a slot of a template ("{v}", "{S}"): not a word, so no run
-// crosses it.
-var placeholder = regexp.MustCompile(`\{[A-Za-z]+\}`)
-
-// wordRuns returns the runs of four words of text, lowercased, leaving out
-// runs of common words only.
-func wordRuns(text string) []string {
-	var out []string
-	for _, piece := range placeholder.Split(text, -1) {
-		out = appendRuns(out, piece)
-	}
-	return out
-}
-
-func appendRuns(out []string, text string) []string {
-	w := runWords.FindAllString(strings.ToLower(text), -1)
-	for i := 0; i+4 <= len(w); i++ {
-		run := w[i : i+4]
-		common := true
-		for _, x := range run {
-			common = common && commonWords[x]
-		}
-		if !common {
-			out = append(out, strings.Join(run, " "))
-		}
-	}
-	return out
-}
+// wordRuns is the normaliser both guards share (internal/wordruns).
+func wordRuns(text string) []string { return wordruns.Of(text) }

@@ -82,11 +82,8 @@ func IngestAPI(ctx context.Context, clients *APIClients, samples []Sample, progr
 			if res.JobState != "succeeded" {
 				return nil, fmt.Errorf("ingest %s session %d over the API: extraction job %s ended %q", s.ID, ss.N, res.JobID, res.JobState)
 			}
-			if len(res.EpisodeIDs) != len(ss.Turns) {
-				return nil, fmt.Errorf("ingest %s session %d over the API: %d episodes for %d turns", s.ID, ss.N, len(res.EpisodeIDs), len(ss.Turns))
-			}
-			for j, id := range res.EpisodeIDs {
-				c.turnOf[id] = ss.Turns[j].ID
+			if err := c.record(s, ss, res.EpisodeIDs); err != nil {
+				return nil, err
 			}
 			progress.Add(len(ss.Turns))
 		}
@@ -130,13 +127,7 @@ func (a *APIArm) Retrieve(ctx context.Context, s *Sample, question string, k int
 	}
 	out := make([]Item, 0, len(res.Items))
 	for _, it := range res.Items {
-		var turns []string
-		for _, ep := range it.EpisodeIDs {
-			if t, ok := a.corpus.turnOf[ep]; ok {
-				turns = append(turns, t)
-			}
-		}
-		out = append(out, Item{Turns: turns, Tokens: it.Tokens})
+		out = append(out, a.corpus.item(it.EpisodeIDs, it.Tokens))
 	}
 	return out, nil
 }

@@ -99,11 +99,8 @@ func Ingest(ctx context.Context, eng *engine.Engine, samples []Sample, progress 
 			if err != nil {
 				return nil, fmt.Errorf("ingest %s session %d: %w", s.ID, ss.N, err)
 			}
-			if len(res.EpisodeIDs) != len(ss.Turns) {
-				return nil, fmt.Errorf("ingest %s session %d: %d episodes for %d turns", s.ID, ss.N, len(res.EpisodeIDs), len(ss.Turns))
-			}
-			for j, id := range res.EpisodeIDs {
-				c.turnOf[id] = ss.Turns[j].ID
+			if err := c.record(s, ss, res.EpisodeIDs); err != nil {
+				return nil, err
 			}
 			progress.Add(len(ss.Turns))
 		}
@@ -150,13 +147,29 @@ func (a *EngineArm) Retrieve(ctx context.Context, s *Sample, question string, k 
 	}
 	out := make([]Item, 0, len(res.Items))
 	for _, it := range res.Items {
-		var turns []string
-		for _, ep := range it.EpisodeIDs {
-			if t, ok := a.corpus.turnOf[ep]; ok {
-				turns = append(turns, t)
-			}
-		}
-		out = append(out, Item{Turns: turns, Tokens: it.Tokens})
+		out = append(out, a.corpus.item(it.EpisodeIDs, it.Tokens))
 	}
 	return out, nil
+}
+
+// record maps the episodes a session was captured as to its turns.
+func (c *Corpus) record(s *Sample, ss Session, episodeIDs []string) error {
+	if len(episodeIDs) != len(ss.Turns) {
+		return fmt.Errorf("ingest %s session %d: %d episodes for %d turns", s.ID, ss.N, len(episodeIDs), len(ss.Turns))
+	}
+	for j, id := range episodeIDs {
+		c.turnOf[id] = ss.Turns[j].ID
+	}
+	return nil
+}
+
+// item is a retrieved item as the turns its episodes record.
+func (c *Corpus) item(episodeIDs []string, tokens int) Item {
+	var turns []string
+	for _, ep := range episodeIDs {
+		if t, ok := c.turnOf[ep]; ok {
+			turns = append(turns, t)
+		}
+	}
+	return Item{Turns: turns, Tokens: tokens}
 }

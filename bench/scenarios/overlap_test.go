@@ -1,10 +1,10 @@
 package scenarios
 
 import (
+	"github.com/mnemon-dev/mnemon/internal/wordruns"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -93,36 +93,5 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
-var words = regexp.MustCompile(`[a-z0-9']+`)
-
-// commonWords are the words a run of ordinary English is made of; a run of
-// nothing else ("at the end of") is shared by any two texts and proves
-// nothing.
-var commonWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an the and or but so if of to in on at by for with from as is are was
-		were be been am i i'm me my you your it it's its he she her him his we our they them their this that
-		these those there here what who how when where which not no do does did have has had will would can
-		could should just all any some one up out about into over then than too very more most`) {
-		commonWords[w] = true
-	}
-}
-
-// wordRuns returns the runs of four words of text, lowercased, leaving
-// out runs of common words only.
-func wordRuns(text string) []string {
-	w := words.FindAllString(strings.ToLower(text), -1)
-	var out []string
-	for i := 0; i+4 <= len(w); i++ {
-		run := w[i : i+4]
-		common := true
-		for _, x := range run {
-			common = common && commonWords[x]
-		}
-		if !common {
-			out = append(out, strings.Join(run, " "))
-		}
-	}
-	return out
-}
+// wordRuns is the normaliser both guards share (internal/wordruns).
+func wordRuns(text string) []string { return wordruns.Of(text) }
