@@ -9,10 +9,11 @@ import (
 // TestReproducible regenerates the table from the npm tarball and compares it
 // byte for byte with the committed one. It needs the tarball in the user
 // cache (go run ./embed/vectors/gen fetches it there), so it is skipped
-// when the tarball is missing and in -short mode; it takes ~15 s.
+// when the tarball is missing, in -short mode and under -race; it takes
+// ~15 s.
 func TestReproducible(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: parses a 300 MB JSON file")
+	if testing.Short() || raceEnabled {
+		t.Skip("slow: parses a 300 MB JSON file (over a minute under -race); run go test ./embed/vectors/gen without -race")
 	}
 	tgz, err := cachedTarball(false)
 	if err != nil {
