@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -230,25 +231,55 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 
 // sameText is a key under which two contents read the same: case and
 // spacing aside. It hashes instead of building the normalised string, so a
-// retrieval that compares hundreds of candidates allocates nothing for it.
+// retrieval that compares hundreds of candidates allocates nothing for it,
+// and reads ASCII a byte at a time (the common case).
 func sameText(s string) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	space := false
-	started := false
+	h := uint64(textOffset)
+	space, started := false, false
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b >= utf8.RuneSelf {
+			return sameTextRunes(s)
+		}
+		switch b {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			space = started
+			continue
+		}
+		if space {
+			h = (h ^ ' ') * textPrime
+			space = false
+		}
+		started = true
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		h = (h ^ uint64(b)) * textPrime
+	}
+	return h
+}
+
+// FNV-1a's constants.
+const textOffset, textPrime = 14695981039346656037, 1099511628211
+
+// sameTextRunes is sameText for text beyond ASCII; on ASCII it gives the
+// same key.
+func sameTextRunes(s string) uint64 {
+	h := uint64(textOffset)
+	space, started := false, false
 	for _, r := range s {
 		if unicode.IsSpace(r) {
 			space = started
 			continue
 		}
 		if space {
-			h = (h ^ ' ') * prime
+			h = (h ^ ' ') * textPrime
 			space = false
 		}
 		started = true
 		r = unicode.ToLower(r)
 		for r > 0 {
-			h = (h ^ uint64(r&0xff)) * prime
+			h = (h ^ uint64(r&0xff)) * textPrime
 			r >>= 8
 		}
 	}

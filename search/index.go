@@ -1141,10 +1141,23 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, lo, h
 	c1, c2 := tailCuts(n)
 	q1, q2 := norm(qtail[c1:]), norm(qtail[c2:])
 	theta := float32(floor)
+	// The first checkpoint is read for every row: with the usual eight
+	// values it is multiplied out here, a call per row saved.
+	var q8 [8]float32
+	inline := c1 == len(q8)
+	if inline {
+		copy(q8[:], qtail)
+	}
 	for slot := lo; slot < hi; slot++ {
 		d := blk.ords[slot]
 		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
-		s := acc[d] + dotRow(qtail[:c1], row[:c1])
+		var s float32
+		if inline {
+			r := row[:8:8]
+			s = acc[d] + ((q8[0]*r[0] + q8[1]*r[1]) + (q8[2]*r[2] + q8[3]*r[3])) + ((q8[4]*r[4] + q8[5]*r[5]) + (q8[6]*r[6] + q8[7]*r[7]))
+		} else {
+			s = acc[d] + dotRow(qtail[:c1], row[:c1])
+		}
 		if s+q1*blk.rest[2*slot]+slack < theta {
 			continue
 		}
