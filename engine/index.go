@@ -481,15 +481,13 @@ func signature(an *search.Analyzer, text string) string {
 	return strings.Join(terms, " ")
 }
 
-// sourceState says whether an episodic version's derived facts are
+// sourceStateLocked says whether an episodic version's derived facts are
 // servable for p: covered (at least one is), stale (none is), or "" when no
-// fact was derived from it.
-func (st *nsState) sourceState(v *memory.Version, p RetrieveParams) string {
+// fact was derived from it. The caller holds st.mu.
+func (st *nsState) sourceStateLocked(v *memory.Version, p RetrieveParams) string {
 	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 {
 		return ""
 	}
-	st.mu.RLock()
-	defer st.mu.RUnlock()
 	facts := st.derived[v.EvidenceEpisodeIDs[0]]
 	if len(facts) == 0 {
 		return ""

@@ -17,7 +17,7 @@ func TestLiftRepeatingFacts(t *testing.T) {
 	ignored := cand("ignored", memory.KindSemantic, "something else", 0.3)
 	ignored.action = memory.ActionIgnore
 	cands := []*scored{turn, other, note, ignored}
-	if !liftRepeatingFacts(cands) {
+	if !liftRepeatingFacts(cands, 10) {
 		t.Fatal("nothing lifted")
 	}
 	sortRanked(cands)
@@ -30,7 +30,7 @@ func TestLiftRepeatingFacts(t *testing.T) {
 	if ignored.final != 0.3 {
 		t.Fatal("a fact that would not be packed was lifted")
 	}
-	if liftRepeatingFacts([]*scored{note, turn}) {
+	if liftRepeatingFacts([]*scored{note, turn}, 10) {
 		t.Fatal("a fact already above its turn was lifted")
 	}
 }

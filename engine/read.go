@@ -125,6 +125,8 @@ type scored struct {
 	// episode (RetrieveParams.Context), nearest first.
 	before, after []*entry
 	reason        string
+	// source is an episode's sourceStateLocked.
+	source string
 	// previous says a history candidate was replaced by the current
 	// value (set for questions about the past).
 	previous bool
@@ -237,25 +239,26 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		st.mu.RUnlock()
 	}
 	pastQuery := p.IncludeHistory && asksAboutPast(p.Query)
-	if pastQuery {
-		// Which history candidates the current value replaced, read once
-		// under the lock.
-		st.mu.RLock()
-		for _, c := range cands {
-			if v := c.en.v; v.Status.History() && v.SupersededBy != "" {
-				next, ok := st.entries.load(v.SupersededBy)
-				c.previous = ok && next.status.Live()
-			}
+	// What ranking reads of the index beyond each candidate, read once
+	// under the lock: whether an episode's facts speak for it, and for a
+	// question about the past, which history the current value replaced.
+	st.mu.RLock()
+	for _, c := range cands {
+		v := c.en.v
+		c.source = st.sourceStateLocked(v, p)
+		if pastQuery && v.Status.History() && v.SupersededBy != "" {
+			next, ok := st.entries.load(v.SupersededBy)
+			c.previous = ok && next.status.Live()
 		}
-		st.mu.RUnlock()
 	}
+	st.mu.RUnlock()
 	sterms := e.subjectTerms(p.Query, qterms)
 	namesSubject := namesASubject(cands, sterms)
 	for _, c := range cands {
 		e.rank(st, c, p, sterms, pastQuery, namesSubject, r, now)
 	}
 	sortRanked(cands)
-	if liftRepeatingFacts(cands) {
+	if liftRepeatingFacts(cands, 2*p.Limit+10) {
 		sortRanked(cands)
 	}
 	context, used := e.pack(st, keep, cands, p, r)
@@ -323,34 +326,72 @@ func sortRanked(cands []*scored) {
 // ranked above it says (a note kept from that very turn, say) the turn's
 // score, with a term "same_text" that says so: the two are one item, and
 // the fact is the better one to show (it carries validity and status);
-// packing then skips the turn. cands must be sorted; it reports whether a
-// score changed, so they need sorting again.
-func liftRepeatingFacts(cands []*scored) bool {
-	var turnAt map[uint64]int // text → rank of its best turn
+// packing then skips the turn. Only turns among the first window
+// candidates are considered: one ranked lower is not packed anyway. cands
+// must be sorted; it reports whether a score changed, so they need
+// sorting again.
+func liftRepeatingFacts(cands []*scored, window int) bool {
+	// Turns by their length without spaces, a cheap first test before the
+	// hash that decides.
+	var byLen map[int][]int
+	for i := 0; i < len(cands) && i < window; i++ {
+		if c := cands[i]; c.en.v.Kind == memory.KindEpisodic {
+			if byLen == nil {
+				byLen = make(map[int][]int)
+			}
+			n := solidLen(c.en.v.Content)
+			byLen[n] = append(byLen[n], i)
+		}
+	}
+	if byLen == nil {
+		return false
+	}
+	taken := make(map[int]bool) // turns a fact already took the place of
 	lifted := false
 	for i, c := range cands {
-		k := sameText(c.en.v.Content)
-		if c.en.v.Kind == memory.KindEpisodic {
-			if turnAt == nil {
-				turnAt = make(map[uint64]int)
-			}
-			if _, ok := turnAt[k]; !ok {
-				turnAt[k] = i
-			}
+		if c.en.v.Kind == memory.KindEpisodic || c.action == memory.ActionIgnore {
 			continue
 		}
-		j, ok := turnAt[k]
-		if !ok || c.action == memory.ActionIgnore {
+		turns := byLen[solidLen(c.en.v.Content)]
+		if len(turns) == 0 || turns[0] > i {
 			continue
 		}
-		delete(turnAt, k) // one fact takes a turn's place
-		if gain := cands[j].final - c.final; gain > 0 {
-			c.terms = append(c.terms, memory.Term{Name: "same_text", Value: gain})
-			c.final = cands[j].final
-			lifted = true
+		key := sameText(c.en.v.Content)
+		for _, j := range turns {
+			if j > i {
+				break
+			}
+			if sameText(cands[j].en.v.Content) != key {
+				continue
+			}
+			if !taken[j] {
+				taken[j] = true
+				if gain := cands[j].final - c.final; gain > 0 {
+					c.terms = append(c.terms, memory.Term{Name: "same_text", Value: gain})
+					c.final = cands[j].final
+					lifted = true
+				}
+			}
+			break // the best turn of this text decides
 		}
 	}
 	return lifted
+}
+
+// solidLen counts the bytes of s that are not ASCII spacing. Texts sameText
+// equates have equal counts, but for the rare letter whose lower case is
+// longer or shorter in UTF-8, or spacing beyond ASCII: then a lift is only
+// missed, never made wrongly (the hash still decides).
+func solidLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 func validateRetrieve(p *RetrieveParams) error {
@@ -832,7 +873,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 			add("history", -r.HistoryPenalty)
 		}
 	}
-	switch st.sourceState(v, p) {
+	switch c.source {
 	case "covered":
 		add("covered_by_fact", -r.CoveredPenalty)
 	case "stale":
