@@ -304,7 +304,8 @@ func asks(content string) bool {
 
 // sortRanked orders candidates best first.
 func sortRanked(cands []*scored) {
-	sort.SliceStable(cands, func(i, j int) bool {
+	// The order is total (the id breaks every tie), so no stable sort.
+	sort.Slice(cands, func(i, j int) bool {
 		a, b := cands[i], cands[j]
 		if a.final != b.final {
 			return a.final > b.final

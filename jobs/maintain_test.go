@@ -37,25 +37,7 @@ func TestPeriodicMaintenance(t *testing.T) {
 		}
 		ids = append(ids, res.Outcomes[0].VersionID)
 	}
-	q, err := jobs.Open(ctx, jobs.Config{
-		Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx, Engine: eng,
-		Workers: 1, PollInterval: 10 * time.Millisecond, MaintainEvery: 300 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := q.Stop(stopCtx); err != nil {
-			t.Error(err)
-		}
-		eng.Close()
-		st.Close()
-	})
+	q := startQueue(t, st, eng, 300*time.Millisecond)
 	deadline := time.Now().Add(30 * time.Second)
 	for i, ns := range []string{"ana", "bob"} {
 		for {
@@ -94,4 +76,32 @@ func TestPeriodicMaintenance(t *testing.T) {
 	if done.State != jobs.StateSucceeded {
 		t.Fatalf("maintenance job %+v", done)
 	}
+}
+
+// startQueue starts a one-worker queue over st running eng's jobs, with
+// maintenance every maintainEvery; the queue, eng and st close when the
+// test ends.
+func startQueue(t *testing.T, st *sqlite.Store, eng *engine.Engine, maintainEvery time.Duration) *jobs.Queue {
+	t.Helper()
+	ctx := context.Background()
+	q, err := jobs.Open(ctx, jobs.Config{
+		Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx, Engine: eng,
+		Workers: 1, PollInterval: 10 * time.Millisecond, MaintainEvery: maintainEvery,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := q.Stop(stopCtx); err != nil {
+			t.Error(err)
+		}
+		eng.Close()
+		st.Close()
+	})
+	return q
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-
 	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/jobs"
@@ -38,25 +36,7 @@ func TestReembedOnStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.Open(ctx, jobs.Config{
-		Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx, Engine: eng,
-		Workers: 1, PollInterval: 10 * time.Millisecond, MaintainEvery: time.Hour,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := q.Stop(stopCtx); err != nil {
-			t.Error(err)
-		}
-		eng.Close()
-		st.Close()
-	})
+	q := startQueue(t, st, eng, time.Hour)
 	deadline := time.Now().Add(30 * time.Second)
 	for _, ns := range []string{"ana", "bob"} {
 		for {

@@ -581,18 +581,7 @@ func (e *executor) setEmbedding(ctx context.Context, p memory.SetEmbeddingParams
 	if err := e.logChange(ctx, p.Namespace, p.ID, at); err != nil {
 		return err
 	}
-	res, err := e.exec(ctx, qSetEmbedding, blob(p.Embedding), p.Embedder, p.EmbedderDim, p.Namespace, p.ID)
-	if err != nil {
-		return mapErr(err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return memory.ErrNotFound
-	}
-	return nil
+	return execOne(ctx, e, qSetEmbedding, blob(p.Embedding), p.Embedder, p.EmbedderDim, p.Namespace, p.ID)
 }
 
 func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) error {
@@ -615,18 +604,7 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
 		return err
 	}
-	res, err := e.exec(ctx, qUpdateVersionState, args...)
-	if err != nil {
-		return mapErr(err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return memory.ErrNotFound
-	}
-	return nil
+	return execOne(ctx, e, qUpdateVersionState, args...)
 }
 
 func (e *executor) GetVersion(ctx context.Context, p memory.GetParams) (*memory.Version, error) {
