@@ -43,6 +43,12 @@ type Ranking struct {
 
 	ChannelCap     int     // candidates per channel
 	SemanticFloor  float64 // cosine below which semantic hits are noise
+	// SemanticFloorAlone is the floor when no word of the query matched
+	// (no lexical hit): the semantic channel is then the only evidence of
+	// relevance, and a weak cosine still orders "French lessons" above
+	// "legend" for "which language am I studying?", where otherwise the
+	// recent channel alone would decide.
+	SemanticFloorAlone float64
 	RecentEpisodes int     // episodes the recent channel offers
 
 	// Bounded utility terms added to the fused score.
@@ -96,7 +102,7 @@ func DefaultRanking() Ranking {
 		WeightCritical: 0.5, WeightStructured: 0.7, WeightLexical: 1.0, WeightSemantic: 1.0, WeightRecent: 0.25,
 		WeightGraph: 0.15, GraphHop2: 0.5,
 		ChannelCap:     50,
-		SemanticFloor:  0.20,
+		SemanticFloor:  0.20, SemanticFloorAlone: 0.10,
 		RecentEpisodes: 10,
 		Usefulness:     0.04, Confidence: 0.03,
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,

@@ -224,6 +224,18 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		}
 	}
 	wg.Wait()
+	if si := channelIndex(ChannelSemantic); !disabled[ChannelSemantic] && len(results[channelIndex(ChannelLexical)]) == 0 &&
+		len(results[si]) < r.ChannelCap && r.SemanticFloorAlone < r.SemanticFloor {
+		// No word of the query matched: the semantic channel is all the
+		// evidence there is, so it looks further down, rather than leave
+		// the order to the recent channel. Rare at scale, so run again
+		// rather than make every query scan to the lower floor.
+		alone := r
+		alone.SemanticFloor = r.SemanticFloorAlone
+		began := time.Now()
+		results[si] = st.channel(ChannelSemantic, qterms, qvec, keep, alone)
+		took[si] += time.Since(began)
+	}
 
 	cands := fuse(st, results, r)
 	if p.KnownAt != nil {
