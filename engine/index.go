@@ -62,6 +62,7 @@ type entry struct {
 	ownerless bool // no agent, user or project owns v: visible to every request
 
 	subjectTerm string // the subject as an index term ("user", "sister", "caroline")
+	shape       turnShape
 }
 
 func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *entry {
@@ -317,6 +318,7 @@ func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
 func (st *nsState) putMeta(v *memory.Version, an *search.Analyzer) {
 	en := newEntry(v, keyTermsOf(v, an), subjectTermOf(v, an))
 	en.aliasTerms = aliasTermsOf(v, an)
+	en.shape = shapeOf(v, an)
 	st.putEntry(en, an)
 }
 
@@ -415,7 +417,7 @@ func (st *nsState) updateState(v *memory.Version) {
 		return
 	}
 	next := newEntry(v, en.keyTerms, en.subjectTerm)
-	next.aliasTerms = en.aliasTerms
+	next.aliasTerms, next.shape = en.aliasTerms, en.shape
 	st.entries.store(v.ID, next)
 	// Evidence only grows, except when a trim drops purged statements
 	// (trimEvidence): those no longer speak for the fact.
@@ -483,21 +485,31 @@ func signature(an *search.Analyzer, text string) string {
 
 // sourceStateLocked says whether an episodic version's derived facts are
 // servable for p: covered (at least one is), stale (none is), or "" when no
-// fact was derived from it. The caller holds st.mu.
-func (st *nsState) sourceStateLocked(v *memory.Version, p RetrieveParams) string {
+// fact was derived from it; and whether every one of them is about someone
+// other than the user (user is the user's subject term). The caller holds
+// st.mu.
+func (st *nsState) sourceStateLocked(v *memory.Version, p RetrieveParams, user string) (state string, aboutOther bool) {
 	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 {
-		return ""
+		return "", false
 	}
 	facts := st.derived[v.EvidenceEpisodeIDs[0]]
 	if len(facts) == 0 {
-		return ""
+		return "", false
 	}
+	state, aboutOther = "stale", true
 	for _, id := range facts {
-		if en, ok := st.entries.load(id); ok && st.servableLocked(en.v, p) {
-			return "covered"
+		en, ok := st.entries.load(id)
+		if !ok {
+			continue
+		}
+		if en.subjectTerm == "" || en.subjectTerm == user {
+			aboutOther = false
+		}
+		if state == "stale" && st.servableLocked(en.v, p) {
+			state = "covered"
 		}
 	}
-	return "stale"
+	return state, aboutOther
 }
 
 // drop removes a version from the index.

@@ -145,3 +145,51 @@ func TestFirstPersonQuestionIsAboutTheUser(t *testing.T) {
 		t.Fatalf("items %v, want the user's employer first", contents(res))
 	}
 }
+
+// How a turn is said counts: small talk answers nothing however recent,
+// a turn about someone else does not answer a question about the user, a
+// quantity question prefers a turn that says a number, and the turn that
+// says a value changed goes before the value it replaced.
+func TestTurnShapesRank(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-6 * day)
+	captureSession(t, e, "ns", "a", start, "my flatmate works at a brewery down by the docks", "the pub quiz was a disaster")
+	captureSession(t, e, "ns", "b", start.Add(day), "the blog runs on Jekyll, it takes ages to build",
+		"membership at the climbing gym is 45 a month")
+	captureSession(t, e, "ns", "c", start.Add(2*day), "finally got the job at the harbour museum, I start in the archive on monday",
+		"switched the blog to Hugo now, builds in a second")
+	captureSession(t, e, "ns", "d", start.Add(3*day), "legend", "haha nice", "cheers")
+	scope := memory.Scope{UserID: "u1"}
+	top := func(q string) engine.Item {
+		t.Helper()
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: scope, Context: engine.NoContext})
+		if len(res.Items) == 0 {
+			t.Fatalf("%q: nothing retrieved", q)
+		}
+		return res.Items[0]
+	}
+	if it := top("where do I work?"); strings.Contains(it.Content, "flatmate") {
+		t.Errorf("where do I work? -> the flatmate's job first: %s", it.Explanation)
+	}
+	if it := top("who does my flatmate work for?"); !strings.Contains(it.Content, "brewery") {
+		t.Errorf("who does my flatmate work for? -> %q first, want the brewery", it.Content)
+	}
+	if it := top("how much is my climbing membership?"); !strings.Contains(it.Content, "45") {
+		t.Errorf("how much is my climbing membership? -> %q first", it.Content)
+	}
+	if it := top("what does my blog run on?"); !strings.Contains(it.Content, "Hugo") {
+		t.Errorf("what does my blog run on? -> %q first, want the switch to Hugo: %v", it.Content, it.Terms)
+	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "which museum hired me?", Scope: scope, Context: engine.NoContext})
+	for i, it := range res.Items {
+		if it.Content == "legend" || it.Content == "cheers" {
+			if i < 2 {
+				t.Errorf("small talk %q ranked %d: %v", it.Content, i+1, contents(res))
+			}
+			if it.Terms["chatter"] >= 0 {
+				t.Errorf("small talk %q has no chatter term: %v", it.Content, it.Terms)
+			}
+		}
+	}
+}

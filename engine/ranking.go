@@ -41,15 +41,15 @@ type Ranking struct {
 	// the same numbers on both.
 	WeightGraph, GraphHop2 float64
 
-	ChannelCap     int     // candidates per channel
-	SemanticFloor  float64 // cosine below which semantic hits are noise
+	ChannelCap    int     // candidates per channel
+	SemanticFloor float64 // cosine below which semantic hits are noise
 	// SemanticFloorAlone is the floor when no word of the query matched
 	// (no lexical hit): the semantic channel is then the only evidence of
 	// relevance, and a weak cosine still orders "French lessons" above
 	// "legend" for "which language am I studying?", where otherwise the
 	// recent channel alone would decide.
 	SemanticFloorAlone float64
-	RecentEpisodes int     // episodes the recent channel offers
+	RecentEpisodes     int // episodes the recent channel offers
 
 	// Bounded utility terms added to the fused score.
 	Usefulness, Confidence              float64 // multiplied by the version's value
@@ -76,6 +76,20 @@ type Ranking struct {
 	// 0.686, without context 0.559 -> 0.579) and on the scenario suite
 	// (hit@1 0.579 -> 0.591).
 	QuestionPenalty float64
+	// ChatterPenalty is subtracted from a turn that says nothing ("legend",
+	// "ok cool"): recent or not, it answers no question.
+	ChatterPenalty float64
+	// OtherTurn is subtracted, for a question in the first person, from
+	// a turn about someone else ("my flatmate works at …", "Rosa's
+	// birthday is …") that does not speak of the user too.
+	OtherTurn float64
+	// AnswerType is added, for a question asking for a quantity ("how
+	// much", "how many", "how far"), to a turn that says a number.
+	AnswerType float64
+	// ChangeCue is added, unless the question is about the past, to a
+	// turn the query's words found that says something changed ("… on
+	// Fly.io now", "switched to Kate"): the latest change is what holds.
+	ChangeCue float64
 	// CoveredPenalty is subtracted from an episode a current fact was
 	// extracted from (the fact says it better); StalePenalty from an
 	// episode whose extracted facts have all been superseded.
@@ -101,13 +115,14 @@ func DefaultRanking() Ranking {
 		RRFK:           60,
 		WeightCritical: 0.5, WeightStructured: 0.7, WeightLexical: 1.0, WeightSemantic: 1.0, WeightRecent: 0.25,
 		WeightGraph: 0.15, GraphHop2: 0.5,
-		ChannelCap:     50,
-		SemanticFloor:  0.20, SemanticFloorAlone: 0.10,
+		ChannelCap:    50,
+		SemanticFloor: 0.20, SemanticFloorAlone: 0.10,
 		RecentEpisodes: 10,
 		Usefulness:     0.04, Confidence: 0.03,
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
+		ChatterPenalty: 0.10, OtherTurn: 0.50, AnswerType: 0.05, ChangeCue: 0.20,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
@@ -117,7 +132,7 @@ func DefaultRanking() Ranking {
 // RankingTerms names the utility terms rank may add to a candidate's fused
 // score, as traces and explanations report them.
 func RankingTerms() []string {
-	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "covered_by_fact", "stale_source"}
+	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "chatter", "answer_type", "change", "replaced", "covered_by_fact", "stale_source"}
 }
 
 // Without returns r with the named utility term switched off, for
@@ -135,7 +150,7 @@ func (r Ranking) Without(term string) (Ranking, error) {
 	case "subject":
 		r.SubjectMatch = 0
 	case "other_subject":
-		r.OtherSubject = 0
+		r.OtherSubject, r.OtherTurn = 0, 0
 	case "task_match":
 		r.TaskMatch = 0
 	case "contested":
@@ -146,6 +161,12 @@ func (r Ranking) Without(term string) (Ranking, error) {
 		r.PreviousValue = 0
 	case "question":
 		r.QuestionPenalty = 0
+	case "chatter":
+		r.ChatterPenalty = 0
+	case "answer_type":
+		r.AnswerType = 0
+	case "change", "replaced":
+		r.ChangeCue = 0
 	case "covered_by_fact":
 		r.CoveredPenalty = 0
 	case "stale_source":

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -130,6 +131,9 @@ type scored struct {
 	// previous says a history candidate was replaced by the current
 	// value (set for questions about the past).
 	previous bool
+	// aboutOther says every fact drawn from an episode is about someone
+	// other than the user ("my flatmate is allergic to penicillin").
+	aboutOther bool
 	// alsoSaid are the evidence episodes of candidates left out because
 	// they say the same words: the item cites them too.
 	alsoSaid []string
@@ -250,26 +254,35 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		}
 		st.mu.RUnlock()
 	}
-	pastQuery := p.IncludeHistory && asksAboutPast(p.Query)
+	q := queryFacts{past: p.IncludeHistory && asksAboutPast(p.Query), self: aboutTheUser(p.Query), number: asksForNumber(p.Query), current: asksAboutNow(p.Query)}
+	user := e.userTerm()
 	// What ranking reads of the index beyond each candidate, read once
-	// under the lock: whether an episode's facts speak for it, and for a
-	// question about the past, which history the current value replaced.
+	// under the lock: whether an episode's facts speak for it and whom
+	// they are about, and for a question about the past, which history
+	// the current value replaced.
 	st.mu.RLock()
 	for _, c := range cands {
 		v := c.en.v
-		c.source = st.sourceStateLocked(v, p)
-		if pastQuery && v.Status.History() && v.SupersededBy != "" {
+		c.source, c.aboutOther = st.sourceStateLocked(v, p, user)
+		if q.past && v.Status.History() && v.SupersededBy != "" {
 			next, ok := st.entries.load(v.SupersededBy)
 			c.previous = ok && next.status.Live()
 		}
 	}
 	st.mu.RUnlock()
-	sterms := e.subjectTerms(p.Query, qterms)
-	namesSubject := namesASubject(cands, sterms)
+	q.terms = e.subjectTerms(p.Query, qterms)
+	q.namesSubject = namesASubject(cands, q.terms)
 	for _, c := range cands {
-		e.rank(st, c, p, sterms, pastQuery, namesSubject, r, now)
+		e.rank(st, c, p, q, r, now)
 	}
 	sortRanked(cands)
+	if !q.past && (q.self || q.current) {
+		again := demoteReplaced(st, cands, qterms, r)
+		var followed bool
+		if cands, followed = e.followChanges(st, cands, keep, r); again || followed {
+			sortRanked(cands)
+		}
+	}
 	if liftRepeatingFacts(cands, 2*p.Limit+10) {
 		sortRanked(cands)
 	}
@@ -733,7 +746,7 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 }
 
 // maxTerms is how many utility terms rank can add to one candidate.
-const maxTerms = 10
+const maxTerms = 16
 
 // pastWords mark a question about earlier values.
 var pastWords = map[string]bool{
@@ -785,6 +798,77 @@ func (e *Engine) subjectTerms(query string, qterms []string) []string {
 	return append(slices.Clip(qterms), user[0])
 }
 
+// userTerm is the user's subject term, under which mnemon files what the
+// user says about themselves.
+func (e *Engine) userTerm() string {
+	if ts := e.analyzer.QueryTerms(DefaultSpeaker); len(ts) > 0 {
+		return ts[0]
+	}
+	return ""
+}
+
+// asksAboutNow reports whether a question asks what holds now.
+func asksAboutNow(q string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) })
+	for i, w := range ws {
+		switch w {
+		case "now", "currently", "current", "nowadays", "latest", "anymore", "still", "today":
+			return true
+		case "moment", "days":
+			if i > 0 && (ws[i-1] == "the" || ws[i-1] == "these") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asksForNumber reports whether a question asks for a quantity: "how
+// much", "how many", "how far", "how long", "how often", "how old".
+func asksForNumber(q string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) })
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] == "how" {
+			switch ws[i+1] {
+			case "much", "many", "far", "long", "often", "old", "big", "tall", "heavy", "expensive":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// aboutTheUser reports whether a question asks about the user
+// themselves: in the first person ("what car do I drive?", "when is my
+// birthday?"), not about a person ("who in my flat…?") or one of the
+// user's people ("which of my guests…", "my sister's name").
+func aboutTheUser(q string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	if len(ws) == 0 || ws[0] == "who" || ws[0] == "whose" {
+		return false
+	}
+	for i := 0; i+1 < len(ws); i++ {
+		if (ws[i] == "my" || ws[i] == "our") && extract.IsRelationNoun(strings.TrimSuffix(ws[i+1], "'s")) {
+			return false
+		}
+		if ws[i] == "of" && ws[i+1] == "my" {
+			return false
+		}
+	}
+	return firstPerson(q) || plural(ws)
+}
+
+// plural reports a first person plural ("our landlord", "where do we…").
+func plural(ws []string) bool {
+	for _, w := range ws {
+		switch w {
+		case "we", "our", "us", "we're":
+			return true
+		}
+	}
+	return false
+}
+
 // firstPerson reports whether text speaks in the first person singular.
 func firstPerson(text string) bool {
 	found := false
@@ -821,10 +905,30 @@ func otherSubject(en *entry, qterms []string, namesSubject bool) bool {
 		!slices.Contains(qterms, en.subjectTerm)
 }
 
+// relevant reports whether a channel that measures relevance to the query
+// found c, not only the recent or critical channel.
+func (c *scored) relevant() bool {
+	for _, h := range c.channels {
+		switch h.Channel {
+		case ChannelLexical, ChannelSemantic, ChannelStructured, ChannelGraph:
+			return true
+		}
+	}
+	return false
+}
+
+// queryFacts is what ranking reads of the query, once per retrieval.
+type queryFacts struct {
+	terms        []string // the query's terms, with the user's for a first-person question
+	past         bool     // asks about earlier values, with history served
+	namesSubject bool     // names the subject of some candidate
+	self         bool     // asks about the user ("what car do I drive?")
+	current      bool     // asks what holds now ("… at the moment?", "currently")
+	number       bool     // asks for a quantity ("how much", "how many")
+}
+
 // rank adds the bounded utility terms, each reported, and the trust action.
-// pastQuery says the query asks about earlier values and history is served;
-// namesSubject that the query names the subject of some candidate.
-func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string, pastQuery, namesSubject bool, r Ranking, now time.Time) {
+func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r Ranking, now time.Time) {
 	v := c.en.v
 	add := func(name string, value float64) {
 		c.terms = append(c.terms, memory.Term{Name: name, Value: value})
@@ -850,22 +954,50 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 		// higher, never a wall (other sessions' items stay visible).
 		add("session", r.ScopeSession)
 	}
-	if v.Kind == memory.KindEpisodic && r.QuestionPenalty != 0 && asks(v.Content) {
-		add("question", -r.QuestionPenalty)
+	qterms := q.terms
+	if v.Kind == memory.KindEpisodic {
+		sh := c.en.shape
+		if r.QuestionPenalty != 0 && sh&shapeRequest != 0 {
+			add("question", -r.QuestionPenalty)
+		}
+		if r.ChatterPenalty != 0 && sh&shapeChatter != 0 {
+			add("chatter", -r.ChatterPenalty)
+		}
+		if r.OtherTurn != 0 && q.self && sh&shapeSelf == 0 && (sh&shapeOther != 0 || c.aboutOther) {
+			// "what's my sister's name?" is not answered by "Petra's
+			// sister Vesna is staying with her".
+			add("other_subject", -r.OtherTurn)
+		}
+		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && c.relevant() {
+			// What changed last is what is true now: "everything runs
+			// on Fly.io now" over "the app's on Heroku".
+			add("change", r.ChangeCue)
+		}
+		if r.AnswerType != 0 && q.number && sh&shapeNumber != 0 {
+			add("answer_type", r.AnswerType)
+		}
 	}
 	if c.en.subjectTerm != "" && slices.Contains(qterms, c.en.subjectTerm) {
 		// "which editor does the user prefer?" is about the user, not
 		// about the user's sister.
 		add("subject", r.SubjectMatch)
 	}
-	other := otherSubject(c.en, qterms, namesSubject)
+	other := otherSubject(c.en, qterms, q.namesSubject)
 	if other {
 		// "who employs the user?" is not answered by "The user's wife
 		// works at Hooli". A penalty, not a larger subject bonus: the
 		// bonus would lift every fact of the named subject over the
 		// episodes (raising it from 0.03 to 0.20 cost LoCoMo context 1
 		// recall_all@10 0.596 -> 0.563).
-		add("other_subject", -r.OtherSubject)
+		pen := r.OtherSubject
+		if q.self {
+			// A question in the first person is about the user: a fact
+			// about someone else is never its answer, however well its
+			// words match ("The user's flatmate is allergic to
+			// penicillin" for "what am I allergic to?").
+			pen += r.OtherTurn
+		}
+		add("other_subject", -pen)
 	}
 	if p.TaskType != "" && (string(v.Type) == p.TaskType || strings.Contains(v.Key, p.TaskType)) {
 		add("task_match", r.TaskMatch)
@@ -874,7 +1006,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, qterms []string,
 		add("contested", -r.ContestedPenalty)
 	}
 	if viewOf(p).history(v) {
-		if pastQuery && !other {
+		if q.past && !other {
 			// "which editor did the user use before?" asks for history,
 			// not for the sister's old editor; and for the value the
 			// current one replaced before any older one.

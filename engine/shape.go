@@ -1,0 +1,274 @@
+package engine
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemon-dev/mnemon/embed/vectors"
+	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+// turnShape is what ranking knows of an episode's wording, beyond its
+// words: computed once when the episode is indexed, read for every
+// candidate. The signals are about the turn, not about a query: a turn that
+// says nothing ("legend", "ok cool") or asks the agent for something
+// ("explain compound interest") states nothing that is true of the user,
+// however recent it is.
+type turnShape uint8
+
+const (
+	// shapeChatter: at most two content words and no number, name or
+	// first person: an acknowledgement or a reaction.
+	shapeChatter turnShape = 1 << iota
+	// shapeRequest: asks the agent ("can you…", "explain…", "…?").
+	shapeRequest
+	// shapeNumber: says a number (an amount, a time, a date).
+	shapeNumber
+	// shapeSelf: the speaker speaks of themselves ("I", "I'm", "me").
+	shapeSelf
+	// shapeOther: opens on someone else ("my sister …", "Rosa's …")
+	// and never on the speaker.
+	shapeOther
+	// shapeChange: says that something changed ("… now", "switched",
+	// "moved", "instead", "not anymore", "gave up on").
+	shapeChange
+)
+
+// changeWords mark a turn that says something changed. Any one is enough:
+// the mark only lifts a turn that the query's words already found.
+var changeWords = map[string]bool{
+	"now": true, "nowadays": true, "anymore": true, "instead": true, "switched": true,
+	"switching": true, "moved": true, "moving": true, "quit": true, "dropped": true,
+	"ditched": true, "replaced": true, "migrated": true, "migration": true, "changed": true,
+	"reorg": true, "longer": true, "new": true, "gave": true, "left": true, "sold": true,
+}
+
+// requestOpeners begin a turn that asks the agent for something.
+var requestOpeners = map[string]bool{
+	"explain": true, "suggest": true, "give": true, "tell": true, "show": true, "convert": true,
+	"translate": true, "recommend": true, "summarise": true, "summarize": true, "write": true,
+	"draft": true, "list": true, "find": true, "help": true, "remind": true, "set": true,
+	"can": true, "could": true, "would": true, "will": true, "should": true, "what": true,
+	"what's": true, "whats": true, "how": true, "why": true, "when": true, "where": true,
+	"who": true, "which": true, "is": true, "are": true, "do": true, "does": true,
+}
+
+func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
+	if v.Kind != memory.KindEpisodic {
+		return 0
+	}
+	text := v.Content
+	var s turnShape
+	if asks(text) {
+		s |= shapeRequest
+	}
+	words := strings.FieldsFunc(strings.ReplaceAll(text, "’", "'"), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		if i == 0 && requestOpeners[lw] {
+			s |= shapeRequest
+		}
+		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			s |= shapeNumber
+		}
+		if changeWords[lw] {
+			s |= shapeChange
+		}
+		switch lw {
+		case "i", "i'm", "im", "i've", "ive", "i'd", "i'll":
+			s |= shapeSelf
+		}
+	}
+	if s&shapeSelf == 0 && opensOnSomeoneElse(words) {
+		s |= shapeOther
+	}
+	if s&(shapeNumber|shapeSelf|shapeRequest) == 0 && !namesSomeone(words) && commonWordsOnly(text, an, 2) {
+		s |= shapeChatter
+	}
+	return s
+}
+
+// chatterRank is the frequency rank below which a word is common enough
+// to make a short turn small talk: "nice", "fair", "legend" are; "walnuts",
+// "allergic", "gluten" are not, so "allergic to walnuts" is no chatter.
+const chatterRank = 20000
+
+// commonWordsOnly reports whether text has at most max content words, all
+// of them among the chatterRank most frequent English words.
+func commonWordsOnly(text string, an *search.Analyzer, max int) bool {
+	tb := vectors.Load()
+	n, common := 0, true
+	an.Words(text, func(word, _ string) {
+		n++
+		r, ok := tb.Lookup(word)
+		common = common && ok && tb.Rank(r) < chatterRank
+	})
+	return n <= max && common
+}
+
+// opensOnSomeoneElse reports whether a turn's first words name someone
+// other than the speaker: "my sister …", "my wife's brother …", "Rosa's
+// birthday …", "Jules' GP …".
+func opensOnSomeoneElse(words []string) bool {
+	if len(words) < 2 {
+		return false
+	}
+	first := strings.ToLower(words[0])
+	if first == "my" || first == "our" {
+		second := strings.ToLower(words[1])
+		second = strings.TrimSuffix(strings.TrimSuffix(second, "'s"), "'")
+		return extract.IsRelationNoun(second)
+	}
+	return capitalised(words[0]) && (strings.HasSuffix(words[0], "'s") || strings.HasSuffix(words[0], "'"))
+}
+
+// namesSomeone reports whether a word after the first is capitalised: a
+// name, a place, a product.
+func namesSomeone(words []string) bool {
+	for i, w := range words {
+		if i > 0 && capitalised(w) && !strings.EqualFold(w, "i") {
+			return true
+		}
+	}
+	return false
+}
+
+func capitalised(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// changeWindow is how many of the best candidates demoteReplaced compares.
+const changeWindow = 10
+
+// demoteReplaced lowers a turn that a newer turn says changed: among the
+// best candidates, an earlier turn that shares a matched query word with a
+// later one marked shapeChange ("the blog runs on Jekyll" and "switched
+// the blog to Hugo now" for "what does my blog run on?") states the value
+// that was replaced. It reports whether it changed a score; the caller
+// sorts again. Only for questions about what holds now.
+func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking) bool {
+	if r.ChangeCue == 0 || len(qterms) == 0 {
+		return false
+	}
+	top := cands[:min(len(cands), changeWindow)]
+	var matched [changeWindow][]string
+	have := false
+	for i, c := range top {
+		if _, lex := c.channels.Get(ChannelLexical); c.en.v.Kind != memory.KindEpisodic || !lex {
+			continue
+		}
+		for _, ts := range st.ix.ExplainLexical(c.en.v.ID, qterms) {
+			matched[i] = append(matched[i], ts.Term)
+		}
+		have = have || c.en.shape&shapeChange != 0 && len(matched[i]) > 0
+	}
+	if !have {
+		return false
+	}
+	changed := false
+	for i, old := range top {
+		if len(matched[i]) == 0 {
+			continue
+		}
+		for j, nw := range top {
+			if j == i || nw.en.shape&shapeChange == 0 || !nw.en.v.ObservedAt.After(old.en.v.ObservedAt) {
+				continue
+			}
+			if sharesAny(matched[i], matched[j]) {
+				old.terms = append(old.terms, memory.Term{Name: "replaced", Value: -r.ChangeCue})
+				old.final -= r.ChangeCue
+				changed = true
+				break
+			}
+		}
+	}
+	return changed
+}
+
+func sharesAny(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// followChanges puts a later turn that says a top turn's value changed
+// right above it: "training plan for the Rotterdam half" is replaced by
+// "pulled out of Rotterdam and signed up for the Eindhoven 10k instead",
+// which shares no word with "what race am I training for?" but names the
+// old value with a change cue. The names of the best few turns are looked
+// up; a later turn marked shapeChange that names one takes the old turn's
+// score plus a little, and the old turn loses ChangeCue. It returns the
+// candidates, with any turn it found that no channel had offered, and
+// whether it changed a score.
+func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) bool, r Ranking) ([]*scored, bool) {
+	if r.ChangeCue == 0 {
+		return cands, false
+	}
+	const tops = 3
+	byID := make(map[string]*scored, len(cands))
+	for _, c := range cands {
+		byID[c.en.v.ID] = c
+	}
+	changed := false
+	for i := 0; i < min(tops, len(cands)); i++ {
+		old := cands[i]
+		if old.en.v.Kind != memory.KindEpisodic {
+			continue
+		}
+		names := nameTerms(old.en.v.Content, e.analyzer)
+		if len(names) == 0 {
+			continue
+		}
+		for _, h := range st.ix.Lexical(names, 20, keep) {
+			if h.ID == old.en.v.ID {
+				continue
+			}
+			st.mu.RLock()
+			en, ok := st.entries.load(h.ID)
+			st.mu.RUnlock()
+			if !ok || en.v.Kind != memory.KindEpisodic || en.shape&shapeChange == 0 || !en.v.ObservedAt.After(old.en.v.ObservedAt) {
+				continue
+			}
+			nw, found := byID[h.ID]
+			if !found {
+				nw = &scored{en: en, terms: make(memory.Terms, 0, maxTerms)}
+				byID[h.ID] = nw
+				cands = append(cands, nw)
+			}
+			if lift := old.final + 0.01 - nw.final; lift > 0 {
+				nw.terms = append(nw.terms, memory.Term{Name: "change", Value: lift})
+				nw.final += lift
+			}
+			old.terms = append(old.terms, memory.Term{Name: "replaced", Value: -r.ChangeCue})
+			old.final -= r.ChangeCue
+			changed = true
+			break
+		}
+	}
+	return cands, changed
+}
+
+// nameTerms returns the index terms of the capitalised words of a turn
+// past its first (names, places, products: "Rotterdam", "Sublime").
+func nameTerms(text string, an *search.Analyzer) []string {
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' })
+	var out []string
+	for i, w := range words {
+		if i == 0 || !capitalised(w) || w == "I" {
+			continue
+		}
+		out = append(out, an.QueryTerms(strings.TrimSuffix(w, "."))...)
+	}
+	return out
+}

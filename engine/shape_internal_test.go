@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+func TestShapeOf(t *testing.T) {
+	an := search.NewAnalyzer()
+	for _, tc := range []struct {
+		text      string
+		want, not turnShape
+	}{
+		{"nice", shapeChatter, shapeRequest},
+		{"ha, fair", shapeChatter, 0},
+		{"brutal and accurate", shapeChatter, 0},
+		{"allergic to walnuts", 0, shapeChatter | shapeSelf}, // two words, but not small talk
+		{"I'm vegan", shapeSelf, shapeChatter},
+		{"saw Marta", 0, shapeChatter}, // a name is not chatter
+		{"rent is 900", shapeNumber, shapeChatter},
+		{"explain how a heat pump works", shapeRequest, shapeChatter},
+		{"can you move my dentist appointment", shapeRequest, 0},
+		{"does this look right?", shapeRequest, 0},
+		{"my brother works at a bakery in Lille", shapeOther, shapeSelf},
+		{"Marta's dog is called Pip", shapeOther, 0},
+		{"my brother moved to Lille and I stayed in Gent", shapeSelf | shapeChange, shapeOther},
+		{"my desk is by the window", 0, shapeOther},
+		{"switched the blog to Hugo, Jekyll was too slow", shapeChange, 0},
+		{"we're on the new office wifi now", shapeChange, shapeChatter},
+		{"the blog runs on Hugo", 0, shapeChange},
+	} {
+		v := &memory.Version{Kind: memory.KindEpisodic, Content: tc.text}
+		got := shapeOf(v, an)
+		if got&tc.want != tc.want || got&tc.not != 0 {
+			t.Errorf("shapeOf(%q) = %05b; want bits %05b set and %05b clear", tc.text, got, tc.want, tc.not)
+		}
+	}
+	if s := shapeOf(&memory.Version{Kind: memory.KindSemantic, Content: "ok"}, an); s != 0 {
+		t.Errorf("a fact has a turn shape: %05b", s)
+	}
+}
+
+func TestQuestionFacts(t *testing.T) {
+	for _, tc := range []struct {
+		q                     string
+		self, number, current bool
+	}{
+		{"what car do I drive?", true, false, false},
+		{"when is my birthday?", true, false, false},
+		{"who in my flat keeps a bike?", false, false, false},
+		{"which of my cousins lives abroad?", false, false, false},
+		{"what's my brother's job?", false, false, false},
+		{"how much do I pay for the gym?", true, true, false},
+		{"how many cats does Ana have?", false, true, false},
+		{"which bank am I with at the moment?", true, false, true},
+		{"what does Ana do these days?", false, false, true},
+		{"where does Ana live now?", false, false, true},
+		{"what did Ana do last summer?", false, false, false},
+	} {
+		if got := aboutTheUser(tc.q); got != tc.self {
+			t.Errorf("aboutTheUser(%q) = %v", tc.q, got)
+		}
+		if got := asksForNumber(tc.q); got != tc.number {
+			t.Errorf("asksForNumber(%q) = %v", tc.q, got)
+		}
+		if got := asksAboutNow(tc.q); got != tc.current {
+			t.Errorf("asksAboutNow(%q) = %v", tc.q, got)
+		}
+	}
+}
