@@ -193,3 +193,35 @@ func TestTurnShapesRank(t *testing.T) {
 		}
 	}
 }
+
+// The user's own reply after a turn about other people answers a question
+// about the user, though it shares no word with it.
+func TestReplyAfterOthersAnswers(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-4 * day)
+	_, err := e.Capture(t.Context(), engine.CaptureParams{Namespace: "ns", Scope: memory.Scope{UserID: "u1", SessionID: "s1"},
+		Events: []engine.Event{
+			{Kind: memory.EpisodeUserMessage, Content: "ordering the team's lunch: Pieter wants the falafel wrap, Ines the lentil soup", OccurredAt: start},
+			{Kind: memory.EpisodeAgentMessage, Speaker: "assistant", Content: "Noted. Anything for you?", OccurredAt: start.Add(time.Minute)},
+			{Kind: memory.EpisodeUserMessage, Content: "the halloumi salad for me, same as every week", OccurredAt: start.Add(2 * time.Minute)},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	captureSession(t, e, "ns", "s2", start.Add(day), "the bus was late again", "lol yes")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what do I usually get for lunch?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "halloumi") {
+		t.Fatalf("top items %v; want the user's own order first", contents(res))
+	}
+	if res.Items[0].Terms["reply"] <= 0 {
+		t.Errorf("the reply was not lifted as one: %v", res.Items[0].Terms)
+	}
+	// About someone else, the reply is not lifted.
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what does Pieter get for lunch?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Pieter") {
+		t.Fatalf("top items %v; want Pieter's order first", contents(res))
+	}
+}

@@ -276,6 +276,12 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		e.rank(st, c, p, q, r, now)
 	}
 	sortRanked(cands)
+	if q.self {
+		var replied bool
+		if cands, replied = e.followReplies(st, cands, keep); replied {
+			sortRanked(cands)
+		}
+	}
 	if !q.past && (q.self || q.current) {
 		again := demoteReplaced(st, cands, qterms, r)
 		var followed bool

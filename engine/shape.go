@@ -35,6 +35,9 @@ const (
 	// shapeChange: says that something changed ("… now", "switched",
 	// "moved", "instead", "not anymore", "gave up on").
 	shapeChange
+	// shapeMine: speaks of the speaker in any role ("for me", "mine's
+	// the 21st", "my mouth"), not only as the subject.
+	shapeMine
 )
 
 // changeWords mark a turn that says something changed. Any one is enough:
@@ -78,6 +81,10 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 		}
 		if changeWords[lw] {
 			s |= shapeChange
+		}
+		switch lw {
+		case "me", "my", "mine", "mine's", "myself":
+			s |= shapeMine
 		}
 		switch lw {
 		case "i", "i'm", "im", "i've", "ive", "i'd", "i'll":
@@ -271,4 +278,54 @@ func nameTerms(text string, an *search.Analyzer) []string {
 		out = append(out, an.QueryTerms(strings.TrimSuffix(w, "."))...)
 	}
 	return out
+}
+
+// followReplies lifts, for a question about the user, the user's own
+// reply after a top turn about other people: "Kwame wants a double
+// espresso, Lise gets a chai" is followed by "just a cortado for me", and
+// the reply, which shares no word with "what's my usual coffee order?",
+// is the answer. The reply is the next turn of the same speaker in the same
+// sitting (an agent's turn may come between); it takes the top turn's
+// score plus a little. It returns the candidates, with any reply no
+// channel had offered, and whether it changed a score.
+func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) bool) ([]*scored, bool) {
+	const tops = 3
+	changed := false
+	for i := 0; i < min(tops, len(cands)); i++ {
+		top := cands[i]
+		v := top.en.v
+		if v.Kind != memory.KindEpisodic || top.en.shape&shapeSelf != 0 || top.en.shape&shapeRequest != 0 {
+			continue
+		}
+		st.mu.RLock()
+		_, after := st.neighbours(v, 2, keep, nil)
+		st.mu.RUnlock()
+		var reply *entry
+		for _, en := range after {
+			if en.v.Subject == v.Subject {
+				reply = en
+				break
+			}
+		}
+		if reply == nil || reply.shape&(shapeSelf|shapeMine) == 0 || reply.shape&shapeRequest != 0 {
+			continue
+		}
+		var rc *scored
+		for _, c := range cands {
+			if c.en == reply || c.en.v.ID == reply.v.ID {
+				rc = c
+				break
+			}
+		}
+		if rc == nil {
+			rc = &scored{en: reply, terms: make(memory.Terms, 0, maxTerms)}
+			cands = append(cands, rc)
+		}
+		if lift := top.final + 0.01 - rc.final; lift > 0 {
+			rc.terms = append(rc.terms, memory.Term{Name: "reply", Value: lift})
+			rc.final += lift
+			changed = true
+		}
+	}
+	return cands, changed
 }
