@@ -225,3 +225,27 @@ func TestReplyAfterOthersAnswers(t *testing.T) {
 		t.Fatalf("top items %v; want Pieter's order first", contents(res))
 	}
 }
+
+// An agent_message without a speaker is the agent's, not the user's: no
+// fact about the user is drawn from it.
+func TestAgentMessageDefaultsToTheAgent(t *testing.T) {
+	t.Parallel()
+	e, clk, st := newEngine(t)
+	_, err := e.Capture(t.Context(), engine.CaptureParams{Namespace: "ns", Scope: memory.Scope{UserID: "u1"},
+		Events: []engine.Event{{Kind: memory.EpisodeAgentMessage, Content: "I live in Lisbon and I work at Initech.", OccurredAt: clk.Now()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := st.ListVersions(t.Context(), memory.ListVersionsParams{Namespace: "ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) == 0 {
+		t.Fatal("nothing stored")
+	}
+	for _, v := range vs {
+		if v.Subject == engine.DefaultSpeaker {
+			t.Errorf("the agent's words were filed under the user: %s %s %q", v.Kind, v.Key, v.Content)
+		}
+	}
+}

@@ -969,12 +969,17 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.ChatterPenalty != 0 && sh&shapeChatter != 0 {
 			add("chatter", -r.ChatterPenalty)
 		}
-		if r.OtherTurn != 0 && q.self && sh&shapeSelf == 0 && (sh&shapeOther != 0 || c.aboutOther) {
-			// "what's my sister's name?" is not answered by "Petra's
-			// sister Vesna is staying with her".
-			add("other_subject", -r.OtherTurn)
+		if r.OtherTurn != 0 && q.self && sh&shapeSelf == 0 {
+			// "what medication am I allergic to?" is not answered by
+			// "my flatmate is allergic to penicillin".
+			switch {
+			case sh&shapeOther != 0 || c.aboutOther:
+				add("other_subject", -r.OtherTurn)
+			case sh&shapeOtherName != 0:
+				add("other_subject", -r.OtherTurn/2)
+			}
 		}
-		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && c.relevant() {
+		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && sh&shapeRequest == 0 && c.relevant() {
 			// What changed last is what is true now: "everything runs
 			// on Fly.io now" over "the app's on Heroku".
 			add("change", r.ChangeCue)

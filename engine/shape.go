@@ -17,7 +17,7 @@ import (
 // says nothing ("legend", "ok cool") or asks the agent for something
 // ("explain compound interest") states nothing that is true of the user,
 // however recent it is.
-type turnShape uint8
+type turnShape uint16
 
 const (
 	// shapeChatter: at most two content words and no number, name or
@@ -29,15 +29,22 @@ const (
 	shapeNumber
 	// shapeSelf: the speaker speaks of themselves ("I", "I'm", "me").
 	shapeSelf
-	// shapeOther: opens on someone else ("my sister …", "Rosa's …")
-	// and never on the speaker.
+	// shapeOther: opens on one of the speaker's people ("my sister …",
+	// "my wife's brother …") and never speaks of the speaker.
 	shapeOther
+	// shapeOtherName: opens on a name's possession ("Rosa's birthday …",
+	// "Jules' GP …"): someone else's, or a pet's or a product's, so it
+	// weighs less than shapeOther.
+	shapeOtherName
 	// shapeChange: says that something changed ("… now", "switched",
 	// "moved", "instead", "not anymore", "gave up on").
 	shapeChange
 	// shapeMine: speaks of the speaker in any role ("for me", "mine's
 	// the 21st", "my mouth"), not only as the subject.
 	shapeMine
+	// shapeNames: a capitalised word past the first (a name, a place, a
+	// product).
+	shapeNames
 )
 
 // changeWords mark a turn that says something changed. Any one is enough:
@@ -91,10 +98,18 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 			s |= shapeSelf
 		}
 	}
-	if s&shapeSelf == 0 && opensOnSomeoneElse(words) {
-		s |= shapeOther
+	if s&shapeSelf == 0 {
+		switch relation, name := opensOnSomeoneElse(words); {
+		case relation:
+			s |= shapeOther
+		case name:
+			s |= shapeOtherName
+		}
 	}
-	if s&(shapeNumber|shapeSelf|shapeRequest) == 0 && !namesSomeone(words) && commonWordsOnly(text, an, 2) {
+	if namesSomeone(words) {
+		s |= shapeNames
+	}
+	if s&(shapeNumber|shapeSelf|shapeRequest|shapeNames) == 0 && commonWordsOnly(text, an, 2) {
 		s |= shapeChatter
 	}
 	return s
@@ -121,17 +136,17 @@ func commonWordsOnly(text string, an *search.Analyzer, max int) bool {
 // opensOnSomeoneElse reports whether a turn's first words name someone
 // other than the speaker: "my sister …", "my wife's brother …", "Rosa's
 // birthday …", "Jules' GP …".
-func opensOnSomeoneElse(words []string) bool {
+func opensOnSomeoneElse(words []string) (relation, name bool) {
 	if len(words) < 2 {
-		return false
+		return false, false
 	}
 	first := strings.ToLower(words[0])
 	if first == "my" || first == "our" {
 		second := strings.ToLower(words[1])
 		second = strings.TrimSuffix(strings.TrimSuffix(second, "'s"), "'")
-		return extract.IsRelationNoun(second)
+		return extract.IsRelationNoun(second), false
 	}
-	return capitalised(words[0]) && (strings.HasSuffix(words[0], "'s") || strings.HasSuffix(words[0], "'"))
+	return false, capitalised(words[0]) && (strings.HasSuffix(words[0], "'s") || strings.HasSuffix(words[0], "'"))
 }
 
 // namesSomeone reports whether a word after the first is capitalised: a
@@ -294,8 +309,9 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 	for i := 0; i < min(tops, len(cands)); i++ {
 		top := cands[i]
 		v := top.en.v
-		if v.Kind != memory.KindEpisodic || top.en.shape&shapeSelf != 0 || top.en.shape&shapeRequest != 0 {
-			continue
+		sh := top.en.shape
+		if v.Kind != memory.KindEpisodic || sh&(shapeSelf|shapeRequest) != 0 || sh&(shapeNames|shapeOther|shapeOtherName) == 0 && !top.aboutOther {
+			continue // not a turn about other people
 		}
 		st.mu.RLock()
 		_, after := st.neighbours(v, 2, keep, nil)

@@ -24,7 +24,7 @@ func TestShapeOf(t *testing.T) {
 		{"can you move my dentist appointment", shapeRequest, 0},
 		{"does this look right?", shapeRequest, 0},
 		{"my brother works at a bakery in Lille", shapeOther, shapeSelf},
-		{"Marta's dog is called Pip", shapeOther, 0},
+		{"Marta's dog is called Pip", shapeOtherName, shapeOther},
 		{"my brother moved to Lille and I stayed in Gent", shapeSelf | shapeChange, shapeOther},
 		{"my desk is by the window", 0, shapeOther},
 		{"switched the blog to Hugo, Jekyll was too slow", shapeChange, 0},

@@ -348,12 +348,20 @@ func validateRemember(p RememberParams) error {
 // DefaultSpeaker is who says what a call does not attribute.
 const DefaultSpeaker = "user"
 
-func speakerName(s string) string {
+// AgentSpeaker is who says an agent_message a call does not attribute: the
+// agent's words are not the user's, and no fact of the user is drawn from
+// them.
+const AgentSpeaker = "assistant"
+
+func speakerName(s string, kind memory.EpisodeKind) string {
 	s = strings.TrimSpace(s)
-	if s == "" {
-		return DefaultSpeaker
+	switch {
+	case s != "":
+		return s
+	case kind == memory.EpisodeAgentMessage:
+		return AgentSpeaker
 	}
-	return s
+	return DefaultSpeaker
 }
 
 // newPending builds an episode and decides, before extraction, whether it is
@@ -365,7 +373,7 @@ func (e *Engine) newPending(ns string, scope memory.Scope, kind memory.EpisodeKi
 		Namespace:   ns,
 		Scope:       scope,
 		Kind:        kind,
-		Speaker:     speakerName(speaker),
+		Speaker:     speakerName(speaker, kind),
 		Content:     content,
 		Metadata:    meta,
 		OccurredAt:  occurred.UTC(),
