@@ -249,3 +249,33 @@ func TestAgentMessageDefaultsToTheAgent(t *testing.T) {
 		}
 	}
 }
+
+// A request to do something reaches the user's standing rules, though it
+// shares no word with them.
+func TestTaskReachesRules(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-5 * day)
+	captureSession(t, e, "ns", "a", start, "shellfish is off the table for me, I can never eat prawns", "the football last night was grim")
+	captureSession(t, e, "ns", "b", start.Add(day), "the heating came on early today", "finished the crossword before lunch")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "order us a takeaway for tonight",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	rank := func(res *engine.Result) (int, engine.Item) {
+		for i, it := range res.Items {
+			if strings.Contains(it.Content, "prawns") {
+				return i, it
+			}
+		}
+		return -1, engine.Item{}
+	}
+	i, it := rank(res)
+	if i < 0 || i > 1 || it.Terms["task_rule"] <= 0 {
+		t.Fatalf("the shellfish rule ranks %d with terms %v; want it in the top 2, lifted by task_rule: %v", i+1, it.Terms, contents(res))
+	}
+	// A question is no task: the rule gets no lift.
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what did I finish before lunch?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if _, it := rank(res); it.Terms["task_rule"] != 0 {
+		t.Errorf("a question lifted the rule: %v", it.Terms)
+	}
+}

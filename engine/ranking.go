@@ -86,6 +86,9 @@ type Ranking struct {
 	// AnswerType is added, for a question asking for a quantity ("how
 	// much", "how many", "how far"), to a turn that says a number.
 	AnswerType float64
+	// TaskRule is added, for a request to do something ("book me a
+	// flight"), to a turn that states a rule, limit or preference.
+	TaskRule float64
 	// ChangeCue is added, unless the question is about the past, to a
 	// turn the query's words found that says something changed ("… on
 	// Fly.io now", "switched to Kate"): the latest change is what holds.
@@ -122,7 +125,7 @@ func DefaultRanking() Ranking {
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
-		ChatterPenalty: 0.10, OtherTurn: 0.50, AnswerType: 0.05, ChangeCue: 0.20,
+		ChatterPenalty: 0.10, OtherTurn: 0.50, AnswerType: 0.05, TaskRule: 0.20, ChangeCue: 0.20,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
@@ -132,7 +135,7 @@ func DefaultRanking() Ranking {
 // RankingTerms names the utility terms rank may add to a candidate's fused
 // score, as traces and explanations report them.
 func RankingTerms() []string {
-	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "chatter", "answer_type", "change", "replaced", "covered_by_fact", "stale_source"}
+	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "chatter", "answer_type", "task_rule", "change", "replaced", "covered_by_fact", "stale_source"}
 }
 
 // Without returns r with the named utility term switched off, for
@@ -165,6 +168,8 @@ func (r Ranking) Without(term string) (Ranking, error) {
 		r.ChatterPenalty = 0
 	case "answer_type":
 		r.AnswerType = 0
+	case "task_rule":
+		r.TaskRule = 0
 	case "change", "replaced":
 		r.ChangeCue = 0
 	case "covered_by_fact":

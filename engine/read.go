@@ -254,7 +254,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		}
 		st.mu.RUnlock()
 	}
-	q := queryFacts{past: p.IncludeHistory && asksAboutPast(p.Query), self: aboutTheUser(p.Query), number: asksForNumber(p.Query), current: asksAboutNow(p.Query)}
+	q := queryFacts{past: p.IncludeHistory && asksAboutPast(p.Query), self: aboutTheUser(p.Query), number: asksForNumber(p.Query), current: asksAboutNow(p.Query), task: asksForTask(p.Query)}
 	user := e.userTerm()
 	// What ranking reads of the index beyond each candidate, read once
 	// under the lock: whether an episode's facts speak for it and whom
@@ -930,6 +930,7 @@ type queryFacts struct {
 	namesSubject bool     // names the subject of some candidate
 	self         bool     // asks about the user ("what car do I drive?")
 	current      bool     // asks what holds now ("… at the moment?", "currently")
+	task         bool     // asks the agent to do something ("book me a flight")
 	number       bool     // asks for a quantity ("how much", "how many")
 }
 
@@ -983,6 +984,11 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// What changed last is what is true now: "everything runs
 			// on Fly.io now" over "the app's on Heroku".
 			add("change", r.ChangeCue)
+		}
+		if r.TaskRule != 0 && q.task && sh&shapeRule != 0 && sh&shapeRequest == 0 {
+			// "book me a flight" must respect "never flying with them
+			// again", though it shares no word with it.
+			add("task_rule", r.TaskRule)
 		}
 		if r.AnswerType != 0 && q.number && sh&shapeNumber != 0 {
 			add("answer_type", r.AnswerType)

@@ -45,7 +45,19 @@ const (
 	// shapeNames: a capitalised word past the first (a name, a place, a
 	// product).
 	shapeNames
+	// shapeRule: states a standing rule, limit or preference ("never
+	// flying with them again", "only automatics", "coriander is banned").
+	shapeRule
 )
+
+// ruleWords mark a turn that states a rule, a limit or a preference: what
+// an agent doing a task for the user must respect.
+var ruleWords = map[string]bool{
+	"never": true, "always": true, "only": true, "nothing": true, "banned": true, "hate": true,
+	"hates": true, "can't": true, "cannot": true, "won't": true, "needs": true, "must": true,
+	"non-negotiable": true, "allergic": true, "allergy": true, "avoid": true, "prefer": true,
+	"rather": true, "no": true, "don't": true, "mustn't": true,
+}
 
 // changeWords mark a turn that says something changed. Any one is enough:
 // the mark only lifts a turn that the query's words already found.
@@ -88,6 +100,9 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 		}
 		if changeWords[lw] {
 			s |= shapeChange
+		}
+		if ruleWords[lw] {
+			s |= shapeRule
 		}
 		switch lw {
 		case "me", "my", "mine", "mine's", "myself":
@@ -344,4 +359,24 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 		}
 	}
 	return cands, changed
+}
+
+// asksForTask reports whether a query asks the agent to do something
+// ("book me a flight to Oslo", "plan my long run"), not a question: the
+// user's standing rules and preferences bear on it whatever its words.
+func asksForTask(q string) bool {
+	q = strings.TrimSpace(q)
+	if strings.HasSuffix(q, "?") {
+		return false
+	}
+	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	if len(ws) < 2 {
+		return false
+	}
+	switch ws[0] {
+	case "what", "what's", "which", "who", "whose", "when", "where", "why", "how", "is", "are", "was", "were",
+		"do", "does", "did", "can", "could", "should", "would", "will", "have", "has", "i", "i'm", "my", "the", "a":
+		return false
+	}
+	return true
 }

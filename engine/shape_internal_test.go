@@ -70,3 +70,32 @@ func TestQuestionFacts(t *testing.T) {
 		}
 	}
 }
+
+func TestAsksForTask(t *testing.T) {
+	for q, want := range map[string]bool{
+		"book me a table for friday":       true,
+		"plan the team offsite":            true,
+		"what should I cook tonight?":      false,
+		"where do I live":                  false,
+		"is the gym open on sundays":       false,
+		"groceries":                        false,
+		"my flight to Oslo, what time?":    false,
+		"draft a reply to the electrician": true,
+	} {
+		if got := asksForTask(q); got != want {
+			t.Errorf("asksForTask(%q) = %v", q, got)
+		}
+	}
+	an := search.NewAnalyzer()
+	for text, want := range map[string]bool{
+		"never book me on an early flight":  true,
+		"I can only do calls after lunch":   true,
+		"the flight was fine":               false,
+		"no dairy for me, it wrecks my gut": true,
+	} {
+		got := shapeOf(&memory.Version{Kind: memory.KindEpisodic, Content: text}, an)&shapeRule != 0
+		if got != want {
+			t.Errorf("shapeOf(%q) rule = %v", text, got)
+		}
+	}
+}
