@@ -122,8 +122,9 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 	cost := func(c *scored) int {
 		if shown != nil && c.en.v.Kind == memory.KindEpisodic {
 			// The window depends on what is already shown: measure it now.
+			nb, na := window(c.en.v, packed, p.Context)
 			st.mu.RLock()
-			c.before, c.after = st.neighbours(c.en.v, p.Context, keep, shown)
+			c.before, c.after = st.neighbours(c.en.v, nb, na, keep, shown)
 			st.mu.RUnlock()
 			c.lineToks = e.counter.Count(contextLines(c, viewOf(p)))
 		} else if c.lineToks == 0 {
