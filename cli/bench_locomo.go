@@ -41,8 +41,8 @@ database (one namespace per conversation, each turn captured as an episode
 as in production), then asks every question as a recall with the question
 text alone and checks whether the returned items cite the turns the answer
 rests on (the benchmark's evidence). A plain BM25 over the turns runs beside
-it as the reference. The engine runs with its defaults (the best-ranked
-turns shown with 2 neighbouring turns either side), with none, and with 1
+it as the reference. The engine runs with its defaults (the turns it
+ranks with confidence shown with 2 neighbouring turns either side), with none, and with 1
 (recall's context option); neighbours cost tokens: see the tokens column.
 
 Metrics, per category and for categories 1-4 together (the headline;
@@ -190,8 +190,9 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	if err != nil {
 		return nil, err
 	}
-	// "mnemon" is the default engine: each of the engine.ContextWide
-	// best-ranked episodes with engine.DefaultContext turns either side.
+	// "mnemon" is the default engine: the episodes it is confident of
+	// (engine.ContextFirst, engine.ContextShare) with
+	// engine.DefaultContext turns either side.
 	// The other context arms show what fewer and more buy.
 	arms := []locomo.Arm{
 		locomo.NewEngineArm("mnemon", eng, corpus, locomo.EngineOptions{}),

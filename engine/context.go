@@ -10,33 +10,38 @@ import (
 
 // Conversation context: an episode retrieved alone is often half of an
 // exchange ("Yes, last Saturday!" answers the turn before it). With
-// RetrieveParams.Context = n, each of the ContextWide best-ranked packed
-// items that is an episode brings up to n episodes before and after it from
-// the same conversation (same scope, each within ContextGap of the next),
-// rendered around it and cited by its item; an episode that asks a
-// question also brings the turn after its window, where the answer is.
-// Turns already in the context are not shown twice: a later hit inside an
-// earlier window is skipped, and overlapping windows share their lines.
+// RetrieveParams.Context = n, a packed episode the ranking is confident of
+// (among the ContextFirst best-ranked items, or scoring at least
+// ContextShare of the best item's score) brings up to n episodes before
+// and after it from the same conversation (same scope, each within
+// ContextGap of the next), rendered around it and cited by its item; any
+// episode that asks a question also brings the turn after its window,
+// where the answer is. Turns already in the context are not shown twice: a
+// later hit inside an earlier window is skipped, and overlapping windows
+// share their lines.
 //
-// Why taper: neighbours are paid for in tokens, and they pay where the
-// ranking is confident. On LoCoMo's dev split two turns either side of the
-// top five items, and none below, find more evidence than one turn either
-// side of all ten at fewer tokens (docs/benchmarks/locomo.md).
+// Why not every episode: neighbours are paid for in tokens, and they pay
+// where the hit is nearly as good as the best. On LoCoMo's dev split two
+// turns either side of those episodes, and none for the rest, find more
+// evidence (recall_all@10 0.759) at fewer tokens (a median of about 1,050
+// for ten items) than one turn either side of all ten (0.686 at 1,094);
+// see docs/benchmarks/locomo.md.
 
 // MaxContext caps RetrieveParams.Context.
 const MaxContext = 3
 
-// DefaultContext is the neighbouring turns each of the best-ranked packed
-// episodes brings when neither the call nor Config.Context says otherwise:
-// two either side of the top five lift LoCoMo's recall_all@10 from 0.686
-// (one either side of all ten) to 0.74 at a median of about 1,100 tokens
-// for ten items; facts and summaries are unaffected.
+// DefaultContext is the neighbouring turns either side of a confident
+// episode when neither the call nor Config.Context says otherwise. Facts
+// and summaries never bring neighbours.
 const DefaultContext = 2
 
-// ContextWide is how many of the best-ranked packed items show their
-// episode's whole window; episodes ranked below are shown alone (a
-// question still with its answer).
-const ContextWide = 5
+// ContextFirst is how many of the best-ranked packed items show their
+// episode's window whatever their score.
+const ContextFirst = 2
+
+// ContextShare is the share of the best item's score from which a packed
+// episode shows its window.
+const ContextShare = 0.55
 
 // ContextGap is the longest pause between two episodes of one
 // conversation: a longer one starts another sitting.
@@ -52,9 +57,10 @@ type ContextLine struct {
 }
 
 // window is how many turns before and after the episode v, packed as the
-// rank-th item (from 0) of a retrieval asking for n, are shown with it.
-func window(v *memory.Version, rank, n int) (before, after int) {
-	if rank < ContextWide {
+// rank-th item (from 0) with share of the best item's score (1 when the
+// best scores nothing), are shown with it when the retrieval asks for n.
+func window(v *memory.Version, rank int, share float64, n int) (before, after int) {
+	if rank < ContextFirst || share >= ContextShare {
 		before, after = n, n
 	}
 	if asksQuestion(v) {

@@ -132,9 +132,10 @@ func TestDefaultContext(t *testing.T) {
 	}
 }
 
-// TestContextTapers: the ContextWide best-ranked episodes bring their
-// window, the ones below come alone, and an episode that asks a question
-// brings the turn after it (its answer) wherever it ranks.
+// TestContextTapers: the ContextFirst best-ranked episodes and those
+// scoring ContextShare of the best bring their window, the others come
+// alone, and an episode that asks a question brings the turn after it (its
+// answer) wherever it ranks.
 func TestContextTapers(t *testing.T) {
 	t.Parallel()
 	e, _, _ := newEngine(t)
@@ -161,7 +162,7 @@ func TestContextTapers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits := 0
+	hits, windows, alone, replies := 0, 0, 0, 0
 	for rank, it := range res.Items {
 		if !strings.Contains(it.Content, "came up") && !strings.Contains(it.Content, "come up?") {
 			continue
@@ -176,16 +177,20 @@ func TestContextTapers(t *testing.T) {
 			}
 		}
 		want := [2]int{0, 0}
-		if rank < engine.ContextWide {
+		if rank < engine.ContextFirst || it.Score >= engine.ContextShare*res.Items[0].Score {
 			want = [2]int{1, 1}
+			windows++
 		} else if strings.HasSuffix(it.Content, "?") {
 			want = [2]int{0, 1}
+			replies++
+		} else {
+			alone++
 		}
 		if got := [2]int{before, after}; got != want {
 			t.Errorf("rank %d %q: %d before, %d after; want %v\n%s", rank, it.Content, before, after, want, res.Context)
 		}
 	}
-	if hits != len(words) {
-		t.Fatalf("%d of %d hits retrieved:\n%s", hits, len(words), res.Context)
+	if hits != len(words) || windows <= engine.ContextFirst || alone == 0 || replies != 1 {
+		t.Fatalf("%d of %d hits retrieved, %d with a window, %d alone, %d with its reply only; want all, more than %d with a window, some alone, the question with its reply:\n%s", hits, len(words), windows, alone, replies, engine.ContextFirst, res.Context)
 	}
 }
