@@ -77,9 +77,9 @@ func TestRetrieveContext(t *testing.T) {
 }
 
 // TestDefaultContext: a retrieval that does not say gets the engine's
-// default (DefaultContext turns either side of a top item); NoContext shows the episode alone; an
-// engine configured with NoContext defaults to none; a bad setting is
-// refused.
+// default (DefaultContext turns either side of a top item); NoContext
+// shows the episode alone; an engine configured with NoContext defaults to
+// none; a bad setting is refused.
 func TestDefaultContext(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
