@@ -41,9 +41,9 @@ database (one namespace per conversation, each turn captured as an episode
 as in production), then asks every question as a recall with the question
 text alone and checks whether the returned items cite the turns the answer
 rests on (the benchmark's evidence). A plain BM25 over the turns runs beside
-it as the reference. The engine runs with its defaults, and with each
-retrieved turn shown with 1 and 2 neighbouring turns of its conversation
-(recall's context option), which costs tokens: see the tokens column.
+it as the reference. The engine runs with its defaults (the turns it
+ranks with confidence shown with 2 neighbouring turns either side), with none, and with 1
+(recall's context option); neighbours cost tokens: see the tokens column.
 
 Metrics, per category and for categories 1-4 together (the headline;
 category 5, adversarial, is reported apart):
@@ -190,13 +190,14 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	if err != nil {
 		return nil, err
 	}
-	// "mnemon" is the default engine: each packed episode with
-	// engine.DefaultContext turns either side. The other context arms
-	// show what fewer and more buy.
+	// "mnemon" is the default engine: the episodes it is confident of
+	// (engine.ContextFirst, engine.ContextShare) with
+	// engine.DefaultContext turns either side.
+	// The other context arms show what fewer and more buy.
 	arms := []locomo.Arm{
 		locomo.NewEngineArm("mnemon", eng, corpus, locomo.EngineOptions{}),
 		locomo.NewEngineArm("mnemon, no context", eng, corpus, locomo.EngineOptions{Context: engine.NoContext}),
-		locomo.NewEngineArm("mnemon, context 2", eng, corpus, locomo.EngineOptions{Context: 2}),
+		locomo.NewEngineArm("mnemon, context 1", eng, corpus, locomo.EngineOptions{Context: 1}),
 	}
 	arms = append(arms, bm)
 	mainArms := len(arms)
@@ -332,7 +333,7 @@ func locomoRunAPI(ctx context.Context, samples []locomo.Sample, ks []int, progre
 	arms := []locomo.Arm{
 		locomo.NewAPIArm("mnemon via API", clients, corpus, nil),
 		locomo.NewAPIArm("mnemon via API, no context", clients, corpus, client.Turns(0)),
-		locomo.NewAPIArm("mnemon via API, context 2", clients, corpus, client.Turns(2)),
+		locomo.NewAPIArm("mnemon via API, context 1", clients, corpus, client.Turns(1)),
 		bm,
 	}
 	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Progress: progress})

@@ -605,7 +605,7 @@ too, unless --session-only keeps to that session's episodes.
 			fs.BoolVar(&o.sessionOnly, "session-only", false, "serve only episodes of the --session conversation")
 			fs.StringVar(&o.task, "task", "", "task `TYPE` (a memory type or key word) to favour matching memories")
 			fs.StringVar(&o.disable, "disable", "", "turn off these comma-separated `CHANNELS`: "+strings.Join(engine.Channels, ", "))
-			fs.IntVar(&o.context, "context", engine.DefaultContext, fmt.Sprintf("show each episode with up to `N` turns before and after it from the same conversation (0 none, up to %d)", engine.MaxContext))
+			fs.IntVar(&o.context, "context", engine.DefaultContext, fmt.Sprintf("show each episode ranked with confidence with up to `N` turns before and after it from the same conversation (0 none, up to %d)", engine.MaxContext))
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) != 1 {

@@ -10,21 +10,38 @@ import (
 
 // Conversation context: an episode retrieved alone is often half of an
 // exchange ("Yes, last Saturday!" answers the turn before it). With
-// RetrieveParams.Context = n, each packed episode brings up to n episodes
-// before and after it from the same conversation (same scope, each within
-// ContextGap of the next), rendered around it and cited by its item. Turns
-// already in the context are not shown twice: a later hit inside an earlier
-// window is skipped, and overlapping windows share their lines.
+// RetrieveParams.Context = n, a packed episode the ranking is confident of
+// (among the ContextFirst best-ranked items, or scoring at least
+// ContextShare of the best item's score) brings up to n episodes before
+// and after it from the same conversation (same scope, each within
+// ContextGap of the next), rendered around it and cited by its item; any
+// episode that asks a question also brings the turn after its window,
+// where the answer is. Turns already in the context are not shown twice: a
+// later hit inside an earlier window is skipped, and overlapping windows
+// share their lines.
+//
+// Why not every episode: neighbours are paid for in tokens, and they pay
+// where the hit is nearly as good as the best. On LoCoMo's dev split two
+// turns either side of those episodes, and none for the rest, find more
+// evidence (recall_all@10 0.759) at fewer tokens (a median of about 1,050
+// for ten items) than one turn either side of all ten (0.686 at 1,094);
+// see docs/benchmarks/locomo.md.
 
 // MaxContext caps RetrieveParams.Context.
 const MaxContext = 3
 
-// DefaultContext is the neighbouring turns each packed episode brings when
-// neither the call nor Config.Context says otherwise. One turn either side
-// is what lifts LoCoMo's recall_all@10 over its target (0.551 to 0.666,
-// multi-hop 0.183 to 0.254) at a median of 1,119 tokens for ten items;
-// facts and summaries are unaffected (see docs/benchmarks/locomo.md).
-const DefaultContext = 1
+// DefaultContext is the neighbouring turns either side of a confident
+// episode when neither the call nor Config.Context says otherwise. Facts
+// and summaries never bring neighbours.
+const DefaultContext = 2
+
+// ContextFirst is how many of the best-ranked packed items show their
+// episode's window whatever their score.
+const ContextFirst = 2
+
+// ContextShare is the share of the best item's score from which a packed
+// episode shows its window.
+const ContextShare = 0.55
 
 // ContextGap is the longest pause between two episodes of one
 // conversation: a longer one starts another sitting.
@@ -39,11 +56,38 @@ type ContextLine struct {
 	Before     bool      `json:"before"` // said before the item, else after
 }
 
-// neighbours returns up to n servable episodes on each side of the episode
-// v in st's time order, within the same scope and conversation, nearest
-// first on each side, skipping none: the window stops at the first gap,
-// scope change or episode already shown. Call with st.mu held for reading.
-func (st *nsState) neighbours(v *memory.Version, n int, keep func(string) bool, shown map[string]bool) (before, after []*entry) {
+// window is how many turns before and after the episode v, packed as the
+// rank-th item (from 0) with share of the best item's score (1 when the
+// best scores nothing), are shown with it when the retrieval asks for n.
+func window(v *memory.Version, rank int, share float64, n int) (before, after int) {
+	if rank < ContextFirst || share >= ContextShare {
+		before, after = n, n
+	}
+	if asksQuestion(v) {
+		after++ // the reply
+	}
+	return before, after
+}
+
+// asksQuestion reports whether an episode ends in a question (a shared
+// image's caption aside), so that the turn after it likely answers it.
+func asksQuestion(v *memory.Version) bool {
+	s := strings.TrimSpace(v.Content)
+	if i := strings.LastIndex(s, " ["); i > 0 && strings.HasSuffix(s, "]") {
+		s = strings.TrimSpace(s[:i])
+	}
+	return strings.HasSuffix(s, "?")
+}
+
+// neighbours returns up to nb servable episodes before the episode v and
+// na after it in st's time order, within the same scope and conversation,
+// nearest first on each side, skipping none: the window stops at the first
+// gap, scope change or episode already shown. Call with st.mu held for
+// reading.
+func (st *nsState) neighbours(v *memory.Version, nb, na int, keep func(string) bool, shown map[string]bool) (before, after []*entry) {
+	if nb+na == 0 {
+		return nil, nil
+	}
 	i := sort.Search(len(st.episodes), func(i int) bool {
 		en, _ := st.entries.load(st.episodes[i])
 		return !episodeBefore(en.v, v)
@@ -51,7 +95,7 @@ func (st *nsState) neighbours(v *memory.Version, n int, keep func(string) bool, 
 	if i == len(st.episodes) || st.episodes[i] != v.ID {
 		return nil, nil
 	}
-	walk := func(step int) []*entry {
+	walk := func(step, n int) []*entry {
 		var out []*entry
 		prev := v
 		for j := i + step; j >= 0 && j < len(st.episodes) && len(out) < n; j += step {
@@ -65,7 +109,7 @@ func (st *nsState) neighbours(v *memory.Version, n int, keep func(string) bool, 
 		}
 		return out
 	}
-	return walk(-1), walk(1)
+	return walk(-1, nb), walk(1, na)
 }
 
 func gap(a, b time.Time) time.Duration {
@@ -89,17 +133,18 @@ func contextLines(c *scored, w view) string {
 	return b.String()
 }
 
-// neighbourLine renders a neighbour indented under its hit, with the time
-// of day only when it falls on the hit's date: the context costs tokens.
+// neighbourLine renders a neighbour indented under its hit. Its time is
+// left out when it falls on the hit's date: it is within ContextGap of the
+// hit, its place in the lines says when it was said, and the context costs
+// tokens (the time of day was five of about forty for a turn).
 func neighbourLine(v, hit *memory.Version) string {
 	var b strings.Builder
-	b.WriteString("  [")
-	if y, m, d := v.ObservedAt.Date(); y == hit.ObservedAt.Year() && m == hit.ObservedAt.Month() && d == hit.ObservedAt.Day() {
-		b.WriteString(v.ObservedAt.Format("15:04"))
-	} else {
+	b.WriteString("  ")
+	if y, m, d := v.ObservedAt.Date(); y != hit.ObservedAt.Year() || m != hit.ObservedAt.Month() || d != hit.ObservedAt.Day() {
+		b.WriteString("[")
 		b.WriteString(v.ObservedAt.Format("2006-01-02 15:04"))
+		b.WriteString("] ")
 	}
-	b.WriteString("] ")
 	if !saysSpeaker(v) {
 		b.WriteString(v.Subject)
 		b.WriteString(": ")

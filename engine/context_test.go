@@ -59,7 +59,7 @@ func TestRetrieveContext(t *testing.T) {
 	if !slices.Contains(lake.EpisodeIDs, ep[1]) || !slices.Contains(lake.EpisodeIDs, ep[2]) || !slices.Contains(lake.EpisodeIDs, ep[3]) || len(lake.Context) != 2 {
 		t.Fatalf("lake item cites %v with context %+v; want episodes 1-3", lake.EpisodeIDs, lake.Context)
 	}
-	if !lake.Context[0].Before || lake.Context[1].Before || !strings.Contains(res.Context, "  [11:00] Ana: How was the weekend?\n") {
+	if !lake.Context[0].Before || lake.Context[1].Before || !strings.Contains(res.Context, "\n  Ana: How was the weekend?\n") {
 		t.Fatalf("context lines %+v, rendered:\n%s", lake.Context, res.Context)
 	}
 	// Every turn appears once in the rendered context.
@@ -77,16 +77,16 @@ func TestRetrieveContext(t *testing.T) {
 }
 
 // TestDefaultContext: a retrieval that does not say gets the engine's
-// default (one turn either side); NoContext shows the episode alone; an
-// engine configured with NoContext defaults to none; a bad setting is
-// refused.
+// default (DefaultContext turns either side of a top item); NoContext
+// shows the episode alone; an engine configured with NoContext defaults to
+// none; a bad setting is refused.
 func TestDefaultContext(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	capture := func(e *engine.Engine) {
 		t.Helper()
 		var evs []engine.Event
-		for i, text := range []string{"Ana: How was the weekend?", "Bo: We took the kayak to the lake.", "Ana: Lovely! Did it leak again?"} {
+		for i, text := range []string{"Bo: Back from the trip.", "Ana: How was the weekend?", "Bo: We took the kayak to the lake.", "Ana: Lovely! Did it leak again?", "Bo: Not one drop."} {
 			evs = append(evs, engine.Event{Kind: memory.EpisodeUserMessage, Speaker: strings.ToLower(text[:strings.Index(text, ":")]), Content: text, OccurredAt: t0.Add(-time.Hour + time.Duration(i)*time.Minute)})
 		}
 		if _, err := e.Capture(ctx, engine.CaptureParams{Namespace: "ctx", Events: evs}); err != nil {
@@ -129,5 +129,68 @@ func TestDefaultContext(t *testing.T) {
 	}
 	if _, err := engine.New(engine.Config{Store: st, Context: engine.MaxContext + 1}); err == nil {
 		t.Error("Config.Context beyond MaxContext accepted")
+	}
+}
+
+// TestContextTapers: the ContextFirst best-ranked episodes and those
+// scoring ContextShare of the best bring their window, the others come
+// alone, and an episode that asks a question brings the turn after it (its
+// answer) wherever it ranks.
+func TestContextTapers(t *testing.T) {
+	t.Parallel()
+	e, _, _ := newEngine(t)
+	ctx := context.Background()
+	// Sittings a day apart, each a hit between two neighbours; the hits
+	// share the query's words, fewer of them further down the list.
+	words := []string{"glider", "harbour", "lantern", "meadow", "orchard", "pebble", "quarry", "ribbon"}
+	var evs []engine.Event
+	at := t0.Add(-30 * 24 * time.Hour)
+	for i := range words {
+		hit := "Bo: the " + strings.Join(words[:len(words)-i], " and the ") + " came up."
+		if i == len(words)-1 {
+			hit = "Bo: did the " + words[0] + " come up?"
+		}
+		for j, text := range []string{"Ana: anything new this week?", hit, "Ana: no idea, ask Cleo."} {
+			evs = append(evs, engine.Event{Kind: memory.EpisodeUserMessage, Speaker: strings.ToLower(text[:strings.Index(text, ":")]), Content: text, OccurredAt: at.Add(time.Duration(j) * time.Minute)})
+		}
+		at = at.Add(24 * time.Hour)
+	}
+	if _, err := e.Capture(ctx, engine.CaptureParams{Namespace: "taper", Events: evs}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "taper", Query: strings.Join(words, " "), Limit: len(words), Context: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, windows, alone, replies := 0, 0, 0, 0
+	for rank, it := range res.Items {
+		if !strings.Contains(it.Content, "came up") && !strings.Contains(it.Content, "come up?") {
+			continue
+		}
+		hits++
+		var before, after int
+		for _, l := range it.Context {
+			if l.Before {
+				before++
+			} else {
+				after++
+			}
+		}
+		want := [2]int{0, 0}
+		if rank < engine.ContextFirst || it.Score >= engine.ContextShare*res.Items[0].Score {
+			want = [2]int{1, 1}
+			windows++
+		} else if strings.HasSuffix(it.Content, "?") {
+			want = [2]int{0, 1}
+			replies++
+		} else {
+			alone++
+		}
+		if got := [2]int{before, after}; got != want {
+			t.Errorf("rank %d %q: %d before, %d after; want %v\n%s", rank, it.Content, before, after, want, res.Context)
+		}
+	}
+	if hits != len(words) || windows <= engine.ContextFirst || alone == 0 || replies != 1 {
+		t.Fatalf("%d of %d hits retrieved, %d with a window, %d alone, %d with its reply only; want all, more than %d with a window, some alone, the question with its reply:\n%s", hits, len(words), windows, alone, replies, engine.ContextFirst, res.Context)
 	}
 }

@@ -122,8 +122,9 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 	cost := func(c *scored) int {
 		if shown != nil && c.en.v.Kind == memory.KindEpisodic {
 			// The window depends on what is already shown: measure it now.
+			nb, na := window(c.en.v, packed, shareOfBest(c, cands), p.Context)
 			st.mu.RLock()
-			c.before, c.after = st.neighbours(c.en.v, p.Context, keep, shown)
+			c.before, c.after = st.neighbours(c.en.v, nb, na, keep, shown)
 			st.mu.RUnlock()
 			c.lineToks = e.counter.Count(contextLines(c, viewOf(p)))
 		} else if c.lineToks == 0 {
@@ -227,6 +228,16 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 		cands[last].packed = false
 		cands[last].reason = "does not fit once rendered"
 	}
+}
+
+// shareOfBest is c's score as a share of the best candidate's (cands are
+// in rank order); 1 when the best scores nothing, so that nothing is
+// judged against it.
+func shareOfBest(c *scored, cands []*scored) float64 {
+	if best := cands[0].final; best > 0 {
+		return c.final / best
+	}
+	return 1
 }
 
 // sameText is a key under which two contents read the same: case and

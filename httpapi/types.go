@@ -147,7 +147,7 @@ type RetrieveRequest struct {
 	AsOf           string `json:"as_of,omitempty" format:"date-time" doc:"Answer as of this valid time (RFC 3339)."`
 	KnownAt        string `json:"known_at,omitempty" format:"date-time" doc:"Answer with what mnemon held at this record time (RFC 3339): later facts left out, values superseded since shown as current."`
 	IncludeHistory bool   `json:"include_history,omitempty" doc:"Also serve superseded and expired versions."`
-	ContextTurns   *int   `json:"context_turns,omitempty" doc:"Turns shown before and after each packed episode from the same conversation (0-3; 0 none; default 1). Their tokens count against the budget."`
+	ContextTurns   *int   `json:"context_turns,omitempty" doc:"Turns shown before and after each packed episode the ranking is confident of (one of the two best items, or scoring at least 0.55 of the best), from the same conversation (0-3; 0 none; default 2); an episode asking a question also brings the turn after it. Their tokens count against the budget."`
 }
 
 // RetrieveResponse is a packed context and its items in final rank order.
