@@ -329,7 +329,7 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 			continue // not a turn about other people
 		}
 		st.mu.RLock()
-		_, after := st.neighbours(v, 2, keep, nil)
+		_, after := st.neighbours(v, 0, 2, keep, nil)
 		st.mu.RUnlock()
 		var reply *entry
 		for _, en := range after {
