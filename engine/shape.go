@@ -373,10 +373,17 @@ func asksForTask(q string) bool {
 	if len(ws) < 2 {
 		return false
 	}
-	switch ws[0] {
-	case "what", "what's", "which", "who", "whose", "when", "where", "why", "how", "is", "are", "was", "were",
-		"do", "does", "did", "can", "could", "should", "would", "will", "have", "has", "i", "i'm", "my", "the", "a":
-		return false
-	}
-	return true
+	return taskVerbs[ws[0]]
+}
+
+// taskVerbs open a request to do something. A query that opens otherwise
+// ("coffee preferences", "glider harbour") is keywords, not a task.
+var taskVerbs = map[string]bool{
+	"add": true, "arrange": true, "bake": true, "book": true, "buy": true, "call": true, "cancel": true,
+	"choose": true, "compose": true, "cook": true, "create": true, "deploy": true, "draft": true,
+	"email": true, "find": true, "fix": true, "get": true, "help": true, "make": true, "message": true,
+	"order": true, "organise": true, "organize": true, "pack": true, "pay": true, "pick": true,
+	"plan": true, "play": true, "prepare": true, "put": true, "recommend": true, "remind": true,
+	"rent": true, "reply": true, "reserve": true, "schedule": true, "send": true, "set": true,
+	"ship": true, "shop": true, "suggest": true, "text": true, "write": true,
 }

@@ -79,6 +79,7 @@ func TestAsksForTask(t *testing.T) {
 		"where do I live":                  false,
 		"is the gym open on sundays":       false,
 		"groceries":                        false,
+		"coffee order for the team":        false,
 		"my flight to Oslo, what time?":    false,
 		"draft a reply to the electrician": true,
 	} {
