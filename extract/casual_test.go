@@ -65,6 +65,24 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"a country with the", "We moved to the Netherlands in 2019.", []string{"fact user lives_in=the Netherlands cue=correction"}},
 		{"city and state", "I just moved to Austin, Texas.", []string{"fact user lives_in=Austin, Texas cue=correction"}},
 
+		// How well is not part of the value; an aside closes a list.
+		{"pretty well", "I speak Danish pretty well.", []string{"fact user speaks:danish=Danish"}},
+		{"a bare well", "I speak Greek well.", []string{"fact user speaks:greek=Greek"}},
+		{"fyi closes a list", "I'm allergic to shellfish, fyi.", []string{"fact user allergic_to:shellfish=shellfish crit=high"}},
+		{"a pronoun starts a clause", "I don't love PHP, Ruby I can tolerate.", []string{"preference user dislikes:php=PHP"}},
+
+		// A correction inside one message keeps the corrected value.
+		{"actually no, it's", "My browser is Safari, actually no, it's Vivaldi now.", []string{"preference user prefers:browser=Vivaldi cue=correction"}},
+		{"well, Y now", "Our team uses npm, well, Bun now.", []string{"fact team uses:package_manager=Bun cue=correction"}},
+		{"actually no, an aside", "I like Vim, actually no, it's just ok.", []string{"preference user likes:vim=Vim"}},
+
+		// Being at an employer for a stretch of time is working there.
+		{"at X these days", "I'm at Thornbury Analytics these days.", []string{"fact user works_at=Thornbury Analytics cue=correction"}},
+		{"at X now after a job change", "Quit the agency in May, I'm at Greywell now.", []string{"fact user works_at=Greywell cue=correction"}},
+		{"at X now alone is where one stands", "I'm at Costco now.", nil},
+		{"at a known place", "I'm at Madrid these days.", nil},
+		{"starting at, no subject", "Starting at Fennick Labs next month.", []string{"fact user works_at=Fennick Labs cue=correction"}},
+
 		// A child starting school is a pupil, not an employee.
 		{"a son starts school", "My son started at Oakfield Primary.", nil},
 		{"a named child starts nursery", "Mila started at Little Acorns Nursery this week.", nil},

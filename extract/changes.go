@@ -263,6 +263,11 @@ func (x *extraction) correctInPlace(ts []token) {
 		for end < len(ts) && ts[end].kind != tPunct {
 			end++
 		}
+		// A change word after the value says when, not what: "Neovim
+		// these days", "pnpm now".
+		for end > j && changeTail(ts[j:end]) > 0 {
+			end -= changeTail(ts[j:end])
+		}
 		if end == j || end-j > 6 {
 			continue
 		}
@@ -302,6 +307,10 @@ func selfCorrection(ts []token, i int) int {
 		j += 2
 	case is(ts, j, "wait", "no") && is(ts, j+1, ",", "-", "..."):
 		j++
+	case seq(ts, j, "actually", "no"):
+		j += 2
+	case is(ts, j, "actually", "well") && is(ts, j+1, ",", "-", "..."):
+		j++ // "Yarn, well, pnpm now": a bare "well" is a filler, not a change
 	default:
 		return -1
 	}
@@ -312,10 +321,28 @@ func selfCorrection(ts []token, i int) int {
 			j++
 		}
 	}
+	// "actually no, it's Neovim": the pronoun stands for the slot when a
+	// name follows ("sorry, it's just great" is an aside).
+	if (seq(ts, j, "it", "is") || seq(ts, j, "it", "was")) && j+2 < len(ts) && ts[j+2].capital {
+		j += 2
+	}
 	if j >= len(ts) || ts[j].kind != tWord {
 		return -1
 	}
 	return j
+}
+
+// changeTail returns how many of the last tokens of ts only date the
+// change ("now", "these days", "nowadays", "instead"), 0 if none.
+func changeTail(ts []token) int {
+	n := len(ts)
+	switch {
+	case n >= 2 && seq(ts, n-2, "these", "days"):
+		return 2
+	case n >= 1 && is(ts, n-1, "now", "nowadays", "instead", "anymore"):
+		return 1
+	}
+	return 0
 }
 
 // replacementValue reads the value after a correction marker for the slot

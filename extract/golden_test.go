@@ -97,7 +97,7 @@ func TestGoldenPrecision(t *testing.T) {
 	}
 	t.Logf("%-40s %3d sentences  precision %s  recall %s", "all", sentences, ratio(allHit, allGot), ratio(allHit, allWant))
 	if allHit < allGot {
-		t.Logf("precision %s: %d of %d facts written are wrong", ratio(allHit, allGot), allGot-allHit, allGot)
+		t.Errorf("precision %s: %d of %d facts written are wrong", ratio(allHit, allGot), allGot-allHit, allGot)
 	}
 }
 

@@ -187,11 +187,36 @@ body:
 			}
 			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
 		}
+	case w == "at" && s.kind == sSpeaker && f.corr && !f.not && !f.hedge && !f.future:
+		x.atEmployerNow(s, ts[1:], f)
 	default:
 		if s.kind == sSpeaker && !f.not {
 			x.name(s, ts, f, false)
 		}
 	}
+}
+
+// atEmployerNow reads "I'm at Sablewood these days" as a job change: a
+// named place one is "at" for a stretch of time is where one works. A bare
+// "now" says as much only when the sentence speaks of a job ("quit Acme,
+// I'm at Initech now"); alone, "I'm at Costco now" is where one stands.
+func (x *extraction) atEmployerNow(s subject, ts []token, f flags) {
+	if len(ts) == 0 || knownPlace(ts) {
+		return
+	}
+	lasting := hasWord(x.sent, "nowadays")
+	for k := 0; k+1 < len(x.sent); k++ {
+		lasting = lasting || seq(x.sent, k, "these", "days")
+	}
+	if !lasting && !speaksOfJob(x.sent) {
+		return
+	}
+	x.org(s, ts, f, true)
+}
+
+// speaksOfJob reports a sentence about a job or its end.
+func speaksOfJob(ts []token) bool {
+	return hasWord(ts, "job", "jobs", "employer", "quit", "resigned", "hired", "notice", "fired", "laid", "shift", "shifts", "contract", "offer")
 }
 
 // copulaNP reads "a/an/the ..." after a copula: "a fan of jazz", "a Vim

@@ -18,7 +18,7 @@ func droppedSubject(ts []token) bool {
 				v.lemma == "live" || v.lemma == "work" || v.lemma == "use"
 		case fGerund:
 			switch v.lemma {
-			case "live", "work", "use", "learn", "love", "enjoy":
+			case "live", "work", "use", "learn", "love", "enjoy", "start", "join":
 				// "Learning German these days." drops "I'm"; "Learning a
 				// language is so much fun" has its gerund for a subject.
 				return !gerundSubject(ts)

@@ -38,7 +38,11 @@ var valueStops = set("but", "because", "since", "when", "whenever", "while", "th
 	"imho", "fwiw", "lmao", "rofl", "smh", "idk", "frankly", "literally", "basically",
 	"totally", "obviously", "hopefully", "apparently", "sadly", "luckily", "thankfully",
 	"fortunately", "unfortunately", "eventually", "officially", "anyhow", "hehe", "heh",
-	"ok", "okay", "originally", "sorry", "fluently", "natively", "conversationally", "decently")
+	"ok", "okay", "originally", "sorry", "fluently", "natively", "conversationally", "decently",
+	"fyi", "iirc", "afaik")
+
+// degreeAdverbs grade the adverb after them ("pretty well").
+var degreeAdverbs = set("pretty", "quite", "fairly", "reasonably", "very", "really", "rather", "super")
 
 // thingStops also end things: prepositions introduce a purpose or a place
 // ("Vim for editing", "zsh on macOS").
@@ -159,6 +163,12 @@ func valueLen(ts []token, k vkind) int {
 		if n > 0 && stopsKind(k, w, gerund) {
 			break
 		}
+		// "pretty well", "quite badly", a bare "well" at the end: how well,
+		// never part of the value ("I speak Portuguese pretty well").
+		if n > 0 && (degreeAdverbs[w] && is(ts, n+1, "well", "badly", "poorly", "fluently") ||
+			w == "well" && !t.capital && (n+1 == len(ts) || ts[n+1].kind == tPunct || valueStops[ts[n+1].low])) {
+			break
+		}
 		// "a lot", "a bit", "so much", "very much" end a liking.
 		if (w == "a" && is(ts, n+1, "lot", "bit", "little", "ton")) || ((w == "very" || w == "so" || w == "too") && is(ts, n+1, "much")) {
 			break
@@ -195,8 +205,10 @@ func listContinues(ts []token, k int) bool {
 	}
 	// "not a fan of cilantro, parsley is fine": a verb after the next
 	// words makes the comma a new clause, not another item of the list.
+	// A subject pronoun does the same: "I don't love Java, Kotlin I can
+	// live with" sets Kotlin apart from the dislike.
 	for j := k + 1; j < len(ts) && j <= k+3 && ts[j].kind == tWord; j++ {
-		if clauseVerbs[ts[j].low] {
+		if clauseVerbs[ts[j].low] || clauseSubjects[ts[j].low] {
 			return false
 		}
 	}
@@ -206,6 +218,9 @@ func listContinues(ts []token, k int) bool {
 // clauseVerbs after a noun start a clause of their own.
 var clauseVerbs = set("is", "'s", "are", "'re", "was", "were", "seems", "seem", "sounds", "tastes",
 	"works", "does", "do", "has", "have", "stays", "remains")
+
+// clauseSubjects after a noun start a clause of their own.
+var clauseSubjects = set("i", "we", "you", "he", "she", "they")
 
 // listAsides open an aside after a comma, never a list item.
 var listAsides = set("e.g", "i.e", "eg", "ie", "etc", "like", "including", "such", "especially",
