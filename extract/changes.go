@@ -62,9 +62,7 @@ func otherSubject(ts []token) bool {
 	return false
 }
 
-var weekdayOrMonth = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-	"january", "february", "march", "april", "may", "june", "july", "august", "september",
-	"october", "november", "december")
+var weekdayOrMonth = wordSet("changes", "weekday-or-month")
 
 // onTeamAt reads a post at an employer: "I'm on the platform team at
 // Zalando now", "from June I'm on the night desk at Coldwater". The
@@ -98,7 +96,7 @@ func (x *extraction) onTeamAt(ts []token, f flags) bool {
 }
 
 // postNouns name one's place in a workplace.
-var postNouns = set("team", "desk", "crew", "squad", "staff", "rota", "floor", "line", "unit", "ward")
+var postNouns = wordSet("changes", "post-nouns")
 
 // homeBought reads a home bought, rented or moved into: "we finally
 // closed on a flat in Ghent", "I bought a little house in Leiden", "got
@@ -187,12 +185,10 @@ func verbLike(w string) bool {
 }
 
 // homeNouns are what one buys or rents to live in.
-var homeNouns = set("flat", "apartment", "house", "home", "place", "condo", "townhouse",
-	"cottage", "bungalow", "studio", "loft", "duplex", "maisonette", "houseboat")
+var homeNouns = wordSet("changes", "home-nouns")
 
 // notOwnHome qualify a home the speaker does not live in.
-var notOwnHome = set("holiday", "summer", "vacation", "weekend", "second", "beach", "rental",
-	"investment", "parents'", "mum's", "mom's", "dad's", "ski")
+var notOwnHome = wordSet("changes", "not-own-home")
 
 // homeGetting reports whether ts[k] starts the getting of a home: "bought",
 // "closed on", "got the keys to", "signed the lease on/for", "moved into",
@@ -456,7 +452,7 @@ func (x *extraction) eventDate(ts []token, f flags) bool {
 }
 
 // favoriteWords open a preference, not a thing with a date.
-var favoriteWords = set("favorite", "favourite", "fav", "fave", "preferred", "go-to")
+var favoriteWords = wordSet("changes", "favorite-words")
 
 // dateLen returns how many tokens of ts name a day: "the 19th", "19th",
 // "the 3rd of June", "June 3", "3 June", "Friday", "next Friday",
@@ -491,11 +487,9 @@ func dateLen(ts []token) int {
 	return k
 }
 
-var weekdays = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+var weekdays = wordSet("changes", "weekdays")
 
-var months = set("january", "february", "march", "april", "may", "june", "july", "august",
-	"september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul",
-	"aug", "sep", "sept", "oct", "nov", "dec")
+var months = wordSet("changes", "months")
 
 // ordinal reports a day of the month written as an ordinal: "9th", "21st".
 func ordinal(w string) bool {

@@ -658,9 +658,7 @@ func (x *extraction) avoid(s subject, ts []token, f flags) {
 }
 
 // dietItems are what "I can't have X" is about when it is about a diet.
-var dietItems = set("dairy", "gluten", "sugar", "caffeine", "alcohol", "lactose", "nuts",
-	"peanuts", "shellfish", "eggs", "soy", "meat", "pork", "beef", "fish", "wheat", "garlic",
-	"onions", "spicy", "salt", "carbs", "fried")
+var dietItems = wordSet("predicates", "diet-items")
 
 // allergenPlurals name an allergy's source as "allergic to" does.
 var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",
@@ -761,8 +759,7 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 
 // tasteVerbs are what a person does with a thing they choose: "the shell
 // I launch first", "what I stream while cooking", "I could eat it every day".
-var tasteVerbs = set("use", "open", "reach", "pick", "choose", "prefer", "love", "like", "enjoy",
-	"play", "listen", "drink", "eat", "write", "code", "program", "call", "run", "order", "live", "stream")
+var tasteVerbs = wordSet("predicates", "taste-verbs")
 
 // everyDay reports whether ts says "every (single) day", "all day",
 // "forever": how one speaks of what one never tires of.

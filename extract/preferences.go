@@ -146,17 +146,11 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 }
 
 // timeWords name times, never things used.
-var timeWords = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-	"sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays",
-	"sundays", "weekends", "weekdays", "weekend", "weekday", "time", "schedule", "demand",
-	"merge", "release", "every", "each", "the", "a", "weekly", "daily", "nightly", "tag",
-	"tags", "push", "commit", "main", "master")
+var timeWords = wordSet("preferences", "time-words")
 
 // personalCategories are things people choose for themselves; projects
 // rarely "use" an editor or a drink.
-var personalCategories = set("editor", "shell", "os", "browser", "drink", "terminal",
-	"multiplexer", "theme", "keyboard_layout", "font", "color", "pet", "sport", "season",
-	"music_player", "notes", "mobile_os", "chat")
+var personalCategories = wordSet("preferences", "personal-categories")
 
 // personalThings reports whether every item belongs to a personal category.
 func personalThings(items []string) bool {
@@ -220,12 +214,7 @@ func (x *extraction) purpose(ts []token) (purposeInfo, bool) {
 	return purposeInfo{prep: prep, cat: cat, known: knownCategories[cat], text: x.text(shown, n+len(shown)-len(ts))}, true
 }
 
-var purposeNoise = set("work", "years", "months", "weeks", "days", "fun", "now", "ages",
-	"decades", "life", "everything", "anything", "something", "most", "example", "instance",
-	"free", "sure", "real", "good", "ever", "long", "while", "reasons", "personal",
-	"myself", "me", "us", "them", "it", "this", "that", "a", "the", "home", "school",
-	"hobby", "hobbies", "side", "projects", "project", "dev", "development", "coding",
-	"programming", "scripting", "production", "prod", "everyday")
+var purposeNoise = wordSet("preferences", "purpose-noise")
 
 // knownCategories are the canonical categories the lexicon or the synonym
 // table names.
@@ -356,9 +345,7 @@ func (x *extraction) started(s subject, ts []token, f flags) {
 // activityWords are what a person does in a tool: "I do the bulk of my
 // hacking in Rust", "I build everything in Helix", "I've been
 // writing everything in Zed".
-var activityWords = set("code", "codes", "coding", "program", "programs", "programming",
-	"edit", "edits", "editing", "write", "writes", "writing", "wrote", "written",
-	"develop", "develops", "developing", "script", "scripting", "hack", "hacking")
+var activityWords = wordSet("preferences", "activity-words")
 
 // activityIn reads a person's tool from what they do in it: an activity
 // word, then within a few words "in <a thing the lexicon knows>"; or an
@@ -560,18 +547,12 @@ func reaction(it string) bool {
 }
 
 // qualities name what is liked about a thing that follows them.
-var qualities = set("color", "colour", "taste", "smell", "sound", "feel", "idea", "look", "flavor", "flavour", "shape")
+var qualities = wordSet("preferences", "qualities")
 
 // aspects are what one praises in a photo, a story or a piece of work
 // someone shared: "I love the light and the framing", "I like the plot and
 // the cast", "I love the pale walls and oak floors".
-var aspects = set("color", "colour", "colors", "colours", "texture", "idea", "ideas", "acting",
-	"thought", "thoughts", "effects", "energy", "vibe", "vibes", "connection", "freedom",
-	"progress", "way", "inclusivity", "self-acceptance", "tech", "sky", "scenery", "view",
-	"views", "details", "detail", "message", "story", "plot", "atmosphere", "support", "ride",
-	"pic", "picture", "photo", "shot", "composition", "lighting", "result", "results",
-	"effort", "passion", "dedication", "enthusiasm", "attitude", "spirit", "concept", "lyrics",
-	"look", "feel", "smell", "taste", "sound", "shape", "flavor", "flavour")
+var aspects = wordSet("preferences", "aspects")
 
 // skipContainer drops a serving before the thing served: "a big mug of
 // green tea" is green tea, "a bowl of ramen" is ramen.
@@ -735,5 +716,4 @@ func childSchool(ts []token) bool {
 	return false
 }
 
-var childSchools = set("primary", "nursery", "kindergarten", "preschool", "pre-school", "daycare",
-	"elementary", "creche", "crèche", "montessori", "kita", "playgroup")
+var childSchools = wordSet("preferences", "child-schools")

@@ -44,9 +44,7 @@ func droppedSubject(ts []token) bool {
 
 // componentNouns after "our"/"the" name one part of a project; its facts get
 // their own slots ("our backend uses Go", "our frontend uses TypeScript").
-var componentNouns = set("backend", "frontend", "api", "cli", "website", "site", "server",
-	"client", "ui", "mobile", "web", "worker", "workers", "infra", "infrastructure",
-	"database", "db", "docs", "documentation", "tests", "ci", "pipeline")
+var componentNouns = wordSet("subjects", "component-nouns")
 
 // parseSubject reads the clause's subject. ok is false when the clause
 // starts with no subject the rules know.

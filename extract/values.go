@@ -20,66 +20,30 @@ const (
 var maxValueTokens = [...]int{vThing: 6, vPlace: 6, vOrg: 7, vRole: 6, vPhrase: 16, vList: 14}
 
 // valueStops end every kind of value except phrases.
-var valueStops = set("but", "because", "since", "when", "whenever", "while", "though",
-	"although", "unless", "until", "if", "so", "than", "instead", "rather", "anymore",
-	"nowadays", "now", "lately", "again", "too", "also", "either", "anyway", "except",
-	"whereas", "which", "who", "whom", "whose", "where", "i", "we", "you", "he", "she",
-	"they", "every", "mostly", "mainly", "only", "exclusively", "daily", "these", "that",
-	"whatever", "though", "nowadays", "currently", "really", "actually", "still", "already",
-	"recently", "ever", "since", "lol", "haha", "btw", "thanks", "please", "right",
-	"anyways", "honestly", "definitely", "personally", "usually", "always", "never",
-	"today", "tomorrow", "yesterday", "tonight", "otherwise", "however", "therefore",
-	"cause", "cuz", "bc", "nowadays", "myself", "full-time", "part-time", "remotely",
-	"e.g", "i.e", "eg", "etc", "including", "especially",
-	// Discourse particles and sentence adverbs close a casual sentence
-	// ("in Porto finally", "Emacs tbh", "Kakoune yeah"); they are never
-	// part of the value before them.
-	"finally", "tbh", "tho", "yeah", "yep", "yup", "nah", "seriously", "ngl", "imo",
-	"imho", "fwiw", "lmao", "rofl", "smh", "idk", "frankly", "literally", "basically",
-	"totally", "obviously", "hopefully", "apparently", "sadly", "luckily", "thankfully",
-	"fortunately", "unfortunately", "eventually", "officially", "anyhow", "hehe", "heh",
-	"ok", "okay", "originally", "sorry", "fluently", "natively", "conversationally", "decently",
-	"fyi", "iirc", "afaik")
+var valueStops = wordSet("values", "value-stops")
 
 // degreeAdverbs grade the adverb after them ("pretty well").
-var degreeAdverbs = set("pretty", "quite", "fairly", "reasonably", "very", "really", "rather", "super")
+var degreeAdverbs = wordSet("values", "degree-adverbs")
 
 // thingStops also end things: prepositions introduce a purpose or a place
 // ("Vim for editing", "zsh on macOS").
-var thingStops = set("for", "at", "in", "on", "with", "over", "to", "from", "by", "about",
-	"like", "as", "and", "or", "after", "before", "during", "via", "through", "most",
-	"all", "more", "is", "are", "was", "were", "has", "have", "had", "do", "does",
-	"did", "will", "would", "can", "could", "should", "then", "not", "no", "against", "last",
-	"next", "ago", "every", "each", "until", "till", "within", "per")
+var thingStops = wordSet("values", "thing-stops")
 
-var placeStops = set("for", "with", "at", "on", "to", "by", "from", "and", "or", "in",
-	"as", "last", "next", "this", "during", "after", "before", "about", "like", "all",
-	"is", "are", "was", "were", "has", "have", "had", "for", "near", "then", "not",
-	"working", "living", "studying", "where", "doing", "most", "permanently",
-	"temporarily", "full", "part")
+var placeStops = wordSet("values", "place-stops")
 
-var orgStops = set("for", "in", "on", "as", "with", "to", "from", "at", "by", "and", "or",
-	"last", "this", "next", "during", "after", "before", "about", "like", "is", "are",
-	"was", "were", "has", "have", "had", "then", "not", "where", "doing", "building",
-	"working", "leading", "managing", "part", "full")
+var orgStops = wordSet("values", "org-stops")
 
-var roleStops = set("at", "for", "in", "on", "with", "from", "by", "and", "or", "as", "is",
-	"was", "who", "that", "working", "based", "living", "focused", "focusing",
-	"specializing", "specialising", "doing", "building", "then", "not", "of")
+var roleStops = wordSet("values", "role-stops")
 
 // phraseStops end verb phrases (goals, rules, decisions).
-var phraseStops = set("because", "but", "otherwise", "however", "though", "although",
-	"whereas", "cause", "cuz", "bc", "lol", "thanks", "since",
-	// the particles that close a casual sentence, never part of the action
-	"tbh", "tho", "ngl", "imo", "imho", "lmao", "haha", "yeah", "honestly", "seriously")
+var phraseStops = wordSet("values", "phrase-stops")
 
 // trailingJunk is trimmed off the end of every value.
-var trailingJunk = set("the", "a", "an", "my", "our", "of", "to", "and", "or", "in", "at",
-	"for", "with", "on", "by", "from", "as", "is", "are", "that", "which", "very", "so")
+var trailingJunk = wordSet("values", "trailing-junk")
 
 // phraseJunk is trimmed off the end of verb phrases, which keep their
 // trailing particles ("from now on").
-var phraseJunk = set("and", "or", "but", "so", "the", "a", "an")
+var phraseJunk = wordSet("values", "phrase-junk")
 
 // valueLen returns how many tokens of ts form a value of kind k, 0 if none.
 func valueLen(ts []token, k vkind) int {
@@ -216,15 +180,13 @@ func listContinues(ts []token, k int) bool {
 }
 
 // clauseVerbs after a noun start a clause of their own.
-var clauseVerbs = set("is", "'s", "are", "'re", "was", "were", "seems", "seem", "sounds", "tastes",
-	"works", "does", "do", "has", "have", "stays", "remains")
+var clauseVerbs = wordSet("values", "clause-verbs")
 
 // clauseSubjects after a noun start a clause of their own.
-var clauseSubjects = set("i", "we", "you", "he", "she", "they")
+var clauseSubjects = wordSet("values", "clause-subjects")
 
 // listAsides open an aside after a comma, never a list item.
-var listAsides = set("e.g", "i.e", "eg", "ie", "etc", "like", "including", "such", "especially",
-	"mostly", "mainly", "both", "plus", "though", "obviously", "of", "which", "who")
+var listAsides = wordSet("values", "list-asides")
 
 func stopsKind(k vkind, w string, gerund bool) bool {
 	switch k {
@@ -270,12 +232,7 @@ func isGerund(w string) bool {
 }
 
 // notGerunds end in "-ing" without being verbs.
-var notGerunds = set("thing", "things", "something", "nothing", "everything", "anything",
-	"king", "ring", "spring", "string", "evening", "morning", "ceiling", "wedding",
-	"building", "pudding", "beijing", "nanjing", "sterling", "viking", "darling",
-	"kipling", "wing", "sling", "sibling", "clothing", "offering", "pricing", "ping",
-	"bling", "during", "ming", "fling", "sing", "duckling", "dumpling", "herring",
-	"stocking", "shilling", "lightning", "swing", "awning", "icing")
+var notGerunds = wordSet("values", "not-gerunds")
 
 // text returns the source text of ts[:n]; a lone quote gives its inside.
 func (x *extraction) text(ts []token, n int) string {
@@ -444,4 +401,4 @@ func refersBack(ts []token, anywhere bool) bool {
 	return false
 }
 
-var prepositions = set("at", "about", "in", "on", "for", "with", "to", "from", "as", "by", "into", "over", "after", "before", "because", "since", "so", "now", "too", "again")
+var prepositions = wordSet("values", "prepositions")
