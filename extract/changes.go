@@ -295,21 +295,11 @@ func (x *extraction) correctInPlace(ts []token) {
 // selfCorrection reports where the new value starts after a correction
 // marker at ts[i] ("sorry,", "no wait,", "I meant", "or rather"), or -1.
 func selfCorrection(ts []token, i int) int {
-	j := i
-	switch {
-	case is(ts, j, "sorry", "oops", "er", "erm", "um", "correction"):
-		j++
-	case seq(ts, j, "no", "wait"), seq(ts, j, "or", "rather"), seq(ts, j, "i", "mean"), seq(ts, j, "i", "meant"):
-		j += 2
-	case is(ts, j, "wait", "no") && is(ts, j+1, ",", "-", "..."):
-		j++
-	case seq(ts, j, "actually", "no"):
-		j += 2
-	case is(ts, j, "actually", "well") && is(ts, j+1, ",", "-", "..."):
-		j++ // "Yarn, well, pnpm now": a bare "well" is a filler, not a change
-	default:
+	_, n, ok := matchCue(selfCorrectionCues, ts[i:])
+	if !ok {
 		return -1
 	}
+	j := i + n
 	for is(ts, j, ",", "-", "...") || seq(ts, j, "i", "mean") || seq(ts, j, "i", "meant") {
 		if is(ts, j, "i") {
 			j += 2

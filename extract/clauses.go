@@ -393,127 +393,35 @@ func stripLeading(ts []token, f *flags) []token {
 			return ts
 		}
 		w := ts[0].low
-		switch {
-		case w == "actually" || w == "correction" || w == "instead" || w == "nowadays" || w == "update" || w == "lately":
-			f.corr = true
-			ts = ts[1:]
-		case w == "now" && !is(ts, 1, "that"):
-			f.corr = true
-			ts = ts[1:]
-		case (w == "no" || w == "nope" || w == "oops" || w == "wait" || w == "sorry") && is(ts, 1, ",", "-", "!", "."):
-			f.corr = true // "No, I live in Porto.", "Oops, I meant..."
-			ts = ts[1:]
-		case w == "scratch" && is(ts, 1, "that"), w == "my" && is(ts, 1, "bad", "mistake"):
-			f.corr = true
-			ts = ts[2:]
-		case w == "i" && is(ts, 1, "meant", "mean") && !is(ts, 2, "it", "that", "to", "well"):
-			f.corr = true // "I meant I live in Porto"
-			ts = dropThat(ts[2:])
-			if !is(ts, 0, "i", "we", "my", "our") {
-				return nil // "I meant Postgres" names no slot
+		if e, n, ok := matchCue(leadingCues, ts); ok {
+			rest, done := applyLeadingCue(e, n, ts, f)
+			if done {
+				return rest
 			}
-		case w == "these" && is(ts, 1, "days"), w == "right" && is(ts, 1, "now"),
-			w == "since" && is(ts, 1, "then"):
-			f.corr = true
-			ts = ts[2:]
-		case w == "at" && seq(ts, 1, "the", "moment"), w == "as" && seq(ts, 1, "of", "now"),
-			w == "as" && seq(ts, 1, "of", "today"):
-			f.corr = true
-			ts = ts[3:]
-		case w == "previously" || w == "formerly" || w == "once" && is(ts, 1, ",", "i", "we"):
-			f.past = true
-			ts = ts[1:]
-		case w == "back" && is(ts, 1, "then", "in"), w == "in" && seq(ts, 1, "the", "past"):
-			f.past = true
-			if w == "back" && is(ts, 1, "then") {
-				ts = ts[2:]
-			} else if w == "in" {
-				ts = ts[3:]
-			} else {
-				return ts
-			}
-		case w == "i" && seq(ts, 1, "want", "you", "to") && is(ts, 4, "remember", "know", "note"):
-			ts = dropThat(ts[5:])
-		case w == "maybe" || w == "perhaps" || w == "probably" || w == "possibly" || w == "likely" || w == "tentatively":
-			f.hedge = true
-			ts = ts[1:]
-		case w == "i" && is(ts, 1, "feel") && is(ts, 2, "like", "as"):
-			// "I feel like royalty": a likeness, not a report
-			// of anything, and never a liking.
-			return nil
-		case w == "i" && is(ts, 1, "think", "believe", "feel", "reckon"):
-			f.weak = true
-			ts = ts[2:]
-			ts = dropThat(ts)
-		case w == "i" && is(ts, 1, "guess", "suppose", "assume"):
-			f.hedge = true
-			ts = ts[2:]
-			ts = dropThat(ts)
-		case w == "i" && seq(ts, 1, "am", "not", "sure"), w == "not" && is(ts, 1, "sure"):
-			// "I'm not sure we use pnpm" hedges what follows; "I'm not sure."
-			// alone says nothing.
-			f.hedge = true
-			k := 4
-			if w == "not" {
-				k = 2
-			}
-			ts = dropThat(ts[k:])
-			if !is(ts, 0, "i", "we", "my", "our") {
-				return nil
-			}
-		case w == "i" && is(ts, 1, "am") && (is(ts, 2, "sure", "certain", "positive", "confident") || is(ts, 2, "pretty", "quite", "fairly", "very") && is(ts, 3, "sure", "certain")):
-			// "I'm pretty sure we use pnpm": stated with some doubt.
-			f.weak = true
-			k := 3
-			if !is(ts, 2, "sure", "certain", "positive", "confident") {
-				k = 4
-			}
-			ts = dropThat(ts[k:])
-			if !is(ts, 0, "i", "we", "my", "our") {
-				return nil
-			}
-		case (w == "as" || w == "like") && is(ts, 1, "i", "we") && is(ts, 2, "said", "mentioned", "told", "wrote", "noted"):
-			ts = ts[3:]
-			if is(ts, 0, "you", "before", "earlier") {
-				ts = ts[1:]
-			}
-		case w == "i" || w == "we":
+			ts = rest
+		} else if w == "i" || w == "we" {
 			n := firstPersonReport(ts)
 			if n == 0 {
 				return ts
 			}
 			ts = dropThat(ts[n:])
-		case w == "by" && seq(ts, 1, "the", "way"), w == "for" && seq(ts, 1, "the", "record"),
-			w == "to" && seq(ts, 1, "be", "clear"), w == "for" && seq(ts, 1, "your", "information"):
-			ts = ts[3:]
-		case w == "just" && seq(ts, 1, "so", "you", "know"):
-			ts = ts[4:]
-		case w == "to" && is(ts, 1, "clarify"), w == "in" && is(ts, 1, "fact", "general", "short"),
-			w == "for" && is(ts, 1, "context", "reference"), w == "fun" && is(ts, 1, "fact"):
-			ts = ts[2:]
-		case (w == "in" || w == "for" || w == "on") && is(ts, 1, "this", "our", "the") && (teamNouns[lowAt(ts, 2)] || componentNouns[lowAt(ts, 2)]):
-			ts = ts[3:] // "In this repo we use pnpm"
-		case w == "keep" && seq(ts, 1, "in", "mind"):
-			ts = dropThat(ts[3:])
-		case w == "please" && is(ts, 1, "note", "remember", "be"):
-			ts = ts[1:]
-		case (w == "note" || w == "remember" || w == "recall") && (is(ts, 1, "that") || is(ts, 1, "i", "my", "we", "our")):
-			ts = dropThat(ts[1:])
-		case w == "do" && seq(ts, 1, "not", "forget") && is(ts, 3, "that", "i", "my", "we", "our"),
-			w == "never" && is(ts, 1, "forget") && is(ts, 2, "that", "i", "my", "we", "our"):
-			if w == "do" {
-				ts = dropThat(ts[3:])
-			} else {
-				ts = dropThat(ts[2:])
+		} else if e, n, ok := matchCue(asideCues, ts); ok {
+			rest, done := applyLeadingCue(e, n, ts, f)
+			if done {
+				return rest
 			}
-		case discourse[w] && !(w == "no" || w == "now" || w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially" || w == "otherwise"):
-			ts = ts[1:]
-		case w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially":
-			// Adverbs before the subject: "Currently I use Vim".
-			if is(ts, 1, "i", "we", "my", "our", ",") {
+			ts = rest
+		} else {
+			switch {
+			case discourse[w] && !(w == "no" || w == "now" || w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially" || w == "otherwise"):
 				ts = ts[1:]
-			} else {
-				return ts
+			case w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially":
+				// Adverbs before the subject: "Currently I use Vim".
+				if is(ts, 1, "i", "we", "my", "our", ",") {
+					ts = ts[1:]
+				} else {
+					return ts
+				}
 			}
 		}
 		if len(ts) == before {

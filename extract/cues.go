@@ -1,0 +1,186 @@
+package extract
+
+import (
+	"strings"
+)
+
+// The cue words that open a clause ("actually", "back then", "I guess",
+// "by the way") and the markers of a correction inside a sentence
+// ("sorry,", "no wait") are a pattern table, lexicons/cue-patterns.txt,
+// run by one matcher; the file's header documents the pattern syntax.
+
+// cueEffect says what a matched cue pattern means.
+type cueEffect uint16
+
+const (
+	cueCorrection cueEffect = 1 << iota // the clause corrects an earlier value
+	cuePast                             // the clause is history
+	cueHedge                            // the clause is hedged
+	cueWeak                             // the clause is stated with some doubt
+	cueThat                             // drop a "that" or comma after the match
+	cueSubject                          // the rest must open with i, we, my or our
+	cueStop                             // stop stripping; keep the rest
+	cueDrop                             // the clause says nothing
+)
+
+var cueEffectNames = map[string]cueEffect{
+	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
+	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "skip": 0,
+}
+
+// cueElem matches one token.
+type cueElem struct {
+	words    map[string]bool
+	optional bool // word?: consumed when present
+	ahead    bool // >word: must follow, not consumed
+	not      bool // !word: must not follow
+}
+
+func (e cueElem) matches(t token) bool { return e.words[t.low] }
+
+// cuePattern is one line of the table.
+type cuePattern struct {
+	elems  []cueElem
+	effect cueEffect
+}
+
+// The tables of lexicons/cue-patterns.txt.
+var (
+	leadingCues        = cuePatterns("leading")
+	asideCues          = cuePatterns("asides")
+	selfCorrectionCues = cuePatterns("self-correction")
+)
+
+// cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed
+// line is left out and recorded in lexiconProblems.
+func cuePatterns(table string) []cuePattern {
+	var out []cuePattern
+	for _, line := range wordList("cue-patterns", table) {
+		p, err := parseCuePattern(line)
+		if err != "" {
+			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt ["+table+"] "+line+": "+err)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// parseCuePattern reads "tokens => effects"; it returns a reason when the
+// line is malformed.
+func parseCuePattern(line string) (cuePattern, string) {
+	var p cuePattern
+	lhs, rhs, ok := strings.Cut(line, "=>")
+	if !ok {
+		return p, "no =>"
+	}
+	for _, name := range strings.Split(rhs, ",") {
+		e, ok := cueEffectNames[strings.TrimSpace(name)]
+		if !ok {
+			return p, "unknown effect " + strings.TrimSpace(name)
+		}
+		p.effect |= e
+	}
+	lookahead := false
+	for _, f := range strings.Fields(lhs) {
+		var e cueElem
+		switch {
+		case strings.HasPrefix(f, ">") && len(f) > 1:
+			e.ahead, f = true, f[1:]
+		case strings.HasPrefix(f, "!") && len(f) > 1:
+			e.not, f = true, f[1:]
+		}
+		if strings.HasSuffix(f, "?") && len(f) > 1 {
+			e.optional, f = true, f[:len(f)-1]
+		}
+		if (e.ahead || e.not) && e.optional {
+			return p, "a lookahead cannot be optional: " + f
+		}
+		if lookahead && !e.ahead && !e.not {
+			return p, "a consumed token after a lookahead: " + f
+		}
+		lookahead = lookahead || e.ahead || e.not
+		e.words = map[string]bool{}
+		for _, w := range strings.Split(f, "|") {
+			switch {
+			case w == "":
+				return p, "empty alternative in " + f
+			case strings.HasPrefix(w, "@"):
+				words, ok := lexiconTables[w[1:]]
+				if !ok {
+					return p, "no lexicon table " + w
+				}
+				lexiconUsed[w[1:]] = true
+				for _, x := range words {
+					e.words[x] = true
+				}
+			default:
+				e.words[w] = true
+			}
+		}
+		p.elems = append(p.elems, e)
+	}
+	if len(p.elems) == 0 {
+		return p, "no tokens"
+	}
+	return p, ""
+}
+
+// match returns how many tokens at the start of ts the pattern consumes,
+// and whether it matches.
+func (p cuePattern) match(ts []token) (int, bool) {
+	pos, consumed := 0, 0
+	for _, e := range p.elems {
+		switch {
+		case e.not:
+			if pos < len(ts) && e.matches(ts[pos]) {
+				return 0, false
+			}
+			pos++
+		case e.ahead:
+			if pos >= len(ts) || !e.matches(ts[pos]) {
+				return 0, false
+			}
+			pos++
+		case pos < len(ts) && e.matches(ts[pos]):
+			pos++
+			consumed = pos
+		case e.optional:
+		default:
+			return 0, false
+		}
+	}
+	return consumed, true
+}
+
+// matchCue returns the first pattern of table matching the start of ts,
+// with how many tokens it consumes.
+func matchCue(table []cuePattern, ts []token) (cueEffect, int, bool) {
+	for _, p := range table {
+		if n, ok := p.match(ts); ok {
+			return p.effect, n, true
+		}
+	}
+	return 0, 0, false
+}
+
+// applyLeadingCue strips a matched leading cue from ts and sets the flags
+// it implies. done says stripping stops with rest (nil when the clause
+// says nothing).
+func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, done bool) {
+	f.corr = f.corr || e&cueCorrection != 0
+	f.past = f.past || e&cuePast != 0
+	f.hedge = f.hedge || e&cueHedge != 0
+	f.weak = f.weak || e&cueWeak != 0
+	if e&cueDrop != 0 {
+		return nil, true
+	}
+	ts = ts[n:]
+	if e&cueThat != 0 {
+		ts = dropThat(ts)
+	}
+	if e&cueSubject != 0 && !is(ts, 0, "i", "we", "my", "our") {
+		return nil, true
+	}
+	return ts, e&cueStop != 0
+}
