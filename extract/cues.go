@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -183,4 +185,113 @@ func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, do
 		return nil, true
 	}
 	return ts, e&cueStop != 0
+}
+
+// slotPattern is a cue pattern that ends in a slot: the tokens after the
+// match are the value ("laid off from {org} => works_at negation").
+type slotPattern struct {
+	cue  cuePattern
+	slot vkind
+	key  string
+	end  Cue // what the value's candidate says of the slot
+}
+
+var slotKinds = map[string]vkind{"{org}": vOrg, "{role}": vRole}
+
+var slotCues = map[string]Cue{"negation": CueNegation, "correction": CueCorrection}
+
+// Job changes said in passing, as a table of lexicons/cue-patterns.txt.
+var jobChangeSlots = slotPatterns("job-changes")
+
+// slotPatterns parses a table of slot patterns: "tokens {slot} => key cue".
+func slotPatterns(table string) []slotPattern {
+	var out []slotPattern
+	for _, line := range wordList("cue-patterns", table) {
+		p, err := parseSlotPattern(line)
+		if err != "" {
+			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt ["+table+"] "+line+": "+err)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func parseSlotPattern(line string) (slotPattern, string) {
+	var p slotPattern
+	lhs, rhs, ok := strings.Cut(line, "=>")
+	if !ok {
+		return p, "no =>"
+	}
+	fields := strings.Fields(lhs)
+	if len(fields) < 2 {
+		return p, "no tokens before the slot"
+	}
+	if p.slot, ok = slotKinds[fields[len(fields)-1]]; !ok {
+		return p, "the last token must be a slot: " + strings.Join(slices.Sorted(maps.Keys(slotKinds)), ", ")
+	}
+	out := strings.Fields(rhs)
+	if len(out) != 2 || !ValidKey(out[0]) {
+		return p, "want => <key> <cue>"
+	}
+	if p.end, ok = slotCues[out[1]]; !ok {
+		return p, "unknown cue " + out[1]
+	}
+	p.key = out[0]
+	cue, err := parseCuePattern(strings.Join(fields[:len(fields)-1], " ") + " => skip")
+	if err != "" {
+		return p, err
+	}
+	for _, e := range cue.elems {
+		if e.ahead || e.not {
+			return p, "a slot pattern has no lookahead"
+		}
+	}
+	p.cue = cue
+	return p, ""
+}
+
+// slotChange reads a job change said in passing anywhere in a clause the
+// speaker opens ("I got laid off from Marquette", "handed in my notice at
+// Ovenbird", "just got promoted to staff engineer"). Someone else's
+// change, or a hedged, denied or planned one, is not read; it reports
+// whether a pattern matched.
+func (x *extraction) slotChange(ts []token, f flags) bool {
+	for k := range ts {
+		for _, p := range jobChangeSlots {
+			n, ok := p.cue.match(ts[k:])
+			if !ok {
+				continue
+			}
+			if !selfOpens(ts[:k]) {
+				return false
+			}
+			if f.hedge || f.not || f.future {
+				return true
+			}
+			f.corr, f.neg, f.past = p.end == CueCorrection, p.end == CueNegation, false
+			rest := ts[k+n:]
+			switch p.slot {
+			case vOrg:
+				return x.org(x.speaker.asPerson(), rest, f, true)
+			case vRole:
+				return x.role(x.speaker.asPerson(), rest, f, false)
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// selfOpens reports whether the words before a change leave the speaker
+// its subject: nothing (chat drops the "I"), "I" with auxiliaries and
+// adverbs ("I just got", "I was", "I've finally").
+func selfOpens(ts []token) bool {
+	for k, t := range ts {
+		if !is(ts, k, "i", "i've", "'ve", "have", "had", "was", "got", "been", "am", "'m", "just", "finally",
+			"officially", "actually", "recently", "so", "well", "and", "yeah", "ok", "okay") && !adverbs[t.low] && t.kind != tPunct {
+			return false
+		}
+	}
+	return true
 }

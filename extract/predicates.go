@@ -57,7 +57,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	if x.mode == modeUser {
 		// One clause may end a job and say the next post: each reads.
 		ended, home, post := x.lastDay(ts, f), x.homeBought(ts, f), x.onTeamAt(ts, f)
-		if ended || home || post || x.eventDate(ts, f) {
+		if ended || home || post || x.slotChange(ts, f) || x.eventDate(ts, f) {
 			return nil
 		}
 	}
@@ -77,6 +77,8 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			// Chat drops the "I": "Switched to Neovim.", "Big fan of Rust."
 			if fan := indexOf(ts, "fan"); fan >= 0 && is(ts, fan+1, "of") {
 				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"), false)
+			} else if n := notKeenOn(ts); n > 0 {
+				x.likeThing(x.speaker, ts[n:], f, true, false) // "Not big on olives."
 			} else {
 				x.predicate(x.speaker, ts, f)
 			}
@@ -86,6 +88,60 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	x.predicate(s, rest, f)
 	return &s
+}
+
+// myThing reads "<X> is (not) my thing", "<X> isn't really my cup of tea",
+// "<X> is more my thing": a liking, or a dislike when negated.
+func (x *extraction) myThing(ts []token, f flags) bool {
+	c := -1
+	for j := 1; j < len(ts) && j < 5; j++ {
+		if ts[j].kind == tPunct {
+			return false
+		}
+		if is(ts, j, "is", "are", "'s", "'re") {
+			c = j
+			break
+		}
+	}
+	if c < 0 || !validValue(ts[:c]) || subjectStopWords[ts[0].low] || pronounValues[ts[0].low] ||
+		is(ts, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
+		return false
+	}
+	k := c + 1
+	not := is(ts, k, "not")
+	if not {
+		k++
+	}
+	for is(ts, k, "really", "totally", "exactly", "quite", "more", "much", "just", "so", "very") {
+		k++
+	}
+	if !is(ts, k, "my") || !(is(ts, k+1, "thing", "jam", "scene") || seq(ts, k+1, "cup", "of", "tea")) {
+		return false
+	}
+	if f.hedge || f.not {
+		return true
+	}
+	x.likeThing(x.speaker, ts[:c], f, not, false)
+	return true
+}
+
+// notKeenOn measures "not (really) big on", "not (really) into", "not
+// keen on" at the start of a clause whose "I'm" chat dropped, or returns 0.
+func notKeenOn(ts []token) int {
+	if !is(ts, 0, "not") {
+		return 0
+	}
+	k := 1
+	if is(ts, k, "really", "too", "that", "very", "so", "super") {
+		k++
+	}
+	switch {
+	case is(ts, k, "into"):
+		return k + 1
+	case is(ts, k, "big", "huge", "keen") && is(ts, k+1, "on"):
+		return k + 2
+	}
+	return 0
 }
 
 // likeFiller reports a clause opened by the filler "like" before an adverb
@@ -487,6 +543,15 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		x.likeThing(s, ts, f, false, v.lemma == "love" || v.lemma == "adore")
 	case "hate", "dislike", "detest", "despise", "loathe", "abhor":
 		x.likeThing(s, ts, f, true, false)
+	case "do":
+		// "I'm doing keto", "been doing low-carb since May": a diet.
+		if personal(s) && !f.not && !f.hedge && !f.future && (diets[lowAt(ts, 0)] || len(ts) > 1 && diets[ts[0].low+" "+ts[1].low]) {
+			n := 1
+			if !diets[ts[0].low] {
+				n = 2
+			}
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
+		}
 	case "grow":
 		if is(ts, 0, "up") && is(ts, 1, "in", "near", "around", "on") {
 			f.past = false
@@ -714,6 +779,9 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 		return true
 	}
 	if x.writtenIn(ts, f) {
+		return true
+	}
+	if x.myThing(ts, f) {
 		return true
 	}
 	// "<X> is what I stream while cooking", "<X> is the shell I

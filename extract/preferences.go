@@ -274,21 +274,54 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			ts = ts[1:]
 		}
 	}
+	var from []token
 	if is(ts, 0, "from") {
 		k := 1
 		for k < len(ts) && !is(ts, k, "to") && k < 8 {
 			k++
 		}
+		from = ts[1:k]
 		ts = ts[k:]
 	}
 	if is(ts, 0, "over") {
 		ts = ts[1:]
 	}
-	if !is(ts, 0, "to", "into") {
-		return
+	if !is(ts, 0, "to", "into") || !nameOrKnown(ts[1:]) {
+		return // "switched from the night shift to days": no tool
 	}
 	f.corr = true
+	before := len(x.out)
 	x.useThing(s, ts[1:], f, hint)
+	// "switched from Chrome to Firefox": Chrome is the value before, a
+	// version of its own (endedBecomesHistory makes the ending history).
+	if len(x.out) > before && len(from) > 0 && nameOrKnown(from) {
+		if _, known := CategoryOf(x.text(from, len(from))); known {
+			f.corr, f.neg = false, true
+			x.useThing(s, from, f, hint)
+		}
+	}
+}
+
+// nameOrKnown reports whether ts opens with a name (a capital, a quote) or
+// with a thing the lexicon knows: what one switches tools to, where
+// "switched to days" or "moved to weekly releases" is no tool.
+func nameOrKnown(ts []token) bool {
+	if len(ts) == 0 {
+		return false
+	}
+	if ts[0].capital || ts[0].kind == tQuote {
+		return true
+	}
+	n := valueLen(ts, vThing)
+	if n == 0 {
+		return false
+	}
+	words := make([]string, n)
+	for i, t := range ts[:n] {
+		words[i] = t.low
+	}
+	_, ok := CategoryOf(strings.Join(words, " "))
+	return ok
 }
 
 // toKnownThing reports whether ts is "to <a thing the lexicon knows>".
