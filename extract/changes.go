@@ -1,9 +1,10 @@
 package extract
 
 // This file reads changes said in passing, which name no slot the way
-// "I live in" or "I work at" do: a last day somewhere, a home bought or
-// rented, a value corrected inside its own sentence, and what a new value
-// replaced.
+// "I live in" or "I work at" do: a home bought or rented, a post on a team,
+// a value corrected inside its own sentence, and what a new value
+// replaced. A last day somewhere and other job changes are slot patterns
+// (cues.go, lexicons/cue-patterns.txt).
 
 import (
 	"regexp"
@@ -21,28 +22,6 @@ type made struct {
 	// denial is a plain "not" ("I don't live in Paris"): it may correct a
 	// misunderstanding, so it never says the value was once true.
 	denial bool
-}
-
-// lastDay reads the end of a job said as its last day: "Thursday was my
-// final shift at Acme", "my last day with Initech is the 30th", "just
-// worked my last week at Hooli". The employer ends (a negation cue); a
-// new one in the same sentence ("..., I start at Globex") takes its place.
-func (x *extraction) lastDay(ts []token, f flags) bool {
-	for k := 0; k+4 < len(ts); k++ {
-		// "the final day at Acme" is the speaker's when nobody else is
-		// named before it and the sentence speaks in the first person.
-		mine := is(ts, k, "my") || is(ts, k, "the") && speaksOfSelf(x.sent) && !otherSubject(ts[:k])
-		if !mine || !is(ts, k+1, "last", "final") ||
-			!is(ts, k+2, "day", "shift", "week", "month", "days", "shifts") || !is(ts, k+3, "at", "with", "for") {
-			continue
-		}
-		if f.hedge || f.not || hasWord(ts[:k], "not", "n't", "never") {
-			return true // "might be my last day at Acme", "it's not my last day at Acme"
-		}
-		f.neg, f.past, f.corr = true, false, false
-		return x.org(x.speaker.asPerson(), ts[k+4:], f, true)
-	}
-	return false
 }
 
 // speaksOfSelf reports whether ts speaks of the speaker.

@@ -190,11 +190,28 @@ func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, do
 // slotPattern is a cue pattern that ends in a slot: the tokens after the
 // match are the value ("laid off from {org} => works_at negation").
 type slotPattern struct {
-	cue  cuePattern
-	slot vkind
-	key  string
-	end  Cue // what the value's candidate says of the slot
+	cue   cuePattern
+	slot  vkind
+	key   string
+	end   Cue       // what the value's candidate says of the slot
+	owner slotOwner // how the speaker is known to be the one changing
 }
+
+// slotOwner says how a slot pattern knows the change is the speaker's.
+type slotOwner uint8
+
+const (
+	// ownerOpener: the words before the match are the speaker's ("I just
+	// got laid off from X"; "my brother got laid off" is his).
+	ownerOpener slotOwner = iota
+	// ownerMatch: the match itself says it ("my last day at X").
+	ownerMatch
+	// ownerSentence: the sentence speaks in the first person and names
+	// nobody else before the match ("Friday was the last shift at X for me").
+	ownerSentence
+)
+
+var slotOwners = map[string]slotOwner{"opener": ownerOpener, "mine": ownerMatch, "sentence": ownerSentence}
 
 var slotKinds = map[string]vkind{"{org}": vOrg, "{role}": vRole}
 
@@ -231,8 +248,13 @@ func parseSlotPattern(line string) (slotPattern, string) {
 		return p, "the last token must be a slot: " + strings.Join(slices.Sorted(maps.Keys(slotKinds)), ", ")
 	}
 	out := strings.Fields(rhs)
-	if len(out) != 2 || !ValidKey(out[0]) {
-		return p, "want => <key> <cue>"
+	if len(out) < 2 || len(out) > 3 || !ValidKey(out[0]) {
+		return p, "want => <key> <cue> [opener|mine|sentence]"
+	}
+	if len(out) == 3 {
+		if p.owner, ok = slotOwners[out[2]]; !ok {
+			return p, "unknown owner " + out[2]
+		}
 	}
 	if p.end, ok = slotCues[out[1]]; !ok {
 		return p, "unknown cue " + out[1]
@@ -251,23 +273,20 @@ func parseSlotPattern(line string) (slotPattern, string) {
 	return p, ""
 }
 
-// slotChange reads a job change said in passing anywhere in a clause the
-// speaker opens ("I got laid off from Marquette", "handed in my notice at
-// Ovenbird", "just got promoted to staff engineer"). Someone else's
-// change, or a hedged, denied or planned one, is not read; it reports
-// whether a pattern matched.
+// slotChange reads a job change said in passing anywhere in a clause:
+// "Thursday was my final shift at Acme", "I got laid off from Marquette",
+// "handed in my notice at Ovenbird", "just got promoted to staff
+// engineer". Someone else's change, or a hedged, denied or planned one, is
+// not read; it reports whether a pattern matched the speaker's change.
 func (x *extraction) slotChange(ts []token, f flags) bool {
 	for k := range ts {
 		for _, p := range jobChangeSlots {
 			n, ok := p.cue.match(ts[k:])
-			if !ok {
+			if !ok || !x.ownsChange(p.owner, ts, k) {
 				continue
 			}
-			if !selfOpens(ts[:k]) {
-				return false
-			}
-			if f.hedge || f.not || f.future {
-				return true
+			if f.hedge || f.not || f.future || hasWord(ts[:k], "not", "n't", "never") {
+				return true // "might be my last day at Acme", "it's not my last day"
 			}
 			f.corr, f.neg, f.past = p.end == CueCorrection, p.end == CueNegation, false
 			rest := ts[k+n:]
@@ -281,6 +300,18 @@ func (x *extraction) slotChange(ts []token, f flags) bool {
 		}
 	}
 	return false
+}
+
+// ownsChange reports whether the change matched at ts[k] is the
+// speaker's, as owner says to tell.
+func (x *extraction) ownsChange(owner slotOwner, ts []token, k int) bool {
+	switch owner {
+	case ownerMatch:
+		return true
+	case ownerSentence:
+		return speaksOfSelf(x.sent) && !otherSubject(ts[:k])
+	}
+	return selfOpens(ts[:k])
 }
 
 // selfOpens reports whether the words before a change leave the speaker
