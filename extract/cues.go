@@ -294,7 +294,9 @@ func (x *extraction) slotChange(ts []token, f flags) bool {
 			case vOrg:
 				return x.org(x.speaker.asPerson(), rest, f, true)
 			case vRole:
-				return x.role(x.speaker.asPerson(), rest, f, false)
+				// A job title has a head noun: "promoted to staff
+				// engineer", not "promoted to the front of the queue".
+				return x.role(x.speaker.asPerson(), rest, f, true)
 			}
 			return false
 		}

@@ -107,13 +107,13 @@ func (x *extraction) myThing(ts []token, f flags) bool {
 		is(ts, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
 		return false
 	}
-	k := c + 1
-	not := is(ts, k, "not")
-	if not {
-		k++
-	}
-	for is(ts, k, "really", "totally", "exactly", "quite", "more", "much", "just", "so", "very") {
-		k++
+	k, not := c+1, false
+	for ; k < len(ts); k++ {
+		if is(ts, k, "not") {
+			not = true
+		} else if !is(ts, k, "really", "totally", "exactly", "quite", "more", "much", "just", "so", "very") {
+			break
+		}
 	}
 	if !is(ts, k, "my") || !(is(ts, k+1, "thing", "jam", "scene") || seq(ts, k+1, "cup", "of", "tea")) {
 		return false
@@ -121,7 +121,9 @@ func (x *extraction) myThing(ts []token, f flags) bool {
 	if f.hedge || f.not {
 		return true
 	}
-	x.likeThing(x.speaker, ts[:c], f, not, false)
+	// Negated, it is a dislike; "not my thing anymore" ends a liking.
+	f.not = not
+	x.likeThing(x.speaker, ts[:c], f, false, false)
 	return true
 }
 

@@ -296,8 +296,16 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 	// version of its own (endedBecomesHistory makes the ending history).
 	if len(x.out) > before && len(from) > 0 && nameOrKnown(from) {
 		if _, known := CategoryOf(x.text(from, len(from))); known {
+			now := x.out[len(x.out)-1].Key
 			f.corr, f.neg = false, true
+			at := len(x.out)
 			x.useThing(s, from, f, hint)
+			if len(x.out) > at && x.out[len(x.out)-1].Key != now {
+				// "switched from Slack to Discord for the book club": the
+				// old value's slot is not the new one's; ending it would
+				// end something else.
+				x.out, x.made = x.out[:at], x.made[:at]
+			}
 		}
 	}
 }
