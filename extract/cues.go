@@ -207,7 +207,7 @@ const (
 	// ownerMatch: the match itself says it ("my last day at X").
 	ownerMatch
 	// ownerSentence: the sentence speaks in the first person and names
-	// nobody else before the match ("Friday was the last shift at X for me").
+	// nobody else before the match ("it is the final week with X for me").
 	ownerSentence
 )
 
