@@ -43,7 +43,7 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"based out of an office", "I'm based out of the Dublin office mostly.", nil},
 
 		// A contrast is not read as its opposite.
-		{"not big on X, Y is fine though", "Not big on sushi, ramen is fine though.", nil},
+		{"not big on X, Y is fine though", "Not big on sushi, ramen is fine though.", []string{"preference user dislikes:sushi=sushi"}},
 		{"not a fan of X, Y is ok", "I'm not a fan of cilantro, parsley is ok though.", []string{"preference user dislikes:cilantro=cilantro"}},
 		{"X works though", "Not a huge fan of tea, coffee works though.", []string{"preference user dislikes:tea=tea"}},
 		{"Ys are fine", "I don't really like horror films, comedies are fine.", []string{"preference user dislikes:horror_films=horror films"}},
@@ -64,6 +64,45 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"a known city in lower case", "I moved to lisbon in march.", []string{"fact user lives_in=lisbon cue=correction"}},
 		{"a country with the", "We moved to the Netherlands in 2019.", []string{"fact user lives_in=the Netherlands cue=correction"}},
 		{"city and state", "I just moved to Austin, Texas.", []string{"fact user lives_in=Austin, Texas cue=correction"}},
+
+		// How well is not part of the value; an aside closes a list.
+		{"pretty well", "I speak Danish pretty well.", []string{"fact user speaks:danish=Danish"}},
+		{"a bare well", "I speak Greek well.", []string{"fact user speaks:greek=Greek"}},
+		{"fyi closes a list", "I'm allergic to shellfish, fyi.", []string{"fact user allergic_to:shellfish=shellfish crit=high"}},
+		{"a pronoun starts a clause", "I don't love PHP, Ruby I can tolerate.", []string{"preference user dislikes:php=PHP"}},
+
+		// A correction inside one message keeps the corrected value.
+		{"actually no, it's", "My browser is Safari, actually no, it's Vivaldi now.", []string{"preference user prefers:browser=Vivaldi cue=correction"}},
+		{"well, Y now", "Our team uses npm, well, Bun now.", []string{"fact team uses:package_manager=Bun cue=correction"}},
+		{"actually no, an aside", "I like Vim, actually no, it's just ok.", []string{"preference user likes:vim=Vim"}},
+
+		// Being at an employer for a stretch of time is working there.
+		{"at X these days", "I'm at Thornbury Analytics these days.", []string{"fact user works_at=Thornbury Analytics cue=correction"}},
+		{"at X now after a job change", "Quit the agency in May, I'm at Greywell now.", []string{"fact user works_at=Greywell cue=correction"}},
+		{"at X now alone is where one stands", "I'm at Costco now.", nil},
+		{"at a known place", "I'm at Madrid these days.", nil},
+		{"starting at, no subject", "Starting at Fennick Labs next month.", []string{"fact user works_at=Fennick Labs cue=correction"}},
+
+		// A dislike with the "I'm" dropped, or said of the thing.
+		{"not really into, no subject", "Not really into karaoke.", []string{"preference user dislikes:karaoke=karaoke"}},
+		{"not keen on, no subject", "Not keen on long drives, trains are better.", []string{"preference user dislikes:long_drives=long drives"}},
+		{"X isn't my thing", "Crosswords aren't really my thing.", []string{"preference user dislikes:crosswords=Crosswords"}},
+		{"X is my cup of tea", "Birdwatching is totally my cup of tea.", []string{"preference user likes:birdwatching=Birdwatching"}},
+		{"it is not my thing names nothing", "It's not my thing.", nil},
+		{"a diet one is doing", "I have been doing vegan for a month.", []string{"fact user diet=vegan"}},
+		{"doing something else", "I'm doing laundry.", nil},
+
+		// A job ending or a promotion said in passing.
+		{"laid off", "Got laid off by Brisbeck on Friday.", []string{"fact user works_at=Brisbeck cue=negation"}},
+		{"resigned", "I resigned from Tallow & Finch.", []string{"fact user works_at=Tallow & Finch cue=negation"}},
+		{"notice", "I gave notice at Corvane yesterday.", []string{"fact user works_at=Corvane cue=negation"}},
+		{"someone else laid off", "My cousin got laid off from Brisbeck.", nil},
+		{"a hedged notice", "I might hand in my notice at Corvane.", nil},
+		{"promoted", "I just got promoted to principal designer.", []string{"fact user role=principal designer cue=correction"}},
+
+		// Switching tools names the value before; switching to no tool is nothing.
+		{"switched from A to B", "I switched from Spotify to Tidal.", []string{"preference user prefers:music_player=Tidal cue=correction", "preference user prefers:music_player=Spotify cue=past"}},
+		{"switched to a shift", "I switched from early shifts to lates.", nil},
 
 		// A child starting school is a pupil, not an employee.
 		{"a son starts school", "My son started at Oakfield Primary.", nil},

@@ -1,9 +1,10 @@
 package extract
 
 // This file reads changes said in passing, which name no slot the way
-// "I live in" or "I work at" do: a last day somewhere, a home bought or
-// rented, a value corrected inside its own sentence, and what a new value
-// replaced.
+// "I live in" or "I work at" do: a home bought or rented, a post on a team,
+// a value corrected inside its own sentence, and what a new value
+// replaced. A last day somewhere and other job changes are slot patterns
+// (cues.go, lexicons/cue-patterns.txt).
 
 import (
 	"regexp"
@@ -23,28 +24,6 @@ type made struct {
 	denial bool
 }
 
-// lastDay reads the end of a job said as its last day: "Thursday was my
-// final shift at Acme", "my last day with Initech is the 30th", "just
-// worked my last week at Hooli". The employer ends (a negation cue); a
-// new one in the same sentence ("..., I start at Globex") takes its place.
-func (x *extraction) lastDay(ts []token, f flags) bool {
-	for k := 0; k+4 < len(ts); k++ {
-		// "the final day at Acme" is the speaker's when nobody else is
-		// named before it and the sentence speaks in the first person.
-		mine := is(ts, k, "my") || is(ts, k, "the") && speaksOfSelf(x.sent) && !otherSubject(ts[:k])
-		if !mine || !is(ts, k+1, "last", "final") ||
-			!is(ts, k+2, "day", "shift", "week", "month", "days", "shifts") || !is(ts, k+3, "at", "with", "for") {
-			continue
-		}
-		if f.hedge || f.not || hasWord(ts[:k], "not", "n't", "never") {
-			return true // "might be my last day at Acme", "it's not my last day at Acme"
-		}
-		f.neg, f.past, f.corr = true, false, false
-		return x.org(x.speaker.asPerson(), ts[k+4:], f, true)
-	}
-	return false
-}
-
 // speaksOfSelf reports whether ts speaks of the speaker.
 func speaksOfSelf(ts []token) bool {
 	return hasWord(ts, "i", "i'm", "i've", "i'll", "me", "my", "we", "we're", "our")
@@ -62,9 +41,7 @@ func otherSubject(ts []token) bool {
 	return false
 }
 
-var weekdayOrMonth = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-	"january", "february", "march", "april", "may", "june", "july", "august", "september",
-	"october", "november", "december")
+var weekdayOrMonth = wordSet("changes", "weekday-or-month")
 
 // onTeamAt reads a post at an employer: "I'm on the platform team at
 // Zalando now", "from June I'm on the night desk at Coldwater". The
@@ -98,7 +75,7 @@ func (x *extraction) onTeamAt(ts []token, f flags) bool {
 }
 
 // postNouns name one's place in a workplace.
-var postNouns = set("team", "desk", "crew", "squad", "staff", "rota", "floor", "line", "unit", "ward")
+var postNouns = wordSet("changes", "post-nouns")
 
 // homeBought reads a home bought, rented or moved into: "we finally
 // closed on a flat in Ghent", "I bought a little house in Leiden", "got
@@ -187,12 +164,10 @@ func verbLike(w string) bool {
 }
 
 // homeNouns are what one buys or rents to live in.
-var homeNouns = set("flat", "apartment", "house", "home", "place", "condo", "townhouse",
-	"cottage", "bungalow", "studio", "loft", "duplex", "maisonette", "houseboat")
+var homeNouns = wordSet("changes", "home-nouns")
 
 // notOwnHome qualify a home the speaker does not live in.
-var notOwnHome = set("holiday", "summer", "vacation", "weekend", "second", "beach", "rental",
-	"investment", "parents'", "mum's", "mom's", "dad's", "ski")
+var notOwnHome = wordSet("changes", "not-own-home")
 
 // homeGetting reports whether ts[k] starts the getting of a home: "bought",
 // "closed on", "got the keys to", "signed the lease on/for", "moved into",
@@ -263,6 +238,11 @@ func (x *extraction) correctInPlace(ts []token) {
 		for end < len(ts) && ts[end].kind != tPunct {
 			end++
 		}
+		// A change word after the value says when, not what: "Neovim
+		// these days", "pnpm now".
+		for end > j && changeTail(ts[j:end]) > 0 {
+			end -= changeTail(ts[j:end])
+		}
 		if end == j || end-j > 6 {
 			continue
 		}
@@ -294,17 +274,11 @@ func (x *extraction) correctInPlace(ts []token) {
 // selfCorrection reports where the new value starts after a correction
 // marker at ts[i] ("sorry,", "no wait,", "I meant", "or rather"), or -1.
 func selfCorrection(ts []token, i int) int {
-	j := i
-	switch {
-	case is(ts, j, "sorry", "oops", "er", "erm", "um", "correction"):
-		j++
-	case seq(ts, j, "no", "wait"), seq(ts, j, "or", "rather"), seq(ts, j, "i", "mean"), seq(ts, j, "i", "meant"):
-		j += 2
-	case is(ts, j, "wait", "no") && is(ts, j+1, ",", "-", "..."):
-		j++
-	default:
+	_, n, ok := matchCue(selfCorrectionCues, ts[i:])
+	if !ok {
 		return -1
 	}
+	j := i + n
 	for is(ts, j, ",", "-", "...") || seq(ts, j, "i", "mean") || seq(ts, j, "i", "meant") {
 		if is(ts, j, "i") {
 			j += 2
@@ -312,10 +286,28 @@ func selfCorrection(ts []token, i int) int {
 			j++
 		}
 	}
+	// "actually no, it's Neovim": the pronoun stands for the slot when a
+	// name follows ("sorry, it's just great" is an aside).
+	if (seq(ts, j, "it", "is") || seq(ts, j, "it", "was")) && j+2 < len(ts) && ts[j+2].capital {
+		j += 2
+	}
 	if j >= len(ts) || ts[j].kind != tWord {
 		return -1
 	}
 	return j
+}
+
+// changeTail returns how many of the last tokens of ts only date the
+// change ("now", "these days", "nowadays", "instead"), 0 if none.
+func changeTail(ts []token) int {
+	n := len(ts)
+	switch {
+	case n >= 2 && seq(ts, n-2, "these", "days"):
+		return 2
+	case n >= 1 && is(ts, n-1, "now", "nowadays", "instead", "anymore"):
+		return 1
+	}
+	return 0
 }
 
 // replacementValue reads the value after a correction marker for the slot
@@ -429,7 +421,7 @@ func (x *extraction) eventDate(ts []token, f flags) bool {
 }
 
 // favoriteWords open a preference, not a thing with a date.
-var favoriteWords = set("favorite", "favourite", "fav", "fave", "preferred", "go-to")
+var favoriteWords = wordSet("changes", "favorite-words")
 
 // dateLen returns how many tokens of ts name a day: "the 19th", "19th",
 // "the 3rd of June", "June 3", "3 June", "Friday", "next Friday",
@@ -464,11 +456,9 @@ func dateLen(ts []token) int {
 	return k
 }
 
-var weekdays = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+var weekdays = wordSet("changes", "weekdays")
 
-var months = set("january", "february", "march", "april", "may", "june", "july", "august",
-	"september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul",
-	"aug", "sep", "sept", "oct", "nov", "dec")
+var months = wordSet("changes", "months")
 
 // ordinal reports a day of the month written as an ordinal: "9th", "21st".
 func ordinal(w string) bool {

@@ -39,17 +39,13 @@ func isPunct(t token) bool { return t.kind == tPunct }
 
 // interrogatives and auxiliaries open questions: "What's my favorite
 // editor", "Should I move to Berlin", "Do you like Vim".
-var interrogatives = set("what", "who", "whom", "whose", "where", "when", "why", "how", "which")
+var interrogatives = wordSet("clauses", "interrogatives")
 
-var questionAux = set("do", "does", "did", "is", "are", "am", "was", "were", "can", "could",
-	"should", "would", "will", "shall", "may", "might", "have", "has", "had", "isn't",
-	"aren't", "won't")
+var questionAux = wordSet("clauses", "question-aux")
 
 // openers are words that may precede a question or statement without
 // changing it ("so", "and", "hey", "btw").
-var openers = set("so", "and", "but", "hey", "ok", "okay", "also", "btw", "then", "well",
-	"oh", "um", "uh", "hmm", "anyway", "anyways", "quick", "question", "also,", "just",
-	"yo", "hi", "hello", "now", "alright", "right", "sorry", "please", "ps", "fyi")
+var openers = wordSet("clauses", "openers")
 
 // isQuestion reports whether a sentence asks rather than tells: it ends in
 // (or contains) a question mark, or opens with an interrogative or an
@@ -99,8 +95,7 @@ func isQuestion(ts []token) bool {
 }
 
 // hypotheticalOpeners start sentences about imagined worlds.
-var hypotheticalOpeners = set("if", "unless", "suppose", "supposing", "imagine", "assuming",
-	"assume", "hypothetically", "pretend", "theoretically", "ideally", "whether")
+var hypotheticalOpeners = wordSet("clauses", "hypothetical-openers")
 
 // startsHypothetical reports whether the whole sentence is conditional or
 // imagined: "If I lived in Paris I'd...", "Imagine I worked at Google",
@@ -129,15 +124,11 @@ func startsHypothetical(ts []token) bool {
 }
 
 // reportingVerbs introduce someone's words.
-var reportingVerbs = set("said", "says", "say", "told", "tells", "tell", "mentioned",
-	"mentions", "claims", "claimed", "claim", "thinks", "believes", "believed", "wrote",
-	"writes", "asked", "asks", "insists", "insisted", "suggested", "suggests", "reckons",
-	"reported", "reports", "swears", "swore", "added", "replied", "answered", "texted",
-	"tweeted", "posted", "explained", "complained", "admitted", "announced")
+var reportingVerbs = wordSet("clauses", "reporting-verbs")
 
 // firstPersonReporters may report their own words: "as I said, I prefer
 // Vim" is still the speaker's statement.
-var firstPersonReporters = set("i", "we")
+var firstPersonReporters = wordSet("clauses", "first-person-reporters")
 
 // reportedByOther reports whether the sentence relays what someone else
 // said or thinks ("She said 'I love Paris'", "Bob told me he prefers
@@ -235,19 +226,15 @@ func sentenceMarkers(ts []token, f *flags) {
 }
 
 // subjectStarters begin a new clause after "and", "but" or a comma.
-var subjectStarters = set("i", "we", "my", "our", "now", "then", "also", "actually",
-	"currently", "still", "nowadays", "lately", "recently", "today", "these", "always",
-	"never", "please", "don't", "let", "the", "this")
+var subjectStarters = wordSet("clauses", "subject-starters")
 
 // clauseBreakers always end a clause.
-var clauseBreakers = set("but", "however", "whereas", "although", "though", "except",
-	"while", "yet", "otherwise")
+var clauseBreakers = wordSet("clauses", "clause-breakers")
 
 // softBreakers end a clause only when a new subject or verb follows:
 // "I live in Lisbon and work at Acme" splits, "I like rock and roll" does
 // not.
-var softBreakers = set("and", "or", "so", "because", "since", "plus", "as", "cause",
-	"cuz", "then", "therefore", "thus", "hence")
+var softBreakers = wordSet("clauses", "soft-breakers")
 
 // splitClauses cuts a sentence into clauses at semicolons, dashes,
 // parentheses, contrastive conjunctions, and "and"/"so"/"," before a new
@@ -367,22 +354,11 @@ func startsNewClause(ts []token, k int) bool {
 // are items in "I like long runs and walks").
 // ("Always run the linter and skip the slow tests" stays one rule: skip,
 // keep and bring are left out.)
-var predicateVerbs = set("avoid", "avoids", "avoided", "eat", "eats", "ate", "need", "needs",
-	"needed", "own", "owns", "owned", "carry", "carries", "carried", "buy", "buys", "bought")
+var predicateVerbs = wordSet("clauses", "predicate-verbs")
 
 // discourse words carry no claim of their own; the value is the flag they
 // set ("actually" marks a correction).
-var discourse = set("and", "but", "so", "also", "oh", "well", "ok", "okay", "hey", "hi",
-	"btw", "fyi", "anyway", "anyways", "plus", "then", "yeah", "yes", "yep", "nope",
-	"honestly", "frankly", "personally", "basically", "generally", "overall", "again",
-	"alright", "right", "um", "uh", "hmm", "ah", "look", "listen", "see", "sorry",
-	"just", "still", "currently", "usually", "typically", "normally", "mostly", "mainly",
-	"primarily", "really", "truly", "definitely", "certainly", "obviously", "clearly",
-	"ps", "p.s", "note", "reminder", "update", "actually", "correction", "instead",
-	"nowadays", "now", "lately", "recently", "today", "finally", "officially", "no",
-	"maybe", "perhaps", "probably", "possibly", "likely", "hopefully", "ideally",
-	"tentatively", "otherwise", "anyhow", "besides", "additionally", "furthermore",
-	"moreover", "thus", "therefore", "hence", "oops", "wait", "hm", "er", "erm")
+var discourse = wordSet("clauses", "discourse")
 
 // markersOnly reports whether a clause holds nothing but discourse words and
 // punctuation.
@@ -417,127 +393,35 @@ func stripLeading(ts []token, f *flags) []token {
 			return ts
 		}
 		w := ts[0].low
-		switch {
-		case w == "actually" || w == "correction" || w == "instead" || w == "nowadays" || w == "update" || w == "lately":
-			f.corr = true
-			ts = ts[1:]
-		case w == "now" && !is(ts, 1, "that"):
-			f.corr = true
-			ts = ts[1:]
-		case (w == "no" || w == "nope" || w == "oops" || w == "wait" || w == "sorry") && is(ts, 1, ",", "-", "!", "."):
-			f.corr = true // "No, I live in Porto.", "Oops, I meant..."
-			ts = ts[1:]
-		case w == "scratch" && is(ts, 1, "that"), w == "my" && is(ts, 1, "bad", "mistake"):
-			f.corr = true
-			ts = ts[2:]
-		case w == "i" && is(ts, 1, "meant", "mean") && !is(ts, 2, "it", "that", "to", "well"):
-			f.corr = true // "I meant I live in Porto"
-			ts = dropThat(ts[2:])
-			if !is(ts, 0, "i", "we", "my", "our") {
-				return nil // "I meant Postgres" names no slot
+		if e, n, ok := matchCue(leadingCues, ts); ok {
+			rest, done := applyLeadingCue(e, n, ts, f)
+			if done {
+				return rest
 			}
-		case w == "these" && is(ts, 1, "days"), w == "right" && is(ts, 1, "now"),
-			w == "since" && is(ts, 1, "then"):
-			f.corr = true
-			ts = ts[2:]
-		case w == "at" && seq(ts, 1, "the", "moment"), w == "as" && seq(ts, 1, "of", "now"),
-			w == "as" && seq(ts, 1, "of", "today"):
-			f.corr = true
-			ts = ts[3:]
-		case w == "previously" || w == "formerly" || w == "once" && is(ts, 1, ",", "i", "we"):
-			f.past = true
-			ts = ts[1:]
-		case w == "back" && is(ts, 1, "then", "in"), w == "in" && seq(ts, 1, "the", "past"):
-			f.past = true
-			if w == "back" && is(ts, 1, "then") {
-				ts = ts[2:]
-			} else if w == "in" {
-				ts = ts[3:]
-			} else {
-				return ts
-			}
-		case w == "i" && seq(ts, 1, "want", "you", "to") && is(ts, 4, "remember", "know", "note"):
-			ts = dropThat(ts[5:])
-		case w == "maybe" || w == "perhaps" || w == "probably" || w == "possibly" || w == "likely" || w == "tentatively":
-			f.hedge = true
-			ts = ts[1:]
-		case w == "i" && is(ts, 1, "feel") && is(ts, 2, "like", "as"):
-			// "I feel like royalty": a likeness, not a report
-			// of anything, and never a liking.
-			return nil
-		case w == "i" && is(ts, 1, "think", "believe", "feel", "reckon"):
-			f.weak = true
-			ts = ts[2:]
-			ts = dropThat(ts)
-		case w == "i" && is(ts, 1, "guess", "suppose", "assume"):
-			f.hedge = true
-			ts = ts[2:]
-			ts = dropThat(ts)
-		case w == "i" && seq(ts, 1, "am", "not", "sure"), w == "not" && is(ts, 1, "sure"):
-			// "I'm not sure we use pnpm" hedges what follows; "I'm not sure."
-			// alone says nothing.
-			f.hedge = true
-			k := 4
-			if w == "not" {
-				k = 2
-			}
-			ts = dropThat(ts[k:])
-			if !is(ts, 0, "i", "we", "my", "our") {
-				return nil
-			}
-		case w == "i" && is(ts, 1, "am") && (is(ts, 2, "sure", "certain", "positive", "confident") || is(ts, 2, "pretty", "quite", "fairly", "very") && is(ts, 3, "sure", "certain")):
-			// "I'm pretty sure we use pnpm": stated with some doubt.
-			f.weak = true
-			k := 3
-			if !is(ts, 2, "sure", "certain", "positive", "confident") {
-				k = 4
-			}
-			ts = dropThat(ts[k:])
-			if !is(ts, 0, "i", "we", "my", "our") {
-				return nil
-			}
-		case (w == "as" || w == "like") && is(ts, 1, "i", "we") && is(ts, 2, "said", "mentioned", "told", "wrote", "noted"):
-			ts = ts[3:]
-			if is(ts, 0, "you", "before", "earlier") {
-				ts = ts[1:]
-			}
-		case w == "i" || w == "we":
+			ts = rest
+		} else if w == "i" || w == "we" {
 			n := firstPersonReport(ts)
 			if n == 0 {
 				return ts
 			}
 			ts = dropThat(ts[n:])
-		case w == "by" && seq(ts, 1, "the", "way"), w == "for" && seq(ts, 1, "the", "record"),
-			w == "to" && seq(ts, 1, "be", "clear"), w == "for" && seq(ts, 1, "your", "information"):
-			ts = ts[3:]
-		case w == "just" && seq(ts, 1, "so", "you", "know"):
-			ts = ts[4:]
-		case w == "to" && is(ts, 1, "clarify"), w == "in" && is(ts, 1, "fact", "general", "short"),
-			w == "for" && is(ts, 1, "context", "reference"), w == "fun" && is(ts, 1, "fact"):
-			ts = ts[2:]
-		case (w == "in" || w == "for" || w == "on") && is(ts, 1, "this", "our", "the") && (teamNouns[lowAt(ts, 2)] || componentNouns[lowAt(ts, 2)]):
-			ts = ts[3:] // "In this repo we use pnpm"
-		case w == "keep" && seq(ts, 1, "in", "mind"):
-			ts = dropThat(ts[3:])
-		case w == "please" && is(ts, 1, "note", "remember", "be"):
-			ts = ts[1:]
-		case (w == "note" || w == "remember" || w == "recall") && (is(ts, 1, "that") || is(ts, 1, "i", "my", "we", "our")):
-			ts = dropThat(ts[1:])
-		case w == "do" && seq(ts, 1, "not", "forget") && is(ts, 3, "that", "i", "my", "we", "our"),
-			w == "never" && is(ts, 1, "forget") && is(ts, 2, "that", "i", "my", "we", "our"):
-			if w == "do" {
-				ts = dropThat(ts[3:])
-			} else {
-				ts = dropThat(ts[2:])
+		} else if e, n, ok := matchCue(asideCues, ts); ok {
+			rest, done := applyLeadingCue(e, n, ts, f)
+			if done {
+				return rest
 			}
-		case discourse[w] && !(w == "no" || w == "now" || w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially" || w == "otherwise"):
-			ts = ts[1:]
-		case w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially":
-			// Adverbs before the subject: "Currently I use Vim".
-			if is(ts, 1, "i", "we", "my", "our", ",") {
+			ts = rest
+		} else {
+			switch {
+			case discourse[w] && !(w == "no" || w == "now" || w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially" || w == "otherwise"):
 				ts = ts[1:]
-			} else {
-				return ts
+			case w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially":
+				// Adverbs before the subject: "Currently I use Vim".
+				if is(ts, 1, "i", "we", "my", "our", ",") {
+					ts = ts[1:]
+				} else {
+					return ts
+				}
 			}
 		}
 		if len(ts) == before {
@@ -579,25 +463,17 @@ func firstPersonReport(ts []token) int {
 // Label words open a clause with a colon ("Important: ...") and say what
 // the clause is.
 var (
-	mustLabels = set("important", "critical", "crucial", "warning", "attention", "mandatory",
-		"non-negotiable", "nonnegotiable", "vital", "essential")
-	corrLabels = set("correction", "update", "updated", "edit", "change", "changed", "fix",
-		"actually", "erratum")
-	decisionLabels   = set("decision", "decided", "decisions", "resolution", "verdict", "agreed", "adr")
-	constraintLabels = set("rule", "rules", "constraint", "constraints", "requirement",
-		"requirements", "policy", "convention", "guideline", "must", "always", "never")
-	goalLabels  = set("goal", "goals", "objective", "aim", "mission", "target")
-	plainLabels = set("note", "notes", "fyi", "ps", "p.s", "reminder", "context", "btw", "tip",
-		"info", "preference", "preferences", "pref", "fact", "remember", "memory", "memo", "nb",
-		"n.b", "tldr", "summary", "heads")
+	mustLabels       = wordSet("clauses", "must-labels")
+	corrLabels       = wordSet("clauses", "corr-labels")
+	decisionLabels   = wordSet("clauses", "decision-labels")
+	constraintLabels = wordSet("clauses", "constraint-labels")
+	goalLabels       = wordSet("clauses", "goal-labels")
+	plainLabels      = wordSet("clauses", "plain-labels")
 )
 
 // labelFillers may surround a label's marker word: "This is critical:",
 // "Very important:", "Our new rule:".
-var labelFillers = set("this", "is", "it", "very", "super", "extremely", "really", "the",
-	"a", "our", "my", "new", "team", "project", "key", "one", "more", "another", "personal",
-	"quick", "final", "most", "up", "absolutely", "so", "and", "hard", "strict", "house",
-	"general", "big", "small", "main", "top", "current", "official", "repo")
+var labelFillers = wordSet("clauses", "label-fillers")
 
 // labelKind is what a leading "Label:" asks the clause to be.
 type labelKind uint8

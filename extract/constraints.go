@@ -165,33 +165,19 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 // answerStyles and styleNouns name how the user wants to be answered:
 // "Be concise", "Keep it short", "No emojis", "Skip the pleasantries".
 var (
-	answerStyles = set("concise", "brief", "terse", "succinct", "direct", "formal", "informal",
-		"casual", "polite", "precise", "specific", "thorough", "detailed", "blunt", "candid",
-		"short", "shorter", "clear", "simple", "technical", "friendly", "professional", "tight")
-	styleNouns = set("emojis", "emoji", "jargon", "fluff", "filler", "pleasantries", "apologies",
-		"disclaimers", "caveats", "preamble", "preambles", "intro", "intros", "markdown", "yapping",
-		"exclamation", "hedging", "padding")
+	answerStyles = wordSet("constraints", "answer-styles")
+	styleNouns   = wordSet("constraints", "style-nouns")
 )
 
 // imperativeVerbs start rules addressed to the agent: "Use pnpm", "Run the
 // tests before committing", "Answer in English".
-var imperativeVerbs = set("use", "prefer", "avoid", "stop", "keep", "run", "write", "format",
-	"indent", "commit", "push", "deploy", "test", "lint", "document", "comment", "put",
-	"add", "include", "prefix", "wrap", "follow", "respect", "validate", "squash", "rebase",
-	"merge", "answer", "respond", "reply", "cite", "sort", "pin", "store", "log", "target",
-	"support", "only", "limit", "default", "stick", "favor", "favour", "prioritize",
-	"prioritise", "refer", "address", "speak", "talk", "explain", "start", "end", "ship",
-	"release", "tag", "sign", "name", "label", "call", "return", "handle", "catch", "check",
-	"ask", "confirm", "double-check", "review", "skip", "ignore", "leave", "send", "reply")
+var imperativeVerbs = wordSet("constraints", "imperative-verbs")
 
 // standingVerbs make a plain imperative a standing rule: "Use pnpm", "Keep
 // answers short", "Answer in Portuguese". Other imperatives are one-off
 // tasks ("Run the tests", "Add a README") unless general() finds a sign of
 // a rule.
-var standingVerbs = set("use", "prefer", "avoid", "keep", "stick", "favor", "favour",
-	"prioritize", "prioritise", "follow", "respect", "answer", "respond", "reply", "speak",
-	"talk", "limit", "default", "only", "stop", "format", "indent", "sign", "cite", "refer",
-	"address", "target", "support", "pin")
+var standingVerbs = wordSet("constraints", "standing-verbs")
 
 // general reports whether a clause speaks of every case, which makes an
 // imperative a rule: "Run the tests before every commit", "Add a changelog
@@ -334,16 +320,7 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 // practiceVerbs name working practices a team or a person may hold as a
 // rule without an imperative: "we never deploy on Fridays", "I always
 // write tests first".
-var practiceVerbs = set("deploy", "push", "merge", "commit", "release", "ship", "review",
-	"test", "write", "run", "use", "squash", "rebase", "pair", "document", "tag", "sign",
-	"lint", "format", "pin", "vendor", "check", "require", "code", "branch", "build",
-	"refactor", "benchmark", "profile", "backup", "back", "encrypt", "log", "version",
-	"prefer", "avoid", "keep", "start", "end", "reply", "answer", "respond", "work",
-	"drink", "eat", "store", "hardcode", "expose", "disable", "enable", "touch", "edit",
-	"modify", "delete", "force-push", "upgrade", "update", "install", "add", "remove",
-	"include", "put", "call", "name", "indent", "type", "annotate", "comment", "handle",
-	"cache", "retry", "validate", "sanitize", "escape", "mock", "stub", "ask", "wait",
-	"schedule", "meet", "book", "pay", "send", "share", "publish", "post")
+var practiceVerbs = wordSet("constraints", "practice-verbs")
 
 // encouragement reports pep talk and speculation shaped like a rule, which
 // chat is full of: "Don't quit", "Never quit", "Don't let anyone
@@ -395,9 +372,7 @@ func encouragement(quote, body []token) bool {
 
 // moods follow "don't be" in encouragement, not in rules ("don't be late"
 // stays a rule).
-var moods = set("afraid", "scared", "shy", "sorry", "sad", "discouraged", "hard", "so", "too",
-	"upset", "worried", "nervous", "ashamed", "embarrassed", "down", "a", "silly", "stranger",
-	"shy.", "intimidated", "hesitant", "modest", "humble", "surprised", "fooled")
+var moods = wordSet("constraints", "moods")
 
 // bodyBlocked rejects rule bodies that are small talk: "never mind", "don't
 // worry", "always happy to help", "never again".
@@ -431,25 +406,12 @@ func bodyBlocked(body []token) bool {
 }
 
 // backPronouns stand for something said before.
-var backPronouns = set("it", "them", "this", "that", "these", "those", "some", "one", "ones", "him", "her")
+var backPronouns = wordSet("constraints", "back-pronouns")
 
-var ruleBodyBlock = set("full", "awesome", "amazing", "ready", "welcome", "there", "here",
-	"such", "very", "too", "more", "less", "saw", "knew", "thought", "went", "came", "made",
-	"took", "found", "gave", "fun.", "mind", "worry", "bother", "know", "care", "think", "again", "hesitate",
-	"apologize", "apologise", "thank", "sorry", "happy", "glad", "good", "nice", "fun", "great",
-	"the", "a", "an", "i", "me", "you", "sure", "ok", "okay", "mind.", "ever", "say", "said",
-	"doubt", "fear", "panic", "stress", "cry", "laugh", "forget", "remember", "knew",
-	"understand", "wonder", "guess", "get", "got", "been", "liked", "seen", "heard",
-	"tell", "told", "ask", "asked", "expect", "expected", "want", "wanted", "need", "see",
-	"believe", "feel", "felt", "matter", "matters", "in", "on", "at", "with", "like", "a",
-	"was", "were", "is", "are", "am", "will", "would", "did", "do", "does", "have", "has")
+var ruleBodyBlock = wordSet("constraints", "rule-body-block")
 
 // ruleFillers lead a rule's body without naming its action.
-var ruleFillers = set("please", "always", "never", "ever", "just", "really", "to", "you",
-	"make", "sure", "be", "certain", "that", "do", "not", "must", "should", "only", "also",
-	"absolutely", "definitely", "strictly", "we", "all", "remember", "ensure", "don't",
-	"forget", "need", "have", "pls", "plz", "kindly")
+var ruleFillers = wordSet("constraints", "rule-fillers")
 
 // keyFillers never appear in a rule's key.
-var keyFillers = set("the", "a", "an", "please", "always", "never", "ever", "just", "really",
-	"any", "your", "my", "our", "all", "very", "directly", "without", "first")
+var keyFillers = wordSet("constraints", "key-fillers")

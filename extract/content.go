@@ -146,11 +146,7 @@ func lowerFirst(s string) string {
 
 // imperativeStarters are the first words of rules whose capital is only
 // sentence case.
-var imperativeStarters = set("always", "never", "don't", "do", "must", "make", "ensure",
-	"use", "avoid", "prefer", "remember", "stop", "run", "keep", "write", "be", "only",
-	"please", "no", "go", "adopt", "drop", "move", "switch", "migrate", "put", "add",
-	"test", "check", "format", "commit", "push", "deploy", "ship", "stick", "start",
-	"we", "you", "let's", "the", "all", "every", "each")
+var imperativeStarters = wordSet("content", "imperative-starters")
 
 // withArticle prefixes a role with "a" or "an" unless it already has a
 // determiner: "backend engineer" → "a backend engineer", "SRE" → "an SRE".

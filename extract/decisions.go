@@ -305,19 +305,13 @@ func (x *extraction) goal(s subject, ts []token, f flags, t tmpl, prefix string)
 
 // goalPronouns point at something said before; a goal that needs them
 // cannot stand on its own.
-var goalPronouns = set("it", "that", "this", "these", "those", "them", "there", "you", "your")
+var goalPronouns = wordSet("decisions", "goal-pronouns")
 
 // periodWords follow "this" or "that" in a time, not a pronoun: "this year".
-var periodWords = set("year", "month", "week", "weekend", "summer", "winter", "spring", "autumn",
-	"fall", "quarter", "semester", "term", "season", "time", "morning", "evening", "decade", "days")
+var periodWords = wordSet("decisions", "period-words")
 
 // goalVerbs start goals stated without "to" ("Goal: ship v2 by March").
-var goalVerbs = set("ship", "launch", "finish", "get", "become", "reach", "lose", "save",
-	"buy", "read", "visit", "release", "hit", "complete", "pass", "hire", "raise", "reduce",
-	"increase", "improve", "cut", "double", "automate", "land", "publish", "finish", "master",
-	"retire", "open", "close", "grow", "scale", "deliver", "win", "earn", "pay", "speak",
-	"write", "run", "build", "learn", "move", "travel", "exercise", "sleep", "eat", "quit",
-	"cook", "practice", "practise", "train", "study", "find", "create", "make", "keep", "stay")
+var goalVerbs = wordSet("decisions", "goal-verbs")
 
 // plan reads "plan to X", "intend to X", "hope to X", "looking to X":
 // moving or switching plans are hedged facts; other plans are goals.

@@ -55,4 +55,24 @@
 // for SQLite"). Plain statements get confidence 0.9,
 // statements about others or from agents 0.7, hedged ones ("maybe",
 // "thinking about", "I guess") at most 0.4 and never a correction cue.
+//
+// # Lexicons
+//
+// The word tables the rules read (the things mnemon knows by name and
+// their categories, category synonyms, the fillers and particles that end
+// a value, change cues, stop words) are data: lexicons/*.txt, one entry
+// per line, embedded in the binary and parsed once at start (see
+// lexicons.go for the format). Category and CategoryMembers give read-only
+// access to the category lexicon for callers outside the extractor. The
+// cue words that open a clause, the markers of a correction inside a
+// sentence and the job changes said in passing are token patterns in
+// lexicons/cue-patterns.txt, run by one matcher (cues.go).
+//
+// # Precision
+//
+// testdata/golden holds casual sentences written for mnemon, each with the
+// facts a careful reader stores and the facts the rules write today;
+// TestGoldenPrecision fails when the output changes (re-record with
+// go test ./extract -run TestGoldenPrecision -update, which never touches
+// the reviewed facts) and when any fact written is not a reviewed one.
 package extract

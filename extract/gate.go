@@ -11,20 +11,7 @@ type GateResult struct {
 
 // ackWords are the words acknowledgements are made of. A text made only of
 // these (up to maxAckWords words) carries nothing worth remembering.
-var ackWords = set("ok", "okay", "okey", "k", "kk", "thanks", "thank", "you", "thx", "ty",
-	"tysm", "tyvm", "sure", "thing", "got", "it", "lol", "lmao", "rofl", "haha", "hahaha",
-	"hehe", "heh", "yes", "yeah", "yep", "yup", "ya", "yea", "no", "nope", "nah", "cool",
-	"nice", "great", "perfect", "awesome", "right", "fine", "alright", "done", "good",
-	"sounds", "agreed", "agree", "indeed", "hmm", "hm", "hmmm", "mm", "ah", "aha", "oh",
-	"ohh", "wow", "gotcha", "understood", "noted", "ack", "roger", "np", "welcome",
-	"cheers", "bye", "hi", "hello", "hey", "sweet", "neat", "excellent", "exactly", "true",
-	"correct", "please", "so", "much", "a", "lot", "very", "well", "all", "that", "makes",
-	"sense", "will", "do", "go", "ahead", "on", "appreciated", "brilliant", "lovely",
-	"amazing", "wonderful", "sir", "man", "dude", "again", "works", "fair", "enough",
-	"really", "totally", "absolutely", "definitely", "same", "ikr", "idk", "omg", "yay",
-	"wonderful", "superb", "splendid", "ta", "kthx", "kthxbye", "thanx", "merci", "gracias",
-	"danke", "yw", "thumbs", "up", "mhm", "uh", "huh", "um", "umm", "er", "sorry",
-	"oops", "whoops", "my", "bad", "problem", "worries")
+var ackWords = wordSet("gate", "ack-words")
 
 // maxAckWords bounds how long an all-acknowledgement text may be: "thank
 // you so much" is still an acknowledgement, a longer run is unusual enough
@@ -38,10 +25,7 @@ var ackPhrases = []string{"never mind", "nevermind", "no worries", "don't worry"
 
 // rescueMarkers keep a short text that would otherwise be dropped: "never
 // again", "always pnpm" and "use tabs" are instructions, not small talk.
-var rescueMarkers = set("always", "never", "must", "use", "uses", "prefer", "prefers",
-	"decided", "decide", "decision", "constraint", "remember", "important", "critical",
-	"avoid", "rule", "required", "require", "mandatory", "forbidden", "switch", "switched",
-	"don't", "dont", "not", "stop", "favorite", "favourite", "goal", "deadline", "allergic")
+var rescueMarkers = wordSet("gate", "rescue-markers")
 
 // Gate decides whether a text is worth extracting from. It drops empty text
 // and short acknowledgements ("ok", "thanks!", "sure thing", "got it",

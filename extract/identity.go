@@ -187,11 +187,36 @@ body:
 			}
 			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
 		}
+	case w == "at" && s.kind == sSpeaker && f.corr && !f.not && !f.hedge && !f.future:
+		x.atEmployerNow(s, ts[1:], f)
 	default:
 		if s.kind == sSpeaker && !f.not {
 			x.name(s, ts, f, false)
 		}
 	}
+}
+
+// atEmployerNow reads "I'm at Sablewood these days" as a job change: a
+// named place one is "at" for a stretch of time is where one works. A bare
+// "now" says as much only when the sentence speaks of a job ("quit Acme,
+// I'm at Initech now"); alone, "I'm at Costco now" is where one stands.
+func (x *extraction) atEmployerNow(s subject, ts []token, f flags) {
+	if len(ts) == 0 || knownPlace(ts) {
+		return
+	}
+	lasting := hasWord(x.sent, "nowadays")
+	for k := 0; k+1 < len(x.sent); k++ {
+		lasting = lasting || seq(x.sent, k, "these", "days")
+	}
+	if !lasting && !speaksOfJob(x.sent) {
+		return
+	}
+	x.org(s, ts, f, true)
+}
+
+// speaksOfJob reports a sentence about a job or its end.
+func speaksOfJob(ts []token) bool {
+	return hasWord(ts, "job", "jobs", "employer", "quit", "resigned", "hired", "notice", "fired", "laid", "shift", "shifts", "contract", "offer")
 }
 
 // copulaNP reads "a/an/the ..." after a copula: "a fan of jazz", "a Vim
@@ -247,8 +272,7 @@ func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 }
 
 // fanHeads end "a Vim user", "a cat person", "a jazz fan".
-var fanHeads = set("user", "users", "person", "people", "fan", "lover", "guy", "girl",
-	"enthusiast", "addict", "nerd", "geek", "junkie", "diehard", "die-hard", "devotee", "aficionado")
+var fanHeads = wordSet("identity", "fan-heads")
 
 // role reads a job title that must end on a known role noun ("senior
 // backend engineer", "CTO"), then an optional "at Acme".
@@ -302,16 +326,10 @@ func roleSuffix(w string) bool {
 }
 
 // titles come before a name, with their dot: "Dr. Smith".
-var titles = set("dr", "mr", "mrs", "ms", "prof", "sir", "dame", "rev")
+var titles = wordSet("identity", "titles")
 
 // notRoles end in a role suffix without being jobs.
-var notRoles = set("list", "twist", "wrist", "mist", "fist", "gist", "exist", "insist",
-	"persist", "resist", "assist", "consist", "career", "beer", "deer", "cheer", "peer",
-	"sheer", "steer", "veer", "leer", "queer", "list", "playlist", "checklist", "wishlist",
-	"tourist", "optimist", "pessimist", "realist", "perfectionist", "minimalist",
-	"introvert", "extrovert", "purist", "idealist", "cyclist", "racist", "sexist",
-	"specialist", "atheist", "buddhist", "baptist", "methodist", "pacifist", "humanist",
-	"agnostic", "vegetarian", "vegan", "pescatarian", "feminist", "activist", "loyalist")
+var notRoles = wordSet("identity", "not-roles")
 
 // name reads a person's name: one to three capitalised words, then the end
 // of the clause. "I'm Alice" is a name; "I'm Sorry", "I'm English", "I'm
@@ -422,14 +440,7 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 }
 
 // placeNoise are things that follow "live in" without being places.
-var placeNoise = set("fear", "hope", "denial", "peace", "harmony", "sin", "the moment",
-	"the present", "the past", "the future", "a bubble", "my head", "poverty", "luxury",
-	"comfort", "debt", "the now", "style", "the zone", "a van", "limbo", "here", "there",
-	"the city", "the country", "the countryside", "the suburbs", "town", "a house",
-	"an apartment", "a flat", "the same city", "different cities", "the same place",
-	"fact", "theory", "practice", "general", "particular", "total", "secret", "private",
-	"public", "time", "advance", "charge", "love", "trouble", "a hurry", "progress",
-	"line", "mind", "person")
+var placeNoise = wordSet("identity", "place-noise")
 
 // org reads an employer after "work at/for", "joined", "employed by".
 func (x *extraction) org(s subject, ts []token, f flags, requireCapital bool) bool {
@@ -457,14 +468,7 @@ func (x *extraction) org(s subject, ts []token, f flags, requireCapital bool) bo
 }
 
 // orgNoise follows "work at/for" without being an employer.
-var orgNoise = set("a living", "free", "fun", "myself", "night", "nights", "home", "weekends",
-	"the weekend", "the moment", "a while", "hours", "years", "months", "a bit", "peanuts",
-	"money", "food", "scale", "speed", "large", "length", "least", "best", "most",
-	"first", "last", "random", "times", "once", "a startup", "a company", "a bank",
-	"the same company", "a small company", "a big company", "a large company",
-	"a consultancy", "an agency", "a nonprofit", "a non-profit", "a university",
-	"a hospital", "a school", "a tech company", "a fintech", "a big tech company",
-	"a faang", "a faang company", "big tech")
+var orgNoise = wordSet("identity", "org-noise")
 
 // live reads "live in X", "reside in X".
 func (x *extraction) live(s subject, ts []token, f flags) {
@@ -589,15 +593,10 @@ func homeLike(ts []token, n int) bool {
 }
 
 // notHomeHeads end what one moves to without changing home.
-var notHomeHeads = set("team", "squad", "department", "dept", "group", "division", "unit", "org",
-	"project", "role", "position", "job", "shift", "desk", "row", "seat", "table", "floor",
-	"office", "room", "couch", "sofa", "bed", "corner", "channel", "server", "branch",
-	"repo", "plan", "tier", "version", "account", "phase", "stage", "track", "level", "class",
-	"league", "queue", "list", "section", "ward", "front", "back")
+var notHomeHeads = wordSet("identity", "not-home-heads")
 
 // workplaceHeads end a workplace, never a home, whatever verb precedes it.
-var workplaceHeads = set("office", "offices", "hq", "headquarters", "desk", "team", "department",
-	"branch", "campus", "site", "warehouse", "store", "shop", "factory", "lab", "clinic")
+var workplaceHeads = wordSet("identity", "workplace-heads")
 
 // jobContext reports whether the words after a move name work ("for a
 // better role", "for the job"), so the move is between employers.

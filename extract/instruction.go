@@ -25,57 +25,31 @@ var templateMarkers = []string{"<|im_start|>", "<|im_end|>", "<|system|>", "<|as
 
 // ignoreVerbs leave out "drop", "remove" and "delete": "drop the previous
 // constraints" is a database migration, not an attack.
-var ignoreVerbs = set("ignore", "disregard", "forget", "override", "bypass", "abandon",
-	"discard", "neglect", "overrule", "circumvent", "nullify")
+var ignoreVerbs = wordSet("instruction", "ignore-verbs")
 
 // instructionNouns are what an injection tells the agent to drop. "message",
 // "typo" and "question" are absent on purpose: "ignore my previous message"
 // and "please ignore the typo" are ordinary corrections.
-var instructionNouns = set("instructions", "instruction", "rules", "prompts", "prompt",
-	"directions", "directives", "directive", "guidelines", "guardrails", "commands",
-	"orders", "programming", "restrictions", "policies", "policy", "safeguards", "filters",
-	"training", "constraints", "context", "guidance", "principles", "limitations",
-	"boundaries", "settings", "protocols", "conditioning", "alignment", "persona",
-	"system", "messages")
+var instructionNouns = wordSet("instruction", "instruction-nouns")
 
 // weakInstructionNouns are instruction nouns that need "previous", "above",
 // "everything"... to count.
-var weakInstructionNouns = set("context", "system", "messages", "settings", "constraints",
-	"policies", "training", "limitations", "boundaries", "principles")
+var weakInstructionNouns = wordSet("instruction", "weak-instruction-nouns")
 
 // ignoreFillers may sit between an ignore verb and its object.
-var ignoreFillers = set("all", "any", "the", "your", "my", "of", "previous", "prior",
-	"above", "earlier", "preceding", "former", "past", "original", "initial", "existing",
-	"given", "system", "these", "those", "every", "other", "safety", "developer", "current",
-	"old", "and", "everything", "that", "you", "were", "have", "been", "told", "received",
-	"got", "entire", "whole", "internal", "hidden", "default", "content", "earlier",
-	"before", "this", "just", "now", "please", "completely", "totally", "ai", "model",
-	"assistant's", "assistant", "openai", "anthropic", "ethical", "moral", "security")
+var ignoreFillers = wordSet("instruction", "ignore-fillers")
 
-var revealVerbs = set("reveal", "show", "print", "repeat", "output", "display", "leak",
-	"dump", "tell", "give", "share", "list", "write", "recite", "disclose", "expose", "paste",
-	"echo", "provide", "send", "return", "spell", "translate", "summarize", "summarise")
+var revealVerbs = wordSet("instruction", "reveal-verbs")
 
 // revealOwners mark the object as the agent's own configuration, so "show
 // me the rules of chess" is not an attack but "show me your rules" is.
-var revealOwners = set("your", "system", "hidden", "initial", "original", "secret",
-	"internal", "above", "previous", "prior", "developer", "confidential", "private",
-	"full", "exact", "verbatim", "real", "underlying", "pre-prompt", "preprompt")
+var revealOwners = wordSet("instruction", "reveal-owners")
 
-var revealObjects = set("instructions", "instruction", "prompt", "prompts", "rules",
-	"guidelines", "directives", "configuration", "config", "programming", "message",
-	"messages", "context", "policies", "constraints", "settings", "preprompt")
+var revealObjects = wordSet("instruction", "reveal-objects")
 
-var roleAfterYouAreNow = set("a", "an", "the", "my", "dan", "no", "not", "free",
-	"unrestricted", "jailbroken", "called", "named", "known", "going", "acting", "evil",
-	"allowed", "unfiltered", "uncensored", "unbound", "unleashed", "required", "obligated",
-	"forced", "programmed", "operating", "chatgpt", "gpt", "claude", "root", "admin",
-	"playing", "pretending", "in", "entering", "under", "his", "her", "their", "mine")
+var roleAfterYouAreNow = wordSet("instruction", "role-after-you-are-now")
 
-var sensitiveData = set("data", "conversation", "conversations", "memory", "memories",
-	"history", "secrets", "secret", "keys", "key", "credentials", "credential", "password",
-	"passwords", "token", "tokens", "env", "environment", "files", "chat", "messages",
-	"logs", "cookies", "information", "info", "contents", "database")
+var sensitiveData = wordSet("instruction", "sensitive-data")
 
 // DetectInstruction reports whether text tries to instruct the agent rather
 // than tell it something: prompt-injection phrasing such as "ignore all
@@ -375,13 +349,11 @@ func sendAway(ws []iword, i int) bool {
 
 // newInstructionObjects follow "new"/"updated" in an attempt to replace the
 // agent's instructions.
-var newInstructionObjects = set("instructions", "instruction", "directives", "orders",
-	"persona", "programming")
+var newInstructionObjects = wordSet("instruction", "new-instruction-objects")
 
 // yourNewObjects follow "your new"/"your real": "your new task is...", "your
 // true purpose". "Your new role" is left out: it congratulates people.
-var yourNewObjects = set("instructions", "instruction", "directives", "task", "objective",
-	"purpose", "orders", "persona", "mission", "programming", "rules")
+var yourNewObjects = wordSet("instruction", "your-new-objects")
 
 // newInstructions matches "new instructions:", "updated instructions
 // follow", "your new task is", "your true purpose".

@@ -57,47 +57,17 @@ func knownPlace(ts []token) bool {
 }
 
 // places are well-known cities and countries.
-var places = set(
-	// cities
-	"amsterdam", "athens", "atlanta", "austin", "auckland", "bangalore", "bangkok", "barcelona",
-	"beijing", "belgrade", "berlin", "bogota", "boston", "brisbane", "brussels", "bucharest",
-	"budapest", "buenos aires", "cairo", "calgary", "cape town", "chicago", "copenhagen",
-	"dallas", "delhi", "denver", "detroit", "dubai", "dublin", "edinburgh", "frankfurt",
-	"geneva", "glasgow", "hamburg", "helsinki", "hong kong", "honolulu", "houston", "istanbul",
-	"jakarta", "johannesburg", "kyiv", "kiev", "kyoto", "lagos", "lima", "lisbon", "london",
-	"los angeles", "lyon", "madrid", "manchester", "manila", "marseille", "melbourne",
-	"mexico city", "miami", "milan", "montreal", "moscow", "mumbai", "munich", "nairobi",
-	"naples", "new york", "new york city", "nyc", "oakland", "osaka", "oslo", "ottawa", "paris",
-	"perth", "philadelphia", "phoenix", "portland", "porto", "prague", "reykjavik", "riga",
-	"rio", "rio de janeiro", "rome", "rotterdam", "san diego", "san francisco", "san jose",
-	"santiago", "sao paulo", "seattle", "seoul", "shanghai", "singapore", "sofia",
-	"stockholm", "sydney", "taipei", "tallinn", "tel aviv", "tokyo", "toronto", "turin",
-	"vancouver", "venice", "vienna", "vilnius", "warsaw", "washington", "wellington", "zagreb",
-	"zurich", "la", "sf", "bay area",
-	// countries
-	"argentina", "australia", "austria", "belgium", "brazil", "canada", "chile", "china",
-	"colombia", "croatia", "czechia", "denmark", "egypt", "england", "estonia", "finland",
-	"france", "germany", "greece", "hungary", "iceland", "india", "indonesia", "ireland",
-	"israel", "italy", "japan", "kenya", "korea", "latvia", "lithuania", "mexico", "morocco",
-	"netherlands", "new zealand", "nigeria", "norway", "peru", "philippines", "poland",
-	"portugal", "romania", "russia", "scotland", "serbia", "singapore", "south africa",
-	"spain", "sweden", "switzerland", "taiwan", "thailand", "turkey", "ukraine", "uk",
-	"united kingdom", "united states", "usa", "us", "vietnam", "wales")
+var places = wordSet("places", "places")
 
 // commonNounCategories hold common nouns: "techno", "green tea", "ramen".
 // Their values are stored in lower case whatever the sentence did ("Techno
 // is all I put on" and "I listen to techno" store one value); names (editors,
 // languages, cities, companies) keep their capitals.
-var commonNounCategories = set("drink", "food", "music", "color", "sport", "season",
-	"indentation", "theme")
+var commonNounCategories = wordSet("places", "common-noun-categories")
 
 // properAdjectives start common-noun values that keep their capital: "Thai
 // curry", "French fries".
-var properAdjectives = set("thai", "indian", "mexican", "italian", "japanese", "chinese",
-	"korean", "french", "vietnamese", "greek", "turkish", "ethiopian", "spanish", "american",
-	"english", "irish", "british", "german", "belgian", "brazilian", "peruvian", "lebanese",
-	"moroccan", "persian", "cuban", "jamaican", "hawaiian", "cajun", "neapolitan", "sicilian",
-	"szechuan", "sichuan", "cantonese", "texas", "new", "earl", "latin", "k-pop", "j-pop")
+var properAdjectives = wordSet("places", "proper-adjectives")
 
 // commonCase lowers the capital a common-noun value took from the start of
 // a sentence: "Techno" → "techno", "Green tea" → "green tea". A value with

@@ -189,12 +189,7 @@ var nounFacts = map[string]string{
 
 // peopleRoles are the people and firms a person deals with, each one at a
 // time.
-var peopleRoles = set("manager", "boss", "line manager", "team lead", "tech lead", "lead", "mentor",
-	"landlord", "landlady", "letting agent", "gp", "doctor", "dentist", "therapist", "physio",
-	"vet", "accountant", "lawyer", "solicitor", "tutor", "coach", "personal trainer", "trainer",
-	"hairdresser", "barber", "cleaner", "nanny", "babysitter", "childminder", "flatmate",
-	"roommate", "housemate", "bank", "broker", "insurer", "energy supplier", "internet provider",
-	"isp", "mechanic", "pm", "product manager", "director", "skip-level", "skip level")
+var peopleRoles = wordSet("possessive", "people-roles")
 
 // interpretNP turns "<owner>'s <np> is <val>" into a claim.
 func (x *extraction) interpretNP(s subject, np, val []token, f flags) {

@@ -56,7 +56,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	if x.mode == modeUser {
 		// One clause may end a job and say the next post: each reads.
-		ended, home, post := x.lastDay(ts, f), x.homeBought(ts, f), x.onTeamAt(ts, f)
+		ended, home, post := x.slotChange(ts, f), x.homeBought(ts, f), x.onTeamAt(ts, f)
 		if ended || home || post || x.eventDate(ts, f) {
 			return nil
 		}
@@ -77,6 +77,8 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			// Chat drops the "I": "Switched to Neovim.", "Big fan of Rust."
 			if fan := indexOf(ts, "fan"); fan >= 0 && is(ts, fan+1, "of") {
 				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"), false)
+			} else if n := notKeenOn(ts); n > 0 {
+				x.likeThing(x.speaker, ts[n:], f, true, false) // "Not big on olives."
 			} else {
 				x.predicate(x.speaker, ts, f)
 			}
@@ -86,6 +88,62 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	x.predicate(s, rest, f)
 	return &s
+}
+
+// myThing reads "<X> is (not) my thing", "<X> isn't really my cup of tea",
+// "<X> is more my thing": a liking, or a dislike when negated.
+func (x *extraction) myThing(ts []token, f flags) bool {
+	c := -1
+	for j := 1; j < len(ts) && j < 5; j++ {
+		if ts[j].kind == tPunct {
+			return false
+		}
+		if is(ts, j, "is", "are", "'s", "'re") {
+			c = j
+			break
+		}
+	}
+	if c < 0 || !validValue(ts[:c]) || subjectStopWords[ts[0].low] || pronounValues[ts[0].low] ||
+		is(ts, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
+		return false
+	}
+	k, not := c+1, false
+	for ; k < len(ts); k++ {
+		if is(ts, k, "not") {
+			not = true
+		} else if !is(ts, k, "really", "totally", "exactly", "quite", "more", "much", "just", "so", "very") {
+			break
+		}
+	}
+	if !is(ts, k, "my") || !(is(ts, k+1, "thing", "jam", "scene") || seq(ts, k+1, "cup", "of", "tea")) {
+		return false
+	}
+	if f.hedge || f.not {
+		return true
+	}
+	// Negated, it is a dislike; "not my thing anymore" ends a liking.
+	f.not = not
+	x.likeThing(x.speaker, ts[:c], f, false, false)
+	return true
+}
+
+// notKeenOn measures "not (really) big on", "not (really) into", "not
+// keen on" at the start of a clause whose "I'm" chat dropped, or returns 0.
+func notKeenOn(ts []token) int {
+	if !is(ts, 0, "not") {
+		return 0
+	}
+	k := 1
+	if is(ts, k, "really", "too", "that", "very", "so", "super") {
+		k++
+	}
+	switch {
+	case is(ts, k, "into"):
+		return k + 1
+	case is(ts, k, "big", "huge", "keen") && is(ts, k+1, "on"):
+		return k + 2
+	}
+	return 0
 }
 
 // likeFiller reports a clause opened by the filler "like" before an adverb
@@ -487,6 +545,15 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		x.likeThing(s, ts, f, false, v.lemma == "love" || v.lemma == "adore")
 	case "hate", "dislike", "detest", "despise", "loathe", "abhor":
 		x.likeThing(s, ts, f, true, false)
+	case "do":
+		// "I'm doing keto", "been doing low-carb since May": a diet.
+		if personal(s) && !f.not && !f.hedge && !f.future && (diets[lowAt(ts, 0)] || len(ts) > 1 && diets[ts[0].low+" "+ts[1].low]) {
+			n := 1
+			if !diets[ts[0].low] {
+				n = 2
+			}
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
+		}
 	case "grow":
 		if is(ts, 0, "up") && is(ts, 1, "in", "near", "around", "on") {
 			f.past = false
@@ -658,9 +725,7 @@ func (x *extraction) avoid(s subject, ts []token, f flags) {
 }
 
 // dietItems are what "I can't have X" is about when it is about a diet.
-var dietItems = set("dairy", "gluten", "sugar", "caffeine", "alcohol", "lactose", "nuts",
-	"peanuts", "shellfish", "eggs", "soy", "meat", "pork", "beef", "fish", "wheat", "garlic",
-	"onions", "spicy", "salt", "carbs", "fried")
+var dietItems = wordSet("predicates", "diet-items")
 
 // allergenPlurals name an allergy's source as "allergic to" does.
 var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",
@@ -718,6 +783,9 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 	if x.writtenIn(ts, f) {
 		return true
 	}
+	if x.myThing(ts, f) {
+		return true
+	}
 	// "<X> is what I stream while cooking", "<X> is the shell I
 	// launch first": a relative clause with the speaker choosing X.
 	c := -1
@@ -761,8 +829,7 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 
 // tasteVerbs are what a person does with a thing they choose: "the shell
 // I launch first", "what I stream while cooking", "I could eat it every day".
-var tasteVerbs = set("use", "open", "reach", "pick", "choose", "prefer", "love", "like", "enjoy",
-	"play", "listen", "drink", "eat", "write", "code", "program", "call", "run", "order", "live", "stream")
+var tasteVerbs = wordSet("predicates", "taste-verbs")
 
 // everyDay reports whether ts says "every (single) day", "all day",
 // "forever": how one speaks of what one never tires of.

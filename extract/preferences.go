@@ -146,17 +146,11 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 }
 
 // timeWords name times, never things used.
-var timeWords = set("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-	"sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays",
-	"sundays", "weekends", "weekdays", "weekend", "weekday", "time", "schedule", "demand",
-	"merge", "release", "every", "each", "the", "a", "weekly", "daily", "nightly", "tag",
-	"tags", "push", "commit", "main", "master")
+var timeWords = wordSet("preferences", "time-words")
 
 // personalCategories are things people choose for themselves; projects
 // rarely "use" an editor or a drink.
-var personalCategories = set("editor", "shell", "os", "browser", "drink", "terminal",
-	"multiplexer", "theme", "keyboard_layout", "font", "color", "pet", "sport", "season",
-	"music_player", "notes", "mobile_os", "chat")
+var personalCategories = wordSet("preferences", "personal-categories")
 
 // personalThings reports whether every item belongs to a personal category.
 func personalThings(items []string) bool {
@@ -220,12 +214,7 @@ func (x *extraction) purpose(ts []token) (purposeInfo, bool) {
 	return purposeInfo{prep: prep, cat: cat, known: knownCategories[cat], text: x.text(shown, n+len(shown)-len(ts))}, true
 }
 
-var purposeNoise = set("work", "years", "months", "weeks", "days", "fun", "now", "ages",
-	"decades", "life", "everything", "anything", "something", "most", "example", "instance",
-	"free", "sure", "real", "good", "ever", "long", "while", "reasons", "personal",
-	"myself", "me", "us", "them", "it", "this", "that", "a", "the", "home", "school",
-	"hobby", "hobbies", "side", "projects", "project", "dev", "development", "coding",
-	"programming", "scripting", "production", "prod", "everyday")
+var purposeNoise = wordSet("preferences", "purpose-noise")
 
 // knownCategories are the canonical categories the lexicon or the synonym
 // table names.
@@ -285,21 +274,62 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			ts = ts[1:]
 		}
 	}
+	var from []token
 	if is(ts, 0, "from") {
 		k := 1
 		for k < len(ts) && !is(ts, k, "to") && k < 8 {
 			k++
 		}
+		from = ts[1:k]
 		ts = ts[k:]
 	}
 	if is(ts, 0, "over") {
 		ts = ts[1:]
 	}
-	if !is(ts, 0, "to", "into") {
-		return
+	if !is(ts, 0, "to", "into") || !nameOrKnown(ts[1:]) {
+		return // "switched from the night shift to days": no tool
 	}
 	f.corr = true
+	before := len(x.out)
 	x.useThing(s, ts[1:], f, hint)
+	// "switched from Chrome to Firefox": Chrome is the value before, a
+	// version of its own (endedBecomesHistory makes the ending history).
+	if len(x.out) > before && len(from) > 0 && nameOrKnown(from) {
+		if _, known := CategoryOf(x.text(from, len(from))); known {
+			now := x.out[len(x.out)-1].Key
+			f.corr, f.neg = false, true
+			at := len(x.out)
+			x.useThing(s, from, f, hint)
+			if len(x.out) > at && x.out[len(x.out)-1].Key != now {
+				// "switched from Slack to Discord for the book club": the
+				// old value's slot is not the new one's; ending it would
+				// end something else.
+				x.out, x.made = x.out[:at], x.made[:at]
+			}
+		}
+	}
+}
+
+// nameOrKnown reports whether ts opens with a name (a capital, a quote) or
+// with a thing the lexicon knows: what one switches tools to, where
+// "switched to days" or "moved to weekly releases" is no tool.
+func nameOrKnown(ts []token) bool {
+	if len(ts) == 0 {
+		return false
+	}
+	if ts[0].capital || ts[0].kind == tQuote {
+		return true
+	}
+	n := valueLen(ts, vThing)
+	if n == 0 {
+		return false
+	}
+	words := make([]string, n)
+	for i, t := range ts[:n] {
+		words[i] = t.low
+	}
+	_, ok := CategoryOf(strings.Join(words, " "))
+	return ok
 }
 
 // toKnownThing reports whether ts is "to <a thing the lexicon knows>".
@@ -356,9 +386,7 @@ func (x *extraction) started(s subject, ts []token, f flags) {
 // activityWords are what a person does in a tool: "I do the bulk of my
 // hacking in Rust", "I build everything in Helix", "I've been
 // writing everything in Zed".
-var activityWords = set("code", "codes", "coding", "program", "programs", "programming",
-	"edit", "edits", "editing", "write", "writes", "writing", "wrote", "written",
-	"develop", "develops", "developing", "script", "scripting", "hack", "hacking")
+var activityWords = wordSet("preferences", "activity-words")
 
 // activityIn reads a person's tool from what they do in it: an activity
 // word, then within a few words "in <a thing the lexicon knows>"; or an
@@ -560,18 +588,12 @@ func reaction(it string) bool {
 }
 
 // qualities name what is liked about a thing that follows them.
-var qualities = set("color", "colour", "taste", "smell", "sound", "feel", "idea", "look", "flavor", "flavour", "shape")
+var qualities = wordSet("preferences", "qualities")
 
 // aspects are what one praises in a photo, a story or a piece of work
 // someone shared: "I love the light and the framing", "I like the plot and
 // the cast", "I love the pale walls and oak floors".
-var aspects = set("color", "colour", "colors", "colours", "texture", "idea", "ideas", "acting",
-	"thought", "thoughts", "effects", "energy", "vibe", "vibes", "connection", "freedom",
-	"progress", "way", "inclusivity", "self-acceptance", "tech", "sky", "scenery", "view",
-	"views", "details", "detail", "message", "story", "plot", "atmosphere", "support", "ride",
-	"pic", "picture", "photo", "shot", "composition", "lighting", "result", "results",
-	"effort", "passion", "dedication", "enthusiasm", "attitude", "spirit", "concept", "lyrics",
-	"look", "feel", "smell", "taste", "sound", "shape", "flavor", "flavour")
+var aspects = wordSet("preferences", "aspects")
 
 // skipContainer drops a serving before the thing served: "a big mug of
 // green tea" is green tea, "a bowl of ramen" is ramen.
@@ -735,5 +757,4 @@ func childSchool(ts []token) bool {
 	return false
 }
 
-var childSchools = set("primary", "nursery", "kindergarten", "preschool", "pre-school", "daycare",
-	"elementary", "creche", "crèche", "montessori", "kita", "playgroup")
+var childSchools = wordSet("preferences", "child-schools")

@@ -95,9 +95,8 @@ func (*Rules) Extract(ctx context.Context, ev Event) ([]Candidate, error) {
 // agentNames and userNames open transcript lines written by the agent
 // and by the user.
 var (
-	agentNames = set("assistant", "ai", "agent", "bot", "claude", "chatgpt", "gpt", "model",
-		"copilot", "gemini", "llm", "system", "tool")
-	userNames = set("user", "human", "you", "customer")
+	agentNames = wordSet("rules", "agent-names")
+	userNames  = wordSet("rules", "user-names")
 )
 
 // transcriptSpeaker reads a transcript prefix ("Alice: ...", "User: ...",
@@ -163,25 +162,7 @@ func labelWord(w string) bool {
 }
 
 // headerWords open mail and log headers.
-var headerWords = set("subject", "title", "date", "from", "to", "cc", "bcc", "re", "fwd",
-	"status", "result", "results", "output", "error", "errors", "example", "answer",
-	"question", "step", "q", "a", "usage", "description", "name", "type", "version", "url",
-	"link", "source", "author", "time", "location", "where", "when", "why", "what", "how",
-	"pros", "cons", "todo", "done", "next", "issue", "problem", "solution", "fix", "bug",
-	"feature", "input", "expected", "actual", "response", "request", "reply", "project", "team",
-	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
-	"february", "march", "april", "may", "june", "july", "august", "september", "october",
-	"november", "december", "today", "yesterday", "tomorrow", "morning", "evening", "night",
-	"background", "overview", "details", "detail", "plan", "setup", "environment", "env",
-	"config", "configuration", "stack", "tech", "profile", "bio", "about", "intro",
-	"introduction", "agenda", "action", "actions", "items", "item", "followup", "follow-up",
-	"tasks", "task", "scope", "assumptions", "risks", "conclusion", "recap", "feedback",
-	"comment", "comments", "reason", "reasons", "remarks", "tips", "hint", "caveat",
-	"caveats", "changes", "changelog", "breaking", "highlights", "takeaways", "lessons",
-	"learnings", "observations", "findings", "thoughts", "idea", "ideas", "option",
-	"options", "choice", "decisions", "status", "progress", "blockers", "blocker", "owner",
-	"deadline", "priority", "context", "preferences", "facts", "me", "personal", "work",
-	"home", "family", "hobbies", "interests", "likes", "dislikes", "favorites", "favourites")
+var headerWords = wordSet("rules", "header-words")
 
 // lineSpeaker sets who speaks on a transcript line: the user, the agent, or
 // a named person whose first person is theirs.

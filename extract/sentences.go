@@ -13,17 +13,11 @@ type Sentence struct {
 }
 
 // abbreviations never end a sentence: "e.g. Vim", "Dr. Smith", "vs. Emacs".
-var abbreviations = set("e.g", "i.e", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st",
-	"vs", "approx", "cf", "fig", "vol", "al", "incl", "esp", "dept", "est", "avg", "ca",
-	"resp", "u.s", "u.k", "u.s.a", "e.u", "viz", "rev", "gen", "sen", "rep", "lt", "col",
-	"capt", "sgt", "mt", "ft", "ave", "blvd", "apt", "dept", "univ", "assn", "bros",
-	"ph.d", "b.sc", "m.sc", "b.a", "m.a", "a.k.a", "aka", "w.r.t", "wrt", "n.b", "p.s")
+var abbreviations = wordSet("sentences", "abbreviations")
 
 // softAbbreviations end a sentence only when a capitalised word follows:
 // "Vim, Emacs, etc. are fine" versus "...Vim, Emacs, etc. I prefer Vim."
-var softAbbreviations = set("etc", "inc", "ltd", "corp", "co", "llc", "a.m", "p.m", "jan",
-	"feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "no",
-	"approx", "misc", "min", "max", "sec", "hr", "hrs", "mins")
+var softAbbreviations = wordSet("sentences", "soft-abbreviations")
 
 // SplitSentences splits text into sentences with their byte spans. It
 // breaks after '.', '!', '?' and '…' followed by a space or the end, but

@@ -18,7 +18,7 @@ func droppedSubject(ts []token) bool {
 				v.lemma == "live" || v.lemma == "work" || v.lemma == "use"
 		case fGerund:
 			switch v.lemma {
-			case "live", "work", "use", "learn", "love", "enjoy":
+			case "live", "work", "use", "learn", "love", "enjoy", "start", "join":
 				// "Learning German these days." drops "I'm"; "Learning a
 				// language is so much fun" has its gerund for a subject.
 				return !gerundSubject(ts)
@@ -26,7 +26,7 @@ func droppedSubject(ts []token) bool {
 		}
 		return false
 	}
-	if w == "no" && is(ts, 1, "longer") || w == "used" && is(ts, 1, "to") {
+	if w == "no" && is(ts, 1, "longer") || w == "used" && is(ts, 1, "to") || notKeenOn(ts) > 0 {
 		return true
 	}
 	k := 0
@@ -44,9 +44,7 @@ func droppedSubject(ts []token) bool {
 
 // componentNouns after "our"/"the" name one part of a project; its facts get
 // their own slots ("our backend uses Go", "our frontend uses TypeScript").
-var componentNouns = set("backend", "frontend", "api", "cli", "website", "site", "server",
-	"client", "ui", "mobile", "web", "worker", "workers", "infra", "infrastructure",
-	"database", "db", "docs", "documentation", "tests", "ci", "pipeline")
+var componentNouns = wordSet("subjects", "component-nouns")
 
 // parseSubject reads the clause's subject. ok is false when the clause
 // starts with no subject the rules know.

@@ -258,8 +258,7 @@ func scanWord(s string, i, end int) int {
 var contractionBases = map[string]string{"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
 
 // pronounIs are the words whose "'s" means "is", not a possessive.
-var pronounIs = set("it", "that", "what", "who", "where", "when", "why", "how", "he", "she",
-	"there", "here", "this", "everything", "everyone", "something", "nothing", "one")
+var pronounIs = wordSet("tokens", "pronoun-is")
 
 // contractionSuffix maps the part after an apostrophe to the word it stands for.
 var contractionSuffix = map[string]string{"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}

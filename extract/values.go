@@ -20,62 +20,30 @@ const (
 var maxValueTokens = [...]int{vThing: 6, vPlace: 6, vOrg: 7, vRole: 6, vPhrase: 16, vList: 14}
 
 // valueStops end every kind of value except phrases.
-var valueStops = set("but", "because", "since", "when", "whenever", "while", "though",
-	"although", "unless", "until", "if", "so", "than", "instead", "rather", "anymore",
-	"nowadays", "now", "lately", "again", "too", "also", "either", "anyway", "except",
-	"whereas", "which", "who", "whom", "whose", "where", "i", "we", "you", "he", "she",
-	"they", "every", "mostly", "mainly", "only", "exclusively", "daily", "these", "that",
-	"whatever", "though", "nowadays", "currently", "really", "actually", "still", "already",
-	"recently", "ever", "since", "lol", "haha", "btw", "thanks", "please", "right",
-	"anyways", "honestly", "definitely", "personally", "usually", "always", "never",
-	"today", "tomorrow", "yesterday", "tonight", "otherwise", "however", "therefore",
-	"cause", "cuz", "bc", "nowadays", "myself", "full-time", "part-time", "remotely",
-	"e.g", "i.e", "eg", "etc", "including", "especially",
-	// Discourse particles and sentence adverbs close a casual sentence
-	// ("in Porto finally", "Emacs tbh", "Kakoune yeah"); they are never
-	// part of the value before them.
-	"finally", "tbh", "tho", "yeah", "yep", "yup", "nah", "seriously", "ngl", "imo",
-	"imho", "fwiw", "lmao", "rofl", "smh", "idk", "frankly", "literally", "basically",
-	"totally", "obviously", "hopefully", "apparently", "sadly", "luckily", "thankfully",
-	"fortunately", "unfortunately", "eventually", "officially", "anyhow", "hehe", "heh",
-	"ok", "okay", "originally", "sorry", "fluently", "natively", "conversationally", "decently")
+var valueStops = wordSet("values", "value-stops")
+
+// degreeAdverbs grade the adverb after them ("pretty well").
+var degreeAdverbs = wordSet("values", "degree-adverbs")
 
 // thingStops also end things: prepositions introduce a purpose or a place
 // ("Vim for editing", "zsh on macOS").
-var thingStops = set("for", "at", "in", "on", "with", "over", "to", "from", "by", "about",
-	"like", "as", "and", "or", "after", "before", "during", "via", "through", "most",
-	"all", "more", "is", "are", "was", "were", "has", "have", "had", "do", "does",
-	"did", "will", "would", "can", "could", "should", "then", "not", "no", "against", "last",
-	"next", "ago", "every", "each", "until", "till", "within", "per")
+var thingStops = wordSet("values", "thing-stops")
 
-var placeStops = set("for", "with", "at", "on", "to", "by", "from", "and", "or", "in",
-	"as", "last", "next", "this", "during", "after", "before", "about", "like", "all",
-	"is", "are", "was", "were", "has", "have", "had", "for", "near", "then", "not",
-	"working", "living", "studying", "where", "doing", "most", "permanently",
-	"temporarily", "full", "part")
+var placeStops = wordSet("values", "place-stops")
 
-var orgStops = set("for", "in", "on", "as", "with", "to", "from", "at", "by", "and", "or",
-	"last", "this", "next", "during", "after", "before", "about", "like", "is", "are",
-	"was", "were", "has", "have", "had", "then", "not", "where", "doing", "building",
-	"working", "leading", "managing", "part", "full")
+var orgStops = wordSet("values", "org-stops")
 
-var roleStops = set("at", "for", "in", "on", "with", "from", "by", "and", "or", "as", "is",
-	"was", "who", "that", "working", "based", "living", "focused", "focusing",
-	"specializing", "specialising", "doing", "building", "then", "not", "of")
+var roleStops = wordSet("values", "role-stops")
 
 // phraseStops end verb phrases (goals, rules, decisions).
-var phraseStops = set("because", "but", "otherwise", "however", "though", "although",
-	"whereas", "cause", "cuz", "bc", "lol", "thanks", "since",
-	// the particles that close a casual sentence, never part of the action
-	"tbh", "tho", "ngl", "imo", "imho", "lmao", "haha", "yeah", "honestly", "seriously")
+var phraseStops = wordSet("values", "phrase-stops")
 
 // trailingJunk is trimmed off the end of every value.
-var trailingJunk = set("the", "a", "an", "my", "our", "of", "to", "and", "or", "in", "at",
-	"for", "with", "on", "by", "from", "as", "is", "are", "that", "which", "very", "so")
+var trailingJunk = wordSet("values", "trailing-junk")
 
 // phraseJunk is trimmed off the end of verb phrases, which keep their
 // trailing particles ("from now on").
-var phraseJunk = set("and", "or", "but", "so", "the", "a", "an")
+var phraseJunk = wordSet("values", "phrase-junk")
 
 // valueLen returns how many tokens of ts form a value of kind k, 0 if none.
 func valueLen(ts []token, k vkind) int {
@@ -159,6 +127,12 @@ func valueLen(ts []token, k vkind) int {
 		if n > 0 && stopsKind(k, w, gerund) {
 			break
 		}
+		// "pretty well", "quite badly", a bare "well" at the end: how well,
+		// never part of the value ("I speak Portuguese pretty well").
+		if n > 0 && (degreeAdverbs[w] && is(ts, n+1, "well", "badly", "poorly", "fluently") ||
+			w == "well" && !t.capital && (n+1 == len(ts) || ts[n+1].kind == tPunct || valueStops[ts[n+1].low])) {
+			break
+		}
 		// "a lot", "a bit", "so much", "very much" end a liking.
 		if (w == "a" && is(ts, n+1, "lot", "bit", "little", "ton")) || ((w == "very" || w == "so" || w == "too") && is(ts, n+1, "much")) {
 			break
@@ -195,8 +169,10 @@ func listContinues(ts []token, k int) bool {
 	}
 	// "not a fan of cilantro, parsley is fine": a verb after the next
 	// words makes the comma a new clause, not another item of the list.
+	// A subject pronoun does the same: "I don't love Java, Kotlin I can
+	// live with" sets Kotlin apart from the dislike.
 	for j := k + 1; j < len(ts) && j <= k+3 && ts[j].kind == tWord; j++ {
-		if clauseVerbs[ts[j].low] {
+		if clauseVerbs[ts[j].low] || clauseSubjects[ts[j].low] {
 			return false
 		}
 	}
@@ -204,12 +180,13 @@ func listContinues(ts []token, k int) bool {
 }
 
 // clauseVerbs after a noun start a clause of their own.
-var clauseVerbs = set("is", "'s", "are", "'re", "was", "were", "seems", "seem", "sounds", "tastes",
-	"works", "does", "do", "has", "have", "stays", "remains")
+var clauseVerbs = wordSet("values", "clause-verbs")
+
+// clauseSubjects after a noun start a clause of their own.
+var clauseSubjects = wordSet("values", "clause-subjects")
 
 // listAsides open an aside after a comma, never a list item.
-var listAsides = set("e.g", "i.e", "eg", "ie", "etc", "like", "including", "such", "especially",
-	"mostly", "mainly", "both", "plus", "though", "obviously", "of", "which", "who")
+var listAsides = wordSet("values", "list-asides")
 
 func stopsKind(k vkind, w string, gerund bool) bool {
 	switch k {
@@ -255,12 +232,7 @@ func isGerund(w string) bool {
 }
 
 // notGerunds end in "-ing" without being verbs.
-var notGerunds = set("thing", "things", "something", "nothing", "everything", "anything",
-	"king", "ring", "spring", "string", "evening", "morning", "ceiling", "wedding",
-	"building", "pudding", "beijing", "nanjing", "sterling", "viking", "darling",
-	"kipling", "wing", "sling", "sibling", "clothing", "offering", "pricing", "ping",
-	"bling", "during", "ming", "fling", "sing", "duckling", "dumpling", "herring",
-	"stocking", "shilling", "lightning", "swing", "awning", "icing")
+var notGerunds = wordSet("values", "not-gerunds")
 
 // text returns the source text of ts[:n]; a lone quote gives its inside.
 func (x *extraction) text(ts []token, n int) string {
@@ -429,4 +401,4 @@ func refersBack(ts []token, anywhere bool) bool {
 	return false
 }
 
-var prepositions = set("at", "about", "in", "on", "for", "with", "to", "from", "as", "by", "into", "over", "after", "before", "because", "since", "so", "now", "too", "again")
+var prepositions = wordSet("values", "prepositions")

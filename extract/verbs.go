@@ -142,43 +142,17 @@ func buildVerbs(rows [][]string) map[string]verb {
 
 // changeVerbs are past-tense verbs that announce the new state rather than
 // describe an old one: "I moved to Porto" means Porto is home now.
-var changeVerbs = set("move", "relocate", "switch", "change", "migrate", "transition",
-	"convert", "join", "decide", "choose", "pick", "select", "settle", "opt", "agree",
-	"standardize", "adopt", "start", "begin", "stop", "quit", "give", "leave", "go",
-	"bear", "grow", "come", "call", "name", "employ", "hire", "write", "build", "base",
-	"power", "deploy", "host", "stick", "learn", "have", "do", "get", "land", "accept",
-	"replace", "ditch", "drop", "dump", "abandon", "retire", "rip", "tear", "swap", "trade")
+var changeVerbs = wordSet("verbs", "change-verbs")
 
 // personVerbs, after a capitalised word, make it a person's or project's
 // name rather than a sentence opener: "Bob prefers Emacs", "Atlas uses
 // pnpm".
-var personVerbs = set("prefers", "likes", "loves", "hates", "dislikes", "lives", "works",
-	"uses", "used", "switched", "moved", "migrated", "is", "was", "has", "enjoys", "adores",
-	"detests", "runs", "relies", "depends", "decided", "joined", "grew", "comes", "speaks",
-	"no", "never", "always", "also", "still", "now", "just", "really", "recently",
-	"currently", "does", "doesn't", "can't", "cannot", "can", "will", "went", "chose",
-	"picked", "adopted", "stopped", "started", "drinks", "standardized", "wants",
-	"'s", "had", "prefer", "agreed", "settled", "opted", "deploys", "builds", "hosts",
-	"changed", "relocated", "quit", "left", "despises", "loathes")
+var personVerbs = wordSet("verbs", "person-verbs")
 
 // adverbs between a subject and its verb. Some carry a cue or a hedge.
-var adverbs = set("also", "really", "still", "just", "currently", "mostly", "usually",
-	"typically", "generally", "normally", "definitely", "absolutely", "totally", "honestly",
-	"truly", "personally", "strongly", "much", "certainly", "primarily", "mainly", "even",
-	"kinda", "already", "recently", "originally", "finally", "officially", "happily",
-	"exclusively", "seriously", "genuinely", "deeply", "particularly", "especially",
-	"now", "actually", "instead", "nowadays", "lately", "probably", "maybe", "perhaps",
-	"possibly", "likely", "hopefully", "tentatively", "all", "both", "each", "then",
-	"eventually", "ultimately", "basically", "literally", "pretty", "quite", "very",
-	"so", "too", "sort", "kind", "of", "fully", "completely", "entirely", "mostly",
-	"frequently", "often", "sometimes", "occasionally", "rarely", "constantly",
-	"permanently", "temporarily", "officially", "formally", "happily", "gladly",
-	"first", "initially", "somewhat", "rather", "slightly", "highly", "secretly",
-	"openly", "unfortunately", "luckily", "fortunately", "apparently", "obviously",
-	"clearly", "naturally", "simply", "only", "largely", "partly", "heavily", "almost",
-	"nearly", "surely", "long", "right")
+var adverbs = wordSet("verbs", "adverbs")
 
 // corrAdverbs and hedgeAdverbs set flags when they sit between subject and
 // verb: "I now live in Porto", "I probably prefer Vim".
-var corrAdverbs = set("now", "actually", "instead", "nowadays", "lately", "finally", "officially")
-var hedgeAdverbs = set("probably", "maybe", "perhaps", "possibly", "likely", "hopefully", "tentatively", "eventually")
+var corrAdverbs = wordSet("verbs", "corr-adverbs")
+var hedgeAdverbs = wordSet("verbs", "hedge-adverbs")

@@ -55,6 +55,10 @@ type Turn struct {
 	Role    Role
 	Attr    string // the attribute the turn is about, if any
 	Value   string // the value it names, if any
+	Old     string // for a change, the value before it
+	// HeldOut says the turn's template is held out (heldout.go): said on
+	// test seeds only.
+	HeldOut bool
 }
 
 // Question asks about one attribute of one user.
@@ -69,6 +73,9 @@ type Question struct {
 	// statement that made it true, restatements, and for a previous value
 	// the change that names it as the old one.
 	Evidence []int
+	// HeldOut says the statement that made the answer true used a
+	// held-out template.
+	HeldOut bool
 }
 
 // User is one person's conversation with an assistant and the questions
@@ -99,12 +106,30 @@ const (
 // users: each user draws from its own stream, seeded by (seed, user).
 func Generate(spec Spec) []User {
 	attrs := attributes()
+	g := generator{split: newTemplateSplit(attrs), tuning: SplitOf(spec.Seed) == "tuning"}
 	users := make([]User, spec.Users)
 	for i := range users {
 		rng := rand.New(rand.NewPCG(spec.Seed, uint64(i)))
-		users[i] = genUser(rng, attrs, fmt.Sprintf("u%03d", i), max(spec.Sessions, 1))
+		users[i] = g.user(rng, attrs, fmt.Sprintf("u%03d", i), max(spec.Sessions, 1))
 	}
 	return users
+}
+
+// generator draws users; on tuning seeds it never says a held-out
+// template.
+type generator struct {
+	split  templateSplit
+	tuning bool
+}
+
+// say picks a template of list and reports whether it is held out. A test
+// seed draws from the whole list, so its data does not depend on the split.
+func (g generator) say(rng *rand.Rand, list []string) (string, bool) {
+	if g.tuning {
+		list = g.split.tuningOnly(list)
+	}
+	t := pick(rng, list)
+	return t, g.split[t]
 }
 
 // plan is one attribute's history for a user: values[i] becomes true in
@@ -126,7 +151,7 @@ func (p plan) valueAt(s int) string {
 	return v
 }
 
-func genUser(rng *rand.Rand, attrs []Attribute, id string, sessions int) User {
+func (g generator) user(rng *rand.Rand, attrs []Attribute, id string, sessions int) User {
 	// Which attributes, and how each changes: no change 30 %, one 45 %,
 	// two 25 %, never more changes than sessions allow.
 	picked := rng.Perm(len(attrs))[:min(attrsPerUser, len(attrs))]
@@ -163,9 +188,11 @@ func genUser(rng *rand.Rand, attrs []Attribute, id string, sessions int) User {
 		for i, v := range p.values {
 			s := p.sessions[i]
 			if i == 0 {
-				add(s, Turn{Role: RoleState, Attr: p.attr.Name, Value: v, Text: fill(pick(rng, p.attr.State), v, "")})
+				t, held := g.say(rng, p.attr.State)
+				add(s, Turn{Role: RoleState, Attr: p.attr.Name, Value: v, Text: fill(t, v, ""), HeldOut: held})
 			} else {
-				add(s, Turn{Role: RoleChange, Attr: p.attr.Name, Value: v, Text: fill(pick(rng, p.attr.Change), v, p.values[i-1])})
+				t, held := g.say(rng, p.attr.Change)
+				add(s, Turn{Role: RoleChange, Attr: p.attr.Name, Value: v, Old: p.values[i-1], Text: fill(t, v, p.values[i-1]), HeldOut: held})
 			}
 			// A restatement in a later session while the value holds.
 			end := sessions
@@ -173,7 +200,9 @@ func genUser(rng *rand.Rand, attrs []Attribute, id string, sessions int) User {
 				end = p.sessions[i+1]
 			}
 			if end-s > 1 && rng.Float64() < restateChance {
-				add(s+1+rng.IntN(end-s-1), Turn{Role: RoleRestate, Attr: p.attr.Name, Value: v, Text: fill(pick(rng, restatements()), v, "")})
+				at := s + 1 + rng.IntN(end-s-1)
+				t, held := g.say(rng, restatements())
+				add(at, Turn{Role: RoleRestate, Attr: p.attr.Name, Value: v, Text: fill(t, v, ""), HeldOut: held})
 			}
 		}
 	}
@@ -194,7 +223,8 @@ func genUser(rng *rand.Rand, attrs []Attribute, id string, sessions int) User {
 			default:
 				role, templates = RoleTentative, p.attr.Tentative
 			}
-			add(s, Turn{Role: role, Attr: p.attr.Name, Value: v, Text: fill(pick(rng, templates), v, "")})
+			t, held := g.say(rng, templates)
+			add(s, Turn{Role: role, Attr: p.attr.Name, Value: v, Text: fill(t, v, ""), HeldOut: held})
 		}
 		for range 3 + rng.IntN(4) {
 			add(s, Turn{Role: RoleSmallTalk, Text: pick(rng, smallTalk())})
@@ -228,6 +258,7 @@ func genUser(rng *rand.Rand, attrs []Attribute, id string, sessions int) User {
 			ID: fmt.Sprintf("%s-%s-current", id, slug(p.attr.Name)), Attr: p.attr.Name, Asks: Current,
 			Text: pick(rng, p.attr.AskCurrent), Candidates: slices.Clone(p.attr.Values), Answer: p.values[last],
 			Evidence: statementsOf(u.Turns, p.attr.Name, p.values[last], ""),
+			HeldOut:  statedHeldOut(u.Turns, p.attr.Name, p.values[last]),
 		}
 		u.Questions = append(u.Questions, q)
 		if last == 0 {
@@ -237,10 +268,22 @@ func genUser(rng *rand.Rand, attrs []Attribute, id string, sessions int) User {
 			ID: fmt.Sprintf("%s-%s-previous", id, slug(p.attr.Name)), Attr: p.attr.Name, Asks: Previous,
 			Text: pick(rng, p.attr.AskPrevious), Candidates: slices.Clone(p.attr.Values), Answer: p.values[last-1],
 			Evidence: statementsOf(u.Turns, p.attr.Name, p.values[last-1], p.values[last]),
+			HeldOut:  statedHeldOut(u.Turns, p.attr.Name, p.values[last-1]),
 		}
 		u.Questions = append(u.Questions, q)
 	}
 	return u
+}
+
+// statedHeldOut reports whether the statement that made value true for
+// attr (its state or change turn) used a held-out template.
+func statedHeldOut(turns []Turn, attr, value string) bool {
+	for _, t := range turns {
+		if t.Attr == attr && t.Value == value && (t.Role == RoleState || t.Role == RoleChange) {
+			return t.HeldOut
+		}
+	}
+	return false
 }
 
 // statementsOf returns the turns that state value for attr: its statement,

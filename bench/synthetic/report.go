@@ -46,6 +46,7 @@ func (r *Report) Markdown(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\ncurrent / previous: accuracy on questions about the value now / before the latest change (count).")
 	fmt.Fprintln(w, "recall@k: a turn stating the answer is cited by one of the top k items (windows: among the k newest turns).")
+	r.markdownSplit(w)
 	for _, s := range r.Scores {
 		if len(s.Failures) == 0 {
 			continue
@@ -62,4 +63,39 @@ func (r *Report) Markdown(w io.Writer) {
 			}
 		}
 	}
+}
+
+// markdownSplit writes the scores by template split: questions whose
+// answer was stated in a tuning or a held-out template, and the
+// extractor's precision and recall on each.
+func (r *Report) markdownSplit(w io.Writer) {
+	fmt.Fprintln(w, "\n### Tuning and held-out templates")
+	fmt.Fprintln(w, "\nA quarter of each list of statement templates is held out (bench/synthetic/heldout.go): tuning seeds never say them.")
+	fmt.Fprintln(w, "\n| condition | tuning: questions | accuracy | recall@1 | recall@5 | held-out: questions | accuracy | recall@1 | recall@5 |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, s := range r.Scores {
+		if s.Condition == NoMemory {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", conditionLabel(s.Condition), splitCells(s.Tuning), splitCells(s.HeldOut))
+	}
+	fmt.Fprintln(w, "\n| extractor on templates | user turns | statements | stated as a fact | recall | facts written | right | precision |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, e := range r.Extraction {
+		if e.Turns == 0 {
+			fmt.Fprintf(w, "| %s | 0 | 0 | 0 | – | 0 | 0 | – |\n", e.Templates)
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %.3f | %d | %d | %.3f |\n", e.Templates, e.Turns, e.Statements, e.Stated, e.Recall, e.Facts, e.Right, e.Precision)
+	}
+	fmt.Fprintln(w, "\nstated as a fact: the extractor wrote the user's value from the statement; right: the fact holds (the user's value, a change's old value as history, someone else's value about them); a fact from a question, a remark or a plan is wrong.")
+}
+
+// splitCells renders a SplitScore as four table cells, dashes when no
+// question falls in the split (tuning seeds have no held-out questions).
+func splitCells(s SplitScore) string {
+	if s.Questions == 0 {
+		return "0 | – | – | –"
+	}
+	return fmt.Sprintf("%d | %.3f | %.3f | %.3f", s.Questions, s.Accuracy, s.RecallAt1, s.RecallAt5)
 }

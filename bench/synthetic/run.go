@@ -81,14 +81,18 @@ type Score struct {
 	AccuracyPrevious float64 `json:"accuracy_previous"`
 	// RecallAt1 and RecallAt5: a gold evidence turn is cited by one of the
 	// top 1 or 5 items (for the windows: among the 1 or 5 newest turns).
-	RecallAt1         float64   `json:"recall_at_1"`
-	RecallAt5         float64   `json:"recall_at_5"`
-	RecallAt1Current  float64   `json:"recall_at_1_current"`
-	RecallAt5Current  float64   `json:"recall_at_5_current"`
-	RecallAt1Previous float64   `json:"recall_at_1_previous"`
-	RecallAt5Previous float64   `json:"recall_at_5_previous"`
-	ContextWords      float64   `json:"mean_context_words"`
-	Failures          []Failure `json:"failures,omitempty"`
+	RecallAt1         float64 `json:"recall_at_1"`
+	RecallAt5         float64 `json:"recall_at_5"`
+	RecallAt1Current  float64 `json:"recall_at_1_current"`
+	RecallAt5Current  float64 `json:"recall_at_5_current"`
+	RecallAt1Previous float64 `json:"recall_at_1_previous"`
+	RecallAt5Previous float64 `json:"recall_at_5_previous"`
+	ContextWords      float64 `json:"mean_context_words"`
+	// Tuning and HeldOut split the questions by the template that stated
+	// the answer (heldout.go); tuning seeds have no held-out questions.
+	Tuning   SplitScore `json:"tuning_templates"`
+	HeldOut  SplitScore `json:"held_out_templates"`
+	Failures []Failure  `json:"failures,omitempty"`
 }
 
 // Failure is a wrong answer, with the context the reader had.
@@ -103,18 +107,21 @@ type Failure struct {
 
 // Report is a whole run.
 type Report struct {
-	Suite     string    `json:"suite"`
-	Seed      uint64    `json:"seed"`
-	Split     string    `json:"split"`
-	Users     int       `json:"users"`
-	Sessions  int       `json:"sessions_per_user"`
-	Turns     int       `json:"turns"`
-	Questions int       `json:"questions"`
-	Limit     int       `json:"limit"`
-	Budget    int       `json:"token_budget"`
-	Scores    []Score   `json:"conditions"`
-	Took      string    `json:"took"`
-	Date      time.Time `json:"date"`
+	Suite     string  `json:"suite"`
+	Seed      uint64  `json:"seed"`
+	Split     string  `json:"split"`
+	Users     int     `json:"users"`
+	Sessions  int     `json:"sessions_per_user"`
+	Turns     int     `json:"turns"`
+	Questions int     `json:"questions"`
+	Limit     int     `json:"limit"`
+	Budget    int     `json:"token_budget"`
+	Scores    []Score `json:"conditions"`
+	// Extraction is the rule extractor's precision and recall on the
+	// user's statements, by template split.
+	Extraction []ExtractionScore `json:"extraction"`
+	Took       string            `json:"took"`
+	Date       time.Time         `json:"date"`
 }
 
 // Run generates the users, feeds them to each condition and scores the
@@ -165,6 +172,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		engines[name] = in
 	}
 
+	ex, err := scoreExtraction(ctx, users)
+	if err != nil {
+		return nil, fmt.Errorf("synthetic: extraction: %w", err)
+	}
+	rep.Extraction = ex
 	for _, c := range o.Conditions {
 		s, err := score(ctx, c, users, engines[storeFor(c)], o)
 		if err != nil {
@@ -246,6 +258,7 @@ func score(ctx context.Context, c Condition, users []User, in *ingested, o Optio
 	s := Score{Condition: c}
 	var acc, accCur, accPrev, words float64
 	var r1, r5, r1c, r5c, r1p, r5p float64
+	var tuning, heldOut splitTally
 	total := 0
 	for _, u := range users {
 		total += len(u.Questions)
@@ -282,6 +295,11 @@ func score(ctx context.Context, c Condition, users []User, in *ingested, o Optio
 			}
 			hit1 := b2f(bench.RecallAt(gold, ranked, 1).Any)
 			hit5 := b2f(bench.RecallAt(gold, ranked, 5).Any)
+			if q.HeldOut {
+				heldOut.add(right, hit1, hit5)
+			} else {
+				tuning.add(right, hit1, hit5)
+			}
 			s.Questions++
 			acc += right
 			r1 += hit1
@@ -305,6 +323,7 @@ func score(ctx context.Context, c Condition, users []User, in *ingested, o Optio
 	s.AccuracyCurrent, s.RecallAt1Current, s.RecallAt5Current = mean(accCur, s.Current), mean(r1c, s.Current), mean(r5c, s.Current)
 	s.AccuracyPrevious, s.RecallAt1Previous, s.RecallAt5Previous = mean(accPrev, s.Previous), mean(r1p, s.Previous), mean(r5p, s.Previous)
 	s.ContextWords = mean(words, s.Questions)
+	s.Tuning, s.HeldOut = tuning.score(), heldOut.score()
 	return s, nil
 }
 

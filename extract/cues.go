@@ -1,0 +1,330 @@
+package extract
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// The cue words that open a clause ("actually", "back then", "I guess",
+// "by the way") and the markers of a correction inside a sentence
+// ("sorry,", "no wait") are a pattern table, lexicons/cue-patterns.txt,
+// run by one matcher; the file's header documents the pattern syntax.
+
+// cueEffect says what a matched cue pattern means.
+type cueEffect uint16
+
+const (
+	cueCorrection cueEffect = 1 << iota // the clause corrects an earlier value
+	cuePast                             // the clause is history
+	cueHedge                            // the clause is hedged
+	cueWeak                             // the clause is stated with some doubt
+	cueThat                             // drop a "that" or comma after the match
+	cueSubject                          // the rest must open with i, we, my or our
+	cueStop                             // stop stripping; keep the rest
+	cueDrop                             // the clause says nothing
+)
+
+var cueEffectNames = map[string]cueEffect{
+	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
+	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "skip": 0,
+}
+
+// cueElem matches one token.
+type cueElem struct {
+	words    map[string]bool
+	optional bool // word?: consumed when present
+	ahead    bool // >word: must follow, not consumed
+	not      bool // !word: must not follow
+}
+
+func (e cueElem) matches(t token) bool { return e.words[t.low] }
+
+// cuePattern is one line of the table.
+type cuePattern struct {
+	elems  []cueElem
+	effect cueEffect
+}
+
+// The tables of lexicons/cue-patterns.txt.
+var (
+	leadingCues        = cuePatterns("leading")
+	asideCues          = cuePatterns("asides")
+	selfCorrectionCues = cuePatterns("self-correction")
+)
+
+// cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed
+// line is left out and recorded in lexiconProblems.
+func cuePatterns(table string) []cuePattern {
+	var out []cuePattern
+	for _, line := range wordList("cue-patterns", table) {
+		p, err := parseCuePattern(line)
+		if err != "" {
+			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt ["+table+"] "+line+": "+err)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// parseCuePattern reads "tokens => effects"; it returns a reason when the
+// line is malformed.
+func parseCuePattern(line string) (cuePattern, string) {
+	var p cuePattern
+	lhs, rhs, ok := strings.Cut(line, "=>")
+	if !ok {
+		return p, "no =>"
+	}
+	for _, name := range strings.Split(rhs, ",") {
+		e, ok := cueEffectNames[strings.TrimSpace(name)]
+		if !ok {
+			return p, "unknown effect " + strings.TrimSpace(name)
+		}
+		p.effect |= e
+	}
+	lookahead := false
+	for _, f := range strings.Fields(lhs) {
+		var e cueElem
+		switch {
+		case strings.HasPrefix(f, ">") && len(f) > 1:
+			e.ahead, f = true, f[1:]
+		case strings.HasPrefix(f, "!") && len(f) > 1:
+			e.not, f = true, f[1:]
+		}
+		if strings.HasSuffix(f, "?") && len(f) > 1 {
+			e.optional, f = true, f[:len(f)-1]
+		}
+		if (e.ahead || e.not) && e.optional {
+			return p, "a lookahead cannot be optional: " + f
+		}
+		if lookahead && !e.ahead && !e.not {
+			return p, "a consumed token after a lookahead: " + f
+		}
+		lookahead = lookahead || e.ahead || e.not
+		e.words = map[string]bool{}
+		for _, w := range strings.Split(f, "|") {
+			switch {
+			case w == "":
+				return p, "empty alternative in " + f
+			case strings.HasPrefix(w, "@"):
+				words, ok := lexiconTables[w[1:]]
+				if !ok {
+					return p, "no lexicon table " + w
+				}
+				lexiconUsed[w[1:]] = true
+				for _, x := range words {
+					e.words[x] = true
+				}
+			default:
+				e.words[w] = true
+			}
+		}
+		p.elems = append(p.elems, e)
+	}
+	if len(p.elems) == 0 {
+		return p, "no tokens"
+	}
+	return p, ""
+}
+
+// match returns how many tokens at the start of ts the pattern consumes,
+// and whether it matches.
+func (p cuePattern) match(ts []token) (int, bool) {
+	pos, consumed := 0, 0
+	for _, e := range p.elems {
+		switch {
+		case e.not:
+			if pos < len(ts) && e.matches(ts[pos]) {
+				return 0, false
+			}
+			pos++
+		case e.ahead:
+			if pos >= len(ts) || !e.matches(ts[pos]) {
+				return 0, false
+			}
+			pos++
+		case pos < len(ts) && e.matches(ts[pos]):
+			pos++
+			consumed = pos
+		case e.optional:
+		default:
+			return 0, false
+		}
+	}
+	return consumed, true
+}
+
+// matchCue returns the first pattern of table matching the start of ts,
+// with how many tokens it consumes.
+func matchCue(table []cuePattern, ts []token) (cueEffect, int, bool) {
+	for _, p := range table {
+		if n, ok := p.match(ts); ok {
+			return p.effect, n, true
+		}
+	}
+	return 0, 0, false
+}
+
+// applyLeadingCue strips a matched leading cue from ts and sets the flags
+// it implies. done says stripping stops with rest (nil when the clause
+// says nothing).
+func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, done bool) {
+	f.corr = f.corr || e&cueCorrection != 0
+	f.past = f.past || e&cuePast != 0
+	f.hedge = f.hedge || e&cueHedge != 0
+	f.weak = f.weak || e&cueWeak != 0
+	if e&cueDrop != 0 {
+		return nil, true
+	}
+	ts = ts[n:]
+	if e&cueThat != 0 {
+		ts = dropThat(ts)
+	}
+	if e&cueSubject != 0 && !is(ts, 0, "i", "we", "my", "our") {
+		return nil, true
+	}
+	return ts, e&cueStop != 0
+}
+
+// slotPattern is a cue pattern that ends in a slot: the tokens after the
+// match are the value ("laid off from {org} => works_at negation").
+type slotPattern struct {
+	cue   cuePattern
+	slot  vkind
+	key   string
+	end   Cue       // what the value's candidate says of the slot
+	owner slotOwner // how the speaker is known to be the one changing
+}
+
+// slotOwner says how a slot pattern knows the change is the speaker's.
+type slotOwner uint8
+
+const (
+	// ownerOpener: the words before the match are the speaker's ("I just
+	// got laid off from X"; "my brother got laid off" is his).
+	ownerOpener slotOwner = iota
+	// ownerMatch: the match itself says it ("my last day at X").
+	ownerMatch
+	// ownerSentence: the sentence speaks in the first person and names
+	// nobody else before the match ("it is the final week with X for me").
+	ownerSentence
+)
+
+var slotOwners = map[string]slotOwner{"opener": ownerOpener, "mine": ownerMatch, "sentence": ownerSentence}
+
+var slotKinds = map[string]vkind{"{org}": vOrg, "{role}": vRole}
+
+var slotCues = map[string]Cue{"negation": CueNegation, "correction": CueCorrection}
+
+// Job changes said in passing, as a table of lexicons/cue-patterns.txt.
+var jobChangeSlots = slotPatterns("job-changes")
+
+// slotPatterns parses a table of slot patterns: "tokens {slot} => key cue".
+func slotPatterns(table string) []slotPattern {
+	var out []slotPattern
+	for _, line := range wordList("cue-patterns", table) {
+		p, err := parseSlotPattern(line)
+		if err != "" {
+			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt ["+table+"] "+line+": "+err)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func parseSlotPattern(line string) (slotPattern, string) {
+	var p slotPattern
+	lhs, rhs, ok := strings.Cut(line, "=>")
+	if !ok {
+		return p, "no =>"
+	}
+	fields := strings.Fields(lhs)
+	if len(fields) < 2 {
+		return p, "no tokens before the slot"
+	}
+	if p.slot, ok = slotKinds[fields[len(fields)-1]]; !ok {
+		return p, "the last token must be a slot: " + strings.Join(slices.Sorted(maps.Keys(slotKinds)), ", ")
+	}
+	out := strings.Fields(rhs)
+	if len(out) < 2 || len(out) > 3 || !ValidKey(out[0]) {
+		return p, "want => <key> <cue> [opener|mine|sentence]"
+	}
+	if len(out) == 3 {
+		if p.owner, ok = slotOwners[out[2]]; !ok {
+			return p, "unknown owner " + out[2]
+		}
+	}
+	if p.end, ok = slotCues[out[1]]; !ok {
+		return p, "unknown cue " + out[1]
+	}
+	p.key = out[0]
+	cue, err := parseCuePattern(strings.Join(fields[:len(fields)-1], " ") + " => skip")
+	if err != "" {
+		return p, err
+	}
+	for _, e := range cue.elems {
+		if e.ahead || e.not {
+			return p, "a slot pattern has no lookahead"
+		}
+	}
+	p.cue = cue
+	return p, ""
+}
+
+// slotChange reads a job change said in passing anywhere in a clause:
+// "Thursday was my final shift at Acme", "I got laid off from Marquette",
+// "handed in my notice at Ovenbird", "just got promoted to staff
+// engineer". Someone else's change, or a hedged, denied or planned one, is
+// not read; it reports whether a pattern matched the speaker's change.
+func (x *extraction) slotChange(ts []token, f flags) bool {
+	for k := range ts {
+		for _, p := range jobChangeSlots {
+			n, ok := p.cue.match(ts[k:])
+			if !ok || !x.ownsChange(p.owner, ts, k) {
+				continue
+			}
+			if f.hedge || f.not || f.future || hasWord(ts[:k], "not", "n't", "never") {
+				return true // "might be my last day at Acme", "it's not my last day"
+			}
+			f.corr, f.neg, f.past = p.end == CueCorrection, p.end == CueNegation, false
+			rest := ts[k+n:]
+			switch p.slot {
+			case vOrg:
+				return x.org(x.speaker.asPerson(), rest, f, true)
+			case vRole:
+				// A job title has a head noun: "promoted to staff
+				// engineer", not "promoted to the front of the queue".
+				return x.role(x.speaker.asPerson(), rest, f, true)
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// ownsChange reports whether the change matched at ts[k] is the
+// speaker's, as owner says to tell.
+func (x *extraction) ownsChange(owner slotOwner, ts []token, k int) bool {
+	switch owner {
+	case ownerMatch:
+		return true
+	case ownerSentence:
+		return speaksOfSelf(x.sent) && !otherSubject(ts[:k])
+	}
+	return selfOpens(ts[:k])
+}
+
+// selfOpens reports whether the words before a change leave the speaker
+// its subject: nothing (chat drops the "I"), "I" with auxiliaries and
+// adverbs ("I just got", "I was", "I've finally").
+func selfOpens(ts []token) bool {
+	for k, t := range ts {
+		if !is(ts, k, "i", "i've", "'ve", "have", "had", "was", "got", "been", "am", "'m", "just", "finally",
+			"officially", "actually", "recently", "so", "well", "and", "yeah", "ok", "okay") && !adverbs[t.low] && t.kind != tPunct {
+			return false
+		}
+	}
+	return true
+}

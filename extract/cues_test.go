@@ -1,0 +1,68 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseCuePatternRejectsMalformedLines(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		"actually correction",         // no =>
+		"actually => sometimes",       // unknown effect
+		"=> correction",               // no tokens
+		"no||nope => correction",      // empty alternative
+		">back in => past",            // consumed after a lookahead
+		">back? => past",              // optional lookahead
+		"in @nowhere/nothing => skip", // unknown lexicon table
+	} {
+		if _, err := parseCuePattern(line); err == "" {
+			t.Errorf("parseCuePattern(%q) accepted a malformed line", line)
+		}
+	}
+}
+
+func TestCuePatternMatch(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		pattern, text string
+		n             int
+		ok            bool
+	}{
+		{"these days => correction", "these days I live in Oslo", 2, true},
+		{"these days => correction", "these are mine", 0, false},
+		{"now !that => correction", "now I live in Oslo", 1, true},
+		{"now !that => correction", "now that it rains", 0, false},
+		{"now !that => correction", "now", 1, true},
+		{"no|oops >,|! => correction", "oops, I meant Oslo", 1, true},
+		{"no|oops >,|! => correction", "no longer", 0, false},
+		{"as|like i|we said you|before? => skip", "as I said before, Oslo", 4, true},
+		{"as|like i|we said you|before? => skip", "like we said, Oslo", 3, true},
+		{">back >in => past, stop", "back in 2019", 0, true},
+		{"in|on the @lexicon/team-nouns => skip", "in the repo we use pnpm", 3, true},
+	}
+	for _, tc := range cases {
+		p, err := parseCuePattern(tc.pattern)
+		if err != "" {
+			t.Fatalf("parseCuePattern(%q): %s", tc.pattern, err)
+		}
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		n, ok := p.match(ts)
+		if n != tc.n || ok != tc.ok {
+			t.Errorf("%q on %q: match = %d, %v; want %d, %v", tc.pattern, tc.text, n, ok, tc.n, tc.ok)
+		}
+	}
+}
+
+// Every table of cue patterns is in use and non-empty.
+func TestCueTablesAreLoaded(t *testing.T) {
+	t.Parallel()
+	for name, table := range map[string][]cuePattern{"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues} {
+		if len(table) == 0 {
+			t.Errorf("cue table %s is empty", name)
+		}
+	}
+	if !strings.Contains(strings.Join(lexiconTables["cue-patterns/leading"], "\n"), "=>") {
+		t.Error("cue-patterns/leading holds no pattern")
+	}
+}
