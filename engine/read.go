@@ -254,7 +254,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		}
 		st.mu.RUnlock()
 	}
-	q := queryFacts{past: p.IncludeHistory && asksAboutPast(p.Query), self: aboutTheUser(p.Query), number: asksForNumber(p.Query), current: asksAboutNow(p.Query), task: asksForTask(p.Query)}
+	q := queryFacts{past: p.IncludeHistory && asksAboutPast(p.Query), self: aboutTheUser(p.Query), number: asksForNumber(p.Query), current: asksAboutNow(p.Query), task: asksForTask(p.Query), relation: askedRelation(p.Query)}
 	user := e.userTerm()
 	// What ranking reads of the index beyond each candidate, read once
 	// under the lock: whether an episode's facts speak for it and whom
@@ -931,6 +931,7 @@ type queryFacts struct {
 	self         bool     // asks about the user ("what car do I drive?")
 	current      bool     // asks what holds now ("… at the moment?", "currently")
 	task         bool     // asks the agent to do something ("book me a flight")
+	relation     string   // asks about one of the user's people ("my sister's name")
 	number       bool     // asks for a quantity ("how much", "how many")
 }
 
@@ -969,6 +970,11 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		}
 		if r.ChatterPenalty != 0 && sh&shapeChatter != 0 {
 			add("chatter", -r.ChatterPenalty)
+		}
+		if r.OtherTurn != 0 && q.relation != "" && someoneElsesRelation(v.Content, q.relation) {
+			// "what's my sister's name?" is not answered by "Petra's
+			// sister Vesna is staying with her".
+			add("other_subject", -r.OtherTurn)
 		}
 		if r.OtherTurn != 0 && q.self && sh&shapeSelf == 0 {
 			// "what medication am I allergic to?" is not answered by

@@ -387,3 +387,43 @@ var taskVerbs = map[string]bool{
 	"rent": true, "reply": true, "reserve": true, "schedule": true, "send": true, "set": true,
 	"ship": true, "shop": true, "suggest": true, "text": true, "write": true,
 }
+
+// askedRelation returns the person a question asks about by their relation
+// to the user ("sister" in "what's my sister's name?"), or "".
+func askedRelation(q string) string {
+	ws := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(q, "’", "'")), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] == "my" || ws[i] == "our" {
+			if rel := strings.TrimSuffix(strings.TrimSuffix(ws[i+1], "'s"), "'"); extract.IsRelationNoun(rel) {
+				return rel
+			}
+		}
+	}
+	return ""
+}
+
+// someoneElsesRelation reports whether text speaks of rel as someone
+// else's ("Petra's sister", "my partner's manager") or of rel's own
+// people ("my wife's brother") and never as the user's own rel alone: a
+// question about the user's sister is not answered by Petra's.
+func someoneElsesRelation(text, rel string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(text, "’", "'")), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	other := false
+	for i, w := range ws {
+		base := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
+		if base != rel {
+			continue
+		}
+		prev := ""
+		if i > 0 {
+			prev = ws[i-1]
+		}
+		possessed := prev != "my" && prev != "our" && (strings.HasSuffix(prev, "'s") || strings.HasSuffix(prev, "'"))
+		ofAnother := w != base && i+1 < len(ws) && extract.IsRelationNoun(strings.TrimSuffix(ws[i+1], "'s"))
+		if !possessed && !ofAnother {
+			return false // the user's own rel, said plainly
+		}
+		other = true
+	}
+	return other
+}

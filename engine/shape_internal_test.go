@@ -100,3 +100,28 @@ func TestAsksForTask(t *testing.T) {
 		}
 	}
 }
+
+func TestSomeoneElsesRelation(t *testing.T) {
+	if got := askedRelation("what's my brother's email?"); got != "brother" {
+		t.Errorf("askedRelation = %q", got)
+	}
+	if got := askedRelation("what's my email?"); got != "" {
+		t.Errorf("askedRelation = %q", got)
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"Omar's brother runs a bike shop", true},
+		{"my boss's brother is visiting", true},
+		{"my brother's wife is a nurse", true},
+		{"my brother runs a bike shop", false},
+		{"my brother's bike shop opened", false}, // his shop: still about him
+		{"Omar's brother and my brother both cycle", false},
+		{"nothing about anyone", false},
+	} {
+		if got := someoneElsesRelation(tc.text, "brother"); got != tc.want {
+			t.Errorf("someoneElsesRelation(%q) = %v", tc.text, got)
+		}
+	}
+}
