@@ -279,3 +279,22 @@ func TestTaskReachesRules(t *testing.T) {
 		t.Errorf("a question lifted the rule: %v", it.Terms)
 	}
 }
+
+// For a question about now, a later turn that names the top turn's person
+// goes before it, though it shares no word with the question.
+func TestLaterTurnOnTheSamePersonForNow(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-9 * day)
+	captureSession(t, e, "ns", "a", start, "Marek runs the Ghent depot, ask him about the loading bays", "the coffee machine is fixed")
+	captureSession(t, e, "ns", "b", start.Add(4*day), "Marek is off until May, Ilse is standing in for him", "rainy again")
+	for q, want := range map[string]string{
+		"who runs the Ghent depot right now?": "Ilse",
+		"who runs the Ghent depot?":           "loading bays", // not asked about now: the plain statement
+	} {
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, want) {
+			t.Errorf("%q: top items %v; want %q first", q, contents(res), want)
+		}
+	}
+}

@@ -285,7 +285,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	if !q.past && (q.self || q.current) {
 		again := demoteReplaced(st, cands, qterms, r)
 		var followed bool
-		if cands, followed = e.followChanges(st, cands, keep, r); again || followed {
+		if cands, followed = e.followChanges(st, cands, keep, r, q.current); again || followed {
 			sortRanked(cands)
 		}
 	}

@@ -248,7 +248,12 @@ func sharesAny(a, b []string) bool {
 // score plus a little, and the old turn loses ChangeCue. It returns the
 // candidates, with any turn it found that no channel had offered, and
 // whether it changed a score.
-func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) bool, r Ranking) ([]*scored, bool) {
+//
+// For a question that asks what holds now ("who runs the Cork office right
+// now?"), any later turn that names the top turn's names follows it, change
+// cue or not: "Saoirse runs the office" is overtaken by "Saoirse's off
+// sick, Fionn's acting manager until she's back".
+func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) bool, r Ranking, now bool) ([]*scored, bool) {
 	if r.ChangeCue == 0 {
 		return cands, false
 	}
@@ -274,7 +279,8 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			st.mu.RLock()
 			en, ok := st.entries.load(h.ID)
 			st.mu.RUnlock()
-			if !ok || en.v.Kind != memory.KindEpisodic || en.shape&shapeChange == 0 || !en.v.ObservedAt.After(old.en.v.ObservedAt) {
+			if !ok || en.v.Kind != memory.KindEpisodic || en.shape&shapeChange == 0 && !now || en.shape&shapeRequest != 0 ||
+				!en.v.ObservedAt.After(old.en.v.ObservedAt) {
 				continue
 			}
 			nw, found := byID[h.ID]
@@ -297,13 +303,14 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 }
 
 // nameTerms returns the index terms of the capitalised words of a turn
-// past its first (names, places, products: "Rotterdam", "Sublime").
+// (names, places, products: "Rotterdam", "Sublime"); its first word only
+// when it is no common word.
 func nameTerms(text string, an *search.Analyzer) []string {
 	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' })
 	var out []string
 	for i, w := range words {
-		if i == 0 || !capitalised(w) || w == "I" {
-			continue
+		if !capitalised(w) || w == "I" || i == 0 && commonWordsOnly(w, an, 1) {
+			continue // a sentence's first word is a name only if no common word
 		}
 		out = append(out, an.QueryTerms(strings.TrimSuffix(w, "."))...)
 	}
