@@ -379,7 +379,7 @@ func (st *nsState) putEntry(en *entry, an *search.Analyzer) {
 	defer st.mu.Unlock()
 	old, existed := st.entries.load(v.ID)
 	st.entries.store(v.ID, en)
-	if !existed || !sameTerms(old.keyTerms, en.keyTerms) {
+	if !existed || !slices.Equal(old.keyTerms, en.keyTerms) {
 		for _, t := range en.keyTerms {
 			st.structured[t] = append(st.structured[t], v.ID)
 		}
@@ -576,18 +576,6 @@ func (st *nsState) sortEpisodesLocked() {
 	sort.SliceStable(st.episodes, func(i, j int) bool {
 		return episodeBefore(st.entries.must(st.episodes[i]).v, st.entries.must(st.episodes[j]).v)
 	})
-}
-
-func sameTerms(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // get returns the entry of a version id.

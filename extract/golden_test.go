@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -75,7 +76,7 @@ func TestGoldenPrecision(t *testing.T) {
 		for i := range entries {
 			e := &entries[i]
 			facts := goldenExtract(t, e.Sentence)
-			if !sameFacts(facts, e.Got) {
+			if !slices.Equal(facts, e.Got) {
 				if *update {
 					changed = true
 				} else {
@@ -216,18 +217,6 @@ func goldenExtract(t *testing.T, sentence string) []goldenFact {
 	}
 	sort.SliceStable(facts, func(i, j int) bool { return facts[i].String() < facts[j].String() })
 	return facts
-}
-
-func sameFacts(a, b []goldenFact) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // intersect returns the facts of got that want holds, each want fact

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"encoding/json"
 	"github.com/mnemon-dev/mnemon/internal/wordruns"
 	"go/scanner"
 	gotoken "go/token"
@@ -34,15 +33,7 @@ func TestRulesShareNoWordRunsWithBenchmarks(t *testing.T) {
 		}
 	}
 	if path, ok := testutil.FindShared("data/locomo/locomo-dev.json"); ok {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc any
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		for _, s := range jsonStrings(doc, nil) {
+		for _, s := range jsonFileStrings(t, path) {
 			for _, r := range wordRuns(s) {
 				if _, ok := bench[r]; !ok {
 					bench[r] = "LoCoMo dev: " + s
