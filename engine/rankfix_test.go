@@ -298,3 +298,19 @@ func TestLaterTurnOnTheSamePersonForNow(t *testing.T) {
 		}
 	}
 }
+
+// "what did I … before X?" is answered by a turn said before the one that
+// names X, found by meaning though it shares no word with the question.
+func TestBeforeAValueFindsTheEarlierTurn(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-60 * day)
+	captureSession(t, e, "ns", "a", start, "my old Subaru needs new brakes again, third time this year", "lol")
+	captureSession(t, e, "ns", "b", start.Add(20*day), "the crossword was brutal today", "ok thanks")
+	captureSession(t, e, "ns", "c", start.Add(40*day), "picked up the Corolla from the dealer, drives like a dream")
+	q := "what car did I drive before the Corolla?"
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext, IncludeHistory: true})
+	if len(res.Items) < 2 || !strings.Contains(res.Items[0].Content, "Subaru") || !strings.Contains(res.Items[1].Content, "Corolla") {
+		t.Fatalf("%q: top items %v; want the Subaru turn, then the Corolla one", q, contents(res))
+	}
+}

@@ -282,6 +282,12 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 			sortRanked(cands)
 		}
 	}
+	if asksAboutPast(p.Query) {
+		var found bool
+		if cands, found = e.findEarlier(ctx, st, cands, p.Query, keep, r); found {
+			sortRanked(cands)
+		}
+	}
 	if !q.past && (q.self || q.current) {
 		again := demoteReplaced(st, cands, qterms, r)
 		var followed bool

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -433,4 +435,95 @@ func someoneElsesRelation(text, rel string) bool {
 		other = true
 	}
 	return other
+}
+
+// beforeClause splits a question about what came before a value into what
+// it asks and the value ("which bank was I with before Monzo?" → "which
+// bank was I with", "Monzo"). ok is false when the question has no such
+// clause or the clause is long (a clause, not a value: "before we moved").
+func beforeClause(q string) (asks, value string, ok bool) {
+	low := strings.ToLower(q)
+	i := strings.LastIndex(low, " before ")
+	if i < 0 {
+		return "", "", false
+	}
+	value = strings.TrimRight(strings.TrimSpace(q[i+len(" before "):]), "?!. ")
+	if value == "" || strings.Count(value, " ") > 3 {
+		return "", "", false
+	}
+	return q[:i], value, true
+}
+
+// findEarlier answers a question about what came before a value with the
+// turn said before it: "which bank was I with before Monzo?" is answered by
+// "Barclays charged me a fee…", said weeks before "moved everything over to
+// Monzo", which is what the question's words find. The turn that names the
+// value is the best-ranked one; the earlier turns are searched by meaning
+// with the question less its before-clause ("which bank was I with"), and
+// the closest goes first, the value's turn just after. It returns the
+// candidates and whether it changed them.
+func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, query string, keep func(string) bool, r Ranking) ([]*scored, bool) {
+	asks, value, ok := beforeClause(query)
+	if !ok || len(cands) == 0 {
+		return cands, false
+	}
+	vterms := e.analyzer.QueryTerms(value)
+	var later *scored
+	for _, c := range cands[:min(len(cands), 3)] {
+		if c.en.v.Kind == memory.KindEpisodic && containsAll(e.analyzer.QueryTerms(c.en.v.Content), vterms) {
+			later = c
+			break
+		}
+	}
+	if later == nil {
+		return cands, false
+	}
+	vecs, err := e.embedder.Embed(ctx, []string{asks})
+	if err != nil || len(vecs) != 1 {
+		return cands, false
+	}
+	before := func(id string) bool {
+		if !keep(id) {
+			return false
+		}
+		en, ok := st.entries.load(id)
+		return ok && en.v.Kind == memory.KindEpisodic && en.v.ObservedAt.Before(later.en.v.ObservedAt) &&
+			en.shape&(shapeRequest|shapeChatter) == 0 && !containsAll(e.analyzer.QueryTerms(en.v.Content), vterms)
+	}
+	st.mu.RLock()
+	hits := st.ix.Semantic(vecs[0], 1, r.SemanticFloorAlone, before)
+	st.mu.RUnlock()
+	if len(hits) == 0 {
+		return cands, false
+	}
+	var found *scored
+	for _, c := range cands {
+		if c.en.v.ID == hits[0].ID {
+			found = c
+		}
+	}
+	if found == nil {
+		st.mu.RLock()
+		en, ok := st.entries.load(hits[0].ID)
+		st.mu.RUnlock()
+		if !ok {
+			return cands, false
+		}
+		found = &scored{en: en, terms: make(memory.Terms, 0, maxTerms)}
+		cands = append(cands, found)
+	}
+	if lift := later.final + 0.01 - found.final; lift > 0 {
+		found.terms = append(found.terms, memory.Term{Name: "previous", Value: lift})
+		found.final += lift
+	}
+	return cands, true
+}
+
+func containsAll(terms, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(terms, w) {
+			return false
+		}
+	}
+	return len(want) > 0
 }

@@ -125,3 +125,20 @@ func TestSomeoneElsesRelation(t *testing.T) {
 		}
 	}
 }
+
+func TestBeforeClause(t *testing.T) {
+	for _, tc := range []struct {
+		q, ask, value string
+		ok            bool
+	}{
+		{"what car did I drive before the Corolla?", "what car did I drive", "the Corolla", true},
+		{"where did we host it before Fly.io?", "where did we host it", "Fly.io", true},
+		{"what did I do before we moved to the coast last spring?", "", "", false}, // a clause, not a value
+		{"what car do I drive?", "", "", false},
+	} {
+		ask, value, ok := beforeClause(tc.q)
+		if ask != tc.ask || value != tc.value || ok != tc.ok {
+			t.Errorf("beforeClause(%q) = %q, %q, %v", tc.q, ask, value, ok)
+		}
+	}
+}
