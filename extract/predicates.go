@@ -478,8 +478,9 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	case "live", "reside":
 		x.live(s, ts, f)
 	case "move", "relocate":
-		if gerund {
-			f.future = true // "I'm moving to Berlin" is a plan
+		if gerund || v.form != fPast && v.form != fPartOnly && futureTime(ts) {
+			// "I'm moving to Berlin", "we move to Ghent next spring": a plan.
+			f.future = true
 		}
 		x.move(s, ts, f)
 	case "work":

@@ -363,6 +363,13 @@ func (x *extraction) emit(s subject, f flags, c claim) {
 	if f.weak && conf > confWeak {
 		conf = confWeak
 	}
+	if f.future && c.key == "lives_in" && !f.neg && !f.past {
+		// "We relocate to Ghent in May": a move that has not happened
+		// is a plan, never the current home (which it would supersede).
+		// The plan does not replace anything: it carries no cue.
+		c = claim{typ: memory.TypeGoal, key: "moving_to", value: c.value, display: c.display, tmpl: tmMovingTo}
+		f.corr = false
+	}
 	hedged := f.hedge
 	if f.future && (c.key == "lives_in" || c.key == "works_at" || c.key == "role") {
 		// "I'm moving to Berlin" is a plan; Berlin is not home yet.

@@ -81,6 +81,10 @@ func valueLen(ts []token, k vkind) int {
 				n++
 				continue
 			}
+			if k == vThing && t.low == "," && n > 0 && cityRegionEnds(ts, n) {
+				n++ // "Paris, Texas" (a place, or the film) is one thing
+				continue
+			}
 			if k == vPlace && t.low == "," && placeContinues(ts, n+1) {
 				n++
 				continue
@@ -147,6 +151,38 @@ func valueLen(ts []token, k vkind) int {
 	}
 	for n > 0 && ts[n-1].kind == tPunct {
 		n--
+	}
+	return n
+}
+
+// titleNouns name works with titles: "my favourite film is ...".
+var titleNouns = wordSet("values", "title-nouns")
+
+// titleWords join the capitalised words of a title: "Of Mice and Men",
+// "Light in August", "Salt in the Marrow".
+var titleWords = wordSet("values", "title-words")
+
+// titleLen returns how many tokens of ts form a capitalised title: words
+// that start with a capital, joined by small words that a capital
+// follows; 0 when ts does not start with a capital.
+func titleLen(ts []token) int {
+	if len(ts) == 0 || ts[0].kind != tWord || !ts[0].capital {
+		return 0
+	}
+	n := 0
+	for n < len(ts) && n < 10 && ts[n].kind == tWord {
+		if ts[n].capital {
+			n++
+			continue
+		}
+		j := n
+		for j < len(ts) && j < n+3 && ts[j].kind == tWord && !ts[j].capital && titleWords[ts[j].low] {
+			j++
+		}
+		if j == n || j >= len(ts) || ts[j].kind != tWord || !ts[j].capital {
+			break
+		}
+		n = j
 	}
 	return n
 }
@@ -315,6 +351,9 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 			possessed = is(part, 0, "my", "our", "his", "her", "their", "your")
 		}
 		m := valueLen(part, vThing)
+		if m > 0 && is(part, m, ",") && cityRegion(part, m, len(part)) {
+			m = len(part)
+		}
 		if m > 0 && validValue(part[:m]) {
 			it := x.text(part, m)
 			if _, known := CategoryOf(it); start > 0 && possessed && !known && !part[0].capital && !isGerund(part[0].low) && !is(part, 0, "a", "an", "the") {
@@ -325,6 +364,9 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	}
 	for k := 0; k < n; k++ {
 		t := ts[k]
+		if t.kind == tPunct && t.low == "," && cityRegion(ts, k, n) {
+			continue // "Paris, Texas" is one item
+		}
 		if (t.kind == tPunct && t.low == ",") || (t.kind == tWord && (t.low == "and" || t.low == "or")) {
 			flush(k)
 			start = k + 1
