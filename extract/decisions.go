@@ -180,6 +180,12 @@ func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
 			}
 		}
 	case "stick", "go":
+		if n := dietLen(ts, 0); v.lemma == "go" && n > 0 && personal(s) && !f.not && !f.hedge && !f.future && (bareEnd(ts, n) || is(ts, n, "in", "at", "over", "during")) {
+			// "I went vegan last year", "we went gluten-free": a new diet.
+			f.past, f.corr = false, true
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: strings.ToLower(x.text(ts, n)), tmpl: tmDiet})
+			return
+		}
 		if is(ts, 0, "with") {
 			x.decideObject(s, ts[1:], f, "")
 		}

@@ -67,6 +67,10 @@ body:
 		}
 		if c, ok := CategoryOf(val); ok && c == "os" {
 			x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: val, tmpl: tmPrefers, cat: categoryDisplay(c)})
+		} else if ok && onCategories[c] {
+			// "I'm on Helix now", "been on Brave for a month": the tool
+			// the speaker works in.
+			x.useThing(s, ts[j:], f, purposeInfo{})
 		} else if strings.EqualFold(val, "mac") {
 			x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: "macOS", tmpl: tmPrefers, cat: categoryDisplay("os")})
 		}
@@ -686,3 +690,6 @@ func timeZoneAt(ts []token, k int) int {
 	}
 	return 0
 }
+
+// onCategories are the tools one is "on": "I'm on Helix", "been on Fish".
+var onCategories = wordSet("identity", "on-categories")

@@ -60,7 +60,7 @@ func knownPlace(ts []token) bool {
 var places = set(append(wordList("places", "places"), wordList("places", "countries")...)...)
 
 // regions follow a city after a comma and end its name: states, provinces
-// and countries ("Paris, Texas", "Kingston, Ontario", "Valencia, Spain").
+// and countries ("Athens, Georgia", "Kingston, Ontario", "Valencia, Spain").
 var regions = set(append(wordList("places", "regions"), wordList("places", "countries")...)...)
 
 // regionAfter returns how many tokens of ts, from k, name a region (up to
@@ -88,7 +88,7 @@ func regionAfter(ts []token, k int) int {
 // cityRegion reports whether the comma at ts[k], inside the list ts[:end],
 // joins a place to its region rather than separating two items: a
 // capitalised name that is not itself a region, then a region that ends
-// the list. "Paris, Texas" is one place (or the film named after it);
+// the list. "Athens, Georgia" is one place (or a title named after one);
 // "Spain, France and Italy" and "Berlin, Paris" are lists.
 func cityRegion(ts []token, k, end int) bool {
 	if k == 0 || k+1 >= end || !ts[k-1].capital || ts[k-1].kind != tWord {
@@ -108,8 +108,8 @@ func cityRegion(ts []token, k, end int) bool {
 // cityRegionEnds reports whether the comma at ts[k] joins a place to a
 // region that ends the value: after the region comes the end, a
 // punctuation mark or a word that cannot continue a name, never "and",
-// "or" or another capital ("Paris, Texas is my favourite film", not
-// "Paris, Texas and Utah").
+// "or" or another capital ("Athens, Georgia is my favourite town", not
+// "Athens, Georgia and Utah").
 func cityRegionEnds(ts []token, k int) bool {
 	n := regionAfter(ts, k+1)
 	if n == 0 {

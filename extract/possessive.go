@@ -238,7 +238,7 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	person := s.kind == sSpeaker || s.kind == sPerson || s.kind == sNamed && !strings.HasSuffix(noun, "manager") && !knownCategories[CanonicalCategory(noun)]
 	slot := noun
 	if favorite && personalSlotNouns[noun] {
-		// "my favourite city is Lyon" is a taste, not a home; "my
+		// "my favourite city is Valencia" is a taste, not a home; "my
 		// favourite job" is not the current one.
 		slot = ""
 	}

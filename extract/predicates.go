@@ -61,7 +61,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			return nil
 		}
 	}
-	if x.mode == modeUser && x.tasteIdiom(ts, f) {
+	if x.mode == modeUser && (x.tasteIdiom(ts, f) || x.bareState(ts, f)) {
 		return nil
 	}
 	if x.mode == modeUser && x.itsNow(ts, f) {
@@ -77,6 +77,10 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			// Chat drops the "I": "Switched to Neovim.", "Big fan of Rust."
 			if fan := indexOf(ts, "fan"); fan >= 0 && is(ts, fan+1, "of") {
 				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"), false)
+			} else if is(ts, 0, "been") && is(ts, 1, "on") {
+				x.copula(x.speaker, ts[1:], f) // "Been on Helix for a month."
+			} else if is(ts, 0, "been") {
+				x.predicate(x.speaker, ts[1:], f) // "Been using Zed lately."
 			} else if n := notKeenOn(ts); n > 0 {
 				x.likeThing(x.speaker, ts[n:], f, true, false) // "Not big on olives."
 			} else {
@@ -731,7 +735,8 @@ var dietItems = wordSet("predicates", "diet-items")
 // allergenPlurals name an allergy's source as "allergic to" does.
 var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",
 	"egg": "eggs", "cat": "cats", "dog": "dogs", "bee": "bees", "strawberry": "strawberries",
-	"almond": "almonds", "cashew": "cashews", "walnut": "walnuts", "tomato": "tomatoes"}
+	"almond": "almonds", "cashew": "cashews", "walnut": "walnuts", "tomato": "tomatoes", "hazelnut": "hazelnuts", "pistachio": "pistachios",
+	"pecan": "pecans", "wasp": "wasps"}
 
 func b2i(b bool) int {
 	if b {

@@ -11,6 +11,12 @@ import "strings"
 // fan of Rust", "Not a fan of Java").
 func droppedSubject(ts []token) bool {
 	w := lowAt(ts, 0)
+	if w == "went" && dietLen(ts, 1) > 0 {
+		return true // "Went vegan in January."
+	}
+	if w == "been" && is(ts, 1, "on", "using") {
+		return true // "Been on Helix for a month", "been using Zed lately"
+	}
 	if v, ok := verbs[w]; ok {
 		switch v.form {
 		case fPast:

@@ -82,7 +82,7 @@ func valueLen(ts []token, k vkind) int {
 				continue
 			}
 			if k == vThing && t.low == "," && n > 0 && cityRegionEnds(ts, n) {
-				n++ // "Paris, Texas" (a place, or the film) is one thing
+				n++ // "Athens, Georgia" (a place, or a title) is one thing
 				continue
 			}
 			if k == vPlace && t.low == "," && placeContinues(ts, n+1) {
@@ -208,11 +208,31 @@ func listContinues(ts []token, k int) bool {
 	// A subject pronoun does the same: "I don't love Java, Kotlin I can
 	// live with" sets Kotlin apart from the dislike.
 	for j := k + 1; j < len(ts) && j <= k+3 && ts[j].kind == tWord; j++ {
-		if clauseVerbs[ts[j].low] || clauseSubjects[ts[j].low] {
+		if clauseVerbs[ts[j].low] || clauseSubjects[ts[j].low] || pastPredicate(ts, j) {
 			return false
 		}
 	}
 	return true
+}
+
+// clausePastLemmas are verbs whose simple past never stands before a noun
+// as an adjective: "the board got messy", "the app kept crashing".
+var clausePastLemmas = wordSet("values", "clause-past-lemmas")
+
+// pastPredicate reports a verb in the past tense at ts[j] that is a
+// clause's predicate, not a participle before a noun: "dropped Notion,
+// the sync broke too often", "..., the app kept crashing", "..., blues got
+// old"; "egg fried rice" stays one item.
+func pastPredicate(ts []token, j int) bool {
+	v, ok := verbs[ts[j].low]
+	if !ok || v.form != fPast || v.lemma == "use" {
+		return false
+	}
+	if j+1 >= len(ts) || ts[j+1].kind == tPunct || clausePastLemmas[v.lemma] {
+		return true
+	}
+	next := ts[j+1].low
+	return prepositions[next] || adverbs[next] || isGerund(next) || is(ts, j+1, "up", "out", "off", "old", "worse", "stale", "boring")
 }
 
 // clauseVerbs after a noun start a clause of their own.
@@ -365,7 +385,7 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	for k := 0; k < n; k++ {
 		t := ts[k]
 		if t.kind == tPunct && t.low == "," && cityRegion(ts, k, n) {
-			continue // "Paris, Texas" is one item
+			continue // "Athens, Georgia" is one item
 		}
 		if (t.kind == tPunct && t.low == ",") || (t.kind == tWord && (t.low == "and" || t.low == "or")) {
 			flush(k)

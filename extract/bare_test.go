@@ -1,0 +1,26 @@
+package extract
+
+import "testing"
+
+// Chat drops the subject and the verb of a state ("Vegetarian since
+// uni."), names a tool one is "on", and tacks a reason onto a list after a
+// comma; each reads as the speaker's fact, and lookalikes write nothing.
+func TestCasualStatesWithoutSubject(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"bare diet", "Pescatarian since last spring.", []string{"fact user diet=pescatarian"}},
+		{"bare two-word diet", "Lactose intolerant, so no lattes.", []string{"fact user diet=lactose intolerant"}},
+		{"bare diet, hedged", "Vegan I suppose, mostly.", []string{"fact user diet=vegan hedged"}},
+		{"a diet adjective before a noun", "Vegan brownies are underrated.", nil},
+		{"went + diet", "Went dairy-free after the scan.", []string{"fact user diet=dairy-free cue=correction"}},
+		{"bare allergy", "Bad cashew allergy here.", []string{"fact user allergic_to:cashews=cashews crit=high"}},
+		{"an allergy in general", "Cashew allergy is rarer than you'd think.", nil},
+		{"no allergen", "Seasonal allergies, ugh.", nil},
+		{"been on a tool", "Been on Vivaldi for a year now.", []string{"preference user prefers:browser=Vivaldi cue=correction"}},
+		{"on a tool now", "I'm on Zsh now.", []string{"preference user prefers:shell=Zsh cue=correction"}},
+		{"been on something else", "Been on leave all week.", nil},
+		{"a reason after the comma", "Stopped using Trello, the board got messy.", []string{"preference user prefers:issue_tracker=Trello cue=negation"}},
+		{"a participle before a noun", "I like pho, fried chicken and laksa.", []string{
+			"preference user likes:pho=pho", "preference user likes:fried_chicken=fried chicken", "preference user likes:laksa=laksa"}},
+	})
+}
