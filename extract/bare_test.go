@@ -24,3 +24,17 @@ func TestCasualStatesWithoutSubject(t *testing.T) {
 			"preference user likes:pho=pho", "preference user likes:fried_chicken=fried chicken", "preference user likes:laksa=laksa"}},
 	})
 }
+
+// A whole stack said as "everything" or "it all", and a component with
+// "'s" for "is", run on a known host.
+func TestWhereTheStackRuns(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"everything runs on", "Everything runs on Render now.", []string{"fact team uses:hosting=Render cue=correction"}},
+		{"it all lives on", "It all lives on Hetzner.", []string{"fact team uses:cloud=Hetzner"}},
+		{"a component's", "The docs' site is on Netlify.", nil},
+		{"the site's on", "The site's on Netlify.", []string{"fact team uses:hosting:site=Netlify"}},
+		{"everything is on something else", "Everything is on the wiki.", nil},
+		{"a household lives on", "We live on a narrowboat.", nil},
+	})
+}

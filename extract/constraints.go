@@ -408,6 +408,11 @@ func bodyBlocked(body []token) bool {
 	if v, ok := verbs[w]; ok && v.form == fPast && w != "used" {
 		return true
 	}
+	// "Deploy done, ...", "upgrade finished": a status report, the
+	// first word a noun, not an order.
+	if is(body, 1, "done", "finished", "sorted", "complete", "completed", "over") && (len(body) == 2 || body[2].kind == tPunct) {
+		return true
+	}
 	// "Always brimming with confidence" describes; a rule's action
 	// is an imperative. "Always game for dessert" has no verb at all.
 	if v, ok := verbs[w]; ok && v.form == fGerund || !ok && isGerund(w) && len(w) >= 7 || w == "up" || w == "down" || w == "out" || w == "off" {

@@ -90,6 +90,10 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 		}
 		return nil
 	}
+	if is(rest, 0, "'s") {
+		x.copula(s, rest[1:], f) // "the site's on Netlify"
+		return &s
+	}
 	x.predicate(s, rest, f)
 	return &s
 }
@@ -480,6 +484,11 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	case "have":
 		x.allergy(s, ts, f)
 	case "live", "reside":
+		if (s.kind == sTeam || s.kind == sNamed) && is(ts, 0, "on") && toolAt(x, ts[1:]) {
+			// "it all lives on Hetzner": where a stack runs.
+			x.useThing(s, ts[1:], f, purposeInfo{})
+			return
+		}
 		x.live(s, ts, f)
 	case "move", "relocate":
 		if gerund || v.form != fPast && v.form != fPartOnly && futureTime(ts) {

@@ -155,6 +155,27 @@ func valueLen(ts []token, k vkind) int {
 	return n
 }
 
+// quantityAt reports a count opening a list item: "three instances", "2
+// replicas", "a couple of boxes".
+func quantityAt(ts []token) bool {
+	w := lowAt(ts, 0)
+	if len(ts) < 2 || ts[1].kind != tWord {
+		return false
+	}
+	if countWords[w] {
+		return true
+	}
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// countWords open a count: "two dynos", "a dozen workers".
+var countWords = wordSet("values", "count-words")
+
 // titleNouns name works with titles: "my favourite film is ...".
 var titleNouns = wordSet("values", "title-nouns")
 
@@ -359,6 +380,7 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	var items []string
 	start := 0
 	possessed := false // the list opened with "my", "our"...: its items share it
+	gapped := false    // a later item named another component
 	flush := func(end int) {
 		part := ts[start:end]
 		for len(part) > 0 && (part[0].kind == tPunct || part[0].low == "and" || part[0].low == "or" || part[0].low == "both" || part[0].low == "either") {
@@ -369,6 +391,14 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 		}
 		if start == 0 {
 			possessed = is(part, 0, "my", "our", "his", "her", "their", "your")
+		} else if gapped || is(part, 0, "the", "our") && (componentNouns[lowAt(part, 1)] || teamNouns[lowAt(part, 1)]) ||
+			quantityAt(part) {
+			// "on Render, three instances, long story": a count says how
+			// much of the thing before; the list ended there.
+			// "on Vercel and the API on a box": another component
+			// starts a clause of its own (its verb left out).
+			gapped = true
+			return
 		}
 		m := valueLen(part, vThing)
 		if m > 0 && is(part, m, ",") && cityRegion(part, m, len(part)) {
