@@ -38,3 +38,17 @@ func TestWhereTheStackRuns(t *testing.T) {
 		{"a household lives on", "We live on a narrowboat.", nil},
 	})
 }
+
+// A team names its tool by what it does in it; places and one-off events
+// say nothing.
+func TestTeamToolNamedByWhatItDoes(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"tracker", "We log every outage in Linear.", []string{"fact team uses:issue_tracker=Linear"}},
+		{"notes", "We keep the runbooks in Obsidian.", []string{"fact team uses:notes=Obsidian"}},
+		{"a place", "We meet in Leeds on Fridays.", nil},
+		{"about a tool", "We joked about Jira.", nil},
+		{"one past event", "We chatted on Slack this morning.", nil},
+		{"negated", "We don't track anything in Jira.", nil},
+	})
+}

@@ -427,7 +427,7 @@ loop:
 	}
 	v, ok := verbs[ts[i].low]
 	if !ok {
-		if x.mode == modeUser && x.activityIn(s, ts[i:], f) {
+		if x.mode == modeUser && (x.activityIn(s, ts[i:], f) || !strings.HasSuffix(ts[i].low, "ed") && x.teamToolIn(s, ts[i+1:], f)) {
 			return
 		}
 		x.ruleFallback(s, ts, modStart, i, f)
@@ -447,6 +447,9 @@ loop:
 		// "I do all my hacking in Helix", "I really enjoy coding in Zig":
 		// the tool is in what the person does.
 		x.activityIn(s, ts[i:], f)
+	}
+	if x.mode == modeUser && len(x.out) == before && v.lemma != "be" && v.lemma != "have" {
+		x.teamToolIn(s, ts[i+1:], f)
 	}
 	if len(x.out) == before && (f.always || f.must) {
 		x.ruleFallback(s, ts, modStart, i, f)
