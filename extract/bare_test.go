@@ -52,3 +52,15 @@ func TestTeamToolNamedByWhatItDoes(t *testing.T) {
 		{"negated", "We don't track anything in Jira.", nil},
 	})
 }
+
+// "I'm in <language or editor> all day" names what the speaker works in;
+// a place or no span of time says nothing.
+func TestWorkedInAllDay(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{}, []extractCase{
+		{"a language", "I'm in Kotlin all day.", []string{"preference user prefers:programming_language=Kotlin"}},
+		{"an editor", "I'm in Helix most of the time.", []string{"preference user prefers:editor=Helix"}},
+		{"no span of time", "I'm in Go.", nil},
+		{"a place", "I'm in Madrid all day.", nil},
+	})
+}
