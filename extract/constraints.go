@@ -294,6 +294,12 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	}
 	// The key is built from the body's words inside the quoted span.
 	bn := valueLen(body, vPhrase)
+	if is(quote, n, ":") && pointsAhead(body[:bn]) {
+		// "Don't get these confused: ...", "never mix them up: ...": an
+		// aside whose pronoun points at what follows the colon; the rule
+		// alone names nothing.
+		return false
+	}
 	var kw strings.Builder
 	words := 0
 	for _, t := range body[:bn] {
@@ -315,6 +321,21 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	}
 	x.emit(s, f, claim{typ: memory.TypeConstraint, key: "constraint:" + slug, value: x.text(quote, n), tmpl: tmRule})
 	return true
+}
+
+// pointsAhead reports a rule before a colon whose object is a pronoun
+// ("mix them up", "confuse these two", "don't tell it to anyone"): it
+// stands for what the colon introduces.
+func pointsAhead(body []token) bool {
+	if refersBack(body, true) {
+		return true
+	}
+	for _, t := range body[1:] {
+		if !t.capital && (t.low == "these" || t.low == "those" || t.low == "both" || t.low == "it" || t.low == "them" || t.low == "this" || t.low == "that") {
+			return true
+		}
+	}
+	return false
 }
 
 // practiceVerbs name working practices a team or a person may hold as a
@@ -385,6 +406,11 @@ func bodyBlocked(body []token) bool {
 		return true
 	}
 	if v, ok := verbs[w]; ok && v.form == fPast && w != "used" {
+		return true
+	}
+	// "Deploy done, ...", "upgrade finished": a status report, the
+	// first word a noun, not an order.
+	if is(body, 1, "done", "finished", "sorted", "complete", "completed", "over") && (len(body) == 2 || body[2].kind == tPunct) {
 		return true
 	}
 	// "Always brimming with confidence" describes; a rule's action

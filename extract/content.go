@@ -15,6 +15,7 @@ const (
 	tmLikes
 	tmDislikes
 	tmLivesIn
+	tmMovingTo
 	tmWorksAt
 	tmFrom
 	tmName
@@ -47,6 +48,7 @@ var templates = [...][4]string{
 	tmLikes:    {"{S} likes {V}.", "{S} used to like {V}.", "{S} no longer likes {V}.", "{S} may like {V}."},
 	tmDislikes: {"{S} dislikes {V}.", "{S} used to dislike {V}.", "{S} no longer dislikes {V}.", "{S} may dislike {V}."},
 	tmLivesIn:  {"{S} lives in {V}.", "{S} used to live in {V}.", "{S} no longer lives in {V}.", "{S} may move to {V}."},
+	tmMovingTo: {"{S} plans to move to {V}.", "{S} once planned to move to {V}.", "{S} no longer plans to move to {V}.", "{S} may move to {V}."},
 	tmWorksAt:  {"{S} works at {V}.", "{S} used to work at {V}.", "{S} no longer works at {V}.", "{S} may work at {V}."},
 	tmFrom:     {"{S} is from {V}.", "{S} is from {V}.", "{S} is not from {V}.", "{S} may be from {V}."},
 	tmName:     {"{P} name is {V}.", "{P} name used to be {V}.", "{P} name is no longer {V}.", "{P} name may be {V}."},

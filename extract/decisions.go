@@ -180,6 +180,12 @@ func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
 			}
 		}
 	case "stick", "go":
+		if n := dietLen(ts, 0); v.lemma == "go" && n > 0 && personal(s) && !f.not && !f.hedge && !f.future && (bareEnd(ts, n) || is(ts, n, "in", "at", "over", "during")) {
+			// "I went vegan last year", "we went gluten-free": a new diet.
+			f.past, f.corr = false, true
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: strings.ToLower(x.text(ts, n)), tmpl: tmDiet})
+			return
+		}
 		if is(ts, 0, "with") {
 			x.decideObject(s, ts[1:], f, "")
 		}
@@ -340,13 +346,17 @@ func (x *extraction) plan(s subject, v verb, ts []token, f flags) {
 	x.goal(s, ts, f, tmGoal, "")
 }
 
+// vagueLearning open what one learns without naming a subject: "new
+// tricks", "more every week", "stuff".
+var vagueLearning = wordSet("decisions", "vague-learning")
+
 // learn reads "I'm learning Rust" as the goal learn_rust.
 func (x *extraction) learn(s subject, ts []token, f flags) {
 	if f.not || f.hedge || !canDecide(s) || s.kind == sNamed {
 		return
 	}
-	if len(ts) > 0 && (thingStops[ts[0].low] || valueStops[ts[0].low]) {
-		return // "I'm learning with them", "learning all I possibly can"
+	if len(ts) > 0 && (thingStops[ts[0].low] || valueStops[ts[0].low] || vagueLearning[ts[0].low]) {
+		return // "I'm learning with them", "learning all I possibly can", "still learn new tricks"
 	}
 	val, n := x.readValue(ts, vThing)
 	if n == 0 {

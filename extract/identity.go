@@ -67,9 +67,17 @@ body:
 		}
 		if c, ok := CategoryOf(val); ok && c == "os" {
 			x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: val, tmpl: tmPrefers, cat: categoryDisplay(c)})
+		} else if ok && onCategories[c] {
+			// "I'm on Helix now", "been on Brave for a month": the tool
+			// the speaker works in.
+			x.useThing(s, ts[j:], f, purposeInfo{})
 		} else if strings.EqualFold(val, "mac") {
 			x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: "macOS", tmpl: tmPrefers, cat: categoryDisplay("os")})
 		}
+	case w == "in" && personal(s) && !f.not && !f.hedge && s.kind == sSpeaker && workedIn(x, ts[1:]):
+		// "I'm in Kotlin all day", "me, I'm in Emacs most of the time":
+		// the language or tool the speaker works in.
+		x.emitPreference(s, x.text(ts[1:], valueLen(ts[1:], vThing)), purposeInfo{}, false, f)
 	case w == "in" && personal(s) && !f.not && s.kind == sSpeaker && timeZoneAt(ts, 1) > 0:
 		// "I'm in the Pacific time zone".
 		j := 1
@@ -685,4 +693,24 @@ func timeZoneAt(ts []token, k int) int {
 		}
 	}
 	return 0
+}
+
+// onCategories are the tools one is "on": "I'm on Helix", "been on Fish".
+var onCategories = wordSet("identity", "on-categories")
+
+// workedIn reports a language or an editor followed by how much of the
+// day goes to it: "Kotlin all day", "Emacs most of the time", "Go every
+// day". Without the time, "I'm in Go" may be a place in a game or a
+// channel, so it says nothing.
+func workedIn(x *extraction, ts []token) bool {
+	val, n := x.readValue(ts, vThing)
+	if n == 0 {
+		return false
+	}
+	if c, ok := CategoryOf(val); !ok || c != "programming_language" && c != "editor" {
+		return false
+	}
+	rest := ts[n:]
+	return seq(rest, 0, "all", "day") || seq(rest, 0, "all", "the", "time") || seq(rest, 0, "most", "of", "the") ||
+		seq(rest, 0, "every", "day") || seq(rest, 0, "full", "time") || seq(rest, 0, "day", "to", "day")
 }

@@ -57,7 +57,70 @@ func knownPlace(ts []token) bool {
 }
 
 // places are well-known cities and countries.
-var places = wordSet("places", "places")
+var places = set(append(wordList("places", "places"), wordList("places", "countries")...)...)
+
+// regions follow a city after a comma and end its name: states, provinces
+// and countries ("Athens, Georgia", "Kingston, Ontario", "Valencia, Spain").
+var regions = set(append(wordList("places", "regions"), wordList("places", "countries")...)...)
+
+// regionAfter returns how many tokens of ts, from k, name a region (up to
+// three words, the longest listed), or 0.
+func regionAfter(ts []token, k int) int {
+	for n := 3; n >= 1; n-- {
+		if k+n > len(ts) {
+			continue
+		}
+		words := make([]string, n)
+		for i := range n {
+			if ts[k+i].kind != tWord || !ts[k+i].capital {
+				words = nil
+				break
+			}
+			words[i] = ts[k+i].low
+		}
+		if words != nil && regions[strings.Join(words, " ")] {
+			return n
+		}
+	}
+	return 0
+}
+
+// cityRegion reports whether the comma at ts[k], inside the list ts[:end],
+// joins a place to its region rather than separating two items: a
+// capitalised name that is not itself a region, then a region that ends
+// the list. "Athens, Georgia" is one place (or a title named after one);
+// "Spain, France and Italy" and "Berlin, Paris" are lists.
+func cityRegion(ts []token, k, end int) bool {
+	if k == 0 || k+1 >= end || !ts[k-1].capital || ts[k-1].kind != tWord {
+		return false
+	}
+	start := k - 1
+	for start > 0 && ts[start-1].kind == tWord && ts[start-1].capital && k-start < 3 {
+		start--
+	}
+	if regionAfter(ts[start:k], 0) == k-start {
+		return false // the name before the comma is a region itself
+	}
+	n := regionAfter(ts, k+1)
+	return n > 0 && k+1+n == end
+}
+
+// cityRegionEnds reports whether the comma at ts[k] joins a place to a
+// region that ends the value: after the region comes the end, a
+// punctuation mark or a word that cannot continue a name, never "and",
+// "or" or another capital ("Athens, Georgia is my favourite town", not
+// "Athens, Georgia and Utah").
+func cityRegionEnds(ts []token, k int) bool {
+	n := regionAfter(ts, k+1)
+	if n == 0 {
+		return false
+	}
+	j := k + 1 + n
+	if j < len(ts) && (ts[j].kind == tWord && (ts[j].capital || is(ts, j, "and", "or")) || ts[j].kind == tQuote) {
+		return false
+	}
+	return cityRegion(ts, k, j)
+}
 
 // commonNounCategories hold common nouns: "techno", "green tea", "ramen".
 // Their values are stored in lower case whatever the sentence did ("Techno
@@ -86,3 +149,37 @@ func commonCase(v string) string {
 	}
 	return strings.ToLower(v[:1]) + v[1:]
 }
+
+// futureTime reports a time ahead within the next few words of a move:
+// "next year", "in the spring", "in a few weeks", "this coming June",
+// "soon". With a verb that is not past it makes the move a plan.
+func futureTime(ts []token) bool {
+	for k := 0; k < len(ts) && k < 10; k++ {
+		if ts[k].kind == tPunct && ts[k].low != "," {
+			return false
+		}
+		switch {
+		case is(ts, k, "next", "coming") && (periodWords[lowAt(ts, k+1)] || months[lowAt(ts, k+1)] || weekdays[lowAt(ts, k+1)]),
+			is(ts, k, "soon"),
+			is(ts, k, "in") && is(ts, k+1, "the") && seasons[lowAt(ts, k+2)],
+			is(ts, k, "in") && months[lowAt(ts, k+1)],
+			is(ts, k, "in") && is(ts, k+1, "a", "two", "three", "few", "couple") && futureSpan(ts[k+2:]),
+			is(ts, k, "this") && (seasons[lowAt(ts, k+1)] || months[lowAt(ts, k+1)]):
+			return true
+		}
+	}
+	return false
+}
+
+// futureSpan reads "few weeks", "couple of months", "weeks": the span of
+// "in a few weeks".
+func futureSpan(ts []token) bool {
+	for is(ts, 0, "few", "couple", "of") {
+		ts = ts[1:]
+	}
+	w := strings.TrimSuffix(lowAt(ts, 0), "s")
+	return w == "day" || w == "week" || w == "month" || w == "year"
+}
+
+// seasons end "in the spring", "this summer".
+var seasons = wordSet("changes", "seasons")

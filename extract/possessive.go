@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -179,6 +180,12 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	return true
 }
 
+// personalSlotNouns name where a person lives, comes from or works; with
+// "favourite" before them they name a taste instead.
+var personalSlotNouns = set("hometown", "home town", "birthplace", "country", "home country", "home",
+	"city", "location", "base", "place", "employer", "company", "workplace", "job", "work", "office",
+	"role", "title", "position", "occupation", "profession")
+
 // nounFacts are personal slots named by a noun: "my birthday is...".
 var nounFacts = map[string]string{
 	"birthday": "birthday", "date of birth": "birthday", "pronouns": "pronouns",
@@ -206,6 +213,14 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		}
 		words = append(words, t.low)
 	}
+	// "my favourite show right now", "my go-to shell lately": the time
+	// is no part of the noun (it makes the value current).
+	for _, tail := range [][]string{{"right", "now"}, {"these", "days"}, {"at", "the", "moment"}, {"of", "all", "time"}, {"now"}, {"ever"}, {"lately"}, {"currently"}, {"nowadays"}} {
+		if n := len(words); n > len(tail) && slices.Equal(words[n-len(tail):], tail) {
+			words = words[:n-len(tail)]
+			break
+		}
+	}
 	// "my shell of choice", "my favourite sort of cheese": the category
 	// is the noun without its frame.
 	if n := len(words); n > 2 && words[n-2] == "of" && words[n-1] == "choice" {
@@ -221,7 +236,13 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		}
 	}
 	person := s.kind == sSpeaker || s.kind == sPerson || s.kind == sNamed && !strings.HasSuffix(noun, "manager") && !knownCategories[CanonicalCategory(noun)]
-	switch noun {
+	slot := noun
+	if favorite && personalSlotNouns[noun] {
+		// "my favourite city is Valencia" is a taste, not a home; "my
+		// favourite job" is not the current one.
+		slot = ""
+	}
+	switch slot {
 	case "name", "first name", "full name", "real name", "given name", "nickname":
 		if s.kind == sSpeaker || s.kind == sPerson || s.kind == sNamed {
 			x.name(s.asPerson(), val, f, true)
@@ -356,6 +377,13 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		return
 	}
 	v, n := x.readValue(val, vThing)
+	if titleNouns[noun] {
+		// "my favourite novel is Light in August": a title keeps its
+		// small words.
+		if m := titleLen(val); m > n {
+			v, n = x.text(val, m), m
+		}
+	}
 	if n == 0 {
 		return
 	}

@@ -61,7 +61,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			return nil
 		}
 	}
-	if x.mode == modeUser && x.tasteIdiom(ts, f) {
+	if x.mode == modeUser && (x.tasteIdiom(ts, f) || x.bareState(ts, f)) {
 		return nil
 	}
 	if x.mode == modeUser && x.itsNow(ts, f) {
@@ -77,6 +77,10 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			// Chat drops the "I": "Switched to Neovim.", "Big fan of Rust."
 			if fan := indexOf(ts, "fan"); fan >= 0 && is(ts, fan+1, "of") {
 				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"), false)
+			} else if is(ts, 0, "been") && is(ts, 1, "on") {
+				x.copula(x.speaker, ts[1:], f) // "Been on Helix for a month."
+			} else if is(ts, 0, "been") {
+				x.predicate(x.speaker, ts[1:], f) // "Been using Zed lately."
 			} else if n := notKeenOn(ts); n > 0 {
 				x.likeThing(x.speaker, ts[n:], f, true, false) // "Not big on olives."
 			} else {
@@ -85,6 +89,10 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			return &x.speaker
 		}
 		return nil
+	}
+	if is(rest, 0, "'s") {
+		x.copula(s, rest[1:], f) // "the site's on Netlify"
+		return &s
 	}
 	x.predicate(s, rest, f)
 	return &s
@@ -419,7 +427,7 @@ loop:
 	}
 	v, ok := verbs[ts[i].low]
 	if !ok {
-		if x.mode == modeUser && x.activityIn(s, ts[i:], f) {
+		if x.mode == modeUser && (x.activityIn(s, ts[i:], f) || !strings.HasSuffix(ts[i].low, "ed") && x.teamToolIn(s, ts[i+1:], f)) {
 			return
 		}
 		x.ruleFallback(s, ts, modStart, i, f)
@@ -439,6 +447,9 @@ loop:
 		// "I do all my hacking in Helix", "I really enjoy coding in Zig":
 		// the tool is in what the person does.
 		x.activityIn(s, ts[i:], f)
+	}
+	if x.mode == modeUser && len(x.out) == before && v.lemma != "be" && v.lemma != "have" {
+		x.teamToolIn(s, ts[i+1:], f)
 	}
 	if len(x.out) == before && (f.always || f.must) {
 		x.ruleFallback(s, ts, modStart, i, f)
@@ -476,10 +487,16 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	case "have":
 		x.allergy(s, ts, f)
 	case "live", "reside":
+		if (s.kind == sTeam || s.kind == sNamed) && is(ts, 0, "on") && toolAt(x, ts[1:]) {
+			// "it all lives on Hetzner": where a stack runs.
+			x.useThing(s, ts[1:], f, purposeInfo{})
+			return
+		}
 		x.live(s, ts, f)
 	case "move", "relocate":
-		if gerund {
-			f.future = true // "I'm moving to Berlin" is a plan
+		if gerund || v.form != fPast && v.form != fPartOnly && futureTime(ts) {
+			// "I'm moving to Berlin", "we move to Ghent next spring": a plan.
+			f.future = true
 		}
 		x.move(s, ts, f)
 	case "work":
@@ -730,7 +747,8 @@ var dietItems = wordSet("predicates", "diet-items")
 // allergenPlurals name an allergy's source as "allergic to" does.
 var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",
 	"egg": "eggs", "cat": "cats", "dog": "dogs", "bee": "bees", "strawberry": "strawberries",
-	"almond": "almonds", "cashew": "cashews", "walnut": "walnuts", "tomato": "tomatoes"}
+	"almond": "almonds", "cashew": "cashews", "walnut": "walnuts", "tomato": "tomatoes", "hazelnut": "hazelnuts", "pistachio": "pistachios",
+	"pecan": "pecans", "wasp": "wasps"}
 
 func b2i(b bool) int {
 	if b {

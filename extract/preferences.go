@@ -427,6 +427,38 @@ func (x *extraction) activityIn(s subject, ts []token, f flags) bool {
 	return false
 }
 
+// teamToolIn reads the tool a team works in, named after what it does:
+// "we track every ticket in Jira", "we chat in Discord mostly", "we keep
+// the runbooks in Confluence". Only a known tool of a category one works
+// in (lexicons/preferences.txt [in-categories]) counts, so "we met in
+// Berlin" says nothing.
+func (x *extraction) teamToolIn(s subject, ts []token, f flags) bool {
+	if s.kind != sTeam || !s.we || f.not || f.hedge || f.future || f.past {
+		return false // "we talked on Slack yesterday" is one event
+	}
+	for j := 0; j < len(ts) && j <= 5; j++ {
+		if ts[j].kind == tPunct {
+			return false
+		}
+		if !is(ts, j, "in", "on", "through", "via") {
+			continue
+		}
+		val, n := x.readValue(ts[j+1:], vThing)
+		if n == 0 {
+			return false
+		}
+		if c, ok := CategoryOf(val); ok && inCategories[c] {
+			x.useThing(s, ts[j+1:j+1+n], f, purposeInfo{})
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// inCategories are the tools a team works in: trackers, chat, notes.
+var inCategories = wordSet("preferences", "in-categories")
+
 // replace reads "replaced MySQL with Postgres", "ditched Jenkins for
 // GitHub Actions", "dropped Webpack": the old thing ends, the new one takes
 // its place. Only things the lexicon knows count, so "dropped the ball"

@@ -12,7 +12,7 @@ import (
 // RulesName identifies the rule extractor in provenance records. Bump the
 // version when a change would extract different candidates from the same
 // text.
-const RulesName = "rules-en-v2"
+const RulesName = "rules-en-v3"
 
 // maxSentenceBytes bounds the sentences the rules read. Longer runs without
 // a sentence break are code, logs or pasted documents, not statements about
@@ -362,6 +362,13 @@ func (x *extraction) emit(s subject, f flags, c claim) {
 	}
 	if f.weak && conf > confWeak {
 		conf = confWeak
+	}
+	if f.future && c.key == "lives_in" && !f.neg && !f.past {
+		// "We relocate to Ghent in May": a move that has not happened
+		// is a plan, never the current home (which it would supersede).
+		// The plan does not replace anything: it carries no cue.
+		c = claim{typ: memory.TypeGoal, key: "moving_to", value: c.value, display: c.display, tmpl: tmMovingTo}
+		f.corr = false
 	}
 	hedged := f.hedge
 	if f.future && (c.key == "lives_in" || c.key == "works_at" || c.key == "role") {

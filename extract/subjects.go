@@ -11,6 +11,12 @@ import "strings"
 // fan of Rust", "Not a fan of Java").
 func droppedSubject(ts []token) bool {
 	w := lowAt(ts, 0)
+	if w == "went" && dietLen(ts, 1) > 0 {
+		return true // "Went vegan in January."
+	}
+	if w == "been" && is(ts, 1, "on", "using") {
+		return true // "Been on Helix for a month", "been using Zed lately"
+	}
 	if v, ok := verbs[w]; ok {
 		switch v.form {
 		case fPast:
@@ -74,10 +80,22 @@ func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
 		for is(ts, k, "whole", "entire", "engineering", "dev", "own", "main", "new") {
 			k++
 		}
-		if (teamNouns[lowAt(ts, k)] || componentNouns[lowAt(ts, k)]) && !is(ts, k+1, "'s") {
+		if (teamNouns[lowAt(ts, k)] || componentNouns[lowAt(ts, k)]) && (!is(ts, k+1, "'s") || is(ts, k+2, "on", "hosted", "running", "deployed", "written", "built")) {
+			// "the app's on Render": "'s" is "is" before where it runs.
 			return x.teamPart(x.text(ts[k:], 1)), ts[k+1:], true
 		}
 		return subject{}, nil, false
+	case (w == "everything" || w == "it" && is(ts, 1, "all")) && hostedAt(ts):
+		// "Everything runs on Render now", "it all lives on one VPS": the
+		// team's whole stack.
+		k := 1
+		if w == "it" {
+			k = 2
+		}
+		if is(ts, k, "is", "'s") && is(ts, k+1, "hosted", "running", "deployed") {
+			k++ // "everything's hosted on Vercel"
+		}
+		return x.team, ts[k:], true
 	case w == "the" && is(ts, 1, "user") && !is(ts, 2, "'s"):
 		return subject{kind: sPerson, id: "user", name: "The user"}, ts[2:], true
 	case w == "the" && k1Capital(ts) && is(ts, 2, "project", "repo", "app", "service", "team", "codebase"):
@@ -181,4 +199,20 @@ func gerundSubject(ts []token) bool {
 		}
 	}
 	return false
+}
+
+// hostedAt reports "everything runs on", "it all lives on", "everything's
+// hosted on": where a whole stack runs.
+func hostedAt(ts []token) bool {
+	k := 1
+	if is(ts, 0, "it") {
+		k = 2
+	}
+	if is(ts, k, "now", "still") {
+		k++
+	}
+	if is(ts, k, "is", "'s") && is(ts, k+1, "hosted", "running", "deployed") {
+		k++
+	}
+	return is(ts, k, "runs", "lives", "sits", "hosted", "running", "deployed", "is", "'s") && is(ts, k+1, "on")
 }

@@ -81,6 +81,10 @@ func valueLen(ts []token, k vkind) int {
 				n++
 				continue
 			}
+			if k == vThing && t.low == "," && n > 0 && cityRegionEnds(ts, n) {
+				n++ // "Athens, Georgia" (a place, or a title) is one thing
+				continue
+			}
 			if k == vPlace && t.low == "," && placeContinues(ts, n+1) {
 				n++
 				continue
@@ -151,6 +155,59 @@ func valueLen(ts []token, k vkind) int {
 	return n
 }
 
+// quantityAt reports a count opening a list item: "three instances", "2
+// replicas", "a couple of boxes".
+func quantityAt(ts []token) bool {
+	w := lowAt(ts, 0)
+	if len(ts) < 2 || ts[1].kind != tWord {
+		return false
+	}
+	if countWords[w] {
+		return true
+	}
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// countWords open a count: "two dynos", "a dozen workers".
+var countWords = wordSet("values", "count-words")
+
+// titleNouns name works with titles: "my favourite film is ...".
+var titleNouns = wordSet("values", "title-nouns")
+
+// titleWords join the capitalised words of a title: "Of Mice and Men",
+// "Light in August", "Salt in the Marrow".
+var titleWords = wordSet("values", "title-words")
+
+// titleLen returns how many tokens of ts form a capitalised title: words
+// that start with a capital, joined by small words that a capital
+// follows; 0 when ts does not start with a capital.
+func titleLen(ts []token) int {
+	if len(ts) == 0 || ts[0].kind != tWord || !ts[0].capital {
+		return 0
+	}
+	n := 0
+	for n < len(ts) && n < 10 && ts[n].kind == tWord {
+		if ts[n].capital {
+			n++
+			continue
+		}
+		j := n
+		for j < len(ts) && j < n+3 && ts[j].kind == tWord && !ts[j].capital && titleWords[ts[j].low] {
+			j++
+		}
+		if j == n || j >= len(ts) || ts[j].kind != tWord || !ts[j].capital {
+			break
+		}
+		n = j
+	}
+	return n
+}
+
 // listContinues reports whether a comma inside a list is followed by
 // another item ("jazz, blues and soul"), not an aside ("Vim, e.g. for Go").
 func listContinues(ts []token, k int) bool {
@@ -172,11 +229,31 @@ func listContinues(ts []token, k int) bool {
 	// A subject pronoun does the same: "I don't love Java, Kotlin I can
 	// live with" sets Kotlin apart from the dislike.
 	for j := k + 1; j < len(ts) && j <= k+3 && ts[j].kind == tWord; j++ {
-		if clauseVerbs[ts[j].low] || clauseSubjects[ts[j].low] {
+		if clauseVerbs[ts[j].low] || clauseSubjects[ts[j].low] || pastPredicate(ts, j) {
 			return false
 		}
 	}
 	return true
+}
+
+// clausePastLemmas are verbs whose simple past never stands before a noun
+// as an adjective: "the board got messy", "the app kept crashing".
+var clausePastLemmas = wordSet("values", "clause-past-lemmas")
+
+// pastPredicate reports a verb in the past tense at ts[j] that is a
+// clause's predicate, not a participle before a noun: "dropped Notion,
+// the sync broke too often", "..., the app kept crashing", "..., blues got
+// old"; "egg fried rice" stays one item.
+func pastPredicate(ts []token, j int) bool {
+	v, ok := verbs[ts[j].low]
+	if !ok || v.form != fPast || v.lemma == "use" {
+		return false
+	}
+	if j+1 >= len(ts) || ts[j+1].kind == tPunct || clausePastLemmas[v.lemma] {
+		return true
+	}
+	next := ts[j+1].low
+	return prepositions[next] || adverbs[next] || isGerund(next) || is(ts, j+1, "up", "out", "off", "old", "worse", "stale", "boring")
 }
 
 // clauseVerbs after a noun start a clause of their own.
@@ -303,6 +380,7 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	var items []string
 	start := 0
 	possessed := false // the list opened with "my", "our"...: its items share it
+	gapped := false    // a later item named another component
 	flush := func(end int) {
 		part := ts[start:end]
 		for len(part) > 0 && (part[0].kind == tPunct || part[0].low == "and" || part[0].low == "or" || part[0].low == "both" || part[0].low == "either") {
@@ -313,8 +391,19 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 		}
 		if start == 0 {
 			possessed = is(part, 0, "my", "our", "his", "her", "their", "your")
+		} else if gapped || is(part, 0, "the", "our") && (componentNouns[lowAt(part, 1)] || teamNouns[lowAt(part, 1)]) ||
+			quantityAt(part) {
+			// "on Render, three instances, long story": a count says how
+			// much of the thing before; the list ended there.
+			// "on Vercel and the API on a box": another component
+			// starts a clause of its own (its verb left out).
+			gapped = true
+			return
 		}
 		m := valueLen(part, vThing)
+		if m > 0 && is(part, m, ",") && cityRegion(part, m, len(part)) {
+			m = len(part)
+		}
 		if m > 0 && validValue(part[:m]) {
 			it := x.text(part, m)
 			if _, known := CategoryOf(it); start > 0 && possessed && !known && !part[0].capital && !isGerund(part[0].low) && !is(part, 0, "a", "an", "the") {
@@ -325,6 +414,9 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	}
 	for k := 0; k < n; k++ {
 		t := ts[k]
+		if t.kind == tPunct && t.low == "," && cityRegion(ts, k, n) {
+			continue // "Athens, Georgia" is one item
+		}
 		if (t.kind == tPunct && t.low == ",") || (t.kind == tWord && (t.low == "and" || t.low == "or")) {
 			flush(k)
 			start = k + 1

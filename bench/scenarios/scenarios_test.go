@@ -426,7 +426,7 @@ func TestSuiteFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const hit1, hit5, neverStated = 0.68, 0.90, 4
+	const hit1, hit5, neverStated = 0.69, 0.91, 4
 	if o := rep.Overall; o.Hit1 < hit1 || o.Hit5 < hit5 || rep.NeverStated.Violations > neverStated {
 		t.Errorf("overall hit@1 %.3f (floor %.2f), hit@5 %.3f (floor %.2f), never-stated violations %d (at most %d)",
 			o.Hit1, hit1, o.Hit5, hit5, rep.NeverStated.Violations, neverStated)
