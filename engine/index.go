@@ -132,6 +132,7 @@ type loadedVersion struct {
 	keyTerms    []string
 	aliasTerms  []string
 	subjectTerm string
+	shape       turnShape
 }
 
 // loadAll streams the namespace's versions from the store and analyses
@@ -179,7 +180,8 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 					subject = subjectTermOf(v, e.analyzer)
 					subjects[v.Subject] = subject
 				}
-				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), aliasTerms: aliasTermsOf(v, e.analyzer), subjectTerm: subject}
+				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), aliasTerms: aliasTermsOf(v, e.analyzer), subjectTerm: subject,
+					shape: shapeOf(v, e.analyzer)} // as putMeta does: ranking reads it
 			}
 		}()
 	}
@@ -203,7 +205,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 		lv.v.Embedding = nil
 		st.putEntry(&entry{
 			v: lv.v, keyTerms: lv.keyTerms, aliasTerms: lv.aliasTerms, status: lv.v.Status,
-			ownerless: !lv.v.Scope.Owned(), subjectTerm: lv.subjectTerm,
+			ownerless: !lv.v.Scope.Owned(), subjectTerm: lv.subjectTerm, shape: lv.shape,
 		}, nil)
 	}
 	select {
