@@ -63,6 +63,7 @@ type entry struct {
 
 	subjectTerm string // the subject as an index term ("user", "sister", "caroline")
 	shape       turnShape
+	toks        lineToks // token counts of its rendered lines, filled by packing
 }
 
 func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *entry {
