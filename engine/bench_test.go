@@ -108,6 +108,7 @@ func benchRetrieveWith(b *testing.B, n int, statement benchCorpus, query func(*r
 	lat := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "bench", Query: queries[i%len(queries)], TokenBudget: 1000})
@@ -120,7 +121,10 @@ func benchRetrieveWith(b *testing.B, n int, statement benchCorpus, query func(*r
 		}
 	}
 	b.StopTimer()
-	e.FlushTraces()
+	e.FlushTraces() // writing the traces is part of the work
+	if cpu := processCPU() - cpu; cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu_us/op")
+	}
 	reportPercentiles(b, lat)
 	b.ReportMetric(100*float64(followed)/float64(len(queries)), "followed_%")
 	if s, err := e.Stats(ctx, "bench"); err == nil {
