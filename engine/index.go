@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -64,6 +65,9 @@ type entry struct {
 	subjectTerm string // the subject as an index term ("user", "sister", "caroline")
 	shape       turnShape
 	toks        lineToks // token counts of its rendered lines, filled by packing
+	// episodeAt is an episode's last known place in st.episodes, plus
+	// one (see episodeIndexLocked).
+	episodeAt atomic.Int32
 }
 
 func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *entry {
