@@ -286,7 +286,18 @@ func benchStatement(r *rand.Rand, i int) engine.RememberParams {
 }
 
 // seedFileWith is seedFile over n/2 statements written by statement.
+// With MNEMON_BENCH_SEEDS set to a directory, a benchmark's seeded file is
+// kept there and copied on later runs (see seedCached).
 func seedFileWith(b *testing.B, n int, statement benchCorpus) string {
+	b.Helper()
+	if dir := os.Getenv("MNEMON_BENCH_SEEDS"); dir != "" {
+		return seedCached(b, dir, n, statement)
+	}
+	return seedFresh(b, n, statement)
+}
+
+// seedFresh writes the seeded file of seedFileWith.
+func seedFresh(b *testing.B, n int, statement benchCorpus) string {
 	b.Helper()
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "open.db")
