@@ -52,13 +52,8 @@ func benchQuery(r *rand.Rand) string {
 	return fmt.Sprintf("%s %s %s", benchThings[r.IntN(len(benchThings))], benchTools[r.IntN(len(benchTools))], benchReasons[r.IntN(len(benchReasons))])
 }
 
-// seedEngine opens an engine over a fresh store holding n memory items
-// (n/2 statements).
-func seedEngine(b *testing.B, n int) (*engine.Engine, string) {
-	return seedEngineWith(b, n, benchStatement)
-}
-
-// seedEngineWith is seedEngine over statements written by statement.
+// seedEngineWith opens an engine over a fresh store seeded with n/2
+// statements written by statement (n memory items when each is keyed).
 func seedEngineWith(b *testing.B, n int, statement benchCorpus) (*engine.Engine, string) {
 	b.Helper()
 	ctx := context.Background()
