@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/internal/clock"
+	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
@@ -51,12 +52,12 @@ func benchQuery(r *rand.Rand) string {
 	return fmt.Sprintf("%s %s %s", benchThings[r.IntN(len(benchThings))], benchTools[r.IntN(len(benchTools))], benchReasons[r.IntN(len(benchReasons))])
 }
 
-// seedEngine opens an engine over a fresh store holding n memory items
-// (n/2 statements).
-func seedEngine(b *testing.B, n int) (*engine.Engine, string) {
+// seedEngineWith opens an engine over a fresh store seeded with n/2
+// statements written by statement (n memory items when each is keyed).
+func seedEngineWith(b *testing.B, n int, statement benchCorpus) (*engine.Engine, string) {
 	b.Helper()
 	ctx := context.Background()
-	path := seedFile(b, n)
+	path := seedFileWith(b, n, statement)
 	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		b.Fatal(err)
@@ -73,22 +74,36 @@ func seedEngine(b *testing.B, n int) (*engine.Engine, string) {
 }
 
 func benchRetrieve(b *testing.B, n int) {
-	e, _ := seedEngine(b, n)
+	benchRetrieveWith(b, n, benchStatement, benchQuery)
+}
+
+// benchRetrieveWith times retrievals of query's questions over a store
+// seeded with statement.
+func benchRetrieveWith(b *testing.B, n int, statement benchCorpus, query func(*rand.Rand) string) {
+	e, _ := seedEngineWith(b, n, statement)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(3, 4))
 	queries := make([]string, 256)
 	for i := range queries {
-		queries[i] = benchQuery(r)
+		queries[i] = query(r)
 	}
-	// Warm the stem cache and the index as a running server would be.
+	// Warm the stem cache and the index as a running server would be, and
+	// count the queries whose ranking followed a reply or a change (the
+	// first-person path): a benchmark meant to time that path shows it ran.
+	followed := 0
 	for _, q := range queries {
-		if _, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "bench", Query: q}); err != nil {
+		res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "bench", Query: q})
+		if err != nil {
 			b.Fatal(err)
+		}
+		if rankingFollowed(res) {
+			followed++
 		}
 	}
 	lat := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "bench", Query: queries[i%len(queries)], TokenBudget: 1000})
@@ -101,8 +116,29 @@ func benchRetrieve(b *testing.B, n int) {
 		}
 	}
 	b.StopTimer()
-	e.FlushTraces()
+	e.FlushTraces() // writing the traces is part of the work
+	if cpu := processCPU() - cpu; cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu_us/op")
+	}
 	reportPercentiles(b, lat)
+	b.ReportMetric(100*float64(followed)/float64(len(queries)), "followed_%")
+	if s, err := e.Stats(ctx, "bench"); err == nil {
+		b.ReportMetric(float64(s.Indexed), "indexed")
+	}
+}
+
+// rankingFollowed reports whether a packed item carries a term that only
+// the first-person path adds: a reply followed, a change followed, a
+// value demoted as replaced.
+func rankingFollowed(res *engine.Result) bool {
+	for _, it := range res.Items {
+		for _, name := range []string{"reply", "change", "replaced"} {
+			if _, ok := it.Terms[name]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func reportPercentiles(b *testing.B, lat []time.Duration) {
@@ -231,6 +267,32 @@ func BenchmarkOpen100k(b *testing.B) {
 // seedFile writes a seeded n-memory database and closes it. The clock
 // stands after the last statement's observation time.
 func seedFile(b *testing.B, n int) string {
+	return seedFileWith(b, n, benchStatement)
+}
+
+// benchCorpus writes the i-th statement of a seeded corpus: its text, and
+// its key when it is remembered as exactly one fact; a statement without a
+// key is captured as a turn of the user's, which the extractor reads.
+type benchCorpus func(r *rand.Rand, i int) engine.RememberParams
+
+// benchStatement is keyed, so each statement is one fact and its episode.
+func benchStatement(r *rand.Rand, i int) engine.RememberParams {
+	return engine.RememberParams{Text: benchSentence(r, i), Key: fmt.Sprintf("note:%d", i)}
+}
+
+// seedFileWith is seedFile over n/2 statements written by statement.
+// With MNEMON_BENCH_SEEDS set to a directory, a benchmark's seeded file is
+// kept there and copied on later runs (see seedCached).
+func seedFileWith(b *testing.B, n int, statement benchCorpus) string {
+	b.Helper()
+	if dir := os.Getenv("MNEMON_BENCH_SEEDS"); dir != "" {
+		return seedCached(b, dir, n, statement)
+	}
+	return seedFresh(b, n, statement)
+}
+
+// seedFresh writes the seeded file of seedFileWith.
+func seedFresh(b *testing.B, n int, statement benchCorpus) string {
 	b.Helper()
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "open.db")
@@ -246,14 +308,24 @@ func seedFile(b *testing.B, n int) string {
 	const batch = 1000
 	for i := 0; i < n/2; i += batch {
 		ps := make([]engine.RememberParams, 0, batch)
+		var turns []engine.Event
 		for j := i; j < i+batch && j < n/2; j++ {
-			ps = append(ps, engine.RememberParams{
-				Namespace: "bench", Text: benchSentence(r, j), Key: fmt.Sprintf("note:%d", j),
-				ObservedAt: t0.Add(time.Duration(j) * time.Minute),
-			})
+			p := statement(r, j)
+			at := t0.Add(time.Duration(j) * time.Minute)
+			if p.Key == "" {
+				turns = append(turns, engine.Event{Kind: memory.EpisodeUserMessage, Content: p.Text, OccurredAt: at})
+				continue
+			}
+			p.Namespace, p.ObservedAt = "bench", at
+			ps = append(ps, p)
 		}
 		if _, err := e.RememberBatch(ctx, ps); err != nil {
 			b.Fatal(err)
+		}
+		if len(turns) > 0 {
+			if _, err := e.Capture(ctx, engine.CaptureParams{Namespace: "bench", Events: turns}); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	e.Close()

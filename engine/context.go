@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sort"
 	"strings"
 	"time"
 
@@ -88,11 +87,8 @@ func (st *nsState) neighbours(v *memory.Version, nb, na int, keep func(string) b
 	if nb+na == 0 {
 		return nil, nil
 	}
-	i := sort.Search(len(st.episodes), func(i int) bool {
-		en, _ := st.entries.load(st.episodes[i])
-		return !episodeBefore(en.v, v)
-	})
-	if i == len(st.episodes) || st.episodes[i] != v.ID {
+	i := st.episodeIndexLocked(v)
+	if i < 0 {
 		return nil, nil
 	}
 	walk := func(step, n int) []*entry {

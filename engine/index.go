@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -63,6 +64,10 @@ type entry struct {
 
 	subjectTerm string // the subject as an index term ("user", "sister", "caroline")
 	shape       turnShape
+	toks        lineToks // token counts of its rendered lines, filled by packing
+	// episodeAt is an episode's last known place in st.episodes, plus
+	// one (see episodeIndexLocked).
+	episodeAt atomic.Int32
 }
 
 func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *entry {
@@ -132,6 +137,7 @@ type loadedVersion struct {
 	keyTerms    []string
 	aliasTerms  []string
 	subjectTerm string
+	shape       turnShape
 }
 
 // loadAll streams the namespace's versions from the store and analyses
@@ -179,7 +185,8 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 					subject = subjectTermOf(v, e.analyzer)
 					subjects[v.Subject] = subject
 				}
-				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), aliasTerms: aliasTermsOf(v, e.analyzer), subjectTerm: subject}
+				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), aliasTerms: aliasTermsOf(v, e.analyzer), subjectTerm: subject,
+					shape: shapeOf(v, e.analyzer)} // as putMeta does: ranking reads it
 			}
 		}()
 	}
@@ -203,7 +210,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 		lv.v.Embedding = nil
 		st.putEntry(&entry{
 			v: lv.v, keyTerms: lv.keyTerms, aliasTerms: lv.aliasTerms, status: lv.v.Status,
-			ownerless: !lv.v.Scope.Owned(), subjectTerm: lv.subjectTerm,
+			ownerless: !lv.v.Scope.Owned(), subjectTerm: lv.subjectTerm, shape: lv.shape,
 		}, nil)
 	}
 	select {

@@ -126,9 +126,9 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 			st.mu.RLock()
 			c.before, c.after = st.neighbours(c.en.v, nb, na, keep, shown)
 			st.mu.RUnlock()
-			c.lineToks = e.counter.Count(contextLines(c, viewOf(p)))
+			c.lineToks = e.contextTokens(c, viewOf(p))
 		} else if c.lineToks == 0 {
-			c.lineToks = e.counter.Count(line(c.en.v, viewOf(p)))
+			c.lineToks, _ = e.lineTokens(c.en, viewOf(p))
 		}
 		n := c.lineToks
 		if s := sectionOf(c.en.v); !opened[s] {

@@ -549,14 +549,14 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 	if len(qterms) == 0 {
 		return nil
 	}
-	qset := make(map[string]bool, len(qterms))
-	for _, t := range qterms {
-		qset[t] = true
-	}
+	// Only servable postings are counted: a common slot's key word lists
+	// every version ever written of it, most of them history.
 	matched := make(map[string]int)
 	for _, t := range qterms {
 		for _, id := range st.structured[t] {
-			matched[id]++
+			if keep(id) {
+				matched[id]++
+			}
 		}
 	}
 	hits := make([]search.Hit, 0, len(matched))
@@ -569,7 +569,7 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 			n = len(en.keyTerms) // a posting listed twice after an update
 		}
 		score := float64(n) / float64(len(en.keyTerms))
-		if qset[en.v.Subject] {
+		if slices.Contains(qterms, en.v.Subject) {
 			score += 0.25
 		}
 		if en.v.Kind == memory.KindEpisodic {
@@ -579,13 +579,7 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 		}
 		hits = append(hits, search.Hit{ID: id, Score: score})
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].ID > hits[j].ID // newer ids first
-	})
-	return topKept(hits, keep, k)
+	return topHits(hits, k) // newer ids first at equal scores
 }
 
 // criticalHits offers every servable must_include memory, most relevant to
