@@ -492,7 +492,7 @@ export interface RetrieveRequest {
   agent_id?: string;
   /** Answer as of this valid time (RFC 3339). */
   as_of?: string;
-  /** Turns shown before and after each packed episode from the same conversation (0-3; 0 none; default 1). Their tokens count against the budget. */
+  /** Turns shown before and after each packed episode the ranking is confident of (one of the two best items, or scoring at least 0.55 of the best), from the same conversation (0-3; 0 none; default 2); an episode asking a question also brings the turn after it. Their tokens count against the budget. */
   context_turns?: number;
   /** Also serve superseded and expired versions. */
   include_history?: boolean;
