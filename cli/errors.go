@@ -65,10 +65,15 @@ func describe(ctx context.Context, err error) (string, int) {
 		return fe.msg, fe.code
 	}
 	msg := err.Error()
+	var pe *memory.Error
+	if errors.As(err, &pe) {
+		// Phrased for the caller where it was found, without the
+		// operations it passed through.
+		msg = pe.Message
+	}
 	switch {
 	case errors.Is(err, memory.ErrInvalid):
-		// The sentinel's text adds nothing to the exit status 2.
-		return strings.Replace(msg, memory.ErrInvalid.Error()+": ", "", 1), 2
+		return msg, 2
 	case errors.Is(err, memory.ErrCorrupt):
 		if !strings.Contains(msg, "move it aside") {
 			msg += "; point --db at a mnemon database, or move the file aside to start a new one"

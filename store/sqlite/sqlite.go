@@ -555,7 +555,7 @@ func mapErr(err error) error {
 	}
 	switch se.Code() {
 	case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
-		return fmt.Errorf("%w: %w", memory.ErrConflict, err)
+		return memory.Conflictf(err, "it is stored already (the same id, or the same record twice)")
 	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 		return fmt.Errorf("%w: the memory it belongs to does not exist: %w", memory.ErrNotFound, err)
 	}
