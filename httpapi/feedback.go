@@ -59,4 +59,3 @@ func (s *Server) explainMemory(w http.ResponseWriter, r *request) error {
 	}
 	return writeJSON(w, http.StatusOK, ex)
 }
-

@@ -34,7 +34,7 @@ const (
 	CodeStorageFull          = "storage_full" // 507: the disk is full; nothing was stored
 	CodeInternal             = "internal"
 	CodeInvalidSession       = memory.CodeInvalidSession // consolidate: a session id that cannot name one
-	CodeSessionNotFound      = "session_not_found" // consolidate: no episode of that session in the namespace
+	CodeSessionNotFound      = "session_not_found"       // consolidate: no episode of that session in the namespace
 )
 
 // ProblemBase prefixes every problem type URI.
