@@ -29,13 +29,26 @@ const (
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeConflict             = memory.CodeConflict
 	CodeTimeout              = "timeout"
-	CodeUnavailable          = "unavailable"
+	CodeUnavailable          = "unavailable" // reserved: no request answers it today (/readyz reports unavailability in its body)
 	CodeStoreCorrupt         = "store_corrupt"
 	CodeStorageFull          = "storage_full" // 507: the disk is full; nothing was stored
 	CodeInternal             = "internal"
 	CodeInvalidSession       = memory.CodeInvalidSession // consolidate: a session id that cannot name one
 	CodeSessionNotFound      = "session_not_found"       // consolidate: no episode of that session in the namespace
 )
+
+// problemCodes lists every code a response can carry, in the order the
+// OpenAPI document gives them (Problem.code's enum). A test makes a
+// request that answers each one; CodeUnavailable is left out because none
+// does.
+var problemCodes = []string{
+	CodeMalformedJSON, CodeInvalidRequest, CodeInvalidTimestamp, CodeInvalidNamespace,
+	CodeInvalidSession, CodeInvalidOutcome, CodeInvalidSeverity, CodeInvalidSource,
+	CodeUnsupportedMediaType, CodeBodyTooLarge, CodeHeadersTooLarge, CodeTooManyEvents, CodeQueryTooLong,
+	CodeRateLimited, CodeUnauthenticated, CodeForbidden,
+	CodeNotFound, CodeNamespaceNotFound, CodeSessionNotFound, CodeRetrievalNotFound, CodeNotInRetrieval,
+	CodeMethodNotAllowed, CodeConflict, CodeTimeout, CodeStoreCorrupt, CodeStorageFull, CodeInternal,
+}
 
 // ProblemBase prefixes every problem type URI.
 const ProblemBase = "https://mnemon.dev/problems/"
