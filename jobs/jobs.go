@@ -448,7 +448,7 @@ func (q *Queue) Retry(ctx context.Context, ns, id string) (*Job, error) {
 		return nil, err
 	}
 	if j.State != StateFailed {
-		return nil, fmt.Errorf("job %s is %s: %w: only a failed job can be retried", id, j.State, memory.ErrConflict)
+		return nil, memory.Conflictf(nil, "job %s is %s: only a failed job can be retried", id, j.State)
 	}
 	row, err := q.client.JobRetry(ctx, n)
 	if err != nil {

@@ -44,6 +44,10 @@ const (
 	CodeNotInRetrieval   = "memory_not_in_retrieval"
 	CodeNotFound         = "not_found"
 	CodeConflict         = "conflict"
+	// A database file that cannot be used: damaged, foreign or newer
+	// (store_corrupt), or older and opened for reading only.
+	CodeStoreCorrupt = "store_corrupt"
+	CodeStoreTooOld  = "store_too_old"
 )
 
 // Error is a problem phrased for the caller where it is found: a stable

@@ -323,7 +323,7 @@ export interface Outcome {
 
 export interface Problem {
   /** Stable machine-readable code. */
-  code: string;
+  code: "malformed_json" | "invalid_request" | "invalid_timestamp" | "invalid_namespace" | "invalid_session" | "invalid_outcome" | "invalid_severity" | "invalid_source" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "too_many_events" | "query_too_long" | "rate_limited" | "unauthenticated" | "forbidden" | "not_found" | "namespace_not_found" | "session_not_found" | "retrieval_not_found" | "memory_not_in_retrieval" | "method_not_allowed" | "conflict" | "timeout" | "store_corrupt" | "storage_full" | "internal";
   detail?: string;
   request_id?: string;
   status: number;
@@ -492,7 +492,7 @@ export interface RetrieveRequest {
   agent_id?: string;
   /** Answer as of this valid time (RFC 3339). */
   as_of?: string;
-  /** Turns shown before and after each packed episode from the same conversation (0-3; 0 none; default 1). Their tokens count against the budget. */
+  /** Turns shown before and after each packed episode the ranking is confident of (one of the two best items, or scoring at least 0.55 of the best), from the same conversation (0-3; 0 none; default 2); an episode asking a question also brings the turn after it. Their tokens count against the budget. */
   context_turns?: number;
   /** Also serve superseded and expired versions. */
   include_history?: boolean;
