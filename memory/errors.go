@@ -68,14 +68,19 @@ type Error struct {
 	Cause   error  // what was underneath; never shown to a client
 }
 
-// Error is the message, followed by a cause that is no Error of its own
-// (a driver's text) for the log.
-func (e *Error) Error() string {
-	var pe *Error
-	if e.Cause != nil && !errors.As(e.Cause, &pe) {
-		return e.Message + ": " + e.Cause.Error()
+// Error is the message, followed for the log by the text of the cause
+// underneath that is no Error of its own (a driver's).
+func (e *Error) Error() string { return e.Message + e.logDetail() }
+
+func (e *Error) logDetail() string {
+	if e.Cause == nil {
+		return ""
 	}
-	return e.Message
+	var inner *Error
+	if errors.As(e.Cause, &inner) {
+		return inner.logDetail()
+	}
+	return ": " + e.Cause.Error()
 }
 
 func (e *Error) Unwrap() []error {
