@@ -30,7 +30,7 @@ const (
 	CodeConflict             = memory.CodeConflict
 	CodeTimeout              = "timeout"
 	CodeUnavailable          = "unavailable" // reserved: no request answers it today (/readyz reports unavailability in its body)
-	CodeStoreCorrupt         = "store_corrupt"
+	CodeStoreCorrupt         = memory.CodeStoreCorrupt
 	CodeStorageFull          = "storage_full" // 507: the disk is full; nothing was stored
 	CodeInternal             = "internal"
 	CodeInvalidSession       = memory.CodeInvalidSession // consolidate: a session id that cannot name one
