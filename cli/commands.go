@@ -1319,7 +1319,7 @@ does not merge, so import into a new or empty namespace.
 				switch {
 				case errors.Is(err, memory.ErrInvalid):
 					msg, _ := describe(ctx, err)
-					return usagef("import: %s: %s; import reads files written by 'mnemon export'; nothing was imported", name, strings.TrimPrefix(msg, "import: "))
+					return usagef("import: %s: %s; import reads files written by 'mnemon export'; nothing was imported", name, msg)
 				case errors.Is(err, memory.ErrConflict):
 					return &failure{msg: fmt.Sprintf("import: namespace %s already holds memories with the same ids or slots as %s; nothing was imported; import into a new namespace with --namespace NAME", a.ns, name), code: 1, err: err}
 				}

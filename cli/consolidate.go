@@ -76,7 +76,8 @@ Every step is in the admission log (extractor "consolidate").
 			if len(args) == 1 {
 				id = args[0]
 				if err := engine.ValidateSessionID(id); err != nil {
-					return usagef("session id %q: %s", id, strings.TrimPrefix(err.Error(), memory.ErrInvalid.Error()+": "))
+					msg, _ := describe(ctx, err)
+					return usagef("session id %q: %s", id, msg)
 				}
 			}
 			if err := a.openStore(ctx); err != nil {

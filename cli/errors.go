@@ -65,10 +65,15 @@ func describe(ctx context.Context, err error) (string, int) {
 		return fe.msg, fe.code
 	}
 	msg := err.Error()
+	var pe *memory.Error
+	if errors.As(err, &pe) {
+		// Phrased for the caller where it was found, without the
+		// operations it passed through.
+		msg = pe.Message
+	}
 	switch {
 	case errors.Is(err, memory.ErrInvalid):
-		// The sentinel's text adds nothing to the exit status 2.
-		return strings.Replace(msg, memory.ErrInvalid.Error()+": ", "", 1), 2
+		return msg, 2
 	case errors.Is(err, memory.ErrCorrupt):
 		if !strings.Contains(msg, "move it aside") {
 			msg += "; point --db at a mnemon database, or move the file aside to start a new one"
@@ -94,9 +99,13 @@ func openFailed(path string, err error) error {
 	if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
 		return usagef("the database path %s is a directory; name a file, e.g. --db %s", abs, filepath.Join(abs, "mnemon.db"))
 	}
-	cause := err.Error()
-	for _, p := range []string{"sqlite: open " + abs + ": ", "sqlite: open " + path + ": "} {
-		cause = strings.TrimPrefix(cause, p)
+	// The store phrases what is wrong with the file for the person who
+	// chose it; any other error is told by its root cause, without the
+	// operations it passed through.
+	var pe *memory.Error
+	cause := rootCause(err).Error()
+	if errors.As(err, &pe) {
+		cause = pe.Message
 	}
 	var coded interface{ Code() int }
 	const sqliteReadOnly = 8
@@ -110,9 +119,20 @@ func openFailed(path string, err error) error {
 	case errors.As(err, &coded) && coded.Code()&0xff == sqliteReadOnly:
 		return &failure{msg: fmt.Sprintf("database %s is read-only; mnemon needs to write to it: fix its permissions, or choose another file with --db", abs), code: 1, err: err}
 	case errors.Is(err, memory.ErrInvalid):
-		return usagef("database %s: %s", abs, strings.Replace(cause, memory.ErrInvalid.Error()+": ", "", 1))
+		return usagef("database %s: %s", abs, cause)
 	}
 	return &failure{msg: fmt.Sprintf("cannot open database %s: %s", abs, cause), code: 1, err: err}
+}
+
+// rootCause is the innermost error err wraps.
+func rootCause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // flagValueRE matches the flag package's "invalid value" errors.

@@ -113,8 +113,7 @@ outcome) changes nothing. 'mnemon explain MEMORY_ID' shows how usefulness and tr
 			res, err := a.engine.Feedback(ctx, p)
 			switch {
 			case errors.Is(err, engine.ErrNotInRetrieval):
-				msg := strings.TrimPrefix(err.Error(), "feedback: ")
-				msg = strings.ReplaceAll(msg, engine.ErrNotInRetrieval.Error()+": ", "")
+				msg, _ := describe(ctx, err)
 				return &failure{msg: msg + "; 'mnemon explain " + id + "' lists its items", code: 1, err: err}
 			case err != nil:
 				return notFound(err, id, a.ns)

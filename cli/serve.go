@@ -755,7 +755,8 @@ func (a *app) retryJob(ctx context.Context, o *options, id string) error {
 	case errors.Is(err, memory.ErrNotFound):
 		return &failure{msg: fmt.Sprintf("no job %s; list jobs with 'mnemon jobs'", id), code: 1, err: err}
 	case errors.Is(err, memory.ErrConflict):
-		return &failure{msg: strings.Replace(err.Error(), memory.ErrConflict.Error()+": ", "", 1), code: 1, err: err}
+		msg, _ := describe(ctx, err)
+		return &failure{msg: msg, code: 1, err: err}
 	case err != nil:
 		return err
 	}

@@ -618,6 +618,34 @@ func readOpenAPI(t *testing.T) map[string]any {
 	return doc
 }
 
+// TestCodesMatchOpenAPI keeps the client's Code constants in step with the
+// problem codes the server's OpenAPI document lists.
+func TestCodesMatchOpenAPI(t *testing.T) {
+	t.Parallel()
+	problem := readOpenAPI(t)["components"].(map[string]any)["schemas"].(map[string]any)["Problem"].(map[string]any)
+	enum, _ := problem["properties"].(map[string]any)["code"].(map[string]any)["enum"].([]any)
+	constants := map[client.Code]bool{}
+	for _, c := range []client.Code{
+		client.ErrMalformedJSON, client.ErrInvalidRequest, client.ErrInvalidTimestamp, client.ErrInvalidNamespace,
+		client.ErrUnsupportedMediaType, client.ErrBodyTooLarge, client.ErrHeadersTooLarge, client.ErrTooManyEvents,
+		client.ErrQueryTooLong, client.ErrRateLimited, client.ErrUnauthenticated, client.ErrForbidden, client.ErrNotFound,
+		client.ErrNamespaceNotFound, client.ErrMethodNotAllowed, client.ErrConflict, client.ErrTimeout,
+		client.ErrStoreCorrupt, client.ErrStorageFull, client.ErrInternal, client.ErrInvalidSession,
+		client.ErrSessionNotFound, client.ErrInvalidOutcome, client.ErrInvalidSeverity, client.ErrInvalidSource,
+		client.ErrRetrievalNotFound, client.ErrNotInRetrieval,
+	} {
+		constants[c] = true
+	}
+	if len(enum) == 0 {
+		t.Fatal("the OpenAPI document lists no problem codes")
+	}
+	for _, v := range enum {
+		if code, _ := v.(string); !constants[client.Code(code)] {
+			t.Errorf("the server answers %q; the client has no constant for it", v)
+		}
+	}
+}
+
 // TestTypesMatchOpenAPI keeps the client's types in step with the schemas
 // of the server's OpenAPI document: the same JSON members, no more, no
 // fewer.

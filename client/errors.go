@@ -18,7 +18,8 @@ type Code string
 
 func (c Code) Error() string { return string(c) }
 
-// The server's problem codes (httpapi/problem.go).
+// The server's problem codes, as its OpenAPI document lists them
+// (Problem.code); ErrUnavailable is reserved, no request answers it today.
 const (
 	ErrMalformedJSON        Code = "malformed_json"
 	ErrInvalidRequest       Code = "invalid_request"
@@ -41,6 +42,13 @@ const (
 	ErrStoreCorrupt         Code = "store_corrupt"
 	ErrStorageFull          Code = "storage_full"
 	ErrInternal             Code = "internal"
+	ErrInvalidSession       Code = "invalid_session"
+	ErrSessionNotFound      Code = "session_not_found"
+	ErrInvalidOutcome       Code = "invalid_outcome"
+	ErrInvalidSeverity      Code = "invalid_severity"
+	ErrInvalidSource        Code = "invalid_source"
+	ErrRetrievalNotFound    Code = "retrieval_not_found"
+	ErrNotInRetrieval       Code = "memory_not_in_retrieval"
 )
 
 // Error is an error answer from the server: its RFC 9457 problem document,

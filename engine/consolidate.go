@@ -209,7 +209,9 @@ func (e *Engine) ConsolidateSession(ctx context.Context, ns, sessionID string, o
 		return nil, fmt.Errorf("consolidate: %w", err)
 	}
 	if err := ValidateSessionID(sessionID); err != nil {
-		return nil, fmt.Errorf("consolidate: %w", err)
+		// Here the session is what the call names, so it has its own code;
+		// an imported record's session id is one invalid field among many.
+		return nil, fmt.Errorf("consolidate: %w", memory.WithCode(err, memory.CodeInvalidSession))
 	}
 	info, err := e.store.GetSession(ctx, memory.GetParams{Namespace: ns, ID: sessionID})
 	if err != nil {

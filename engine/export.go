@@ -258,10 +258,10 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 		}
 		var rec Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, nil, fmt.Errorf("import: line %d: %w", lineNo, memory.Invalidf("not a JSON record: %s", recordError(err)))
+			return nil, nil, fmt.Errorf("import: %w", memory.Invalidf("line %d: not a JSON record: %s", lineNo, recordError(err)))
 		}
 		if err := checkRecordTimes(&rec); err != nil {
-			return nil, nil, fmt.Errorf("import: line %d: %w", lineNo, err)
+			return nil, nil, fmt.Errorf("import: %w", memory.Within(err, "line %d", lineNo))
 		}
 		switch {
 		case rec.Record == "header":
@@ -286,15 +286,15 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 		default:
 			ok, err := learn.add(ns, &rec)
 			if !ok {
-				return nil, nil, fmt.Errorf("import: line %d: %w", lineNo, memory.Invalidf("unknown or empty record %q", rec.Record))
+				return nil, nil, fmt.Errorf("import: %w", memory.Invalidf("line %d: unknown or empty record %q", lineNo, rec.Record))
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("import: line %d: %w", lineNo, err)
+				return nil, nil, fmt.Errorf("import: %w", memory.Within(err, "line %d", lineNo))
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("import: line %d: %w", lineNo+1, err)
+		return nil, nil, fmt.Errorf("import: %w", memory.Within(err, "line %d", lineNo+1))
 	}
 	// Every version must decode before anything is written: a version the
 	// index cannot read would leave the namespace unloadable.
@@ -302,7 +302,7 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 	for i, v := range vers {
 		doc, err := e.docOf(v)
 		if err != nil {
-			return nil, nil, fmt.Errorf("import: version %s: %w", v.ID, memory.Invalidf("unreadable embedding: %v", err))
+			return nil, nil, fmt.Errorf("import: %w", memory.Invalidf("version %s: unreadable embedding: %v", v.ID, err))
 		}
 		docs[i] = doc
 	}
@@ -316,12 +316,12 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 	if have, err := e.store.Stats(ctx, memory.StatsParams{Namespace: ns}); err != nil {
 		return nil, nil, fmt.Errorf("import: %w", err)
 	} else if have.Episodes > 0 || have.Memories > 0 {
-		return nil, nil, fmt.Errorf("import: %w: namespace %q already holds %d memories and %d episodes; import into an empty namespace", memory.ErrConflict, ns, have.Memories, have.Episodes)
+		return nil, nil, fmt.Errorf("import: %w", memory.Conflictf(nil, "namespace %q already holds %d memories and %d episodes", ns, have.Memories, have.Episodes))
 	}
 	err = e.store.InTx(ctx, func(tx memory.Executor) error {
 		for _, m := range mems {
 			if err := tx.CreateMemory(ctx, m); err != nil {
-				return fmt.Errorf("memory %s: %w", m.ID, err)
+				return memory.Within(err, "memory %s", m.ID)
 			}
 		}
 		if len(eps) > 0 {
@@ -335,14 +335,14 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 			for _, ep := range eps {
 				if ep.Content == "" {
 					if err := tx.PurgeEpisodeText(ctx, memory.PurgeEpisodeParams{Namespace: ns, EpisodeID: ep.ID, Metadata: ep.Metadata}); err != nil {
-						return fmt.Errorf("episode %s: %w", ep.ID, err)
+						return memory.Within(err, "episode %s", ep.ID)
 					}
 				}
 			}
 		}
 		for _, v := range vers {
 			if err := tx.CreateVersion(ctx, v); err != nil {
-				return fmt.Errorf("version %s: %w", v.ID, err)
+				return memory.Within(err, "version %s", v.ID)
 			}
 		}
 		if len(adms) > 0 {
@@ -352,7 +352,7 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 		}
 		for _, t := range trs {
 			if err := tx.CreateTrace(ctx, t); err != nil {
-				return fmt.Errorf("trace %s: %w", t.ID, err)
+				return memory.Within(err, "trace %s", t.ID)
 			}
 		}
 		return learn.write(ctx, tx, ns)
@@ -452,7 +452,7 @@ func (l *learningState) write(ctx context.Context, tx memory.Executor, ns string
 	}
 	for _, s := range l.summaries {
 		if err := tx.PutSessionSummary(ctx, s); err != nil {
-			return fmt.Errorf("session summary %q: %w", s.SessionID, err)
+			return memory.Within(err, "session summary %q", s.SessionID)
 		}
 	}
 	if len(l.stubs) > 0 {

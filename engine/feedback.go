@@ -47,6 +47,11 @@ const (
 // return. It wraps memory.ErrInvalid.
 var ErrNotInRetrieval = fmt.Errorf("%w: not an item of the retrieval", memory.ErrInvalid)
 
+// notInRetrieval is a memory_not_in_retrieval Error of kind ErrNotInRetrieval.
+func notInRetrieval(format string, args ...any) error {
+	return &memory.Error{Code: memory.CodeNotInRetrieval, Field: "memory_ids", Kind: ErrNotInRetrieval, Message: fmt.Sprintf(format, args...)}
+}
+
 // FeedbackParams is one judgement of a retrieval's items.
 type FeedbackParams struct {
 	Namespace   string
@@ -86,16 +91,16 @@ func validateFeedback(p *FeedbackParams) error {
 		return memory.Invalidf("retrieval id is empty; name a retrieval (ret_…) a recall returned (a recall of a namespace that held nothing returns none: it retrieved nothing to rate)")
 	}
 	if !p.Outcome.Valid() {
-		return memory.Invalidf("outcome %q: use helpful, unused or harmful", p.Outcome)
+		return memory.FieldInvalidf(memory.CodeInvalidOutcome, "outcome", "outcome %q: use helpful, unused or harmful", p.Outcome)
 	}
 	if p.Source == "" {
 		p.Source = memory.SourceAgent
 	}
 	if !p.Source.Valid() {
-		return memory.Invalidf("source %q: use user, agent, tool or evaluator", p.Source)
+		return memory.FieldInvalidf(memory.CodeInvalidSource, "source", "source %q: use user, agent, tool or evaluator", p.Source)
 	}
 	if p.Severity != nil && (math.IsNaN(*p.Severity) || *p.Severity < 0 || *p.Severity > 1) {
-		return memory.Invalidf("severity %g: use a number from 0 to 1", *p.Severity)
+		return memory.FieldInvalidf(memory.CodeInvalidSeverity, "severity", "severity %g: use a number from 0 to 1", *p.Severity)
 	}
 	if len(p.Output) > MaxFeedbackOutput {
 		return memory.Invalidf("output is %d bytes; the limit is %d", len(p.Output), MaxFeedbackOutput)
@@ -245,9 +250,9 @@ func feedbackTargets(tr *memory.Trace, named []string) ([]string, error) {
 			continue
 		}
 		if slices.ContainsFunc(tr.Items, func(it memory.TraceItem) bool { return it.MemoryID == id || it.VersionID == id }) {
-			return nil, fmt.Errorf("%w: %s was a candidate of %s but was not returned", ErrNotInRetrieval, id, tr.ID)
+			return nil, notInRetrieval("%s was a candidate of %s but was not returned", id, tr.ID)
 		}
-		return nil, fmt.Errorf("%w: %s is not among the items of %s", ErrNotInRetrieval, id, tr.ID)
+		return nil, notInRetrieval("%s is not among the items of %s", id, tr.ID)
 	}
 	return out, nil
 }

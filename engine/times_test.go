@@ -15,8 +15,8 @@ import (
 )
 
 // TestTimesOutsideStorableRange calls every engine entry point that takes
-// a time with one beyond the storable range: each refuses it with a
-// *memory.TimeError naming the field (it is also ErrInvalid) before
+// a time with one beyond the storable range: each refuses it with an
+// invalid_timestamp *memory.Error naming the field (it is also ErrInvalid) before
 // writing anything, and the same call with a time in range goes through.
 func TestTimesOutsideStorableRange(t *testing.T) {
 	e, _, st := newEngine(t)
@@ -115,13 +115,13 @@ func TestTimesOutsideStorableRange(t *testing.T) {
 			}
 			before := stateOf()
 			err := c.call(at)
-			var te *memory.TimeError
-			if !errors.As(err, &te) || !errors.Is(err, memory.ErrInvalid) {
-				t.Errorf("call %d (%s) at %s: err = %v, want a *memory.TimeError", i, c.field, at, err)
+			var pe *memory.Error
+			if !errors.As(err, &pe) || !errors.Is(err, memory.ErrInvalid) || pe.Code != memory.CodeInvalidTimestamp {
+				t.Errorf("call %d (%s) at %s: err = %v, want an invalid_timestamp *memory.Error", i, c.field, at, err)
 				continue
 			}
-			if !te.Time.Equal(at) || !strings.HasSuffix(te.Field, c.field) {
-				t.Errorf("call %d at %s: error names %q %s, want field %s", i, at, te.Field, te.Time, c.field)
+			if shown := at.UTC().Format(time.RFC3339Nano); !strings.Contains(pe.Message, shown) || !strings.HasSuffix(pe.Field, c.field) {
+				t.Errorf("call %d at %s: error names field %q in %q, want field %s and time %s", i, at, pe.Field, pe.Message, c.field, shown)
 			}
 			if after := stateOf(); after != before {
 				t.Errorf("call %d (%s) at %s wrote:\n%s\n%s", i, c.field, at, before, after)

@@ -165,17 +165,17 @@ func (e *Engine) captureEvents(p CaptureParams) (string, []*pendingEvent, error)
 	evs := make([]*pendingEvent, 0, len(p.Events))
 	for i, ev := range p.Events {
 		if err := validateEvent(ev); err != nil {
-			return "", nil, fmt.Errorf("event %d: %w", i, err)
+			return "", nil, memory.Within(err, "event %d", i)
 		}
 		if err := checkSetTime("occurred_at", ev.OccurredAt); err != nil {
-			return "", nil, fmt.Errorf("event %d: %w", i, err)
+			return "", nil, memory.Within(err, "event %d", i)
 		}
 		occurred := ev.OccurredAt
 		if occurred.IsZero() {
 			occurred = now
 		}
 		if err := notFuture("occurred_at", occurred, now); err != nil {
-			return "", nil, fmt.Errorf("event %d: %w", i, err)
+			return "", nil, memory.Within(err, "event %d", i)
 		}
 		pe := e.newPending(ns, p.Scope, ev.Kind, ev.Speaker, ev.Content, ev.Metadata, occurred, now)
 		pe.dedupe = true

@@ -46,9 +46,6 @@ func (s *Server) consolidateSession(w http.ResponseWriter, r *request) error {
 		}
 	}
 	id := r.PathValue("id")
-	if err := engine.ValidateSessionID(id); err != nil {
-		return problemf(http.StatusBadRequest, CodeInvalidSession, invalidDetail(err))
-	}
 	rep, err := s.cfg.Engine.ConsolidateSession(r.Context(), r.caller.ns, id, engine.ConsolidateOptions{Force: body.Force})
 	if engine.IsNotFound(err) {
 		return problemf(http.StatusNotFound, CodeSessionNotFound, "no session "+quote(id)+" in this namespace: capture its events first")

@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -12,10 +10,10 @@ import (
 // Problem codes of feedback and explain. Stable, like those in problem.go.
 const (
 	CodeRetrievalNotFound = "retrieval_not_found"
-	CodeNotInRetrieval    = "memory_not_in_retrieval"
-	CodeInvalidOutcome    = "invalid_outcome"
-	CodeInvalidSeverity   = "invalid_severity"
-	CodeInvalidSource     = "invalid_source"
+	CodeNotInRetrieval    = memory.CodeNotInRetrieval
+	CodeInvalidOutcome    = memory.CodeInvalidOutcome
+	CodeInvalidSeverity   = memory.CodeInvalidSeverity
+	CodeInvalidSource     = memory.CodeInvalidSource
 )
 
 // FeedbackRequest is the body of POST /v1/retrievals/{id}/feedback.
@@ -41,53 +39,23 @@ func (s *Server) feedback(w http.ResponseWriter, r *request) error {
 	if err := decode(r, &body); err != nil {
 		return err
 	}
-	outcome := memory.FeedbackOutcome(body.Outcome)
-	if !outcome.Valid() {
-		return problemf(http.StatusBadRequest, CodeInvalidOutcome, "outcome "+quote(body.Outcome)+": use helpful, unused or harmful")
-	}
-	if body.Severity != nil && !(*body.Severity >= 0 && *body.Severity <= 1) {
-		return problemf(http.StatusBadRequest, CodeInvalidSeverity, "severity: use a number from 0 to 1")
-	}
-	source := memory.FeedbackSource(body.Source)
-	if body.Source != "" && !source.Valid() {
-		return problemf(http.StatusBadRequest, CodeInvalidSource, "source "+quote(body.Source)+": use user, agent, tool or evaluator")
-	}
 	res, err := s.cfg.Engine.Feedback(r.Context(), engine.FeedbackParams{
-		Namespace: r.caller.ns, RetrievalID: r.PathValue("id"), Outcome: outcome, MemoryIDs: body.MemoryIDs,
-		Severity: body.Severity, Source: source, Output: body.Output, TaskSucceeded: body.TaskSucceeded,
+		Namespace: r.caller.ns, RetrievalID: r.PathValue("id"), Outcome: memory.FeedbackOutcome(body.Outcome), MemoryIDs: body.MemoryIDs,
+		Severity: body.Severity, Source: memory.FeedbackSource(body.Source), Output: body.Output, TaskSucceeded: body.TaskSucceeded,
 	})
 	switch {
 	case err == nil:
 		return writeJSON(w, http.StatusOK, res)
-	case errors.Is(err, engine.ErrNotInRetrieval):
-		return problemf(http.StatusUnprocessableEntity, CodeNotInRetrieval, opDetail(err, "feedback"))
 	case engine.IsNotFound(err):
 		return problemf(http.StatusNotFound, CodeRetrievalNotFound, "no retrieval "+quote(r.PathValue("id"))+" in this namespace")
-	case errors.Is(err, memory.ErrInvalid):
-		return problemf(http.StatusBadRequest, CodeInvalidRequest, opDetail(err, "feedback"))
 	}
 	return err
 }
 
 func (s *Server) explainMemory(w http.ResponseWriter, r *request) error {
 	ex, err := s.cfg.Engine.Explain(r.Context(), r.caller.ns, r.PathValue("id"))
-	if errors.Is(err, memory.ErrInvalid) {
-		return problemf(http.StatusBadRequest, CodeInvalidRequest, opDetail(err, "explain"))
-	}
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, ex)
-}
-
-// opDetail is a validation message without its operation prefixes
-// ("feedback ret_x: ") and sentinel text, as invalidDetail does for the
-// older operations.
-func opDetail(err error, op string) string {
-	msg := err.Error()
-	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, op) {
-		msg = msg[i+2:]
-	}
-	msg = strings.ReplaceAll(msg, engine.ErrNotInRetrieval.Error()+": ", "")
-	return strings.ReplaceAll(msg, memory.ErrInvalid.Error()+": ", "")
 }

@@ -67,6 +67,12 @@ func BuildOpenAPI(routes []*route, version string) []byte {
 		}
 		paths[rt.Path][strings.ToLower(rt.Method)] = g.operation(rt)
 	}
+	// Problem.code is a plain string in Go; the document lists its values.
+	if p, ok := g.defs["Problem"].(map[string]any); ok {
+		if code, ok := p["properties"].(map[string]any)["code"].(map[string]any); ok {
+			code["enum"] = problemCodes
+		}
+	}
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -14,9 +13,9 @@ import (
 // Stable problem codes. Clients branch on these; never rename one.
 const (
 	CodeMalformedJSON        = "malformed_json"
-	CodeInvalidRequest       = "invalid_request"
-	CodeInvalidTimestamp     = "invalid_timestamp"
-	CodeInvalidNamespace     = "invalid_namespace"
+	CodeInvalidRequest       = memory.CodeInvalid
+	CodeInvalidTimestamp     = memory.CodeInvalidTimestamp
+	CodeInvalidNamespace     = memory.CodeInvalidNamespace
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeBodyTooLarge         = "body_too_large"
 	CodeHeadersTooLarge      = "headers_too_large"
@@ -25,18 +24,31 @@ const (
 	CodeRateLimited          = "rate_limited"
 	CodeUnauthenticated      = "unauthenticated"
 	CodeForbidden            = "forbidden"
-	CodeNotFound             = "not_found"
+	CodeNotFound             = memory.CodeNotFound
 	CodeNamespaceNotFound    = "namespace_not_found"
 	CodeMethodNotAllowed     = "method_not_allowed"
-	CodeConflict             = "conflict"
+	CodeConflict             = memory.CodeConflict
 	CodeTimeout              = "timeout"
-	CodeUnavailable          = "unavailable"
-	CodeStoreCorrupt         = "store_corrupt"
+	CodeUnavailable          = "unavailable" // reserved: no request answers it today (/readyz reports unavailability in its body)
+	CodeStoreCorrupt         = memory.CodeStoreCorrupt
 	CodeStorageFull          = "storage_full" // 507: the disk is full; nothing was stored
 	CodeInternal             = "internal"
-	CodeInvalidSession       = "invalid_session"   // consolidate: a session id that cannot name one
-	CodeSessionNotFound      = "session_not_found" // consolidate: no episode of that session in the namespace
+	CodeInvalidSession       = memory.CodeInvalidSession // consolidate: a session id that cannot name one
+	CodeSessionNotFound      = "session_not_found"       // consolidate: no episode of that session in the namespace
 )
+
+// problemCodes lists every code a response can carry, in the order the
+// OpenAPI document gives them (Problem.code's enum). A test makes a
+// request that answers each one; CodeUnavailable is left out because none
+// does.
+var problemCodes = []string{
+	CodeMalformedJSON, CodeInvalidRequest, CodeInvalidTimestamp, CodeInvalidNamespace,
+	CodeInvalidSession, CodeInvalidOutcome, CodeInvalidSeverity, CodeInvalidSource,
+	CodeUnsupportedMediaType, CodeBodyTooLarge, CodeHeadersTooLarge, CodeTooManyEvents, CodeQueryTooLong,
+	CodeRateLimited, CodeUnauthenticated, CodeForbidden,
+	CodeNotFound, CodeNamespaceNotFound, CodeSessionNotFound, CodeRetrievalNotFound, CodeNotInRetrieval,
+	CodeMethodNotAllowed, CodeConflict, CodeTimeout, CodeStoreCorrupt, CodeStorageFull, CodeInternal,
+}
 
 // ProblemBase prefixes every problem type URI.
 const ProblemBase = "https://mnemon.dev/problems/"
@@ -58,27 +70,26 @@ func problemf(status int, code, detail string) *apiError {
 
 func quote(s string) string { return strconv.Quote(s) }
 
-// publicError maps any error to what a client may see. Domain validation
-// messages are written for people and go out as they are; anything else
-// (a driver's text, a file path) stays in the log.
+// publicError maps any error to what a client may see. An error phrased
+// for the caller where it was found (*memory.Error) goes out with its code
+// and message; anything else (a driver's text, a file path) stays in the
+// log, and the client gets the sentinel's generic words.
 func publicError(err error) *apiError {
 	var (
 		ae *apiError
-		te *memory.TimeError
+		pe *memory.Error
 	)
 	switch {
 	case errors.As(err, &ae):
 		return ae
-	case errors.As(err, &te):
-		// The engine's own check (an imported record's time): the
-		// context around it ("line 4: ") stays, the operation goes.
-		return problemf(http.StatusBadRequest, CodeInvalidTimestamp, invalidDetail(err))
+	case errors.As(err, &pe) && publicKind(pe) != 0:
+		return problemf(publicKind(pe), pe.Code, pe.Message)
 	case errors.Is(err, memory.ErrInvalid):
-		return problemf(http.StatusBadRequest, CodeInvalidRequest, invalidDetail(err))
+		return problemf(http.StatusBadRequest, CodeInvalidRequest, "the request is not valid")
 	case errors.Is(err, memory.ErrNotFound):
 		return problemf(http.StatusNotFound, CodeNotFound, "no such resource in this namespace")
 	case errors.Is(err, memory.ErrConflict):
-		return problemf(http.StatusConflict, CodeConflict, conflictDetail(err))
+		return problemf(http.StatusConflict, CodeConflict, "it is stored already (the same id, or the same record twice)")
 	case errors.Is(err, memory.ErrStorageFull):
 		return &apiError{status: http.StatusInsufficientStorage, code: CodeStorageFull,
 			detail: "the server's disk is full: nothing of this request was stored; send it again once an operator has freed space"}
@@ -92,39 +103,22 @@ func publicError(err error) *apiError {
 	return problemf(http.StatusInternalServerError, CodeInternal, "internal error; the request id identifies it in the server log")
 }
 
-// conflictDetail says what conflicted without the database's own text: a
-// unique constraint's message names tables and columns, which are not
-// the API's. The record the error names (an import line's row, an id)
-// stays.
-func conflictDetail(err error) string {
-	var driver interface{ Code() int }
-	if !errors.As(err, &driver) {
-		return invalidDetail(err)
+// publicKind is the HTTP status of a *memory.Error, by the sentinel it
+// is, or 0 for a kind whose message is not the client's (a damaged store
+// is the operator's business).
+func publicKind(pe *memory.Error) int {
+	switch {
+	case pe.Code == CodeNotInRetrieval:
+		// The request is well formed; its ids do not fit the retrieval.
+		return http.StatusUnprocessableEntity
+	case errors.Is(pe.Kind, memory.ErrInvalid):
+		return http.StatusBadRequest
+	case errors.Is(pe.Kind, memory.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(pe.Kind, memory.ErrConflict):
+		return http.StatusConflict
 	}
-	// The driver's text follows the sentinel ("conflict: UNIQUE ...").
-	d := invalidDetail(err)
-	if i := strings.Index(d, memory.ErrConflict.Error()+": "); i >= 0 {
-		d = d[:i]
-	}
-	d = strings.TrimSuffix(strings.TrimSpace(d), ":")
-	if d != "" {
-		d += ": "
-	}
-	return d + "it is stored already (the same id, or the same record twice)"
-}
-
-// invalidDetail strips the operation prefixes ("capture: event 0: ...")
-// that wrap a validation message, keeping the part a client can act on,
-// including which event it concerns.
-func invalidDetail(err error) string {
-	msg := err.Error()
-	for _, op := range []string{"capture: ", "remember: ", "retrieve: ", "import: ", "extract: ", "forget: ", "show: ", "graph: ", "consolidate: "} {
-		msg = strings.TrimPrefix(msg, op)
-	}
-	// The sentinel's text can sit after a context prefix ("event 1: "),
-	// and so can the store's name, which says nothing to a client.
-	msg = strings.ReplaceAll(msg, "sqlite: ", "")
-	return strings.ReplaceAll(msg, memory.ErrInvalid.Error()+": ", "")
+	return 0
 }
 
 var titles = map[int]string{

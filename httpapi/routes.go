@@ -485,16 +485,14 @@ func (s *Server) importNS(w http.ResponseWriter, r *request) error {
 			// before it sees the reader's error: the limit is the cause.
 			return problemf(http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the import is larger than this server accepts")
 		}
-		if errors.Is(err, memory.ErrConflict) {
-			// The engine's advice is the same for every transport; say
-			// how an HTTP client names another namespace.
+		if e := publicError(err); e.code == CodeConflict {
+			// The advice is the transport's: how an HTTP client names
+			// another namespace.
 			how := "name one in the X-Mnemon-Namespace header"
 			if r.caller.keyID != "" {
 				how = "use an admin key bound to one"
 			}
-			d := strings.TrimPrefix(conflictDetail(err), memory.ErrConflict.Error()+": ")
-			d = strings.TrimSuffix(d, "; import into an empty namespace")
-			return problemf(http.StatusConflict, CodeConflict, d+"; nothing was imported; import into an empty namespace: "+how)
+			return problemf(http.StatusConflict, CodeConflict, e.detail+"; nothing was imported; import into an empty namespace: "+how)
 		}
 		return jsonLimit(err)
 	}

@@ -389,7 +389,7 @@ func (s *Server) authenticate(r *http.Request) (caller, error) {
 	if open && auth == "" {
 		ns := memory.NormalizeNamespace(r.Header.Get("X-Mnemon-Namespace"))
 		if err := memory.ValidateNamespace(ns); err != nil {
-			return caller{}, problemf(http.StatusBadRequest, CodeInvalidNamespace, invalidDetail(err))
+			return caller{}, err
 		}
 		return caller{ns: ns, role: memory.RoleAdmin}, nil
 	}

@@ -233,7 +233,7 @@ func timeField(name, s string) (*time.Time, error) {
 	}
 	t = t.UTC()
 	if err := memory.CheckTime(name, t); err != nil {
-		return nil, problemf(400, CodeInvalidTimestamp, err.Error())
+		return nil, err
 	}
 	return &t, nil
 }

@@ -122,9 +122,13 @@ func (w *extractWorker) Work(ctx context.Context, job *river.Job[extractArgs]) e
 	}
 	if errors.Is(err, memory.ErrInvalid) {
 		// Retrying cannot fix a job whose payload is wrong. The message
-		// is for people: without the error chain's prefixes.
-		msg := strings.TrimPrefix(err.Error(), "extract: ")
-		return river.JobCancel(errors.New(strings.ReplaceAll(msg, memory.ErrInvalid.Error()+": ", "")))
+		// is for people: the error's own, not the chain's prefixes.
+		msg := "the job's payload is not valid"
+		var pe *memory.Error
+		if errors.As(err, &pe) {
+			msg = pe.Message
+		}
+		return river.JobCancel(errors.New(msg))
 	}
 	// The error is stored with the job, and the API shows it to clients:
 	// the store's text (SQL, file paths) goes to the log only.
@@ -444,7 +448,7 @@ func (q *Queue) Retry(ctx context.Context, ns, id string) (*Job, error) {
 		return nil, err
 	}
 	if j.State != StateFailed {
-		return nil, fmt.Errorf("job %s is %s: %w: only a failed job can be retried", id, j.State, memory.ErrConflict)
+		return nil, memory.Conflictf(nil, "job %s is %s: only a failed job can be retried", id, j.State)
 	}
 	row, err := q.client.JobRetry(ctx, n)
 	if err != nil {

@@ -220,7 +220,7 @@ func (t *tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInp
 		}
 		at, err := time.Parse(time.RFC3339, f.value)
 		if err != nil {
-			return nil, RecallOutput{}, fmt.Errorf("%s: %s %q is not an RFC 3339 time (e.g. 2026-01-31T12:00:00Z)", codeInvalidTimestamp, f.name, f.value)
+			return nil, RecallOutput{}, fmt.Errorf("%s: %s %q is not an RFC 3339 time (e.g. 2026-01-31T12:00:00Z)", memory.CodeInvalidTimestamp, f.name, f.value)
 		}
 		at = at.UTC()
 		if err := memory.CheckTime(f.name, at); err != nil {
@@ -401,28 +401,22 @@ func (t *tools) history(ctx context.Context, _ *mcp.CallToolRequest, in IDInput)
 	return text(strings.Join(lines, "\n")), out, nil
 }
 
-// codeInvalidTimestamp starts the text of a tool error about a time, as
-// the HTTP API's problem code of the same name: a client can branch on it.
-const codeInvalidTimestamp = "invalid_timestamp"
-
-// fail turns an engine error into a tool error a model can act on: what
-// was wrong, without the engine's error chain.
+// fail turns an engine error into a tool error a model can act on: the
+// message of the *memory.Error it carries, never the engine's error chain.
+// A time's error starts with its code, invalid_timestamp, as the HTTP
+// API's problem: a client can branch on it.
 func (t *tools) fail(err error, id string) error {
-	var te *memory.TimeError
+	var pe *memory.Error
 	switch {
-	case errors.As(err, &te):
-		return errors.New(codeInvalidTimestamp + ": " + te.Error())
 	case errors.Is(err, memory.ErrNotFound):
 		if id != "" {
 			return fmt.Errorf("%s: not found in namespace %q", id, t.ns)
 		}
 		return fmt.Errorf("not found in namespace %q", t.ns)
-	case errors.Is(err, memory.ErrInvalid):
-		msg := err.Error()
-		if i := strings.Index(msg, memory.ErrInvalid.Error()+": "); i >= 0 {
-			msg = msg[i+len(memory.ErrInvalid.Error())+2:]
-		}
-		return errors.New(msg)
+	case errors.As(err, &pe) && pe.Code == memory.CodeInvalidTimestamp:
+		return errors.New(pe.Code + ": " + pe.Message)
+	case errors.As(err, &pe) && (errors.Is(pe.Kind, memory.ErrInvalid) || errors.Is(pe.Kind, memory.ErrConflict)):
+		return errors.New(pe.Message)
 	case errors.Is(err, memory.ErrStorageFull):
 		t.log.Error("mcp tool failed: storage full", "namespace", t.ns, "error", err)
 		return errors.New("storage_full: the disk holding the memory is full; nothing was stored; try again once space is freed")

@@ -30,9 +30,104 @@ var (
 	ErrChangesPruned = errors.New("change log pruned past this position")
 )
 
-// Invalidf returns an error wrapping ErrInvalid with a message for the caller.
+// Stable public codes of the errors mnemon phrases for its callers. The
+// HTTP API sends them as problem codes, MCP tool errors and the CLI use the
+// same words; clients branch on them, so never rename one.
+const (
+	CodeInvalid          = "invalid_request"
+	CodeInvalidTimestamp = "invalid_timestamp"
+	CodeInvalidNamespace = "invalid_namespace"
+	CodeInvalidSession   = "invalid_session"
+	CodeInvalidOutcome   = "invalid_outcome"
+	CodeInvalidSeverity  = "invalid_severity"
+	CodeInvalidSource    = "invalid_source"
+	CodeNotInRetrieval   = "memory_not_in_retrieval"
+	CodeNotFound         = "not_found"
+	CodeConflict         = "conflict"
+	// A database file that cannot be used: damaged, foreign or newer
+	// (store_corrupt), or older and opened for reading only.
+	CodeStoreCorrupt = "store_corrupt"
+	CodeStoreTooOld  = "store_too_old"
+)
+
+// Error is a problem phrased for the caller where it is found: a stable
+// code, the input field it concerns when there is one, and a message safe
+// to show (no SQL, file paths or operation names). It unwraps to its Kind,
+// one of the sentinels above, so errors.Is keeps working, and to its Cause,
+// the error underneath, which stays in the log.
+//
+// Transports take the code and message with errors.As; wrapping an Error
+// in operation context ("remember: %w") changes what the log says, never
+// what a client sees. Context the caller needs ("event 2", "line 4") is
+// added with Within.
+type Error struct {
+	Code    string // stable, such as CodeInvalid
+	Field   string // the input it concerns, as the caller named it; may be empty
+	Message string // what is wrong and what to do, for people
+	Kind    error  // the sentinel it is: ErrInvalid, ErrConflict, ErrNotFound…
+	Cause   error  // what was underneath; never shown to a client
+}
+
+// Error is the message, followed for the log by the text of the cause
+// underneath that is no Error of its own (a driver's).
+func (e *Error) Error() string { return e.Message + e.logDetail() }
+
+func (e *Error) logDetail() string {
+	if e.Cause == nil {
+		return ""
+	}
+	var inner *Error
+	if errors.As(e.Cause, &inner) {
+		return inner.logDetail()
+	}
+	return ": " + e.Cause.Error()
+}
+
+func (e *Error) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Cause}
+}
+
+// Invalidf returns an invalid_request Error wrapping ErrInvalid.
 func Invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	return &Error{Code: CodeInvalid, Kind: ErrInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldInvalidf returns an Error wrapping ErrInvalid with its own code and
+// the field it concerns.
+func FieldInvalidf(code, field, format string, args ...any) error {
+	return &Error{Code: code, Field: field, Kind: ErrInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// Conflictf returns a conflict Error wrapping ErrConflict; cause, which
+// may be nil, is the error that found it (a unique constraint).
+func Conflictf(cause error, format string, args ...any) error {
+	return &Error{Code: CodeConflict, Kind: ErrConflict, Message: fmt.Sprintf(format, args...), Cause: cause}
+}
+
+// Within puts the context a caller needs to find the problem ("event 2",
+// "line 4") in front of err's public message. An error that is no Error
+// is wrapped as fmt.Errorf would: its text is for the log only.
+func Within(err error, format string, args ...any) error {
+	ctx := fmt.Sprintf(format, args...)
+	var pe *Error
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", ctx, err)
+	}
+	return &Error{Code: pe.Code, Field: pe.Field, Kind: pe.Kind, Message: ctx + ": " + pe.Message, Cause: err}
+}
+
+// WithCode returns err with its public code set to code: a check shared by
+// several use cases reports under the code of the one that called it. An
+// error that is no Error is returned as it is.
+func WithCode(err error, code string) error {
+	var pe *Error
+	if !errors.As(err, &pe) {
+		return err
+	}
+	return &Error{Code: code, Field: pe.Field, Kind: pe.Kind, Message: pe.Message, Cause: err}
 }
 
 var namespacePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -41,7 +136,7 @@ var namespacePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // digits, '.', '_' and '-', starting with a letter or digit.
 func ValidateNamespace(ns string) error {
 	if !namespacePattern.MatchString(ns) {
-		return Invalidf("namespace %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", ns)
+		return FieldInvalidf(CodeInvalidNamespace, "namespace", "namespace %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", ns)
 	}
 	return nil
 }

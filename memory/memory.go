@@ -162,13 +162,13 @@ func ValidateScopeID(field, id string) error {
 	case id == "":
 		return nil
 	case strings.TrimSpace(id) == "":
-		return Invalidf("%s is only spaces: leave it out or name one", field)
+		return FieldInvalidf(CodeInvalid, field, "%s is only spaces: leave it out or name one", field)
 	case len(id) > MaxScopeIDBytes:
-		return Invalidf("%s is %d bytes; the limit is %d", field, len(id), MaxScopeIDBytes)
+		return FieldInvalidf(CodeInvalid, field, "%s is %d bytes; the limit is %d", field, len(id), MaxScopeIDBytes)
 	case !utf8.ValidString(id):
-		return Invalidf("%s is not valid UTF-8", field)
+		return FieldInvalidf(CodeInvalid, field, "%s is not valid UTF-8", field)
 	case strings.IndexFunc(id, unicode.IsControl) >= 0:
-		return Invalidf("%s contains control characters", field)
+		return FieldInvalidf(CodeInvalid, field, "%s contains control characters", field)
 	}
 	return nil
 }

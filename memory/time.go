@@ -20,30 +20,19 @@ var (
 	MaxTime = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// TimeError is a time outside MinTime..MaxTime, the zero time included: a
-// caller that means "not set" leaves the field out. It wraps ErrInvalid;
-// transports report it as invalid_timestamp.
-type TimeError struct {
-	Field string // as the caller named it: "as_of", "--as-of", "events[2].occurred_at"
-	Time  time.Time
-}
-
-func (e *TimeError) Error() string {
-	rng := "the storable range " + MinTime.Format(time.DateOnly) + " to " + MaxTime.Format(time.DateOnly)
-	at := e.Time.UTC().Format(time.RFC3339Nano)
-	if e.Time.IsZero() {
-		return e.Field + " " + at + " is the zero time, outside " + rng + "; leave the field out for its default"
-	}
-	return e.Field + " " + at + " is outside " + rng
-}
-
-func (e *TimeError) Unwrap() error { return ErrInvalid }
-
-// CheckTime returns a *TimeError if t, given as field, is outside
-// MinTime..MaxTime (both included).
+// CheckTime returns an invalid_timestamp Error naming field ("as_of",
+// "--as-of", "events[2].occurred_at") if t is outside MinTime..MaxTime
+// (both included). The zero time is outside too: a caller that means "not
+// set" leaves the field out.
 func CheckTime(field string, t time.Time) error {
-	if t.Before(MinTime) || t.After(MaxTime) {
-		return &TimeError{Field: field, Time: t}
+	if !t.Before(MinTime) && !t.After(MaxTime) {
+		return nil
 	}
-	return nil
+	rng := "the storable range " + MinTime.Format(time.DateOnly) + " to " + MaxTime.Format(time.DateOnly)
+	at := t.UTC().Format(time.RFC3339Nano)
+	msg := field + " " + at + " is outside " + rng
+	if t.IsZero() {
+		msg = field + " " + at + " is the zero time, outside " + rng + "; leave the field out for its default"
+	}
+	return &Error{Code: CodeInvalidTimestamp, Field: field, Kind: ErrInvalid, Message: msg}
 }

@@ -42,9 +42,9 @@ func TestCheckTime(t *testing.T) {
 				}
 				return
 			}
-			var te *memory.TimeError
-			if !errors.As(err, &te) || !errors.Is(err, memory.ErrInvalid) || te.Field != "as_of" || !te.Time.Equal(c.at) {
-				t.Fatalf("err = %#v, want a *memory.TimeError for as_of that is ErrInvalid", err)
+			var pe *memory.Error
+			if !errors.As(err, &pe) || !errors.Is(err, memory.ErrInvalid) || pe.Code != memory.CodeInvalidTimestamp || pe.Field != "as_of" {
+				t.Fatalf("err = %#v, want an invalid_timestamp *memory.Error for as_of that is ErrInvalid", err)
 			}
 			if err.Error() != c.want {
 				t.Errorf("message\n%q, want\n%q", err.Error(), c.want)

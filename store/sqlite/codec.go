@@ -28,7 +28,7 @@ type encoder struct {
 
 func (c *encoder) fail(field string, err error) {
 	if c.err == nil {
-		c.err = fmt.Errorf("%s: %w", field, err)
+		c.err = memory.Within(err, "%s", field)
 	}
 }
 

@@ -205,10 +205,10 @@ func (e *executor) addEpisodeStubs(ctx context.Context, p memory.AddEpisodeStubs
 				c.time("occurred_at", s.OccurredAt), c.time("summarised_at", s.SummarisedAt), c.time("check_at", s.CheckAt),
 				c.timePtr("forgotten_at", s.ForgottenAt), s.Retention, c.timePtr("purged_at", s.PurgedAt)}
 			if c.err != nil {
-				return fmt.Errorf("episode stub %s: %w", s.EpisodeID, c.err)
+				return memory.Within(c.err, "episode stub %s", s.EpisodeID)
 			}
 			if _, err := e.exec(ctx, qAddStub, args...); err != nil {
-				return fmt.Errorf("episode stub %s: %w", s.EpisodeID, mapErr(err))
+				return memory.Within(mapErr(err), "episode stub %s", s.EpisodeID)
 			}
 		}
 		return nil

@@ -195,10 +195,10 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), ep.ContentHash,
 			}
 			if c.err != nil {
-				return fmt.Errorf("episode %s: %w", ep.ID, c.err)
+				return memory.Within(c.err, "episode %s", ep.ID)
 			}
 			if _, err := e.exec(ctx, qInsertEpisode, args...); err != nil {
-				return fmt.Errorf("episode %s: %w", ep.ID, mapErr(err))
+				return memory.Within(mapErr(err), "episode %s", ep.ID)
 			}
 		}
 		return nil
@@ -766,10 +766,10 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 				c.time("created_at", a.CreatedAt),
 			}
 			if c.err != nil {
-				return fmt.Errorf("admission %s: %w", a.ID, c.err)
+				return memory.Within(c.err, "admission %s", a.ID)
 			}
 			if _, err := e.exec(ctx, qInsertAdmission, args...); err != nil {
-				return fmt.Errorf("admission %s: %w", a.ID, mapErr(err))
+				return memory.Within(mapErr(err), "admission %s", a.ID)
 			}
 		}
 		return nil

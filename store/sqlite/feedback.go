@@ -96,10 +96,10 @@ func (e *executor) createFeedback(ctx context.Context, p memory.CreateFeedbackPa
 				c.time("created_at", f.CreatedAt),
 			}
 			if c.err != nil {
-				return fmt.Errorf("feedback %s: %w", f.ID, c.err)
+				return memory.Within(c.err, "feedback %s", f.ID)
 			}
 			if _, err := e.exec(ctx, qInsertFeedback, args...); err != nil {
-				return fmt.Errorf("feedback %s: %w", f.ID, mapErr(err))
+				return memory.Within(mapErr(err), "feedback %s", f.ID)
 			}
 		}
 		return nil

@@ -74,7 +74,7 @@ func (e *executor) createAPIKey(ctx context.Context, k *memory.APIKey) error {
 	if _, err := e.exec(ctx, qInsertAPIKey, args...); err != nil {
 		err = mapErr(err)
 		if errors.Is(err, memory.ErrConflict) {
-			return fmt.Errorf("%w: an API key with this id or hash exists", memory.ErrConflict)
+			return memory.Conflictf(err, "an API key with this id or hash exists")
 		}
 		return err
 	}

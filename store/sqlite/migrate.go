@@ -109,8 +109,8 @@ func (id identity) check(path string, latest int) error {
 			id.appID, id.version, id.objects))
 	}
 	if id.version > int64(latest) {
-		return fmt.Errorf("sqlite: open %s: %w: the file has schema version %d, this mnemon knows up to %d; upgrade mnemon",
-			path, memory.ErrSchemaTooNew, id.version, latest)
+		return fmt.Errorf("sqlite: open %s: %w", path, unusable(memory.ErrSchemaTooNew,
+			fmt.Sprintf("the file has schema version %d, this mnemon knows up to %d; upgrade mnemon", id.version, latest)))
 	}
 	return nil
 }
@@ -121,12 +121,13 @@ func (id identity) check(path string, latest int) error {
 // migrated.
 func (id identity) checkExisting(path string, latest int, opts Options) error {
 	if opts.Existing && id.appID != ApplicationID {
-		return fmt.Errorf("sqlite: open %s: %w: it is an empty SQLite database with nothing of mnemon's in it; "+
-			"a command that stores (mnemon remember, capture or import) makes it a mnemon database", path, memory.ErrCorrupt)
+		return fmt.Errorf("sqlite: open %s: %w", path, unusable(memory.ErrCorrupt, "it is an empty SQLite database with nothing of mnemon's in it; "+
+			"a command that stores (mnemon remember, capture or import) makes it a mnemon database"))
 	}
 	if opts.ReadOnly && id.version < int64(latest) {
-		return fmt.Errorf("sqlite: open %s: %w: the file has schema version %d and this mnemon reads version %d; "+
-			"a command that writes (mnemon remember, capture, import or serve) upgrades it", path, memory.ErrSchemaTooOld, id.version, latest)
+		return fmt.Errorf("sqlite: open %s: %w", path, unusable(memory.ErrSchemaTooOld, fmt.Sprintf(
+			"the file has schema version %d and this mnemon reads version %d; "+
+				"a command that writes (mnemon remember, capture, import or serve) upgrades it", id.version, latest)))
 	}
 	return nil
 }

@@ -155,7 +155,7 @@ func (e *executor) restoreProcedureUses(ctx context.Context, p memory.RecordProc
 				return c.err
 			}
 			if _, err := e.exec(ctx, qRestoreUse, args...); err != nil {
-				return fmt.Errorf("procedure use of %s in session %q: %w", u.MemoryID, u.SessionID, mapErr(err))
+				return memory.Within(mapErr(err), "procedure use of %s in session %q", u.MemoryID, u.SessionID)
 			}
 		}
 		return nil
@@ -234,7 +234,7 @@ func (e *executor) settleProcedureUse(ctx context.Context, p memory.SettleProced
 	}
 	defer rows.Close()
 	if rows.Next() {
-		return fmt.Errorf("%w: already settled", memory.ErrConflict)
+		return memory.Conflictf(nil, "already settled")
 	}
 	if err := rows.Err(); err != nil {
 		return mapErr(err)

@@ -325,8 +325,8 @@ func prepareFile(path string, existing bool) error {
 	}
 	if st.Size() == 0 {
 		if existing {
-			return fmt.Errorf("%w: the file is empty (0 bytes), so nothing was ever stored in it; "+
-				"a command that stores (mnemon remember, capture or import) makes it a new database", memory.ErrCorrupt)
+			return unusable(memory.ErrCorrupt, "the file is empty (0 bytes), so nothing was ever stored in it; "+
+				"a command that stores (mnemon remember, capture or import) makes it a new database")
 		}
 		return nil // an empty file is a new database
 	}
@@ -348,8 +348,18 @@ func prepareFile(path string, existing bool) error {
 // what is wrong and what to do: mnemon never repairs or overwrites such a
 // file on its own.
 func corruptf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s; mnemon will not touch it: move it aside or choose another database path",
-		memory.ErrCorrupt, fmt.Sprintf(format, args...))
+	return unusable(memory.ErrCorrupt, fmt.Sprintf(format, args...)+"; mnemon will not touch it: move it aside or choose another database path")
+}
+
+// unusable is a database file the store cannot use, kind one of
+// memory.ErrCorrupt, ErrSchemaTooNew or ErrSchemaTooOld, in words for the
+// person who chose the file (the HTTP API tells its clients less).
+func unusable(kind error, msg string) error {
+	code := memory.CodeStoreCorrupt
+	if errors.Is(kind, memory.ErrSchemaTooOld) {
+		code = memory.CodeStoreTooOld
+	}
+	return &memory.Error{Code: code, Kind: kind, Message: kind.Error() + ": " + msg}
 }
 
 // Path returns the absolute path of the database file.
@@ -555,7 +565,7 @@ func mapErr(err error) error {
 	}
 	switch se.Code() {
 	case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY, sqlite3.SQLITE_CONSTRAINT_UNIQUE:
-		return fmt.Errorf("%w: %w", memory.ErrConflict, err)
+		return memory.Conflictf(err, "it is stored already (the same id, or the same record twice)")
 	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 		return fmt.Errorf("%w: the memory it belongs to does not exist: %w", memory.ErrNotFound, err)
 	}
