@@ -177,7 +177,9 @@ const agentDetail = " Here is what I did in detail: I looked at the notes from t
 // sessions, and compares: memory count and file size with and without
 // consolidation, facts kept, questions answered, retrieval latency. It runs
 // twice: with the generator's one-sentence turns, and with assistant
-// replies of realistic length.
+// replies of realistic length. Under -race it runs once, with 8 users (80
+// sessions), so the README's test command stays far from go test's
+// timeout on a busy 2-core machine.
 func TestConsolidationOver200Sessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("captures 200 sessions four times")
@@ -192,7 +194,14 @@ func TestConsolidationOver200Sessions(t *testing.T) {
 
 func consolidationAtScale(t *testing.T, pad string) {
 	ctx := context.Background()
-	users := synthetic.Generate(synthetic.Spec{Seed: 7, Users: 20, Sessions: 10})
+	// Under -race, where every capture is many times slower, 8 users
+	// (80 sessions) check the same properties; without it, all 20.
+	nUsers := 20
+	if raceEnabled {
+		nUsers = 8
+	}
+	want := nUsers * 10
+	users := synthetic.Generate(synthetic.Spec{Seed: 7, Users: nUsers, Sessions: 10})
 	var last time.Time
 	sessions, turns := 0, 0
 	for _, u := range users {
@@ -230,8 +239,8 @@ func consolidationAtScale(t *testing.T, pad string) {
 			start = end
 		}
 	}
-	if sessions != 200 {
-		t.Fatalf("%d sessions, want 200", sessions)
+	if sessions != want {
+		t.Fatalf("%d sessions, want %d", sessions, want)
 	}
 
 	// Half a year after the last session every episode is far below 0.05
@@ -283,8 +292,8 @@ func consolidationAtScale(t *testing.T, pad string) {
 			covered++
 		}
 	}
-	if covered != 200 {
-		t.Errorf("%d sessions covered by a summary or a digest, want 200", covered)
+	if covered != want {
+		t.Errorf("%d sessions covered by a summary or a digest, want %d", covered, want)
 	}
 	t.Logf("%d session summaries, %d month digests", summaries, digests)
 
@@ -298,8 +307,8 @@ func consolidationAtScale(t *testing.T, pad string) {
 	}
 	pacc, plat := plain.answer(t, users)
 	cacc, clat := consolidated.answer(t, users)
-	t.Logf("200 sessions, %d turns, %d users; consolidation: %d runs in %v (MinAge %v, half-life %v, purge after %v)",
-		turns, len(users), runs, took.Round(time.Millisecond), c.MinAge, c.HalfLife, c.PurgeAfter)
+	t.Logf("%d sessions, %d turns, %d users; consolidation: %d runs in %v (MinAge %v, half-life %v, purge after %v)",
+		want, turns, len(users), runs, took.Round(time.Millisecond), c.MinAge, c.HalfLife, c.PurgeAfter)
 	t.Logf("| arm | memories | served versions | episodes with text | facts (with history) | file (after VACUUM) | accuracy | median retrieve |")
 	t.Logf("| without consolidation | %d | %d | %d | %d | %d KiB | %.3f | %v |", pm, pl, pt, len(pf), psize>>10, pacc, plat.Round(time.Microsecond))
 	t.Logf("| with consolidation | %d | %d | %d | %d | %d KiB | %.3f | %v |", cm, cl, ct, len(cf), csize>>10, cacc, clat.Round(time.Microsecond))
