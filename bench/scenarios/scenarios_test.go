@@ -332,14 +332,7 @@ func TestRunSuiteSubset(t *testing.T) {
 			scs = append(scs, s)
 		}
 	}
-	filler, err := Filler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Run(context.Background(), openEngine(t), scs, Options{Filler: filler})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runWithFiller(t, scs)
 	if rep.Scenarios != len(Categories()) || rep.NeverStated.Questions == 0 {
 		t.Fatalf("subset: %d scenarios, %+v", rep.Scenarios, rep.NeverStated)
 	}
@@ -418,14 +411,7 @@ func TestSuiteFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	filler, err := Filler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Run(context.Background(), openEngine(t), scs, Options{Filler: filler})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runWithFiller(t, scs)
 	const hit1, hit5, neverStated = 0.69, 0.91, 4
 	if o := rep.Overall; o.Hit1 < hit1 || o.Hit5 < hit5 || rep.NeverStated.Violations > neverStated {
 		t.Errorf("overall hit@1 %.3f (floor %.2f), hit@5 %.3f (floor %.2f), never-stated violations %d (at most %d)",
@@ -436,4 +422,19 @@ func TestSuiteFloor(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runWithFiller runs scs on a fresh engine with the small-talk pool mixed
+// in, as mnemon bench scenarios does.
+func runWithFiller(t *testing.T, scs []Scenario) *Report {
+	t.Helper()
+	filler, err := Filler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), openEngine(t), scs, Options{Filler: filler})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
