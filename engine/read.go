@@ -9,10 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
-	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -254,7 +252,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		}
 		st.mu.RUnlock()
 	}
-	q := queryFacts{past: p.IncludeHistory && asksAboutPast(p.Query), self: aboutTheUser(p.Query), number: asksForNumber(p.Query), current: asksAboutNow(p.Query), task: asksForTask(p.Query), relation: askedRelation(p.Query)}
+	q := readQuery(p.Query, p.IncludeHistory)
 	user := e.userTerm()
 	// What ranking reads of the index beyond each candidate, read once
 	// under the lock: whether an episode's facts speak for it and whom
@@ -270,7 +268,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		}
 	}
 	st.mu.RUnlock()
-	q.terms = e.subjectTerms(p.Query, qterms)
+	q.terms = e.subjectTerms(q.firstPerson, qterms)
 	q.namesSubject = namesASubject(cands, q.terms)
 	for _, c := range cands {
 		e.rank(st, c, p, q, r, now)
@@ -282,7 +280,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 			sortRanked(cands)
 		}
 	}
-	if asksAboutPast(p.Query) {
+	if q.aboutPast {
 		var found bool
 		if cands, found = e.findEarlier(ctx, st, cands, p.Query, keep, r); found {
 			sortRanked(cands)
@@ -754,25 +752,6 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 // maxTerms is how many utility terms rank can add to one candidate.
 const maxTerms = 16
 
-// pastWords mark a question about earlier values.
-var pastWords = map[string]bool{
-	"before": true, "previous": true, "previously": true, "former": true, "formerly": true,
-	"earlier": true, "prior": true, "used": true, "old": true, "past": true, "originally": true,
-	"until": true, "anymore": true, "then": true,
-}
-
-// asksAboutPast reports whether a query asks about earlier values.
-func asksAboutPast(q string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !unicode.IsLetter(r)
-	}) {
-		if pastWords[w] {
-			return true
-		}
-	}
-	return false
-}
-
 // eligible reports whether a channel can return v at all.
 func eligible(channel string, v *memory.Version) bool {
 	switch channel {
@@ -793,8 +772,8 @@ func eligible(channel string, v *memory.Version) bool {
 // own, and for a question in the first person ("what car do I drive?") the
 // user, under whom mnemon files what the user says. So the user's
 // flatmate's employer does not answer "which company do I work for?".
-func (e *Engine) subjectTerms(query string, qterms []string) []string {
-	if !firstPerson(query) {
+func (e *Engine) subjectTerms(firstPerson bool, qterms []string) []string {
+	if !firstPerson {
 		return qterms
 	}
 	user := e.analyzer.QueryTerms(DefaultSpeaker)
@@ -811,80 +790,6 @@ func (e *Engine) userTerm() string {
 		return ts[0]
 	}
 	return ""
-}
-
-// asksAboutNow reports whether a question asks what holds now.
-func asksAboutNow(q string) bool {
-	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) })
-	for i, w := range ws {
-		switch w {
-		case "now", "currently", "current", "nowadays", "latest", "anymore", "still", "today":
-			return true
-		case "moment", "days":
-			if i > 0 && (ws[i-1] == "the" || ws[i-1] == "these") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// asksForNumber reports whether a question asks for a quantity: "how
-// much", "how many", "how far", "how long", "how often", "how old".
-func asksForNumber(q string) bool {
-	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) })
-	for i := 0; i+1 < len(ws); i++ {
-		if ws[i] == "how" {
-			switch ws[i+1] {
-			case "much", "many", "far", "long", "often", "old", "big", "tall", "heavy", "expensive":
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// aboutTheUser reports whether a question asks about the user
-// themselves: in the first person ("what car do I drive?", "when is my
-// birthday?"), not about a person ("who in my flat…?") or one of the
-// user's people ("which of my guests…", "my sister's name").
-func aboutTheUser(q string) bool {
-	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
-	if len(ws) == 0 || ws[0] == "who" || ws[0] == "whose" {
-		return false
-	}
-	for i := 0; i+1 < len(ws); i++ {
-		if (ws[i] == "my" || ws[i] == "our") && extract.IsRelationNoun(strings.TrimSuffix(ws[i+1], "'s")) {
-			return false
-		}
-		if ws[i] == "of" && ws[i+1] == "my" {
-			return false
-		}
-	}
-	return firstPerson(q) || plural(ws)
-}
-
-// plural reports a first person plural ("our landlord", "where do we…").
-func plural(ws []string) bool {
-	for _, w := range ws {
-		switch w {
-		case "we", "our", "us", "we're":
-			return true
-		}
-	}
-	return false
-}
-
-// firstPerson reports whether text speaks in the first person singular.
-func firstPerson(text string) bool {
-	found := false
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
-		switch w {
-		case "i", "me", "my", "mine", "myself":
-			found = true
-		}
-	}
-	return found
 }
 
 func namesASubject(cands []*scored, qterms []string) bool {
@@ -921,18 +826,6 @@ func (c *scored) relevant() bool {
 		}
 	}
 	return false
-}
-
-// queryFacts is what ranking reads of the query, once per retrieval.
-type queryFacts struct {
-	terms        []string // the query's terms, with the user's for a first-person question
-	past         bool     // asks about earlier values, with history served
-	namesSubject bool     // names the subject of some candidate
-	self         bool     // asks about the user ("what car do I drive?")
-	current      bool     // asks what holds now ("… at the moment?", "currently")
-	task         bool     // asks the agent to do something ("book me a flight")
-	relation     string   // asks about one of the user's people ("my sister's name")
-	number       bool     // asks for a quantity ("how much", "how many")
 }
 
 // rank adds the bounded utility terms, each reported, and the trust action.

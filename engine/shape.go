@@ -370,53 +370,12 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 	return cands, changed
 }
 
-// asksForTask reports whether a query asks the agent to do something
-// ("book me a flight to Oslo", "plan my long run"), not a question: the
-// user's standing rules and preferences bear on it whatever its words.
-func asksForTask(q string) bool {
-	q = strings.TrimSpace(q)
-	if strings.HasSuffix(q, "?") {
-		return false
-	}
-	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
-	if len(ws) < 2 {
-		return false
-	}
-	return taskVerbs[ws[0]]
-}
-
-// taskVerbs open a request to do something. A query that opens otherwise
-// ("coffee preferences", "glider harbour") is keywords, not a task.
-var taskVerbs = map[string]bool{
-	"add": true, "arrange": true, "bake": true, "book": true, "buy": true, "call": true, "cancel": true,
-	"choose": true, "compose": true, "cook": true, "create": true, "deploy": true, "draft": true,
-	"email": true, "find": true, "fix": true, "get": true, "help": true, "make": true, "message": true,
-	"order": true, "organise": true, "organize": true, "pack": true, "pay": true, "pick": true,
-	"plan": true, "play": true, "prepare": true, "put": true, "recommend": true, "remind": true,
-	"rent": true, "reply": true, "reserve": true, "schedule": true, "send": true, "set": true,
-	"ship": true, "shop": true, "suggest": true, "text": true, "write": true,
-}
-
-// askedRelation returns the person a question asks about by their relation
-// to the user ("sister" in "what's my sister's name?"), or "".
-func askedRelation(q string) string {
-	ws := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(q, "’", "'")), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
-	for i := 0; i+1 < len(ws); i++ {
-		if ws[i] == "my" || ws[i] == "our" {
-			if rel := strings.TrimSuffix(strings.TrimSuffix(ws[i+1], "'s"), "'"); extract.IsRelationNoun(rel) {
-				return rel
-			}
-		}
-	}
-	return ""
-}
-
 // someoneElsesRelation reports whether text speaks of rel as someone
 // else's ("Petra's sister", "my partner's manager") or of rel's own
 // people ("my wife's brother") and never as the user's own rel alone: a
 // question about the user's sister is not answered by Petra's.
 func someoneElsesRelation(text, rel string) bool {
-	ws := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(text, "’", "'")), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	ws := lowerWords(text)
 	other := false
 	for i, w := range ws {
 		base := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")

@@ -59,13 +59,13 @@ func TestQuestionFacts(t *testing.T) {
 		{"where does Ana live now?", false, false, true},
 		{"what did Ana do last summer?", false, false, false},
 	} {
-		if got := aboutTheUser(tc.q); got != tc.self {
+		if got := aboutTheUser(lowerWords(tc.q)); got != tc.self {
 			t.Errorf("aboutTheUser(%q) = %v", tc.q, got)
 		}
-		if got := asksForNumber(tc.q); got != tc.number {
+		if got := asksForNumber(lowerWords(tc.q)); got != tc.number {
 			t.Errorf("asksForNumber(%q) = %v", tc.q, got)
 		}
-		if got := asksAboutNow(tc.q); got != tc.current {
+		if got := asksAboutNow(lowerWords(tc.q)); got != tc.current {
 			t.Errorf("asksAboutNow(%q) = %v", tc.q, got)
 		}
 	}
@@ -83,7 +83,7 @@ func TestAsksForTask(t *testing.T) {
 		"my flight to Oslo, what time?":    false,
 		"draft a reply to the electrician": true,
 	} {
-		if got := asksForTask(q); got != want {
+		if got := asksForTask(q, lowerWords(q)); got != want {
 			t.Errorf("asksForTask(%q) = %v", q, got)
 		}
 	}
@@ -102,10 +102,10 @@ func TestAsksForTask(t *testing.T) {
 }
 
 func TestSomeoneElsesRelation(t *testing.T) {
-	if got := askedRelation("what's my brother's email?"); got != "brother" {
+	if got := askedRelation(lowerWords("what's my brother's email?")); got != "brother" {
 		t.Errorf("askedRelation = %q", got)
 	}
-	if got := askedRelation("what's my email?"); got != "" {
+	if got := askedRelation(lowerWords("what's my email?")); got != "" {
 		t.Errorf("askedRelation = %q", got)
 	}
 	for _, tc := range []struct {

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/mnemon-dev/mnemon/extract"
+)
+
+// What ranking reads of a query's wording. The query is split into words
+// once per retrieval (readQuery); each question below reads those words.
+
+// queryFacts is what ranking reads of the query, once per retrieval.
+type queryFacts struct {
+	terms        []string // the query's terms, with the user's for a first-person question
+	past         bool     // asks about earlier values, with history served
+	aboutPast    bool     // asks about earlier values, served or not
+	namesSubject bool     // names the subject of some candidate
+	firstPerson  bool     // speaks in the first person singular
+	self         bool     // asks about the user ("what car do I drive?")
+	current      bool     // asks what holds now ("… at the moment?", "currently")
+	task         bool     // asks the agent to do something ("book me a flight")
+	relation     string   // asks about one of the user's people ("my sister's name")
+	number       bool     // asks for a quantity ("how much", "how many")
+}
+
+// readQuery reads a query's wording; history says superseded versions are
+// served.
+func readQuery(query string, history bool) queryFacts {
+	ws := lowerWords(query)
+	past := asksAboutPast(ws)
+	return queryFacts{
+		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), self: aboutTheUser(ws),
+		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), relation: askedRelation(ws),
+	}
+}
+
+// lowerWords splits text into lower-case words, keeping apostrophes
+// ("petra's", "jules'", "i'm") and reading a typographic one as plain.
+func lowerWords(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(text, "’", "'")), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\''
+	})
+}
+
+// pastWords mark a question about earlier values.
+var pastWords = map[string]bool{
+	"before": true, "previous": true, "previously": true, "former": true, "formerly": true,
+	"earlier": true, "prior": true, "used": true, "old": true, "past": true, "originally": true,
+	"until": true, "anymore": true, "then": true,
+}
+
+// asksAboutPast reports whether a query asks about earlier values.
+func asksAboutPast(ws []string) bool {
+	for _, w := range ws {
+		if pastWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// asksAboutNow reports whether a question asks what holds now.
+func asksAboutNow(ws []string) bool {
+	for i, w := range ws {
+		switch w {
+		case "now", "currently", "current", "nowadays", "latest", "anymore", "still", "today":
+			return true
+		case "moment", "days":
+			if i > 0 && (ws[i-1] == "the" || ws[i-1] == "these") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asksForNumber reports whether a question asks for a quantity: "how
+// much", "how many", "how far", "how long", "how often", "how old".
+func asksForNumber(ws []string) bool {
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] == "how" {
+			switch ws[i+1] {
+			case "much", "many", "far", "long", "often", "old", "big", "tall", "heavy", "expensive":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// aboutTheUser reports whether a question asks about the user
+// themselves: in the first person ("what car do I drive?", "when is my
+// birthday?"), not about a person ("who in my flat…?") or one of the
+// user's people ("which of my guests…", "my sister's name").
+func aboutTheUser(ws []string) bool {
+	if len(ws) == 0 || ws[0] == "who" || ws[0] == "whose" || askedRelation(ws) != "" {
+		return false
+	}
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] == "of" && ws[i+1] == "my" {
+			return false
+		}
+	}
+	return firstPerson(ws) || plural(ws)
+}
+
+// plural reports a first person plural ("our landlord", "where do we…").
+func plural(ws []string) bool {
+	for _, w := range ws {
+		switch w {
+		case "we", "our", "us", "we're":
+			return true
+		}
+	}
+	return false
+}
+
+// firstPerson reports whether words speak in the first person singular.
+func firstPerson(ws []string) bool {
+	for _, w := range ws {
+		switch w {
+		case "i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself":
+			return true
+		}
+	}
+	return false
+}
+
+// askedRelation returns the person a question asks about by their relation
+// to the user ("sister" in "what's my sister's name?"), or "".
+func askedRelation(ws []string) string {
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] == "my" || ws[i] == "our" {
+			if rel := strings.TrimSuffix(strings.TrimSuffix(ws[i+1], "'s"), "'"); extract.IsRelationNoun(rel) {
+				return rel
+			}
+		}
+	}
+	return ""
+}
+
+// asksForTask reports whether a query asks the agent to do something
+// ("book me a flight to Oslo", "plan my long run"), not a question: the
+// user's standing rules and preferences bear on it whatever its words.
+func asksForTask(query string, ws []string) bool {
+	if strings.HasSuffix(strings.TrimSpace(query), "?") || len(ws) < 2 {
+		return false
+	}
+	return taskVerbs[ws[0]]
+}
+
+// taskVerbs open a request to do something. A query that opens otherwise
+// ("coffee preferences", "glider harbour") is keywords, not a task.
+var taskVerbs = map[string]bool{
+	"add": true, "arrange": true, "bake": true, "book": true, "buy": true, "call": true, "cancel": true,
+	"choose": true, "compose": true, "cook": true, "create": true, "deploy": true, "draft": true,
+	"email": true, "find": true, "fix": true, "get": true, "help": true, "make": true, "message": true,
+	"order": true, "organise": true, "organize": true, "pack": true, "pay": true, "pick": true,
+	"plan": true, "play": true, "prepare": true, "put": true, "recommend": true, "remind": true,
+	"rent": true, "reply": true, "reserve": true, "schedule": true, "send": true, "set": true,
+	"ship": true, "shop": true, "suggest": true, "text": true, "write": true,
+}
