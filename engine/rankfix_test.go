@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -223,6 +224,59 @@ func TestReplyAfterOthersAnswers(t *testing.T) {
 		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
 	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Pieter") {
 		t.Fatalf("top items %v; want Pieter's order first", contents(res))
+	}
+}
+
+// When the turn the reply follows is about someone else, and so ranked
+// low for a question about the user, the reply still takes its place: the
+// turn's words matched, only its subject is wrong.
+func TestReplyAfterOthersPenalisedTurn(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-4 * day)
+	_, err := e.Capture(t.Context(), engine.CaptureParams{Namespace: "ns", Scope: memory.Scope{UserID: "u1", SessionID: "s1"},
+		Events: []engine.Event{
+			{Kind: memory.EpisodeUserMessage, Content: "my cousins' birthdays are all in March, Ilse on the 3rd and Joost on the 12th", OccurredAt: start},
+			{Kind: memory.EpisodeAgentMessage, Speaker: "assistant", Content: "A busy month for cards.", OccurredAt: start.Add(time.Minute)},
+			{Kind: memory.EpisodeUserMessage, Content: "and mine's the 30th of April, nobody remembers it", OccurredAt: start.Add(2 * time.Minute)},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	captureSession(t, e, "ns", "s2", start.Add(day), "the heating is on the blink", "ugh")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "when is my birthday?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "30th") {
+		t.Fatalf("top items %v; want the user's own date first", contents(res))
+	}
+}
+
+// Being among the newest turns is no relevance: a recent turn that no
+// other channel found does not outrank an older one that says the answer.
+func TestRecentAloneIsNotRelevant(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-10 * day)
+	captureSession(t, e, "ns", "s1", start, "my physio appointments are every other Tuesday at nine")
+	for i := range 4 {
+		captureSession(t, e, "ns", fmt.Sprintf("chat%d", i), start.Add(time.Duration(i+1)*day), "ha, that printer again", "ok cool", "the train was packed")
+	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "when do I see the physiotherapist?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "physio") {
+		t.Fatalf("top items %v; want the physio turn first", contents(res))
+	}
+	for _, it := range res.Items {
+		if _, recent := it.Channels["recent"]; !recent || len(it.Channels) > 1 {
+			continue
+		}
+		terms := 0.0
+		for _, v := range it.Terms {
+			terms += v
+		}
+		if it.Score-terms > 1e-9 {
+			t.Errorf("%q, found only as recent, has relevance %.3f (score %.3f, terms %.3f)", it.Content, it.Score-terms, it.Score, terms)
+		}
 	}
 }
 
