@@ -81,7 +81,10 @@ type Ranking struct {
 	ChatterPenalty float64
 	// OtherTurn is subtracted, for a question in the first person, from
 	// a turn about someone else ("my flatmate works at …", "Rosa's
-	// birthday is …") that does not speak of the user too.
+	// birthday is …") that does not speak of the user too. At 1.0 it sends
+	// such a turn below everything not about someone else: at 0.5 it
+	// still came first whenever nothing else matched, so "when is my
+	// birthday?" was answered with Rosa's.
 	OtherTurn float64
 	// AnswerType is added, for a question asking for a quantity ("how
 	// much", "how many", "how far"), to a turn that says a number.
