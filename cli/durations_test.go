@@ -28,7 +28,7 @@ func TestParseDuration(t *testing.T) {
 		{in: "infd", bad: true},
 		{in: "1e3d", bad: true},
 		{in: "-7d", want: -7 * 24 * time.Hour}, // parsed; the setting refuses it by name
-		{in: "1000000d", bad: true}, // beyond time.Duration
+		{in: "1000000d", bad: true},            // beyond time.Duration
 	} {
 		got, err := parseDuration(c.in)
 		if c.bad {
