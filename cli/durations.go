@@ -71,6 +71,9 @@ func (s durationSetting) resolve() (time.Duration, string, error) {
 		if *old < 0 {
 			return 0, name, usagef("%s %g: must not be negative (0 or leaving it out gives the default)", name, *old)
 		}
+		if *old > maxDays*24*3600 {
+			return 0, name, usagef("%s %g: too long (at most %d days)", name, *old, maxDays)
+		}
 		d = time.Duration(*old * float64(time.Second))
 	case set:
 		var err error

@@ -91,6 +91,7 @@ func TestServeConfigDurations(t *testing.T) {
 		{name: "a number where a duration string goes", file: `{"job_timeout": 30}`, bad: "job_timeout must be a string holding a duration, not number"},
 		{name: "a number for maintain_every", file: `{"maintain_every": 3600}`, bad: "maintain_every must be a string holding a duration"},
 		{name: "negative duration", file: `{"idle_timeout": "-5s"}`, bad: `idle_timeout "-5s": must not be negative`},
+		{name: "seconds beyond any duration", file: `{"idle_timeout_seconds": 1e300}`, bad: "idle_timeout_seconds 1e+300: too long"},
 		{name: "negative seconds", file: `{"idle_timeout_seconds": -5}`, bad: `idle_timeout_seconds -5: must not be negative`},
 		{name: "bad variable", env: map[string]string{"MNEMON_SHUTDOWN_TIMEOUT": "15"}, bad: `MNEMON_SHUTDOWN_TIMEOUT="15": not a duration`},
 		{name: "rescue within the job timeout", file: `{"job_timeout": "2m", "job_rescue_after": "90s"}`,
