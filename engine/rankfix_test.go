@@ -368,3 +368,24 @@ func TestBeforeAValueFindsTheEarlierTurn(t *testing.T) {
 		t.Fatalf("%q: top items %v; want the Subaru turn, then the Corolla one", q, contents(res))
 	}
 }
+
+// A turn that says what changed names the earlier value itself ("dropped
+// Italian, it's French lessons now"): no weaker earlier turn goes above it,
+// and the agent's words are never the user's earlier value.
+func TestBeforeAValueKeepsTheChangeTurn(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-60 * day)
+	captureSession(t, e, "ns", "a", start, "agent: Good dentists are hard to find.", "the crossword was brutal today")
+	captureSession(t, e, "ns", "b", start.Add(20*day), "left the Harbour Street dentist, the Elm Road practice has me now")
+	q := "which dentist did I go to before Elm Road?"
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext, IncludeHistory: true})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Harbour Street") {
+		t.Fatalf("%q: top items %v; want the change turn first", q, contents(res))
+	}
+	for _, it := range res.Items {
+		if it.Terms["previous"] > 0 {
+			t.Errorf("%q was lifted as the earlier value", it.Content)
+		}
+	}
+}

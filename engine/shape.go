@@ -496,11 +496,21 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 			return false
 		}
 		en, ok := st.entries.load(id)
-		return ok && en.v.Kind == memory.KindEpisodic && en.v.ObservedAt.Before(later.en.v.ObservedAt) &&
+		// Said by whoever said the later turn: the user's earlier
+		// bank is in the user's words, not in the agent's "good banks
+		// are rare".
+		return ok && en.v.Kind == memory.KindEpisodic && en.v.ObservedAt.Before(later.en.v.ObservedAt) && en.v.Subject == later.en.v.Subject &&
 			en.shape&(shapeRequest|shapeChatter) == 0 && !containsAll(e.analyzer.QueryTerms(en.v.Content), vterms)
 	}
+	floor := r.SemanticFloorAlone
+	if later.en.shape&shapeChange != 0 {
+		// "cancelled the PureGym membership, I'm at the climbing
+		// centre now" says what came before itself: an earlier turn
+		// goes above it only when it clearly speaks of the same thing.
+		floor = r.SemanticFloor
+	}
 	st.mu.RLock()
-	hits := st.ix.Semantic(vecs[0], 1, r.SemanticFloorAlone, before)
+	hits := st.ix.Semantic(vecs[0], 1, floor, before)
 	st.mu.RUnlock()
 	if len(hits) == 0 {
 		return cands, false
