@@ -389,3 +389,24 @@ func TestBeforeAValueKeepsTheChangeTurn(t *testing.T) {
 		}
 	}
 }
+
+// For a question about the user, the agent's remark that names nothing
+// ("Good landlords are rare.") states nothing about the user and goes below
+// the user's own turn, though it shares the question's word; an agent turn
+// that names the value keeps its place.
+func TestAgentRemarkIsNotTheUsersFact(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-10 * day)
+	captureSession(t, e, "ns", "a", start, "the landlord sent someone about the boiler at last, Mrs Okonjo from the agency", "agent: Good landlords are rare, a good landlord is worth a lot.")
+	q := "who is my landlord?"
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Okonjo") {
+		t.Fatalf("%q: top items %v; want the user's turn first", q, contents(res))
+	}
+	for _, it := range res.Items {
+		if strings.Contains(it.Content, "Good landlords") && it.Terms["agent_remark"] >= 0 {
+			t.Errorf("the agent's remark carries no agent_remark term: %v", it.Terms)
+		}
+	}
+}

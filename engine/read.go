@@ -752,6 +752,12 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 	return order
 }
 
+// isAgentSpeaker reports whether a turn's speaker is the agent: the name
+// an unattributed agent_message gets, or "agent".
+func isAgentSpeaker(s string) bool {
+	return strings.EqualFold(s, AgentSpeaker) || strings.EqualFold(s, "agent")
+}
+
 // maxTerms is how many utility terms rank can add to one candidate.
 const maxTerms = 16
 
@@ -880,6 +886,9 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			if sh&(shapeOther|shapeOtherName) != 0 || c.aboutOther {
 				add("other_subject", -r.OtherTurn)
 			}
+		}
+		if r.AgentRemark != 0 && (q.self || q.firstPerson) && sh&(shapeNames|shapeNumber) == 0 && isAgentSpeaker(v.Subject) {
+			add("agent_remark", -r.AgentRemark)
 		}
 		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && sh&shapeRequest == 0 && c.relevant() {
 			// What changed last is what is true now: "everything runs
