@@ -135,7 +135,7 @@ func DefaultRanking() Ranking {
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
-		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0, AnswerType: 0.05, TaskRule: 0.20, ChangeCue: 0.20,
+		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0.50, AnswerType: 0.05, TaskRule: 0.20, ChangeCue: 0.20,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
