@@ -81,6 +81,9 @@ func ValidateBaseURL(field, raw string) error {
 	if raw == "" {
 		return memory.FieldInvalidf(memory.CodeInvalid, field, "%s is not set: give the API's root URL, like https://api.openai.com/v1 or http://127.0.0.1:11434/v1", field)
 	}
+	if !strings.Contains(raw, "://") {
+		return memory.FieldInvalidf(memory.CodeInvalid, field, "%s: use an http:// or https:// URL, like http://127.0.0.1:11434/v1", field)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url's error quotes the input, which may hold a password: say
@@ -91,13 +94,13 @@ func ValidateBaseURL(field, raw string) error {
 		return memory.FieldInvalidf(memory.CodeInvalid, field, "%s must not hold credentials (user:password@): put the API key in a file or an environment variable and name it with api_key_file or api_key_env", field)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return memory.FieldInvalidf(memory.CodeInvalid, field, "%s %q: use an http:// or https:// URL", field, raw)
+		return memory.FieldInvalidf(memory.CodeInvalid, field, "%s: use an http:// or https:// URL, not %s://", field, u.Scheme)
 	}
 	if u.Host == "" {
-		return memory.FieldInvalidf(memory.CodeInvalid, field, "%s %q has no host: write it like http://127.0.0.1:11434/v1", field, raw)
+		return memory.FieldInvalidf(memory.CodeInvalid, field, "%s has no host: write it like http://127.0.0.1:11434/v1", field)
 	}
 	if u.Fragment != "" {
-		return memory.FieldInvalidf(memory.CodeInvalid, field, "%s %q: remove the #fragment", field, raw)
+		return memory.FieldInvalidf(memory.CodeInvalid, field, "%s: remove the #fragment", field)
 	}
 	return nil
 }
