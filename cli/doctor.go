@@ -113,6 +113,7 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 		}
 	}
 	a.checkConfig(ctx, config, add)
+	a.checkModels(ctx, add)
 	if a.dbPath == "" {
 		add("database", checkFail, "no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
 		return rep
@@ -310,5 +311,10 @@ func (a *app) checkConfig(ctx context.Context, path string, add func(name, statu
 		add("config", checkWarn, "%s", strings.Join(cfg.deprecations(), "; "))
 	case path != "":
 		add("config", checkOK, "%s", path)
+	}
+	if err == nil && path != "" {
+		// The file's model providers are the ones a server would use:
+		// doctor checks them and counts vectors against their embedder.
+		a.models, a.modelsRead = probe.models, true
 	}
 }

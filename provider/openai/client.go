@@ -93,7 +93,7 @@ func (c *Client) post(ctx context.Context, what, path string, body, out any) err
 		retry, after, err := c.attempt(ctx, what, path, payload, out)
 		if err == nil || !retry || attempt >= retries {
 			if err != nil && retry && retries > 0 {
-				err = memory.Within(err, "after %d attempts", attempt+1)
+				err = withNote(err, fmt.Sprintf("%d attempts", attempt+1))
 			}
 			return err
 		}
@@ -102,10 +102,10 @@ func (c *Client) post(ctx context.Context, what, path string, body, out any) err
 			wait = c.jittered(attempt)
 		}
 		if wait > maxRetryAfter {
-			return memory.Within(err, "the provider asks to wait %s, longer than mnemon waits", wait.Round(time.Second))
+			return withNote(err, fmt.Sprintf("it asks to wait %s, longer than mnemon waits", wait.Round(time.Second)))
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return memory.Within(err, "no time left to retry within the caller's deadline")
+			return withNote(err, "no time left to retry before the caller's deadline")
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -115,6 +115,15 @@ func (c *Client) post(ctx context.Context, what, path string, body, out any) err
 		case <-t.C:
 		}
 	}
+}
+
+// withNote appends a note in parentheses to err's public message.
+func withNote(err error, note string) error {
+	var pe *memory.Error
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%w (%s)", err, note)
+	}
+	return &memory.Error{Code: pe.Code, Field: pe.Field, Kind: pe.Kind, Message: pe.Message + " (" + note + ")", Cause: pe.Cause}
 }
 
 // jittered is the backoff before retry attempt+1: base·2^attempt, capped,

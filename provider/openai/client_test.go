@@ -184,7 +184,7 @@ func TestRetriesEndWithModelUnavailable(t *testing.T) {
 	c := newTestClient(t, fake, func(c *Config) { c.MaxRetries = 2 })
 	_, err := c.Embed(context.Background(), []string{"x"}, 4)
 	mustFail(t, err, memory.CodeModelUnavailable)
-	if !errors.Is(err, memory.ErrModelUnavailable) || !strings.Contains(err.Error(), "after 3 attempts") {
+	if !errors.Is(err, memory.ErrModelUnavailable) || !strings.Contains(err.Error(), "(3 attempts)") {
 		t.Fatalf("error %q", err)
 	}
 	if n := fake.Requests("/v1/embeddings"); n != 3 {

@@ -107,3 +107,9 @@ func allZero(v []float32) bool {
 	}
 	return true
 }
+
+// Client is the client the embedder calls.
+func (e *Embedder) Client() *Client { return e.client }
+
+// Close releases the client's idle connections.
+func (e *Embedder) Close() { e.client.Close() }
