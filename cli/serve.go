@@ -424,7 +424,20 @@ max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
 request_timeout, read_timeout, write_timeout, idle_timeout,
 job_max_attempts, job_timeout, job_rescue_after, maintain_every,
 dedupe_threshold, history_keep, consolidate_after, purge_after,
-summary_tokens, digest_tokens, trust_follow_at, trust_hint_at).
+summary_tokens, digest_tokens, trust_follow_at, trust_hint_at, models).
+
+Model providers (optional; without them mnemon uses no model): the models
+section names an OpenAI-compatible embeddings endpoint and a chat endpoint,
+  "models": {"embeddings": {"base_url": "http://127.0.0.1:11434/v1",
+    "model": "nomic-embed-text", "dimensions": 768}, "chat": {...}}
+with the fields base_url, model, api_key_env (the variable holding the key)
+or api_key_file, timeout (per attempt, default 30s), max_retries (default
+3), concurrency (default 4), and for embeddings dimensions (required) and
+batch_size (default 64). MNEMON_EMBEDDINGS_<FIELD> and MNEMON_CHAT_<FIELD>
+(MNEMON_EMBEDDINGS_BASE_URL, ...) override them; every command reads the
+variables, so remember and recall embed with the same model as the server.
+Today the embeddings endpoint embeds every write and query; the chat
+endpoint is only checked ('mnemon doctor'). Switching embedder re-embeds.
 
 Durations are Go duration strings everywhere: "30s", "5m", "720h" (a
 number of days, "7d", is read too). The older fields in seconds
