@@ -71,7 +71,8 @@ func TestProviderEmbedderEndToEnd(t *testing.T) {
 
 	out := run(0, "recall", "which editor is my favorite", "--json", "--disable", "critical,structured,lexical,recent,graph")
 	var res struct {
-		Items []struct {
+		RetrievalID string `json:"retrieval_id"`
+		Items       []struct {
 			MemoryID string                     `json:"memory_id"`
 			Content  string                     `json:"content"`
 			Channels map[string]json.RawMessage `json:"channels"`
@@ -89,6 +90,7 @@ func TestProviderEmbedderEndToEnd(t *testing.T) {
 	if memID == "" {
 		t.Fatalf("the semantic channel did not find the editor with the provider's vectors:\n%s", out)
 	}
+	run(0, "explain", res.RetrievalID) // the trace, searched for the key below
 	if show := run(0, "show", memID); !strings.Contains(show, "embedder openai:fake-embed@32 (32 dims)") {
 		t.Fatalf("show does not name the provider's embedder:\n%s", show)
 	}
@@ -115,12 +117,14 @@ func TestProviderEmbedderEndToEnd(t *testing.T) {
 	// A wrong key: the refusal is reported, the key (which the fake
 	// echoes) is not.
 	env["FAKE_PROVIDER_KEY"] = fakeKey + "-wrong"
-	errOut := run(1, "remember", "I moved to Lisbon.")
+	run(1, "remember", "I moved to Lisbon.")
+	if errs := seen[len(seen)-1]; !strings.Contains(errs, "the embeddings provider refused the API key (HTTP 401)") || !strings.Contains(errs, "nothing was stored") {
+		t.Fatalf("remember with a wrong key says:\n%s", errs)
+	}
 	doc = run(1, "doctor")
 	if !strings.Contains(doc, "refused the API key") {
 		t.Fatalf("doctor with a wrong key:\n%s", doc)
 	}
-	_ = errOut
 	for _, s := range seen {
 		if strings.Contains(s, fakeKey) {
 			t.Fatalf("the API key shows in:\n%s", s)
@@ -177,6 +181,10 @@ func TestServeWithProviderConfigFile(t *testing.T) {
 			t.Fatalf("not re-embedded after 15s:\n%s", out)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	code, body = call(t, "GET", s.url+"/v1/export", nil)
+	if code != http.StatusOK || !strings.Contains(string(body), "openai:fake-embed@16") || strings.Contains(string(body), fakeKey) {
+		t.Fatalf("export: %d; want the provider's embedder in the provenance and no key:\n%s", code, body)
 	}
 	s.stop(t)
 	logs := s.stderr.String()
