@@ -105,6 +105,11 @@ type app struct {
 	synchronous string
 	store       *sqlite.Store
 	engine      *engine.Engine
+	// models are the model provider settings (see models.go); modelsRead
+	// says they were read, from a config (serverConfig) or from the
+	// environment (embedder), so nil means none are configured.
+	models     *modelsConfig
+	modelsRead bool
 }
 
 // open opens the database and the engine on it.
@@ -115,7 +120,11 @@ func (a *app) open(ctx context.Context) error {
 	if err := a.openStore(ctx); err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Config{Store: a.store})
+	emb, err := a.embedder()
+	if err != nil {
+		return err
+	}
+	eng, err := engine.New(engine.Config{Store: a.store, Embedder: emb})
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,10 @@ func doctorCmd() *command {
   embeddings every memory item has vectors of the current embedder (after an upgrade that
              changed it, a server or worker re-embeds the rest in the background)
   backlog    episodes captured but not yet extracted (a server or 'mnemon worker' extracts them)
+  embeddings provider, chat provider
+             when a model provider is configured (MNEMON_EMBEDDINGS_*, MNEMON_CHAT_*, or the
+             models section of --config): one tiny call to each endpoint, reporting the model,
+             the vector length (which must match dimensions) and the latency
   config     with --config FILE, or when a MNEMON_ variable is wrong: the settings 'mnemon serve'
              and 'mnemon worker' would read are valid; deprecated fields (timeouts in seconds)
              are a warning naming the field that replaces them
@@ -113,6 +117,7 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 		}
 	}
 	a.checkConfig(ctx, config, add)
+	a.checkModels(ctx, add)
 	if a.dbPath == "" {
 		add("database", checkFail, "no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
 		return rep
@@ -310,5 +315,10 @@ func (a *app) checkConfig(ctx context.Context, path string, add func(name, statu
 		add("config", checkWarn, "%s", strings.Join(cfg.deprecations(), "; "))
 	case path != "":
 		add("config", checkOK, "%s", path)
+	}
+	if err == nil && path != "" {
+		// The file's model providers are the ones a server would use:
+		// doctor checks them and counts vectors against their embedder.
+		a.models, a.modelsRead = probe.models, true
 	}
 }

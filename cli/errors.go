@@ -86,6 +86,8 @@ func describe(ctx context.Context, err error) (string, int) {
 		return "nothing was stored: the disk holding the database is full; free some space and run it again", 1
 	case errors.Is(err, memory.ErrNotFound):
 		msg += "; list ids with 'mnemon facts --history'"
+	case errors.Is(err, memory.ErrModelUnavailable), errors.Is(err, memory.ErrModelBadReply):
+		msg += "; nothing was stored ('mnemon doctor' checks the model provider)"
 	}
 	return msg, 1
 }

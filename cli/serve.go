@@ -87,6 +87,10 @@ type serverConfig struct {
 	PurgeAfter       string `json:"purge_after"`
 	SummaryTokens    int    `json:"summary_tokens"`
 	DigestTokens     int    `json:"digest_tokens"`
+
+	// Models are the optional model providers (models.go); the
+	// MNEMON_EMBEDDINGS_* and MNEMON_CHAT_* variables override them.
+	Models *modelsConfig `json:"models"`
 }
 
 // loadServerConfig reads the config file (if any) and the MNEMON_*
@@ -102,6 +106,11 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		dec.DisallowUnknownFields()
 		err = dec.Decode(cfg)
 		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// The models section's endpoints share their fields through an
+			// embedded struct, whose name is no field of the file.
+			te.Field = strings.ReplaceAll(te.Field, ".endpointConfig", "")
+		}
 		switch {
 		case errors.As(err, &te) && cfg.isDuration(te.Field):
 			return nil, usagef("config %s: %s must be a string holding a duration, not %s: %s (see 'mnemon help serve' for the fields)", path, te.Field, te.Value, durationHint)
@@ -183,6 +192,11 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 			return nil, err
 		}
 	}
+	models, err := applyModelsEnv(cfg.Models, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Models = models
 	for _, d := range cfg.durationSettings(&serverTimeouts{}) {
 		// The variable overrides the file, in either spelling.
 		err := env(d.env, func(v string) error {
@@ -217,7 +231,7 @@ func (cfg *serverConfig) durationSettings(t *serverTimeouts) []durationSetting {
 // isDuration reports whether field is the config field of a duration.
 func (cfg *serverConfig) isDuration(field string) bool {
 	switch field {
-	case "maintain_every", "consolidate_after", "purge_after":
+	case "maintain_every", "consolidate_after", "purge_after", "models.embeddings.timeout", "models.chat.timeout":
 		return true
 	}
 	for _, d := range cfg.durationSettings(&serverTimeouts{}) {
@@ -410,7 +424,20 @@ max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
 request_timeout, read_timeout, write_timeout, idle_timeout,
 job_max_attempts, job_timeout, job_rescue_after, maintain_every,
 dedupe_threshold, history_keep, consolidate_after, purge_after,
-summary_tokens, digest_tokens, trust_follow_at, trust_hint_at).
+summary_tokens, digest_tokens, trust_follow_at, trust_hint_at, models).
+
+Model providers (optional; without them mnemon uses no model): the models
+section names an OpenAI-compatible embeddings endpoint and a chat endpoint,
+  "models": {"embeddings": {"base_url": "http://127.0.0.1:11434/v1",
+    "model": "nomic-embed-text", "dimensions": 768}, "chat": {...}}
+with the fields base_url, model, api_key_env (the variable holding the key)
+or api_key_file, timeout (per attempt, default 30s), max_retries (default
+3), concurrency (default 4), and for embeddings dimensions (required) and
+batch_size (default 64). MNEMON_EMBEDDINGS_<FIELD> and MNEMON_CHAT_<FIELD>
+(MNEMON_EMBEDDINGS_BASE_URL, ...) override them; every command reads the
+variables, so remember and recall embed with the same model as the server.
+Today the embeddings endpoint embeds every write and query; the chat
+endpoint is only checked ('mnemon doctor'). Switching embedder re-embeds.
 
 Durations are Go duration strings everywhere: "30s", "5m", "720h" (a
 number of days, "7d", is read too). The older fields in seconds
@@ -527,6 +554,10 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	if err := cfg.checkMaintenance(); err != nil {
 		return nil, err
 	}
+	if err := cfg.Models.check(a.env.Getenv); err != nil {
+		return nil, err
+	}
+	a.models, a.modelsRead = cfg.Models, true
 	if cfg.DB != "" && a.dbPath == defaultDBPath(a.env) && a.env.Getenv("MNEMON_DB") == "" {
 		a.dbPath = cfg.DB
 	}
@@ -587,11 +618,16 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons})
+	emb, err := a.embedder()
+	if err != nil {
+		return err
+	}
+	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons, Embedder: emb})
 	if err != nil {
 		return err
 	}
 	a.engine = eng
+	a.logModels(log)
 	began := time.Now()
 	if err := eng.Warm(ctx); err != nil {
 		return err
@@ -735,11 +771,16 @@ Examples:
 			if err != nil {
 				return err
 			}
-			eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons})
+			emb, err := a.embedder()
+			if err != nil {
+				return err
+			}
+			eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons, Embedder: emb})
 			if err != nil {
 				return err
 			}
 			a.engine = eng
+			a.logModels(log)
 			defer follow(eng)()
 			q, err := a.openQueue(ctx, cfg, timeouts, log)
 			if err != nil {

@@ -28,6 +28,14 @@ var (
 	// keeps: the changes after it are partly gone, so a follower standing
 	// there must read the namespace again.
 	ErrChangesPruned = errors.New("change log pruned past this position")
+	// ErrModelUnavailable means a configured model provider could not
+	// answer: unreachable, too slow, refusing the key, or out of retries.
+	// Nothing was stored by the call that needed it.
+	ErrModelUnavailable = errors.New("model provider unavailable")
+	// ErrModelBadReply means a model provider answered with something
+	// mnemon cannot use: not JSON, the wrong shape, or vectors of another
+	// size than configured. Nothing was stored from it.
+	ErrModelBadReply = errors.New("model provider sent an unusable reply")
 )
 
 // Stable public codes of the errors mnemon phrases for its callers. The
@@ -48,6 +56,11 @@ const (
 	// (store_corrupt), or older and opened for reading only.
 	CodeStoreCorrupt = "store_corrupt"
 	CodeStoreTooOld  = "store_too_old"
+	// A configured model provider (embeddings or chat endpoint) could not
+	// be used: no answer in time or a refusal (model_unavailable), or an
+	// answer that does not fit the request (model_bad_reply).
+	CodeModelUnavailable = "model_unavailable"
+	CodeModelBadReply    = "model_bad_reply"
 )
 
 // Error is a problem phrased for the caller where it is found: a stable

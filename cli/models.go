@@ -1,0 +1,326 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/embed"
+	"github.com/mnemon-dev/mnemon/provider/openai"
+)
+
+// Model providers (see 'mnemon help serve' and the README's "Model
+// providers"). Without a "models" section and without MNEMON_EMBEDDINGS_* or
+// MNEMON_CHAT_* variables nothing here runs and mnemon uses its built-in
+// embedder. The variables override the file field by field, and they are
+// read by every command, so one-shot commands (remember, recall) embed
+// with the same model as the server when the settings are in the
+// environment.
+
+// modelsConfig is the config file's "models" section.
+type modelsConfig struct {
+	Embeddings *embeddingsConfig `json:"embeddings"`
+	Chat       *chatConfig       `json:"chat"`
+}
+
+// endpointConfig are the settings every endpoint has.
+type endpointConfig struct {
+	BaseURL string `json:"base_url"`
+	Model   string `json:"model"`
+	// The API key is read from the variable api_key_env names or from
+	// the file api_key_file, never written in the config itself.
+	APIKeyEnv  string `json:"api_key_env"`
+	APIKeyFile string `json:"api_key_file"`
+	// Timeout of one attempt, a Go duration ("" or "0": 30s).
+	Timeout string `json:"timeout"`
+	// MaxRetries after a failed attempt (nil: 3; 0: none).
+	MaxRetries  *int `json:"max_retries"`
+	Concurrency int  `json:"concurrency"` // requests in flight (0: 4)
+}
+
+type embeddingsConfig struct {
+	endpointConfig
+	Dimensions int `json:"dimensions"` // the model's vector length; required
+	BatchSize  int `json:"batch_size"` // texts per request (0: 64)
+}
+
+type chatConfig struct {
+	endpointConfig
+}
+
+// modelEnvPrefixes are the MNEMON_ variable prefixes of the endpoints.
+const (
+	embeddingsEnv = "MNEMON_EMBEDDINGS_"
+	chatEnv       = "MNEMON_CHAT_"
+)
+
+// applyModelsEnv lets MNEMON_EMBEDDINGS_* and MNEMON_CHAT_* override m's
+// fields, making the sections they set; m may be nil.
+func applyModelsEnv(m *modelsConfig, getenv func(string) string) (*modelsConfig, error) {
+	set := func(prefix string) bool {
+		for _, f := range []string{"BASE_URL", "MODEL", "API_KEY_ENV", "API_KEY_FILE", "TIMEOUT", "MAX_RETRIES", "CONCURRENCY", "DIMENSIONS", "BATCH_SIZE"} {
+			if strings.TrimSpace(getenv(prefix+f)) != "" {
+				return true
+			}
+		}
+		return false
+	}
+	if m == nil && (set(embeddingsEnv) || set(chatEnv)) {
+		m = &modelsConfig{}
+	}
+	if m == nil {
+		return nil, nil
+	}
+	if m.Embeddings == nil && set(embeddingsEnv) {
+		m.Embeddings = &embeddingsConfig{}
+	}
+	if m.Chat == nil && set(chatEnv) {
+		m.Chat = &chatConfig{}
+	}
+	if e := m.Embeddings; e != nil {
+		if err := e.endpointConfig.applyEnv(embeddingsEnv, getenv); err != nil {
+			return nil, err
+		}
+		for name, dst := range map[string]*int{"DIMENSIONS": &e.Dimensions, "BATCH_SIZE": &e.BatchSize} {
+			if err := envInt(getenv, embeddingsEnv+name, func(n int) { *dst = n }); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if c := m.Chat; c != nil {
+		if err := c.endpointConfig.applyEnv(chatEnv, getenv); err != nil {
+			return nil, err
+		}
+		for _, name := range []string{"DIMENSIONS", "BATCH_SIZE"} {
+			if strings.TrimSpace(getenv(chatEnv+name)) != "" {
+				return nil, usagef("%s%s: a chat endpoint has no %s; did you mean %s%s?", chatEnv, name, strings.ToLower(name), embeddingsEnv, name)
+			}
+		}
+	}
+	return m, nil
+}
+
+func (c *endpointConfig) applyEnv(prefix string, getenv func(string) string) error {
+	for name, dst := range map[string]*string{
+		"BASE_URL": &c.BaseURL, "MODEL": &c.Model, "API_KEY_ENV": &c.APIKeyEnv, "API_KEY_FILE": &c.APIKeyFile, "TIMEOUT": &c.Timeout,
+	} {
+		if v := strings.TrimSpace(getenv(prefix + name)); v != "" {
+			*dst = v
+		}
+	}
+	if err := envInt(getenv, prefix+"MAX_RETRIES", func(n int) { c.MaxRetries = &n }); err != nil {
+		return err
+	}
+	return envInt(getenv, prefix+"CONCURRENCY", func(n int) { c.Concurrency = n })
+}
+
+func envInt(getenv func(string) string, name string, set func(int)) error {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return usagef("%s=%q: want a whole number", name, v)
+	}
+	set(n)
+	return nil
+}
+
+// client checks the endpoint's settings and returns its client; field is
+// its place in the config ("models.embeddings"). It reads the API key.
+func (c *endpointConfig) client(field string, getenv func(string) string) (*openai.Client, error) {
+	timeout := time.Duration(0)
+	if strings.TrimSpace(c.Timeout) != "" {
+		d, err := parseDuration(c.Timeout)
+		if err != nil || d < 0 {
+			return nil, usagef("%s.timeout %q is not a duration: %s", field, c.Timeout, durationHint)
+		}
+		timeout = d
+	}
+	retries := 0 // the default
+	if c.MaxRetries != nil {
+		switch n := *c.MaxRetries; {
+		case n < 0 || n > 10:
+			return nil, usagef("%s.max_retries %d: use 0 (no retries) to 10", field, n)
+		case n == 0:
+			retries = -1
+		default:
+			retries = n
+		}
+	}
+	key, err := openai.LoadKey(field, c.APIKeyEnv, c.APIKeyFile, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg := openai.Config{BaseURL: c.BaseURL, Model: strings.TrimSpace(c.Model), APIKey: key, Timeout: timeout, MaxRetries: retries, Concurrency: c.Concurrency}
+	if err := cfg.Validate(field); err != nil {
+		return nil, err
+	}
+	return openai.New(cfg)
+}
+
+// embedder returns the provider-backed embedder the section configures.
+func (e *embeddingsConfig) embedder(getenv func(string) string) (*openai.Embedder, error) {
+	const field = "models.embeddings"
+	if e.Dimensions <= 0 {
+		return nil, usagef("%s.dimensions is %s: set it to the length of the model's vectors (1536 for text-embedding-3-small, 768 for nomic-embed-text; 'mnemon doctor' reports what the endpoint returns)", field, map[bool]string{true: "not set", false: strconv.Itoa(e.Dimensions)}[e.Dimensions == 0])
+	}
+	if e.BatchSize < 0 || e.BatchSize > 2048 {
+		return nil, usagef("%s.batch_size %d: use 1 to 2048 (0 gives the default, %d)", field, e.BatchSize, openai.DefaultBatchSize)
+	}
+	c, err := e.client(field, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return openai.NewEmbedder(c, e.Dimensions, e.BatchSize)
+}
+
+// check validates every configured endpoint (and reads its key) without
+// calling it.
+func (m *modelsConfig) check(getenv func(string) string) error {
+	if m == nil {
+		return nil
+	}
+	if m.Embeddings != nil {
+		emb, err := m.Embeddings.embedder(getenv)
+		if err != nil {
+			return err
+		}
+		emb.Close()
+	}
+	if m.Chat != nil {
+		c, err := m.Chat.client("models.chat", getenv)
+		if err != nil {
+			return err
+		}
+		c.Close()
+	}
+	return nil
+}
+
+// embedder is the engine's embedder for the app's model settings: the
+// provider's when embeddings are configured, else nil (the engine's
+// built-in default). The settings are the config file's and the
+// environment's when a command read a config (serve, worker, doctor
+// --config), the environment's otherwise.
+func (a *app) embedder() (embed.Embedder, error) {
+	m := a.models
+	if !a.modelsRead {
+		var err error
+		if m, err = applyModelsEnv(nil, a.env.Getenv); err != nil {
+			return nil, err
+		}
+		a.models, a.modelsRead = m, true
+	}
+	if m == nil || m.Embeddings == nil {
+		return nil, nil
+	}
+	emb, err := m.Embeddings.embedder(a.env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return emb, nil
+}
+
+// checkModels calls each configured endpoint once (doctor): a one-word
+// embedding or a one-token chat, reporting the model, the vector length
+// and the latency. A failing endpoint is a failed check.
+func (a *app) checkModels(ctx context.Context, add func(name, status, format string, args ...any)) {
+	if !a.modelsRead {
+		m, err := applyModelsEnv(nil, a.env.Getenv)
+		if err != nil {
+			return // the config check reported it
+		}
+		a.models, a.modelsRead = m, true
+	}
+	m := a.models
+	if m == nil {
+		return
+	}
+	const probeTimeout = 30 * time.Second
+	if e := m.Embeddings; e != nil {
+		emb, err := e.embedder(a.env.Getenv)
+		if err != nil {
+			add("embeddings provider", checkFail, "%s", describeModelErr(ctx, err))
+		} else {
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			began := time.Now()
+			rep, err := emb.Client().Embed(pctx, []string{"mnemon doctor"}, 0)
+			took := time.Since(began).Round(time.Millisecond)
+			cancel()
+			switch {
+			case err != nil:
+				add("embeddings provider", checkFail, "%s: %s", e.BaseURL, describeModelErr(ctx, err))
+			case len(rep.Vectors[0]) != e.Dimensions:
+				add("embeddings provider", checkFail, "%s: model %s returns %d dimensions; models.embeddings.dimensions is %d: set it to %d (stored memories are then re-embedded)",
+					e.BaseURL, modelName(rep.Model, e.Model), len(rep.Vectors[0]), e.Dimensions, len(rep.Vectors[0]))
+			default:
+				add("embeddings provider", checkOK, "%s: model %s, %d dimensions, answered in %s", e.BaseURL, modelName(rep.Model, e.Model), len(rep.Vectors[0]), took)
+			}
+			emb.Close()
+		}
+	}
+	if c := m.Chat; c != nil {
+		client, err := c.client("models.chat", a.env.Getenv)
+		if err != nil {
+			add("chat provider", checkFail, "%s", describeModelErr(ctx, err))
+			return
+		}
+		defer client.Close()
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		began := time.Now()
+		rep, err := client.Chat(pctx, openai.ChatRequest{Messages: []openai.Message{{Role: "user", Content: "Reply with the word ok."}}, MaxTokens: 5})
+		took := time.Since(began).Round(time.Millisecond)
+		if err != nil {
+			add("chat provider", checkFail, "%s: %s", c.BaseURL, describeModelErr(ctx, err))
+			return
+		}
+		add("chat provider", checkOK, "%s: model %s answered in %s", c.BaseURL, modelName(rep.Model, c.Model), took)
+	}
+}
+
+// modelName is the model a reply names, or the configured one when it
+// names none.
+func modelName(replied, configured string) string {
+	if replied == "" {
+		return configured
+	}
+	return replied
+}
+
+// describeModelErr is an endpoint's error as doctor shows it: the public
+// message (never the key, which no message holds), and for the operator
+// running doctor, what the provider said.
+func describeModelErr(ctx context.Context, err error) string {
+	msg, _ := describe(ctx, err)
+	var cause interface{ Unwrap() []error }
+	if errors.As(err, &cause) {
+		for _, e := range cause.Unwrap() {
+			if s := e.Error(); strings.Contains(s, "provider said: ") {
+				_, said, _ := strings.Cut(s, "provider said: ")
+				return fmt.Sprintf("%s (the provider said: %s)", msg, said)
+			}
+		}
+	}
+	return msg
+}
+
+// logModels logs the model providers a server or worker uses, key
+// redacted (openai.Config's LogValue).
+func (a *app) logModels(log *slog.Logger) {
+	if emb, ok := a.engine.Embedder().(*openai.Embedder); ok {
+		log.Info("embeddings provider", "embedder", emb.Name(), "endpoint", emb.Client().Config())
+	}
+	if a.models != nil && a.models.Chat != nil {
+		if c, err := a.models.Chat.client("models.chat", a.env.Getenv); err == nil {
+			log.Info("chat provider configured; no feature uses it yet", "endpoint", c.Config())
+			c.Close()
+		}
+	}
+}

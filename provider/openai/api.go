@@ -1,0 +1,161 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+)
+
+// Usage is a reply's token count, as the provider reports it (zero when it
+// reports none).
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Embeddings is the reply of one embeddings call: one vector per input, in
+// input order.
+type Embeddings struct {
+	Model   string // as the provider names it ("" when it does not say)
+	Vectors [][]float32
+	Usage   Usage
+}
+
+type embeddingsRequest struct {
+	Model          string   `json:"model"`
+	Input          []string `json:"input"`
+	EncodingFormat string   `json:"encoding_format"`
+}
+
+type embeddingsReply struct {
+	Model string `json:"model"`
+	Data  []struct {
+		Index     int       `json:"index"`
+		Embedding []float64 `json:"embedding"`
+	} `json:"data"`
+	Usage Usage `json:"usage"`
+}
+
+// Embed calls POST {base}/embeddings with inputs in one request. The reply
+// must hold exactly one finite vector per input, all of one length;
+// anything else is a model_bad_reply error. dims, when positive, is the
+// length every vector must have.
+func (c *Client) Embed(ctx context.Context, inputs []string, dims int) (*Embeddings, error) {
+	if len(inputs) == 0 {
+		return &Embeddings{Model: c.cfg.Model}, nil
+	}
+	var rep embeddingsReply
+	req := embeddingsRequest{Model: c.cfg.Model, Input: inputs, EncodingFormat: "float"}
+	if err := c.post(ctx, "embeddings", "/embeddings", req, &rep); err != nil {
+		return nil, err
+	}
+	if len(rep.Data) != len(inputs) {
+		return nil, c.badReply("embeddings", nil, "%d vectors for %d inputs", len(rep.Data), len(inputs))
+	}
+	out := &Embeddings{Model: rep.Model, Vectors: make([][]float32, len(inputs)), Usage: rep.Usage}
+	want := dims
+	for _, d := range rep.Data {
+		if d.Index < 0 || d.Index >= len(inputs) || out.Vectors[d.Index] != nil {
+			return nil, c.badReply("embeddings", nil, "vector index %d is out of range or repeated", d.Index)
+		}
+		if want <= 0 {
+			want = len(d.Embedding)
+		}
+		if len(d.Embedding) != want || want == 0 {
+			if dims > 0 {
+				return nil, c.badReply("embeddings", nil, "model %s returned %d dimensions; dimensions is set to %d: set it to what the model returns (stored memories are then re-embedded)", c.cfg.Model, len(d.Embedding), dims)
+			}
+			return nil, c.badReply("embeddings", nil, "vectors of %d and %d dimensions in one reply", want, len(d.Embedding))
+		}
+		v := make([]float32, len(d.Embedding))
+		for i, x := range d.Embedding {
+			if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > math.MaxFloat32 {
+				return nil, c.badReply("embeddings", nil, "vector %d holds a value that is not a finite number", d.Index)
+			}
+			v[i] = float32(x)
+		}
+		out.Vectors[d.Index] = v
+	}
+	return out, nil
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"` // system, user or assistant
+	Content string `json:"content"`
+}
+
+// JSONSchema asks for a reply that is a JSON document of this schema
+// (response_format json_schema; providers without structured outputs
+// ignore it, so callers validate the reply themselves).
+type JSONSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
+}
+
+// ChatRequest is one chat completion.
+type ChatRequest struct {
+	Messages []Message
+	// Schema, when set, asks for a JSON reply of this schema; Chat then
+	// checks that the reply is JSON (not that it fits the schema).
+	Schema      *JSONSchema
+	MaxTokens   int      // 0: the provider's default
+	Temperature *float64 // nil: the provider's default
+}
+
+// ChatReply is the first choice of a chat completion.
+type ChatReply struct {
+	Model        string
+	Content      string
+	FinishReason string
+	Usage        Usage
+}
+
+type chatRequest struct {
+	Model          string          `json:"model"`
+	Messages       []Message       `json:"messages"`
+	MaxTokens      int             `json:"max_tokens,omitempty"`
+	Temperature    *float64        `json:"temperature,omitempty"`
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+}
+
+type responseFormat struct {
+	Type       string      `json:"type"`
+	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
+}
+
+type chatReply struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Message struct {
+			Content *string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage Usage `json:"usage"`
+}
+
+// Chat calls POST {base}/chat/completions and returns the first choice. A
+// reply with no choice or no content, or with text that is not JSON when
+// r.Schema asked for JSON, is a model_bad_reply error.
+func (c *Client) Chat(ctx context.Context, r ChatRequest) (*ChatReply, error) {
+	req := chatRequest{Model: c.cfg.Model, Messages: r.Messages, MaxTokens: r.MaxTokens, Temperature: r.Temperature}
+	if r.Schema != nil {
+		req.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: r.Schema}
+	}
+	var rep chatReply
+	if err := c.post(ctx, "chat", "/chat/completions", req, &rep); err != nil {
+		return nil, err
+	}
+	if len(rep.Choices) == 0 || rep.Choices[0].Message.Content == nil {
+		return nil, c.badReply("chat", nil, "no choice with content")
+	}
+	out := &ChatReply{Model: rep.Model, Content: *rep.Choices[0].Message.Content, FinishReason: rep.Choices[0].FinishReason, Usage: rep.Usage}
+	if r.Schema != nil && !json.Valid([]byte(strings.TrimSpace(out.Content))) {
+		return nil, c.badReply("chat", nil, "a JSON reply was asked for and the content is not JSON")
+	}
+	return out, nil
+}
