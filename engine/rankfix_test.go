@@ -410,3 +410,17 @@ func TestAgentRemarkIsNotTheUsersFact(t *testing.T) {
 		}
 	}
 }
+
+// "who is my favourite author?" asks for the user's favourite, not a
+// sibling's: a turn that opens on the user's sister is someone else's.
+func TestWhoQuestionAboutTheUsersThing(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	captureSession(t, e, "ns", "a", clk.Now().Add(-3*day), "my sister reads nothing but Murakami, every single summer")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "who is my favourite author?", Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	for _, it := range res.Items {
+		if strings.Contains(it.Content, "Murakami") && it.Terms["other_subject"] >= 0 {
+			t.Errorf("the sister's reading is not marked as someone else's: %v", it.Terms)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -697,9 +698,18 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 		off += counts[i]
 		pool[i].terms = termsBuf[i*maxTerms : i*maxTerms : (i+1)*maxTerms]
 	}
-	// Pass 2: each channel's ranks.
+	// Pass 2: each channel's ranks, the recent channel last: it weighs
+	// newness by how relevant the other channels found a candidate.
 	answered := make([]bool, len(Channels))
-	for ci, hits := range results {
+	recent := channelIndex(ChannelRecent)
+	best := 0.0
+	for _, ci := range fuseOrder {
+		hits := results[ci]
+		if ci == recent {
+			for i := range pool {
+				best = max(best, pool[i].fused)
+			}
+		}
 		if len(hits) == 0 {
 			continue
 		}
@@ -718,9 +728,18 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 			c := &pool[i]
 			c.channels = append(c.channels, memory.NamedChannelHit{Channel: name, ChannelHit: memory.ChannelHit{Rank: rank + 1, Score: h.Score}})
 			switch {
-			case name == ChannelRecent && counts[i] == 1:
-				// Recent and nothing else: newness is no relevance.
-				continue
+			case name == ChannelRecent:
+				// Newness is no relevance: it orders what the other
+				// channels found, in proportion to how well they found
+				// it, and adds nothing to what they did not.
+				switch {
+				case counts[i] == 1:
+				case len(results[channelIndex(ChannelLexical)]) > 0:
+					c.fused += w * (r.RRFK + 1) / (r.RRFK + float64(rank+1))
+				case best > 0:
+					rel := c.fused / best
+					c.fused += w * (r.RRFK + 1) / (r.RRFK + float64(rank+1)) * rel * rel
+				}
 			case name == ChannelSemantic && len(results[channelIndex(ChannelLexical)]) > 0:
 				c.fused += w * semanticScore(h.Score, r.SemanticFloor)
 			case name == ChannelGraph:
@@ -752,11 +771,29 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 	return order
 }
 
+// relationWord reports whether w names one of someone's people, in the
+// singular or the plural ("cousins", "flatmates").
+func relationWord(w string) bool {
+	return extract.IsRelationNoun(w) || extract.IsRelationNoun(strings.TrimSuffix(w, "s"))
+}
+
 // isAgentSpeaker reports whether a turn's speaker is the agent: the name
 // an unattributed agent_message gets, or "agent".
 func isAgentSpeaker(s string) bool {
 	return strings.EqualFold(s, AgentSpeaker) || strings.EqualFold(s, "agent")
 }
+
+// fuseOrder is the order fuse adds the channels in: the recent channel
+// after those that measure relevance.
+var fuseOrder = func() []int {
+	var order []int
+	for i, name := range Channels {
+		if name != ChannelRecent {
+			order = append(order, i)
+		}
+	}
+	return append(order, channelIndex(ChannelRecent))
+}()
 
 // maxTerms is how many utility terms rank can add to one candidate.
 const maxTerms = 16
@@ -878,6 +915,12 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// "what's my sister's name?" is not answered by "Petra's
 			// sister Vesna is staying with her", nor "who is my GP?" by
 			// "Jules' GP is Dr Haddad".
+			add("other_subject", -r.OtherTurn)
+		}
+		if r.OtherTurn != 0 && !q.self && q.relation == "" && q.possession != "" && !relationWord(q.possession) && sh&(shapeSelf|shapeOther) == shapeOther {
+			// "who is my favourite band?" asks for a band of the
+			// user's, not the brother's: "my brother has played
+			// Fleetwood Mac all week".
 			add("other_subject", -r.OtherTurn)
 		}
 		if r.OtherTurn != 0 && q.self && sh&shapeSelf == 0 {
