@@ -730,8 +730,12 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 			switch {
 			case name == ChannelRecent:
 				// Newness is no relevance: it orders what the other
-				// channels found, in proportion to how well they found
-				// it, and adds nothing to what they did not.
+				// channels found and adds nothing to what they did not.
+				// With no lexical hit every turn is a weak semantic
+				// match, so it counts by how close the candidate came to
+				// the best (squared): "they bumped me to 68k" stays above
+				// a newer "so basically be rich already, got it" for
+				// "what's my salary?".
 				switch {
 				case counts[i] == 1:
 				case len(results[channelIndex(ChannelLexical)]) > 0:
