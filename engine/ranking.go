@@ -80,18 +80,18 @@ type Ranking struct {
 	// "ok cool"): recent or not, it answers no question.
 	ChatterPenalty float64
 	// OtherTurn is subtracted, for a question in the first person, from
-	// a turn about someone else ("my flatmate works at …", "Rosa's
+	// a turn about someone else ("my flatmate works at …", "Mira's
 	// birthday is …") that does not speak of the user too. At 1.0 it sends
 	// such a turn below everything not about someone else: at 0.5 it
 	// still came first whenever nothing else matched, so "when is my
-	// birthday?" was answered with Rosa's.
+	// birthday?" was answered with Mira's.
 	OtherTurn float64
 	// AgentRemark is subtracted, for a question about the user, from an
-	// agent's turn that names no one and no number ("Good landlords are
-	// rare.", "People often use 'anemoia' for that."): the agent's remark
-	// states nothing about the user, though it shares the question's
-	// words. An agent turn that names something ("Welcome to Vienna!") is
-	// often the only one naming a new value, and keeps its place.
+	// agent's turn that names no one and no number ("Good dentists are
+	// hard to find."): the agent's remark states nothing about the user,
+	// though it shares the question's words. An agent turn that names
+	// something ("Enjoy Porto!") is often the only one naming a new value,
+	// and keeps its place.
 	AgentRemark float64
 	// AnswerType is added, for a question asking for a quantity ("how
 	// much", "how many", "how far"), to a turn that says a number.

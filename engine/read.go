@@ -733,9 +733,8 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 				// channels found and adds nothing to what they did not.
 				// With no lexical hit every turn is a weak semantic
 				// match, so it counts by how close the candidate came to
-				// the best (squared): "they bumped me to 68k" stays above
-				// a newer "so basically be rich already, got it" for
-				// "what's my salary?".
+				// the best (squared): "my pay went up to 54k" stays above
+				// a newer "ok fair, got it" for "what do I earn?".
 				switch {
 				case counts[i] == 1:
 				case len(results[channelIndex(ChannelLexical)]) > 0:
@@ -917,14 +916,14 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.OtherTurn != 0 && (q.relation != "" && someoneElsesRelation(v.Content, q.relation) ||
 			q.relation == "" && q.possession != "" && someoneElsesRelation(v.Content, q.possession)) {
 			// "what's my sister's name?" is not answered by "Petra's
-			// sister Vesna is staying with her", nor "who is my GP?" by
-			// "Jules' GP is Dr Haddad".
+			// sister Vesna is staying with her", nor "who is my dentist?" by
+			// "Mira's dentist is Dr Osei".
 			add("other_subject", -r.OtherTurn)
 		}
 		if r.OtherTurn != 0 && !q.self && q.relation == "" && q.possession != "" && !relationWord(q.possession) && sh&(shapeSelf|shapeOther) == shapeOther {
-			// "who is my favourite band?" asks for a band of the
-			// user's, not the brother's: "my brother has played
-			// Fleetwood Mac all week".
+			// "who is my favourite author?" asks for the user's
+			// author, not the sister's: "my sister reads nothing but
+			// Murakami".
 			add("other_subject", -r.OtherTurn)
 		}
 		if r.OtherTurn != 0 && q.self && sh&shapeSelf == 0 {

@@ -504,8 +504,8 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 	}
 	floor := r.SemanticFloorAlone
 	if later.en.shape&shapeChange != 0 {
-		// "cancelled the PureGym membership, I'm at the climbing
-		// centre now" says what came before itself: an earlier turn
+		// "left the Harbour Street dentist, the Elm Road practice
+		// has me now" says what came before itself: an earlier turn
 		// goes above it only when it clearly speaks of the same thing.
 		floor = r.SemanticFloor
 	}
