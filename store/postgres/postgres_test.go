@@ -1,0 +1,300 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/postgres"
+	"github.com/mnemon-dev/mnemon/store/storetest"
+)
+
+// The tests run against the server MNEMON_TEST_POSTGRES names, each in a
+// schema of its own that is dropped when it ends; without a server they
+// skip.
+const defaultTestURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+func testURL() string {
+	if u := os.Getenv("MNEMON_TEST_POSTGRES"); u != "" {
+		return u
+	}
+	return defaultTestURL
+}
+
+var (
+	serverOnce sync.Once
+	serverErr  error
+)
+
+// requireServer skips the test when no PostgreSQL answers.
+func requireServer(t *testing.T) {
+	t.Helper()
+	serverOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, testURL())
+		if err != nil {
+			serverErr = err
+			return
+		}
+		serverErr = conn.Ping(ctx)
+		_ = conn.Close(ctx)
+	})
+	if serverErr != nil {
+		t.Skipf("no PostgreSQL at MNEMON_TEST_POSTGRES (default %s): %v", defaultTestURL, serverErr)
+	}
+}
+
+// withSearchPath returns the test URL with its schema set to schema.
+func withSearchPath(t *testing.T, schema string) string {
+	t.Helper()
+	raw := testURL()
+	if !strings.HasPrefix(raw, "postgres://") && !strings.HasPrefix(raw, "postgresql://") {
+		return raw + " search_path=" + schema // a key=value DSN
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// freshSchema creates an empty schema for one test, dropped at its end, and
+// returns the URL that selects it.
+func freshSchema(t *testing.T) string {
+	t.Helper()
+	requireServer(t)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	schema := "mnemon_test_" + hex.EncodeToString(b)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, testURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, testURL())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Error(err)
+		}
+	})
+	return withSearchPath(t, schema)
+}
+
+func open(t *testing.T, url string) *postgres.Store {
+	t.Helper()
+	st, err := postgres.Open(t.Context(), url, postgres.Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func TestConformance(t *testing.T) {
+	requireServer(t)
+	storetest.Run(t, func(t *testing.T) memory.Store { return open(t, freshSchema(t)) })
+}
+
+// Processes starting together on an empty schema: one migrates, the others
+// wait on the advisory lock and find the schema current.
+func TestMigrateConcurrently(t *testing.T) {
+	url := freshSchema(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			st, err := postgres.Open(t.Context(), url, postgres.Options{MaxConns: 2})
+			if err != nil {
+				errs <- err
+				return
+			}
+			errs <- st.Close()
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	st := open(t, url)
+	var applied, distinct int
+	if err := st.Pool().QueryRow(t.Context(), `SELECT count(*), count(DISTINCT version) FROM schema_migrations`).Scan(&applied, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if applied != postgres.SchemaVersion() || distinct != applied {
+		t.Errorf("schema_migrations holds %d rows (%d versions), want each of %d once", applied, distinct, postgres.SchemaVersion())
+	}
+}
+
+func TestSchemaTooNew(t *testing.T) {
+	url := freshSchema(t)
+	st := open(t, url)
+	newer := postgres.SchemaVersion() + 1
+	if _, err := st.Pool().Exec(t.Context(), `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'from_the_future', now())`, newer); err != nil {
+		t.Fatal(err)
+	}
+	must(t, st.Close())
+	_, err := postgres.Open(t.Context(), url, postgres.Options{})
+	if !errors.Is(err, memory.ErrSchemaTooNew) {
+		t.Fatalf("open a schema at version %d: got %v, want ErrSchemaTooNew", newer, err)
+	}
+	var pe *memory.Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "upgrade mnemon") {
+		t.Errorf("the error does not tell the user what to do: %v", err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newMemory(ns, id string) *memory.Memory {
+	at := time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
+	return &memory.Memory{ID: id, Namespace: ns, Kind: memory.KindSemantic, Subject: "user", Key: "k-" + id, CreatedAt: at, UpdatedAt: at}
+}
+
+func newVersion(m *memory.Memory, id string) *memory.Version {
+	at := m.CreatedAt
+	return &memory.Version{
+		ID: id, MemoryID: m.ID, Namespace: m.Namespace, Seq: 1, Kind: m.Kind, Type: memory.TypeFact,
+		Subject: m.Subject, Key: m.Key, Content: "content of " + id, Criticality: memory.CriticalityNormal,
+		Usefulness: memory.NeutralUsefulness, Status: memory.StatusActive, Operation: memory.OpAdd,
+		ObservedAt: at, RecordedAt: at, ValidFrom: at, UpdatedAt: at,
+	}
+}
+
+// follow reads the namespace's change log after *last, as a follower does,
+// and moves *last to the newest entry read.
+func follow(t *testing.T, st memory.Store, ns string, last *int64) []string {
+	t.Helper()
+	cs, err := st.ListChanges(t.Context(), memory.ListChangesParams{Namespace: ns, After: *last})
+	must(t, err)
+	var ids []string
+	for _, c := range cs {
+		ids = append(ids, c.VersionID)
+		*last = c.Seq
+	}
+	return ids
+}
+
+// Two transactions write versions of one namespace; the one that took its
+// sequence number second tries to commit first. A follower polling between
+// the commits must still see both: the second waits for the first (the
+// namespace's change lock), so the log becomes visible in seq order.
+func TestChangeLogOutOfOrderCommits(t *testing.T) {
+	st := open(t, freshSchema(t))
+	ctx := t.Context()
+	const ns = "tenant-a"
+	first, second := newMemory(ns, "m-first"), newMemory(ns, "m-second")
+	must(t, st.CreateMemory(ctx, first))
+	must(t, st.CreateMemory(ctx, second))
+	var last int64
+	if got := follow(t, st, ns, &last); len(got) != 0 {
+		t.Fatalf("changes before any version: %v", got)
+	}
+
+	firstLogged, releaseFirst := make(chan struct{}), make(chan struct{})
+	firstDone, secondDone := make(chan error, 1), make(chan error, 1)
+	go func() {
+		firstDone <- st.InTx(ctx, func(tx memory.Executor) error {
+			if err := tx.CreateVersion(ctx, newVersion(first, "v-first")); err != nil {
+				return err
+			}
+			close(firstLogged)
+			<-releaseFirst // still open: its change row holds the lower seq
+			return nil
+		})
+	}()
+	<-firstLogged
+	secondStarted := make(chan struct{})
+	go func() {
+		secondDone <- st.InTx(ctx, func(tx memory.Executor) error {
+			close(secondStarted)
+			return tx.CreateVersion(ctx, newVersion(second, "v-second"))
+		})
+	}()
+	<-secondStarted
+
+	// A transaction of another namespace is not held up.
+	other := newMemory("tenant-b", "m-other")
+	must(t, st.CreateMemory(ctx, other))
+	must(t, st.CreateVersion(ctx, newVersion(other, "v-other")))
+
+	select {
+	case err := <-secondDone:
+		t.Fatalf("the second transaction committed while the first, holding a lower seq, was open (err %v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if got := follow(t, st, ns, &last); len(got) != 0 {
+		t.Fatalf("a follower saw %v while the first transaction was open", got)
+	}
+
+	close(releaseFirst)
+	must(t, <-firstDone)
+	must(t, <-secondDone)
+	var seen []string
+	seen = append(seen, follow(t, st, ns, &last)...)
+	if strings.Join(seen, ",") != "v-first,v-second" {
+		t.Errorf("the follower saw %v, want v-first then v-second", seen)
+	}
+	newest, err := st.LastChange(ctx, memory.ScanParams{Namespace: ns})
+	must(t, err)
+	if newest != last {
+		t.Errorf("LastChange %d, the follower stands at %d", newest, last)
+	}
+}
+
+// A rolled-back transaction leaves a gap in the sequence that no follower
+// waits for.
+func TestChangeLogGapFromRollback(t *testing.T) {
+	st := open(t, freshSchema(t))
+	ctx := t.Context()
+	const ns = "tenant-a"
+	m := newMemory(ns, "m-1")
+	must(t, st.CreateMemory(ctx, m))
+	boom := errors.New("boom")
+	err := st.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateVersion(ctx, newVersion(m, "v-rolled-back")); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("InTx: %v", err)
+	}
+	v := newVersion(m, "v-kept")
+	v.Seq = 2
+	must(t, st.CreateVersion(ctx, v))
+	var last int64
+	if got := follow(t, st, ns, &last); strings.Join(got, ",") != "v-kept" {
+		t.Errorf("follower saw %v, want v-kept", got)
+	}
+}
