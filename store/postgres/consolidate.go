@@ -192,11 +192,11 @@ func (e *executor) AddEpisodeStubs(ctx context.Context, p memory.AddEpisodeStubs
 		return fmt.Errorf("postgres: add episode stubs: %w", err)
 	}
 	var (
-		c                                            enc
-		ids, sessions, versions, summaries, hashes   []string
-		occurred, summarised, checkAt                []int64
-		forgotten, purged                            []*int64
-		retention                                    []float64
+		c                                          enc
+		ids, sessions, versions, summaries, hashes []string
+		occurred, summarised, checkAt              []int64
+		forgotten, purged                          []*int64
+		retention                                  []float64
 	)
 	for _, s := range p.Stubs {
 		if s == nil {

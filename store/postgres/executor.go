@@ -87,7 +87,6 @@ func (e *executor) readTx(ctx context.Context, fn func(e *executor) error) error
 	return fn(&executor{q: tx, pool: e.pool, tx: tx, readOnly: true, cursors: new(atomic.Int64)})
 }
 
-
 // exec runs a write; inside ReadTx it fails before reaching the database,
 // so the read transaction stays usable.
 func (e *executor) exec(ctx context.Context, q string, args ...any) (pgconn.CommandTag, error) {

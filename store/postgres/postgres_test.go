@@ -59,8 +59,10 @@ func requireServer(t *testing.T) {
 func withSearchPath(t *testing.T, schema string) string {
 	t.Helper()
 	raw := testURL()
+	// Commits need not wait for the disk in tests: nothing here survives
+	// a crash anyway, and on a loaded machine the wait is most of the time.
 	if !strings.HasPrefix(raw, "postgres://") && !strings.HasPrefix(raw, "postgresql://") {
-		return raw + " search_path=" + schema // a key=value DSN
+		return raw + " search_path=" + schema + " synchronous_commit=off" // a key=value DSN
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -68,6 +70,7 @@ func withSearchPath(t *testing.T, schema string) string {
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
+	q.Set("synchronous_commit", "off")
 	u.RawQuery = q.Encode()
 	return u.String()
 }
@@ -77,9 +80,7 @@ func withSearchPath(t *testing.T, schema string) string {
 func freshSchema(t *testing.T) string {
 	t.Helper()
 	requireServer(t)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "mnemon_test_" + hex.EncodeToString(b)
+	schema := newSchemaName()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, testURL())
 	if err != nil {
@@ -103,6 +104,91 @@ func freshSchema(t *testing.T) string {
 	return withSearchPath(t, schema)
 }
 
+// The conformance suite opens a store per subtest, well over a hundred; a
+// migration costs more than half a second on a loaded machine. So its
+// schemas are reused: migrated once, emptied when a test ends and handed to
+// the next.
+var reusable struct {
+	sync.Mutex
+	free []string // emptied schemas, ready
+	all  []string // every schema made, dropped by TestMain
+}
+
+// TestMain drops the reused schemas when the package's tests end.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if len(reusable.all) > 0 {
+		ctx := context.Background()
+		if conn, err := pgx.Connect(ctx, testURL()); err == nil {
+			for _, s := range reusable.all {
+				_, _ = conn.Exec(ctx, "DROP SCHEMA "+s+" CASCADE")
+			}
+			_ = conn.Close(ctx)
+		}
+	}
+	os.Exit(code)
+}
+
+// reusedSchema returns the URL of an empty, migrated schema for one test;
+// when the test ends (after its store is closed) the schema is emptied and
+// returned for the next.
+func reusedSchema(t *testing.T) string {
+	t.Helper()
+	requireServer(t)
+	reusable.Lock()
+	var schema string
+	if n := len(reusable.free); n > 0 {
+		schema, reusable.free = reusable.free[n-1], reusable.free[:n-1]
+	}
+	reusable.Unlock()
+	if schema == "" {
+		schema = newSchemaName()
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, testURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = conn.Exec(ctx, "CREATE SCHEMA "+schema)
+		_ = conn.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reusable.Lock()
+		reusable.all = append(reusable.all, schema)
+		reusable.Unlock()
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, testURL())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close(ctx)
+		// DELETE, not TRUNCATE: the tables are tiny, and TRUNCATE makes new
+		// files for each. Migrations are kept: the schema stays current.
+		_, err = conn.Exec(ctx, `DO $$ DECLARE t text; BEGIN
+		  FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = '`+schema+`' AND tablename <> 'schema_migrations'
+		           ORDER BY tablename = 'memories' LOOP -- versions reference memories
+		    EXECUTE format('DELETE FROM %I.%I', '`+schema+`', t);
+		  END LOOP; END $$`)
+		if err != nil {
+			t.Error(err) // not returned: the next test gets a fresh one
+			return
+		}
+		reusable.Lock()
+		reusable.free = append(reusable.free, schema)
+		reusable.Unlock()
+	})
+	return withSearchPath(t, schema)
+}
+
+func newSchemaName() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "mnemon_test_" + hex.EncodeToString(b)
+}
+
 func open(t *testing.T, url string) *postgres.Store {
 	t.Helper()
 	st, err := postgres.Open(t.Context(), url, postgres.Options{MaxConns: 4})
@@ -115,7 +201,7 @@ func open(t *testing.T, url string) *postgres.Store {
 
 func TestConformance(t *testing.T) {
 	requireServer(t)
-	storetest.Run(t, func(t *testing.T) memory.Store { return open(t, freshSchema(t)) })
+	storetest.Run(t, func(t *testing.T) memory.Store { return open(t, reusedSchema(t)) })
 }
 
 // Processes starting together on an empty schema: one migrates, the others

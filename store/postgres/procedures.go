@@ -143,10 +143,10 @@ func (e *executor) RestoreProcedureUses(ctx context.Context, p memory.RecordProc
 		return fmt.Errorf("postgres: restore procedure uses: %w", err)
 	}
 	var (
-		c                                      enc
-		mems, sessions, vers, outcomes         []string
-		packed                                 []int64
-		settled                                []*int64
+		c                              enc
+		mems, sessions, vers, outcomes []string
+		packed                         []int64
+		settled                        []*int64
 	)
 	for _, u := range p.Uses {
 		switch u.Outcome {
