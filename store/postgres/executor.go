@@ -439,10 +439,9 @@ func (e *executor) GetEpisode(ctx context.Context, p memory.GetParams) (*memory.
 	return ep, nil
 }
 
-func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
-	if err := checkNamespace(p.Namespace); err != nil {
-		return nil, fmt.Errorf("postgres: list episodes: %w", err)
-	}
+// listEpisodesQuery builds ListEpisodes' statement: its text depends only
+// on which filters are set, so pgx prepares few shapes.
+func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 	w := newWhere(p.Namespace)
 	if p.SessionID != "" {
 		w.add("session_id = ?", p.SessionID)
@@ -457,15 +456,25 @@ func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams
 		var c enc
 		w.add("occurred_at = ?", c.time("occurred_at", p.OccurredAt))
 		if c.err != nil {
-			return nil, fmt.Errorf("postgres: list episodes: %w", c.err)
+			return "", nil, c.err
 		}
 	}
 	if p.Held {
 		w.sb.WriteString(" AND NOT purged")
 	}
-	q := `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = $1` + w.sb.String() +
-		` ORDER BY occurred_at, id LIMIT ` + w.next(limit(p.Limit))
-	out, err := collect(ctx, e, decodeEpisode, q, w.args...)
+	return `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = $1` + w.sb.String() +
+		` ORDER BY occurred_at, id LIMIT ` + w.next(limit(p.Limit)), w.args, nil
+}
+
+func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, fmt.Errorf("postgres: list episodes: %w", err)
+	}
+	q, args, err := listEpisodesQuery(p)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list episodes: %w", err)
+	}
+	out, err := collect(ctx, e, decodeEpisode, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list episodes: %w", err)
 	}

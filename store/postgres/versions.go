@@ -223,10 +223,7 @@ func statusStrings(ss []memory.Status) []string {
 	return out
 }
 
-func (e *executor) ListVersions(ctx context.Context, p memory.ListVersionsParams) ([]*memory.Version, error) {
-	if err := checkNamespace(p.Namespace); err != nil {
-		return nil, fmt.Errorf("postgres: list versions: %w", err)
-	}
+func listVersionsQuery(p memory.ListVersionsParams) (string, []any) {
 	w := newWhere(p.Namespace)
 	if p.MemoryID != "" {
 		w.add("memory_id = ?", p.MemoryID)
@@ -254,9 +251,16 @@ func (e *executor) ListVersions(ctx context.Context, p memory.ListVersionsParams
 	if p.WithoutEmbeddings {
 		cols = versionColsLean
 	}
-	q := `SELECT ` + cols + ` FROM versions WHERE namespace = $1` + w.sb.String() +
-		` ORDER BY recorded_at, id LIMIT ` + w.next(limit(p.Limit))
-	out, err := collect(ctx, e, decodeVersion, q, w.args...)
+	return `SELECT ` + cols + ` FROM versions WHERE namespace = $1` + w.sb.String() +
+		` ORDER BY recorded_at, id LIMIT ` + w.next(limit(p.Limit)), w.args
+}
+
+func (e *executor) ListVersions(ctx context.Context, p memory.ListVersionsParams) ([]*memory.Version, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, fmt.Errorf("postgres: list versions: %w", err)
+	}
+	q, args := listVersionsQuery(p)
+	out, err := collect(ctx, e, decodeVersion, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list versions: %w", err)
 	}
@@ -400,10 +404,7 @@ func (e *executor) CreateAdmissions(ctx context.Context, p memory.CreateAdmissio
 	})
 }
 
-func (e *executor) ListAdmissions(ctx context.Context, p memory.ListAdmissionsParams) ([]*memory.Admission, error) {
-	if err := checkNamespace(p.Namespace); err != nil {
-		return nil, fmt.Errorf("postgres: list admissions: %w", err)
-	}
+func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any) {
 	w := newWhere(p.Namespace)
 	if p.MemoryID != "" {
 		w.add("memory_id = ?", p.MemoryID)
@@ -411,9 +412,16 @@ func (e *executor) ListAdmissions(ctx context.Context, p memory.ListAdmissionsPa
 	if p.EpisodeID != "" {
 		w.add("episode_id = ?", p.EpisodeID)
 	}
-	q := `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = $1` + w.sb.String() +
-		` ORDER BY created_at DESC, id DESC LIMIT ` + w.next(limit(p.Limit))
-	out, err := collect(ctx, e, decodeAdmission, q, w.args...)
+	return `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = $1` + w.sb.String() +
+		` ORDER BY created_at DESC, id DESC LIMIT ` + w.next(limit(p.Limit)), w.args
+}
+
+func (e *executor) ListAdmissions(ctx context.Context, p memory.ListAdmissionsParams) ([]*memory.Admission, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, fmt.Errorf("postgres: list admissions: %w", err)
+	}
+	q, args := listAdmissionsQuery(p)
+	out, err := collect(ctx, e, decodeAdmission, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list admissions: %w", err)
 	}
@@ -497,21 +505,28 @@ func (e *executor) GetTrace(ctx context.Context, p memory.GetParams) (*memory.Tr
 	return t, nil
 }
 
-func (e *executor) ListTraces(ctx context.Context, p memory.ListTracesParams) ([]*memory.Trace, error) {
-	if err := checkNamespace(p.Namespace); err != nil {
-		return nil, fmt.Errorf("postgres: list traces: %w", err)
-	}
+func listTracesQuery(p memory.ListTracesParams) (string, []any, error) {
 	w := newWhere(p.Namespace)
 	if !p.Since.IsZero() {
 		var c enc
 		w.add("created_at >= ?", c.time("since", p.Since))
 		if c.err != nil {
-			return nil, fmt.Errorf("postgres: list traces: %w", c.err)
+			return "", nil, c.err
 		}
 	}
-	q := `SELECT ` + traceCols + ` FROM traces WHERE namespace = $1` + w.sb.String() +
-		` ORDER BY created_at DESC, id DESC LIMIT ` + w.next(limit(p.Limit))
-	out, err := collect(ctx, e, decodeTrace, q, w.args...)
+	return `SELECT ` + traceCols + ` FROM traces WHERE namespace = $1` + w.sb.String() +
+		` ORDER BY created_at DESC, id DESC LIMIT ` + w.next(limit(p.Limit)), w.args, nil
+}
+
+func (e *executor) ListTraces(ctx context.Context, p memory.ListTracesParams) ([]*memory.Trace, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, fmt.Errorf("postgres: list traces: %w", err)
+	}
+	q, args, err := listTracesQuery(p)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list traces: %w", err)
+	}
+	out, err := collect(ctx, e, decodeTrace, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list traces: %w", err)
 	}
