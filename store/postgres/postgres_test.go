@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -383,4 +384,79 @@ func TestChangeLogGapFromRollback(t *testing.T) {
 	if got := follow(t, st, ns, &last); strings.Join(got, ",") != "v-kept" {
 		t.Errorf("follower saw %v, want v-kept", got)
 	}
+}
+
+// BenchmarkCreateVersion measures one version write on the Store: its own
+// transaction, the change log entry under the namespace's lock, the insert.
+func BenchmarkCreateVersion(b *testing.B) {
+	st := openBench(b)
+	ctx := b.Context()
+	m := newMemory("bench", "m-1")
+	if err := st.CreateMemory(ctx, m); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		v := newVersion(m, "v-"+strconv.Itoa(i))
+		v.Seq = i + 1
+		if err := st.CreateVersion(ctx, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCreateEpisodes500 measures a batch of 500 episodes: one
+// multi-row INSERT over arrays.
+func BenchmarkCreateEpisodes500(b *testing.B) {
+	st := openBench(b)
+	ctx := b.Context()
+	at := time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
+	b.ResetTimer()
+	for i := range b.N {
+		eps := make([]*memory.Episode, 500)
+		for j := range eps {
+			id := "e-" + strconv.Itoa(i) + "-" + strconv.Itoa(j)
+			eps[j] = &memory.Episode{ID: id, Kind: memory.EpisodeUserMessage, Content: "I moved to Lisbon in March " + id,
+				Scope: memory.Scope{UserID: "u1", SessionID: "s" + strconv.Itoa(i)}, OccurredAt: at, RecordedAt: at, ContentHash: "h" + id}
+		}
+		if err := st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "bench", Episodes: eps}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(500*b.N)/b.Elapsed().Seconds(), "episodes/s")
+}
+
+// openBench opens a store in a schema of its own, dropped at the end.
+func openBench(b *testing.B) *postgres.Store {
+	b.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, testURL())
+	if err != nil {
+		b.Skipf("no PostgreSQL at MNEMON_TEST_POSTGRES: %v", err)
+	}
+	defer conn.Close(ctx)
+	schema := newSchemaName()
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, testURL())
+		if err == nil {
+			_, _ = conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+			_ = conn.Close(ctx)
+		}
+	})
+	u, err := url.Parse(testURL())
+	if err != nil {
+		b.Skip("MNEMON_TEST_POSTGRES is not a URL")
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	st, err := postgres.Open(ctx, u.String(), postgres.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	return st
 }
