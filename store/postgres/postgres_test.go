@@ -460,3 +460,17 @@ func openBench(b *testing.B) *postgres.Store {
 	b.Cleanup(func() { _ = st.Close() })
 	return st
 }
+
+// PostgreSQL text holds neither NUL bytes nor invalid UTF-8; the store
+// answers ErrInvalid for them, never a bare driver error.
+func TestTextPostgreSQLCannotHold(t *testing.T) {
+	st := open(t, reusedSchema(t))
+	for name, bad := range map[string]string{"NUL": "a\x00b", "invalid UTF-8": "a\xffb"} {
+		m := newMemory("tenant-a", "m-"+strings.ReplaceAll(name, " ", "-"))
+		m.Subject = bad
+		err := st.CreateMemory(t.Context(), m)
+		if !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("%s in a subject: got %v, want ErrInvalid", name, err)
+		}
+	}
+}
