@@ -62,7 +62,7 @@ func (e *executor) QueueExtraction(ctx context.Context, p memory.ExtractionParam
 	if err := checkBacklog(p, false); err != nil {
 		return fmt.Errorf("postgres: queue extraction: %w", err)
 	}
-	return e.write(ctx, "queue extraction", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "queue extraction", func(e *executor) error {
 		if len(p.EpisodeIDs) > 0 {
 			if _, err := e.exec(ctx, qQueueEpisodes, p.Namespace, p.EpisodeIDs); err != nil {
 				return err
@@ -82,7 +82,7 @@ func (e *executor) ClaimExtraction(ctx context.Context, p memory.ExtractionParam
 		return nil, fmt.Errorf("postgres: claim extraction: %w", err)
 	}
 	var ids []string
-	err := e.write(ctx, "claim extraction", func(e *executor) error {
+	err := e.write(ctx, p.Namespace, "claim extraction", func(e *executor) error {
 		tag, err := e.exec(ctx, qStopWaiting, p.Namespace, p.JobID)
 		if err != nil {
 			return err
@@ -105,7 +105,7 @@ func (e *executor) FinishExtraction(ctx context.Context, p memory.ExtractionPara
 	if len(p.EpisodeIDs) == 0 {
 		return nil
 	}
-	return e.write(ctx, "finish extraction", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "finish extraction", func(e *executor) error {
 		_, err := e.exec(ctx, qFinishEpisodes, p.Namespace, p.JobID, p.EpisodeIDs)
 		return err
 	})

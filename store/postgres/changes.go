@@ -14,24 +14,26 @@ import (
 // seq comes from an identity sequence, which hands numbers out at insert,
 // not at commit. Left alone, transaction A could take seq 10, B seq 11, B
 // commit first, and a follower reading "seq > 9" would see 11, move to 11,
-// and never see 10 once A commits. So before its first change in a
-// namespace a transaction takes a transaction-scoped advisory lock on that
-// namespace (lockChanges, keyed by schema and namespace) and holds it until
-// it commits or rolls back. The next writer of the namespace takes its seq
-// only after the previous one's commit is visible, so a namespace's changes
-// become visible in seq order and a follower's "seq > last" never passes a
-// row that commits later. A rolled-back transaction leaves a gap nobody
-// waits for. Writers of one namespace queue behind each other from their
-// first version write to their commit (SQLite has one writer for the whole
-// store); other namespaces are not held up.
+// and never see 10 once A commits. So a transaction takes its namespace's
+// write lock (a transaction-scoped advisory lock keyed by schema and
+// namespace, see writeTx) before it writes there, and the statement that
+// appends changes takes it again (free when held) so no caller can skip
+// it. It is held until commit or rollback: the next writer of the
+// namespace takes its seq only after the previous one's commit is visible,
+// so a namespace's changes become visible in seq order and a follower's
+// "seq > last" never passes a row that commits later. A rolled-back
+// transaction leaves a gap nobody waits for. Other namespaces are not held
+// up.
 
-// lockChanges is the advisory lock class of the per-namespace change log.
-const lockChanges = 0x6d6f
+// lockNamespace is the advisory lock class of the namespaces' write locks.
+const lockNamespace = 0x6d6f
+
+// qLockNamespace takes namespace $2's write lock until the transaction ends.
+const qLockNamespace = `SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || '/' || $2))`
 
 const (
 	// The lock is taken in the statement that inserts, before the rows (and
-	// their sequence numbers) are made. Taking it again in the same
-	// transaction is free.
+	// their sequence numbers) are made.
 	qInsertChanges = `WITH ns_lock AS (
 	  SELECT pg_advisory_xact_lock($4, hashtext(current_schema() || '/' || $1))
 	)
@@ -62,7 +64,7 @@ func (e *executor) logChanges(ctx context.Context, ns string, versionIDs []strin
 	if len(versionIDs) == 0 {
 		return nil
 	}
-	_, err := e.exec(ctx, qInsertChanges, ns, versionIDs, updatedAt, lockChanges)
+	_, err := e.exec(ctx, qInsertChanges, ns, versionIDs, updatedAt, lockNamespace)
 	return err
 }
 
@@ -117,7 +119,7 @@ func (e *executor) PruneChanges(ctx context.Context, p memory.PruneChangesParams
 		return 0, fmt.Errorf("postgres: prune changes: %w", c.err)
 	}
 	var n int
-	err := e.write(ctx, "prune changes", func(e *executor) error {
+	err := e.write(ctx, p.Namespace, "prune changes", func(e *executor) error {
 		var cut int64
 		if err := e.q.QueryRow(ctx, qPruneCut, p.Namespace, before).Scan(&cut); err != nil {
 			return mapErr(err)

@@ -176,7 +176,7 @@ func (e *executor) PutSessionSummary(ctx context.Context, s *memory.SessionSumma
 		if c.err != nil {
 			return c.err
 		}
-		return e.inTx(ctx, func(e *executor) error {
+		return e.writeTx(ctx, s.Namespace, func(e *executor) error {
 			_, err := e.exec(ctx, qPutSessionSummary, args...)
 			return err
 		})
@@ -223,7 +223,7 @@ func (e *executor) AddEpisodeStubs(ctx context.Context, p memory.AddEpisodeStubs
 	if len(ids) == 0 {
 		return nil
 	}
-	return e.write(ctx, "add episode stubs", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "add episode stubs", func(e *executor) error {
 		_, err := e.exec(ctx, qAddStubs, p.Namespace, ids, sessions, versions, summaries, hashes,
 			occurred, summarised, checkAt, forgotten, retention, purged)
 		return err
@@ -247,7 +247,7 @@ func (e *executor) UpdateEpisodeStub(ctx context.Context, s *memory.EpisodeStub)
 		if c.err != nil {
 			return c.err
 		}
-		return e.inTx(ctx, func(e *executor) error { return e.execOne(ctx, qUpdateStub, args...) })
+		return e.writeTx(ctx, s.Namespace, func(e *executor) error { return e.execOne(ctx, qUpdateStub, args...) })
 	}()
 	if err != nil {
 		return fmt.Errorf("postgres: update episode stub: %w", err)
@@ -314,7 +314,7 @@ func (e *executor) PurgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 	if c.err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
-	return e.write(ctx, op, func(e *executor) error {
+	return e.write(ctx, p.Namespace, op, func(e *executor) error {
 		if err := e.execOne(ctx, qPurgeEpisode, p.Namespace, p.EpisodeID, meta); err != nil {
 			return err
 		}
@@ -368,7 +368,7 @@ func (e *executor) FoldSessions(ctx context.Context, p memory.FoldSessionsParams
 		if sessions == nil {
 			sessions = []string{}
 		}
-		return e.inTx(ctx, func(e *executor) error {
+		return e.writeTx(ctx, p.Namespace, func(e *executor) error {
 			_, err := e.exec(ctx, qFoldSessions, p.MemoryID, p.VersionID, p.Namespace, sessions)
 			return err
 		})
@@ -395,7 +395,7 @@ func (e *executor) SetPurgedMetadata(ctx context.Context, p memory.SetPurgedMeta
 	if len(p.SessionIDs) == 0 {
 		return nil
 	}
-	return e.write(ctx, "set purged metadata", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "set purged metadata", func(e *executor) error {
 		_, err := e.exec(ctx, qSetPurgedMetadata, p.Namespace, p.SessionIDs, obj)
 		return err
 	})
@@ -411,7 +411,7 @@ func (e *executor) DeleteMemories(ctx context.Context, p memory.DeleteMemoriesPa
 		return nil, fmt.Errorf("postgres: delete memories: %w", c.err)
 	}
 	var deleted []string
-	err := e.write(ctx, "delete memories", func(e *executor) error {
+	err := e.write(ctx, p.Namespace, "delete memories", func(e *executor) error {
 		deleted = nil
 		if len(p.MemoryIDs) > 0 {
 			ids, err := e.strs(ctx, qDeleteSlotVersions, p.Namespace, p.MemoryIDs)

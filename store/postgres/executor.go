@@ -35,6 +35,9 @@ type executor struct {
 	// cursors numbers the scan cursors of one transaction, so a scan
 	// started from another scan's callback gets a name of its own.
 	cursors *atomic.Int64
+	// locked holds the namespaces whose write lock a write transaction
+	// holds (writeTx).
+	locked map[string]bool
 }
 
 var _ memory.Executor = (*executor)(nil)
@@ -59,7 +62,7 @@ func (e *executor) inTx(ctx context.Context, fn func(e *executor) error) error {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := fn(&executor{q: tx, pool: e.pool, tx: tx, cursors: new(atomic.Int64)}); err != nil {
+	if err := fn(&executor{q: tx, pool: e.pool, tx: tx, cursors: new(atomic.Int64), locked: map[string]bool{}}); err != nil {
 		done = true
 		if rbErr := tx.Rollback(context.WithoutCancel(ctx)); rbErr != nil && !errors.Is(rbErr, pgx.ErrTxClosed) {
 			return errors.Join(err, fmt.Errorf("postgres: rollback: %w", rbErr))
@@ -97,12 +100,36 @@ func (e *executor) exec(ctx context.Context, q string, args ...any) (pgconn.Comm
 	return tag, mapErr(err)
 }
 
-// write runs fn in a transaction (see inTx) and wraps its error with op.
-func (e *executor) write(ctx context.Context, op string, fn func(e *executor) error) error {
-	if err := e.inTx(ctx, fn); err != nil {
+// write runs fn as writeTx does and wraps its error with op.
+func (e *executor) write(ctx context.Context, ns, op string, fn func(e *executor) error) error {
+	if err := e.writeTx(ctx, ns, fn); err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, err)
 	}
 	return nil
+}
+
+// writeTx runs fn in a write transaction (see inTx) that holds namespace
+// ns's write lock (none for "", the API keys, which belong to no
+// namespace's data).
+//
+// A write transaction takes the lock before its first write in a namespace
+// and holds it to its end, so the writers of one namespace queue behind
+// each other as SQLite's single writer queues every writer, and the
+// namespace's change log commits in sequence order (changes.go). Because
+// the lock comes before any row the transaction writes in the namespace,
+// two writers cannot deadlock on it and a row (one waiting on the other's
+// row while holding the lock the other waits for). Reads take no lock:
+// they block nobody.
+func (e *executor) writeTx(ctx context.Context, ns string, fn func(e *executor) error) error {
+	return e.inTx(ctx, func(e *executor) error {
+		if ns != "" && !e.locked[ns] {
+			if _, err := e.exec(ctx, qLockNamespace, lockNamespace, ns); err != nil {
+				return err
+			}
+			e.locked[ns] = true
+		}
+		return fn(e)
+	})
 }
 
 // ---- values -----------------------------------------------------------------
@@ -421,7 +448,7 @@ func (e *executor) CreateEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 	if n == 0 {
 		return nil
 	}
-	return e.write(ctx, "create episodes", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "create episodes", func(e *executor) error {
 		return e.insertAll(ctx, n, qInsertEpisodes,
 			[]any{p.Namespace, ids, agents, users, projects, sessions, kinds, speakers, texts, metas, occurred, recorded, hashes},
 			func(written []string) error {
@@ -534,7 +561,7 @@ func (e *executor) CreateMemory(ctx context.Context, m *memory.Memory) error {
 	if c.err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
-	return e.write(ctx, op, func(e *executor) error {
+	return e.write(ctx, m.Namespace, op, func(e *executor) error {
 		tag, err := e.exec(ctx, qInsertMemory, args...)
 		if err != nil {
 			return err

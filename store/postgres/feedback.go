@@ -97,7 +97,7 @@ func (e *executor) CreateFeedback(ctx context.Context, p memory.CreateFeedbackPa
 			return fmt.Errorf("postgres: create feedback: %w", memory.Within(c.err, "feedback %s", f.ID))
 		}
 	}
-	return e.write(ctx, "create feedback", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "create feedback", func(e *executor) error {
 		return e.insertAll(ctx, n, qInsertFeedback,
 			[]any{p.Namespace, ids, retrievals, mems, vers, outcomes, severity, srcs, used, overlap,
 				succeeded, reinforced, uBefore, uAfter, tBefore, tAfter, after, created},

@@ -55,7 +55,7 @@ func (e *executor) PruneHistory(ctx context.Context, p memory.PruneHistoryParams
 		return nil, fmt.Errorf("postgres: prune history: %w", c.err)
 	}
 	var deleted []string
-	err := e.write(ctx, "prune history", func(e *executor) error {
+	err := e.write(ctx, p.Namespace, "prune history", func(e *executor) error {
 		deleted = nil
 		memIDs, err := e.strs(ctx, qHistoryOver, p.Namespace, p.Keep, p.Limit)
 		if err != nil {
@@ -84,7 +84,7 @@ func (e *executor) PruneReinforcements(ctx context.Context, p memory.PruneHistor
 		return 0, fmt.Errorf("postgres: prune reinforcements: %w", err)
 	}
 	var deleted int
-	err := e.write(ctx, "prune reinforcements", func(e *executor) error {
+	err := e.write(ctx, p.Namespace, "prune reinforcements", func(e *executor) error {
 		deleted = 0
 		memIDs, err := e.strs(ctx, qReinforcedOver, p.Namespace, p.Keep, p.Limit)
 		if err != nil {

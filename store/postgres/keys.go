@@ -52,7 +52,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *memory.APIKey) error {
 	if c.err != nil {
 		return fmt.Errorf("postgres: create API key%s: %w", id, c.err)
 	}
-	return s.write(ctx, "create API key"+id, func(e *executor) error {
+	return s.write(ctx, "", "create API key"+id, func(e *executor) error {
 		tag, err := e.exec(ctx, qInsertAPIKey, args...)
 		if err != nil {
 			return err
@@ -108,7 +108,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, p memory.RevokeAPIKeyParams) (
 		return nil, fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
 	var k *memory.APIKey
-	err := s.write(ctx, op, func(e *executor) error {
+	err := s.write(ctx, "", op, func(e *executor) error {
 		if _, err := e.exec(ctx, qRevokeAPIKey, at, p.ID); err != nil {
 			return err
 		}

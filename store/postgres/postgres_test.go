@@ -474,3 +474,50 @@ func TestTextPostgreSQLCannotHold(t *testing.T) {
 		}
 	}
 }
+
+// A transaction that deletes a version and logs the deletion, and one that
+// holds the namespace and then updates that version, must not deadlock:
+// each takes the namespace's write lock before any row.
+func TestWritersOfOneNamespaceDoNotDeadlock(t *testing.T) {
+	st := open(t, reusedSchema(t))
+	ctx := t.Context()
+	const ns = "tenant-a"
+	doomed, kept := newMemory(ns, "m-doomed"), newMemory(ns, "m-kept")
+	must(t, st.CreateMemory(ctx, doomed))
+	must(t, st.CreateMemory(ctx, kept))
+	x, y := newVersion(doomed, "v-x"), newVersion(kept, "v-y")
+	must(t, st.CreateVersion(ctx, x))
+	must(t, st.CreateVersion(ctx, y))
+
+	holding, release := make(chan struct{}), make(chan struct{})
+	updater := make(chan error, 1)
+	go func() {
+		updater <- st.InTx(ctx, func(tx memory.Executor) error {
+			y.Usefulness = 0.7
+			if err := tx.UpdateVersionState(ctx, y); err != nil {
+				return err
+			}
+			close(holding)
+			<-release
+			x.Usefulness = 0.7
+			err := tx.UpdateVersionState(ctx, x)
+			if errors.Is(err, memory.ErrNotFound) {
+				return nil // the deleter went first after all
+			}
+			return err
+		})
+	}()
+	<-holding
+	deleter := make(chan error, 1)
+	go func() {
+		_, err := st.DeleteMemories(ctx, memory.DeleteMemoriesParams{Namespace: ns, MemoryIDs: []string{doomed.ID}, Now: time.Now()})
+		deleter <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the deleter is waiting now
+	close(release)
+	must(t, <-updater)
+	must(t, <-deleter)
+	if _, err := st.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: x.ID}); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("v-x after the deletion: %v", err)
+	}
+}

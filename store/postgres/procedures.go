@@ -132,7 +132,7 @@ func (e *executor) RecordProcedureUses(ctx context.Context, p memory.RecordProce
 		mems, sessions, ver = append(mems, u.MemoryID), append(sessions, u.SessionID), append(ver, u.VersionID)
 		packed = append(packed, c.time("packed_at", u.PackedAt))
 	}
-	return e.write(ctx, "record procedure uses", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "record procedure uses", func(e *executor) error {
 		_, err := e.exec(ctx, qRecordUses, p.Namespace, mems, sessions, ver, packed)
 		return err
 	})
@@ -171,7 +171,7 @@ func (e *executor) RestoreProcedureUses(ctx context.Context, p memory.RecordProc
 	if len(mems) == 0 {
 		return nil
 	}
-	return e.write(ctx, "restore procedure uses", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "restore procedure uses", func(e *executor) error {
 		return e.insertAll(ctx, len(mems), qRestoreUses,
 			[]any{p.Namespace, mems, sessions, vers, packed, outcomes, settled},
 			func(written []string) error {
@@ -232,7 +232,7 @@ func (e *executor) SettleProcedureUse(ctx context.Context, p memory.SettleProced
 	if c.err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
-	return e.write(ctx, op, func(e *executor) error {
+	return e.write(ctx, p.Namespace, op, func(e *executor) error {
 		tag, err := e.exec(ctx, qSettleUse, p.Outcome, at, p.Namespace, p.MemoryID, p.SessionID)
 		if err != nil {
 			return err
@@ -275,7 +275,7 @@ func (e *executor) SetProcedureCursor(ctx context.Context, p memory.SetProcedure
 	if c.err != nil {
 		return fmt.Errorf("postgres: set procedure cursor: %w", c.err)
 	}
-	return e.write(ctx, "set procedure cursor", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "set procedure cursor", func(e *executor) error {
 		_, err := e.exec(ctx, qSetCursor, p.Namespace, at)
 		return err
 	})

@@ -123,7 +123,7 @@ func (e *executor) CreateVersion(ctx context.Context, v *memory.Version) error {
 	if c.err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
-	return e.write(ctx, op, func(e *executor) error {
+	return e.write(ctx, v.Namespace, op, func(e *executor) error {
 		// The change first: if the insert then fails and the caller's
 		// transaction goes on, a follower reads a version that is not
 		// there and skips it; the other order could commit a write no
@@ -169,7 +169,7 @@ func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) er
 	if c.err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
-	return e.write(ctx, op, func(e *executor) error {
+	return e.write(ctx, v.Namespace, op, func(e *executor) error {
 		if err := e.logChanges(ctx, v.Namespace, []string{v.ID}, updated); err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func (e *executor) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams
 	if c.err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
-	return e.write(ctx, op, func(e *executor) error {
+	return e.write(ctx, p.Namespace, op, func(e *executor) error {
 		if err := e.logChanges(ctx, p.Namespace, []string{p.ID}, at); err != nil {
 			return err
 		}
@@ -394,7 +394,7 @@ func (e *executor) CreateAdmissions(ctx context.Context, p memory.CreateAdmissio
 	if len(ids) == 0 {
 		return nil
 	}
-	return e.write(ctx, "create admissions", func(e *executor) error {
+	return e.write(ctx, p.Namespace, "create admissions", func(e *executor) error {
 		return e.insertAll(ctx, len(ids), qInsertAdmissions,
 			[]any{p.Namespace, ids, episodes, mems, vers, decisions, reasons, ops, txt, extractors, created},
 			func(written []string) error {
@@ -485,7 +485,7 @@ func (e *executor) CreateTrace(ctx context.Context, t *memory.Trace) error {
 	if c.err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
-	return e.write(ctx, op, func(e *executor) error {
+	return e.write(ctx, t.Namespace, op, func(e *executor) error {
 		tag, err := e.exec(ctx, qInsertTrace, args...)
 		if err != nil {
 			return err
@@ -554,7 +554,7 @@ func (e *executor) PruneTraces(ctx context.Context, p memory.PruneTracesParams) 
 		return 0, fmt.Errorf("postgres: prune traces: %w", c.err)
 	}
 	var n int
-	err := e.write(ctx, "prune traces", func(e *executor) error {
+	err := e.write(ctx, p.Namespace, "prune traces", func(e *executor) error {
 		tag, err := e.exec(ctx, qPruneTraces, p.Namespace, before, p.Limit)
 		n = int(tag.RowsAffected())
 		return err
