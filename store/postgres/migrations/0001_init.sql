@@ -212,9 +212,10 @@ CREATE TABLE extraction_waiting (
 -- sequence. A sequence hands out numbers when rows are inserted, not when
 -- they commit, so a follower reading "seq > last" could pass over a row
 -- whose transaction commits after a higher one. The store prevents that per
--- namespace: the insert first takes a transaction-scoped advisory lock on
--- the namespace (see changes.go), so a namespace's changes commit in seq
--- order and whatever a reader sees of a namespace's log is a prefix of it.
+-- namespace: a write transaction takes a transaction-scoped advisory lock on
+-- the namespace before its first write there and holds it to its end (see
+-- changes.go), so a namespace's changes commit in seq order and whatever a
+-- reader sees of a namespace's log is a prefix of it.
 CREATE TABLE changes (
     seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     namespace  text COLLATE "C" NOT NULL,
