@@ -10,6 +10,12 @@
 // (migrate.go). Vectors are stored as bytea and searched by the engine's
 // in-process index, as on SQLite; pgvector is not used.
 //
+// A write transaction holds its namespace's write lock (an advisory lock)
+// from its first write there to its end: the writers of one namespace
+// queue as SQLite's one writer queues every writer, and the namespace's
+// change log becomes visible in sequence order, so a follower never passes
+// a change that commits later (changes.go, writeTx).
+//
 // Unlike SQLite, PostgreSQL aborts a transaction at its first failed
 // statement. The store therefore keeps the errors a caller may expect and
 // go on from (a duplicate id, a version of a missing memory) out of SQL:
