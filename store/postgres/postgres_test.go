@@ -521,3 +521,51 @@ func TestWritersOfOneNamespaceDoNotDeadlock(t *testing.T) {
 		t.Errorf("v-x after the deletion: %v", err)
 	}
 }
+
+// Tx hands a job queue the transaction InTx runs, so what it writes there
+// commits or rolls back with the store's writes.
+func TestTxIsTheStoresTransaction(t *testing.T) {
+	st := open(t, reusedSchema(t))
+	ctx := t.Context()
+	m := newMemory("tenant-a", "m-1")
+	must(t, st.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateMemory(ctx, m); err != nil {
+			return err
+		}
+		ptx, err := postgres.Tx(tx)
+		if err != nil {
+			return err
+		}
+		var n int
+		if err := ptx.QueryRow(ctx, `SELECT count(*) FROM memories WHERE namespace = $1 AND id = $2`, m.Namespace, m.ID).Scan(&n); err != nil {
+			return err
+		}
+		if n != 1 {
+			t.Errorf("the pgx transaction does not see the memory written in InTx")
+		}
+		return nil
+	}))
+	if _, err := postgres.Tx(st); err == nil {
+		t.Error("Tx of the store itself (no transaction) succeeded")
+	}
+	must(t, st.ReadTx(ctx, func(tx memory.Executor) error {
+		if _, err := postgres.Tx(tx); err == nil {
+			t.Error("Tx of a read transaction succeeded")
+		}
+		return nil
+	}))
+}
+
+// A URL that does not parse is ErrInvalid, and the error does not repeat
+// it: it may hold a password.
+func TestOpenBadURL(t *testing.T) {
+	for _, bad := range []string{"", "postgres://user:s3cret@[::1", "port=notanumber password=s3cret"} {
+		_, err := postgres.Open(t.Context(), bad, postgres.Options{})
+		if !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("Open(%q): got %v, want ErrInvalid", bad, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("Open(%q): the error shows the password: %v", bad, err)
+		}
+	}
+}
