@@ -97,7 +97,11 @@ type Ranking struct {
 	// much", "how many", "how far"), to a turn that says a number.
 	AnswerType float64
 	// TaskRule is added, for a request to do something ("book me a
-	// flight"), to a turn that states a rule, limit or preference.
+	// flight"), to a turn that states a rule, limit or preference. A
+	// request rarely shares words with the rules it must respect, so the
+	// rule is a weak semantic match: at 0.20 the semantically nearest
+	// small talk still came first on half the suite's requests; 0.35
+	// puts the rules first (0.50 gained nothing more).
 	TaskRule float64
 	// ChangeCue is added, unless the question is about the past, to a
 	// turn the query's words found that says something changed ("… on
@@ -135,7 +139,7 @@ func DefaultRanking() Ranking {
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
-		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0.50, AnswerType: 0.05, TaskRule: 0.20, ChangeCue: 0.20,
+		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0.50, AnswerType: 0.05, TaskRule: 0.35, ChangeCue: 0.20,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
