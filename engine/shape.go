@@ -82,6 +82,15 @@ var moveTargets = map[string]bool{
 	"on": true, "up": true, "down": true, "here": true, "there": true,
 }
 
+// notChangeBeforeNow are words before "now" that make it no change: a
+// duration ("vegetarian for eight years now") or this moment ("right now",
+// "just now", "for now", "by now").
+var notChangeBeforeNow = map[string]bool{
+	"years": true, "year": true, "months": true, "month": true, "weeks": true, "week": true,
+	"days": true, "ages": true, "while": true, "decade": true, "decades": true,
+	"right": true, "just": true, "for": true, "by": true, "until": true, "till": true,
+}
+
 // requestOpeners begin a turn that asks the agent for something.
 var requestOpeners = map[string]bool{
 	"explain": true, "suggest": true, "give": true, "tell": true, "show": true, "convert": true,
@@ -112,7 +121,8 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
 			s |= shapeNumber
 		}
-		if changeWords[lw] && (!movedWords[lw] || i+1 < len(words) && moveTargets[strings.ToLower(words[i+1])]) {
+		if changeWords[lw] && (!movedWords[lw] || i+1 < len(words) && moveTargets[strings.ToLower(words[i+1])]) &&
+			(lw != "now" || i == 0 || !notChangeBeforeNow[strings.ToLower(words[i-1])]) {
 			s |= shapeChange
 		}
 		if ruleWords[lw] {

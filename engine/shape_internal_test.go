@@ -33,6 +33,9 @@ func TestShapeOf(t *testing.T) {
 		{"finished that film last night, genuinely moved", 0, shapeChange}, // moved by a film
 		{"moved to Porto in the spring", shapeChange, 0},
 		{"we're moving house in May", shapeChange, 0},
+		{"been vegan for six years now", 0, shapeChange}, // a duration, not a change
+		{"I'm on the night bus for now", 0, shapeChange},
+		{"I'm on the night bus now", shapeChange, 0},
 		{"Jules' dentist is on Elm Street", shapeOtherName, shapeOther},
 		{"Priya's my manager now", 0, shapeOtherName}, // "Priya is"
 		{"Tomas's in Oslo this week", 0, shapeOtherName},
