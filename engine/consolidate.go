@@ -401,7 +401,7 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 		}
 	}
 	sum, err := e.summarise(ctx, SummaryInput{
-		SessionID: info.ID, Episodes: quotable, Facts: st.factsCiting(quotable),
+		SessionID: info.ID, Episodes: quotable, Facts: st.FactsCiting(quotable),
 		MaxTokens: c.SummaryTokens, Count: e.counter.Count,
 	}, "summary")
 	if err != nil {
@@ -473,15 +473,15 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 		if err := e.recordSummary(ctx, tx, ns, info.ID, m.ID, v.ID, eps, epVersions, now); err != nil {
 			return err
 		}
-		doc, err = e.docOf(v)
+		doc, err = e.index.Doc(v)
 		return err
 	})
 	if err != nil {
 		return out, err
 	}
-	st.put(v, doc, e.analyzer)
+	st.Put(v, doc)
 	for _, o := range old {
-		st.updateState(o)
+		st.UpdateState(o)
 	}
 	out.Status = SessionSummarised
 	if !created && len(old) > 0 {
@@ -536,22 +536,6 @@ func (e *Engine) recordSummary(ctx context.Context, tx memory.Executor, ns, sess
 	}
 	return tx.PutSessionSummary(ctx, &memory.SessionSummary{Namespace: ns, SessionID: sessionID, MemoryID: memoryID,
 		VersionID: versionID, Episodes: len(eps), LastAt: eps[len(eps)-1].OccurredAt, ConsolidatedAt: now})
-}
-
-// factsCiting returns the indexed current facts extracted from each
-// episode.
-func (st *nsState) factsCiting(eps []*memory.Episode) map[string][]*memory.Version {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	out := make(map[string][]*memory.Version)
-	for _, ep := range eps {
-		for _, id := range st.derived[ep.ID] {
-			if en, ok := st.entries.load(id); ok && en.v.Status.Live() {
-				out[ep.ID] = append(out[ep.ID], en.v)
-			}
-		}
-	}
-	return out
 }
 
 // accessOf counts, from the retrieval traces within the access horizon,
@@ -680,7 +664,7 @@ func (e *Engine) forgetStubs(ctx context.Context, ns string, stubs []*memory.Epi
 		return err
 	}
 	for _, v := range changed {
-		st.updateState(v)
+		st.UpdateState(v)
 	}
 	rep.Forgotten = append(rep.Forgotten, forgotten...)
 	return nil

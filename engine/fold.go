@@ -289,16 +289,16 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthSt
 		if err := tx.FoldSessions(ctx, memory.FoldSessionsParams{Namespace: ns, SessionIDs: out.Sessions, MemoryID: m.ID, VersionID: v.ID}); err != nil {
 			return err
 		}
-		doc, err = e.docOf(v)
+		doc, err = e.index.Doc(v)
 		return err
 	})
 	if err != nil {
 		return out, err
 	}
 	for _, id := range deleted {
-		st.drop(id)
+		st.Drop(id)
 	}
-	st.put(v, doc, e.analyzer)
+	st.Put(v, doc)
 	out.MemoryID, out.VersionID = v.MemoryID, v.ID
 	return out, nil
 }
