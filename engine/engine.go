@@ -87,6 +87,14 @@ type Engine struct {
 	// capturing gives acknowledged-write latency priority over background
 	// extraction on the store's single writer.
 	capturing captureGate
+
+	// background counts the goroutines Close waits for: capture leaders
+	// and Follow loops. done ends when Close begins, stopping the loops.
+	background sync.WaitGroup
+	bgMu       sync.Mutex // orders background.Add with Close's Wait
+	closed     bool
+	done       context.Context
+	stop       context.CancelFunc
 }
 
 // New returns an engine over cfg.Store. Close it to flush pending traces.
@@ -153,13 +161,35 @@ func New(cfg Config) (*Engine, error) {
 		Shape: func(v *memory.Version) uint16 { return shapeOf(v, e.analyzer) },
 	})
 	e.traces = newTraceWriter(cfg.Store, e.log)
+	e.done, e.stop = context.WithCancel(context.Background())
 	return e, nil
 }
 
-// Close flushes traces still waiting to be written. It does not close the
-// store, which the caller opened.
+// Close stops the engine's background work and waits for it: it ends
+// Follow loops, lets capture groups commit what they hold (their callers
+// are acknowledged), then flushes traces still waiting to be written. When
+// it returns, no goroutine the engine started is running. It does not close
+// the store, which the caller opened.
 func (e *Engine) Close() error {
+	e.bgMu.Lock()
+	e.closed = true
+	e.bgMu.Unlock()
+	e.stop()
+	e.background.Wait()
 	return e.traces.Close()
+}
+
+// track counts a background goroutine in for Close to wait for; it says
+// false once Close has begun, and the work must then run in the caller.
+// The goroutine calls e.background.Done when it ends.
+func (e *Engine) track() bool {
+	e.bgMu.Lock()
+	defer e.bgMu.Unlock()
+	if e.closed {
+		return false
+	}
+	e.background.Add(1)
+	return true
 }
 
 // Embedder returns the embedder the engine writes with.

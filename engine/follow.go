@@ -17,9 +17,17 @@ func (e *Engine) SyncChanges(ctx context.Context) error {
 	return e.index.Sync(ctx)
 }
 
-// Follow calls SyncChanges every interval until ctx ends. A failed sync
-// is logged and tried again at the next tick; nothing is skipped.
+// Follow calls SyncChanges every interval until ctx ends or the engine is
+// closed (Close waits for it to return). A failed sync is logged and tried
+// again at the next tick; nothing is skipped.
 func (e *Engine) Follow(ctx context.Context, every time.Duration) {
+	if !e.track() {
+		return
+	}
+	defer e.background.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(e.done, cancel)()
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
