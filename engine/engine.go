@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemon-dev/mnemon/consolidate"
 	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/index"
@@ -80,6 +81,8 @@ type Engine struct {
 
 	// index holds the search state of every namespace in use.
 	index *index.Set
+	// consolidator summarises, forgets and folds sessions.
+	consolidator *consolidate.Consolidator
 
 	// captures groups concurrent deferred captures per namespace into one
 	// transaction (see CaptureDeferred).
@@ -117,7 +120,7 @@ func New(cfg Config) (*Engine, error) {
 		ranking:   cfg.Ranking,
 
 		dedupeThreshold: cfg.DedupeThreshold,
-		consolidation:   cfg.Consolidation.withDefaults(),
+		consolidation:   cfg.Consolidation.WithDefaults(),
 		changeLogKeep:   cfg.ChangeLogKeep,
 	}
 	if e.changeLogKeep <= 0 {
@@ -161,6 +164,10 @@ func New(cfg Config) (*Engine, error) {
 		Shape: func(v *memory.Version) uint16 { return shapeOf(v, e.analyzer) },
 	})
 	e.traces = newTraceWriter(cfg.Store, e.log)
+	e.consolidator = consolidate.New(consolidate.Config{
+		Store: cfg.Store, Index: e.index, Clock: e.clock, Embedder: e.embedder, Counter: e.counter,
+		Settings: e.consolidation, Trust: trustOf, Traces: e.traces,
+	})
 	e.done, e.stop = context.WithCancel(context.Background())
 	return e, nil
 }
