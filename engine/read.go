@@ -56,7 +56,7 @@ type RetrieveParams struct {
 	Context int
 
 	// ended is set by Retrieve for KnownAt: history candidate → the record
-	// time it stopped being current (see nsState.endedAtLocked).
+	// time it stopped being current (see endedAtLocked).
 	ended map[string]time.Time
 }
 
@@ -480,7 +480,7 @@ func channelIndex(name string) int {
 }
 
 // filter returns the scope and lifecycle filter of a retrieval. It reads
-// st.entries unlocked: call it only inside channel, which holds st.mu.
+// entries unlocked: call it only inside channel, which holds st.RLock.
 func filter(st *nsState, p RetrieveParams) func(id string) bool {
 	fast := p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && !p.Scope.Owned() && !p.SessionOnly
 	return func(id string) bool {
@@ -497,7 +497,7 @@ func filter(st *nsState, p RetrieveParams) func(id string) bool {
 	}
 }
 
-// servableLocked reports whether v is served to p. The caller holds st.mu.
+// servableLocked reports whether v is served to p. The caller holds st.RLock.
 func servableLocked(st *nsState, v *memory.Version, p RetrieveParams) bool {
 	if !p.Scope.Visible(v.Scope) || (p.SessionOnly && v.Scope.SessionID != p.Scope.SessionID) {
 		return false
@@ -519,9 +519,9 @@ func servableLocked(st *nsState, v *memory.Version, p RetrieveParams) bool {
 	return live
 }
 
-// channel runs one retrieval channel, holding st.mu for reading throughout
-// (the search index never calls back into st with its own lock held in a
-// way that waits for st.mu: writers release st.mu before touching it).
+// channel runs one retrieval channel, holding st.RLock throughout (the
+// search index never calls back into st with its own lock held in a way
+// that waits for st's lock: writers release it before touching the index).
 func channel(st *nsState, name string, qterms []string, qvec search.Vector, keep func(string) bool, r Ranking) []search.Hit {
 	st.RLock()
 	defer st.RUnlock()
@@ -724,7 +724,7 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 				c.fused += w * semanticScore(h.Score, r.SemanticFloor)
 			case name == ChannelGraph:
 				// A graph score is on its own scale (hop and match, see
-				// graphHits): a claim two hops away counts less even
+				// GraphHitsLocked): a claim two hops away counts less even
 				// when it is the channel's best.
 				c.fused += w * h.Score
 			case top > 0:
@@ -972,7 +972,7 @@ func scoreFused(channel string) bool {
 // being current: when the version that superseded it was recorded, else
 // (expired, or its successor pruned) its last state change, which a later
 // touch of the old version (restated as history, feedback) can move. The
-// caller holds st.mu.
+// caller holds st.RLock.
 func endedAtLocked(st *nsState, v *memory.Version) time.Time {
 	if v.SupersededBy != "" {
 		if en, ok := st.EntryLocked(v.SupersededBy); ok {

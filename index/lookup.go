@@ -103,11 +103,11 @@ func (st *Namespace) StaleEmbeddings(name string, dim int) []string {
 	return ids
 }
 
-// NeighboursLocked returns up to nb servable episodes before the episode v and
-// na after it in st's time order, within the same scope and conversation,
-// nearest first on each side, skipping none: the window stops at the first
-// gap, scope change or episode already shown. Call with st.mu held for
-// reading.
+// NeighboursLocked returns up to nb servable episodes before the episode v
+// and na after it in st's time order, within the same scope and
+// conversation, nearest first on each side, skipping none: the window
+// stops at the first gap longer than maxGap, scope change or episode
+// already shown. Call with RLock held.
 func (st *Namespace) NeighboursLocked(v *memory.Version, nb, na int, maxGap time.Duration, keep func(string) bool, shown map[string]bool) (before, after []*Entry) {
 	if nb+na == 0 {
 		return nil, nil
