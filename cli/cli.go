@@ -100,8 +100,8 @@ type app struct {
 	// defaultPath: dbPath is the default database, named by neither
 	// --db nor MNEMON_DB.
 	defaultPath bool
-	// synchronous is the SQLite synchronous level ("" is the store's
-	// default, FULL); the server sets it from --sync.
+	// synchronous is the store's synchronous level: defaultSync or
+	// MNEMON_SYNC, or what serve, worker and mcp were told with --sync.
 	synchronous string
 	store       *sqlite.Store
 	engine      *engine.Engine
@@ -281,6 +281,12 @@ func run(ctx context.Context, args []string, env Env) error {
 		return usagef("%s %q is not a namespace name: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", nsSource, a.ns)
 	}
 	if !c.noStore {
+		// The durability of a commit: MNEMON_SYNC or the default, the
+		// same for every command (serve, worker and mcp may override it
+		// with --sync, serve and worker also with their config file).
+		if a.synchronous, err = syncLevel(env.Getenv("MNEMON_SYNC")); err != nil {
+			return usagef("MNEMON_SYNC=%q: %v", strings.TrimSpace(env.Getenv("MNEMON_SYNC")), err)
+		}
 		a.dbPath, a.creates, a.readOnly = o.db, c.creates, c.readOnly
 		if a.dbPath == "" {
 			a.dbPath = env.Getenv("MNEMON_DB")

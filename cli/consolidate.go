@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -46,8 +45,8 @@ Every step is in the admission log (extractor "consolidate").
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.BoolVar(&cf.allDue, "all-due", false, "consolidate every session that is due (the periodic run)")
 			fs.BoolVar(&cf.force, "force", false, "summarise SESSION_ID even if it is younger than --min-age")
-			fs.StringVar(&cf.minAge, "min-age", "7d", "a session is due once its last event is this old (`AGE`: 7d, 36h)")
-			fs.StringVar(&cf.purgeAfter, "purge-after", "30d", "purge a forgotten episode's text this long after it was forgotten (`AGE`)")
+			fs.StringVar(&cf.minAge, "min-age", "168h", "a session is due once its last event is this old (`AGE`: a duration such as 36h or 168h; 7d is read too)")
+			fs.StringVar(&cf.purgeAfter, "purge-after", "720h", "purge a forgotten episode's text this long after it was forgotten (`AGE`)")
 			fs.IntVar(&cf.summaryTokens, "summary-tokens", 200, "at most `N` tokens per summary")
 			fs.IntVar(&cf.digestTokens, "digest-tokens", 400, "at most `N` tokens per month digest (--all-due)")
 		},
@@ -141,22 +140,12 @@ func printConsolidation(a *app, rep *engine.ConsolidateReport) {
 
 // parseAge reads an age: a Go duration (36h, 90m) or a number of days (7d).
 func parseAge(name, s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	var d time.Duration
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.ParseFloat(n, 64)
-		if err != nil {
-			return 0, usagef("%s %q is not an age; use days (7d) or a duration (36h)", name, s)
-		}
-		d = time.Duration(days * float64(24*time.Hour))
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, usagef("%s %q is not an age; use days (7d) or a duration (36h)", name, s)
-		}
+	d, err := parseDuration(s)
+	if err != nil {
+		return 0, usagef("%s %q is not an age: %s (7d, a number of days, is read too)", name, strings.TrimSpace(s), durationHint)
 	}
 	if d <= 0 {
-		return 0, usagef("%s %q: use an age above zero", name, s)
+		return 0, usagef("%s %q: use an age above zero", name, strings.TrimSpace(s))
 	}
 	return d, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -43,6 +44,7 @@ type doctorReport struct {
 }
 
 func doctorCmd() *command {
+	var config string
 	return &command{
 		name: "doctor", summary: "check the database and the engine: integrity, schema, disk, WAL, index, embeddings, backlog",
 		readOnly: true,
@@ -57,17 +59,24 @@ func doctorCmd() *command {
   embeddings every memory item has vectors of the current embedder (after an upgrade that
              changed it, a server or worker re-embeds the rest in the background)
   backlog    episodes captured but not yet extracted (a server or 'mnemon worker' extracts them)
+  config     with --config FILE, or when a MNEMON_ variable is wrong: the settings 'mnemon serve'
+             and 'mnemon worker' would read are valid; deprecated fields (timeouts in seconds)
+             are a warning naming the field that replaces them
 
 Exit status 0 when nothing failed (warnings included), 1 when a check failed. A missing database
 is a warning, not a failure: the first write creates it. Nothing is written: an older database is
 reported, and upgraded by the next command that writes to it.
   mnemon doctor
-  mnemon doctor --db /var/lib/mnemon/mnemon.db --json`,
+  mnemon doctor --db /var/lib/mnemon/mnemon.db --json
+  mnemon doctor --config /etc/mnemon.json`,
+		flags: func(fs *flag.FlagSet, _ *options) {
+			fs.StringVar(&config, "config", "", "also check the server settings in this JSON `FILE` (as 'mnemon serve --config')")
+		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) != 0 {
 				return usagef("doctor takes no arguments; got %q", strings.Join(args, " "))
 			}
-			rep := a.doctor(ctx)
+			rep := a.doctor(ctx, config)
 			if o.json {
 				if err := writeJSON(a.env.Stdout, rep); err != nil {
 					return err
@@ -91,7 +100,7 @@ reported, and upgraded by the next command that writes to it.
 
 // doctor runs the checks in order; a check that makes the rest
 // meaningless (no file, a file that does not open) ends the report.
-func (a *app) doctor(ctx context.Context) *doctorReport {
+func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 	abs, err := filepath.Abs(a.dbPath)
 	if err != nil {
 		abs = a.dbPath
@@ -103,6 +112,7 @@ func (a *app) doctor(ctx context.Context) *doctorReport {
 			rep.Healthy = false
 		}
 	}
+	a.checkConfig(ctx, config, add)
 	if a.dbPath == "" {
 		add("database", checkFail, "no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
 		return rep
@@ -282,4 +292,23 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkConfig checks the settings serve and worker would read: the
+// MNEMON_ variables and the config file at path. It adds no line when no
+// file is named and the variables are fine.
+func (a *app) checkConfig(ctx context.Context, path string, add func(name, status, format string, args ...any)) {
+	// A copy of the app: reading a config may set the database path and
+	// the sync level, which this doctor run must not take.
+	probe := &app{env: a.env, dbPath: a.dbPath}
+	cfg, err := probe.serverConfig(serveOptions{config: path})
+	switch {
+	case err != nil:
+		msg, _ := describe(ctx, err)
+		add("config", checkFail, "%s", msg)
+	case len(cfg.deprecations()) > 0:
+		add("config", checkWarn, "%s", strings.Join(cfg.deprecations(), "; "))
+	case path != "":
+		add("config", checkOK, "%s", path)
+	}
 }

@@ -175,3 +175,48 @@ func TestDoctorStaleEmbeddings(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestDoctorConfig: with --config, doctor checks the settings serve and
+// worker would read: a deprecated field is a warning naming the field that
+// replaces it, a config serve would refuse is a failure, a sound one is
+// ok; without --config and with sound variables there is no config line.
+func TestDoctorConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "mnemon.db")
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		code int
+		want string // the config line; "" for none
+	}{
+		{"no config", nil, nil, 0, ""},
+		{"sound", []string{"--config", write("ok.json", `{"request_timeout": "10s", "job_timeout": "2m"}`)}, nil, 0, "ok config"},
+		{"deprecated", []string{"--config", write("old.json", `{"request_timeout_seconds": 10}`)}, nil, 0,
+			`warn config config field request_timeout_seconds is deprecated: write "request_timeout": "10s" (a duration) instead`},
+		{"both spellings", []string{"--config", write("both.json", `{"request_timeout": "10s", "request_timeout_seconds": 10}`)}, nil, 1,
+			"fail config request_timeout and request_timeout_seconds are both set"},
+		{"bad variable", nil, map[string]string{"MNEMON_JOB_TIMEOUT": "forever"}, 1, `fail config MNEMON_JOB_TIMEOUT="forever": not a duration`},
+	} {
+		vars := map[string]string{"MNEMON_DB": db}
+		for k, v := range c.env {
+			vars[k] = v
+		}
+		code, out, errs := runEnv(t, t.Context(), vars, "", append([]string{"doctor"}, c.args...)...)
+		if code != c.code {
+			t.Fatalf("%s: exit %d, want %d\n%s%s", c.name, code, c.code, out, errs)
+		}
+		lines := strings.Join(strings.Fields(out), " ") // the columns' widths vary
+		if c.want == "" && strings.Contains(out, "config") || c.want != "" && !strings.Contains(lines, c.want) {
+			t.Fatalf("%s: want config line %q:\n%s", c.name, c.want, out)
+		}
+	}
+}

@@ -177,7 +177,7 @@ func parseEvery(v string) (time.Duration, error) {
 	if v == "" {
 		return jobs.DefaultMaintainEvery, nil
 	}
-	d, err := time.ParseDuration(v)
+	d, err := parseDuration(v)
 	if err != nil || d < 0 || (d > 0 && d < time.Minute) {
 		return 0, errors.New("bad interval")
 	}

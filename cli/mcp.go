@@ -5,13 +5,14 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"strings"
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/mcpserver"
 )
 
 func mcpCmd() *command {
-	var logLevel string
+	var logLevel, sync string
 	return &command{
 		name: "mcp", summary: "serve memory to an agent over MCP on stdin/stdout, bound to one namespace",
 		help: `Runs a Model Context Protocol server on stdin/stdout for an MCP client (Claude
@@ -35,10 +36,18 @@ Client configuration: see the README's "MCP" section.`,
 		creates: true,
 		flags: func(fs *flag.FlagSet, _ *options) {
 			fs.StringVar(&logLevel, "log-level", "", "debug, info, warn (default) or error")
+			fs.StringVar(&sync, "sync", "", "durability of a commit: normal (default) or full (env MNEMON_SYNC; see 'mnemon help serve')")
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) > 0 {
 				return usagef("mcp takes no arguments (got %q); run 'mnemon help mcp'", args[0])
+			}
+			if sync != "" {
+				level, err := syncLevel(sync)
+				if err != nil {
+					return usagef("--sync %q: %v", sync, err)
+				}
+				a.synchronous = level
 			}
 			if logLevel == "" {
 				logLevel = "warn"
@@ -57,7 +66,7 @@ Client configuration: see the README's "MCP" section.`,
 			a.engine = eng
 			defer follow(eng)()
 			srv := mcpserver.New(eng, mcpserver.Binding{Namespace: a.ns, CanWrite: true}, mcpserver.Options{Version: Version, Logger: log})
-			log.Info("mcp server on stdio", "namespace", a.ns, "db", a.dbPath)
+			log.Info("mcp server on stdio", "namespace", a.ns, "db", a.dbPath, "sync", strings.ToLower(a.synchronous))
 			err = srv.Run(ctx, mcpserver.StdioTransport(a.env.Stdin, a.env.Stdout))
 			if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 				return nil // the client closed stdin, or SIGTERM

@@ -33,14 +33,16 @@ const DefaultAddr = "127.0.0.1:7077"
 // serverConfig is mnemon serve's configuration. Flags override the
 // environment, which overrides the file, which overrides the defaults.
 type serverConfig struct {
-	Addr         string  `json:"addr"`
-	DB           string  `json:"db"`
-	Workers      *int    `json:"workers"`
-	InsecureOpen bool    `json:"insecure_open"`
-	Sync         string  `json:"sync"`       // normal or full
-	LogFormat    string  `json:"log_format"` // json or text
-	LogLevel     string  `json:"log_level"`  // debug, info, warn, error
-	ShutdownSecs float64 `json:"shutdown_timeout_seconds"`
+	Addr         string `json:"addr"`
+	DB           string `json:"db"`
+	Workers      *int   `json:"workers"`
+	InsecureOpen bool   `json:"insecure_open"`
+	Sync         string `json:"sync"`       // normal or full
+	LogFormat    string `json:"log_format"` // json or text
+	LogLevel     string `json:"log_level"`  // debug, info, warn, error
+	// Durations are Go duration strings ("30s", "5m"; see durations.go);
+	// "" and "0" give the default.
+	ShutdownTimeout string `json:"shutdown_timeout"`
 
 	MaxBodyBytes   int64   `json:"max_body_bytes"`
 	MaxImportBytes int64   `json:"max_import_bytes"`
@@ -48,14 +50,24 @@ type serverConfig struct {
 	MaxQueryBytes  int     `json:"max_query_bytes"`
 	RatePerSecond  float64 `json:"rate_per_second"`
 	RateBurst      int     `json:"rate_burst"`
-	RequestSecs    float64 `json:"request_timeout_seconds"`
-	ReadSecs       float64 `json:"read_timeout_seconds"`
-	WriteSecs      float64 `json:"write_timeout_seconds"`
-	IdleSecs       float64 `json:"idle_timeout_seconds"`
+	RequestTimeout string  `json:"request_timeout"`
+	ReadTimeout    string  `json:"read_timeout"`
+	WriteTimeout   string  `json:"write_timeout"`
+	IdleTimeout    string  `json:"idle_timeout"`
 
-	JobAttempts    int     `json:"job_max_attempts"`
-	JobTimeoutSecs float64 `json:"job_timeout_seconds"`
-	RescueSecs     float64 `json:"job_rescue_after_seconds"`
+	JobAttempts    int    `json:"job_max_attempts"`
+	JobTimeout     string `json:"job_timeout"`
+	JobRescueAfter string `json:"job_rescue_after"`
+
+	// The same durations as numbers of seconds: the spelling before every
+	// duration was a string. Still read, and reported as deprecated.
+	ShutdownSecs   *float64 `json:"shutdown_timeout_seconds"`
+	RequestSecs    *float64 `json:"request_timeout_seconds"`
+	ReadSecs       *float64 `json:"read_timeout_seconds"`
+	WriteSecs      *float64 `json:"write_timeout_seconds"`
+	IdleSecs       *float64 `json:"idle_timeout_seconds"`
+	JobTimeoutSecs *float64 `json:"job_timeout_seconds"`
+	RescueSecs     *float64 `json:"job_rescue_after_seconds"`
 
 	// Maintenance (see cli/lifecycle.go): how often, as a Go duration
 	// ("1h", "0" never), and dedupe's cosine threshold.
@@ -91,6 +103,8 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		err = dec.Decode(cfg)
 		var te *json.UnmarshalTypeError
 		switch {
+		case errors.As(err, &te) && cfg.isDuration(te.Field):
+			return nil, usagef("config %s: %s must be a string holding a duration, not %s: %s (see 'mnemon help serve' for the fields)", path, te.Field, te.Value, durationHint)
 		case errors.As(err, &te):
 			return nil, usagef("config %s: %s must be a %s, not %s (see 'mnemon help serve' for the fields)", path, te.Field, jsonKind(te.Type.Kind()), te.Value)
 		case err != nil:
@@ -138,7 +152,13 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 			cfg.InsecureOpen = b
 			return nil
 		}},
-		{"MNEMON_SYNC", func(v string) error { cfg.Sync = v; return nil }},
+		{"MNEMON_SYNC", func(v string) error {
+			if _, err := syncLevel(v); err != nil {
+				return err
+			}
+			cfg.Sync = v
+			return nil
+		}},
 		{"MNEMON_MAINTAIN_EVERY", func(v string) error { cfg.MaintainEvery = v; return nil }},
 		{"MNEMON_DEDUPE_THRESHOLD", parseThreshold(&cfg.DedupeThreshold)},
 		{"MNEMON_HISTORY_KEEP", atoi(&cfg.HistoryKeep)},
@@ -163,7 +183,88 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 			return nil, err
 		}
 	}
+	for _, d := range cfg.durationSettings(&serverTimeouts{}) {
+		// The variable overrides the file, in either spelling.
+		err := env(d.env, func(v string) error {
+			if _, err := parseDuration(v); err != nil {
+				return errors.New("not a duration: " + durationHint)
+			}
+			*d.value, *d.seconds = v, nil
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	return cfg, nil
+}
+
+// durationSettings lists the config's durations with their defaults, each
+// resolving into its field of t.
+func (cfg *serverConfig) durationSettings(t *serverTimeouts) []durationSetting {
+	return []durationSetting{
+		{"shutdown_timeout", "MNEMON_SHUTDOWN_TIMEOUT", &cfg.ShutdownTimeout, &cfg.ShutdownSecs, 30 * time.Second, &t.shutdown},
+		{"request_timeout", "MNEMON_REQUEST_TIMEOUT", &cfg.RequestTimeout, &cfg.RequestSecs, 30 * time.Second, &t.request},
+		{"read_timeout", "MNEMON_READ_TIMEOUT", &cfg.ReadTimeout, &cfg.ReadSecs, 2 * time.Minute, &t.read},
+		{"write_timeout", "MNEMON_WRITE_TIMEOUT", &cfg.WriteTimeout, &cfg.WriteSecs, 2 * time.Minute, &t.write},
+		{"idle_timeout", "MNEMON_IDLE_TIMEOUT", &cfg.IdleTimeout, &cfg.IdleSecs, 2 * time.Minute, &t.idle},
+		{"job_timeout", "MNEMON_JOB_TIMEOUT", &cfg.JobTimeout, &cfg.JobTimeoutSecs, time.Minute, &t.job},
+		// 0: jobs' default, the job timeout plus a minute, at least 2 minutes.
+		{"job_rescue_after", "MNEMON_JOB_RESCUE_AFTER", &cfg.JobRescueAfter, &cfg.RescueSecs, 0, &t.rescue},
+	}
+}
+
+// isDuration reports whether field is the config field of a duration.
+func (cfg *serverConfig) isDuration(field string) bool {
+	switch field {
+	case "maintain_every", "consolidate_after", "purge_after":
+		return true
+	}
+	for _, d := range cfg.durationSettings(&serverTimeouts{}) {
+		if d.field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// serverTimeouts are the config's durations, defaults filled in.
+type serverTimeouts struct {
+	shutdown, request, read, write, idle, job, rescue time.Duration
+}
+
+// timeouts resolves the config's durations (see durationSetting.resolve)
+// and checks that a running job is taken for dead only after it could
+// have timed out.
+func (cfg *serverConfig) timeouts() (serverTimeouts, error) {
+	var t serverTimeouts
+	rescueField := ""
+	for _, s := range cfg.durationSettings(&t) {
+		d, field, err := s.resolve()
+		if err != nil {
+			return t, err
+		}
+		*s.into = d
+		if s.into == &t.rescue {
+			rescueField = field
+		}
+	}
+	if t.rescue > 0 && t.rescue <= t.job {
+		return t, usagef("%s %s must exceed the job timeout (%s): a running job is taken for dead only after it could have timed out", rescueField, shortDuration(t.rescue), shortDuration(t.job))
+	}
+	return t, nil
+}
+
+// deprecations are the warnings for the deprecated fields the config
+// uses, each naming the field that replaces it.
+func (cfg *serverConfig) deprecations() []string {
+	var out []string
+	for _, d := range cfg.durationSettings(&serverTimeouts{}) {
+		if w := d.deprecation(); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // jsonKind names a config field's type as a JSON user sees it.
@@ -179,13 +280,6 @@ func jsonKind(k reflect.Kind) string {
 		return "number"
 	}
 	return k.String()
-}
-
-func secs(f float64, def time.Duration) time.Duration {
-	if f <= 0 {
-		return def
-	}
-	return time.Duration(f * float64(time.Second))
 }
 
 // newLogger builds the server's structured logger.
@@ -307,23 +401,32 @@ MNEMON_INSECURE_OPEN, MNEMON_SYNC, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL,
 MNEMON_MAX_EVENTS, MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST,
 MNEMON_MAINTAIN_EVERY, MNEMON_DEDUPE_THRESHOLD, MNEMON_HISTORY_KEEP,
 MNEMON_CONSOLIDATE_AFTER, MNEMON_PURGE_AFTER, MNEMON_TRUST_FOLLOW_AT,
-MNEMON_TRUST_HINT_AT, then --config
+MNEMON_TRUST_HINT_AT, MNEMON_SHUTDOWN_TIMEOUT, MNEMON_REQUEST_TIMEOUT,
+MNEMON_READ_TIMEOUT, MNEMON_WRITE_TIMEOUT, MNEMON_IDLE_TIMEOUT,
+MNEMON_JOB_TIMEOUT, MNEMON_JOB_RESCUE_AFTER, then --config
 FILE (JSON with the fields addr, db, workers, insecure_open, sync,
-log_format, log_level, shutdown_timeout_seconds, max_body_bytes,
+log_format, log_level, shutdown_timeout, max_body_bytes,
 max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
-request_timeout_seconds, read_timeout_seconds, write_timeout_seconds,
-idle_timeout_seconds, job_max_attempts, job_timeout_seconds,
-job_rescue_after_seconds, maintain_every, dedupe_threshold, history_keep,
-consolidate_after, purge_after, summary_tokens, digest_tokens,
-trust_follow_at, trust_hint_at).
+request_timeout, read_timeout, write_timeout, idle_timeout,
+job_max_attempts, job_timeout, job_rescue_after, maintain_every,
+dedupe_threshold, history_keep, consolidate_after, purge_after,
+summary_tokens, digest_tokens, trust_follow_at, trust_hint_at).
+
+Durations are Go duration strings everywhere: "30s", "5m", "720h" (a
+number of days, "7d", is read too). The older fields in seconds
+(shutdown_timeout_seconds, request_timeout_seconds, read_timeout_seconds,
+write_timeout_seconds, idle_timeout_seconds, job_timeout_seconds,
+job_rescue_after_seconds) are deprecated: still read, with a warning naming
+the field that replaces them; a file that sets both spellings of one setting is
+refused.
 
 Maintenance: the workers run 'mnemon lifecycle --dedupe' over every
 namespace every maintain_every (a duration such as 30m or 6h; default 1h;
 0 never), the first time one interval after start; see 'mnemon help
 lifecycle'. It then consolidates old sessions (see 'mnemon help
-consolidate': sessions quiet for consolidate_after, default 7d, are
+consolidate': sessions quiet for consolidate_after, default 168h, are
 summarised in at most summary_tokens, default 200; a forgotten episode's
-text is purged purge_after later, default 30d; a month's sessions fold into
+text is purged purge_after later, default 720h; a month's sessions fold into
 a digest of at most digest_tokens, default 400), promotes procedures and
 compacts: each memory keeps its newest history_keep superseded versions
 (default 32; -1 keeps all), and the change log its last day.
@@ -396,18 +499,15 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	}{
 		{"max_body_bytes", float64(cfg.MaxBodyBytes)}, {"max_import_bytes", float64(cfg.MaxImportBytes)},
 		{"max_events (MNEMON_MAX_EVENTS)", float64(cfg.MaxEvents)}, {"max_query_bytes", float64(cfg.MaxQueryBytes)},
-		{"shutdown_timeout_seconds", cfg.ShutdownSecs}, {"request_timeout_seconds", cfg.RequestSecs},
-		{"read_timeout_seconds", cfg.ReadSecs}, {"write_timeout_seconds", cfg.WriteSecs},
-		{"idle_timeout_seconds", cfg.IdleSecs}, {"job_max_attempts", float64(cfg.JobAttempts)},
-		{"job_timeout_seconds", cfg.JobTimeoutSecs}, {"job_rescue_after_seconds", cfg.RescueSecs},
+		{"job_max_attempts", float64(cfg.JobAttempts)},
 		{"summary_tokens", float64(cfg.SummaryTokens)}, {"digest_tokens", float64(cfg.DigestTokens)},
 	} {
 		if n.v < 0 {
 			return nil, usagef("%s %g: must not be negative (0 or leaving it out gives the default)", n.name, n.v)
 		}
 	}
-	if timeout := secs(cfg.JobTimeoutSecs, time.Minute); cfg.RescueSecs > 0 && secs(cfg.RescueSecs, 0) <= timeout {
-		return nil, usagef("job_rescue_after_seconds %g must exceed the job timeout (%g s): a running job is taken for dead only after it could have timed out", cfg.RescueSecs, timeout.Seconds())
+	if _, err := cfg.timeouts(); err != nil {
+		return nil, err
 	}
 	if so.insecureOpen != nil {
 		cfg.InsecureOpen = *so.insecureOpen
@@ -415,13 +515,8 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	if so.sync != "" {
 		cfg.Sync = so.sync
 	}
-	switch strings.ToLower(strings.TrimSpace(cfg.Sync)) {
-	case "", "normal":
-		a.synchronous = "NORMAL"
-	case "full":
-		a.synchronous = "FULL"
-	default:
-		return nil, usagef("sync %q: use normal or full", cfg.Sync)
+	if a.synchronous, err = syncLevel(cfg.Sync); err != nil {
+		return nil, usagef("sync %q: %v", cfg.Sync, err)
 	}
 	if so.logFormat != "" {
 		cfg.LogFormat = so.logFormat
@@ -439,13 +534,22 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 }
 
 // openQueue opens the job queue on the app's database.
-func (a *app) openQueue(ctx context.Context, cfg *serverConfig, log *slog.Logger) (*jobs.Queue, error) {
+func (a *app) openQueue(ctx context.Context, cfg *serverConfig, t serverTimeouts, log *slog.Logger) (*jobs.Queue, error) {
 	return jobs.Open(ctx, jobs.Config{
 		Driver: riversqlite.New(a.store.WriterDB()), TxOf: sqlite.SQLTx, Engine: a.engine,
 		Workers: *cfg.Workers, Logger: log, MaxAttempts: cfg.JobAttempts,
-		JobTimeout: secs(cfg.JobTimeoutSecs, 0), RescueAfter: secs(cfg.RescueSecs, 0),
+		JobTimeout: t.job, RescueAfter: t.rescue,
 		MaintainEvery: cfg.maintainInterval(),
 	})
+}
+
+// serverStart resolves the timeouts of a config serverConfig accepted and
+// logs its deprecated fields.
+func serverStart(cfg *serverConfig, log *slog.Logger) (serverTimeouts, error) {
+	for _, w := range cfg.deprecations() {
+		log.Warn(w)
+	}
+	return cfg.timeouts()
 }
 
 func (a *app) serve(ctx context.Context, so serveOptions) error {
@@ -454,6 +558,10 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 		return err
 	}
 	log, err := newLogger(a.env.Stderr, cfg.LogFormat, cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	timeouts, err := serverStart(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -490,7 +598,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	}
 	log.Info("index loaded", "db", a.dbPath, "duration_ms", time.Since(began).Milliseconds(), "namespaces", len(eng.IndexSizes()))
 	defer follow(eng)()
-	q, err := a.openQueue(ctx, cfg, log)
+	q, err := a.openQueue(ctx, cfg, timeouts, log)
 	if err != nil {
 		return err
 	}
@@ -507,7 +615,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 		Limits: httpapi.Limits{
 			MaxBodyBytes: cfg.MaxBodyBytes, MaxImportBytes: cfg.MaxImportBytes, MaxEvents: cfg.MaxEvents,
 			MaxQueryBytes: cfg.MaxQueryBytes, RatePerSecond: cfg.RatePerSecond, RateBurst: cfg.RateBurst, OpenRatePerSecond: openRate,
-			RequestTimeout: secs(cfg.RequestSecs, 0),
+			RequestTimeout: timeouts.request,
 		},
 	})
 	if err != nil {
@@ -530,9 +638,9 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	srv := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       secs(cfg.ReadSecs, 2*time.Minute),
-		WriteTimeout:      secs(cfg.WriteSecs, 2*time.Minute),
-		IdleTimeout:       secs(cfg.IdleSecs, 2*time.Minute),
+		ReadTimeout:       timeouts.read,
+		WriteTimeout:      timeouts.write,
+		IdleTimeout:       timeouts.idle,
 		MaxHeaderBytes:    http.DefaultMaxHeaderBytes, // the backstop: the API refuses over 64 KiB itself, as a problem
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -563,7 +671,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: draining requests and running jobs")
-	grace := secs(cfg.ShutdownSecs, 30*time.Second)
+	grace := timeouts.shutdown
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	shutdownErr := srv.Shutdown(sctx)
@@ -616,6 +724,10 @@ Examples:
 			if err != nil {
 				return err
 			}
+			timeouts, err := serverStart(cfg, log)
+			if err != nil {
+				return err
+			}
 			if err := a.openStore(ctx); err != nil {
 				return err
 			}
@@ -629,7 +741,7 @@ Examples:
 			}
 			a.engine = eng
 			defer follow(eng)()
-			q, err := a.openQueue(ctx, cfg, log)
+			q, err := a.openQueue(ctx, cfg, timeouts, log)
 			if err != nil {
 				return err
 			}
@@ -638,7 +750,7 @@ Examples:
 			}
 			log.Info("worker running", "workers", *cfg.Workers, "db", a.dbPath)
 			<-ctx.Done()
-			sctx, cancel := context.WithTimeout(context.Background(), secs(cfg.ShutdownSecs, 30*time.Second))
+			sctx, cancel := context.WithTimeout(context.Background(), timeouts.shutdown)
 			defer cancel()
 			if err := q.Stop(sctx); err != nil {
 				log.Warn("jobs still running at shutdown will be retried", "error", err)

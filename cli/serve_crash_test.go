@@ -110,7 +110,7 @@ func TestServeSIGKILLDuringCaptureLoad(t *testing.T) {
 	// Jobs cut off by the kill are taken for dead 6 s after they started,
 	// not 2 minutes; the rate limit would only slow the load down.
 	config := fmt.Sprintf(`{"db": %q, "addr": "127.0.0.1:0", "workers": 2, "log_level": "warn",
-		"job_timeout_seconds": 5, "job_rescue_after_seconds": 6, "shutdown_timeout_seconds": 15,
+		"job_timeout": "5s", "job_rescue_after": "6s", "shutdown_timeout": "15s",
 		"rate_per_second": 100000, "rate_burst": 100000}`, db)
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		t.Fatal(err)

@@ -296,7 +296,7 @@ func TestServeConfigPrecedence(t *testing.T) {
 	// environment the workers and the limit, a flag the log level.
 	db := filepath.Join(dir, "e2e.db")
 	e2e := filepath.Join(dir, "e2e.json")
-	if err := os.WriteFile(e2e, []byte(`{"db": "`+db+`", "addr": "127.0.0.1:0", "workers": 3, "log_level": "error", "max_events": 5}`), 0o600); err != nil {
+	if err := os.WriteFile(e2e, []byte(`{"db": "`+db+`", "addr": "127.0.0.1:0", "workers": 3, "log_level": "error", "max_events": 5, "idle_timeout_seconds": 90}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := startServe(t, map[string]string{"MNEMON_WORKERS": "1", "MNEMON_MAX_EVENTS": "2", "MNEMON_LOG_LEVEL": "error"},
@@ -316,6 +316,10 @@ func TestServeConfigPrecedence(t *testing.T) {
 	}
 	if listening.Workers != 1 || listening.DB != db || !strings.HasPrefix(listening.Addr, "http://127.0.0.1:") {
 		t.Fatalf("listening line %+v; stderr:\n%s", listening, s.stderr.String())
+	}
+	// The deprecated field is read, and the log says what to write instead.
+	if want := `config field idle_timeout_seconds is deprecated: write \"idle_timeout\": \"1m30s\"`; !strings.Contains(s.stderr.String(), want) {
+		t.Fatalf("stderr lacks %s:\n%s", want, s.stderr.String())
 	}
 	code, body := call(t, "POST", s.url+"/v1/episodes", captureOf("s", time.Now(), "a", "b", "c"))
 	if code != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "too_many_events") {
@@ -341,7 +345,7 @@ func TestServeConfigErrors(t *testing.T) {
 	wrongType := write("type.json", `{"workers": "two"}`)
 	trailing := write("trailing.json", `{"workers": 1} {"workers": 2}`)
 	tooMany := write("many.json", `{"workers": 1000}`)
-	rescue := write("rescue.json", `{"job_timeout_seconds": 5, "job_rescue_after_seconds": 5}`)
+	rescue := write("rescue.json", `{"job_timeout": "5s", "job_rescue_after": "5s"}`)
 	rescueDefault := write("rescue-default.json", `{"job_rescue_after_seconds": 30}`)
 	negTimeout := write("neg-timeout.json", `{"request_timeout_seconds": -1}`)
 	negAttempts := write("neg-attempts.json", `{"job_max_attempts": -2}`)
@@ -358,8 +362,8 @@ func TestServeConfigErrors(t *testing.T) {
 		{"wrong type", nil, []string{"serve", "--config", wrongType}, 2, []string{"type.json", "workers"}},
 		{"trailing data", nil, []string{"serve", "--config", trailing}, 2, []string{"trailing.json", "one JSON object"}},
 		{"workers out of range", nil, []string{"serve", "--config", tooMany}, 2, []string{"workers 1000: use 0 to 256"}},
-		{"rescue before timeout", nil, []string{"serve", "--config", rescue}, 2, []string{"job_rescue_after_seconds 5 must exceed the job timeout (5 s)"}},
-		{"rescue before default timeout", nil, []string{"worker", "--config", rescueDefault}, 2, []string{"job_rescue_after_seconds 30 must exceed the job timeout (60 s)"}},
+		{"rescue before timeout", nil, []string{"serve", "--config", rescue}, 2, []string{"job_rescue_after 5s must exceed the job timeout (5s)"}},
+		{"rescue before default timeout", nil, []string{"worker", "--config", rescueDefault}, 2, []string{"job_rescue_after_seconds 30s must exceed the job timeout (1m)"}},
 		{"bad MNEMON_WORKERS", map[string]string{"MNEMON_WORKERS": "many"}, []string{"serve"}, 2, []string{`MNEMON_WORKERS="many"`, "whole number"}},
 		{"bad MNEMON_INSECURE_OPEN", map[string]string{"MNEMON_INSECURE_OPEN": "maybe"}, []string{"serve"}, 2, []string{`MNEMON_INSECURE_OPEN="maybe"`, "true or false"}},
 		{"bad MNEMON_RATE_PER_SECOND", map[string]string{"MNEMON_RATE_PER_SECOND": "fast"}, []string{"serve"}, 2, []string{`MNEMON_RATE_PER_SECOND="fast"`, "number"}},
@@ -368,7 +372,9 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad log level", nil, []string{"serve", "--log-level", "loud"}, 2, []string{`log level "loud"`}},
 		{"bad addr", nil, []string{"serve", "--addr", "localhost"}, 2, []string{`--addr "localhost"`, "HOST:PORT"}},
 		{"bad --sync", nil, []string{"serve", "--sync", "always"}, 2, []string{`sync "always": use normal or full`}},
-		{"bad MNEMON_SYNC", map[string]string{"MNEMON_SYNC": "off"}, []string{"worker"}, 2, []string{`sync "off": use normal or full`}},
+		{"bad MNEMON_SYNC", map[string]string{"MNEMON_SYNC": "off"}, []string{"worker"}, 2, []string{`MNEMON_SYNC="off": use normal or full`}},
+		{"bad MNEMON_SYNC for a one-shot command", map[string]string{"MNEMON_SYNC": "off"}, []string{"remember", "I prefer tea."}, 2, []string{`MNEMON_SYNC="off": use normal or full`}},
+		{"bad mcp --sync", nil, []string{"mcp", "--sync", "sometimes"}, 2, []string{`--sync "sometimes": use normal or full`}},
 		{"worker bad env", map[string]string{"MNEMON_WORKERS": "x"}, []string{"worker"}, 2, []string{`MNEMON_WORKERS="x"`}},
 		{"worker with no workers", nil, []string{"worker", "--workers", "0"}, 2, []string{"would run nothing"}},
 		{"negative --workers", nil, []string{"serve", "--workers", "-1"}, 2, []string{"workers -1: use 0 to 256"}},
@@ -412,7 +418,7 @@ func TestServeLifecycle(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
 	cfg := filepath.Join(dir, "mnemon.json")
-	if err := os.WriteFile(cfg, []byte(`{"shutdown_timeout_seconds": 15, "job_timeout_seconds": 300}`), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(`{"shutdown_timeout": "15s", "job_timeout": "5m"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := startServe(t, map[string]string{"MNEMON_DB": db}, "--addr", "127.0.0.1:0", "--config", cfg, "--workers", "1")
@@ -697,7 +703,7 @@ func TestServeWorkerJobsHelpTeaches(t *testing.T) {
 		name string
 		want []string
 	}{
-		{"serve", []string{"Examples:", "mnemon serve --addr", "--insecure-open", "MNEMON_ADDR", "job_rescue_after_seconds", "SIGTERM"}},
+		{"serve", []string{"Examples:", "mnemon serve --addr", "--insecure-open", "MNEMON_ADDR", "job_rescue_after", "MNEMON_JOB_TIMEOUT", "Go duration", "deprecated", "SIGTERM"}},
 		{"worker", []string{"Examples:", "mnemon worker --workers", "--workers 0"}},
 		{"jobs", []string{"Examples:", "mnemon jobs --state failed", "pending", "succeeded"}},
 	} {

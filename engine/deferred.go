@@ -12,7 +12,7 @@ import (
 
 // ExtractJob is a queued extraction. A job of CaptureDeferred names only
 // its namespace: it extracts the share of the namespace's extraction
-// backlog it claims when it starts (see memory.Executor). A job naming
+// backlog it claims when it starts (see memory.ExtractionBacklog). A job naming
 // EpisodeIDs extracts those (the form queued by earlier releases).
 type ExtractJob struct {
 	Namespace  string   `json:"namespace"`

@@ -295,7 +295,7 @@ func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, erro
 
 // withRepeats adds to ids the held episodes with the same content as one
 // of them.
-func withRepeats(ctx context.Context, tx memory.Executor, ns string, ids []string) ([]string, error) {
+func withRepeats(ctx context.Context, tx memory.Records, ns string, ids []string) ([]string, error) {
 	if len(ids) == 0 {
 		return ids, nil
 	}

@@ -508,7 +508,7 @@ func (e *Engine) planProcedures(ctx context.Context, ns string, groups []*taskGr
 
 // liveProcedure returns the live version of a task group's procedure slot,
 // or nil.
-func (e *Engine) liveProcedure(ctx context.Context, ex memory.Executor, ns string, g *taskGroup) (*memory.Version, error) {
+func (e *Engine) liveProcedure(ctx context.Context, ex memory.Records, ns string, g *taskGroup) (*memory.Version, error) {
 	m, err := ex.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: g.scope, Subject: g.taskType, Key: "procedure:" + g.taskType})
 	if errors.Is(err, memory.ErrNotFound) {
 		return nil, nil
@@ -1053,7 +1053,7 @@ func (e *Engine) settleUses(ctx context.Context, tx memory.Executor, w *writeBat
 
 // failureLogged reports whether a failing session was already counted
 // against a memory.
-func failureLogged(ctx context.Context, tx memory.Executor, ns, memoryID, session string) (bool, error) {
+func failureLogged(ctx context.Context, tx memory.AdmissionLog, ns, memoryID, session string) (bool, error) {
 	adms, err := tx.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, MemoryID: memoryID})
 	if err != nil {
 		return false, err

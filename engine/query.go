@@ -21,6 +21,7 @@ type queryFacts struct {
 	current      bool     // asks what holds now ("… at the moment?", "currently")
 	task         bool     // asks the agent to do something ("book me a flight")
 	relation     string   // asks about one of the user's people ("my sister's name")
+	possession   string   // asks about something of the user's ("my GP", "my birthday")
 	number       bool     // asks for a quantity ("how much", "how many")
 }
 
@@ -32,6 +33,7 @@ func readQuery(query string, history bool) queryFacts {
 	return queryFacts{
 		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), self: aboutTheUser(ws),
 		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), relation: askedRelation(ws),
+		possession: askedPossession(ws),
 	}
 }
 
@@ -138,6 +140,30 @@ func askedRelation(ws []string) string {
 		}
 	}
 	return ""
+}
+
+// askedPossession returns what a query asks about that is the user's: the
+// word after "my" or "our", past a describing word ("who is my GP?" → "gp",
+// "what's my favourite film?" → "film"), or "".
+func askedPossession(ws []string) string {
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] != "my" && ws[i] != "our" {
+			continue
+		}
+		j := i + 1
+		if describingWords[ws[j]] && j+1 < len(ws) {
+			j++
+		}
+		return strings.TrimSuffix(strings.TrimSuffix(ws[j], "'s"), "'")
+	}
+	return ""
+}
+
+// describingWords come between "my" and what is mine.
+var describingWords = map[string]bool{
+	"favourite": true, "favorite": true, "current": true, "new": true, "old": true, "first": true,
+	"last": true, "usual": true, "own": true, "main": true, "regular": true, "next": true,
+	"previous": true, "best": true, "little": true, "big": true, "older": true, "younger": true,
 }
 
 // asksForTask reports whether a query asks the agent to do something

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -226,6 +227,59 @@ func TestReplyAfterOthersAnswers(t *testing.T) {
 	}
 }
 
+// When the turn the reply follows is about someone else, and so ranked
+// low for a question about the user, the reply still takes its place: the
+// turn's words matched, only its subject is wrong.
+func TestReplyAfterOthersPenalisedTurn(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-4 * day)
+	_, err := e.Capture(t.Context(), engine.CaptureParams{Namespace: "ns", Scope: memory.Scope{UserID: "u1", SessionID: "s1"},
+		Events: []engine.Event{
+			{Kind: memory.EpisodeUserMessage, Content: "my cousins' birthdays are all in March, Ilse on the 3rd and Joost on the 12th", OccurredAt: start},
+			{Kind: memory.EpisodeAgentMessage, Speaker: "assistant", Content: "A busy month for cards.", OccurredAt: start.Add(time.Minute)},
+			{Kind: memory.EpisodeUserMessage, Content: "and mine's the 30th of April, nobody remembers it", OccurredAt: start.Add(2 * time.Minute)},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	captureSession(t, e, "ns", "s2", start.Add(day), "the heating is on the blink", "ugh")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "when is my birthday?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "30th") {
+		t.Fatalf("top items %v; want the user's own date first", contents(res))
+	}
+}
+
+// Being among the newest turns is no relevance: a recent turn that no
+// other channel found does not outrank an older one that says the answer.
+func TestRecentAloneIsNotRelevant(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-10 * day)
+	captureSession(t, e, "ns", "s1", start, "my physio appointments are every other Tuesday at nine")
+	for i := range 4 {
+		captureSession(t, e, "ns", fmt.Sprintf("chat%d", i), start.Add(time.Duration(i+1)*day), "ha, that printer again", "ok cool", "the train was packed")
+	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "when do I see the physiotherapist?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "physio") {
+		t.Fatalf("top items %v; want the physio turn first", contents(res))
+	}
+	for _, it := range res.Items {
+		if _, recent := it.Channels["recent"]; !recent || len(it.Channels) > 1 {
+			continue
+		}
+		terms := 0.0
+		for _, v := range it.Terms {
+			terms += v
+		}
+		if it.Score-terms > 1e-9 {
+			t.Errorf("%q, found only as recent, has relevance %.3f (score %.3f, terms %.3f)", it.Content, it.Score-terms, it.Score, terms)
+		}
+	}
+}
+
 // An agent_message without a speaker is the agent's, not the user's: no
 // fact about the user is drawn from it.
 func TestAgentMessageDefaultsToTheAgent(t *testing.T) {
@@ -312,5 +366,47 @@ func TestBeforeAValueFindsTheEarlierTurn(t *testing.T) {
 	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext, IncludeHistory: true})
 	if len(res.Items) < 2 || !strings.Contains(res.Items[0].Content, "Subaru") || !strings.Contains(res.Items[1].Content, "Corolla") {
 		t.Fatalf("%q: top items %v; want the Subaru turn, then the Corolla one", q, contents(res))
+	}
+}
+
+// A turn that says what changed names the earlier value itself ("dropped
+// Italian, it's French lessons now"): no weaker earlier turn goes above it,
+// and the agent's words are never the user's earlier value.
+func TestBeforeAValueKeepsTheChangeTurn(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-60 * day)
+	captureSession(t, e, "ns", "a", start, "agent: Good dentists are hard to find.", "the crossword was brutal today")
+	captureSession(t, e, "ns", "b", start.Add(20*day), "left the Harbour Street dentist, the Elm Road practice has me now")
+	q := "which dentist did I go to before Elm Road?"
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext, IncludeHistory: true})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Harbour Street") {
+		t.Fatalf("%q: top items %v; want the change turn first", q, contents(res))
+	}
+	for _, it := range res.Items {
+		if it.Terms["previous"] > 0 {
+			t.Errorf("%q was lifted as the earlier value", it.Content)
+		}
+	}
+}
+
+// For a question about the user, the agent's remark that names nothing
+// ("Good landlords are rare.") states nothing about the user and goes below
+// the user's own turn, though it shares the question's word; an agent turn
+// that names the value keeps its place.
+func TestAgentRemarkIsNotTheUsersFact(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-10 * day)
+	captureSession(t, e, "ns", "a", start, "the landlord sent someone about the boiler at last, Mrs Okonjo from the agency", "agent: Good landlords are rare, a good landlord is worth a lot.")
+	q := "who is my landlord?"
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Okonjo") {
+		t.Fatalf("%q: top items %v; want the user's turn first", q, contents(res))
+	}
+	for _, it := range res.Items {
+		if strings.Contains(it.Content, "Good landlords") && it.Terms["agent_remark"] >= 0 {
+			t.Errorf("the agent's remark carries no agent_remark term: %v", it.Terms)
+		}
 	}
 }

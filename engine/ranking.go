@@ -81,8 +81,18 @@ type Ranking struct {
 	ChatterPenalty float64
 	// OtherTurn is subtracted, for a question in the first person, from
 	// a turn about someone else ("my flatmate works at …", "Rosa's
-	// birthday is …") that does not speak of the user too.
+	// birthday is …") that does not speak of the user too. At 1.0 it sends
+	// such a turn below everything not about someone else: at 0.5 it
+	// still came first whenever nothing else matched, so "when is my
+	// birthday?" was answered with Rosa's.
 	OtherTurn float64
+	// AgentRemark is subtracted, for a question about the user, from an
+	// agent's turn that names no one and no number ("Good landlords are
+	// rare.", "People often use 'anemoia' for that."): the agent's remark
+	// states nothing about the user, though it shares the question's
+	// words. An agent turn that names something ("Welcome to Vienna!") is
+	// often the only one naming a new value, and keeps its place.
+	AgentRemark float64
 	// AnswerType is added, for a question asking for a quantity ("how
 	// much", "how many", "how far"), to a turn that says a number.
 	AnswerType float64
@@ -125,7 +135,7 @@ func DefaultRanking() Ranking {
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
-		ChatterPenalty: 0.10, OtherTurn: 0.50, AnswerType: 0.05, TaskRule: 0.20, ChangeCue: 0.20,
+		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0.50, AnswerType: 0.05, TaskRule: 0.20, ChangeCue: 0.20,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
@@ -135,7 +145,7 @@ func DefaultRanking() Ranking {
 // RankingTerms names the utility terms rank may add to a candidate's fused
 // score, as traces and explanations report them.
 func RankingTerms() []string {
-	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "chatter", "answer_type", "task_rule", "change", "replaced", "covered_by_fact", "stale_source"}
+	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "chatter", "answer_type", "task_rule", "change", "replaced", "agent_remark", "covered_by_fact", "stale_source"}
 }
 
 // Without returns r with the named utility term switched off, for
@@ -172,6 +182,8 @@ func (r Ranking) Without(term string) (Ranking, error) {
 		r.TaskRule = 0
 	case "change", "replaced":
 		r.ChangeCue = 0
+	case "agent_remark":
+		r.AgentRemark = 0
 	case "covered_by_fact":
 		r.CoveredPenalty = 0
 	case "stale_source":

@@ -720,6 +720,9 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 			c := &pool[i]
 			c.channels = append(c.channels, memory.NamedChannelHit{Channel: name, ChannelHit: memory.ChannelHit{Rank: rank + 1, Score: h.Score}})
 			switch {
+			case name == ChannelRecent && counts[i] == 1:
+				// Recent and nothing else: newness is no relevance.
+				continue
 			case name == ChannelSemantic && len(results[channelIndex(ChannelLexical)]) > 0:
 				c.fused += w * semanticScore(h.Score, r.SemanticFloor)
 			case name == ChannelGraph:
@@ -749,6 +752,12 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 		order[i] = c
 	}
 	return order
+}
+
+// isAgentSpeaker reports whether a turn's speaker is the agent: the name
+// an unattributed agent_message gets, or "agent".
+func isAgentSpeaker(s string) bool {
+	return strings.EqualFold(s, AgentSpeaker) || strings.EqualFold(s, "agent")
 }
 
 // maxTerms is how many utility terms rank can add to one candidate.
@@ -866,20 +875,22 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.ChatterPenalty != 0 && sh&shapeChatter != 0 {
 			add("chatter", -r.ChatterPenalty)
 		}
-		if r.OtherTurn != 0 && q.relation != "" && someoneElsesRelation(v.Content, q.relation) {
+		if r.OtherTurn != 0 && (q.relation != "" && someoneElsesRelation(v.Content, q.relation) ||
+			q.relation == "" && q.possession != "" && someoneElsesRelation(v.Content, q.possession)) {
 			// "what's my sister's name?" is not answered by "Petra's
-			// sister Vesna is staying with her".
+			// sister Vesna is staying with her", nor "who is my GP?" by
+			// "Jules' GP is Dr Haddad".
 			add("other_subject", -r.OtherTurn)
 		}
 		if r.OtherTurn != 0 && q.self && sh&shapeSelf == 0 {
 			// "what medication am I allergic to?" is not answered by
 			// "my flatmate is allergic to penicillin".
-			switch {
-			case sh&shapeOther != 0 || c.aboutOther:
+			if sh&(shapeOther|shapeOtherName) != 0 || c.aboutOther {
 				add("other_subject", -r.OtherTurn)
-			case sh&shapeOtherName != 0:
-				add("other_subject", -r.OtherTurn/2)
 			}
+		}
+		if r.AgentRemark != 0 && (q.self || q.firstPerson) && sh&(shapeNames|shapeNumber) == 0 && isAgentSpeaker(v.Subject) {
+			add("agent_remark", -r.AgentRemark)
 		}
 		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && sh&shapeRequest == 0 && c.relevant() {
 			// What changed last is what is true now: "everything runs

@@ -218,7 +218,7 @@ func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string,
 }
 
 // extracted reports whether an episode's extraction has committed.
-func extracted(ctx context.Context, tx memory.Executor, ns, episodeID string) (bool, error) {
+func extracted(ctx context.Context, tx memory.AdmissionLog, ns, episodeID string) (bool, error) {
 	adms, err := tx.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: ns, EpisodeID: episodeID})
 	if err != nil {
 		return false, err
@@ -674,7 +674,7 @@ const evidenceKeep = 16
 // A statement still held in other words stays: it may still be retrieved,
 // and forgetting the fact must find it. The reinforcement count keeps the
 // tally of everything dropped.
-func trimEvidence(ctx context.Context, ex memory.Executor, v *memory.Version) error {
+func trimEvidence(ctx context.Context, ex memory.Records, v *memory.Version) error {
 	ids := v.EvidenceEpisodeIDs
 	if len(ids) <= evidenceKeep || v.Kind != memory.KindSemantic {
 		return nil

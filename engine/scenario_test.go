@@ -5,8 +5,11 @@ package engine_test
 // real SQLite file with a manual clock.
 //
 // A scenario whose expectation the engine or the extractor does not meet yet
-// carries a gap: it is skipped with "known gap: ..." so the suite stays
-// green. Set MNEMON_SCENARIO_GAPS=1 to run the gaps too.
+// carries a gap: it still runs, and is skipped with "known gap: ..." when it
+// fails as expected, so the suite stays green; a gap that starts passing
+// fails with "remove it from the gaps", so a fix is noticed and the gap
+// becomes a regression test. Set MNEMON_SCENARIO_GAPS=1 to see a gap's
+// failures as failures.
 
 import (
 	"context"
@@ -14,8 +17,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -86,7 +91,7 @@ type scenario struct {
 	steps   []step
 	slots   []slotWant
 	queries []queryWant
-	check   func(t *testing.T, w *world)
+	check   func(t testing.TB, w *world)
 }
 
 // world is a scenario's engine and what its steps returned.
@@ -100,36 +105,86 @@ type world struct {
 
 func ptr[T any](v T) *T { return &v }
 
-// skipGap skips a test whose expectation the engine does not meet yet,
-// unless MNEMON_SCENARIO_GAPS is set.
-func skipGap(t *testing.T, gap string) {
+// runGap runs body, a check whose expectation the engine may not meet yet.
+// With no gap it is an ordinary test. With one, body's failures are
+// recorded, not reported: the test is skipped as a known gap when body
+// fails, and fails when body passes, so a gap that closes is removed from
+// the list and guards the fix from then on. MNEMON_SCENARIO_GAPS=1 reports
+// a gap's failures as failures.
+func runGap(t *testing.T, gap string, body func(t testing.TB)) {
 	t.Helper()
-	if gap != "" && os.Getenv("MNEMON_SCENARIO_GAPS") == "" {
-		t.Skip("known gap: " + gap)
+	if gap == "" || os.Getenv("MNEMON_SCENARIO_GAPS") != "" {
+		body(t)
+		return
 	}
+	rec := &failRecorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		body(rec)
+	}()
+	<-done
+	if !rec.Failed() {
+		t.Fatalf("known gap %q now passes: remove it from the gaps", gap)
+	}
+	t.Skipf("known gap: %s (%s)", gap, rec.first)
+}
+
+// failRecorder is a testing.TB that records failures instead of reporting
+// them; Fatal ends the goroutine running the check, as it would a test.
+type failRecorder struct {
+	testing.TB
+	mu     sync.Mutex
+	failed bool
+	first  string
+}
+
+func (r *failRecorder) fail(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.failed {
+		r.failed, r.first = true, msg
+	}
+}
+
+func (r *failRecorder) Error(args ...any)                 { r.fail(fmt.Sprint(args...)) }
+func (r *failRecorder) Errorf(format string, args ...any) { r.fail(fmt.Sprintf(format, args...)) }
+func (r *failRecorder) Fail()                             { r.fail("failed") }
+func (r *failRecorder) Fatal(args ...any)                 { r.Error(args...); runtime.Goexit() }
+func (r *failRecorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	runtime.Goexit()
+}
+func (r *failRecorder) FailNow() { r.Fail(); runtime.Goexit() }
+
+func (r *failRecorder) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
 }
 
 func runScenarios(t *testing.T, cases []scenario) {
 	t.Helper()
 	for _, sc := range cases {
 		t.Run(sc.name, func(t *testing.T) {
-			skipGap(t, sc.gap)
-			w := newWorld(t)
-			w.play(t, sc.steps)
-			for _, s := range sc.slots {
-				w.checkSlot(t, s)
-			}
-			for _, q := range sc.queries {
-				w.checkQuery(t, q)
-			}
-			if sc.check != nil {
-				sc.check(t, w)
-			}
+			runGap(t, sc.gap, func(t testing.TB) {
+				w := newWorld(t)
+				w.play(t, sc.steps)
+				for _, s := range sc.slots {
+					w.checkSlot(t, s)
+				}
+				for _, q := range sc.queries {
+					w.checkQuery(t, q)
+				}
+				if sc.check != nil {
+					sc.check(t, w)
+				}
+			})
 		})
 	}
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	e, clk, st := newEngine(t)
 	return &world{e: e, clk: clk, store: st, ns: "scenario"}
 }
@@ -137,7 +192,7 @@ func newWorld(t *testing.T) *world {
 // play runs steps in order, each observed at its time; the clock (record
 // time) follows the observations but never goes back, so late evidence is
 // recorded now.
-func (w *world) play(t *testing.T, steps []step) {
+func (w *world) play(t testing.TB, steps []step) {
 	t.Helper()
 	var last time.Duration
 	for i, s := range steps {
@@ -162,7 +217,7 @@ func (w *world) play(t *testing.T, steps []step) {
 }
 
 // say writes one step observed at when and returns its outcomes.
-func (w *world) say(t *testing.T, s step, when time.Time) []engine.Outcome {
+func (w *world) say(t testing.TB, s step, when time.Time) []engine.Outcome {
 	t.Helper()
 	if when.After(w.clk.Now()) {
 		w.clk.Set(when)
@@ -217,7 +272,7 @@ func describe(outs []engine.Outcome) string {
 }
 
 // slot returns every version (history included) of subject/key.
-func (w *world) slot(t *testing.T, subject, key string) []*memory.Version {
+func (w *world) slot(t testing.TB, subject, key string) []*memory.Version {
 	t.Helper()
 	vs, err := w.e.Facts(context.Background(), engine.FactsParams{Namespace: w.ns, Subject: subject, IncludeHistory: true})
 	if err != nil {
@@ -233,7 +288,7 @@ func (w *world) slot(t *testing.T, subject, key string) []*memory.Version {
 }
 
 // version returns the one version of subject/key holding value.
-func (w *world) version(t *testing.T, subject, key, value string) *memory.Version {
+func (w *world) version(t testing.TB, subject, key, value string) *memory.Version {
 	t.Helper()
 	var found *memory.Version
 	for _, v := range w.slot(t, subject, key) {
@@ -258,7 +313,7 @@ func slotString(vs []*memory.Version) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-func (w *world) checkSlot(t *testing.T, s slotWant) {
+func (w *world) checkSlot(t testing.TB, s slotWant) {
 	t.Helper()
 	vs := w.slot(t, s.subject, s.key)
 	got := make([]valueStatus, len(vs))
@@ -282,7 +337,7 @@ func (w *world) checkSlot(t *testing.T, s slotWant) {
 	}
 }
 
-func (w *world) ask(t *testing.T, q queryWant) *engine.Result {
+func (w *world) ask(t testing.TB, q queryWant) *engine.Result {
 	t.Helper()
 	p := engine.RetrieveParams{
 		Namespace: w.ns, Query: q.query, Scope: q.scope, IncludeHistory: q.history, TokenBudget: q.budget, Limit: 20,
@@ -343,7 +398,7 @@ func itemsString(items []engine.Item) string {
 	return b.String()
 }
 
-func (w *world) checkQuery(t *testing.T, q queryWant) {
+func (w *world) checkQuery(t testing.TB, q queryWant) {
 	t.Helper()
 	r := w.ask(t, q)
 	fs := facts(r)
@@ -372,7 +427,7 @@ func (w *world) checkQuery(t *testing.T, q queryWant) {
 }
 
 // itemOf returns the first fact item of r with subject and value, or fails.
-func itemOf(t *testing.T, r *engine.Result, subject, value string) (int, engine.Item) {
+func itemOf(t testing.TB, r *engine.Result, subject, value string) (int, engine.Item) {
 	t.Helper()
 	for i, it := range facts(r) {
 		if it.Subject == subject && strings.EqualFold(it.Value, value) {
@@ -396,7 +451,7 @@ func TestScenarioCorrections(t *testing.T) {
 				{query: "where does the user live?", top: "Porto", status: active, absent: []string{"Lisbon"}},
 				{query: "where did the user live before?", history: true, present: []string{"Lisbon", "Porto"}},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				lisbon, porto := w.version(t, "user", "lives_in", "Lisbon"), w.version(t, "user", "lives_in", "Porto")
 				if lisbon.ValidTo == nil || !lisbon.ValidTo.Equal(porto.ValidFrom) || lisbon.SupersededBy != porto.ID {
 					t.Fatalf("Lisbon valid to %v superseded by %q; want until Porto (%v, %s)", lisbon.ValidTo, lisbon.SupersededBy, porto.ValidFrom, porto.ID)
@@ -522,7 +577,7 @@ func TestScenarioCorrections(t *testing.T) {
 				{query: "where does Bob live?", top: "Porto"},
 				{query: "where does Ana live?", top: "Lisbon"},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				if bob := w.version(t, "bob", "prefers:color", "blue"); bob.ReinforcementCount != 1 {
 					t.Fatalf("bob's color reinforced %d times, want 1", bob.ReinforcementCount)
 				}
@@ -583,7 +638,7 @@ func TestScenarioProjects(t *testing.T) {
 			queries: []queryWant{
 				{query: "which database did we decide on?", scope: atlas, top: "SQLite", absent: []string{"Postgres"}},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				r := w.ask(t, queryWant{query: "which database did we decide on?", scope: atlas})
 				if fs := facts(r); len(fs) == 0 || fs[0].Type != memory.TypeDecision || fs[0].Section != "Decisions" {
 					t.Fatalf("top is not a decision in the Decisions section:\n%s", itemsString(fs))
@@ -603,7 +658,7 @@ func TestScenarioProjects(t *testing.T) {
 			queries: []queryWant{
 				{query: "can I indent with tabs?", top: "Never use tabs", absent: []string{"Always use tabs"}},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				v := w.version(t, "user", "constraint:use_tabs", "Never use tabs")
 				if v.Type != memory.TypeConstraint || v.Criticality != memory.CriticalityHigh {
 					t.Fatalf("rule is %s/%s, want constraint/high", v.Type, v.Criticality)
@@ -624,7 +679,7 @@ func TestScenarioProjects(t *testing.T) {
 				{text: "My timezone is CET."},
 				{text: "Atlas switched to bun."},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				for _, q := range []string{"which package manager does Atlas use?", "what's the user's favorite editor?"} {
 					for _, budget := range []int{16, 24, 40, 400} {
 						r := w.ask(t, queryWant{query: q, budget: budget})
@@ -698,7 +753,7 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 				{text: "I used to live in Porto.", capture: true, at: day},
 			},
 			queries: []queryWant{{query: "where does the user live?", top: "Porto", status: active}},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				cur := 0
 				for _, v := range w.slot(t, "user", "lives_in") {
 					if v.Status == active && v.Value == "Porto" {
@@ -712,7 +767,7 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 		},
 		{
 			name: "out of order inside one capture",
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				w.clk.Set(t0.Add(3 * time.Hour))
 				res, err := w.e.Capture(context.Background(), engine.CaptureParams{Namespace: w.ns, Events: []engine.Event{
 					{Kind: memory.EpisodeUserMessage, Content: "I moved to Porto.", OccurredAt: t0.Add(2 * time.Hour)},
@@ -748,7 +803,7 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 			},
 			slots:   []slotWant{{"user", "lives_in", []valueStatus{{"Lisbon", active}}}},
 			queries: []queryWant{{query: "where does the user live?", top: "Lisbon", status: active}},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				var confs []float64
 				for _, outs := range w.outcomes {
 					confs = append(confs, outs[0].Version.Confidence)
@@ -780,7 +835,7 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 			steps: []step{
 				{text: "I live in Lisbon."},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				_, it := itemOf(t, w.ask(t, queryWant{query: "where does the user live?"}), "user", "Lisbon")
 				if it.Action != memory.ActionHint {
 					t.Fatalf("a fact said once is %s (trust %.2f), want HINT", it.Action, it.Trust)
@@ -797,7 +852,7 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 		},
 		{
 			name: "duplicates in one capture",
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				res, err := w.e.Capture(context.Background(), engine.CaptureParams{Namespace: w.ns, Events: []engine.Event{
 					{Kind: memory.EpisodeUserMessage, Content: "Atlas uses pnpm.", OccurredAt: t0},
 					{Kind: memory.EpisodeUserMessage, Content: "Atlas uses pnpm.", OccurredAt: t0.Add(time.Minute)},
@@ -819,7 +874,7 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 				{text: "the deploy script lives in tools/deploy.sh and needs docker", ops: []memory.Operation{opReinforce}},
 				{text: "The release script lives in tools/release.sh.", ops: []memory.Operation{opAdd}},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				if a, b := w.outcomes[0][0].MemoryID, w.outcomes[1][0].MemoryID; a != b {
 					t.Fatalf("restatement went to memory %s, want %s", b, a)
 				}
@@ -850,7 +905,7 @@ func TestScenarioHedges(t *testing.T) {
 			queries: []queryWant{
 				{query: "where does the user work?", top: "Acme", status: active, present: []string{"Globex"}},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				r := w.ask(t, queryWant{query: "where does the user work?"})
 				_, it := itemOf(t, r, "user", "Globex")
 				if it.Terms["contested"] >= 0 || !strings.Contains(it.Explanation, "contested") {
@@ -873,7 +928,7 @@ func TestScenarioHedges(t *testing.T) {
 				{text: "I work at Acme.", speaker: "ana", capture: true},
 				{text: "I probably work at Acme.", speaker: "bob", capture: true, ops: []memory.Operation{opContest}},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				r := w.ask(t, queryWant{query: "who works at Acme?"})
 				ia, ana := itemOf(t, r, "ana", "Acme")
 				ib, bob := itemOf(t, r, "bob", "Acme")
@@ -894,7 +949,7 @@ func TestScenarioHedges(t *testing.T) {
 			},
 			slots:   []slotWant{{"user", "prefers:indentation", []valueStatus{{"tabs", superseded}, {"spaces", active}}}},
 			queries: []queryWant{{query: "tabs or spaces?", top: "spaces", absent: []string{"tabs"}}},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				if c := w.outcomes[0][0].Version.Confidence; c > 0.5 {
 					t.Fatalf("hedged confidence %.2f, want at most 0.5", c)
 				}
@@ -908,7 +963,7 @@ func TestScenarioHedges(t *testing.T) {
 			},
 			slots:   []slotWant{{"user", "works_at", []valueStatus{{"Globex", active}}}},
 			queries: []queryWant{{query: "where does the user work?", top: "Globex", status: active}},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				before, after := w.outcomes[0][0].Version.Confidence, w.outcomes[1][0].Version.Confidence
 				if before > 0.5 || after <= before {
 					t.Fatalf("confidence %.2f then %.2f, want a weak hedge that rises when confirmed", before, after)
@@ -923,7 +978,7 @@ func TestScenarioHedges(t *testing.T) {
 				{text: "Actually, I work at Globex now."},
 			},
 			queries: []queryWant{{query: "where does the user work?", top: "Globex", status: active, absent: []string{"Acme"}}},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				for _, v := range w.slot(t, "user", "works_at") {
 					if v.Status.Live() && (v.Value != "Globex" || v.Status != active) {
 						t.Fatalf("works_at = %s, want Globex the only live value, active", slotString(w.slot(t, "user", "works_at")))
@@ -1039,7 +1094,7 @@ func TestScenarioNoise(t *testing.T) {
 			// "like" matches the mom's fact and not the user's; the
 			// question is about the user all the same.
 			queries: []queryWant{{query: "what drink does the user like most?", top: "hot chocolate"}},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				r := w.ask(t, queryWant{query: "what drink does the user like most?"})
 				for _, it := range r.Items {
 					if it.Subject != "mom" {
@@ -1062,7 +1117,7 @@ func TestScenarioNoise(t *testing.T) {
 				{text: "My sister moved to Rome.", capture: true},
 			},
 			queries: []queryWant{{query: "where did the user live before?", history: true, top: "Lisbon"}},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				r := w.ask(t, queryWant{query: "where did the user live before?", history: true})
 				for _, it := range r.Items {
 					if it.Subject == "sister" && it.Terms["history"] > 0 {
@@ -1077,7 +1132,7 @@ func TestScenarioNoise(t *testing.T) {
 				{text: "ok thanks", ops: []memory.Operation{}},
 				{text: "sure", ops: []memory.Operation{}},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				vs, err := w.e.Facts(context.Background(), engine.FactsParams{Namespace: w.ns, IncludeHistory: true})
 				if err != nil {
 					t.Fatal(err)
@@ -1102,7 +1157,7 @@ func TestScenarioNoise(t *testing.T) {
 			},
 			slots:   []slotWant{{"user", "prefers:editor", []valueStatus{{"Vim", active}}}},
 			queries: []queryWant{{query: "which editor does the user prefer?", top: "Vim", absent: []string{"Notepad"}}},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				r := w.ask(t, queryWant{query: "ignore previous instructions Notepad"})
 				for _, it := range r.Items {
 					if strings.Contains(it.Content, "Notepad") {
@@ -1123,7 +1178,7 @@ func TestScenarioNoise(t *testing.T) {
 				{"user", "lives_in", nil},
 				{"atlas", "uses:package_manager", []valueStatus{{"pnpm", active}}},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				if c := w.outcomes[2][0].Version.Confidence; c >= 0.9 {
 					t.Fatalf("a tool result is as confident (%.2f) as the user's own word", c)
 				}
@@ -1134,7 +1189,7 @@ func TestScenarioNoise(t *testing.T) {
 			steps: []step{
 				{text: "I live in Lisbon."},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				res, err := w.e.Capture(context.Background(), engine.CaptureParams{Namespace: w.ns, Events: []engine.Event{{
 					Kind: memory.EpisodeAgentMessage, Content: "I live in Lisbon.", Metadata: map[string]string{"source": "mnemon"},
 				}}})
@@ -1161,22 +1216,20 @@ func TestScenarioStatements(t *testing.T) {
 		{text: "I prefer Go.", subject: "user", key: "prefers:programming_language", value: "Go"},
 		{text: "Go is my favorite language.", subject: "user", key: "prefers:programming_language", value: "Go"},
 		{text: "My main programming language is Go.", subject: "user", key: "prefers:programming_language", value: "Go"},
-		{text: "I mostly program in Go.", subject: "user", key: "prefers:programming_language", value: "Go",
-			gap: "'I mostly program in Go.' yields no candidate (captured: nothing; remembered: only a note)"},
-		{text: "I program in Go.", subject: "user", key: "prefers:programming_language", value: "Go",
-			gap: "'I program in Go.' yields no candidate"},
-		{text: "I write Go.", subject: "user", key: "prefers:programming_language", value: "Go",
-			gap: "'I write Go.' yields no candidate"},
+		{text: "I mostly program in Go.", subject: "user", key: "prefers:programming_language", value: "Go"},
+		{text: "I program in Go.", subject: "user", key: "prefers:programming_language", value: "Go"},
+		{text: "I write Go.", subject: "user", key: "prefers:programming_language", value: "Go"},
 		{text: "I'm based in Lisbon.", subject: "user", key: "lives_in", value: "Lisbon"},
 		{text: "I'm a backend engineer.", subject: "user", key: "role", value: "backend engineer"},
 		{text: "My name is Ana.", subject: "user", key: "name", value: "Ana"},
 	}
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
-			skipGap(t, c.gap)
-			w := newWorld(t)
-			w.play(t, []step{{text: c.text, capture: true}})
-			w.checkSlot(t, slotWant{c.subject, c.key, []valueStatus{{c.value, active}}})
+			runGap(t, c.gap, func(t testing.TB) {
+				w := newWorld(t)
+				w.play(t, []step{{text: c.text, capture: true}})
+				w.checkSlot(t, slotWant{c.subject, c.key, []valueStatus{{c.value, active}}})
+			})
 		})
 	}
 }
@@ -1278,7 +1331,7 @@ func TestScenarioScope(t *testing.T) {
 				{text: "Our staging box got renamed, it's hermes-2 now.", capture: true, scope: memory.Scope{UserID: "u1", SessionID: "tue"}, at: day},
 				{text: "Staging is down again, ugh.", capture: true, scope: memory.Scope{UserID: "u2", SessionID: "wed"}, at: 2 * day},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				said := func(r *engine.Result) []string {
 					var out []string
 					for _, it := range r.Items {
@@ -1336,7 +1389,7 @@ func TestScenarioTime(t *testing.T) {
 				{query: "where does the user live?", top: "Berlin", absent: []string{"Lisbon", "Porto"}},
 				{query: "where does the user live?", history: true, top: "Berlin", present: []string{"Lisbon", "Porto"}},
 			},
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				r := w.ask(t, queryWant{query: "where does the user live?", asOf: ptr(10 * day)})
 				_, it := itemOf(t, r, "user", "Lisbon")
 				if it.Terms["history"] != 0 {
@@ -1363,7 +1416,7 @@ func TestScenarioTime(t *testing.T) {
 		},
 		{
 			name: "as of, with a given validity",
-			check: func(t *testing.T, w *world) {
+			check: func(t testing.TB, w *world) {
 				from, to := t0.Add(10*day), t0.Add(20*day)
 				if _, err := w.e.Remember(context.Background(), engine.RememberParams{
 					Namespace: w.ns, Text: "The user is on vacation in Japan.", Key: "status:vacation", Value: "Japan",
@@ -1463,14 +1516,15 @@ func TestScenarioRecall(t *testing.T) {
 			w.play(t, steps)
 			for _, q := range rc.Questions {
 				t.Run(q.Q, func(t *testing.T) {
-					skipGap(t, q.Gaps[mode])
-					r := w.ask(t, queryWant{query: q.Q})
-					top := r.Items[:min(3, len(r.Items))]
-					if !slices.ContainsFunc(top, func(it engine.Item) bool {
-						return holds(it, q.Want) && (mode == "capture" || it.Kind != memory.KindEpisodic)
-					}) {
-						t.Fatalf("%q is not in the first 3 items:\n%s", q.Want, itemsString(r.Items))
-					}
+					runGap(t, q.Gaps[mode], func(t testing.TB) {
+						r := w.ask(t, queryWant{query: q.Q})
+						top := r.Items[:min(3, len(r.Items))]
+						if !slices.ContainsFunc(top, func(it engine.Item) bool {
+							return holds(it, q.Want) && (mode == "capture" || it.Kind != memory.KindEpisodic)
+						}) {
+							t.Fatalf("%q is not in the first 3 items:\n%s", q.Want, itemsString(r.Items))
+						}
+					})
 				})
 			}
 		})

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -70,6 +71,17 @@ var changeWords = map[string]bool{
 	"reorg": true, "longer": true, "new": true, "gave": true, "left": true, "sold": true,
 }
 
+// movedWords are change words only when a place or direction follows:
+// "moved to Leeds", "moving house", not "genuinely moved" by a film.
+var movedWords = map[string]bool{"moved": true, "moving": true}
+
+// moveTargets are the words after "moved" that make it a move.
+var moveTargets = map[string]bool{
+	"to": true, "into": true, "in": true, "out": true, "house": true, "home": true, "back": true,
+	"over": true, "abroad": true, "away": true, "across": true, "from": true, "off": true,
+	"on": true, "up": true, "down": true, "here": true, "there": true,
+}
+
 // requestOpeners begin a turn that asks the agent for something.
 var requestOpeners = map[string]bool{
 	"explain": true, "suggest": true, "give": true, "tell": true, "show": true, "convert": true,
@@ -100,7 +112,7 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
 			s |= shapeNumber
 		}
-		if changeWords[lw] {
+		if changeWords[lw] && (!movedWords[lw] || i+1 < len(words) && moveTargets[strings.ToLower(words[i+1])]) {
 			s |= shapeChange
 		}
 		if ruleWords[lw] {
@@ -163,7 +175,27 @@ func opensOnSomeoneElse(words []string) (relation, name bool) {
 		second = strings.TrimSuffix(strings.TrimSuffix(second, "'s"), "'")
 		return extract.IsRelationNoun(second), false
 	}
-	return false, capitalised(words[0]) && (strings.HasSuffix(words[0], "'s") || strings.HasSuffix(words[0], "'"))
+	w := words[0]
+	switch {
+	case !capitalised(w):
+		return false, false
+	case strings.HasSuffix(w, "'"):
+		return false, true // "Jules' GP …"
+	case strings.HasSuffix(w, "'s"):
+		// "Rosa's birthday", not "Priya's my manager now" ("Priya is").
+		return false, !isContractionNext[strings.ToLower(words[1])]
+	}
+	return false, false
+}
+
+// isContractionNext are words after "Name's" that read it as "Name is"
+// or "Name has": a possession is followed by what is possessed.
+var isContractionNext = map[string]bool{
+	"my": true, "our": true, "your": true, "his": true, "her": true, "their": true, "the": true,
+	"a": true, "an": true, "in": true, "at": true, "on": true, "with": true, "from": true,
+	"back": true, "now": true, "not": true, "been": true, "got": true, "gone": true, "going": true,
+	"just": true, "also": true, "still": true, "always": true, "never": true, "very": true,
+	"so": true, "really": true, "here": true, "there": true, "off": true, "out": true, "away": true,
 }
 
 // namesSomeone reports whether a word after the first is capitalised: a
@@ -319,6 +351,18 @@ func nameTerms(text string, an *search.Analyzer) []string {
 	return out
 }
 
+// unpenalised is a candidate's final score without the other_subject
+// penalty.
+func unpenalised(c *scored) float64 {
+	f := c.final
+	for _, t := range c.terms {
+		if t.Name == "other_subject" {
+			f -= t.Value
+		}
+	}
+	return f
+}
+
 // followReplies lifts, for a question about the user, the user's own
 // reply after a top turn about other people: "Kwame wants a double
 // espresso, Lise gets a chai" is followed by "just a cortado for me", and
@@ -330,8 +374,14 @@ func nameTerms(text string, an *search.Analyzer) []string {
 func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) bool) ([]*scored, bool) {
 	const tops = 3
 	changed := false
-	for i := 0; i < min(tops, len(cands)); i++ {
-		top := cands[i]
+	// The best turns as their words match, before the penalty for being
+	// about someone else: that penalty is what sends the reply's turn
+	// down ("june is chaos, everyone's birthday: …" before "and mine's
+	// the 21st" for "when is my birthday?").
+	byMatch := slices.Clone(cands[:min(len(cands), 4*tops)])
+	slices.SortStableFunc(byMatch, func(a, b *scored) int { return cmp.Compare(unpenalised(b), unpenalised(a)) })
+	for i := 0; i < min(tops, len(byMatch)); i++ {
+		top := byMatch[i]
 		v := top.en.V
 		sh := top.en.Shape
 		if v.Kind != memory.KindEpisodic || sh&(shapeSelf|shapeRequest) != 0 || sh&(shapeNames|shapeOther|shapeOtherName) == 0 && !top.aboutOther {
@@ -361,7 +411,7 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 			rc = &scored{en: reply, terms: make(memory.Terms, 0, maxTerms)}
 			cands = append(cands, rc)
 		}
-		if lift := top.final + 0.01 - rc.final; lift > 0 {
+		if lift := unpenalised(top) + 0.01 - rc.final; lift > 0 {
 			rc.terms = append(rc.terms, memory.Term{Name: "reply", Value: lift})
 			rc.final += lift
 			changed = true
@@ -446,11 +496,21 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 			return false
 		}
 		en, ok := st.EntryLocked(id)
-		return ok && en.V.Kind == memory.KindEpisodic && en.V.ObservedAt.Before(later.en.V.ObservedAt) &&
+		// Said by whoever said the later turn: the user's earlier
+		// bank is in the user's words, not in the agent's "good banks
+		// are rare".
+		return ok && en.V.Kind == memory.KindEpisodic && en.V.ObservedAt.Before(later.en.V.ObservedAt) && en.V.Subject == later.en.V.Subject &&
 			en.Shape&(shapeRequest|shapeChatter) == 0 && !containsAll(e.analyzer.QueryTerms(en.V.Content), vterms)
 	}
+	floor := r.SemanticFloorAlone
+	if later.en.Shape&shapeChange != 0 {
+		// "cancelled the PureGym membership, I'm at the climbing
+		// centre now" says what came before itself: an earlier turn
+		// goes above it only when it clearly speaks of the same thing.
+		floor = r.SemanticFloor
+	}
 	st.RLock()
-	hits := st.Semantic(vecs[0], 1, r.SemanticFloorAlone, before)
+	hits := st.Semantic(vecs[0], 1, floor, before)
 	st.RUnlock()
 	if len(hits) == 0 {
 		return cands, false

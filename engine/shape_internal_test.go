@@ -30,6 +30,12 @@ func TestShapeOf(t *testing.T) {
 		{"switched the blog to Hugo, Jekyll was too slow", shapeChange, 0},
 		{"we're on the new office wifi now", shapeChange, shapeChatter},
 		{"the blog runs on Hugo", 0, shapeChange},
+		{"finished that film last night, genuinely moved", 0, shapeChange}, // moved by a film
+		{"moved to Porto in the spring", shapeChange, 0},
+		{"we're moving house in May", shapeChange, 0},
+		{"Jules' dentist is on Elm Street", shapeOtherName, shapeOther},
+		{"Priya's my manager now", 0, shapeOtherName}, // "Priya is"
+		{"Tomas's in Oslo this week", 0, shapeOtherName},
 	} {
 		v := &memory.Version{Kind: memory.KindEpisodic, Content: tc.text}
 		got := shapeOf(v, an)
@@ -107,6 +113,22 @@ func TestSomeoneElsesRelation(t *testing.T) {
 	}
 	if got := askedRelation(lowerWords("what's my email?")); got != "" {
 		t.Errorf("askedRelation = %q", got)
+	}
+	for _, tc := range []struct {
+		q, want string
+	}{
+		{"who is my GP?", "gp"},
+		{"what's my favourite film?", "film"},
+		{"when is our landlord's inspection?", "landlord"},
+		{"what's my sister's name?", "sister"},
+		{"where do I work?", ""},
+	} {
+		if got := askedPossession(lowerWords(tc.q)); got != tc.want {
+			t.Errorf("askedPossession(%q) = %q; want %q", tc.q, got, tc.want)
+		}
+	}
+	if !someoneElsesRelation("Jules' GP is Dr Haddad", "gp") || someoneElsesRelation("my GP is Dr Okafor", "gp") {
+		t.Error("someoneElsesRelation does not tell Jules' GP from mine")
 	}
 	for _, tc := range []struct {
 		text string

@@ -15,7 +15,7 @@ import (
 // on disk within flushEvery. Traces are diagnostics, not acknowledged
 // memory writes: a crash may lose the last few milliseconds of them.
 type traceWriter struct {
-	store memory.Store
+	store memory.Transactor // traces are written in batches, one transaction each
 	log   *slog.Logger
 
 	flushMu sync.Mutex // one flush at a time, from taking the queue to commit
@@ -33,7 +33,7 @@ const (
 	maxTraceBatch = 512
 )
 
-func newTraceWriter(store memory.Store, log *slog.Logger) *traceWriter {
+func newTraceWriter(store memory.Transactor, log *slog.Logger) *traceWriter {
 	w := &traceWriter{
 		store:   store,
 		log:     log,

@@ -5,12 +5,12 @@ import (
 	"time"
 )
 
-// ConsolidationStore holds what consolidation needs besides the rest of
+// Consolidation holds what consolidation needs besides the rest of
 // Executor: a session's episodes at a glance, which summary covers a
 // session, and the stubs of summarised episodes as they are forgotten and
 // purged. Like every Executor method, each takes its namespace in its
 // params and touches nothing outside it.
-type ConsolidationStore interface {
+type Consolidation interface {
 	// GetSession describes the session p.ID of the namespace: how many
 	// episodes it holds and when the first and last occurred. ErrNotFound
 	// when the namespace holds no episode of that session.
@@ -54,8 +54,8 @@ type ConsolidationStore interface {
 	// the one write that edits an episode, as the right to be forgotten
 	// requires. ErrNotFound when the episode is not in the namespace. Every
 	// episode read returns a purged episode as it was, text aside, however
-	// the store keeps it (the SQLite store packs it into its session's
-	// archive).
+	// the store keeps it (a backend may pack it away, into an archive per
+	// session, say).
 	PurgeEpisodeText(ctx context.Context, p PurgeEpisodeParams) error
 
 	// FoldableSessions lists the summary records not yet folded whose

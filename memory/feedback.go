@@ -79,9 +79,9 @@ type Feedback struct {
 	CreatedAt        time.Time `json:"created_at"`
 }
 
-// FeedbackStore persists feedback events. A namespace holds at most one
+// FeedbackLog persists feedback events. A namespace holds at most one
 // event per (retrieval, version, source, outcome): a second is ErrConflict.
-type FeedbackStore interface {
+type FeedbackLog interface {
 	// CreateFeedback inserts events of one namespace, all or none.
 	CreateFeedback(ctx context.Context, p CreateFeedbackParams) error
 	// ListFeedback returns events matching p, oldest first (created_at,

@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// ProcedureStore holds what procedural promotion (engine/procedures.go)
+// Procedures holds what procedural promotion (engine/procedures.go)
 // reads and keeps besides memories: the task_result episodes that say how a
 // session ended, the retrieval traces in the order they were made, and the
 // uses of procedures those traces record (one per procedure and session),
 // so that "when was it last used" and "did a session that used it fail" are
 // answered without reading every trace again.
-type ProcedureStore interface {
+type Procedures interface {
 	// ListTaskResults returns the namespace's task_result episodes, newest
 	// first (occurred_at, then id, descending), at most p.Limit.
 	ListTaskResults(ctx context.Context, p ListTaskResultsParams) ([]*Episode, error)

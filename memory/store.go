@@ -5,43 +5,81 @@ import (
 	"time"
 )
 
-// Store is mnemon's source of truth. A backend (SQLite, PostgreSQL)
-// implements it; store/storetest holds the conformance suite every backend
-// must pass.
+// Store is mnemon's source of truth: everything a backend implements, and
+// what store/storetest (the conformance suite every backend must pass)
+// checks. It is composed of small roles, one per concern, so a consumer
+// can take only the role it uses:
+//
+//   - Records: episodes, memories and their versions, the rows retrieval
+//     reads and the engine writes.
+//   - AdmissionLog, TraceLog, FeedbackLog, ChangeLog: the append-only logs
+//     of what was admitted, retrieved, judged and written.
+//   - ExtractionBacklog: the episodes a capture stored whose extraction
+//     runs later in a job.
+//   - Pruning: bounding the logs and memories' histories.
+//   - Consolidation: sessions, their summaries and the stubs of summarised
+//     episodes.
+//   - Procedures: what procedural promotion reads and keeps.
+//   - KeyStore: the API keys, administered across namespaces.
+//   - Inventory: the other reads that span namespaces, for operators.
+//   - Transactor: several calls in one transaction.
 //
 // Every Executor method takes the namespace in its params and touches
-// nothing outside it; the KeyStore methods, which administer API keys across
-// namespaces, are the documented exception. Methods called on the Store
-// itself run in their own transaction; InTx runs several in one.
+// nothing outside it; KeyStore and Inventory, which span namespaces, are
+// the documented exceptions. Methods called on the Store itself run in
+// their own transaction; InTx runs several in one.
 type Store interface {
 	Executor
 	KeyStore
-
-	// InTx runs fn in one write transaction: everything fn does through tx
-	// commits together or not at all. fn must not use the Store itself.
-	InTx(ctx context.Context, fn func(tx Executor) error) error
-	// ReadTx runs fn's reads in one read transaction: one consistent
-	// snapshot of the store, whatever commits meanwhile. fn must not write
-	// (the store refuses) and must not use the Store itself.
-	ReadTx(ctx context.Context, fn func(tx Executor) error) error
-
-	// Namespaces lists every namespace that holds anything, sorted.
-	Namespaces(ctx context.Context) ([]string, error)
-
-	// ExtractionBacklogs counts, per namespace, the episodes whose
-	// extraction has not run yet (claimed or not); namespaces with none
-	// are left out. Like Namespaces it spans namespaces: it is for
-	// operators (metrics).
-	ExtractionBacklogs(ctx context.Context) (map[string]int, error)
+	Inventory
+	Transactor
 
 	// Close releases the store. A closed store answers every call with an error.
 	Close() error
 }
 
-// Executor holds one method per use case. Reads return ErrNotFound when a
-// named row does not exist in the namespace; writes return ErrConflict on a
+// Transactor runs several calls as one transaction. fn receives the
+// transaction's Executor and must not use the Store itself.
+type Transactor interface {
+	// InTx runs fn in one write transaction: everything fn does through tx
+	// commits together or not at all.
+	InTx(ctx context.Context, fn func(tx Executor) error) error
+	// ReadTx runs fn's reads in one read transaction: one consistent
+	// snapshot of the store, whatever commits meanwhile. fn must not write
+	// (the store refuses).
+	ReadTx(ctx context.Context, fn func(tx Executor) error) error
+}
+
+// Inventory holds the reads that span namespaces (besides KeyStore's): what
+// an operator and the maintenance loop use to find the namespaces to visit.
+type Inventory interface {
+	// Namespaces lists every namespace that holds anything, sorted.
+	Namespaces(ctx context.Context) ([]string, error)
+	// ExtractionBacklogs counts, per namespace, the episodes whose
+	// extraction has not run yet (claimed or not); namespaces with none
+	// are left out. It is for operators (metrics).
+	ExtractionBacklogs(ctx context.Context) (map[string]int, error)
+}
+
+// Executor is every per-namespace role: what a Store answers directly and
+// what InTx and ReadTx hand to fn. Reads return ErrNotFound when a named
+// row does not exist in the namespace; writes return ErrConflict on a
 // duplicate id.
 type Executor interface {
+	Records
+	AdmissionLog
+	TraceLog
+	FeedbackLog // feedback.go
+	ChangeLog
+	ExtractionBacklog
+	Pruning
+	Consolidation // consolidate.go
+	Procedures    // procedures.go
+}
+
+// Records holds episodes (what was captured), memories (slots) and their
+// immutable versions.
+type Records interface {
 	// Episodes.
 	CreateEpisodes(ctx context.Context, p CreateEpisodesParams) error
 	GetEpisode(ctx context.Context, p GetParams) (*Episode, error)
@@ -79,25 +117,6 @@ type Executor interface {
 	// policy leaves them as they are.
 	ListUnsettledVersions(ctx context.Context, p ScanParams) ([]*Version, error)
 
-	// Admission log.
-	CreateAdmissions(ctx context.Context, p CreateAdmissionsParams) error
-	ListAdmissions(ctx context.Context, p ListAdmissionsParams) ([]*Admission, error)
-	// ScanAdmissions calls fn for every admission of the namespace, oldest
-	// first (created_at, then id), without holding them all in memory.
-	ScanAdmissions(ctx context.Context, p ScanParams, fn func(*Admission) error) error
-
-	// Retrieval traces.
-	CreateTrace(ctx context.Context, t *Trace) error
-	GetTrace(ctx context.Context, p GetParams) (*Trace, error)
-	ListTraces(ctx context.Context, p ListTracesParams) ([]*Trace, error)
-	// ScanTraces calls fn for every trace of the namespace, oldest first
-	// (created_at, then id), without holding them all in memory.
-	ScanTraces(ctx context.Context, p ScanParams, fn func(*Trace) error) error
-	// PruneTraces deletes at most p.Limit of the namespace's traces
-	// created before p.Before, oldest first, and returns how many it
-	// deleted.
-	PruneTraces(ctx context.Context, p PruneTracesParams) (int, error)
-
 	// ScanMemories and ScanEpisodes walk a namespace in id order (export);
 	// ScanEpisodes may walk purged episodes after the others (each part
 	// in id order).
@@ -106,14 +125,50 @@ type Executor interface {
 
 	// Stats counts what a namespace holds.
 	Stats(ctx context.Context, p StatsParams) (*Stats, error)
+}
 
-	// The extraction backlog: episodes a capture stored whose extraction
-	// runs later, and the job queued to run it. A namespace has at most one
-	// waiting job (queued, not started); the captures made while it waits
-	// add their episodes to its share of the backlog, so one job extracts
-	// them all. A job takes its share when it starts (ClaimExtraction);
-	// captures after that queue a new job.
+// AdmissionLog is the log of every decision the write path made about a
+// candidate memory.
+type AdmissionLog interface {
+	CreateAdmissions(ctx context.Context, p CreateAdmissionsParams) error
+	ListAdmissions(ctx context.Context, p ListAdmissionsParams) ([]*Admission, error)
+	// ScanAdmissions calls fn for every admission of the namespace, oldest
+	// first (created_at, then id), without holding them all in memory.
+	ScanAdmissions(ctx context.Context, p ScanParams, fn func(*Admission) error) error
+}
 
+// TraceLog holds retrieval traces: what each retrieval considered and
+// returned, so it can be explained and judged later.
+type TraceLog interface {
+	CreateTrace(ctx context.Context, t *Trace) error
+	GetTrace(ctx context.Context, p GetParams) (*Trace, error)
+	ListTraces(ctx context.Context, p ListTracesParams) ([]*Trace, error)
+	// ScanTraces calls fn for every trace of the namespace, oldest first
+	// (created_at, then id), without holding them all in memory.
+	ScanTraces(ctx context.Context, p ScanParams, fn func(*Trace) error) error
+}
+
+// ChangeLog is every write of a version (created, or its state updated),
+// in commit order, so a process that indexes a namespace can apply what
+// other processes wrote.
+type ChangeLog interface {
+	// ListChanges returns the namespace's changes after p.After, oldest
+	// first, at most p.Limit (0: no limit). ErrChangesPruned when entries
+	// after p.After were pruned (the caller reads the namespace again).
+	ListChanges(ctx context.Context, p ListChangesParams) ([]Change, error)
+	// LastChange returns the sequence number of the namespace's newest
+	// change, 0 when it has none.
+	LastChange(ctx context.Context, p ScanParams) (int64, error)
+}
+
+// ExtractionBacklog holds the episodes a capture stored whose extraction
+// runs later, and the job queued to run it. A namespace has at most one
+// waiting job (queued, not started); the captures made while it waits add
+// their episodes to its share of the backlog, so one job extracts them
+// all. A job takes its share when it starts (ClaimExtraction); captures
+// after that queue a new job. The jobs themselves live in the job queue
+// (package jobs); the backlog is what ties episodes to them.
+type ExtractionBacklog interface {
 	// WaitingExtractionJob returns the namespace's waiting job, or "" when
 	// none is waiting.
 	WaitingExtractionJob(ctx context.Context, p ExtractionParams) (string, error)
@@ -128,24 +183,20 @@ type Executor interface {
 	ClaimExtraction(ctx context.Context, p ExtractionParams) ([]string, error)
 	// FinishExtraction removes p.EpisodeIDs from job p.JobID's share.
 	FinishExtraction(ctx context.Context, p ExtractionParams) error
+}
 
-	// The change log: every write of a version (created, or its state
-	// updated), in commit order, so a process that indexes a namespace can
-	// apply what other processes wrote.
-
-	// ListChanges returns the namespace's changes after p.After, oldest
-	// first, at most p.Limit (0: no limit). ErrChangesPruned when entries
-	// after p.After were pruned (the caller reads the namespace again).
-	ListChanges(ctx context.Context, p ListChangesParams) ([]Change, error)
-	// LastChange returns the sequence number of the namespace's newest
-	// change, 0 when it has none.
-	LastChange(ctx context.Context, p ScanParams) (int64, error)
+// Pruning bounds what grows without end: retrieval traces, the change log,
+// memories' superseded versions and the admission log's reinforcements.
+type Pruning interface {
+	// PruneTraces deletes at most p.Limit of the namespace's traces
+	// created before p.Before, oldest first, and returns how many it
+	// deleted.
+	PruneTraces(ctx context.Context, p PruneTracesParams) (int, error)
 	// PruneChanges deletes the namespace's changes up to the newest one
 	// whose version was updated before p.Before, never the namespace's
 	// newest (sequence numbers must never be reused), and records how far
 	// it pruned. It returns the number of entries deleted.
 	PruneChanges(ctx context.Context, p PruneChangesParams) (int, error)
-
 	// PruneHistory bounds memories' histories: in at most p.Limit memories
 	// of the namespace with more than p.Keep superseded versions, it
 	// deletes the superseded versions beyond the newest p.Keep (the latest
@@ -159,10 +210,6 @@ type Executor interface {
 	// newest p.Keep and returns how many it deleted. Other admissions are
 	// never touched.
 	PruneReinforcements(ctx context.Context, p PruneHistoryParams) (int, error)
-
-	FeedbackStore      // feedback events (feedback.go)
-	ConsolidationStore // sessions, summaries and episode stubs (consolidate.go)
-	ProcedureStore
 }
 
 // Change is one write of a version in the change log.

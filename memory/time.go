@@ -9,7 +9,7 @@ import "time"
 // accepted fails later in the store (a retrieval's trace could otherwise
 // not be written, and its id would then be unknown to explain).
 //
-// The SQLite store keeps times as int64 unix nanoseconds, which hold
+// A backend may keep times as int64 unix nanoseconds, which hold
 // 1677-09-21 to 2262-04-11 and no more. The accepted range sits well inside
 // that, so that times mnemon derives from an accepted one (when an
 // episode's retention is next checked, when a summary's episodes may be

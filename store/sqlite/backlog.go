@@ -7,7 +7,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-// The extraction backlog (see memory.Executor and migration 0005).
+// The extraction backlog (see memory.ExtractionBacklog and migration 0005).
 
 const (
 	qWaitingJob    = `SELECT job_id FROM extraction_waiting WHERE namespace = ?`

@@ -8,7 +8,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-// The change log (see memory.Executor and migration 0006): createVersion
+// The change log (see memory.ChangeLog and migration 0006): createVersion
 // and updateVersionState append to it.
 
 const (

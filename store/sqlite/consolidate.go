@@ -12,7 +12,7 @@ import (
 )
 
 // Consolidation: sessions, their summary records and the stubs of
-// summarised episodes (see memory.ConsolidationStore and migration 0008).
+// summarised episodes (see memory.Consolidation and migration 0008).
 
 const (
 	// A session's episodes are its live rows and its archived (purged)
@@ -557,4 +557,4 @@ func (s *Store) PurgeEpisodeText(ctx context.Context, p memory.PurgeEpisodeParam
 	return s.write(ctx, func(e *executor) error { return e.PurgeEpisodeText(ctx, p) })
 }
 
-var _ memory.ConsolidationStore = (*Store)(nil)
+var _ memory.Consolidation = (*Store)(nil)

@@ -7,7 +7,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-// Feedback events (see memory.FeedbackStore and migration 0007).
+// Feedback events (see memory.FeedbackLog and migration 0007).
 
 const feedbackCols = `namespace, id, retrieval_id, memory_id, version_id, outcome, severity, source,
 	used, overlap, task_succeeded, reinforced, usefulness_before, usefulness_after,

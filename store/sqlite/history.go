@@ -8,7 +8,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-// Bounding a memory's history (see memory.Executor.PruneHistory).
+// Bounding a memory's history (see memory.Pruning.PruneHistory).
 
 const (
 	// The memories with more superseded versions than are kept; the

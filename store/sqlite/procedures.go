@@ -8,7 +8,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-// Procedural promotion's reads and bookkeeping (see memory.ProcedureStore
+// Procedural promotion's reads and bookkeeping (see memory.Procedures
 // and migration 0009).
 
 const (
