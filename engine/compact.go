@@ -108,7 +108,7 @@ func (e *Engine) pruneHistory(ctx context.Context, ns string, rep *CompactReport
 		return err
 	}
 	for _, id := range ids {
-		st.drop(id)
+		st.Drop(id)
 	}
 	rep.VersionsPruned = append(rep.VersionsPruned, ids...)
 	rep.More = len(ids) > 0

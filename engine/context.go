@@ -78,53 +78,16 @@ func asksQuestion(v *memory.Version) bool {
 	return strings.HasSuffix(s, "?")
 }
 
-// neighbours returns up to nb servable episodes before the episode v and
-// na after it in st's time order, within the same scope and conversation,
-// nearest first on each side, skipping none: the window stops at the first
-// gap, scope change or episode already shown. Call with st.mu held for
-// reading.
-func (st *nsState) neighbours(v *memory.Version, nb, na int, keep func(string) bool, shown map[string]bool) (before, after []*entry) {
-	if nb+na == 0 {
-		return nil, nil
-	}
-	i := st.episodeIndexLocked(v)
-	if i < 0 {
-		return nil, nil
-	}
-	walk := func(step, n int) []*entry {
-		var out []*entry
-		prev := v
-		for j := i + step; j >= 0 && j < len(st.episodes) && len(out) < n; j += step {
-			id := st.episodes[j]
-			en, ok := st.entries.load(id)
-			if !ok || shown[id] || !keep(id) || en.v.Scope != v.Scope || gap(en.v.ObservedAt, prev.ObservedAt) > ContextGap {
-				break
-			}
-			out = append(out, en)
-			prev = en.v
-		}
-		return out
-	}
-	return walk(-1, nb), walk(1, na)
-}
-
-func gap(a, b time.Time) time.Duration {
-	if a.After(b) {
-		return a.Sub(b)
-	}
-	return b.Sub(a)
-}
-
 // contextLines renders an episode with its neighbours, in time order; the
 // neighbours are indented so the hit stands out.
 func contextLines(c *scored, w view) string {
 	var b strings.Builder
 	for i := len(c.before) - 1; i >= 0; i-- {
-		b.WriteString(neighbourLine(c.before[i].v, c.en.v))
+		b.WriteString(neighbourLine(c.before[i].V, c.en.V))
 	}
-	b.WriteString(line(c.en.v, w))
+	b.WriteString(line(c.en.V, w))
 	for _, en := range c.after {
-		b.WriteString(neighbourLine(en.v, c.en.v))
+		b.WriteString(neighbourLine(en.V, c.en.V))
 	}
 	return b.String()
 }
@@ -158,10 +121,10 @@ func contextOf(c *scored) []ContextLine {
 	out := make([]ContextLine, 0, len(c.before)+len(c.after))
 	add := func(en *entry, before bool) {
 		var ep string
-		if len(en.v.EvidenceEpisodeIDs) > 0 {
-			ep = en.v.EvidenceEpisodeIDs[0]
+		if len(en.V.EvidenceEpisodeIDs) > 0 {
+			ep = en.V.EvidenceEpisodeIDs[0]
 		}
-		out = append(out, ContextLine{EpisodeID: ep, Speaker: en.v.Subject, Content: en.v.Content, ObservedAt: en.v.ObservedAt, Before: before})
+		out = append(out, ContextLine{EpisodeID: ep, Speaker: en.V.Subject, Content: en.V.Content, ObservedAt: en.V.ObservedAt, Before: before})
 	}
 	for i := len(c.before) - 1; i >= 0; i-- {
 		add(c.before[i], true)

@@ -188,7 +188,7 @@ func (e *Engine) Dedupe(ctx context.Context, p DedupeParams) (*DedupeReport, err
 	}
 	mark()
 	for _, v := range changed {
-		st.updateState(v)
+		st.UpdateState(v)
 	}
 	return rep, nil
 }

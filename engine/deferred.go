@@ -73,8 +73,15 @@ func (e *Engine) CaptureDeferred(ctx context.Context, p CaptureParams, enqueue E
 	group.mu.Unlock()
 	if lead {
 		// The leader runs on its own goroutine, so no caller waits for
-		// batches queued after its own.
-		go e.leadCaptures(ns, group)
+		// batches queued after its own. After Close, this caller leads.
+		if e.track() {
+			go func() {
+				defer e.background.Done()
+				e.leadCaptures(ns, group)
+			}()
+		} else {
+			e.leadCaptures(ns, group)
+		}
 	}
 	select {
 	case <-call.done:

@@ -3,8 +3,9 @@
 // reservation, packing, trace) and the operations around them.
 //
 // The engine talks to storage only through memory.Store and serves search
-// from an in-process index per namespace, derived from the store: built on
-// first use, updated after every committed write, rebuildable at any time.
+// from an in-process index per namespace (package index), derived from the
+// store: built on first use, updated after every committed write,
+// rebuildable at any time.
 package engine
 
 import (
@@ -15,8 +16,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemon-dev/mnemon/consolidate"
 	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/internal/tokens"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -76,8 +79,10 @@ type Engine struct {
 	// (in this process: a restart compares everything once).
 	dedupeMarks sync.Map
 
-	mu  sync.Mutex
-	nss map[string]*nsState
+	// index holds the search state of every namespace in use.
+	index *index.Set
+	// consolidator summarises, forgets and folds sessions.
+	consolidator *consolidate.Consolidator
 
 	// captures groups concurrent deferred captures per namespace into one
 	// transaction (see CaptureDeferred).
@@ -85,6 +90,14 @@ type Engine struct {
 	// capturing gives acknowledged-write latency priority over background
 	// extraction on the store's single writer.
 	capturing captureGate
+
+	// background counts the goroutines Close waits for: capture leaders
+	// and Follow loops. done ends when Close begins, stopping the loops.
+	background sync.WaitGroup
+	bgMu       sync.Mutex // orders background.Add with Close's Wait
+	closed     bool
+	done       context.Context
+	stop       context.CancelFunc
 }
 
 // New returns an engine over cfg.Store. Close it to flush pending traces.
@@ -105,10 +118,9 @@ func New(cfg Config) (*Engine, error) {
 		counter:   counter,
 		analyzer:  search.NewAnalyzer(),
 		ranking:   cfg.Ranking,
-		nss:       make(map[string]*nsState),
 
 		dedupeThreshold: cfg.DedupeThreshold,
-		consolidation:   cfg.Consolidation.withDefaults(),
+		consolidation:   cfg.Consolidation.WithDefaults(),
 		changeLogKeep:   cfg.ChangeLogKeep,
 	}
 	if e.changeLogKeep <= 0 {
@@ -147,49 +159,64 @@ func New(cfg Config) (*Engine, error) {
 	if e.ranking == (Ranking{}) {
 		e.ranking = DefaultRanking()
 	}
+	e.index = index.New(index.Config{
+		Store: cfg.Store, Embedder: e.embedder, Analyzer: e.analyzer, Logger: e.log,
+		Shape: func(v *memory.Version) uint16 { return shapeOf(v, e.analyzer) },
+	})
 	e.traces = newTraceWriter(cfg.Store, e.log)
+	e.consolidator = consolidate.New(consolidate.Config{
+		Store: cfg.Store, Index: e.index, Clock: e.clock, Embedder: e.embedder, Counter: e.counter,
+		Settings: e.consolidation, Trust: trustOf, Traces: e.traces,
+	})
+	e.done, e.stop = context.WithCancel(context.Background())
 	return e, nil
 }
 
-// Close flushes traces still waiting to be written. It does not close the
-// store, which the caller opened.
+// Close stops the engine's background work and waits for it: it ends
+// Follow loops, lets capture groups commit what they hold (their callers
+// are acknowledged), then flushes traces still waiting to be written. When
+// it returns, no goroutine the engine started is running. It does not close
+// the store, which the caller opened.
 func (e *Engine) Close() error {
+	e.bgMu.Lock()
+	e.closed = true
+	e.bgMu.Unlock()
+	e.stop()
+	e.background.Wait()
 	return e.traces.Close()
+}
+
+// track counts a background goroutine in for Close to wait for; it says
+// false once Close has begun, and the work must then run in the caller.
+// The goroutine calls e.background.Done when it ends.
+func (e *Engine) track() bool {
+	e.bgMu.Lock()
+	defer e.bgMu.Unlock()
+	if e.closed {
+		return false
+	}
+	e.background.Add(1)
+	return true
 }
 
 // Embedder returns the embedder the engine writes with.
 func (e *Engine) Embedder() embed.Embedder { return e.embedder }
 
-// namespace returns the loaded state of ns, building its index from the
-// store on first use. A failed load is retried on the next call.
+// nsState and entry are the index's names for a namespace's search state
+// and one indexed version, as the read path knows them.
+type (
+	nsState = index.Namespace
+	entry   = index.Entry
+)
+
+// namespace returns the index of ns, building it from the store on first
+// use. A failed load is retried on the next call.
 func (e *Engine) namespace(ctx context.Context, ns string) (*nsState, error) {
-	e.mu.Lock()
-	st, ok := e.nss[ns]
-	if !ok {
-		st = newNSState(ns)
-		e.nss[ns] = st
-	}
-	e.mu.Unlock()
-	if err := st.load(ctx, e); err != nil {
-		return nil, err
-	}
-	return st, nil
+	return e.index.Namespace(ctx, ns)
 }
 
 // IndexSizes returns how many versions each loaded namespace index holds.
-func (e *Engine) IndexSizes() map[string]int {
-	e.mu.Lock()
-	sts := make([]*nsState, 0, len(e.nss))
-	for _, st := range e.nss {
-		sts = append(sts, st)
-	}
-	e.mu.Unlock()
-	out := make(map[string]int, len(sts))
-	for _, st := range sts {
-		out[st.name] = st.size()
-	}
-	return out
-}
+func (e *Engine) IndexSizes() map[string]int { return e.index.Sizes() }
 
 // HasNamespace reports whether ns holds anything, without loading its
 // index: a service answers reads of an unknown namespace with not found
@@ -199,10 +226,7 @@ func (e *Engine) HasNamespace(ctx context.Context, ns string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	e.mu.Lock()
-	st, ok := e.nss[ns]
-	e.mu.Unlock()
-	if ok && st.size() > 0 {
+	if st, ok := e.index.Loaded(ns); ok && st.Size() > 0 {
 		return true, nil
 	}
 	s, err := e.store.Stats(ctx, memory.StatsParams{Namespace: ns})
@@ -230,39 +254,13 @@ func (e *Engine) Warm(ctx context.Context) error {
 // Rebuild drops the index of ns and builds it again from the store. It
 // waits for the namespace's writer, so no write lands on the old index.
 func (e *Engine) Rebuild(ctx context.Context, ns string) error {
-	old, unlock, err := e.lockNamespace(ctx, ns)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	e.mu.Lock()
-	if e.nss[ns] == old {
-		delete(e.nss, ns)
-	}
-	e.mu.Unlock()
-	_, err = e.namespace(ctx, ns)
-	return err
+	return e.index.Rebuild(ctx, ns)
 }
 
-// lockNamespace takes the writer lock of ns's current state: writes are
-// reconciled one at a time per namespace. A Rebuild may replace the state
-// while a writer waits; the writer then moves to the new one, so no write
-// is applied to an index that is no longer served.
+// lockNamespace takes the writer lock of ns's index: writes are reconciled
+// one at a time per namespace (see index.Set.Lock).
 func (e *Engine) lockNamespace(ctx context.Context, ns string) (*nsState, func(), error) {
-	for {
-		st, err := e.namespace(ctx, ns)
-		if err != nil {
-			return nil, nil, err
-		}
-		st.writeMu.Lock()
-		e.mu.Lock()
-		current := e.nss[ns] == st
-		e.mu.Unlock()
-		if current {
-			return st, st.writeMu.Unlock, nil
-		}
-		st.writeMu.Unlock()
-	}
+	return e.index.Lock(ctx, ns)
 }
 
 func checkNamespace(ns string) (string, error) {

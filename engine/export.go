@@ -300,7 +300,7 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 	// index cannot read would leave the namespace unloadable.
 	docs := make([]search.Doc, len(vers))
 	for i, v := range vers {
-		doc, err := e.docOf(v)
+		doc, err := e.index.Doc(v)
 		if err != nil {
 			return nil, nil, fmt.Errorf("import: %w", memory.Invalidf("version %s: unreadable embedding: %v", v.ID, err))
 		}
@@ -361,9 +361,9 @@ func (e *Engine) importLocked(ctx context.Context, ns string, r io.Reader) (*Exp
 		return nil, nil, fmt.Errorf("import: %w", err)
 	}
 	for i, v := range vers {
-		st.put(v, docs[i], e.analyzer)
+		st.Put(v, docs[i])
 	}
-	st.sortEpisodes()
+	st.SortEpisodes()
 	stats = ExportStats{Memories: len(mems), Versions: len(vers), Episodes: len(eps), Admissions: len(adms), Traces: len(trs),
 		Feedback: len(learn.feedback), SessionSummaries: len(learn.summaries), EpisodeStubs: len(learn.stubs),
 		ProcedureUses: len(learn.uses)}

@@ -209,7 +209,7 @@ func (e *Engine) Feedback(ctx context.Context, p FeedbackParams) (*FeedbackResul
 		return nil, fmt.Errorf("feedback %s: %w", p.RetrievalID, err)
 	}
 	for _, v := range changed {
-		st.updateState(v)
+		st.UpdateState(v)
 	}
 	return res, nil
 }

@@ -2,54 +2,32 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
-
-	"github.com/mnemon-dev/mnemon/memory"
 )
 
 // Following the store's change log. A namespace's index is built from the
 // store once and then kept current by this process's own writes; versions
 // another process writes (a 'mnemon worker' beside 'mnemon serve', another
 // server on the same database) reach it through the change log, which the
-// store appends to on every version write.
-
-// followBatch bounds the changes read in one step.
-const followBatch = 512
+// store appends to on every version write (see index.Set.Sync).
 
 // SyncChanges applies to the index of every loaded namespace what other
-// processes wrote since it was loaded or last synced. A write of this
-// engine's own is recognised (its version is indexed with the same
-// updated_at) and skipped without reading it again; every write
-// sets updated_at from the clock, so two writes of one version share it
-// only if the clock stood still between them.
+// processes wrote since it was loaded or last synced.
 func (e *Engine) SyncChanges(ctx context.Context) error {
-	e.mu.Lock()
-	states := make([]*nsState, 0, len(e.nss))
-	for _, st := range e.nss {
-		states = append(states, st)
-	}
-	e.mu.Unlock()
-	for _, st := range states {
-		err := e.syncNamespace(ctx, st)
-		if errors.Is(err, memory.ErrChangesPruned) {
-			// This index stood before the log's horizon (the process was
-			// paused longer than Compact keeps entries): some writes can
-			// no longer be read one by one, so the namespace is read again.
-			e.log.Info("change log pruned past this index; reloading the namespace", "namespace", st.name)
-			err = e.Rebuild(ctx, st.name)
-		}
-		if err != nil {
-			return fmt.Errorf("sync namespace %q: %w", st.name, err)
-		}
-	}
-	return nil
+	return e.index.Sync(ctx)
 }
 
-// Follow calls SyncChanges every interval until ctx ends. A failed sync
-// is logged and tried again at the next tick; nothing is skipped.
+// Follow calls SyncChanges every interval until ctx ends or the engine is
+// closed (Close waits for it to return). A failed sync is logged and tried
+// again at the next tick; nothing is skipped.
 func (e *Engine) Follow(ctx context.Context, every time.Duration) {
+	if !e.track() {
+		return
+	}
+	defer e.background.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(e.done, cancel)()
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -60,74 +38,6 @@ func (e *Engine) Follow(ctx context.Context, every time.Duration) {
 			if err := e.SyncChanges(ctx); err != nil && ctx.Err() == nil {
 				e.log.Warn("following other processes' writes failed; retrying", "error", err)
 			}
-		}
-	}
-}
-
-func (e *Engine) syncNamespace(ctx context.Context, st *nsState) error {
-	// The writer lock orders the follower with this process's writers, so
-	// an index update never goes back in time.
-	st.writeMu.Lock()
-	defer st.writeMu.Unlock()
-	st.loadMu.Lock()
-	loaded := st.loaded
-	st.loadMu.Unlock()
-	if !loaded {
-		return nil // a load in progress starts from the log's end itself
-	}
-	e.mu.Lock()
-	current := e.nss[st.name] == st
-	e.mu.Unlock()
-	if !current {
-		return nil // replaced by a Rebuild, which read everything again
-	}
-	for {
-		changes, err := e.store.ListChanges(ctx, memory.ListChangesParams{Namespace: st.name, After: st.changeSeq, Limit: followBatch})
-		if err != nil || len(changes) == 0 {
-			return err
-		}
-		var ids []string
-		seen := make(map[string]bool, len(changes))
-		for _, c := range changes {
-			if en, ok := st.get(c.VersionID); ok && en.v.UpdatedAt.Equal(c.UpdatedAt) {
-				continue // indexed as written: ours, or applied already
-			}
-			if !seen[c.VersionID] {
-				seen[c.VersionID] = true
-				ids = append(ids, c.VersionID)
-			}
-		}
-		if len(ids) > 0 {
-			vs, err := e.store.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.name, IDs: ids})
-			if err != nil {
-				return err
-			}
-			found := make(map[string]bool, len(vs))
-			for _, v := range vs {
-				found[v.ID] = true
-			}
-			for _, id := range ids {
-				if !found[id] {
-					st.drop(id) // deleted since (old history pruned by Compact)
-				}
-			}
-			for _, v := range vs {
-				if en, ok := st.get(v.ID); ok && en.v.Provenance.Embedder == v.Provenance.Embedder && en.v.Provenance.EmbedderDim == v.Provenance.EmbedderDim {
-					// A version's claim never changes: only its state,
-					// and its vector when it is re-embedded.
-					st.updateState(v)
-					continue
-				}
-				doc, err := e.docOf(v)
-				if err != nil {
-					return err
-				}
-				st.put(v, doc, e.analyzer)
-			}
-		}
-		st.changeSeq = changes[len(changes)-1].Seq
-		if len(changes) < followBatch {
-			return nil
 		}
 	}
 }

@@ -191,7 +191,7 @@ func (e *Engine) Lifecycle(ctx context.Context, p LifecycleParams) (*LifecycleRe
 	}
 	rep.More = rep.More || more
 	for _, v := range changed {
-		st.updateState(v)
+		st.UpdateState(v)
 	}
 	return rep, nil
 }

@@ -9,7 +9,7 @@ import (
 func TestLiftRepeatingFacts(t *testing.T) {
 	t.Parallel()
 	cand := func(id string, kind memory.Kind, content string, final float64) *scored {
-		return &scored{en: &entry{v: &memory.Version{ID: id, Kind: kind, Content: content}}, final: final}
+		return &scored{en: &entry{V: &memory.Version{ID: id, Kind: kind, Content: content}}, final: final}
 	}
 	turn := cand("turn", memory.KindEpisodic, "The offsite budget moved to March.", 0.9)
 	other := cand("other", memory.KindEpisodic, "something else", 0.8)
@@ -22,7 +22,7 @@ func TestLiftRepeatingFacts(t *testing.T) {
 	}
 	sortRanked(cands)
 	if cands[0] != note || note.final != 0.9 || cands[1] != turn {
-		t.Fatalf("order %s %s %s, note final %v", cands[0].en.v.ID, cands[1].en.v.ID, cands[2].en.v.ID, note.final)
+		t.Fatalf("order %s %s %s, note final %v", cands[0].en.V.ID, cands[1].en.V.ID, cands[2].en.V.ID, note.final)
 	}
 	if got := note.terms; len(got) != 1 || got[0].Name != "same_text" || got[0].Value < 0.49 || got[0].Value > 0.51 {
 		t.Fatalf("terms %+v", got)

@@ -19,14 +19,11 @@ import (
 // count of a window is the sum of its lines' counts. Text that is not valid
 // UTF-8 is counted whole by the counter, so it is not summed.
 
-// lineToks caches an entry's line counts. A slot holds the count plus one,
-// negated when the line is not valid UTF-8 (so not summable); zero is not
-// counted yet.
-type lineToks struct {
-	line          atomic.Int32 // line(v, w) for a view that shows v as it is
-	nearSameDay   atomic.Int32 // neighbourLine beside a hit of the same date
-	nearOtherDate atomic.Int32 // neighbourLine beside a hit of another date
-}
+// The counts are kept in the entry's index.Toks. A slot holds the count
+// plus one, negated when the line is not valid UTF-8 (so not summable);
+// zero is not counted yet: Line is line(v, w) for a view that shows v as it
+// is, NearSameDay a neighbourLine beside a hit of the same date,
+// NearOtherDate one beside a hit of another date.
 
 // cachedCount returns the count of render()'s text, counted into slot the
 // first time, and whether the text may be summed with others.
@@ -47,25 +44,25 @@ func (e *Engine) cachedCount(slot *atomic.Int32, render func() string) (int, boo
 	return n, ok
 }
 
-// lineTokens is e.counter.Count(line(en.v, w)), and whether it may be
+// lineTokens is e.counter.Count(line(en.V, w)), and whether it may be
 // summed with other lines.
 func (e *Engine) lineTokens(en *entry, w view) (int, bool) {
-	if en.v.Status == memory.StatusContested || w.history(en.v) {
+	if en.V.Status == memory.StatusContested || w.history(en.V) {
 		// The line carries a note that depends on the view: count it.
-		s := line(en.v, w)
+		s := line(en.V, w)
 		return e.counter.Count(s), utf8.ValidString(s)
 	}
-	return e.cachedCount(&en.toks.line, func() string { return line(en.v, w) })
+	return e.cachedCount(&en.Toks.Line, func() string { return line(en.V, w) })
 }
 
-// neighbourTokens is e.counter.Count(neighbourLine(en.v, hit)), and whether
+// neighbourTokens is e.counter.Count(neighbourLine(en.V, hit)), and whether
 // it may be summed with other lines.
 func (e *Engine) neighbourTokens(en *entry, hit *memory.Version) (int, bool) {
-	slot := &en.toks.nearOtherDate
-	if sameDate(en.v, hit) {
-		slot = &en.toks.nearSameDay
+	slot := &en.Toks.NearOtherDate
+	if sameDate(en.V, hit) {
+		slot = &en.Toks.NearSameDay
 	}
-	return e.cachedCount(slot, func() string { return neighbourLine(en.v, hit) })
+	return e.cachedCount(slot, func() string { return neighbourLine(en.V, hit) })
 }
 
 // contextTokens is e.counter.Count(contextLines(c, w)), summed from the
@@ -73,11 +70,11 @@ func (e *Engine) neighbourTokens(en *entry, hit *memory.Version) (int, bool) {
 func (e *Engine) contextTokens(c *scored, w view) int {
 	n, ok := e.lineTokens(c.en, w)
 	for _, en := range c.before {
-		k, summable := e.neighbourTokens(en, c.en.v)
+		k, summable := e.neighbourTokens(en, c.en.V)
 		n, ok = n+k, ok && summable
 	}
 	for _, en := range c.after {
-		k, summable := e.neighbourTokens(en, c.en.v)
+		k, summable := e.neighbourTokens(en, c.en.V)
 		n, ok = n+k, ok && summable
 	}
 	if !ok {

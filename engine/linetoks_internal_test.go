@@ -34,7 +34,7 @@ func TestContextTokensSumLines(t *testing.T) {
 		"tab\tseparated\tvalues\r",
 	}
 	mk := func(i int, at time.Time, status memory.Status) *entry {
-		return &entry{v: &memory.Version{
+		return &entry{V: &memory.Version{
 			ID: "ver_" + string(rune('a'+i)), Kind: memory.KindEpisodic, Subject: []string{"user", "Caroline", "assistant"}[i%3],
 			Content: contents[i%len(contents)], ObservedAt: at, Status: status,
 		}}
@@ -51,11 +51,11 @@ func TestContextTokensSumLines(t *testing.T) {
 			for round := 0; round < 2; round++ { // counting, then cached
 				want := counter.Count(contextLines(c, view{}))
 				if got := e.contextTokens(c, view{}); got != want {
-					t.Errorf("window of %q (%s), round %d: summed %d tokens, counted %d", hit.v.Content, status, round, got, want)
+					t.Errorf("window of %q (%s), round %d: summed %d tokens, counted %d", hit.V.Content, status, round, got, want)
 				}
-				wantLine := counter.Count(line(hit.v, view{}))
+				wantLine := counter.Count(line(hit.V, view{}))
 				if got, _ := e.lineTokens(hit, view{}); got != wantLine {
-					t.Errorf("line %q (%s), round %d: %d tokens, counted %d", hit.v.Content, status, round, got, wantLine)
+					t.Errorf("line %q (%s), round %d: %d tokens, counted %d", hit.V.Content, status, round, got, wantLine)
 				}
 			}
 		}

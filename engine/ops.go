@@ -288,7 +288,7 @@ func (e *Engine) Forget(ctx context.Context, ns, id string) (*ForgetResult, erro
 		return nil, fmt.Errorf("forget %s: %w", id, err)
 	}
 	for _, v := range changed {
-		st.updateState(v)
+		st.UpdateState(v)
 	}
 	return res, nil
 }
@@ -354,7 +354,7 @@ func (e *Engine) Stats(ctx context.Context, ns string) (*StatsResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
-	res.Indexed = st.size()
+	res.Indexed = st.Size()
 	return res, nil
 }
 

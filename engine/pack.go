@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -120,18 +121,18 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 	}
 
 	cost := func(c *scored) int {
-		if shown != nil && c.en.v.Kind == memory.KindEpisodic {
+		if shown != nil && c.en.V.Kind == memory.KindEpisodic {
 			// The window depends on what is already shown: measure it now.
-			nb, na := window(c.en.v, packed, shareOfBest(c, cands), p.Context)
-			st.mu.RLock()
-			c.before, c.after = st.neighbours(c.en.v, nb, na, keep, shown)
-			st.mu.RUnlock()
+			nb, na := window(c.en.V, packed, shareOfBest(c, cands), p.Context)
+			st.RLock()
+			c.before, c.after = st.NeighboursLocked(c.en.V, nb, na, ContextGap, keep, shown)
+			st.RUnlock()
 			c.lineToks = e.contextTokens(c, viewOf(p))
 		} else if c.lineToks == 0 {
 			c.lineToks, _ = e.lineTokens(c.en, viewOf(p))
 		}
 		n := c.lineToks
-		if s := sectionOf(c.en.v); !opened[s] {
+		if s := sectionOf(c.en.V); !opened[s] {
 			n += e.counter.Count(header(s))
 		}
 		return n
@@ -143,19 +144,19 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 	said := make(map[uint64]*scored)
 	take := func(c *scored, n int, reason string) {
 		c.packed, c.reason = true, reason
-		if k := sameText(c.en.v.Content); said[k] == nil {
+		if k := sameText(c.en.V.Content); said[k] == nil {
 			said[k] = c
 		}
 		used += n
 		packed++
-		opened[sectionOf(c.en.v)] = true
+		opened[sectionOf(c.en.V)] = true
 		if shown != nil {
-			shown[c.en.v.ID] = true
+			shown[c.en.V.ID] = true
 			for _, en := range c.before {
-				shown[en.v.ID] = true
+				shown[en.V.ID] = true
 			}
 			for _, en := range c.after {
-				shown[en.v.ID] = true
+				shown[en.V.ID] = true
 			}
 		}
 	}
@@ -164,7 +165,7 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 	// for one item still gets its constraints, and still gets its item.
 	critical := 0
 	for _, c := range cands {
-		v := c.en.v
+		v := c.en.V
 		if critical == r.CriticalMax {
 			break
 		}
@@ -190,13 +191,13 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 			c.reason = "limit reached"
 			continue
 		}
-		if shown[c.en.v.ID] {
+		if shown[c.en.V.ID] {
 			c.reason = "shown as context of another item"
 			continue
 		}
-		if first := said[sameText(c.en.v.Content)]; first != nil && c.en.v.Kind == memory.KindEpisodic {
-			c.reason = "same text as " + first.en.v.MemoryID + ", packed: cited there"
-			first.alsoSaid = append(first.alsoSaid, c.en.v.EvidenceEpisodeIDs...)
+		if first := said[sameText(c.en.V.Content)]; first != nil && c.en.V.Kind == memory.KindEpisodic {
+			c.reason = "same text as " + first.en.V.MemoryID + ", packed: cited there"
+			first.alsoSaid = append(first.alsoSaid, c.en.V.EvidenceEpisodeIDs...)
 			continue
 		}
 		n := cost(c)
@@ -302,7 +303,7 @@ func render(cands []*scored, w view) string {
 	by := make(map[string][]*scored)
 	for _, c := range cands {
 		if c.packed {
-			s := sectionOf(c.en.v)
+			s := sectionOf(c.en.V)
 			by[s] = append(by[s], c)
 		}
 	}
@@ -320,7 +321,7 @@ func render(cands []*scored, w view) string {
 				b.WriteString(contextLines(c, w))
 				continue
 			}
-			b.WriteString(line(c.en.v, w))
+			b.WriteString(line(c.en.V, w))
 		}
 	}
 	return b.String()
@@ -328,7 +329,7 @@ func render(cands []*scored, w view) string {
 
 // item turns a packed candidate into a result item with its explanation.
 func (e *Engine) item(st *nsState, c *scored, qterms []string, w view) Item {
-	v := c.en.v
+	v := c.en.V
 	it := Item{
 		MemoryID: v.MemoryID, VersionID: v.ID, Seq: v.Seq, Kind: v.Kind, Type: v.Type,
 		Subject: v.Subject, Key: v.Key, Value: v.Value, Content: v.Content, Status: v.Status,
@@ -362,7 +363,7 @@ func (e *Engine) item(st *nsState, c *scored, qterms []string, w view) Item {
 // explain says, in one paragraph, which channels found a memory, what
 // dominated, how the score was built and why it was packed.
 func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string {
-	v := c.en.v
+	v := c.en.V
 	var parts []string
 	for _, name := range Channels {
 		h, ok := c.channels.Get(name)
@@ -372,7 +373,7 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string
 		var detail string
 		switch name {
 		case ChannelLexical:
-			ts := st.ix.ExplainLexical(v.ID, qterms)
+			ts := st.ExplainLexical(v.ID, qterms)
 			if len(ts) > 3 {
 				ts = ts[:3]
 			}
@@ -390,14 +391,14 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string
 			detail = "key " + v.Key
 			if v.Kind == memory.KindEpisodic {
 				// An episode matches by its speaker and the keys its facts lent it.
-				detail = "speaker and lent keys: " + strings.Join(c.en.keyTerms, " ")
+				detail = "speaker and lent keys: " + strings.Join(c.en.KeyTerms, " ")
 			}
 		case ChannelCritical:
 			detail = "must_include"
 		case ChannelRecent:
 			detail = "recent episode"
 		case ChannelGraph:
-			detail = "claim " + v.Subject + " " + keyWords(v.Key) + " " + v.Value
+			detail = "claim " + v.Subject + " " + index.KeyWords(v.Key) + " " + v.Value
 		}
 		parts = append(parts, fmt.Sprintf("%s #%d (%s)", name, h.Rank, detail))
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -350,7 +351,7 @@ func (e *Engine) PromoteProcedures(ctx context.Context, ns string) (*ProcedureRe
 		}
 		docs = docs[:0]
 		for _, v := range w.created {
-			doc, err := e.docOf(v)
+			doc, err := e.index.Doc(v)
 			if err != nil {
 				return err
 			}
@@ -362,10 +363,10 @@ func (e *Engine) PromoteProcedures(ctx context.Context, ns string) (*ProcedureRe
 		return nil, fmt.Errorf("promote procedures: %w", err)
 	}
 	for i, v := range w.created {
-		st.put(v, docs[i], e.analyzer)
+		st.Put(v, docs[i])
 	}
 	for _, v := range w.updated {
-		st.updateState(v)
+		st.UpdateState(v)
 	}
 	return out, nil
 }
@@ -496,7 +497,7 @@ func (e *Engine) planProcedures(ctx context.Context, ns string, groups []*taskGr
 		}
 		p := &procedurePlan{g: g, evidence: evidence, steps: steps, value: strings.Join(steps, "\n")}
 		p.content = procedureContent(g.taskType, steps)
-		p.sig = signature(e.analyzer, p.content)
+		p.sig = index.Signature(e.analyzer, p.content)
 		// Confidence follows the task type's record: how often its
 		// sessions succeeded, within [0.5, 0.95].
 		p.confident = min(0.95, max(0.5, float64(len(g.successes))/float64(len(g.successes)+g.failures)))
@@ -683,7 +684,7 @@ func (e *Engine) messageStep(ep *memory.Episode) procStep {
 	if len(strings.Fields(sentence)) < 3 || !extract.Gate(sentence).Keep {
 		return procStep{}
 	}
-	sig := signature(e.analyzer, sentence)
+	sig := index.Signature(e.analyzer, sentence)
 	if sig == "" {
 		return procStep{}
 	}
@@ -791,7 +792,7 @@ func commonSteps(runs [][]procStep, limit int) []string {
 // again inside the transaction, so a concurrent run writes nothing twice.
 func (e *Engine) writeProcedure(ctx context.Context, tx memory.Executor, st *nsState, w *writeBatch, p *procedurePlan, now time.Time, rep *ProcedureReport) (*memory.Admission, error) {
 	g := p.g
-	cur, err := e.liveProcedure(ctx, tx, st.name, g)
+	cur, err := e.liveProcedure(ctx, tx, st.Name(), g)
 	if err != nil {
 		return nil, err
 	}
@@ -805,7 +806,7 @@ func (e *Engine) writeProcedure(ctx context.Context, tx memory.Executor, st *nsS
 	newest := p.evidence[0]
 	change := ProcedureChange{TaskType: g.taskType, Steps: p.steps}
 	adm := &memory.Admission{
-		ID: ids.New(ids.Admission), Namespace: st.name, EpisodeID: newest.ID, Decision: memory.AdmitAccept,
+		ID: ids.New(ids.Admission), Namespace: st.Name(), EpisodeID: newest.ID, Decision: memory.AdmitAccept,
 		Reasons: []string{ReasonProcedurePromoted, fmt.Sprintf("sessions:%d", len(p.evidence))},
 		Content: p.content, Extractor: procedureExtractor, CreatedAt: now,
 	}
@@ -833,20 +834,20 @@ func (e *Engine) writeProcedure(ctx context.Context, tx memory.Executor, st *nsS
 		seq = 1
 	)
 	if cur != nil {
-		m, err = tx.GetMemory(ctx, memory.GetParams{Namespace: st.name, ID: cur.MemoryID})
+		m, err = tx.GetMemory(ctx, memory.GetParams{Namespace: st.Name(), ID: cur.MemoryID})
 		if err != nil {
 			return nil, err
 		}
-		all, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.name, MemoryID: m.ID, WithoutEmbeddings: true})
+		all, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.Name(), MemoryID: m.ID, WithoutEmbeddings: true})
 		if err != nil {
 			return nil, err
 		}
 		seq = memory.NextSeq(all)
 	} else {
-		m, err = tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: st.name, Scope: g.scope, Subject: g.taskType, Key: "procedure:" + g.taskType})
+		m, err = tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: st.Name(), Scope: g.scope, Subject: g.taskType, Key: "procedure:" + g.taskType})
 		if errors.Is(err, memory.ErrNotFound) {
 			m = &memory.Memory{
-				ID: ids.New(ids.Memory), Namespace: st.name, Scope: g.scope, Kind: memory.KindProcedural,
+				ID: ids.New(ids.Memory), Namespace: st.Name(), Scope: g.scope, Kind: memory.KindProcedural,
 				Subject: g.taskType, Key: "procedure:" + g.taskType, CreatedAt: now, UpdatedAt: now,
 			}
 			if err := tx.CreateMemory(ctx, m); err != nil {
@@ -857,7 +858,7 @@ func (e *Engine) writeProcedure(ctx context.Context, tx memory.Executor, st *nsS
 		} else {
 			// The slot exists with no live version (expired, forgotten):
 			// the procedure starts it again.
-			all, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.name, MemoryID: m.ID, WithoutEmbeddings: true})
+			all, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.Name(), MemoryID: m.ID, WithoutEmbeddings: true})
 			if err != nil {
 				return nil, err
 			}
@@ -865,7 +866,7 @@ func (e *Engine) writeProcedure(ctx context.Context, tx memory.Executor, st *nsS
 		}
 	}
 	v := &memory.Version{
-		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: st.name, Seq: seq, Scope: g.scope,
+		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: st.Name(), Seq: seq, Scope: g.scope,
 		Kind: memory.KindProcedural, Type: memory.TypeProcedure, Subject: g.taskType, Key: m.Key,
 		Value: p.value, Content: p.content, Criticality: memory.CriticalityNormal,
 		Confidence: p.confident, Usefulness: memory.NeutralUsefulness, ReinforcementCount: len(evidence) - 1,
@@ -930,8 +931,8 @@ func (e *Engine) recordUses(ctx context.Context, tx memory.Executor, st *nsState
 			if !it.Packed {
 				continue
 			}
-			en, ok := st.get(it.VersionID)
-			if !ok || en.v.Kind != memory.KindProcedural {
+			en, ok := st.Entry(it.VersionID)
+			if !ok || en.V.Kind != memory.KindProcedural {
 				continue
 			}
 			k := useKey{it.MemoryID, t.Scope.SessionID}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -56,7 +57,7 @@ type RetrieveParams struct {
 	Context int
 
 	// ended is set by Retrieve for KnownAt: history candidate → the record
-	// time it stopped being current (see nsState.endedAtLocked).
+	// time it stopped being current (see endedAtLocked).
 	ended map[string]time.Time
 }
 
@@ -195,7 +196,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	}
 	qvec := vecs[0]
 
-	keep := st.filter(p)
+	keep := filter(st, p)
 	disabled := make(map[string]bool, len(p.Disable))
 	for _, c := range p.Disable {
 		disabled[c] = true
@@ -215,14 +216,14 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		go func() {
 			defer wg.Done()
 			began := time.Now()
-			results[i] = st.channel(name, qterms, qvec, keep, r)
+			results[i] = channel(st, name, qterms, qvec, keep, r)
 			took[i] = time.Since(began)
 		}()
 	}
 	for i, name := range Channels {
 		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic {
 			began := time.Now()
-			results[i] = st.channel(name, qterms, qvec, keep, r)
+			results[i] = channel(st, name, qterms, qvec, keep, r)
 			took[i] = time.Since(began)
 		}
 	}
@@ -236,7 +237,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		alone := r
 		alone.SemanticFloor = r.SemanticFloorAlone
 		began := time.Now()
-		results[si] = st.channel(ChannelSemantic, qterms, qvec, keep, alone)
+		results[si] = channel(st, ChannelSemantic, qterms, qvec, keep, alone)
 		took[si] += time.Since(began)
 	}
 
@@ -245,13 +246,13 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		// When each history candidate stopped being current, read once
 		// under the lock: packing and ranking look it up without one.
 		p.ended = make(map[string]time.Time)
-		st.mu.RLock()
+		st.RLock()
 		for _, c := range cands {
-			if c.en.v.Status.History() {
-				p.ended[c.en.v.ID] = st.endedAtLocked(c.en.v)
+			if c.en.V.Status.History() {
+				p.ended[c.en.V.ID] = endedAtLocked(st, c.en.V)
 			}
 		}
-		st.mu.RUnlock()
+		st.RUnlock()
 	}
 	q := readQuery(p.Query, p.IncludeHistory)
 	user := e.userTerm()
@@ -259,16 +260,16 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	// under the lock: whether an episode's facts speak for it and whom
 	// they are about, and for a question about the past, which history
 	// the current value replaced.
-	st.mu.RLock()
+	st.RLock()
 	for _, c := range cands {
-		v := c.en.v
-		c.source, c.aboutOther = st.sourceStateLocked(v, p, user)
+		v := c.en.V
+		c.source, c.aboutOther = sourceStateLocked(st, v, p, user)
 		if q.past && v.Status.History() && v.SupersededBy != "" {
-			next, ok := st.entries.load(v.SupersededBy)
-			c.previous = ok && next.status.Live()
+			next, ok := st.EntryLocked(v.SupersededBy)
+			c.previous = ok && next.Status.Live()
 		}
 	}
-	st.mu.RUnlock()
+	st.RUnlock()
 	q.terms = e.subjectTerms(q.firstPerson, qterms)
 	q.namesSubject = namesASubject(cands, q.terms)
 	for _, c := range cands {
@@ -316,8 +317,8 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	for i, c := range cands {
 		c.round()
 		ti := memory.TraceItem{
-			MemoryID: c.en.v.MemoryID, VersionID: c.en.v.ID, Channels: c.channels, Fused: c.fused,
-			Terms: c.terms, Final: c.final, Rank: i + 1, Tokens: c.en.v.Tokens, Trust: c.trust,
+			MemoryID: c.en.V.MemoryID, VersionID: c.en.V.ID, Channels: c.channels, Fused: c.fused,
+			Terms: c.terms, Final: c.final, Rank: i + 1, Tokens: c.en.V.Tokens, Trust: c.trust,
 			Action: c.action, Packed: c.packed, Reason: c.reason,
 		}
 		if c.packed {
@@ -349,13 +350,13 @@ func sortRanked(cands []*scored) {
 		// At a tie a fact goes before a turn (see liftRepeatingFacts),
 		// then the newer observation, then the id, so the order never
 		// depends on map iteration or id randomness alone.
-		if ae, be := a.en.v.Kind == memory.KindEpisodic, b.en.v.Kind == memory.KindEpisodic; ae != be {
+		if ae, be := a.en.V.Kind == memory.KindEpisodic, b.en.V.Kind == memory.KindEpisodic; ae != be {
 			return be
 		}
-		if !a.en.v.ObservedAt.Equal(b.en.v.ObservedAt) {
-			return a.en.v.ObservedAt.After(b.en.v.ObservedAt)
+		if !a.en.V.ObservedAt.Equal(b.en.V.ObservedAt) {
+			return a.en.V.ObservedAt.After(b.en.V.ObservedAt)
 		}
-		return a.en.v.ID < b.en.v.ID
+		return a.en.V.ID < b.en.V.ID
 	})
 }
 
@@ -372,11 +373,11 @@ func liftRepeatingFacts(cands []*scored, window int) bool {
 	// hash that decides.
 	var byLen map[int][]int
 	for i := 0; i < len(cands) && i < window; i++ {
-		if c := cands[i]; c.en.v.Kind == memory.KindEpisodic {
+		if c := cands[i]; c.en.V.Kind == memory.KindEpisodic {
 			if byLen == nil {
 				byLen = make(map[int][]int)
 			}
-			n := solidLen(c.en.v.Content)
+			n := solidLen(c.en.V.Content)
 			byLen[n] = append(byLen[n], i)
 		}
 	}
@@ -386,19 +387,19 @@ func liftRepeatingFacts(cands []*scored, window int) bool {
 	taken := make(map[int]bool) // turns a fact already took the place of
 	lifted := false
 	for i, c := range cands {
-		if c.en.v.Kind == memory.KindEpisodic || c.action == memory.ActionIgnore {
+		if c.en.V.Kind == memory.KindEpisodic || c.action == memory.ActionIgnore {
 			continue
 		}
-		turns := byLen[solidLen(c.en.v.Content)]
+		turns := byLen[solidLen(c.en.V.Content)]
 		if len(turns) == 0 || turns[0] > i {
 			continue
 		}
-		key := sameText(c.en.v.Content)
+		key := sameText(c.en.V.Content)
 		for _, j := range turns {
 			if j > i {
 				break
 			}
-			if sameText(cands[j].en.v.Content) != key {
+			if sameText(cands[j].en.V.Content) != key {
 				continue
 			}
 			if !taken[j] {
@@ -480,25 +481,25 @@ func channelIndex(name string) int {
 }
 
 // filter returns the scope and lifecycle filter of a retrieval. It reads
-// st.entries unlocked: call it only inside channel, which holds st.mu.
-func (st *nsState) filter(p RetrieveParams) func(id string) bool {
+// entries unlocked: call it only inside channel, which holds st.RLock.
+func filter(st *nsState, p RetrieveParams) func(id string) bool {
 	fast := p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && !p.Scope.Owned() && !p.SessionOnly
 	return func(id string) bool {
-		en, ok := st.entries.load(id)
+		en, ok := st.EntryLocked(id)
 		if !ok {
 			return false
 		}
 		if fast {
 			// The common request: live memories no agent, user or project
 			// owns, whatever session they were said in.
-			return en.ownerless && en.status.Live()
+			return en.Ownerless && en.Status.Live()
 		}
-		return st.servableLocked(en.v, p)
+		return servableLocked(st, en.V, p)
 	}
 }
 
-// servableLocked reports whether v is served to p. The caller holds st.mu.
-func (st *nsState) servableLocked(v *memory.Version, p RetrieveParams) bool {
+// servableLocked reports whether v is served to p. The caller holds st.RLock.
+func servableLocked(st *nsState, v *memory.Version, p RetrieveParams) bool {
 	if !p.Scope.Visible(v.Scope) || (p.SessionOnly && v.Scope.SessionID != p.Scope.SessionID) {
 		return false
 	}
@@ -508,7 +509,7 @@ func (st *nsState) servableLocked(v *memory.Version, p RetrieveParams) bool {
 			return false // not yet known then
 		}
 		// History now, but it became history after then: current then.
-		live = live || (v.Status.History() && st.endedAtLocked(v).After(*p.KnownAt))
+		live = live || (v.Status.History() && endedAtLocked(st, v).After(*p.KnownAt))
 	}
 	if p.AsOf != nil {
 		return (live || v.Status.History()) && v.ValidAt(*p.AsOf)
@@ -519,32 +520,32 @@ func (st *nsState) servableLocked(v *memory.Version, p RetrieveParams) bool {
 	return live
 }
 
-// channel runs one retrieval channel, holding st.mu for reading throughout
-// (the search index never calls back into st with its own lock held in a
-// way that waits for st.mu: writers release st.mu before touching it).
-func (st *nsState) channel(name string, qterms []string, qvec search.Vector, keep func(string) bool, r Ranking) []search.Hit {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
+// channel runs one retrieval channel, holding st.RLock throughout (the
+// search index never calls back into st with its own lock held in a way
+// that waits for st's lock: writers release it before touching the index).
+func channel(st *nsState, name string, qterms []string, qvec search.Vector, keep func(string) bool, r Ranking) []search.Hit {
+	st.RLock()
+	defer st.RUnlock()
 	switch name {
 	case ChannelLexical:
-		return st.ix.Lexical(qterms, r.ChannelCap, keep)
+		return st.Lexical(qterms, r.ChannelCap, keep)
 	case ChannelSemantic:
-		return st.ix.Semantic(qvec, r.ChannelCap, r.SemanticFloor, keep)
+		return st.Semantic(qvec, r.ChannelCap, r.SemanticFloor, keep)
 	case ChannelStructured:
-		return st.structuredHits(qterms, keep, r.ChannelCap)
+		return structuredHits(st, qterms, keep, r.ChannelCap)
 	case ChannelCritical:
-		return st.criticalHits(qterms, keep, r.ChannelCap)
+		return criticalHits(st, qterms, keep, r.ChannelCap)
 	case ChannelRecent:
-		return st.recentHits(keep, r.RecentEpisodes)
+		return recentHits(st, keep, r.RecentEpisodes)
 	case ChannelGraph:
-		return st.graphHits(qterms, keep, r)
+		return st.GraphHitsLocked(qterms, keep, r.GraphHop2, r.ChannelCap)
 	}
 	return nil
 }
 
 // structuredHits matches query words against memory subjects and keys: a
 // question about "editor" finds the slot prefers:editor whatever its value.
-func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int) []search.Hit {
+func structuredHits(st *nsState, qterms []string, keep func(string) bool, k int) []search.Hit {
 	if len(qterms) == 0 {
 		return nil
 	}
@@ -552,7 +553,7 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 	// every version ever written of it, most of them history.
 	matched := make(map[string]int)
 	for _, t := range qterms {
-		for _, id := range st.structured[t] {
+		for _, id := range st.KeyPostingsLocked(t) {
 			if keep(id) {
 				matched[id]++
 			}
@@ -560,18 +561,18 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 	}
 	hits := make([]search.Hit, 0, len(matched))
 	for id, n := range matched {
-		en, ok := st.entries.load(id)
-		if !ok || len(en.keyTerms) == 0 {
+		en, ok := st.EntryLocked(id)
+		if !ok || len(en.KeyTerms) == 0 {
 			continue
 		}
-		if n > len(en.keyTerms) {
-			n = len(en.keyTerms) // a posting listed twice after an update
+		if n > len(en.KeyTerms) {
+			n = len(en.KeyTerms) // a posting listed twice after an update
 		}
-		score := float64(n) / float64(len(en.keyTerms))
-		if slices.Contains(qterms, en.v.Subject) {
+		score := float64(n) / float64(len(en.KeyTerms))
+		if slices.Contains(qterms, en.V.Subject) {
 			score += 0.25
 		}
-		if en.v.Kind == memory.KindEpisodic {
+		if en.V.Kind == memory.KindEpisodic {
 			// Keys lent by extracted facts are weaker evidence than the
 			// slot itself.
 			score *= 0.5
@@ -583,16 +584,16 @@ func (st *nsState) structuredHits(qterms []string, keep func(string) bool, k int
 
 // criticalHits offers every servable must_include memory, most relevant to
 // the query first, so constraints reach the agent even with weak overlap.
-func (st *nsState) criticalHits(qterms []string, keep func(string) bool, k int) []search.Hit {
-	hits := make([]search.Hit, 0, len(st.critical))
-	for id := range st.critical {
+func criticalHits(st *nsState, qterms []string, keep func(string) bool, k int) []search.Hit {
+	var hits []search.Hit
+	for id := range st.CriticalLocked() {
 		hits = append(hits, search.Hit{ID: id})
 	}
 	if len(hits) == 0 {
 		return nil
 	}
 	for i := range hits {
-		for _, ts := range st.ix.ExplainLexical(hits[i].ID, qterms) {
+		for _, ts := range st.ExplainLexical(hits[i].ID, qterms) {
 			hits[i].Score += ts.Score
 		}
 	}
@@ -606,10 +607,11 @@ func (st *nsState) criticalHits(qterms []string, keep func(string) bool, k int) 
 }
 
 // recentHits offers the latest servable episodes, newest first.
-func (st *nsState) recentHits(keep func(string) bool, k int) []search.Hit {
+func recentHits(st *nsState, keep func(string) bool, k int) []search.Hit {
 	var ids []string
-	for i := len(st.episodes) - 1; i >= 0 && len(ids) < 4*k; i-- {
-		ids = append(ids, st.episodes[i])
+	episodes := st.EpisodesLocked()
+	for i := len(episodes) - 1; i >= 0 && len(ids) < 4*k; i-- {
+		ids = append(ids, episodes[i])
 	}
 	hits := make([]search.Hit, 0, k)
 	for _, id := range ids {
@@ -671,14 +673,14 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 	byID := make(map[string]int, total)
 	pool := make([]scored, 0, total) // one allocation for every candidate
 	counts := make([]int, 0, total)
-	st.mu.RLock()
+	st.RLock()
 	for _, hits := range results {
 		for _, h := range hits {
 			if i, ok := byID[h.ID]; ok {
 				counts[i]++
 				continue
 			}
-			en, found := st.entries.load(h.ID)
+			en, found := st.EntryLocked(h.ID)
 			if !found {
 				continue
 			}
@@ -687,7 +689,7 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 			counts = append(counts, 1)
 		}
 	}
-	st.mu.RUnlock()
+	st.RUnlock()
 	// One backing array for every channel hit and one for every term, so a
 	// retrieval allocates a handful of slices, not hundreds of maps.
 	hitsBuf := make([]memory.NamedChannelHit, total)
@@ -747,7 +749,7 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 				c.fused += w * semanticScore(h.Score, r.SemanticFloor)
 			case name == ChannelGraph:
 				// A graph score is on its own scale (hop and match, see
-				// graphHits): a claim two hops away counts less even
+				// GraphHitsLocked): a claim two hops away counts less even
 				// when it is the channel's best.
 				c.fused += w * h.Score
 			case top > 0:
@@ -762,7 +764,7 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 		c := &pool[i]
 		var norm float64
 		for ci, name := range Channels {
-			if answered[ci] && eligible(name, c.en.v) {
+			if answered[ci] && eligible(name, c.en.V) {
 				norm += r.weight(name)
 			}
 		}
@@ -809,7 +811,7 @@ func eligible(channel string, v *memory.Version) bool {
 	case ChannelCritical:
 		return v.Criticality == memory.CriticalityMustInclude
 	case ChannelGraph:
-		return projectable(v)
+		return index.Projectable(v)
 	}
 	return true
 }
@@ -844,7 +846,7 @@ func (e *Engine) userTerm() string {
 func namesASubject(cands []*scored, qterms []string) bool {
 	seen := ""
 	for _, c := range cands {
-		t := c.en.subjectTerm
+		t := c.en.SubjectTerm
 		if t == "" || t == seen {
 			continue
 		}
@@ -861,8 +863,8 @@ func namesASubject(cands []*scored, qterms []string) bool {
 // whom it is about ("Melanie: how is the research going, Caroline?"), so
 // episodes are never about someone else.
 func otherSubject(en *entry, qterms []string, namesSubject bool) bool {
-	return namesSubject && en.v.Kind != memory.KindEpisodic && en.subjectTerm != "" &&
-		!slices.Contains(qterms, en.subjectTerm)
+	return namesSubject && en.V.Kind != memory.KindEpisodic && en.SubjectTerm != "" &&
+		!slices.Contains(qterms, en.SubjectTerm)
 }
 
 // relevant reports whether a channel that measures relevance to the query
@@ -879,7 +881,7 @@ func (c *scored) relevant() bool {
 
 // rank adds the bounded utility terms, each reported, and the trust action.
 func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r Ranking, now time.Time) {
-	v := c.en.v
+	v := c.en.V
 	add := func(name string, value float64) {
 		c.terms = append(c.terms, memory.Term{Name: name, Value: value})
 	}
@@ -906,7 +908,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 	}
 	qterms := q.terms
 	if v.Kind == memory.KindEpisodic {
-		sh := c.en.shape
+		sh := c.en.Shape
 		if r.QuestionPenalty != 0 && sh&shapeRequest != 0 {
 			add("question", -r.QuestionPenalty)
 		}
@@ -950,7 +952,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			add("answer_type", r.AnswerType)
 		}
 	}
-	if c.en.subjectTerm != "" && slices.Contains(qterms, c.en.subjectTerm) {
+	if c.en.SubjectTerm != "" && slices.Contains(qterms, c.en.SubjectTerm) {
 		// "which editor does the user prefer?" is about the user, not
 		// about the user's sister.
 		add("subject", r.SubjectMatch)
@@ -1027,11 +1029,11 @@ func scoreFused(channel string) bool {
 // being current: when the version that superseded it was recorded, else
 // (expired, or its successor pruned) its last state change, which a later
 // touch of the old version (restated as history, feedback) can move. The
-// caller holds st.mu.
-func (st *nsState) endedAtLocked(v *memory.Version) time.Time {
+// caller holds st.RLock.
+func endedAtLocked(st *nsState, v *memory.Version) time.Time {
 	if v.SupersededBy != "" {
-		if en, ok := st.entries.load(v.SupersededBy); ok {
-			return en.v.RecordedAt
+		if en, ok := st.EntryLocked(v.SupersededBy); ok {
+			return en.V.RecordedAt
 		}
 	}
 	return v.UpdatedAt

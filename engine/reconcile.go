@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -68,7 +69,7 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 	}
 	defer unlock()
 	if needsSignatures(evs) {
-		st.prepareSignatures(e.analyzer)
+		st.PrepareSignatures()
 	}
 	now := e.clock.Now()
 	var (
@@ -106,7 +107,7 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				outs = append(outs, out)
 				adms = append(adms, admissionOf(ns, c, out, now))
 				if out.Decision == memory.AdmitAccept && out.VersionID != "" {
-					lent = append(lent, keyWords(c.Key))
+					lent = append(lent, index.KeyWords(c.Key))
 				}
 			}
 			if pe.epStatus == memory.StatusQuarantined {
@@ -137,7 +138,7 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 		// commits can fail to reach the index.
 		docs = docs[:0]
 		for _, v := range w.created {
-			doc, err := e.docOf(v)
+			doc, err := e.index.Doc(v)
 			if err != nil {
 				return err
 			}
@@ -149,10 +150,10 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 		return nil, err
 	}
 	for i, v := range w.created {
-		st.put(v, docs[i], e.analyzer)
+		st.Put(v, docs[i])
 	}
 	for _, v := range w.updated {
-		st.updateState(v)
+		st.UpdateState(v)
 	}
 	return outs, nil
 }
@@ -251,7 +252,7 @@ func (e *Engine) embedPending(ctx context.Context, evs []*pendingEvent) error {
 			if c.decision == memory.AdmitAccept {
 				texts = append(texts, c.Content)
 				targets = append(targets, &c.vec)
-				c.sig = signature(e.analyzer, c.Content)
+				c.sig = index.Signature(e.analyzer, c.Content)
 			}
 		}
 	}
@@ -313,14 +314,14 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 	if c.decision != memory.AdmitAccept {
 		return out, nil
 	}
-	m, err := tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: st.name, Scope: c.scope, Subject: c.Subject, Key: c.Key})
+	m, err := tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: st.Name(), Scope: c.scope, Subject: c.Subject, Key: c.Key})
 	if errors.Is(err, memory.ErrNotFound) {
 		return e.reconcileNewSlot(ctx, tx, st, w, c, now, out)
 	}
 	if err != nil {
 		return out, err
 	}
-	vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.name, MemoryID: m.ID, WithoutEmbeddings: true})
+	vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.Name(), MemoryID: m.ID, WithoutEmbeddings: true})
 	if err != nil {
 		return out, err
 	}
@@ -509,7 +510,7 @@ func (e *Engine) reconcileNewSlot(ctx context.Context, tx memory.Executor, st *n
 		}
 	}
 	m := &memory.Memory{
-		ID: ids.New(ids.Memory), Namespace: st.name, Scope: c.scope, Kind: kindOf(c.Type),
+		ID: ids.New(ids.Memory), Namespace: st.Name(), Scope: c.scope, Kind: kindOf(c.Type),
 		Subject: c.Subject, Key: c.Key, CreatedAt: now, UpdatedAt: now,
 	}
 	if err := tx.CreateMemory(ctx, m); err != nil {
@@ -546,7 +547,7 @@ func (e *Engine) nearDuplicate(ctx context.Context, tx memory.Executor, st *nsSt
 	for _, created := range w.bySig[c.sig] {
 		// Read it again: a later candidate of this batch may have moved
 		// its state since it was created.
-		v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: st.name, ID: created.ID})
+		v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: st.Name(), ID: created.ID})
 		if err != nil {
 			return nil, err
 		}
@@ -554,12 +555,12 @@ func (e *Engine) nearDuplicate(ctx context.Context, tx memory.Executor, st *nsSt
 			return v, nil
 		}
 	}
-	for _, id := range st.bySignatures(c.sig, e.analyzer) {
-		en, ok := st.get(id)
-		if !ok || !en.v.Status.Live() || en.v.Scope != c.scope || en.v.Type != c.Type {
+	for _, id := range st.BySignatures(c.sig) {
+		en, ok := st.Entry(id)
+		if !ok || !en.V.Status.Live() || en.V.Scope != c.scope || en.V.Type != c.Type {
 			continue
 		}
-		v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: st.name, ID: id})
+		v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: st.Name(), ID: id})
 		if err != nil {
 			return nil, err
 		}
@@ -803,3 +804,16 @@ func contains(xs []string, x string) bool {
 }
 
 func timePtr(t time.Time) *time.Time { return &t }
+
+// needsSignatures reports whether reconciling evs may look for near
+// duplicates by wording signature.
+func needsSignatures(evs []*pendingEvent) bool {
+	for _, pe := range evs {
+		for _, c := range pe.cands {
+			if c.decision == memory.AdmitAccept && c.sig != "" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -59,7 +60,7 @@ func (e *Engine) StaleEmbeddings(ctx context.Context, ns string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("stale embeddings: %w", err)
 	}
-	return len(st.staleEmbeddings(e.embedder.Name(), e.embedder.Dim())), nil
+	return len(st.StaleEmbeddings(e.embedder.Name(), e.embedder.Dim())), nil
 }
 
 // StaleEmbeddingsAll counts StaleEmbeddings over every namespace.
@@ -77,21 +78,6 @@ func (e *Engine) StaleEmbeddingsAll(ctx context.Context) (int, error) {
 		total += n
 	}
 	return total, nil
-}
-
-// staleEmbeddings returns the ids of the indexed versions whose provenance
-// names another embedder, in id order.
-func (st *nsState) staleEmbeddings(name string, dim int) []string {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	var ids []string
-	for id, en := range st.entries.m {
-		if p := en.v.Provenance; p.Embedder != name || p.EmbedderDim != dim {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // Reembed re-embeds up to p.Limit versions of the namespace that carry
@@ -117,7 +103,7 @@ func (e *Engine) Reembed(ctx context.Context, p ReembedParams) (*ReembedReport, 
 	if err != nil {
 		return nil, fmt.Errorf("reembed: %w", err)
 	}
-	stale := st.staleEmbeddings(name, dim)
+	stale := st.StaleEmbeddings(name, dim)
 	rep.Stale = len(stale)
 	if len(stale) > p.Limit {
 		stale, rep.More = stale[:p.Limit], true
@@ -157,7 +143,7 @@ func (e *Engine) reembedBatch(ctx context.Context, ns string, ids []string) (int
 	// Read again under the lock: a version may be re-embedded already (by
 	// another process) or deleted since the list was made.
 	vs = slices.DeleteFunc(vs, func(v *memory.Version) bool {
-		return !indexable(v) || (v.Provenance.Embedder == name && v.Provenance.EmbedderDim == dim)
+		return !index.Indexable(v) || (v.Provenance.Embedder == name && v.Provenance.EmbedderDim == dim)
 	})
 	if len(vs) == 0 {
 		return 0, nil
@@ -193,11 +179,11 @@ func (e *Engine) reembedBatch(ctx context.Context, ns string, ids []string) (int
 		return 0, err
 	}
 	for _, v := range vs {
-		doc, err := e.docOf(v)
+		doc, err := e.index.Doc(v)
 		if err != nil {
 			return 0, err
 		}
-		st.put(v, doc, e.analyzer)
+		st.Put(v, doc)
 	}
 	return len(vs), nil
 }

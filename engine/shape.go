@@ -20,7 +20,7 @@ import (
 // says nothing ("legend", "ok cool") or asks the agent for something
 // ("explain compound interest") states nothing that is true of the user,
 // however recent it is.
-type turnShape uint16
+type turnShape = uint16 // kept on the index entry (index.Entry.Shape)
 
 const (
 	// shapeChatter: at most two content words and no number, name or
@@ -241,13 +241,13 @@ func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking) bo
 	var matched [changeWindow][]string
 	have := false
 	for i, c := range top {
-		if _, lex := c.channels.Get(ChannelLexical); c.en.v.Kind != memory.KindEpisodic || !lex {
+		if _, lex := c.channels.Get(ChannelLexical); c.en.V.Kind != memory.KindEpisodic || !lex {
 			continue
 		}
-		for _, ts := range st.ix.ExplainLexical(c.en.v.ID, qterms) {
+		for _, ts := range st.ExplainLexical(c.en.V.ID, qterms) {
 			matched[i] = append(matched[i], ts.Term)
 		}
-		have = have || c.en.shape&shapeChange != 0 && len(matched[i]) > 0
+		have = have || c.en.Shape&shapeChange != 0 && len(matched[i]) > 0
 	}
 	if !have {
 		return false
@@ -258,7 +258,7 @@ func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking) bo
 			continue
 		}
 		for j, nw := range top {
-			if j == i || nw.en.shape&shapeChange == 0 || !nw.en.v.ObservedAt.After(old.en.v.ObservedAt) {
+			if j == i || nw.en.Shape&shapeChange == 0 || !nw.en.V.ObservedAt.After(old.en.V.ObservedAt) {
 				continue
 			}
 			if sharesAny(matched[i], matched[j]) {
@@ -304,27 +304,27 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 	const tops = 3
 	byID := make(map[string]*scored, len(cands))
 	for _, c := range cands {
-		byID[c.en.v.ID] = c
+		byID[c.en.V.ID] = c
 	}
 	changed := false
 	for i := 0; i < min(tops, len(cands)); i++ {
 		old := cands[i]
-		if old.en.v.Kind != memory.KindEpisodic {
+		if old.en.V.Kind != memory.KindEpisodic {
 			continue
 		}
-		names := nameTerms(old.en.v.Content, e.analyzer)
+		names := nameTerms(old.en.V.Content, e.analyzer)
 		if len(names) == 0 {
 			continue
 		}
-		for _, h := range st.ix.Lexical(names, 20, keep) {
-			if h.ID == old.en.v.ID {
+		for _, h := range st.Lexical(names, 20, keep) {
+			if h.ID == old.en.V.ID {
 				continue
 			}
-			st.mu.RLock()
-			en, ok := st.entries.load(h.ID)
-			st.mu.RUnlock()
-			if !ok || en.v.Kind != memory.KindEpisodic || en.shape&shapeChange == 0 && !now || en.shape&shapeRequest != 0 ||
-				!en.v.ObservedAt.After(old.en.v.ObservedAt) {
+			st.RLock()
+			en, ok := st.EntryLocked(h.ID)
+			st.RUnlock()
+			if !ok || en.V.Kind != memory.KindEpisodic || en.Shape&shapeChange == 0 && !now || en.Shape&shapeRequest != 0 ||
+				!en.V.ObservedAt.After(old.en.V.ObservedAt) {
 				continue
 			}
 			nw, found := byID[h.ID]
@@ -392,27 +392,27 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 	slices.SortStableFunc(byMatch, func(a, b *scored) int { return cmp.Compare(unpenalised(b), unpenalised(a)) })
 	for i := 0; i < min(tops, len(byMatch)); i++ {
 		top := byMatch[i]
-		v := top.en.v
-		sh := top.en.shape
+		v := top.en.V
+		sh := top.en.Shape
 		if v.Kind != memory.KindEpisodic || sh&(shapeSelf|shapeRequest) != 0 || sh&(shapeNames|shapeOther|shapeOtherName) == 0 && !top.aboutOther {
 			continue // not a turn about other people
 		}
-		st.mu.RLock()
-		_, after := st.neighbours(v, 0, 2, keep, nil)
-		st.mu.RUnlock()
+		st.RLock()
+		_, after := st.NeighboursLocked(v, 0, 2, ContextGap, keep, nil)
+		st.RUnlock()
 		var reply *entry
 		for _, en := range after {
-			if en.v.Subject == v.Subject {
+			if en.V.Subject == v.Subject {
 				reply = en
 				break
 			}
 		}
-		if reply == nil || reply.shape&(shapeSelf|shapeMine) == 0 || reply.shape&shapeRequest != 0 {
+		if reply == nil || reply.Shape&(shapeSelf|shapeMine) == 0 || reply.Shape&shapeRequest != 0 {
 			continue
 		}
 		var rc *scored
 		for _, c := range cands {
-			if c.en == reply || c.en.v.ID == reply.v.ID {
+			if c.en == reply || c.en.V.ID == reply.V.ID {
 				rc = c
 				break
 			}
@@ -489,7 +489,7 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 	vterms := e.analyzer.QueryTerms(value)
 	var later *scored
 	for _, c := range cands[:min(len(cands), 3)] {
-		if c.en.v.Kind == memory.KindEpisodic && containsAll(e.analyzer.QueryTerms(c.en.v.Content), vterms) {
+		if c.en.V.Kind == memory.KindEpisodic && containsAll(e.analyzer.QueryTerms(c.en.V.Content), vterms) {
 			later = c
 			break
 		}
@@ -505,36 +505,36 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 		if !keep(id) {
 			return false
 		}
-		en, ok := st.entries.load(id)
+		en, ok := st.EntryLocked(id)
 		// Said by whoever said the later turn: the user's earlier
 		// bank is in the user's words, not in the agent's "good banks
 		// are rare".
-		return ok && en.v.Kind == memory.KindEpisodic && en.v.ObservedAt.Before(later.en.v.ObservedAt) && en.v.Subject == later.en.v.Subject &&
-			en.shape&(shapeRequest|shapeChatter) == 0 && !containsAll(e.analyzer.QueryTerms(en.v.Content), vterms)
+		return ok && en.V.Kind == memory.KindEpisodic && en.V.ObservedAt.Before(later.en.V.ObservedAt) && en.V.Subject == later.en.V.Subject &&
+			en.Shape&(shapeRequest|shapeChatter) == 0 && !containsAll(e.analyzer.QueryTerms(en.V.Content), vterms)
 	}
 	floor := r.SemanticFloorAlone
-	if later.en.shape&shapeChange != 0 {
+	if later.en.Shape&shapeChange != 0 {
 		// "left the Harbour Street dentist, the Elm Road practice
 		// has me now" says what came before itself: an earlier turn
 		// goes above it only when it clearly speaks of the same thing.
 		floor = r.SemanticFloor
 	}
-	st.mu.RLock()
-	hits := st.ix.Semantic(vecs[0], 1, floor, before)
-	st.mu.RUnlock()
+	st.RLock()
+	hits := st.Semantic(vecs[0], 1, floor, before)
+	st.RUnlock()
 	if len(hits) == 0 {
 		return cands, false
 	}
 	var found *scored
 	for _, c := range cands {
-		if c.en.v.ID == hits[0].ID {
+		if c.en.V.ID == hits[0].ID {
 			found = c
 		}
 	}
 	if found == nil {
-		st.mu.RLock()
-		en, ok := st.entries.load(hits[0].ID)
-		st.mu.RUnlock()
+		st.RLock()
+		en, ok := st.EntryLocked(hits[0].ID)
+		st.RUnlock()
 		if !ok {
 			return cands, false
 		}

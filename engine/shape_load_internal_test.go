@@ -80,12 +80,12 @@ func shapesOf(t *testing.T, e *Engine) map[string]turnShape {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.mu.RLock()
-	defer st.mu.RUnlock()
+	st.RLock()
+	defer st.RUnlock()
 	out := make(map[string]turnShape)
-	for _, id := range st.episodes {
-		if en, ok := st.entries.load(id); ok {
-			out[en.v.Content] = en.shape
+	for _, id := range st.EpisodesLocked() {
+		if en, ok := st.EntryLocked(id); ok {
+			out[en.V.Content] = en.Shape
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package engine
+package consolidate
 
 import (
 	"context"
@@ -57,7 +57,7 @@ type writtenSummary struct {
 
 // summarise runs the configured summariser and embeds what it wrote; what
 // names the result in errors ("summary", "digest").
-func (e *Engine) summarise(ctx context.Context, in SummaryInput, what string) (*writtenSummary, error) {
+func (e *Consolidator) summarise(ctx context.Context, in SummaryInput, what string) (*writtenSummary, error) {
 	s := e.consolidation.Summariser
 	sum, err := s.Summarise(ctx, in)
 	if err != nil {
@@ -76,7 +76,7 @@ func (e *Engine) summarise(ctx context.Context, in SummaryInput, what string) (*
 // summaryVersion is a new active version of the summary memory m (a
 // session's summary or a month's digest) holding sum, covering what
 // happened from validFrom to observed; source is its provenance source.
-func (e *Engine) summaryVersion(m *memory.Memory, seq int, sum *writtenSummary, validFrom, observed, now time.Time, source string) *memory.Version {
+func (e *Consolidator) summaryVersion(m *memory.Memory, seq int, sum *writtenSummary, validFrom, observed, now time.Time, source string) *memory.Version {
 	return &memory.Version{
 		ID: ids.New(ids.Version), MemoryID: m.ID, Namespace: m.Namespace, Seq: seq, Scope: m.Scope,
 		Kind: memory.KindSemantic, Type: memory.TypeSummary, Subject: m.Subject, Key: m.Key,

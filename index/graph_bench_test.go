@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // graphCorpus is a namespace of n facts, seeded: a fifth about "user" (a
 // hub), the rest about 2,000 people, with values among 5,000 things, keyed
 // by 20 relations.
-func graphCorpus(n int, an *search.Analyzer) *nsState {
+func graphCorpus(n int, an *search.Analyzer) *Namespace {
 	r := rand.New(rand.NewPCG(1, 2))
 	st := newNSState("bench")
 	keys := []string{"works_at", "lives_in", "uses:package_manager", "prefers:editor", "likes:music", "from", "speaks:language", "role",
@@ -52,15 +52,18 @@ func BenchmarkGraphChannel100k(b *testing.B) {
 	an := search.NewAnalyzer()
 	st := graphCorpus(100_000, an)
 	st.buildGraph(an)
-	r := DefaultRanking()
-	keep := st.filter(RetrieveParams{})
+	// The engine's filter of a plain retrieval: live and ownerless.
+	keep := func(id string) bool {
+		en, ok := st.entries.load(id)
+		return ok && en.Ownerless && en.Status.Live()
+	}
 	for _, q := range []string{"where does the user work?", "where does the person who uses thing42 work?"} {
 		qterms := an.QueryTerms(q)
 		b.Run(q, func(b *testing.B) {
 			for range b.N {
-				st.mu.RLock()
-				hits := st.graphHits(qterms, keep, r)
-				st.mu.RUnlock()
+				st.RLock()
+				hits := st.GraphHitsLocked(qterms, keep, 0.5, 50)
+				st.RUnlock()
 				if len(hits) == 0 {
 					b.Fatal("no hits")
 				}

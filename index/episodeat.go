@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"sort"
@@ -12,7 +12,7 @@ import (
 // at each of its ~15 steps; the place found last is kept on the entry and
 // used when the list still holds v there (new episodes are appended, so
 // places rarely move), else searched again. Call with st.mu held.
-func (st *nsState) episodeIndexLocked(v *memory.Version) int {
+func (st *Namespace) episodeIndexLocked(v *memory.Version) int {
 	en, known := st.entries.load(v.ID)
 	if known {
 		if i := int(en.episodeAt.Load()) - 1; i >= 0 && i < len(st.episodes) && st.episodes[i] == v.ID {
@@ -21,7 +21,7 @@ func (st *nsState) episodeIndexLocked(v *memory.Version) int {
 	}
 	i := sort.Search(len(st.episodes), func(i int) bool {
 		en, _ := st.entries.load(st.episodes[i])
-		return !episodeBefore(en.v, v)
+		return !episodeBefore(en.V, v)
 	})
 	if i == len(st.episodes) || st.episodes[i] != v.ID {
 		return -1

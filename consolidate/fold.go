@@ -1,4 +1,4 @@
-package engine
+package consolidate
 
 import (
 	"context"
@@ -50,7 +50,7 @@ var errStaleFold = errors.New("a session changed while it was folded")
 
 // foldSessions folds every session whose episodes are all purged and whose
 // month is over into its month's digest; at most MaxSessions per run.
-func (e *Engine) foldSessions(ctx context.Context, ns string, rep *ConsolidateReport) error {
+func (e *Consolidator) foldSessions(ctx context.Context, ns string, rep *ConsolidateReport) error {
 	c := e.consolidation
 	now := e.clock.Now().UTC()
 	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
@@ -96,7 +96,7 @@ func (e *Engine) foldSessions(ctx context.Context, ns string, rep *ConsolidateRe
 // foldInput returns the scope a session's record folds under and its live
 // summary, nil when the summary is gone or was forgotten (the session
 // still folds; its text does not come back).
-func (e *Engine) foldInput(ctx context.Context, ns string, r *memory.SessionSummary) (memory.Scope, *memory.Version, error) {
+func (e *Consolidator) foldInput(ctx context.Context, ns string, r *memory.SessionSummary) (memory.Scope, *memory.Version, error) {
 	v, err := e.store.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: r.VersionID})
 	switch {
 	case err == nil:
@@ -122,7 +122,7 @@ func (e *Engine) foldInput(ctx context.Context, ns string, r *memory.SessionSumm
 
 // foldMonth writes the month's digest anew from its current text and the
 // group's session summaries, and deletes what it replaces.
-func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthStart time.Time) (FoldedMonth, error) {
+func (e *Consolidator) foldMonth(ctx context.Context, ns string, g *foldGroup, monthStart time.Time) (FoldedMonth, error) {
 	c := e.consolidation
 	out := FoldedMonth{Month: g.month}
 	for _, r := range g.recs {
@@ -261,7 +261,7 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthSt
 			}
 		}
 		v = e.summaryVersion(m, memory.NextSeq(prev), sum, first, last, now, "fold")
-		v.Trust = trustOf(v, now)
+		v.Trust = e.trustOf(v, now)
 		if err := tx.CreateVersion(ctx, v); err != nil {
 			return err
 		}
@@ -289,16 +289,16 @@ func (e *Engine) foldMonth(ctx context.Context, ns string, g *foldGroup, monthSt
 		if err := tx.FoldSessions(ctx, memory.FoldSessionsParams{Namespace: ns, SessionIDs: out.Sessions, MemoryID: m.ID, VersionID: v.ID}); err != nil {
 			return err
 		}
-		doc, err = e.docOf(v)
+		doc, err = e.index.Doc(v)
 		return err
 	})
 	if err != nil {
 		return out, err
 	}
 	for _, id := range deleted {
-		st.drop(id)
+		st.Drop(id)
 	}
-	st.put(v, doc, e.analyzer)
+	st.Put(v, doc)
 	out.MemoryID, out.VersionID = v.MemoryID, v.ID
 	return out, nil
 }
@@ -327,7 +327,7 @@ func allPurged(eps []*memory.Episode) bool {
 }
 
 // monthDigest returns the live digest of the scope's month of at, or nil.
-func (e *Engine) monthDigest(ctx context.Context, ns string, scope memory.Scope, at time.Time) (*memory.Version, error) {
+func (e *Consolidator) monthDigest(ctx context.Context, ns string, scope memory.Scope, at time.Time) (*memory.Version, error) {
 	_, vs, err := e.sessionSlot(ctx, ns, scope, digestKeyPrefix+at.UTC().Format("2006-01"))
 	if err != nil {
 		return nil, err
@@ -343,7 +343,7 @@ func (e *Engine) monthDigest(ctx context.Context, ns string, scope memory.Scope,
 // sessionSlot returns the memory of subject "session" and this key in the
 // scope (a session's summary, a month's digest) and its versions, without
 // embeddings; nil and none when there is no such memory.
-func (e *Engine) sessionSlot(ctx context.Context, ns string, scope memory.Scope, key string) (*memory.Memory, []*memory.Version, error) {
+func (e *Consolidator) sessionSlot(ctx context.Context, ns string, scope memory.Scope, key string) (*memory.Memory, []*memory.Version, error) {
 	m, err := e.store.FindMemory(ctx, memory.FindMemoryParams{Namespace: ns, Scope: scope, Subject: "session", Key: key})
 	if errors.Is(err, memory.ErrNotFound) {
 		return nil, nil, nil

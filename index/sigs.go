@@ -1,11 +1,10 @@
-package engine
+package index
 
 import (
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/search"
 )
 
-// prepareSignatures builds the namespace's wording-signature map if it is
+// PrepareSignatures builds the namespace's wording-signature map if it is
 // not built yet. The map is built lazily (a read-only command never needs
 // it), and building it at 100k memories takes a few hundred milliseconds:
 // a writer calls this after taking the namespace lock and before its
@@ -13,7 +12,8 @@ import (
 // lock that retrievals need. Only the snapshot and the install take st.mu;
 // no version can be put in between, since every writer of the namespace
 // holds its lock.
-func (st *nsState) prepareSignatures(an *search.Analyzer) {
+func (st *Namespace) PrepareSignatures() {
+	an := st.cfg.Analyzer
 	type fact struct{ id, content string }
 	st.mu.Lock()
 	if st.sigs != nil {
@@ -22,15 +22,15 @@ func (st *nsState) prepareSignatures(an *search.Analyzer) {
 	}
 	facts := make([]fact, 0, len(st.entries.m))
 	for id, en := range st.entries.m {
-		if en.v.Kind != memory.KindEpisodic {
-			facts = append(facts, fact{id, en.v.Content})
+		if en.V.Kind != memory.KindEpisodic {
+			facts = append(facts, fact{id, en.V.Content})
 		}
 	}
 	st.mu.Unlock()
 
 	sigs := make(map[string][]string, len(facts))
 	for _, f := range facts {
-		s := signature(an, f.content)
+		s := Signature(an, f.content)
 		sigs[s] = append(sigs[s], f.id)
 	}
 
@@ -39,17 +39,4 @@ func (st *nsState) prepareSignatures(an *search.Analyzer) {
 		st.sigs = sigs
 	}
 	st.mu.Unlock()
-}
-
-// needsSignatures reports whether reconciling evs may look for near
-// duplicates by wording signature.
-func needsSignatures(evs []*pendingEvent) bool {
-	for _, pe := range evs {
-		for _, c := range pe.cands {
-			if c.decision == memory.AdmitAccept && c.sig != "" {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"slices"
@@ -23,7 +23,7 @@ func TestUpdateStateUnlinksTrimmedEvidence(t *testing.T) {
 	st.putEntry(newEntry(v, keyTermsOf(v, an), subjectTermOf(v, an)), nil)
 	trimmed := *v
 	trimmed.EvidenceEpisodeIDs = []string{"ep_1", "ep_3"}
-	st.updateState(&trimmed)
+	st.UpdateState(&trimmed)
 	if _, ok := st.derived["ep_2"]; ok {
 		t.Errorf("ep_2 still links to the fact after the trim: %v", st.derived["ep_2"])
 	}

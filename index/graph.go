@@ -1,13 +1,10 @@
-package engine
+package index
 
 import (
-	"context"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -15,7 +12,7 @@ import (
 
 // The knowledge graph: entities and claims (subject –relation→ object)
 // projected from accepted fact versions. Like the search index it is
-// derived, in-process state of a namespace (nsState.graph), built from the
+// derived, in-process state of a namespace (Namespace.graph), built from the
 // store on load and updated with every committed write, so it can never
 // disagree with the store: a claim is one version's subject, key and
 // value, and it is current exactly while its version is live. When the
@@ -34,8 +31,6 @@ import (
 
 // Graph limits.
 const (
-	DefaultGraphLimit = 50
-	MaxGraphLimit     = 500
 	// maxEntityTerms bounds an object: a value of more analysed words than
 	// this is a statement ("Always run tests before merging"), not a
 	// name, and makes no claim.
@@ -65,7 +60,7 @@ type graphClaim struct {
 	subject, object string // entity keys
 }
 
-// graph is a namespace's entity graph. It is guarded by nsState.mu.
+// graph is a namespace's entity graph. It is guarded by Namespace.mu.
 type graph struct {
 	entities map[string]*graphEntity // entity key → entity
 	claims   map[string]graphClaim   // version id → claim
@@ -93,11 +88,11 @@ func entityName(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
-// projectable reports whether a version makes a claim: a distilled fact
+// Projectable reports whether a version makes a claim: a distilled fact
 // (never an episode) with a subject and a value that names something. A
 // rule, a procedure, a lesson, a summary or a note holds a sentence as its
 // value ("Always run tests before merging"), not an entity.
-func projectable(v *memory.Version) bool {
+func Projectable(v *memory.Version) bool {
 	switch v.Type {
 	case memory.TypeConstraint, memory.TypeProcedure, memory.TypeLesson, memory.TypeSummary:
 		return false
@@ -115,7 +110,7 @@ func (g *graph) put(v *memory.Version, an *search.Analyzer) {
 // project is put with the name normalisation given: buildGraph remembers
 // the names it has seen (subjects repeat on most facts).
 func (g *graph) project(v *memory.Version, keyOf func(string) (string, []string)) {
-	if !projectable(v) {
+	if !Projectable(v) {
 		return
 	}
 	if _, ok := g.claims[v.ID]; ok {
@@ -210,12 +205,12 @@ func (g *graph) named(qset map[string]bool, qterms []string) []string {
 
 // buildGraph projects every indexed version; load calls it once the
 // entries are in (the load path puts entries without an analyzer).
-func (st *nsState) buildGraph(an *search.Analyzer) {
+func (st *Namespace) buildGraph(an *search.Analyzer) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	ids := make([]string, 0, len(st.entries.m))
 	for id, en := range st.entries.m {
-		if projectable(en.v) {
+		if Projectable(en.V) {
 			ids = append(ids, id)
 		}
 	}
@@ -238,7 +233,7 @@ func (st *nsState) buildGraph(an *search.Analyzer) {
 		return k, ts
 	}
 	for _, id := range ids {
-		g.project(st.entries.must(id).v, keyOf)
+		g.project(st.entries.must(id).V, keyOf)
 	}
 	st.graph = g
 }
@@ -252,7 +247,10 @@ func (st *nsState) buildGraph(an *search.Analyzer) {
 // pnpm work?" names pnpm; one hop finds "Bob uses pnpm", two hops "Bob
 // works at Acme", whose relation the question asks for: an answer no
 // other channel ranks, because the question never names Bob.
-func (st *nsState) graphHits(qterms []string, keep func(string) bool, r Ranking) []search.Hit {
+//
+// hop2 weighs a claim two hops away (a claim one hop away weighs 1); at
+// most limit hits are returned. Call with the read lock held (RLock).
+func (st *Namespace) GraphHitsLocked(qterms []string, keep func(string) bool, hop2 float64, limit int) []search.Hit {
 	g := st.graph
 	if g == nil || len(qterms) == 0 || len(g.entities) == 0 {
 		return nil
@@ -275,7 +273,7 @@ func (st *nsState) graphHits(qterms []string, keep func(string) bool, r Ranking)
 	for h := 1; h <= 2 && len(frontier) > 0 && scanned < graphScan; h++ {
 		weight := 1.0
 		if h == 2 {
-			weight = r.GraphHop2
+			weight = hop2
 		}
 		// The next frontier, best bridge first: when the scan budget runs
 		// out, the entities reached by claims that match the question
@@ -334,8 +332,8 @@ func (st *nsState) graphHits(qterms []string, keep func(string) bool, r Ranking)
 		}
 		return hits[i].ID > hits[j].ID // newer ids first
 	})
-	if len(hits) > r.ChannelCap {
-		hits = hits[:r.ChannelCap]
+	if len(hits) > limit {
+		hits = hits[:limit]
 	}
 	return hits
 }
@@ -343,146 +341,76 @@ func (st *nsState) graphHits(qterms []string, keep func(string) bool, r Ranking)
 // claimMatch is how well a claim matches a question, 0 to 1: 1 when the
 // question names both its entities, else the share of its relation's key
 // words the question uses (a slot alias counts as a key word).
-func claimMatch(e *entry, c graphClaim, qset map[string]bool, hop map[string]int) float64 {
+func claimMatch(e *Entry, c graphClaim, qset map[string]bool, hop map[string]int) float64 {
 	if h1, ok := hop[c.subject]; ok && h1 == 0 {
 		if h2, ok := hop[c.object]; ok && h2 == 0 {
 			return 1
 		}
 	}
-	if len(e.keyTerms) == 0 {
+	if len(e.KeyTerms) == 0 {
 		return 0
 	}
 	n := 0
-	for _, t := range e.keyTerms {
+	for _, t := range e.KeyTerms {
 		if qset[t] {
 			n++
 		}
 	}
-	for _, t := range e.aliasTerms {
+	for _, t := range e.AliasTerms {
 		if qset[t] {
 			n++
 		}
 	}
-	return math.Min(1, float64(n)/float64(len(e.keyTerms)))
+	return math.Min(1, float64(n)/float64(len(e.KeyTerms)))
 }
 
-// GraphParams asks for the neighbourhood of an entity.
-type GraphParams struct {
-	Namespace string
-	Entity    string // a name as a memory states it: "Bob", "pnpm", "user"
-	Hops      int    // 1 or 2; 0 means 1
-	// AsOf asks for the claims true at that valid time, current or
-	// history. Without it only current claims are given, or with
-	// IncludeHistory superseded and expired ones too.
-	AsOf           *time.Time
-	IncludeHistory bool
-	Limit          int // claims at most; default DefaultGraphLimit
-	// Scope, when set, keeps only claims of memories visible to it, as in
-	// retrieval (memory.Scope.Visible): namespace-wide memories and those
-	// of the named user, agent or project, whatever session they were said
-	// in. Unset, the whole namespace is shown, as 'facts' lists it.
-	Scope memory.Scope
+// Claim is one claim of a neighbourhood: the version that makes it, the
+// display names of the entities it joins, and its hop from the entity
+// asked about (1 for a claim about it, 2 for one about a neighbour).
+type Claim struct {
+	Subject, Object string
+	V               *memory.Version
+	Hop             int
 }
 
-// GraphEntity is one entity of a neighbourhood.
-type GraphEntity struct {
-	Name string `json:"name"`
-	Hop  int    `json:"hop"` // 0 for the entity asked about
+// Reached is an entity of a neighbourhood, by display name, with its hop
+// (0 for the entity asked about).
+type Reached struct {
+	Name string
+	Hop  int
 }
 
-// GraphClaim is one claim: subject –relation→ object, from one version of
-// one memory, with the version's status and validity.
-type GraphClaim struct {
-	Subject   string        `json:"subject"`
-	Relation  string        `json:"relation"` // the key in words: "works at", "prefers editor"
-	Key       string        `json:"key"`
-	Object    string        `json:"object"`
-	Value     string        `json:"value"` // the value as stated
-	Content   string        `json:"content"`
-	MemoryID  string        `json:"memory_id"`
-	VersionID string        `json:"version_id"`
-	Status    memory.Status `json:"status"`
-	ValidFrom time.Time     `json:"valid_from"`
-	ValidTo   *time.Time    `json:"valid_to,omitempty"`
-	Hop       int           `json:"hop"` // 1 for a claim about the entity, 2 for one about a neighbour
+// Neighborhood is the part of the graph within some hops of an entity.
+type Neighborhood struct {
+	Entities  []Reached
+	Claims    []Claim
+	Truncated bool // more claims than the limit were in reach
 }
 
-// GraphResult is an entity's neighbourhood. An entity no memory names
-// (or none that is served with these parameters) has an empty one.
-type GraphResult struct {
-	Entity    string        `json:"entity"` // the name asked for, normalised
-	Hops      int           `json:"hops"`
-	AsOf      *time.Time    `json:"as_of,omitempty"`
-	Entities  []GraphEntity `json:"entities"`
-	Claims    []GraphClaim  `json:"claims"`
-	Truncated bool          `json:"truncated"` // more claims than Limit were in reach
-}
+// EntityName is how an entity is shown: lower-cased, spaces collapsed.
+func EntityName(s string) string { return entityName(s) }
 
-// Neighborhood returns the claims within Hops of an entity: its own claims
-// (hop 1), then the claims of the entities they name (hop 2), each hop
-// ordered current first, then by subject, relation and newest validity.
-// It reads the in-process graph only, so it costs no store query.
-func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult, error) {
-	ns, err := checkNamespace(p.Namespace)
-	if err != nil {
-		return nil, fmt.Errorf("graph: %w", err)
-	}
-	if err := p.Scope.Validate(); err != nil {
-		return nil, fmt.Errorf("graph: %w", err)
-	}
-	switch {
-	case p.Hops == 0:
-		p.Hops = 1
-	case p.Hops < 1 || p.Hops > 2:
-		return nil, fmt.Errorf("graph: %w", memory.Invalidf("hops %d: use 1 or 2", p.Hops))
-	}
-	switch {
-	case p.Limit == 0:
-		p.Limit = DefaultGraphLimit
-	case p.Limit < 0 || p.Limit > MaxGraphLimit:
-		return nil, fmt.Errorf("graph: %w", memory.Invalidf("limit %d: use 1 to %d, or 0 for the default (%d)", p.Limit, MaxGraphLimit, DefaultGraphLimit))
-	}
-	if strings.TrimSpace(p.Entity) == "" {
-		return nil, fmt.Errorf("graph: %w", memory.Invalidf("entity is empty: name one, such as user or a project"))
-	}
-	if err := checkTimePtr("as_of", p.AsOf); err != nil {
-		return nil, fmt.Errorf("graph: %w", err)
-	}
-	if len(p.Entity) > MaxQueryBytes {
-		return nil, fmt.Errorf("graph: %w", memory.Invalidf("entity is %d bytes; the limit is %d", len(p.Entity), MaxQueryBytes))
-	}
-	st, err := e.namespace(ctx, ns)
-	if err != nil {
-		return nil, fmt.Errorf("graph: %w", err)
-	}
-	res := &GraphResult{Entity: entityName(p.Entity), Hops: p.Hops, AsOf: p.AsOf, Entities: []GraphEntity{}, Claims: []GraphClaim{}}
-	seed, _ := entityKey(e.analyzer, p.Entity)
-	scoped := p.Scope.Owned()
-	served := func(v *memory.Version) bool {
-		if scoped && !p.Scope.Visible(v.Scope) {
-			return false
-		}
-		switch {
-		case p.AsOf != nil:
-			return (v.Status.Live() || v.Status.History()) && v.ValidAt(*p.AsOf)
-		case p.IncludeHistory:
-			return v.Status.Live() || v.Status.History()
-		}
-		return v.Status.Live()
-	}
-
+// Neighborhood returns the claims within hops of an entity that served
+// lets through, at most limit: its own claims (hop 1), then the claims of
+// the entities they name (hop 2), each hop ordered current first, then by
+// subject, relation and newest validity; and the entities those claims
+// name, in the order they were reached. An entity no served claim names
+// has an empty neighbourhood.
+func (st *Namespace) Neighborhood(entity string, hops, limit int, served func(*memory.Version) bool) Neighborhood {
+	var res Neighborhood
+	seed, _ := entityKey(st.cfg.Analyzer, entity)
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	g := st.graph
 	if g == nil || g.entities[seed] == nil {
-		return res, nil
+		return res
 	}
 	hop := map[string]int{seed: 0}
 	order := []string{seed}
 	frontier := []string{seed}
 	seen := make(map[string]bool) // claims listed at this hop or an earlier one
-	for h := 1; h <= p.Hops && len(frontier) > 0 && !res.Truncated; h++ {
-		var layer []GraphClaim
+	for h := 1; h <= hops && len(frontier) > 0 && !res.Truncated; h++ {
+		var layer []Claim
 		var next []string
 		for _, key := range frontier {
 			for _, id := range g.entities[key].claims {
@@ -490,7 +418,7 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 					continue
 				}
 				en, ok := st.entries.load(id)
-				if !ok || !served(en.v) {
+				if !ok || !served(en.V) {
 					continue
 				}
 				seen[id] = true
@@ -500,12 +428,12 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 					hop[far] = h
 					next = append(next, far)
 				}
-				layer = append(layer, graphClaimOf(en.v, g, c, h))
+				layer = append(layer, Claim{Subject: g.entities[c.subject].name, Object: g.entities[c.object].name, V: en.V, Hop: h})
 			}
 		}
 		sortClaims(layer)
 		for _, c := range layer {
-			if len(res.Claims) == p.Limit {
+			if len(res.Claims) == limit {
 				res.Truncated = true
 				break
 			}
@@ -515,7 +443,7 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 		frontier = next
 	}
 	if len(res.Claims) == 0 {
-		return res, nil // nothing served names it: as if unknown
+		return res // nothing served names it: as if unknown
 	}
 	named := make(map[string]bool, 2*len(res.Claims))
 	for _, c := range res.Claims {
@@ -524,39 +452,29 @@ func (e *Engine) Neighborhood(ctx context.Context, p GraphParams) (*GraphResult,
 	for _, key := range order {
 		en := g.entities[key]
 		if key == seed || named[en.name] {
-			res.Entities = append(res.Entities, GraphEntity{Name: en.name, Hop: hop[key]})
+			res.Entities = append(res.Entities, Reached{Name: en.name, Hop: hop[key]})
 		}
 	}
-	return res, nil
-}
-
-// graphClaimOf describes a version's claim.
-func graphClaimOf(v *memory.Version, g *graph, c graphClaim, h int) GraphClaim {
-	return GraphClaim{
-		Subject: g.entities[c.subject].name, Relation: keyWords(v.Key), Key: v.Key,
-		Object: g.entities[c.object].name, Value: v.Value, Content: v.Content,
-		MemoryID: v.MemoryID, VersionID: v.ID, Status: v.Status,
-		ValidFrom: v.ValidFrom, ValidTo: v.ValidTo, Hop: h,
-	}
+	return res
 }
 
 // sortClaims orders one hop's claims: current first, then by subject,
 // relation and object, the newest validity first.
-func sortClaims(cs []GraphClaim) {
+func sortClaims(cs []Claim) {
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i], cs[j]
-		if a.Status.Live() != b.Status.Live() {
-			return a.Status.Live()
+		if a.V.Status.Live() != b.V.Status.Live() {
+			return a.V.Status.Live()
 		}
 		if a.Subject != b.Subject {
 			return a.Subject < b.Subject
 		}
-		if a.Key != b.Key {
-			return a.Key < b.Key
+		if a.V.Key != b.V.Key {
+			return a.V.Key < b.V.Key
 		}
-		if !a.ValidFrom.Equal(b.ValidFrom) {
-			return a.ValidFrom.After(b.ValidFrom)
+		if !a.V.ValidFrom.Equal(b.V.ValidFrom) {
+			return a.V.ValidFrom.After(b.V.ValidFrom)
 		}
-		return a.VersionID < b.VersionID
+		return a.V.ID < b.V.ID
 	})
 }

@@ -1,4 +1,12 @@
-package engine
+// Package index owns mnemon's derived search state, one Namespace per
+// namespace: the lexical and vector index, the metadata ranking reads of
+// every version (key and subject terms, turn shape, evidence links, episode
+// order), the knowledge graph's claims and the near-duplicate wording
+// signatures. It is built from the store on first use, kept current by the
+// engine's own writes (Put, UpdateState, Drop) and by other processes'
+// writes read from the change log (Set.Sync), and can be rebuilt or evicted
+// at any time: the store stays the truth.
+package index
 
 import (
 	"context"
@@ -15,10 +23,10 @@ import (
 	"github.com/mnemon-dev/mnemon/search"
 )
 
-// nsState is one namespace's derived search state: the lexical and vector
+// Namespace is one namespace's derived search state: the lexical and vector
 // index plus the metadata the read path ranks and packs with, so a
 // retrieval never reads the store on its hot path.
-type nsState struct {
+type Namespace struct {
 	name string
 
 	// writeMu serialises reconciliation in the namespace: a slot is read
@@ -28,6 +36,8 @@ type nsState struct {
 	loadMu sync.Mutex
 	loaded bool
 	bulk   bool // while loading: sort episodes once at the end
+
+	cfg *Config // the Set's: how versions are read and analysed
 
 	mu         sync.RWMutex
 	ix         *search.Index
@@ -44,36 +54,40 @@ type nsState struct {
 	changeSeq int64
 }
 
-// entry is what the read path knows of one indexed version. Entries are
+// Entry is what the read path knows of one indexed version. Entries are
 // immutable once published: a state change publishes a new entry, so readers
 // may keep using an entry after releasing the lock.
-type entry struct {
-	v        *memory.Version // without embedding
-	keyTerms []string        // analysed key terms (for the structured channel)
-	// aliasTerms are other words for the fact's slot ("beverage" for
+type Entry struct {
+	V        *memory.Version // without embedding
+	KeyTerms []string        // analysed key terms (for the structured channel)
+	// AliasTerms are other words for the fact's slot ("beverage" for
 	// prefers:drink, "employer" for works_at): the structured channel
 	// finds the fact by them as by its key, without counting them in the
 	// key's length, so a paraphrased question scores as the key's own
 	// words do.
-	aliasTerms []string
+	AliasTerms []string
 
 	// Copies of what the retrieval filter reads for every candidate, kept
 	// here so the filter does not chase v into another cache line.
-	status    memory.Status
-	ownerless bool // no agent, user or project owns v: visible to every request
+	Status    memory.Status
+	Ownerless bool // no agent, user or project owns v: visible to every request
 
-	subjectTerm string // the subject as an index term ("user", "sister", "caroline")
-	shape       turnShape
-	toks        lineToks // token counts of its rendered lines, filled by packing
+	SubjectTerm string // the subject as an index term ("user", "sister", "caroline")
+	// Shape is what Config.Shape said of the version when it was indexed
+	// (the engine's turn shape: what ranking knows of an episode's wording).
+	Shape uint16
+	// Toks is a cache the read path keeps on the entry (token counts of
+	// its rendered lines, filled by packing); the index never reads it.
+	Toks Toks
 	// episodeAt is an episode's last known place in st.episodes, plus
 	// one (see episodeIndexLocked).
 	episodeAt atomic.Int32
 }
 
-func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *entry {
+func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *Entry {
 	lean := *v
 	lean.Embedding = nil
-	return &entry{v: &lean, keyTerms: keyTerms, status: v.Status, ownerless: !v.Scope.Owned(), subjectTerm: subjectTerm}
+	return &Entry{V: &lean, KeyTerms: keyTerms, Status: v.Status, Ownerless: !v.Scope.Owned(), SubjectTerm: subjectTerm}
 }
 
 // subjectTermOf returns the subject's first index term.
@@ -84,8 +98,8 @@ func subjectTermOf(v *memory.Version, an *search.Analyzer) string {
 	return ""
 }
 
-func newNSState(name string) *nsState {
-	return &nsState{
+func newNSState(name string) *Namespace {
+	return &Namespace{
 		name:       name,
 		ix:         search.NewIndex(),
 		structured: make(map[string][]string),
@@ -95,7 +109,16 @@ func newNSState(name string) *nsState {
 	}
 }
 
-func (st *nsState) load(ctx context.Context, e *Engine) error {
+// Toks holds token counts, each plus one (zero: not counted yet), for the
+// read path to fill; see engine/linetoks.go.
+type Toks struct {
+	Line          atomic.Int32
+	NearSameDay   atomic.Int32
+	NearOtherDate atomic.Int32
+}
+
+func (st *Namespace) load(ctx context.Context) error {
+	cfg := st.cfg
 	st.loadMu.Lock()
 	defer st.loadMu.Unlock()
 	if st.loaded {
@@ -105,7 +128,7 @@ func (st *nsState) load(ctx context.Context, e *Engine) error {
 	defer st.setBulk(false)
 	// Read before the versions: a write committed during the load is then
 	// applied again by the follower, never missed.
-	seq, err := e.store.LastChange(ctx, memory.ScanParams{Namespace: st.name})
+	seq, err := cfg.Store.LastChange(ctx, memory.ScanParams{Namespace: st.name})
 	if err != nil {
 		return fmt.Errorf("load index of namespace %q: %w", st.name, err)
 	}
@@ -113,10 +136,10 @@ func (st *nsState) load(ctx context.Context, e *Engine) error {
 	// An embedder whose vectors end in dense dimensions (word vectors)
 	// has them kept row-wise: as posting lists they would hold every
 	// document.
-	if t, ok := e.embedder.(interface{ DenseTail() int }); ok {
-		st.ix.SetDenseTail(e.embedder.Dim(), t.DenseTail())
+	if t, ok := cfg.Embedder.(interface{ DenseTail() int }); ok {
+		st.ix.SetDenseTail(cfg.Embedder.Dim(), t.DenseTail())
 	}
-	docs, err := st.loadAll(ctx, e)
+	docs, err := st.loadAll(ctx)
 	if err != nil {
 		// Start over next time rather than serve a partial index.
 		st.reset()
@@ -124,8 +147,8 @@ func (st *nsState) load(ctx context.Context, e *Engine) error {
 	}
 	// One bulk build is much faster than upserting one by one.
 	st.ix.Build(docs)
-	st.sortEpisodes()
-	st.buildGraph(e.analyzer)
+	st.SortEpisodes()
+	st.buildGraph(cfg.Analyzer)
 	st.loaded = true
 	return nil
 }
@@ -137,14 +160,15 @@ type loadedVersion struct {
 	keyTerms    []string
 	aliasTerms  []string
 	subjectTerm string
-	shape       turnShape
+	shape       uint16
 }
 
 // loadAll streams the namespace's versions from the store and analyses
 // them on every core (tokenising, stemming and decoding vectors is most of
 // an open's work), recording each in the metadata maps as it arrives. It
 // returns the search documents for one bulk build.
-func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error) {
+func (st *Namespace) loadAll(ctx context.Context) ([]search.Doc, error) {
+	cfg := st.cfg
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	in := make(chan *memory.Version, 1024)
@@ -152,8 +176,8 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 	errs := make(chan error, 1+runtime.GOMAXPROCS(0))
 	go func() {
 		defer close(in)
-		err := e.store.ScanVersions(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
-			if !indexable(v) {
+		err := cfg.Store.ScanVersions(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
+			if !Indexable(v) {
 				return nil
 			}
 			select {
@@ -174,7 +198,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 			defer wg.Done()
 			subjects := make(map[string]string) // subjects repeat: analyse each once
 			for v := range in {
-				doc, err := e.docOf(v)
+				doc, err := docOf(cfg.Analyzer, v)
 				if err != nil {
 					errs <- err
 					cancel()
@@ -182,11 +206,11 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 				}
 				subject, ok := subjects[v.Subject]
 				if !ok {
-					subject = subjectTermOf(v, e.analyzer)
+					subject = subjectTermOf(v, cfg.Analyzer)
 					subjects[v.Subject] = subject
 				}
-				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, e.analyzer), aliasTerms: aliasTermsOf(v, e.analyzer), subjectTerm: subject,
-					shape: shapeOf(v, e.analyzer)} // as putMeta does: ranking reads it
+				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, cfg.Analyzer), aliasTerms: aliasTermsOf(v, cfg.Analyzer), subjectTerm: subject,
+					shape: cfg.shapeOf(v)} // as putMeta does: ranking reads it
 			}
 		}()
 	}
@@ -197,7 +221,7 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 	// Presize for the namespace (a count over an index) rather than grow
 	// a slice of 100k documents by copying.
 	var docs []search.Doc
-	if stats, err := e.store.Stats(ctx, memory.StatsParams{Namespace: st.name}); err == nil {
+	if stats, err := cfg.Store.Stats(ctx, memory.StatsParams{Namespace: st.name}); err == nil {
 		n := 0
 		for _, c := range stats.Versions {
 			n += c
@@ -208,9 +232,9 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 		docs = append(docs, lv.doc)
 		// The scan allocated v for us alone: the entry may keep it.
 		lv.v.Embedding = nil
-		st.putEntry(&entry{
-			v: lv.v, keyTerms: lv.keyTerms, aliasTerms: lv.aliasTerms, status: lv.v.Status,
-			ownerless: !lv.v.Scope.Owned(), subjectTerm: lv.subjectTerm, shape: lv.shape,
+		st.putEntry(&Entry{
+			V: lv.v, KeyTerms: lv.keyTerms, AliasTerms: lv.aliasTerms, Status: lv.v.Status,
+			Ownerless: !lv.v.Scope.Owned(), SubjectTerm: lv.subjectTerm, Shape: lv.shape,
 		}, nil)
 	}
 	select {
@@ -224,13 +248,13 @@ func (st *nsState) loadAll(ctx context.Context, e *Engine) ([]search.Doc, error)
 	return docs, nil
 }
 
-func (st *nsState) setBulk(on bool) {
+func (st *Namespace) setBulk(on bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.bulk = on
 }
 
-func (st *nsState) reset() {
+func (st *Namespace) reset() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.ix = search.NewIndex()
@@ -243,19 +267,19 @@ func (st *nsState) reset() {
 	st.graph = newGraph()
 }
 
-// indexable reports whether a version belongs in the search index at all:
+// Indexable reports whether a version belongs in the search index at all:
 // deleted and quarantined versions are never served, not even as history.
-func indexable(v *memory.Version) bool {
+func Indexable(v *memory.Version) bool {
 	return v.Status != memory.StatusDeleted && v.Status != memory.StatusQuarantined
 }
 
 // docOf builds the search document of a version from its stored fields.
-func (e *Engine) docOf(v *memory.Version) (search.Doc, error) {
+func docOf(an *search.Analyzer, v *memory.Version) (search.Doc, error) {
 	doc := search.Doc{ID: v.ID}
-	if !indexable(v) {
+	if !Indexable(v) {
 		return doc, nil
 	}
-	doc.Terms = e.analyzer.Terms(searchText(v))
+	doc.Terms = an.Terms(searchText(v))
 	if len(v.Embedding) > 0 {
 		vec, err := search.DecodeVector(v.Embedding)
 		if err != nil {
@@ -277,7 +301,7 @@ func searchText(v *memory.Version) string {
 	extra := v.SearchText
 	if v.Kind != memory.KindEpisodic {
 		b.WriteByte(' ')
-		b.WriteString(keyWords(v.Key))
+		b.WriteString(KeyWords(v.Key))
 	} else {
 		extra = withoutSpeaker(extra, v.Subject)
 	}
@@ -300,32 +324,33 @@ func withoutSpeaker(text, speaker string) string {
 	return text
 }
 
-// keyWords turns "prefers:programming_language" into "prefers programming language".
-func keyWords(key string) string {
+// KeyWords turns "prefers:programming_language" into "prefers programming language".
+func KeyWords(key string) string {
 	return keySeparators.Replace(key)
 }
 
 // keySeparators splits keys into words; read-only, safe for concurrent use.
 var keySeparators = strings.NewReplacer(":", " ", "_", " ", "-", " ")
 
-// put adds or replaces a version in the index. Lock order: the search
+// Put adds or replaces a version in the index, with doc its search
+// document (Set.Doc). Call it with the writer lock held (Set.Lock). Lock order: the search
 // index is never called with st.mu held, because index queries call back
 // into st (the keep filter) while holding the index's own lock.
-func (st *nsState) put(v *memory.Version, doc search.Doc, an *search.Analyzer) {
-	if !indexable(v) {
-		st.drop(v.ID)
+func (st *Namespace) Put(v *memory.Version, doc search.Doc) {
+	if !Indexable(v) {
+		st.Drop(v.ID)
 		return
 	}
 	st.ix.Upsert(doc)
-	st.putMeta(v, an)
+	st.putMeta(v, st.cfg.Analyzer)
 }
 
 // putMeta records what the read path knows of a version, besides its
 // search document.
-func (st *nsState) putMeta(v *memory.Version, an *search.Analyzer) {
+func (st *Namespace) putMeta(v *memory.Version, an *search.Analyzer) {
 	en := newEntry(v, keyTermsOf(v, an), subjectTermOf(v, an))
-	en.aliasTerms = aliasTermsOf(v, an)
-	en.shape = shapeOf(v, an)
+	en.AliasTerms = aliasTermsOf(v, an)
+	en.Shape = st.cfg.shapeOf(v)
 	st.putEntry(en, an)
 }
 
@@ -339,7 +364,7 @@ func aliasTermsOf(v *memory.Version, an *search.Analyzer) []string {
 	if len(words) == 0 {
 		return nil
 	}
-	own := an.QueryTerms(keyWords(v.Key))
+	own := an.QueryTerms(KeyWords(v.Key))
 	var out []string
 	for _, t := range an.QueryTerms(strings.Join(words, " ")) {
 		if !slices.Contains(own, t) && !slices.Contains(out, t) {
@@ -358,7 +383,7 @@ func aliasTermsOf(v *memory.Version, an *search.Analyzer) []string {
 // lent keys the subject bonus, and the lexical channel indexes it.)
 func keyTermsOf(v *memory.Version, an *search.Analyzer) []string {
 	if v.Kind != memory.KindEpisodic {
-		return an.QueryTerms(keyWords(v.Key))
+		return an.QueryTerms(KeyWords(v.Key))
 	}
 	if v.SearchText == "" {
 		return nil
@@ -380,17 +405,17 @@ func keyTermsOf(v *memory.Version, an *search.Analyzer) []string {
 // putEntry publishes an entry and indexes its metadata. With an analyzer
 // it also records the fact's wording signature; without (at load) the
 // signatures are built on first need (see bySignatures).
-func (st *nsState) putEntry(en *entry, an *search.Analyzer) {
-	v := en.v
+func (st *Namespace) putEntry(en *Entry, an *search.Analyzer) {
+	v := en.V
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	old, existed := st.entries.load(v.ID)
 	st.entries.store(v.ID, en)
-	if !existed || !slices.Equal(old.keyTerms, en.keyTerms) {
-		for _, t := range en.keyTerms {
+	if !existed || !slices.Equal(old.KeyTerms, en.KeyTerms) {
+		for _, t := range en.KeyTerms {
 			st.structured[t] = append(st.structured[t], v.ID)
 		}
-		for _, t := range en.aliasTerms {
+		for _, t := range en.AliasTerms {
 			st.structured[t] = append(st.structured[t], v.ID)
 		}
 	}
@@ -399,7 +424,7 @@ func (st *nsState) putEntry(en *entry, an *search.Analyzer) {
 	}
 	st.linkEvidenceLocked(v)
 	if v.Kind != memory.KindEpisodic && !existed && an != nil && st.sigs != nil {
-		sig := signature(an, v.Content)
+		sig := Signature(an, v.Content)
 		st.sigs[sig] = append(st.sigs[sig], v.ID)
 	}
 	if v.Kind == memory.KindEpisodic && !existed {
@@ -410,11 +435,11 @@ func (st *nsState) putEntry(en *entry, an *search.Analyzer) {
 	}
 }
 
-// updateState records a version's new lifecycle state. Its search document
+// UpdateState records a version's new lifecycle state. Its search document
 // stays: the claim never changes.
-func (st *nsState) updateState(v *memory.Version) {
-	if !indexable(v) {
-		st.drop(v.ID)
+func (st *Namespace) UpdateState(v *memory.Version) {
+	if !Indexable(v) {
+		st.Drop(v.ID)
 		return
 	}
 	st.mu.Lock()
@@ -423,12 +448,12 @@ func (st *nsState) updateState(v *memory.Version) {
 	if !ok {
 		return
 	}
-	next := newEntry(v, en.keyTerms, en.subjectTerm)
-	next.aliasTerms, next.shape = en.aliasTerms, en.shape
+	next := newEntry(v, en.KeyTerms, en.SubjectTerm)
+	next.AliasTerms, next.Shape = en.AliasTerms, en.Shape
 	st.entries.store(v.ID, next)
 	// Evidence only grows, except when a trim drops purged statements
 	// (trimEvidence): those no longer speak for the fact.
-	for _, ep := range en.v.EvidenceEpisodeIDs {
+	for _, ep := range en.V.EvidenceEpisodeIDs {
 		if !slices.Contains(v.EvidenceEpisodeIDs, ep) {
 			st.unlinkEvidenceLocked(ep, v.ID)
 		}
@@ -437,7 +462,7 @@ func (st *nsState) updateState(v *memory.Version) {
 }
 
 // unlinkEvidenceLocked forgets that fact id cites episode ep.
-func (st *nsState) unlinkEvidenceLocked(ep, id string) {
+func (st *Namespace) unlinkEvidenceLocked(ep, id string) {
 	if ids := slices.DeleteFunc(st.derived[ep], func(d string) bool { return d == id }); len(ids) > 0 {
 		st.derived[ep] = ids
 	} else {
@@ -448,24 +473,24 @@ func (st *nsState) unlinkEvidenceLocked(ep, id string) {
 // linkEvidenceLocked records which episodes a fact version cites, so the
 // read path can tell an episode whose facts were all superseded (stale)
 // from one a current fact already covers.
-func (st *nsState) linkEvidenceLocked(v *memory.Version) {
+func (st *Namespace) linkEvidenceLocked(v *memory.Version) {
 	if v.Kind == memory.KindEpisodic {
 		return
 	}
 	for _, ep := range v.EvidenceEpisodeIDs {
-		if !contains(st.derived[ep], v.ID) {
+		if !slices.Contains(st.derived[ep], v.ID) {
 			st.derived[ep] = append(st.derived[ep], v.ID)
 		}
 	}
 }
 
-// bySignatures returns the ids of facts worded with this signature, or
+// BySignatures returns the ids of facts worded with this signature, or
 // with it less any one of its terms (a restatement with a word added). The
 // signature map is built on first use, so opening a namespace that is only
 // read never pays for it.
-func (st *nsState) bySignatures(sig string, an *search.Analyzer) []string {
+func (st *Namespace) BySignatures(sig string) []string {
 	terms := strings.Split(sig, " ")
-	st.prepareSignatures(an) // built before any writer needs it; a no-op then
+	st.PrepareSignatures() // built before any writer needs it; a no-op then
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	out := append([]string(nil), st.sigs[sig]...)
@@ -479,9 +504,9 @@ func (st *nsState) bySignatures(sig string, an *search.Analyzer) []string {
 	return out
 }
 
-// signature is the sorted set of a text's analysed terms: the same for two
+// Signature is the sorted set of a text's analysed terms: the same for two
 // wordings that differ only in order, inflection, punctuation or stop words.
-func signature(an *search.Analyzer, text string) string {
+func Signature(an *search.Analyzer, text string) string {
 	terms := an.QueryTerms(text)
 	if len(terms) == 0 {
 		return ""
@@ -490,37 +515,8 @@ func signature(an *search.Analyzer, text string) string {
 	return strings.Join(terms, " ")
 }
 
-// sourceStateLocked says whether an episodic version's derived facts are
-// servable for p: covered (at least one is), stale (none is), or "" when no
-// fact was derived from it; and whether every one of them is about someone
-// other than the user (user is the user's subject term). The caller holds
-// st.mu.
-func (st *nsState) sourceStateLocked(v *memory.Version, p RetrieveParams, user string) (state string, aboutOther bool) {
-	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 {
-		return "", false
-	}
-	facts := st.derived[v.EvidenceEpisodeIDs[0]]
-	if len(facts) == 0 {
-		return "", false
-	}
-	state, aboutOther = "stale", true
-	for _, id := range facts {
-		en, ok := st.entries.load(id)
-		if !ok {
-			continue
-		}
-		if en.subjectTerm == "" || en.subjectTerm == user {
-			aboutOther = false
-		}
-		if state == "stale" && st.servableLocked(en.v, p) {
-			state = "covered"
-		}
-	}
-	return state, aboutOther
-}
-
-// drop removes a version from the index.
-func (st *nsState) drop(id string) {
+// Drop removes a version from the index.
+func (st *Namespace) Drop(id string) {
 	st.mu.Lock()
 	en, ok := st.entries.load(id)
 	if ok {
@@ -529,10 +525,10 @@ func (st *nsState) drop(id string) {
 		st.graph.remove(id)
 		// A fact that goes no longer speaks for its episodes (a reload
 		// would not list it either).
-		for _, ep := range en.v.EvidenceEpisodeIDs {
+		for _, ep := range en.V.EvidenceEpisodeIDs {
 			st.unlinkEvidenceLocked(ep, id)
 		}
-		if en.v.Kind == memory.KindEpisodic {
+		if en.V.Kind == memory.KindEpisodic {
 			for i, p := range st.episodes {
 				if p == id {
 					st.episodes = append(st.episodes[:i], st.episodes[i+1:]...)
@@ -555,13 +551,13 @@ func (st *nsState) drop(id string) {
 // search: re-sorting the whole list per insert made such writes O(n log n)
 // each at 100k episodes. While loading, episodes are appended and sorted
 // once at the end.
-func (st *nsState) insertEpisodeLocked(v *memory.Version) {
+func (st *Namespace) insertEpisodeLocked(v *memory.Version) {
 	n := len(st.episodes)
-	if st.bulk || n == 0 || !episodeBefore(v, st.entries.must(st.episodes[n-1]).v) {
+	if st.bulk || n == 0 || !episodeBefore(v, st.entries.must(st.episodes[n-1]).V) {
 		st.episodes = append(st.episodes, v.ID)
 		return
 	}
-	i := sort.Search(n, func(i int) bool { return episodeBefore(v, st.entries.must(st.episodes[i]).v) })
+	i := sort.Search(n, func(i int) bool { return episodeBefore(v, st.entries.must(st.episodes[i]).V) })
 	st.episodes = slices.Insert(st.episodes, i, v.ID)
 }
 
@@ -573,27 +569,29 @@ func episodeBefore(a, b *memory.Version) bool {
 	return a.ID < b.ID
 }
 
-func (st *nsState) sortEpisodes() {
+// SortEpisodes puts the episode order right after versions were put in
+// bulk (an import).
+func (st *Namespace) SortEpisodes() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.sortEpisodesLocked()
 }
 
-func (st *nsState) sortEpisodesLocked() {
+func (st *Namespace) sortEpisodesLocked() {
 	sort.SliceStable(st.episodes, func(i, j int) bool {
-		return episodeBefore(st.entries.must(st.episodes[i]).v, st.entries.must(st.episodes[j]).v)
+		return episodeBefore(st.entries.must(st.episodes[i]).V, st.entries.must(st.episodes[j]).V)
 	})
 }
 
-// get returns the entry of a version id.
-func (st *nsState) get(id string) (*entry, bool) {
+// Entry returns the entry of a version id.
+func (st *Namespace) Entry(id string) (*Entry, bool) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	return st.entries.load(id)
 }
 
-// size returns the number of indexed versions.
-func (st *nsState) size() int {
+// Size returns the number of indexed versions.
+func (st *Namespace) Size() int {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	return st.entries.len()
@@ -603,20 +601,20 @@ func (st *nsState) size() int {
 // writers hold st.mu, readers hold st.mu.RLock (a retrieval channel holds it
 // for its whole run, so its hundreds of filter lookups are plain map reads).
 type entryMap struct {
-	m map[string]*entry
+	m map[string]*Entry
 }
 
-func (em *entryMap) load(id string) (*entry, bool) {
+func (em *entryMap) load(id string) (*Entry, bool) {
 	en, ok := em.m[id]
 	return en, ok
 }
 
 // must returns an entry known to exist.
-func (em *entryMap) must(id string) *entry { return em.m[id] }
+func (em *entryMap) must(id string) *Entry { return em.m[id] }
 
-func (em *entryMap) store(id string, en *entry) {
+func (em *entryMap) store(id string, en *Entry) {
 	if em.m == nil {
-		em.m = make(map[string]*entry)
+		em.m = make(map[string]*Entry)
 	}
 	em.m[id] = en
 }

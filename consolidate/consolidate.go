@@ -1,4 +1,4 @@
-package engine
+package consolidate
 
 import (
 	"context"
@@ -60,7 +60,8 @@ func DefaultConsolidation() Consolidation {
 	}
 }
 
-func (c Consolidation) withDefaults() Consolidation {
+// WithDefaults returns c with every zero field set to DefaultConsolidation's.
+func (c Consolidation) WithDefaults() Consolidation {
 	d := DefaultConsolidation()
 	if c.MinAge <= 0 {
 		c.MinAge = d.MinAge
@@ -203,7 +204,7 @@ func ValidateSessionID(id string) error {
 // forced) and forgets and purges its summarised episodes that are due.
 // Consolidating the same session again changes nothing. An unknown session
 // is ErrNotFound.
-func (e *Engine) ConsolidateSession(ctx context.Context, ns, sessionID string, opt ConsolidateOptions) (*ConsolidateReport, error) {
+func (e *Consolidator) ConsolidateSession(ctx context.Context, ns, sessionID string, opt ConsolidateOptions) (*ConsolidateReport, error) {
 	ns, err := checkNamespace(ns)
 	if err != nil {
 		return nil, fmt.Errorf("consolidate: %w", err)
@@ -261,7 +262,7 @@ func (e *Engine) ConsolidateSession(ctx context.Context, ns, sessionID string, o
 // but purged episodes into their month's digest (fold.go). Each part is bounded per run (More says work is
 // left); each step commits on its own, so a run cut short loses nothing
 // done, and running it again changes nothing.
-func (e *Engine) ConsolidateDue(ctx context.Context, ns string) (*ConsolidateReport, error) {
+func (e *Consolidator) ConsolidateDue(ctx context.Context, ns string) (*ConsolidateReport, error) {
 	ns, err := checkNamespace(ns)
 	if err != nil {
 		return nil, fmt.Errorf("consolidate: %w", err)
@@ -315,7 +316,7 @@ func summaryKey(sessionID string) string { return "summary:" + sessionID }
 
 // summariseSession writes (or leaves) the summary of one session, in one
 // transaction with its stubs and its record.
-func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.SessionInfo, force bool) (SessionOutcome, error) {
+func (e *Consolidator) summariseSession(ctx context.Context, ns string, info memory.SessionInfo, force bool) (SessionOutcome, error) {
 	c := e.consolidation
 	out := SessionOutcome{SessionID: info.ID, Episodes: info.Episodes}
 	st, unlock, err := e.lockNamespace(ctx, ns)
@@ -401,7 +402,7 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 		}
 	}
 	sum, err := e.summarise(ctx, SummaryInput{
-		SessionID: info.ID, Episodes: quotable, Facts: st.factsCiting(quotable),
+		SessionID: info.ID, Episodes: quotable, Facts: st.FactsCiting(quotable),
 		MaxTokens: c.SummaryTokens, Count: e.counter.Count,
 	}, "summary")
 	if err != nil {
@@ -444,7 +445,7 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 			if o.ValidTo == nil {
 				o.ValidTo = timePtr(now)
 			}
-			o.Trust = trustOf(o, now)
+			o.Trust = e.trustOf(o, now)
 			if err := tx.UpdateVersionState(ctx, o); err != nil {
 				return err
 			}
@@ -453,7 +454,7 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 		if len(old) > 0 {
 			v.Operation = memory.OpSupersede
 		}
-		v.Trust = trustOf(v, now)
+		v.Trust = e.trustOf(v, now)
 		if err := tx.CreateVersion(ctx, v); err != nil {
 			return err
 		}
@@ -473,15 +474,15 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 		if err := e.recordSummary(ctx, tx, ns, info.ID, m.ID, v.ID, eps, epVersions, now); err != nil {
 			return err
 		}
-		doc, err = e.docOf(v)
+		doc, err = e.index.Doc(v)
 		return err
 	})
 	if err != nil {
 		return out, err
 	}
-	st.put(v, doc, e.analyzer)
+	st.Put(v, doc)
 	for _, o := range old {
-		st.updateState(o)
+		st.UpdateState(o)
 	}
 	out.Status = SessionSummarised
 	if !created && len(old) > 0 {
@@ -493,7 +494,7 @@ func (e *Engine) summariseSession(ctx context.Context, ns string, info memory.Se
 
 // coveringSummary returns the live summary version of a session that cites
 // exactly its episodes, or nil.
-func (e *Engine) coveringSummary(ctx context.Context, ns string, scope memory.Scope, sessionID string, eps []*memory.Episode) (*memory.Version, error) {
+func (e *Consolidator) coveringSummary(ctx context.Context, ns string, scope memory.Scope, sessionID string, eps []*memory.Episode) (*memory.Version, error) {
 	_, vs, err := e.sessionSlot(ctx, ns, scope, summaryKey(sessionID))
 	if err != nil {
 		return nil, err
@@ -515,7 +516,7 @@ func (e *Engine) coveringSummary(ctx context.Context, ns string, scope memory.Sc
 
 // recordSummary writes a session's summary record and the stubs of its
 // episodes (not of those already purged: what is left of them is their stub).
-func (e *Engine) recordSummary(ctx context.Context, tx memory.Executor, ns, sessionID, memoryID, versionID string,
+func (e *Consolidator) recordSummary(ctx context.Context, tx memory.Executor, ns, sessionID, memoryID, versionID string,
 	eps []*memory.Episode, epVersions map[string]*memory.Version, now time.Time) error {
 	c := e.consolidation
 	stubs := make([]*memory.EpisodeStub, 0, len(eps))
@@ -538,27 +539,11 @@ func (e *Engine) recordSummary(ctx context.Context, tx memory.Executor, ns, sess
 		VersionID: versionID, Episodes: len(eps), LastAt: eps[len(eps)-1].OccurredAt, ConsolidatedAt: now})
 }
 
-// factsCiting returns the indexed current facts extracted from each
-// episode.
-func (st *nsState) factsCiting(eps []*memory.Episode) map[string][]*memory.Version {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	out := make(map[string][]*memory.Version)
-	for _, ep := range eps {
-		for _, id := range st.derived[ep.ID] {
-			if en, ok := st.entries.load(id); ok && en.v.Status.Live() {
-				out[ep.ID] = append(out[ep.ID], en.v)
-			}
-		}
-	}
-	return out
-}
-
 // accessOf counts, from the retrieval traces within the access horizon,
 // how often each version was packed and when last. Retrievals write no
 // counter of their own: the traces they already keep are read here, off
 // the hot path.
-func (e *Engine) accessOf(ctx context.Context, ns string, versionIDs map[string]bool, now time.Time) (map[string]Access, error) {
+func (e *Consolidator) accessOf(ctx context.Context, ns string, versionIDs map[string]bool, now time.Time) (map[string]Access, error) {
 	out := make(map[string]Access)
 	if len(versionIDs) == 0 {
 		return out, nil
@@ -590,7 +575,7 @@ func (e *Engine) accessOf(ctx context.Context, ns string, versionIDs map[string]
 // when they could next be due. Each episode's stub records when and at
 // what retention it was forgotten; the admission log gets one entry per
 // summary (not per episode: the log must not grow with what it forgets).
-func (e *Engine) forgetStubs(ctx context.Context, ns string, stubs []*memory.EpisodeStub, rep *ConsolidateReport) error {
+func (e *Consolidator) forgetStubs(ctx context.Context, ns string, stubs []*memory.EpisodeStub, rep *ConsolidateReport) error {
 	if len(stubs) == 0 {
 		return nil
 	}
@@ -680,7 +665,7 @@ func (e *Engine) forgetStubs(ctx context.Context, ns string, stubs []*memory.Epi
 		return err
 	}
 	for _, v := range changed {
-		st.updateState(v)
+		st.UpdateState(v)
 	}
 	rep.Forgotten = append(rep.Forgotten, forgotten...)
 	return nil
@@ -689,7 +674,7 @@ func (e *Engine) forgetStubs(ctx context.Context, ns string, stubs []*memory.Epi
 // purgeStubs removes the text of forgotten episodes for good; the stub
 // (id, hash, time, summary link) stays and answers for them, and the
 // episode keeps one metadata entry naming its summary.
-func (e *Engine) purgeStubs(ctx context.Context, ns string, stubs []*memory.EpisodeStub, rep *ConsolidateReport) error {
+func (e *Consolidator) purgeStubs(ctx context.Context, ns string, stubs []*memory.EpisodeStub, rep *ConsolidateReport) error {
 	if len(stubs) == 0 {
 		return nil
 	}
@@ -749,7 +734,7 @@ const (
 // summarised; forgotten or purged ones say so): what answers for an
 // episode whose text is gone. A purged episode's stub is read from its
 // row (the stub record goes with the purge: storage stays flat).
-func (e *Engine) EpisodeStubs(ctx context.Context, ns string, episodeIDs []string) ([]*memory.EpisodeStub, error) {
+func (e *Consolidator) EpisodeStubs(ctx context.Context, ns string, episodeIDs []string) ([]*memory.EpisodeStub, error) {
 	ns, err := checkNamespace(ns)
 	if err != nil {
 		return nil, fmt.Errorf("episode stubs: %w", err)

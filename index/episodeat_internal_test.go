@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"fmt"
@@ -39,13 +39,13 @@ func TestEpisodeIndexAfterPlacesMove(t *testing.T) {
 			if !ok {
 				continue
 			}
-			before, after := st.neighbours(v, 1, 1, keep, nil)
+			before, after := st.NeighboursLocked(v, 1, 1, 30*time.Minute, keep, nil)
 			got := [2]string{"", ""}
 			if len(before) > 0 {
-				got[0] = before[0].v.ID
+				got[0] = before[0].V.ID
 			}
 			if len(after) > 0 {
-				got[1] = after[0].v.ID
+				got[1] = after[0].V.ID
 			}
 			if got != w {
 				t.Errorf("%s: neighbours of %s are %v, want %v", stage, v.ID, got, w)
@@ -56,7 +56,7 @@ func TestEpisodeIndexAfterPlacesMove(t *testing.T) {
 	check("hints kept", map[string][2]string{"ver_03": {"ver_02", "ver_04"}, "ver_05": {"ver_04", "ver_06"}})
 	vs = append(vs, put(8, 5)) // between ver_02 (minute 4) and ver_03 (minute 6): later places move
 	check("after an insert", map[string][2]string{"ver_03": {"ver_08", "ver_04"}, "ver_05": {"ver_04", "ver_06"}, "ver_08": {"ver_02", "ver_03"}})
-	st.drop("ver_01")
+	st.Drop("ver_01")
 	check("after a drop", map[string][2]string{"ver_00": {"", "ver_02"}, "ver_02": {"ver_00", "ver_08"}, "ver_05": {"ver_04", "ver_06"}})
 	if i := func() int { st.mu.RLock(); defer st.mu.RUnlock(); return st.episodeIndexLocked(vs[1]) }(); i != -1 {
 		t.Errorf("a dropped episode is at %d", i)

@@ -1,0 +1,32 @@
+package engine
+
+import "github.com/mnemon-dev/mnemon/memory"
+
+// sourceStateLocked says whether an episodic version's derived facts are
+// servable for p: covered (at least one is), stale (none is), or "" when no
+// fact was derived from it; and whether every one of them is about someone
+// other than the user (user is the user's subject term). The caller holds
+// st.RLock.
+func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user string) (state string, aboutOther bool) {
+	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 {
+		return "", false
+	}
+	facts := st.FactsOfEpisodeLocked(v.EvidenceEpisodeIDs[0])
+	if len(facts) == 0 {
+		return "", false
+	}
+	state, aboutOther = "stale", true
+	for _, id := range facts {
+		en, ok := st.EntryLocked(id)
+		if !ok {
+			continue
+		}
+		if en.SubjectTerm == "" || en.SubjectTerm == user {
+			aboutOther = false
+		}
+		if state == "stale" && servableLocked(st, en.V, p) {
+			state = "covered"
+		}
+	}
+	return state, aboutOther
+}
