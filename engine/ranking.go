@@ -30,7 +30,7 @@ type Ranking struct {
 
 	// Channel weights in the fusion.
 	WeightCritical, WeightStructured, WeightLexical, WeightSemantic, WeightRecent float64
-	// WeightGraph weighs the graph channel (graph.go); GraphHop2 scales a
+	// WeightGraph weighs the graph channel (index/graph.go); GraphHop2 scales a
 	// claim two hops from an entity the query names against one hop.
 	// WeightGraph 0.15 was chosen among 0.15, 0.3, 0.5 and 0.7 as the
 	// largest that moves no LoCoMo dev number down (recall_all@1 0.225 ->
