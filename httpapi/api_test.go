@@ -27,6 +27,7 @@ import (
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/internal/apikey"
+	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/mcpserver"
@@ -55,6 +56,9 @@ type e2eOptions struct {
 	limits      httpapi.Limits
 	requireKeys bool
 	mcp         bool // serve MCP at /mcp
+	// clock, when set, is the engine's and the server's clock (the job
+	// queue keeps River's).
+	clock clock.Clock
 }
 
 func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
@@ -67,7 +71,7 @@ func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 	}
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	eng, err := engine.New(engine.Config{Store: st})
+	eng, err := engine.New(engine.Config{Store: st, Clock: opts.clock})
 	if err != nil {
 		st.Close()
 		t.Fatal(err)
@@ -105,7 +109,7 @@ func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 	}
 	api, err := httpapi.New(httpapi.Config{
 		Engine: eng, Keys: st, Queue: q, Logger: log, Limits: lim, RequireKeys: opts.requireKeys,
-		Version: "test", MCP: mcpHandler,
+		Version: "test", MCP: mcpHandler, Clock: opts.clock,
 	})
 	if err != nil {
 		t.Fatal(err)
