@@ -244,7 +244,7 @@ func e2eSameKeys(t *testing.T, what string, raw json.RawMessage, want ...string)
 
 // e2eLeak matches what a problem must never show a client: Go type names,
 // decoder internals, source and temp paths, SQL and driver text.
-var e2eLeak = regexp.MustCompile(`json: |\b(httpapi|engine|memory|jobs|sqlite|river|http|sql)\.[A-Z*]|\*[a-z]+\.[A-Z]|(?i:go value|go struct|map\[|\[\][a-z*]|\.go\b|/tmp/|/work/|select |insert into|update [a-z_]+ set|constraint failed|sqlite|riverqueue|goroutine|panic|runtime\.|invalid input:)`)
+var e2eLeak = regexp.MustCompile(`json: |\b(httpapi|wire|wireconv|engine|memory|jobs|sqlite|river|http|sql)\.[A-Z*]|\*[a-z]+\.[A-Z]|(?i:go value|go struct|map\[|\[\][a-z*]|\.go\b|/tmp/|/work/|select |insert into|update [a-z_]+ set|constraint failed|sqlite|riverqueue|goroutine|panic|runtime\.|invalid input:)`)
 
 // e2eProblem checks r is the problem status/code: problem+json, a
 // request_id equal to X-Request-Id and nothing internal.
