@@ -2,11 +2,14 @@ package client
 
 import "time"
 
-// The request and response bodies, mirroring the schemas of the server's
-// OpenAPI document (docs/openapi.json, served at /openapi.json). They are
-// the client's own types rather than the server's so that a program using
-// the client does not compile in the engine, the store drivers and the job
-// queue; TestTypesMatchOpenAPI keeps them in step with the document.
+// The request and response bodies, mirroring the server's wire types
+// (package httpapi/wire) and the schemas of its OpenAPI document
+// (docs/openapi.json, served at /openapi.json). They are the client's own
+// types, not the wire types, for their Go shape: a request takes time.Time
+// where the wire carries an RFC 3339 string, and an optional number is a
+// plain value whose zero means "the server's default" rather than a
+// pointer. TestTypesMatchWire keeps them in step with the wire types,
+// member for member, and TestTypesMatchOpenAPI with the document.
 //
 // Times are time.Time; a zero time is left out of a request ("not set")
 // and means "none" in a response.

@@ -52,7 +52,7 @@ type DedupeReport struct {
 	// More says the run stopped at its limit or left part of a scope
 	// uncompared: run it again.
 	More    bool              `json:"more"`
-	Changes []LifecycleChange `json:"changes" nullable:"false"`
+	Changes []LifecycleChange `json:"changes"`
 }
 
 // dedupeFact is an active fact with its decoded embedding.

@@ -85,7 +85,7 @@ type LifecycleReport struct {
 	ContestsResolved int `json:"contests_resolved"`
 	// More says the run stopped at its limit: run it again.
 	More    bool              `json:"more"`
-	Changes []LifecycleChange `json:"changes" nullable:"false"`
+	Changes []LifecycleChange `json:"changes"`
 }
 
 // Changed counts the versions the run changed.

@@ -65,7 +65,7 @@ type MemoryView struct {
 	Versions   []*memory.Version   `json:"versions"`
 	Admissions []*memory.Admission `json:"admissions"`
 	Episodes   []*memory.Episode   `json:"episodes"`
-	Episode    *memory.Episode     `json:"episode,omitempty" doc:"Set when the id names an episode (ep_...): the episode, with the admission decisions about it in admissions; memory is then null."`
+	Episode    *memory.Episode     `json:"episode,omitempty"`
 }
 
 // SplitVersionRef splits a version reference in the form remember prints

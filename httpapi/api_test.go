@@ -26,7 +26,9 @@ import (
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/internal/apikey"
+	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/mcpserver"
@@ -55,6 +57,9 @@ type e2eOptions struct {
 	limits      httpapi.Limits
 	requireKeys bool
 	mcp         bool // serve MCP at /mcp
+	// clock, when set, is the engine's and the server's clock (the job
+	// queue keeps River's).
+	clock clock.Clock
 }
 
 func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
@@ -67,7 +72,7 @@ func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 	}
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	eng, err := engine.New(engine.Config{Store: st})
+	eng, err := engine.New(engine.Config{Store: st, Clock: opts.clock})
 	if err != nil {
 		st.Close()
 		t.Fatal(err)
@@ -105,7 +110,7 @@ func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 	}
 	api, err := httpapi.New(httpapi.Config{
 		Engine: eng, Keys: st, Queue: q, Logger: log, Limits: lim, RequireKeys: opts.requireKeys,
-		Version: "test", MCP: mcpHandler,
+		Version: "test", MCP: mcpHandler, Clock: opts.clock,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -239,13 +244,13 @@ func e2eSameKeys(t *testing.T, what string, raw json.RawMessage, want ...string)
 
 // e2eLeak matches what a problem must never show a client: Go type names,
 // decoder internals, source and temp paths, SQL and driver text.
-var e2eLeak = regexp.MustCompile(`json: |\b(httpapi|engine|memory|jobs|sqlite|river|http|sql)\.[A-Z*]|\*[a-z]+\.[A-Z]|(?i:go value|go struct|map\[|\[\][a-z*]|\.go\b|/tmp/|/work/|select |insert into|update [a-z_]+ set|constraint failed|sqlite|riverqueue|goroutine|panic|runtime\.|invalid input:)`)
+var e2eLeak = regexp.MustCompile(`json: |\b(httpapi|wire|wireconv|engine|memory|jobs|sqlite|river|http|sql)\.[A-Z*]|\*[a-z]+\.[A-Z]|(?i:go value|go struct|map\[|\[\][a-z*]|\.go\b|/tmp/|/work/|select |insert into|update [a-z_]+ set|constraint failed|sqlite|riverqueue|goroutine|panic|runtime\.|invalid input:)`)
 
 // e2eProblem checks r is the problem status/code: problem+json, a
 // request_id equal to X-Request-Id and nothing internal.
-func e2eProblem(t *testing.T, r *e2eResp, status int, code string) httpapi.Problem {
+func e2eProblem(t *testing.T, r *e2eResp, status int, code string) wire.Problem {
 	t.Helper()
-	var p httpapi.Problem
+	var p wire.Problem
 	if r.status != status {
 		t.Fatalf("status %d, want %d (%s): %s", r.status, status, code, r.body)
 	}
@@ -503,7 +508,7 @@ func TestE2EEndpoints(t *testing.T) {
 			t.Fatalf("capture with wait: %s", r.body)
 		}
 		// No polling: the fact is there the moment the answer is.
-		var list httpapi.MemoryList
+		var list wire.MemoryList
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil), http.StatusOK, &list)
 		found := false
 		for _, v := range list.Memories {
@@ -602,13 +607,13 @@ func TestE2EEndpoints(t *testing.T) {
 		}
 
 		// The trace holds the same items at the same ranks.
-		var tr httpapi.Trace
+		var tr wire.Trace
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/retrievals/"+retrieval.RetrievalID, nil), http.StatusOK, &tr)
 		if tr.ID != retrieval.RetrievalID || tr.Query != "what does the user like to drink, tea or coffee?" || tr.Limit != 5 ||
 			tr.TokenBudget != 500 || tr.TokensUsed != retrieval.TokensUsed {
 			t.Errorf("trace %+v", tr)
 		}
-		var packed []memory.TraceItem
+		var packed []wire.TraceItem
 		for _, it := range tr.Items {
 			if it.Packed {
 				packed = append(packed, it)
@@ -622,9 +627,9 @@ func TestE2EEndpoints(t *testing.T) {
 			if packed[i].VersionID != it.VersionID {
 				t.Errorf("item %d is %s, the trace ranks %s there", i, it.VersionID, packed[i].VersionID)
 			}
-			for _, h := range packed[i].Channels {
-				if it.Channels[h.Channel].Rank != h.Rank {
-					t.Errorf("item %d channel %s rank %d, trace %d", i, h.Channel, it.Channels[h.Channel].Rank, h.Rank)
+			for name, h := range packed[i].Channels {
+				if it.Channels[name].Rank != h.Rank {
+					t.Errorf("item %d channel %s rank %d, trace %d", i, name, it.Channels[name].Rank, h.Rank)
 				}
 			}
 		}
@@ -632,39 +637,45 @@ func TestE2EEndpoints(t *testing.T) {
 
 	t.Run("list and show memories", func(t *testing.T) {
 		r := f.e2eDo(t, "GET", "/v1/memories", nil)
-		var list httpapi.MemoryList
+		var list wire.MemoryList
 		e2eJSON(t, r, http.StatusOK, &list)
 		e2eSameKeys(t, "memory list", r.body, "memories")
+		if bytes.Contains(r.body, []byte(`"embedding"`)) {
+			t.Errorf("the list sends embeddings: %s", r.body)
+		}
 		if len(list.Memories) < 3 {
 			t.Fatalf("memories: %s", r.body)
 		}
 		for _, v := range list.Memories {
-			if v.Kind == memory.KindEpisodic || len(v.Embedding) != 0 || !v.Status.Live() {
+			if v.Kind == string(memory.KindEpisodic) || !memory.Status(v.Status).Live() {
 				t.Errorf("listed %+v", v)
 			}
 		}
-		var hist httpapi.MemoryList
+		var hist wire.MemoryList
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?include_history=true&limit=1000", nil), http.StatusOK, &hist)
 		if len(hist.Memories) <= len(list.Memories) {
 			t.Errorf("with history %d memories, without %d", len(hist.Memories), len(list.Memories))
 		}
-		var two httpapi.MemoryList
+		var two wire.MemoryList
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?limit=2", nil), http.StatusOK, &two)
 		if len(two.Memories) != 2 {
 			t.Errorf("limit=2 gave %d", len(two.Memories))
 		}
 
 		r = f.e2eDo(t, "GET", "/v1/memories/"+remembered.MemoryID, nil)
-		var view httpapi.MemoryView
+		var view wire.MemoryView
 		e2eJSON(t, r, http.StatusOK, &view)
 		e2eSameKeys(t, "memory view", r.body, "memory", "versions", "admissions", "episodes")
+		if bytes.Contains(r.body, []byte(`"embedding"`)) {
+			t.Errorf("the view sends embeddings: %s", r.body)
+		}
 		if view.Memory == nil || view.Memory.ID != remembered.MemoryID || len(view.Versions) != 1 ||
-			view.Versions[0].ID != remembered.Version.ID || len(view.Versions[0].Embedding) != 0 ||
+			view.Versions[0].ID != remembered.Version.ID ||
 			len(view.Episodes) != 1 || view.Episodes[0].ID != remembered.EpisodeID || len(view.Admissions) == 0 {
 			t.Errorf("memory view %s", r.body)
 		}
 		// A version id names its memory too.
-		var byVersion httpapi.MemoryView
+		var byVersion wire.MemoryView
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories/"+remembered.Version.ID, nil), http.StatusOK, &byVersion)
 		if byVersion.Memory == nil || byVersion.Memory.ID != remembered.MemoryID {
 			t.Errorf("memory by version %+v", byVersion.Memory)
@@ -701,7 +712,7 @@ func TestE2EEndpoints(t *testing.T) {
 			}
 		}
 
-		var stats httpapi.ImportResponse
+		var stats wire.ExportStats
 		e2eJSON(t, f.e2eDo(t, "POST", "/v1/import", r.body, "Content-Type", "application/x-ndjson", "X-Mnemon-Namespace", "copy"),
 			http.StatusOK, &stats)
 		src, err := f.store.Stats(context.Background(), memory.StatsParams{Namespace: memory.DefaultNamespace})
@@ -711,7 +722,7 @@ func TestE2EEndpoints(t *testing.T) {
 		if stats.Memories != src.Memories || stats.Episodes != src.Episodes || stats.Memories == 0 {
 			t.Errorf("import %+v, source %+v", stats, src)
 		}
-		var a, b httpapi.MemoryList
+		var a, b wire.MemoryList
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?include_history=true&limit=1000", nil), http.StatusOK, &a)
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?include_history=true&limit=1000", nil, "X-Mnemon-Namespace", "copy"), http.StatusOK, &b)
 		if len(a.Memories) != len(b.Memories) {
@@ -743,7 +754,7 @@ func TestE2EEndpoints(t *testing.T) {
 
 	t.Run("delete forgets a memory", func(t *testing.T) {
 		r := f.e2eDo(t, "DELETE", "/v1/memories/"+remembered.MemoryID, nil)
-		var res httpapi.ForgetResponse
+		var res wire.ForgetResult
 		e2eJSON(t, r, http.StatusOK, &res)
 		e2eSameKeys(t, "forget response", r.body, "memory_id", "versions", "episodes")
 		if res.MemoryID != remembered.MemoryID || !slices.Equal(res.Versions, []string{remembered.Version.ID}) {
@@ -753,7 +764,7 @@ func TestE2EEndpoints(t *testing.T) {
 		if strings.Contains(rr.Context, "green tea") {
 			t.Errorf("forgotten memory still retrieved: %q", rr.Context)
 		}
-		var list httpapi.MemoryList
+		var list wire.MemoryList
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil), http.StatusOK, &list)
 		for _, v := range list.Memories {
 			if v.MemoryID == remembered.MemoryID {
@@ -761,7 +772,7 @@ func TestE2EEndpoints(t *testing.T) {
 			}
 		}
 		// Forgetting twice changes nothing.
-		var again httpapi.ForgetResponse
+		var again wire.ForgetResult
 		e2eJSON(t, f.e2eDo(t, "DELETE", "/v1/memories/"+remembered.MemoryID, nil), http.StatusOK, &again)
 		if len(again.Versions) != 0 {
 			t.Errorf("second forget %+v", again)
@@ -769,7 +780,7 @@ func TestE2EEndpoints(t *testing.T) {
 	})
 
 	t.Run("health, readiness, metrics and the document", func(t *testing.T) {
-		var h httpapi.Health
+		var h wire.Health
 		e2eJSON(t, f.e2eDo(t, "GET", "/healthz", nil), http.StatusOK, &h)
 		if h.Status != "ok" {
 			t.Errorf("healthz %+v", h)
@@ -964,7 +975,7 @@ func TestE2ERolesAndNamespaces(t *testing.T) {
 						}
 					}
 					if allowed && tc.name == "list" {
-						var list httpapi.MemoryList
+						var list wire.MemoryList
 						e2eJSON(t, r, http.StatusOK, &list)
 						for _, v := range list.Memories {
 							if v.Namespace != ns {
@@ -979,10 +990,10 @@ func TestE2ERolesAndNamespaces(t *testing.T) {
 	t.Run("the other namespace's memory survives", func(t *testing.T) {
 		for _, ns := range nss {
 			r := f.e2eDo(t, "GET", "/v1/memories/"+seeds[ns].memoryID, nil, auth(keys[ns][memory.RoleReader])...)
-			var view httpapi.MemoryView
+			var view wire.MemoryView
 			e2eJSON(t, r, http.StatusOK, &view)
 			for _, v := range view.Versions {
-				if v.Status == memory.StatusDeleted {
+				if v.Status == string(memory.StatusDeleted) {
 					t.Errorf("%s's memory was deleted by another namespace's key: %+v", ns, v)
 				}
 			}
@@ -1077,7 +1088,7 @@ func TestE2EOpenMode(t *testing.T) {
 	}
 
 	t.Run("the header picks the namespace", func(t *testing.T) {
-		var list httpapi.MemoryList
+		var list wire.MemoryList
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories", nil, "X-Mnemon-Namespace", "alpha"), http.StatusOK, &list)
 		if len(list.Memories) != 1 || list.Memories[0].MemoryID != alpha.MemoryID {
 			t.Errorf("alpha lists %+v", list.Memories)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -186,7 +187,7 @@ func tableMissing(t *testing.T, f *e2eFixture, memoryID string) *e2eResp {
 		}
 	}()
 	r := f.e2eDo(t, "GET", "/v1/memories/"+memoryID, nil)
-	var p httpapi.Problem
+	var p wire.Problem
 	if json.Unmarshal(r.body, &p) == nil && strings.Contains(p.Detail, "memories_away") {
 		t.Errorf("the detail names the table: %s", r.body)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -29,7 +30,7 @@ func TestE2EConsolidateSession(t *testing.T) {
 	f.e2eCapture(t, "s-b", []map[string]any{e2eEvent("user_message", "I live in Braga.", old)}, writerB...)
 
 	t.Run("summarises once", func(t *testing.T) {
-		var res httpapi.ConsolidateResponse
+		var res wire.ConsolidateResponse
 		r := f.e2eDo(t, "POST", "/v1/sessions/s-old/consolidate", nil, writerA...)
 		e2eJSON(t, r, http.StatusOK, &res)
 		e2eSameKeys(t, "consolidate response", r.body, "sessions", "forgotten", "purged", "more")
@@ -38,14 +39,14 @@ func TestE2EConsolidateSession(t *testing.T) {
 			t.Fatalf("consolidate: %s", r.body)
 		}
 		// The summary is a memory like any other: shown with its admission.
-		var view httpapi.MemoryView
+		var view wire.MemoryView
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories/"+res.Sessions[0].SummaryMemoryID, nil, readerA...), http.StatusOK, &view)
-		if len(view.Versions) != 1 || view.Versions[0].Type != memory.TypeSummary || len(view.Episodes) != 3 ||
+		if len(view.Versions) != 1 || view.Versions[0].Type != string(memory.TypeSummary) || len(view.Episodes) != 3 ||
 			len(view.Admissions) != 1 || view.Admissions[0].Extractor != "consolidate" {
 			t.Errorf("summary view %+v", view)
 		}
 		// Again, with a body: nothing changes.
-		var again httpapi.ConsolidateResponse
+		var again wire.ConsolidateResponse
 		e2eJSON(t, f.e2eDo(t, "POST", "/v1/sessions/s-old/consolidate", map[string]any{"force": false}, writerA...), http.StatusOK, &again)
 		if again.Sessions[0].Status != "unchanged" || again.Sessions[0].SummaryVersionID != res.Sessions[0].SummaryVersionID {
 			t.Errorf("second consolidate: %+v", again)
@@ -54,7 +55,7 @@ func TestE2EConsolidateSession(t *testing.T) {
 
 	t.Run("young session untouched unless forced", func(t *testing.T) {
 		before := f.e2eState(t, "a")
-		var res httpapi.ConsolidateResponse
+		var res wire.ConsolidateResponse
 		e2eJSON(t, f.e2eDo(t, "POST", "/v1/sessions/s-new/consolidate", nil, writerA...), http.StatusOK, &res)
 		if res.Sessions[0].Status != "too_recent" || res.Sessions[0].EligibleAt == "" || res.Sessions[0].SummaryMemoryID != "" {
 			t.Errorf("young session: %+v", res)
@@ -102,7 +103,7 @@ func TestE2EConsolidateSession(t *testing.T) {
 	})
 
 	// Namespace b's session is its own.
-	var res httpapi.ConsolidateResponse
+	var res wire.ConsolidateResponse
 	e2eJSON(t, f.e2eDo(t, "POST", "/v1/sessions/s-b/consolidate", nil, writerB...), http.StatusOK, &res)
 	if res.Sessions[0].Status != "summarised" || !strings.Contains(res.Sessions[0].Summary, "Braga") {
 		t.Errorf("namespace b: %+v", res)

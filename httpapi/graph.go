@@ -3,43 +3,10 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 )
-
-// GraphResponse is the body of GET /v1/graph/neighborhood.
-type GraphResponse struct {
-	Entity    string        `json:"entity" doc:"The entity asked about, lower-cased."`
-	Hops      int           `json:"hops" doc:"1: the entity's own claims; 2: also its neighbours' claims."`
-	AsOf      *time.Time    `json:"as_of,omitempty" format:"date-time" doc:"The valid time asked for, if any."`
-	Entities  []GraphEntity `json:"entities" nullable:"false" doc:"The entity (hop 0) and those its claims name, nearest first. Empty for an entity no served claim names."`
-	Claims    []GraphClaim  `json:"claims" nullable:"false" doc:"Claims by hop, current first, then by subject and relation."`
-	Truncated bool          `json:"truncated" doc:"More claims were in reach than limit allowed."`
-}
-
-// GraphEntity is one entity of a neighbourhood.
-type GraphEntity struct {
-	Name string `json:"name" doc:"The entity's name, lower-cased."`
-	Hop  int    `json:"hop" doc:"Hops from the entity asked about (0: that entity)."`
-}
-
-// GraphClaim is one claim of a neighbourhood: subject -relation-> object,
-// projected from one accepted memory version.
-type GraphClaim struct {
-	Subject   string     `json:"subject" doc:"The subject entity (user, a person, a project)."`
-	Relation  string     `json:"relation" doc:"The memory's key in words: works at, uses package manager."`
-	Key       string     `json:"key" doc:"The memory's key: works_at, uses:package_manager."`
-	Object    string     `json:"object" doc:"The object entity: the value, lower-cased."`
-	Value     string     `json:"value" doc:"The value as stated."`
-	Content   string     `json:"content" doc:"The memory's sentence."`
-	MemoryID  string     `json:"memory_id" doc:"The memory (mem_...)."`
-	VersionID string     `json:"version_id" doc:"The version the claim is projected from (ver_...)."`
-	Status    string     `json:"status" doc:"The version's status: active, contested, superseded or expired."`
-	ValidFrom time.Time  `json:"valid_from" format:"date-time" doc:"Since when the claim is true."`
-	ValidTo   *time.Time `json:"valid_to,omitempty" format:"date-time" doc:"Until when it was true (superseded or expired claims)."`
-	Hop       int        `json:"hop" doc:"1 for the entity's own claims, 2 for its neighbours'."`
-}
 
 // graphParams documents the query of GET /v1/graph/neighborhood.
 var graphParams = []Param{
@@ -88,13 +55,13 @@ func (s *Server) graphNeighborhood(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	out := GraphResponse{Entity: res.Entity, Hops: res.Hops, AsOf: res.AsOf, Truncated: res.Truncated,
-		Entities: make([]GraphEntity, len(res.Entities)), Claims: make([]GraphClaim, len(res.Claims))}
+	out := wire.GraphResponse{Entity: res.Entity, Hops: res.Hops, AsOf: res.AsOf, Truncated: res.Truncated,
+		Entities: make([]wire.GraphEntity, len(res.Entities)), Claims: make([]wire.GraphClaim, len(res.Claims))}
 	for i, en := range res.Entities {
-		out.Entities[i] = GraphEntity{Name: en.Name, Hop: en.Hop}
+		out.Entities[i] = wire.GraphEntity{Name: en.Name, Hop: en.Hop}
 	}
 	for i, c := range res.Claims {
-		out.Claims[i] = GraphClaim{Subject: c.Subject, Relation: c.Relation, Key: c.Key, Object: c.Object, Value: c.Value,
+		out.Claims[i] = wire.GraphClaim{Subject: c.Subject, Relation: c.Relation, Key: c.Key, Object: c.Object, Value: c.Value,
 			Content: c.Content, MemoryID: c.MemoryID, VersionID: c.VersionID, Status: string(c.Status),
 			ValidFrom: c.ValidFrom, ValidTo: c.ValidTo, Hop: c.Hop}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 )
 
 // GET /v1/graph/neighborhood end to end: remembered facts become claims,
@@ -22,9 +23,9 @@ func TestGraphNeighborhoodHTTP(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	e2eJSON(t, f.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "Bob moved to Paris."}, ns...), http.StatusCreated, nil)
 
-	get := func(query string) httpapi.GraphResponse {
+	get := func(query string) wire.GraphResponse {
 		t.Helper()
-		var res httpapi.GraphResponse
+		var res wire.GraphResponse
 		e2eJSON(t, f.e2eDo(t, "GET", "/v1/graph/neighborhood?"+query, nil, ns...), http.StatusOK, &res)
 		return res
 	}
@@ -94,7 +95,7 @@ func TestGraphNeighborhoodHTTP(t *testing.T) {
 		http.StatusNotFound, httpapi.CodeNamespaceNotFound)
 }
 
-func hasObject(res httpapi.GraphResponse, object string) bool {
+func hasObject(res wire.GraphResponse, object string) bool {
 	for _, c := range res.Claims {
 		if c.Object == object {
 			return true

@@ -4,28 +4,14 @@ import (
 	"net/http"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
+	"github.com/mnemon-dev/mnemon/httpapi/wireconv"
 )
-
-// LifecycleRunRequest is the body of POST /v1/lifecycle/run. An empty body
-// runs the lifecycle policy with its defaults.
-type LifecycleRunRequest struct {
-	DryRun bool `json:"dry_run,omitempty" doc:"Report what would change without writing anything."`
-	Limit  int  `json:"limit,omitempty" doc:"At most this many versions changed by each step (default 1000 for lifecycle, 500 for dedupe); the report says when more remains."`
-	Dedupe bool `json:"dedupe,omitempty" doc:"Also merge duplicate facts (cosine at or above the threshold, never contradictions) into their strongest."`
-	// DedupeThreshold is a pointer so 0 (absent) is told from a bad value.
-	DedupeThreshold *float64 `json:"dedupe_threshold,omitempty" doc:"With dedupe: the cosine at which two facts are duplicates, in (0, 1] (default 0.92)."`
-}
-
-// LifecycleRunResponse says what a run changed.
-type LifecycleRunResponse struct {
-	Lifecycle *engine.LifecycleReport `json:"lifecycle" doc:"Expiry (valid_to, usefulness floor), usefulness decay and contests resolved."`
-	Dedupe    *engine.DedupeReport    `json:"dedupe,omitempty" doc:"With dedupe: the duplicate clusters merged."`
-}
 
 // lifecycleRun runs the lifecycle policy (and dedupe when asked) over the
 // caller's namespace now, as the periodic maintenance job does.
 func (s *Server) lifecycleRun(w http.ResponseWriter, r *request) error {
-	var body LifecycleRunRequest
+	var body wire.LifecycleRunRequest
 	if r.ContentLength != 0 {
 		if err := decode(r, &body); err != nil {
 			return err
@@ -41,7 +27,7 @@ func (s *Server) lifecycleRun(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	res := LifecycleRunResponse{Lifecycle: lc}
+	res := wire.LifecycleRunResponse{Lifecycle: wireconv.LifecycleReport(lc)}
 	if body.Dedupe {
 		p := engine.DedupeParams{Namespace: r.caller.ns, DryRun: body.DryRun, Limit: body.Limit}
 		if body.DedupeThreshold != nil {
@@ -49,9 +35,11 @@ func (s *Server) lifecycleRun(w http.ResponseWriter, r *request) error {
 				return problemf(http.StatusBadRequest, CodeInvalidRequest, "dedupe_threshold 0: use a cosine in (0, 1], like 0.92")
 			}
 		}
-		if res.Dedupe, err = s.cfg.Engine.Dedupe(r.Context(), p); err != nil {
+		dd, err := s.cfg.Engine.Dedupe(r.Context(), p)
+		if err != nil {
 			return err
 		}
+		res.Dedupe = wireconv.DedupeReport(dd)
 	}
 	return writeJSON(w, http.StatusOK, res)
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -20,9 +20,9 @@ func TestLifecycleRun(t *testing.T) {
 	})
 	f.e2eRemember(t, map[string]any{"text": "The user lives in Lisbon.", "key": "lives_in", "value": "Lisbon"})
 
-	run := func(body any) httpapi.LifecycleRunResponse {
+	run := func(body any) wire.LifecycleRunResponse {
 		t.Helper()
-		var res httpapi.LifecycleRunResponse
+		var res wire.LifecycleRunResponse
 		e2eJSON(t, f.e2eDo(t, "POST", "/v1/lifecycle/run", body), http.StatusOK, &res)
 		return res
 	}
@@ -35,20 +35,20 @@ func TestLifecycleRun(t *testing.T) {
 		t.Fatalf("run: %+v", res.Lifecycle)
 	}
 	c := res.Lifecycle.Changes[0]
-	if c.Reason != "expired_valid_to" || c.From != memory.StatusActive || c.To != memory.StatusExpired || c.MemoryID != ended.MemoryID {
+	if c.Reason != "expired_valid_to" || c.From != string(memory.StatusActive) || c.To != string(memory.StatusExpired) || c.MemoryID != ended.MemoryID {
 		t.Fatalf("change %+v", c)
 	}
 	again := run(map[string]any{"dedupe": true, "dedupe_threshold": 0.95})
-	if again.Lifecycle.Changed() != 0 || again.Dedupe == nil || again.Dedupe.Threshold != 0.95 || len(again.Dedupe.Changes) != 0 {
+	if len(again.Lifecycle.Changes) != 0 || again.Dedupe == nil || again.Dedupe.Threshold != 0.95 || len(again.Dedupe.Changes) != 0 {
 		t.Fatalf("second run: %+v %+v", again.Lifecycle, again.Dedupe)
 	}
 	// The expired fact is history now.
-	var list httpapi.MemoryList
+	var list wire.MemoryList
 	e2eJSON(t, f.e2eDo(t, "GET", "/v1/memories?include_history=true", nil), http.StatusOK, &list)
 	found := false
 	for _, v := range list.Memories {
 		if v.MemoryID == ended.MemoryID {
-			found = v.Status == memory.StatusExpired
+			found = v.Status == string(memory.StatusExpired)
 		}
 	}
 	if !found {

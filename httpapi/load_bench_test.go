@@ -24,6 +24,7 @@ import (
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/internal/apikey"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -404,7 +405,7 @@ func (c *loadClient) post(path string, body []byte, want int) (time.Duration, er
 }
 
 func (c *loadClient) retrieve(query string) (time.Duration, error) {
-	body, _ := json.Marshal(httpapi.RetrieveRequest{Query: query})
+	body, _ := json.Marshal(wire.RetrieveRequest{Query: query})
 	d, err := c.post("/v1/memories/retrieve", body, http.StatusOK)
 	if err == nil && bytes.Contains(c.buf.Bytes(), []byte(`"items":[]`)) {
 		c.empty++
@@ -447,13 +448,13 @@ func loadCaptureBodies(n int) [][]byte {
 	now := time.Now().UTC()
 	out := make([][]byte, n)
 	for i := range out {
-		req := httpapi.CaptureRequest{SessionID: fmt.Sprintf("load-session-%d", i%8), AgentID: "load-agent"}
+		req := wire.CaptureRequest{SessionID: fmt.Sprintf("load-session-%d", i%8), AgentID: "load-agent"}
 		for j := range 1 + r.IntN(3) {
 			kind, speaker := "user_message", "user"
 			if j%2 == 1 {
 				kind, speaker = "agent_message", "assistant"
 			}
-			req.Events = append(req.Events, httpapi.EventInput{
+			req.Events = append(req.Events, wire.EventInput{
 				Kind: kind, Speaker: speaker,
 				Content:    fmt.Sprintf("%s (capture %d.%d)", g.Sentence(), i, j),
 				OccurredAt: now.Add(time.Duration(i*3+j) * time.Millisecond).Format(time.RFC3339Nano),

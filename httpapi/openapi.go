@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 )
 
 // OpenAPI returns the API's OpenAPI 3.1 document, generated from the route
@@ -47,9 +47,9 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *request) error {
 //   - Request fields: only fields tagged required:"true" are required, and
 //     unknown fields are refused (additionalProperties: false), as the
 //     decoder does.
-//   - Types with their own JSON encoding are described by the plain Go
-//     type they encode like (jsonAs); an unknown one panics, so a new type
-//     can never be described wrongly in silence.
+//   - The body types are package wire's, plain structs, maps and slices;
+//     a type with its own JSON encoding panics, so a type can never be
+//     described wrongly in silence.
 //   - Every operation answers problems (application/problem+json) as its
 //     default response, and every response carries X-Request-Id.
 //
@@ -171,7 +171,7 @@ func (g *schemaGen) operation(rt *route) map[string]any {
 		responses["503"] = response("Not ready.")
 	}
 	responses["default"] = map[string]any{"description": "A problem (RFC 9457) with a stable code.", "headers": requestIDHeader,
-		"content": map[string]any{"application/problem+json": map[string]any{"schema": g.ref(reflect.TypeFor[Problem]())}}}
+		"content": map[string]any{"application/problem+json": map[string]any{"schema": g.ref(reflect.TypeFor[wire.Problem]())}}}
 	op["responses"] = responses
 	return op
 }
@@ -218,25 +218,16 @@ var (
 	rawJSONType  = reflect.TypeFor[json.RawMessage]()
 )
 
-// jsonAs maps types with their own JSON encoding to a plain type that
-// encoding/json writes the same way.
-var jsonAs = map[reflect.Type]reflect.Type{
-	reflect.TypeFor[memory.ChannelHits](): reflect.TypeFor[map[string]ChannelHit](), // {"lexical": {"rank", "score"}}
-	reflect.TypeFor[memory.Terms]():       reflect.TypeFor[map[string]float64](),
-	reflect.TypeFor[memory.TraceItems]():  reflect.TypeFor[[]memory.TraceItem](),
-}
-
 // ref returns t's schema: a $ref for named structs, defined on first use;
 // everything else inline.
 func (g *schemaGen) ref(t reflect.Type) map[string]any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if as, ok := jsonAs[t]; ok {
-		t = as
-	}
 	if t != timeType && t != rawJSONType && ownJSON(t) {
-		panic("httpapi: openapi: " + t.String() + " has its own JSON encoding; describe it in jsonAs")
+		// Reflection cannot see what such a type writes: give the wire a
+		// plain type instead.
+		panic("httpapi: openapi: " + t.String() + " has its own JSON encoding; the document cannot describe it")
 	}
 	if t.Kind() != reflect.Struct || t == timeType {
 		return g.schemaOf(t)
@@ -364,9 +355,6 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 // nullable lets s admit null when encoding/json writes a nil value of t as
 // null.
 func nullable(t reflect.Type, s map[string]any) map[string]any {
-	if as, ok := jsonAs[t]; ok {
-		t = as
-	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface:
 	default:

@@ -35,6 +35,7 @@ import (
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
@@ -767,7 +768,7 @@ func oaProbe(t *testing.T, base, method, path string) (int, string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var p httpapi.Problem
+	var p wire.Problem
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
 		_ = json.NewDecoder(resp.Body).Decode(&p)
 	}

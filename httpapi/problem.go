@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -133,7 +134,7 @@ func writeProblem(w http.ResponseWriter, requestID string, e *apiError) {
 	if title == "" {
 		title = http.StatusText(e.status)
 	}
-	p := Problem{Type: ProblemBase + e.code, Title: title, Status: e.status, Code: e.code, Detail: e.detail, RequestID: requestID}
+	p := wire.Problem{Type: ProblemBase + e.code, Title: title, Status: e.status, Code: e.code, Detail: e.detail, RequestID: requestID}
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -4,15 +4,9 @@ import (
 	"net/http"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
+	"github.com/mnemon-dev/mnemon/httpapi/wireconv"
 )
-
-// ProcedureList is the body of GET /v1/procedures.
-type ProcedureList struct {
-	Procedures []*engine.Procedure `json:"procedures" nullable:"false" doc:"Live procedural memories by task type, each with its steps, the task_result episodes of the sessions it was distilled from, when a retrieval last packed it and whether it is stale (unpacked for 90 days)."`
-}
-
-// ProcedureReport is the body of POST /v1/procedures/promote.
-type ProcedureReport = engine.ProcedureReport
 
 func (s *Server) listProcedures(w http.ResponseWriter, r *request) error {
 	if err := s.knownNamespace(r); err != nil {
@@ -25,7 +19,7 @@ func (s *Server) listProcedures(w http.ResponseWriter, r *request) error {
 	if ps == nil {
 		ps = []*engine.Procedure{}
 	}
-	return writeJSON(w, http.StatusOK, ProcedureList{Procedures: ps})
+	return writeJSON(w, http.StatusOK, wire.ProcedureList{Procedures: wireconv.Procedures(ps)})
 }
 
 func (s *Server) promoteProcedures(w http.ResponseWriter, r *request) error {
@@ -33,5 +27,5 @@ func (s *Server) promoteProcedures(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, rep)
+	return writeJSON(w, http.StatusOK, wireconv.ProcedureReport(rep))
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
+	"github.com/mnemon-dev/mnemon/httpapi/wireconv"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -62,18 +64,18 @@ func (s *Server) routes() []*route {
 	return []*route{
 		{Method: "POST", Path: "/v1/episodes", Role: memory.RoleWriter, Status: http.StatusAccepted,
 			Summary: "Capture raw events as episodes; extraction runs as a background job.",
-			Request: CaptureRequest{}, Response: CaptureResponse{},
+			Request: wire.CaptureRequest{}, Response: wire.CaptureResponse{},
 			Params: []Param{{Name: "wait", In: "query", Type: "boolean", Doc: "Answer only once extraction has finished."}},
 			handle: s.capture, long: true},
 		{Method: "POST", Path: "/v1/memories", Role: memory.RoleWriter, Status: http.StatusCreated,
 			Summary: "Remember a statement or a structured fact now.",
-			Request: RememberRequest{}, Response: RememberResponse{}, handle: s.remember},
+			Request: wire.RememberRequest{}, Response: wire.RememberResponse{}, handle: s.remember},
 		{Method: "POST", Path: "/v1/memories/retrieve", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary: "Retrieve the memories that matter for a task, packed into a token budget.",
-			Request: RetrieveRequest{}, Response: RetrieveResponse{}, handle: s.retrieve},
+			Request: wire.RetrieveRequest{}, Response: wire.RetrieveResponse{}, handle: s.retrieve},
 		{Method: "GET", Path: "/v1/memories", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "List distilled memories (semantic and procedural), current first.",
-			Response: MemoryList{}, handle: s.listMemories,
+			Response: wire.MemoryList{}, handle: s.listMemories,
 			Params: []Param{
 				{Name: "include_history", In: "query", Type: "boolean", Doc: "Also superseded, expired and contested-away versions."},
 				{Name: "subject", In: "query", Type: "string", Doc: "Only memories about this subject."},
@@ -81,48 +83,48 @@ func (s *Server) routes() []*route {
 			}},
 		{Method: "GET", Path: "/v1/memories/{id}", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "A memory with every version, its admission log and the episodes it cites; or an episode with the decisions about it.",
-			Response: MemoryView{}, Params: []Param{idParam("Any id `mnemon show` takes: a memory (mem_...), one of its versions (ver_..., or mem_...@v2 as remember reports it) or an episode (ep_...).")}, handle: s.getMemory},
+			Response: wire.MemoryView{}, Params: []Param{idParam("Any id `mnemon show` takes: a memory (mem_...), one of its versions (ver_..., or mem_...@v2 as remember reports it) or an episode (ep_...).")}, handle: s.getMemory},
 		{Method: "DELETE", Path: "/v1/memories/{id}", Role: memory.RoleWriter, Status: http.StatusOK,
 			Summary:  "Forget a memory: every version leaves retrieval, with the episodes it came from.",
-			Response: ForgetResponse{}, Params: []Param{idParam("A memory id (mem_...).")}, handle: s.forget},
+			Response: wire.ForgetResult{}, Params: []Param{idParam("A memory id (mem_...).")}, handle: s.forget},
 		{Method: "POST", Path: "/v1/sessions/{id}/consolidate", Role: memory.RoleWriter, Status: http.StatusOK,
 			Summary: "Consolidate a session: summarise it (once 7 days old) into a summary memory citing its episodes; forget and purge its summarised episodes whose retention fell below 0.05.",
-			Request: ConsolidateRequest{}, Response: ConsolidateResponse{}, Params: []Param{idParam("A session id.")}, handle: s.consolidateSession, optionalBody: true},
+			Request: wire.ConsolidateRequest{}, Response: wire.ConsolidateResponse{}, Params: []Param{idParam("A session id.")}, handle: s.consolidateSession, optionalBody: true},
 		{Method: "GET", Path: "/v1/retrievals/{id}", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "The trace of a retrieval: every candidate, its channels and terms.",
-			Response: Trace{}, Params: []Param{idParam("A retrieval id (ret_...).")}, handle: s.getTrace},
+			Response: wire.Trace{}, Params: []Param{idParam("A retrieval id (ret_...).")}, handle: s.getTrace},
 		{Method: "GET", Path: "/v1/graph/neighborhood", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "An entity's neighbourhood in the knowledge graph: the claims 1 or 2 hops from it, with validity.",
-			Response: GraphResponse{}, Params: graphParams, handle: s.graphNeighborhood},
+			Response: wire.GraphResponse{}, Params: graphParams, handle: s.graphNeighborhood},
 		{Method: "POST", Path: "/v1/retrievals/{id}/feedback", Role: memory.RoleWriter, Status: http.StatusOK,
 			Summary: "Say how a retrieval's items served the task: helpful, unused or harmful. Moves usefulness and trust only; repeating a judgement changes nothing.",
-			Request: FeedbackRequest{}, Response: FeedbackResponse{}, Params: []Param{idParam("A retrieval id (ret_...).")}, handle: s.feedback},
+			Request: wire.FeedbackRequest{}, Response: wire.FeedbackResult{}, Params: []Param{idParam("A retrieval id (ret_...).")}, handle: s.feedback},
 		{Method: "GET", Path: "/v1/memories/{id}/explain", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "Why a memory is held (evidence, admission reasons, operations, the superseded-by chain) and how feedback moved its usefulness and trust; for a retrieval id, why each candidate ranked.",
-			Response: Explanation{}, Params: []Param{idParam("A memory (mem_...), version (ver_...) or retrieval (ret_...) id.")}, handle: s.explainMemory},
+			Response: wire.Explanation{}, Params: []Param{idParam("A memory (mem_...), version (ver_...) or retrieval (ret_...) id.")}, handle: s.explainMemory},
 		{Method: "GET", Path: "/v1/procedures", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "List procedures (procedural memories) with their steps, sessions, last use and stale flag.",
-			Response: ProcedureList{}, handle: s.listProcedures},
+			Response: wire.ProcedureList{}, handle: s.listProcedures},
 		{Method: "POST", Path: "/v1/procedures/promote", Role: memory.RoleWriter, Status: http.StatusOK,
 			Summary: "Distil procedures from 3+ successful sessions per task type (task_result events with metadata task_type and outcome), " +
 				"count failing sessions that used one, flag procedures unused for 90 days. Idempotent.",
-			Response: ProcedureReport{}, handle: s.promoteProcedures, long: true},
+			Response: wire.ProcedureReport{}, handle: s.promoteProcedures, long: true},
 		{Method: "GET", Path: "/v1/jobs/{id}", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "A background job's state: pending, running, succeeded or failed (with its error).",
-			Response: Job{}, Params: []Param{idParam("A job id (job_...).")}, handle: s.getJob},
+			Response: wire.Job{}, Params: []Param{idParam("A job id (job_...).")}, handle: s.getJob},
 		{Method: "POST", Path: "/v1/lifecycle/run", Role: memory.RoleAdmin, Status: http.StatusOK,
 			Summary: "Run the lifecycle policy now (expiry, usefulness decay, contests; dedupe when asked), as the periodic maintenance does.",
-			Request: LifecycleRunRequest{}, Response: LifecycleRunResponse{}, handle: s.lifecycleRun, long: true},
+			Request: wire.LifecycleRunRequest{}, Response: wire.LifecycleRunResponse{}, handle: s.lifecycleRun, long: true},
 		{Method: "GET", Path: "/v1/export", Role: memory.RoleAdmin, Status: http.StatusOK,
 			Summary:     "Export the namespace as JSON lines (lossless; re-importable into any namespace).",
 			ContentType: "application/x-ndjson", handle: s.export, long: true},
 		{Method: "POST", Path: "/v1/import", Role: memory.RoleAdmin, Status: http.StatusOK,
 			Summary:     "Import an export (JSON lines) into this namespace, which must be empty.",
-			ContentType: "application/x-ndjson", Response: ImportResponse{}, handle: s.importNS, long: true, bigBody: true},
+			ContentType: "application/x-ndjson", Response: wire.ExportStats{}, handle: s.importNS, long: true, bigBody: true},
 		{Method: "GET", Path: "/healthz", Status: http.StatusOK, Summary: "Liveness: the process serves requests.",
-			Response: Health{}, handle: s.healthz, public: true, quiet: true},
+			Response: wire.Health{}, handle: s.healthz, public: true, quiet: true},
 		{Method: "GET", Path: "/readyz", Status: http.StatusOK, Summary: "Readiness: the store answers and the workers run.",
-			Response: Health{}, handle: s.readyz, public: true, quiet: true},
+			Response: wire.Health{}, handle: s.readyz, public: true, quiet: true},
 		{Method: "GET", Path: "/metrics", Role: memory.RoleAdmin, Status: http.StatusOK, Summary: "Prometheus metrics.",
 			ContentType: "text/plain", handle: s.serveMetrics, quiet: true},
 		{Method: "GET", Path: "/openapi.json", Status: http.StatusOK, Summary: "This API's OpenAPI 3.1 document.",
@@ -228,7 +230,7 @@ func scopeOf(agent, user, project, session string) memory.Scope {
 }
 
 func (s *Server) capture(w http.ResponseWriter, r *request) error {
-	var body CaptureRequest
+	var body wire.CaptureRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
@@ -262,7 +264,7 @@ func (s *Server) capture(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	res := CaptureResponse{EpisodeIDs: ack.EpisodeIDs, JobID: ack.JobID}
+	res := wire.CaptureResponse{EpisodeIDs: ack.EpisodeIDs, JobID: ack.JobID}
 	if wait {
 		ctx, cancel := context.WithTimeout(r.Context(), s.limits.WaitTimeout)
 		defer cancel()
@@ -277,7 +279,7 @@ func (s *Server) capture(w http.ResponseWriter, r *request) error {
 }
 
 func (s *Server) remember(w http.ResponseWriter, r *request) error {
-	var body RememberRequest
+	var body wire.RememberRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
@@ -313,9 +315,9 @@ func (s *Server) remember(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	out := RememberResponse{EpisodeID: res.EpisodeID, Outcomes: make([]Outcome, len(res.Outcomes)), Reasons: []string{}}
+	out := wire.RememberResponse{EpisodeID: res.EpisodeID, Outcomes: make([]wire.Outcome, len(res.Outcomes)), Reasons: []string{}}
 	for i, o := range res.Outcomes {
-		out.Outcomes[i] = Outcome{EpisodeID: o.EpisodeID, Decision: string(o.Decision), Operation: string(o.Operation),
+		out.Outcomes[i] = wire.Outcome{EpisodeID: o.EpisodeID, Decision: string(o.Decision), Operation: string(o.Operation),
 			Reasons: o.Reasons, MemoryID: o.MemoryID, VersionID: o.VersionID, Content: o.Content}
 	}
 	if len(res.Outcomes) > 0 {
@@ -327,7 +329,7 @@ func (s *Server) remember(w http.ResponseWriter, r *request) error {
 			}
 		}
 		out.MemoryID, out.Operation, out.Decision, out.Reasons = first.MemoryID, string(first.Operation), string(first.Decision), first.Reasons
-		out.Version = publicVersion(first.Version)
+		out.Version = wireconv.Version(first.Version)
 	} else {
 		out.Decision = string(memory.AdmitReject)
 		out.Reasons = []string{"nothing_to_remember"}
@@ -335,27 +337,17 @@ func (s *Server) remember(w http.ResponseWriter, r *request) error {
 	return writeJSON(w, http.StatusCreated, out)
 }
 
-// publicVersion drops the stored embedding: clients have no use for it and
-// it is most of a version's size.
-func publicVersion(v *memory.Version) *memory.Version {
-	if v == nil {
-		return nil
+// versionList converts versions for a list the document promises is
+// never null: no versions is [].
+func versionList(vs []*memory.Version) []*wire.Version {
+	if vs == nil {
+		return []*wire.Version{}
 	}
-	c := *v
-	c.Embedding = nil
-	return &c
-}
-
-func publicVersions(vs []*memory.Version) []*memory.Version {
-	out := make([]*memory.Version, len(vs))
-	for i, v := range vs {
-		out[i] = publicVersion(v)
-	}
-	return out
+	return wireconv.Versions(vs)
 }
 
 func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
-	var body RetrieveRequest
+	var body wire.RetrieveRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
@@ -383,8 +375,8 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	out := RetrieveResponse{RetrievalID: res.RetrievalID, Context: res.Context, TokensUsed: res.TokensUsed,
-		Items: make([]RetrieveItem, len(res.Items))}
+	out := wire.RetrieveResponse{RetrievalID: res.RetrievalID, Context: res.Context, TokensUsed: res.TokensUsed,
+		Items: make([]wire.RetrieveItem, len(res.Items))}
 	if res.NamespaceEmpty {
 		// An agent's first call, before anything was stored, succeeds.
 		out.Hint = "namespace " + quote(r.caller.ns) + " holds nothing yet; capture or remember first"
@@ -392,15 +384,15 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	}
 	s.metrics.observeRetrieval(res)
 	for i, it := range res.Items {
-		chans := make(map[string]ChannelHit, len(it.Channels))
+		chans := make(map[string]wire.ChannelHit, len(it.Channels))
 		for name, h := range it.Channels {
-			chans[name] = ChannelHit{Rank: h.Rank, Score: h.Score}
+			chans[name] = wire.ChannelHit{Rank: h.Rank, Score: h.Score}
 		}
 		eps := it.EpisodeIDs
 		if eps == nil {
 			eps = []string{}
 		}
-		out.Items[i] = RetrieveItem{MemoryID: it.MemoryID, VersionID: it.VersionID, Kind: string(it.Kind), Type: string(it.Type),
+		out.Items[i] = wire.RetrieveItem{MemoryID: it.MemoryID, VersionID: it.VersionID, Kind: string(it.Kind), Type: string(it.Type),
 			Content: it.Content, Score: it.Score, Tokens: it.Tokens, Trust: it.Trust, Uncertainty: it.Uncertainty, Action: string(it.Action), EpisodeIDs: eps,
 			Channels: chans, Explanation: it.Explanation}
 	}
@@ -424,7 +416,7 @@ func (s *Server) listMemories(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, MemoryList{Memories: publicVersions(vs)})
+	return writeJSON(w, http.StatusOK, wire.MemoryList{Memories: versionList(vs)})
 }
 
 func (s *Server) getMemory(w http.ResponseWriter, r *request) error {
@@ -432,8 +424,9 @@ func (s *Server) getMemory(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	view.Versions = publicVersions(view.Versions)
-	return writeJSON(w, http.StatusOK, view)
+	out := wireconv.MemoryView(view)
+	out.Versions = versionList(view.Versions)
+	return writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) forget(w http.ResponseWriter, r *request) error {
@@ -441,7 +434,7 @@ func (s *Server) forget(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, res)
+	return writeJSON(w, http.StatusOK, wireconv.ForgetResult(res))
 }
 
 func (s *Server) getTrace(w http.ResponseWriter, r *request) error {
@@ -449,7 +442,7 @@ func (s *Server) getTrace(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, tr)
+	return writeJSON(w, http.StatusOK, wireconv.Trace(tr))
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *request) error {
@@ -457,7 +450,7 @@ func (s *Server) getJob(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, job)
+	return writeJSON(w, http.StatusOK, wireconv.Job(job))
 }
 
 func (s *Server) export(w http.ResponseWriter, r *request) error {
@@ -496,7 +489,7 @@ func (s *Server) importNS(w http.ResponseWriter, r *request) error {
 		}
 		return jsonLimit(err)
 	}
-	return writeJSON(w, http.StatusOK, stats)
+	return writeJSON(w, http.StatusOK, wireconv.ExportStats(stats))
 }
 
 // limitWatch remembers whether a body ran into its size limit.
@@ -524,7 +517,7 @@ func jsonLimit(err error) error {
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *request) error {
-	return writeJSON(w, http.StatusOK, Health{Status: "ok"})
+	return writeJSON(w, http.StatusOK, wire.Health{Status: "ok"})
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *request) error {
@@ -552,9 +545,9 @@ func (s *Server) readyz(w http.ResponseWriter, r *request) error {
 		}
 	}
 	if !ok {
-		return writeJSON(w, http.StatusServiceUnavailable, Health{Status: "unavailable", Checks: checks})
+		return writeJSON(w, http.StatusServiceUnavailable, wire.Health{Status: "unavailable", Checks: checks})
 	}
-	return writeJSON(w, http.StatusOK, Health{Status: "ok", Checks: checks})
+	return writeJSON(w, http.StatusOK, wire.Health{Status: "ok", Checks: checks})
 }
 
 // notFuture refuses, as an invalid timestamp, a time further ahead than

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
 )
 
 // TestE2EStorageFull fills the database for real (SQLite's page limit on
@@ -43,7 +44,7 @@ func TestE2EStorageFull(t *testing.T) {
 	if after := f.e2eState(t, "default"); after != before {
 		t.Fatalf("a capture refused for lack of space changed the store:\nbefore %s\nafter  %s", before, after)
 	}
-	var health httpapi.Health
+	var health wire.Health
 	r = f.e2eDo(t, "GET", "/readyz", nil)
 	if err := json.Unmarshal(r.body, &health); err != nil || r.status != http.StatusServiceUnavailable ||
 		health.Status != "unavailable" || !strings.HasPrefix(health.Checks["storage"], "full") {

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/httpapi/wireconv"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -85,7 +86,9 @@ func (t *tools) explain(ctx context.Context, _ *mcp.CallToolRequest, in ExplainI
 	if err != nil {
 		return nil, nil, t.fail(err, in.ID)
 	}
-	raw, err := json.Marshal(ex)
+	// The HTTP API's wire form: one shape of an explanation for both.
+	wex := wireconv.Explanation(ex)
+	raw, err := json.Marshal(wex)
 	if err != nil {
 		return nil, nil, t.fail(err, in.ID)
 	}
@@ -93,7 +96,7 @@ func (t *tools) explain(ctx context.Context, _ *mcp.CallToolRequest, in ExplainI
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, nil, t.fail(err, in.ID)
 	}
-	pretty, err := json.MarshalIndent(ex, "", "  ")
+	pretty, err := json.MarshalIndent(wex, "", "  ")
 	if err != nil {
 		return nil, nil, t.fail(err, in.ID)
 	}

@@ -602,7 +602,6 @@ export interface Version {
   confidence: number;
   content: string;
   criticality: string;
-  embedding?: string;
   evidence_episode_ids?: Array<string>;
   evidence_spans?: Array<Span>;
   failure_count: number;

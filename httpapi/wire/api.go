@@ -1,4 +1,17 @@
-package httpapi
+// Package wire holds the bodies of mnemon's HTTP API: what a request
+// carries and what a response says, field for field. The server (httpapi)
+// converts its domain values to these types at the edge (see wireconv);
+// the OpenAPI document, and from it the TypeScript SDK's types, are
+// generated from them; the Go client's own types are checked against them.
+// It imports nothing of mnemon, so a client can use it without compiling
+// in the server.
+//
+// Field tags are the wire format; `doc` tags feed the OpenAPI document;
+// `required` marks fields a request must carry; nullable:"false" marks a
+// slice or map the server always fills, so the document promises it is
+// never null. Other tools depend on these shapes: change them only with a
+// new API version.
+package wire
 
 import (
 	"encoding/json"
@@ -6,17 +19,7 @@ import (
 	"reflect"
 	"slices"
 	"time"
-
-	"github.com/mnemon-dev/mnemon/engine"
-	"github.com/mnemon-dev/mnemon/jobs"
-	"github.com/mnemon-dev/mnemon/memory"
 )
-
-// The request and response bodies of the API. Field tags are the wire
-// format; `doc` tags feed the OpenAPI document; `required` marks fields a
-// request must carry; nullable:"false" marks a slice or map the handler
-// always fills, so the document promises it is never null. Other tools
-// depend on these shapes: change them only with a new API version.
 
 // CaptureRequest is the body of POST /v1/episodes.
 type CaptureRequest struct {
@@ -113,13 +116,13 @@ type RememberRequest struct {
 // accepted memory with the admission decision and reconciliation
 // operation, and every candidate's outcome.
 type RememberResponse struct {
-	EpisodeID string          `json:"episode_id" doc:"The episode that records the statement."`
-	MemoryID  string          `json:"memory_id,omitempty" doc:"The memory written or reinforced."`
-	Version   *memory.Version `json:"version,omitempty" doc:"The version now current for that memory."`
-	Operation string          `json:"operation,omitempty" doc:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode."`
-	Decision  string          `json:"decision" doc:"accept, defer, reject or quarantine."`
-	Reasons   []string        `json:"reasons" doc:"Reason codes for the decision."`
-	Outcomes  []Outcome       `json:"outcomes" nullable:"false" doc:"Every candidate memory's fate."`
+	EpisodeID string    `json:"episode_id" doc:"The episode that records the statement."`
+	MemoryID  string    `json:"memory_id,omitempty" doc:"The memory written or reinforced."`
+	Version   *Version  `json:"version,omitempty" doc:"The version now current for that memory."`
+	Operation string    `json:"operation,omitempty" doc:"ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode."`
+	Decision  string    `json:"decision" doc:"accept, defer, reject or quarantine."`
+	Reasons   []string  `json:"reasons" doc:"Reason codes for the decision."`
+	Outcomes  []Outcome `json:"outcomes" nullable:"false" doc:"Every candidate memory's fate."`
 }
 
 // Outcome is one candidate memory's admission decision and reconciliation.
@@ -184,24 +187,8 @@ type ChannelHit struct {
 
 // MemoryList is the body of GET /v1/memories.
 type MemoryList struct {
-	Memories []*memory.Version `json:"memories" nullable:"false" doc:"Distilled memories (semantic and procedural), current first."`
+	Memories []*Version `json:"memories" nullable:"false" doc:"Distilled memories (semantic and procedural), current first."`
 }
-
-// MemoryView is a memory with every version, its admission log and the
-// episodes it cites; or an episode with the decisions about it.
-type MemoryView = engine.MemoryView
-
-// ForgetResponse says what a DELETE took out of retrieval.
-type ForgetResponse = engine.ForgetResult
-
-// Trace is a retrieval's trace.
-type Trace = memory.Trace
-
-// Job is a background job.
-type Job = jobs.Job
-
-// ImportResponse counts what an import carried.
-type ImportResponse = engine.ExportStats
 
 // Health is the body of /healthz and /readyz.
 type Health struct {
@@ -220,20 +207,99 @@ type Problem struct {
 	RequestID string `json:"request_id,omitempty"`
 }
 
-// timeField parses an optional RFC 3339 time field: absent is nil; a time
-// outside the storable range, the zero time included, is refused.
-func timeField(name, s string) (*time.Time, error) {
-	if s == "" {
-		return nil, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return nil, &apiError{status: 400, code: CodeInvalidTimestamp,
-			detail: name + " " + quote(s) + " is not an RFC 3339 time such as 2026-05-01T12:00:00Z"}
-	}
-	t = t.UTC()
-	if err := memory.CheckTime(name, t); err != nil {
-		return nil, err
-	}
-	return &t, nil
+// GraphResponse is the body of GET /v1/graph/neighborhood.
+type GraphResponse struct {
+	Entity    string        `json:"entity" doc:"The entity asked about, lower-cased."`
+	Hops      int           `json:"hops" doc:"1: the entity's own claims; 2: also its neighbours' claims."`
+	AsOf      *time.Time    `json:"as_of,omitempty" format:"date-time" doc:"The valid time asked for, if any."`
+	Entities  []GraphEntity `json:"entities" nullable:"false" doc:"The entity (hop 0) and those its claims name, nearest first. Empty for an entity no served claim names."`
+	Claims    []GraphClaim  `json:"claims" nullable:"false" doc:"Claims by hop, current first, then by subject and relation."`
+	Truncated bool          `json:"truncated" doc:"More claims were in reach than limit allowed."`
+}
+
+// GraphEntity is one entity of a neighbourhood.
+type GraphEntity struct {
+	Name string `json:"name" doc:"The entity's name, lower-cased."`
+	Hop  int    `json:"hop" doc:"Hops from the entity asked about (0: that entity)."`
+}
+
+// GraphClaim is one claim of a neighbourhood: subject -relation-> object,
+// projected from one accepted memory version.
+type GraphClaim struct {
+	Subject   string     `json:"subject" doc:"The subject entity (user, a person, a project)."`
+	Relation  string     `json:"relation" doc:"The memory's key in words: works at, uses package manager."`
+	Key       string     `json:"key" doc:"The memory's key: works_at, uses:package_manager."`
+	Object    string     `json:"object" doc:"The object entity: the value, lower-cased."`
+	Value     string     `json:"value" doc:"The value as stated."`
+	Content   string     `json:"content" doc:"The memory's sentence."`
+	MemoryID  string     `json:"memory_id" doc:"The memory (mem_...)."`
+	VersionID string     `json:"version_id" doc:"The version the claim is projected from (ver_...)."`
+	Status    string     `json:"status" doc:"The version's status: active, contested, superseded or expired."`
+	ValidFrom time.Time  `json:"valid_from" format:"date-time" doc:"Since when the claim is true."`
+	ValidTo   *time.Time `json:"valid_to,omitempty" format:"date-time" doc:"Until when it was true (superseded or expired claims)."`
+	Hop       int        `json:"hop" doc:"1 for the entity's own claims, 2 for its neighbours'."`
+}
+
+// ConsolidateRequest is the optional body of POST /v1/sessions/{id}/consolidate.
+type ConsolidateRequest struct {
+	Force bool `json:"force,omitempty" doc:"Summarise the session even if its last event is younger than the minimum age (7 days by default). Forgetting still follows retention."`
+}
+
+// ConsolidateResponse says what consolidating a session did.
+type ConsolidateResponse struct {
+	Sessions  []SessionOutcome   `json:"sessions" nullable:"false" doc:"The session consolidated (one entry)."`
+	Forgotten []ForgottenEpisode `json:"forgotten" nullable:"false" doc:"Summarised episodes whose retention fell below the threshold: they left retrieval; their stubs remain."`
+	Purged    []string           `json:"purged" nullable:"false" doc:"Forgotten episodes whose text was purged now (past the purge window)."`
+	More      bool               `json:"more" doc:"A per-run bound was reached; consolidating again has work left."`
+}
+
+// SessionOutcome is what consolidation did with one session.
+type SessionOutcome struct {
+	SessionID        string `json:"session_id" doc:"The session."`
+	Status           string `json:"status" doc:"summarised, resummarised (episodes came since: a new summary version supersedes the old), unchanged (its summary covers every episode) or too_recent (untouched)."`
+	Episodes         int    `json:"episodes" doc:"Episodes in the session."`
+	SummaryMemoryID  string `json:"summary_memory_id,omitempty" doc:"The summary memory (kind semantic, type summary) citing the session's episodes."`
+	SummaryVersionID string `json:"summary_version_id,omitempty" doc:"Its current version."`
+	Summary          string `json:"summary,omitempty" doc:"The summary's text (when written now)."`
+	EligibleAt       string `json:"eligible_at,omitempty" format:"date-time" doc:"too_recent: when the session becomes old enough."`
+}
+
+// ForgottenEpisode is an episode consolidation took out of retrieval.
+type ForgottenEpisode struct {
+	EpisodeID       string  `json:"episode_id" doc:"The episode; its stub keeps id, content hash, time and summary link."`
+	SummaryMemoryID string  `json:"summary_memory_id" doc:"The summary that covers it."`
+	Retention       float64 `json:"retention" doc:"Its retention when forgotten: 2^(-age/half-life), age from its last access, half-life 30 days grown by access."`
+	Accesses        int     `json:"accesses" doc:"Retrievals that served it within the access horizon."`
+}
+
+// FeedbackRequest is the body of POST /v1/retrievals/{id}/feedback.
+type FeedbackRequest struct {
+	Outcome   string   `json:"outcome" required:"true" doc:"helpful, unused or harmful."`
+	MemoryIDs []string `json:"memory_ids,omitempty" doc:"The items judged, by memory (mem_...) or version (ver_...) id; each must be an item the retrieval returned. Default: every item it returned."`
+	Severity  *float64 `json:"severity,omitempty" doc:"0 to 1: how much a harmful outcome weighs (default 1). Recorded, not used, for other outcomes."`
+	Source    string   `json:"source,omitempty" doc:"Who judged: user, agent (default), tool or evaluator."`
+	Output    string   `json:"output,omitempty" doc:"The agent's output. When given, a memory counts as used only if the output holds every term of its value or at least half the terms of its content; helpful reinforces only used memories, and harmful is not blamed on unused ones. Without it, memory_ids named count as used."`
+	// TaskSucceeded is a pointer: absent means the task succeeded.
+	TaskSucceeded *bool `json:"task_succeeded,omitempty" doc:"Whether the task succeeded (default true). A failed task reinforces nothing."`
+}
+
+// LifecycleRunRequest is the body of POST /v1/lifecycle/run. An empty body
+// runs the lifecycle policy with its defaults.
+type LifecycleRunRequest struct {
+	DryRun bool `json:"dry_run,omitempty" doc:"Report what would change without writing anything."`
+	Limit  int  `json:"limit,omitempty" doc:"At most this many versions changed by each step (default 1000 for lifecycle, 500 for dedupe); the report says when more remains."`
+	Dedupe bool `json:"dedupe,omitempty" doc:"Also merge duplicate facts (cosine at or above the threshold, never contradictions) into their strongest."`
+	// DedupeThreshold is a pointer so 0 (absent) is told from a bad value.
+	DedupeThreshold *float64 `json:"dedupe_threshold,omitempty" doc:"With dedupe: the cosine at which two facts are duplicates, in (0, 1] (default 0.92)."`
+}
+
+// LifecycleRunResponse says what a run changed.
+type LifecycleRunResponse struct {
+	Lifecycle *LifecycleReport `json:"lifecycle" doc:"Expiry (valid_to, usefulness floor), usefulness decay and contests resolved."`
+	Dedupe    *DedupeReport    `json:"dedupe,omitempty" doc:"With dedupe: the duplicate clusters merged."`
+}
+
+// ProcedureList is the body of GET /v1/procedures.
+type ProcedureList struct {
+	Procedures []*Procedure `json:"procedures" nullable:"false" doc:"Live procedural memories by task type, each with its steps, the task_result episodes of the sessions it was distilled from, when a retrieval last packed it and whether it is stale (unpacked for 90 days)."`
 }
