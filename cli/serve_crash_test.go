@@ -102,6 +102,8 @@ func TestServeSIGKILLDuringCaptureLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SIGKILLs a mnemon serve child process under load and waits for River to rescue its jobs (about 20 s)")
 	}
+	// Mostly waiting for River's rescuer: let the other tests run meanwhile.
+	t.Parallel()
 	began := time.Now()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
