@@ -69,6 +69,8 @@ var changeWords = map[string]bool{
 	"switching": true, "moved": true, "moving": true, "quit": true, "dropped": true,
 	"ditched": true, "replaced": true, "migrated": true, "migration": true, "changed": true,
 	"reorg": true, "longer": true, "new": true, "gave": true, "left": true, "sold": true,
+	"bought": true, "ported": true, "upgraded": true, "cancelled": true, "canceled": true,
+	"joined": true, "retired": true, "swapped": true, "traded": true,
 }
 
 // movedWords are change words only when a place or direction follows:

@@ -36,6 +36,8 @@ func TestShapeOf(t *testing.T) {
 		{"been vegan for six years now", 0, shapeChange}, // a duration, not a change
 		{"I'm on the night bus for now", 0, shapeChange},
 		{"I'm on the night bus now", shapeChange, 0},
+		{"bought a second-hand Volvo last week", shapeChange, 0}, // a purchase
+		{"ported my number to a cheaper carrier", shapeChange, 0},
 		{"Jules' dentist is on Elm Street", shapeOtherName, shapeOther},
 		{"Priya's my manager now", 0, shapeOtherName}, // "Priya is"
 		{"Tomas's in Oslo this week", 0, shapeOtherName},
