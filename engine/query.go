@@ -17,6 +17,7 @@ type queryFacts struct {
 	aboutPast    bool     // asks about earlier values, served or not
 	namesSubject bool     // names the subject of some candidate
 	firstPerson  bool     // speaks in the first person singular
+	ours         bool     // speaks in the first person plural ("our landlord")
 	self         bool     // asks about the user ("what car do I drive?")
 	current      bool     // asks what holds now ("… at the moment?", "currently")
 	task         bool     // asks the agent to do something ("book me a flight")
@@ -31,7 +32,7 @@ func readQuery(query string, history bool) queryFacts {
 	ws := lowerWords(query)
 	past := asksAboutPast(ws)
 	return queryFacts{
-		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), self: aboutTheUser(ws),
+		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), ours: plural(ws), self: aboutTheUser(ws),
 		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), relation: askedRelation(ws),
 		possession: askedPossession(ws),
 	}

@@ -399,11 +399,13 @@ func TestAgentRemarkIsNotTheUsersFact(t *testing.T) {
 	e, clk, _ := newEngine(t)
 	start := clk.Now().Add(-10 * day)
 	captureSession(t, e, "ns", "a", start, "the landlord sent someone about the boiler at last, Mrs Okonjo from the agency", "agent: Good landlords are rare, a good landlord is worth a lot.")
-	q := "who is my landlord?"
-	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
-	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Okonjo") {
-		t.Fatalf("%q: top items %v; want the user's turn first", q, contents(res))
+	for _, q := range []string{"who is my landlord?", "who is our landlord?"} {
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Okonjo") {
+			t.Fatalf("%q: top items %v; want the user's turn first", q, contents(res))
+		}
 	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "who is my landlord?", Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
 	for _, it := range res.Items {
 		if strings.Contains(it.Content, "Good landlords") && it.Terms["agent_remark"] >= 0 {
 			t.Errorf("the agent's remark carries no agent_remark term: %v", it.Terms)

@@ -935,7 +935,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 				add("other_subject", -r.OtherTurn)
 			}
 		}
-		if r.AgentRemark != 0 && (q.self || q.firstPerson) && sh&(shapeNames|shapeNumber) == 0 && isAgentSpeaker(v.Subject) {
+		if r.AgentRemark != 0 && (q.self || q.firstPerson || q.ours) && sh&(shapeNames|shapeNumber) == 0 && isAgentSpeaker(v.Subject) {
 			add("agent_remark", -r.AgentRemark)
 		}
 		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && sh&shapeRequest == 0 && c.relevant() {
