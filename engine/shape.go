@@ -93,6 +93,30 @@ var notChangeBeforeNow = map[string]bool{
 	"right": true, "just": true, "for": true, "by": true, "until": true, "till": true,
 }
 
+// acquired reports whether words[i] begins a purchase: "got a Kindle",
+// "picked up a new bike", "got myself a Brompton" (a thing named, or new),
+// not "got it" or "got home".
+func acquired(words []string, i int) bool {
+	switch strings.ToLower(words[i]) {
+	case "got", "getting", "picked":
+	default:
+		return false
+	}
+	j := i + 1
+	if j < len(words) && strings.EqualFold(words[j], "up") {
+		j++
+	}
+	if j+1 >= len(words) || !acquireDeterminers[strings.ToLower(words[j])] {
+		return false
+	}
+	next := words[j+1]
+	return capitalised(next) || newThings[strings.ToLower(next)]
+}
+
+var acquireDeterminers = map[string]bool{"a": true, "an": true, "the": true, "my": true, "myself": true, "our": true}
+
+var newThings = map[string]bool{"new": true, "used": true, "second-hand": true, "secondhand": true, "refurbished": true}
+
 // requestOpeners begin a turn that asks the agent for something.
 var requestOpeners = map[string]bool{
 	"explain": true, "suggest": true, "give": true, "tell": true, "show": true, "convert": true,
@@ -125,6 +149,9 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 		}
 		if changeWords[lw] && (!movedWords[lw] || i+1 < len(words) && moveTargets[strings.ToLower(words[i+1])]) &&
 			(lw != "now" || i == 0 || !notChangeBeforeNow[strings.ToLower(words[i-1])]) {
+			s |= shapeChange
+		}
+		if acquired(words, i) {
 			s |= shapeChange
 		}
 		if ruleWords[lw] {

@@ -38,6 +38,10 @@ func TestShapeOf(t *testing.T) {
 		{"I'm on the night bus now", shapeChange, 0},
 		{"bought a second-hand Volvo last week", shapeChange, 0}, // a purchase
 		{"ported my number to a cheaper carrier", shapeChange, 0},
+		{"finally got a Kindle, reading in bed is great", shapeChange, 0},
+		{"picked up a new bike at the weekend", shapeChange, 0},
+		{"got it, thanks", 0, shapeChange},
+		{"got the train home", 0, shapeChange},
 		{"Jules' dentist is on Elm Street", shapeOtherName, shapeOther},
 		{"Priya's my manager now", 0, shapeOtherName}, // "Priya is"
 		{"Tomas's in Oslo this week", 0, shapeOtherName},
