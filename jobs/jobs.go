@@ -166,44 +166,37 @@ func publicError(err error) error {
 // Migrate brings River's tables in the store's database up to date.
 //
 // On PostgreSQL, where several processes may start together on one
-// database, it runs in one transaction that first takes an advisory lock
-// for the schema: River's migrator takes none, and two migrating at once
-// would collide on the tables they both create.
+// database, they take turns: River's migrator takes no lock, and two
+// migrating at once would collide on the tables they both create. The lock
+// is a transaction's advisory lock, held while the migrations run on other
+// connections of the pool: they cannot share that transaction, since a
+// later migration uses an enum value an earlier one adds, which PostgreSQL
+// forbids in the transaction that added it.
 func Migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error {
+	if driver.DatabaseName() == riverdriver.DatabaseNamePostgres {
+		lock, err := driver.GetExecutor().Begin(ctx)
+		if err != nil {
+			return fmt.Errorf("jobs: migrate: %w", err)
+		}
+		defer func() { _ = lock.Rollback(context.WithoutCancel(ctx)) }() // releases the lock
+		// 0x6d6e ("mn") is the class of store/postgres's advisory locks;
+		// the second key names River's migration of this schema.
+		if err := lock.Exec(ctx, "SELECT pg_advisory_xact_lock(x'6d6e'::int, hashtext('river_migrate:' || current_schema()))"); err != nil {
+			return fmt.Errorf("jobs: migrate: lock: %w", err)
+		}
+	}
 	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quietLogger(nil)})
 	if err != nil {
+		return fmt.Errorf("jobs: migrate: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("jobs: migrate: %w", err)
 	}
 	// Jobs are found by their public id (see NewID). River's migrations
 	// may rebuild its table, dropping this index, so it is made after
 	// them, every time.
 	index := "CREATE INDEX IF NOT EXISTS mnemon_river_job_public_id ON river_job (" + publicIDExpr(driver.DatabaseName()) + ")"
-	if driver.DatabaseName() != riverdriver.DatabaseNamePostgres {
-		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-			return fmt.Errorf("jobs: migrate: %w", err)
-		}
-		if err := driver.GetExecutor().Exec(ctx, index); err != nil {
-			return fmt.Errorf("jobs: migrate: %w", err)
-		}
-		return nil
-	}
-	tx, err := driver.GetExecutor().Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("jobs: migrate: %w", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
-	// 0x6d6e ("mn") is the class of store/postgres's advisory locks; the
-	// second key names River's migration of this schema.
-	if err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(x'6d6e'::int, hashtext('river_migrate:' || current_schema()))"); err != nil {
-		return fmt.Errorf("jobs: migrate: lock: %w", err)
-	}
-	if _, err := m.MigrateTx(ctx, driver.UnwrapTx(tx), rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("jobs: migrate: %w", err)
-	}
-	if err := tx.Exec(ctx, index); err != nil {
-		return fmt.Errorf("jobs: migrate: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := driver.GetExecutor().Exec(ctx, index); err != nil {
 		return fmt.Errorf("jobs: migrate: %w", err)
 	}
 	return nil
