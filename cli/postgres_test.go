@@ -277,3 +277,48 @@ func startWorkerChild(t *testing.T, args ...string) *testutil.SyncBuffer {
 	})
 	return stderr
 }
+
+// TestPostgresDeadWorkersJobIsRescued: a job left running by a worker that
+// died (as a kill -9 leaves it: state running, attempted long ago by a
+// process that is gone) is rescued by River in another worker process and
+// completes there.
+func TestPostgresDeadWorkersJobIsRescued(t *testing.T) {
+	t.Parallel()
+	db := pgSchema(t)
+	mustRun(t, db, "migrate")
+	s := startChild(t, filepath.Join(t.TempDir(), "addr"), "serve", "--db", db, "--addr", "127.0.0.1:0", "--workers", "0")
+	code, body := call(t, "POST", s.url+"/v1/episodes", captureOf("s1", time.Now(), "Atlas deploys with Nomad."))
+	var ack captureAck
+	if err := json.Unmarshal(body, &ack); err != nil || code != http.StatusAccepted || ack.JobID == "" {
+		t.Fatalf("capture: %d %s", code, body)
+	}
+	conn, err := pgx.Connect(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	tag, err := conn.Exec(context.Background(), `UPDATE river_job SET state = 'running', attempt = 1,
+	    attempted_at = now() - interval '10 minutes', attempted_by = ARRAY['a-worker-killed-mid-job']
+	    WHERE args->>'public_id' = $1`, ack.JobID)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("marking the job as a dead worker's: %v, %d rows", err, tag.RowsAffected())
+	}
+	if state, body := jobState(t, s.url, ack.JobID); state != jobs.StateRunning {
+		t.Fatalf("job before the rescue: %s", body)
+	}
+	w := startWorkerChild(t, "worker", "--db", db, "--workers", "1")
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		state, body := jobState(t, s.url, ack.JobID)
+		if state == jobs.StateSucceeded {
+			if !strings.Contains(string(body), `"attempt":2`) {
+				t.Fatalf("rescued job: %s, want its second attempt", body)
+			}
+			break
+		}
+		if state == jobs.StateFailed || time.Now().After(deadline) {
+			t.Fatalf("the dead worker's job was not rescued: %s; worker stderr:\n%s", body, w.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
