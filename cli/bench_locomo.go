@@ -23,7 +23,6 @@ import (
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 )
 
 func locomoSuite() benchSuite {
@@ -169,10 +168,11 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	defer os.RemoveAll(dir)
 	// NORMAL: nothing here needs to survive a power cut, and ingest is
 	// not what is measured.
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "locomo.db"), sqlite.Options{Synchronous: "NORMAL"})
+	opened, err := openDB(ctx, filepath.Join(dir, "locomo.db"), sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		return nil, err
 	}
+	st := opened.store
 	defer st.Close()
 	eng, err := engine.New(engine.Config{Store: st})
 	if err != nil {
@@ -369,17 +369,18 @@ type benchServer struct {
 // port in open mode, with no rate limit and `serve`'s other defaults.
 func startBenchServer(ctx context.Context, path string) (*benchServer, error) {
 	// NORMAL: nothing here needs to survive a power cut.
-	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	opened, err := openDB(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		return nil, err
 	}
+	st := opened.store
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	eng, err := engine.New(engine.Config{Store: st, Logger: log})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	q, err := jobs.Open(ctx, jobs.Config{Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx, Engine: eng, Logger: log, Workers: 2})
+	q, err := jobs.Open(ctx, opened.withDriver(jobs.Config{Engine: eng, Logger: log, Workers: 2}))
 	if err != nil {
 		eng.Close()
 		st.Close()

@@ -123,10 +123,11 @@ func runScale(ctx context.Context, env Env, args []string) error {
 		Sizes: szs, Sessions: sss, Turns: *turns, Queries: *queries, Seed: *seed, Batch: *batch, Runs: *runs, Dir: dir,
 		DataBytes: sqlite.DataBytes, TraceBytes: sqlite.TraceBytes,
 		Open: func(ctx context.Context, path string, cfg engine.Config) (*engine.Engine, func() error, error) {
-			st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+			opened, err := openDB(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 			if err != nil {
 				return nil, nil, err
 			}
+			st := opened.store
 			cfg.Store = st
 			eng, err := engine.New(cfg)
 			if err != nil {

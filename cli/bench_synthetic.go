@@ -130,10 +130,11 @@ func runSynthetic(ctx context.Context, env Env, args []string) error {
 // CLI wires it. The file is thrown away, so commits skip the per-commit
 // fsync (synchronous=NORMAL); nothing else differs.
 func openBenchEngine(ctx context.Context, path string, ex extract.Extractor) (*engine.Engine, func() error, error) {
-	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	opened, err := openDB(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		return nil, nil, err
 	}
+	st := opened.store
 	eng, err := engine.New(engine.Config{Store: st, Extractor: ex})
 	if err != nil {
 		st.Close()

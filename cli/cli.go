@@ -103,8 +103,10 @@ type app struct {
 	// synchronous is the store's synchronous level: defaultSync or
 	// MNEMON_SYNC, or what serve, worker and mcp were told with --sync.
 	synchronous string
-	store       *sqlite.Store
-	engine      *engine.Engine
+	store       memory.Store
+	// opened is the store with what only its backend has (see backend.go).
+	opened *openedStore
+	engine *engine.Engine
 	// models are the model provider settings (see models.go); modelsRead
 	// says they were read, from a config (serverConfig) or from the
 	// environment (embedder), so nil means none are configured.
@@ -141,6 +143,14 @@ func (a *app) openStore(ctx context.Context) error {
 	if a.dbPath == "" {
 		return usagef("no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
 	}
+	if isPostgresURL(a.dbPath) {
+		o, err := openDB(ctx, a.dbPath, sqlite.Options{})
+		if err != nil {
+			return pgOpenFailed(a.dbPath, err)
+		}
+		a.store, a.opened = o.store, o
+		return nil
+	}
 	if !a.creates {
 		if _, err := os.Stat(a.dbPath); errors.Is(err, os.ErrNotExist) {
 			abs, aerr := filepath.Abs(a.dbPath)
@@ -153,11 +163,11 @@ func (a *app) openStore(ctx context.Context) error {
 			return &failure{msg: fmt.Sprintf("no database at %s; check the path, or create it by storing something (mnemon remember, capture or import)", abs), code: 1, err: err}
 		}
 	}
-	st, err := sqlite.Open(ctx, a.dbPath, sqlite.Options{Synchronous: a.synchronous, Existing: !a.creates, ReadOnly: a.readOnly})
+	o, err := openDB(ctx, a.dbPath, sqlite.Options{Synchronous: a.synchronous, Existing: !a.creates, ReadOnly: a.readOnly})
 	if err != nil {
 		return openFailed(a.dbPath, err)
 	}
-	a.store = st
+	a.store, a.opened = o.store, o
 	return nil
 }
 
@@ -175,7 +185,7 @@ func commands() []*command {
 	return []*command{
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(), forgetCmd(),
 		feedbackCmd(), graphCmd(), proceduresCmd(), lifecycleCmd(), consolidateCmd(),
-		statsCmd(), doctorCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(), mcpCmd(),
+		statsCmd(), doctorCmd(), migrateCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(), mcpCmd(),
 		benchCmd(), versionCmd(),
 	}
 }
@@ -315,9 +325,9 @@ func run(ctx context.Context, args []string, env Env) error {
 func newFlagSet(c *command, o *options, env Env) *flag.FlagSet {
 	fs := flag.NewFlagSet("mnemon "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	dbHelp := "database `FILE` (env MNEMON_DB)"
+	dbHelp := "database `FILE`, or a postgres:// URL (env MNEMON_DB)"
 	if d := defaultDBPath(env); d != "" {
-		dbHelp = "database `FILE` (env MNEMON_DB; default " + d + ")"
+		dbHelp = "database `FILE`, or a postgres:// URL (env MNEMON_DB; default " + d + ")"
 	}
 	fs.StringVar(&o.db, "db", "", dbHelp)
 	fs.StringVar(&o.namespace, "namespace", "", "namespace `NAME` (env MNEMON_NAMESPACE; default \"default\")")
@@ -448,7 +458,8 @@ Commands:
 		where = "none: HOME is not set"
 	}
 	fmt.Fprintf(w, `
-Everything lives in one SQLite file (--db, env MNEMON_DB; default %s).
+Everything lives in one SQLite file (--db, env MNEMON_DB; default %s),
+or in PostgreSQL when --db is a postgres:// URL.
 Namespaces (--namespace, env MNEMON_NAMESPACE) are separate tenants: nothing crosses.
 
 Try:

@@ -106,8 +106,8 @@ reported, and upgraded by the next command that writes to it.
 // meaningless (no file, a file that does not open) ends the report.
 func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 	abs, err := filepath.Abs(a.dbPath)
-	if err != nil {
-		abs = a.dbPath
+	if err != nil || isPostgresURL(a.dbPath) {
+		abs = redactDB(a.dbPath)
 	}
 	rep := &doctorReport{Database: abs, Checks: []doctorCheck{}, Healthy: true}
 	add := func(name, status, format string, args ...any) {
@@ -120,6 +120,10 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 	a.checkModels(ctx, add)
 	if a.dbPath == "" {
 		add("database", checkFail, "no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
+		return rep
+	}
+	if isPostgresURL(a.dbPath) {
+		a.doctorPostgres(ctx, abs, add)
 		return rep
 	}
 	fi, err := os.Stat(a.dbPath)
@@ -142,7 +146,7 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 	}
 	add("database", checkOK, "%s (%s)", abs, sizeText(fi.Size()))
 
-	if err := a.store.IntegrityCheck(ctx); err != nil {
+	if err := a.opened.sqlite.IntegrityCheck(ctx); err != nil {
 		add("integrity", checkFail, "%s", a.damaged(ctx, err))
 	} else {
 		add("integrity", checkOK, "integrity and foreign key checks pass")
@@ -159,10 +163,36 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 		add("wal", checkOK, "%s", sizeText(wal))
 	}
 	a.checkDisk(filepath.Dir(abs), fi.Size()+wal, add)
+	a.doctorEngine(ctx, add)
+	return rep
+}
 
+// doctorPostgres checks a PostgreSQL database (named by where, without its
+// password). Opening it migrates an older schema, as every PostgreSQL open
+// does. The file checks are SQLite's: PostgreSQL's own tools check its
+// storage.
+func (a *app) doctorPostgres(ctx context.Context, where string, add func(name, status, format string, args ...any)) {
+	if err := a.openStore(ctx); err != nil {
+		msg, _ := describe(ctx, err)
+		add("database", checkFail, "%s", msg)
+		return
+	}
+	v, err := a.opened.schemaVersion(ctx)
+	if err != nil {
+		add("database", checkFail, "%v", err)
+		return
+	}
+	add("database", checkOK, "PostgreSQL %s, schema version %d", where, v)
+	add("files", checkOK, "integrity, WAL and disk checks are SQLite-only: not run on PostgreSQL (check it with its own tools, e.g. pg_amcheck)")
+	a.doctorEngine(ctx, add)
+}
+
+// doctorEngine checks what the engine loads from an open store: the index,
+// the embeddings and the extraction backlog.
+func (a *app) doctorEngine(ctx context.Context, add func(name, status, format string, args ...any)) {
 	if err := a.open(ctx); err != nil {
 		add("index", checkFail, "%v", err)
-		return rep
+		return
 	}
 	began := time.Now()
 	if err := a.engine.Warm(ctx); err != nil {
@@ -171,7 +201,7 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 		} else {
 			add("index", checkFail, "loading the search index: %v", err)
 		}
-		return rep
+		return
 	}
 	sizes := a.engine.IndexSizes()
 	names := make([]string, 0, len(sizes))
@@ -189,7 +219,7 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 		n, err := a.engine.StaleEmbeddings(ctx, ns)
 		if err != nil {
 			add("embeddings", checkFail, "%v", err)
-			return rep
+			return
 		}
 		stale += n
 		if n > 0 {
@@ -216,7 +246,6 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 		}
 		add("backlog", checkWarn, "episodes awaiting extraction (%s): run 'mnemon serve' or 'mnemon worker' to extract them; 'mnemon jobs' lists failed jobs", strings.Join(parts, ", "))
 	}
-	return rep
 }
 
 // damaged says what to do about a file that failed the integrity check

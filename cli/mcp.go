@@ -66,7 +66,7 @@ Client configuration: see the README's "MCP" section.`,
 			a.engine = eng
 			defer follow(eng)()
 			srv := mcpserver.New(eng, mcpserver.Binding{Namespace: a.ns, CanWrite: true}, mcpserver.Options{Version: Version, Logger: log})
-			log.Info("mcp server on stdio", "namespace", a.ns, "db", a.dbPath, "sync", strings.ToLower(a.synchronous))
+			log.Info("mcp server on stdio", "namespace", a.ns, "db", redactDB(a.dbPath), "sync", strings.ToLower(a.synchronous))
 			err = srv.Run(ctx, mcpserver.StdioTransport(a.env.Stdin, a.env.Stdout))
 			if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 				return nil // the client closed stdin, or SIGTERM

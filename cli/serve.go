@@ -17,14 +17,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/mcpserver"
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // DefaultAddr is where mnemon serve listens unless told otherwise.
@@ -566,12 +563,12 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 
 // openQueue opens the job queue on the app's database.
 func (a *app) openQueue(ctx context.Context, cfg *serverConfig, t serverTimeouts, log *slog.Logger) (*jobs.Queue, error) {
-	return jobs.Open(ctx, jobs.Config{
-		Driver: riversqlite.New(a.store.WriterDB()), TxOf: sqlite.SQLTx, Engine: a.engine,
+	return jobs.Open(ctx, a.opened.withDriver(jobs.Config{
+		Engine:  a.engine,
 		Workers: *cfg.Workers, Logger: log, MaxAttempts: cfg.JobAttempts,
 		JobTimeout: t.job, RescueAfter: t.rescue,
 		MaintainEvery: cfg.maintainInterval(),
-	})
+	}))
 }
 
 // serverStart resolves the timeouts of a config serverConfig accepted and
@@ -632,7 +629,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if err := eng.Warm(ctx); err != nil {
 		return err
 	}
-	log.Info("index loaded", "db", a.dbPath, "duration_ms", time.Since(began).Milliseconds(), "namespaces", len(eng.IndexSizes()))
+	log.Info("index loaded", "db", redactDB(a.dbPath), "duration_ms", time.Since(began).Milliseconds(), "namespaces", len(eng.IndexSizes()))
 	defer follow(eng)()
 	q, err := a.openQueue(ctx, cfg, timeouts, log)
 	if err != nil {
@@ -684,7 +681,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if keys == 0 {
 		mode = "open (no API key configured)"
 	}
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "auth", mode, "workers", *cfg.Workers, "sync", strings.ToLower(a.synchronous), "db", a.dbPath)
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "auth", mode, "workers", *cfg.Workers, "sync", strings.ToLower(a.synchronous), "db", redactDB(a.dbPath))
 	if file := a.env.Getenv("MNEMON_ADDR_FILE"); file != "" {
 		// Tests and supervisors learn the port of --addr 127.0.0.1:0 here.
 		// Renamed into place, so a reader never sees a partial address.
@@ -789,7 +786,7 @@ Examples:
 			if err := q.Start(ctx); err != nil {
 				return err
 			}
-			log.Info("worker running", "workers", *cfg.Workers, "db", a.dbPath)
+			log.Info("worker running", "workers", *cfg.Workers, "db", redactDB(a.dbPath))
 			<-ctx.Done()
 			sctx, cancel := context.WithTimeout(context.Background(), timeouts.shutdown)
 			defer cancel()
@@ -852,7 +849,7 @@ Examples:
 			if err := a.openStore(ctx); err != nil {
 				return err
 			}
-			q, err := jobs.Open(ctx, jobs.Config{Driver: riversqlite.New(a.store.WriterDB()), TxOf: sqlite.SQLTx})
+			q, err := jobs.Open(ctx, a.opened.withDriver(jobs.Config{}))
 			if err != nil {
 				return err
 			}
@@ -895,7 +892,7 @@ func (a *app) retryJob(ctx context.Context, o *options, id string) error {
 	if err := a.openStore(ctx); err != nil {
 		return err
 	}
-	q, err := jobs.Open(ctx, jobs.Config{Driver: riversqlite.New(a.store.WriterDB()), TxOf: sqlite.SQLTx})
+	q, err := jobs.Open(ctx, a.opened.withDriver(jobs.Config{}))
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,12 +98,12 @@ func (g *fetchGate) fetched(found bool) {
 
 // gatedDriver is River's driver with its executor behind the gate. River
 // gets the executor its producer polls with from GetExecutor.
-type gatedDriver struct {
-	riverdriver.Driver[*sql.Tx]
+type gatedDriver[TTx any] struct {
+	riverdriver.Driver[TTx]
 	gate *fetchGate
 }
 
-func (d gatedDriver) GetExecutor() riverdriver.Executor {
+func (d gatedDriver[TTx]) GetExecutor() riverdriver.Executor {
 	return gatedExecutor{d.Driver.GetExecutor(), d.gate}
 }
 

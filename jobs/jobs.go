@@ -4,7 +4,9 @@
 // when it fails, and kept visible once it has failed for good.
 //
 // The package knows no concrete store: the caller passes a River driver on
-// the store's database and a function that unwraps the store's transaction.
+// the store's database (River's SQLite driver on database/sql, or its pgx
+// driver on PostgreSQL) and a function that unwraps the store's
+// transaction.
 package jobs
 
 import (
@@ -19,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -46,10 +49,15 @@ const KindExtract = "mnemon_extract"
 
 // Config wires a Queue.
 type Config struct {
-	// Driver is River's driver on the store's database.
+	// Driver is River's driver on the store's database when it is a
+	// database/sql one (SQLite: riversqlite).
 	Driver riverdriver.Driver[*sql.Tx]
 	// TxOf unwraps the store transaction an engine.Enqueue receives.
 	TxOf func(memory.Executor) (*sql.Tx, error)
+	// PgxDriver and PgxTxOf are Driver and TxOf for a store on pgx
+	// (PostgreSQL: riverpgxv5 on the store's pool). Set one pair only.
+	PgxDriver riverdriver.Driver[pgx.Tx]
+	PgxTxOf   func(memory.Executor) (pgx.Tx, error)
 	// Engine runs the jobs' work. Required when Workers > 0.
 	Engine *engine.Engine
 	// Workers is how many jobs run at once; 0 makes a queue that only
@@ -76,10 +84,13 @@ type Config struct {
 
 // Queue inserts, runs and reports jobs.
 type Queue struct {
-	cfg     Config
-	client  *river.Client[*sql.Tx]
-	gate    *fetchGate // see idle.go
-	started atomic.Bool
+	cfg    Config
+	client riverClient // see backend.go
+	exec   riverdriver.Executor
+	// database is the driver's DatabaseName (riverdriver.DatabaseName*).
+	database string
+	gate     *fetchGate // see idle.go
+	started  atomic.Bool
 }
 
 // Job is a job as mnemon reports it.
@@ -153,7 +164,27 @@ func publicError(err error) error {
 }
 
 // Migrate brings River's tables in the store's database up to date.
-func Migrate(ctx context.Context, driver riverdriver.Driver[*sql.Tx]) error {
+//
+// On PostgreSQL, where several processes may start together on one
+// database, they take turns: River's migrator takes no lock, and two
+// migrating at once would collide on the tables they both create. The lock
+// is a transaction's advisory lock, held while the migrations run on other
+// connections of the pool: they cannot share that transaction, since a
+// later migration uses an enum value an earlier one adds, which PostgreSQL
+// forbids in the transaction that added it.
+func Migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error {
+	if driver.DatabaseName() == riverdriver.DatabaseNamePostgres {
+		lock, err := driver.GetExecutor().Begin(ctx)
+		if err != nil {
+			return fmt.Errorf("jobs: migrate: %w", err)
+		}
+		defer func() { _ = lock.Rollback(context.WithoutCancel(ctx)) }() // releases the lock
+		// 0x6d6e ("mn") is the class of store/postgres's advisory locks;
+		// the second key names River's migration of this schema.
+		if err := lock.Exec(ctx, "SELECT pg_advisory_xact_lock(x'6d6e'::int, hashtext('river_migrate:' || current_schema()))"); err != nil {
+			return fmt.Errorf("jobs: migrate: lock: %w", err)
+		}
+	}
 	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quietLogger(nil)})
 	if err != nil {
 		return fmt.Errorf("jobs: migrate: %w", err)
@@ -164,16 +195,22 @@ func Migrate(ctx context.Context, driver riverdriver.Driver[*sql.Tx]) error {
 	// Jobs are found by their public id (see NewID). River's migrations
 	// may rebuild its table, dropping this index, so it is made after
 	// them, every time.
-	if err := driver.GetExecutor().Exec(ctx, "CREATE INDEX IF NOT EXISTS mnemon_river_job_public_id ON river_job ("+publicIDExpr+")"); err != nil {
+	index := "CREATE INDEX IF NOT EXISTS mnemon_river_job_public_id ON river_job (" + publicIDExpr(driver.DatabaseName()) + ")"
+	if err := driver.GetExecutor().Exec(ctx, index); err != nil {
 		return fmt.Errorf("jobs: migrate: %w", err)
 	}
 	return nil
 }
 
 // publicIDExpr reads a job's public id from its payload, in the index and
-// in the lookup alike: SQLite uses an index on an expression only for
+// in the lookup alike: a database uses an index on an expression only for
 // the same expression.
-const publicIDExpr = "json_extract(args, '$.public_id')"
+func publicIDExpr(database string) string {
+	if database == riverdriver.DatabaseNamePostgres {
+		return "(args->>'public_id')" // args is jsonb; an indexed expression needs its parentheses
+	}
+	return "json_extract(args, '$.public_id')"
+}
 
 // quietLogger keeps River's informational chatter out of mnemon's logs.
 func quietLogger(l *slog.Logger) *slog.Logger {
@@ -203,8 +240,16 @@ func (f levelFilter) WithGroup(name string) slog.Handler {
 // Open migrates River's tables and returns a queue. Call Start to run
 // workers and Stop to let running jobs finish.
 func Open(ctx context.Context, cfg Config) (*Queue, error) {
-	if cfg.Driver == nil || cfg.TxOf == nil {
-		return nil, errors.New("jobs: Driver and TxOf are required")
+	sqlSet, pgxSet := cfg.Driver != nil || cfg.TxOf != nil, cfg.PgxDriver != nil || cfg.PgxTxOf != nil
+	switch {
+	case sqlSet && pgxSet:
+		return nil, errors.New("jobs: set Driver and TxOf, or PgxDriver and PgxTxOf, not both")
+	case sqlSet && (cfg.Driver == nil || cfg.TxOf == nil):
+		return nil, errors.New("jobs: Driver and TxOf are required together")
+	case pgxSet && (cfg.PgxDriver == nil || cfg.PgxTxOf == nil):
+		return nil, errors.New("jobs: PgxDriver and PgxTxOf are required together")
+	case !sqlSet && !pgxSet:
+		return nil, errors.New("jobs: a driver and its TxOf are required")
 	}
 	if cfg.Workers > 0 && cfg.Engine == nil {
 		return nil, errors.New("jobs: workers need an Engine")
@@ -224,7 +269,13 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 50 * time.Millisecond
 	}
-	if err := Migrate(ctx, cfg.Driver); err != nil {
+	var err error
+	if cfg.PgxDriver != nil {
+		err = Migrate(ctx, cfg.PgxDriver)
+	} else {
+		err = Migrate(ctx, cfg.Driver)
+	}
+	if err != nil {
 		return nil, err
 	}
 	rc := &river.Config{
@@ -261,11 +312,18 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 		}
 	}
 	gate := newFetchGate()
-	client, err := river.NewClient[*sql.Tx](gatedDriver{cfg.Driver, gate}, rc)
+	q := &Queue{cfg: cfg, gate: gate}
+	if cfg.PgxDriver != nil {
+		q.client, err = newClient(gatedDriver[pgx.Tx]{cfg.PgxDriver, gate}, cfg.PgxTxOf, rc)
+		q.exec, q.database = cfg.PgxDriver.GetExecutor(), cfg.PgxDriver.DatabaseName()
+	} else {
+		q.client, err = newClient(gatedDriver[*sql.Tx]{cfg.Driver, gate}, cfg.TxOf, rc)
+		q.exec, q.database = cfg.Driver.GetExecutor(), cfg.Driver.DatabaseName()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	return &Queue{cfg: cfg, client: client, gate: gate}, nil
+	return q, nil
 }
 
 // Start runs the workers until Stop. A queue without workers needs no
@@ -331,11 +389,7 @@ func (q *Queue) Ready(context.Context) error {
 // Enqueue inserts an extraction job in the store transaction tx. It has the
 // signature of engine.Enqueue.
 func (q *Queue) Enqueue(ctx context.Context, tx memory.Executor, job engine.ExtractJob) (string, error) {
-	sqlTx, err := q.cfg.TxOf(tx)
-	if err != nil {
-		return "", fmt.Errorf("jobs: enqueue: %w", err)
-	}
-	res, err := q.client.InsertTx(ctx, sqlTx, extractArgs{ExtractJob: job, PublicID: NewID()}, nil)
+	res, err := q.client.insertStoreTx(ctx, tx, extractArgs{ExtractJob: job, PublicID: NewID()}, nil)
 	if err != nil {
 		return "", fmt.Errorf("jobs: enqueue: %w", err)
 	}
@@ -410,7 +464,7 @@ func (q *Queue) find(ctx context.Context, ns, id string) (*Job, int64, error) {
 		// An index on the payload's public_id (see Migrate) makes this
 		// a lookup, not a scan.
 		res, err := q.client.JobList(ctx, river.NewJobListParams().
-			Where(publicIDExpr+" = @public_id", river.NamedArgs{"public_id": public}).First(1))
+			Where(publicIDExpr(q.database)+" = @public_id", river.NamedArgs{"public_id": public}).First(1))
 		if err != nil {
 			return nil, 0, fmt.Errorf("jobs: get: %w", err)
 		}
@@ -523,7 +577,7 @@ func (q *Queue) List(ctx context.Context, p ListParams) ([]*Job, error) {
 
 // Counts returns how many jobs are in each state, for /metrics.
 func (q *Queue) Counts(ctx context.Context) (map[string]int, error) {
-	byState, err := q.cfg.Driver.GetExecutor().JobCountByAllStates(ctx, &riverdriver.JobCountByAllStatesParams{})
+	byState, err := q.exec.JobCountByAllStates(ctx, &riverdriver.JobCountByAllStatesParams{})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: count: %w", err)
 	}
