@@ -22,7 +22,9 @@ func TestReembedResumesAfterKill(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mnemon.db")
 	old := openEngine(t, path, engine.Config{Embedder: embed.NewBuiltin()})
 	var ps []engine.RememberParams
-	for i := range 300 {
+	// Enough versions (each statement is an episode and a memory) for
+	// three batches of reembedBatch: the kill comes after the first.
+	for i := range 140 {
 		ps = append(ps, engine.RememberParams{Namespace: "ns", Text: fmt.Sprintf("Ticket %d was closed by the night shift.", i)})
 	}
 	ps = append(ps, engine.RememberParams{Namespace: "ns", Text: "Maria drives a car to work."})

@@ -1024,8 +1024,7 @@ func TestScenarioDistractors(t *testing.T) {
 	for _, d := range distractors {
 		for _, mode := range []string{"capture", "remember"} {
 			t.Run(mode+"/"+d.text, func(t *testing.T) {
-				if mode == "remember" {
-				}
+				t.Parallel() // each case has its own database
 				w := newWorld(t)
 				w.play(t, []step{
 					{text: "My favorite editor is Vim.", capture: true},
