@@ -397,6 +397,9 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string
 			detail = "must_include"
 		case ChannelRecent:
 			detail = "recent episode"
+			if len(c.channels) == 1 {
+				detail += "; newness alone adds no relevance"
+			}
 		case ChannelGraph:
 			detail = "claim " + v.Subject + " " + index.KeyWords(v.Key) + " " + v.Value
 		}
