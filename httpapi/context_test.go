@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/internal/clock"
 )
 
 // TestRetrieveContextTurns: context_turns absent takes the default (one
@@ -50,11 +51,12 @@ func TestRetrieveContextTurns(t *testing.T) {
 // TestRetrieveKnownAt: known_at answers with what was held at that record
 // time; a malformed one is a 400 invalid_timestamp.
 func TestRetrieveKnownAt(t *testing.T) {
-	f := e2eOpen(t, e2eOptions{})
+	clk := clock.NewManual(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	f := e2eOpen(t, e2eOptions{clock: clk})
 	f.e2eRemember(t, map[string]any{"text": "I live in Lisbon."})
-	time.Sleep(20 * time.Millisecond)
-	then := time.Now().UTC()
-	time.Sleep(20 * time.Millisecond)
+	clk.Advance(time.Minute)
+	then := clk.Now()
+	clk.Advance(time.Minute)
 	f.e2eRemember(t, map[string]any{"text": "I moved to Porto."})
 	facts := func(body map[string]any) string {
 		t.Helper()

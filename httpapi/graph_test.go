@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/httpapi"
+	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
 )
 
@@ -14,13 +15,14 @@ import (
 // hops reach neighbours, history and as_of follow validity, an unknown
 // entity is an empty 200, and bad parameters are 400 problems.
 func TestGraphNeighborhoodHTTP(t *testing.T) {
-	f := e2eOpen(t, e2eOptions{})
+	clk := clock.NewManual(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	f := e2eOpen(t, e2eOptions{clock: clk})
 	ns := []string{"X-Mnemon-Namespace", "graphs"}
-	before := time.Now().UTC().Add(-time.Second)
+	before := clk.Now().Add(-time.Second)
 	for _, text := range []string{"Bob uses pnpm.", "Bob works at Acme.", "Bob lives in Berlin."} {
 		e2eJSON(t, f.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": text}, ns...), http.StatusCreated, nil)
 	}
-	time.Sleep(10 * time.Millisecond)
+	clk.Advance(time.Minute)
 	e2eJSON(t, f.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "Bob moved to Paris."}, ns...), http.StatusCreated, nil)
 
 	get := func(query string) wire.GraphResponse {
