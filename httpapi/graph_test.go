@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/httpapi"
-	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
+	"github.com/mnemon-dev/mnemon/internal/clock"
 )
 
 // GET /v1/graph/neighborhood end to end: remembered facts become claims,
