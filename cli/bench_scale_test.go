@@ -14,7 +14,7 @@ func TestBenchScale(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "never.db") // the suite must not touch it
 	svg := filepath.Join(t.TempDir(), "plots")
 
-	code, out, errs := runCLI(t, db, "", "bench", "scale", "--sizes", "200,1000", "--sessions", "3,6", "--turns", "4", "--queries", "20", "--svg", svg, "--json")
+	code, out, errs := runCLI(t, db, "", "bench", "scale", "--sizes", "200,1000", "--sessions", "2,4", "--turns", "4", "--queries", "10", "--svg", svg, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
