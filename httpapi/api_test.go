@@ -24,6 +24,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"go.uber.org/goleak"
 
+	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
@@ -60,6 +61,8 @@ type e2eOptions struct {
 	// clock, when set, is the engine's and the server's clock (the job
 	// queue keeps River's).
 	clock clock.Clock
+	// embedder, when set, replaces the engine's built-in one.
+	embedder embed.Embedder
 }
 
 func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
@@ -72,7 +75,7 @@ func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 	}
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	eng, err := engine.New(engine.Config{Store: st, Clock: opts.clock})
+	eng, err := engine.New(engine.Config{Store: st, Clock: opts.clock, Embedder: opts.embedder})
 	if err != nil {
 		st.Close()
 		t.Fatal(err)

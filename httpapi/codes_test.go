@@ -15,6 +15,8 @@ import (
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/provider/openai"
+	"github.com/mnemon-dev/mnemon/provider/openai/openaitest"
 )
 
 // TestE2EEveryDocumentedCodeIsAnswered walks the problem codes the OpenAPI
@@ -74,6 +76,24 @@ func TestE2EEveryDocumentedCodeIsAnswered(t *testing.T) {
 			return slow.e2eDo(t, "POST", "/v1/memories/retrieve", map[string]any{"query": "where?"})
 		}},
 	}
+	// A model provider that fails: down (5xx past its retries) or
+	// answering what cannot be used.
+	provider := func(t *testing.T, reply openaitest.Reply) *e2eResp {
+		fake := openaitest.New(t, "fake-embed", 8)
+		client, err := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake-embed", MaxRetries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emb, err := openai.NewEmbedder(client, 8, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := e2eOpen(t, e2eOptions{embedder: emb})
+		fake.Script("/v1/embeddings", reply)
+		return g.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "I like figs."})
+	}
+	cases[httpapi.CodeModelUnavailable] = answer{503, func(t *testing.T) *e2eResp { return provider(t, openaitest.Reply{Status: 500}) }}
+	cases[httpapi.CodeModelBadReply] = answer{502, func(t *testing.T) *e2eResp { return provider(t, openaitest.Reply{Body: "not json"}) }}
 	// The key cases share one server whose keys may make two requests.
 	keyed := e2eOpen(t, e2eOptions{requireKeys: true, limits: httpapi.Limits{RatePerSecond: 0.001, RateBurst: 2}})
 	reader, _ := keyed.e2eKey(t, memory.DefaultNamespace, memory.RoleReader)

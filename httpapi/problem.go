@@ -34,8 +34,10 @@ const (
 	CodeStoreCorrupt         = memory.CodeStoreCorrupt
 	CodeStorageFull          = "storage_full" // 507: the disk is full; nothing was stored
 	CodeInternal             = "internal"
-	CodeInvalidSession       = memory.CodeInvalidSession // consolidate: a session id that cannot name one
-	CodeSessionNotFound      = "session_not_found"       // consolidate: no episode of that session in the namespace
+	CodeInvalidSession       = memory.CodeInvalidSession   // consolidate: a session id that cannot name one
+	CodeSessionNotFound      = "session_not_found"         // consolidate: no episode of that session in the namespace
+	CodeModelUnavailable     = memory.CodeModelUnavailable // 503: a configured model provider did not answer
+	CodeModelBadReply        = memory.CodeModelBadReply    // 502: a configured model provider's reply was unusable
 )
 
 // problemCodes lists every code a response can carry, in the order the
@@ -48,7 +50,8 @@ var problemCodes = []string{
 	CodeUnsupportedMediaType, CodeBodyTooLarge, CodeHeadersTooLarge, CodeTooManyEvents, CodeQueryTooLong,
 	CodeRateLimited, CodeUnauthenticated, CodeForbidden,
 	CodeNotFound, CodeNamespaceNotFound, CodeSessionNotFound, CodeRetrievalNotFound, CodeNotInRetrieval,
-	CodeMethodNotAllowed, CodeConflict, CodeTimeout, CodeStoreCorrupt, CodeStorageFull, CodeInternal,
+	CodeMethodNotAllowed, CodeConflict, CodeTimeout, CodeStoreCorrupt, CodeStorageFull,
+	CodeModelUnavailable, CodeModelBadReply, CodeInternal,
 }
 
 // ProblemBase prefixes every problem type URI.
@@ -96,6 +99,14 @@ func publicError(err error) *apiError {
 			detail: "the server's disk is full: nothing of this request was stored; send it again once an operator has freed space"}
 	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrSchemaTooNew):
 		return &apiError{status: http.StatusServiceUnavailable, code: CodeStoreCorrupt, detail: "the database cannot be read safely; an operator must check it"}
+	case errors.Is(err, memory.ErrModelUnavailable):
+		// The provider's own words can name its endpoint: they stay in
+		// the log.
+		return &apiError{status: http.StatusServiceUnavailable, code: CodeModelUnavailable,
+			detail: "the model provider did not answer: nothing of this request was stored; send it again later (mnemon doctor checks the provider)", retryAfter: 5}
+	case errors.Is(err, memory.ErrModelBadReply):
+		return &apiError{status: http.StatusBadGateway, code: CodeModelBadReply,
+			detail: "the model provider's reply could not be used: nothing of this request was stored (mnemon doctor checks the provider)"}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &apiError{status: http.StatusServiceUnavailable, code: CodeTimeout, detail: "the request took longer than the server allows", retryAfter: 1}
 	case errors.Is(err, context.Canceled):
@@ -125,7 +136,7 @@ func publicKind(pe *memory.Error) int {
 var titles = map[int]string{
 	400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
 	405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type",
-	429: "Too Many Requests", 431: "Request Header Fields Too Large", 499: "Client Closed Request", 500: "Internal Server Error", 503: "Service Unavailable",
+	429: "Too Many Requests", 431: "Request Header Fields Too Large", 499: "Client Closed Request", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
 }
 
 // writeProblem writes e as application/problem+json.

@@ -323,7 +323,7 @@ export interface Outcome {
 
 export interface Problem {
   /** Stable machine-readable code. */
-  code: "malformed_json" | "invalid_request" | "invalid_timestamp" | "invalid_namespace" | "invalid_session" | "invalid_outcome" | "invalid_severity" | "invalid_source" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "too_many_events" | "query_too_long" | "rate_limited" | "unauthenticated" | "forbidden" | "not_found" | "namespace_not_found" | "session_not_found" | "retrieval_not_found" | "memory_not_in_retrieval" | "method_not_allowed" | "conflict" | "timeout" | "store_corrupt" | "storage_full" | "internal";
+  code: "malformed_json" | "invalid_request" | "invalid_timestamp" | "invalid_namespace" | "invalid_session" | "invalid_outcome" | "invalid_severity" | "invalid_source" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "too_many_events" | "query_too_long" | "rate_limited" | "unauthenticated" | "forbidden" | "not_found" | "namespace_not_found" | "session_not_found" | "retrieval_not_found" | "memory_not_in_retrieval" | "method_not_allowed" | "conflict" | "timeout" | "store_corrupt" | "storage_full" | "model_unavailable" | "model_bad_reply" | "internal";
   detail?: string;
   request_id?: string;
   status: number;
