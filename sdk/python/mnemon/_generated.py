@@ -374,7 +374,7 @@ class LifecycleRunRequest(TypedDict, total=False):
 
 
 class _LifecycleRunResponseRequired(TypedDict):
-    lifecycle: Union[LifecycleReport, None]
+    lifecycle: Optional[LifecycleReport]
     """Expiry (valid_to, usefulness floor), usefulness decay and contests resolved."""
 
 
@@ -403,7 +403,7 @@ class MemoryExplanation(TypedDict):
 
     chain: Optional[List[str]]
     episodes: Optional[List[Episode]]
-    memory: Union[Memory, None]
+    memory: Optional[Memory]
     versions: Optional[List[VersionExplanation]]
 
 
@@ -417,7 +417,7 @@ class MemoryList(TypedDict):
 class _MemoryViewRequired(TypedDict):
     admissions: Optional[List[Admission]]
     episodes: Optional[List[Episode]]
-    memory: Union[Memory, None]
+    memory: Optional[Memory]
     versions: Optional[List[Version]]
 
 
@@ -621,7 +621,7 @@ class RetrievalExplanation(TypedDict):
 
     feedback: Optional[List[Feedback]]
     items: Optional[List[RankedItem]]
-    trace: Union[Trace, None]
+    trace: Optional[Trace]
 
 
 class RetrieveItem(TypedDict):
@@ -837,7 +837,7 @@ class VersionExplanation(TypedDict):
     operation: str
     trust: float
     uncertainty: float
-    version: Union[Version, None]
+    version: Optional[Version]
     why: Optional[List[str]]
 
 

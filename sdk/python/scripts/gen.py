@@ -69,17 +69,21 @@ def py_type(s: Any) -> str:
         if combo in s:
             # allOf of objects would be an intersection, which Python types
             # cannot say; the document uses it only to wrap one $ref.
-            parts = [py_type(x) for x in s[combo]]
-            return parts[0] if len(parts) == 1 else "Union[" + ", ".join(parts) + "]"
+            return union([py_type(x) for x in s[combo]])
     if "enum" in s:
         return "str" if all(isinstance(v, str) for v in s["enum"]) else "Any"
     types = s.get("type")
     types = types if isinstance(types, list) else [types]
-    rendered = [one(t, s) for t in types]
-    if "None" in rendered and len(rendered) > 1:
-        rest = [r for r in rendered if r != "None"]
-        return "Optional[" + (rest[0] if len(rest) == 1 else "Union[" + ", ".join(rest) + "]") + "]"
-    return rendered[0] if len(rendered) == 1 else "Union[" + ", ".join(rendered) + "]"
+    return union([one(t, s) for t in types])
+
+
+def union(parts: List[str]) -> str:
+    """One type, Optional[...] when None is among them, else Union[...]."""
+    rest = [p for p in parts if p != "None"]
+    inner = rest[0] if len(rest) == 1 else "Union[" + ", ".join(rest) + "]"
+    if not rest:
+        return "None"
+    return "Optional[" + inner + "]" if len(rest) < len(parts) else inner
 
 
 def one(t: Any, s: Dict[str, Any]) -> str:
