@@ -29,6 +29,17 @@ func TestPythonClient(t *testing.T) {
 		t.Fatalf("generated module is stale: %v\n%s", err, out)
 	}
 
+	// The type hints are checked where mypy is installed (configuration in
+	// pyproject.toml: strict, for Python 3.9); it is not a requirement.
+	if exec.Command(python, "-m", "mypy", "--version").Run() == nil {
+		typecheck := exec.Command(python, "-m", "mypy", "mnemon", "tests")
+		if out, err := typecheck.CombinedOutput(); err != nil {
+			t.Fatalf("mypy: %v\n%s", err, out)
+		}
+	} else {
+		t.Log("mypy is not installed for python3: type hints not checked")
+	}
+
 	bin := filepath.Join(t.TempDir(), "mnemon")
 	build := exec.Command(goBin, "build", "-o", bin, "./cmd/mnemon")
 	build.Dir = filepath.Join("..", "..")

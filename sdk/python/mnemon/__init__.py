@@ -12,9 +12,9 @@ and response TypedDicts and one exception class per problem code are
 generated from mnemon's OpenAPI document (mnemon/_generated.py). Agent and
 Client.task wrap an agent's task in the PreTask/PostTask calls.
 """
+from . import _generated
 from ._generated import *  # noqa: F401,F403  (the API's TypedDicts and problem exceptions)
-from ._generated import __all__ as _generated_all
-from .agent import Agent, AsyncAgent, AsyncTask, Pack, PostTaskResult, Task, TaskResult
+from .agent import Agent, AsyncAgent, AsyncTask, Pack, PostTaskResult, RecordedEvent, Task, TaskResult
 from .client import AsyncClient, Client
 from .errors import MnemonError, TransportError
 
@@ -30,6 +30,8 @@ __all__ = [
     "Pack",
     "TaskResult",
     "PostTaskResult",
+    "RecordedEvent",
     "MnemonError",
     "TransportError",
-] + list(_generated_all)
+]
+__all__ += _generated.__all__

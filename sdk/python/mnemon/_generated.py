@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Type, TypedDict, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Type, TypedDict, Union, cast
 
 
 from .errors import MnemonError
@@ -1168,123 +1168,123 @@ class Operations:
 
     def health(self) -> Health:
         """Liveness: the process serves requests. (GET /healthz)"""
-        return self._call('getHealthz', {}, {}, None)
+        return cast(Health, self._call('getHealthz', {}, {}, None))
 
     def metrics(self) -> str:
         """Prometheus metrics. (GET /metrics)
 
         Needs a key with role admin or above; in open mode no key is needed."""
-        return self._call('getMetrics', {}, {}, None)
+        return cast(str, self._call('getMetrics', {}, {}, None))
 
     def openapi(self) -> Dict[str, Any]:
         """This API's OpenAPI 3.1 document. (GET /openapi.json)"""
-        return self._call('getOpenapiJson', {}, {}, None)
+        return cast(Dict[str, Any], self._call('getOpenapiJson', {}, {}, None))
 
     def ready(self) -> Health:
         """Readiness: the store answers and the workers run. (GET /readyz)"""
-        return self._call('getReadyz', {}, {}, None)
+        return cast(Health, self._call('getReadyz', {}, {}, None))
 
     def capture(self, body: CaptureRequest, *, wait: Optional[bool] = None) -> CaptureResponse:
         """Capture raw events as episodes; extraction runs as a background job. (POST /v1/episodes)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return self._call('capture', {}, {'wait': wait}, body)
+        return cast(CaptureResponse, self._call('capture', {}, {'wait': wait}, body))
 
     def export(self) -> str:
         """Export the namespace as JSON lines (lossless; re-importable into any namespace). (GET /v1/export)
 
         Needs a key with role admin or above; in open mode no key is needed."""
-        return self._call('exportNamespace', {}, {}, None)
+        return cast(str, self._call('exportNamespace', {}, {}, None))
 
     def neighborhood(self, entity: str, *, hops: Optional[int] = None, as_of: Optional[str] = None, include_history: Optional[bool] = None, limit: Optional[int] = None, agent_id: Optional[str] = None, user_id: Optional[str] = None, project_id: Optional[str] = None, session_id: Optional[str] = None) -> GraphResponse:
         """An entity's neighbourhood in the knowledge graph: the claims 1 or 2 hops from it, with validity. (GET /v1/graph/neighborhood)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return self._call('getV1GraphNeighborhood', {}, {'entity': entity, 'hops': hops, 'as_of': as_of, 'include_history': include_history, 'limit': limit, 'agent_id': agent_id, 'user_id': user_id, 'project_id': project_id, 'session_id': session_id}, None)
+        return cast(GraphResponse, self._call('getV1GraphNeighborhood', {}, {'entity': entity, 'hops': hops, 'as_of': as_of, 'include_history': include_history, 'limit': limit, 'agent_id': agent_id, 'user_id': user_id, 'project_id': project_id, 'session_id': session_id}, None))
 
     def import_namespace(self, body: str) -> ExportStats:
         """Import an export (JSON lines) into this namespace, which must be empty. (POST /v1/import)
 
         Needs a key with role admin or above; in open mode no key is needed."""
-        return self._call('importNamespace', {}, {}, body)
+        return cast(ExportStats, self._call('importNamespace', {}, {}, body))
 
     def get_job(self, id: str) -> Job:
         """A background job's state: pending, running, succeeded or failed (with its error). (GET /v1/jobs/{id})
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return self._call('getJob', {'id': id}, {}, None)
+        return cast(Job, self._call('getJob', {'id': id}, {}, None))
 
     def run_lifecycle(self, body: Optional[LifecycleRunRequest] = None) -> LifecycleRunResponse:
         """Run the lifecycle policy now (expiry, usefulness decay, contests; dedupe when asked), as the periodic maintenance does. (POST /v1/lifecycle/run)
 
         Needs a key with role admin or above; in open mode no key is needed."""
-        return self._call('postV1LifecycleRun', {}, {}, body)
+        return cast(LifecycleRunResponse, self._call('postV1LifecycleRun', {}, {}, body))
 
     def list_memories(self, *, include_history: Optional[bool] = None, subject: Optional[str] = None, limit: Optional[int] = None) -> MemoryList:
         """List distilled memories (semantic and procedural), current first. (GET /v1/memories)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return self._call('listMemories', {}, {'include_history': include_history, 'subject': subject, 'limit': limit}, None)
+        return cast(MemoryList, self._call('listMemories', {}, {'include_history': include_history, 'subject': subject, 'limit': limit}, None))
 
     def remember(self, body: RememberRequest) -> RememberResponse:
         """Remember a statement or a structured fact now. (POST /v1/memories)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return self._call('remember', {}, {}, body)
+        return cast(RememberResponse, self._call('remember', {}, {}, body))
 
     def retrieve(self, body: RetrieveRequest) -> RetrieveResponse:
         """Retrieve the memories that matter for a task, packed into a token budget. (POST /v1/memories/retrieve)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return self._call('retrieve', {}, {}, body)
+        return cast(RetrieveResponse, self._call('retrieve', {}, {}, body))
 
     def forget(self, id: str) -> ForgetResult:
         """Forget a memory: every version leaves retrieval, with the episodes it came from. (DELETE /v1/memories/{id})
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return self._call('forgetMemory', {'id': id}, {}, None)
+        return cast(ForgetResult, self._call('forgetMemory', {'id': id}, {}, None))
 
     def get_memory(self, id: str) -> MemoryView:
         """A memory with every version, its admission log and the episodes it cites; or an episode with the decisions about it. (GET /v1/memories/{id})
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return self._call('getMemory', {'id': id}, {}, None)
+        return cast(MemoryView, self._call('getMemory', {'id': id}, {}, None))
 
     def explain(self, id: str) -> Explanation:
         """Why a memory is held (evidence, admission reasons, operations, the superseded-by chain) and how feedback moved its usefulness and trust; for a retrieval id, why each candidate ranked. (GET /v1/memories/{id}/explain)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return self._call('explainMemory', {'id': id}, {}, None)
+        return cast(Explanation, self._call('explainMemory', {'id': id}, {}, None))
 
     def list_procedures(self) -> ProcedureList:
         """List procedures (procedural memories) with their steps, sessions, last use and stale flag. (GET /v1/procedures)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return self._call('getV1Procedures', {}, {}, None)
+        return cast(ProcedureList, self._call('getV1Procedures', {}, {}, None))
 
     def promote_procedures(self) -> ProcedureReport:
         """Distil procedures from 3+ successful sessions per task type (task_result events with metadata task_type and outcome), count failing sessions that used one, flag procedures unused for 90 days. Idempotent. (POST /v1/procedures/promote)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return self._call('postV1ProceduresPromote', {}, {}, None)
+        return cast(ProcedureReport, self._call('postV1ProceduresPromote', {}, {}, None))
 
     def get_trace(self, id: str) -> Trace:
         """The trace of a retrieval: every candidate, its channels and terms. (GET /v1/retrievals/{id})
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return self._call('getRetrieval', {'id': id}, {}, None)
+        return cast(Trace, self._call('getRetrieval', {'id': id}, {}, None))
 
     def feedback(self, id: str, body: FeedbackRequest) -> FeedbackResult:
         """Say how a retrieval's items served the task: helpful, unused or harmful. Moves usefulness and trust only; repeating a judgement changes nothing. (POST /v1/retrievals/{id}/feedback)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return self._call('sendFeedback', {'id': id}, {}, body)
+        return cast(FeedbackResult, self._call('sendFeedback', {'id': id}, {}, body))
 
     def consolidate(self, id: str, body: Optional[ConsolidateRequest] = None) -> ConsolidateResponse:
         """Consolidate a session: summarise it (once 7 days old) into a summary memory citing its episodes; forget and purge its summarised episodes whose retention fell below 0.05. (POST /v1/sessions/{id}/consolidate)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return self._call('consolidateSession', {'id': id}, {}, body)
+        return cast(ConsolidateResponse, self._call('consolidateSession', {'id': id}, {}, body))
 
 
 class AsyncOperations:
@@ -1297,120 +1297,120 @@ class AsyncOperations:
 
     async def health(self) -> Health:
         """Liveness: the process serves requests. (GET /healthz)"""
-        return await self._call('getHealthz', {}, {}, None)
+        return cast(Health, await self._call('getHealthz', {}, {}, None))
 
     async def metrics(self) -> str:
         """Prometheus metrics. (GET /metrics)
 
         Needs a key with role admin or above; in open mode no key is needed."""
-        return await self._call('getMetrics', {}, {}, None)
+        return cast(str, await self._call('getMetrics', {}, {}, None))
 
     async def openapi(self) -> Dict[str, Any]:
         """This API's OpenAPI 3.1 document. (GET /openapi.json)"""
-        return await self._call('getOpenapiJson', {}, {}, None)
+        return cast(Dict[str, Any], await self._call('getOpenapiJson', {}, {}, None))
 
     async def ready(self) -> Health:
         """Readiness: the store answers and the workers run. (GET /readyz)"""
-        return await self._call('getReadyz', {}, {}, None)
+        return cast(Health, await self._call('getReadyz', {}, {}, None))
 
     async def capture(self, body: CaptureRequest, *, wait: Optional[bool] = None) -> CaptureResponse:
         """Capture raw events as episodes; extraction runs as a background job. (POST /v1/episodes)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return await self._call('capture', {}, {'wait': wait}, body)
+        return cast(CaptureResponse, await self._call('capture', {}, {'wait': wait}, body))
 
     async def export(self) -> str:
         """Export the namespace as JSON lines (lossless; re-importable into any namespace). (GET /v1/export)
 
         Needs a key with role admin or above; in open mode no key is needed."""
-        return await self._call('exportNamespace', {}, {}, None)
+        return cast(str, await self._call('exportNamespace', {}, {}, None))
 
     async def neighborhood(self, entity: str, *, hops: Optional[int] = None, as_of: Optional[str] = None, include_history: Optional[bool] = None, limit: Optional[int] = None, agent_id: Optional[str] = None, user_id: Optional[str] = None, project_id: Optional[str] = None, session_id: Optional[str] = None) -> GraphResponse:
         """An entity's neighbourhood in the knowledge graph: the claims 1 or 2 hops from it, with validity. (GET /v1/graph/neighborhood)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return await self._call('getV1GraphNeighborhood', {}, {'entity': entity, 'hops': hops, 'as_of': as_of, 'include_history': include_history, 'limit': limit, 'agent_id': agent_id, 'user_id': user_id, 'project_id': project_id, 'session_id': session_id}, None)
+        return cast(GraphResponse, await self._call('getV1GraphNeighborhood', {}, {'entity': entity, 'hops': hops, 'as_of': as_of, 'include_history': include_history, 'limit': limit, 'agent_id': agent_id, 'user_id': user_id, 'project_id': project_id, 'session_id': session_id}, None))
 
     async def import_namespace(self, body: str) -> ExportStats:
         """Import an export (JSON lines) into this namespace, which must be empty. (POST /v1/import)
 
         Needs a key with role admin or above; in open mode no key is needed."""
-        return await self._call('importNamespace', {}, {}, body)
+        return cast(ExportStats, await self._call('importNamespace', {}, {}, body))
 
     async def get_job(self, id: str) -> Job:
         """A background job's state: pending, running, succeeded or failed (with its error). (GET /v1/jobs/{id})
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return await self._call('getJob', {'id': id}, {}, None)
+        return cast(Job, await self._call('getJob', {'id': id}, {}, None))
 
     async def run_lifecycle(self, body: Optional[LifecycleRunRequest] = None) -> LifecycleRunResponse:
         """Run the lifecycle policy now (expiry, usefulness decay, contests; dedupe when asked), as the periodic maintenance does. (POST /v1/lifecycle/run)
 
         Needs a key with role admin or above; in open mode no key is needed."""
-        return await self._call('postV1LifecycleRun', {}, {}, body)
+        return cast(LifecycleRunResponse, await self._call('postV1LifecycleRun', {}, {}, body))
 
     async def list_memories(self, *, include_history: Optional[bool] = None, subject: Optional[str] = None, limit: Optional[int] = None) -> MemoryList:
         """List distilled memories (semantic and procedural), current first. (GET /v1/memories)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return await self._call('listMemories', {}, {'include_history': include_history, 'subject': subject, 'limit': limit}, None)
+        return cast(MemoryList, await self._call('listMemories', {}, {'include_history': include_history, 'subject': subject, 'limit': limit}, None))
 
     async def remember(self, body: RememberRequest) -> RememberResponse:
         """Remember a statement or a structured fact now. (POST /v1/memories)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return await self._call('remember', {}, {}, body)
+        return cast(RememberResponse, await self._call('remember', {}, {}, body))
 
     async def retrieve(self, body: RetrieveRequest) -> RetrieveResponse:
         """Retrieve the memories that matter for a task, packed into a token budget. (POST /v1/memories/retrieve)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return await self._call('retrieve', {}, {}, body)
+        return cast(RetrieveResponse, await self._call('retrieve', {}, {}, body))
 
     async def forget(self, id: str) -> ForgetResult:
         """Forget a memory: every version leaves retrieval, with the episodes it came from. (DELETE /v1/memories/{id})
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return await self._call('forgetMemory', {'id': id}, {}, None)
+        return cast(ForgetResult, await self._call('forgetMemory', {'id': id}, {}, None))
 
     async def get_memory(self, id: str) -> MemoryView:
         """A memory with every version, its admission log and the episodes it cites; or an episode with the decisions about it. (GET /v1/memories/{id})
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return await self._call('getMemory', {'id': id}, {}, None)
+        return cast(MemoryView, await self._call('getMemory', {'id': id}, {}, None))
 
     async def explain(self, id: str) -> Explanation:
         """Why a memory is held (evidence, admission reasons, operations, the superseded-by chain) and how feedback moved its usefulness and trust; for a retrieval id, why each candidate ranked. (GET /v1/memories/{id}/explain)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return await self._call('explainMemory', {'id': id}, {}, None)
+        return cast(Explanation, await self._call('explainMemory', {'id': id}, {}, None))
 
     async def list_procedures(self) -> ProcedureList:
         """List procedures (procedural memories) with their steps, sessions, last use and stale flag. (GET /v1/procedures)
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return await self._call('getV1Procedures', {}, {}, None)
+        return cast(ProcedureList, await self._call('getV1Procedures', {}, {}, None))
 
     async def promote_procedures(self) -> ProcedureReport:
         """Distil procedures from 3+ successful sessions per task type (task_result events with metadata task_type and outcome), count failing sessions that used one, flag procedures unused for 90 days. Idempotent. (POST /v1/procedures/promote)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return await self._call('postV1ProceduresPromote', {}, {}, None)
+        return cast(ProcedureReport, await self._call('postV1ProceduresPromote', {}, {}, None))
 
     async def get_trace(self, id: str) -> Trace:
         """The trace of a retrieval: every candidate, its channels and terms. (GET /v1/retrievals/{id})
 
         Needs a key with role reader or above; in open mode no key is needed."""
-        return await self._call('getRetrieval', {'id': id}, {}, None)
+        return cast(Trace, await self._call('getRetrieval', {'id': id}, {}, None))
 
     async def feedback(self, id: str, body: FeedbackRequest) -> FeedbackResult:
         """Say how a retrieval's items served the task: helpful, unused or harmful. Moves usefulness and trust only; repeating a judgement changes nothing. (POST /v1/retrievals/{id}/feedback)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return await self._call('sendFeedback', {'id': id}, {}, body)
+        return cast(FeedbackResult, await self._call('sendFeedback', {'id': id}, {}, body))
 
     async def consolidate(self, id: str, body: Optional[ConsolidateRequest] = None) -> ConsolidateResponse:
         """Consolidate a session: summarise it (once 7 days old) into a summary memory citing its episodes; forget and purge its summarised episodes whose retention fell below 0.05. (POST /v1/sessions/{id}/consolidate)
 
         Needs a key with role writer or above; in open mode no key is needed."""
-        return await self._call('consolidateSession', {'id': id}, {}, body)
+        return cast(ConsolidateResponse, await self._call('consolidateSession', {'id': id}, {}, body))

@@ -22,7 +22,7 @@ import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Type, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Type, TypedDict, Union
 
 from ._generated import CaptureRequest, CaptureResponse, EventInput, FeedbackRequest, RetrieveItem, RetrieveRequest
 from .errors import MnemonError
@@ -32,6 +32,20 @@ if TYPE_CHECKING:
 
 # The server's limit on a retrieval query, in bytes.
 MAX_QUERY_BYTES = 4096
+
+
+class _RecordedEventRequired(TypedDict):
+    kind: str
+    """tool_call, tool_result, agent_message, user_message, observation..."""
+    content: str
+
+
+class RecordedEvent(_RecordedEventRequired, total=False):
+    """An event for Agent.record: an EventInput whose time may be left out (then: now)."""
+
+    occurred_at: str
+    speaker: str
+    metadata: Dict[str, str]
 
 
 @dataclass
@@ -136,14 +150,18 @@ class _AgentBase:
             )
         return self.session_id or _new_session_id()
 
-    def record(self, event: EventInput) -> None:
+    def record(self, event: RecordedEvent) -> None:
         """Adds an event of the running task (a tool call, an agent message...)
         to the session post_task captures; an event without a time is dated now."""
         with self._lock:
             if self._task is None:
                 raise RuntimeError("mnemon: record without pre_task: no task is running")
-            ev: EventInput = dict(event)  # type: ignore[assignment]
-            ev.setdefault("occurred_at", _now())
+            ev: EventInput = {"kind": event["kind"], "content": event["content"],
+                              "occurred_at": event.get("occurred_at") or _now()}
+            if "speaker" in event:
+                ev["speaker"] = event["speaker"]
+            if "metadata" in event:
+                ev["metadata"] = dict(event["metadata"])
             self._task.events.append(ev)
 
     def _capture_request(self, t: _TaskState, result: TaskResult) -> CaptureRequest:
@@ -360,7 +378,7 @@ class Task(_TaskBase):
         super().__init__(prompt)
         self.agent = agent
 
-    def record(self, event: EventInput) -> None:
+    def record(self, event: RecordedEvent) -> None:
         """Adds an event (a tool call, a message...) to the task's session."""
         self.agent.record(event)
 
@@ -387,7 +405,7 @@ class AsyncTask(_TaskBase):
         super().__init__(prompt)
         self.agent = agent
 
-    def record(self, event: EventInput) -> None:
+    def record(self, event: RecordedEvent) -> None:
         """Adds an event (a tool call, a message...) to the task's session."""
         self.agent.record(event)
 

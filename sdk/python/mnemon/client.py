@@ -138,7 +138,7 @@ class _Core:
         wait = _parse_retry_after(retry_after)
         if wait is not None:
             return min(wait, MAX_RETRY_AFTER)
-        base = min(self.backoff * 2 ** (attempt - 1), MAX_BACKOFF)
+        base: float = min(self.backoff * 2.0 ** (attempt - 1), MAX_BACKOFF)
         return base / 2 + random.random() * base / 2
 
 
@@ -157,7 +157,7 @@ def _parse_retry_after(value: Optional[str]) -> Optional[float]:
         return None
     if when is None:
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return max(0.0, float(when.timestamp()) - time.time())
 
 
 def _error_of(status: int, raw: bytes, request_id: str) -> MnemonError:

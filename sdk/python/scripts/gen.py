@@ -241,7 +241,7 @@ def method(op: Dict[str, Any], asynchronous: bool) -> List[str]:
     return [
         f"    {'async ' if asynchronous else ''}def {op['name']}({signature(op)}) -> {ret}:",
         f'        """{doc}"""',
-        f"        return {'await ' if asynchronous else ''}{call}",
+        f"        return cast({ret}, {'await ' if asynchronous else ''}{call})",
         "",
     ]
 
@@ -255,7 +255,7 @@ def generate(doc: Dict[str, Any]) -> str:
     out += [
         "from __future__ import annotations",
         "",
-        "from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Type, TypedDict, Union",
+        "from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Type, TypedDict, Union, cast",
         "",
         "",
         "from .errors import MnemonError",

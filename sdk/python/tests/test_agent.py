@@ -81,7 +81,9 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
         memory_id = rem["outcomes"][0]["memory_id"]
         got = await c.retrieve({"query": "when does the on-call rotation change?", "token_budget": 300})
         self.assertIn("Tuesday", got["context"])
-        self.assertEqual((await c.get_memory(memory_id))["memory"]["id"], memory_id)
+        view = await c.get_memory(memory_id)
+        assert view["memory"] is not None
+        self.assertEqual(view["memory"]["id"], memory_id)
 
         with self.assertRaises(mnemon.NotFoundError):
             await c.get_memory("mem_01jzzzzzzzzzzzzzzzzzzzzzzz")

@@ -54,6 +54,7 @@ class MemoryTest(unittest.TestCase):
         self.assertIn(memory_id, [v["memory_id"] for v in with_history["memories"]])
 
         view = c.get_memory(memory_id)
+        assert view["memory"] is not None and view["versions"] is not None
         self.assertEqual(view["memory"]["id"], memory_id)
         self.assertGreaterEqual(len(view["versions"]), 1)
 
@@ -64,7 +65,7 @@ class MemoryTest(unittest.TestCase):
 
         trace = c.get_trace(got["retrieval_id"])
         self.assertEqual(trace["id"], got["retrieval_id"])
-        self.assertGreaterEqual(len(trace["items"]), 1)
+        self.assertGreaterEqual(len(trace["items"] or []), 1)
 
         fb = c.feedback(got["retrieval_id"], {"outcome": "helpful", "source": "agent", "memory_ids": [memory_id]})
         self.assertEqual(fb["retrieval_id"], got["retrieval_id"])
@@ -76,7 +77,9 @@ class MemoryTest(unittest.TestCase):
         why = c.explain(memory_id)
         self.assertIn(got["retrieval_id"], str(why["memory"]), "explain shows the feedback")
         why_ranked = c.explain(got["retrieval_id"])
-        self.assertEqual((why_ranked["retrieval"]["trace"] or {})["id"], got["retrieval_id"])
+        ranked_trace = why_ranked["retrieval"]["trace"]
+        assert ranked_trace is not None
+        self.assertEqual(ranked_trace["id"], got["retrieval_id"])
 
         gone = c.forget(memory_id)
         self.assertEqual(gone["memory_id"], memory_id)
@@ -116,6 +119,7 @@ class MemoryTest(unittest.TestCase):
         self.assertEqual(c.list_procedures()["procedures"], [])
         self.assertEqual(c.promote_procedures()["namespace"], "py-maintenance")
         run = c.run_lifecycle({"dry_run": True})
+        assert run["lifecycle"] is not None
         self.assertTrue(run["lifecycle"]["dry_run"])
         c.capture({"session_id": "py-old", "events": [{"kind": "user_message", "content": "Lunch is at noon.",
                                                        "occurred_at": "2026-01-05T12:00:00Z"}]}, wait=True)
@@ -136,9 +140,9 @@ class ErrorTest(unittest.TestCase):
         self.assertTrue(err.request_id.startswith("req_"), err.request_id)
         self.assertTrue(err.detail)
 
-        with self.assertRaises(mnemon.InvalidRequestError) as caught:
+        with self.assertRaises(mnemon.InvalidRequestError) as invalid:
             c.retrieve({"query": "", "limit": -1})
-        self.assertEqual((caught.exception.status, caught.exception.code), (400, "invalid_request"))
+        self.assertEqual((invalid.exception.status, invalid.exception.code), (400, "invalid_request"))
 
         with self.assertRaises(mnemon.RetrievalNotFoundError):
             c.feedback("ret_01jzzzzzzzzzzzzzzzzzzzzzzz", {"outcome": "helpful"})

@@ -58,7 +58,7 @@ class RetryTest(unittest.TestCase):
         with self.assertRaises(mnemon.RateLimitedError):
             c.remember({"text": "a statement"})
         with self.assertRaises(mnemon.RateLimitedError):
-            c.capture({"events": [{"kind": "user_message", "content": "hi"}]})
+            c.capture({"events": [{"kind": "user_message", "content": "hi", "occurred_at": "2026-11-02T09:00:00Z"}]})
         self.assertEqual([r[0] for r in s.requests], ["POST", "POST"])
         with self.assertRaises(mnemon.RateLimitedError):
             c.retrieve({"query": "anything"})
