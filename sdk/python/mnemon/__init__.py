@@ -2,7 +2,7 @@
 
     import mnemon
 
-    client = mnemon.Client("http://127.0.0.1:8080")   # api_key: $MNEMON_API_KEY
+    client = mnemon.Client("http://127.0.0.1:7077")   # api_key: $MNEMON_API_KEY
     client.remember({"text": "I use pnpm for JavaScript projects."})
     pack = client.retrieve({"query": "which package manager?", "token_budget": 500})
     print(pack["context"])

@@ -288,7 +288,8 @@ class AsyncAgent(_AgentBase):
             if err.code != "namespace_not_found":
                 raise
             return self._start(prompt, "", "", [], sid)
-        sid = self._check_idle()  # another coroutine may have started a task meanwhile
+        if self._task is not None:  # another coroutine started a task meanwhile
+            self._check_idle()
         return self._start(prompt, res["context"], res["retrieval_id"], list(res["items"] or []), sid)
 
     async def post_task(

@@ -27,7 +27,8 @@ from .errors import MnemonError, TransportError
 if TYPE_CHECKING:
     from .agent import Agent, AsyncAgent, AsyncTask, Task
 
-DEFAULT_BASE_URL = "http://127.0.0.1:8080"
+# Where `mnemon serve` listens by default (cli.DefaultAddr).
+DEFAULT_BASE_URL = "http://127.0.0.1:7077"
 
 # Answers worth another try of an idempotent call: the server was busy or
 # briefly away, and asking again cannot apply anything twice.
@@ -60,7 +61,7 @@ class _Core:
         backoff: float,
     ) -> None:
         if not base_url:
-            raise ValueError("mnemon: base_url is required, e.g. http://127.0.0.1:8080")
+            raise ValueError("mnemon: base_url is required, e.g. http://127.0.0.1:7077")
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key if api_key is not None else os.environ.get("MNEMON_API_KEY") or None
         self.timeout = timeout
@@ -192,7 +193,7 @@ class Client(Operations):
     generated from the API document (mnemon.RetrieveRequest, ...). A failed call raises a MnemonError subclass.
 
     Args:
-        base_url: where `mnemon serve` listens.
+        base_url: where `mnemon serve` listens (default: its default address).
         api_key: a key from `mnemon keys create`; None reads $MNEMON_API_KEY
             (no key at all: open mode, loopback only).
         timeout: seconds each attempt may take.

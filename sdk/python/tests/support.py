@@ -121,8 +121,8 @@ class StubServer:
         self.server.server_close()
 
 
-def problem(status: int, code: str, title: str = "problem") -> bytes:
-    return json.dumps({"type": "about:blank", "title": title, "status": status, "code": code}).encode()
+def problem(status: int, code: str, title: str = "problem", **extra: Any) -> bytes:
+    return json.dumps({"type": "about:blank", "title": title, "status": status, "code": code, **extra}).encode()
 
 
 def json_body(value: Any) -> bytes:

@@ -84,11 +84,15 @@ class RetryTest(unittest.TestCase):
             mnemon.Client(slow.url, timeout=0.3, retries=0).health()
 
     def test_an_unknown_code_raises_the_base_class(self) -> None:
-        s = self.stub(lambda n, _: (418, {}, problem(418, "brand_new_code", "teapot")))
+        body = problem(418, "brand_new_code", "teapot", detail="too hot", field="query", request_id="req_1")
+        s = self.stub(lambda n, _: (418, {}, body))
         with self.assertRaises(mnemon.MnemonError) as caught:
             mnemon.Client(s.url).health()
-        self.assertIs(type(caught.exception), mnemon.MnemonError)
-        self.assertEqual((caught.exception.status, caught.exception.code), (418, "brand_new_code"))
+        err = caught.exception
+        self.assertIs(type(err), mnemon.MnemonError)
+        self.assertEqual((err.status, err.code, err.title, err.detail), (418, "brand_new_code", "teapot", "too hot"))
+        self.assertEqual((err.field, err.request_id), ("query", "req_1"))
+        self.assertIn("too hot", str(err))
 
     def test_a_body_that_is_not_a_problem(self) -> None:
         s = self.stub(lambda n, _: (500, {"Content-Type": "text/html"}, b"<h1>proxy error</h1>"))
