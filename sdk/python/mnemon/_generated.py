@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Type, TypedDict, Union, cast
 
-
 from .errors import MnemonError
 
 

@@ -257,7 +257,6 @@ def generate(doc: Dict[str, Any]) -> str:
         "",
         "from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Type, TypedDict, Union, cast",
         "",
-        "",
         "from .errors import MnemonError",
         "",
         "",
