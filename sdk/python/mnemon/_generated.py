@@ -1033,6 +1033,18 @@ class StorageFullError(MnemonError):
     code_name = 'storage_full'
 
 
+class ModelUnavailableError(MnemonError):
+    """The API answered a problem with code 'model_unavailable'."""
+
+    code_name = 'model_unavailable'
+
+
+class ModelBadReplyError(MnemonError):
+    """The API answered a problem with code 'model_bad_reply'."""
+
+    code_name = 'model_bad_reply'
+
+
 class InternalError(MnemonError):
     """The API answered a problem with code 'internal'."""
 
@@ -1067,6 +1079,8 @@ ERRORS: Dict[str, Type[MnemonError]] = {
     'timeout': MnemonTimeoutError,
     'store_corrupt': StoreCorruptError,
     'storage_full': StorageFullError,
+    'model_unavailable': ModelUnavailableError,
+    'model_bad_reply': ModelBadReplyError,
     'internal': InternalError,
 }
 
@@ -1153,6 +1167,8 @@ __all__ = [
     'MnemonTimeoutError',
     'StoreCorruptError',
     'StorageFullError',
+    'ModelUnavailableError',
+    'ModelBadReplyError',
     'InternalError',
 ]
 
