@@ -552,8 +552,20 @@ func structuredHits(st *nsState, qterms []string, keep func(string) bool, k int)
 	// Only servable postings are counted: a common slot's key word lists
 	// every version ever written of it, most of them history.
 	matched := make(map[string]int)
+	stopAt := max(stopKeyMin, int(stopKeyShare*float64(st.SizeLocked())))
 	for _, t := range qterms {
-		for _, id := range st.KeyPostingsLocked(t) {
+		postings := st.KeyPostingsLocked(t)
+		if len(postings) > stopAt {
+			// A word in a large share of the keys (a stop key, like a
+			// word of low idf) says nothing about which slot is asked
+			// for, and walking its postings cost most of a retrieval:
+			// "bug" named a seventh of 10,000 notes' keys.
+			continue
+		}
+		// Postings are in write order: past maxKeyPostings only the
+		// newest are walked, so no query walks more however many slots
+		// share the word (at equal scores newer ids rank first anyway).
+		for _, id := range postings[max(0, len(postings)-maxKeyPostings):] {
 			if keep(id) {
 				matched[id]++
 			}
@@ -581,6 +593,18 @@ func structuredHits(st *nsState, qterms []string, keep func(string) bool, k int)
 	}
 	return topHits(hits, k) // newer ids first at equal scores
 }
+
+// The structured channel's bounds (see structuredHits). Only a namespace
+// of thousands of slots meets them; a conversation's does not (the quality
+// benchmarks' figures are the same with and without them).
+const (
+	// A query word in the keys of more than stopKeyShare of the
+	// namespace's entries, and of more than stopKeyMin, is a stop key.
+	stopKeyShare = 0.05
+	stopKeyMin   = 1000
+	// maxKeyPostings is how many of a word's newest postings are walked.
+	maxKeyPostings = 4096
+)
 
 // criticalHits offers every servable must_include memory, most relevant to
 // the query first, so constraints reach the agent even with weak overlap.
