@@ -76,3 +76,34 @@ func TestStructuredChannelSkipsStopKeys(t *testing.T) {
 		t.Fatal("item1199: the structured channel offered nothing")
 	}
 }
+
+// A note holding every word of a two-word query comes before the notes
+// whose keys name only one of the words.
+func TestStructuredKeyCoveringOneWordRanksBelowFullMatch(t *testing.T) {
+	e, _, _ := newEngine(t)
+	ctx := context.Background()
+	var ps []engine.RememberParams
+	for i := 0; i < 12; i++ {
+		ps = append(ps,
+			engine.RememberParams{Namespace: "ns", Text: fmt.Sprintf("Lamp %d went up to the loft.", i), Key: fmt.Sprintf("loft:lamp%d", i)},
+			engine.RememberParams{Namespace: "ns", Text: fmt.Sprintf("Kettle model %d boils slowly.", i), Key: fmt.Sprintf("kettle:model%d", i)})
+	}
+	ps = append(ps, engine.RememberParams{Namespace: "ns", Text: "The copper kettle is stored in the loft.", Key: "storage:copper_item"})
+	for i := range ps {
+		ps[i].ObservedAt = t0.Add(time.Duration(i) * time.Minute)
+	}
+	if _, err := e.RememberBatch(ctx, ps); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "ns", Query: "loft kettle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) == 0 || res.Items[0].Content != "The copper kettle is stored in the loft." {
+		var got []string
+		for _, it := range res.Items {
+			got = append(got, it.Content)
+		}
+		t.Fatalf("loft kettle: items %q, want the note holding both words first", got)
+	}
+}
