@@ -651,7 +651,7 @@ const (
 	stopKeyShare = 0.05
 	stopKeyMin   = 1000
 	// maxKeyPostings is how many of a word's newest postings are walked.
-	maxKeyPostings = 1024
+	maxKeyPostings = 256
 )
 
 // criticalHits offers every servable must_include memory, most relevant to
