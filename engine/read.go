@@ -643,8 +643,11 @@ func lexicalReach(st *nsState, lexical []search.Hit, qterms []string) []string {
 }
 
 // The structured channel's bounds (see structuredHits). Only a namespace
-// of thousands of slots meets them; a conversation's does not (the quality
-// benchmarks' figures are the same with and without them).
+// where hundreds of versions share a key word meets the walk bound, and
+// thousands the stop key; the quality benchmarks' namespaces do not (their
+// figures are the same with and without the bounds). In a namespace that
+// does, a slot whose live version is older than the word's 256 newest
+// postings is left to the other channels.
 const (
 	// A query word in the keys of more than stopKeyShare of the
 	// namespace's entries, and of more than stopKeyMin, is a stop key.
