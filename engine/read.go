@@ -221,13 +221,23 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		}()
 	}
 	for i, name := range Channels {
-		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic {
+		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic && name != ChannelStructured {
 			began := time.Now()
 			results[i] = channel(st, name, qterms, qvec, keep, r)
 			took[i] = time.Since(began)
 		}
 	}
 	wg.Wait()
+	structuredScaled := false
+	if si := channelIndex(ChannelStructured); !disabled[ChannelStructured] {
+		// After the lexical channel: how much of the query its best hit
+		// says bounds what a key must cover (see structuredHits).
+		began := time.Now()
+		st.RLock()
+		results[si], structuredScaled = structuredHits(st, qterms, lexicalReach(st, results[channelIndex(ChannelLexical)], qterms), keep, r.ChannelCap)
+		st.RUnlock()
+		took[si] = time.Since(began)
+	}
 	if si := channelIndex(ChannelSemantic); !disabled[ChannelSemantic] && len(results[channelIndex(ChannelLexical)]) == 0 &&
 		len(results[si]) < r.ChannelCap && r.SemanticFloorAlone < r.SemanticFloor {
 		// No word of the query matched: the semantic channel is all the
@@ -241,7 +251,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		took[si] += time.Since(began)
 	}
 
-	cands := fuse(st, results, r)
+	cands := fuse(st, results, structuredScaled, r)
 	if p.KnownAt != nil {
 		// When each history candidate stopped being current, read once
 		// under the lock: packing and ranking look it up without one.
@@ -531,8 +541,6 @@ func channel(st *nsState, name string, qterms []string, qvec search.Vector, keep
 		return st.Lexical(qterms, r.ChannelCap, keep)
 	case ChannelSemantic:
 		return st.Semantic(qvec, r.ChannelCap, r.SemanticFloor, keep)
-	case ChannelStructured:
-		return structuredHits(st, qterms, keep, r.ChannelCap)
 	case ChannelCritical:
 		return criticalHits(st, qterms, keep, r.ChannelCap)
 	case ChannelRecent:
@@ -545,30 +553,58 @@ func channel(st *nsState, name string, qterms []string, qvec search.Vector, keep
 
 // structuredHits matches query words against memory subjects and keys: a
 // question about "editor" finds the slot prefers:editor whatever its value.
-func structuredHits(st *nsState, qterms []string, keep func(string) bool, k int) []search.Hit {
+//
+// reach is the query words the best lexical hit holds. When it holds more
+// than one word some key names, a key is scored by how many of them it
+// covers as well: for "friday cassandra" the one note holding both words
+// came below every note keyed on one of them. A key's score is then the
+// share of its own words the query names times the cube of the share of
+// reach's keyed words it covers (a key naming one of two counts an eighth),
+// relative to the best key, and fusion adds it as it is. Otherwise (one
+// keyed word, or no lexical hit: "what dish do you like best?" where only a
+// slot alias says dish) keys score as they always did, relative to the best.
+// The caller holds st.RLock.
+//
+// scaled reports that the scores are coverage-scaled: fusion adds them as
+// they are, not relative to the channel's best hit.
+func structuredHits(st *nsState, qterms, reach []string, keep func(string) bool, k int) (hits []search.Hit, scaled bool) {
 	if len(qterms) == 0 {
-		return nil
+		return nil, false
 	}
 	// Only servable postings are counted: a common slot's key word lists
 	// every version ever written of it, most of them history.
 	matched := make(map[string]int)
-	for _, t := range qterms {
-		for _, id := range st.KeyPostingsLocked(t) {
+	stopAt := max(stopKeyMin, int(stopKeyShare*float64(st.SizeLocked())))
+	reachKeyed := 0 // words of reach some key names
+	for i, t := range qterms {
+		postings := st.KeyPostingsLocked(t)
+		if len(postings) > stopAt {
+			// A word in a large share of the keys (a stop key, like a
+			// word of low idf) says nothing about which slot is asked
+			// for, and walking its postings cost most of a retrieval:
+			// "bug" named a seventh of 10,000 notes' keys.
+			continue
+		}
+		if len(postings) > 0 && slices.Contains(reach, t) && !slices.Contains(qterms[:i], t) {
+			reachKeyed++
+		}
+		// Postings are in write order: past maxKeyPostings only the
+		// newest are walked, so no query walks more however many slots
+		// share the word (at equal scores newer ids rank first anyway).
+		for _, id := range postings[max(0, len(postings)-maxKeyPostings):] {
 			if keep(id) {
 				matched[id]++
 			}
 		}
 	}
-	hits := make([]search.Hit, 0, len(matched))
+	hits = make([]search.Hit, 0, len(matched))
+	best := 0.0
 	for id, n := range matched {
 		en, ok := st.EntryLocked(id)
 		if !ok || len(en.KeyTerms) == 0 {
 			continue
 		}
-		if n > len(en.KeyTerms) {
-			n = len(en.KeyTerms) // a posting listed twice after an update
-		}
-		score := float64(n) / float64(len(en.KeyTerms))
+		score := float64(min(n, len(en.KeyTerms))) / float64(len(en.KeyTerms)) // a posting listed twice after an update
 		if slices.Contains(qterms, en.V.Subject) {
 			score += 0.25
 		}
@@ -577,10 +613,49 @@ func structuredHits(st *nsState, qterms []string, keep func(string) bool, k int)
 			// slot itself.
 			score *= 0.5
 		}
+		best = max(best, score)
+		if reachKeyed > 1 {
+			covered := float64(min(n, reachKeyed)) / float64(reachKeyed)
+			score *= covered * covered * covered
+		}
 		hits = append(hits, search.Hit{ID: id, Score: score})
 	}
-	return topHits(hits, k) // newer ids first at equal scores
+	if reachKeyed > 1 && best > 0 {
+		for i := range hits {
+			hits[i].Score /= best
+		}
+		return topHits(hits, k), true
+	}
+	return topHits(hits, k), false // newer ids first at equal scores
 }
+
+// lexicalReach returns the query words the best lexical hit holds. The
+// caller holds st.RLock.
+func lexicalReach(st *nsState, lexical []search.Hit, qterms []string) []string {
+	if len(lexical) == 0 {
+		return nil
+	}
+	var reach []string
+	for _, ts := range st.ExplainLexical(lexical[0].ID, qterms) {
+		reach = append(reach, ts.Term)
+	}
+	return reach
+}
+
+// The structured channel's bounds (see structuredHits). Only a namespace
+// where hundreds of versions share a key word meets the walk bound, and
+// thousands the stop key; the quality benchmarks' namespaces do not (their
+// figures are the same with and without the bounds). In a namespace that
+// does, a slot whose live version is older than the word's 256 newest
+// postings is left to the other channels.
+const (
+	// A query word in the keys of more than stopKeyShare of the
+	// namespace's entries, and of more than stopKeyMin, is a stop key.
+	stopKeyShare = 0.05
+	stopKeyMin   = 1000
+	// maxKeyPostings is how many of a word's newest postings are walked.
+	maxKeyPostings = 256
+)
 
 // criticalHits offers every servable must_include memory, most relevant to
 // the query first, so constraints reach the agent even with weak overlap.
@@ -664,7 +739,10 @@ func topKept(hits []search.Hit, keep func(string) bool, k int) []search.Hit {
 // evidence of relevance: its hits count relative to its best, as before, so
 // "any food allergies?" still finds "I'm allergic to peanuts" over the
 // merely recent episodes.
-func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
+//
+// structuredScaled says the structured channel's scores are already on a
+// scale of their own (see structuredHits): they are added as they are.
+func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking) []*scored {
 	total := 0
 	for _, hits := range results {
 		total += len(hits)
@@ -719,7 +797,7 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 		name := Channels[ci]
 		w := r.weight(name)
 		top := 0.0
-		if scoreFused(name) {
+		if scoreFused(name) && !(name == ChannelStructured && structuredScaled) {
 			top = hits[0].Score
 		}
 		for rank, h := range hits {
@@ -747,10 +825,11 @@ func fuse(st *nsState, results [][]search.Hit, r Ranking) []*scored {
 				}
 			case name == ChannelSemantic && len(results[channelIndex(ChannelLexical)]) > 0:
 				c.fused += w * semanticScore(h.Score, r.SemanticFloor)
-			case name == ChannelGraph:
+			case name == ChannelGraph || name == ChannelStructured && structuredScaled:
 				// A graph score is on its own scale (hop and match, see
 				// GraphHitsLocked): a claim two hops away counts less even
-				// when it is the channel's best.
+				// when it is the channel's best. So is a coverage-scaled
+				// structured score.
 				c.fused += w * h.Score
 			case top > 0:
 				c.fused += w * h.Score / top

@@ -46,6 +46,10 @@ func (st *Namespace) ExplainLexical(id string, qterms []string) []search.TermSco
 	return st.ix.ExplainLexical(id, qterms)
 }
 
+// SizeLocked returns the number of indexed versions. The caller holds
+// st.RLock.
+func (st *Namespace) SizeLocked() int { return st.entries.len() }
+
 // KeyPostingsLocked returns the ids of the versions whose key, slot alias
 // or lent key has the term t (the structured channel). A posting may be
 // listed twice after an update, or name a version no longer indexed: check

@@ -1,0 +1,188 @@
+package engine_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/clock"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
+)
+
+// The peers workload (../shared/peers, gen_workload.py): short engineering
+// notes, each stored with one Remember of its title and sentence and no key,
+// as the load driver stores them over HTTP, then one- and two-word queries.
+// It is generated, not kept in the repository: point MNEMON_PEERS_WORKLOAD at
+// the directory gen_workload.py wrote (PEERS_WORKLOAD_DIR), with
+// memories_100000.jsonl there for the 100k benchmark (--n 100000).
+//
+//	MNEMON_PEERS_WORKLOAD=/tmp/peers go test ./engine -run '^$' -bench RetrievePeersWorkload10k -benchtime 1x
+//
+// One op is the workload's 200 queries, each retrieved with the driver's
+// defaults (limit 10, token budget 4000). The percentiles are per
+// retrieval; structured_% is the structured channel's share of the
+// retrievals' wall time; hit@10 counts the queries whose source note's text
+// is in the first 10 items (the driver's sanity check, not a quality score).
+
+type peersNote struct {
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+type peersQuery struct {
+	Q        string `json:"q"`
+	Kind     string `json:"kind"`
+	SourceID int    `json:"source_id"`
+}
+
+func readJSONL[T any](b *testing.B, path string) []T {
+	b.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		b.Skipf("peers workload: %v (generate it with ../shared/peers/gen_workload.py)", err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+func BenchmarkRetrievePeersWorkload10k(b *testing.B)  { benchPeers(b, 10_000) }
+func BenchmarkRetrievePeersWorkload100k(b *testing.B) { benchPeers(b, 100_000) }
+
+func benchPeers(b *testing.B, n int) {
+	dir := os.Getenv("MNEMON_PEERS_WORKLOAD")
+	if dir == "" {
+		b.Skip("MNEMON_PEERS_WORKLOAD names no directory (see bench_peers_test.go)")
+	}
+	notes := readJSONL[peersNote](b, filepath.Join(dir, fmt.Sprintf("memories_%d.jsonl", n)))
+	queries := readJSONL[peersQuery](b, filepath.Join(dir, "queries_200.jsonl"))
+	if len(notes) < n {
+		b.Fatalf("%d notes in the workload, want %d", len(notes), n)
+	}
+	ctx := context.Background()
+	path := seedPeers(b, notes[:n])
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := engine.New(engine.Config{Store: st, Clock: clock.NewManual(t0.Add(time.Duration(n) * time.Second))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		e.Close()
+		st.Close()
+	})
+	retrieve := func(q string) *engine.Result {
+		res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "bench", Query: q, TokenBudget: 4000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res
+	}
+	// Warm the stem cache and the index as a running server would be, and
+	// check the answers once: timing a ranking that lost the notes would
+	// measure nothing.
+	hits, pairHits, sources := 0, 0, 0
+	for _, q := range queries {
+		res := retrieve(q.Q)
+		if q.Kind == "miss" {
+			continue
+		}
+		sources++
+		want := strings.ToLower(notes[q.SourceID].Text)
+		top := res.Items[:min(10, len(res.Items))]
+		if slices.ContainsFunc(top, func(it engine.Item) bool { return strings.Contains(strings.ToLower(it.Content), want) }) {
+			hits++
+			if q.Kind == "pair" {
+				pairHits++
+			}
+		}
+	}
+	lat := make([]time.Duration, 0, b.N*len(queries))
+	var total, structured time.Duration
+	si := slices.Index(engine.Channels, engine.ChannelStructured)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, q := range queries {
+			start := time.Now()
+			res := retrieve(q.Q)
+			lat = append(lat, time.Since(start))
+			total += res.Duration
+			structured += res.ChannelDurations[si]
+		}
+	}
+	b.StopTimer()
+	e.FlushTraces()
+	reportPercentiles(b, lat)
+	b.ReportMetric(float64(structured.Microseconds())/float64(len(lat)), "structured_us")
+	b.ReportMetric(100*float64(structured)/float64(total), "structured_%")
+	b.ReportMetric(float64(hits)/float64(sources), "hit@10")
+	b.ReportMetric(float64(pairHits), "pair_hits")
+}
+
+// seedPeers stores each note with one Remember, as the driver does, into a
+// fresh file. With MNEMON_BENCH_SEEDS set, the seeded file is kept there and
+// copied on later runs, as seedCached does for the other corpora.
+func seedPeers(b *testing.B, notes []peersNote) string {
+	b.Helper()
+	dir := os.Getenv("MNEMON_BENCH_SEEDS")
+	kept := filepath.Join(dir, fmt.Sprintf("peers_%d.db", len(notes)))
+	path := filepath.Join(b.TempDir(), "peers.db")
+	if dir != "" {
+		if _, err := os.Stat(kept); err == nil {
+			copyFile(b, kept, path)
+			return path
+		}
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := engine.New(engine.Config{Store: st, Clock: clock.NewManual(t0.Add(time.Duration(len(notes)) * time.Second))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, m := range notes {
+		p := engine.RememberParams{Namespace: "bench", Text: m.Title + ": " + m.Text, ObservedAt: t0.Add(time.Duration(i) * time.Second)}
+		if _, err := e.Remember(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	e.Close()
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		copyFile(b, path, kept+".tmp")
+		if err := os.Rename(kept+".tmp", kept); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return path
+}
