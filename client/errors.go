@@ -41,6 +41,8 @@ const (
 	ErrUnavailable          Code = "unavailable"
 	ErrStoreCorrupt         Code = "store_corrupt"
 	ErrStorageFull          Code = "storage_full"
+	ErrModelUnavailable     Code = "model_unavailable" // 503: a configured model provider did not answer
+	ErrModelBadReply        Code = "model_bad_reply"   // 502: its reply was unusable
 	ErrInternal             Code = "internal"
 	ErrInvalidSession       Code = "invalid_session"
 	ErrSessionNotFound      Code = "session_not_found"
