@@ -9,7 +9,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/provider/openai"
+	"github.com/mnemon-dev/mnemon/provider/openai/openaitest"
 )
 
 // bearer adds an API key to every request of an MCP client.
@@ -122,4 +125,39 @@ func TestE2EMCP(t *testing.T) {
 	if text, isErr := mcpCall(t, a, "history", map[string]any{"id": memID}); isErr || !strings.Contains(text, "active") {
 		t.Errorf("a's memory after b's forget attempt: %v %s", isErr, text)
 	}
+}
+
+// A model provider's failure reaches an MCP client as its stable code, with
+// nothing stored and none of the provider's own words.
+func TestE2EMCPModelProviderDown(t *testing.T) {
+	t.Parallel()
+	fake := openaitest.New(t, "fake-embed", 8)
+	client, err := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake-embed", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, err := openai.NewEmbedder(client, 8, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := e2eOpen(t, e2eOptions{mcp: true, embedder: emb})
+	s, err := mcpConnect(t, f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		reply openaitest.Reply
+		code  string
+	}{
+		{openaitest.Reply{Status: 500, Body: `{"error":{"message":"upstream exploded at 10.0.0.7"}}`}, "model_unavailable"},
+		{openaitest.Reply{Body: "not json"}, "model_bad_reply"},
+	} {
+		fake.Script("/v1/embeddings", tc.reply)
+		out, isErr := mcpCall(t, s, "remember", map[string]any{"text": "I like figs."})
+		if !isErr || !strings.HasPrefix(out, tc.code+":") || strings.Contains(out, "10.0.0.7") {
+			t.Errorf("remember with the provider failing: error %v, %q; want %s", isErr, out, tc.code)
+		}
+	}
+	// Nothing was stored: the namespace does not exist yet.
+	e2eProblem(t, f.e2eDo(t, "GET", "/v1/memories", nil), http.StatusNotFound, httpapi.CodeNamespaceNotFound)
 }

@@ -420,6 +420,12 @@ func (t *tools) fail(err error, id string) error {
 	case errors.Is(err, memory.ErrStorageFull):
 		t.log.Error("mcp tool failed: storage full", "namespace", t.ns, "error", err)
 		return errors.New("storage_full: the disk holding the memory is full; nothing was stored; try again once space is freed")
+	case errors.Is(err, memory.ErrModelUnavailable):
+		t.log.Error("mcp tool failed: model provider", "namespace", t.ns, "error", err)
+		return errors.New("model_unavailable: the model provider did not answer; nothing was stored; try again later (mnemon doctor checks the provider)")
+	case errors.Is(err, memory.ErrModelBadReply):
+		t.log.Error("mcp tool failed: model provider", "namespace", t.ns, "error", err)
+		return errors.New("model_bad_reply: the model provider's reply could not be used; nothing was stored (mnemon doctor checks the provider)")
 	}
 	t.log.Error("mcp tool failed", "namespace", t.ns, "error", err)
 	return errors.New("internal error; the server log has the details")
