@@ -85,7 +85,7 @@ func TestBenchLocomoViaAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first conversation's first five sessions: questions whose
+	// The first conversation's first three sessions: questions whose
 	// evidence lies in later sessions are skipped by the benchmark.
 	var convs []map[string]any
 	if err := json.Unmarshal(raw, &convs); err != nil {
@@ -94,7 +94,7 @@ func TestBenchLocomoViaAPI(t *testing.T) {
 	conv := convs[0]["conversation"].(map[string]any)
 	for k := range conv {
 		var n int
-		if _, err := fmt.Sscanf(k, "session_%d", &n); err == nil && n > 5 {
+		if _, err := fmt.Sscanf(k, "session_%d", &n); err == nil && n > 3 {
 			delete(conv, k)
 		}
 	}
