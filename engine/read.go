@@ -782,6 +782,7 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 	// newness by how relevant the other channels found a candidate.
 	answered := make([]bool, len(Channels))
 	recent := channelIndex(ChannelRecent)
+	lexicalHit := len(results[channelIndex(ChannelLexical)]) > 0
 	best := 0.0
 	for _, ci := range fuseOrder {
 		hits := results[ci]
@@ -817,13 +818,13 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 				// a newer "ok fair, got it" for "what do I earn?".
 				switch {
 				case counts[i] == 1:
-				case len(results[channelIndex(ChannelLexical)]) > 0:
+				case lexicalHit:
 					c.fused += w * (r.RRFK + 1) / (r.RRFK + float64(rank+1))
 				case best > 0:
 					rel := c.fused / best
 					c.fused += w * (r.RRFK + 1) / (r.RRFK + float64(rank+1)) * rel * rel
 				}
-			case name == ChannelSemantic && len(results[channelIndex(ChannelLexical)]) > 0:
+			case name == ChannelSemantic && lexicalHit:
 				c.fused += w * semanticScore(h.Score, r.SemanticFloor)
 			case name == ChannelGraph || name == ChannelStructured && structuredScaled:
 				// A graph score is on its own scale (hop and match, see
