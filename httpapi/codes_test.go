@@ -79,15 +79,7 @@ func TestE2EEveryDocumentedCodeIsAnswered(t *testing.T) {
 	// A model provider that fails: down (5xx past its retries) or
 	// answering what cannot be used.
 	provider := func(t *testing.T, reply openaitest.Reply) *e2eResp {
-		fake := openaitest.New(t, "fake-embed", 8)
-		client, err := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake-embed", MaxRetries: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		emb, err := openai.NewEmbedder(client, 8, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		fake, emb := fakeProviderEmbedder(t)
 		g := e2eOpen(t, e2eOptions{embedder: emb})
 		fake.Script("/v1/embeddings", reply)
 		return g.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "I like figs."})
@@ -212,4 +204,21 @@ func tableMissing(t *testing.T, f *e2eFixture, memoryID string) *e2eResp {
 		t.Errorf("the detail names the table: %s", r.body)
 	}
 	return r
+}
+
+// fakeProviderEmbedder returns a fake OpenAI-compatible server on loopback
+// and a provider embedder over it that never retries, so a scripted
+// failure reaches the caller at once.
+func fakeProviderEmbedder(t *testing.T) (*openaitest.Server, *openai.Embedder) {
+	t.Helper()
+	fake := openaitest.New(t, "fake-embed", 8)
+	client, err := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake-embed", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, err := openai.NewEmbedder(client, 8, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, emb
 }

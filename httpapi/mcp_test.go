@@ -11,7 +11,6 @@ import (
 
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/provider/openai"
 	"github.com/mnemon-dev/mnemon/provider/openai/openaitest"
 )
 
@@ -131,15 +130,7 @@ func TestE2EMCP(t *testing.T) {
 // nothing stored and none of the provider's own words.
 func TestE2EMCPModelProviderDown(t *testing.T) {
 	t.Parallel()
-	fake := openaitest.New(t, "fake-embed", 8)
-	client, err := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake-embed", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb, err := openai.NewEmbedder(client, 8, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, emb := fakeProviderEmbedder(t)
 	f := e2eOpen(t, e2eOptions{mcp: true, embedder: emb})
 	s, err := mcpConnect(t, f, "")
 	if err != nil {
