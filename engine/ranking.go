@@ -106,6 +106,9 @@ type Ranking struct {
 	// ChangeCue is added, unless the question is about the past, to a
 	// turn the query's words found that says something changed ("… on
 	// Fly.io now", "switched to Kate"): the latest change is what holds.
+	// At 0.20 an older turn that repeats the question's words still came
+	// first on a quarter of the suite's updates; 0.35 lifts updates from
+	// 0.79 to 0.84 hit@1 and loses no other category.
 	ChangeCue float64
 	// CoveredPenalty is subtracted from an episode a current fact was
 	// extracted from (the fact says it better); StalePenalty from an
@@ -139,7 +142,7 @@ func DefaultRanking() Ranking {
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
-		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0.50, AnswerType: 0.05, TaskRule: 0.35, ChangeCue: 0.20,
+		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0.50, AnswerType: 0.05, TaskRule: 0.35, ChangeCue: 0.35,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,

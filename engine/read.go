@@ -1011,14 +1011,19 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.OtherTurn != 0 && q.self && sh&shapeSelf == 0 {
 			// "what medication am I allergic to?" is not answered by
 			// "my flatmate is allergic to penicillin".
-			if sh&(shapeOther|shapeOtherName) != 0 || c.aboutOther {
+			if sh&(shapeOther|shapeOtherName|shapeOpensName) != 0 || c.aboutOther {
 				add("other_subject", -r.OtherTurn)
 			}
+		} else if r.OtherTurn != 0 && q.self && sh&shapeOpensOther != 0 && answeredAboutOther(v.Content, qterms, e.analyzer) {
+			// "which company do I work for?" is not answered by "my
+			// flatmate works at Quillon, I'm so jealous": the words
+			// that matched are the flatmate's.
+			add("other_subject", -r.OtherTurn)
 		}
 		if r.AgentRemark != 0 && (q.self || q.firstPerson || q.ours) && sh&(shapeNames|shapeNumber) == 0 && isAgentSpeaker(v.Subject) {
 			add("agent_remark", -r.AgentRemark)
 		}
-		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && sh&shapeRequest == 0 && c.relevant() {
+		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 && c.relevant() {
 			// What changed last is what is true now: "everything runs
 			// on Fly.io now" over "the app's on Heroku".
 			add("change", r.ChangeCue)

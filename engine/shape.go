@@ -51,6 +51,14 @@ const (
 	// shapeRule: states a standing rule, limit or preference ("never
 	// flying with them again", "only automatics", "coriander is banned").
 	shapeRule
+	// shapeOpensOther: opens on one of the speaker's people or a name's
+	// possession, whether or not the speaker appears later ("my flatmate
+	// works at X, I'm so jealous"): see answeredAboutOther.
+	shapeOpensOther
+	// shapeOpensName: opens on a capitalised word that is neither a common
+	// word nor a verb form, with no first person anywhere ("Dario just
+	// bought a convertible"): most likely someone else's news.
+	shapeOpensName
 )
 
 // ruleWords mark a turn that states a rule, a limit or a preference: what
@@ -166,13 +174,16 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 			s |= shapeSelf
 		}
 	}
-	if s&shapeSelf == 0 {
-		switch relation, name := opensOnSomeoneElse(words); {
-		case relation:
-			s |= shapeOther
-		case name:
-			s |= shapeOtherName
-		}
+	switch relation, name := opensOnSomeoneElse(words); {
+	case relation && s&shapeSelf == 0:
+		s |= shapeOther | shapeOpensOther
+	case name && s&shapeSelf == 0:
+		s |= shapeOtherName | shapeOpensOther
+	case relation || name:
+		s |= shapeOpensOther
+	}
+	if s&(shapeSelf|shapeMine) == 0 && opensOnBareName(words) {
+		s |= shapeOpensName
 	}
 	if namesSomeone(words) {
 		s |= shapeNames
@@ -225,6 +236,74 @@ func opensOnSomeoneElse(words []string) (relation, name bool) {
 		return false, !isContractionNext[strings.ToLower(words[1])]
 	}
 	return false, false
+}
+
+// bareNameRank is the frequency rank past which a capitalised first word
+// reads as a name rather than the start of a sentence: "Dario" (19,294th)
+// and "Lena" are past it; "Sold", "Finally" and "Switched" (6,180th) are
+// not. Common names ("Tom", "Kate") are missed, which only leaves a turn
+// as it was.
+const bareNameRank = 10000
+
+// opensOnBareName reports whether a turn's first word looks like a name
+// doing something: capitalised, not a verb form, rare or unknown as a
+// word, and not followed by "is" or "was".
+func opensOnBareName(words []string) bool {
+	if len(words) < 2 || !capitalised(words[0]) {
+		return false
+	}
+	switch strings.ToLower(words[1]) {
+	case "is", "was", "has", "had", "isn't", "wasn't", "seems", "looks", "feels":
+		// "Graz is so quiet on sundays": a place or a thing described,
+		// as often by the speaker as about anyone.
+		return false
+	}
+	lw := strings.ToLower(words[0])
+	if strings.ContainsRune(lw, '\'') || strings.HasSuffix(lw, "ed") || strings.HasSuffix(lw, "ing") || lw == "i" {
+		return false
+	}
+	tb := vectors.Load()
+	r, ok := tb.Lookup(lw)
+	return !ok || tb.Rank(r) >= bareNameRank
+}
+
+// answeredAboutOther reports whether every clause of a turn that holds one
+// of the query's words is about someone else: "my flatmate works at
+// Quillon, I'm so jealous" answers "where do I work?" only in the
+// flatmate's clause; the speaker is in an aside. A clause is the speaker's
+// when it says "I", "me" or "myself", or "my" before anything but one of
+// the speaker's people. No clause holding a query word is no answer.
+func answeredAboutOther(text string, qterms []string, an *search.Analyzer) bool {
+	matched := false
+	for _, clause := range strings.FieldsFunc(text, func(r rune) bool {
+		return strings.ContainsRune(",;:.!?()", r) || r == '—' || r == '–'
+	}) {
+		if !sharesTerm(an.QueryTerms(clause), qterms) {
+			continue
+		}
+		matched = true
+		ws := lowerWords(clause)
+		for i, w := range ws {
+			switch w {
+			case "i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "myself", "mine":
+				return false
+			case "my":
+				if i+1 >= len(ws) || !extract.IsRelationNoun(strings.TrimSuffix(strings.TrimSuffix(ws[i+1], "'s"), "'")) {
+					return false
+				}
+			}
+		}
+	}
+	return matched
+}
+
+func sharesTerm(a, b []string) bool {
+	for _, t := range a {
+		if slices.Contains(b, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // isContractionNext are words after "Name's" that read it as "Name is"

@@ -45,6 +45,12 @@ func TestShapeOf(t *testing.T) {
 		{"Jules' dentist is on Elm Street", shapeOtherName, shapeOther},
 		{"Priya's my manager now", 0, shapeOtherName}, // "Priya is"
 		{"Tomas's in Oslo this week", 0, shapeOtherName},
+		{"my cousin runs a bakery, I'm so envious", shapeOpensOther | shapeSelf, shapeOther},
+		{"Bertrand just leased an electric hatchback", shapeOpensName, shapeSelf},
+		{"Sold the old bike at last", 0, shapeOpensName},           // a common verb opens it
+		{"Ditched the gym membership", 0, shapeOpensName},          // a verb form
+		{"Lisbon is lovely in october", 0, shapeOpensName},         // a place described
+		{"Bertrand and I leased a van", shapeSelf, shapeOpensName}, // the speaker is in it
 	} {
 		v := &memory.Version{Kind: memory.KindEpisodic, Content: tc.text}
 		got := shapeOf(v, an)
@@ -170,6 +176,25 @@ func TestBeforeClause(t *testing.T) {
 		ask, value, ok := beforeClause(tc.q)
 		if ask != tc.ask || value != tc.value || ok != tc.ok {
 			t.Errorf("beforeClause(%q) = %q, %q, %v", tc.q, ask, value, ok)
+		}
+	}
+}
+
+func TestAnsweredAboutOther(t *testing.T) {
+	an := search.NewAnalyzer()
+	for _, tc := range []struct {
+		text, query string
+		want        bool
+	}{
+		{"my cousin works at a shipyard in Gdansk, I'm so envious", "where do I work?", true},
+		{"my cousin works at a shipyard, and I work from home", "where do I work?", false},
+		{"my cousin and I both work at the shipyard", "where do I work?", false},
+		{"my cousin visited, I work at the shipyard now", "where do I work?", false},
+		{"my cousin visited last week, lovely time", "where do I work?", false},    // no clause holds a query word
+		{"my cousin's boss said my work is solid", "how is my work going?", false}, // "my work" is the speaker's
+	} {
+		if got := answeredAboutOther(tc.text, an.QueryTerms(tc.query), an); got != tc.want {
+			t.Errorf("answeredAboutOther(%q, %q) = %v, want %v", tc.text, tc.query, got, tc.want)
 		}
 	}
 }
