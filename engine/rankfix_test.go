@@ -1,14 +1,18 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // A query that says "the user" must not match every turn the user spoke:
@@ -424,5 +428,59 @@ func TestWhoQuestionAboutTheUsersThing(t *testing.T) {
 		if strings.Contains(it.Content, "Murakami") && it.Terms["other_subject"] >= 0 {
 			t.Errorf("the sister's reading is not marked as someone else's: %v", it.Terms)
 		}
+	}
+}
+
+// A second hop: the turn the question's words find says where to look,
+// and the turn it points at (sharing a word with it, none with the
+// question) holds the name. For a question asking where, the named one
+// goes first; the first hop follows.
+func TestBridgeTakesSecondHop(t *testing.T) {
+	t.Parallel()
+	noBridge, err := engine.DefaultRanking().Without("bridge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		ranking engine.Ranking
+		first   string
+	}{
+		{"with the step", engine.DefaultRanking(), "Ingrid"},
+		{"without it", noBridge, "spare keys"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			clk := clock.NewManual(t0)
+			e, err := engine.New(engine.Config{Store: st, Clock: clk, Ranking: tc.ranking})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { e.Close(); st.Close() })
+			start := clk.Now().Add(-6 * day)
+			captureSession(t, e, "ns", "a", start, "the spare keys for the allotment shed are with the neighbour across the lane")
+			captureSession(t, e, "ns", "b", start.Add(day), "ok thanks", "what's a good recipe for leek soup")
+			captureSession(t, e, "ns", "c", start.Add(2*day), "our neighbour across the lane is Ingrid at number 14, lovely woman")
+			captureSession(t, e, "ns", "d", start.Add(3*day), "the boiler is making that clicking noise again")
+			res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "where are the spare keys for the shed?",
+				Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+			got := contents(res)
+			if len(got) == 0 || !strings.Contains(got[0], tc.first) {
+				t.Fatalf("order %q; want %q first", got, tc.first)
+			}
+			if tc.ranking.Bridge == 0 {
+				return
+			}
+			if len(got) < 2 || !strings.Contains(got[1], "spare keys") {
+				t.Errorf("order %q; want the keys turn second", got)
+			}
+			if _, ok := res.Items[0].Terms["bridge"]; !ok {
+				t.Errorf("the second hop has no bridge term: %v", res.Items[0].Terms)
+			}
+		})
 	}
 }

@@ -110,6 +110,9 @@ type Ranking struct {
 	// first on a quarter of the suite's updates; 0.35 lifts updates from
 	// 0.79 to 0.84 hit@1 and loses no other category.
 	ChangeCue float64
+	// Bridge is the margin by which a second hop (see followBridge) goes
+	// after, or before, the best candidate; 0 turns the step off.
+	Bridge float64
 	// CoveredPenalty is subtracted from an episode a current fact was
 	// extracted from (the fact says it better); StalePenalty from an
 	// episode whose extracted facts have all been superseded.
@@ -142,7 +145,7 @@ func DefaultRanking() Ranking {
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
-		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0.50, AnswerType: 0.05, TaskRule: 0.35, ChangeCue: 0.35,
+		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0.50, AnswerType: 0.05, TaskRule: 0.35, ChangeCue: 0.35, Bridge: 0.01,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
@@ -152,7 +155,7 @@ func DefaultRanking() Ranking {
 // RankingTerms names the utility terms rank may add to a candidate's fused
 // score, as traces and explanations report them.
 func RankingTerms() []string {
-	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "chatter", "answer_type", "task_rule", "change", "replaced", "agent_remark", "covered_by_fact", "stale_source"}
+	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "chatter", "answer_type", "task_rule", "change", "replaced", "bridge", "agent_remark", "covered_by_fact", "stale_source"}
 }
 
 // Without returns r with the named utility term switched off, for
@@ -189,6 +192,8 @@ func (r Ranking) Without(term string) (Ranking, error) {
 		r.TaskRule = 0
 	case "change", "replaced":
 		r.ChangeCue = 0
+	case "bridge":
+		r.Bridge = 0
 	case "agent_remark":
 		r.AgentRemark = 0
 	case "covered_by_fact":

@@ -305,6 +305,12 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 			sortRanked(cands)
 		}
 	}
+	if !q.aboutPast {
+		var bridged bool
+		if cands, bridged = e.followBridge(st, cands, p, qterms, keep, r); bridged {
+			sortRanked(cands)
+		}
+	}
 	if liftRepeatingFacts(cands, 2*p.Limit+10) {
 		sortRanked(cands)
 	}
