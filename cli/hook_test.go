@@ -16,6 +16,10 @@ import (
 // hookRun runs mnemon in-process with exactly vars as its environment.
 func hookRun(t *testing.T, vars map[string]string, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	return hookRunB(vars, stdin, args...)
+}
+
+func hookRunB(vars map[string]string, stdin string, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	env := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }}
 	code := Main(context.Background(), args, env)
