@@ -80,6 +80,10 @@ func TestOutputAndInput(t *testing.T) {
 	if err := json.Unmarshal(out, &v); err != nil || v["hookSpecificOutput"]["hookEventName"] != "SessionStart" || !strings.HasSuffix(v["hookSpecificOutput"]["additionalContext"], "- uses pnpm") {
 		t.Errorf("output %s (%v)", out, err)
 	}
+	// Gemini CLI's name for the event when the input does not carry one.
+	if !strings.Contains(string(Output("gemini-cli", "user-prompt", "", "x")), `"hookEventName":"BeforeAgent"`) {
+		t.Error("gemini-cli prompt event is not BeforeAgent")
+	}
 	for _, bad := range []string{"", "   ", "[1]", "{"} {
 		if _, err := ParseInput(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseInput(%q) took it", bad)
