@@ -1,6 +1,7 @@
 """What the adapters share: session history kept as mnemon episodes."""
 from __future__ import annotations
 
+import importlib
 import json
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional
@@ -28,6 +29,16 @@ _KIND_OF_ROLE = {
     "tool": "tool_result",
     "function": "tool_result",
 }
+
+
+def optional_import(module: str, *names: str) -> Optional[List[Any]]:
+    """The named attributes of module, or None when it is not installed
+    (imported by name so that type checkers do not need the framework)."""
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return None
+    return [getattr(mod, n) for n in names]
 
 
 def now() -> str:

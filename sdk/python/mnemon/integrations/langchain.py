@@ -34,17 +34,13 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from ..client import Client
 from ..errors import MnemonError
-from ._common import ITEM_KEY, SessionMemory, event, kind_of, text_of
+from ._common import ITEM_KEY, SessionMemory, event, kind_of, optional_import, text_of
 
-try:  # the framework classes exist only where the framework is installed
-    from langchain_core.chat_history import BaseChatMessageHistory as _HistoryBase
-    from langchain_core.messages import message_to_dict as _message_to_dict
-    from langchain_core.messages import messages_from_dict as _messages_from_dict
-
-    HAVE_LANGCHAIN = True
-except ImportError:  # pragma: no cover - depends on the environment
-    _HistoryBase = object  # type: ignore[assignment,misc]
-    HAVE_LANGCHAIN = False
+# The framework classes exist only where the framework is installed.
+_lc = optional_import("langchain_core.chat_history", "BaseChatMessageHistory")
+_lcm = optional_import("langchain_core.messages", "message_to_dict", "messages_from_dict")
+HAVE_LANGCHAIN = _lc is not None and _lcm is not None
+_HistoryBase: Any = _lc[0] if _lc else object
 
 
 @dataclass
@@ -59,7 +55,8 @@ class MessageCodec:
 def _default_codec() -> MessageCodec:
     if not HAVE_LANGCHAIN:
         raise ImportError("mnemon: MnemonChatMessageHistory needs langchain-core (pip install langchain-core), or a codec")
-    return MessageCodec(_message_to_dict, _messages_from_dict)
+    assert _lcm is not None
+    return MessageCodec(_lcm[0], _lcm[1])
 
 
 def message_to_event(message: Any, codec: MessageCodec) -> Any:
@@ -71,7 +68,7 @@ def message_to_event(message: Any, codec: MessageCodec) -> Any:
     return event(kind_of(typ), text, speaker, codec.to_dict(message))
 
 
-class MnemonChatMessageHistory(_HistoryBase):  # type: ignore[misc,valid-type]
+class MnemonChatMessageHistory(_HistoryBase):  # type: ignore[misc]
     """LangChain chat history in mnemon (see the module doc)."""
 
     def __init__(
@@ -105,7 +102,7 @@ class MnemonChatMessageHistory(_HistoryBase):  # type: ignore[misc,valid-type]
         return self._dicts
 
     @property
-    def messages(self) -> List[Any]:  # type: ignore[override]
+    def messages(self) -> List[Any]:
         """The session's messages, oldest first."""
         return list(self.codec.from_dicts(list(self._load())))
 
@@ -234,17 +231,12 @@ class MnemonKeyValueStore:
         return sorted(seen)
 
 
-try:
-    from langgraph.store.base import BaseStore as _StoreBase
-    from langgraph.store.base import GetOp, Item, ListNamespacesOp, PutOp, SearchItem, SearchOp
-
-    HAVE_LANGGRAPH = True
-except ImportError:  # pragma: no cover - depends on the environment
-    _StoreBase = object  # type: ignore[assignment,misc]
-    HAVE_LANGGRAPH = False
+_lg = optional_import("langgraph.store.base", "BaseStore", "GetOp", "Item", "ListNamespacesOp", "PutOp", "SearchItem", "SearchOp")
+HAVE_LANGGRAPH = _lg is not None
+_StoreBase: Any = _lg[0] if _lg else object
 
 
-class MnemonStore(_StoreBase):  # type: ignore[misc,valid-type]
+class MnemonStore(_StoreBase):  # type: ignore[misc]
     """A LangGraph BaseStore over MnemonKeyValueStore (needs langgraph)."""
 
     def __init__(self, client: Client) -> None:
@@ -254,6 +246,9 @@ class MnemonStore(_StoreBase):  # type: ignore[misc,valid-type]
 
     def batch(self, ops: Iterable[Any]) -> List[Any]:
         from datetime import datetime
+
+        assert _lg is not None
+        _, GetOp, Item, ListNamespacesOp, PutOp, SearchItem, SearchOp = _lg
 
         def when(s: str) -> Any:
             return datetime.fromisoformat(s.replace("Z", "+00:00")) if s else datetime.now()

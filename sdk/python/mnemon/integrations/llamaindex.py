@@ -21,7 +21,7 @@ import asyncio
 from typing import Any, List, Optional
 
 from ..client import Client
-from ._common import SessionMemory, event, kind_of, text_of
+from ._common import SessionMemory, event, kind_of, optional_import, text_of
 
 
 def _role(message: Any) -> str:
@@ -60,16 +60,12 @@ class MnemonBlockCore:
         self.memory.capture(events)
 
 
-try:
-    from llama_index.core.memory import BaseMemoryBlock as _BlockBase
-
-    HAVE_LLAMAINDEX = True
-except ImportError:  # pragma: no cover - depends on the environment
-    _BlockBase = object  # type: ignore[assignment,misc]
-    HAVE_LLAMAINDEX = False
+_li = optional_import("llama_index.core.memory", "BaseMemoryBlock")
+HAVE_LLAMAINDEX = _li is not None
+_BlockBase: Any = _li[0] if _li else object
 
 
-class MnemonMemoryBlock(_BlockBase):  # type: ignore[misc,valid-type]
+class MnemonMemoryBlock(_BlockBase):  # type: ignore[misc]
     """A LlamaIndex memory block over MnemonBlockCore (needs llama-index-core)."""
 
     def __init__(self, client: Client, session_id: str, *, name: str = "mnemon", priority: int = 1, **options: Any) -> None:
@@ -78,8 +74,13 @@ class MnemonMemoryBlock(_BlockBase):  # type: ignore[misc,valid-type]
         super().__init__(name=name, priority=priority)  # a pydantic model
         object.__setattr__(self, "_core", MnemonBlockCore(client, session_id, **options))
 
+    @property
+    def core(self) -> MnemonBlockCore:
+        core: MnemonBlockCore = object.__getattribute__(self, "_core")
+        return core
+
     async def _aget(self, messages: Optional[List[Any]] = None, **kwargs: Any) -> str:
-        return await asyncio.to_thread(self._core.get, messages)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.core.get, messages)
 
     async def _aput(self, messages: List[Any]) -> None:
-        await asyncio.to_thread(self._core.put, messages)  # type: ignore[attr-defined]
+        await asyncio.to_thread(self.core.put, messages)
