@@ -66,17 +66,20 @@ def main() -> int:
     args = ap.parse_args()
     client = mnemon.Client(args.url, namespace=args.namespace)
 
-    run_session(client, "example-session-1", [
+    told = [
         "Our staging cluster is called kestrel and it runs in Frankfurt.",
         "Releases are cut on Thursdays after the QA sign-off.",
-    ])
+    ]
+    run_session(client, "example-session-1", told)
     # The server indexes a capture in the background: a new session a
-    # moment later (here, at once) waits for it.
+    # moment later (here, at once) waits until what was said is recallable.
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if client.retrieve({"query": "release day QA sign-off", "limit": 1, "agent_id": "example-agent"})["items"]:
-            break
-        time.sleep(0.1)
+    for said in told:
+        while time.monotonic() < deadline:
+            res = client.retrieve({"query": said, "agent_id": "example-agent"})
+            if said in res["context"]:
+                break
+            time.sleep(0.1)
     answers = run_session(client, "example-session-2", [
         "Which day are releases cut?",
         "Where does the staging cluster kestrel run?",
