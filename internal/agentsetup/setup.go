@@ -221,7 +221,11 @@ func restoreBackup(c *Change) {
 		return
 	}
 	if strings.HasSuffix(c.Path, ".toml") {
-		return // compared as text above
+		// Setup ended a last line that had no newline.
+		if strings.TrimRight(string(c.After), "\n") == strings.TrimRight(string(bak), "\n") {
+			c.After = bak
+		}
+		return
 	}
 	a, errA := parseJSON(c.After)
 	b, errB := parseJSON(bak)
