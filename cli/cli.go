@@ -185,7 +185,7 @@ func commands() []*command {
 	return []*command{
 		rememberCmd(), captureCmd(), recallCmd(), factsCmd(), showCmd(), explainCmd(), forgetCmd(),
 		feedbackCmd(), graphCmd(), proceduresCmd(), lifecycleCmd(), consolidateCmd(),
-		statsCmd(), doctorCmd(), migrateCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(), mcpCmd(),
+		statsCmd(), doctorCmd(), migrateCmd(), exportCmd(), importCmd(), keysCmd(), serveCmd(), workerCmd(), jobsCmd(), mcpCmd(), setupCmd(), hookCmd(),
 		benchCmd(), versionCmd(),
 	}
 }
