@@ -24,6 +24,7 @@ type queryFacts struct {
 	relation     string   // asks about one of the user's people ("my sister's name")
 	possession   string   // asks about something of the user's ("my GP", "my birthday")
 	number       bool     // asks for a quantity ("how much", "how many")
+	names        []string // the names it says, lower-case ("where is Oona working?")
 }
 
 // readQuery reads a query's wording; history says superseded versions are
@@ -34,8 +35,23 @@ func readQuery(query string, history bool) queryFacts {
 	return queryFacts{
 		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), ours: plural(ws), self: aboutTheUser(ws),
 		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), relation: askedRelation(ws),
-		possession: askedPossession(ws),
+		possession: askedPossession(ws), names: namesIn(query),
 	}
+}
+
+// namesIn returns the capitalised words of text past the first, lower-case:
+// the people, places and things it names.
+func namesIn(text string) []string {
+	var names []string
+	for i, w := range strings.FieldsFunc(strings.ReplaceAll(text, "’", "'"), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	}) {
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
+		if i > 0 && capitalised(w) && w != "I" && !strings.HasPrefix(w, "I'") {
+			names = append(names, strings.ToLower(w))
+		}
+	}
+	return names
 }
 
 // lowerWords splits text into lower-case words, keeping apostrophes

@@ -1026,7 +1026,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// that matched are the flatmate's.
 			add("other_subject", -r.OtherTurn)
 		}
-		if r.AgentRemark != 0 && (q.self || q.firstPerson || q.ours) && sh&(shapeNames|shapeNumber) == 0 && isAgentSpeaker(v.Subject) {
+		if r.AgentRemark != 0 && isAgentSpeaker(v.Subject) && agentRemark(c.en, q) {
 			add("agent_remark", -r.AgentRemark)
 		}
 		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 && c.relevant() {

@@ -664,3 +664,25 @@ func containsAll(terms, want []string) bool {
 	}
 	return len(want) > 0
 }
+
+// agentRemark reports whether an agent's turn states nothing the question
+// asks about: for a question about the user, a turn that names no one and
+// no number ("Good dentists are hard to find."); for a question that names
+// someone, a turn that does not name them ("where is Oona working?" is not
+// answered by "Ticket to Ride or Codenames both work well with four.").
+// An agent's turn that names something is left alone for a question about
+// the user: "Welcome to Vienna!" may be the only turn naming the new home
+// (lowering the agent's turns that name only what it brought up itself
+// made a planted value come first on one more never-stated question).
+func agentRemark(en *entry, q queryFacts) bool {
+	if len(q.names) > 0 && !q.self && !q.firstPerson {
+		said := namesIn("x " + en.V.Content)
+		for _, n := range q.names {
+			if slices.Contains(said, n) {
+				return false
+			}
+		}
+		return true
+	}
+	return (q.self || q.firstPerson || q.ours) && en.Shape&(shapeNames|shapeNumber) == 0
+}

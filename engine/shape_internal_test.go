@@ -198,3 +198,23 @@ func TestAnsweredAboutOther(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentRemarkForANamedPerson(t *testing.T) {
+	an := search.NewAnalyzer()
+	for _, tc := range []struct {
+		query, turn string
+		want        bool
+	}{
+		{"where does Ilse work these days?", "Monopoly Deal works well with three.", true},
+		{"where does Ilse work these days?", "Good for Ilse, that's a big step.", false},
+		{"where does Ilse's brother live?", "Say hi to Ilse for me.", false},      // a possession names her too
+		{"what do I do for work?", "Monopoly Deal works well with three.", false}, // names something, left alone
+		{"what do I do for work?", "That sounds tiring.", true},
+	} {
+		en := &entry{V: &memory.Version{Kind: memory.KindEpisodic, Content: tc.turn}}
+		en.Shape = shapeOf(en.V, an)
+		if got := agentRemark(en, readQuery(tc.query, false)); got != tc.want {
+			t.Errorf("agentRemark(%q, %q) = %v, want %v", tc.query, tc.turn, got, tc.want)
+		}
+	}
+}
