@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/embed"
+	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/provider/openai"
 )
 
@@ -25,6 +26,24 @@ import (
 type modelsConfig struct {
 	Embeddings *embeddingsConfig `json:"embeddings"`
 	Chat       *chatConfig       `json:"chat"`
+	// QueryBudget bounds a query's embedding call, a Go duration (""
+	// gives 300ms); past it the built-in embedder embeds the query.
+	QueryBudget string `json:"query_budget"`
+}
+
+// queryBudgetEnv overrides models.query_budget.
+const queryBudgetEnv = "MNEMON_MODELS_QUERY_BUDGET"
+
+// queryBudget is models.query_budget (0: the engine's default).
+func (m *modelsConfig) queryBudget() (time.Duration, error) {
+	if m == nil || strings.TrimSpace(m.QueryBudget) == "" {
+		return 0, nil
+	}
+	d, err := parseDuration(m.QueryBudget)
+	if err != nil || d <= 0 || d > time.Minute {
+		return 0, usagef("models.query_budget %q: give a duration from 1ms to 1m, like 300ms", m.QueryBudget)
+	}
+	return d, nil
 }
 
 // endpointConfig are the settings every endpoint has.
@@ -69,11 +88,15 @@ func applyModelsEnv(m *modelsConfig, getenv func(string) string) (*modelsConfig,
 		}
 		return false
 	}
-	if m == nil && (set(embeddingsEnv) || set(chatEnv)) {
+	budget := strings.TrimSpace(getenv(queryBudgetEnv))
+	if m == nil && (set(embeddingsEnv) || set(chatEnv) || budget != "") {
 		m = &modelsConfig{}
 	}
 	if m == nil {
 		return nil, nil
+	}
+	if budget != "" {
+		m.QueryBudget = budget
 	}
 	if m.Embeddings == nil && set(embeddingsEnv) {
 		m.Embeddings = &embeddingsConfig{}
@@ -186,6 +209,9 @@ func (m *modelsConfig) check(getenv func(string) string) error {
 	if m == nil {
 		return nil
 	}
+	if _, err := m.queryBudget(); err != nil {
+		return err
+	}
 	if m.Embeddings != nil {
 		emb, err := m.Embeddings.embedder(getenv)
 		if err != nil {
@@ -225,6 +251,21 @@ func (a *app) embedder() (embed.Embedder, error) {
 		return nil, err
 	}
 	return emb, nil
+}
+
+// withModels sets the engine config's model-backed parts from the app's
+// model settings: the embedder and the query budget (nothing when no
+// provider is configured).
+func (a *app) withModels(c engine.Config) (engine.Config, error) {
+	emb, err := a.embedder()
+	if err != nil {
+		return c, err
+	}
+	c.Embedder = emb
+	if c.QueryBudget, err = a.models.queryBudget(); err != nil {
+		return c, err
+	}
+	return c, nil
 }
 
 // checkModels calls each configured endpoint once (doctor): a one-word
