@@ -113,6 +113,14 @@ func NormalizeKey(key, value string) (string, bool) {
 	if rest, ok := strings.CutSuffix(head, "_preference"); ok && rest != "" && len(segs) == 1 {
 		segs, head = []string{"prefers", rest}, "prefers"
 	}
+	if len(segs) == 1 && !perThing[head] && head != "prefers" && head != "uses" {
+		// A bare category noun ("editor", "ide") is the choice in it.
+		if cat := CanonicalCategory(strings.ReplaceAll(head, "_", " ")); len(categoryMembers[cat]) > 0 {
+			if vc, ok := CategoryOf(value); !ok || vc == cat {
+				segs, head = []string{"prefers", cat}, "prefers"
+			}
+		}
+	}
 	segs[0] = head
 	switch {
 	case head == "prefers":
