@@ -19,7 +19,7 @@ import (
 
 // modelEngine is an engine over a real SQLite file whose background
 // extraction asks the fake provider's chat model.
-func modelEngine(t *testing.T, fake *openaitest.Server, mode llm.Mode, perDay int) (*engine.Engine, memory.Store, *openai.Meter) {
+func modelEngine(t testing.TB, fake *openaitest.Server, mode llm.Mode, perDay int) (*engine.Engine, memory.Store, *openai.Meter) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
