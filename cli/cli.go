@@ -122,11 +122,11 @@ func (a *app) open(ctx context.Context) error {
 	if err := a.openStore(ctx); err != nil {
 		return err
 	}
-	emb, err := a.embedder()
+	ecfg, err := a.withModels(engine.Config{Store: a.store})
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Config{Store: a.store, Embedder: emb})
+	eng, err := engine.New(ecfg)
 	if err != nil {
 		return err
 	}

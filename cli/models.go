@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemon-dev/mnemon/embed"
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/extract/llm"
 	"github.com/mnemon-dev/mnemon/provider/openai"
 )
 
@@ -25,6 +26,38 @@ import (
 type modelsConfig struct {
 	Embeddings *embeddingsConfig `json:"embeddings"`
 	Chat       *chatConfig       `json:"chat"`
+	// QueryBudget bounds a query's embedding call, a Go duration (""
+	// gives 300ms); past it the built-in embedder embeds the query.
+	QueryBudget string `json:"query_budget"`
+	// Extraction is who extracts facts in the background extraction job:
+	// rules (the default), model (the chat model; the rules when it
+	// cannot answer) or both (the model, then the rules for the slots it
+	// left out). model and both need a chat endpoint.
+	Extraction string `json:"extraction"`
+	// TokensPerDay bounds the model tokens one namespace may use a UTC
+	// day (0: no bound); past it the offline path serves.
+	TokensPerDay int `json:"tokens_per_day"`
+}
+
+// Variables overriding the models section's own fields.
+const (
+	extractionEnv   = "MNEMON_MODELS_EXTRACTION"
+	tokensPerDayEnv = "MNEMON_MODELS_TOKENS_PER_DAY"
+)
+
+// queryBudgetEnv overrides models.query_budget.
+const queryBudgetEnv = "MNEMON_MODELS_QUERY_BUDGET"
+
+// queryBudget is models.query_budget (0: the engine's default).
+func (m *modelsConfig) queryBudget() (time.Duration, error) {
+	if m == nil || strings.TrimSpace(m.QueryBudget) == "" {
+		return 0, nil
+	}
+	d, err := parseDuration(m.QueryBudget)
+	if err != nil || d <= 0 || d > time.Minute {
+		return 0, usagef("models.query_budget %q: give a duration from 1ms to 1m, like 300ms", m.QueryBudget)
+	}
+	return d, nil
 }
 
 // endpointConfig are the settings every endpoint has.
@@ -69,11 +102,23 @@ func applyModelsEnv(m *modelsConfig, getenv func(string) string) (*modelsConfig,
 		}
 		return false
 	}
-	if m == nil && (set(embeddingsEnv) || set(chatEnv)) {
+	budget := strings.TrimSpace(getenv(queryBudgetEnv))
+	extraction := strings.TrimSpace(getenv(extractionEnv))
+	perDay := strings.TrimSpace(getenv(tokensPerDayEnv))
+	if m == nil && (set(embeddingsEnv) || set(chatEnv) || budget != "" || extraction != "" || perDay != "") {
 		m = &modelsConfig{}
 	}
 	if m == nil {
 		return nil, nil
+	}
+	if budget != "" {
+		m.QueryBudget = budget
+	}
+	if extraction != "" {
+		m.Extraction = extraction
+	}
+	if err := envInt(getenv, tokensPerDayEnv, func(n int) { m.TokensPerDay = n }); err != nil {
+		return nil, err
 	}
 	if m.Embeddings == nil && set(embeddingsEnv) {
 		m.Embeddings = &embeddingsConfig{}
@@ -186,6 +231,12 @@ func (m *modelsConfig) check(getenv func(string) string) error {
 	if m == nil {
 		return nil
 	}
+	if _, err := m.queryBudget(); err != nil {
+		return err
+	}
+	if err := m.checkExtraction(); err != nil {
+		return err
+	}
 	if m.Embeddings != nil {
 		emb, err := m.Embeddings.embedder(getenv)
 		if err != nil {
@@ -208,7 +259,7 @@ func (m *modelsConfig) check(getenv func(string) string) error {
 // built-in default). The settings are the config file's and the
 // environment's when a command read a config (serve, worker, doctor
 // --config), the environment's otherwise.
-func (a *app) embedder() (embed.Embedder, error) {
+func (a *app) embedder() (*openai.Embedder, error) {
 	m := a.models
 	if !a.modelsRead {
 		var err error
@@ -225,6 +276,61 @@ func (a *app) embedder() (embed.Embedder, error) {
 		return nil, err
 	}
 	return emb, nil
+}
+
+// checkExtraction checks models.extraction and models.tokens_per_day.
+func (m *modelsConfig) checkExtraction() error {
+	mode, err := llm.ParseMode(m.Extraction)
+	if err != nil {
+		return usagef("models.extraction %q: use rules, model or both", m.Extraction)
+	}
+	if mode != llm.ModeRules && m.Chat == nil {
+		return usagef("models.extraction is %s: configure models.chat (or MNEMON_CHAT_BASE_URL and MNEMON_CHAT_MODEL) for the model to extract with", mode)
+	}
+	if m.TokensPerDay < 0 {
+		return usagef("models.tokens_per_day %d: must not be negative (0: no bound)", m.TokensPerDay)
+	}
+	return nil
+}
+
+// withModels sets the engine config's model-backed parts from the app's
+// model settings: the embedder, the query budget, the model extractor,
+// the daily token budget and the meter /metrics reads (nothing when no
+// provider is configured).
+func (a *app) withModels(c engine.Config) (engine.Config, error) {
+	emb, err := a.embedder()
+	if err != nil {
+		return c, err
+	}
+	m := a.models
+	if m == nil {
+		return c, nil
+	}
+	if c.QueryBudget, err = m.queryBudget(); err != nil {
+		return c, err
+	}
+	if err := m.checkExtraction(); err != nil {
+		return c, err
+	}
+	meter := openai.NewMeter()
+	c.Meter, c.TokensPerDay = meter, m.TokensPerDay
+	if emb != nil {
+		emb.Client().SetMeter(meter)
+		c.Embedder = emb
+	}
+	if mode, _ := llm.ParseMode(m.Extraction); mode != llm.ModeRules {
+		client, err := m.Chat.client("models.chat", a.env.Getenv)
+		if err != nil {
+			return c, err
+		}
+		client.SetMeter(meter)
+		x, err := llm.New(client, nil, mode)
+		if err != nil {
+			return c, err
+		}
+		c.ModelExtractor = x
+	}
+	return c, nil
 }
 
 // checkModels calls each configured endpoint once (doctor): a one-word
@@ -319,7 +425,7 @@ func (a *app) logModels(log *slog.Logger) {
 	}
 	if a.models != nil && a.models.Chat != nil {
 		if c, err := a.models.Chat.client("models.chat", a.env.Getenv); err == nil {
-			log.Info("chat provider configured; no feature uses it yet", "endpoint", c.Config())
+			log.Info("chat provider", "endpoint", c.Config(), "extraction", map[bool]string{true: "rules", false: a.models.Extraction}[a.models.Extraction == ""])
 			c.Close()
 		}
 	}

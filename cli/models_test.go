@@ -232,6 +232,10 @@ func TestModelsConfigErrors(t *testing.T) {
 		{"chat dimensions", "", map[string]string{"MNEMON_CHAT_BASE_URL": "http://127.0.0.1:1/v1", "MNEMON_CHAT_DIMENSIONS": "8"}, "a chat endpoint has no dimensions"},
 		{"variable overrides the file", emb(base + `, "dimensions": 8`), map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": "ftp://x/v1"}, "models.embeddings.base_url: use an http:// or https:// URL, not ftp://"},
 		{"bad retries", "", map[string]string{"MNEMON_EMBEDDINGS_MAX_RETRIES": "many"}, `MNEMON_EMBEDDINGS_MAX_RETRIES="many": want a whole number`},
+		{"model extraction without chat", `{"models": {"extraction": "model"}}`, nil, "models.extraction is model: configure models.chat"},
+		{"unknown extraction", "", map[string]string{"MNEMON_MODELS_EXTRACTION": "sometimes"}, `models.extraction "sometimes": use rules, model or both`},
+		{"bad query budget", `{"models": {"query_budget": "forever"}}`, nil, `models.query_budget "forever": give a duration`},
+		{"negative token budget", "", map[string]string{"MNEMON_MODELS_TOKENS_PER_DAY": "-5"}, "models.tokens_per_day -5: must not be negative"},
 	} {
 		vars := map[string]string{"MNEMON_DB": db}
 		for k, v := range c.env {

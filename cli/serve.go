@@ -615,11 +615,11 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if err != nil {
 		return err
 	}
-	emb, err := a.embedder()
+	ecfg, err := a.withModels(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons})
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons, Embedder: emb})
+	eng, err := engine.New(ecfg)
 	if err != nil {
 		return err
 	}
@@ -768,11 +768,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			emb, err := a.embedder()
+			ecfg, err := a.withModels(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons})
 			if err != nil {
 				return err
 			}
-			eng, err := engine.New(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons, Embedder: emb})
+			eng, err := engine.New(ecfg)
 			if err != nil {
 				return err
 			}

@@ -137,6 +137,9 @@ type RetrieveResponse struct {
 	Items       []RetrieveItem `json:"items"`
 	// Hint is set when the namespace holds nothing yet: what to do first.
 	Hint string `json:"hint,omitempty"`
+	// Notes say where the retrieval left its usual path, each
+	// "code: detail" (models.embedder_fallback, models.reembed_incomplete).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // RetrieveItem is one packed memory with its citation and reason.

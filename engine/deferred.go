@@ -382,7 +382,7 @@ func (e *Engine) extractEpisodes(ctx context.Context, ns string, ids []string, b
 		e.capturing.wait(ctx, captureYield)
 		began := time.Now()
 		for _, pe := range chunk {
-			if err := e.extractInto(ctx, pe, "capture"); err != nil {
+			if err := e.extractWith(ctx, pe, "capture", true); err != nil {
 				return err
 			}
 			// The scheduler knows no priorities: let request goroutines

@@ -23,6 +23,7 @@ import (
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/internal/tokens"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/provider/openai"
 	"github.com/mnemon-dev/mnemon/search"
 )
 
@@ -51,6 +52,20 @@ type Config struct {
 	// counts the accesses traces record). Feedback and explain name a
 	// retrieval by its trace: after this, they answer not found.
 	TraceKeep time.Duration
+	// QueryBudget bounds a query's embedding call when Embedder is not
+	// a built-in one (0: DefaultQueryBudget); past it, or on its error,
+	// the query is embedded with the built-in embedder (see models.go).
+	QueryBudget time.Duration
+	// ModelExtractor, when set, extracts in the background extraction
+	// job (CaptureDeferred's), never on an acknowledged write's path:
+	// capture latency does not change. Synchronous writes use Extractor.
+	ModelExtractor extract.Reporter
+	// TokensPerDay bounds the model tokens one namespace may use a UTC
+	// day (0: no bound); past it model features take the offline path.
+	TokensPerDay int
+	// Meter, when set, is the meter the model clients count their calls
+	// in; ModelStats reads it.
+	Meter *openai.Meter
 	// Context is the neighbouring turns a retrieval shows with each packed
 	// episode when it does not say (0: DefaultContext; NoContext: none).
 	Context int
@@ -74,6 +89,17 @@ type Engine struct {
 	historyKeep     int           // see Config.HistoryKeep; 0: keep all
 	context         int           // see Config.Context; NoContext: none
 	traceKeep       time.Duration // see Config.TraceKeep
+
+	// fallback embeds queries when embedder (a model provider) fails or
+	// is late, and while a namespace still holds its vectors; nil when
+	// embedder is built in. queryBudget bounds embedder's query call.
+	fallback    embed.Embedder
+	queryBudget time.Duration
+	stale       sync.Map // namespace → *staleState
+	// modelExtractor extracts in the background job (nil: the rules).
+	modelExtractor extract.Reporter
+	budget         tokenBudget
+	meter          *openai.Meter
 
 	// dedupeMarks: namespace → dedupeMark, how far Dedupe has compared
 	// (in this process: a restart compares everything once).
@@ -146,6 +172,15 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if e.embedder == nil {
 		e.embedder = embed.NewWordVectors()
+	}
+	e.modelExtractor, e.meter = cfg.ModelExtractor, cfg.Meter
+	e.budget.perDay = int64(max(cfg.TokensPerDay, 0))
+	if !builtinEmbedder(e.embedder) {
+		e.fallback = embed.NewWordVectors()
+		e.queryBudget = cfg.QueryBudget
+		if e.queryBudget <= 0 {
+			e.queryBudget = DefaultQueryBudget
+		}
 	}
 	if e.extractor == nil {
 		e.extractor = extract.NewRules()

@@ -109,6 +109,11 @@ type Result struct {
 	// retrieved and no trace was written (a trace would make the namespace
 	// exist), so RetrievalID is empty and there is nothing to rate.
 	NamespaceEmpty bool `json:"namespace_empty,omitempty"`
+	// Notes say where the retrieval left its usual path ("code: detail"):
+	// a model provider that failed or ran out of its budget
+	// (NoteEmbedderFallback), a namespace still being re-embedded
+	// (NoteReembedIncomplete).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // scored is a candidate on its way through fusion, ranking and packing.
@@ -187,14 +192,10 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	now := e.clock.Now()
 	r := e.ranking
 	qterms := e.analyzer.QueryTerms(p.Query)
-	vecs, err := e.embedder.Embed(ctx, []string{p.Query})
+	qvecs, notes, err := e.queryVectors(ctx, st, p.Query)
 	if err != nil {
 		return nil, fmt.Errorf("retrieve: embed query: %w", err)
 	}
-	if len(vecs) != 1 {
-		return nil, fmt.Errorf("retrieve: embed query: %d vectors for 1 text", len(vecs))
-	}
-	qvec := vecs[0]
 
 	keep := filter(st, p)
 	disabled := make(map[string]bool, len(p.Disable))
@@ -216,14 +217,14 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		go func() {
 			defer wg.Done()
 			began := time.Now()
-			results[i] = channel(st, name, qterms, qvec, keep, r)
+			results[i] = channel(st, name, qterms, qvecs, keep, r)
 			took[i] = time.Since(began)
 		}()
 	}
 	for i, name := range Channels {
 		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic && name != ChannelStructured {
 			began := time.Now()
-			results[i] = channel(st, name, qterms, qvec, keep, r)
+			results[i] = channel(st, name, qterms, qvecs, keep, r)
 			took[i] = time.Since(began)
 		}
 	}
@@ -247,7 +248,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		alone := r
 		alone.SemanticFloor = r.SemanticFloorAlone
 		began := time.Now()
-		results[si] = channel(st, ChannelSemantic, qterms, qvec, keep, alone)
+		results[si] = channel(st, ChannelSemantic, qterms, qvecs, keep, alone)
 		took[si] += time.Since(began)
 	}
 
@@ -323,6 +324,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		TokensUsed:       used,
 		TokenBudget:      p.TokenBudget,
 		Candidates:       len(cands),
+		Notes:            notes,
 		Items:            make([]Item, 0, p.Limit),
 	}
 	trace := &memory.Trace{
@@ -539,14 +541,14 @@ func servableLocked(st *nsState, v *memory.Version, p RetrieveParams) bool {
 // channel runs one retrieval channel, holding st.RLock throughout (the
 // search index never calls back into st with its own lock held in a way
 // that waits for st's lock: writers release it before touching the index).
-func channel(st *nsState, name string, qterms []string, qvec search.Vector, keep func(string) bool, r Ranking) []search.Hit {
+func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, r Ranking) []search.Hit {
 	st.RLock()
 	defer st.RUnlock()
 	switch name {
 	case ChannelLexical:
 		return st.Lexical(qterms, r.ChannelCap, keep)
 	case ChannelSemantic:
-		return st.Semantic(qvec, r.ChannelCap, r.SemanticFloor, keep)
+		return semanticHits(st, qvecs, keep, r)
 	case ChannelCritical:
 		return criticalHits(st, qterms, keep, r.ChannelCap)
 	case ChannelRecent:

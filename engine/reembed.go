@@ -123,6 +123,11 @@ func (e *Engine) Reembed(ctx context.Context, p ReembedParams) (*ReembedReport, 
 			p.Progress(rep.Reembedded, rep.Stale)
 		}
 	}
+	if !rep.More {
+		// The namespace's new vectors are complete: queries stop
+		// searching the old ones (see models.go).
+		e.reembedDone(ns)
+	}
 	return rep, nil
 }
 

@@ -605,7 +605,15 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 	if later == nil {
 		return cands, false
 	}
-	vecs, err := e.embedder.Embed(ctx, []string{asks})
+	ectx := ctx
+	if e.fallback != nil {
+		// A model provider gets the query budget here too; past it the
+		// earlier turn is not looked for.
+		var cancel context.CancelFunc
+		ectx, cancel = context.WithTimeout(ctx, e.queryBudget)
+		defer cancel()
+	}
+	vecs, err := e.embedder.Embed(ectx, []string{asks})
 	if err != nil || len(vecs) != 1 {
 		return cands, false
 	}

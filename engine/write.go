@@ -412,6 +412,12 @@ func fromMemory(meta map[string]string) bool {
 // extractInto runs the importance gate and the extractor on an episode and
 // attaches admitted candidates.
 func (e *Engine) extractInto(ctx context.Context, pe *pendingEvent, source string) error {
+	return e.extractWith(ctx, pe, source, false)
+}
+
+// extractWith is extractInto; background says the call is the background
+// extraction job's, where the model extractor runs.
+func (e *Engine) extractWith(ctx context.Context, pe *pendingEvent, source string, background bool) error {
 	if pe.epStatus != memory.StatusActive || !pe.indexed {
 		return nil
 	}
@@ -421,13 +427,19 @@ func (e *Engine) extractInto(ctx context.Context, pe *pendingEvent, source strin
 		pe.epReason = append(pe.epReason, "gate:"+g.Reason)
 		return nil
 	}
-	cs, err := e.extractor.Extract(ctx, extract.Event{
+	ev := extract.Event{
 		Kind:       pe.ep.Kind,
 		Speaker:    pe.ep.Speaker,
 		Content:    pe.ep.Content,
 		OccurredAt: pe.ep.OccurredAt,
 		ProjectID:  pe.ep.Scope.ProjectID,
-	})
+	}
+	if background && e.modelExtractor != nil {
+		if ok, err := e.modelExtract(ctx, pe, ev, source); ok || err != nil {
+			return err
+		}
+	}
+	cs, err := e.extractor.Extract(ctx, ev)
 	if err != nil {
 		return fmt.Errorf("extract: %w", err)
 	}

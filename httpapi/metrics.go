@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,6 +21,7 @@ type metrics struct {
 	requests  *prometheus.HistogramVec
 	channels  *prometheus.HistogramVec
 	retrieval prometheus.Histogram
+	notes     *prometheus.CounterVec
 	handler   http.Handler
 }
 
@@ -40,7 +42,10 @@ func newMetrics() *metrics {
 		Name: "mnemon_retrieval_duration_seconds", Help: "Whole read path per retrieval, trace included.",
 		Buckets: latencyBuckets,
 	})
-	m.reg.MustRegister(m.requests, m.channels, m.retrieval,
+	m.notes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mnemon_retrieval_notes_total", Help: "Retrievals that left their usual path, by note (models.embedder_fallback, models.reembed_incomplete, models.budget_exceeded).",
+	}, []string{"note"})
+	m.reg.MustRegister(m.requests, m.channels, m.retrieval, m.notes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 	return m
@@ -55,6 +60,36 @@ func (m *metrics) collectors(s *Server) {
 		backlog: prometheus.NewDesc("mnemon_extraction_backlog", "Captured episodes whose extraction has not run yet, per namespace.", []string{"namespace"}, nil),
 		open:    prometheus.NewDesc("mnemon_open_mode", "1 when no API key is active and the server accepts requests without one.", nil, nil),
 	})
+	labels := []string{"model", "endpoint"}
+	m.reg.MustRegister(&modelCollector{e: s.cfg.Engine,
+		calls:   prometheus.NewDesc("mnemon_model_calls_total", "Calls to model providers, per model and endpoint (embeddings, chat).", labels, nil),
+		errors:  prometheus.NewDesc("mnemon_model_errors_total", "Model calls that failed or whose reply could not be used.", labels, nil),
+		tokens:  prometheus.NewDesc("mnemon_model_tokens_total", "Tokens the providers reported, by direction (in: prompt, out: completion).", append(labels, "direction"), nil),
+		seconds: prometheus.NewDesc("mnemon_model_call_seconds_total", "Time spent in model calls, retries included.", labels, nil),
+	})
+}
+
+// modelCollector reads the engine's model meter at scrape time.
+type modelCollector struct {
+	e                              *engine.Engine
+	calls, errors, tokens, seconds *prometheus.Desc
+}
+
+func (c *modelCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.calls
+	ch <- c.errors
+	ch <- c.tokens
+	ch <- c.seconds
+}
+
+func (c *modelCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, s := range c.e.ModelStats() {
+		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(s.Calls), s.Model, s.Endpoint)
+		ch <- prometheus.MustNewConstMetric(c.errors, prometheus.CounterValue, float64(s.Errors), s.Model, s.Endpoint)
+		ch <- prometheus.MustNewConstMetric(c.tokens, prometheus.CounterValue, float64(s.TokensIn), s.Model, s.Endpoint, "in")
+		ch <- prometheus.MustNewConstMetric(c.tokens, prometheus.CounterValue, float64(s.TokensOut), s.Model, s.Endpoint, "out")
+		ch <- prometheus.MustNewConstMetric(c.seconds, prometheus.CounterValue, s.Seconds, s.Model, s.Endpoint)
+	}
 }
 
 func (m *metrics) observeRequest(route, method string, status int, took time.Duration) {
@@ -74,6 +109,10 @@ func methodLabel(method string) string {
 
 func (m *metrics) observeRetrieval(res *engine.Result) {
 	m.retrieval.Observe(res.Duration.Seconds())
+	for _, n := range res.Notes {
+		code, _, _ := strings.Cut(n, ":")
+		m.notes.WithLabelValues(code).Inc()
+	}
 	for i, name := range engine.Channels {
 		if d := res.ChannelDurations[i]; d > 0 {
 			m.channels.WithLabelValues(name).Observe(d.Seconds())

@@ -376,7 +376,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 		return err
 	}
 	out := wire.RetrieveResponse{RetrievalID: res.RetrievalID, Context: res.Context, TokensUsed: res.TokensUsed,
-		Items: make([]wire.RetrieveItem, len(res.Items))}
+		Items: make([]wire.RetrieveItem, len(res.Items)), Notes: res.Notes}
 	if res.NamespaceEmpty {
 		// An agent's first call, before anything was stored, succeeds.
 		out.Hint = "namespace " + quote(r.caller.ns) + " holds nothing yet; capture or remember first"

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"time"
 )
 
 // Usage is a reply's token count, as the provider reports it (zero when it
@@ -48,9 +49,12 @@ func (c *Client) Embed(ctx context.Context, inputs []string, dims int) (*Embeddi
 	}
 	var rep embeddingsReply
 	req := embeddingsRequest{Model: c.cfg.Model, Input: inputs, EncodingFormat: "float"}
+	began := time.Now()
 	if err := c.post(ctx, "embeddings", "/embeddings", req, &rep); err != nil {
+		c.meter.observe(c.cfg.Model, "embeddings", time.Since(began), Usage{}, true)
 		return nil, err
 	}
+	c.meter.observe(c.cfg.Model, "embeddings", time.Since(began), rep.Usage, false)
 	if len(rep.Data) != len(inputs) {
 		return nil, c.badReply("embeddings", nil, "%d vectors for %d inputs", len(rep.Data), len(inputs))
 	}
@@ -140,22 +144,29 @@ type chatReply struct {
 
 // Chat calls POST {base}/chat/completions and returns the first choice. A
 // reply with no choice or no content, or with text that is not JSON when
-// r.Schema asked for JSON, is a model_bad_reply error.
+// r.Schema asked for JSON, is a model_bad_reply error; the reply is then
+// returned too (for its usage), never to be used as an answer.
 func (c *Client) Chat(ctx context.Context, r ChatRequest) (*ChatReply, error) {
 	req := chatRequest{Model: c.cfg.Model, Messages: r.Messages, MaxTokens: r.MaxTokens, Temperature: r.Temperature}
 	if r.Schema != nil {
 		req.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: r.Schema}
 	}
 	var rep chatReply
+	began := time.Now()
 	if err := c.post(ctx, "chat", "/chat/completions", req, &rep); err != nil {
+		c.meter.observe(c.cfg.Model, "chat", time.Since(began), Usage{}, true)
 		return nil, err
 	}
+	took := time.Since(began)
 	if len(rep.Choices) == 0 || rep.Choices[0].Message.Content == nil {
-		return nil, c.badReply("chat", nil, "no choice with content")
+		c.meter.observe(c.cfg.Model, "chat", took, rep.Usage, true)
+		return &ChatReply{Model: rep.Model, Usage: rep.Usage}, c.badReply("chat", nil, "no choice with content")
 	}
 	out := &ChatReply{Model: rep.Model, Content: *rep.Choices[0].Message.Content, FinishReason: rep.Choices[0].FinishReason, Usage: rep.Usage}
 	if r.Schema != nil && !json.Valid([]byte(strings.TrimSpace(out.Content))) {
-		return nil, c.badReply("chat", nil, "a JSON reply was asked for and the content is not JSON")
+		c.meter.observe(c.cfg.Model, "chat", took, rep.Usage, true)
+		return out, c.badReply("chat", nil, "a JSON reply was asked for and the content is not JSON")
 	}
+	c.meter.observe(c.cfg.Model, "chat", took, rep.Usage, false)
 	return out, nil
 }

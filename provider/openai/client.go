@@ -44,6 +44,7 @@ type Client struct {
 	sem  chan struct{}
 	// backoff is the first retry's wait before jitter; tests shorten it.
 	backoff time.Duration
+	meter   *Meter // see SetMeter
 }
 
 // New returns a client for cfg, checked with Config.Validate (field

@@ -695,6 +695,8 @@ class RetrieveResponse(_RetrieveResponseRequired, total=False):
 
     hint: str
     """Set when the namespace holds nothing yet (items is empty): what to do first."""
+    notes: List[str]
+    """Where the retrieval left its usual path, each 'code: detail': models.embedder_fallback when the embeddings provider failed or ran out of its budget and the built-in embedder embedded the query; models.reembed_incomplete while the namespace is being re-embedded and its old vectors were searched too."""
 
 
 class Scope(TypedDict, total=False):

@@ -522,6 +522,8 @@ export interface RetrieveResponse {
   /** Set when the namespace holds nothing yet (items is empty): what to do first. */
   hint?: string;
   items: Array<RetrieveItem>;
+  /** Where the retrieval left its usual path, each 'code: detail': models.embedder_fallback when the embeddings provider failed or ran out of its budget and the built-in embedder embedded the query; models.reembed_incomplete while the namespace is being re-embedded and its old vectors were searched too. */
+  notes?: Array<string>;
   /** Trace id; see GET /v1/retrievals/{id}. Empty when the namespace holds nothing yet: nothing was retrieved, no trace was written, and there is nothing to send feedback on. */
   retrieval_id: string;
   tokens_used: number;

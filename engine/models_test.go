@@ -1,0 +1,142 @@
+package engine_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/provider/openai"
+	"github.com/mnemon-dev/mnemon/provider/openai/openaitest"
+)
+
+// providerEmbedder is an embedder backed by the fake provider.
+func providerEmbedder(t testing.TB, fake *openaitest.Server, dims int, retries int) *openai.Embedder {
+	t.Helper()
+	c, err := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake-embed", MaxRetries: retries, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	emb, err := openai.NewEmbedder(c, dims, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return emb
+}
+
+func hasNote(notes []string, code string) string {
+	for _, n := range notes {
+		if strings.HasPrefix(n, code+": ") {
+			return n
+		}
+	}
+	return ""
+}
+
+// TestQueryEmbeddingFallsBack: a provider that answers late or fails does
+// not fail the retrieval; the query is served by the channels that need no
+// model, within the budget, and the result says so.
+func TestQueryEmbeddingFallsBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fake := openaitest.New(t, "fake-embed", 32)
+	const budget = 150 * time.Millisecond
+	e := openEngine(t, filepath.Join(t.TempDir(), "m.db"), engine.Config{Embedder: providerEmbedder(t, fake, 32, 2), QueryBudget: budget})
+	if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Maria drives a blue car to work."}); err != nil {
+		t.Fatal(err)
+	}
+	found := func(res *engine.Result) bool {
+		for _, it := range res.Items {
+			if strings.Contains(it.Content, "blue car") {
+				return true
+			}
+		}
+		return false
+	}
+
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+	if !found(res) || len(res.Notes) != 0 {
+		t.Fatalf("provider up: found %v, notes %q", found(res), res.Notes)
+	}
+
+	fake.Script("/v1/embeddings", openaitest.Reply{Delay: 3 * time.Second})
+	began := time.Now()
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+	took := time.Since(began)
+	if n := hasNote(res.Notes, engine.NoteEmbedderFallback); !strings.Contains(n, "budget") || !found(res) {
+		t.Fatalf("slow provider: notes %q, found %v", res.Notes, found(res))
+	}
+	if took > budget+time.Second {
+		t.Fatalf("slow provider: the retrieval took %s with a %s budget", took, budget)
+	}
+
+	// A 500 is retried only while the budget allows; then the fallback.
+	fake.Script("/v1/embeddings", openaitest.Reply{Status: 500}, openaitest.Reply{Status: 500}, openaitest.Reply{Status: 500})
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+	if n := hasNote(res.Notes, engine.NoteEmbedderFallback); n == "" || !found(res) {
+		t.Fatalf("failing provider: notes %q, found %v", res.Notes, found(res))
+	}
+
+	// A provider that is gone entirely.
+	fake.Close()
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+	if n := hasNote(res.Notes, engine.NoteEmbedderFallback); n == "" || !found(res) {
+		t.Fatalf("provider gone: notes %q, found %v", res.Notes, found(res))
+	}
+	if strings.Contains(strings.Join(res.Notes, " "), "127.0.0.1") {
+		t.Fatalf("a note names the endpoint: %q", res.Notes)
+	}
+}
+
+// TestRetrievalServesOldVectorsWhileReembedding: a database written with
+// the built-in embedder, opened with a provider's: until the namespace is
+// re-embedded, the semantic channel still finds versions by their old
+// vectors; once it is, the old vectors are not searched any more.
+func TestRetrievalServesOldVectorsWhileReembedding(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	old := openEngine(t, path, engine.Config{})
+	if _, err := old.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Maria drives a car to work."}); err != nil {
+		t.Fatal(err)
+	}
+	fake := openaitest.New(t, "fake-embed", 32)
+	e := openEngine(t, path, engine.Config{Embedder: providerEmbedder(t, fake, 32, 0)})
+	var off []string
+	for _, c := range engine.Channels {
+		if c != engine.ChannelSemantic {
+			off = append(off, c)
+		}
+	}
+	// "vehicle" shares no word with the text: only the built-in
+	// embedder's word vectors relate it to "car".
+	q := engine.RetrieveParams{Namespace: "ns", Query: "what vehicle does she own", Disable: off}
+	res := retrieve(t, e, q)
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "drives a car") {
+		t.Fatalf("before re-embedding the old vectors are not served: %+v", res.Items)
+	}
+	if hasNote(res.Notes, engine.NoteReembedIncomplete) == "" {
+		t.Fatalf("notes %q: want %s", res.Notes, engine.NoteReembedIncomplete)
+	}
+	rep, err := e.Reembed(ctx, engine.ReembedParams{Namespace: "ns"})
+	if err != nil || rep.More || rep.Reembedded == 0 {
+		t.Fatalf("reembed: %+v, %v", rep, err)
+	}
+	res = retrieve(t, e, q)
+	if len(res.Notes) != 0 {
+		t.Fatalf("after re-embedding: notes %q", res.Notes)
+	}
+	for _, it := range res.Items {
+		if strings.Contains(it.Content, "drives a car") {
+			t.Fatalf("after re-embedding the old vector still answers: %+v", it)
+		}
+	}
+	// The same words still meet through the provider's vectors.
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria drives", Disable: off})
+	if len(res.Items) == 0 {
+		t.Fatal("the provider's vectors find nothing after re-embedding")
+	}
+}
