@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/search"
 )
 
 // followBridge takes a second hop from the best candidate: a question is
@@ -40,7 +39,7 @@ func (e *Engine) followBridge(st *nsState, cands []*scored, p RetrieveParams, qt
 		return cands, false
 	}
 	user := e.userTerm()
-	hits := channel(st, ChannelLexical, bridge, search.Vector{}, keep, r)
+	hits := channel(st, ChannelLexical, bridge, nil, keep, r)
 	var next *scored
 	for _, h := range hits {
 		if h.ID == top.en.V.ID {
