@@ -336,9 +336,9 @@ type serveOptions struct {
 	addr, config, logFormat, logLevel, sync string
 	// pprof is the loopback HOST:PORT of the profiling server (serve
 	// --pprof); empty: none.
-	pprof   string
-	workers *int  // nil: not given
-	insecureOpen                            *bool // nil: not given
+	pprof        string
+	workers      *int  // nil: not given
+	insecureOpen *bool // nil: not given
 }
 
 // optBool is a boolean flag that remembers whether it was given, so that
