@@ -281,8 +281,11 @@ func (e *Engine) embedPending(ctx context.Context, evs []*pendingEvent) error {
 		return fmt.Errorf("embed: %d vectors for %d texts", len(vecs), len(texts))
 	}
 	for i, ts := range targets {
+		// As stored (EncodeCompact): what this write compares is what a
+		// later one reads back.
+		v := search.Quantize(vecs[i])
 		for _, t := range ts {
-			*t = vecs[i]
+			*t = v
 		}
 	}
 	return nil
@@ -314,7 +317,7 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 		},
 		Tokens:     e.counter.Count(ep.Content),
 		SearchText: search,
-		Embedding:  pe.vec.Encode(),
+		Embedding:  pe.vec.EncodeCompact(),
 	}
 	v.Trust = trustOf(v, now)
 	if err := tx.CreateVersion(ctx, v); err != nil {
@@ -600,7 +603,7 @@ func (e *Engine) newVersion(m *memory.Memory, seq int, c *candidate, now time.Ti
 			Extractor: c.extractor, Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: c.source,
 		},
 		Tokens:    e.counter.Count(c.Content),
-		Embedding: c.vec.Encode(),
+		Embedding: c.vec.EncodeCompact(),
 	}
 	if v.Criticality == "" {
 		v.Criticality = memory.CriticalityNormal
