@@ -669,6 +669,16 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 		}
 		return &failure{msg: msg, code: 1, err: err}
 	}
+	// Profiles listen before the address is announced (MNEMON_ADDR_FILE),
+	// so whoever reads it finds both.
+	if so.pprof != "" {
+		stop, err := servePprof(so.pprof, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stop()
+	}
 	// The workers start last: every return before the shutdown below must
 	// leave none running on a store that is about to close.
 	if err := q.Start(ctx); err != nil {
@@ -701,15 +711,6 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 			_ = q.Stop(context.Background())
 			return &failure{msg: fmt.Sprintf("MNEMON_ADDR_FILE: %v", err), code: 1, err: err}
 		}
-	}
-	if so.pprof != "" {
-		stop, err := servePprof(so.pprof, log)
-		if err != nil {
-			ln.Close()
-			_ = q.Stop(context.Background())
-			return err
-		}
-		defer stop()
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
