@@ -334,8 +334,11 @@ func loopback(addr string) bool {
 // serveOptions are the flags of serve and worker.
 type serveOptions struct {
 	addr, config, logFormat, logLevel, sync string
-	workers                                 *int  // nil: not given
-	insecureOpen                            *bool // nil: not given
+	// pprof is the loopback HOST:PORT of the profiling server (serve
+	// --pprof); empty: none.
+	pprof        string
+	workers      *int  // nil: not given
+	insecureOpen *bool // nil: not given
 }
 
 // optBool is a boolean flag that remembers whether it was given, so that
@@ -483,6 +486,7 @@ Examples:
 			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default) or full (see above)")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
 			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
+			fs.StringVar(&so.pprof, "pprof", "", "serve Go's profiles (/debug/pprof/) on this loopback `HOST:PORT`, apart from the API")
 		},
 		creates: true,
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
@@ -596,6 +600,9 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
 		return usagef("--addr %q: use HOST:PORT, like %s", cfg.Addr, DefaultAddr)
 	}
+	if so.pprof != "" && !loopback(so.pprof) {
+		return usagef("--pprof %q: profiles expose the process's memory and code paths; use a loopback HOST:PORT, like 127.0.0.1:6060", so.pprof)
+	}
 	if err := a.openStore(ctx); err != nil {
 		return err
 	}
@@ -661,6 +668,16 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 			msg = fmt.Sprintf("listen on %s: the port is taken (another mnemon serve?); stop that process or pick another port with --addr", cfg.Addr)
 		}
 		return &failure{msg: msg, code: 1, err: err}
+	}
+	// Profiles listen before the address is announced (MNEMON_ADDR_FILE),
+	// so whoever reads it finds both.
+	if so.pprof != "" {
+		stop, err := servePprof(so.pprof, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stop()
 	}
 	// The workers start last: every return before the shutdown below must
 	// leave none running on a store that is about to close.

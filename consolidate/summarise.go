@@ -70,7 +70,7 @@ func (e *Consolidator) summarise(ctx context.Context, in SummaryInput, what stri
 	if err != nil || len(vecs) != 1 {
 		return nil, fmt.Errorf("embed %s: %w", what, errors.Join(err, errors.New("no vector")))
 	}
-	return &writtenSummary{Summary: sum, embedding: vecs[0].Encode()}, nil
+	return &writtenSummary{Summary: sum, embedding: vecs[0].EncodeCompact()}, nil
 }
 
 // summaryVersion is a new active version of the summary memory m (a

@@ -877,7 +877,7 @@ func (e *Engine) writeProcedure(ctx context.Context, tx memory.Executor, st *nsS
 			Extractor: procedureExtractor, Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: "promotion",
 		},
 		Tokens:    e.counter.Count(p.content),
-		Embedding: p.vec.Encode(),
+		Embedding: p.vec.EncodeCompact(),
 	}
 	v.Trust = trustOf(v, now)
 	if cur != nil {

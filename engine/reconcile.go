@@ -237,21 +237,35 @@ func sameEvent(a, b *memory.Episode) bool {
 }
 
 // embedPending embeds every searchable episode and admitted candidate of a
-// batch in one call to the embedder.
+// batch in one call to the embedder. Each distinct text is embedded once:
+// a remembered statement kept as a note has its episode's very text, and
+// embedding it twice cost a second pass of the embedder (or a second
+// provider input) for the same vector.
 func (e *Engine) embedPending(ctx context.Context, evs []*pendingEvent) error {
 	var (
 		texts   []string
-		targets []*search.Vector
+		targets [][]*search.Vector // per text, every vector it fills
+		at      map[string]int     // text → its place in texts
 	)
+	want := func(text string, dst *search.Vector) {
+		if i, ok := at[text]; ok {
+			targets[i] = append(targets[i], dst)
+			return
+		}
+		if at == nil {
+			at = make(map[string]int)
+		}
+		at[text] = len(texts)
+		texts = append(texts, text)
+		targets = append(targets, []*search.Vector{dst})
+	}
 	for _, pe := range evs {
 		if pe.indexed {
-			texts = append(texts, pe.ep.Content)
-			targets = append(targets, &pe.vec)
+			want(pe.ep.Content, &pe.vec)
 		}
 		for _, c := range pe.cands {
 			if c.decision == memory.AdmitAccept {
-				texts = append(texts, c.Content)
-				targets = append(targets, &c.vec)
+				want(c.Content, &c.vec)
 				c.sig = index.Signature(e.analyzer, c.Content)
 			}
 		}
@@ -266,8 +280,13 @@ func (e *Engine) embedPending(ctx context.Context, evs []*pendingEvent) error {
 	if len(vecs) != len(texts) {
 		return fmt.Errorf("embed: %d vectors for %d texts", len(vecs), len(texts))
 	}
-	for i, t := range targets {
-		*t = vecs[i]
+	for i, ts := range targets {
+		// As stored (EncodeCompact): what this write compares is what a
+		// later one reads back.
+		v := search.Quantize(vecs[i])
+		for _, t := range ts {
+			*t = v
+		}
 	}
 	return nil
 }
@@ -298,7 +317,7 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 		},
 		Tokens:     e.counter.Count(ep.Content),
 		SearchText: search,
-		Embedding:  pe.vec.Encode(),
+		Embedding:  pe.vec.EncodeCompact(),
 	}
 	v.Trust = trustOf(v, now)
 	if err := tx.CreateVersion(ctx, v); err != nil {
@@ -584,7 +603,7 @@ func (e *Engine) newVersion(m *memory.Memory, seq int, c *candidate, now time.Ti
 			Extractor: c.extractor, Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: c.source,
 		},
 		Tokens:    e.counter.Count(c.Content),
-		Embedding: c.vec.Encode(),
+		Embedding: c.vec.EncodeCompact(),
 	}
 	if v.Criticality == "" {
 		v.Criticality = memory.CriticalityNormal

@@ -169,7 +169,7 @@ func (e *Engine) reembedBatch(ctx context.Context, ns string, ids []string) (int
 		for i, v := range vs {
 			v.Embedding = nil
 			if !vecs[i].IsZero() {
-				v.Embedding = vecs[i].Encode()
+				v.Embedding = vecs[i].EncodeCompact()
 			}
 			v.Provenance.Embedder, v.Provenance.EmbedderDim = name, dim
 			if err := tx.SetEmbedding(ctx, memory.SetEmbeddingParams{

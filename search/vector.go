@@ -155,6 +155,16 @@ const (
 	floatLength = 4
 )
 
+// Version 2 is version 1 with each value as an IEEE-754 half-precision
+// float (two bytes, 11 significant bits) instead of four: EncodeCompact
+// writes it for vectors stored with a memory, where a cosine that moves by
+// a few ten-thousandths changes nothing and ~200 bytes per short memory's
+// vector are saved. DecodeVector reads both.
+const (
+	encVersionHalf = 2
+	halfLength     = 2
+)
+
 // ErrBadVector is returned (wrapped) by DecodeVector for malformed input.
 var ErrBadVector = errors.New("search: malformed vector encoding")
 
@@ -189,7 +199,124 @@ func (v Vector) Encode() []byte {
 	return b
 }
 
-// DecodeVector parses an encoding made by Encode. It never panics and never
+// EncodeCompact returns the version 2 encoding of v: its values rounded to
+// half precision (see Quantize). A value beyond half precision's range
+// (|x| > 65504, never in a normalised vector) makes it fall back to Encode.
+// Decoding it gives Quantize(v) exactly.
+func (v Vector) EncodeCompact() []byte {
+	n := len(v.Values)
+	if v.Indices != nil {
+		n = min(len(v.Indices), len(v.Values))
+	}
+	for _, x := range v.Values[:n] {
+		if !(math.Abs(float64(x)) <= maxHalf) { // also NaN
+			return v.Encode()
+		}
+	}
+	if v.Indices == nil {
+		b := make([]byte, 0, 2+binary.MaxVarintLen64+halfLength*n)
+		b = append(b, encVersionHalf, kindDense)
+		b = binary.AppendUvarint(b, uint64(v.Dim))
+		for _, x := range v.Values {
+			b = binary.LittleEndian.AppendUint16(b, toHalf(x))
+		}
+		return b
+	}
+	b := make([]byte, 0, 2+2*binary.MaxVarintLen64+(3+halfLength)*n)
+	b = append(b, encVersionHalf, kindSparse)
+	b = binary.AppendUvarint(b, uint64(v.Dim))
+	b = binary.AppendUvarint(b, uint64(n))
+	var prev uint32
+	for i, j := range v.Indices[:n] {
+		if i == 0 {
+			b = binary.AppendUvarint(b, uint64(j))
+		} else {
+			b = binary.AppendUvarint(b, uint64(j-prev))
+		}
+		prev = j
+	}
+	for _, x := range v.Values[:n] {
+		b = binary.LittleEndian.AppendUint16(b, toHalf(x))
+	}
+	return b
+}
+
+// maxHalf is the largest finite half-precision value.
+const maxHalf = 65504
+
+// toHalf rounds a float32 to the nearest half-precision value (ties to
+// even), as bits. Callers keep |x| ≤ maxHalf; tiny values become
+// subnormal halves or zero, keeping their sign.
+func toHalf(x float32) uint16 {
+	b := math.Float32bits(x)
+	sign := uint16(b>>16) & 0x8000
+	exp := int32(b>>23&0xff) - 127 + 15
+	mant := b & 0x7fffff
+	if exp >= 0x1f { // only a value that rounds past maxHalf; callers exclude it
+		return sign | 0x7bff
+	}
+	if exp <= 0 {
+		// subnormal half: shift the mantissa, with its implicit 1, right
+		if exp < -10 {
+			return sign
+		}
+		m := mant | 0x800000
+		shift := uint32(14 - exp)
+		h := m >> shift
+		rem := m & (1<<shift - 1)
+		half := uint32(1) << (shift - 1)
+		if rem > half || (rem == half && h&1 == 1) {
+			h++
+		}
+		return sign | uint16(h)
+	}
+	h := uint32(exp)<<10 | mant>>13
+	rem := mant & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && h&1 == 1) {
+		h++ // may carry into the exponent: still the right value
+	}
+	if h >= 0x7c00 {
+		h = 0x7bff
+	}
+	return sign | uint16(h)
+}
+
+// fromHalf returns a half-precision value as a float32, exactly; false for
+// infinities and NaN, which EncodeCompact never writes.
+func fromHalf(h uint16) (float32, bool) {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h & 0x3ff)
+	switch exp {
+	case 0x1f:
+		return 0, false
+	case 0:
+		// subnormal (or zero): mant · 2^-24
+		x := float32(mant) * (1.0 / (1 << 24))
+		if sign != 0 {
+			x = -x
+		}
+		return x, true
+	}
+	return math.Float32frombits(sign | (exp-15+127)<<23 | mant<<13), true
+}
+
+// Quantize returns v with every value rounded as EncodeCompact stores it,
+// so what is decoded from storage and what was embedded compare equal.
+func Quantize(v Vector) Vector {
+	for _, x := range v.Values {
+		if !(math.Abs(float64(x)) <= maxHalf) {
+			return v
+		}
+	}
+	out := Vector{Dim: v.Dim, Indices: v.Indices, Values: make([]float32, len(v.Values))}
+	for i, x := range v.Values {
+		out.Values[i], _ = fromHalf(toHalf(x))
+	}
+	return out
+}
+
+// DecodeVector parses an encoding made by Encode or EncodeCompact. It never panics and never
 // allocates more than the input can describe: lengths are checked against
 // the remaining bytes before any allocation. Non-finite values, unsorted or
 // out-of-range indices and trailing bytes are errors.
@@ -200,8 +327,12 @@ func DecodeVector(b []byte) (Vector, error) {
 	if len(b) < 2 {
 		return bad("too short")
 	}
-	if b[0] != encVersion {
+	if b[0] != encVersion && b[0] != encVersionHalf {
 		return bad(fmt.Sprintf("unknown version %d", b[0]))
+	}
+	width := uint64(floatLength)
+	if b[0] == encVersionHalf {
+		width = halfLength
 	}
 	kind := b[1]
 	p := b[2:]
@@ -215,14 +346,14 @@ func DecodeVector(b []byte) (Vector, error) {
 	}
 	switch kind {
 	case kindDense:
-		if uint64(len(p)) != dim*floatLength {
+		if uint64(len(p)) != dim*width {
 			return bad("dense length does not match dimension")
 		}
 		if dim == 0 {
 			return Vector{}, nil
 		}
 		vals := make([]float32, dim)
-		if err := readFloats(p, vals); err != nil {
+		if err := readValues(p, vals, width); err != nil {
 			return bad(err.Error())
 		}
 		return Vector{Dim: int(dim), Values: vals}, nil
@@ -233,7 +364,7 @@ func DecodeVector(b []byte) (Vector, error) {
 		}
 		p = p[n:]
 		// Each entry needs at least one index byte and four value bytes.
-		if cnt > dim || cnt > uint64(len(p))/(1+floatLength) {
+		if cnt > dim || cnt > uint64(len(p))/(1+width) {
 			return bad("count too large")
 		}
 		if dim == 0 {
@@ -259,17 +390,32 @@ func DecodeVector(b []byte) (Vector, error) {
 			}
 			idx[i] = uint32(cur)
 		}
-		if uint64(len(p)) != cnt*floatLength {
+		if uint64(len(p)) != cnt*width {
 			return bad("value length does not match count")
 		}
 		vals := make([]float32, cnt)
-		if err := readFloats(p, vals); err != nil {
+		if err := readValues(p, vals, width); err != nil {
 			return bad(err.Error())
 		}
 		return Vector{Dim: int(dim), Indices: idx, Values: vals}, nil
 	default:
 		return bad(fmt.Sprintf("unknown kind %d", kind))
 	}
+}
+
+// readValues reads float32 values (width 4) or half-precision ones (2).
+func readValues(p []byte, dst []float32, width uint64) error {
+	if width == floatLength {
+		return readFloats(p, dst)
+	}
+	for i := range dst {
+		x, ok := fromHalf(binary.LittleEndian.Uint16(p[i*halfLength:]))
+		if !ok {
+			return errors.New("non-finite value")
+		}
+		dst[i] = x
+	}
+	return nil
 }
 
 func readFloats(p []byte, dst []float32) error {

@@ -102,7 +102,7 @@ func TestDecodeVectorRejects(t *testing.T) {
 	nan := Vector{Dim: 1, Values: []float32{float32(math.NaN())}}.Encode()
 	tests := map[string][]byte{
 		"empty":          nil,
-		"version":        {2, 0, 0},
+		"version":        {3, 0, 0},
 		"kind":           {1, 7, 0},
 		"short dense":    {1, 0, 2, 0, 0, 0, 0},
 		"trailing":       append(Vector{Dim: 1, Values: []float32{1}}.Encode(), 0),
