@@ -66,7 +66,7 @@ func TestMemoryCapEvictsLeastRecentlyUsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(time.Millisecond) // usedAt is a wall clock reading
+	time.Sleep(time.Millisecond)                       // usedAt is a wall clock reading
 	if _, err := set.Namespace(ctx, "a"); err != nil { // a is now the more recent
 		t.Fatal(err)
 	}
