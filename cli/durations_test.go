@@ -50,7 +50,7 @@ func TestParseDuration(t *testing.T) {
 func TestServeConfigDurations(t *testing.T) {
 	t.Parallel()
 	defaults := serverTimeouts{shutdown: 30 * time.Second, request: 30 * time.Second, read: 2 * time.Minute,
-		write: 2 * time.Minute, idle: 2 * time.Minute, job: time.Minute}
+		write: 2 * time.Minute, idle: 2 * time.Minute, job: time.Minute, indexLag: 30 * time.Second}
 	with := func(f func(*serverTimeouts)) serverTimeouts {
 		t := defaults
 		f(&t)
@@ -69,10 +69,10 @@ func TestServeConfigDurations(t *testing.T) {
 			deprecated: []string{"job_timeout_seconds"}},
 		{name: "durations", file: `{"shutdown_timeout": "15s", "request_timeout": "10s", "read_timeout": "1m",
 			"write_timeout": "90s", "idle_timeout": "5m", "job_timeout": "5m", "job_rescue_after": "10m"}`,
-			want: serverTimeouts{15 * time.Second, 10 * time.Second, time.Minute, 90 * time.Second, 5 * time.Minute, 5 * time.Minute, 10 * time.Minute}},
+			want: serverTimeouts{15 * time.Second, 10 * time.Second, time.Minute, 90 * time.Second, 5 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Second}},
 		{name: "deprecated seconds", file: `{"shutdown_timeout_seconds": 15, "request_timeout_seconds": 0.5, "read_timeout_seconds": 60,
 			"write_timeout_seconds": 90, "idle_timeout_seconds": 300, "job_timeout_seconds": 300, "job_rescue_after_seconds": 600}`,
-			want: serverTimeouts{15 * time.Second, 500 * time.Millisecond, time.Minute, 90 * time.Second, 5 * time.Minute, 5 * time.Minute, 10 * time.Minute},
+			want: serverTimeouts{15 * time.Second, 500 * time.Millisecond, time.Minute, 90 * time.Second, 5 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Second},
 			deprecated: []string{"shutdown_timeout_seconds", "request_timeout_seconds", "read_timeout_seconds", "write_timeout_seconds",
 				"idle_timeout_seconds", "job_timeout_seconds", "job_rescue_after_seconds"}},
 		{name: "both spellings mixed across settings", file: `{"job_timeout": "2m", "job_rescue_after_seconds": 300}`,

@@ -88,7 +88,24 @@ type serverConfig struct {
 	// Models are the optional model providers (models.go); the
 	// MNEMON_EMBEDDINGS_* and MNEMON_CHAT_* variables override them.
 	Models *modelsConfig `json:"models"`
+
+	// Replicas (docs/replicas.md): the memory cap of the in-process
+	// indexes in MiB (0: engine.DefaultIndexMemory), and how far an index
+	// may fall behind the change log before /readyz reports the server
+	// unavailable (a duration; default 30s).
+	IndexMemoryMB int    `json:"index_memory_mb"`
+	MaxIndexLag   string `json:"max_index_lag"`
+	// maxIndexLagSecs is always nil: max_index_lag has no spelling in
+	// seconds (durationSetting wants one).
+	maxIndexLagSecs *float64
 }
+
+// defaultMaxIndexLag is how far behind the change log an index may fall
+// before /readyz reports the server unavailable.
+const defaultMaxIndexLag = 30 * time.Second
+
+// indexMemory is the engine's IndexMemory for the config.
+func (cfg *serverConfig) indexMemory() int64 { return int64(cfg.IndexMemoryMB) << 20 }
 
 // loadServerConfig reads the config file (if any) and the MNEMON_*
 // environment into cfg; flags are applied afterwards by the caller.
@@ -168,6 +185,7 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		{"MNEMON_MAINTAIN_EVERY", func(v string) error { cfg.MaintainEvery = v; return nil }},
 		{"MNEMON_DEDUPE_THRESHOLD", parseThreshold(&cfg.DedupeThreshold)},
 		{"MNEMON_HISTORY_KEEP", atoi(&cfg.HistoryKeep)},
+		{"MNEMON_INDEX_MEMORY_MB", atoi(&cfg.IndexMemoryMB)},
 		{"MNEMON_CONSOLIDATE_AFTER", func(v string) error { cfg.ConsolidateAfter = v; return nil }},
 		{"MNEMON_PURGE_AFTER", func(v string) error { cfg.PurgeAfter = v; return nil }},
 		{"MNEMON_LOG_FORMAT", func(v string) error { cfg.LogFormat = v; return nil }},
@@ -222,6 +240,7 @@ func (cfg *serverConfig) durationSettings(t *serverTimeouts) []durationSetting {
 		{"job_timeout", "MNEMON_JOB_TIMEOUT", &cfg.JobTimeout, &cfg.JobTimeoutSecs, time.Minute, &t.job},
 		// 0: jobs' default, the job timeout plus a minute, at least 2 minutes.
 		{"job_rescue_after", "MNEMON_JOB_RESCUE_AFTER", &cfg.JobRescueAfter, &cfg.RescueSecs, 0, &t.rescue},
+		{"max_index_lag", "MNEMON_MAX_INDEX_LAG", &cfg.MaxIndexLag, &cfg.maxIndexLagSecs, defaultMaxIndexLag, &t.indexLag},
 	}
 }
 
@@ -241,7 +260,7 @@ func (cfg *serverConfig) isDuration(field string) bool {
 
 // serverTimeouts are the config's durations, defaults filled in.
 type serverTimeouts struct {
-	shutdown, request, read, write, idle, job, rescue time.Duration
+	shutdown, request, read, write, idle, job, rescue, indexLag time.Duration
 }
 
 // timeouts resolves the config's durations (see durationSetting.resolve)
@@ -339,6 +358,7 @@ type serveOptions struct {
 	pprof        string
 	workers      *int  // nil: not given
 	insecureOpen *bool // nil: not given
+	indexMemory  *int  // MiB; nil: not given
 }
 
 // optBool is a boolean flag that remembers whether it was given, so that
@@ -417,14 +437,24 @@ MNEMON_MAINTAIN_EVERY, MNEMON_DEDUPE_THRESHOLD, MNEMON_HISTORY_KEEP,
 MNEMON_CONSOLIDATE_AFTER, MNEMON_PURGE_AFTER, MNEMON_TRUST_FOLLOW_AT,
 MNEMON_TRUST_HINT_AT, MNEMON_SHUTDOWN_TIMEOUT, MNEMON_REQUEST_TIMEOUT,
 MNEMON_READ_TIMEOUT, MNEMON_WRITE_TIMEOUT, MNEMON_IDLE_TIMEOUT,
-MNEMON_JOB_TIMEOUT, MNEMON_JOB_RESCUE_AFTER, then --config
+MNEMON_JOB_TIMEOUT, MNEMON_JOB_RESCUE_AFTER, MNEMON_INDEX_MEMORY_MB,
+MNEMON_MAX_INDEX_LAG, then --config
 FILE (JSON with the fields addr, db, workers, insecure_open, sync,
 log_format, log_level, shutdown_timeout, max_body_bytes,
 max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
 request_timeout, read_timeout, write_timeout, idle_timeout,
 job_max_attempts, job_timeout, job_rescue_after, maintain_every,
 dedupe_threshold, history_keep, consolidate_after, purge_after,
-summary_tokens, digest_tokens, trust_follow_at, trust_hint_at, models).
+summary_tokens, digest_tokens, trust_follow_at, trust_hint_at,
+index_memory_mb, max_index_lag, models).
+
+Replicas: every server holds the search index of the namespaces it serves,
+at most index_memory_mb MiB of them (--index-memory; default 2048): past it,
+the least recently used namespaces are dropped and read again on their next
+use. On PostgreSQL several servers share one database; each follows the
+others' writes (woken by LISTEN/NOTIFY, polling every 500ms as the floor),
+and /readyz answers 503 when an index has missed committed changes for
+longer than max_index_lag (default 30s). See docs/replicas.md.
 
 Model providers (optional; without them mnemon uses no model): the models
 section names an OpenAI-compatible embeddings endpoint and a chat endpoint,
@@ -487,6 +517,7 @@ Examples:
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
 			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
 			fs.StringVar(&so.pprof, "pprof", "", "serve Go's profiles (/debug/pprof/) on this loopback `HOST:PORT`, apart from the API")
+			fs.Var(optInt{&so.indexMemory}, "index-memory", "cap the in-process search indexes at `MB` MiB, evicting least recently used namespaces (default 2048)")
 		},
 		creates: true,
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
@@ -512,6 +543,9 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	if so.workers != nil {
 		cfg.Workers = so.workers
 	}
+	if so.indexMemory != nil {
+		cfg.IndexMemoryMB = *so.indexMemory
+	}
 	if cfg.Workers == nil {
 		n := 2
 		cfg.Workers = &n
@@ -528,6 +562,7 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 		{"max_body_bytes", float64(cfg.MaxBodyBytes)}, {"max_import_bytes", float64(cfg.MaxImportBytes)},
 		{"max_events (MNEMON_MAX_EVENTS)", float64(cfg.MaxEvents)}, {"max_query_bytes", float64(cfg.MaxQueryBytes)},
 		{"job_max_attempts", float64(cfg.JobAttempts)},
+		{"index_memory_mb (--index-memory, MNEMON_INDEX_MEMORY_MB)", float64(cfg.IndexMemoryMB)},
 		{"summary_tokens", float64(cfg.SummaryTokens)}, {"digest_tokens", float64(cfg.DigestTokens)},
 	} {
 		if n.v < 0 {
@@ -622,7 +657,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if err != nil {
 		return err
 	}
-	ecfg, err := a.withModels(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons})
+	ecfg, err := a.withModels(engine.Config{Store: a.store, Logger: log, Ranking: ranking, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons, IndexMemory: cfg.indexMemory()})
 	if err != nil {
 		return err
 	}
@@ -650,6 +685,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	}
 	api, err := httpapi.New(httpapi.Config{
 		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version, Ready: q.Ready,
+		MaxIndexLag: timeouts.indexLag,
 		RequireKeys: !local && !cfg.InsecureOpen,
 		MCP:         mcpserver.HTTPHandler(eng, mcpserver.Options{Version: Version, Logger: log}),
 		Limits: httpapi.Limits{
@@ -785,7 +821,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			ecfg, err := a.withModels(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons})
+			ecfg, err := a.withModels(engine.Config{Store: a.store, Logger: log, DedupeThreshold: cfg.DedupeThreshold, HistoryKeep: cfg.HistoryKeep, Consolidation: cons, IndexMemory: cfg.indexMemory()})
 			if err != nil {
 				return err
 			}

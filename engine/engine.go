@@ -69,7 +69,16 @@ type Config struct {
 	// Context is the neighbouring turns a retrieval shows with each packed
 	// episode when it does not say (0: DefaultContext; NoContext: none).
 	Context int
+	// IndexMemory caps the estimated bytes of the in-process indexes of
+	// the namespaces held: past it, whole namespaces are evicted, least
+	// recently used first, and reloaded from the store on their next use
+	// (0: DefaultIndexMemory; negative: no cap).
+	IndexMemory int64
 }
+
+// DefaultIndexMemory is the default cap of the in-process indexes (2 GiB,
+// about a million short memories by the index's estimate).
+const DefaultIndexMemory = 2 << 30
 
 // Engine runs mnemon's use cases. It is safe for concurrent use.
 type Engine struct {
@@ -194,8 +203,12 @@ func New(cfg Config) (*Engine, error) {
 	if e.ranking == (Ranking{}) {
 		e.ranking = DefaultRanking()
 	}
+	memCap := cfg.IndexMemory
+	if memCap == 0 {
+		memCap = DefaultIndexMemory
+	}
 	e.index = index.New(index.Config{
-		Store: cfg.Store, Embedder: e.embedder, Analyzer: e.analyzer, Logger: e.log,
+		Store: cfg.Store, Embedder: e.embedder, Analyzer: e.analyzer, Logger: e.log, MemoryCap: memCap,
 		Shape: func(v *memory.Version) uint16 { return shapeOf(v, e.analyzer) },
 	})
 	e.traces = newTraceWriter(cfg.Store, e.log)

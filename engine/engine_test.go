@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,14 +19,11 @@ import (
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
-// newEngine opens a real SQLite file in a temp dir.
+// newEngine opens a real SQLite file in a temp dir; under TestOnPostgres,
+// a fresh PostgreSQL schema instead.
 func newEngine(t testing.TB) (*engine.Engine, *clock.Manual, memory.Store) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openTestStore(t)
 	clk := clock.NewManual(t0)
 	e, err := engine.New(engine.Config{Store: st, Clock: clk})
 	if err != nil {
@@ -35,7 +31,6 @@ func newEngine(t testing.TB) (*engine.Engine, *clock.Manual, memory.Store) {
 	}
 	t.Cleanup(func() {
 		e.Close()
-		st.Close()
 	})
 	return e, clk, st
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -542,6 +543,17 @@ func (s *Server) readyz(w http.ResponseWriter, r *request) error {
 			checks["workers"], ok = err.Error(), false
 		} else {
 			checks["workers"] = "ok"
+		}
+	}
+	if bound := s.cfg.MaxIndexLag; bound > 0 {
+		switch ns, lag, err := s.cfg.Engine.IndexLag(r.Context(), bound); {
+		case err != nil:
+			checks["index"], ok = "unknown: the change log cannot be read", false
+		case ns != "":
+			checks["index"], ok = fmt.Sprintf("behind: the index of namespace %q has missed committed changes for %s (max_index_lag %s)",
+				ns, lag.Round(time.Millisecond), bound), false
+		default:
+			checks["index"] = "ok"
 		}
 	}
 	if !ok {

@@ -118,6 +118,11 @@ type Config struct {
 	RequireKeys bool
 	// Ready, when set, is part of /readyz (for example: the workers run).
 	Ready func(ctx context.Context) error
+	// MaxIndexLag, when positive, makes /readyz check the engine's index
+	// (the check "index"): a namespace whose index has missed committed
+	// changes of the store's change log for longer than this makes the
+	// server unavailable (a replica that cannot keep up).
+	MaxIndexLag time.Duration
 	// Version is reported in the OpenAPI document.
 	Version string
 	// MCP, when set, is served at /mcp (see mcpserver.HTTPHandler).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -25,19 +26,73 @@ const followBatch = 512
 // only if the clock stood still between them.
 func (s *Set) Sync(ctx context.Context) error {
 	for _, st := range s.held() {
-		err := s.syncNamespace(ctx, st)
-		if errors.Is(err, memory.ErrChangesPruned) {
-			// This index stood before the log's horizon (the process was
-			// paused longer than Compact keeps entries): some writes can
-			// no longer be read one by one, so the namespace is read again.
-			s.cfg.Logger.Info("change log pruned past this index; reloading the namespace", "namespace", st.name)
-			err = s.Rebuild(ctx, st.name)
-		}
-		if err != nil {
-			return fmt.Errorf("sync namespace %q: %w", st.name, err)
+		if err := s.sync(ctx, st); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// SyncNamespace is Sync for the one namespace ns, when its index is held
+// (a namespace not held is not loaded for it).
+func (s *Set) SyncNamespace(ctx context.Context, ns string) error {
+	st, ok := s.Loaded(ns)
+	if !ok {
+		return nil
+	}
+	return s.sync(ctx, st)
+}
+
+func (s *Set) sync(ctx context.Context, st *Namespace) error {
+	err := s.syncNamespace(ctx, st)
+	if errors.Is(err, memory.ErrChangesPruned) {
+		// This index stood before the log's horizon (the process was
+		// paused longer than Compact keeps entries): some writes can
+		// no longer be read one by one, so the namespace is read again.
+		s.cfg.Logger.Info("change log pruned past this index; reloading the namespace", "namespace", st.name)
+		err = s.Rebuild(ctx, st.name)
+	}
+	if err != nil {
+		return fmt.Errorf("sync namespace %q: %w", st.name, err)
+	}
+	return nil
+}
+
+// Lag returns, of the held namespaces whose index misses a committed
+// change, the one that has missed changes the longest and for how long
+// at most: the time since its index was last known to hold the whole log
+// (see Namespace.currentAt). It returns "" and 0 when every held index is
+// current. It reads the store only for a namespace not known current
+// within the last fresh (one query each), so a follower keeping up costs
+// nothing here.
+func (s *Set) Lag(ctx context.Context, fresh time.Duration) (string, time.Duration, error) {
+	var (
+		worst string
+		lag   time.Duration
+	)
+	now := time.Now()
+	for _, st := range s.held() {
+		at := st.currentAt.Load()
+		if at == 0 {
+			continue // loading: it starts from the log's end
+		}
+		behind := now.Sub(time.Unix(0, at))
+		if behind <= fresh || behind <= lag {
+			continue
+		}
+		st.writeMu.Lock()
+		seq := st.changeSeq
+		st.writeMu.Unlock()
+		last, err := s.cfg.Store.LastChange(ctx, memory.ScanParams{Namespace: st.name})
+		if err != nil {
+			return "", 0, fmt.Errorf("index lag of namespace %q: %w", st.name, err)
+		}
+		if last <= seq {
+			continue // nothing missed, only not synced lately
+		}
+		worst, lag = st.name, behind
+	}
+	return worst, lag, nil
 }
 
 func (s *Set) syncNamespace(ctx context.Context, st *Namespace) error {
@@ -54,10 +109,15 @@ func (s *Set) syncNamespace(ctx context.Context, st *Namespace) error {
 	if !s.current(st) {
 		return nil // replaced by a Rebuild, which read everything again
 	}
+	start := time.Now()
 	for {
 		changes, err := s.cfg.Store.ListChanges(ctx, memory.ListChangesParams{Namespace: st.name, After: st.changeSeq, Limit: followBatch})
-		if err != nil || len(changes) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(changes) == 0 {
+			st.currentAt.Store(start.UnixNano())
+			return nil
 		}
 		var ids []string
 		seen := make(map[string]bool, len(changes))
@@ -100,6 +160,7 @@ func (s *Set) syncNamespace(ctx context.Context, st *Namespace) error {
 		}
 		st.changeSeq = changes[len(changes)-1].Seq
 		if len(changes) < followBatch {
+			st.currentAt.Store(start.UnixNano())
 			return nil
 		}
 	}

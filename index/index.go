@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -52,6 +53,16 @@ type Namespace struct {
 	// changeSeq is the store's change log position the index reflects
 	// (see follow.go); guarded by writeMu once loaded.
 	changeSeq int64
+	// currentAt is when (unix nanoseconds) the index was last known to
+	// hold every committed change: the start of the last load or sync
+	// that read the log to its end (see follow.go, Set.Lag).
+	currentAt atomic.Int64
+	// usedAt is when (unix nanoseconds) the namespace was last asked for:
+	// the memory cap evicts the least recently used first (memcap.go).
+	usedAt atomic.Int64
+	// perVersion is the estimated bytes one version costs the index,
+	// measured when it was loaded (memcap.go).
+	perVersion atomic.Int64
 }
 
 // Entry is what the read path knows of one indexed version. Entries are
@@ -117,20 +128,23 @@ type Toks struct {
 	NearOtherDate atomic.Int32
 }
 
-func (st *Namespace) load(ctx context.Context) error {
+// load builds the index from the store unless it is built; it says
+// whether it built it.
+func (st *Namespace) load(ctx context.Context) (bool, error) {
 	cfg := st.cfg
 	st.loadMu.Lock()
 	defer st.loadMu.Unlock()
 	if st.loaded {
-		return nil
+		return false, nil
 	}
 	st.setBulk(true)
 	defer st.setBulk(false)
 	// Read before the versions: a write committed during the load is then
 	// applied again by the follower, never missed.
+	start := time.Now()
 	seq, err := cfg.Store.LastChange(ctx, memory.ScanParams{Namespace: st.name})
 	if err != nil {
-		return fmt.Errorf("load index of namespace %q: %w", st.name, err)
+		return false, fmt.Errorf("load index of namespace %q: %w", st.name, err)
 	}
 	st.changeSeq = seq
 	// An embedder whose vectors end in dense dimensions (word vectors)
@@ -143,14 +157,15 @@ func (st *Namespace) load(ctx context.Context) error {
 	if err != nil {
 		// Start over next time rather than serve a partial index.
 		st.reset()
-		return fmt.Errorf("load index of namespace %q: %w", st.name, err)
+		return false, fmt.Errorf("load index of namespace %q: %w", st.name, err)
 	}
 	// One bulk build is much faster than upserting one by one.
 	st.ix.Build(docs)
 	st.SortEpisodes()
 	st.buildGraph(cfg.Analyzer)
+	st.currentAt.Store(start.UnixNano())
 	st.loaded = true
-	return nil
+	return true, nil
 }
 
 // loaded is one version analysed for the index.
@@ -228,8 +243,16 @@ func (st *Namespace) loadAll(ctx context.Context) ([]search.Doc, error) {
 		}
 		docs = make([]search.Doc, 0, n)
 	}
+	var textBytes, n int64
+	defer func() {
+		if n > 0 {
+			st.perVersion.Store(versionOverhead + textBytes/n)
+		}
+	}()
 	for lv := range out {
 		docs = append(docs, lv.doc)
+		textBytes += versionBytes(lv.v)
+		n++
 		// The scan allocated v for us alone: the entry may keep it.
 		lv.v.Embedding = nil
 		st.putEntry(&Entry{

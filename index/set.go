@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -30,6 +31,9 @@ type Config struct {
 	// its entry (Entry.Shape) for the read path.
 	Shape  func(*memory.Version) uint16
 	Logger *slog.Logger // default: discard
+	// MemoryCap bounds the estimated bytes of the held indexes; 0 or less:
+	// no bound (see memcap.go).
+	MemoryCap int64
 }
 
 func (c *Config) shapeOf(v *memory.Version) uint16 {
@@ -46,6 +50,8 @@ type Set struct {
 
 	mu  sync.Mutex
 	nss map[string]*Namespace
+
+	evictions atomic.Int64
 }
 
 // New returns an empty set: each namespace is loaded on first use.
@@ -74,8 +80,13 @@ func (s *Set) Namespace(ctx context.Context, ns string) (*Namespace, error) {
 		s.nss[ns] = st
 	}
 	s.mu.Unlock()
-	if err := st.load(ctx); err != nil {
+	st.touch()
+	loaded, err := st.load(ctx)
+	if err != nil {
 		return nil, err
+	}
+	if loaded {
+		s.enforceCap(st)
 	}
 	return st, nil
 }

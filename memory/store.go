@@ -361,3 +361,17 @@ type Stats struct {
 	Admissions int            `json:"admissions"`
 	Traces     int            `json:"traces"`
 }
+
+// ChangeWatcher is implemented by a store that can say when another
+// process committed to the change log (PostgreSQL's LISTEN/NOTIFY), so a
+// follower wakes at once instead of at its next poll. It is optional: a
+// follower that has no watcher, or whose watch fails, still polls, and a
+// notification only ever makes it read the change log sooner.
+type ChangeWatcher interface {
+	// WatchChanges calls fn with the namespace of each commit that
+	// appended to its change log (several commits may be reported once)
+	// until ctx ends or the watch fails, and returns ctx's error or the
+	// failure. It calls ready once it listens: a commit after ready is
+	// reported. fn runs on the watching goroutine and must not block.
+	WatchChanges(ctx context.Context, ready func(), fn func(namespace string)) error
+}

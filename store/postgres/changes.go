@@ -34,8 +34,11 @@ const qLockNamespace = `SELECT pg_advisory_xact_lock($1, hashtext(current_schema
 const (
 	// The lock is taken in the statement that inserts, before the rows (and
 	// their sequence numbers) are made.
+	// The same statement notifies the followers (delivered at commit,
+	// one notification per namespace and transaction; see watch.go).
 	qInsertChanges = `WITH ns_lock AS (
-	  SELECT pg_advisory_xact_lock($4, hashtext(current_schema() || '/' || $1))
+	  SELECT pg_advisory_xact_lock($4, hashtext(current_schema() || '/' || $1)),
+	         pg_notify('` + changesChannel + `', current_schema() || '/' || $1)
 	)
 	INSERT INTO changes (namespace, version_id, updated_at)
 	SELECT $1, v, $3 FROM ns_lock, unnest($2::text[]) WITH ORDINALITY AS u(v, n) ORDER BY n`

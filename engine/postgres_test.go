@@ -1,0 +1,207 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/internal/pgtest"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/postgres"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
+)
+
+// onPostgresPrefix names the tests newEngine opens on PostgreSQL.
+const onPostgresPrefix = "TestOnPostgres/"
+
+// openTestStore opens the store a test's engine runs on: a real SQLite file
+// in a temp dir, or, under TestOnPostgres, a fresh PostgreSQL schema.
+// Either is closed when the test ends.
+func openTestStore(t testing.TB) memory.Store {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		st  memory.Store
+		err error
+	)
+	if strings.HasPrefix(t.Name(), onPostgresPrefix) {
+		st, err = postgres.Open(ctx, pgtest.Schema(t), postgres.Options{MaxConns: 4})
+	} else {
+		st, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestOnPostgres runs a representative set of the engine's end-to-end
+// tests, unchanged, on PostgreSQL: each opens a schema of its own (see
+// newEngine). Without a server it skips with one line.
+func TestOnPostgres(t *testing.T) {
+	pgtest.Require(t)
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"EditorStory", TestEditorStory},
+		{"NearDuplicateReinforces", TestNearDuplicateReinforces},
+		{"Quarantine", TestQuarantine},
+		{"NamespaceIsolationPerChannel", TestNamespaceIsolationPerChannel},
+		{"PackingBudget", TestPackingBudget},
+		{"TracePersisted", TestTracePersisted},
+		{"AsOf", TestAsOf},
+		{"ExportImportRoundTrip", TestExportImportRoundTrip},
+		{"BadInput", TestBadInput},
+		{"CaptureRetryIsIdempotent", TestCaptureRetryIsIdempotent},
+		{"RetrieveKnownAt", TestRetrieveKnownAt},
+		{"CaptureDeferred", TestCaptureDeferred},
+		{"FeedbackIdempotent", TestFeedbackIdempotent},
+		{"ConsolidateSessionSummarisesOnce", TestConsolidateSessionSummarisesOnce},
+		{"ProcedurePromotedAfterThreeSuccesses", TestProcedurePromotedAfterThreeSuccesses},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// replicas opens two engines on one fresh PostgreSQL schema, each with a
+// pool and an index of its own, as two 'mnemon serve' processes have. With
+// watch false, b's store hides that it can watch (b only polls).
+func replicas(t testing.TB, watch bool) (a, b *engine.Engine) {
+	t.Helper()
+	url := pgtest.Schema(t)
+	open := func(watch bool) *engine.Engine {
+		pg, err := postgres.Open(context.Background(), url, postgres.Options{MaxConns: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st memory.Store = pg
+		if !watch {
+			st = struct{ memory.Store }{pg}
+		}
+		e, err := engine.New(engine.Config{Store: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			e.Close()
+			pg.Close()
+		})
+		return e
+	}
+	return open(true), open(watch)
+}
+
+// follow runs e.Follow every poll until the test ends.
+func followEvery(t testing.TB, e *engine.Engine, poll time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.Follow(ctx, poll)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
+// sees reports whether e's retrieval in ns finds an episode saying text.
+func sees(t testing.TB, e *engine.Engine, ns, query, text string) bool {
+	t.Helper()
+	res, err := e.Retrieve(context.Background(), engine.RetrieveParams{Namespace: ns, Query: query, Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range res.Items {
+		if strings.Contains(it.Content, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// A write on one replica wakes the other's follower through LISTEN/NOTIFY:
+// with polling set to an hour, the other replica's retrieval still finds
+// it within a second.
+func TestReplicaSeesWriteOnNotify(t *testing.T) {
+	a, b := replicas(t, true)
+	ctx := context.Background()
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	remember(t, a, "ns", "I live in Lisbon.", at)
+	if !sees(t, b, "ns", "where do I live", "Lisbon") { // loads b's index
+		t.Fatal("replica b does not see a write committed before it loaded")
+	}
+	followEvery(t, b, time.Hour)
+	time.Sleep(200 * time.Millisecond) // b listens (its first wake is a full sync)
+	for i, city := range []string{"Porto", "Braga", "Faro"} {
+		text := fmt.Sprintf("My cousin number %d lives in %s.", i, city)
+		if _, err := a.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: text, ObservedAt: at.Add(time.Duration(i+1) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for !sees(t, b, "ns", "cousin "+city, city) {
+			if time.Now().After(deadline) {
+				t.Fatalf("replica b did not see %q within 5 s with polling at an hour: no notification woke it", text)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// What b wrote itself it reads at once (read-your-writes).
+	remember(t, b, "ns", "I drive a blue van.", at.Add(5*time.Hour))
+	if !sees(t, b, "ns", "what do I drive", "van") {
+		t.Fatal("replica b does not read its own write")
+	}
+}
+
+// BenchmarkReplicaVisibility measures how long after its acknowledgement
+// a write on
+// replica a is found by a retrieval on replica b (two engines,
+// each with its own pool and index, on one PostgreSQL database), with the
+// follower woken by LISTEN/NOTIFY and with polling alone (every 500 ms, as
+// 'mnemon serve' polls):
+//
+//	go test ./engine -run X -bench ReplicaVisibility -benchtime 200x
+func BenchmarkReplicaVisibility(b *testing.B) {
+	for _, mode := range []string{"notify", "poll"} {
+		b.Run(mode, func(b *testing.B) {
+			ra, rb := replicas(b, mode == "notify")
+			ctx := context.Background()
+			at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+			remember(b, ra, "ns", "I live in Lisbon.", at)
+			if !sees(b, rb, "ns", "where do I live", "Lisbon") {
+				b.Fatal("replica b does not see the first write")
+			}
+			followEvery(b, rb, 500*time.Millisecond)
+			time.Sleep(200 * time.Millisecond)
+			var lags []time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				word := fmt.Sprintf("zq%dx", i)
+				if _, err := ra.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "The code word is " + word + ".", ObservedAt: at.Add(time.Duration(i) * time.Minute)}); err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now() // acknowledged
+				for !sees(b, rb, "ns", word, word) {
+					if time.Since(start) > 10*time.Second {
+						b.Fatalf("write %d not visible on replica b after 10 s", i)
+					}
+					time.Sleep(500 * time.Microsecond)
+				}
+				lags = append(lags, time.Since(start))
+			}
+			slices.Sort(lags)
+			q := func(p float64) float64 { return float64(lags[int(p*float64(len(lags)-1))].Microseconds()) / 1000 }
+			b.ReportMetric(q(0.5), "p50-ms")
+			b.ReportMetric(q(0.95), "p95-ms")
+			b.ReportMetric(q(0.99), "p99-ms")
+		})
+	}
+}
