@@ -31,6 +31,7 @@ func runCLI(t *testing.T, db, stdin string, args ...string) (int, string, string
 }
 
 func TestWalkthrough(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "m.db")
 	mustRun := func(args ...string) string {
 		t.Helper()
@@ -99,6 +100,7 @@ func TestWalkthrough(t *testing.T) {
 }
 
 func TestCaptureExportImport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
 	events := strings.Join([]string{
@@ -124,6 +126,7 @@ func TestCaptureExportImport(t *testing.T) {
 }
 
 func TestWrongCalls(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "m.db")
 	cases := []struct {
 		args  []string
@@ -157,6 +160,7 @@ func TestWrongCalls(t *testing.T) {
 }
 
 func TestCorruptFileRefused(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "junk.db")
 	if err := os.WriteFile(db, bytes.Repeat([]byte("not a database "), 300), 0o600); err != nil {
 		t.Fatal(err)

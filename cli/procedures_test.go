@@ -10,6 +10,7 @@ import (
 )
 
 func TestProceduresCommand(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "m.db")
 	var lines []string
 	at := time.Now().UTC().Add(-time.Hour)

@@ -17,6 +17,7 @@ const storableRange = "the storable range 1900-01-01 to 2200-01-01"
 // range is a usage error (exit 2, one line naming the flag or field, the
 // time and the range) that writes nothing; in range is taken.
 func TestCLITimeRange(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
 	mustRun := func(stdin string, args ...string) string {
@@ -124,6 +125,7 @@ func TestCLITimeRange(t *testing.T) {
 // code invalid_timestamp and names the field and the range. A recall as
 // of a time in range can be explained and judged afterwards.
 func TestMCPRecallTimes(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "m.db")
 	s := mcpSession(t, db, "alice")
 	if res := callTool(t, s, "remember", map[string]any{"text": "I live in Lisbon."}, nil); res.IsError {

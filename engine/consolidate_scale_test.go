@@ -16,6 +16,7 @@ import (
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 // longTests reports whether MNEMON_LONG_TESTS asks for the full-size runs.
@@ -31,10 +32,7 @@ type scaleArm struct {
 
 func openScaleArm(t *testing.T, name string, now time.Time) *scaleArm {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), name+".db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), name+".db"), sqlite.Options{})
 	clk := clock.NewManual(now)
 	eng, err := engine.New(engine.Config{Store: st, Clock: clk})
 	if err != nil {
@@ -184,6 +182,7 @@ const agentDetail = " Here is what I did in detail: I looked at the notes from t
 // under -race), so it stays far from go test's timeout on a busy 2-core
 // machine; MNEMON_LONG_TESTS=1 runs the full 200 sessions, both arms.
 func TestConsolidationAtScale(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("captures sessions into two databases")
 	}
