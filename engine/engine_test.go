@@ -222,6 +222,7 @@ func TestReconciliation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e, clk, _ := newEngine(t)
 			var last *engine.RememberResult
 			for _, s := range tt.steps {

@@ -167,6 +167,7 @@ func runScenarios(t *testing.T, cases []scenario) {
 	t.Helper()
 	for _, sc := range cases {
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel() // each scenario has its own engine and file
 			runGap(t, sc.gap, func(t testing.TB) {
 				w := newWorld(t)
 				w.play(t, sc.steps)
@@ -1230,6 +1231,7 @@ func TestScenarioStatements(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
+			t.Parallel() // each case has its own database
 			runGap(t, c.gap, func(t testing.TB) {
 				w := newWorld(t)
 				w.play(t, []step{{text: c.text, capture: true}})
