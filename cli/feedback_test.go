@@ -11,7 +11,7 @@ import (
 func TestFeedbackAndExplain(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	mustRun(t, db, "remember", "I live in Lisbon.")
 	var rec struct {
 		RetrievalID string `json:"retrieval_id"`

@@ -32,7 +32,7 @@ func namespaces(t *testing.T, db string) []string {
 // so, record no retrieval and do not make the namespace appear.
 func TestReadsOfAnEmptyNamespaceLeaveNothing(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	mustRun(t, db, "remember", "I live in Lisbon.")
 
 	out := mustRun(t, db, "--namespace", "bob", "recall", "where does the user live?")
@@ -75,7 +75,7 @@ func TestReadsOfAnEmptyNamespaceLeaveNothing(t *testing.T) {
 // limit and token_budget 0 do over the API and MCP.
 func TestZeroLimitsTakeTheDefault(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	for i := range 12 {
 		mustRun(t, db, "remember", fmt.Sprintf("Service s%d listens on port %d.", i, 8000+i))
 	}

@@ -13,7 +13,7 @@ import (
 
 func TestLifecycleCommand(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	mustRun := func(args ...string) string {
 		t.Helper()
 		code, out, errs := runCLI(t, db, "", args...)

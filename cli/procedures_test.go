@@ -11,7 +11,7 @@ import (
 
 func TestProceduresCommand(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	var lines []string
 	at := time.Now().UTC().Add(-time.Hour)
 	event := func(session, kind, content, meta string) {

@@ -19,7 +19,7 @@ const storableRange = "the storable range 1900-01-01 to 2200-01-01"
 func TestCLITimeRange(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	mustRun := func(stdin string, args ...string) string {
 		t.Helper()
 		code, out, errs := runCLI(t, db, stdin, args...)
