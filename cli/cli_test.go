@@ -10,7 +10,18 @@ import (
 	"testing"
 
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
+
+// migratedDB puts a migrated, empty database file at path and returns
+// path, for tests whose first command would create the file anyway:
+// copying a file migrated once per test binary costs less than migrating
+// a new one per test (the tests of a new file keep a missing path).
+func migratedDB(t *testing.T, path string) string {
+	t.Helper()
+	sqlitetest.CopyTo(t, path)
+	return path
+}
 
 // runCLI runs one command in-process against db and returns its exit
 // status, stdout and stderr.
@@ -31,7 +42,8 @@ func runCLI(t *testing.T, db, stdin string, args ...string) (int, string, string
 }
 
 func TestWalkthrough(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "m.db")
+	t.Parallel()
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	mustRun := func(args ...string) string {
 		t.Helper()
 		code, out, errs := runCLI(t, db, "", args...)
@@ -99,8 +111,9 @@ func TestWalkthrough(t *testing.T) {
 }
 
 func TestCaptureExportImport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	events := strings.Join([]string{
 		`{"kind":"user_message","content":"I work at Acme.","occurred_at":"2026-01-01T10:00:00Z","session_id":"s1"}`,
 		`{"kind":"agent_message","content":"Noted.","occurred_at":"2026-01-01T10:00:01Z","session_id":"s1"}`,
@@ -124,6 +137,7 @@ func TestCaptureExportImport(t *testing.T) {
 }
 
 func TestWrongCalls(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "m.db")
 	cases := []struct {
 		args  []string
@@ -157,6 +171,7 @@ func TestWrongCalls(t *testing.T) {
 }
 
 func TestCorruptFileRefused(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "junk.db")
 	if err := os.WriteFile(db, bytes.Repeat([]byte("not a database "), 300), 0o600); err != nil {
 		t.Fatal(err)

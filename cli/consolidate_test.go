@@ -10,7 +10,8 @@ import (
 )
 
 func TestConsolidateCommand(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "m.db")
+	t.Parallel()
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	old := time.Now().UTC().Add(-10 * 24 * time.Hour).Format(time.RFC3339)
 	young := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
 	events := strings.Join([]string{
@@ -102,7 +103,8 @@ func TestConsolidateCommand(t *testing.T) {
 // periodic run, purged by the next, and its summary folded into its
 // month's digest.
 func TestConsolidateFoldsOldSessions(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "m.db")
+	t.Parallel()
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	at := time.Now().UTC().Add(-300 * 24 * time.Hour)
 	events := fmt.Sprintf(`{"kind":"user_message","content":"I prefer Vim as my editor.","occurred_at":%q,"session_id":"s-old"}`, at.Format(time.RFC3339))
 	if code, _, errs := runCLI(t, db, events, "capture"); code != 0 {

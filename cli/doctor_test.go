@@ -18,6 +18,7 @@ import (
 // created; a healthy one passes every check; a file that is not a
 // database fails (exit 1) and says so.
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "mnemon.db")
 	code, out, errs := runCLI(t, db, "", "doctor")
@@ -98,6 +99,7 @@ func damagePage(t *testing.T, src, dst, object string) {
 // import, and doing so gives a sound database; when it cannot, doctor
 // says so plainly, and export says it wrote nothing.
 func TestDoctorDamagedFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.db")
 	mustRun(t, good, "remember", "I live in Lisbon. My favorite editor is Vim.")
@@ -155,6 +157,7 @@ func TestDoctorDamagedFile(t *testing.T) {
 // TestDoctorStaleEmbeddings: memories written with another embedder are a
 // warning that says who re-embeds them.
 func TestDoctorStaleEmbeddings(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db := filepath.Join(t.TempDir(), "mnemon.db")
 	st, err := sqlite.Open(ctx, db, sqlite.Options{})

@@ -9,8 +9,9 @@ import (
 )
 
 func TestFeedbackAndExplain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	mustRun(t, db, "remember", "I live in Lisbon.")
 	var rec struct {
 		RetrievalID string `json:"retrieval_id"`
@@ -102,6 +103,7 @@ func TestFeedbackAndExplain(t *testing.T) {
 }
 
 func TestServeTrustThresholds(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"MNEMON_TRUST_FOLLOW_AT": "0.8", "MNEMON_TRUST_HINT_AT": "0.5"}
 	cfg, err := loadServerConfig("", func(k string) string { return env[k] })
 	if err != nil {

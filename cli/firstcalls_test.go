@@ -31,7 +31,8 @@ func namespaces(t *testing.T, db string) []string {
 // --explain) and every other read of a namespace that holds nothing say
 // so, record no retrieval and do not make the namespace appear.
 func TestReadsOfAnEmptyNamespaceLeaveNothing(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "m.db")
+	t.Parallel()
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	mustRun(t, db, "remember", "I live in Lisbon.")
 
 	out := mustRun(t, db, "--namespace", "bob", "recall", "where does the user live?")
@@ -73,7 +74,8 @@ func TestReadsOfAnEmptyNamespaceLeaveNothing(t *testing.T) {
 // TestZeroLimitsTakeTheDefault: -k 0 and --budget 0 mean the default, as
 // limit and token_budget 0 do over the API and MCP.
 func TestZeroLimitsTakeTheDefault(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "m.db")
+	t.Parallel()
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	for i := range 12 {
 		mustRun(t, db, "remember", fmt.Sprintf("Service s%d listens on port %d.", i, 8000+i))
 	}
@@ -126,6 +128,7 @@ func TestZeroLimitsTakeTheDefault(t *testing.T) {
 // with its help: a statement no rule reads is kept as a note; text that
 // states nothing to keep is kept as said, and recall finds it.
 func TestRememberTextWithoutAFact(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "m.db")
 	code, help, _ := runCLI(t, db, "", "remember", "--help")
 	if code != 0 || !strings.Contains(help, "is kept\nas a note") || !strings.Contains(help, "kept only as said") {

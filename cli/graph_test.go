@@ -11,7 +11,7 @@ import (
 // JSON, and wrong calls refused with exit 2.
 func TestGraphCommand(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	for _, s := range []string{"Bob uses pnpm.", "Bob works at Acme.", "I live in Berlin."} {
 		mustRun(t, db, "remember", s)
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 func TestLifecycleCommand(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "m.db")
+	t.Parallel()
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	mustRun := func(args ...string) string {
 		t.Helper()
 		code, out, errs := runCLI(t, db, "", args...)
@@ -67,6 +68,7 @@ func TestLifecycleCommand(t *testing.T) {
 }
 
 func TestMaintenanceConfig(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env  map[string]string
 		want time.Duration
@@ -104,6 +106,7 @@ func TestMaintenanceConfig(t *testing.T) {
 // The maintenance job's consolidation settings: defaults, the variables
 // and the config file's fields, checked as the consolidate flags are.
 func TestConsolidationConfig(t *testing.T) {
+	t.Parallel()
 	def := engine.DefaultConsolidation()
 	for _, tc := range []struct {
 		name string

@@ -84,6 +84,7 @@ func resultText(res *mcp.CallToolResult) string {
 // subprocess's stdio: initialize, tools/list, and tools/call of every
 // tool, including bad arguments and another namespace's ids.
 func TestMCPStdio(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "mnemon.db")
 	alice := mcpSession(t, db, "alice")
 
@@ -252,6 +253,7 @@ func TestMCPStdio(t *testing.T) {
 // for a batch or a message that is not JSON-RPC, or one over the size
 // limit), and the server keeps answering the lines after it.
 func TestMCPStdioBadLines(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "mnemon.db")
 	args, err := json.Marshal([]string{"mcp", "--db", db})
 	if err != nil {

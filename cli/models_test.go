@@ -145,7 +145,7 @@ func TestServeWithProviderConfigFile(t *testing.T) {
 	fake := openaitest.New(t, fakeModel, 16)
 	fake.RequireKey(fakeKey)
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	// Written first with the built-in embedder.
 	if code, _, errs := runCLI(t, db, "", "remember", "I am allergic to peanuts."); code != 0 {
 		t.Fatal(errs)
@@ -302,7 +302,7 @@ func TestNoModelsConfiguredChangesNothing(t *testing.T) {
 	if m != nil || err != nil {
 		t.Fatalf("models %+v, %v from an empty environment", m, err)
 	}
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	mustRun(t, db, "remember", "I like tea.")
 	out := mustRun(t, db, "doctor")
 	if strings.Contains(out, "provider") || !strings.Contains(out, "vectors of "+embed.WordVectorsName) {

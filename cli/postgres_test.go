@@ -101,6 +101,7 @@ func noPassword(t *testing.T, what, out string) {
 }
 
 func TestRedactDB(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"/var/lib/mnemon/mnemon.db":                             "/var/lib/mnemon/mnemon.db",
 		"postgres-notes.db":                                     "postgres-notes.db",

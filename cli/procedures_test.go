@@ -10,7 +10,8 @@ import (
 )
 
 func TestProceduresCommand(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "m.db")
+	t.Parallel()
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	var lines []string
 	at := time.Now().UTC().Add(-time.Hour)
 	event := func(session, kind, content, meta string) {

@@ -8,7 +8,7 @@ import (
 
 func TestRecallContext(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	events := `{"kind":"user_message","speaker":"ana","content":"Ana: How was the weekend?","occurred_at":"2026-05-01T10:00:00Z"}
 {"kind":"user_message","speaker":"bo","content":"Bo: We took the kayak to the lake.","occurred_at":"2026-05-01T10:00:05Z"}
 {"kind":"user_message","speaker":"ana","content":"Ana: Did it leak?","occurred_at":"2026-05-01T10:00:10Z"}`
@@ -28,7 +28,7 @@ func TestRecallContext(t *testing.T) {
 // now finds the fact; a bad time is a wrong call.
 func TestRecallKnownAt(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	if code, _, errs := runCLI(t, db, "", "remember", "I live in Lisbon."); code != 0 {
 		t.Fatalf("remember: %s", errs)
 	}

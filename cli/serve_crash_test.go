@@ -80,7 +80,7 @@ func startChild(t *testing.T, addrFile string, args ...string) *child {
 		_ = c.cmd.Process.Kill()
 		<-c.done
 	})
-	addr, err := waitAddr(addrFile, 30*time.Second, c.done)
+	addr, err := waitAddr(addrFile, time.Minute, c.done) // a bound: startup has taken over 30 s on a busy machine
 	if err != nil {
 		t.Fatalf("child mnemon %v: %v; stderr:\n%s", args, err, c.stderr.String())
 	}

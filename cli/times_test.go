@@ -17,8 +17,9 @@ const storableRange = "the storable range 1900-01-01 to 2200-01-01"
 // range is a usage error (exit 2, one line naming the flag or field, the
 // time and the range) that writes nothing; in range is taken.
 func TestCLITimeRange(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	mustRun := func(stdin string, args ...string) string {
 		t.Helper()
 		code, out, errs := runCLI(t, db, stdin, args...)
@@ -87,13 +88,16 @@ func TestCLITimeRange(t *testing.T) {
 		{"zero time", "0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"},
 		{"valid", "2024-03-01", ""},
 	}
+	// The store's stats before each call are those read after the previous
+	// one (the cases run in order, nothing else writes): one read a case.
+	before := mustRun("", "stats", "--json")
 	for _, fc := range fields {
 		for _, v := range values {
 			stdin, args := fc.call(v.at)
 			t.Run(strings.Join(args[:min(len(args), 3)], " ")+" "+fc.field+"/"+v.name, func(t *testing.T) {
-				before := mustRun("", "stats", "--json")
 				code, _, errs := runCLI(t, db, stdin, args...)
 				if v.shown == "" {
+					before = mustRun("", "stats", "--json") // a valid call may write
 					if code != 0 {
 						t.Fatalf("exit %d: %s", code, errs)
 					}
@@ -107,9 +111,11 @@ func TestCLITimeRange(t *testing.T) {
 						t.Errorf("stderr %q does not say %q", errs, want)
 					}
 				}
-				if after := mustRun("", "stats", "--json"); after != before {
+				after := mustRun("", "stats", "--json")
+				if after != before {
 					t.Errorf("a refused time changed the store:\n%s\n%s", before, after)
 				}
+				before = after
 			})
 		}
 	}
@@ -124,6 +130,7 @@ func TestCLITimeRange(t *testing.T) {
 // code invalid_timestamp and names the field and the range. A recall as
 // of a time in range can be explained and judged afterwards.
 func TestMCPRecallTimes(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "m.db")
 	s := mcpSession(t, db, "alice")
 	if res := callTool(t, s, "remember", map[string]any{"text": "I live in Lisbon."}, nil); res.IsError {

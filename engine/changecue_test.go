@@ -7,6 +7,7 @@ import "testing"
 // 16). The extractor's own tables cover the wording; these check that its
 // cues reach reconciliation with the right effect.
 func TestScenarioChangeCuesInPassing(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{
 			name: "a last shift and a start elsewhere",

@@ -17,6 +17,7 @@ import (
 // the index; writes after the prune go on (positions have gaps); a second
 // run changes nothing; HistoryKeep < 0 keeps everything.
 func TestCompactBoundsHistory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	open := func(keep int) (*engine.Engine, *clock.Manual) {
 		clk := clock.NewManual(t0)
@@ -113,6 +114,7 @@ func TestCompactBoundsHistory(t *testing.T) {
 // default the consolidation's access horizon, a year) go; a newer one
 // stays; a second run deletes nothing.
 func TestCompactPrunesOldTraces(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, clk, _ := newEngine(t)
 	remember(t, e, "ns", "I live in Lisbon.", clk.Now())
@@ -137,6 +139,7 @@ func TestCompactPrunesOldTraces(t *testing.T) {
 // TestFeedbackAfterPrune: feedback on a retrieval that served versions
 // compaction has since deleted applies to the rest and names the ones gone.
 func TestFeedbackAfterPrune(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := clock.NewManual(t0)
 	e := openEngine(t, filepath.Join(t.TempDir(), "mnemon.db"), engine.Config{Clock: clk, HistoryKeep: 1})
@@ -161,6 +164,7 @@ func TestFeedbackAfterPrune(t *testing.T) {
 // newest reinforcements in the admission log, and its count on the
 // version; a second run deletes nothing.
 func TestCompactBoundsReinforcements(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e, clk, st := newEngine(t)
 	const restated = engine.DefaultReinforcementsKeep + 5

@@ -16,6 +16,7 @@ import (
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 // longTests reports whether MNEMON_LONG_TESTS asks for the full-size runs.
@@ -31,10 +32,7 @@ type scaleArm struct {
 
 func openScaleArm(t *testing.T, name string, now time.Time) *scaleArm {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), name+".db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), name+".db"), sqlite.Options{})
 	clk := clock.NewManual(now)
 	eng, err := engine.New(engine.Config{Store: st, Clock: clk})
 	if err != nil {
@@ -180,10 +178,11 @@ const agentDetail = " Here is what I did in detail: I looked at the notes from t
 // compares: memory count and file size with and without consolidation,
 // facts kept, questions answered, retrieval latency. It runs twice: with
 // the generator's one-sentence turns, and with assistant replies of
-// realistic length. The README's test command runs 40 sessions (one arm
-// under -race), so it stays far from go test's timeout on a busy 2-core
-// machine; MNEMON_LONG_TESTS=1 runs the full 200 sessions, both arms.
+// realistic length. The README's test command runs 40 sessions (20 and
+// one arm under -race), so it stays far from go test's timeout on a busy
+// 2-core machine; MNEMON_LONG_TESTS=1 runs the full 200 sessions, both arms.
 func TestConsolidationAtScale(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("captures sessions into two databases")
 	}
@@ -198,9 +197,13 @@ func TestConsolidationAtScale(t *testing.T) {
 func consolidationAtScale(t *testing.T, pad string) {
 	ctx := context.Background()
 	// 4 users (40 sessions) check every property in the README's test
-	// command; MNEMON_LONG_TESTS=1 runs all 20 (200 sessions, minutes
-	// under -race).
+	// command, 2 (20 sessions) under -race, where the same checks take
+	// most of the package's wall time; MNEMON_LONG_TESTS=1 runs all 20
+	// (200 sessions, minutes under -race).
 	nUsers := 4
+	if raceEnabled {
+		nUsers = 2
+	}
 	if longTests() {
 		nUsers = 20
 	}

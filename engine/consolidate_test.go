@@ -56,6 +56,7 @@ func versionsOf(t testing.TB, st memory.Store, ns string) int {
 }
 
 func TestConsolidateSessionSummarisesOnce(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	epIDs := captureSession(t, e, "ns1", "s-old", clk.Now().Add(-10*day), editorSession...)
@@ -142,6 +143,7 @@ func TestConsolidateSessionSummarisesOnce(t *testing.T) {
 }
 
 func TestConsolidateLeavesYoungSessions(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	captureSession(t, e, "ns1", "s-young", clk.Now().Add(-3*day), editorSession...)
@@ -174,6 +176,7 @@ func TestConsolidateLeavesYoungSessions(t *testing.T) {
 }
 
 func TestConsolidateBadInput(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	ctx := context.Background()
 	captureSession(t, e, "ns1", "s-1", clk.Now().Add(-10*day), editorSession...)
@@ -199,6 +202,7 @@ func TestConsolidateBadInput(t *testing.T) {
 }
 
 func TestRetention(t *testing.T) {
+	t.Parallel()
 	c := engine.DefaultConsolidation()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
@@ -234,6 +238,7 @@ func TestRetention(t *testing.T) {
 }
 
 func TestConsolidateForgetsAndPurges(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	start := clk.Now().Add(-10 * day)
@@ -403,6 +408,7 @@ func TestConsolidateForgetsAndPurges(t *testing.T) {
 }
 
 func TestConsolidateAccessKeepsEpisodes(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	ctx := context.Background()
 	start := clk.Now().Add(-10 * day)
@@ -446,6 +452,7 @@ func TestConsolidateAccessKeepsEpisodes(t *testing.T) {
 }
 
 func TestConsolidateSessionThatGrew(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	start := clk.Now().Add(-20 * day)
@@ -476,6 +483,7 @@ func TestConsolidateSessionThatGrew(t *testing.T) {
 // summarising again what may be purged. (TestExportImportLearningState
 // covers an export with the records.)
 func TestConsolidateAfterImport(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	start := clk.Now().Add(-10 * day)

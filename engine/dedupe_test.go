@@ -16,6 +16,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 func lcInvalid(err error) bool { return errors.Is(err, memory.ErrInvalid) }
@@ -54,10 +55,7 @@ func lcAt(cos float64, below bool) []float32 {
 
 func lcEngine(t *testing.T, te lcEmbedder) (*engine.Engine, *clock.Manual, memory.Store) {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
 	clk := clock.NewManual(t0)
 	e, err := engine.New(engine.Config{Store: st, Clock: clk, Embedder: te})
 	if err != nil {

@@ -25,6 +25,7 @@ func (q *queue) enqueue(_ context.Context, _ memory.Executor, job engine.Extract
 }
 
 func TestCaptureDeferred(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	q := &queue{}
@@ -125,6 +126,7 @@ func TestCaptureDeferred(t *testing.T) {
 // TestCaptureDeferredEnqueueFails: when the job cannot be queued, the
 // episodes are not stored either.
 func TestCaptureDeferredEnqueueFails(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	ctx := context.Background()
 	boom := errors.New("queue down")
@@ -146,6 +148,7 @@ func TestCaptureDeferredEnqueueFails(t *testing.T) {
 // TestExtractMatchesCapture: deferred extraction writes what a synchronous
 // capture writes.
 func TestExtractMatchesCapture(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sync, clk, _ := newEngine(t)
 	deferred, _, _ := newEngine(t)
@@ -180,6 +183,7 @@ func TestExtractMatchesCapture(t *testing.T) {
 
 // TestChannelDurations: every channel that ran reports its time.
 func TestChannelDurations(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	remember(t, e, "ns", "I live in Lisbon.", clk.Now())
 	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "where do I live", Disable: []string{engine.ChannelRecent}})
@@ -196,6 +200,7 @@ func TestChannelDurations(t *testing.T) {
 // TestCaptureDeferredConcurrent: concurrent captures of one namespace share
 // transactions, and each still gets exactly its own episodes and job.
 func TestCaptureDeferredConcurrent(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	ctx := context.Background()
 	var (
@@ -292,6 +297,7 @@ func TestCaptureDeferredConcurrent(t *testing.T) {
 // TestEpisodesOutOfOrder: episodes written out of time order are served by
 // the recent channel newest first.
 func TestEpisodesOutOfOrder(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	ctx := context.Background()
 	for _, h := range []int{3, 1, 5, 2, 4} {
@@ -318,6 +324,7 @@ func TestEpisodesOutOfOrder(t *testing.T) {
 // TestExtractInChunks: a job larger than one extraction transaction commits
 // chunk by chunk and, retried, skips every chunk already done.
 func TestExtractInChunks(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	ctx := context.Background()
 	q := &queue{}
@@ -360,6 +367,7 @@ func TestExtractInChunks(t *testing.T) {
 // for extraction are extracted by the import, once, and an import of an
 // export with nothing pending extracts nothing.
 func TestImportExtractsPendingEpisodes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src, clk, _ := newEngine(t)
 	remember(t, src, "ns", "My favorite editor is Vim.", clk.Now())

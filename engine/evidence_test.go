@@ -15,6 +15,7 @@ import (
 // (forgetting the fact must still reach those); the statements purged in
 // between are dropped, and the reinforcement count keeps the tally.
 func TestEvidenceStaysBounded(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	const fact = "I prefer green tea in the morning."
@@ -64,6 +65,7 @@ func TestEvidenceStaysBounded(t *testing.T) {
 // words stays), and forgetting it still takes every restatement out of
 // retrieval: Forget finds the repeats by their content.
 func TestEvidenceKeepsOneOfEachWording(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	const fact = "I prefer green tea in the morning."

@@ -144,6 +144,7 @@ func learningState(t *testing.T, e *engine.Engine, st memory.Store, ns string, l
 // same namespace and into another namespace of the same store, and the
 // imported namespaces go on learning where the original left off.
 func TestExportImportLearningState(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	l := buildLearned(t, e, clk, "src")
@@ -243,6 +244,7 @@ func TestExportImportLearningState(t *testing.T) {
 // TestImportOlderExport: an export written before the learning state was
 // exported still imports; that state starts empty.
 func TestImportOlderExport(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	ctx := context.Background()
 	l := buildLearned(t, e, clk, "src")
@@ -294,6 +296,7 @@ func withoutLearning(t *testing.T, dump []byte) []byte {
 // whether the record is refused as it is read or by the store once the
 // rest was written in the transaction.
 func TestImportRefusesBadLearningRecord(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	buildLearned(t, e, clk, "src")

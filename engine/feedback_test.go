@@ -141,6 +141,7 @@ func TestFeedbackReinforceIfUsed(t *testing.T) {
 func near(a, b float64) bool { return a-b < 1e-3 && b-a < 1e-3 }
 
 func TestFeedbackSeverityScaling(t *testing.T) {
+	t.Parallel()
 	for _, sev := range []float64{0, 0.2, 0.5, 1} {
 		w := newFBWorld(t)
 		ret, _ := w.ask(t)
@@ -171,6 +172,7 @@ func TestFeedbackSeverityScaling(t *testing.T) {
 // TestFeedbackEMASmoothing: one harmful outcome cannot drop a FOLLOW
 // memory below HINT, and trust moves only part of the way each time.
 func TestFeedbackEMASmoothing(t *testing.T) {
+	t.Parallel()
 	w := newFBWorld(t, "I live in Lisbon.", "I live in Lisbon.", "I live in Lisbon.")
 	ret, it := w.ask(t)
 	if it == nil || it.Action != memory.ActionFollow {
@@ -198,6 +200,7 @@ func TestFeedbackEMASmoothing(t *testing.T) {
 // TestFeedbackHarmfulArchival: repeated harmful outcomes expire the
 // version; it leaves retrieval and stays as history.
 func TestFeedbackHarmfulArchival(t *testing.T) {
+	t.Parallel()
 	w := newFBWorld(t)
 	var expiredAt int
 	for i := 1; i <= 6; i++ {
@@ -237,6 +240,7 @@ func TestFeedbackHarmfulArchival(t *testing.T) {
 }
 
 func TestFeedbackIdempotent(t *testing.T) {
+	t.Parallel()
 	w := newFBWorld(t)
 	ret, _ := w.ask(t)
 	p := engine.FeedbackParams{RetrievalID: ret, Outcome: memory.OutcomeHelpful, MemoryIDs: []string{w.fact.ID}}
@@ -257,6 +261,7 @@ func TestFeedbackIdempotent(t *testing.T) {
 }
 
 func TestFeedbackBadInput(t *testing.T) {
+	t.Parallel()
 	w := newFBWorld(t)
 	ret, _ := w.ask(t)
 	remember(t, w.e, "other", "I live in Porto.", t0)
@@ -295,6 +300,7 @@ func TestFeedbackBadInput(t *testing.T) {
 }
 
 func TestExplainMemoryAndRetrieval(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	ns := "default"
 	first := remember(t, e, ns, "My favorite editor is Vim.", clk.Now())

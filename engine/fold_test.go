@@ -14,6 +14,7 @@ import (
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 // consolidateUntilQuiet runs the periodic consolidation until it has
@@ -103,6 +104,7 @@ func digestVersions(t *testing.T, st memory.Store, ns, month string) []*memory.V
 }
 
 func TestFoldSessionsIntoMonthDigests(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	sessions := []struct {
@@ -203,6 +205,7 @@ func TestFoldSessionsIntoMonthDigests(t *testing.T) {
 // A session summary forgotten before its fold stays forgotten: its text
 // does not come back in the digest, and its tombstone stays.
 func TestFoldKeepsForgottenSummaryOut(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	captureOn(t, e, clk, "s-1", jan5, "My secret password hint is Rosebud.")
@@ -228,6 +231,7 @@ func TestFoldKeepsForgottenSummaryOut(t *testing.T) {
 // A forgotten digest stays forgotten when another session of its month
 // folds in later.
 func TestFoldKeepsForgottenDigestOut(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	captureOn(t, e, clk, "s-1", jan5, "My secret password hint is Rosebud.")
@@ -246,6 +250,7 @@ func TestFoldKeepsForgottenDigestOut(t *testing.T) {
 // After a fold, a late event summarises the session again: the purged
 // episodes' stubs still name a memory that exists (the digest).
 func TestFoldStubsSurviveResummary(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	captureOn(t, e, clk, "s-1", jan5, "I prefer Vim as my editor.")
@@ -270,6 +275,7 @@ func TestFoldStubsSurviveResummary(t *testing.T) {
 // A folded namespace exports and imports whole: the same episodes, nothing
 // due in the copy, the same export again.
 func TestFoldExportImport(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ctx := context.Background()
 	captureOn(t, e, clk, "s-1", jan5, "I prefer Vim as my editor.", "My cat is called Miso.")
@@ -337,11 +343,9 @@ func (h *hookStore) GetVersion(ctx context.Context, p memory.GetParams) (*memory
 // A summary forgotten after the periodic run listed its session, before
 // the fold took the namespace's lock, is not quoted in the digest.
 func TestFoldForgetRace(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), "m.db"), sqlite.Options{})
 	hs := &hookStore{Store: st}
 	clk := clock.NewManual(t0)
 	e, err := engine.New(engine.Config{Store: hs, Clock: clk})
@@ -375,6 +379,7 @@ func TestFoldForgetRace(t *testing.T) {
 // alone; when another session of the month folds in later, the digest
 // quotes that session and nothing of the empty one.
 func TestFoldHeaderOnlyDigest(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	captureOn(t, e, clk, "s-1", jan5, "My secret password hint is Rosebud.")
 	consolidateOn(t, e, clk, 40)

@@ -28,6 +28,7 @@ func served(t *testing.T, e *engine.Engine, query, text string) bool {
 // 'mnemon worker' in two processes. What one writes reaches the other's
 // index when it syncs: new facts, supersessions, forgetting.
 func TestSyncChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mnemon.db")
 	clk := clock.NewManual(t0)
@@ -105,6 +106,7 @@ func TestSyncChanges(t *testing.T) {
 // compaction pruned the changes it had not read reloads the namespace and
 // misses nothing.
 func TestSyncAfterCompaction(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mnemon.db")
 	clk := clock.NewManual(t0)

@@ -15,6 +15,7 @@ import (
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 func neighborhood(t testing.TB, e *engine.Engine, p engine.GraphParams) *engine.GraphResult {
@@ -98,10 +99,7 @@ func TestGraphNeighborhoodHops(t *testing.T) {
 func TestGraphProjectsAcceptedFactsOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sqlitetest.OpenAt(t, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
 	defer st.Close()
 	e, err := engine.New(engine.Config{Store: st, Clock: clock.NewManual(t0), Extractor: lowConfidence{extract.NewRules()}})
 	if err != nil {

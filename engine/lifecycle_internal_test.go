@@ -12,6 +12,7 @@ import (
 // loses its contest in the same run moves its trust by one smoothing step
 // toward where it ends, not by two.
 func TestLifecycleSmoothsTrustOncePerRun(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	old := now.Add(-48 * time.Hour)
 	mk := func(id string, st memory.Status, u, c, trust float64) *memory.Version {

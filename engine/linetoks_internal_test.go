@@ -13,6 +13,7 @@ import (
 // lines: punctuation, digits, spaces, newlines inside, other scripts,
 // contractions, text that is not UTF-8.
 func TestContextTokensSumLines(t *testing.T) {
+	t.Parallel()
 	counter, err := tokens.NewCounter()
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/postgres"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 // onPostgresPrefix names the tests newEngine opens on PostgreSQL.
@@ -32,7 +32,11 @@ func openTestStore(t testing.TB) memory.Store {
 	if strings.HasPrefix(t.Name(), onPostgresPrefix) {
 		st, err = postgres.Open(ctx, pgtest.Schema(t), postgres.Options{MaxConns: 4})
 	} else {
-		st, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+		opts := sqlite.Options{}
+		if _, ok := t.(*testing.B); ok {
+			opts.Synchronous = "FULL" // benchmarks keep the product's default
+		}
+		return sqlitetest.Open(t, opts)
 	}
 	if err != nil {
 		t.Fatal(err)

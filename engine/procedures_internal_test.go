@@ -9,6 +9,7 @@ import (
 )
 
 func TestToolStep(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, content string
 		meta          map[string]string
@@ -37,6 +38,7 @@ func TestToolStep(t *testing.T) {
 }
 
 func TestCommonSteps(t *testing.T) {
+	t.Parallel()
 	run := func(keys ...string) []procStep {
 		out := make([]procStep, len(keys))
 		for i, k := range keys {
@@ -74,6 +76,7 @@ func TestCommonSteps(t *testing.T) {
 }
 
 func TestNormalizeTaskType(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Deploy Atlas":          "deploy_atlas",
 		"  ci/release-v2  ":     "ci_release_v2",
@@ -88,6 +91,7 @@ func TestNormalizeTaskType(t *testing.T) {
 }
 
 func TestFirstSentenceAndClip(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"I will run the tests. Then deploy.": "I will run the tests",
 		"Check v1.2 first\nthen go":          "Check v1.2 first",

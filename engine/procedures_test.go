@@ -91,6 +91,7 @@ var deploySteps = []string{
 }
 
 func TestProcedurePromotedAfterThreeSuccesses(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ns := "default"
 	var evidence []string
@@ -183,6 +184,7 @@ func TestProcedurePromotedAfterThreeSuccesses(t *testing.T) {
 }
 
 func TestProcedureRetrievable(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	ns := "default"
 	for i := range 3 {
@@ -202,6 +204,7 @@ func TestProcedureRetrievable(t *testing.T) {
 }
 
 func TestProcedureStale(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ns := "default"
 	for i := range 3 {
@@ -261,6 +264,7 @@ func TestProcedureStale(t *testing.T) {
 }
 
 func TestProcedureFailingSessionCountsOnce(t *testing.T) {
+	t.Parallel()
 	e, clk, st := newEngine(t)
 	ns := "default"
 	for i := range 3 {
@@ -332,6 +336,7 @@ func TestProcedureFailingSessionCountsOnce(t *testing.T) {
 }
 
 func TestProcedureNamespaceIsolation(t *testing.T) {
+	t.Parallel()
 	e, clk, _ := newEngine(t)
 	for i := range 3 {
 		deploySession(t, e, clk, "alpha", fmt.Sprintf("s%d", i), "success")

@@ -167,6 +167,7 @@ func runScenarios(t *testing.T, cases []scenario) {
 	t.Helper()
 	for _, sc := range cases {
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel() // each scenario has its own engine and file
 			runGap(t, sc.gap, func(t testing.TB) {
 				w := newWorld(t)
 				w.play(t, sc.steps)
@@ -439,6 +440,7 @@ func itemOf(t testing.TB, r *engine.Result, subject, value string) (int, engine.
 }
 
 func TestScenarioCorrections(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{
 			name: "moved city",
@@ -587,6 +589,7 @@ func TestScenarioCorrections(t *testing.T) {
 }
 
 func TestScenarioProjects(t *testing.T) {
+	t.Parallel()
 	atlas := memory.Scope{ProjectID: "atlas"}
 	runScenarios(t, []scenario{
 		{
@@ -707,6 +710,7 @@ func TestScenarioProjects(t *testing.T) {
 }
 
 func TestScenarioOrderAndDuplicates(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{
 			name: "older statement arrives late",
@@ -894,6 +898,7 @@ func TestScenarioOrderAndDuplicates(t *testing.T) {
 }
 
 func TestScenarioHedges(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{
 			name: "a hedge is held contested below the settled value",
@@ -1066,6 +1071,7 @@ func TestScenarioDistractors(t *testing.T) {
 }
 
 func TestScenarioNoise(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{
 			name: "someone else's preference does not outrank the user's own",
@@ -1209,6 +1215,7 @@ func TestScenarioNoise(t *testing.T) {
 // TestScenarioStatements checks that common first-person statements land
 // in the slot a question about them will look for.
 func TestScenarioStatements(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		text, subject, key, value, gap string
 	}{
@@ -1224,6 +1231,7 @@ func TestScenarioStatements(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
+			t.Parallel() // each case has its own database
 			runGap(t, c.gap, func(t testing.TB) {
 				w := newWorld(t)
 				w.play(t, []step{{text: c.text, capture: true}})
@@ -1234,6 +1242,7 @@ func TestScenarioStatements(t *testing.T) {
 }
 
 func TestScenarioScope(t *testing.T) {
+	t.Parallel()
 	coder := memory.Scope{AgentID: "coder"}
 	writer := memory.Scope{AgentID: "writer"}
 	atlas := memory.Scope{ProjectID: "atlas"}
@@ -1371,6 +1380,7 @@ func TestScenarioScope(t *testing.T) {
 }
 
 func TestScenarioTime(t *testing.T) {
+	t.Parallel()
 	runScenarios(t, []scenario{
 		{
 			name: "as of, across two moves",
@@ -1435,6 +1445,7 @@ func TestScenarioTime(t *testing.T) {
 // same SQLite file, with its index rebuilt from the store, answers as the
 // old one did.
 func TestScenarioRestart(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.play(t, []step{
 		{text: "I live in Lisbon."},
@@ -1491,6 +1502,7 @@ type recallCase struct {
 }
 
 func TestScenarioRecall(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("testdata", "scenarios", "recall.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestShapeOf(t *testing.T) {
+	t.Parallel()
 	an := search.NewAnalyzer()
 	for _, tc := range []struct {
 		text      string
@@ -64,6 +65,7 @@ func TestShapeOf(t *testing.T) {
 }
 
 func TestQuestionFacts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		q                     string
 		self, number, current bool
@@ -93,6 +95,7 @@ func TestQuestionFacts(t *testing.T) {
 }
 
 func TestAsksForTask(t *testing.T) {
+	t.Parallel()
 	for q, want := range map[string]bool{
 		"book me a table for friday":       true,
 		"plan the team offsite":            true,
@@ -123,6 +126,7 @@ func TestAsksForTask(t *testing.T) {
 }
 
 func TestSomeoneElsesRelation(t *testing.T) {
+	t.Parallel()
 	if got := askedRelation(lowerWords("what's my brother's email?")); got != "brother" {
 		t.Errorf("askedRelation = %q", got)
 	}
@@ -164,6 +168,7 @@ func TestSomeoneElsesRelation(t *testing.T) {
 }
 
 func TestBeforeClause(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		q, ask, value string
 		ok            bool

@@ -14,6 +14,7 @@ import (
 // An index loaded from the store knows each turn's shape as the index of
 // the process that wrote it does: ranking must not change with a restart.
 func TestLoadedIndexKeepsTurnShapes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "shape.db")
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)

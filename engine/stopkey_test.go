@@ -60,6 +60,7 @@ func structuredCandidates(t *testing.T, e *engine.Engine, query string) int {
 // channel; one that thousands share (a stop key) is skipped by it, and the
 // other channels still answer.
 func TestStructuredChannelSkipsStopKeys(t *testing.T) {
+	t.Parallel()
 	few, _, _ := newEngine(t)
 	rememberGadgets(t, few, 30)
 	if structuredCandidates(t, few, "gadget") == 0 {
@@ -80,6 +81,7 @@ func TestStructuredChannelSkipsStopKeys(t *testing.T) {
 // A note holding every word of a two-word query comes before the notes
 // whose keys name only one of the words.
 func TestStructuredKeyCoveringOneWordRanksBelowFullMatch(t *testing.T) {
+	t.Parallel()
 	e, _, _ := newEngine(t)
 	ctx := context.Background()
 	var ps []engine.RememberParams

@@ -19,6 +19,7 @@ import (
 // invalid_timestamp *memory.Error naming the field (it is also ErrInvalid) before
 // writing anything, and the same call with a time in range goes through.
 func TestTimesOutsideStorableRange(t *testing.T) {
+	t.Parallel()
 	e, _, st := newEngine(t)
 	ctx := context.Background()
 	if _, err := e.Remember(ctx, engine.RememberParams{Text: "Bob works at Initech.", ObservedAt: t0.Add(-time.Hour)}); err != nil {

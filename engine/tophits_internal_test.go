@@ -13,6 +13,7 @@ import (
 // topHits picks what sorting every hit and taking the first k picked, in
 // the same order, scores tied or not, for k below, at and above the count.
 func TestTopHitsIsSortedPrefix(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{0, 1, 2, 7, 50, 51, 400, 3885} {
 		for _, k := range []int{0, 1, 10, 50, 5000} {
