@@ -484,3 +484,49 @@ func TestBridgeTakesSecondHop(t *testing.T) {
 		})
 	}
 }
+
+// A task is steered by the user's own rules: the agent's advice states no
+// rule of the user's, and an earlier request, which shares the task's
+// words but states nothing, weighs as much against as a rule weighs for.
+func TestTaskRequestPrefersTheUsersRules(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-5 * day)
+	captureSession(t, e, "ns", "a", start, "can you sort out a hotel in Porto for the conference?",
+		"agent: You should always book flights at least three weeks out.")
+	captureSession(t, e, "ns", "b", start.Add(day), "no red-eye flights ever again, I'm useless for two days after one")
+	captureSession(t, e, "ns", "c", start.Add(2*day), "the gutters need clearing before the rain starts")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "book me a flight to Lisbon next month",
+		Scope: memory.Scope{UserID: "u1", SessionID: "d"}, Context: engine.NoContext})
+	got := contents(res)
+	if len(got) == 0 || !strings.Contains(got[0], "red-eye") {
+		t.Fatalf("order %q; want the user's rule first", got)
+	}
+	rule := engine.DefaultRanking().TaskRule
+	seen := 0
+	for _, it := range res.Items {
+		if it.Kind != memory.KindEpisodic {
+			continue // the fact drawn from the rule ranks by its own terms
+		}
+		switch {
+		case strings.Contains(it.Content, "three weeks"):
+			seen++
+			if _, ok := it.Terms["task_rule"]; ok {
+				t.Errorf("the agent's advice took task_rule: %v", it.Terms)
+			}
+		case strings.Contains(it.Content, "can you sort out"):
+			seen++
+			if q := it.Terms["question"]; q != -rule {
+				t.Errorf("the earlier request's question term is %v, want %v", q, -rule)
+			}
+		case strings.Contains(it.Content, "red-eye"):
+			seen++
+			if tr := it.Terms["task_rule"]; tr != rule {
+				t.Errorf("the user's rule has task_rule %v, want %v", tr, rule)
+			}
+		}
+	}
+	if seen != 3 {
+		t.Errorf("saw %d of the three turns in %q", seen, got)
+	}
+}

@@ -997,8 +997,18 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 	qterms := q.terms
 	if v.Kind == memory.KindEpisodic {
 		sh := c.en.Shape
-		if r.QuestionPenalty != 0 && sh&shapeRequest != 0 {
-			add("question", -r.QuestionPenalty)
+		if sh&shapeRequest != 0 {
+			// A request states nothing. For a new task an earlier
+			// request ("can you book the Lisbon trip?") weighs as much
+			// against it as a rule weighs for one: the user's rules, not
+			// their old asks, are what a task must respect.
+			pen := r.QuestionPenalty
+			if q.task && r.TaskRule > pen {
+				pen = r.TaskRule
+			}
+			if pen != 0 {
+				add("question", -pen)
+			}
 		}
 		if r.ChatterPenalty != 0 && sh&shapeChatter != 0 {
 			add("chatter", -r.ChatterPenalty)
@@ -1036,9 +1046,10 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// on Fly.io now" over "the app's on Heroku".
 			add("change", r.ChangeCue)
 		}
-		if r.TaskRule != 0 && q.task && sh&shapeRule != 0 && sh&shapeRequest == 0 {
+		if r.TaskRule != 0 && q.task && sh&shapeRule != 0 && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) {
 			// "book me a flight" must respect "never flying with them
-			// again", though it shares no word with it.
+			// again", though it shares no word with it. The user's rule,
+			// not the agent's advice ("you should always book early").
 			add("task_rule", r.TaskRule)
 		}
 		if r.AnswerType != 0 && q.number && sh&shapeNumber != 0 {
