@@ -32,6 +32,9 @@ type executor struct {
 	pool     *pgxpool.Pool
 	tx       pgx.Tx
 	readOnly bool
+	// storeReadOnly: the store was opened read-only (Options.ReadOnly);
+	// every write transaction fails before it begins.
+	storeReadOnly bool
 	// cursors numbers the scan cursors of one transaction, so a scan
 	// started from another scan's callback gets a name of its own.
 	cursors *atomic.Int64
@@ -50,6 +53,9 @@ func (e *executor) inTx(ctx context.Context, fn func(e *executor) error) error {
 			return errors.New("postgres: write in a read-only transaction")
 		}
 		return fn(e)
+	}
+	if e.storeReadOnly {
+		return errReadOnly(nil)
 	}
 	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
@@ -87,7 +93,7 @@ func (e *executor) readTx(ctx context.Context, fn func(e *executor) error) error
 		return fmt.Errorf("postgres: begin read: %w", mapErr(err))
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // nothing to commit: it only read
-	return fn(&executor{q: tx, pool: e.pool, tx: tx, readOnly: true, cursors: new(atomic.Int64)})
+	return fn(&executor{q: tx, pool: e.pool, tx: tx, readOnly: true, storeReadOnly: e.storeReadOnly, cursors: new(atomic.Int64)})
 }
 
 // exec runs a write; inside ReadTx it fails before reaching the database,
