@@ -300,9 +300,6 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 		ID: ids.New(ids.Memory), Namespace: ep.Namespace, Scope: ep.Scope, Kind: memory.KindEpisodic,
 		Subject: strings.ToLower(ep.Speaker), Key: "episode:" + ep.ID, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := tx.CreateMemory(ctx, m); err != nil {
-		return nil, err
-	}
 	// The keys lent by its facts, not the speaker (see searchText).
 	search := strings.Join(lent, " ")
 	v := &memory.Version{
@@ -320,10 +317,23 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 		Embedding:  pe.vec.EncodeCompact(),
 	}
 	v.Trust = trustOf(v, now)
-	if err := tx.CreateVersion(ctx, v); err != nil {
+	if err := createSlot(ctx, tx, m, v); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// createSlot writes a new memory and its first version: in one step where
+// the store can (memory.SlotCreator: one round trip on PostgreSQL instead
+// of three), else as the two writes.
+func createSlot(ctx context.Context, tx memory.Executor, m *memory.Memory, v *memory.Version) error {
+	if sc, ok := tx.(memory.SlotCreator); ok {
+		return sc.CreateSlot(ctx, m, v)
+	}
+	if err := tx.CreateMemory(ctx, m); err != nil {
+		return err
+	}
+	return tx.CreateVersion(ctx, v)
 }
 
 // reconcile decides ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP for one
@@ -532,16 +542,16 @@ func (e *Engine) reconcileNewSlot(ctx context.Context, tx memory.Executor, st *n
 		ID: ids.New(ids.Memory), Namespace: st.Name(), Scope: c.scope, Kind: kindOf(c.Type),
 		Subject: c.Subject, Key: c.Key, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := tx.CreateMemory(ctx, m); err != nil {
-		return out, err
-	}
 	v := e.newVersion(m, 1, c, now)
 	if c.Cue == extract.CuePast {
 		v.Status, v.ValidTo = memory.StatusExpired, timePtr(c.observedAt)
 		v.ValidFrom = time.Time{}
 		out.Reasons = append(out.Reasons, "history")
 	}
-	return e.add(ctx, tx, w, m, v, c, out)
+	if err := createSlot(ctx, tx, m, v); err != nil {
+		return out, err
+	}
+	return e.added(w, m, v, c, out), nil
 }
 
 // nearDuplicate returns a live fact of the same scope and type whose
@@ -616,13 +626,19 @@ func (e *Engine) add(ctx context.Context, tx memory.Executor, w *writeBatch, m *
 	if err := tx.CreateVersion(ctx, v); err != nil {
 		return out, err
 	}
+	return e.added(w, m, v, c, out), nil
+}
+
+// added records a version written for candidate c in the batch and the
+// outcome.
+func (e *Engine) added(w *writeBatch, m *memory.Memory, v *memory.Version, c *candidate, out Outcome) Outcome {
 	w.created = append(w.created, v)
 	w.noteFact(v, c.sig)
 	if out.Operation == "" {
 		out.Operation = memory.OpAdd
 	}
 	out.MemoryID, out.VersionID, out.Version = m.ID, v.ID, v
-	return out, nil
+	return out
 }
 
 // reinforce adds the candidate's evidence to an existing version: more

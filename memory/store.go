@@ -77,6 +77,16 @@ type Executor interface {
 	Procedures    // procedures.go
 }
 
+// SlotCreator is an Executor that can write a new memory and its first
+// version in one step, as CreateMemory then CreateVersion do: a taken
+// memory id or slot is ErrConflict with nothing written; a taken version
+// id leaves the memory written and is ErrConflict. A store whose calls are
+// round trips to a server (PostgreSQL) implements it; callers fall back to
+// the two calls when an Executor does not.
+type SlotCreator interface {
+	CreateSlot(ctx context.Context, m *Memory, v *Version) error
+}
+
 // Records holds episodes (what was captured), memories (slots) and their
 // immutable versions.
 type Records interface {

@@ -51,6 +51,10 @@ type Options struct {
 	// default_transaction_read_only, so PostgreSQL itself refuses a write
 	// that comes another way (a job queue on the pool).
 	ReadOnly bool
+	// Tracer, when set, sees every statement the pool runs (pgx's
+	// QueryTracer): for profiling round trips, as the backend benchmarks
+	// do.
+	Tracer pgx.QueryTracer
 }
 
 // Store is memory.Store on PostgreSQL. It is safe for concurrent use. The
@@ -83,6 +87,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
+	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
 	}
 	if opts.ReadOnly {
 		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"

@@ -120,3 +120,55 @@ func rowCounts(t *testing.T, st *postgres.Store) [5]int {
 	must(t, err)
 	return n
 }
+
+// CreateSlot writes what CreateMemory then CreateVersion write, with the
+// version's change-log entry, in one statement; its conflicts leave what
+// the two calls would leave, and the transaction usable.
+func TestCreateSlot(t *testing.T) {
+	st := open(t, reusedSchema(t))
+	ctx := t.Context()
+	m := newMemory("ns-a", "m-1")
+	must(t, st.InTx(ctx, func(tx memory.Executor) error {
+		return tx.(memory.SlotCreator).CreateSlot(ctx, m, newVersion(m, "v-1"))
+	}))
+	if v, err := st.GetVersion(ctx, memory.GetParams{Namespace: "ns-a", ID: "v-1"}); err != nil || v.MemoryID != "m-1" {
+		t.Fatalf("the version: %v %v", v, err)
+	}
+	var last int64
+	if got := follow(t, st, "ns-a", &last); len(got) != 1 || got[0] != "v-1" {
+		t.Fatalf("change log: %v", got)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		m       *memory.Memory
+		v       func(m *memory.Memory) *memory.Version
+		memKept bool
+	}{
+		{"same memory id", newMemory("ns-a", "m-1"), func(m *memory.Memory) *memory.Version { return newVersion(m, "v-2") }, false},
+		{"same slot", func() *memory.Memory { m := newMemory("ns-a", "m-2"); m.Key = "k-m-1"; return m }(),
+			func(m *memory.Memory) *memory.Version { return newVersion(m, "v-3") }, false},
+		{"same version id", newMemory("ns-a", "m-4"), func(m *memory.Memory) *memory.Version { return newVersion(m, "v-1") }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := rowCounts(t, st)
+			err := st.InTx(ctx, func(tx memory.Executor) error {
+				err := tx.(memory.SlotCreator).CreateSlot(ctx, tc.m, tc.v(tc.m))
+				if !errors.Is(err, memory.ErrConflict) {
+					t.Errorf("got %v, want ErrConflict", err)
+				}
+				// The transaction goes on.
+				return tx.CreateMemory(ctx, newMemory("ns-a", "after-"+tc.m.ID))
+			})
+			must(t, err)
+			after := rowCounts(t, st)
+			wantMems := before[0] + 1
+			if tc.memKept {
+				wantMems++
+			}
+			if after[0] != wantMems || after[1] != before[1] {
+				t.Errorf("memories %d -> %d (want %d), versions %d -> %d", before[0], after[0], wantMems, before[1], after[1])
+			}
+		})
+	}
+}
