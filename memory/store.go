@@ -87,6 +87,32 @@ type SlotCreator interface {
 	CreateSlot(ctx context.Context, m *Memory, v *Version) error
 }
 
+// VectorSearcher is a Store that searches the stored vectors itself: the
+// nearest versions of a namespace to a query vector by cosine, from an
+// approximate index in the database (PostgreSQL with pgvector's HNSW).
+// VectorSearchEnabled says whether it can now (pgvector present); when it
+// cannot, or a search fails, the engine searches its in-process index.
+type VectorSearcher interface {
+	VectorSearchEnabled() bool
+	SearchVectors(ctx context.Context, p VectorSearchParams) ([]VectorHit, error)
+}
+
+// VectorSearchParams asks for at most K versions of Namespace whose vector
+// has a cosine of at least Floor with Query (in the engine's own vector
+// encoding, as versions store theirs), best first.
+type VectorSearchParams struct {
+	Namespace string
+	Query     []byte
+	K         int
+	Floor     float64
+}
+
+// VectorHit is one version a vector search found and its cosine.
+type VectorHit struct {
+	VersionID string
+	Score     float64
+}
+
 // Records holds episodes (what was captured), memories (slots) and their
 // immutable versions.
 type Records interface {

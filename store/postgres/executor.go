@@ -35,6 +35,8 @@ type executor struct {
 	// storeReadOnly: the store was opened read-only (Options.ReadOnly);
 	// every write transaction fails before it begins.
 	storeReadOnly bool
+	// vec keeps the pgvector copies of the vectors; nil without pgvector.
+	vec *vectorCopy
 	// cursors numbers the scan cursors of one transaction, so a scan
 	// started from another scan's callback gets a name of its own.
 	cursors *atomic.Int64
@@ -68,7 +70,7 @@ func (e *executor) inTx(ctx context.Context, fn func(e *executor) error) error {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := fn(&executor{q: tx, pool: e.pool, tx: tx, cursors: new(atomic.Int64), locked: map[string]bool{}}); err != nil {
+	if err := fn(&executor{q: tx, pool: e.pool, tx: tx, vec: e.vec, cursors: new(atomic.Int64), locked: map[string]bool{}}); err != nil {
 		done = true
 		if rbErr := tx.Rollback(context.WithoutCancel(ctx)); rbErr != nil && !errors.Is(rbErr, pgx.ErrTxClosed) {
 			return errors.Join(err, fmt.Errorf("postgres: rollback: %w", rbErr))
@@ -93,7 +95,7 @@ func (e *executor) readTx(ctx context.Context, fn func(e *executor) error) error
 		return fmt.Errorf("postgres: begin read: %w", mapErr(err))
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // nothing to commit: it only read
-	return fn(&executor{q: tx, pool: e.pool, tx: tx, readOnly: true, storeReadOnly: e.storeReadOnly, cursors: new(atomic.Int64)})
+	return fn(&executor{q: tx, pool: e.pool, tx: tx, readOnly: true, storeReadOnly: e.storeReadOnly, vec: e.vec, cursors: new(atomic.Int64)})
 }
 
 // exec runs a write; inside ReadTx it fails before reaching the database,

@@ -52,9 +52,7 @@ func (p Pgvector) String() string {
 // not create extensions.
 func (s *Store) DetectPgvector(ctx context.Context) (Pgvector, error) {
 	var p Pgvector
-	err := s.pool.QueryRow(ctx, `SELECT
-	    COALESCE((SELECT extversion FROM pg_extension WHERE extname = 'vector'), ''),
-	    COALESCE((SELECT default_version FROM pg_available_extensions WHERE name = 'vector'), '')`).Scan(&p.Installed, &p.Available)
+	err := s.pool.QueryRow(ctx, qDetectPgvector).Scan(&p.Installed, &p.Available)
 	if err != nil {
 		return Pgvector{}, fmt.Errorf("postgres: pgvector: %w", mapErr(err))
 	}

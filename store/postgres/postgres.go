@@ -8,7 +8,8 @@
 // multi-row create is one INSERT over unnest'ed arrays, all rows or none.
 // The schema lives in migrations/, applied at Open under an advisory lock
 // (migrate.go). Vectors are stored as bytea and searched by the engine's
-// in-process index, as on SQLite; pgvector is not used.
+// in-process index, as on SQLite; where the pgvector extension is
+// installed, a copy is kept and searched there too (pgvector.go).
 //
 // A write transaction holds its namespace's write lock (an advisory lock)
 // from its first write there to its end: the writers of one namespace
@@ -107,7 +108,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{executor: &executor{q: pool, pool: pool, storeReadOnly: opts.ReadOnly}, pool: pool, readOnly: opts.ReadOnly}, nil
+	vec, err := openVectors(ctx, pool, opts.ReadOnly)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Store{executor: &executor{q: pool, pool: pool, storeReadOnly: opts.ReadOnly, vec: vec}, pool: pool, readOnly: opts.ReadOnly}, nil
 }
 
 // ReadOnly reports whether the store was opened for reading only.

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +171,42 @@ func TestCreateSlot(t *testing.T) {
 				t.Errorf("memories %d -> %d (want %d), versions %d -> %d", before[0], after[0], wantMems, before[1], after[1])
 			}
 		})
+	}
+}
+
+// Without pgvector (as on these machines) the store says so, makes none of
+// its table, answers no vector search, and versions keep their vectors in
+// versions.embedding as always. With pgvector installed the test says
+// that this path is not the one it checks.
+func TestPgvectorAbsent(t *testing.T) {
+	st := open(t, pgtest.Schema(t))
+	ctx := t.Context()
+	p, err := st.DetectPgvector(ctx)
+	must(t, err)
+	if p.Present() {
+		t.Skipf("pgvector %s is installed here: this test checks the path without it", p.Installed)
+	}
+	if st.VectorSearchEnabled() {
+		t.Fatal("vector search enabled without pgvector")
+	}
+	if _, err := st.SearchVectors(ctx, memory.VectorSearchParams{Namespace: "ns-a", Query: []byte{1}, K: 5}); err == nil {
+		t.Fatal("a vector search without pgvector answered")
+	}
+	m := newMemory("ns-a", "m-1")
+	v := newVersion(m, "v-1")
+	v.Embedding = []byte{0x02, 0x00, 0x03, 0x00, 0x38, 0x00, 0x00, 0x00, 0x3c} // any bytes: the store does not read them
+	must(t, st.InTx(ctx, func(tx memory.Executor) error { return tx.(memory.SlotCreator).CreateSlot(ctx, m, v) }))
+	var table bool
+	must(t, st.Pool().QueryRow(ctx, `SELECT to_regclass('version_vectors') IS NOT NULL`).Scan(&table))
+	if table {
+		t.Fatal("version_vectors exists without pgvector")
+	}
+	got, err := st.GetVersion(ctx, memory.GetParams{Namespace: "ns-a", ID: "v-1"})
+	must(t, err)
+	if string(got.Embedding) != string(v.Embedding) {
+		t.Fatalf("embedding %x, want %x", got.Embedding, v.Embedding)
+	}
+	if p.String() == "" || !strings.Contains(p.String(), "not") {
+		t.Errorf("state in words: %q", p.String())
 	}
 }

@@ -155,7 +155,7 @@ func (e *executor) CreateVersion(ctx context.Context, v *memory.Version) error {
 			return err
 		}
 		if tag.RowsAffected() == 1 {
-			return nil
+			return e.putVector(ctx, v.Namespace, v.ID, v.Embedding)
 		}
 		var n int
 		if err := e.q.QueryRow(ctx, qMemoryExists, v.Namespace, v.MemoryID).Scan(&n); err != nil {
@@ -234,7 +234,7 @@ func (e *executor) CreateSlot(ctx context.Context, m *memory.Memory, v *memory.V
 		case vers == 0:
 			return memory.Conflictf(nil, "a version with this id, or this position (seq %d) in its memory, exists", v.Seq)
 		}
-		return nil
+		return e.putVector(ctx, v.Namespace, v.ID, v.Embedding)
 	})
 }
 
@@ -274,7 +274,10 @@ func (e *executor) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams
 		return fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
 	return e.write(ctx, p.Namespace, op, func(e *executor) error {
-		return e.execOne(ctx, qSetEmbeddingLogged, p.Embedding, p.Embedder, p.EmbedderDim, p.Namespace, p.ID, at)
+		if err := e.execOne(ctx, qSetEmbeddingLogged, p.Embedding, p.Embedder, p.EmbedderDim, p.Namespace, p.ID, at); err != nil {
+			return err
+		}
+		return e.putVector(ctx, p.Namespace, p.ID, p.Embedding)
 	})
 }
 
