@@ -83,6 +83,9 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 		if err := e.storeEpisodes(ctx, tx, ns, evs); err != nil {
 			return err
 		}
+		if err := prefetchSlots(ctx, tx, ns, evs); err != nil {
+			return err
+		}
 		var adms []*memory.Admission
 		for _, pe := range evs {
 			if pe.done {
@@ -156,6 +159,28 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 		st.UpdateState(v)
 	}
 	return outs, nil
+}
+
+// prefetchSlots looks up, where the store can at once (PostgreSQL), every
+// slot the batch's admitted candidates may write, so reconciling them
+// costs no round trip each.
+func prefetchSlots(ctx context.Context, tx memory.Executor, ns string, evs []*pendingEvent) error {
+	pf, ok := tx.(memory.SlotPrefetcher)
+	if !ok {
+		return nil
+	}
+	var slots []memory.FindMemoryParams
+	for _, pe := range evs {
+		if pe.done || pe.dupOf != "" {
+			continue
+		}
+		for _, c := range pe.cands {
+			if c.decision == memory.AdmitAccept {
+				slots = append(slots, memory.FindMemoryParams{Namespace: ns, Scope: c.scope, Subject: c.Subject, Key: c.Key})
+			}
+		}
+	}
+	return pf.PrefetchSlots(ctx, ns, slots)
 }
 
 // storeEpisodes inserts the episodes of a batch that are not stored yet
@@ -327,6 +352,12 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 // the store can (memory.SlotCreator: one round trip on PostgreSQL instead
 // of three), else as the two writes.
 func createSlot(ctx context.Context, tx memory.Executor, m *memory.Memory, v *memory.Version) error {
+	// Ingest ends its transaction on any error: a write whose conflict
+	// surfaces at the next statement or the commit is as good as one that
+	// answers at once.
+	if q, ok := tx.(memory.SlotQueuer); ok {
+		return q.QueueSlot(ctx, m, v)
+	}
 	if sc, ok := tx.(memory.SlotCreator); ok {
 		return sc.CreateSlot(ctx, m, v)
 	}

@@ -87,6 +87,22 @@ type SlotCreator interface {
 	CreateSlot(ctx context.Context, m *Memory, v *Version) error
 }
 
+// SlotQueuer is an Executor that can queue CreateSlot's write and send it
+// later in the same transaction, with others (one round trip for many on
+// PostgreSQL). A queued write's conflict fails a later call of the
+// transaction or its commit, never silently: use it where any error ends
+// the transaction.
+type SlotQueuer interface {
+	QueueSlot(ctx context.Context, m *Memory, v *Version) error
+}
+
+// SlotPrefetcher is an Executor that can look up many slots of a namespace
+// at once and answer FindMemory for them from what it read until the
+// transaction ends (the namespace's writers being held off meanwhile).
+type SlotPrefetcher interface {
+	PrefetchSlots(ctx context.Context, ns string, slots []FindMemoryParams) error
+}
+
 // VectorSearcher is a Store that searches the stored vectors itself: the
 // nearest versions of a namespace to a query vector by cosine, from an
 // approximate index in the database (PostgreSQL with pgvector's HNSW).

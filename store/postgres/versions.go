@@ -195,31 +195,11 @@ func versionArgs(v *memory.Version) ([]any, error) {
 // with nothing written, and a taken version id leaves the memory written
 // and answers ErrConflict.
 func (e *executor) CreateSlot(ctx context.Context, m *memory.Memory, v *memory.Version) error {
-	if m == nil || v == nil {
-		return fmt.Errorf("postgres: create slot: %w", memory.Invalidf("nil memory or version"))
+	args, err := e.slotArgs("create slot", m, v)
+	if err != nil {
+		return err
 	}
 	op := "create slot " + m.ID
-	if err := checkNamespace(m.Namespace); err != nil {
-		return fmt.Errorf("postgres: %s: %w", op, err)
-	}
-	for _, id := range []struct{ what, id string }{{"memory", m.ID}, {"version", v.ID}} {
-		if err := checkID(id.what, id.id); err != nil {
-			return fmt.Errorf("postgres: %s: %w", op, err)
-		}
-	}
-	if v.Namespace != m.Namespace || v.MemoryID != m.ID {
-		return fmt.Errorf("postgres: %s: %w", op, memory.Invalidf("version %s belongs to memory %s/%s, not %s/%s", v.ID, v.Namespace, v.MemoryID, m.Namespace, m.ID))
-	}
-	args, err := versionArgs(v)
-	if err != nil {
-		return fmt.Errorf("postgres: %s: %w", op, err)
-	}
-	var c enc
-	args = append(args, m.Namespace, m.ID, m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
-		string(m.Kind), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt))
-	if c.err != nil {
-		return fmt.Errorf("postgres: %s: %w", op, c.err)
-	}
 	return e.write(ctx, m.Namespace, op, func(e *executor) error {
 		if e.readOnly {
 			return errors.New("write in a read-only transaction")
@@ -234,8 +214,40 @@ func (e *executor) CreateSlot(ctx context.Context, m *memory.Memory, v *memory.V
 		case vers == 0:
 			return memory.Conflictf(nil, "a version with this id, or this position (seq %d) in its memory, exists", v.Seq)
 		}
+		e.slotCreated(m)
 		return e.putVector(ctx, v.Namespace, v.ID, v.Embedding)
 	})
+}
+
+// slotArgs checks a memory and its first version and returns qCreateSlot's
+// arguments.
+func (e *executor) slotArgs(what string, m *memory.Memory, v *memory.Version) ([]any, error) {
+	if m == nil || v == nil {
+		return nil, fmt.Errorf("postgres: %s: %w", what, memory.Invalidf("nil memory or version"))
+	}
+	op := what + " " + m.ID
+	if err := checkNamespace(m.Namespace); err != nil {
+		return nil, fmt.Errorf("postgres: %s: %w", op, err)
+	}
+	for _, id := range []struct{ what, id string }{{"memory", m.ID}, {"version", v.ID}} {
+		if err := checkID(id.what, id.id); err != nil {
+			return nil, fmt.Errorf("postgres: %s: %w", op, err)
+		}
+	}
+	if v.Namespace != m.Namespace || v.MemoryID != m.ID {
+		return nil, fmt.Errorf("postgres: %s: %w", op, memory.Invalidf("version %s belongs to memory %s/%s, not %s/%s", v.ID, v.Namespace, v.MemoryID, m.Namespace, m.ID))
+	}
+	args, err := versionArgs(v)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %s: %w", op, err)
+	}
+	var c enc
+	args = append(args, m.Namespace, m.ID, m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
+		string(m.Kind), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt))
+	if c.err != nil {
+		return nil, fmt.Errorf("postgres: %s: %w", op, c.err)
+	}
+	return args, nil
 }
 
 func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) error {
