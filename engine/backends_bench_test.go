@@ -2,10 +2,8 @@ package engine_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -19,7 +17,6 @@ import (
 	"github.com/mnemon-dev/mnemon/internal/pgtest"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/postgres"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // BenchmarkBackends runs the same write and read paths on SQLite (a file,
@@ -89,26 +86,20 @@ func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEnd
 // round-trip counter of a PostgreSQL store (nil on SQLite).
 func backendEngine(b *testing.B, backend string) (*engine.Engine, *roundTrips) {
 	b.Helper()
-	ctx := context.Background()
-	var (
-		st  memory.Store
-		rt  *roundTrips
-		err error
-	)
-	if backend == "postgres" {
-		rt = &roundTrips{}
-		if os.Getenv("MNEMON_BENCH_SQL") == "1" {
-			rt.bySQL = map[string]int{}
-		}
-		st, err = postgres.Open(ctx, pgtest.DurableSchema(b), postgres.Options{Tracer: rt})
-	} else {
-		st, err = sqlite.Open(ctx, filepath.Join(b.TempDir(), "b.db"), sqlite.Options{})
+	if backend != "postgres" {
+		return durableEngine(b), nil
 	}
+	rt := &roundTrips{}
+	if os.Getenv("MNEMON_BENCH_SQL") == "1" {
+		rt.bySQL = map[string]int{}
+	}
+	st, err := postgres.Open(context.Background(), pgtest.DurableSchema(b), postgres.Options{Tracer: rt})
 	if err != nil {
 		b.Fatal(err)
 	}
 	e, err := engine.New(engine.Config{Store: st})
 	if err != nil {
+		st.Close()
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
@@ -118,7 +109,7 @@ func backendEngine(b *testing.B, backend string) (*engine.Engine, *roundTrips) {
 	return e, rt
 }
 
-// perOp reports the round trips made since from, per unit.
+// report reports the round trips made since from, per unit.
 func (r *roundTrips) report(b *testing.B, from int64, units int, unit string) {
 	if r == nil || units == 0 {
 		return
@@ -219,7 +210,7 @@ func benchRetrieveOn(b *testing.B, backend string) {
 		}
 		lat = append(lat, time.Since(began))
 		if len(res.Items) == 0 {
-			b.Fatal(fmt.Sprintf("no items for %q", queries[i%len(queries)]))
+			b.Fatalf("no items for %q", queries[i%len(queries)])
 		}
 	}
 	rt.report(b, from, len(lat), "retrieval")

@@ -195,19 +195,7 @@ func semanticHits(st *nsState, qvecs []search.Vector, keep func(string) bool, r 
 			}
 		}
 	}
-	for i := range out {
-		out[i].Score = best[out[i].ID]
-	}
-	slices.SortFunc(out, func(a, b search.Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	if len(out) > r.ChannelCap {
-		out = out[:r.ChannelCap]
-	}
-	return out
+	return bestFirst(out, best, r.ChannelCap)
 }
 
 // NoteBudgetExceeded: the namespace used its daily model token budget;
@@ -354,6 +342,12 @@ func (e *Engine) semanticChannel(ctx context.Context, st *nsState, qvecs []searc
 		}
 		st.RUnlock()
 	}
+	return bestFirst(out, best, r.ChannelCap)
+}
+
+// bestFirst gives each hit its best score, orders them best first (ties by
+// ID) and keeps the first k.
+func bestFirst(out []search.Hit, best map[string]float64, k int) []search.Hit {
 	for i := range out {
 		out[i].Score = best[out[i].ID]
 	}
@@ -363,8 +357,8 @@ func (e *Engine) semanticChannel(ctx context.Context, st *nsState, qvecs []searc
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	if len(out) > r.ChannelCap {
-		out = out[:r.ChannelCap]
+	if len(out) > k {
+		out = out[:k]
 	}
 	return out
 }

@@ -146,46 +146,32 @@ func slotColumns(ns string, rows [][]any) []any {
 	for c := range rows[0] {
 		switch rows[0][c].(type) {
 		case string:
-			a := make([]string, len(rows))
-			for i, r := range rows {
-				a[i] = r[c].(string)
-			}
-			cols = append(cols, a)
+			cols = append(cols, column[string](rows, c))
 		case int:
-			a := make([]int64, len(rows))
-			for i, r := range rows {
-				a[i] = int64(r[c].(int))
-			}
-			cols = append(cols, a)
+			cols = append(cols, column[int](rows, c))
 		case int64:
-			a := make([]int64, len(rows))
-			for i, r := range rows {
-				a[i] = r[c].(int64)
-			}
-			cols = append(cols, a)
+			cols = append(cols, column[int64](rows, c))
 		case *int64:
-			a := make([]*int64, len(rows))
-			for i, r := range rows {
-				a[i] = r[c].(*int64)
-			}
-			cols = append(cols, a)
+			cols = append(cols, column[*int64](rows, c))
 		case float64:
-			a := make([]float64, len(rows))
-			for i, r := range rows {
-				a[i] = r[c].(float64)
-			}
-			cols = append(cols, a)
+			cols = append(cols, column[float64](rows, c))
 		case []byte:
-			a := make([][]byte, len(rows))
-			for i, r := range rows {
-				a[i] = r[c].([]byte)
-			}
-			cols = append(cols, a)
+			cols = append(cols, column[[]byte](rows, c))
 		default:
 			panic(fmt.Sprintf("postgres: slot column %d is a %T", c+1, rows[0][c]))
 		}
 	}
 	return append(cols, ns)
+}
+
+// column is column c of rows as a slice of its type, for an array
+// parameter.
+func column[T any](rows [][]any, c int) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = r[c].(T)
+	}
+	return out
 }
 
 // qCreateSlots is qCreateSlot for many slots of one namespace ($51): its

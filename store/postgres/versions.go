@@ -29,19 +29,23 @@ const (
 	versionColsLean = versionColsBase + `, NULL::bytea`
 )
 
-const (
-	// The memory must exist in the namespace: checked in the statement
-	// rather than left to the foreign key, whose violation would abort the
-	// caller's transaction.
-	qInsertVersion = `INSERT INTO versions (` + versionCols + `)
-	SELECT $1::text, $2::text, $3::text, $4::integer, $5::text, $6::text, $7::text, $8::text,
+// versionValues are a version's columns as parameters $1 to $39, in
+// versionCols' order (versionArgs).
+const versionValues = `$1::text, $2::text, $3::text, $4::integer, $5::text, $6::text, $7::text, $8::text,
 	  $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text,
 	  $16::float8, $17::float8, $18::float8, $19::integer, $20::integer,
 	  $21::text, $22::text, $23::text,
 	  $24::bigint, $25::bigint, $26::bigint, $27::bigint, $28::bigint,
 	  $29::text::jsonb, $30::text::jsonb,
 	  $31::text, $32::text, $33::text, $34::text, $35::integer, $36::text,
-	  $37::integer, $38::text, $39::bytea
+	  $37::integer, $38::text, $39::bytea`
+
+const (
+	// The memory must exist in the namespace: checked in the statement
+	// rather than left to the foreign key, whose violation would abort the
+	// caller's transaction.
+	qInsertVersion = `INSERT INTO versions (` + versionCols + `)
+	SELECT ` + versionValues + `
 	WHERE EXISTS (SELECT 1 FROM memories WHERE namespace = $1 AND id = $3)
 	ON CONFLICT DO NOTHING`
 	qMemoryExists = `SELECT count(*) FROM memories WHERE namespace = $1 AND id = $2`
@@ -83,14 +87,7 @@ var (
 	  INSERT INTO changes (namespace, version_id, updated_at) SELECT $1::text, $2::text, $28::bigint FROM ns_lock
 	), v AS (
 	  INSERT INTO versions (` + versionCols + `)
-	  SELECT $1::text, $2::text, $3::text, $4::integer, $5::text, $6::text, $7::text, $8::text,
-	    $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text,
-	    $16::float8, $17::float8, $18::float8, $19::integer, $20::integer,
-	    $21::text, $22::text, $23::text,
-	    $24::bigint, $25::bigint, $26::bigint, $27::bigint, $28::bigint,
-	    $29::text::jsonb, $30::text::jsonb,
-	    $31::text, $32::text, $33::text, $34::text, $35::integer, $36::text,
-	    $37::integer, $38::text, $39::bytea
+	  SELECT ` + versionValues + `
 	  FROM m WHERE m.id = $3::text
 	  ON CONFLICT DO NOTHING RETURNING 1
 	)
