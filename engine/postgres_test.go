@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -270,5 +271,73 @@ func TestReadOnlyReplica(t *testing.T) {
 	}
 	if after != before {
 		t.Fatalf("versions %d -> %d after a refused remember", before, after)
+	}
+}
+
+// Eight writers on two replicas (four on each, each replica with its own
+// pool and index) restate one slot with different values at once: one
+// memory for the slot (no duplicate ADD), one version per statement, one
+// of them current, every other superseded (no lost supersession).
+func TestEightWritersTwoReplicasOneSlot(t *testing.T) {
+	url := pgtest.Schema(t)
+	ctx := context.Background()
+	var stores []*postgres.Store
+	var engines []*engine.Engine
+	for range 2 {
+		st, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		e, err := engine.New(engine.Config{Store: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		stores, engines = append(stores, st), append(engines, e)
+	}
+	editors := []string{"Vim", "Emacs", "Helix", "Kakoune", "Nano", "Zed", "Sublime", "Atom"}
+	const each = 4
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	errs := make(chan error, len(editors)*each)
+	var wg sync.WaitGroup
+	for w := range editors {
+		wg.Go(func() {
+			e := engines[w%2]
+			for i := range each {
+				text := fmt.Sprintf("My favorite editor is %s%d.", editors[w], i)
+				_, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: text, ObservedAt: at.Add(time.Duration(w*each+i) * time.Minute)})
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", text, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	vs, err := stores[0].ListVersions(ctx, memory.ListVersionsParams{Namespace: "ns", Subject: "user", Key: "prefers:editor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems := map[string]bool{}
+	seqs := map[int]bool{}
+	active := 0
+	for _, v := range vs {
+		mems[v.MemoryID] = true
+		seqs[v.Seq] = true
+		switch v.Status {
+		case memory.StatusActive:
+			active++
+		case memory.StatusSuperseded:
+		default:
+			t.Errorf("version %s (%s) is %s", v.ID, v.Value, v.Status)
+		}
+	}
+	if len(mems) != 1 || len(vs) != len(editors)*each || len(seqs) != len(vs) || active != 1 {
+		t.Fatalf("%d memories, %d versions (want %d) with %d distinct seqs, %d active; want one memory and one active version",
+			len(mems), len(vs), len(editors)*each, len(seqs), active)
 	}
 }
