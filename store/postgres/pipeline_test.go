@@ -67,3 +67,26 @@ func TestPrefetchAndQueueSlots(t *testing.T) {
 		t.Fatalf("rows %v after a failed transaction, %v before", after, before)
 	}
 }
+
+// Memories deleted in the transaction after a prefetch are not answered
+// from it: FindMemory asks the database again.
+func TestPrefetchForgetsDeletedSlots(t *testing.T) {
+	st := open(t, reusedSchema(t))
+	ctx := t.Context()
+	m := newMemory("ns-a", "m-1")
+	must(t, st.CreateMemory(ctx, m))
+	p := memory.FindMemoryParams{Namespace: m.Namespace, Scope: m.Scope, Subject: m.Subject, Key: m.Key}
+	must(t, st.InTx(ctx, func(tx memory.Executor) error {
+		must(t, tx.(memory.SlotPrefetcher).PrefetchSlots(ctx, "ns-a", []memory.FindMemoryParams{p}))
+		if _, err := tx.FindMemory(ctx, p); err != nil {
+			t.Fatalf("prefetched: %v", err)
+		}
+		if _, err := tx.DeleteMemories(ctx, memory.DeleteMemoriesParams{Namespace: "ns-a", MemoryIDs: []string{"m-1"}, Now: m.CreatedAt}); err != nil {
+			return err
+		}
+		if got, err := tx.FindMemory(ctx, p); !errors.Is(err, memory.ErrNotFound) {
+			t.Fatalf("after the deletion: %v %v, want ErrNotFound", got, err)
+		}
+		return nil
+	}))
+}
