@@ -63,11 +63,12 @@ type openedStore struct {
 }
 
 // openDB opens the store db names: PostgreSQL for a URL (migrating its
-// schema, as every PostgreSQL open does), else the SQLite file with opts.
+// schema unless opts.ReadOnly, which opens it as a reader replica does:
+// nothing is created, migrated or written), else the SQLite file with opts.
 // It is the only place the CLI's commands open a store.
 func openDB(ctx context.Context, db string, opts sqlite.Options) (*openedStore, error) {
 	if isPostgresURL(db) {
-		st, err := postgres.Open(ctx, strings.TrimSpace(db), postgres.Options{})
+		st, err := postgres.Open(ctx, strings.TrimSpace(db), postgres.Options{ReadOnly: opts.ReadOnly})
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +124,7 @@ func pgOpenFailed(db string, err error) error {
 	// pgx names the user and database it failed to reach, never the
 	// password; a URL that does not parse is not quoted (postgres.Open).
 	switch {
-	case errors.Is(err, memory.ErrSchemaTooNew), errors.Is(err, memory.ErrCorrupt):
+	case errors.Is(err, memory.ErrSchemaTooNew), errors.Is(err, memory.ErrSchemaTooOld), errors.Is(err, memory.ErrCorrupt):
 		return &failure{msg: fmt.Sprintf("database %s: %s", where, cause), code: 1, err: err}
 	case errors.Is(err, memory.ErrInvalid):
 		return usagef("database %s: %s", where, cause)

@@ -144,7 +144,7 @@ func (a *app) openStore(ctx context.Context) error {
 		return usagef("no database path: HOME is not set; name the file with --db FILE or MNEMON_DB")
 	}
 	if isPostgresURL(a.dbPath) {
-		o, err := openDB(ctx, a.dbPath, sqlite.Options{})
+		o, err := openDB(ctx, a.dbPath, sqlite.Options{ReadOnly: a.readOnly})
 		if err != nil {
 			return pgOpenFailed(a.dbPath, err)
 		}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/mnemon-dev/mnemon/internal/diskfree"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/store/postgres"
+	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // Check outcomes of 'mnemon doctor'.
@@ -145,6 +147,9 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 		return rep
 	}
 	add("database", checkOK, "%s (%s)", abs, sizeText(fi.Size()))
+	if v, err := a.opened.schemaVersion(ctx); err == nil {
+		add("backend", checkOK, "SQLite, schema version %d (this mnemon writes %d)", v, sqlite.SchemaVersion())
+	}
 
 	if err := a.opened.sqlite.IntegrityCheck(ctx); err != nil {
 		add("integrity", checkFail, "%s", a.damaged(ctx, err))
@@ -168,23 +173,70 @@ func (a *app) doctor(ctx context.Context, config string) *doctorReport {
 }
 
 // doctorPostgres checks a PostgreSQL database (named by where, without its
-// password). Opening it migrates an older schema, as every PostgreSQL open
-// does. The file checks are SQLite's: PostgreSQL's own tools check its
-// storage.
+// password). doctor opens it read-only, as a reader replica does: an older
+// schema is reported, not migrated. The file checks are SQLite's:
+// PostgreSQL's own tools check its storage.
 func (a *app) doctorPostgres(ctx context.Context, where string, add func(name, status, format string, args ...any)) {
 	if err := a.openStore(ctx); err != nil {
 		msg, _ := describe(ctx, err)
-		add("database", checkFail, "%s", msg)
+		status := checkFail
+		if errors.Is(err, memory.ErrSchemaTooOld) {
+			status = checkWarn // sound, and upgraded by 'mnemon migrate' or the first writer
+		}
+		add("database", status, "%s", msg)
 		return
 	}
-	v, err := a.opened.schemaVersion(ctx)
+	info, err := a.opened.pg.Info(ctx)
 	if err != nil {
 		add("database", checkFail, "%v", err)
 		return
 	}
-	add("database", checkOK, "PostgreSQL %s, schema version %d", where, v)
+	add("database", checkOK, "PostgreSQL %s, schema version %d", where, info.SchemaVersion)
+	add("backend", checkOK, "PostgreSQL server %s, schema version %d (this mnemon writes %d), opened read-only by doctor",
+		firstWord(info.Server), info.SchemaVersion, postgres.SchemaVersion())
+	if info.Pgvector.Present() {
+		add("pgvector", checkOK, "%s: vectors are kept in a vector column with an HNSW index as well (see docs/replicas.md)", info.Pgvector)
+	} else {
+		add("pgvector", checkOK, "%s: not needed; every process searches vectors in its own in-process index", info.Pgvector)
+	}
+	add("changes", checkOK, "change log at position %d: %s held for %s (every replica follows it; 'mnemon serve' reports its own lag at /readyz)",
+		info.LastChange, plural(int(info.Entries), "entry", "entries"), plural(int(info.Namespaces), "namespace", "namespaces"))
 	add("files", checkOK, "integrity, WAL and disk checks are SQLite-only: not run on PostgreSQL (check it with its own tools, e.g. pg_amcheck)")
 	a.doctorEngine(ctx, add)
+}
+
+// firstWord is s up to its first space: "15.20 (Debian ...)" is "15.20".
+func firstWord(s string) string {
+	w, _, _ := strings.Cut(s, " ")
+	return w
+}
+
+// checkIndexLag says whether the index doctor just loaded has missed
+// changes committed since (another process writing meanwhile), and where
+// each namespace's change log stands.
+func (a *app) checkIndexLag(ctx context.Context, names []string, add func(name, status, format string, args ...any)) {
+	var parts []string
+	for _, ns := range names {
+		last, err := a.store.LastChange(ctx, memory.ScanParams{Namespace: ns})
+		if err != nil {
+			add("lag", checkFail, "%v", err)
+			return
+		}
+		parts = append(parts, fmt.Sprintf("%s at %d", ns, last))
+	}
+	where := "no namespace has changes"
+	if len(parts) > 0 {
+		where = "positions: " + strings.Join(parts, ", ")
+	}
+	ns, lag, err := a.engine.IndexLag(ctx, 0)
+	switch {
+	case err != nil:
+		add("lag", checkFail, "%v", err)
+	case ns != "":
+		add("lag", checkWarn, "namespace %s's index has missed changes for %s: another process is writing faster than this one follows (%s)", ns, lag.Round(time.Millisecond), where)
+	default:
+		add("lag", checkOK, "the index holds every committed change (%s)", where)
+	}
 }
 
 // doctorEngine checks what the engine loads from an open store: the index,
@@ -213,6 +265,7 @@ func (a *app) doctorEngine(ctx context.Context, add func(name, status, format st
 	sort.Strings(names)
 	add("index", checkOK, "%s, %s indexed, loaded in %s", plural(len(names), "namespace", "namespaces"),
 		plural(total, "memory item", "memory items"), time.Since(began).Round(time.Millisecond))
+	a.checkIndexLag(ctx, names, add)
 
 	stale, staleNS := 0, 0
 	for _, ns := range names {

@@ -44,7 +44,7 @@ func TestDoctor(t *testing.T) {
 	for _, c := range rep.Checks {
 		got[c.Name] = c.Status
 	}
-	for _, name := range []string{"database", "integrity", "wal", "disk", "index", "embeddings", "backlog"} {
+	for _, name := range []string{"database", "backend", "integrity", "wal", "disk", "index", "lag", "embeddings", "backlog"} {
 		if got[name] != checkOK {
 			t.Errorf("check %s: %q, want ok (%+v)", name, got[name], rep.Checks)
 		}

@@ -82,6 +82,8 @@ func describe(ctx context.Context, err error) (string, int) {
 		if !strings.Contains(msg, "upgrade mnemon") {
 			msg += "; upgrade mnemon to open it"
 		}
+	case errors.Is(err, memory.ErrReadOnly):
+		return msg, 1
 	case errors.Is(err, memory.ErrStorageFull):
 		return "nothing was stored: the disk holding the database is full; free some space and run it again", 1
 	case errors.Is(err, memory.ErrNotFound):

@@ -82,7 +82,11 @@ const DefaultIndexMemory = 2 << 30
 
 // Engine runs mnemon's use cases. It is safe for concurrent use.
 type Engine struct {
-	store     memory.Store
+	store memory.Store
+	// vectors is the store's own vector search when it has one enabled
+	// (PostgreSQL with pgvector): the semantic channel asks it, and falls
+	// back to the in-process index when it fails. See semanticChannel.
+	vectors   memory.VectorSearcher
 	embedder  embed.Embedder
 	extractor extract.Extractor
 	clock     clock.Clock
@@ -160,6 +164,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if e.changeLogKeep <= 0 {
 		e.changeLogKeep = DefaultChangeLogKeep
+	}
+	if vs, ok := cfg.Store.(memory.VectorSearcher); ok && vs.VectorSearchEnabled() {
+		e.vectors = vs
 	}
 	e.traceKeep = cfg.TraceKeep
 	if e.traceKeep <= 0 {

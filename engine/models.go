@@ -195,19 +195,7 @@ func semanticHits(st *nsState, qvecs []search.Vector, keep func(string) bool, r 
 			}
 		}
 	}
-	for i := range out {
-		out[i].Score = best[out[i].ID]
-	}
-	slices.SortFunc(out, func(a, b search.Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	if len(out) > r.ChannelCap {
-		out = out[:r.ChannelCap]
-	}
-	return out
+	return bestFirst(out, best, r.ChannelCap)
 }
 
 // NoteBudgetExceeded: the namespace used its daily model token budget;
@@ -313,4 +301,64 @@ func (e *Engine) modelExtract(ctx context.Context, pe *pendingEvent, ev extract.
 		})
 	}
 	return true, nil
+}
+
+// semanticChannel runs the semantic channel: on the in-process index, or,
+// when the store searches vectors itself (pgvector), there. The store's
+// hits are the versions whose stored vector (the same quantised vector the
+// index holds) is nearest the full-precision query, with the same cosine,
+// so the ranking is the index's except where the store's approximate
+// index misses a neighbour. Hits the index does not hold (written by
+// another process and not followed yet) or keep refuses are dropped, as
+// the index would not find them; if the store fails, the index answers.
+func (e *Engine) semanticChannel(ctx context.Context, st *nsState, qvecs []search.Vector, keep func(string) bool, r Ranking) []search.Hit {
+	if e.vectors == nil || len(qvecs) == 0 {
+		return channel(st, ChannelSemantic, nil, qvecs, keep, r)
+	}
+	best := map[string]float64{}
+	var out []search.Hit
+	for _, q := range qvecs {
+		if q.IsZero() {
+			continue
+		}
+		// Over-fetch: keep drops history and other scopes after the
+		// store's search.
+		hits, err := e.vectors.SearchVectors(ctx, memory.VectorSearchParams{Namespace: st.Name(), Query: q.Encode(), K: 4 * r.ChannelCap, Floor: r.SemanticFloor})
+		if err != nil {
+			e.log.Warn("vector search in the store failed; the in-process index answers", "namespace", st.Name(), "err", err)
+			return channel(st, ChannelSemantic, nil, qvecs, keep, r)
+		}
+		st.RLock()
+		for _, h := range hits {
+			if !keep(h.VersionID) {
+				continue
+			}
+			if s, ok := best[h.VersionID]; !ok || h.Score > s {
+				if !ok {
+					out = append(out, search.Hit{ID: h.VersionID})
+				}
+				best[h.VersionID] = h.Score
+			}
+		}
+		st.RUnlock()
+	}
+	return bestFirst(out, best, r.ChannelCap)
+}
+
+// bestFirst gives each hit its best score, orders them best first (ties by
+// ID) and keeps the first k.
+func bestFirst(out []search.Hit, best map[string]float64, k int) []search.Hit {
+	for i := range out {
+		out[i].Score = best[out[i].ID]
+	}
+	slices.SortFunc(out, func(a, b search.Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
 }

@@ -2,9 +2,11 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -207,5 +209,135 @@ func BenchmarkReplicaVisibility(b *testing.B) {
 			b.ReportMetric(q(0.95), "p95-ms")
 			b.ReportMetric(q(0.99), "p99-ms")
 		})
+	}
+}
+
+// A reader replica: an engine on a read-only PostgreSQL store serves what
+// a writer stores, kept current by NOTIFY like any replica, and refuses
+// to remember with store_read_only, writing nothing.
+func TestReadOnlyReplica(t *testing.T) {
+	url := pgtest.Schema(t)
+	ctx := context.Background()
+	wst, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wst.Close()
+	w, err := engine.New(engine.Config{Store: wst})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	remember(t, w, "ns", "I live in Lisbon.", at)
+
+	rst, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 4, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rst.Close()
+	r, err := engine.New(engine.Config{Store: rst})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !sees(t, r, "ns", "where do I live", "Lisbon") {
+		t.Fatal("the reader does not serve the writer's fact")
+	}
+	followEvery(t, r, time.Hour)
+	time.Sleep(200 * time.Millisecond) // the reader listens
+	remember(t, w, "ns", "I drive a blue van.", at.Add(time.Hour))
+	deadline := time.Now().Add(5 * time.Second)
+	for !sees(t, r, "ns", "what do I drive", "van") {
+		if time.Now().After(deadline) {
+			t.Fatal("the reader did not follow the writer's new fact within 5 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	var before int
+	if err := wst.Pool().QueryRow(ctx, `SELECT count(*) FROM versions`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "I prefer tea.", ObservedAt: at.Add(2 * time.Hour)})
+	var pe *memory.Error
+	if !errors.As(err, &pe) || pe.Code != memory.CodeStoreReadOnly {
+		t.Fatalf("remember on the reader: %v, want store_read_only", err)
+	}
+	r.FlushTraces() // its retrieval traces cannot be written: logged, not fatal
+	var after int
+	if err := wst.Pool().QueryRow(ctx, `SELECT count(*) FROM versions`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Fatalf("versions %d -> %d after a refused remember", before, after)
+	}
+}
+
+// Eight writers on two replicas (four on each, each replica with its own
+// pool and index) restate one slot with different values at once: one
+// memory for the slot (no duplicate ADD), one version per statement, one
+// of them current, every other superseded (no lost supersession).
+func TestEightWritersTwoReplicasOneSlot(t *testing.T) {
+	url := pgtest.Schema(t)
+	ctx := context.Background()
+	var stores []*postgres.Store
+	var engines []*engine.Engine
+	for range 2 {
+		st, err := postgres.Open(ctx, url, postgres.Options{MaxConns: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		e, err := engine.New(engine.Config{Store: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		stores, engines = append(stores, st), append(engines, e)
+	}
+	editors := []string{"Vim", "Emacs", "Helix", "Kakoune", "Nano", "Zed", "Sublime", "Atom"}
+	const each = 4
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	errs := make(chan error, len(editors)*each)
+	var wg sync.WaitGroup
+	for w := range editors {
+		wg.Go(func() {
+			e := engines[w%2]
+			for i := range each {
+				text := fmt.Sprintf("My favorite editor is %s%d.", editors[w], i)
+				_, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: text, ObservedAt: at.Add(time.Duration(w*each+i) * time.Minute)})
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", text, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	vs, err := stores[0].ListVersions(ctx, memory.ListVersionsParams{Namespace: "ns", Subject: "user", Key: "prefers:editor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems := map[string]bool{}
+	seqs := map[int]bool{}
+	active := 0
+	for _, v := range vs {
+		mems[v.MemoryID] = true
+		seqs[v.Seq] = true
+		switch v.Status {
+		case memory.StatusActive:
+			active++
+		case memory.StatusSuperseded:
+		default:
+			t.Errorf("version %s (%s) is %s", v.ID, v.Value, v.Status)
+		}
+	}
+	if len(mems) != 1 || len(vs) != len(editors)*each || len(seqs) != len(vs) || active != 1 {
+		t.Fatalf("%d memories, %d versions (want %d) with %d distinct seqs, %d active; want one memory and one active version",
+			len(mems), len(vs), len(editors)*each, len(seqs), active)
 	}
 }

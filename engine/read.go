@@ -217,7 +217,11 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		go func() {
 			defer wg.Done()
 			began := time.Now()
-			results[i] = channel(st, name, qterms, qvecs, keep, r)
+			if name == ChannelSemantic {
+				results[i] = e.semanticChannel(ctx, st, qvecs, keep, r)
+			} else {
+				results[i] = channel(st, name, qterms, qvecs, keep, r)
+			}
 			took[i] = time.Since(began)
 		}()
 	}
@@ -248,7 +252,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		alone := r
 		alone.SemanticFloor = r.SemanticFloorAlone
 		began := time.Now()
-		results[si] = channel(st, ChannelSemantic, qterms, qvecs, keep, alone)
+		results[si] = e.semanticChannel(ctx, st, qvecs, keep, alone)
 		took[si] += time.Since(began)
 	}
 

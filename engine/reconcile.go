@@ -83,6 +83,9 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 		if err := e.storeEpisodes(ctx, tx, ns, evs); err != nil {
 			return err
 		}
+		if err := prefetchSlots(ctx, tx, ns, evs); err != nil {
+			return err
+		}
 		var adms []*memory.Admission
 		for _, pe := range evs {
 			if pe.done {
@@ -156,6 +159,28 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 		st.UpdateState(v)
 	}
 	return outs, nil
+}
+
+// prefetchSlots looks up, where the store can at once (PostgreSQL), every
+// slot the batch's admitted candidates may write, so reconciling them
+// costs no round trip each.
+func prefetchSlots(ctx context.Context, tx memory.Executor, ns string, evs []*pendingEvent) error {
+	pf, ok := tx.(memory.SlotPrefetcher)
+	if !ok {
+		return nil
+	}
+	var slots []memory.FindMemoryParams
+	for _, pe := range evs {
+		if pe.done || pe.dupOf != "" {
+			continue
+		}
+		for _, c := range pe.cands {
+			if c.decision == memory.AdmitAccept {
+				slots = append(slots, memory.FindMemoryParams{Namespace: ns, Scope: c.scope, Subject: c.Subject, Key: c.Key})
+			}
+		}
+	}
+	return pf.PrefetchSlots(ctx, ns, slots)
 }
 
 // storeEpisodes inserts the episodes of a batch that are not stored yet
@@ -300,9 +325,6 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 		ID: ids.New(ids.Memory), Namespace: ep.Namespace, Scope: ep.Scope, Kind: memory.KindEpisodic,
 		Subject: strings.ToLower(ep.Speaker), Key: "episode:" + ep.ID, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := tx.CreateMemory(ctx, m); err != nil {
-		return nil, err
-	}
 	// The keys lent by its facts, not the speaker (see searchText).
 	search := strings.Join(lent, " ")
 	v := &memory.Version{
@@ -320,10 +342,29 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 		Embedding:  pe.vec.EncodeCompact(),
 	}
 	v.Trust = trustOf(v, now)
-	if err := tx.CreateVersion(ctx, v); err != nil {
+	if err := createSlot(ctx, tx, m, v); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// createSlot writes a new memory and its first version: in one step where
+// the store can (memory.SlotCreator: one round trip on PostgreSQL instead
+// of three), else as the two writes.
+func createSlot(ctx context.Context, tx memory.Executor, m *memory.Memory, v *memory.Version) error {
+	// Ingest ends its transaction on any error: a write whose conflict
+	// surfaces at the next statement or the commit is as good as one that
+	// answers at once.
+	if q, ok := tx.(memory.SlotQueuer); ok {
+		return q.QueueSlot(ctx, m, v)
+	}
+	if sc, ok := tx.(memory.SlotCreator); ok {
+		return sc.CreateSlot(ctx, m, v)
+	}
+	if err := tx.CreateMemory(ctx, m); err != nil {
+		return err
+	}
+	return tx.CreateVersion(ctx, v)
 }
 
 // reconcile decides ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP for one
@@ -532,16 +573,16 @@ func (e *Engine) reconcileNewSlot(ctx context.Context, tx memory.Executor, st *n
 		ID: ids.New(ids.Memory), Namespace: st.Name(), Scope: c.scope, Kind: kindOf(c.Type),
 		Subject: c.Subject, Key: c.Key, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := tx.CreateMemory(ctx, m); err != nil {
-		return out, err
-	}
 	v := e.newVersion(m, 1, c, now)
 	if c.Cue == extract.CuePast {
 		v.Status, v.ValidTo = memory.StatusExpired, timePtr(c.observedAt)
 		v.ValidFrom = time.Time{}
 		out.Reasons = append(out.Reasons, "history")
 	}
-	return e.add(ctx, tx, w, m, v, c, out)
+	if err := createSlot(ctx, tx, m, v); err != nil {
+		return out, err
+	}
+	return e.added(w, m, v, c, out), nil
 }
 
 // nearDuplicate returns a live fact of the same scope and type whose
@@ -616,13 +657,19 @@ func (e *Engine) add(ctx context.Context, tx memory.Executor, w *writeBatch, m *
 	if err := tx.CreateVersion(ctx, v); err != nil {
 		return out, err
 	}
+	return e.added(w, m, v, c, out), nil
+}
+
+// added records a version written for candidate c in the batch and the
+// outcome.
+func (e *Engine) added(w *writeBatch, m *memory.Memory, v *memory.Version, c *candidate, out Outcome) Outcome {
 	w.created = append(w.created, v)
 	w.noteFact(v, c.sig)
 	if out.Operation == "" {
 		out.Operation = memory.OpAdd
 	}
 	out.MemoryID, out.VersionID, out.Version = m.ID, v.ID, v
-	return out, nil
+	return out
 }
 
 // reinforce adds the candidate's evidence to an existing version: more

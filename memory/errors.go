@@ -20,6 +20,9 @@ var (
 	// ErrSchemaTooOld means a store opened for reading only was written by
 	// an older mnemon: it must be upgraded, which is a write.
 	ErrSchemaTooOld = errors.New("store schema is older than this mnemon and opened for reading only")
+	// ErrReadOnly means a write was attempted on a store opened for
+	// reading only (a reader replica): nothing was written.
+	ErrReadOnly = errors.New("store is opened for reading only")
 	// ErrStorageFull means a write failed because the disk holding the
 	// store is full (or the store reached a size limit). Nothing of the
 	// write was kept; the same write succeeds once there is room.
@@ -56,6 +59,9 @@ const (
 	// (store_corrupt), or older and opened for reading only.
 	CodeStoreCorrupt = "store_corrupt"
 	CodeStoreTooOld  = "store_too_old"
+	// A write reached a store opened for reading only (a reader replica
+	// on PostgreSQL): nothing was written; send writes to a writer.
+	CodeStoreReadOnly = "store_read_only"
 	// A configured model provider (embeddings or chat endpoint) could not
 	// be used: no answer in time or a refusal (model_unavailable), or an
 	// answer that does not fit the request (model_bad_reply).

@@ -77,6 +77,58 @@ type Executor interface {
 	Procedures    // procedures.go
 }
 
+// SlotCreator is an Executor that can write a new memory and its first
+// version in one step, as CreateMemory then CreateVersion do: a taken
+// memory id or slot is ErrConflict with nothing written; a taken version
+// id leaves the memory written and is ErrConflict. A store whose calls are
+// round trips to a server (PostgreSQL) implements it; callers fall back to
+// the two calls when an Executor does not.
+type SlotCreator interface {
+	CreateSlot(ctx context.Context, m *Memory, v *Version) error
+}
+
+// SlotQueuer is an Executor that can queue CreateSlot's write and send it
+// later in the same transaction, with others (one round trip for many on
+// PostgreSQL). A queued write's conflict fails a later call of the
+// transaction or its commit, never silently: use it where any error ends
+// the transaction.
+type SlotQueuer interface {
+	QueueSlot(ctx context.Context, m *Memory, v *Version) error
+}
+
+// SlotPrefetcher is an Executor that can look up many slots of a namespace
+// at once and answer FindMemory for them from what it read until the
+// transaction ends (the namespace's writers being held off meanwhile).
+type SlotPrefetcher interface {
+	PrefetchSlots(ctx context.Context, ns string, slots []FindMemoryParams) error
+}
+
+// VectorSearcher is a Store that searches the stored vectors itself: the
+// nearest versions of a namespace to a query vector by cosine, from an
+// approximate index in the database (PostgreSQL with pgvector's HNSW).
+// VectorSearchEnabled says whether it can now (pgvector present); when it
+// cannot, or a search fails, the engine searches its in-process index.
+type VectorSearcher interface {
+	VectorSearchEnabled() bool
+	SearchVectors(ctx context.Context, p VectorSearchParams) ([]VectorHit, error)
+}
+
+// VectorSearchParams asks for at most K versions of Namespace whose vector
+// has a cosine of at least Floor with Query (in the engine's own vector
+// encoding, as versions store theirs), best first.
+type VectorSearchParams struct {
+	Namespace string
+	Query     []byte
+	K         int
+	Floor     float64
+}
+
+// VectorHit is one version a vector search found and its cosine.
+type VectorHit struct {
+	VersionID string
+	Score     float64
+}
+
 // Records holds episodes (what was captured), memories (slots) and their
 // immutable versions.
 type Records interface {

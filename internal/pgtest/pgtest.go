@@ -1,7 +1,9 @@
 // Package pgtest gives a test a PostgreSQL schema of its own on the server
 // MNEMON_TEST_POSTGRES names (default: the trust-authenticated server on
 // 127.0.0.1:5432, database test), dropped when the test ends. Without a
-// server the test is skipped with one line saying so.
+// server the test is skipped with one line saying so. Every package's
+// PostgreSQL tests use it, so the skip, the naming and the clean-up are
+// the same everywhere.
 package pgtest
 
 import (
@@ -54,46 +56,80 @@ func Require(t testing.TB) {
 	}
 }
 
+// Exec runs statements on the server's default schema on a connection of
+// its own; it returns the error so a clean-up can report it its own way.
+func Exec(ctx context.Context, sql string) error {
+	conn, err := pgx.Connect(ctx, ServerURL())
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+// NewSchemaName returns a fresh schema name with prefix.
+func NewSchemaName(prefix string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// CreateSchema creates an empty schema named name, failing t if it cannot.
+// It is not dropped: see Schema for one that is.
+func CreateSchema(t testing.TB, name string) {
+	t.Helper()
+	Require(t)
+	if err := Exec(context.Background(), "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Schema creates a uniquely named, empty schema for t, dropped with
 // everything in it when t ends, and returns the URL that selects it. Commits
 // do not wait for the disk (synchronous_commit=off): nothing a test writes
 // must survive a crash of the server.
 func Schema(t testing.TB) string {
 	t.Helper()
-	Require(t)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "mnemon_t_" + hex.EncodeToString(b)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, ServerURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.Exec(ctx, "CREATE SCHEMA "+schema)
-	_ = conn.Close(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return WithSearchPath(t, dropped(t))
+}
+
+// DurableSchema is Schema with commits that wait for the disk, as in
+// production: for benchmarks, whose numbers must be a server's.
+func DurableSchema(t testing.TB) string {
+	t.Helper()
+	return searchPath(t, dropped(t), false)
+}
+
+// dropped creates a schema dropped when t ends and returns its name.
+func dropped(t testing.TB) string {
+	t.Helper()
+	schema := NewSchemaName("mnemon_t_")
+	CreateSchema(t, schema)
 	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, ServerURL())
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+		if err := Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 			t.Error(err)
 		}
 	})
-	return WithSearchPath(t, schema)
+	return schema
 }
 
-// WithSearchPath returns the server's URL with its schema set to schema.
+// WithSearchPath returns the server's URL with its schema set to schema and
+// commits that do not wait for the disk.
 func WithSearchPath(t testing.TB, schema string) string {
+	t.Helper()
+	return searchPath(t, schema, true)
+}
+
+func searchPath(t testing.TB, schema string, fast bool) string {
 	t.Helper()
 	raw := ServerURL()
 	if !strings.HasPrefix(raw, "postgres://") && !strings.HasPrefix(raw, "postgresql://") {
-		return raw + " search_path=" + schema + " synchronous_commit=off" // a key=value DSN
+		dsn := raw + " search_path=" + schema // a key=value DSN
+		if fast {
+			dsn += " synchronous_commit=off"
+		}
+		return dsn
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -101,7 +137,9 @@ func WithSearchPath(t testing.TB, schema string) string {
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
-	q.Set("synchronous_commit", "off")
+	if fast {
+		q.Set("synchronous_commit", "off")
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }

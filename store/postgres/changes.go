@@ -61,6 +61,23 @@ const (
 	ON CONFLICT (namespace) DO UPDATE SET pruned_through = GREATEST(change_horizons.pruned_through, excluded.pruned_through)`
 )
 
+// withChange prefixes stmt, a write of one version, with the append of its
+// change-log entry, so the two make one round trip instead of two. ns, id
+// and updated name the statement's parameters holding the namespace, the
+// version id and the entry's updated_at. The entry is written whenever the
+// statement does not fail, as logChanges before it would be: a follower
+// skips an entry whose version is not there. If the statement fails, the
+// entry goes with it (one statement, all or nothing).
+func withChange(stmt string, ns, id, updated int) string {
+	return fmt.Sprintf(`WITH ns_lock AS (
+	  SELECT pg_advisory_xact_lock(%[4]d, hashtext(current_schema() || '/' || $%[1]d::text)),
+	         pg_notify('`+changesChannel+`', current_schema() || '/' || $%[1]d::text)
+	), ch AS (
+	  INSERT INTO changes (namespace, version_id, updated_at) SELECT $%[1]d::text, $%[2]d::text, $%[3]d::bigint FROM ns_lock
+	)
+	`, ns, id, updated, lockNamespace) + stmt
+}
+
 // logChanges appends version writes to the namespace's change log, under
 // the namespace's change lock (see above).
 func (e *executor) logChanges(ctx context.Context, ns string, versionIDs []string, updatedAt int64) error {

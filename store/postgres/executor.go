@@ -32,6 +32,17 @@ type executor struct {
 	pool     *pgxpool.Pool
 	tx       pgx.Tx
 	readOnly bool
+	// storeReadOnly: the store was opened read-only (Options.ReadOnly);
+	// every write transaction fails before it begins.
+	storeReadOnly bool
+	// vec keeps the pgvector copies of the vectors; nil without pgvector.
+	vec *vectorCopy
+	// queue and checks are the writes QueueSlot queued, sent before the
+	// transaction's next statement; slots are the slots PrefetchSlots
+	// read (pipeline.go).
+	slotQueue map[string][][]any // per namespace, qCreateSlot's arguments
+	vecQueue  []queuedStmt
+	slots     map[slotKey]*memory.Memory
 	// cursors numbers the scan cursors of one transaction, so a scan
 	// started from another scan's callback gets a name of its own.
 	cursors *atomic.Int64
@@ -51,6 +62,9 @@ func (e *executor) inTx(ctx context.Context, fn func(e *executor) error) error {
 		}
 		return fn(e)
 	}
+	if e.storeReadOnly {
+		return errReadOnly(nil)
+	}
 	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return fmt.Errorf("postgres: begin: %w", mapErr(err))
@@ -62,7 +76,13 @@ func (e *executor) inTx(ctx context.Context, fn func(e *executor) error) error {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := fn(&executor{q: tx, pool: e.pool, tx: tx, cursors: new(atomic.Int64), locked: map[string]bool{}}); err != nil {
+	te := &executor{pool: e.pool, tx: tx, vec: e.vec, cursors: new(atomic.Int64), locked: map[string]bool{}}
+	te.q = txQuerier{tx: tx, e: te}
+	err = fn(te)
+	if err == nil {
+		err = te.flush(ctx) // the queued writes, before commit
+	}
+	if err != nil {
 		done = true
 		if rbErr := tx.Rollback(context.WithoutCancel(ctx)); rbErr != nil && !errors.Is(rbErr, pgx.ErrTxClosed) {
 			return errors.Join(err, fmt.Errorf("postgres: rollback: %w", rbErr))
@@ -87,7 +107,7 @@ func (e *executor) readTx(ctx context.Context, fn func(e *executor) error) error
 		return fmt.Errorf("postgres: begin read: %w", mapErr(err))
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // nothing to commit: it only read
-	return fn(&executor{q: tx, pool: e.pool, tx: tx, readOnly: true, cursors: new(atomic.Int64)})
+	return fn(&executor{q: tx, pool: e.pool, tx: tx, readOnly: true, storeReadOnly: e.storeReadOnly, vec: e.vec, cursors: new(atomic.Int64)})
 }
 
 // exec runs a write; inside ReadTx it fails before reaching the database,
@@ -96,6 +116,7 @@ func (e *executor) exec(ctx context.Context, q string, args ...any) (pgconn.Comm
 	if e.readOnly {
 		return pgconn.CommandTag{}, errors.New("write in a read-only transaction")
 	}
+	e.forgetSlots(q)
 	tag, err := e.q.Exec(ctx, q, args...)
 	return tag, mapErr(err)
 }
@@ -569,6 +590,7 @@ func (e *executor) CreateMemory(ctx context.Context, m *memory.Memory) error {
 		if tag.RowsAffected() == 0 {
 			return memory.Conflictf(nil, "a memory with this id, or this slot (subject, key and scope), exists")
 		}
+		e.slotCreated(m)
 		return nil
 	})
 }
@@ -584,6 +606,12 @@ func (e *executor) GetMemory(ctx context.Context, p memory.GetParams) (*memory.M
 func (e *executor) FindMemory(ctx context.Context, p memory.FindMemoryParams) (*memory.Memory, error) {
 	if err := checkNamespace(p.Namespace); err != nil {
 		return nil, fmt.Errorf("postgres: find memory: %w", err)
+	}
+	if m, ok := e.cachedSlot(p); ok {
+		if m == nil {
+			return nil, fmt.Errorf("postgres: find memory %s/%s: %w", p.Subject, p.Key, memory.ErrNotFound)
+		}
+		return m, nil
 	}
 	m, err := one(ctx, e, decodeMemory, qFindMemory, p.Namespace, p.Subject, p.Key,
 		p.Scope.AgentID, p.Scope.UserID, p.Scope.ProjectID, p.Scope.SessionID)

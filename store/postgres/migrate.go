@@ -129,5 +129,38 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	return nil
 }
 
+// checkSchema is migrate's check for a read-only open: the schema must be
+// exactly this build's. Nothing is created, locked or written, so a reader
+// never changes a database a writer owns; an older or missing schema is
+// memory.ErrSchemaTooOld (a writer, or 'mnemon migrate', upgrades it).
+func checkSchema(ctx context.Context, pool *pgxpool.Pool) error {
+	latest := SchemaVersion()
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+		return fmt.Errorf("postgres: open: %w", mapErr(err))
+	}
+	current := 0
+	if exists {
+		if err := pool.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+			return fmt.Errorf("postgres: open: %w", mapErr(err))
+		}
+	}
+	switch {
+	case current > latest:
+		return fmt.Errorf("postgres: open: %w", &memory.Error{
+			Code: memory.CodeStoreCorrupt, Kind: memory.ErrSchemaTooNew,
+			Message: fmt.Sprintf("%s: the database is at schema version %d, this mnemon knows up to %d; upgrade mnemon (it was not modified)",
+				memory.ErrSchemaTooNew, current, latest),
+		})
+	case current < latest:
+		return fmt.Errorf("postgres: open: %w", &memory.Error{
+			Code: memory.CodeStoreTooOld, Kind: memory.ErrSchemaTooOld,
+			Message: fmt.Sprintf("the database is at schema version %d and this mnemon reads version %d; opened for reading only, it is not migrated: "+
+				"run 'mnemon migrate' (or start a read-write serve or worker) once", current, latest),
+		})
+	}
+	return nil
+}
+
 // errNoRows reports pgx's "no rows" for QueryRow.
 func errNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }

@@ -8,7 +8,8 @@
 // multi-row create is one INSERT over unnest'ed arrays, all rows or none.
 // The schema lives in migrations/, applied at Open under an advisory lock
 // (migrate.go). Vectors are stored as bytea and searched by the engine's
-// in-process index, as on SQLite; pgvector is not used.
+// in-process index, as on SQLite; where the pgvector extension is
+// installed, a copy is kept and searched there too (pgvector.go).
 //
 // A write transaction holds its namespace's write lock (an advisory lock)
 // from its first write there to its end: the writers of one namespace
@@ -43,6 +44,18 @@ type Options struct {
 	// MaxConns caps the connection pool; 0 keeps pgxpool's default
 	// (pool_max_conns in the URL, else max(4, number of CPUs)).
 	MaxConns int32
+	// ReadOnly opens the database for reading only, for a reader replica
+	// or a command that only reads: the schema is checked, never created
+	// or migrated (an older one is memory.ErrSchemaTooOld), and every
+	// write fails with memory.ErrReadOnly (code store_read_only) before
+	// it reaches the database. Every connection also sets
+	// default_transaction_read_only, so PostgreSQL itself refuses a write
+	// that comes another way (a job queue on the pool).
+	ReadOnly bool
+	// Tracer, when set, sees every statement the pool runs (pgx's
+	// QueryTracer): for profiling round trips, as the backend benchmarks
+	// do.
+	Tracer pgx.QueryTracer
 }
 
 // Store is memory.Store on PostgreSQL. It is safe for concurrent use. The
@@ -50,8 +63,9 @@ type Options struct {
 // write in a transaction of its own.
 type Store struct {
 	*executor
-	pool   *pgxpool.Pool
-	closed atomic.Bool
+	pool     *pgxpool.Pool
+	readOnly bool
+	closed   atomic.Bool
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -75,15 +89,40 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
+	}
+	if opts.ReadOnly {
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	if err := migrate(ctx, pool); err != nil {
+	if opts.ReadOnly {
+		err = checkSchema(ctx, pool)
+	} else {
+		err = migrate(ctx, pool)
+	}
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{executor: &executor{q: pool, pool: pool}, pool: pool}, nil
+	vec, err := openVectors(ctx, pool, opts.ReadOnly)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Store{executor: &executor{q: pool, pool: pool, storeReadOnly: opts.ReadOnly, vec: vec}, pool: pool, readOnly: opts.ReadOnly}, nil
+}
+
+// ReadOnly reports whether the store was opened for reading only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+// errReadOnly is what a write on a read-only store returns.
+func errReadOnly(cause error) error {
+	return &memory.Error{Code: memory.CodeStoreReadOnly, Kind: memory.ErrReadOnly, Cause: cause,
+		Message: "this mnemon opened the database for reading only (a reader replica): nothing was written; send writes to a process that opened it read-write"}
 }
 
 // Pool returns the store's connection pool, for a job queue whose rows must
@@ -142,6 +181,8 @@ func mapErr(err error) error {
 		// Text that is not valid UTF-8 (or holds NUL), a number out of
 		// its column's range, a value too large: the caller's input.
 		return &memory.Error{Code: memory.CodeInvalid, Kind: memory.ErrInvalid, Message: "a value cannot be stored: " + pe.Message, Cause: err}
+	case pe.Code == "25006": // read_only_sql_transaction
+		return errReadOnly(err)
 	case pe.Code == "53100": // disk_full
 		return fmt.Errorf("%w: %w", memory.ErrStorageFull, err)
 	case strings.HasPrefix(pe.Code, "XX"): // data_corrupted, index_corrupted

@@ -2,10 +2,7 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -13,97 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/mnemon-dev/mnemon/internal/pgtest"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/postgres"
 	"github.com/mnemon-dev/mnemon/store/storetest"
 )
 
 // The tests run against the server MNEMON_TEST_POSTGRES names, each in a
-// schema of its own that is dropped when it ends; without a server they
-// skip.
-const defaultTestURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-
-func testURL() string {
-	if u := os.Getenv("MNEMON_TEST_POSTGRES"); u != "" {
-		return u
-	}
-	return defaultTestURL
-}
-
-var (
-	serverOnce sync.Once
-	serverErr  error
-)
-
-// requireServer skips the test when no PostgreSQL answers.
-func requireServer(t *testing.T) {
-	t.Helper()
-	serverOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, testURL())
-		if err != nil {
-			serverErr = err
-			return
-		}
-		serverErr = conn.Ping(ctx)
-		_ = conn.Close(ctx)
-	})
-	if serverErr != nil {
-		t.Skipf("no PostgreSQL at MNEMON_TEST_POSTGRES (default %s): %v", defaultTestURL, serverErr)
-	}
-}
-
-// withSearchPath returns the test URL with its schema set to schema.
-func withSearchPath(t *testing.T, schema string) string {
-	t.Helper()
-	raw := testURL()
-	// Commits need not wait for the disk in tests: nothing here survives
-	// a crash anyway, and on a loaded machine the wait is most of the time.
-	if !strings.HasPrefix(raw, "postgres://") && !strings.HasPrefix(raw, "postgresql://") {
-		return raw + " search_path=" + schema + " synchronous_commit=off" // a key=value DSN
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	q.Set("synchronous_commit", "off")
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-// freshSchema creates an empty schema for one test, dropped at its end, and
-// returns the URL that selects it.
-func freshSchema(t *testing.T) string {
-	t.Helper()
-	requireServer(t)
-	schema := newSchemaName()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, testURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, testURL())
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Error(err)
-		}
-	})
-	return withSearchPath(t, schema)
-}
+// schema of its own (internal/pgtest); without a server they skip.
 
 // The conformance suite opens a store per subtest, well over a hundred; a
 // migration costs more than half a second on a loaded machine. So its
@@ -120,11 +34,8 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if len(reusable.all) > 0 {
 		ctx := context.Background()
-		if conn, err := pgx.Connect(ctx, testURL()); err == nil {
-			for _, s := range reusable.all {
-				_, _ = conn.Exec(ctx, "DROP SCHEMA "+s+" CASCADE")
-			}
-			_ = conn.Close(ctx)
+		for _, s := range reusable.all {
+			_ = pgtest.Exec(ctx, "DROP SCHEMA "+s+" CASCADE")
 		}
 	}
 	os.Exit(code)
@@ -135,7 +46,7 @@ func TestMain(m *testing.M) {
 // returned for the next.
 func reusedSchema(t *testing.T) string {
 	t.Helper()
-	requireServer(t)
+	pgtest.Require(t)
 	reusable.Lock()
 	var schema string
 	if n := len(reusable.free); n > 0 {
@@ -143,32 +54,16 @@ func reusedSchema(t *testing.T) string {
 	}
 	reusable.Unlock()
 	if schema == "" {
-		schema = newSchemaName()
-		ctx := context.Background()
-		conn, err := pgx.Connect(ctx, testURL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = conn.Exec(ctx, "CREATE SCHEMA "+schema)
-		_ = conn.Close(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		schema = pgtest.NewSchemaName("mnemon_test_")
+		pgtest.CreateSchema(t, schema)
 		reusable.Lock()
 		reusable.all = append(reusable.all, schema)
 		reusable.Unlock()
 	}
 	t.Cleanup(func() {
-		ctx := context.Background()
-		conn, err := pgx.Connect(ctx, testURL())
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer conn.Close(ctx)
 		// DELETE, not TRUNCATE: the tables are tiny, and TRUNCATE makes new
 		// files for each. Migrations are kept: the schema stays current.
-		_, err = conn.Exec(ctx, `DO $$ DECLARE t text; BEGIN
+		err := pgtest.Exec(context.Background(), `DO $$ DECLARE t text; BEGIN
 		  FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = '`+schema+`' AND tablename <> 'schema_migrations'
 		           ORDER BY tablename = 'memories' LOOP -- versions reference memories
 		    EXECUTE format('DELETE FROM %I.%I', '`+schema+`', t);
@@ -181,13 +76,7 @@ func reusedSchema(t *testing.T) string {
 		reusable.free = append(reusable.free, schema)
 		reusable.Unlock()
 	})
-	return withSearchPath(t, schema)
-}
-
-func newSchemaName() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return "mnemon_test_" + hex.EncodeToString(b)
+	return pgtest.WithSearchPath(t, schema)
 }
 
 func open(t *testing.T, url string) *postgres.Store {
@@ -201,14 +90,14 @@ func open(t *testing.T, url string) *postgres.Store {
 }
 
 func TestConformance(t *testing.T) {
-	requireServer(t)
+	pgtest.Require(t)
 	storetest.Run(t, func(t *testing.T) memory.Store { return open(t, reusedSchema(t)) })
 }
 
 // Processes starting together on an empty schema: one migrates, the others
 // wait on the advisory lock and find the schema current.
 func TestMigrateConcurrently(t *testing.T) {
-	url := freshSchema(t)
+	url := pgtest.Schema(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for range 4 {
@@ -239,7 +128,7 @@ func TestMigrateConcurrently(t *testing.T) {
 }
 
 func TestSchemaTooNew(t *testing.T) {
-	url := freshSchema(t)
+	url := pgtest.Schema(t)
 	st := open(t, url)
 	newer := postgres.SchemaVersion() + 1
 	if _, err := st.Pool().Exec(t.Context(), `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'from_the_future', now())`, newer); err != nil {
@@ -297,7 +186,7 @@ func follow(t *testing.T, st memory.Store, ns string, last *int64) []string {
 // the commits must still see both: the second waits for the first (the
 // namespace's change lock), so the log becomes visible in seq order.
 func TestChangeLogOutOfOrderCommits(t *testing.T) {
-	st := open(t, freshSchema(t))
+	st := open(t, pgtest.Schema(t))
 	ctx := t.Context()
 	const ns = "tenant-a"
 	first, second := newMemory(ns, "m-first"), newMemory(ns, "m-second")
@@ -362,7 +251,7 @@ func TestChangeLogOutOfOrderCommits(t *testing.T) {
 // A rolled-back transaction leaves a gap in the sequence that no follower
 // waits for.
 func TestChangeLogGapFromRollback(t *testing.T) {
-	st := open(t, freshSchema(t))
+	st := open(t, pgtest.Schema(t))
 	ctx := t.Context()
 	const ns = "tenant-a"
 	m := newMemory(ns, "m-1")
@@ -426,34 +315,11 @@ func BenchmarkCreateEpisodes500(b *testing.B) {
 	b.ReportMetric(float64(500*b.N)/b.Elapsed().Seconds(), "episodes/s")
 }
 
-// openBench opens a store in a schema of its own, dropped at the end.
+// openBench opens a store in a schema of its own, dropped at the end, whose
+// commits wait for the disk as a server's do.
 func openBench(b *testing.B) *postgres.Store {
 	b.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, testURL())
-	if err != nil {
-		b.Skipf("no PostgreSQL at MNEMON_TEST_POSTGRES: %v", err)
-	}
-	defer conn.Close(ctx)
-	schema := newSchemaName()
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, testURL())
-		if err == nil {
-			_, _ = conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
-			_ = conn.Close(ctx)
-		}
-	})
-	u, err := url.Parse(testURL())
-	if err != nil {
-		b.Skip("MNEMON_TEST_POSTGRES is not a URL")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	st, err := postgres.Open(ctx, u.String(), postgres.Options{})
+	st, err := postgres.Open(context.Background(), pgtest.DurableSchema(b), postgres.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -243,3 +243,13 @@ func openErr(path string, err error) error {
 	}
 	return fmt.Errorf("sqlite: open %s: %w", path, mapped)
 }
+
+// SchemaVersion is the schema version this build writes: the number of its
+// newest migration.
+func SchemaVersion() int {
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}

@@ -1,0 +1,92 @@
+package postgres_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// PrefetchSlots answers FindMemory for the slots it read, found or not,
+// and for the ones the transaction then creates; QueueSlot's writes reach
+// the database with the next statement or the commit.
+func TestPrefetchAndQueueSlots(t *testing.T) {
+	st := open(t, reusedSchema(t))
+	ctx := t.Context()
+	old := newMemory("ns-a", "m-old")
+	must(t, st.CreateMemory(ctx, old))
+	fresh := newMemory("ns-a", "m-new")
+	find := func(m *memory.Memory) memory.FindMemoryParams {
+		return memory.FindMemoryParams{Namespace: m.Namespace, Scope: m.Scope, Subject: m.Subject, Key: m.Key}
+	}
+	must(t, st.InTx(ctx, func(tx memory.Executor) error {
+		must(t, tx.(memory.SlotPrefetcher).PrefetchSlots(ctx, "ns-a", []memory.FindMemoryParams{find(old), find(fresh)}))
+		if m, err := tx.FindMemory(ctx, find(old)); err != nil || m.ID != "m-old" {
+			t.Fatalf("prefetched, found: %v %v", m, err)
+		}
+		if _, err := tx.FindMemory(ctx, find(fresh)); !errors.Is(err, memory.ErrNotFound) {
+			t.Fatalf("prefetched, missing: %v", err)
+		}
+		must(t, tx.(memory.SlotQueuer).QueueSlot(ctx, fresh, newVersion(fresh, "v-new")))
+		if m, err := tx.FindMemory(ctx, find(fresh)); err != nil || m.ID != "m-new" {
+			t.Fatalf("queued, then found: %v %v", m, err)
+		}
+		// A statement after the queue sees its writes.
+		v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: "ns-a", ID: "v-new"})
+		if err != nil || v.MemoryID != "m-new" {
+			t.Fatalf("the queued version, read in the transaction: %v %v", v, err)
+		}
+		// Queued last, sent by the commit.
+		last := newMemory("ns-a", "m-last")
+		return tx.(memory.SlotQueuer).QueueSlot(ctx, last, newVersion(last, "v-last"))
+	}))
+	for _, id := range []string{"v-new", "v-last"} {
+		if _, err := st.GetVersion(ctx, memory.GetParams{Namespace: "ns-a", ID: id}); err != nil {
+			t.Errorf("%s after commit: %v", id, err)
+		}
+	}
+	var last int64
+	if got := follow(t, st, "ns-a", &last); len(got) != 2 {
+		t.Errorf("change log: %v, want v-new and v-last", got)
+	}
+
+	// A queued write that conflicts fails the commit; nothing of the
+	// transaction stays.
+	before := rowCounts(t, st)
+	err := st.InTx(ctx, func(tx memory.Executor) error {
+		m := newMemory("ns-a", "m-other")
+		must(t, tx.CreateMemory(ctx, m))
+		dup := newMemory("ns-a", "m-old") // the id is taken
+		dup.Key = "another-key"
+		return tx.(memory.SlotQueuer).QueueSlot(ctx, dup, newVersion(dup, "v-dup"))
+	})
+	if !errors.Is(err, memory.ErrConflict) {
+		t.Fatalf("commit of a conflicting queued slot: %v, want ErrConflict", err)
+	}
+	if after := rowCounts(t, st); after != before {
+		t.Fatalf("rows %v after a failed transaction, %v before", after, before)
+	}
+}
+
+// Memories deleted in the transaction after a prefetch are not answered
+// from it: FindMemory asks the database again.
+func TestPrefetchForgetsDeletedSlots(t *testing.T) {
+	st := open(t, reusedSchema(t))
+	ctx := t.Context()
+	m := newMemory("ns-a", "m-1")
+	must(t, st.CreateMemory(ctx, m))
+	p := memory.FindMemoryParams{Namespace: m.Namespace, Scope: m.Scope, Subject: m.Subject, Key: m.Key}
+	must(t, st.InTx(ctx, func(tx memory.Executor) error {
+		must(t, tx.(memory.SlotPrefetcher).PrefetchSlots(ctx, "ns-a", []memory.FindMemoryParams{p}))
+		if _, err := tx.FindMemory(ctx, p); err != nil {
+			t.Fatalf("prefetched: %v", err)
+		}
+		if _, err := tx.DeleteMemories(ctx, memory.DeleteMemoriesParams{Namespace: "ns-a", MemoryIDs: []string{"m-1"}, Now: m.CreatedAt}); err != nil {
+			return err
+		}
+		if got, err := tx.FindMemory(ctx, p); !errors.Is(err, memory.ErrNotFound) {
+			t.Fatalf("after the deletion: %v %v, want ErrNotFound", got, err)
+		}
+		return nil
+	}))
+}
