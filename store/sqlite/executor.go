@@ -652,8 +652,8 @@ func (e *executor) ListVersions(ctx context.Context, p memory.ListVersionsParams
 	return out, nil
 }
 
-// pageVersionsQuery reads versions_by_recency, whose condition (kind <>
-// ”) no other query states: a plain (namespace, recorded_at, id) index
+// pageVersionsQuery reads versions_by_recency, whose condition (kind is
+// not empty) no other query states: a plain (namespace, recorded_at, id) index
 // would draw ListVersions' filtered shapes (ORDER BY recorded_at, id) off
 // their status and subject indexes. INDEXED BY makes the query fail
 // rather than fall back to sorting the namespace.
