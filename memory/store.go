@@ -379,6 +379,9 @@ type ListTracesParams struct {
 	Namespace string
 	Since     time.Time
 	Limit     int // 0 means no limit
+	// WithoutItems leaves Items nil: what counting retrievals and their
+	// latency needs, without decoding every candidate.
+	WithoutItems bool
 }
 
 // StatsParams names the namespace to count.

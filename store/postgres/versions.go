@@ -516,6 +516,9 @@ func (e *executor) ScanAdmissions(ctx context.Context, p memory.ScanParams, fn f
 const traceCols = `namespace, id, query, agent_id, user_id, project_id, session_id, task_type,
 	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us, known_at`
 
+// traceColsLean reads a trace without its items (they decode as none).
+var traceColsLean = strings.Replace(traceCols, " items,", " NULL::bytea,", 1)
+
 const (
 	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
@@ -536,6 +539,10 @@ func decodeTrace(r pgx.Rows) (*memory.Trace, error) {
 		&t.DurationMicros, &knownAt)
 	if err != nil {
 		return nil, err
+	}
+	if items == nil { // traceColsLean
+		t.AsOf, t.KnownAt, t.CreatedAt = fromNanosPtr(asOf), fromNanosPtr(knownAt), fromNanos(created)
+		return &t, nil
 	}
 	if t.Items, err = memory.DecodeTraceItems(items); err != nil {
 		return nil, fmt.Errorf("decode column items: %w", err)
@@ -593,7 +600,11 @@ func listTracesQuery(p memory.ListTracesParams) (string, []any, error) {
 			return "", nil, c.err
 		}
 	}
-	return `SELECT ` + traceCols + ` FROM traces WHERE namespace = $1` + w.sb.String() +
+	cols := traceCols
+	if p.WithoutItems {
+		cols = traceColsLean
+	}
+	return `SELECT ` + cols + ` FROM traces WHERE namespace = $1` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ` + w.next(limit(p.Limit)), w.args, nil
 }
 

@@ -872,6 +872,9 @@ func (e *executor) ListAdmissions(ctx context.Context, p memory.ListAdmissionsPa
 const traceCols = `namespace, id, query, agent_id, user_id, project_id, session_id, task_type,
 	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us, known_at`
 
+// traceColsLean reads a trace without its items (they decode as none).
+var traceColsLean = strings.Replace(traceCols, " items,", " X'6E756C6C',", 1) // the blob "null"
+
 const (
 	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -946,7 +949,11 @@ func listTracesQuery(p memory.ListTracesParams) (string, []any, error) {
 		w.err = c.err
 	}
 	w.args = append(w.args, limitArg(p.Limit))
-	return `SELECT ` + traceCols + ` FROM traces WHERE namespace = ?` + w.sb.String() +
+	cols := traceCols
+	if p.WithoutItems {
+		cols = traceColsLean
+	}
+	return `SELECT ` + cols + ` FROM traces WHERE namespace = ?` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
 }
 

@@ -557,6 +557,17 @@ func (s suite) traces(t *testing.T) {
 					same(t, "scanned "+g.ID, byID[g.ID], g)
 				}
 				checkScanStops(t, m.name+" ScanTraces", ex.ScanTraces, ctx, ns)
+				// Without items: everything else as stored.
+				lean, err := ex.ListTraces(ctx, memory.ListTracesParams{Namespace: ns, WithoutItems: true})
+				if err != nil {
+					return err
+				}
+				wantIDs(t, "ListTraces without items", ids(lean, traceID), []string{"ret-2", "ret-3", "ret-1"})
+				for _, g := range lean {
+					want := *byID[g.ID]
+					want.Items = nil
+					same(t, "lean "+g.ID, &want, g)
+				}
 				return nil
 			}))
 		})
