@@ -102,6 +102,8 @@ type Queue interface {
 	Get(ctx context.Context, ns, id string) (*jobs.Job, error)
 	Wait(ctx context.Context, ns, id string) (*jobs.Job, error)
 	Counts(ctx context.Context) (map[string]int, error)
+	List(ctx context.Context, p jobs.ListParams) ([]*jobs.Job, error)
+	Retry(ctx context.Context, ns, id string) (*jobs.Job, error)
 }
 
 // Config wires a Server.
