@@ -21,8 +21,8 @@ import (
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/mcpserver"
-	"github.com/mnemon-dev/mnemon/webui"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/webui"
 )
 
 // DefaultAddr is where mnemon serve listens unless told otherwise.
