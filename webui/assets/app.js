@@ -5,7 +5,7 @@
 'use strict';
 
 (() => {
-  const KEY = 'mnemon.key', NS = 'mnemon.ns';
+  const KEY = 'mnemon.key', NS = 'mnemon.ns', OPEN = 'mnemon.open';
   const state = {
     key: sessionStorage.getItem(KEY) || '',
     ns: sessionStorage.getItem(NS) || '',
@@ -43,6 +43,12 @@
     return el;
   }
   const text = (s) => document.createTextNode(s == null ? '' : String(s));
+  // put appends nodes, skipping the null an absent part leaves (append
+  // itself would show it as the text "null").
+  const put = (el, ...kids) => {
+    el.append(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false));
+    return el;
+  };
   const badge = (s) => h('span', { class: 'badge ' + s }, s);
   const link = (href, label, attrs) => h('a', Object.assign({ href }, attrs || {}), label);
   const memLink = (id, label) => link('#/memory/' + encodeURIComponent(id), label || id);
@@ -133,6 +139,7 @@
     if (state.key) {
       who.append(h('button', { class: 'secondary', type: 'button', onclick: () => {
         sessionStorage.removeItem(KEY);
+        sessionStorage.removeItem(OPEN);
         state.key = '';
         start();
       } }, 'Forget key'));
@@ -142,7 +149,8 @@
   function showKeyForm(problem) {
     const keyIn = h('input', { type: 'password', id: 'key', name: 'key', autocomplete: 'off', spellcheck: 'false', value: state.key });
     const nsIn = h('input', { type: 'text', id: 'ns', name: 'ns', autocomplete: 'off', placeholder: 'default', value: state.ns });
-    main.replaceChildren(
+    main.replaceChildren();
+    put(main,
       h('h1', {}, 'Sign in'),
       problem ? h('p', { class: 'error', role: 'alert' }, problem) : null,
       h('p', { class: 'muted' }, 'Enter an API key (mnemon keys create). It is kept in this browser tab only and sent with each request. ',
@@ -153,6 +161,7 @@
         state.ns = nsIn.value.trim();
         if (state.key) sessionStorage.setItem(KEY, state.key); else sessionStorage.removeItem(KEY);
         if (state.ns) sessionStorage.setItem(NS, state.ns); else sessionStorage.removeItem(NS);
+        sessionStorage.setItem(OPEN, state.key ? '' : '1');
         start();
       } },
       h('div', { class: 'row' },
@@ -164,6 +173,16 @@
 
   async function start() {
     perf.ready = false;
+    // Without a key, ask first (unless the user chose open mode in this
+    // tab): a request bound to fail would only log an error.
+    if (!state.key && !sessionStorage.getItem(OPEN)) {
+      state.caller = null;
+      renderWho();
+      showKeyForm();
+      perf.ready = true;
+      document.body.dataset.ready = 'signin';
+      return;
+    }
     try {
       state.caller = await get('/v1/caller');
     } catch (e) {
@@ -203,6 +222,7 @@
     perf.route = r.page;
     perf.fetchMs = 0;
     perf.ready = false;
+    delete document.body.dataset.ready;
     const t0 = performance.now();
     const view = h('div', {});
     try {
@@ -212,8 +232,10 @@
       view.replaceChildren(h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, e.message));
     }
     main.replaceChildren(view);
+    main.focus({ preventScroll: true });
     perf.renderMs = performance.now() - t0 - perf.fetchMs;
     perf.totalMs = performance.now() - t0;
+    perf.readyAt = perf.readyAt || performance.now(); // the first page: interactive
     perf.ready = true;
     document.body.dataset.ready = r.page;
   }
@@ -287,7 +309,7 @@
     const firstQ = new URLSearchParams(p);
     firstQ.delete('cursor');
     firstQ.delete('page');
-    view.append(
+    put(view, 
       h('h1', {}, 'Memories'),
       form,
       data.versions.length === 0
@@ -355,7 +377,7 @@
     const ex = await get('/v1/memories/' + encodeURIComponent(r.arg) + '/explain');
     const m = ex.memory;
     if (!m) {
-      view.append(h('h1', {}, 'Not a memory'), h('p', {}, 'This id is a retrieval: ', link('#/retrieval/' + encodeURIComponent(r.arg), 'open its trace'), '.'));
+      put(view, h('h1', {}, 'Not a memory'), h('p', {}, 'This id is a retrieval: ', link('#/retrieval/' + encodeURIComponent(r.arg), 'open its trace'), '.'));
       return;
     }
     const episodes = new Map((m.episodes || []).map((e) => [e.id, e]));
@@ -364,7 +386,7 @@
     const mem = m.memory;
     const scope = Object.entries(mem.scope || {}).map(([k, v]) => k.replace('_id', '') + ' ' + v).join(', ') || 'namespace-wide';
     const gone = versions.every((x) => x.version.status === 'deleted');
-    view.append(
+    put(view, 
       h('p', { class: 'small' }, link('#/memories', '← Memories')),
       h('h1', {}, mem.subject + ' · ' + mem.key),
       facts([['Memory', h('code', {}, mem.id)], ['Kind', mem.kind], ['Scope', scope], ['Created', fmtTime(mem.created_at)],
@@ -412,7 +434,7 @@
     const mv = await get('/v1/memories/' + encodeURIComponent(r.arg));
     const ep = mv.episode;
     if (!ep) { go('#/memory/' + encodeURIComponent(r.arg)); return; }
-    view.append(
+    put(view, 
       h('p', { class: 'small' }, link('#/memories', '← Memories')),
       h('h1', {}, 'Episode'),
       h('blockquote', { class: 'episode', 'data-testid': 'episode' }, ep.content),
@@ -447,7 +469,8 @@
       try {
         const res = await api('POST', '/v1/memories/retrieve', body);
         const trace = res.retrieval_id ? await get('/v1/retrievals/' + encodeURIComponent(res.retrieval_id)) : null;
-        out.replaceChildren(...retrievalView(res, trace));
+        out.replaceChildren();
+        put(out, retrievalView(res, trace));
         history.replaceState(null, '', '#/retrieval/' + encodeURIComponent(res.retrieval_id || ''));
       } catch (err) {
         out.replaceChildren(h('p', { class: 'error', role: 'alert' }, err.message));
@@ -468,14 +491,14 @@
         field('as_of', 'As of (valid time)', { type: 'datetime-local' }),
         field('known_at', 'Known at (record time)', { type: 'datetime-local' }),
         h('label', { class: 'inline' }, h('input', { type: 'checkbox', name: 'include_history', id: 'r-include_history' }), 'Include history'))));
-    view.append(h('h1', {}, 'Retrieval console'),
+    put(view, h('h1', {}, 'Retrieval console'),
       h('p', { class: 'muted' }, 'See the context an agent would get, and for every candidate why it ranked where it did.'), form, out);
     if (r.page === 'retrieval' && r.arg) {
       const ex = await get('/v1/memories/' + encodeURIComponent(r.arg) + '/explain');
       const rx = ex.retrieval;
       const q = rx.trace.query;
       view.querySelector('#r-query').value = q;
-      out.append(...retrievalView(null, rx.trace, rx));
+      put(out, retrievalView(null, rx.trace, rx));
     }
   }
 
@@ -523,7 +546,8 @@
       const send = (outcome) => async () => {
         try {
           const fb = await api('POST', '/v1/retrievals/' + encodeURIComponent(trace.id) + '/feedback', { outcome, source: 'user' });
-          out.replaceChildren(h('p', { 'data-testid': 'feedback-result' }, 'Feedback ' + outcome + ': ' + fb.applied.length + ' applied, ' +
+          out.replaceChildren();
+          put(out, h('p', { 'data-testid': 'feedback-result' }, 'Feedback ' + outcome + ': ' + fb.applied.length + ' applied, ' +
             fb.duplicates.length + ' already recorded.'),
           fb.applied.length ? h('ul', { class: 'small' }, fb.applied.map((a) => h('li', {}, memLink(a.memory_id), ': usefulness ',
             num(a.usefulness_before, 2), ' → ', num(a.usefulness_after, 2), ', trust ', num(a.trust_before, 2), ' → ', num(a.trust_after, 2)))) : null);
@@ -558,9 +582,9 @@
       select('hops', 'Hops', [['1', '1'], ['2', '2']], hops),
       h('label', { class: 'inline' }, h('input', { type: 'checkbox', name: 'include_history', checked: history }), 'Include history'),
       h('button', { type: 'submit' }, 'Show')));
-    view.append(h('h1', {}, 'Graph'), form);
+    put(view, h('h1', {}, 'Graph'), form);
     if (g.claims.length === 0) {
-      view.append(h('p', { class: 'muted' }, 'No claim names "' + entity + '".'));
+      put(view, h('p', { class: 'muted' }, 'No claim names "' + entity + '".'));
       return;
     }
     // Layout: the entity in the middle, hop 1 on an inner ring, hop 2 on
@@ -595,7 +619,7 @@
         h('svg:text', { x, y: y - 13, 'text-anchor': 'middle' }, n)));
     }
     svg.append(edges, nodes, labels);
-    view.append(svg, g.truncated ? h('p', { class: 'muted' }, 'More claims were in reach than shown.') : null,
+    put(view, svg, g.truncated ? h('p', { class: 'muted' }, 'More claims were in reach than shown.') : null,
       h('h2', {}, 'Claims'),
       table(['Subject', 'Relation', 'Object', 'Status', 'Valid', 'Hop'], g.claims.map((c) => h('tr', {},
         h('td', {}, c.subject), h('td', {}, memLink(c.memory_id, c.relation)), h('td', {}, c.value),
@@ -632,7 +656,7 @@
     ]);
     const stat = (label, v) => h('div', { class: 'stat' }, h('b', {}, v), label);
     const retrievals = st.retrievals.reduce((n, b) => n + b.count, 0);
-    view.append(h('h1', {}, 'Activity'),
+    put(view, h('h1', {}, 'Activity'),
       h('div', { class: 'stats', 'data-testid': 'stats' },
         stat('memories', st.memories), stat('episodes', st.episodes), stat('live versions', (st.versions.active || 0) + (st.versions.contested || 0)),
         stat('admissions', st.admissions), stat('retrievals (24 h)', retrievals), stat('p95 latency (24 h)', st.p95_ms.toFixed(1) + ' ms'),
@@ -656,7 +680,7 @@
         }
       };
       const sess = h('input', { id: 'a-session', name: 'session', placeholder: 'session id' });
-      view.append(h('h2', {}, 'Maintenance'), h('div', { class: 'actions' },
+      put(view, h('h2', {}, 'Maintenance'), h('div', { class: 'actions' },
         can('POST /v1/lifecycle/run') ? h('button', { type: 'button', 'data-testid': 'run-lifecycle', onclick: run('Run lifecycle now',
           'Expire, decay usefulness, resolve contests and merge duplicates now, as the periodic maintenance does.',
           () => api('POST', '/v1/lifecycle/run', { dedupe: true })) }, 'Run lifecycle now') : null,
@@ -676,7 +700,7 @@
         go('#/activity?' + q.toString());
       } }, options.map((o) => h('option', { value: o, selected: o === value }, o || 'all')))));
 
-    view.append(h('h2', {}, 'Admission log'),
+    put(view, h('h2', {}, 'Admission log'),
       filterForm('decision', 'Decision', ['', 'accept', 'defer', 'reject', 'quarantine'], decision),
       decision === 'quarantine' ? h('p', { class: 'muted small' }, 'Quarantined text tried to instruct the agent; it is never served. ' +
         'Open its episode to review it; forget the memory to drop it.') : null,
@@ -687,7 +711,7 @@
           h('td', {}, a.memory_id ? memLink(a.memory_id, 'open') : ''), h('td', {}, a.episode_id ? epLink(a.episode_id, 'open') : ''))),
         { 'data-testid': 'admissions' }));
 
-    view.append(h('h2', {}, 'Jobs'),
+    put(view, h('h2', {}, 'Jobs'),
       filterForm('state', 'State', ['', 'pending', 'running', 'succeeded', 'failed'], jobState),
       jobs.jobs.length === 0 ? h('p', { class: 'muted' }, 'No job to show.') :
         table(['Job', 'Kind', 'State', 'Attempt', 'Error', 'Created', 'Finished', ''], jobs.jobs.map((j) => h('tr', { 'data-job': j.id },
@@ -705,6 +729,6 @@
 
   // ---- start --------------------------------------------------------------
 
-  window.addEventListener('hashchange', () => { route(); main.focus({ preventScroll: true }); });
+  window.addEventListener('hashchange', () => route());
   start();
 })();
