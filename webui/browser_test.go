@@ -60,7 +60,10 @@ func TestInspectorInBrowser(t *testing.T) {
 	m := metrics{}
 
 	// First load, cold: the sign-in form, no API call yet.
-	b.call(t, func(ctx context.Context) error { _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); return err })
+	b.call(t, func(ctx context.Context) error {
+		_, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true})
+		return err
+	})
 	b.run(t, chromedp.Navigate(base+"/ui/"))
 	b.waitReady(t, "signin")
 	b.eval(t, firstLoadJS, &m.FirstLoad)
@@ -77,7 +80,10 @@ func TestInspectorInBrowser(t *testing.T) {
 	b.waitReady(t, "memories")
 	b.eval(t, `window.mnemonInspector.readyAt`, &m.InteractiveMs)
 	b.eval(t, `window.mnemonInspector.totalMs`, &m.MemoriesPageMs)
-	b.call(t, func(ctx context.Context) error { _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{}); return err })
+	b.call(t, func(ctx context.Context) error {
+		_, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{})
+		return err
+	})
 
 	// Filters: only semantic memories, server-side.
 	b.run(t, chromedp.SetValue(chromedp.ID("f-kind"), "semantic"), chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)))
