@@ -700,7 +700,8 @@
         go('#/activity?' + q.toString());
       } }, options.map((o) => h('option', { value: o, selected: o === value }, o || 'all')))));
 
-    put(view, h('h2', {}, 'Admission log'),
+    put(view, h('p', {}, link('#/memories?kind=episodic&status=', 'Recent captures (episodes, newest first)')),
+      h('h2', {}, 'Admission log'),
       filterForm('decision', 'Decision', ['', 'accept', 'defer', 'reject', 'quarantine'], decision),
       decision === 'quarantine' ? h('p', { class: 'muted small' }, 'Quarantined text tried to instruct the agent; it is never served. ' +
         'Open its episode to review it; forget the memory to drop it.') : null,
