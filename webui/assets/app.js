@@ -643,8 +643,11 @@
       svg.append(h('svg:rect', { class: cls || 'bar', x: pad + i * bw + 1, y: H - pad - bh, width: Math.max(bw - 2, 1), height: bh },
         h('svg:title', {}, fmtTime(b.start) + ': ' + fmt(v))));
     });
-    svg.append(h('svg:text', { x: 2, y: 12 }, fmt(max)), h('svg:text', { x: 2, y: H - 4 }, fmtTime(buckets[0] && buckets[0].start).slice(0, 10)));
-    return h('figure', { class: 'card' }, h('figcaption', {}, label), svg);
+    // Axis notes in HTML: SVG text would stretch with the chart.
+    const first = buckets[0] ? fmtTime(buckets[0].start).slice(0, 16) : '';
+    const last = buckets.length ? fmtTime(buckets[buckets.length - 1].start).slice(0, 16) : '';
+    return h('figure', { class: 'card' }, h('figcaption', {}, label), svg,
+      h('p', { class: 'muted small axis' }, 'peak ' + fmt(max) + ' · ' + first + ' → ' + last));
   }
 
   async function pageActivity(view, r) {
