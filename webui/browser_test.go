@@ -66,6 +66,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	})
 	b.run(t, chromedp.Navigate(base+"/ui/"))
 	b.waitReady(t, "signin")
+	b.accessible(t, "signin")
 	b.eval(t, firstLoadJS, &m.FirstLoad)
 	if m.FirstLoad.Transferred <= 0 || m.FirstLoad.Transferred > 300<<10 {
 		t.Errorf("first load transferred %d bytes, want (0, 300 KiB]", m.FirstLoad.Transferred)
@@ -74,6 +75,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	// Sign in with the admin key; the memory list is the first page.
 	b.signIn(t, admin)
 	b.waitReady(t, "memories")
+	b.accessible(t, "memories")
 	b.shot(t, "memories")
 	// Interactive, cold: reload with the key in the session and no cache.
 	b.run(t, chromedp.Reload())
@@ -100,7 +102,11 @@ func TestInspectorInBrowser(t *testing.T) {
 	if rows == 0 {
 		t.Fatal("the memory list shows no rows")
 	}
-	b.clickTo(t, chromedp.CSS(`tr[data-memory="`+s.editorMemory+`"] a`), "memory")
+	// By keyboard: focus the memory's link and press Enter.
+	b.run(t, chromedp.Evaluate[chromedp.Void](`delete document.body.dataset.ready`),
+		chromedp.Focus(chromedp.CSS(`tr[data-memory="`+s.editorMemory+`"] a`)), chromedp.KeyEvent("\r"))
+	b.waitReady(t, "memory")
+	b.accessible(t, "memory")
 	var tl struct {
 		Versions []string `json:"versions"`
 		Cited    []string `json:"cited"`
@@ -161,6 +167,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 	b.run(t, chromedp.Click(chromedp.CSS(`[data-testid=fb-helpful]`)))
 	b.poll(t, `!!document.querySelector('[data-testid=feedback-result]')`)
+	b.accessible(t, "retrieve")
 	b.shot(t, "retrieve")
 	// The timeline now shows that feedback.
 	b.run(t, chromedp.Navigate(base+"/ui/#/memory/"+s.editorMemory))
@@ -175,6 +182,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	if claimHref == "" {
 		t.Error("the graph draws no claim")
 	}
+	b.accessible(t, "graph")
 	b.shot(t, "graph")
 	b.clickTo(t, `[data-testid=graph] a[data-claim]`, "memory")
 	var opened string
@@ -194,6 +202,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	if !act.Lifecycle || act.Quarantine == 0 {
 		t.Errorf("activity for an admin: %+v, want the lifecycle action and the quarantined admission", act)
 	}
+	b.accessible(t, "activity")
 	b.shot(t, "activity")
 	b.run(t, chromedp.Click(chromedp.CSS(`[data-testid=run-lifecycle]`)))
 	b.run(t, chromedp.WaitVisible(chromedp.ID("confirm-ok")), chromedp.Click(chromedp.ID("confirm-ok")))
@@ -208,6 +217,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	if overflow {
 		t.Error("the timeline is wider than a 390 px phone screen")
 	}
+	b.accessible(t, "memory, phone width, dark")
 	b.shot(t, "phone-dark")
 	b.scheme(t, "light")
 	b.run(t, chromedp.EmulateViewport(1280, 900))
@@ -466,6 +476,50 @@ func (b *browser) scheme(t *testing.T, v string) {
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}})
 		return err
 	})
+}
+
+// accessible checks what a screen reader and a keyboard need on the page:
+// every form control has a label, every button and link a name, every
+// drawn figure a description, and nothing is hidden from the keyboard.
+func (b *browser) accessible(t *testing.T, page string) {
+	t.Helper()
+	var problems []string
+	b.eval(t, `(() => {
+		const out = [];
+		const name = (el) => (el.getAttribute('aria-label') || el.textContent || el.getAttribute('title') || '').trim();
+		for (const el of document.querySelectorAll('main input, main select, main textarea')) {
+			if (el.type !== 'hidden' && el.labels.length === 0 && !el.getAttribute('aria-label')) out.push('unlabelled ' + el.tagName + ' ' + (el.name || el.id));
+		}
+		for (const el of document.querySelectorAll('button, a[href]')) if (!name(el)) out.push('nameless ' + el.tagName + ' ' + el.outerHTML.slice(0, 80));
+		for (const el of document.querySelectorAll('svg')) if (!el.closest('a') && el.getAttribute('role') !== 'img') out.push('svg without role=img');
+		for (const el of document.querySelectorAll('svg[role=img]')) if (!el.getAttribute('aria-label')) out.push('svg without aria-label');
+		for (const el of document.querySelectorAll('[tabindex]')) if (el.tabIndex > 0) out.push('positive tabindex ' + el.tagName);
+		if (!document.documentElement.lang) out.push('no lang');
+		// Contrast (WCAG 2): text against the first opaque background behind it.
+		const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+		const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+			.reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+		const bg = (el) => {
+			for (; el; el = el.parentElement) {
+				const c = rgb(getComputedStyle(el).backgroundColor);
+				if (c.length >= 3 && (c.length < 4 || c[3] > 0.9)) return c;
+			}
+			return [255, 255, 255];
+		};
+		const seen = new Set();
+		for (const el of document.querySelectorAll('main p, main td, main th, main a, main button, main label, main .badge, main dt, main dd, header a, header span')) {
+			if (!el.textContent.trim() || el.closest('svg')) continue;
+			const fg = rgb(getComputedStyle(el).color), back = bg(el);
+			const [l1, l2] = [lum(fg), lum(back)].sort((a, b) => b - a);
+			const ratio = (l1 + 0.05) / (l2 + 0.05);
+			const key = el.tagName + getComputedStyle(el).color + back;
+			if (ratio < 4.5 && !seen.has(key)) { seen.add(key); out.push('contrast ' + ratio.toFixed(2) + ' for ' + el.tagName + '.' + el.className + ' "' + el.textContent.trim().slice(0, 30) + '"'); }
+		}
+		return out;
+	})()`, &problems)
+	for _, p := range problems {
+		t.Errorf("%s: %s", page, p)
+	}
 }
 
 // clickTo clicks sel and waits until the inspector has rendered page. The
