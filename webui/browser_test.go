@@ -271,6 +271,30 @@ func TestInspectorInBrowser(t *testing.T) {
 		}
 	}
 
+	// Open mode (no key configured): sign in with no key and a namespace.
+	openBase := startServe(t, map[string]string{"MNEMON_DB": filepath.Join(dir, "open.db")})
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", openBase+"/v1/memories", strings.NewReader(`{"text": "I prefer tea to coffee."}`))
+	req.Header.Set("X-Mnemon-Namespace", "demo")
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("open mode remember: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
+	b.run(t, chromedp.Navigate(openBase+"/ui/"))
+	b.waitReady(t, "signin")
+	b.run(t, chromedp.SetValue(chromedp.ID("ns"), "demo"), chromedp.Click(chromedp.ID("key-submit")))
+	b.waitReady(t, "memories")
+	var open struct {
+		Caller string `json:"caller"`
+		Rows   int    `json:"rows"`
+		Switch bool   `json:"switch"`
+	}
+	b.eval(t, `({caller: document.querySelector('[data-testid=caller]').textContent,
+		rows: document.querySelectorAll('[data-testid=memories] tbody tr').length, switch: !!document.getElementById('ns-switch')})`, &open)
+	if !strings.Contains(open.Caller, "demo") || !strings.Contains(open.Caller, "open mode") || open.Rows == 0 || !open.Switch {
+		t.Errorf("open mode: %+v", open)
+	}
+
 	// Nothing left loopback, nothing went wrong in the page.
 	b.mu.Lock()
 	defer b.mu.Unlock()

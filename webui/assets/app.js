@@ -133,6 +133,16 @@
       const c = state.caller;
       who.append(h('span', { 'data-testid': 'caller' }, 'namespace ', h('b', {}, c.namespace), ' · ',
         badge(c.role), c.open_mode ? ' (open mode)' : ''));
+      if (c.open_mode) {
+        // Open mode names the namespace per request: switch here.
+        const ns = h('input', { id: 'ns-switch', name: 'ns', value: c.namespace, size: 12, 'aria-label': 'Namespace' });
+        who.append(h('form', { class: 'row', onsubmit: (e) => {
+          e.preventDefault();
+          state.ns = ns.value.trim();
+          if (state.ns) sessionStorage.setItem(NS, state.ns); else sessionStorage.removeItem(NS);
+          start();
+        } }, ns, h('button', { type: 'submit', class: 'secondary' }, 'Switch')));
+      }
     }
     who.append(h('button', { class: 'secondary', type: 'button', onclick: () => showKeyForm() },
       state.key ? 'Change key' : 'Enter key'));
