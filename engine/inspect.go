@@ -193,7 +193,7 @@ func (e *Engine) Activity(ctx context.Context, p ActivityParams) (*Activity, err
 	}
 	now := p.Now.UTC()
 
-	day := now.Truncate(24 * time.Hour).AddDate(0, 0, -(p.Days - 1))
+	day := now.Truncate(24*time.Hour).AddDate(0, 0, -(p.Days - 1))
 	out.Writes = make([]Bucket, p.Days)
 	for i := range out.Writes {
 		out.Writes[i].Start = day.AddDate(0, 0, i)
