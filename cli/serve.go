@@ -22,6 +22,7 @@ import (
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/mcpserver"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/webui"
 )
 
 // DefaultAddr is where mnemon serve listens unless told otherwise.
@@ -683,8 +684,12 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 		// unless one is configured.
 		openRate = -1
 	}
+	ui, err := webui.New("/ui/")
+	if err != nil {
+		return err
+	}
 	api, err := httpapi.New(httpapi.Config{
-		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version, Ready: q.Ready,
+		Engine: eng, Keys: a.store, Queue: q, Logger: log, Version: Version, Ready: q.Ready, UI: ui,
 		MaxIndexLag: timeouts.indexLag,
 		RequireKeys: !local && !cfg.InsecureOpen,
 		MCP:         mcpserver.HTTPHandler(eng, mcpserver.Options{Version: Version, Logger: log}),
@@ -734,7 +739,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if keys == 0 {
 		mode = "open (no API key configured)"
 	}
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "auth", mode, "workers", *cfg.Workers, "sync", strings.ToLower(a.synchronous), "db", redactDB(a.dbPath))
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "inspector", "http://"+ln.Addr().String()+"/ui/", "auth", mode, "workers", *cfg.Workers, "sync", strings.ToLower(a.synchronous), "db", redactDB(a.dbPath))
 	if file := a.env.Getenv("MNEMON_ADDR_FILE"); file != "" {
 		// Tests and supervisors learn the port of --addr 127.0.0.1:0 here.
 		// Renamed into place, so a reader never sees a partial address.

@@ -675,6 +675,8 @@ func TestTypesMatchOpenAPI(t *testing.T) {
 		"GraphResponse": client.GraphResponse{}, "GraphEntity": client.GraphEntity{}, "GraphClaim": client.GraphClaim{},
 		"ProcedureList": client.ProcedureList{}, "Procedure": client.Procedure{}, "ProcedureReport": client.ProcedureReport{},
 		"ProcedureChange": client.ProcedureChange{}, "ProcedureFailure": client.ProcedureFailure{}, "TaskTally": client.TaskTally{},
+		"VersionPage": client.VersionPage{}, "AdmissionList": client.AdmissionList{}, "JobList": client.JobList{},
+		"Stats": client.Stats{}, "Bucket": client.Bucket{}, "Caller": client.Caller{},
 	}
 	mirrored := map[string]bool{"Problem": true} // decoded by the client's own unexported type
 	for name, schema := range schemas {
@@ -730,6 +732,8 @@ func TestTypesMatchWire(t *testing.T) {
 		{client.ProcedureList{}, wire.ProcedureList{}}, {client.Procedure{}, wire.Procedure{}},
 		{client.ProcedureReport{}, wire.ProcedureReport{}}, {client.ProcedureChange{}, wire.ProcedureChange{}},
 		{client.ProcedureFailure{}, wire.ProcedureFailure{}}, {client.TaskTally{}, wire.TaskTally{}},
+		{client.VersionPage{}, wire.VersionPage{}}, {client.AdmissionList{}, wire.AdmissionList{}}, {client.JobList{}, wire.JobList{}},
+		{client.Stats{}, wire.Stats{}}, {client.Bucket{}, wire.Bucket{}}, {client.Caller{}, wire.Caller{}},
 	}
 	for _, p := range pairs {
 		ct, wt := reflect.TypeOf(p.client), reflect.TypeOf(p.wire)
@@ -799,6 +803,12 @@ func TestEveryEndpointHasAMethod(t *testing.T) {
 		"GET /v1/graph/neighborhood":         "Neighborhood",
 		"GET /v1/procedures":                 "ListProcedures",
 		"POST /v1/procedures/promote":        "PromoteProcedures",
+		"GET /v1/versions":                   "ListVersions",
+		"GET /v1/admissions":                 "ListAdmissions",
+		"GET /v1/jobs":                       "ListJobs",
+		"POST /v1/jobs/{id}/retry":           "RetryJob",
+		"GET /v1/stats":                      "Stats",
+		"GET /v1/caller":                     "Caller",
 	}
 	ct := reflect.TypeOf(&client.Client{})
 	for path, ops := range readOpenAPI(t)["paths"].(map[string]any) {

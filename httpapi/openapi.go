@@ -204,6 +204,18 @@ func operationID(rt *route) string {
 		return "sendFeedback"
 	case "GET /v1/memories/{id}/explain":
 		return "explainMemory"
+	case "GET /v1/versions":
+		return "listVersions"
+	case "GET /v1/admissions":
+		return "listAdmissions"
+	case "GET /v1/jobs":
+		return "listJobs"
+	case "POST /v1/jobs/{id}/retry":
+		return "retryJob"
+	case "GET /v1/stats":
+		return "getStats"
+	case "GET /v1/caller":
+		return "getCaller"
 	}
 	id := strings.ToLower(rt.Method)
 	for _, w := range strings.FieldsFunc(rt.Path, func(r rune) bool { return r == '/' || r == '.' }) {

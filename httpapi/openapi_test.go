@@ -37,6 +37,7 @@ import (
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
@@ -464,6 +465,37 @@ func TestOpenAPIResponses(t *testing.T) {
 	}
 	c.call("GET /v1/graph/neighborhood", "/v1/graph/neighborhood?entity=team&as_of="+at(-30*time.Minute), nil, 200)
 	c.call("GET /v1/graph/neighborhood", "/v1/graph/neighborhood?entity=team&hops=3", nil, 400)
+
+	// The inspector's reads (web UI): a page of versions and the next, the
+	// admission log, jobs, activity, the caller.
+	var page struct {
+		Versions   []any  `json:"versions"`
+		NextCursor string `json:"next_cursor"`
+	}
+	c.decode(c.call("GET /v1/versions", "/v1/versions?limit=1", nil, 200), &page)
+	if len(page.Versions) != 1 || page.NextCursor == "" {
+		t.Errorf("first page: %d versions, cursor %q", len(page.Versions), page.NextCursor)
+	}
+	c.call("GET /v1/versions", "/v1/versions?kind=semantic,procedural&status=active,superseded&subject=team&q=deploy&since="+
+		at(-24*time.Hour)+"&until="+at(time.Hour)+"&cursor="+page.NextCursor, nil, 200)
+	c.call("GET /v1/versions", "/v1/versions?status=alive", nil, 400)
+	c.call("GET /v1/admissions", "/v1/admissions?decision=accept&limit=5", nil, 200)
+	c.call("GET /v1/jobs", "/v1/jobs?state=succeeded", nil, 200)
+	c.call("GET /v1/stats", "/v1/stats?days=7&hours=48", nil, 200)
+	c.call("GET /v1/caller", "/v1/caller", nil, 200)
+	// A job that fails for good (its payload is too large to run), retried.
+	var failing string
+	if err := f.store.InTx(t.Context(), func(tx memory.Executor) error {
+		var err error
+		failing, err = f.queue.Enqueue(t.Context(), tx, engine.ExtractJob{Namespace: "default", EpisodeIDs: make([]string, engine.MaxEvents+1)})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := f.queue.Wait(t.Context(), "default", failing); err != nil || j.State != jobs.StateFailed {
+		t.Fatalf("the failing job: %+v, %v", j, err)
+	}
+	c.call("POST /v1/jobs/{id}/retry", "/v1/jobs/"+failing+"/retry", nil, 200)
 
 	// Maintenance: nothing to expire yet, but every schema is checked.
 	c.call("POST /v1/lifecycle/run", "/v1/lifecycle/run", map[string]any{"dedupe": true, "dry_run": true}, 200)

@@ -102,6 +102,8 @@ type Queue interface {
 	Get(ctx context.Context, ns, id string) (*jobs.Job, error)
 	Wait(ctx context.Context, ns, id string) (*jobs.Job, error)
 	Counts(ctx context.Context) (map[string]int, error)
+	List(ctx context.Context, p jobs.ListParams) ([]*jobs.Job, error)
+	Retry(ctx context.Context, ns, id string) (*jobs.Job, error)
 }
 
 // Config wires a Server.
@@ -127,6 +129,10 @@ type Config struct {
 	Version string
 	// MCP, when set, is served at /mcp (see mcpserver.HTTPHandler).
 	MCP http.Handler
+	// UI, when set, is served at /ui/ without authentication (see
+	// webui.New): static files only; the page asks for a key and calls
+	// /v1 with it like any client.
+	UI http.Handler
 }
 
 // Server is the HTTP API. It is an http.Handler.
@@ -189,6 +195,14 @@ func New(cfg Config) (*Server, error) {
 		for _, m := range []string{"POST", "GET", "DELETE"} {
 			s.mux.Handle(m+" /mcp", s.wrap(s.mcpRoute(m)))
 		}
+	}
+	if cfg.UI != nil {
+		ui := func(w http.ResponseWriter, r *request) error {
+			cfg.UI.ServeHTTP(w, r.Request)
+			return nil
+		}
+		s.mux.Handle("GET /ui/", s.wrap(&route{Method: "GET", Path: "/ui/", handle: ui, public: true, quiet: true}))
+		s.mux.Handle("GET /ui", s.wrap(&route{Method: "GET", Path: "/ui", handle: ui, public: true, quiet: true}))
 	}
 	s.unknown = s.wrap(&route{Path: "/", Role: memory.RoleReader, handle: s.notFound}) // 404 and 405 for any valid key, not 403
 	s.mux.Handle("/", s.unknown)

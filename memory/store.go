@@ -157,6 +157,12 @@ type Records interface {
 	GetVersion(ctx context.Context, p GetParams) (*Version, error)
 	// ListVersions returns versions matching p ordered by recorded_at, then id.
 	ListVersions(ctx context.Context, p ListVersionsParams) ([]*Version, error)
+	// PageVersions returns one page of the versions matching p, newest
+	// first (recorded_at, then id, both descending), without embeddings:
+	// the inspector's list. The next page starts after the last version
+	// returned (p.After), so paging costs the same on page 1 and page
+	// 2,000, and a version written meanwhile never shifts a page.
+	PageVersions(ctx context.Context, p PageVersionsParams) ([]*Version, error)
 	// ScanVersions calls fn for every version of the namespace, in id order,
 	// without holding them all in memory. It stops at fn's first error.
 	ScanVersions(ctx context.Context, p ScanParams, fn func(*Version) error) error
@@ -371,6 +377,33 @@ type ListVersionsParams struct {
 	WithoutEmbeddings bool
 }
 
+// PageVersionsParams filters and pages versions for PageVersions. Zero
+// fields match everything; every set field must match.
+type PageVersionsParams struct {
+	Namespace string
+	Kinds     []Kind
+	Types     []Type
+	Statuses  []Status
+	Subject   string // exactly
+	// Scope: each set field must equal the version's (an unset one
+	// matches any).
+	Scope Scope
+	// Since and Until bound recorded_at: Since <= recorded_at < Until.
+	Since, Until time.Time
+	// Text, when set, must occur in the content (case-insensitive for
+	// ASCII letters; % and _ are plain characters).
+	Text string
+	// After, when set, is the last version of the previous page.
+	After *VersionCursor
+	Limit int // at least 1
+}
+
+// VersionCursor is a position in PageVersions' order.
+type VersionCursor struct {
+	RecordedAt time.Time
+	ID         string
+}
+
 // CreateAdmissionsParams appends to a namespace's admission log.
 type CreateAdmissionsParams struct {
 	Namespace  string
@@ -382,7 +415,8 @@ type ListAdmissionsParams struct {
 	Namespace string
 	MemoryID  string
 	EpisodeID string
-	Limit     int // 0 means no limit
+	Decision  AdmissionDecision // "": every decision
+	Limit     int               // 0 means no limit
 }
 
 // PruneTracesParams bounds a prune of retrieval traces.
@@ -397,6 +431,9 @@ type ListTracesParams struct {
 	Namespace string
 	Since     time.Time
 	Limit     int // 0 means no limit
+	// WithoutItems leaves Items nil: what counting retrievals and their
+	// latency needs, without decoding every candidate.
+	WithoutItems bool
 }
 
 // StatsParams names the namespace to count.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -362,6 +363,81 @@ func (e *executor) ListVersions(ctx context.Context, p memory.ListVersionsParams
 	return out, nil
 }
 
+// pageVersionsQuery walks versions_by_time backwards from the cursor: the
+// row comparison is an index range, so a late page costs what the first
+// does.
+func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
+	w := newWhere(p.Namespace)
+	var c enc
+	if p.After != nil {
+		at := c.time("after", p.After.RecordedAt)
+		w.args = append(w.args, at, p.After.ID)
+		n := len(w.args)
+		w.sb.WriteString(" AND (recorded_at, id) < ($" + strconv.Itoa(n-1) + ", $" + strconv.Itoa(n) + ")")
+	}
+	if !p.Until.IsZero() {
+		w.add("recorded_at < ?", c.time("until", p.Until))
+	}
+	if !p.Since.IsZero() {
+		w.add("recorded_at >= ?", c.time("since", p.Since))
+	}
+	strs := func(n int, at func(int) string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = at(i)
+		}
+		return out
+	}
+	if len(p.Kinds) > 0 {
+		w.add("kind = ANY(?)", strs(len(p.Kinds), func(i int) string { return string(p.Kinds[i]) }))
+	}
+	if len(p.Types) > 0 {
+		w.add("type = ANY(?)", strs(len(p.Types), func(i int) string { return string(p.Types[i]) }))
+	}
+	if len(p.Statuses) > 0 {
+		w.add("status = ANY(?)", statusStrings(p.Statuses))
+	}
+	if p.Subject != "" {
+		w.add("subject = ?", p.Subject)
+	}
+	for _, f := range []struct{ col, v string }{{"agent_id", p.Scope.AgentID}, {"user_id", p.Scope.UserID},
+		{"project_id", p.Scope.ProjectID}, {"session_id", p.Scope.SessionID}} {
+		if f.v != "" {
+			w.add(f.col+" = ?", f.v)
+		}
+	}
+	if p.Text != "" {
+		// ILIKE would fold non-ASCII letters too; LIKE on lower() of
+		// both sides is what SQLite's LIKE does for ASCII, and more.
+		w.add(`lower(content) LIKE ? ESCAPE '\'`, "%"+strings.ToLower(likeEscape(p.Text))+"%")
+	}
+	if c.err != nil {
+		return "", nil, c.err
+	}
+	return `SELECT ` + versionColsLean + ` FROM versions WHERE namespace = $1` + w.sb.String() +
+		` ORDER BY recorded_at DESC, id DESC LIMIT ` + w.next(int64(max(p.Limit, 1))), w.args, nil
+}
+
+// likeEscape makes s match itself in a LIKE pattern escaped by '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+}
+
+func (e *executor) PageVersions(ctx context.Context, p memory.PageVersionsParams) ([]*memory.Version, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, fmt.Errorf("postgres: page versions: %w", err)
+	}
+	q, args, err := pageVersionsQuery(p)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: page versions: %w", memory.Invalidf("%v", err))
+	}
+	out, err := collect(ctx, e, decodeVersion, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: page versions: %w", err)
+	}
+	return out, nil
+}
+
 // ListUnsettledVersions reads in one snapshot: the contested groups'
 // settled members are read after the index.
 func (e *executor) ListUnsettledVersions(ctx context.Context, p memory.ScanParams) ([]*memory.Version, error) {
@@ -507,6 +583,9 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any) {
 	if p.EpisodeID != "" {
 		w.add("episode_id = ?", p.EpisodeID)
 	}
+	if p.Decision != "" {
+		w.add("decision = ?", string(p.Decision))
+	}
 	return `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = $1` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ` + w.next(limit(p.Limit)), w.args
 }
@@ -532,6 +611,9 @@ func (e *executor) ScanAdmissions(ctx context.Context, p memory.ScanParams, fn f
 const traceCols = `namespace, id, query, agent_id, user_id, project_id, session_id, task_type,
 	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us, known_at`
 
+// traceColsLean reads a trace without its items (they decode as none).
+var traceColsLean = strings.Replace(traceCols, " items,", " NULL::bytea,", 1)
+
 const (
 	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
@@ -552,6 +634,10 @@ func decodeTrace(r pgx.Rows) (*memory.Trace, error) {
 		&t.DurationMicros, &knownAt)
 	if err != nil {
 		return nil, err
+	}
+	if items == nil { // traceColsLean
+		t.AsOf, t.KnownAt, t.CreatedAt = fromNanosPtr(asOf), fromNanosPtr(knownAt), fromNanos(created)
+		return &t, nil
 	}
 	if t.Items, err = memory.DecodeTraceItems(items); err != nil {
 		return nil, fmt.Errorf("decode column items: %w", err)
@@ -609,7 +695,11 @@ func listTracesQuery(p memory.ListTracesParams) (string, []any, error) {
 			return "", nil, c.err
 		}
 	}
-	return `SELECT ` + traceCols + ` FROM traces WHERE namespace = $1` + w.sb.String() +
+	cols := traceCols
+	if p.WithoutItems {
+		cols = traceColsLean
+	}
+	return `SELECT ` + cols + ` FROM traces WHERE namespace = $1` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ` + w.next(limit(p.Limit)), w.args, nil
 }
 

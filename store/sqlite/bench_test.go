@@ -205,3 +205,43 @@ func BenchmarkSingleDurableWrite(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
 }
+
+// BenchmarkPageVersions100k measures the inspector's memory list on a
+// namespace of 100k versions: the first page of 50, a page deep in the
+// namespace (after a cursor), and a filtered page (scope, type and a
+// word of the content), each read from versions_by_recency.
+func BenchmarkPageVersions100k(b *testing.B) {
+	const n = 100_000
+	path := filepath.Join(b.TempDir(), "page.db")
+	seed(b, path, n, 64)
+	s, err := sqlite.Open(b.Context(), path, sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	deep := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(10_000 * time.Millisecond) // the 90,000th newest
+	cases := []struct {
+		name string
+		p    memory.PageVersionsParams
+	}{
+		{"First", memory.PageVersionsParams{}},
+		{"Deep", memory.PageVersionsParams{After: &memory.VersionCursor{RecordedAt: deep, ID: fmt.Sprintf("ver_s%09d", 10_000)}}},
+		{"Filtered", memory.PageVersionsParams{Statuses: []memory.Status{memory.StatusActive}, Types: []memory.Type{memory.TypeFact},
+			Scope: memory.Scope{UserID: "u3"}, Text: "number 1"}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			p := c.p
+			p.Namespace, p.Limit = benchNS, 50
+			for b.Loop() {
+				vs, err := s.PageVersions(b.Context(), p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(vs) != 50 {
+					b.Fatalf("page of %d versions, want 50", len(vs))
+				}
+			}
+		})
+	}
+}

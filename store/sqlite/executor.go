@@ -652,6 +652,69 @@ func (e *executor) ListVersions(ctx context.Context, p memory.ListVersionsParams
 	return out, nil
 }
 
+// pageVersionsQuery reads versions_by_recency, whose condition (kind is
+// not empty) no other query states: a plain (namespace, recorded_at, id) index
+// would draw ListVersions' filtered shapes (ORDER BY recorded_at, id) off
+// their status and subject indexes. INDEXED BY makes the query fail
+// rather than fall back to sorting the namespace.
+func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
+	w := where{args: []any{p.Namespace}}
+	var c encoder
+	if p.After != nil {
+		at := c.time("after", p.After.RecordedAt)
+		// The first term bounds the index range; the second breaks ties.
+		w.cond("recorded_at <= ?", at)
+		w.sb.WriteString(" AND (recorded_at < ? OR id < ?)")
+		w.args = append(w.args, at, p.After.ID)
+	}
+	if !p.Until.IsZero() {
+		w.cond("recorded_at < ?", c.time("until", p.Until))
+	}
+	if !p.Since.IsZero() {
+		w.cond("recorded_at >= ?", c.time("since", p.Since))
+	}
+	if len(p.Kinds) > 0 {
+		w.in("kind", p.Kinds)
+	}
+	if len(p.Types) > 0 {
+		w.in("type", p.Types)
+	}
+	if len(p.Statuses) > 0 {
+		w.in("status", p.Statuses)
+	}
+	if p.Subject != "" {
+		w.eq("subject", p.Subject)
+	}
+	for _, f := range []struct{ col, v string }{{"agent_id", p.Scope.AgentID}, {"user_id", p.Scope.UserID},
+		{"project_id", p.Scope.ProjectID}, {"session_id", p.Scope.SessionID}} {
+		if f.v != "" {
+			w.eq(f.col, f.v)
+		}
+	}
+	if p.Text != "" {
+		w.cond(`content LIKE ? ESCAPE '\'`, "%"+likeEscape(p.Text)+"%")
+	}
+	if c.err != nil {
+		return "", nil, c.err
+	}
+	w.args = append(w.args, max(p.Limit, 1))
+	return `SELECT ` + versionColsLean + ` FROM versions INDEXED BY versions_by_recency WHERE namespace = ? AND kind <> ''` +
+		w.sb.String() + ` ORDER BY recorded_at DESC, id DESC LIMIT ?`, w.args, w.err
+}
+
+// likeEscape makes s match itself in a LIKE pattern escaped by '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+}
+
+func (e *executor) PageVersions(ctx context.Context, p memory.PageVersionsParams) ([]*memory.Version, error) {
+	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return pageVersionsQuery(p) }, decodeVersion)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: page versions: %w", err)
+	}
+	return out, nil
+}
+
 // qUnsettledVersions reads the versions_unsettled index (its WHERE word
 // for word; 0.5 is memory.NeutralUsefulness). INDEXED BY makes the query
 // fail rather than fall back to reading every live version.
@@ -784,6 +847,9 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	if p.EpisodeID != "" {
 		w.eq("episode_id", p.EpisodeID)
 	}
+	if p.Decision != "" {
+		w.eq("decision", string(p.Decision))
+	}
 	w.args = append(w.args, limitArg(p.Limit))
 	return `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ?` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
@@ -805,6 +871,9 @@ func (e *executor) ListAdmissions(ctx context.Context, p memory.ListAdmissionsPa
 
 const traceCols = `namespace, id, query, agent_id, user_id, project_id, session_id, task_type,
 	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us, known_at`
+
+// traceColsLean reads a trace without its items (they decode as none).
+var traceColsLean = strings.Replace(traceCols, " items,", " X'6E756C6C',", 1) // the blob "null"
 
 const (
 	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
@@ -880,7 +949,11 @@ func listTracesQuery(p memory.ListTracesParams) (string, []any, error) {
 		w.err = c.err
 	}
 	w.args = append(w.args, limitArg(p.Limit))
-	return `SELECT ` + traceCols + ` FROM traces WHERE namespace = ?` + w.sb.String() +
+	cols := traceCols
+	if p.WithoutItems {
+		cols = traceColsLean
+	}
+	return `SELECT ` + cols + ` FROM traces WHERE namespace = ?` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
 }
 

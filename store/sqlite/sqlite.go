@@ -651,6 +651,10 @@ func (s *Store) CreateAdmissions(ctx context.Context, p memory.CreateAdmissionsP
 	return s.write(ctx, func(e *executor) error { return e.CreateAdmissions(ctx, p) })
 }
 
+func (s *Store) PageVersions(ctx context.Context, p memory.PageVersionsParams) ([]*memory.Version, error) {
+	return s.read.PageVersions(ctx, p)
+}
+
 func (s *Store) ListAdmissions(ctx context.Context, p memory.ListAdmissionsParams) ([]*memory.Admission, error) {
 	return s.read.ListAdmissions(ctx, p)
 }

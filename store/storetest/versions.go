@@ -130,6 +130,97 @@ func (s suite) versions(t *testing.T) {
 		}
 	})
 
+	// Page: newest first, every filter, and a cursor that walks the whole
+	// namespace a page at a time without a gap or a repeat, ties on
+	// recorded_at broken by id.
+	t.Run("Page", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		mA := newMemory(ns, "m-a", "user", "k1", memory.Scope{})
+		mB := newMemory(ns, "m-b", "user", "k2", memory.Scope{UserID: "u1"})
+		mC := newMemory(ns, "m-c", "user", "k1", memory.Scope{AgentID: "a1", SessionID: "s1"})
+		mD := newMemory(ns, "m-d", "project", "k1", memory.Scope{})
+		mOther := newMemory("tenant-b", "m-a", "user", "k1", memory.Scope{})
+		typed := func(v *memory.Version, ty memory.Type, content string) *memory.Version {
+			v.Type, v.Content = ty, content
+			return v
+		}
+		vs := []*memory.Version{
+			withState(newVersion(ns, "v-1", mA, 1, at(5)), memory.KindSemantic, memory.StatusSuperseded),
+			withState(newVersion(ns, "v-2", mA, 2, at(7)), memory.KindSemantic, memory.StatusActive),
+			typed(withState(newVersion(ns, "v-3", mB, 1, at(6)), memory.KindProcedural, memory.StatusActive), memory.TypeProcedure, "Deploy with 100% of tests_green"),
+			withState(newVersion(ns, "v-4", mC, 1, at(7)), memory.KindEpisodic, memory.StatusCandidate), // ties with v-2
+			typed(withState(newVersion(ns, "v-5", mB, 2, at(4)), memory.KindSemantic, memory.StatusContested), memory.TypeFact, "Lives in LISBON"),
+			withState(newVersion(ns, "v-6", mD, 1, at(8)), memory.KindSemantic, memory.StatusExpired),
+			withState(newVersion("tenant-b", "v-9", mOther, 1, at(9)), memory.KindSemantic, memory.StatusActive),
+		}
+		createAll(t, ctx, st, []*memory.Memory{mA, mB, mC, mD, mOther}, vs)
+		byID := map[string]*memory.Version{}
+		for _, v := range vs {
+			lean := *v
+			lean.Embedding = nil
+			byID[v.ID] = &lean
+		}
+		all := []string{"v-6", "v-4", "v-2", "v-3", "v-1", "v-5"}
+		cases := []struct {
+			name string
+			p    memory.PageVersionsParams
+			want []string
+		}{
+			{"All", memory.PageVersionsParams{}, all},
+			{"Kinds", memory.PageVersionsParams{Kinds: []memory.Kind{memory.KindProcedural, memory.KindEpisodic}}, []string{"v-4", "v-3"}},
+			{"Types", memory.PageVersionsParams{Types: []memory.Type{memory.TypeFact, memory.TypeProcedure}}, []string{"v-3", "v-5"}},
+			{"Statuses", memory.PageVersionsParams{Statuses: []memory.Status{memory.StatusActive, memory.StatusContested}}, []string{"v-2", "v-3", "v-5"}},
+			{"Subject", memory.PageVersionsParams{Subject: "project"}, []string{"v-6"}},
+			{"ScopeUser", memory.PageVersionsParams{Scope: memory.Scope{UserID: "u1"}}, []string{"v-3", "v-5"}},
+			{"ScopeAgentSession", memory.PageVersionsParams{Scope: memory.Scope{AgentID: "a1", SessionID: "s1"}}, []string{"v-4"}},
+			{"ScopeMismatch", memory.PageVersionsParams{Scope: memory.Scope{AgentID: "a1", UserID: "u1"}}, nil},
+			{"Since", memory.PageVersionsParams{Since: at(7)}, []string{"v-6", "v-4", "v-2"}},
+			{"Until", memory.PageVersionsParams{Until: at(6)}, []string{"v-1", "v-5"}},
+			{"SinceUntil", memory.PageVersionsParams{Since: at(5), Until: at(7)}, []string{"v-3", "v-1"}},
+			{"TextFoldsCase", memory.PageVersionsParams{Text: "lisbon"}, []string{"v-5"}},
+			{"TextPercentIsPlain", memory.PageVersionsParams{Text: "100%"}, []string{"v-3"}},
+			{"TextUnderscoreIsPlain", memory.PageVersionsParams{Text: "tests_g"}, []string{"v-3"}},
+			{"TextUnderscoreNoWildcard", memory.PageVersionsParams{Text: "Lives_in"}, nil},
+			{"Limit", memory.PageVersionsParams{Limit: 2}, []string{"v-6", "v-4"}},
+			{"AfterTie", memory.PageVersionsParams{After: &memory.VersionCursor{RecordedAt: at(7), ID: "v-4"}}, []string{"v-2", "v-3", "v-1", "v-5"}},
+			{"AfterWithFilter", memory.PageVersionsParams{After: &memory.VersionCursor{RecordedAt: at(7), ID: "v-2"}, Statuses: []memory.Status{memory.StatusActive}}, []string{"v-3"}},
+		}
+		for _, c := range cases {
+			c.p.Namespace = ns
+			if c.p.Limit == 0 {
+				c.p.Limit = 100
+			}
+			for _, m := range modes() {
+				must(t, m.do(ctx, st, func(ex memory.Executor) error {
+					got, err := ex.PageVersions(ctx, c.p)
+					if err != nil {
+						t.Errorf("%s %s: %v", m.name, c.name, err)
+						return nil
+					}
+					wantIDs(t, m.name+" "+c.name, ids(got, versionID), c.want)
+					for _, g := range got {
+						same(t, m.name+" "+c.name+" "+g.ID, byID[g.ID], g)
+					}
+					return nil
+				}))
+			}
+		}
+		// Walk every page of 2: each version once, in order.
+		var walked []string
+		p := memory.PageVersionsParams{Namespace: ns, Limit: 2}
+		for range 10 {
+			page, err := st.PageVersions(ctx, p)
+			must(t, err)
+			walked = append(walked, ids(page, versionID)...)
+			if len(page) < p.Limit {
+				break
+			}
+			last := page[len(page)-1]
+			p.After = &memory.VersionCursor{RecordedAt: last.RecordedAt, ID: last.ID}
+		}
+		wantIDs(t, "walk", walked, all)
+	})
+
 	// Unsettled: the live versions the lifecycle may still change, and
 	// every live version of a contested memory; nothing settled, nothing
 	// that is history, nothing of another namespace. A version that
@@ -364,6 +455,8 @@ func (s suite) admissions(t *testing.T) {
 				{"MemoryAndEpisode", memory.ListAdmissionsParams{MemoryID: "mem-1", EpisodeID: "ep-2"}, []string{"adm-4"}},
 				{"UnknownMemory", memory.ListAdmissionsParams{MemoryID: "mem-9"}, nil},
 				{"Limit", memory.ListAdmissionsParams{Limit: 2}, []string{"adm-4", "adm-2"}},
+				{"Decision", memory.ListAdmissionsParams{Decision: memory.AdmitReject}, []string{"adm-3"}},
+				{"DecisionNone", memory.ListAdmissionsParams{Decision: memory.AdmitQuarantine}, nil},
 			}
 			must(t, m.do(ctx, st, func(ex memory.Executor) error {
 				for _, c := range cases {
@@ -464,6 +557,17 @@ func (s suite) traces(t *testing.T) {
 					same(t, "scanned "+g.ID, byID[g.ID], g)
 				}
 				checkScanStops(t, m.name+" ScanTraces", ex.ScanTraces, ctx, ns)
+				// Without items: everything else as stored.
+				lean, err := ex.ListTraces(ctx, memory.ListTracesParams{Namespace: ns, WithoutItems: true})
+				if err != nil {
+					return err
+				}
+				wantIDs(t, "ListTraces without items", ids(lean, traceID), []string{"ret-2", "ret-3", "ret-1"})
+				for _, g := range lean {
+					want := *byID[g.ID]
+					want.Items = nil
+					same(t, "lean "+g.ID, &want, g)
+				}
 				return nil
 			}))
 		})

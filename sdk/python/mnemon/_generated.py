@@ -27,6 +27,44 @@ class Admission(_AdmissionRequired, total=False):
     version_id: str
 
 
+class AdmissionList(TypedDict):
+    """The AdmissionList object of the API."""
+
+    admissions: List[Admission]
+    """Admission decisions, newest first, each with its reason codes."""
+
+
+class _BucketRequired(TypedDict):
+    count: int
+    start: str
+    """The period's start (UTC)."""
+
+
+class Bucket(_BucketRequired, total=False):
+    """The Bucket object of the API."""
+
+    p95_ms: float
+    """Retrievals: the period's 95th percentile latency in milliseconds."""
+
+
+class _CallerRequired(TypedDict):
+    allowed: List[str]
+    """Every operation (METHOD /path) this caller may call."""
+    namespace: str
+    """The namespace the key acts in."""
+    open_mode: bool
+    """No API key is configured: the server answers loopback clients without one, as admin."""
+    role: str
+    """reader, writer or admin."""
+
+
+class Caller(_CallerRequired, total=False):
+    """The Caller object of the API."""
+
+    key_id: str
+    """The key's id; absent in open mode."""
+
+
 class _CaptureRequestRequired(TypedDict):
     events: List[EventInput]
     """Raw events in the order they happened."""
@@ -327,6 +365,13 @@ class Job(_JobRequired, total=False):
 
     error: str
     finished_at: str
+
+
+class JobList(TypedDict):
+    """The JobList object of the API."""
+
+    jobs: List[Job]
+    """The namespace's background jobs, newest first."""
 
 
 _LifecycleChangeRequired = TypedDict('_LifecycleChangeRequired', {
@@ -738,6 +783,29 @@ class Span(TypedDict):
     start: int
 
 
+class Stats(TypedDict):
+    """The Stats object of the API."""
+
+    admissions: int
+    episodes: int
+    indexed: int
+    """Documents in the namespace's search index."""
+    memories: int
+    namespace: str
+    p95_ms: float
+    """95th percentile retrieval latency over the hours asked for, in milliseconds (0: none)."""
+    retrievals: List[Bucket]
+    """Retrievals per hour, oldest first, with their p95 latency."""
+    traces: int
+    """Retrieval traces kept."""
+    truncated: bool
+    """A window held more rows than are counted (20,000 each); the newest were counted."""
+    versions: Dict[str, int]
+    """Versions by status."""
+    writes: List[Bucket]
+    """Versions recorded per UTC day, oldest first."""
+
+
 class TaskTally(TypedDict):
     """The TaskTally object of the API."""
 
@@ -842,6 +910,18 @@ class VersionExplanation(TypedDict):
     why: Optional[List[str]]
 
 
+class _VersionPageRequired(TypedDict):
+    versions: List[Version]
+    """Versions newest first (recorded_at, then id, descending), without embeddings."""
+
+
+class VersionPage(_VersionPageRequired, total=False):
+    """The VersionPage object of the API."""
+
+    next_cursor: str
+    """Pass as cursor to read the next page; absent on the last page."""
+
+
 class Operation(NamedTuple):
     """One API operation: how to call it."""
 
@@ -859,11 +939,15 @@ OPERATIONS: Dict[str, Operation] = {
     'getMetrics': Operation('GET', '/metrics', (), (), 'none', 'text/plain'),
     'getOpenapiJson': Operation('GET', '/openapi.json', (), (), 'none', 'json'),
     'getReadyz': Operation('GET', '/readyz', (), (), 'none', 'json'),
+    'listAdmissions': Operation('GET', '/v1/admissions', (), ('decision', 'limit'), 'none', 'json'),
+    'getCaller': Operation('GET', '/v1/caller', (), (), 'none', 'json'),
     'capture': Operation('POST', '/v1/episodes', (), ('wait',), 'json', 'json'),
     'exportNamespace': Operation('GET', '/v1/export', (), (), 'none', 'application/x-ndjson'),
     'getV1GraphNeighborhood': Operation('GET', '/v1/graph/neighborhood', (), ('entity', 'hops', 'as_of', 'include_history', 'limit', 'agent_id', 'user_id', 'project_id', 'session_id'), 'none', 'json'),
     'importNamespace': Operation('POST', '/v1/import', (), (), 'application/x-ndjson', 'json'),
+    'listJobs': Operation('GET', '/v1/jobs', (), ('state', 'limit'), 'none', 'json'),
     'getJob': Operation('GET', '/v1/jobs/{id}', ('id',), (), 'none', 'json'),
+    'retryJob': Operation('POST', '/v1/jobs/{id}/retry', ('id',), (), 'none', 'json'),
     'postV1LifecycleRun': Operation('POST', '/v1/lifecycle/run', (), (), 'json', 'json'),
     'listMemories': Operation('GET', '/v1/memories', (), ('include_history', 'subject', 'limit'), 'none', 'json'),
     'remember': Operation('POST', '/v1/memories', (), (), 'json', 'json'),
@@ -876,6 +960,8 @@ OPERATIONS: Dict[str, Operation] = {
     'getRetrieval': Operation('GET', '/v1/retrievals/{id}', ('id',), (), 'none', 'json'),
     'sendFeedback': Operation('POST', '/v1/retrievals/{id}/feedback', ('id',), (), 'json', 'json'),
     'consolidateSession': Operation('POST', '/v1/sessions/{id}/consolidate', ('id',), (), 'json', 'json'),
+    'getStats': Operation('GET', '/v1/stats', (), ('days', 'hours'), 'none', 'json'),
+    'listVersions': Operation('GET', '/v1/versions', (), ('kind', 'type', 'status', 'subject', 'agent_id', 'user_id', 'project_id', 'session_id', 'since', 'until', 'q', 'cursor', 'limit'), 'none', 'json'),
 }
 
 
@@ -1089,6 +1175,9 @@ ERRORS: Dict[str, Type[MnemonError]] = {
 
 __all__ = [
     'Admission',
+    'AdmissionList',
+    'Bucket',
+    'Caller',
     'CaptureRequest',
     'CaptureResponse',
     'ChannelHit',
@@ -1109,6 +1198,7 @@ __all__ = [
     'GraphResponse',
     'Health',
     'Job',
+    'JobList',
     'LifecycleChange',
     'LifecycleReport',
     'LifecycleRunRequest',
@@ -1135,11 +1225,13 @@ __all__ = [
     'Scope',
     'SessionOutcome',
     'Span',
+    'Stats',
     'TaskTally',
     'Trace',
     'TraceItem',
     'Version',
     'VersionExplanation',
+    'VersionPage',
     'OPERATIONS',
     'ERRORS',
     'Operation',
@@ -1201,6 +1293,18 @@ class Operations:
         """Readiness: the store answers and the workers run. (GET /readyz)"""
         return cast(Health, self._call('getReadyz', {}, {}, None))
 
+    def list_admissions(self, *, decision: Optional[str] = None, limit: Optional[int] = None) -> AdmissionList:
+        """The admission log, newest first: every candidate memory accepted, deferred, rejected or quarantined, with reasons. (GET /v1/admissions)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(AdmissionList, self._call('listAdmissions', {}, {'decision': decision, 'limit': limit}, None))
+
+    def get_caller(self) -> Caller:
+        """Who the presented key is: its namespace, role and every operation it may call. (GET /v1/caller)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(Caller, self._call('getCaller', {}, {}, None))
+
     def capture(self, body: CaptureRequest, *, wait: Optional[bool] = None) -> CaptureResponse:
         """Capture raw events as episodes; extraction runs as a background job. (POST /v1/episodes)
 
@@ -1225,11 +1329,23 @@ class Operations:
         Needs a key with role admin or above; in open mode no key is needed."""
         return cast(ExportStats, self._call('importNamespace', {}, {}, body))
 
+    def list_jobs(self, *, state: Optional[str] = None, limit: Optional[int] = None) -> JobList:
+        """The namespace's background jobs, newest first: pending, running, succeeded or failed (with its error). (GET /v1/jobs)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(JobList, self._call('listJobs', {}, {'state': state, 'limit': limit}, None))
+
     def get_job(self, id: str) -> Job:
         """A background job's state: pending, running, succeeded or failed (with its error). (GET /v1/jobs/{id})
 
         Needs a key with role reader or above; in open mode no key is needed."""
         return cast(Job, self._call('getJob', {'id': id}, {}, None))
+
+    def retry_job(self, id: str) -> Job:
+        """Run a failed job again now (409 unless it failed). (POST /v1/jobs/{id}/retry)
+
+        Needs a key with role admin or above; in open mode no key is needed."""
+        return cast(Job, self._call('retryJob', {'id': id}, {}, None))
 
     def run_lifecycle(self, body: Optional[LifecycleRunRequest] = None) -> LifecycleRunResponse:
         """Run the lifecycle policy now (expiry, usefulness decay, contests; dedupe when asked), as the periodic maintenance does. (POST /v1/lifecycle/run)
@@ -1303,6 +1419,18 @@ class Operations:
         Needs a key with role writer or above; in open mode no key is needed."""
         return cast(ConsolidateResponse, self._call('consolidateSession', {'id': id}, {}, body))
 
+    def get_stats(self, *, days: Optional[int] = None, hours: Optional[int] = None) -> Stats:
+        """What the namespace holds, versions written per day and retrievals per hour with their p95 latency. (GET /v1/stats)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(Stats, self._call('getStats', {}, {'days': days, 'hours': hours}, None))
+
+    def list_versions(self, *, kind: Optional[str] = None, type: Optional[str] = None, status: Optional[str] = None, subject: Optional[str] = None, agent_id: Optional[str] = None, user_id: Optional[str] = None, project_id: Optional[str] = None, session_id: Optional[str] = None, since: Optional[str] = None, until: Optional[str] = None, q: Optional[str] = None, cursor: Optional[str] = None, limit: Optional[int] = None) -> VersionPage:
+        """Page through the namespace's versions, newest first, filtered by kind, type, status, subject, scope, time and text. (GET /v1/versions)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(VersionPage, self._call('listVersions', {}, {'kind': kind, 'type': type, 'status': status, 'subject': subject, 'agent_id': agent_id, 'user_id': user_id, 'project_id': project_id, 'session_id': session_id, 'since': since, 'until': until, 'q': q, 'cursor': cursor, 'limit': limit}, None))
+
 
 class AsyncOperations:
     """One coroutine per API operation; the client supplies _call."""
@@ -1330,6 +1458,18 @@ class AsyncOperations:
         """Readiness: the store answers and the workers run. (GET /readyz)"""
         return cast(Health, await self._call('getReadyz', {}, {}, None))
 
+    async def list_admissions(self, *, decision: Optional[str] = None, limit: Optional[int] = None) -> AdmissionList:
+        """The admission log, newest first: every candidate memory accepted, deferred, rejected or quarantined, with reasons. (GET /v1/admissions)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(AdmissionList, await self._call('listAdmissions', {}, {'decision': decision, 'limit': limit}, None))
+
+    async def get_caller(self) -> Caller:
+        """Who the presented key is: its namespace, role and every operation it may call. (GET /v1/caller)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(Caller, await self._call('getCaller', {}, {}, None))
+
     async def capture(self, body: CaptureRequest, *, wait: Optional[bool] = None) -> CaptureResponse:
         """Capture raw events as episodes; extraction runs as a background job. (POST /v1/episodes)
 
@@ -1354,11 +1494,23 @@ class AsyncOperations:
         Needs a key with role admin or above; in open mode no key is needed."""
         return cast(ExportStats, await self._call('importNamespace', {}, {}, body))
 
+    async def list_jobs(self, *, state: Optional[str] = None, limit: Optional[int] = None) -> JobList:
+        """The namespace's background jobs, newest first: pending, running, succeeded or failed (with its error). (GET /v1/jobs)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(JobList, await self._call('listJobs', {}, {'state': state, 'limit': limit}, None))
+
     async def get_job(self, id: str) -> Job:
         """A background job's state: pending, running, succeeded or failed (with its error). (GET /v1/jobs/{id})
 
         Needs a key with role reader or above; in open mode no key is needed."""
         return cast(Job, await self._call('getJob', {'id': id}, {}, None))
+
+    async def retry_job(self, id: str) -> Job:
+        """Run a failed job again now (409 unless it failed). (POST /v1/jobs/{id}/retry)
+
+        Needs a key with role admin or above; in open mode no key is needed."""
+        return cast(Job, await self._call('retryJob', {'id': id}, {}, None))
 
     async def run_lifecycle(self, body: Optional[LifecycleRunRequest] = None) -> LifecycleRunResponse:
         """Run the lifecycle policy now (expiry, usefulness decay, contests; dedupe when asked), as the periodic maintenance does. (POST /v1/lifecycle/run)
@@ -1431,3 +1583,15 @@ class AsyncOperations:
 
         Needs a key with role writer or above; in open mode no key is needed."""
         return cast(ConsolidateResponse, await self._call('consolidateSession', {'id': id}, {}, body))
+
+    async def get_stats(self, *, days: Optional[int] = None, hours: Optional[int] = None) -> Stats:
+        """What the namespace holds, versions written per day and retrievals per hour with their p95 latency. (GET /v1/stats)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(Stats, await self._call('getStats', {}, {'days': days, 'hours': hours}, None))
+
+    async def list_versions(self, *, kind: Optional[str] = None, type: Optional[str] = None, status: Optional[str] = None, subject: Optional[str] = None, agent_id: Optional[str] = None, user_id: Optional[str] = None, project_id: Optional[str] = None, session_id: Optional[str] = None, since: Optional[str] = None, until: Optional[str] = None, q: Optional[str] = None, cursor: Optional[str] = None, limit: Optional[int] = None) -> VersionPage:
+        """Page through the namespace's versions, newest first, filtered by kind, type, status, subject, scope, time and text. (GET /v1/versions)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(VersionPage, await self._call('listVersions', {}, {'kind': kind, 'type': type, 'status': status, 'subject': subject, 'agent_id': agent_id, 'user_id': user_id, 'project_id': project_id, 'session_id': session_id, 'since': since, 'until': until, 'q': q, 'cursor': cursor, 'limit': limit}, None))

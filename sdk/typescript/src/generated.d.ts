@@ -14,6 +14,32 @@ export interface Admission {
   version_id?: string;
 }
 
+export interface AdmissionList {
+  /** Admission decisions, newest first, each with its reason codes. */
+  admissions: Array<Admission>;
+}
+
+export interface Bucket {
+  count: number;
+  /** Retrievals: the period's 95th percentile latency in milliseconds. */
+  p95_ms?: number;
+  /** The period's start (UTC). */
+  start: string;
+}
+
+export interface Caller {
+  /** Every operation (METHOD /path) this caller may call. */
+  allowed: Array<string>;
+  /** The key's id; absent in open mode. */
+  key_id?: string;
+  /** The namespace the key acts in. */
+  namespace: string;
+  /** No API key is configured: the server answers loopback clients without one, as admin. */
+  open_mode: boolean;
+  /** reader, writer or admin. */
+  role: string;
+}
+
 export interface CaptureRequest {
   /** Agent scope. */
   agent_id?: string;
@@ -238,6 +264,11 @@ export interface Job {
   namespace: string;
   scheduled_at: string;
   state: string;
+}
+
+export interface JobList {
+  /** The namespace's background jobs, newest first. */
+  jobs: Array<Job>;
 }
 
 export interface LifecycleChange {
@@ -559,6 +590,27 @@ export interface Span {
   start: number;
 }
 
+export interface Stats {
+  admissions: number;
+  episodes: number;
+  /** Documents in the namespace's search index. */
+  indexed: number;
+  memories: number;
+  namespace: string;
+  /** 95th percentile retrieval latency over the hours asked for, in milliseconds (0: none). */
+  p95_ms: number;
+  /** Retrievals per hour, oldest first, with their p95 latency. */
+  retrievals: Array<Bucket>;
+  /** Retrieval traces kept. */
+  traces: number;
+  /** A window held more rows than are counted (20,000 each); the newest were counted. */
+  truncated: boolean;
+  /** Versions by status. */
+  versions: Record<string, number>;
+  /** Versions recorded per UTC day, oldest first. */
+  writes: Array<Bucket>;
+}
+
 export interface TaskTally {
   failures: number;
   reason: string;
@@ -644,6 +696,13 @@ export interface VersionExplanation {
   why: Array<string> | null;
 }
 
+export interface VersionPage {
+  /** Pass as cursor to read the next page; absent on the last page. */
+  next_cursor?: string;
+  /** Versions newest first (recorded_at, then id, descending), without embeddings. */
+  versions: Array<Version>;
+}
+
 /** Per-call options every operation takes. */
 export interface CallOptions {
   signal?: AbortSignal;
@@ -659,6 +718,15 @@ export interface Operations {
   getOpenapiJson(options?: CallOptions): Promise<Record<string, unknown>>;
   /** Readiness: the store answers and the workers run. (GET /readyz) */
   getReadyz(options?: CallOptions): Promise<Health>;
+  /** The admission log, newest first: every candidate memory accepted, deferred, rejected or quarantined, with reasons. (GET /v1/admissions) */
+  listAdmissions(args?: {
+    /** Only this decision: accept, defer, reject or quarantine. */
+    decision?: string;
+    /** At most this many (1-500; 0 or absent: the default, 100). */
+    limit?: number;
+  }, options?: CallOptions): Promise<AdmissionList>;
+  /** Who the presented key is: its namespace, role and every operation it may call. (GET /v1/caller) */
+  getCaller(options?: CallOptions): Promise<Caller>;
   /** Capture raw events as episodes; extraction runs as a background job. (POST /v1/episodes) */
   capture(args: {
     /** Answer only once extraction has finished. */
@@ -692,8 +760,20 @@ export interface Operations {
   importNamespace(args: {
     body: string;
   }, options?: CallOptions): Promise<ExportStats>;
+  /** The namespace's background jobs, newest first: pending, running, succeeded or failed (with its error). (GET /v1/jobs) */
+  listJobs(args?: {
+    /** Only jobs in this state: pending, running, succeeded or failed. */
+    state?: string;
+    /** At most this many (1-500; 0 or absent: the default, 50). */
+    limit?: number;
+  }, options?: CallOptions): Promise<JobList>;
   /** A background job's state: pending, running, succeeded or failed (with its error). (GET /v1/jobs/{id}) */
   getJob(args: {
+    /** A job id (job_...). */
+    id: string;
+  }, options?: CallOptions): Promise<Job>;
+  /** Run a failed job again now (409 unless it failed). (POST /v1/jobs/{id}/retry) */
+  retryJob(args: {
     /** A job id (job_...). */
     id: string;
   }, options?: CallOptions): Promise<Job>;
@@ -754,4 +834,40 @@ export interface Operations {
     id: string;
     body: ConsolidateRequest;
   }, options?: CallOptions): Promise<ConsolidateResponse>;
+  /** What the namespace holds, versions written per day and retrievals per hour with their p95 latency. (GET /v1/stats) */
+  getStats(args?: {
+    /** Days of writes to count (1-90; default 30). */
+    days?: number;
+    /** Hours of retrievals to count (1-168; default 24). */
+    hours?: number;
+  }, options?: CallOptions): Promise<Stats>;
+  /** Page through the namespace's versions, newest first, filtered by kind, type, status, subject, scope, time and text. (GET /v1/versions) */
+  listVersions(args?: {
+    /** Only these kinds, comma-separated: episodic, semantic, procedural. */
+    kind?: string;
+    /** Only these types, comma-separated: fact, preference, decision, constraint, goal, lesson, procedure, summary. */
+    type?: string;
+    /** Only these statuses, comma-separated: candidate, active, contested, superseded, expired, deleted, quarantined. Absent: every status. */
+    status?: string;
+    /** Only versions about this subject (exactly). */
+    subject?: string;
+    /** Only versions scoped to this agent. */
+    agent_id?: string;
+    /** Only versions scoped to this user. */
+    user_id?: string;
+    /** Only versions scoped to this project. */
+    project_id?: string;
+    /** Only versions said in this session. */
+    session_id?: string;
+    /** Only versions recorded at or after this time (RFC 3339). */
+    since?: string;
+    /** Only versions recorded before this time (RFC 3339). */
+    until?: string;
+    /** Only versions whose content contains this text (case-insensitive). */
+    q?: string;
+    /** The next_cursor of the previous page. */
+    cursor?: string;
+    /** Versions per page (1-500; 0 or absent: the default, 50). */
+    limit?: number;
+  }, options?: CallOptions): Promise<VersionPage>;
 }

@@ -1,0 +1,93 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/mnemon-dev/mnemon/httpapi/wire"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// The inspector's reads: GET /v1/versions walks a namespace page by page,
+// newest first, with no gap and no repeat, filtered server-side; bad
+// filters and cursors are refused; /v1/caller tells a reader from an admin;
+// retrying a job needs an admin.
+func TestInspectorRoutes(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	admin, _ := f.e2eKey(t, "acme", memory.RoleAdmin)
+	reader, _ := f.e2eKey(t, "acme", memory.RoleReader)
+	as := func(key string) []string { return []string{"Authorization", "Bearer " + key} }
+	var want []string // memory ids, oldest first
+	for i := range 7 {
+		rr := f.e2eRemember(t, map[string]any{"text": fmt.Sprintf("Fact number %d.", i), "key": fmt.Sprintf("fact:%d", i),
+			"value": fmt.Sprint(i), "type": "fact", "subject": "team"}, as(admin)...)
+		want = append(want, rr.MemoryID)
+	}
+	slices.Reverse(want)
+
+	var walked []string
+	cursor, pages := "", 0
+	for {
+		var page wire.VersionPage
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/versions?kind=semantic&subject=team&limit=3&cursor="+cursor, nil, as(reader)...), http.StatusOK, &page)
+		for _, v := range page.Versions {
+			walked = append(walked, v.MemoryID)
+		}
+		pages++
+		if page.NextCursor == "" || pages > 5 {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	if !slices.Equal(walked, want) || pages != 3 {
+		t.Errorf("walked %v in %d pages, want %v in 3", walked, pages, want)
+	}
+	var found wire.VersionPage
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/versions?q=NUMBER%203&status=active&kind=semantic", nil, as(reader)...), http.StatusOK, &found)
+	if len(found.Versions) != 1 || found.Versions[0].MemoryID != want[3] {
+		t.Errorf("q=NUMBER 3: %+v", found.Versions)
+	}
+	for _, bad := range []string{"status=alive", "kind=semantics", "cursor=nope", "limit=501", "since=yesterday",
+		"since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z"} {
+		r := f.e2eDo(t, "GET", "/v1/versions?"+bad, nil, as(reader)...)
+		if r.status != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", bad, r.status, r.body)
+		}
+	}
+
+	var rc, ac wire.Caller
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/caller", nil, as(reader)...), http.StatusOK, &rc)
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/caller", nil, as(admin)...), http.StatusOK, &ac)
+	if rc.Role != "reader" || rc.Namespace != "acme" || rc.OpenMode || slices.Contains(rc.Allowed, "DELETE /v1/memories/{id}") ||
+		!slices.Contains(rc.Allowed, "GET /v1/versions") {
+		t.Errorf("reader caller: %+v", rc)
+	}
+	if ac.Role != "admin" || !slices.Contains(ac.Allowed, "DELETE /v1/memories/{id}") || !slices.Contains(ac.Allowed, "POST /v1/jobs/{id}/retry") {
+		t.Errorf("admin caller: %+v", ac)
+	}
+	e2eProblem(t, f.e2eDo(t, "POST", "/v1/jobs/job_1/retry", nil, as(reader)...), http.StatusForbidden, "forbidden")
+	e2eProblem(t, f.e2eDo(t, "POST", "/v1/jobs/job_999999/retry", nil, as(admin)...), http.StatusNotFound, "not_found")
+
+	var adm wire.AdmissionList
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/admissions?decision=accept&limit=3", nil, as(reader)...), http.StatusOK, &adm)
+	if len(adm.Admissions) != 3 || !slices.ContainsFunc(adm.Admissions, func(a *wire.Admission) bool { return a.MemoryID == want[0] }) {
+		t.Errorf("admissions: %d, without the newest memory %s", len(adm.Admissions), want[0])
+	}
+	for _, a := range adm.Admissions {
+		if a.Decision != "accept" {
+			t.Errorf("decision=accept listed %s", a.Decision)
+		}
+	}
+	var st wire.Stats
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/stats?days=2&hours=3", nil, as(reader)...), http.StatusOK, &st)
+	written := 0
+	for _, b := range st.Writes {
+		written += b.Count
+	}
+	if len(st.Writes) != 2 || len(st.Retrievals) != 3 || written < 7 || st.Memories < 7 {
+		t.Errorf("stats: %+v", st)
+	}
+}

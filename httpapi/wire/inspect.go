@@ -1,0 +1,51 @@
+package wire
+
+import "time"
+
+// VersionPage is one page of GET /v1/versions.
+type VersionPage struct {
+	Versions   []*Version `json:"versions" nullable:"false" doc:"Versions newest first (recorded_at, then id, descending), without embeddings."`
+	NextCursor string     `json:"next_cursor,omitempty" doc:"Pass as cursor to read the next page; absent on the last page."`
+}
+
+// AdmissionList is the body of GET /v1/admissions.
+type AdmissionList struct {
+	Admissions []*Admission `json:"admissions" nullable:"false" doc:"Admission decisions, newest first, each with its reason codes."`
+}
+
+// JobList is the body of GET /v1/jobs.
+type JobList struct {
+	Jobs []*Job `json:"jobs" nullable:"false" doc:"The namespace's background jobs, newest first."`
+}
+
+// Stats is the body of GET /v1/stats.
+type Stats struct {
+	Namespace  string         `json:"namespace"`
+	Episodes   int            `json:"episodes"`
+	Memories   int            `json:"memories"`
+	Versions   map[string]int `json:"versions" nullable:"false" doc:"Versions by status."`
+	Admissions int            `json:"admissions"`
+	Traces     int            `json:"traces" doc:"Retrieval traces kept."`
+	Indexed    int            `json:"indexed" doc:"Documents in the namespace's search index."`
+	Writes     []Bucket       `json:"writes" nullable:"false" doc:"Versions recorded per UTC day, oldest first."`
+	Retrievals []Bucket       `json:"retrievals" nullable:"false" doc:"Retrievals per hour, oldest first, with their p95 latency."`
+	P95Ms      float64        `json:"p95_ms" doc:"95th percentile retrieval latency over the hours asked for, in milliseconds (0: none)."`
+	Truncated  bool           `json:"truncated" doc:"A window held more rows than are counted (20,000 each); the newest were counted."`
+}
+
+// Bucket is one period of a Stats chart.
+type Bucket struct {
+	Start time.Time `json:"start" doc:"The period's start (UTC)."`
+	Count int       `json:"count"`
+	P95Ms float64   `json:"p95_ms,omitempty" doc:"Retrievals: the period's 95th percentile latency in milliseconds."`
+}
+
+// Caller is the body of GET /v1/caller: who the presented key is and what
+// it may do.
+type Caller struct {
+	Namespace string   `json:"namespace" doc:"The namespace the key acts in."`
+	Role      string   `json:"role" doc:"reader, writer or admin."`
+	KeyID     string   `json:"key_id,omitempty" doc:"The key's id; absent in open mode."`
+	OpenMode  bool     `json:"open_mode" doc:"No API key is configured: the server answers loopback clients without one, as admin."`
+	Allowed   []string `json:"allowed" nullable:"false" doc:"Every operation (METHOD /path) this caller may call."`
+}
