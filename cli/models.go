@@ -318,13 +318,18 @@ func (a *app) withModels(c engine.Config) (engine.Config, error) {
 		emb.Client().SetMeter(meter)
 		c.Embedder = emb
 	}
-	if mode, _ := llm.ParseMode(m.Extraction); mode != llm.ModeRules {
-		client, err := m.Chat.client("models.chat", a.env.Getenv)
-		if err != nil {
+	var chat *openai.Client
+	if m.Chat != nil {
+		// One client for every chat feature: its concurrency cap is the
+		// endpoint's, whoever calls.
+		if chat, err = m.Chat.client("models.chat", a.env.Getenv); err != nil {
 			return c, err
 		}
-		client.SetMeter(meter)
-		x, err := llm.New(client, nil, mode)
+		chat.SetMeter(meter)
+		c.Chat = chat
+	}
+	if mode, _ := llm.ParseMode(m.Extraction); mode != llm.ModeRules {
+		x, err := llm.New(chat, nil, mode)
 		if err != nil {
 			return c, err
 		}

@@ -156,7 +156,8 @@ func TestServeWithProviderConfigFile(t *testing.T) {
 	}
 	cfg := filepath.Join(dir, "mnemon.json")
 	conf := `{"models": {"embeddings": {"base_url": "` + fake.URL + `", "model": "fake-embed", "dimensions": 16, "batch_size": 4,
-		"api_key_file": "` + keyFile + `", "timeout": "5s", "max_retries": 2, "concurrency": 2}}}`
+		"api_key_file": "` + keyFile + `", "timeout": "5s", "max_retries": 2, "concurrency": 2},
+		"chat": {"base_url": "` + fake.URL + `", "model": "fake-chat", "api_key_file": "` + keyFile + `"}}}`
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +169,12 @@ func TestServeWithProviderConfigFile(t *testing.T) {
 	code, body = call(t, "POST", s.url+"/v1/memories/retrieve", map[string]any{"query": "favorite editor"})
 	if code != http.StatusOK || !strings.Contains(string(body), "Helix") {
 		t.Fatalf("retrieve: %d %s", code, body)
+	}
+	// The chat model answers POST /v1/agent/respond from the same server.
+	fake.Script("/v1/chat/completions", openaitest.Reply{Content: `{"answer": "Helix.", "used": [1]}`})
+	code, body = call(t, "POST", s.url+"/v1/agent/respond", map[string]any{"query": "favorite editor"})
+	if code != http.StatusOK || !strings.Contains(string(body), `"answer":"Helix."`) || strings.Contains(string(body), fakeKey) {
+		t.Fatalf("respond: %d %s", code, body)
 	}
 	// The start's re-embedding job gives the old memory the provider's
 	// vectors: doctor, reading the same config, finds none stale.

@@ -60,6 +60,9 @@ type Config struct {
 	// job (CaptureDeferred's), never on an acknowledged write's path:
 	// capture latency does not change. Synchronous writes use Extractor.
 	ModelExtractor extract.Reporter
+	// Chat, when set, is the chat model: Respond answers with it, and the
+	// model features below that name it use it.
+	Chat ChatModel
 	// TokensPerDay bounds the model tokens one namespace may use a UTC
 	// day (0: no bound); past it model features take the offline path.
 	TokensPerDay int
@@ -109,6 +112,7 @@ type Engine struct {
 	modelExtractor extract.Reporter
 	budget         tokenBudget
 	meter          *openai.Meter
+	chat           ChatModel // see Config.Chat; nil: none
 
 	// dedupeMarks: namespace → dedupeMark, how far Dedupe has compared
 	// (in this process: a restart compares everything once).
@@ -182,7 +186,7 @@ func New(cfg Config) (*Engine, error) {
 	if e.embedder == nil {
 		e.embedder = embed.NewWordVectors()
 	}
-	e.modelExtractor, e.meter = cfg.ModelExtractor, cfg.Meter
+	e.modelExtractor, e.meter, e.chat = cfg.ModelExtractor, cfg.Meter, cfg.Chat
 	e.budget.perDay = int64(max(cfg.TokensPerDay, 0))
 	if !builtinEmbedder(e.embedder) {
 		e.fallback = embed.NewWordVectors()

@@ -204,6 +204,8 @@ func operationID(rt *route) string {
 		return "sendFeedback"
 	case "GET /v1/memories/{id}/explain":
 		return "explainMemory"
+	case "POST /v1/agent/respond":
+		return "respond"
 	}
 	id := strings.ToLower(rt.Method)
 	for _, w := range strings.FieldsFunc(rt.Path, func(r rune) bool { return r == '/' || r == '.' }) {

@@ -6,6 +6,7 @@ export const operations = {
   getMetrics: {"method":"GET","path":"/metrics","pathParams":[],"queryParams":[],"request":"none","response":"text"},
   getOpenapiJson: {"method":"GET","path":"/openapi.json","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   getReadyz: {"method":"GET","path":"/readyz","pathParams":[],"queryParams":[],"request":"none","response":"json"},
+  respond: {"method":"POST","path":"/v1/agent/respond","pathParams":[],"queryParams":[],"request":"json","response":"json"},
   capture: {"method":"POST","path":"/v1/episodes","pathParams":[],"queryParams":["wait"],"request":"json","response":"json"},
   exportNamespace: {"method":"GET","path":"/v1/export","pathParams":[],"queryParams":[],"request":"none","response":"text"},
   getV1GraphNeighborhood: {"method":"GET","path":"/v1/graph/neighborhood","pathParams":[],"queryParams":["entity","hops","as_of","include_history","limit","agent_id","user_id","project_id","session_id"],"request":"none","response":"json"},
