@@ -63,6 +63,9 @@ type Config struct {
 	// Chat, when set, is the chat model: Respond answers with it, and the
 	// model features below that name it use it.
 	Chat ChatModel
+	// DuplicateJudge, with Chat, has the chat model judge the pairs of
+	// the dedupe job's ambiguous band (see judge.go); nil: cosine alone.
+	DuplicateJudge *JudgeConfig
 	// TokensPerDay bounds the model tokens one namespace may use a UTC
 	// day (0: no bound); past it model features take the offline path.
 	TokensPerDay int
@@ -113,6 +116,10 @@ type Engine struct {
 	budget         tokenBudget
 	meter          *openai.Meter
 	chat           ChatModel // see Config.Chat; nil: none
+	judge          *JudgeConfig
+	// verdicts: the duplicate judge's answers, namespace and pair →
+	// verdict (in this process: a restart asks again).
+	verdicts sync.Map
 
 	// dedupeMarks: namespace → dedupeMark, how far Dedupe has compared
 	// (in this process: a restart compares everything once).
@@ -186,7 +193,7 @@ func New(cfg Config) (*Engine, error) {
 	if e.embedder == nil {
 		e.embedder = embed.NewWordVectors()
 	}
-	e.modelExtractor, e.meter, e.chat = cfg.ModelExtractor, cfg.Meter, cfg.Chat
+	e.modelExtractor, e.meter, e.chat, e.judge = cfg.ModelExtractor, cfg.Meter, cfg.Chat, cfg.DuplicateJudge
 	e.budget.perDay = int64(max(cfg.TokensPerDay, 0))
 	if !builtinEmbedder(e.embedder) {
 		e.fallback = embed.NewWordVectors()

@@ -47,6 +47,7 @@ type Server struct {
 	bodies   []string // request bodies seen
 	inFlight int
 	maxIn    int // most requests in flight at once
+	answer   func(system, user string) string
 }
 
 // New starts a fake provider returning vectors of dims dimensions for the
@@ -80,6 +81,15 @@ func (s *Server) Script(path string, replies ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script[path] = append(s.script[path], replies...)
+}
+
+// Answer makes chat requests without a scripted reply answered by fn,
+// given the request's system message and its last user message; its
+// result is the assistant's content (nil: "ok").
+func (s *Server) Answer(fn func(system, user string) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answer = fn
 }
 
 // Requests is how many requests path received.
@@ -135,7 +145,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if q := s.script[r.URL.Path]; len(q) > 0 {
 		rep, s.script[r.URL.Path] = &q[0], q[1:]
 	}
-	key, dims, model := s.key, s.dims, s.model
+	key, dims, model, answer := s.key, s.dims, s.model, s.answer
 	s.mu.Unlock()
 
 	if r.Method != http.MethodPost {
@@ -180,6 +190,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		content := "ok"
 		if rep != nil && rep.Content != "" {
 			content = rep.Content
+		} else if answer != nil {
+			content = answerWith(answer, body)
 		}
 		s.chat(w, body, content)
 	default:
@@ -262,6 +274,27 @@ func (s *Server) chat(w http.ResponseWriter, body []byte, content string) {
 		}},
 		"usage": map[string]int{"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
 	})
+}
+
+// answerWith runs fn on a chat request's system and last user message.
+func answerWith(fn func(system, user string) string, body []byte) string {
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(body, &req)
+	var system, user string
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "system":
+			system = m.Content
+		case "user":
+			user = m.Content
+		}
+	}
+	return fn(system, user)
 }
 
 // Vector is the fake model's embedding of text: each lower-cased word
