@@ -66,6 +66,11 @@ type Config struct {
 	// DuplicateJudge, with Chat, has the chat model judge the pairs of
 	// the dedupe job's ambiguous band (see judge.go); nil: cosine alone.
 	DuplicateJudge *JudgeConfig
+	// ModelSummaries, with Chat, has the chat model write session
+	// summaries and month digests (consolidate.ModelSummariser), the
+	// configured summariser (extractive by default) writing when it
+	// fails; false: the configured summariser alone.
+	ModelSummaries bool
 	// TokensPerDay bounds the model tokens one namespace may use a UTC
 	// day (0: no bound); past it model features take the offline path.
 	TokensPerDay int
@@ -223,6 +228,13 @@ func New(cfg Config) (*Engine, error) {
 		Shape: func(v *memory.Version) uint16 { return shapeOf(v, e.analyzer) },
 	})
 	e.traces = newTraceWriter(cfg.Store, e.log)
+	if cfg.ModelSummaries && cfg.Chat != nil {
+		e.consolidation.Summariser = &consolidate.ModelSummariser{
+			Chat: cfg.Chat, Fallback: e.consolidation.Summariser, Logger: e.log,
+			Spend:   func(ns string, n int) { e.budget.spend(ns, e.clock.Now(), n) },
+			Allowed: func(ns string) bool { return e.budget.allowed(ns, e.clock.Now()) },
+		}
+	}
 	e.consolidator = consolidate.New(consolidate.Config{
 		Store: cfg.Store, Index: e.index, Clock: e.clock, Embedder: e.embedder, Counter: e.counter,
 		Settings: e.consolidation, Trust: trustOf, Traces: e.traces,
