@@ -71,6 +71,13 @@ type Config struct {
 	// configured summariser (extractive by default) writing when it
 	// fails; false: the configured summariser alone.
 	ModelSummaries bool
+	// Reranker, when set, reorders the top RerankTop candidates of every
+	// retrieval by relevance within RerankBudget (see rerank.go); nil:
+	// off. Zero RerankTop and RerankBudget take DefaultRerankTop and
+	// DefaultRerankBudget.
+	Reranker     Reranker
+	RerankTop    int
+	RerankBudget time.Duration
 	// TokensPerDay bounds the model tokens one namespace may use a UTC
 	// day (0: no bound); past it model features take the offline path.
 	TokensPerDay int
@@ -122,6 +129,9 @@ type Engine struct {
 	meter          *openai.Meter
 	chat           ChatModel // see Config.Chat; nil: none
 	judge          *JudgeConfig
+	reranker       Reranker
+	rerankTop      int
+	rerankBudget   time.Duration
 	// verdicts: the duplicate judge's answers, namespace and pair →
 	// verdict (in this process: a restart asks again).
 	verdicts sync.Map
@@ -228,6 +238,13 @@ func New(cfg Config) (*Engine, error) {
 		Shape: func(v *memory.Version) uint16 { return shapeOf(v, e.analyzer) },
 	})
 	e.traces = newTraceWriter(cfg.Store, e.log)
+	e.reranker, e.rerankTop, e.rerankBudget = cfg.Reranker, cfg.RerankTop, cfg.RerankBudget
+	if e.rerankTop <= 0 {
+		e.rerankTop = DefaultRerankTop
+	}
+	if e.rerankBudget <= 0 {
+		e.rerankBudget = DefaultRerankBudget
+	}
 	if cfg.ModelSummaries && cfg.Chat != nil {
 		e.consolidation.Summariser = &consolidate.ModelSummariser{
 			Chat: cfg.Chat, Fallback: e.consolidation.Summariser, Logger: e.log,

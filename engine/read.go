@@ -329,6 +329,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	if liftRepeatingFacts(cands, 2*p.Limit+10) {
 		sortRanked(cands)
 	}
+	notes = append(notes, e.rerank(ctx, ns, p.Query, cands)...)
 	context, used := e.pack(st, keep, cands, p, r)
 
 	res := &Result{
