@@ -212,6 +212,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 
 	keep := filter(st, p)
+	semKeep := e.semanticKeep(st, keep)
 	disabled := make(map[string]bool, len(p.Disable))
 	for _, c := range p.Disable {
 		disabled[c] = true
@@ -231,7 +232,11 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		go func() {
 			defer wg.Done()
 			began := time.Now()
-			results[i] = channel(st, name, qterms, qvecs, keep, r)
+			k := keep
+			if name == ChannelSemantic {
+				k = semKeep
+			}
+			results[i] = channel(st, name, qterms, qvecs, k, r)
 			took[i] = time.Since(began)
 		}()
 	}
@@ -262,7 +267,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		alone := r
 		alone.SemanticFloor = r.SemanticFloorAlone
 		began := time.Now()
-		results[si] = channel(st, ChannelSemantic, qterms, qvecs, keep, alone)
+		results[si] = channel(st, ChannelSemantic, qterms, qvecs, semKeep, alone)
 		took[si] += time.Since(began)
 	}
 
