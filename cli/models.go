@@ -511,6 +511,24 @@ func (a *app) checkModels(ctx context.Context, add func(name, status, format str
 			emb.Close()
 		}
 	}
+	if r := m.Rerank; r != nil && strings.TrimSpace(r.With) == "endpoint" {
+		client, err := r.client("models.rerank", a.env.Getenv)
+		if err != nil {
+			add("rerank provider", checkFail, "%s", describeModelErr(ctx, err))
+		} else {
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			began := time.Now()
+			_, _, err := client.Rerank(pctx, "mnemon doctor", []string{"mnemon doctor", "something else"})
+			took := time.Since(began).Round(time.Millisecond)
+			cancel()
+			if err != nil {
+				add("rerank provider", checkFail, "%s: %s", r.BaseURL, describeModelErr(ctx, err))
+			} else {
+				add("rerank provider", checkOK, "%s: model %s scored 2 documents in %s", r.BaseURL, r.Model, took)
+			}
+			client.Close()
+		}
+	}
 	if c := m.Chat; c != nil {
 		client, err := c.client("models.chat", a.env.Getenv)
 		if err != nil {

@@ -295,8 +295,12 @@ func TestDoctorModelEndpoints(t *testing.T) {
 	delete(env, "MNEMON_EMBEDDINGS_API_KEY_ENV")
 	env["MNEMON_CHAT_BASE_URL"] = fake.URL
 	env["MNEMON_CHAT_MODEL"] = "fake-chat"
+	env["MNEMON_RERANK_WITH"] = "endpoint"
+	env["MNEMON_RERANK_BASE_URL"] = fake.URL
+	env["MNEMON_RERANK_MODEL"] = "fake-rerank"
 	out := doctor(env, 0)
-	for _, want := range []string{"ok embeddings provider " + fake.URL + ": model fake-embed, 32 dimensions", "ok chat provider " + fake.URL + ": model fake-chat answered in"} {
+	for _, want := range []string{"ok embeddings provider " + fake.URL + ": model fake-embed, 32 dimensions", "ok chat provider " + fake.URL + ": model fake-chat answered in",
+		"ok rerank provider " + fake.URL + ": model fake-rerank scored 2 documents in"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("doctor lacks %q:\n%s", want, out)
 		}
@@ -307,6 +311,10 @@ func TestDoctorModelEndpoints(t *testing.T) {
 		t.Fatalf("doctor with the wrong dimensions:\n%s", out)
 	}
 	env["MNEMON_EMBEDDINGS_DIMENSIONS"] = "32"
+	fake.Script("/v1/rerank", openaitest.Reply{Body: `{"results": []}`})
+	if out := doctor(env, 1); !strings.Contains(out, "fail rerank provider "+fake.URL+": the rerank provider's reply cannot be used") {
+		t.Fatalf("doctor with a rerank reply scoring nothing:\n%s", out)
+	}
 	fake.Script("/v1/chat/completions", openaitest.Reply{Body: "<html>bad gateway</html>"})
 	if out := doctor(env, 1); !strings.Contains(out, "fail chat provider "+fake.URL+": the chat provider's reply cannot be used") {
 		t.Fatalf("doctor with a malformed chat reply:\n%s", out)
