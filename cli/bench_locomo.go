@@ -22,6 +22,7 @@ import (
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/provider/openai"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
@@ -120,7 +121,11 @@ func runLocomo(ctx context.Context, env Env, args []string) error {
 	if stderrIsTerminal(env.Stderr) {
 		progress = env.Stderr
 	}
-	run := func() (*locomo.Report, error) { return locomoRun(ctx, samples, ks, f.ablation, progress) }
+	// Model providers configured in the environment (MNEMON_EMBEDDINGS_*,
+	// MNEMON_CHAT_*, MNEMON_RERANK_*, MNEMON_MODELS_*) make the engine's
+	// arms run the model path; without them nothing changes.
+	models := (&app{env: env}).withModels
+	run := func() (*locomo.Report, error) { return locomoRun(ctx, samples, ks, f.ablation, progress, models) }
 	if f.viaAPI {
 		run = func() (*locomo.Report, error) { return locomoRunAPI(ctx, samples, ks, progress) }
 	}
@@ -160,7 +165,8 @@ func parseKs(s string) ([]int, error) {
 // directory and runs the arms on it: the engine, BM25, and with ablation
 // the engine without each channel and without each ranking term (an
 // engine per term over the same store: the ranking is an engine's).
-func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation bool, progress io.Writer) (*locomo.Report, error) {
+func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation bool, progress io.Writer,
+	models func(engine.Config) (engine.Config, error)) (*locomo.Report, error) {
 	dir, err := os.MkdirTemp("", "mnemon-bench-locomo-")
 	if err != nil {
 		return nil, err
@@ -174,11 +180,21 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	}
 	st := opened.store
 	defer st.Close()
-	eng, err := engine.New(engine.Config{Store: st})
+	cfg := engine.Config{Store: st}
+	if models != nil {
+		if cfg, err = models(cfg); err != nil {
+			return nil, err
+		}
+	}
+	eng, err := engine.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer eng.Close()
+	name := "mnemon"
+	if label := modelsLabel(cfg); label != "" {
+		name = "mnemon, " + label
+	}
 	corpus, err := ingestSamples(samples, progress, "ingest", func(prog *bench.Progress) (*locomo.Corpus, error) {
 		return locomo.Ingest(ctx, eng, samples, prog)
 	})
@@ -195,7 +211,7 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	// engine.DefaultContext turns either side.
 	// The other context arms show what fewer and more buy.
 	arms := []locomo.Arm{
-		locomo.NewEngineArm("mnemon", eng, corpus, locomo.EngineOptions{}),
+		locomo.NewEngineArm(name, eng, corpus, locomo.EngineOptions{}),
 		locomo.NewEngineArm("mnemon, no context", eng, corpus, locomo.EngineOptions{Context: engine.NoContext}),
 		locomo.NewEngineArm("mnemon, context 1", eng, corpus, locomo.EngineOptions{Context: 1}),
 	}
@@ -224,6 +240,25 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	}
 	rep.MainArms = mainArms
 	return rep, nil
+}
+
+// modelsLabel names the model features an engine config uses ("" for
+// none), for the arm's name.
+func modelsLabel(c engine.Config) string {
+	var parts []string
+	if emb, ok := c.Embedder.(*openai.Embedder); ok {
+		parts = append(parts, "embeddings "+emb.Name())
+	}
+	if c.ModelExtractor != nil {
+		parts = append(parts, "extraction "+c.ModelExtractor.Name())
+	}
+	if c.Reranker != nil {
+		parts = append(parts, "rerank "+c.Reranker.Name())
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "models: " + strings.Join(parts, ", ")
 }
 
 // writeLocomoMarkdown prints the report as tables for people.

@@ -17,7 +17,8 @@ func mcpCmd() *command {
 		name: "mcp", summary: "serve memory to an agent over MCP on stdin/stdout, bound to one namespace",
 		help: `Runs a Model Context Protocol server on stdin/stdout for an MCP client (Claude
 Desktop, Claude Code, VS Code, Cursor) to start as a subprocess. Its tools:
-remember, recall, forget, list_facts, history, feedback, explain. The server is bound to the
+remember, recall, respond (needs a chat model), forget, list_facts, history,
+feedback, explain. The server is bound to the
 namespace given at start (--namespace or MNEMON_NAMESPACE, default "default"):
 no tool takes a namespace, and an id from another namespace is not found.
 

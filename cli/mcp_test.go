@@ -103,7 +103,7 @@ func TestMCPStdio(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"explain", "feedback", "forget", "history", "list_facts", "recall", "remember"}; !slices.Equal(names, want) {
+	if want := []string{"explain", "feedback", "forget", "history", "list_facts", "recall", "remember", "respond"}; !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
 

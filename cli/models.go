@@ -37,7 +37,33 @@ type modelsConfig struct {
 	// TokensPerDay bounds the model tokens one namespace may use a UTC
 	// day (0: no bound); past it the offline path serves.
 	TokensPerDay int `json:"tokens_per_day"`
+	// DuplicateJudge has the chat model judge the dedupe job's ambiguous
+	// pairs, at most JudgeCalls a run (0: 20). Needs a chat endpoint.
+	DuplicateJudge bool `json:"duplicate_judge"`
+	JudgeCalls     int  `json:"judge_calls"`
+	// Summaries is who writes session summaries: extractive (the
+	// default) or model (the chat model; extractive when it fails).
+	Summaries string `json:"summaries"`
+	// Rerank, when set, reorders the top candidates of each retrieval.
+	Rerank *rerankConfig `json:"rerank"`
 }
+
+// rerankConfig is models.rerank: with "endpoint", a /rerank endpoint of
+// its own (base_url, model, key...); with "chat", the chat endpoint.
+type rerankConfig struct {
+	endpointConfig
+	With   string `json:"with"`   // endpoint or chat
+	Top    int    `json:"top"`    // candidates reordered (0: 20)
+	Budget string `json:"budget"` // a Go duration ("" : 800ms)
+}
+
+// Variables of the model features beside extraction.
+const (
+	duplicateJudgeEnv = "MNEMON_MODELS_DUPLICATE_JUDGE"
+	judgeCallsEnv     = "MNEMON_MODELS_JUDGE_CALLS"
+	summariesEnv      = "MNEMON_MODELS_SUMMARIES"
+	rerankEnv         = "MNEMON_RERANK_" // WITH, TOP, BUDGET and the endpoint's fields
+)
 
 // Variables overriding the models section's own fields.
 const (
@@ -105,7 +131,11 @@ func applyModelsEnv(m *modelsConfig, getenv func(string) string) (*modelsConfig,
 	budget := strings.TrimSpace(getenv(queryBudgetEnv))
 	extraction := strings.TrimSpace(getenv(extractionEnv))
 	perDay := strings.TrimSpace(getenv(tokensPerDayEnv))
-	if m == nil && (set(embeddingsEnv) || set(chatEnv) || budget != "" || extraction != "" || perDay != "") {
+	others := false
+	for _, name := range []string{duplicateJudgeEnv, judgeCallsEnv, summariesEnv, rerankEnv + "WITH", rerankEnv + "TOP", rerankEnv + "BUDGET"} {
+		others = others || strings.TrimSpace(getenv(name)) != ""
+	}
+	if m == nil && (set(embeddingsEnv) || set(chatEnv) || set(rerankEnv) || budget != "" || extraction != "" || perDay != "" || others) {
 		m = &modelsConfig{}
 	}
 	if m == nil {
@@ -119,6 +149,37 @@ func applyModelsEnv(m *modelsConfig, getenv func(string) string) (*modelsConfig,
 	}
 	if err := envInt(getenv, tokensPerDayEnv, func(n int) { m.TokensPerDay = n }); err != nil {
 		return nil, err
+	}
+	if v := strings.TrimSpace(getenv(duplicateJudgeEnv)); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, usagef("%s=%q: want true or false", duplicateJudgeEnv, v)
+		}
+		m.DuplicateJudge = on
+	}
+	if err := envInt(getenv, judgeCallsEnv, func(n int) { m.JudgeCalls = n }); err != nil {
+		return nil, err
+	}
+	if v := strings.TrimSpace(getenv(summariesEnv)); v != "" {
+		m.Summaries = v
+	}
+	with := strings.TrimSpace(getenv(rerankEnv + "WITH"))
+	if m.Rerank == nil && (set(rerankEnv) || with != "" || strings.TrimSpace(getenv(rerankEnv+"TOP")) != "" || strings.TrimSpace(getenv(rerankEnv+"BUDGET")) != "") {
+		m.Rerank = &rerankConfig{}
+	}
+	if r := m.Rerank; r != nil {
+		if with != "" {
+			r.With = with
+		}
+		if v := strings.TrimSpace(getenv(rerankEnv + "BUDGET")); v != "" {
+			r.Budget = v
+		}
+		if err := envInt(getenv, rerankEnv+"TOP", func(n int) { r.Top = n }); err != nil {
+			return nil, err
+		}
+		if err := r.endpointConfig.applyEnv(rerankEnv, getenv); err != nil {
+			return nil, err
+		}
 	}
 	if m.Embeddings == nil && set(embeddingsEnv) {
 		m.Embeddings = &embeddingsConfig{}
@@ -251,6 +312,13 @@ func (m *modelsConfig) check(getenv func(string) string) error {
 		}
 		c.Close()
 	}
+	if r := m.Rerank; r != nil && strings.TrimSpace(r.With) == "endpoint" {
+		c, err := r.client("models.rerank", getenv)
+		if err != nil {
+			return err
+		}
+		c.Close()
+	}
 	return nil
 }
 
@@ -290,7 +358,54 @@ func (m *modelsConfig) checkExtraction() error {
 	if m.TokensPerDay < 0 {
 		return usagef("models.tokens_per_day %d: must not be negative (0: no bound)", m.TokensPerDay)
 	}
+	if m.DuplicateJudge && m.Chat == nil {
+		return usagef("models.duplicate_judge is on: configure models.chat (or MNEMON_CHAT_BASE_URL and MNEMON_CHAT_MODEL) for the model to judge with")
+	}
+	if m.JudgeCalls < 0 || m.JudgeCalls > 1000 {
+		return usagef("models.judge_calls %d: use 1 to 1000 (0: the default, %d)", m.JudgeCalls, engine.DefaultJudgeCalls)
+	}
+	switch strings.TrimSpace(m.Summaries) {
+	case "", "extractive":
+	case "model":
+		if m.Chat == nil {
+			return usagef("models.summaries is model: configure models.chat (or MNEMON_CHAT_BASE_URL and MNEMON_CHAT_MODEL) for the model to summarise with")
+		}
+	default:
+		return usagef("models.summaries %q: use extractive or model", m.Summaries)
+	}
+	if r := m.Rerank; r != nil {
+		if _, err := r.budget(); err != nil {
+			return err
+		}
+		if r.Top < 0 || r.Top > 100 {
+			return usagef("models.rerank.top %d: use 2 to 100 (0: the default, %d)", r.Top, engine.DefaultRerankTop)
+		}
+		switch strings.TrimSpace(r.With) {
+		case "endpoint":
+		case "chat":
+			if m.Chat == nil {
+				return usagef("models.rerank.with is chat: configure models.chat (or MNEMON_CHAT_BASE_URL and MNEMON_CHAT_MODEL)")
+			}
+			if r.BaseURL != "" || r.Model != "" {
+				return usagef("models.rerank.with is chat: the chat endpoint scores; remove models.rerank.base_url and model, or set with to endpoint")
+			}
+		default:
+			return usagef("models.rerank.with %q: use endpoint (a /rerank cross-encoder: TEI, Jina, Cohere, vLLM, llama.cpp) or chat", r.With)
+		}
+	}
 	return nil
+}
+
+// budget is models.rerank.budget (0: the engine's default).
+func (r *rerankConfig) budget() (time.Duration, error) {
+	if strings.TrimSpace(r.Budget) == "" {
+		return 0, nil
+	}
+	d, err := parseDuration(r.Budget)
+	if err != nil || d <= 0 || d > time.Minute {
+		return 0, usagef("models.rerank.budget %q: give a duration from 1ms to 1m, like 800ms", r.Budget)
+	}
+	return d, nil
 }
 
 // withModels sets the engine config's model-backed parts from the app's
@@ -318,13 +433,38 @@ func (a *app) withModels(c engine.Config) (engine.Config, error) {
 		emb.Client().SetMeter(meter)
 		c.Embedder = emb
 	}
-	if mode, _ := llm.ParseMode(m.Extraction); mode != llm.ModeRules {
-		client, err := m.Chat.client("models.chat", a.env.Getenv)
-		if err != nil {
+	var chat *openai.Client
+	if m.Chat != nil {
+		// One client for every chat feature: its concurrency cap is the
+		// endpoint's, whoever calls.
+		if chat, err = m.Chat.client("models.chat", a.env.Getenv); err != nil {
 			return c, err
 		}
-		client.SetMeter(meter)
-		x, err := llm.New(client, nil, mode)
+		chat.SetMeter(meter)
+		c.Chat = chat
+	}
+	if chat != nil && m.DuplicateJudge {
+		c.DuplicateJudge = &engine.JudgeConfig{Calls: m.JudgeCalls}
+	}
+	c.ModelSummaries = chat != nil && strings.TrimSpace(m.Summaries) == "model"
+	if r := m.Rerank; r != nil {
+		if c.RerankBudget, err = r.budget(); err != nil {
+			return c, err
+		}
+		c.RerankTop = r.Top
+		if strings.TrimSpace(r.With) == "chat" {
+			c.Reranker = engine.ChatReranker{Chat: chat}
+		} else {
+			rc, err := r.client("models.rerank", a.env.Getenv)
+			if err != nil {
+				return c, err
+			}
+			rc.SetMeter(meter)
+			c.Reranker = engine.RerankEndpoint{Client: rc}
+		}
+	}
+	if mode, _ := llm.ParseMode(m.Extraction); mode != llm.ModeRules {
+		x, err := llm.New(chat, nil, mode)
 		if err != nil {
 			return c, err
 		}
@@ -369,6 +509,24 @@ func (a *app) checkModels(ctx context.Context, add func(name, status, format str
 				add("embeddings provider", checkOK, "%s: model %s, %d dimensions, answered in %s", e.BaseURL, modelName(rep.Model, e.Model), len(rep.Vectors[0]), took)
 			}
 			emb.Close()
+		}
+	}
+	if r := m.Rerank; r != nil && strings.TrimSpace(r.With) == "endpoint" {
+		client, err := r.client("models.rerank", a.env.Getenv)
+		if err != nil {
+			add("rerank provider", checkFail, "%s", describeModelErr(ctx, err))
+		} else {
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			began := time.Now()
+			_, _, err := client.Rerank(pctx, "mnemon doctor", []string{"mnemon doctor", "something else"})
+			took := time.Since(began).Round(time.Millisecond)
+			cancel()
+			if err != nil {
+				add("rerank provider", checkFail, "%s: %s", r.BaseURL, describeModelErr(ctx, err))
+			} else {
+				add("rerank provider", checkOK, "%s: model %s scored 2 documents in %s", r.BaseURL, r.Model, took)
+			}
+			client.Close()
 		}
 	}
 	if c := m.Chat; c != nil {

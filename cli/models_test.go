@@ -156,7 +156,10 @@ func TestServeWithProviderConfigFile(t *testing.T) {
 	}
 	cfg := filepath.Join(dir, "mnemon.json")
 	conf := `{"models": {"embeddings": {"base_url": "` + fake.URL + `", "model": "fake-embed", "dimensions": 16, "batch_size": 4,
-		"api_key_file": "` + keyFile + `", "timeout": "5s", "max_retries": 2, "concurrency": 2}}}`
+		"api_key_file": "` + keyFile + `", "timeout": "5s", "max_retries": 2, "concurrency": 2},
+		"chat": {"base_url": "` + fake.URL + `", "model": "fake-chat", "api_key_file": "` + keyFile + `"},
+		"rerank": {"with": "endpoint", "base_url": "` + fake.URL + `", "model": "fake-rerank", "api_key_file": "` + keyFile + `", "top": 5, "budget": "2s"},
+		"duplicate_judge": true, "judge_calls": 5, "summaries": "model"}}`
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +169,17 @@ func TestServeWithProviderConfigFile(t *testing.T) {
 		t.Fatalf("remember: %d %s", code, body)
 	}
 	code, body = call(t, "POST", s.url+"/v1/memories/retrieve", map[string]any{"query": "favorite editor"})
-	if code != http.StatusOK || !strings.Contains(string(body), "Helix") {
+	if code != http.StatusOK || !strings.Contains(string(body), "Helix") || !strings.Contains(string(body), "models.reranked") {
 		t.Fatalf("retrieve: %d %s", code, body)
+	}
+	if fake.Requests("/v1/rerank") != 1 {
+		t.Fatalf("%d rerank requests; want the retrieval's", fake.Requests("/v1/rerank"))
+	}
+	// The chat model answers POST /v1/agent/respond from the same server.
+	fake.Script("/v1/chat/completions", openaitest.Reply{Content: `{"answer": "Helix.", "used": [1]}`})
+	code, body = call(t, "POST", s.url+"/v1/agent/respond", map[string]any{"query": "favorite editor"})
+	if code != http.StatusOK || !strings.Contains(string(body), `"answer":"Helix."`) || strings.Contains(string(body), fakeKey) {
+		t.Fatalf("respond: %d %s", code, body)
 	}
 	// The start's re-embedding job gives the old memory the provider's
 	// vectors: doctor, reading the same config, finds none stale.
@@ -236,6 +248,15 @@ func TestModelsConfigErrors(t *testing.T) {
 		{"unknown extraction", "", map[string]string{"MNEMON_MODELS_EXTRACTION": "sometimes"}, `models.extraction "sometimes": use rules, model or both`},
 		{"bad query budget", `{"models": {"query_budget": "forever"}}`, nil, `models.query_budget "forever": give a duration`},
 		{"negative token budget", "", map[string]string{"MNEMON_MODELS_TOKENS_PER_DAY": "-5"}, "models.tokens_per_day -5: must not be negative"},
+		{"judge without chat", `{"models": {"duplicate_judge": true}}`, nil, "models.duplicate_judge is on: configure models.chat"},
+		{"judge not a bool", "", map[string]string{"MNEMON_MODELS_DUPLICATE_JUDGE": "often"}, `MNEMON_MODELS_DUPLICATE_JUDGE="often": want true or false`},
+		{"model summaries without chat", "", map[string]string{"MNEMON_MODELS_SUMMARIES": "model"}, "models.summaries is model: configure models.chat"},
+		{"unknown summariser", `{"models": {"summaries": "poetic"}}`, nil, `models.summaries "poetic": use extractive or model`},
+		{"rerank with nothing", `{"models": {"rerank": {}}}`, nil, `models.rerank.with "": use endpoint`},
+		{"rerank chat without chat", "", map[string]string{"MNEMON_RERANK_WITH": "chat"}, "models.rerank.with is chat: configure models.chat"},
+		{"rerank endpoint without model", `{"models": {"rerank": {"with": "endpoint", "base_url": "http://127.0.0.1:8080"}}}`, nil, "models.rerank.model is not set"},
+		{"rerank endpoint with credentials", "", map[string]string{"MNEMON_RERANK_WITH": "endpoint", "MNEMON_RERANK_BASE_URL": "http://u:hunter2@127.0.0.1:8080", "MNEMON_RERANK_MODEL": "bge-reranker"}, "models.rerank.base_url must not hold credentials"},
+		{"bad rerank budget", `{"models": {"rerank": {"with": "endpoint", "base_url": "http://127.0.0.1:8080", "model": "m", "budget": "2h"}}}`, nil, `models.rerank.budget "2h": give a duration`},
 	} {
 		vars := map[string]string{"MNEMON_DB": db}
 		for k, v := range c.env {
@@ -274,8 +295,12 @@ func TestDoctorModelEndpoints(t *testing.T) {
 	delete(env, "MNEMON_EMBEDDINGS_API_KEY_ENV")
 	env["MNEMON_CHAT_BASE_URL"] = fake.URL
 	env["MNEMON_CHAT_MODEL"] = "fake-chat"
+	env["MNEMON_RERANK_WITH"] = "endpoint"
+	env["MNEMON_RERANK_BASE_URL"] = fake.URL
+	env["MNEMON_RERANK_MODEL"] = "fake-rerank"
 	out := doctor(env, 0)
-	for _, want := range []string{"ok embeddings provider " + fake.URL + ": model fake-embed, 32 dimensions", "ok chat provider " + fake.URL + ": model fake-chat answered in"} {
+	for _, want := range []string{"ok embeddings provider " + fake.URL + ": model fake-embed, 32 dimensions", "ok chat provider " + fake.URL + ": model fake-chat answered in",
+		"ok rerank provider " + fake.URL + ": model fake-rerank scored 2 documents in"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("doctor lacks %q:\n%s", want, out)
 		}
@@ -286,6 +311,10 @@ func TestDoctorModelEndpoints(t *testing.T) {
 		t.Fatalf("doctor with the wrong dimensions:\n%s", out)
 	}
 	env["MNEMON_EMBEDDINGS_DIMENSIONS"] = "32"
+	fake.Script("/v1/rerank", openaitest.Reply{Body: `{"results": []}`})
+	if out := doctor(env, 1); !strings.Contains(out, "fail rerank provider "+fake.URL+": the rerank provider's reply cannot be used") {
+		t.Fatalf("doctor with a rerank reply scoring nothing:\n%s", out)
+	}
 	fake.Script("/v1/chat/completions", openaitest.Reply{Body: "<html>bad gateway</html>"})
 	if out := doctor(env, 1); !strings.Contains(out, "fail chat provider "+fake.URL+": the chat provider's reply cannot be used") {
 		t.Fatalf("doctor with a malformed chat reply:\n%s", out)

@@ -53,6 +53,14 @@ func (c *Client) Retrieve(ctx context.Context, req RetrieveRequest) (*RetrieveRe
 	return doJSON[RetrieveResponse](ctx, c, call{method: http.MethodPost, path: "/v1/memories/retrieve", json: req})
 }
 
+// Respond answers a question with the server's chat model from the
+// memories retrieved for it (POST /v1/agent/respond). A server without a
+// chat model answers ErrModelNotConfigured. It is sent once: an answer
+// costs model tokens.
+func (c *Client) Respond(ctx context.Context, req RespondRequest) (*RespondResponse, error) {
+	return doJSON[RespondResponse](ctx, c, call{method: http.MethodPost, path: "/v1/agent/respond", json: req})
+}
+
 // ListMemories lists distilled memories (semantic and procedural), current
 // first (GET /v1/memories).
 func (c *Client) ListMemories(ctx context.Context, opts ListOptions) (*MemoryList, error) {

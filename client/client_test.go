@@ -179,6 +179,11 @@ func TestErrors(t *testing.T) {
 		{"unknown memory", func() error { _, err := c.GetMemory(ctx, "mem_01HZZZZZZZZZZZZZZZZZZZZZZZ"); return err }, 404, client.ErrNotFound},
 		{"unknown job", func() error { _, err := c.GetJob(ctx, "job_999999"); return err }, 404, client.ErrNotFound},
 		{"unknown retrieval", func() error { _, err := c.GetTrace(ctx, "ret_nope"); return err }, 404, client.ErrNotFound},
+		// The test server configures no chat model.
+		{"respond without a chat model", func() error {
+			_, err := c.Respond(ctx, client.RespondRequest{Query: "which package manager?"})
+			return err
+		}, 503, client.ErrModelNotConfigured},
 		{"empty namespace", func() error {
 			_, err := c.WithNamespace(fresh("errors-empty")).ListMemories(ctx, client.ListOptions{})
 			return err
@@ -633,7 +638,7 @@ func TestCodesMatchOpenAPI(t *testing.T) {
 		client.ErrQueryTooLong, client.ErrRateLimited, client.ErrUnauthenticated, client.ErrForbidden, client.ErrNotFound,
 		client.ErrNamespaceNotFound, client.ErrMethodNotAllowed, client.ErrConflict, client.ErrTimeout,
 		client.ErrStoreCorrupt, client.ErrStorageFull, client.ErrModelUnavailable, client.ErrModelBadReply,
-		client.ErrInternal, client.ErrInvalidSession,
+		client.ErrModelNotConfigured, client.ErrInternal, client.ErrInvalidSession,
 		client.ErrSessionNotFound, client.ErrInvalidOutcome, client.ErrInvalidSeverity, client.ErrInvalidSource,
 		client.ErrRetrievalNotFound, client.ErrNotInRetrieval,
 	} {
@@ -677,6 +682,8 @@ func TestTypesMatchOpenAPI(t *testing.T) {
 		"ProcedureChange": client.ProcedureChange{}, "ProcedureFailure": client.ProcedureFailure{}, "TaskTally": client.TaskTally{},
 		"VersionPage": client.VersionPage{}, "AdmissionList": client.AdmissionList{}, "JobList": client.JobList{},
 		"Stats": client.Stats{}, "Bucket": client.Bucket{}, "Caller": client.Caller{},
+		"RespondRequest": client.RespondRequest{}, "RespondResponse": client.RespondResponse{}, "RespondUse": client.RespondUse{},
+		"ModelUsage": client.ModelUsage{},
 	}
 	mirrored := map[string]bool{"Problem": true} // decoded by the client's own unexported type
 	for name, schema := range schemas {
@@ -714,6 +721,8 @@ func TestTypesMatchWire(t *testing.T) {
 		{client.RememberResponse{}, wire.RememberResponse{}}, {client.Outcome{}, wire.Outcome{}},
 		{client.RetrieveRequest{}, wire.RetrieveRequest{}}, {client.RetrieveResponse{}, wire.RetrieveResponse{}},
 		{client.RetrieveItem{}, wire.RetrieveItem{}}, {client.ChannelHit{}, wire.ChannelHit{}},
+		{client.RespondRequest{}, wire.RespondRequest{}}, {client.RespondResponse{}, wire.RespondResponse{}},
+		{client.RespondUse{}, wire.RespondUse{}}, {client.ModelUsage{}, wire.ModelUsage{}},
 		{client.MemoryList{}, wire.MemoryList{}}, {client.Version{}, wire.Version{}}, {client.Scope{}, wire.Scope{}},
 		{client.Span{}, wire.Span{}}, {client.Provenance{}, wire.Provenance{}}, {client.MemoryView{}, wire.MemoryView{}},
 		{client.Memory{}, wire.Memory{}}, {client.Admission{}, wire.Admission{}}, {client.Episode{}, wire.Episode{}},
@@ -809,6 +818,7 @@ func TestEveryEndpointHasAMethod(t *testing.T) {
 		"POST /v1/jobs/{id}/retry":           "RetryJob",
 		"GET /v1/stats":                      "Stats",
 		"GET /v1/caller":                     "Caller",
+		"POST /v1/agent/respond":             "Respond",
 	}
 	ct := reflect.TypeOf(&client.Client{})
 	for path, ops := range readOpenAPI(t)["paths"].(map[string]any) {

@@ -41,8 +41,9 @@ const (
 	ErrUnavailable          Code = "unavailable"
 	ErrStoreCorrupt         Code = "store_corrupt"
 	ErrStorageFull          Code = "storage_full"
-	ErrModelUnavailable     Code = "model_unavailable" // 503: a configured model provider did not answer
-	ErrModelBadReply        Code = "model_bad_reply"   // 502: its reply was unusable
+	ErrModelUnavailable     Code = "model_unavailable"    // 503: a configured model provider did not answer
+	ErrModelBadReply        Code = "model_bad_reply"      // 502: its reply was unusable
+	ErrModelNotConfigured   Code = "model_not_configured" // 503: the request needs a chat model and the server has none
 	ErrInternal             Code = "internal"
 	ErrInvalidSession       Code = "invalid_session"
 	ErrSessionNotFound      Code = "session_not_found"

@@ -142,6 +142,48 @@ type RetrieveResponse struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// RespondRequest is the body of POST /v1/agent/respond.
+type RespondRequest struct {
+	Query        string `json:"query"` // required, at most 4096 bytes
+	Limit        int    `json:"limit,omitempty"`
+	TokenBudget  int    `json:"token_budget,omitempty"`
+	TaskType     string `json:"task_type,omitempty"`
+	AgentID      string `json:"agent_id,omitempty"`
+	UserID       string `json:"user_id,omitempty"`
+	ProjectID    string `json:"project_id,omitempty"`
+	SessionID    string `json:"session_id,omitempty"`
+	ContextTurns *int   `json:"context_turns,omitempty"`
+	MaxTokens    int    `json:"max_tokens,omitempty"` // the answer's length (0: 512)
+}
+
+// RespondResponse is the chat model's answer with the retrieval it used.
+type RespondResponse struct {
+	Answer string `json:"answer"`
+	// RetrievalID names the retrieval the answer was given: send feedback
+	// on it. Its trace marks the items the answer used.
+	RetrievalID string         `json:"retrieval_id"`
+	Used        []RespondUse   `json:"used"`
+	Context     string         `json:"context"`
+	TokensUsed  int            `json:"tokens_used"`
+	Items       []RetrieveItem `json:"items"`
+	Model       string         `json:"model"`
+	Usage       ModelUsage     `json:"usage"`
+	Notes       []string       `json:"notes,omitempty"`
+}
+
+// RespondUse is one item an answer cited.
+type RespondUse struct {
+	MemoryID  string `json:"memory_id"`
+	VersionID string `json:"version_id"`
+	Content   string `json:"content"`
+}
+
+// ModelUsage is the token count of a model call.
+type ModelUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
 // RetrieveItem is one packed memory with its citation and reason.
 type RetrieveItem struct {
 	MemoryID    string                `json:"memory_id"`
@@ -323,6 +365,7 @@ type TraceItem struct {
 	Packed      bool                  `json:"packed"`
 	Reason      string                `json:"reason"`
 	Explanation string                `json:"explanation,omitempty"`
+	Used        bool                  `json:"used,omitempty"` // an answer of Respond relied on it
 }
 
 // Job states.

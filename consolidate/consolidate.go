@@ -402,7 +402,7 @@ func (e *Consolidator) summariseSession(ctx context.Context, ns string, info mem
 		}
 	}
 	sum, err := e.summarise(ctx, SummaryInput{
-		SessionID: info.ID, Episodes: quotable, Facts: st.FactsCiting(quotable),
+		Namespace: ns, SessionID: info.ID, Episodes: quotable, Facts: st.FactsCiting(quotable),
 		MaxTokens: c.SummaryTokens, Count: e.counter.Count,
 	}, "summary")
 	if err != nil {

@@ -192,7 +192,7 @@ func (e *Consolidator) foldMonth(ctx context.Context, ns string, g *foldGroup, m
 	if !first.IsZero() && !last.IsZero() {
 		header = fmt.Sprintf("Sessions of %s (%s to %s):", g.month, first.Format("2006-01-02"), last.Format("2006-01-02"))
 	}
-	sum, err := e.summarise(ctx, SummaryInput{SessionID: key, Header: header, Episodes: inputs, MaxTokens: c.DigestTokens, Count: e.counter.Count}, "digest")
+	sum, err := e.summarise(ctx, SummaryInput{Namespace: ns, SessionID: key, Header: header, Episodes: inputs, MaxTokens: c.DigestTokens, Count: e.counter.Count}, "digest")
 	if err != nil {
 		return out, err
 	}

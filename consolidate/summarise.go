@@ -1,6 +1,7 @@
 package consolidate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ type Summariser interface {
 
 // SummaryInput is one session to summarise.
 type SummaryInput struct {
+	Namespace string // whose session: model calls count against its budget
 	SessionID string
 	// Episodes are the session's episodes that may be quoted, in time
 	// order (quarantined ones and text mnemon itself served are left out).
@@ -46,6 +48,10 @@ type Summary struct {
 	// Spans locate the quoted sentences in their episodes (extractive
 	// summaries); a generated summary may leave it empty.
 	Spans []memory.Span
+	// By names who wrote it when that is not the summariser's Name (a
+	// model summariser that fell back to the extractive one); it is the
+	// summary version's provenance model.
+	By string
 }
 
 // writtenSummary is a summariser's text with its embedding, ready to be
@@ -83,7 +89,7 @@ func (e *Consolidator) summaryVersion(m *memory.Memory, seq int, sum *writtenSum
 		Content: sum.Content, Criticality: memory.CriticalityNormal, Confidence: 0.9, Usefulness: memory.NeutralUsefulness,
 		Status: memory.StatusActive, Operation: memory.OpAdd,
 		ObservedAt: observed, RecordedAt: now, ValidFrom: validFrom, UpdatedAt: now,
-		Provenance: memory.Provenance{Extractor: "consolidate", Model: e.consolidation.Summariser.Name(),
+		Provenance: memory.Provenance{Extractor: "consolidate", Model: cmp.Or(sum.By, e.consolidation.Summariser.Name()),
 			Embedder: e.embedder.Name(), EmbedderDim: e.embedder.Dim(), Source: source},
 		Tokens: e.counter.Count(sum.Content), Embedding: sum.embedding,
 	}

@@ -53,6 +53,11 @@ type DedupeReport struct {
 	// uncompared: run it again.
 	More    bool              `json:"more"`
 	Changes []LifecycleChange `json:"changes"`
+	// Judged counts the pairs of the ambiguous band the chat model was
+	// asked about this run (DuplicateJudge), JudgedSame those it called
+	// one fact; every other answer kept both.
+	Judged     int `json:"judged,omitempty"`
+	JudgedSame int `json:"judged_same,omitempty"`
 }
 
 // dedupeFact is an active fact with its decoded embedding.
@@ -131,7 +136,7 @@ func (e *Engine) Dedupe(ctx context.Context, p DedupeParams) (*DedupeReport, err
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
 	rep := &DedupeReport{Namespace: ns, DryRun: p.DryRun, Threshold: p.Threshold, Changes: []LifecycleChange{}}
-	planned, err := planDedupe(vs, p, since, now, rep)
+	planned, err := planDedupe(vs, p, since, now, rep, e.newJudge(ctx, ns, p.Threshold, rep))
 	if err != nil {
 		return nil, fmt.Errorf("dedupe: %w", err)
 	}
@@ -195,7 +200,7 @@ func (e *Engine) Dedupe(ctx context.Context, p DedupeParams) (*DedupeReport, err
 
 // planDedupe clusters vs per scope and returns the versions it superseded,
 // recording each in rep.
-func planDedupe(vs []*memory.Version, p DedupeParams, since, now time.Time, rep *DedupeReport) ([]*memory.Version, error) {
+func planDedupe(vs []*memory.Version, p DedupeParams, since, now time.Time, rep *DedupeReport, judge *dupJudge) ([]*memory.Version, error) {
 	byScope := make(map[memory.Scope][]*dedupeFact)
 	var scopes []memory.Scope
 	for _, v := range vs {
@@ -224,9 +229,9 @@ func planDedupe(vs []*memory.Version, p DedupeParams, since, now time.Time, rep 
 			rep.More = true
 		}
 		sort.SliceStable(facts, func(i, j int) bool { return stronger(facts[i].v, facts[j].v) })
-		edges := dedupeEdges(facts, p.Threshold)
+		edges := dedupeEdges(facts, p.Threshold, judge)
 		for {
-			merged, stop := mergeClusters(facts, edges, p.Limit-len(changed), now, rep)
+			merged, stop := mergeClusters(facts, edges, p.Limit-len(changed), now, rep, judge)
 			changed = append(changed, merged...)
 			if stop {
 				rep.More = true
@@ -244,8 +249,11 @@ func planDedupe(vs []*memory.Version, p DedupeParams, since, now time.Time, rep 
 				}
 			}
 			facts = kept
-			edges = dedupeEdges(facts, p.Threshold)
+			edges = dedupeEdges(facts, p.Threshold, judge)
 		}
+	}
+	if judge.leftOver() {
+		rep.More = true // pairs of the band wait for the next run's calls
 	}
 	return changed, nil
 }
@@ -253,8 +261,9 @@ func planDedupe(vs []*memory.Version, p DedupeParams, since, now time.Time, rep 
 // dedupeEdges links every pair of facts at or above the threshold that do
 // not contradict each other; edges[i] lists j > i and j < i alike. Pairs
 // of two facts that are not fresh were compared by an earlier complete
-// run and are skipped.
-func dedupeEdges(facts []*dedupeFact, threshold float64) [][]int {
+// run and are skipped. With a judge, a pair in the ambiguous band below
+// the threshold links when the chat model calls it one fact.
+func dedupeEdges(facts []*dedupeFact, threshold float64, judge *dupJudge) [][]int {
 	edges := make([][]int, len(facts))
 	// Each fresh fact against every other, a pair of two fresh ones once:
 	// the work is fresh × facts, not facts².
@@ -267,7 +276,10 @@ func dedupeEdges(facts []*dedupeFact, threshold float64) [][]int {
 				continue
 			}
 			a, b := facts[i], facts[j]
-			if a.vec.Dim != b.vec.Dim || float64(a.vec.Dot(b.vec)) < threshold || contradicts(a, b) {
+			if a.vec.Dim != b.vec.Dim || contradicts(a, b) {
+				continue
+			}
+			if cos := float64(a.vec.Dot(b.vec)); cos < threshold && !judge.same(a, b, cos) {
 				continue
 			}
 			edges[i] = append(edges[i], j)
@@ -280,7 +292,7 @@ func dedupeEdges(facts []*dedupeFact, threshold float64) [][]int {
 // mergeClusters finds the connected components of facts (ordered strongest
 // first) and supersedes each component's members into its strongest. It
 // returns what it superseded, and stop when it reached limit.
-func mergeClusters(facts []*dedupeFact, edges [][]int, limit int, now time.Time, rep *DedupeReport) (merged []*memory.Version, stop bool) {
+func mergeClusters(facts []*dedupeFact, edges [][]int, limit int, now time.Time, rep *DedupeReport, judge *dupJudge) (merged []*memory.Version, stop bool) {
 	comp := make([]int, len(facts))
 	for i := range comp {
 		comp[i] = -1
@@ -331,7 +343,7 @@ func mergeClusters(facts []*dedupeFact, edges [][]int, limit int, now time.Time,
 			rep.Changes = append(rep.Changes, LifecycleChange{
 				MemoryID: v.MemoryID, VersionID: v.ID, Reason: ReasonDuplicateOf, From: from, To: v.Status,
 				SupersededBy: head.v.ID,
-				Detail:       fmt.Sprintf("cosine %.3f with %s, which is stronger", float64(f.vec.Dot(head.vec)), head.v.ID),
+				Detail:       fmt.Sprintf("cosine %.3f with %s, which is stronger", float64(f.vec.Dot(head.vec)), head.v.ID) + judge.detail(f, head),
 			})
 			merged = append(merged, v)
 		}

@@ -60,6 +60,24 @@ type Config struct {
 	// job (CaptureDeferred's), never on an acknowledged write's path:
 	// capture latency does not change. Synchronous writes use Extractor.
 	ModelExtractor extract.Reporter
+	// Chat, when set, is the chat model: Respond answers with it, and the
+	// model features below that name it use it.
+	Chat ChatModel
+	// DuplicateJudge, with Chat, has the chat model judge the pairs of
+	// the dedupe job's ambiguous band (see judge.go); nil: cosine alone.
+	DuplicateJudge *JudgeConfig
+	// ModelSummaries, with Chat, has the chat model write session
+	// summaries and month digests (consolidate.ModelSummariser), the
+	// configured summariser (extractive by default) writing when it
+	// fails; false: the configured summariser alone.
+	ModelSummaries bool
+	// Reranker, when set, reorders the top RerankTop candidates of every
+	// retrieval by relevance within RerankBudget (see rerank.go); nil:
+	// off. Zero RerankTop and RerankBudget take DefaultRerankTop and
+	// DefaultRerankBudget.
+	Reranker     Reranker
+	RerankTop    int
+	RerankBudget time.Duration
 	// TokensPerDay bounds the model tokens one namespace may use a UTC
 	// day (0: no bound); past it model features take the offline path.
 	TokensPerDay int
@@ -113,6 +131,14 @@ type Engine struct {
 	modelExtractor extract.Reporter
 	budget         tokenBudget
 	meter          *openai.Meter
+	chat           ChatModel // see Config.Chat; nil: none
+	judge          *JudgeConfig
+	reranker       Reranker
+	rerankTop      int
+	rerankBudget   time.Duration
+	// verdicts: the duplicate judge's answers, namespace and pair →
+	// verdict (in this process: a restart asks again).
+	verdicts sync.Map
 
 	// dedupeMarks: namespace → dedupeMark, how far Dedupe has compared
 	// (in this process: a restart compares everything once).
@@ -189,7 +215,7 @@ func New(cfg Config) (*Engine, error) {
 	if e.embedder == nil {
 		e.embedder = embed.NewWordVectors()
 	}
-	e.modelExtractor, e.meter = cfg.ModelExtractor, cfg.Meter
+	e.modelExtractor, e.meter, e.chat, e.judge = cfg.ModelExtractor, cfg.Meter, cfg.Chat, cfg.DuplicateJudge
 	e.budget.perDay = int64(max(cfg.TokensPerDay, 0))
 	if !builtinEmbedder(e.embedder) {
 		e.fallback = embed.NewWordVectors()
@@ -219,6 +245,20 @@ func New(cfg Config) (*Engine, error) {
 		Shape: func(v *memory.Version) uint16 { return shapeOf(v, e.analyzer) },
 	})
 	e.traces = newTraceWriter(cfg.Store, e.log)
+	e.reranker, e.rerankTop, e.rerankBudget = cfg.Reranker, cfg.RerankTop, cfg.RerankBudget
+	if e.rerankTop <= 0 {
+		e.rerankTop = DefaultRerankTop
+	}
+	if e.rerankBudget <= 0 {
+		e.rerankBudget = DefaultRerankBudget
+	}
+	if cfg.ModelSummaries && cfg.Chat != nil {
+		e.consolidation.Summariser = &consolidate.ModelSummariser{
+			Chat: cfg.Chat, Fallback: e.consolidation.Summariser, Logger: e.log,
+			Spend:   func(ns string, n int) { e.budget.spend(ns, e.clock.Now(), n) },
+			Allowed: func(ns string) bool { return e.budget.allowed(ns, e.clock.Now()) },
+		}
+	}
 	e.consolidator = consolidate.New(consolidate.Config{
 		Store: cfg.Store, Index: e.index, Clock: e.clock, Embedder: e.embedder, Counter: e.counter,
 		Settings: e.consolidation, Trust: trustOf, Traces: e.traces,

@@ -64,6 +64,11 @@ type staleState struct {
 	once sync.Once
 	mu   sync.Mutex
 	old  bool
+	// foreign: versions remain whose vectors another model made with the
+	// engine's embedder's length (a switch between two providers of one
+	// dimension). Their cosines with a query of the new model mean
+	// nothing, so the semantic channel skips them until re-embedded.
+	foreign bool
 }
 
 func (e *Engine) staleOf(ns string) *staleState {
@@ -79,18 +84,24 @@ func (e *Engine) servesOld(st *nsState) bool {
 	}
 	s := e.staleOf(st.Name())
 	s.once.Do(func() {
-		old := false
+		old, foreign := false, false
 		name, dim := e.fallback.Name(), e.fallback.Dim()
 		st.RLock()
 		for _, id := range st.StaleEmbeddings(e.embedder.Name(), e.embedder.Dim()) {
-			if en, ok := st.EntryLocked(id); ok && en.V.Provenance.Embedder == name && en.V.Provenance.EmbedderDim == dim {
-				old = true
+			en, ok := st.EntryLocked(id)
+			if !ok {
+				continue
+			}
+			p := en.V.Provenance
+			old = old || (p.Embedder == name && p.EmbedderDim == dim)
+			foreign = foreign || p.EmbedderDim == e.embedder.Dim()
+			if old && foreign {
 				break
 			}
 		}
 		st.RUnlock()
 		s.mu.Lock()
-		s.old = old
+		s.old, s.foreign = old, foreign
 		s.mu.Unlock()
 	})
 	s.mu.Lock()
@@ -98,12 +109,37 @@ func (e *Engine) servesOld(st *nsState) bool {
 	return s.old
 }
 
+// semanticKeep is keep for the semantic channel: while ns holds vectors
+// of another model with the engine's embedder's length, it also leaves
+// those out (the lexical and other channels still find them).
+func (e *Engine) semanticKeep(st *nsState, keep func(string) bool) func(string) bool {
+	if e.fallback == nil {
+		return keep
+	}
+	e.servesOld(st) // works the state out on first use
+	s := e.staleOf(st.Name())
+	s.mu.Lock()
+	foreign := s.foreign
+	s.mu.Unlock()
+	if !foreign {
+		return keep
+	}
+	name, dim := e.embedder.Name(), e.embedder.Dim()
+	return func(id string) bool {
+		if !keep(id) {
+			return false
+		}
+		en, ok := st.EntryLocked(id)
+		return ok && (en.V.Provenance.EmbedderDim != dim || en.V.Provenance.Embedder == name)
+	}
+}
+
 // reembedDone records that ns holds no stale vectors any more.
 func (e *Engine) reembedDone(ns string) {
 	s := e.staleOf(ns)
 	s.once.Do(func() {})
 	s.mu.Lock()
-	s.old = false
+	s.old, s.foreign = false, false
 	s.mu.Unlock()
 }
 

@@ -140,3 +140,94 @@ func TestRetrievalServesOldVectorsWhileReembedding(t *testing.T) {
 		t.Fatal("the provider's vectors find nothing after re-embedding")
 	}
 }
+
+// Part way through a re-embedding (a run stopped at its limit, to be
+// resumed), both kinds of vectors answer: the versions done through the
+// provider's query vector, the rest through the built-in one.
+func TestRetrievalServesBothDuringPartialReembed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	old := openEngine(t, path, engine.Config{})
+	texts := []string{"Maria drives a car to work.", "Jonas rides a bicycle to school."}
+	for _, text := range texts {
+		if _, err := old.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake := openaitest.New(t, "fake-embed", 32)
+	e := openEngine(t, path, engine.Config{Embedder: providerEmbedder(t, fake, 32, 0)})
+	var off []string
+	for _, c := range engine.Channels {
+		if c != engine.ChannelSemantic {
+			off = append(off, c)
+		}
+	}
+	rep, err := e.Reembed(ctx, engine.ReembedParams{Namespace: "ns", Limit: 2})
+	if err != nil || !rep.More || rep.Reembedded != 2 {
+		t.Fatalf("first run: %+v, %v; want it to stop at its limit", rep, err)
+	}
+	for _, q := range []string{"Maria drives a car", "Jonas rides a bicycle"} {
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Disable: off})
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, q[:5]) || hasNote(res.Notes, engine.NoteReembedIncomplete) == "" {
+			t.Fatalf("mid re-embedding, %q: %q, notes %q", q, itemTexts(res), res.Notes)
+		}
+	}
+	rep, err = e.Reembed(ctx, engine.ReembedParams{Namespace: "ns"})
+	if err != nil || rep.More {
+		t.Fatalf("resumed run: %+v, %v", rep, err)
+	}
+	for _, q := range []string{"Maria drives a car", "Jonas rides a bicycle"} {
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Disable: off})
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, q[:5]) || len(res.Notes) != 0 {
+			t.Fatalf("after re-embedding, %q: %q, notes %q", q, itemTexts(res), res.Notes)
+		}
+	}
+}
+
+// Switching between two providers whose vectors have one length: the old
+// model's vectors are not compared with the new model's queries (their
+// cosines mean nothing) until they are re-embedded; the other channels
+// still find those memories meanwhile.
+func TestSwitchingProvidersOfOneLengthKeepsSpacesApart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	embedderFor := func(model string) *openai.Embedder {
+		fake := openaitest.New(t, model, 32)
+		c, err := openai.New(openai.Config{BaseURL: fake.URL, Model: model, MaxRetries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		emb, err := openai.NewEmbedder(c, 32, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return emb
+	}
+	a := openEngine(t, path, engine.Config{Embedder: embedderFor("model-a")})
+	if _, err := a.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Maria drives a car to work."}); err != nil {
+		t.Fatal(err)
+	}
+	b := openEngine(t, path, engine.Config{Embedder: embedderFor("model-b")})
+	var off []string
+	for _, c := range engine.Channels {
+		if c != engine.ChannelSemantic {
+			off = append(off, c)
+		}
+	}
+	q := engine.RetrieveParams{Namespace: "ns", Query: "Maria drives a car"}
+	if res := retrieve(t, b, engine.RetrieveParams{Namespace: q.Namespace, Query: q.Query, Disable: off}); len(res.Items) != 0 {
+		t.Fatalf("model-b's query was compared with model-a's vectors: %q", itemTexts(res))
+	}
+	if res := retrieve(t, b, q); len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Maria drives") {
+		t.Fatalf("the other channels lost the memory meanwhile: %q", itemTexts(res))
+	}
+	if _, err := b.Reembed(ctx, engine.ReembedParams{Namespace: "ns"}); err != nil {
+		t.Fatal(err)
+	}
+	if res := retrieve(t, b, engine.RetrieveParams{Namespace: q.Namespace, Query: q.Query, Disable: off}); len(res.Items) == 0 {
+		t.Fatal("after re-embedding, model-b's vectors find nothing")
+	}
+}

@@ -162,18 +162,32 @@ func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 // concurrently, weighted RRF, utility ranking, critical reservation, greedy
 // packing, and a persisted trace.
 func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error) {
+	res, trace, err := e.retrieve(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if trace != nil {
+		e.traces.Add(trace)
+	}
+	return res, nil
+}
+
+// retrieve is Retrieve without writing the trace, which it returns (nil
+// for an empty namespace): Respond records in it which items the answer
+// used before writing it, and writes nothing when the model fails.
+func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memory.Trace, error) {
 	start := time.Now()
 	ns, err := checkNamespace(p.Namespace)
 	if err != nil {
-		return nil, fmt.Errorf("retrieve: %w", err)
+		return nil, nil, fmt.Errorf("retrieve: %w", err)
 	}
 	if err := validateRetrieve(&p); err != nil {
-		return nil, fmt.Errorf("retrieve: %w", err)
+		return nil, nil, fmt.Errorf("retrieve: %w", err)
 	}
 	// Checked before anything is read: the trace stores these times, and a
 	// retrieval whose trace cannot be stored could not be explained.
 	if err := firstTimeError(checkTimePtr("as_of", p.AsOf), checkTimePtr("known_at", p.KnownAt)); err != nil {
-		return nil, fmt.Errorf("retrieve: %w", err)
+		return nil, nil, fmt.Errorf("retrieve: %w", err)
 	}
 	if p.Context == 0 {
 		p.Context = e.context
@@ -181,23 +195,24 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	// A namespace that holds nothing answers empty, leaving nothing behind:
 	// neither an index nor a trace, which would make the namespace exist.
 	if held, err := e.HasNamespace(ctx, ns); err != nil {
-		return nil, fmt.Errorf("retrieve: %w", err)
+		return nil, nil, fmt.Errorf("retrieve: %w", err)
 	} else if !held {
-		return &Result{TokenBudget: p.TokenBudget, Items: []Item{}, NamespaceEmpty: true, Duration: time.Since(start)}, nil
+		return &Result{TokenBudget: p.TokenBudget, Items: []Item{}, NamespaceEmpty: true, Duration: time.Since(start)}, nil, nil
 	}
 	st, err := e.namespace(ctx, ns)
 	if err != nil {
-		return nil, fmt.Errorf("retrieve: %w", err)
+		return nil, nil, fmt.Errorf("retrieve: %w", err)
 	}
 	now := e.clock.Now()
 	r := e.ranking
 	qterms := e.analyzer.QueryTerms(p.Query)
 	qvecs, notes, err := e.queryVectors(ctx, st, p.Query)
 	if err != nil {
-		return nil, fmt.Errorf("retrieve: embed query: %w", err)
+		return nil, nil, fmt.Errorf("retrieve: embed query: %w", err)
 	}
 
 	keep := filter(st, p)
+	semKeep := e.semanticKeep(st, keep)
 	disabled := make(map[string]bool, len(p.Disable))
 	for _, c := range p.Disable {
 		disabled[c] = true
@@ -218,7 +233,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 			defer wg.Done()
 			began := time.Now()
 			if name == ChannelSemantic {
-				results[i] = e.semanticChannel(ctx, st, qvecs, keep, r)
+				results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, r)
 			} else {
 				results[i] = channel(st, name, qterms, qvecs, keep, r)
 			}
@@ -252,7 +267,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 		alone := r
 		alone.SemanticFloor = r.SemanticFloorAlone
 		began := time.Now()
-		results[si] = e.semanticChannel(ctx, st, qvecs, keep, alone)
+		results[si] = e.semanticChannel(ctx, st, qvecs, semKeep, alone)
 		took[si] += time.Since(began)
 	}
 
@@ -319,6 +334,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	if liftRepeatingFacts(cands, 2*p.Limit+10) {
 		sortRanked(cands)
 	}
+	notes = append(notes, e.rerank(ctx, ns, p.Query, cands)...)
 	context, used := e.pack(st, keep, cands, p, r)
 
 	res := &Result{
@@ -352,8 +368,7 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	}
 	res.Duration = time.Since(start)
 	trace.DurationMicros = res.Duration.Microseconds()
-	e.traces.Add(trace)
-	return res, nil
+	return res, trace, nil
 }
 
 // asks reports whether a turn is a question: it ends with a question mark.

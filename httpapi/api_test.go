@@ -63,6 +63,8 @@ type e2eOptions struct {
 	clock clock.Clock
 	// embedder, when set, replaces the engine's built-in one.
 	embedder embed.Embedder
+	// chat, when set, is the engine's chat model (agent/respond).
+	chat engine.ChatModel
 }
 
 func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
@@ -75,7 +77,7 @@ func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 	}
 	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	eng, err := engine.New(engine.Config{Store: st, Clock: opts.clock, Embedder: opts.embedder})
+	eng, err := engine.New(engine.Config{Store: st, Clock: opts.clock, Embedder: opts.embedder, Chat: opts.chat})
 	if err != nil {
 		st.Close()
 		t.Fatal(err)

@@ -71,6 +71,8 @@ func TestE2EEveryDocumentedCodeIsAnswered(t *testing.T) {
 		httpapi.CodeStorageFull:          {507, func(t *testing.T) *e2eResp { return storageFull(t, e2eOpen(t, e2eOptions{})) }},
 		httpapi.CodeStoreCorrupt:         {503, func(t *testing.T) *e2eResp { return corruptNamespace(t, f) }},
 		httpapi.CodeInternal:             {500, func(t *testing.T) *e2eResp { return tableMissing(t, f, seed.MemoryID) }},
+		// The fixture configures no chat model.
+		httpapi.CodeModelNotConfigured: {503, on("POST", "/v1/agent/respond", map[string]any{"query": "where do I live?"})},
 		httpapi.CodeTimeout: {503, func(t *testing.T) *e2eResp {
 			slow := e2eOpen(t, e2eOptions{limits: httpapi.Limits{RequestTimeout: time.Nanosecond}})
 			return slow.e2eDo(t, "POST", "/v1/memories/retrieve", map[string]any{"query": "where?"})

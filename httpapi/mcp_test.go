@@ -83,7 +83,7 @@ func TestE2EMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := mcpTools(t, a), []string{"explain", "feedback", "forget", "history", "list_facts", "recall", "remember"}; !slices.Equal(got, want) {
+	if got, want := mcpTools(t, a), []string{"explain", "feedback", "forget", "history", "list_facts", "recall", "remember", "respond"}; !slices.Equal(got, want) {
 		t.Errorf("writer's tools %v, want %v", got, want)
 	}
 	text, isErr := mcpCall(t, a, "remember", map[string]any{"text": "Our staging database listens on port 5433."})
@@ -99,7 +99,7 @@ func TestE2EMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := mcpTools(t, r), []string{"explain", "history", "list_facts", "recall"}; !slices.Equal(got, want) {
+	if got, want := mcpTools(t, r), []string{"explain", "history", "list_facts", "recall", "respond"}; !slices.Equal(got, want) {
 		t.Errorf("reader's tools %v, want %v", got, want)
 	}
 	if text, isErr := mcpCall(t, r, "history", map[string]any{"id": memID}); isErr || !strings.Contains(text, "5433") {

@@ -216,6 +216,8 @@ func operationID(rt *route) string {
 		return "getStats"
 	case "GET /v1/caller":
 		return "getCaller"
+	case "POST /v1/agent/respond":
+		return "respond"
 	}
 	id := strings.ToLower(rt.Method)
 	for _, w := range strings.FieldsFunc(rt.Path, func(r rune) bool { return r == '/' || r == '.' }) {

@@ -38,6 +38,7 @@ import (
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/provider/openai/openaitest"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
@@ -63,6 +64,8 @@ type oaFixture struct {
 	queue *jobs.Queue
 	api   *httpapi.Server
 	srv   *httptest.Server
+	// chat is the engine's chat model, a fake provider (agent/respond).
+	chat *openaitest.Server
 }
 
 func oaOpen(t *testing.T) *oaFixture {
@@ -72,7 +75,8 @@ func oaOpen(t *testing.T) *oaFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(engine.Config{Store: st})
+	fake, chat := fakeChat(t)
+	eng, err := engine.New(engine.Config{Store: st, Chat: chat})
 	if err != nil {
 		st.Close()
 		t.Fatal(err)
@@ -107,7 +111,7 @@ func oaOpen(t *testing.T) *oaFixture {
 			t.Error(err)
 		}
 	})
-	return &oaFixture{eng: eng, store: st, queue: q, api: api, srv: srv}
+	return &oaFixture{eng: eng, store: st, queue: q, api: api, srv: srv, chat: fake}
 }
 
 // TestOpenAPIDocument is the CI check that docs/openapi.json is current,
@@ -444,6 +448,20 @@ func TestOpenAPIResponses(t *testing.T) {
 	if len(trace.Items) == 0 || len(trace.Items[0].Channels) == 0 {
 		t.Error("the trace has no items with channels: the trace item schema went unchecked")
 	}
+
+	// An answer from the chat model; its trace marks the item used.
+	f.chat.Script("/v1/chat/completions", openaitest.Reply{Content: `{"answer": "You use emacs.", "used": [1]}`})
+	var ans struct {
+		RetrievalID string `json:"retrieval_id"`
+		Used        []any  `json:"used"`
+	}
+	c.decode(c.call("POST /v1/agent/respond", "/v1/agent/respond", map[string]any{
+		"query": "which editor do I use?", "limit": 5, "token_budget": 500, "max_tokens": 100, "user_id": "u1"}, 200), &ans)
+	if len(ans.Used) != 1 {
+		t.Errorf("respond used %v: the use schema went unchecked", ans.Used)
+	}
+	f.eng.FlushTraces()
+	c.call("GET /v1/retrievals/{id}", "/v1/retrievals/"+ans.RetrievalID, nil, 200)
 
 	// Feedback on it, and explanations of a memory and of the retrieval.
 	c.call("POST /v1/retrievals/{id}/feedback", "/v1/retrievals/"+ret.RetrievalID+"/feedback", map[string]any{

@@ -34,10 +34,11 @@ const (
 	CodeStoreCorrupt         = memory.CodeStoreCorrupt
 	CodeStorageFull          = "storage_full" // 507: the disk is full; nothing was stored
 	CodeInternal             = "internal"
-	CodeInvalidSession       = memory.CodeInvalidSession   // consolidate: a session id that cannot name one
-	CodeSessionNotFound      = "session_not_found"         // consolidate: no episode of that session in the namespace
-	CodeModelUnavailable     = memory.CodeModelUnavailable // 503: a configured model provider did not answer
-	CodeModelBadReply        = memory.CodeModelBadReply    // 502: a configured model provider's reply was unusable
+	CodeInvalidSession       = memory.CodeInvalidSession     // consolidate: a session id that cannot name one
+	CodeSessionNotFound      = "session_not_found"           // consolidate: no episode of that session in the namespace
+	CodeModelUnavailable     = memory.CodeModelUnavailable   // 503: a configured model provider did not answer
+	CodeModelBadReply        = memory.CodeModelBadReply      // 502: a configured model provider's reply was unusable
+	CodeModelNotConfigured   = memory.CodeModelNotConfigured // 503: the request needs a model (a chat endpoint) and none is configured
 )
 
 // problemCodes lists every code a response can carry, in the order the
@@ -51,7 +52,7 @@ var problemCodes = []string{
 	CodeRateLimited, CodeUnauthenticated, CodeForbidden,
 	CodeNotFound, CodeNamespaceNotFound, CodeSessionNotFound, CodeRetrievalNotFound, CodeNotInRetrieval,
 	CodeMethodNotAllowed, CodeConflict, CodeTimeout, CodeStoreCorrupt, CodeStorageFull,
-	CodeModelUnavailable, CodeModelBadReply, CodeInternal,
+	CodeModelUnavailable, CodeModelBadReply, CodeModelNotConfigured, CodeInternal,
 }
 
 // ProblemBase prefixes every problem type URI.
@@ -99,6 +100,13 @@ func publicError(err error) *apiError {
 			detail: "the server's disk is full: nothing of this request was stored; send it again once an operator has freed space"}
 	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrSchemaTooNew):
 		return &apiError{status: http.StatusServiceUnavailable, code: CodeStoreCorrupt, detail: "the database cannot be read safely; an operator must check it"}
+	case errors.As(err, &pe) && errors.Is(pe.Kind, memory.ErrModelNotConfigured):
+		// Not transient: no Retry-After; the message says what to set.
+		return problemf(http.StatusServiceUnavailable, pe.Code, pe.Message)
+	case errors.As(err, &pe) && pe.Code == memory.CodeModelUnavailable && pe.Cause == nil:
+		// Refused before any call (the daily token budget): the message
+		// names no endpoint.
+		return &apiError{status: http.StatusServiceUnavailable, code: CodeModelUnavailable, detail: pe.Message, retryAfter: 3600}
 	case errors.Is(err, memory.ErrModelUnavailable):
 		// The provider's own words can name its endpoint: they stay in
 		// the log.

@@ -74,6 +74,9 @@ func (s *Server) routes() []*route {
 		{Method: "POST", Path: "/v1/memories/retrieve", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary: "Retrieve the memories that matter for a task, packed into a token budget.",
 			Request: wire.RetrieveRequest{}, Response: wire.RetrieveResponse{}, handle: s.retrieve},
+		{Method: "POST", Path: "/v1/agent/respond", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary: "Answer a question with the configured chat model from the memories retrieved for it; the answer's cited items are marked used in the retrieval's trace. 503 model_not_configured without a chat model.",
+			Request: wire.RespondRequest{}, Response: wire.RespondResponse{}, handle: s.respond, long: true},
 		{Method: "GET", Path: "/v1/memories", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "List distilled memories (semantic and procedural), current first.",
 			Response: wire.MemoryList{}, handle: s.listMemories,
@@ -414,7 +417,14 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 		return writeJSON(w, http.StatusOK, out)
 	}
 	s.metrics.observeRetrieval(res)
-	for i, it := range res.Items {
+	out.Items = retrieveItems(res.Items)
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// retrieveItems are a retrieval's items on the wire.
+func retrieveItems(items []engine.Item) []wire.RetrieveItem {
+	out := make([]wire.RetrieveItem, len(items))
+	for i, it := range items {
 		chans := make(map[string]wire.ChannelHit, len(it.Channels))
 		for name, h := range it.Channels {
 			chans[name] = wire.ChannelHit{Rank: h.Rank, Score: h.Score}
@@ -423,9 +433,47 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 		if eps == nil {
 			eps = []string{}
 		}
-		out.Items[i] = wire.RetrieveItem{MemoryID: it.MemoryID, VersionID: it.VersionID, Kind: string(it.Kind), Type: string(it.Type),
+		out[i] = wire.RetrieveItem{MemoryID: it.MemoryID, VersionID: it.VersionID, Kind: string(it.Kind), Type: string(it.Type),
 			Content: it.Content, Score: it.Score, Tokens: it.Tokens, Trust: it.Trust, Uncertainty: it.Uncertainty, Action: string(it.Action), EpisodeIDs: eps,
 			Channels: chans, Explanation: it.Explanation}
+	}
+	return out
+}
+
+// respond answers with the chat model (engine.Respond): nothing is
+// written unless the model answered usably.
+func (s *Server) respond(w http.ResponseWriter, r *request) error {
+	var body wire.RespondRequest
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	if len(body.Query) > s.limits.MaxQueryBytes {
+		return problemf(http.StatusBadRequest, CodeQueryTooLong,
+			"query is "+strconv.Itoa(len(body.Query))+" bytes; the limit is "+strconv.Itoa(s.limits.MaxQueryBytes))
+	}
+	turns, err := contextTurns(body.ContextTurns)
+	if err != nil {
+		return err
+	}
+	ans, err := s.cfg.Engine.Respond(r.Context(), engine.RespondParams{
+		RetrieveParams: engine.RetrieveParams{
+			Namespace: r.caller.ns, Query: body.Query, Limit: body.Limit, TokenBudget: body.TokenBudget,
+			TaskType: body.TaskType, Scope: scopeOf(body.AgentID, body.UserID, body.ProjectID, body.SessionID), Context: turns,
+		},
+		MaxTokens: body.MaxTokens,
+	})
+	if err != nil {
+		return err
+	}
+	res := ans.Retrieval
+	if !res.NamespaceEmpty {
+		s.metrics.observeRetrieval(res)
+	}
+	out := wire.RespondResponse{Answer: ans.Answer, RetrievalID: res.RetrievalID, Used: make([]wire.RespondUse, len(ans.Used)),
+		Context: res.Context, TokensUsed: res.TokensUsed, Items: retrieveItems(res.Items), Model: ans.Model,
+		Usage: wire.ModelUsage{PromptTokens: ans.TokensIn, CompletionTokens: ans.TokensOut}, Notes: ans.Notes}
+	for i, it := range ans.Used {
+		out.Used[i] = wire.RespondUse{MemoryID: it.MemoryID, VersionID: it.VersionID, Content: it.Content}
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

@@ -61,6 +61,10 @@ func New(eng *engine.Engine, b Binding, opts Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "recall", Description: "Retrieve the memories that matter for a query, " +
 		"packed into a token budget, each with its citation and a trust action. Keep the retrieval_id to send feedback.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.recall)
+	mcp.AddTool(s, &mcp.Tool{Name: "respond", Description: "Answer a question with the server's chat model from the " +
+		"memories recalled for it. Returns the answer, the memories it used and the retrieval_id for feedback. " +
+		"Fails with model_not_configured when the server has no chat model; recall works without one.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)}}, t.respond)
 	if b.CanWrite {
 		mcp.AddTool(s, &mcp.Tool{Name: "forget", Description: "Forget a memory (by memory or version id): it and the " +
 			"statements it came from leave retrieval for good (kept as tombstones). Forgetting twice changes nothing.",
@@ -251,6 +255,57 @@ func (t *tools) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallInp
 	return text(fmt.Sprintf("%s\n\n(retrieval %s, %d tokens)", body, res.RetrievalID, res.TokensUsed)), out, nil
 }
 
+// RespondInput is the respond tool's arguments.
+type RespondInput struct {
+	Query       string `json:"query" jsonschema:"the question or task to answer, in natural language"`
+	TokenBudget int    `json:"token_budget,omitempty" jsonschema:"tokens the packed context may use, 1 to 200000 (0 or absent: the default, 1000)"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"most memories recalled for the answer, 1 to 100 (0 or absent: the default, 10)"`
+	TaskType    string `json:"task_type,omitempty" jsonschema:"the kind of task, to favour memories of that type"`
+	MaxTokens   int    `json:"max_tokens,omitempty" jsonschema:"tokens the answer may use, 1 to 8192 (0 or absent: 512)"`
+	ScopeInput
+}
+
+// UsedMemory is a memory an answer cited.
+type UsedMemory struct {
+	MemoryID  string `json:"memory_id"`
+	VersionID string `json:"version_id"`
+	Content   string `json:"content"`
+}
+
+// RespondOutput is the respond tool's result.
+type RespondOutput struct {
+	Answer      string       `json:"answer"`
+	RetrievalID string       `json:"retrieval_id" jsonschema:"names the retrieval the answer was given, for feedback; its trace marks the memories used"`
+	Used        []UsedMemory `json:"used" jsonschema:"the memories the answer cited"`
+	Model       string       `json:"model"`
+	Notes       []string     `json:"notes,omitempty"`
+}
+
+func (t *tools) respond(ctx context.Context, _ *mcp.CallToolRequest, in RespondInput) (*mcp.CallToolResult, RespondOutput, error) {
+	ans, err := t.eng.Respond(ctx, engine.RespondParams{
+		RetrieveParams: engine.RetrieveParams{Namespace: t.ns, Query: in.Query, Limit: in.Limit, TokenBudget: in.TokenBudget,
+			TaskType: in.TaskType, Scope: in.scope()},
+		MaxTokens: in.MaxTokens,
+	})
+	if err != nil {
+		return nil, RespondOutput{}, t.fail(err, "")
+	}
+	out := RespondOutput{Answer: ans.Answer, RetrievalID: ans.Retrieval.RetrievalID, Used: []UsedMemory{}, Model: ans.Model, Notes: ans.Notes}
+	var cites []string
+	for _, it := range ans.Used {
+		out.Used = append(out.Used, UsedMemory{MemoryID: it.MemoryID, VersionID: it.VersionID, Content: it.Content})
+		cites = append(cites, it.MemoryID)
+	}
+	body := ans.Answer
+	if len(cites) > 0 {
+		body += "\n\n(used " + strings.Join(cites, ", ") + ")"
+	}
+	if out.RetrievalID != "" {
+		body += fmt.Sprintf("\n(retrieval %s)", out.RetrievalID)
+	}
+	return text(body), out, nil
+}
+
 // IDInput names one memory (mem_…) or version (ver_…).
 type IDInput struct {
 	ID string `json:"id" jsonschema:"a memory id (mem_…) or version id (ver_…)"`
@@ -420,6 +475,11 @@ func (t *tools) fail(err error, id string) error {
 	case errors.Is(err, memory.ErrStorageFull):
 		t.log.Error("mcp tool failed: storage full", "namespace", t.ns, "error", err)
 		return errors.New("storage_full: the disk holding the memory is full; nothing was stored; try again once space is freed")
+	case errors.As(err, &pe) && errors.Is(pe.Kind, memory.ErrModelNotConfigured):
+		return errors.New(pe.Code + ": " + pe.Message)
+	case errors.As(err, &pe) && pe.Code == memory.CodeModelUnavailable && pe.Cause == nil:
+		// Refused before any call (the daily token budget).
+		return errors.New(pe.Code + ": " + pe.Message)
 	case errors.Is(err, memory.ErrModelUnavailable):
 		t.log.Error("mcp tool failed: model provider", "namespace", t.ns, "error", err)
 		return errors.New("model_unavailable: the model provider did not answer; nothing was stored; try again later (mnemon doctor checks the provider)")

@@ -39,6 +39,10 @@ var (
 	// mnemon cannot use: not JSON, the wrong shape, or vectors of another
 	// size than configured. Nothing was stored from it.
 	ErrModelBadReply = errors.New("model provider sent an unusable reply")
+	// ErrModelNotConfigured means a feature that only a model can serve
+	// (an answer from the chat model) was asked for and no provider is
+	// configured. Nothing was stored; configuring one is the fix.
+	ErrModelNotConfigured = errors.New("no model provider configured")
 )
 
 // Stable public codes of the errors mnemon phrases for its callers. The
@@ -67,6 +71,9 @@ const (
 	// answer that does not fit the request (model_bad_reply).
 	CodeModelUnavailable = "model_unavailable"
 	CodeModelBadReply    = "model_bad_reply"
+	// A feature that needs a model (POST /v1/agent/respond needs a chat
+	// endpoint) was asked of a server with none configured.
+	CodeModelNotConfigured = "model_not_configured"
 )
 
 // Error is a problem phrased for the caller where it is found: a stable

@@ -336,6 +336,9 @@ type TraceItem struct {
 	Packed      bool        `json:"packed"`
 	Reason      string      `json:"reason"`
 	Explanation string      `json:"explanation,omitempty"`
+	// Used says the answer of POST /v1/agent/respond relied on this item
+	// (the chat model cited it); false for a plain retrieval.
+	Used bool `json:"used,omitempty"`
 }
 
 // Trace is the persisted record of one retrieval.

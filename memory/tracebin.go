@@ -12,9 +12,14 @@ import (
 // of a typical retrieval, most of it two 30-byte ids, repeated names and
 // eight-byte numbers that have four decimals. Version 2 (written since)
 // keeps the same values exactly in about a third of that; both read back.
+//
+// Version 3 is version 2 with the Packed byte read as flags: 1 packed,
+// 2 used by an answer (TraceItem.Used). It is written only when an item
+// is Used, so a plain retrieval's items encode exactly as before.
 const (
 	traceBinaryV1      = 1
 	traceBinaryVersion = 2
+	traceBinaryV3      = 3
 )
 
 // ErrBadTraceItems reports a binary trace item encoding that cannot be read.
@@ -50,7 +55,14 @@ var ErrBadTraceItems = errors.New("bad trace items encoding")
 // value (scores are mostly rounded to four decimals); 1, followed by the
 // eight bytes of the float64, for any other value.
 func (ts TraceItems) AppendBinary(b []byte) []byte {
-	b = append(b, traceBinaryVersion)
+	version := byte(traceBinaryVersion)
+	for i := range ts {
+		if ts[i].Used {
+			version = traceBinaryV3
+			break
+		}
+	}
+	b = append(b, version)
 	if ts == nil {
 		return append(b, 0)
 	}
@@ -82,11 +94,14 @@ func (ts TraceItems) AppendBinary(b []byte) []byte {
 		b = binary.AppendVarint(b, int64(t.Tokens))
 		b = appendNum(b, t.Trust)
 		b = names.append(b, string(t.Action))
+		var flags byte
 		if t.Packed {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
+			flags |= 1
 		}
+		if t.Used {
+			flags |= 2
+		}
+		b = append(b, flags)
 		b = names.append(b, t.Reason)
 		b = appendStr(b, t.Explanation)
 	}
@@ -202,7 +217,7 @@ func appendMapLen(b []byte, isNil bool, n int) []byte {
 func DecodeTraceItems(b []byte) (TraceItems, error) {
 	r := binReader{b: b}
 	v := r.byte()
-	if v != traceBinaryV1 && v != traceBinaryVersion {
+	if v != traceBinaryV1 && v != traceBinaryVersion && v != traceBinaryV3 {
 		return nil, fmt.Errorf("%w: version %d", ErrBadTraceItems, v)
 	}
 	if r.byte() == 0 {
@@ -245,7 +260,11 @@ func DecodeTraceItems(b []byte) (TraceItems, error) {
 		t.Tokens = int(r.varint())
 		t.Trust = r.num()
 		t.Action = Action(names.read(&r))
-		t.Packed = r.byte() == 1
+		if flags := r.byte(); v == traceBinaryV3 {
+			t.Packed, t.Used = flags&1 != 0, flags&2 != 0
+		} else {
+			t.Packed = flags == 1
+		}
 		t.Reason = names.read(&r)
 		t.Explanation = r.str()
 		if r.err != nil {

@@ -140,3 +140,33 @@ func TestTraceItemsBinaryV2Corrupt(t *testing.T) {
 		}
 	}
 }
+
+// Items an answer used (POST /v1/agent/respond) round-trip in version 3;
+// a trace with none is written in version 2, exactly as before.
+func TestTraceItemsBinaryUsed(t *testing.T) {
+	items := TraceItems{
+		{MemoryID: "mem_1", VersionID: "ver_1", Packed: true, Used: true, Reason: "ranked", Rank: 1},
+		{MemoryID: "mem_2", VersionID: "ver_2", Packed: true, Reason: "ranked", Rank: 2},
+		{MemoryID: "mem_3", VersionID: "ver_3", Reason: "limit reached", Rank: 3},
+	}
+	b := items.AppendBinary(nil)
+	if b[0] != traceBinaryV3 {
+		t.Fatalf("version %d with a used item, want %d", b[0], traceBinaryV3)
+	}
+	back, err := DecodeTraceItems(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, items) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", back, items)
+	}
+	items[0].Used = false
+	plain := items.AppendBinary(nil)
+	if plain[0] != traceBinaryVersion {
+		t.Fatalf("version %d without a used item, want %d", plain[0], traceBinaryVersion)
+	}
+	back, err = DecodeTraceItems(plain)
+	if err != nil || !reflect.DeepEqual(back, items) {
+		t.Fatalf("round trip without used: %v\n got %+v\nwant %+v", err, back, items)
+	}
+}

@@ -62,6 +62,9 @@ func (t *TraceItem) appendJSON(b []byte) []byte {
 		b = append(b, `,"explanation":`...)
 		b = appendString(b, t.Explanation)
 	}
+	if t.Used {
+		b = append(b, `,"used":true`...)
+	}
 	return append(b, '}')
 }
 

@@ -13,7 +13,7 @@ func TestTraceItemsJSONMatchesStdlib(t *testing.T) {
 			MemoryID: "mem_1", VersionID: "ver_1",
 			Channels: ChannelHits{{Channel: "lexical", ChannelHit: ChannelHit{Rank: 1, Score: 2.5}}, {Channel: "semantic", ChannelHit: ChannelHit{Rank: 3, Score: 0.61}}},
 			Fused:    0.97, Terms: Terms{{Name: "confidence", Value: 0.027}, {Name: "usefulness", Value: 0.02}},
-			Final: 1.017, Rank: 1, Tokens: 11, Trust: 0.69, Action: ActionHint, Packed: true,
+			Final: 1.017, Rank: 1, Tokens: 11, Trust: 0.69, Action: ActionHint, Packed: true, Used: true,
 			Reason: "ranked", Explanation: "quote \" backslash \\ newline \n tab \t ctrl \x01 <html> & é 日本 \u2028",
 		},
 		{MemoryID: "mem_2", VersionID: "ver_2", Rank: 2, Reason: "limit reached", Fused: 1e-7, Final: -0.5},

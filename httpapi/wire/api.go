@@ -180,6 +180,47 @@ type RetrieveItem struct {
 	Explanation string                `json:"explanation"`
 }
 
+// RespondRequest asks the chat model for an answer from the memories
+// retrieved for the question.
+type RespondRequest struct {
+	Query        string `json:"query" required:"true" doc:"The question or task to answer (at most 4096 bytes)."`
+	Limit        int    `json:"limit,omitempty" doc:"Items retrieved for the answer at most (1-100; 0 or absent: the default, 10)."`
+	TokenBudget  int    `json:"token_budget,omitempty" doc:"Tokens the packed context may use (1-200000; 0 or absent: the default, 1000)."`
+	TaskType     string `json:"task_type,omitempty" doc:"Task type, for procedures and task-specific memories."`
+	AgentID      string `json:"agent_id,omitempty" doc:"Agent scope: memories of other agents are never served."`
+	UserID       string `json:"user_id,omitempty" doc:"User scope: memories of other users are never served."`
+	ProjectID    string `json:"project_id,omitempty" doc:"Project scope: memories of other projects are never served."`
+	SessionID    string `json:"session_id,omitempty" doc:"The current conversation: its items rank a little higher."`
+	ContextTurns *int   `json:"context_turns,omitempty" doc:"Turns shown around packed episodes, as for retrieve (0-3; default 2)."`
+	MaxTokens    int    `json:"max_tokens,omitempty" doc:"Tokens the answer may use (1-8192; 0 or absent: 512)."`
+}
+
+// RespondResponse is the chat model's answer and the retrieval it used.
+type RespondResponse struct {
+	Answer      string         `json:"answer" doc:"The chat model's answer, from the packed context only."`
+	RetrievalID string         `json:"retrieval_id" doc:"The retrieval the answer was given; send feedback on it (POST /v1/retrievals/{id}/feedback). Its trace marks the items the answer used. Empty when the namespace holds nothing yet."`
+	Used        []RespondUse   `json:"used" nullable:"false" doc:"The packed items the answer cited, in rank order."`
+	Context     string         `json:"context" doc:"The packed context the model was given."`
+	TokensUsed  int            `json:"tokens_used" doc:"Tokens of the packed context."`
+	Items       []RetrieveItem `json:"items" nullable:"false" doc:"Every packed item, as retrieve returns them."`
+	Model       string         `json:"model" doc:"The chat model that answered, as the provider names it."`
+	Usage       ModelUsage     `json:"usage" doc:"The tokens of the chat call, as the provider reports them; they count against the namespace's daily model budget."`
+	Notes       []string       `json:"notes,omitempty" doc:"Where the answer or its retrieval left the usual path, each 'code: detail' (retrieve's notes; models.respond_citation when the model cited an item it was not given)."`
+}
+
+// RespondUse is one item an answer cited.
+type RespondUse struct {
+	MemoryID  string `json:"memory_id"`
+	VersionID string `json:"version_id"`
+	Content   string `json:"content"`
+}
+
+// ModelUsage is the token count of a model call.
+type ModelUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
 // ChannelHit is an item's rank and score in one retrieval channel.
 type ChannelHit struct {
 	Rank  int     `json:"rank"`

@@ -311,6 +311,7 @@ type TraceItem struct {
 	Packed      bool                  `json:"packed"`
 	Reason      string                `json:"reason"`
 	Explanation string                `json:"explanation,omitempty"`
+	Used        bool                  `json:"used,omitempty" doc:"The answer of POST /v1/agent/respond relied on this item."`
 }
 
 // Feedback is one outcome applied to one version served by a retrieval,

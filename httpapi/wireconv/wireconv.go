@@ -488,6 +488,7 @@ func traceItemValue(x memory.TraceItem) wire.TraceItem {
 		Packed:      x.Packed,
 		Reason:      x.Reason,
 		Explanation: x.Explanation,
+		Used:        x.Used,
 	}
 }
 

@@ -170,3 +170,72 @@ func (c *Client) Chat(ctx context.Context, r ChatRequest) (*ChatReply, error) {
 	c.meter.observe(c.cfg.Model, "chat", took, rep.Usage, false)
 	return out, nil
 }
+
+// Rerank calls POST {base}/rerank, the cross-encoder endpoint of Text
+// Embeddings Inference, Jina, Cohere, vLLM and llama.cpp server (not part
+// of the OpenAI API), and returns one relevance score per document, in
+// document order. Both reply shapes in use are read: TEI's bare array of
+// {"index", "score"} and the {"results": [{"index", "relevance_score"}]}
+// of Jina and Cohere. A reply that does not score every document once,
+// with a finite number, is a model_bad_reply error.
+func (c *Client) Rerank(ctx context.Context, query string, docs []string) ([]float64, Usage, error) {
+	if len(docs) == 0 {
+		return nil, Usage{}, nil
+	}
+	req := map[string]any{
+		"model": c.cfg.Model, "query": query,
+		"documents": docs, // Jina, Cohere, vLLM, llama.cpp
+		"texts":     docs, // TEI
+		"top_n":     len(docs),
+	}
+	var raw json.RawMessage
+	began := time.Now()
+	if err := c.post(ctx, "rerank", "/rerank", req, &raw); err != nil {
+		c.meter.observe(c.cfg.Model, "rerank", time.Since(began), Usage{}, true)
+		return nil, Usage{}, err
+	}
+	type scored struct {
+		Index          *int     `json:"index"`
+		Score          *float64 `json:"score"`
+		RelevanceScore *float64 `json:"relevance_score"`
+	}
+	var (
+		list  []scored
+		usage Usage
+	)
+	if err := json.Unmarshal(raw, &list); err != nil {
+		var obj struct {
+			Results []scored `json:"results"`
+			Usage   Usage    `json:"usage"`
+		}
+		if err := json.Unmarshal(raw, &obj); err != nil || obj.Results == nil {
+			c.meter.observe(c.cfg.Model, "rerank", time.Since(began), Usage{}, true)
+			return nil, Usage{}, c.badReply("rerank", nil, "the reply is neither a list of scores nor {\"results\": [...]}")
+		}
+		list, usage = obj.Results, obj.Usage
+	}
+	c.meter.observe(c.cfg.Model, "rerank", time.Since(began), usage, false)
+	scores := make([]float64, len(docs))
+	seen := make([]bool, len(docs))
+	for _, s := range list {
+		v := s.Score
+		if v == nil {
+			v = s.RelevanceScore
+		}
+		switch {
+		case s.Index == nil || v == nil:
+			return nil, usage, c.badReply("rerank", nil, "a result has no index or no score")
+		case *s.Index < 0 || *s.Index >= len(docs) || seen[*s.Index]:
+			return nil, usage, c.badReply("rerank", nil, "result index %d is out of range or repeated", *s.Index)
+		case math.IsNaN(*v) || math.IsInf(*v, 0):
+			return nil, usage, c.badReply("rerank", nil, "result %d's score is not a finite number", *s.Index)
+		}
+		scores[*s.Index], seen[*s.Index] = *v, true
+	}
+	for i, ok := range seen {
+		if !ok {
+			return nil, usage, c.badReply("rerank", nil, "document %d has no score (%d results for %d documents)", i, len(list), len(docs))
+		}
+	}
+	return scores, usage, nil
+}

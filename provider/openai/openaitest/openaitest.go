@@ -47,6 +47,8 @@ type Server struct {
 	bodies   []string // request bodies seen
 	inFlight int
 	maxIn    int // most requests in flight at once
+	answer   func(system, user string) string
+	teiShape bool // rerank replies as TEI's bare list
 }
 
 // New starts a fake provider returning vectors of dims dimensions for the
@@ -80,6 +82,24 @@ func (s *Server) Script(path string, replies ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script[path] = append(s.script[path], replies...)
+}
+
+// Answer makes chat requests without a scripted reply answered by fn,
+// given the request's system message and its last user message; its
+// result is the assistant's content (nil: "ok").
+func (s *Server) Answer(fn func(system, user string) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answer = fn
+}
+
+// RerankAsTEI makes /v1/rerank answer as Text Embeddings Inference does
+// (a bare list of {"index","score"}) instead of Jina's and Cohere's
+// {"results": [{"index","relevance_score"}]}.
+func (s *Server) RerankAsTEI() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.teiShape = true
 }
 
 // Requests is how many requests path received.
@@ -135,7 +155,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if q := s.script[r.URL.Path]; len(q) > 0 {
 		rep, s.script[r.URL.Path] = &q[0], q[1:]
 	}
-	key, dims, model := s.key, s.dims, s.model
+	key, dims, model, answer, tei := s.key, s.dims, s.model, s.answer, s.teiShape
 	s.mu.Unlock()
 
 	if r.Method != http.MethodPost {
@@ -180,11 +200,63 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		content := "ok"
 		if rep != nil && rep.Content != "" {
 			content = rep.Content
+		} else if answer != nil {
+			content = answerWith(answer, body)
 		}
 		s.chat(w, body, content)
+	case "/v1/rerank":
+		rerank(w, body, tei)
 	default:
 		apiError(w, http.StatusNotFound, "unknown path "+r.URL.Path)
 	}
+}
+
+// rerank scores each document by the share of the query's words it
+// holds, deterministic like Vector.
+func rerank(w http.ResponseWriter, body []byte, tei bool) {
+	var req struct {
+		Query     string   `json:"query"`
+		Documents []string `json:"documents"`
+		Texts     []string `json:"texts"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || req.Query == "" {
+		apiError(w, http.StatusBadRequest, "query is required")
+		return
+	}
+	docs := req.Documents
+	if tei {
+		docs = req.Texts
+	}
+	q := map[string]bool{}
+	for _, w := range words(req.Query) {
+		q[w] = true
+	}
+	type result struct {
+		Index int     `json:"index"`
+		Score float64 `json:"score,omitempty"`
+		Rel   float64 `json:"relevance_score,omitempty"`
+	}
+	out := make([]result, len(docs))
+	for i, d := range docs {
+		hits := 0
+		for _, w := range words(d) {
+			if q[w] {
+				hits++
+			}
+		}
+		score := float64(hits)/float64(len(q)+1) + 0.001
+		out[i] = result{Index: i}
+		if tei {
+			out[i].Score = score
+		} else {
+			out[i].Rel = score
+		}
+	}
+	if tei {
+		writeJSON(w, out)
+		return
+	}
+	writeJSON(w, map[string]any{"results": out, "usage": map[string]int{"prompt_tokens": len(docs)}})
 }
 
 func (s *Server) embeddings(w http.ResponseWriter, body []byte, model string, dims int) {
@@ -262,6 +334,27 @@ func (s *Server) chat(w http.ResponseWriter, body []byte, content string) {
 		}},
 		"usage": map[string]int{"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
 	})
+}
+
+// answerWith runs fn on a chat request's system and last user message.
+func answerWith(fn func(system, user string) string, body []byte) string {
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(body, &req)
+	var system, user string
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "system":
+			system = m.Content
+		case "user":
+			user = m.Content
+		}
+	}
+	return fn(system, user)
 }
 
 // Vector is the fake model's embedding of text: each lower-cased word

@@ -472,6 +472,13 @@ class MemoryView(_MemoryViewRequired, total=False):
     """Set when the id names an episode (ep_...): the episode, with the admission decisions about it in admissions; memory is then null."""
 
 
+class ModelUsage(TypedDict):
+    """The ModelUsage object of the API."""
+
+    completion_tokens: int
+    prompt_tokens: int
+
+
 class _OutcomeRequired(TypedDict):
     content: str
     decision: str
@@ -658,6 +665,68 @@ class RememberResponse(_RememberResponseRequired, total=False):
     """ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode."""
     version: Version
     """The version now current for that memory."""
+
+
+class _RespondRequestRequired(TypedDict):
+    query: str
+    """The question or task to answer (at most 4096 bytes)."""
+
+
+class RespondRequest(_RespondRequestRequired, total=False):
+    """The RespondRequest object of the API."""
+
+    agent_id: str
+    """Agent scope: memories of other agents are never served."""
+    context_turns: int
+    """Turns shown around packed episodes, as for retrieve (0-3; default 2)."""
+    limit: int
+    """Items retrieved for the answer at most (1-100; 0 or absent: the default, 10)."""
+    max_tokens: int
+    """Tokens the answer may use (1-8192; 0 or absent: 512)."""
+    project_id: str
+    """Project scope: memories of other projects are never served."""
+    session_id: str
+    """The current conversation: its items rank a little higher."""
+    task_type: str
+    """Task type, for procedures and task-specific memories."""
+    token_budget: int
+    """Tokens the packed context may use (1-200000; 0 or absent: the default, 1000)."""
+    user_id: str
+    """User scope: memories of other users are never served."""
+
+
+class _RespondResponseRequired(TypedDict):
+    answer: str
+    """The chat model's answer, from the packed context only."""
+    context: str
+    """The packed context the model was given."""
+    items: List[RetrieveItem]
+    """Every packed item, as retrieve returns them."""
+    model: str
+    """The chat model that answered, as the provider names it."""
+    retrieval_id: str
+    """The retrieval the answer was given; send feedback on it (POST /v1/retrievals/{id}/feedback). Its trace marks the items the answer used. Empty when the namespace holds nothing yet."""
+    tokens_used: int
+    """Tokens of the packed context."""
+    usage: ModelUsage
+    """The tokens of the chat call, as the provider reports them; they count against the namespace's daily model budget."""
+    used: List[RespondUse]
+    """The packed items the answer cited, in rank order."""
+
+
+class RespondResponse(_RespondResponseRequired, total=False):
+    """The RespondResponse object of the API."""
+
+    notes: List[str]
+    """Where the answer or its retrieval left the usual path, each 'code: detail' (retrieve's notes; models.respond_citation when the model cited an item it was not given)."""
+
+
+class RespondUse(TypedDict):
+    """The RespondUse object of the API."""
+
+    content: str
+    memory_id: str
+    version_id: str
 
 
 class RetrievalExplanation(TypedDict):
@@ -857,6 +926,8 @@ class TraceItem(_TraceItemRequired, total=False):
     """The TraceItem object of the API."""
 
     explanation: str
+    used: bool
+    """The answer of POST /v1/agent/respond relied on this item."""
 
 
 class _VersionRequired(TypedDict):
@@ -940,6 +1011,7 @@ OPERATIONS: Dict[str, Operation] = {
     'getOpenapiJson': Operation('GET', '/openapi.json', (), (), 'none', 'json'),
     'getReadyz': Operation('GET', '/readyz', (), (), 'none', 'json'),
     'listAdmissions': Operation('GET', '/v1/admissions', (), ('decision', 'limit'), 'none', 'json'),
+    'respond': Operation('POST', '/v1/agent/respond', (), (), 'json', 'json'),
     'getCaller': Operation('GET', '/v1/caller', (), (), 'none', 'json'),
     'capture': Operation('POST', '/v1/episodes', (), ('wait',), 'json', 'json'),
     'exportNamespace': Operation('GET', '/v1/export', (), (), 'none', 'application/x-ndjson'),
@@ -1133,6 +1205,12 @@ class ModelBadReplyError(MnemonError):
     code_name = 'model_bad_reply'
 
 
+class ModelNotConfiguredError(MnemonError):
+    """The API answered a problem with code 'model_not_configured'."""
+
+    code_name = 'model_not_configured'
+
+
 class InternalError(MnemonError):
     """The API answered a problem with code 'internal'."""
 
@@ -1169,6 +1247,7 @@ ERRORS: Dict[str, Type[MnemonError]] = {
     'storage_full': StorageFullError,
     'model_unavailable': ModelUnavailableError,
     'model_bad_reply': ModelBadReplyError,
+    'model_not_configured': ModelNotConfiguredError,
     'internal': InternalError,
 }
 
@@ -1207,6 +1286,7 @@ __all__ = [
     'MemoryExplanation',
     'MemoryList',
     'MemoryView',
+    'ModelUsage',
     'Outcome',
     'Problem',
     'Procedure',
@@ -1218,6 +1298,9 @@ __all__ = [
     'RankedItem',
     'RememberRequest',
     'RememberResponse',
+    'RespondRequest',
+    'RespondResponse',
+    'RespondUse',
     'RetrievalExplanation',
     'RetrieveItem',
     'RetrieveRequest',
@@ -1263,6 +1346,7 @@ __all__ = [
     'StorageFullError',
     'ModelUnavailableError',
     'ModelBadReplyError',
+    'ModelNotConfiguredError',
     'InternalError',
 ]
 
@@ -1298,6 +1382,12 @@ class Operations:
 
         Needs a key with role reader or above; in open mode no key is needed."""
         return cast(AdmissionList, self._call('listAdmissions', {}, {'decision': decision, 'limit': limit}, None))
+
+    def respond(self, body: RespondRequest) -> RespondResponse:
+        """Answer a question with the configured chat model from the memories retrieved for it; the answer's cited items are marked used in the retrieval's trace. 503 model_not_configured without a chat model. (POST /v1/agent/respond)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(RespondResponse, self._call('respond', {}, {}, body))
 
     def get_caller(self) -> Caller:
         """Who the presented key is: its namespace, role and every operation it may call. (GET /v1/caller)
@@ -1463,6 +1553,12 @@ class AsyncOperations:
 
         Needs a key with role reader or above; in open mode no key is needed."""
         return cast(AdmissionList, await self._call('listAdmissions', {}, {'decision': decision, 'limit': limit}, None))
+
+    async def respond(self, body: RespondRequest) -> RespondResponse:
+        """Answer a question with the configured chat model from the memories retrieved for it; the answer's cited items are marked used in the retrieval's trace. 503 model_not_configured without a chat model. (POST /v1/agent/respond)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(RespondResponse, await self._call('respond', {}, {}, body))
 
     async def get_caller(self) -> Caller:
         """Who the presented key is: its namespace, role and every operation it may call. (GET /v1/caller)

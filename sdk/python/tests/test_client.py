@@ -147,6 +147,11 @@ class ErrorTest(unittest.TestCase):
         with self.assertRaises(mnemon.RetrievalNotFoundError):
             c.feedback("ret_01jzzzzzzzzzzzzzzzzzzzzzzz", {"outcome": "helpful"})
 
+        # The test server has no chat model.
+        with self.assertRaises(mnemon.ModelNotConfiguredError) as no_chat:
+            c.respond({"query": "which port does staging use?"})
+        self.assertEqual((no_chat.exception.status, no_chat.exception.code), (503, "model_not_configured"))
+
         with self.assertRaises(ValueError):
             c.get_memory("")
 

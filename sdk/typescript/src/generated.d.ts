@@ -342,6 +342,11 @@ export interface MemoryView {
   versions: Array<Version> | null;
 }
 
+export interface ModelUsage {
+  completion_tokens: number;
+  prompt_tokens: number;
+}
+
 export interface Outcome {
   content: string;
   decision: string;
@@ -354,7 +359,7 @@ export interface Outcome {
 
 export interface Problem {
   /** Stable machine-readable code. */
-  code: "malformed_json" | "invalid_request" | "invalid_timestamp" | "invalid_namespace" | "invalid_session" | "invalid_outcome" | "invalid_severity" | "invalid_source" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "too_many_events" | "query_too_long" | "rate_limited" | "unauthenticated" | "forbidden" | "not_found" | "namespace_not_found" | "session_not_found" | "retrieval_not_found" | "memory_not_in_retrieval" | "method_not_allowed" | "conflict" | "timeout" | "store_corrupt" | "storage_full" | "model_unavailable" | "model_bad_reply" | "internal";
+  code: "malformed_json" | "invalid_request" | "invalid_timestamp" | "invalid_namespace" | "invalid_session" | "invalid_outcome" | "invalid_severity" | "invalid_source" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "too_many_events" | "query_too_long" | "rate_limited" | "unauthenticated" | "forbidden" | "not_found" | "namespace_not_found" | "session_not_found" | "retrieval_not_found" | "memory_not_in_retrieval" | "method_not_allowed" | "conflict" | "timeout" | "store_corrupt" | "storage_full" | "model_unavailable" | "model_bad_reply" | "model_not_configured" | "internal";
   detail?: string;
   request_id?: string;
   status: number;
@@ -488,6 +493,56 @@ export interface RememberResponse {
   reasons: Array<string> | null;
   /** The version now current for that memory. */
   version?: Version;
+}
+
+export interface RespondRequest {
+  /** Agent scope: memories of other agents are never served. */
+  agent_id?: string;
+  /** Turns shown around packed episodes, as for retrieve (0-3; default 2). */
+  context_turns?: number;
+  /** Items retrieved for the answer at most (1-100; 0 or absent: the default, 10). */
+  limit?: number;
+  /** Tokens the answer may use (1-8192; 0 or absent: 512). */
+  max_tokens?: number;
+  /** Project scope: memories of other projects are never served. */
+  project_id?: string;
+  /** The question or task to answer (at most 4096 bytes). */
+  query: string;
+  /** The current conversation: its items rank a little higher. */
+  session_id?: string;
+  /** Task type, for procedures and task-specific memories. */
+  task_type?: string;
+  /** Tokens the packed context may use (1-200000; 0 or absent: the default, 1000). */
+  token_budget?: number;
+  /** User scope: memories of other users are never served. */
+  user_id?: string;
+}
+
+export interface RespondResponse {
+  /** The chat model's answer, from the packed context only. */
+  answer: string;
+  /** The packed context the model was given. */
+  context: string;
+  /** Every packed item, as retrieve returns them. */
+  items: Array<RetrieveItem>;
+  /** The chat model that answered, as the provider names it. */
+  model: string;
+  /** Where the answer or its retrieval left the usual path, each 'code: detail' (retrieve's notes; models.respond_citation when the model cited an item it was not given). */
+  notes?: Array<string>;
+  /** The retrieval the answer was given; send feedback on it (POST /v1/retrievals/{id}/feedback). Its trace marks the items the answer used. Empty when the namespace holds nothing yet. */
+  retrieval_id: string;
+  /** Tokens of the packed context. */
+  tokens_used: number;
+  /** The tokens of the chat call, as the provider reports them; they count against the namespace's daily model budget. */
+  usage: ModelUsage;
+  /** The packed items the answer cited, in rank order. */
+  used: Array<RespondUse>;
+}
+
+export interface RespondUse {
+  content: string;
+  memory_id: string;
+  version_id: string;
 }
 
 export interface RetrievalExplanation {
@@ -649,6 +704,8 @@ export interface TraceItem {
   terms: Record<string, number> | null;
   tokens: number;
   trust: number;
+  /** The answer of POST /v1/agent/respond relied on this item. */
+  used?: boolean;
   version_id: string;
 }
 
@@ -725,6 +782,10 @@ export interface Operations {
     /** At most this many (1-500; 0 or absent: the default, 100). */
     limit?: number;
   }, options?: CallOptions): Promise<AdmissionList>;
+  /** Answer a question with the configured chat model from the memories retrieved for it; the answer's cited items are marked used in the retrieval's trace. 503 model_not_configured without a chat model. (POST /v1/agent/respond) */
+  respond(args: {
+    body: RespondRequest;
+  }, options?: CallOptions): Promise<RespondResponse>;
   /** Who the presented key is: its namespace, role and every operation it may call. (GET /v1/caller) */
   getCaller(options?: CallOptions): Promise<Caller>;
   /** Capture raw events as episodes; extraction runs as a background job. (POST /v1/episodes) */

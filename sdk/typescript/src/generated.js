@@ -7,6 +7,7 @@ export const operations = {
   getOpenapiJson: {"method":"GET","path":"/openapi.json","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   getReadyz: {"method":"GET","path":"/readyz","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   listAdmissions: {"method":"GET","path":"/v1/admissions","pathParams":[],"queryParams":["decision","limit"],"request":"none","response":"json"},
+  respond: {"method":"POST","path":"/v1/agent/respond","pathParams":[],"queryParams":[],"request":"json","response":"json"},
   getCaller: {"method":"GET","path":"/v1/caller","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   capture: {"method":"POST","path":"/v1/episodes","pathParams":[],"queryParams":["wait"],"request":"json","response":"json"},
   exportNamespace: {"method":"GET","path":"/v1/export","pathParams":[],"queryParams":[],"request":"none","response":"text"},

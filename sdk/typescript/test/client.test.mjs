@@ -95,6 +95,12 @@ test("problems become MnemonError with the stable code", async () => {
     assert.equal(err.code, "invalid_request");
     return true;
   });
+  // The test server has no chat model.
+  await assert.rejects(c.respond({ body: { query: "which port?" } }), (err) => {
+    assert.equal(err.status, 503);
+    assert.equal(err.code, "model_not_configured");
+    return true;
+  });
   assert.throws(() => new Client({}), /baseUrl is required/);
   await assert.rejects(c.getMemory({}), /needs id/);
 });
