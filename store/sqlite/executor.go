@@ -27,6 +27,10 @@ type executor struct {
 	store *Store
 	// bufs, on write executors, recycles JSON encoding buffers.
 	bufs *sync.Pool
+	// texts, on write executors, maps the versions written in this
+	// transaction by text, so a second version of the same text can share
+	// the first one's row (sharedCandidate).
+	texts map[textKey]string
 }
 
 var _ memory.Executor = (*executor)(nil)
@@ -421,8 +425,31 @@ func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn fun
 
 // ---- versions ---------------------------------------------------------------
 
-const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
+// A version's text and vector may be stored once for two rows (migration
+// 0019): shared bit 1 says value is the content, bit 2 that content and
+// embedding are version same_as's. The reads below put them back, so every
+// query that selects these columns returns what was written. They name the
+// outer table "versions": every query reads it unaliased.
+const (
+	versionSharedContent = `(SELECT s.content FROM versions s WHERE s.namespace = versions.namespace AND s.id = versions.same_as)`
+	versionContentExpr   = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + ` ELSE versions.content END`
+	versionValueExpr     = `CASE WHEN versions.shared & 1 THEN (` + versionContentExpr + `) ELSE versions.value END`
+	versionEmbeddingExpr = `CASE WHEN versions.shared & 2 THEN (SELECT s.embedding FROM versions s
+	WHERE s.namespace = versions.namespace AND s.id = versions.same_as) ELSE versions.embedding END`
+)
+
+// versionWriteCols are the stored columns, in the order createVersion binds them.
+const versionWriteCols = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
 	kind, type, subject, "key", value, content, criticality,
+	confidence, usefulness, trust, reinforcement_count, failure_count,
+	status, operation, superseded_by,
+	observed_at, recorded_at, valid_from, valid_to, updated_at,
+	evidence_episode_ids, evidence_spans,
+	prov_extractor, prov_model, prov_prompt_version, prov_embedder, prov_embedder_dim, prov_source,
+	tokens, search_text, embedding, shared, same_as`
+
+const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
+	kind, type, subject, "key", ` + versionValueExpr + `, ` + versionContentExpr + `, criticality,
 	confidence, usefulness, trust, reinforcement_count, failure_count,
 	status, operation, superseded_by,
 	observed_at, recorded_at, valid_from, valid_to, updated_at,
@@ -431,22 +458,30 @@ const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, proje
 	tokens, search_text`
 
 const (
-	versionCols = versionColsBase + `, embedding`
+	versionCols = versionColsBase + `, ` + versionEmbeddingExpr
 	// versionColsLean reads a version without its embedding (the column
 	// decodes as NULL, so Embedding stays nil).
 	versionColsLean = versionColsBase + `, NULL`
 )
 
 const (
-	qInsertVersion = `INSERT INTO versions (` + versionCols + `) VALUES (
-	?, ?, ?, ?, ?, ?, ?, ?,
-	?, ?, ?, ?, ?, ?, ?,
-	?, ?, ?, ?, ?,
-	?, ?, ?,
-	?, ?, ?, ?, ?,
-	?, ?,
-	?, ?, ?, ?, ?, ?,
-	?, ?, ?)`
+	// The last four parameters: embedding, shared (bit 1 only), and the
+	// version whose text and vector this one may share (a candidate from
+	// this transaction, or ''). The join checks the candidate's bytes are
+	// equal and that it is not itself sharing; if it is not, the version
+	// is stored in full.
+	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) SELECT
+	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+	?9, ?10, ?11, ?12, ?13, CASE WHEN o.id IS NULL THEN ?14 ELSE '' END, ?15,
+	?16, ?17, ?18, ?19, ?20,
+	?21, ?22, ?23,
+	?24, ?25, ?26, ?27, ?28,
+	?29, ?30,
+	?31, ?32, ?33, ?34, ?35, ?36,
+	?37, ?38, CASE WHEN o.id IS NULL THEN ?39 END,
+	CASE WHEN o.id IS NULL THEN ?40 ELSE coalesce(?40, 0) | 2 END, o.id
+	FROM (SELECT 1) LEFT JOIN versions o ON o.namespace = ?1 AND o.id = ?41
+	  AND o.content = ?14 AND ?14 <> '' AND o.embedding IS ?39 AND coalesce(o.shared, 0) & 2 = 0`
 	// The lifecycle columns only: the claim is immutable by construction,
 	// not by the caller's discipline.
 	qUpdateVersionState = `UPDATE versions SET
@@ -535,10 +570,13 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.json("evidence_spans", v.EvidenceSpans),
 		v.Provenance.Extractor, v.Provenance.Model, v.Provenance.PromptVersion,
 		v.Provenance.Embedder, v.Provenance.EmbedderDim, v.Provenance.Source,
-		v.Tokens, v.SearchText, blob(v.Embedding),
+		v.Tokens, v.SearchText, blob(v.Embedding), nil, e.sharedCandidate(v),
 	}
 	if c.err != nil {
 		return c.err
+	}
+	if v.Value == v.Content && v.Value != "" {
+		args[12], args[39] = "", 1 // value is the content
 	}
 	// The change first: if the insert then fails and the caller's
 	// transaction goes on, a follower reads a version that is not there
@@ -546,9 +584,44 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
 		return err
 	}
-	_, err := e.exec(ctx, qInsertVersion, args...)
-	return mapErr(err)
+	if _, err := e.exec(ctx, qInsertVersion, args...); err != nil {
+		return mapErr(err)
+	}
+	e.rememberText(v)
+	return nil
 }
+
+// sharedCandidate names a version written earlier in this transaction with
+// v's very content, whose row v may share (the insert checks the bytes); ''
+// if none. A remember writes its episode's version and, kept as a note, a
+// version of the same text with the same vector, in one transaction.
+func (e *executor) sharedCandidate(v *memory.Version) string {
+	if v.Content == "" {
+		return ""
+	}
+	return e.texts[textKey{v.Namespace, v.Content}]
+}
+
+func (e *executor) rememberText(v *memory.Version) {
+	if v.Content == "" || e.tx == nil {
+		return
+	}
+	k := textKey{v.Namespace, v.Content}
+	if _, ok := e.texts[k]; ok {
+		return // the first one stays the row others share
+	}
+	if e.texts == nil {
+		e.texts = make(map[textKey]string)
+	} else if len(e.texts) >= maxSharedTexts {
+		clear(e.texts) // a long import: only nearby writes share
+	}
+	e.texts[k] = v.ID
+}
+
+// maxSharedTexts bounds the texts a transaction remembers for sharing.
+const maxSharedTexts = 1024
+
+type textKey struct{ ns, content string }
 
 func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) error {
 	if v == nil {
@@ -560,7 +633,12 @@ func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) er
 	return nil
 }
 
-const qSetEmbedding = `UPDATE versions SET embedding = ?, prov_embedder = ?, prov_embedder_dim = ? WHERE namespace = ? AND id = ?`
+// qSetEmbedding gives a version that shared another's text and vector its
+// own copy of the text with its new vector; a version others share has
+// them copied first (trigger versions_unshare_on_embedding).
+const qSetEmbedding = `UPDATE versions SET embedding = ?, prov_embedder = ?, prov_embedder_dim = ?,
+	content = ` + versionContentExpr + `, same_as = NULL, shared = versions.shared & ~2
+	WHERE namespace = ? AND id = ?`
 
 func (e *executor) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams) error {
 	if err := e.setEmbedding(ctx, p); err != nil {
@@ -710,11 +788,23 @@ func (e *executor) ScanVersions(ctx context.Context, p memory.ScanParams, fn fun
 
 // ---- admissions -------------------------------------------------------------
 
+// An admission whose content is its episode's text stores it empty with
+// content_ref 1 (migration 0019); the read puts the text back.
 const admissionCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
-	operation, content, extractor, created_at`
+	operation, CASE WHEN admissions.content_ref = 1 THEN coalesce((SELECT e.content FROM episodes e
+	  WHERE e.namespace = admissions.namespace AND e.id = admissions.episode_id), '') ELSE admissions.content END,
+	extractor, created_at`
+
+const admissionWriteCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
+	operation, content, extractor, created_at, content_ref`
 
 const (
-	qInsertAdmission = `INSERT INTO admissions (` + admissionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// The join reads the episode: when the content is its very text, the
+	// row stores it empty and says so.
+	qInsertAdmission = `INSERT INTO admissions (` + admissionWriteCols + `) SELECT
+	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN e.content IS NULL THEN ?9 ELSE '' END, ?10, ?11,
+	CASE WHEN e.content IS NOT NULL THEN 1 END
+	FROM (SELECT 1) LEFT JOIN episodes e ON e.namespace = ?1 AND e.id = ?3 AND e.content = ?9 AND ?9 <> ''`
 	qScanAdmissions  = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ? ORDER BY created_at, id`
 )
 

@@ -1,0 +1,3 @@
+-- Placeholder: migration 0017 belongs to another branch (numbers are assigned per
+-- branch; this file is replaced by that branch's migration when they merge).
+SELECT 1;
