@@ -592,7 +592,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 }
 
 // sharedCandidate names a version written earlier in this transaction with
-// v's very content, whose row v may share (the insert checks the bytes); ''
+// v's very content, whose row v may share (the insert checks the bytes); ”
 // if none. A remember writes its episode's version and, kept as a note, a
 // version of the same text with the same vector, in one transaction.
 func (e *executor) sharedCandidate(v *memory.Version) string {
@@ -805,7 +805,7 @@ const (
 	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN e.content IS NULL THEN ?9 ELSE '' END, ?10, ?11,
 	CASE WHEN e.content IS NOT NULL THEN 1 END
 	FROM (SELECT 1) LEFT JOIN episodes e ON e.namespace = ?1 AND e.id = ?3 AND e.content = ?9 AND ?9 <> ''`
-	qScanAdmissions  = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ? ORDER BY created_at, id`
+	qScanAdmissions = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ? ORDER BY created_at, id`
 )
 
 func decodeAdmission(d *decoder) *memory.Admission {
