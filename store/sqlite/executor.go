@@ -592,8 +592,8 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 }
 
 // sharedCandidate names a version written earlier in this transaction with
-// v's very content, whose row v may share (the insert checks the bytes); ”
-// if none. A remember writes its episode's version and, kept as a note, a
+// v's very content, whose row v may share (the insert checks the bytes), or
+// "" if none. A remember writes its episode's version and, kept as a note, a
 // version of the same text with the same vector, in one transaction.
 func (e *executor) sharedCandidate(v *memory.Version) string {
 	if v.Content == "" {
