@@ -197,9 +197,17 @@ func appendMapLen(b []byte, isNil bool, n int) []byte {
 	return binary.AppendUvarint(b, uint64(n)+1)
 }
 
-// DecodeTraceItems reads what AppendBinary wrote, in either version.
+// DecodeTraceItems reads what AppendBinary or AppendCompressed wrote, in
+// any version.
 // Malformed input is an error wrapping ErrBadTraceItems, never a panic.
 func DecodeTraceItems(b []byte) (TraceItems, error) {
+	if len(b) > 0 && b[0] == traceBinaryDeflated {
+		inner, err := inflateTrace(b)
+		if err != nil {
+			return nil, err
+		}
+		b = inner
+	}
 	r := binReader{b: b}
 	v := r.byte()
 	if v != traceBinaryV1 && v != traceBinaryVersion {
