@@ -870,6 +870,7 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	w := where{args: []any{p.Namespace}}
 	if p.MemoryID != "" {
 		w.eq("memory_id", p.MemoryID)
+		w.sb.WriteString(" AND memory_id <> ''") // admissions_by_memory is partial on it
 	}
 	if p.EpisodeID != "" {
 		w.eq("episode_id", p.EpisodeID)
