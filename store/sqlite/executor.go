@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -30,12 +31,13 @@ type executor struct {
 	// texts, on write executors, maps the versions written in this
 	// transaction by text, so a second version of the same text can share
 	// the first one's row (sharedCandidate).
-	texts map[textKey]string
+	texts map[textKey]sharedText
 }
 
 var _ memory.Executor = (*executor)(nil)
 
 func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	e.forgetTexts(q) // DELETE ... RETURNING runs here
 	if st, ok := e.stmts[q]; ok {
 		if e.tx != nil {
 			// Reuses the statement already prepared on the writer
@@ -51,6 +53,7 @@ func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows,
 }
 
 func (e *executor) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	e.forgetTexts(q)
 	if e.tx == nil {
 		// The Store routes every write through InTx; reaching this is a bug.
 		return nil, errors.New("write outside a transaction")
@@ -465,23 +468,15 @@ const (
 )
 
 const (
-	// The last four parameters: embedding, shared (bit 1 only), and the
-	// version whose text and vector this one may share (a candidate from
-	// this transaction, or ''). The join checks the candidate's bytes are
-	// equal and that it is not itself sharing; if it is not, the version
-	// is stored in full.
-	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) SELECT
-	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
-	?9, ?10, ?11, ?12, ?13, CASE WHEN o.id IS NULL THEN ?14 ELSE '' END, ?15,
-	?16, ?17, ?18, ?19, ?20,
-	?21, ?22, ?23,
-	?24, ?25, ?26, ?27, ?28,
-	?29, ?30,
-	?31, ?32, ?33, ?34, ?35, ?36,
-	?37, ?38, CASE WHEN o.id IS NULL THEN ?39 END,
-	CASE WHEN o.id IS NULL THEN ?40 ELSE coalesce(?40, 0) | 2 END, o.id
-	FROM (SELECT 1) LEFT JOIN versions o ON o.namespace = ?1 AND o.id = ?41
-	  AND o.content = ?14 AND ?14 <> '' AND o.embedding IS ?39 AND coalesce(o.shared, 0) & 2 = 0`
+	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) VALUES (
+	?, ?, ?, ?, ?, ?, ?, ?,
+	?, ?, ?, ?, ?, ?, ?,
+	?, ?, ?, ?, ?,
+	?, ?, ?,
+	?, ?, ?, ?, ?,
+	?, ?,
+	?, ?, ?, ?, ?, ?,
+	?, ?, ?, ?, ?)`
 	// The lifecycle columns only: the claim is immutable by construction,
 	// not by the caller's discipline.
 	qUpdateVersionState = `UPDATE versions SET
@@ -570,13 +565,22 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.json("evidence_spans", v.EvidenceSpans),
 		v.Provenance.Extractor, v.Provenance.Model, v.Provenance.PromptVersion,
 		v.Provenance.Embedder, v.Provenance.EmbedderDim, v.Provenance.Source,
-		v.Tokens, v.SearchText, blob(v.Embedding), nil, e.sharedCandidate(v),
+		v.Tokens, v.SearchText, blob(v.Embedding), nil, nil,
 	}
 	if c.err != nil {
 		return c.err
 	}
+	var shared int64
 	if v.Value == v.Content && v.Value != "" {
-		args[12], args[39] = "", 1 // value is the content
+		args[12], shared = "", 1 // value is the content
+	}
+	owner := e.sharedWith(v)
+	if owner != "" {
+		args[13], args[38], args[40] = "", nil, owner
+		shared |= 2
+	}
+	if shared != 0 {
+		args[39] = shared
 	}
 	// The change first: if the insert then fails and the caller's
 	// transaction goes on, a follower reads a version that is not there
@@ -587,23 +591,29 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	if _, err := e.exec(ctx, qInsertVersion, args...); err != nil {
 		return mapErr(err)
 	}
-	e.rememberText(v)
+	e.rememberText(v, owner)
 	return nil
 }
 
-// sharedCandidate names a version written earlier in this transaction with
-// v's very content, whose row v may share (the insert checks the bytes), or
-// "" if none. A remember writes its episode's version and, kept as a note, a
-// version of the same text with the same vector, in one transaction.
-func (e *executor) sharedCandidate(v *memory.Version) string {
+// sharedWith names a version written earlier in this transaction with v's
+// very content and vector, whose row v can share, or "" if none. A
+// remember writes its episode's version and, kept as a note, a version of
+// the same text with the same vector, in one transaction.
+func (e *executor) sharedWith(v *memory.Version) string {
 	if v.Content == "" {
 		return ""
 	}
-	return e.texts[textKey{v.Namespace, v.Content}]
+	w, ok := e.texts[textKey{v.Namespace, v.Content}]
+	if !ok || !bytes.Equal(w.embedding, v.Embedding) {
+		return ""
+	}
+	return w.id
 }
 
-func (e *executor) rememberText(v *memory.Version) {
-	if v.Content == "" || e.tx == nil {
+// rememberText records a version just inserted in full as one a later
+// version of this transaction may share.
+func (e *executor) rememberText(v *memory.Version, owner string) {
+	if v.Content == "" || e.tx == nil || owner != "" {
 		return
 	}
 	k := textKey{v.Namespace, v.Content}
@@ -611,15 +621,29 @@ func (e *executor) rememberText(v *memory.Version) {
 		return // the first one stays the row others share
 	}
 	if e.texts == nil {
-		e.texts = make(map[textKey]string)
+		e.texts = make(map[textKey]sharedText)
 	} else if len(e.texts) >= maxSharedTexts {
 		clear(e.texts) // a long import: only nearby writes share
 	}
-	e.texts[k] = v.ID
+	e.texts[k] = sharedText{id: v.ID, embedding: v.Embedding}
+}
+
+// forgetTexts drops what rememberText recorded once a statement may have
+// deleted or changed those rows (a delete, a re-embedding, a rollback to a
+// savepoint): a version shares only a row known to hold what it holds.
+func (e *executor) forgetTexts(q string) {
+	if len(e.texts) > 0 && (q == qSetEmbedding || strings.HasPrefix(q, "DELETE") || strings.HasPrefix(q, "ROLLBACK")) {
+		clear(e.texts)
+	}
 }
 
 // maxSharedTexts bounds the texts a transaction remembers for sharing.
 const maxSharedTexts = 1024
+
+type sharedText struct {
+	id        string
+	embedding []byte
+}
 
 type textKey struct{ ns, content string }
 
@@ -799,12 +823,15 @@ const admissionWriteCols = `namespace, id, episode_id, memory_id, version_id, de
 	operation, content, extractor, created_at, content_ref`
 
 const (
-	// The join reads the episode: when the content is its very text, the
-	// row stores it empty and says so.
+	// The join reads the episode (?12: its id, NULL for an empty content):
+	// when the content is its very text, the row stores it empty and says
+	// so. Conditions on parameters alone (?9 <> '') stay out of the SQL:
+	// the planner weighs them against partial indexes' conditions and then
+	// prepares the statement again for every new value.
 	qInsertAdmission = `INSERT INTO admissions (` + admissionWriteCols + `) SELECT
 	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN e.content IS NULL THEN ?9 ELSE '' END, ?10, ?11,
 	CASE WHEN e.content IS NOT NULL THEN 1 END
-	FROM (SELECT 1) LEFT JOIN episodes e ON e.namespace = ?1 AND e.id = ?3 AND e.content = ?9 AND ?9 <> ''`
+	FROM (SELECT 1) LEFT JOIN episodes e ON e.namespace = ?1 AND e.id = ?12 AND e.content = ?9`
 	qScanAdmissions = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ? ORDER BY created_at, id`
 )
 
@@ -853,7 +880,10 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 			args := []any{
 				p.Namespace, a.ID, a.EpisodeID, a.MemoryID, a.VersionID, string(a.Decision),
 				c.json("reasons", a.Reasons), string(a.Operation), a.Content, a.Extractor,
-				c.time("created_at", a.CreatedAt),
+				c.time("created_at", a.CreatedAt), nil,
+			}
+			if a.Content != "" {
+				args[11] = a.EpisodeID
 			}
 			if c.err != nil {
 				return memory.Within(c.err, "admission %s", a.ID)
