@@ -192,3 +192,17 @@ func deflate(t *testing.T, b []byte) []byte {
 	}
 	return buf.Bytes()
 }
+
+func BenchmarkTraceItemsCompressed(b *testing.B) {
+	items := benchItems()
+	for i := range items {
+		items[i].MemoryID = fmt.Sprintf("mem_01m92jtf8kn32fcp40m%07d", i)
+		items[i].VersionID = fmt.Sprintf("ver_01m92jtf8kn32fcp40m%07d", i+1)
+	}
+	var out, scratch []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		out, scratch = items.AppendCompressed(out[:0], scratch)
+	}
+	b.ReportMetric(float64(len(out)), "bytes")
+}

@@ -73,3 +73,7 @@ END;
 -- are ever given), so the planner may take the partial index.
 DROP INDEX admissions_by_memory;
 CREATE INDEX admissions_by_memory ON admissions (namespace, memory_id, created_at, id) WHERE memory_id <> '';
+
+-- A version's subject and key are its slot's: ListVersions finds them
+-- through memories_slot, and versions keep no index of their own on them.
+DROP INDEX versions_by_subject_key;
