@@ -14,11 +14,10 @@ import (
 // rawShare is how one version row is stored: its shared bits, the version
 // it shares, and whether its text and vector are stored in the row.
 type rawShare struct {
-	shared        int64
-	sameAs        string
-	value, text   bool
-	vector        bool
-	admissionRefs int
+	shared      int64
+	sameAs      string
+	value, text bool
+	vector      bool
 }
 
 func readRawShare(t *testing.T, db *sql.DB, ns, id string) rawShare {
