@@ -13,6 +13,8 @@ import (
 // eight-byte numbers that have four decimals. Version 2 (written since)
 // keeps the same values exactly in about a third of that; both read back.
 //
+// Version 4 is version 2 or 3 deflated (tracezip.go).
+//
 // Version 3 is version 2 with the Packed byte read as flags: 1 packed,
 // 2 used by an answer (TraceItem.Used). It is written only when an item
 // is Used, so a plain retrieval's items encode exactly as before.
@@ -212,9 +214,17 @@ func appendMapLen(b []byte, isNil bool, n int) []byte {
 	return binary.AppendUvarint(b, uint64(n)+1)
 }
 
-// DecodeTraceItems reads what AppendBinary wrote, in either version.
+// DecodeTraceItems reads what AppendBinary or AppendCompressed wrote, in
+// any version.
 // Malformed input is an error wrapping ErrBadTraceItems, never a panic.
 func DecodeTraceItems(b []byte) (TraceItems, error) {
+	if len(b) > 0 && b[0] == traceBinaryDeflated {
+		inner, err := inflateTrace(b)
+		if err != nil {
+			return nil, err
+		}
+		b = inner
+	}
 	r := binReader{b: b}
 	v := r.byte()
 	if v != traceBinaryV1 && v != traceBinaryVersion && v != traceBinaryV3 {

@@ -1,7 +1,10 @@
 package memory
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -88,6 +91,10 @@ func TestTraceItemsBinaryV2Exact(t *testing.T) {
 	if !same(got, items) {
 		t.Fatalf("round trip:\n got %#v\nwant %#v", got, items)
 	}
+	zipped, _ := items.AppendCompressed([]byte("prefix"), nil)
+	if z, err := DecodeTraceItems(zipped[len("prefix"):]); err != nil || !same(z, items) {
+		t.Fatalf("version 4 (deflated): %v\n got %#v", err, z)
+	}
 	old, err := DecodeTraceItems(appendBinaryV1(items, nil))
 	if err != nil || !same(old, items) {
 		t.Fatalf("version 1: %v\n got %#v", err, old)
@@ -169,4 +176,69 @@ func TestTraceItemsBinaryUsed(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(back, items) {
 		t.Fatalf("round trip without used: %v\n got %+v\nwant %+v", err, back, items)
 	}
+	items[0].Used = true
+	z, _ := items.AppendCompressed(nil, nil)
+	back, err = DecodeTraceItems(z)
+	if err != nil || !reflect.DeepEqual(back, items) {
+		t.Fatalf("deflated round trip with used: %v\n got %+v\nwant %+v", err, back, items)
+	}
+}
+
+// Version 4 is version 2 deflated: smaller on a real-sized trace, and
+// damaged or foreign deflated bytes are an error, never a panic.
+func TestTraceItemsDeflated(t *testing.T) {
+	items := benchItems()
+	for i := range items {
+		items[i].MemoryID = fmt.Sprintf("mem_01m92jtf8kn32fcp40m%07d", i)
+		items[i].VersionID = fmt.Sprintf("ver_01m92jtf8kn32fcp40m%07d", i+1)
+	}
+	v2 := items.AppendBinary(nil)
+	v3, scratch := items.AppendCompressed(nil, make([]byte, 0, 16))
+	if len(v3)*3 > len(v2)*2 || string(scratch) != string(v2) {
+		t.Fatalf("version 4 takes %d bytes, version 2 %d", len(v3), len(v2))
+	}
+	t.Logf("%d items: version 2 %d bytes, version 4 %d", len(items), len(v2), len(v3))
+	if got, err := DecodeTraceItems(v3); err != nil || len(got) != len(items) || got[7].MemoryID != items[7].MemoryID {
+		t.Fatalf("round trip: %v", err)
+	}
+	for n := 1; n < len(v3); n++ {
+		if _, err := DecodeTraceItems(v3[:n]); err == nil {
+			t.Fatalf("truncated to %d bytes: no error", n)
+		}
+	}
+	notV2 := append([]byte{traceBinaryDeflated}, deflate(t, appendBinaryV1(items, nil))...)
+	for _, b := range [][]byte{{traceBinaryDeflated}, {traceBinaryDeflated, 0xff, 0xff}, notV2} {
+		if _, err := DecodeTraceItems(b); !errors.Is(err, ErrBadTraceItems) {
+			t.Errorf("%x: %v, want ErrBadTraceItems", b[:min(len(b), 8)], err)
+		}
+	}
+}
+
+func deflate(t *testing.T, b []byte) []byte {
+	var buf bytes.Buffer
+	w, err := flate.NewWriter(&buf, flate.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func BenchmarkTraceItemsCompressed(b *testing.B) {
+	items := benchItems()
+	for i := range items {
+		items[i].MemoryID = fmt.Sprintf("mem_01m92jtf8kn32fcp40m%07d", i)
+		items[i].VersionID = fmt.Sprintf("ver_01m92jtf8kn32fcp40m%07d", i+1)
+	}
+	var out, scratch []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		out, scratch = items.AppendCompressed(out[:0], scratch)
+	}
+	b.ReportMetric(float64(len(out)), "bytes")
 }

@@ -76,17 +76,27 @@ func (c *encoder) json(field string, v any) string {
 // buffer when the executor has one. The driver copies bound bytes, so the
 // buffer is free again once the statement has run; the caller returns it
 // with release.
+//
+// SQLite stores them deflated (version 4): traces were the largest item of
+// a store after its versions, and SQLite does not compress values itself.
 func (c *encoder) traceItems(items memory.TraceItems) []byte {
 	if c.bufs == nil {
-		return items.AppendBinary(nil)
+		out, _ := items.AppendCompressed(nil, nil)
+		return out
 	}
-	buf, _ := c.bufs.Get().(*[]byte)
-	if buf == nil {
-		buf = new([]byte)
-	}
-	*buf = items.AppendBinary((*buf)[:0])
-	c.held = append(c.held, buf)
+	buf, scratch := c.buf(), c.buf()
+	*buf, *scratch = items.AppendCompressed((*buf)[:0], *scratch)
 	return *buf
+}
+
+// buf takes a buffer from the pool, held until release.
+func (c *encoder) buf() *[]byte {
+	b, _ := c.bufs.Get().(*[]byte)
+	if b == nil {
+		b = new([]byte)
+	}
+	c.held = append(c.held, b)
+	return b
 }
 
 // release returns the encoder's buffers to the pool.

@@ -55,7 +55,7 @@ const (
 	WHERE namespace = ?3 AND (memory_id = ?1 OR session_id IN (SELECT value FROM json_each(?4)))`
 
 	qDeleteSlotVersions    = `DELETE FROM versions WHERE namespace = ? AND memory_id = ? RETURNING id`
-	qDeleteSlotAdmissions  = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ?`
+	qDeleteSlotAdmissions  = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ? AND memory_id <> ''`
 	qDeleteSlotFeedback    = `DELETE FROM feedback WHERE namespace = ? AND memory_id = ?`
 	qDeleteSlot            = `DELETE FROM memories WHERE namespace = ? AND id = ?`
 	qDeleteVersion         = `DELETE FROM versions WHERE namespace = ? AND id = ? RETURNING memory_id`

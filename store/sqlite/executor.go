@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -27,11 +28,16 @@ type executor struct {
 	store *Store
 	// bufs, on write executors, recycles JSON encoding buffers.
 	bufs *sync.Pool
+	// texts, on write executors, maps the versions written in this
+	// transaction by text, so a second version of the same text can share
+	// the first one's row (sharedCandidate).
+	texts map[textKey]sharedText
 }
 
 var _ memory.Executor = (*executor)(nil)
 
 func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	e.forgetTexts(q) // DELETE ... RETURNING runs here
 	if st, ok := e.stmts[q]; ok {
 		if e.tx != nil {
 			// Reuses the statement already prepared on the writer
@@ -47,6 +53,7 @@ func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows,
 }
 
 func (e *executor) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	e.forgetTexts(q)
 	if e.tx == nil {
 		// The Store routes every write through InTx; reaching this is a bug.
 		return nil, errors.New("write outside a transaction")
@@ -421,8 +428,31 @@ func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn fun
 
 // ---- versions ---------------------------------------------------------------
 
-const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
+// A version's text and vector may be stored once for two rows (migration
+// 0017): shared bit 1 says value is the content, bit 2 that content and
+// embedding are version same_as's. The reads below put them back, so every
+// query that selects these columns returns what was written. They name the
+// outer table "versions": every query reads it unaliased.
+const (
+	versionSharedContent = `(SELECT s.content FROM versions s WHERE s.namespace = versions.namespace AND s.id = versions.same_as)`
+	versionContentExpr   = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + ` ELSE versions.content END`
+	versionValueExpr     = `CASE WHEN versions.shared & 1 THEN (` + versionContentExpr + `) ELSE versions.value END`
+	versionEmbeddingExpr = `CASE WHEN versions.shared & 2 THEN (SELECT s.embedding FROM versions s
+	WHERE s.namespace = versions.namespace AND s.id = versions.same_as) ELSE versions.embedding END`
+)
+
+// versionWriteCols are the stored columns, in the order createVersion binds them.
+const versionWriteCols = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
 	kind, type, subject, "key", value, content, criticality,
+	confidence, usefulness, trust, reinforcement_count, failure_count,
+	status, operation, superseded_by,
+	observed_at, recorded_at, valid_from, valid_to, updated_at,
+	evidence_episode_ids, evidence_spans,
+	prov_extractor, prov_model, prov_prompt_version, prov_embedder, prov_embedder_dim, prov_source,
+	tokens, search_text, embedding, shared, same_as`
+
+const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
+	kind, type, subject, "key", ` + versionValueExpr + `, ` + versionContentExpr + `, criticality,
 	confidence, usefulness, trust, reinforcement_count, failure_count,
 	status, operation, superseded_by,
 	observed_at, recorded_at, valid_from, valid_to, updated_at,
@@ -431,14 +461,14 @@ const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, proje
 	tokens, search_text`
 
 const (
-	versionCols = versionColsBase + `, embedding`
+	versionCols = versionColsBase + `, ` + versionEmbeddingExpr
 	// versionColsLean reads a version without its embedding (the column
 	// decodes as NULL, so Embedding stays nil).
 	versionColsLean = versionColsBase + `, NULL`
 )
 
 const (
-	qInsertVersion = `INSERT INTO versions (` + versionCols + `) VALUES (
+	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) VALUES (
 	?, ?, ?, ?, ?, ?, ?, ?,
 	?, ?, ?, ?, ?, ?, ?,
 	?, ?, ?, ?, ?,
@@ -446,7 +476,7 @@ const (
 	?, ?, ?, ?, ?,
 	?, ?,
 	?, ?, ?, ?, ?, ?,
-	?, ?, ?)`
+	?, ?, ?, ?, ?)`
 	// The lifecycle columns only: the claim is immutable by construction,
 	// not by the caller's discipline.
 	qUpdateVersionState = `UPDATE versions SET
@@ -535,10 +565,22 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.json("evidence_spans", v.EvidenceSpans),
 		v.Provenance.Extractor, v.Provenance.Model, v.Provenance.PromptVersion,
 		v.Provenance.Embedder, v.Provenance.EmbedderDim, v.Provenance.Source,
-		v.Tokens, v.SearchText, blob(v.Embedding),
+		v.Tokens, v.SearchText, blob(v.Embedding), nil, nil,
 	}
 	if c.err != nil {
 		return c.err
+	}
+	var shared int64
+	if v.Value == v.Content && v.Value != "" {
+		args[12], shared = "", 1 // value is the content
+	}
+	owner := e.sharedWith(v)
+	if owner != "" {
+		args[13], args[38], args[40] = "", nil, owner
+		shared |= 2
+	}
+	if shared != 0 {
+		args[39] = shared
 	}
 	// The change first: if the insert then fails and the caller's
 	// transaction goes on, a follower reads a version that is not there
@@ -546,9 +588,64 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
 		return err
 	}
-	_, err := e.exec(ctx, qInsertVersion, args...)
-	return mapErr(err)
+	if _, err := e.exec(ctx, qInsertVersion, args...); err != nil {
+		return mapErr(err)
+	}
+	e.rememberText(v, owner)
+	return nil
 }
+
+// sharedWith names a version written earlier in this transaction with v's
+// very content and vector, whose row v can share, or "" if none. A
+// remember writes its episode's version and, kept as a note, a version of
+// the same text with the same vector, in one transaction.
+func (e *executor) sharedWith(v *memory.Version) string {
+	if v.Content == "" {
+		return ""
+	}
+	w, ok := e.texts[textKey{v.Namespace, v.Content}]
+	if !ok || !bytes.Equal(w.embedding, v.Embedding) {
+		return ""
+	}
+	return w.id
+}
+
+// rememberText records a version just inserted in full as one a later
+// version of this transaction may share.
+func (e *executor) rememberText(v *memory.Version, owner string) {
+	if v.Content == "" || e.tx == nil || owner != "" {
+		return
+	}
+	k := textKey{v.Namespace, v.Content}
+	if _, ok := e.texts[k]; ok {
+		return // the first one stays the row others share
+	}
+	if e.texts == nil {
+		e.texts = make(map[textKey]sharedText)
+	} else if len(e.texts) >= maxSharedTexts {
+		clear(e.texts) // a long import: only nearby writes share
+	}
+	e.texts[k] = sharedText{id: v.ID, embedding: v.Embedding}
+}
+
+// forgetTexts drops what rememberText recorded once a statement may have
+// deleted or changed those rows (a delete, a re-embedding, a rollback to a
+// savepoint): a version shares only a row known to hold what it holds.
+func (e *executor) forgetTexts(q string) {
+	if len(e.texts) > 0 && (q == qSetEmbedding || strings.HasPrefix(q, "DELETE") || strings.HasPrefix(q, "ROLLBACK")) {
+		clear(e.texts)
+	}
+}
+
+// maxSharedTexts bounds the texts a transaction remembers for sharing.
+const maxSharedTexts = 1024
+
+type sharedText struct {
+	id        string
+	embedding []byte
+}
+
+type textKey struct{ ns, content string }
 
 func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) error {
 	if v == nil {
@@ -560,7 +657,12 @@ func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) er
 	return nil
 }
 
-const qSetEmbedding = `UPDATE versions SET embedding = ?, prov_embedder = ?, prov_embedder_dim = ? WHERE namespace = ? AND id = ?`
+// qSetEmbedding gives a version that shared another's text and vector its
+// own copy of the text with its new vector; a version others share has
+// them copied first (trigger versions_unshare_on_embedding).
+const qSetEmbedding = `UPDATE versions SET embedding = ?, prov_embedder = ?, prov_embedder_dim = ?,
+	content = ` + versionContentExpr + `, same_as = NULL, shared = versions.shared & ~2
+	WHERE namespace = ? AND id = ?`
 
 func (e *executor) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams) error {
 	if err := e.setEmbedding(ctx, p); err != nil {
@@ -629,11 +731,27 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 	if len(p.Statuses) > 0 {
 		w.in("status", p.Statuses)
 	}
-	if p.Subject != "" {
-		w.eq("subject", p.Subject)
-	}
-	if p.Key != "" {
-		w.eq(`"key"`, p.Key)
+	if p.Subject != "" || p.Key != "" {
+		// A version has its slot's subject and key. The slots answer
+		// (memories_slot leads with both), so versions need no index of
+		// their own on them (migration 0017 dropped it): one index fewer
+		// to write on every version, and fewer bytes. With a key and no
+		// subject the walk of memories_slot compares keys in the index.
+		w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories INDEXED BY memories_slot WHERE namespace = ?")
+		w.args = append(w.args, p.Namespace)
+		if p.Subject != "" {
+			w.eq("subject", p.Subject)
+		}
+		if p.Key != "" {
+			w.eq(`"key"`, p.Key)
+		}
+		w.sb.WriteString(")")
+		if p.Subject != "" {
+			w.eq("subject", p.Subject)
+		}
+		if p.Key != "" {
+			w.eq(`"key"`, p.Key)
+		}
 	}
 	w.args = append(w.args, limitArg(p.Limit))
 	cols := versionCols
@@ -773,12 +891,27 @@ func (e *executor) ScanVersions(ctx context.Context, p memory.ScanParams, fn fun
 
 // ---- admissions -------------------------------------------------------------
 
+// An admission whose content is its episode's text stores it empty with
+// content_ref 1 (migration 0017); the read puts the text back.
 const admissionCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
-	operation, content, extractor, created_at`
+	operation, CASE WHEN admissions.content_ref = 1 THEN coalesce((SELECT e.content FROM episodes e
+	  WHERE e.namespace = admissions.namespace AND e.id = admissions.episode_id), '') ELSE admissions.content END,
+	extractor, created_at`
+
+const admissionWriteCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
+	operation, content, extractor, created_at, content_ref`
 
 const (
-	qInsertAdmission = `INSERT INTO admissions (` + admissionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qScanAdmissions  = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ? ORDER BY created_at, id`
+	// The join reads the episode (?12: its id, NULL for an empty content):
+	// when the content is its very text, the row stores it empty and says
+	// so. Conditions on parameters alone (?9 <> '') stay out of the SQL:
+	// the planner weighs them against partial indexes' conditions and then
+	// prepares the statement again for every new value.
+	qInsertAdmission = `INSERT INTO admissions (` + admissionWriteCols + `) SELECT
+	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN e.content IS NULL THEN ?9 ELSE '' END, ?10, ?11,
+	CASE WHEN e.content IS NOT NULL THEN 1 END
+	FROM (SELECT 1) LEFT JOIN episodes e ON e.namespace = ?1 AND e.id = ?12 AND e.content = ?9`
+	qScanAdmissions = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ? ORDER BY created_at, id`
 )
 
 func decodeAdmission(d *decoder) *memory.Admission {
@@ -826,7 +959,10 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 			args := []any{
 				p.Namespace, a.ID, a.EpisodeID, a.MemoryID, a.VersionID, string(a.Decision),
 				c.json("reasons", a.Reasons), string(a.Operation), a.Content, a.Extractor,
-				c.time("created_at", a.CreatedAt),
+				c.time("created_at", a.CreatedAt), nil,
+			}
+			if a.Content != "" {
+				args[11] = a.EpisodeID
 			}
 			if c.err != nil {
 				return memory.Within(c.err, "admission %s", a.ID)
@@ -843,6 +979,7 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	w := where{args: []any{p.Namespace}}
 	if p.MemoryID != "" {
 		w.eq("memory_id", p.MemoryID)
+		w.sb.WriteString(" AND memory_id <> ''") // admissions_by_memory is partial on it
 	}
 	if p.EpisodeID != "" {
 		w.eq("episode_id", p.EpisodeID)

@@ -29,7 +29,7 @@ const (
 	                 WHERE namespace = ? AND memory_id = ? AND +status = 'superseded'
 	                 ORDER BY observed_at DESC, seq DESC LIMIT ?)
 	RETURNING id`
-	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ? AND version_id = ?`
+	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ? AND memory_id <> '' AND version_id = ?`
 )
 
 func (e *executor) PruneHistory(ctx context.Context, p memory.PruneHistoryParams) ([]string, error) {

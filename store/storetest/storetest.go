@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"Memories", s.memories},
 		{"Versions", s.versions},
 		{"Admissions", s.admissions},
+		{"SharedText", s.sharedText},
 		{"Traces", s.traces},
 		{"Stats", s.stats},
 		{"Namespaces", s.namespaces},
