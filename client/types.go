@@ -553,6 +553,8 @@ type DedupeReport struct {
 	Superseded int               `json:"superseded"`
 	More       bool              `json:"more"`
 	Changes    []LifecycleChange `json:"changes"`
+	Judged     int               `json:"judged,omitempty"`
+	JudgedSame int               `json:"judged_same,omitempty"`
 }
 
 // LifecycleChange is one version a lifecycle step changed (or would).

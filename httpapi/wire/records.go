@@ -171,6 +171,10 @@ type DedupeReport struct {
 	// uncompared: run it again.
 	More    bool              `json:"more"`
 	Changes []LifecycleChange `json:"changes" nullable:"false"`
+	// Judged counts the ambiguous pairs the chat model was asked about
+	// (models.duplicate_judge); JudgedSame those it called the same.
+	Judged     int `json:"judged,omitempty"`
+	JudgedSame int `json:"judged_same,omitempty"`
 }
 
 // Procedure is a procedural memory as Procedures lists it.

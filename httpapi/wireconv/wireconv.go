@@ -312,6 +312,8 @@ func dedupeReportValue(x engine.DedupeReport) wire.DedupeReport {
 		Superseded: x.Superseded,
 		More:       x.More,
 		Changes:    eachValue(x.Changes, lifecycleChangeValue),
+		Judged:     x.Judged,
+		JudgedSame: x.JudgedSame,
 	}
 }
 

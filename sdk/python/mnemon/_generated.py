@@ -124,9 +124,7 @@ class ConsolidateResponse(TypedDict):
     """The session consolidated (one entry)."""
 
 
-class DedupeReport(TypedDict):
-    """The DedupeReport object of the API."""
-
+class _DedupeReportRequired(TypedDict):
     changes: List[LifecycleChange]
     clusters: int
     dry_run: bool
@@ -134,6 +132,13 @@ class DedupeReport(TypedDict):
     namespace: str
     superseded: int
     threshold: float
+
+
+class DedupeReport(_DedupeReportRequired, total=False):
+    """The DedupeReport object of the API."""
+
+    judged: int
+    judged_same: int
 
 
 class _EpisodeRequired(TypedDict):

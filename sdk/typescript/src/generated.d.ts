@@ -87,6 +87,8 @@ export interface DedupeReport {
   changes: Array<LifecycleChange>;
   clusters: number;
   dry_run: boolean;
+  judged?: number;
+  judged_same?: number;
   more: boolean;
   namespace: string;
   superseded: number;
