@@ -591,7 +591,10 @@ func mapErr(err error) error {
 	case sqlite3.SQLITE_FULL:
 		return fmt.Errorf("%w: %w", memory.ErrStorageFull, err)
 	case sqlite3.SQLITE_READONLY:
-		return errReadOnly(err)
+		// Not Options.ReadOnly (refused before BEGIN): the file or its
+		// directory cannot be written.
+		return &memory.Error{Code: memory.CodeStoreReadOnly, Kind: memory.ErrReadOnly, Cause: err,
+			Message: "the database file cannot be written (its permissions, or a read-only file system): nothing was written"}
 	}
 	return err
 }
