@@ -444,8 +444,9 @@ schema is checked, never migrated, and every connection is read-only; a
 SQLite file must exist and is never written), no job or maintenance runs,
 retrieval works but stores no trace (its notes say so, and its retrieval_id
 takes no feedback), and every write (capture, remember, forget, feedback,
-import, keys) is refused with 409 and the code store_read_only, over HTTP and
-MCP alike. Point writers and 'mnemon worker' at the same database read-write.
+import, consolidate, promote, job retry) is refused with 409 and the code
+store_read_only, over HTTP and MCP alike. Point writers and 'mnemon worker'
+at the same database read-write.
 
 Durability (--sync): with "normal" (the default) an acknowledged write
 survives a crash or kill of mnemon; a power cut or an operating-system crash
