@@ -35,9 +35,13 @@ type serverConfig struct {
 	DB           string `json:"db"`
 	Workers      *int   `json:"workers"`
 	InsecureOpen bool   `json:"insecure_open"`
-	Sync         string `json:"sync"`       // normal or full
-	LogFormat    string `json:"log_format"` // json or text
-	LogLevel     string `json:"log_level"`  // debug, info, warn, error
+	// ReadOnly serves a read replica (serve --read-only): the database is
+	// opened for reading only, no job runs, and every write is refused
+	// with store_read_only.
+	ReadOnly  bool   `json:"read_only"`
+	Sync      string `json:"sync"`       // normal or full
+	LogFormat string `json:"log_format"` // json or text
+	LogLevel  string `json:"log_level"`  // debug, info, warn, error
 	// Durations are Go duration strings ("30s", "5m"; see durations.go);
 	// "" and "0" give the default.
 	ShutdownTimeout string `json:"shutdown_timeout"`
@@ -174,6 +178,14 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 				return errors.New("use true or false")
 			}
 			cfg.InsecureOpen = b
+			return nil
+		}},
+		{"MNEMON_READ_ONLY", func(v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("use true or false")
+			}
+			cfg.ReadOnly = b
 			return nil
 		}},
 		{"MNEMON_SYNC", func(v string) error {
@@ -359,6 +371,7 @@ type serveOptions struct {
 	pprof        string
 	workers      *int  // nil: not given
 	insecureOpen *bool // nil: not given
+	readOnly     *bool // nil: not given (serve only)
 	indexMemory  *int  // MiB; nil: not given
 }
 
@@ -425,6 +438,16 @@ with 'mnemon keys create'; then every request needs Authorization: Bearer KEY.
 SIGTERM or Ctrl-C stops accepting, lets requests in flight finish, and lets
 running jobs finish (a job cut off is retried on the next start).
 
+Read-only (--read-only, MNEMON_READ_ONLY=true, "read_only": true): serve a
+read replica. The database is opened for reading only (on PostgreSQL the
+schema is checked, never migrated, and every connection is read-only; a
+SQLite file must exist and is never written), no job or maintenance runs,
+retrieval works but stores no trace (its notes say so, and its retrieval_id
+takes no feedback), and every write (capture, remember, forget, feedback,
+import, consolidate, promote, job retry) is refused with 409 and the code
+store_read_only, over HTTP and MCP alike. Point writers and 'mnemon worker'
+at the same database read-write.
+
 Durability (--sync): with "normal" (the default) an acknowledged write
 survives a crash or kill of mnemon; a power cut or an operating-system crash
 may lose the last fraction of a second of writes, never corrupting the file.
@@ -432,7 +455,7 @@ With "full" every commit is synced to disk before it is acknowledged, which
 costs a disk flush per commit (several milliseconds on many disks).
 
 Configuration: flags, then MNEMON_ADDR, MNEMON_DB, MNEMON_WORKERS,
-MNEMON_INSECURE_OPEN, MNEMON_SYNC, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL,
+MNEMON_INSECURE_OPEN, MNEMON_READ_ONLY, MNEMON_SYNC, MNEMON_LOG_FORMAT, MNEMON_LOG_LEVEL,
 MNEMON_MAX_EVENTS, MNEMON_RATE_PER_SECOND, MNEMON_RATE_BURST,
 MNEMON_MAINTAIN_EVERY, MNEMON_DEDUPE_THRESHOLD, MNEMON_HISTORY_KEEP,
 MNEMON_CONSOLIDATE_AFTER, MNEMON_PURGE_AFTER, MNEMON_TRUST_FOLLOW_AT,
@@ -440,7 +463,7 @@ MNEMON_TRUST_HINT_AT, MNEMON_SHUTDOWN_TIMEOUT, MNEMON_REQUEST_TIMEOUT,
 MNEMON_READ_TIMEOUT, MNEMON_WRITE_TIMEOUT, MNEMON_IDLE_TIMEOUT,
 MNEMON_JOB_TIMEOUT, MNEMON_JOB_RESCUE_AFTER, MNEMON_INDEX_MEMORY_MB,
 MNEMON_MAX_INDEX_LAG, then --config
-FILE (JSON with the fields addr, db, workers, insecure_open, sync,
+FILE (JSON with the fields addr, db, workers, insecure_open, read_only, sync,
 log_format, log_level, shutdown_timeout, max_body_bytes,
 max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
 request_timeout, read_timeout, write_timeout, idle_timeout,
@@ -514,6 +537,7 @@ Examples:
 			fs.StringVar(&so.config, "config", "", "read settings from a JSON `FILE`")
 			fs.Var(optInt{&so.workers}, "workers", "extraction jobs run at once, 0 to 256; 0 runs none here (use 'mnemon worker') (default 2)")
 			fs.Var(optBool{&so.insecureOpen}, "insecure-open", "allow a non-loopback address with no API key configured")
+			fs.Var(optBool{&so.readOnly}, "read-only", "serve a read replica: open the database read-only, run no jobs, refuse writes with store_read_only (see above)")
 			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default) or full (see above)")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
 			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
@@ -543,6 +567,19 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	}
 	if so.workers != nil {
 		cfg.Workers = so.workers
+	}
+	if so.readOnly != nil {
+		cfg.ReadOnly = *so.readOnly
+	}
+	if cfg.ReadOnly {
+		// A read-only server runs no job: they all write. Workers asked
+		// for are a contradiction to report, not to drop silently.
+		if cfg.Workers != nil && *cfg.Workers > 0 {
+			return nil, usagef("workers %d with read-only: a read-only server runs no jobs (they write); run the workers ('mnemon worker' or a read-write 'mnemon serve') against the primary, and leave workers unset or 0 here", *cfg.Workers)
+		}
+		n := 0
+		cfg.Workers = &n
+		a.readOnly, a.creates = true, false
 	}
 	if so.indexMemory != nil {
 		cfg.IndexMemoryMB = *so.indexMemory
@@ -608,6 +645,7 @@ func (a *app) openQueue(ctx context.Context, cfg *serverConfig, t serverTimeouts
 		Workers: *cfg.Workers, Logger: log, MaxAttempts: cfg.JobAttempts,
 		JobTimeout: t.job, RescueAfter: t.rescue,
 		MaintainEvery: cfg.maintainInterval(),
+		ReadOnly:      cfg.ReadOnly,
 	}))
 }
 
@@ -739,7 +777,7 @@ func (a *app) serve(ctx context.Context, so serveOptions) error {
 	if keys == 0 {
 		mode = "open (no API key configured)"
 	}
-	log.Info("listening", "addr", "http://"+ln.Addr().String(), "inspector", "http://"+ln.Addr().String()+"/ui/", "auth", mode, "workers", *cfg.Workers, "sync", strings.ToLower(a.synchronous), "db", redactDB(a.dbPath))
+	log.Info("listening", "addr", "http://"+ln.Addr().String(), "inspector", "http://"+ln.Addr().String()+"/ui/", "auth", mode, "workers", *cfg.Workers, "read_only", cfg.ReadOnly, "sync", strings.ToLower(a.synchronous), "db", redactDB(a.dbPath))
 	if file := a.env.Getenv("MNEMON_ADDR_FILE"); file != "" {
 		// Tests and supervisors learn the port of --addr 127.0.0.1:0 here.
 		// Renamed into place, so a reader never sees a partial address.
@@ -807,6 +845,9 @@ Examples:
 			cfg, err := a.serverConfig(so)
 			if err != nil {
 				return err
+			}
+			if cfg.ReadOnly {
+				return usagef("a worker writes what it extracts, so it cannot be read-only: unset read_only (MNEMON_READ_ONLY) for 'mnemon worker'")
 			}
 			if *cfg.Workers == 0 {
 				return usagef("a worker with --workers 0 would run nothing; use 1 or more")

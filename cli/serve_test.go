@@ -388,6 +388,11 @@ func TestServeConfigErrors(t *testing.T) {
 		{"negative config timeout", nil, []string{"serve", "--config", negTimeout}, 2, []string{"request_timeout_seconds -1: must not be negative"}},
 		{"negative config attempts", nil, []string{"worker", "--config", negAttempts}, 2, []string{"job_max_attempts -2: must not be negative"}},
 		{"serve argument", nil, []string{"serve", "now"}, 2, []string{"serve takes no arguments"}},
+		{"read-only with workers", nil, []string{"serve", "--read-only", "--workers", "2"}, 2, []string{"workers 2 with read-only", "runs no jobs"}},
+		{"read-only with MNEMON_WORKERS", map[string]string{"MNEMON_READ_ONLY": "true", "MNEMON_WORKERS": "1"}, []string{"serve"}, 2, []string{"workers 1 with read-only"}},
+		{"bad MNEMON_READ_ONLY", map[string]string{"MNEMON_READ_ONLY": "maybe"}, []string{"serve"}, 2, []string{`MNEMON_READ_ONLY="maybe"`, "true or false"}},
+		{"read-only worker", map[string]string{"MNEMON_READ_ONLY": "true"}, []string{"worker"}, 2, []string{"cannot be read-only"}},
+		{"read-only on no database", nil, []string{"serve", "--read-only"}, 1, []string{"no database at"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -705,7 +710,7 @@ func TestServeWorkerJobsHelpTeaches(t *testing.T) {
 		name string
 		want []string
 	}{
-		{"serve", []string{"Examples:", "mnemon serve --addr", "--insecure-open", "MNEMON_ADDR", "job_rescue_after", "MNEMON_JOB_TIMEOUT", "Go duration", "deprecated", "SIGTERM"}},
+		{"serve", []string{"Examples:", "mnemon serve --addr", "--insecure-open", "MNEMON_ADDR", "job_rescue_after", "MNEMON_JOB_TIMEOUT", "Go duration", "deprecated", "SIGTERM", "--read-only", "MNEMON_READ_ONLY", "read_only", "store_read_only"}},
 		{"worker", []string{"Examples:", "mnemon worker --workers", "--workers 0"}},
 		{"jobs", []string{"Examples:", "mnemon jobs --state failed", "pending", "succeeded"}},
 	} {
@@ -743,5 +748,45 @@ func TestServePortTaken(t *testing.T) {
 	last := lines[len(lines)-1]
 	if code != 1 || !strings.HasPrefix(last, "mnemon: ") || !strings.Contains(last, "port is taken") || !strings.Contains(last, "--addr") {
 		t.Fatalf("exit %d, stderr %q; want exit 1 ending in a line naming the taken port and --addr", code, errs)
+	}
+}
+
+// TestServeReadOnlySQLite: 'mnemon serve --read-only' on a SQLite file
+// serves what was stored, refuses a write with 409 store_read_only, and
+// leaves the file as it found it.
+func TestServeReadOnlySQLite(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "m.db")
+	mustRun(t, db, "remember", "I live in Lisbon.")
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startServe(t, map[string]string{"MNEMON_DB": db, "MNEMON_READ_ONLY": "true"}, "--log-level", "warn")
+	post := func(path, body string) (int, string) {
+		res, err := http.Post(r.url+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := post("/v1/memories/retrieve", `{"query":"where do I live?"}`); code != http.StatusOK || !strings.Contains(body, "Lisbon") || !strings.Contains(body, "store.read_only") {
+		t.Errorf("retrieve: %d %s; want Lisbon and the note that no trace was stored", code, body)
+	}
+	if code, body := post("/v1/memories", `{"text":"I like tea."}`); code != http.StatusConflict || !strings.Contains(body, `"code":"store_read_only"`) {
+		t.Errorf("remember: %d %s; want 409 store_read_only", code, body)
+	}
+	r.stop(t)
+	after, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("a read-only serve changed the database file")
+	}
+	if code, out, _ := runCLI(t, db, "", "facts"); code != 0 || strings.Contains(out, "tea") {
+		t.Errorf("facts after the read-only serve: exit %d: %s", code, out)
 	}
 }

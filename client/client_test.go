@@ -637,7 +637,7 @@ func TestCodesMatchOpenAPI(t *testing.T) {
 		client.ErrUnsupportedMediaType, client.ErrBodyTooLarge, client.ErrHeadersTooLarge, client.ErrTooManyEvents,
 		client.ErrQueryTooLong, client.ErrRateLimited, client.ErrUnauthenticated, client.ErrForbidden, client.ErrNotFound,
 		client.ErrNamespaceNotFound, client.ErrMethodNotAllowed, client.ErrConflict, client.ErrTimeout,
-		client.ErrStoreCorrupt, client.ErrStorageFull, client.ErrModelUnavailable, client.ErrModelBadReply,
+		client.ErrStoreCorrupt, client.ErrStorageFull, client.ErrStoreReadOnly, client.ErrModelUnavailable, client.ErrModelBadReply,
 		client.ErrModelNotConfigured, client.ErrInternal, client.ErrInvalidSession,
 		client.ErrSessionNotFound, client.ErrInvalidOutcome, client.ErrInvalidSeverity, client.ErrInvalidSource,
 		client.ErrRetrievalNotFound, client.ErrNotInRetrieval,

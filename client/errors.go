@@ -41,6 +41,7 @@ const (
 	ErrUnavailable          Code = "unavailable"
 	ErrStoreCorrupt         Code = "store_corrupt"
 	ErrStorageFull          Code = "storage_full"
+	ErrStoreReadOnly        Code = "store_read_only"      // 409: a read-only server (serve --read-only) refused a write; send it to a read-write one
 	ErrModelUnavailable     Code = "model_unavailable"    // 503: a configured model provider did not answer
 	ErrModelBadReply        Code = "model_bad_reply"      // 502: its reply was unusable
 	ErrModelNotConfigured   Code = "model_not_configured" // 503: the request needs a chat model and the server has none

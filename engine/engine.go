@@ -113,6 +113,10 @@ type Engine struct {
 	analyzer  *search.Analyzer
 	ranking   Ranking
 	traces    *traceWriter
+	// readOnly: the store refuses writes (a read-only replica, see
+	// memory.ErrReadOnly), so retrieval traces are not written: each
+	// retrieval says so in its notes instead of logging a failed write.
+	readOnly bool
 
 	dedupeThreshold float64 // see Config.DedupeThreshold
 	consolidation   Consolidation
@@ -245,6 +249,9 @@ func New(cfg Config) (*Engine, error) {
 		Shape: func(v *memory.Version) uint16 { return shapeOf(v, e.analyzer) },
 	})
 	e.traces = newTraceWriter(cfg.Store, e.log)
+	if ro, ok := cfg.Store.(interface{ ReadOnly() bool }); ok {
+		e.readOnly = ro.ReadOnly()
+	}
 	e.reranker, e.rerankTop, e.rerankBudget = cfg.Reranker, cfg.RerankTop, cfg.RerankBudget
 	if e.rerankTop <= 0 {
 		e.rerankTop = DefaultRerankTop

@@ -264,7 +264,15 @@ func TestReadOnlyReplica(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Code != memory.CodeStoreReadOnly {
 		t.Fatalf("remember on the reader: %v, want store_read_only", err)
 	}
-	r.FlushTraces() // its retrieval traces cannot be written: logged, not fatal
+	// Its retrievals store no trace, and say so.
+	res, err := r.Retrieve(ctx, engine.RetrieveParams{Namespace: "ns", Query: "where do I live", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Notes, engine.NoteTraceNotStored) {
+		t.Errorf("retrieval on the reader: notes %q, want the note that no trace was stored", res.Notes)
+	}
+	r.FlushTraces()
 	var after int
 	if err := wst.Pool().QueryRow(ctx, `SELECT count(*) FROM versions`).Scan(&after); err != nil {
 		t.Fatal(err)

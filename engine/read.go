@@ -166,10 +166,26 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	if trace != nil {
-		e.traces.Add(trace)
-	}
+	e.keepTrace(trace, &res.Notes)
 	return res, nil
+}
+
+// NoteTraceNotStored is the note of a retrieval whose trace a read-only
+// store could not keep: its retrieval_id names no trace, and feedback on
+// it must go to a server that opened the database read-write.
+const NoteTraceNotStored = "store.read_only: this server opened the database read-only; the retrieval trace was not stored, so its retrieval_id takes no feedback and has no trace"
+
+// keepTrace queues trace for writing, or, on a read-only store, notes in
+// notes that it was not stored.
+func (e *Engine) keepTrace(trace *memory.Trace, notes *[]string) {
+	if trace == nil {
+		return
+	}
+	if e.readOnly {
+		*notes = append(*notes, NoteTraceNotStored)
+		return
+	}
+	e.traces.Add(trace)
 }
 
 // retrieve is Retrieve without writing the trace, which it returns (nil

@@ -136,8 +136,8 @@ func (e *Engine) Respond(ctx context.Context, p RespondParams) (*Response, error
 				trace.Items[i].Used = true
 			}
 		}
-		e.traces.Add(trace)
 	}
+	e.keepTrace(trace, &out.Notes)
 	return out, nil
 }
 

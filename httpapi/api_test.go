@@ -65,13 +65,31 @@ type e2eOptions struct {
 	embedder embed.Embedder
 	// chat, when set, is the engine's chat model (agent/respond).
 	chat engine.ChatModel
+	// readOnly serves a database opened read-only, as serve --read-only
+	// does: it is made (and River's tables migrated) read-write first,
+	// then reopened read-only with a read-only queue and no workers.
+	readOnly bool
 }
 
 func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "mnemon.db"), sqlite.Options{})
+	path := filepath.Join(dir, "mnemon.db")
+	if opts.readOnly {
+		rw, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = jobs.Migrate(ctx, riversqlite.New(rw.WriterDB()))
+		if cerr := rw.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: opts.readOnly})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +100,13 @@ func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 		st.Close()
 		t.Fatal(err)
 	}
+	workers := 2
+	if opts.readOnly {
+		workers = 0
+	}
 	q, err := jobs.Open(ctx, jobs.Config{
 		Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx, Engine: eng,
-		Workers: 2, PollInterval: 10 * time.Millisecond,
+		Workers: workers, PollInterval: 10 * time.Millisecond, ReadOnly: opts.readOnly,
 	})
 	if err != nil {
 		eng.Close()

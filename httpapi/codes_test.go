@@ -69,8 +69,12 @@ func TestE2EEveryDocumentedCodeIsAnswered(t *testing.T) {
 		httpapi.CodeMethodNotAllowed:     {405, on("PUT", "/v1/memories", "{}")},
 		httpapi.CodeConflict:             {409, on("POST", "/v1/import", f.e2eDo(t, "GET", "/v1/export", nil).body, "Content-Type", "application/x-ndjson")},
 		httpapi.CodeStorageFull:          {507, func(t *testing.T) *e2eResp { return storageFull(t, e2eOpen(t, e2eOptions{})) }},
-		httpapi.CodeStoreCorrupt:         {503, func(t *testing.T) *e2eResp { return corruptNamespace(t, f) }},
-		httpapi.CodeInternal:             {500, func(t *testing.T) *e2eResp { return tableMissing(t, f, seed.MemoryID) }},
+		// A server on a database it opened read-only (serve --read-only).
+		httpapi.CodeStoreReadOnly: {409, func(t *testing.T) *e2eResp {
+			return e2eOpen(t, e2eOptions{readOnly: true}).e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "I like figs."})
+		}},
+		httpapi.CodeStoreCorrupt: {503, func(t *testing.T) *e2eResp { return corruptNamespace(t, f) }},
+		httpapi.CodeInternal:     {500, func(t *testing.T) *e2eResp { return tableMissing(t, f, seed.MemoryID) }},
 		// The fixture configures no chat model.
 		httpapi.CodeModelNotConfigured: {503, on("POST", "/v1/agent/respond", map[string]any{"query": "where do I live?"})},
 		httpapi.CodeTimeout: {503, func(t *testing.T) *e2eResp {

@@ -34,6 +34,7 @@ const (
 	CodeStoreCorrupt         = memory.CodeStoreCorrupt
 	CodeStorageFull          = "storage_full" // 507: the disk is full; nothing was stored
 	CodeInternal             = "internal"
+	CodeStoreReadOnly        = memory.CodeStoreReadOnly      // 409: a read-only server (serve --read-only) refused a write; nothing was stored
 	CodeInvalidSession       = memory.CodeInvalidSession     // consolidate: a session id that cannot name one
 	CodeSessionNotFound      = "session_not_found"           // consolidate: no episode of that session in the namespace
 	CodeModelUnavailable     = memory.CodeModelUnavailable   // 503: a configured model provider did not answer
@@ -52,7 +53,7 @@ var problemCodes = []string{
 	CodeRateLimited, CodeUnauthenticated, CodeForbidden,
 	CodeNotFound, CodeNamespaceNotFound, CodeSessionNotFound, CodeRetrievalNotFound, CodeNotInRetrieval,
 	CodeMethodNotAllowed, CodeConflict, CodeTimeout, CodeStoreCorrupt, CodeStorageFull,
-	CodeModelUnavailable, CodeModelBadReply, CodeModelNotConfigured, CodeInternal,
+	CodeStoreReadOnly, CodeModelUnavailable, CodeModelBadReply, CodeModelNotConfigured, CodeInternal,
 }
 
 // ProblemBase prefixes every problem type URI.
@@ -95,6 +96,11 @@ func publicError(err error) *apiError {
 		return problemf(http.StatusNotFound, CodeNotFound, "no such resource in this namespace")
 	case errors.Is(err, memory.ErrConflict):
 		return problemf(http.StatusConflict, CodeConflict, "it is stored already (the same id, or the same record twice)")
+	case errors.Is(err, memory.ErrReadOnly):
+		// 409, not 503: the server is well, and will refuse the same
+		// write every time; the client must send it to a writer.
+		return &apiError{status: http.StatusConflict, code: CodeStoreReadOnly,
+			detail: "this server opened the database read-only (a read replica): nothing was stored; send writes to a server that opened it read-write"}
 	case errors.Is(err, memory.ErrStorageFull):
 		return &apiError{status: http.StatusInsufficientStorage, code: CodeStorageFull,
 			detail: "the server's disk is full: nothing of this request was stored; send it again once an operator has freed space"}

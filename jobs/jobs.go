@@ -80,6 +80,12 @@ type Config struct {
 	// MaintainEvery is how often a queue with workers runs the periodic
 	// maintenance job (engine.Maintain over every namespace); 0 never.
 	MaintainEvery time.Duration
+	// ReadOnly opens the queue of a read-only server (mnemon serve
+	// --read-only): River's tables are not migrated (a writer's start
+	// does that), Workers must be 0, and Enqueue and Retry fail with
+	// memory.ErrReadOnly (code store_read_only). Listing and reading jobs
+	// work.
+	ReadOnly bool
 }
 
 // Queue inserts, runs and reports jobs.
@@ -251,6 +257,9 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 	case !sqlSet && !pgxSet:
 		return nil, errors.New("jobs: a driver and its TxOf are required")
 	}
+	if cfg.ReadOnly && cfg.Workers > 0 {
+		return nil, errors.New("jobs: a read-only queue runs no workers")
+	}
 	if cfg.Workers > 0 && cfg.Engine == nil {
 		return nil, errors.New("jobs: workers need an Engine")
 	}
@@ -270,9 +279,11 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 		cfg.PollInterval = 50 * time.Millisecond
 	}
 	var err error
-	if cfg.PgxDriver != nil {
+	switch {
+	case cfg.ReadOnly:
+	case cfg.PgxDriver != nil:
 		err = Migrate(ctx, cfg.PgxDriver)
-	} else {
+	default:
 		err = Migrate(ctx, cfg.Driver)
 	}
 	if err != nil {
@@ -386,9 +397,18 @@ func (q *Queue) Ready(context.Context) error {
 	}
 }
 
+// errReadOnly is what a read-only queue answers a write.
+func errReadOnly() error {
+	return &memory.Error{Code: memory.CodeStoreReadOnly, Kind: memory.ErrReadOnly,
+		Message: "this mnemon opened the database for reading only: no job was queued or changed; send writes to a process that opened it read-write"}
+}
+
 // Enqueue inserts an extraction job in the store transaction tx. It has the
 // signature of engine.Enqueue.
 func (q *Queue) Enqueue(ctx context.Context, tx memory.Executor, job engine.ExtractJob) (string, error) {
+	if q.cfg.ReadOnly {
+		return "", errReadOnly()
+	}
 	res, err := q.client.insertStoreTx(ctx, tx, extractArgs{ExtractJob: job, PublicID: NewID()}, nil)
 	if err != nil {
 		return "", fmt.Errorf("jobs: enqueue: %w", err)
@@ -497,6 +517,9 @@ func (q *Queue) find(ctx context.Context, ns, id string) (*Job, int64, error) {
 // otherwise). ns scopes the lookup as in Get; "" finds a job of any
 // namespace (an operator's command).
 func (q *Queue) Retry(ctx context.Context, ns, id string) (*Job, error) {
+	if q.cfg.ReadOnly {
+		return nil, errReadOnly()
+	}
 	j, n, err := q.find(ctx, ns, id)
 	if err != nil {
 		return nil, err

@@ -472,6 +472,8 @@ func (t *tools) fail(err error, id string) error {
 		return errors.New(pe.Code + ": " + pe.Message)
 	case errors.As(err, &pe) && (errors.Is(pe.Kind, memory.ErrInvalid) || errors.Is(pe.Kind, memory.ErrConflict)):
 		return errors.New(pe.Message)
+	case errors.Is(err, memory.ErrReadOnly):
+		return errors.New(memory.CodeStoreReadOnly + ": this server opened the database read-only (a read replica); nothing was stored; send writes to a server that opened it read-write")
 	case errors.Is(err, memory.ErrStorageFull):
 		t.log.Error("mcp tool failed: storage full", "namespace", t.ns, "error", err)
 		return errors.New("storage_full: the disk holding the memory is full; nothing was stored; try again once space is freed")

@@ -54,7 +54,13 @@ type server struct {
 // listens.
 func serve(t *testing.T, db string) *server {
 	t.Helper()
-	args, _ := json.Marshal([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--workers", "1", "--log-level", "warn"})
+	return serveWith(t, db, "--workers", "1")
+}
+
+// serveWith starts 'mnemon serve' on db with the flags extra, as serve.
+func serveWith(t *testing.T, db string, extra ...string) *server {
+	t.Helper()
+	args, _ := json.Marshal(append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--log-level", "warn"}, extra...))
 	addrFile := filepath.Join(t.TempDir(), "addr")
 	s := &server{stderr: &testutil.SyncBuffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command(os.Args[0], "-test.run=^$")

@@ -160,7 +160,7 @@ type RetrieveResponse struct {
 	TokensUsed  int            `json:"tokens_used"`
 	Items       []RetrieveItem `json:"items" nullable:"false"`
 	Hint        string         `json:"hint,omitempty" doc:"Set when the namespace holds nothing yet (items is empty): what to do first."`
-	Notes       []string       `json:"notes,omitempty" doc:"Where the retrieval left its usual path, each 'code: detail': models.embedder_fallback when the embeddings provider failed or ran out of its budget and the built-in embedder embedded the query; models.reembed_incomplete while the namespace is being re-embedded and its old vectors were searched too."`
+	Notes       []string       `json:"notes,omitempty" doc:"Where the retrieval left its usual path, each 'code: detail': models.embedder_fallback when the embeddings provider failed or ran out of its budget and the built-in embedder embedded the query; models.reembed_incomplete while the namespace is being re-embedded and its old vectors were searched too; store.read_only when the server opened the database read-only (serve --read-only) and stored no trace, so the retrieval_id takes no feedback."`
 }
 
 // RetrieveItem is one packed memory with its citation and reason.

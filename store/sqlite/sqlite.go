@@ -365,6 +365,16 @@ func unusable(kind error, msg string) error {
 // Path returns the absolute path of the database file.
 func (s *Store) Path() string { return s.path }
 
+// ReadOnly reports whether the store was opened for reading only
+// (Options.ReadOnly): every write fails with memory.ErrReadOnly.
+func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
+
+// errReadOnly is what a write on a read-only store returns.
+func errReadOnly(cause error) error {
+	return &memory.Error{Code: memory.CodeStoreReadOnly, Kind: memory.ErrReadOnly, Cause: cause,
+		Message: "this mnemon opened the database for reading only: nothing was written; send writes to a process that opened it read-write"}
+}
+
 // IntegrityCheck runs SQLite's full integrity check and foreign key check
 // and returns an error wrapping memory.ErrCorrupt if either finds damage. It
 // reads the whole file, so it belongs in a doctor command, not in Open.
@@ -443,6 +453,12 @@ func (s *Store) Close() error {
 // commits if fn returns nil and rolls back if fn returns an error or panics
 // (the panic is re-raised after the rollback). fn's error is returned as is.
 func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) error {
+	if s.opts.ReadOnly {
+		// Refused before BEGIN, as on PostgreSQL: the caller learns why
+		// (store_read_only), not SQLite's "attempt to write a readonly
+		// database" halfway through its transaction.
+		return errReadOnly(nil)
+	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", mapErr(err))
@@ -574,6 +590,11 @@ func mapErr(err error) error {
 		return fmt.Errorf("%w: %w", memory.ErrCorrupt, err)
 	case sqlite3.SQLITE_FULL:
 		return fmt.Errorf("%w: %w", memory.ErrStorageFull, err)
+	case sqlite3.SQLITE_READONLY:
+		// Not Options.ReadOnly (refused before BEGIN): the file or its
+		// directory cannot be written.
+		return &memory.Error{Code: memory.CodeStoreReadOnly, Kind: memory.ErrReadOnly, Cause: err,
+			Message: "the database file cannot be written (its permissions, or a read-only file system): nothing was written"}
 	}
 	return err
 }

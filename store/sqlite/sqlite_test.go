@@ -288,8 +288,14 @@ func TestOpenReadOnlyAndExisting(t *testing.T) {
 	if err := ro.CreateEpisodes(t.Context(), memory.CreateEpisodesParams{Namespace: "default", Episodes: []*memory.Episode{{
 		ID: "ep_01m8qeea91c3d3mf3kfe00zzzy", Namespace: "default", Kind: memory.EpisodeUserMessage, Content: "I live in Porto.",
 		OccurredAt: time.Unix(1e9, 0).UTC(), RecordedAt: time.Unix(1e9, 0).UTC(), ContentHash: "sha256:b",
-	}}}); err == nil {
-		t.Error("a read-only store created an episode")
+	}}}); !errors.Is(err, memory.ErrReadOnly) {
+		t.Errorf("a read-only store's CreateEpisodes: %v, want store_read_only", err)
+	}
+	var pe *memory.Error
+	called := false
+	err = ro.InTx(t.Context(), func(memory.Executor) error { called = true; return nil })
+	if !errors.As(err, &pe) || pe.Code != memory.CodeStoreReadOnly || called || !ro.ReadOnly() {
+		t.Errorf("a read-only store's InTx: %v (fn called: %v), want store_read_only before BEGIN", err, called)
 	}
 	if err := ro.Close(); err != nil {
 		t.Fatal(err)

@@ -815,7 +815,7 @@ class RetrieveResponse(_RetrieveResponseRequired, total=False):
     hint: str
     """Set when the namespace holds nothing yet (items is empty): what to do first."""
     notes: List[str]
-    """Where the retrieval left its usual path, each 'code: detail': models.embedder_fallback when the embeddings provider failed or ran out of its budget and the built-in embedder embedded the query; models.reembed_incomplete while the namespace is being re-embedded and its old vectors were searched too."""
+    """Where the retrieval left its usual path, each 'code: detail': models.embedder_fallback when the embeddings provider failed or ran out of its budget and the built-in embedder embedded the query; models.reembed_incomplete while the namespace is being re-embedded and its old vectors were searched too; store.read_only when the server opened the database read-only (serve --read-only) and stored no trace, so the retrieval_id takes no feedback."""
 
 
 class Scope(TypedDict, total=False):
@@ -1198,6 +1198,12 @@ class StorageFullError(MnemonError):
     code_name = 'storage_full'
 
 
+class StoreReadOnlyError(MnemonError):
+    """The API answered a problem with code 'store_read_only'."""
+
+    code_name = 'store_read_only'
+
+
 class ModelUnavailableError(MnemonError):
     """The API answered a problem with code 'model_unavailable'."""
 
@@ -1250,6 +1256,7 @@ ERRORS: Dict[str, Type[MnemonError]] = {
     'timeout': MnemonTimeoutError,
     'store_corrupt': StoreCorruptError,
     'storage_full': StorageFullError,
+    'store_read_only': StoreReadOnlyError,
     'model_unavailable': ModelUnavailableError,
     'model_bad_reply': ModelBadReplyError,
     'model_not_configured': ModelNotConfiguredError,
@@ -1349,6 +1356,7 @@ __all__ = [
     'MnemonTimeoutError',
     'StoreCorruptError',
     'StorageFullError',
+    'StoreReadOnlyError',
     'ModelUnavailableError',
     'ModelBadReplyError',
     'ModelNotConfiguredError',

@@ -361,7 +361,7 @@ export interface Outcome {
 
 export interface Problem {
   /** Stable machine-readable code. */
-  code: "malformed_json" | "invalid_request" | "invalid_timestamp" | "invalid_namespace" | "invalid_session" | "invalid_outcome" | "invalid_severity" | "invalid_source" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "too_many_events" | "query_too_long" | "rate_limited" | "unauthenticated" | "forbidden" | "not_found" | "namespace_not_found" | "session_not_found" | "retrieval_not_found" | "memory_not_in_retrieval" | "method_not_allowed" | "conflict" | "timeout" | "store_corrupt" | "storage_full" | "model_unavailable" | "model_bad_reply" | "model_not_configured" | "internal";
+  code: "malformed_json" | "invalid_request" | "invalid_timestamp" | "invalid_namespace" | "invalid_session" | "invalid_outcome" | "invalid_severity" | "invalid_source" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "too_many_events" | "query_too_long" | "rate_limited" | "unauthenticated" | "forbidden" | "not_found" | "namespace_not_found" | "session_not_found" | "retrieval_not_found" | "memory_not_in_retrieval" | "method_not_allowed" | "conflict" | "timeout" | "store_corrupt" | "storage_full" | "store_read_only" | "model_unavailable" | "model_bad_reply" | "model_not_configured" | "internal";
   detail?: string;
   request_id?: string;
   status: number;
@@ -610,7 +610,7 @@ export interface RetrieveResponse {
   /** Set when the namespace holds nothing yet (items is empty): what to do first. */
   hint?: string;
   items: Array<RetrieveItem>;
-  /** Where the retrieval left its usual path, each 'code: detail': models.embedder_fallback when the embeddings provider failed or ran out of its budget and the built-in embedder embedded the query; models.reembed_incomplete while the namespace is being re-embedded and its old vectors were searched too. */
+  /** Where the retrieval left its usual path, each 'code: detail': models.embedder_fallback when the embeddings provider failed or ran out of its budget and the built-in embedder embedded the query; models.reembed_incomplete while the namespace is being re-embedded and its old vectors were searched too; store.read_only when the server opened the database read-only (serve --read-only) and stored no trace, so the retrieval_id takes no feedback. */
   notes?: Array<string>;
   /** Trace id; see GET /v1/retrievals/{id}. Empty when the namespace holds nothing yet: nothing was retrieved, no trace was written, and there is nothing to send feedback on. */
   retrieval_id: string;
