@@ -320,7 +320,7 @@ func TestInspectorInBrowser(t *testing.T) {
 			return xs[len(xs)/2]
 		}
 		m.Median100k = &pageTime{Rows: 50, FetchMs: med(func(p pageTime) float64 { return p.FetchMs }),
-			RenderMs: med(func(p pageTime) float64 { return p.RenderMs }), TotalMs: med(func(p pageTime) float64 { return p.TotalMs })}
+			RenderMs: med(func(p pageTime) float64 { return p.RenderMs }), LayoutMs: med(func(p pageTime) float64 { return p.LayoutMs }), TotalMs: med(func(p pageTime) float64 { return p.TotalMs })}
 		t.Logf("100k memories: first page %+v; next %d pages, median %+v", *m.First100k, len(m.Next100k), *m.Median100k)
 	}
 	if f := os.Getenv("MNEMON_UI_METRICS"); f != "" {
@@ -358,12 +358,14 @@ type metrics struct {
 type pageTime struct {
 	Rows     int     `json:"rows"`
 	FetchMs  float64 `json:"fetch_ms"`
-	RenderMs float64 `json:"render_ms"`
+	RenderMs float64 `json:"render_ms"` // building the DOM and laying it out
+	BuildMs  float64 `json:"build_ms"`  // of which building the rows
+	LayoutMs float64 `json:"layout_ms"` // of which style and layout
 	TotalMs  float64 `json:"total_ms"`
 }
 
 const pageTimeJS = `({rows: document.querySelectorAll('[data-testid=memories] tbody tr').length,
-	fetch_ms: window.mnemonInspector.fetchMs, render_ms: window.mnemonInspector.renderMs, total_ms: window.mnemonInspector.totalMs})`
+	fetch_ms: window.mnemonInspector.fetchMs, render_ms: window.mnemonInspector.renderMs, layout_ms: window.mnemonInspector.layoutMs, build_ms: window.mnemonInspector.buildMs, total_ms: window.mnemonInspector.totalMs})`
 
 func sortCells(c [][]string) {
 	slices.SortFunc(c, func(a, b []string) int { return strings.Compare(strings.Join(a, "\x00"), strings.Join(b, "\x00")) })
