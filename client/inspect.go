@@ -155,3 +155,17 @@ type Caller struct {
 func (c *Client) Caller(ctx context.Context) (*Caller, error) {
 	return doJSON[Caller](ctx, c, call{method: http.MethodGet, path: "/v1/caller", retry: true})
 }
+
+// NamespaceList is the namespaces a caller may look at: every one the store
+// holds for an admin key or in open mode (All), the key's own otherwise.
+type NamespaceList struct {
+	Namespaces []string `json:"namespaces"`
+	Current    string   `json:"current"`
+	All        bool     `json:"all"`
+}
+
+// Namespaces lists the namespaces the caller may look at (GET
+// /v1/namespaces). A key still acts in its own namespace only.
+func (c *Client) Namespaces(ctx context.Context) (*NamespaceList, error) {
+	return doJSON[NamespaceList](ctx, c, call{method: http.MethodGet, path: "/v1/namespaces", retry: true})
+}

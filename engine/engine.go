@@ -346,6 +346,15 @@ func (e *Engine) HasNamespace(ctx context.Context, ns string) (bool, error) {
 	return false, nil
 }
 
+// Namespaces lists every namespace the store holds anything in, sorted.
+func (e *Engine) Namespaces(ctx context.Context) ([]string, error) {
+	nss, err := e.store.Namespaces(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("namespaces: %w", err)
+	}
+	return nss, nil
+}
+
 // Warm loads the index of every namespace in the store, so the first query
 // does not pay for it.
 func (e *Engine) Warm(ctx context.Context) error {

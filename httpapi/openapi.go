@@ -216,6 +216,8 @@ func operationID(rt *route) string {
 		return "getStats"
 	case "GET /v1/caller":
 		return "getCaller"
+	case "GET /v1/namespaces":
+		return "listNamespaces"
 	case "POST /v1/agent/respond":
 		return "respond"
 	}

@@ -49,3 +49,12 @@ type Caller struct {
 	OpenMode  bool     `json:"open_mode" doc:"No API key is configured: the server answers loopback clients without one, as admin."`
 	Allowed   []string `json:"allowed" nullable:"false" doc:"Every operation (METHOD /path) this caller may call."`
 }
+
+// NamespaceList is the body of GET /v1/namespaces: the namespaces the
+// caller may name. An admin key or open mode sees every namespace the
+// store holds; a reader or writer key only its own.
+type NamespaceList struct {
+	Namespaces []string `json:"namespaces" nullable:"false" doc:"Namespace names, sorted; the caller's own is always among them."`
+	Current    string   `json:"current" doc:"The namespace this request acted in."`
+	All        bool     `json:"all" doc:"Every namespace the store holds is listed (admin key or open mode); false: only the caller's own."`
+}

@@ -97,7 +97,9 @@
     }
   }
 
-  async function api(method, path, body) {
+  // api calls the API; quiet calls (made beside a page, not for it) are
+  // left out of the page's timings.
+  async function api(method, path, body, quiet) {
     const headers = { Accept: 'application/json' };
     if (state.key) headers.Authorization = 'Bearer ' + state.key;
     else if (state.ns) headers['X-Mnemon-Namespace'] = state.ns;
@@ -109,7 +111,7 @@
     const t0 = performance.now();
     const res = await fetch(path, init);
     const raw = await res.text();
-    perf.fetchMs += performance.now() - t0;
+    if (!quiet) perf.fetchMs += performance.now() - t0;
     let data = null;
     try { data = raw ? JSON.parse(raw) : null; } catch (_) { data = null; }
     if (!res.ok) throw new APIError(res.status, data);
@@ -133,6 +135,7 @@
       const c = state.caller;
       who.append(h('span', { 'data-testid': 'caller' }, 'namespace ', h('b', {}, c.namespace), ' · ',
         badge(c.role), c.open_mode ? ' (open mode)' : ''));
+      if (state.namespaces && state.namespaces.length > 1) who.append(namespacePicker(c));
       if (c.open_mode) {
         // Open mode names the namespace per request: switch here.
         const ns = h('input', { id: 'ns-switch', name: 'ns', value: c.namespace, size: 12, 'aria-label': 'Namespace' });
@@ -149,6 +152,7 @@
     if (state.key) {
       who.append(h('button', { class: 'secondary', type: 'button', onclick: () => {
         sessionStorage.removeItem(KEY);
+        sessionStorage.removeItem(KEYS);
         sessionStorage.removeItem(OPEN);
         state.key = '';
         start();
@@ -156,13 +160,49 @@
     }
   }
 
-  function showKeyForm(problem) {
+  // namespacePicker lists the namespaces GET /v1/namespaces returned (an
+  // admin key or open mode: all of them). Open mode switches at once; a key
+  // acts in its own namespace only, so picking another uses a key of that
+  // namespace entered before in this tab, or asks for one.
+  function namespacePicker(c) {
+    const sel = h('select', { id: 'ns-pick', name: 'ns-pick', 'data-testid': 'ns-pick', onchange: () => {
+      const ns = sel.value;
+      if (ns === c.namespace) return;
+      if (c.open_mode) {
+        state.ns = ns;
+        sessionStorage.setItem(NS, ns);
+        start();
+        return;
+      }
+      const kept = keysByNamespace()[ns];
+      if (kept) {
+        state.key = kept;
+        sessionStorage.setItem(KEY, kept);
+        start();
+        return;
+      }
+      sel.value = c.namespace;
+      showKeyForm('', ns);
+    } }, state.namespaces.map((ns) => h('option', { value: ns, selected: ns === c.namespace }, ns)));
+    return h('label', { class: 'inline' }, 'Switch namespace', sel);
+  }
+
+  // keysByNamespace: the keys entered in this tab, by their namespace, so
+  // an operator with keys of several namespaces can switch between them.
+  const KEYS = 'mnemon.keys';
+  function keysByNamespace() {
+    try { return JSON.parse(sessionStorage.getItem(KEYS) || '{}') || {}; } catch (_) { return {}; }
+  }
+
+  function showKeyForm(problem, forNamespace) {
     const keyIn = h('input', { type: 'password', id: 'key', name: 'key', autocomplete: 'off', spellcheck: 'false', value: state.key });
     const nsIn = h('input', { type: 'text', id: 'ns', name: 'ns', autocomplete: 'off', placeholder: 'default', value: state.ns });
     main.replaceChildren();
     put(main,
       h('h1', {}, 'Sign in'),
       problem ? h('p', { class: 'error', role: 'alert' }, problem) : null,
+      forNamespace ? h('p', { 'data-testid': 'key-for' }, 'A key acts in its own namespace only: enter a key of namespace ',
+        h('b', {}, forNamespace), ' to look at it.') : null,
       h('p', { class: 'muted' }, 'Enter an API key (mnemon keys create). It is kept in this browser tab only and sent with each request. ',
         'A reader key shows everything and changes nothing. With no key configured (open mode, loopback only) leave it empty and name a namespace.'),
       h('form', { class: 'card', id: 'keyform', onsubmit: (e) => {
@@ -195,14 +235,30 @@
     }
     try {
       state.caller = await get('/v1/caller');
+      if (state.key) {
+        const keys = keysByNamespace();
+        keys[state.caller.namespace] = state.key;
+        sessionStorage.setItem(KEYS, JSON.stringify(keys));
+      }
     } catch (e) {
       state.caller = null;
       renderWho();
       showKeyForm(e.status === 401 || e.status === 403 ? e.message : 'The server did not answer: ' + e.message);
       return;
     }
+    state.namespaces = null;
     renderWho();
     route();
+    // The picker comes when its list does, not before the first page.
+    if (can('GET /v1/namespaces')) {
+      const asked = state.caller;
+      api('GET', '/v1/namespaces', undefined, true).then((l) => {
+        if (state.caller !== asked) return;
+        state.namespaces = l.namespaces;
+        renderWho();
+        document.body.dataset.namespaces = String(l.namespaces.length);
+      }).catch(() => {});
+    }
   }
 
   // ---- routing ------------------------------------------------------------

@@ -479,6 +479,17 @@ class ModelUsage(TypedDict):
     prompt_tokens: int
 
 
+class NamespaceList(TypedDict):
+    """The NamespaceList object of the API."""
+
+    all: bool
+    """Every namespace the store holds is listed (admin key or open mode); false: only the caller's own."""
+    current: str
+    """The namespace this request acted in."""
+    namespaces: List[str]
+    """Namespace names, sorted; the caller's own is always among them."""
+
+
 class _OutcomeRequired(TypedDict):
     content: str
     decision: str
@@ -1027,6 +1038,7 @@ OPERATIONS: Dict[str, Operation] = {
     'forgetMemory': Operation('DELETE', '/v1/memories/{id}', ('id',), (), 'none', 'json'),
     'getMemory': Operation('GET', '/v1/memories/{id}', ('id',), (), 'none', 'json'),
     'explainMemory': Operation('GET', '/v1/memories/{id}/explain', ('id',), (), 'none', 'json'),
+    'listNamespaces': Operation('GET', '/v1/namespaces', (), (), 'none', 'json'),
     'getV1Procedures': Operation('GET', '/v1/procedures', (), (), 'none', 'json'),
     'postV1ProceduresPromote': Operation('POST', '/v1/procedures/promote', (), (), 'none', 'json'),
     'getRetrieval': Operation('GET', '/v1/retrievals/{id}', ('id',), (), 'none', 'json'),
@@ -1287,6 +1299,7 @@ __all__ = [
     'MemoryList',
     'MemoryView',
     'ModelUsage',
+    'NamespaceList',
     'Outcome',
     'Problem',
     'Procedure',
@@ -1479,6 +1492,12 @@ class Operations:
         Needs a key with role reader or above; in open mode no key is needed."""
         return cast(Explanation, self._call('explainMemory', {'id': id}, {}, None))
 
+    def list_namespaces(self) -> NamespaceList:
+        """The namespaces the caller may look at: every one the store holds for an admin key or in open mode, the key's own for a reader or writer key. A key still acts in its own namespace only. (GET /v1/namespaces)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(NamespaceList, self._call('listNamespaces', {}, {}, None))
+
     def list_procedures(self) -> ProcedureList:
         """List procedures (procedural memories) with their steps, sessions, last use and stale flag. (GET /v1/procedures)
 
@@ -1649,6 +1668,12 @@ class AsyncOperations:
 
         Needs a key with role reader or above; in open mode no key is needed."""
         return cast(Explanation, await self._call('explainMemory', {'id': id}, {}, None))
+
+    async def list_namespaces(self) -> NamespaceList:
+        """The namespaces the caller may look at: every one the store holds for an admin key or in open mode, the key's own for a reader or writer key. A key still acts in its own namespace only. (GET /v1/namespaces)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(NamespaceList, await self._call('listNamespaces', {}, {}, None))
 
     async def list_procedures(self) -> ProcedureList:
         """List procedures (procedural memories) with their steps, sessions, last use and stale flag. (GET /v1/procedures)

@@ -347,6 +347,15 @@ export interface ModelUsage {
   prompt_tokens: number;
 }
 
+export interface NamespaceList {
+  /** Every namespace the store holds is listed (admin key or open mode); false: only the caller's own. */
+  all: boolean;
+  /** The namespace this request acted in. */
+  current: string;
+  /** Namespace names, sorted; the caller's own is always among them. */
+  namespaces: Array<string>;
+}
+
 export interface Outcome {
   content: string;
   decision: string;
@@ -874,6 +883,8 @@ export interface Operations {
     /** A memory (mem_...), version (ver_...) or retrieval (ret_...) id. */
     id: string;
   }, options?: CallOptions): Promise<Explanation>;
+  /** The namespaces the caller may look at: every one the store holds for an admin key or in open mode, the key's own for a reader or writer key. A key still acts in its own namespace only. (GET /v1/namespaces) */
+  listNamespaces(options?: CallOptions): Promise<NamespaceList>;
   /** List procedures (procedural memories) with their steps, sessions, last use and stale flag. (GET /v1/procedures) */
   getV1Procedures(options?: CallOptions): Promise<ProcedureList>;
   /** Distil procedures from 3+ successful sessions per task type (task_result events with metadata task_type and outcome), count failing sessions that used one, flag procedures unused for 90 days. Idempotent. (POST /v1/procedures/promote) */

@@ -23,6 +23,7 @@ export const operations = {
   forgetMemory: {"method":"DELETE","path":"/v1/memories/{id}","pathParams":["id"],"queryParams":[],"request":"none","response":"json"},
   getMemory: {"method":"GET","path":"/v1/memories/{id}","pathParams":["id"],"queryParams":[],"request":"none","response":"json"},
   explainMemory: {"method":"GET","path":"/v1/memories/{id}/explain","pathParams":["id"],"queryParams":[],"request":"none","response":"json"},
+  listNamespaces: {"method":"GET","path":"/v1/namespaces","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   getV1Procedures: {"method":"GET","path":"/v1/procedures","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   postV1ProceduresPromote: {"method":"POST","path":"/v1/procedures/promote","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   getRetrieval: {"method":"GET","path":"/v1/retrievals/{id}","pathParams":["id"],"queryParams":[],"request":"none","response":"json"},
