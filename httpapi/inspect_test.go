@@ -133,3 +133,39 @@ func TestListNamespaces(t *testing.T) {
 		t.Errorf("open mode: %+v", got)
 	}
 }
+
+// GET /v1/reports: the last lifecycle, consolidation and procedure reports
+// run through the API, per namespace, in this process.
+func TestLastReports(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	as := func(key string) []string { return []string{"Authorization", "Bearer " + key} }
+	admin, _ := f.e2eKey(t, "acme", memory.RoleAdmin)
+	reader, _ := f.e2eKey(t, "acme", memory.RoleReader)
+	other, _ := f.e2eKey(t, "beta", memory.RoleAdmin)
+	f.e2eRemember(t, map[string]any{"text": "I prefer tea."}, as(admin)...)
+	f.e2eRemember(t, map[string]any{"text": "I prefer coffee."}, as(other)...)
+
+	var none wire.Reports
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/reports", nil, as(reader)...), http.StatusOK, &none)
+	if none.Lifecycle != nil || none.Consolidation != nil || none.Procedures != nil {
+		t.Errorf("before any run: %+v", none)
+	}
+	var lc wire.LifecycleRunResponse
+	e2eJSON(t, f.e2eDo(t, "POST", "/v1/lifecycle/run", map[string]any{"dedupe": true}, as(admin)...), http.StatusOK, &lc)
+	e2eJSON(t, f.e2eDo(t, "POST", "/v1/procedures/promote", nil, as(admin)...), http.StatusOK, nil)
+	var got wire.Reports
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/reports", nil, as(reader)...), http.StatusOK, &got)
+	if got.Lifecycle == nil || got.Lifecycle.At.IsZero() || got.Lifecycle.DryRun || got.Lifecycle.Report.Dedupe == nil ||
+		got.Procedures == nil || got.Consolidation != nil {
+		t.Fatalf("after lifecycle and promote: %+v", got)
+	}
+	if got.Lifecycle.Report.Lifecycle.Expired != lc.Lifecycle.Expired {
+		t.Errorf("kept lifecycle report %+v, the run answered %+v", got.Lifecycle.Report, lc)
+	}
+	var beta wire.Reports
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/reports", nil, as(other)...), http.StatusOK, &beta)
+	if beta.Lifecycle != nil || beta.Procedures != nil {
+		t.Errorf("another namespace sees acme's reports: %+v", beta)
+	}
+}

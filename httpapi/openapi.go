@@ -218,6 +218,8 @@ func operationID(rt *route) string {
 		return "getCaller"
 	case "GET /v1/namespaces":
 		return "listNamespaces"
+	case "GET /v1/reports":
+		return "getReports"
 	case "POST /v1/agent/respond":
 		return "respond"
 	}

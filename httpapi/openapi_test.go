@@ -521,6 +521,7 @@ func TestOpenAPIResponses(t *testing.T) {
 
 	// Procedures (engine/procedures.go).
 	c.call("POST /v1/procedures/promote", "/v1/procedures/promote", nil, 200)
+	c.call("GET /v1/reports", "/v1/reports", nil, 200) // after the runs: every report kept
 	c.call("GET /v1/procedures", "/v1/procedures", nil, 200)
 
 	// Export, and import into an empty namespace.

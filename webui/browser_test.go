@@ -210,6 +210,18 @@ func TestInspectorInBrowser(t *testing.T) {
 	b.run(t, chromedp.Click(chromedp.CSS(`[data-testid=run-lifecycle]`)))
 	b.run(t, chromedp.WaitVisible(chromedp.ID("confirm-ok")), chromedp.Click(chromedp.ID("confirm-ok")))
 	b.poll(t, `!!document.querySelector('[data-testid=action-result]')`)
+	// The report is kept by the server: shown at once, and again on a
+	// fresh load of the page.
+	b.poll(t, `!!document.querySelector('[data-testid=last-reports] [data-report=lifecycle]')`)
+	b.run(t, chromedp.Navigate(base+"/ui/#/memories"))
+	b.waitReady(t, "memories")
+	b.run(t, chromedp.Navigate(base+"/ui/#/activity"))
+	b.waitReady(t, "activity")
+	var kept string
+	b.eval(t, `(document.querySelector('[data-testid=last-reports] [data-report=lifecycle]') || {}).textContent || ''`, &kept)
+	if !strings.Contains(kept, "expired") || !strings.Contains(kept, "dedupe") {
+		t.Errorf("the activity page's last lifecycle report: %q", kept)
+	}
 
 	// Phone width, dark: nothing wider than the screen.
 	b.scheme(t, "dark")

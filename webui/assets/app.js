@@ -808,13 +808,45 @@
       h('p', { class: 'muted small axis' }, 'peak ' + fmt(max) + ' · ' + first + ' → ' + last));
   }
 
+  // reportsView shows the last lifecycle, consolidation and procedure
+  // reports (GET /v1/reports): counts first, the whole report folded.
+  function reportsView(rs) {
+    const lc = rs.lifecycle, co = rs.consolidation, pr = rs.procedures;
+    const out = [h('h2', {}, 'Last reports'),
+      h('p', { class: 'muted small' }, 'The last run of each, from this page or the API, kept by this server process only: a restart forgets them.')];
+    if (!lc && !co && !pr) return [...out, h('p', { class: 'muted' }, 'None run since the server started.')];
+    const item = (kind, title, at, summary, report) => h('div', { class: 'card', 'data-report': kind },
+      h('h3', {}, title, ' ', h('span', { class: 'muted small' }, fmtTime(at))),
+      h('p', {}, summary),
+      h('details', {}, h('summary', {}, 'The whole report'), h('pre', {}, JSON.stringify(report, null, 2))));
+    if (lc) {
+      const l = lc.report.lifecycle || {}, d = lc.report.dedupe;
+      out.push(item('lifecycle', 'Lifecycle' + (lc.dry_run ? ' (dry run)' : ''), lc.at,
+        `${l.expired || 0} expired, ${l.decayed || 0} decayed, ${l.floored || 0} floored, ${l.contests_resolved || 0} contests resolved` +
+        (d ? `; dedupe: ${d.clusters || 0} clusters, ${d.superseded || 0} superseded` : "; no dedupe"), lc.report));
+    }
+    if (co) {
+      const c = co.report;
+      out.push(item('consolidation', 'Consolidation of ' + co.session_id, co.at,
+        `${(c.sessions || []).map((x) => x.session_id + ': ' + x.status).join(', ') || 'no session'}; ` +
+        `${(c.forgotten || []).length} episodes forgotten, ${(c.purged || []).length} purged`, c));
+    }
+    if (pr) out.push(item('procedures', 'Procedure promotion', pr.at, Object.entries(pr.report)
+      .filter(([, v]) => Array.isArray(v)).map(([k, v]) => v.length + ' ' + k.replace(/_/g, ' ')).join(', ') || 'done', pr.report));
+    return out;
+  }
+
   async function pageActivity(view, r) {
     const p = r.params;
     const decision = p.get('decision') || '';
     const jobState = p.get('state') || '';
-    const [st, adm, jobs] = await Promise.all([
+    const [st, adm, jobs, reps] = await Promise.all([
       get('/v1/stats'), get('/v1/admissions' + qs({ decision, limit: 100 })), get('/v1/jobs' + qs({ state: jobState, limit: 50 })),
+      get('/v1/reports'),
     ]);
+    const lastReports = h('section', { 'aria-label': 'Last reports', 'data-testid': 'last-reports' });
+    const showReports = (rs) => lastReports.replaceChildren(...reportsView(rs));
+    showReports(reps);
     const stat = (label, v) => h('div', { class: 'stat' }, h('b', {}, v), label);
     const retrievals = st.retrievals.reduce((n, b) => n + b.count, 0);
     put(view, h('h1', {}, 'Activity'),
@@ -836,6 +868,7 @@
         try {
           const res = await fn();
           result.replaceChildren(h('h3', {}, title + ': done'), h('pre', { 'data-testid': 'action-result' }, JSON.stringify(res, null, 2)));
+          get('/v1/reports').then(showReports).catch(() => {});
         } catch (err) {
           result.replaceChildren(h('p', { class: 'error' }, err.message));
         }
@@ -853,6 +886,8 @@
         can('POST /v1/procedures/promote') ? h('button', { type: 'button', class: 'secondary', onclick: run('Promote procedures',
           'Distil procedures from successful sessions now.', () => api('POST', '/v1/procedures/promote')) }, 'Promote procedures') : null), result);
     }
+
+    put(view, lastReports);
 
     const filterForm = (name, label, options, value) => h('form', { class: 'row', onsubmit: (e) => e.preventDefault() },
       h('label', {}, label, h('select', { name, id: 'act-' + name, onchange: (e) => {

@@ -124,6 +124,16 @@ class ConsolidateResponse(TypedDict):
     """The session consolidated (one entry)."""
 
 
+class ConsolidationRun(TypedDict):
+    """The ConsolidationRun object of the API."""
+
+    at: str
+    """When it finished."""
+    report: ConsolidateResponse
+    session_id: str
+    """The session consolidated."""
+
+
 class DedupeReport(TypedDict):
     """The DedupeReport object of the API."""
 
@@ -404,6 +414,16 @@ class LifecycleReport(TypedDict):
     namespace: str
 
 
+class LifecycleRun(TypedDict):
+    """The LifecycleRun object of the API."""
+
+    at: str
+    """When it finished."""
+    dry_run: bool
+    """It only said what it would change."""
+    report: LifecycleRunResponse
+
+
 class LifecycleRunRequest(TypedDict, total=False):
     """The LifecycleRunRequest object of the API."""
 
@@ -589,6 +609,14 @@ class ProcedureReport(TypedDict):
     waiting: Optional[List[TaskTally]]
 
 
+class ProcedureRun(TypedDict):
+    """The ProcedureRun object of the API."""
+
+    at: str
+    """When it finished."""
+    report: ProcedureReport
+
+
 class _ProvenanceRequired(TypedDict):
     embedder: str
     embedder_dim: int
@@ -676,6 +704,17 @@ class RememberResponse(_RememberResponseRequired, total=False):
     """ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode."""
     version: Version
     """The version now current for that memory."""
+
+
+class Reports(TypedDict, total=False):
+    """The Reports object of the API."""
+
+    consolidation: ConsolidationRun
+    """The last POST /v1/sessions/{id}/consolidate."""
+    lifecycle: LifecycleRun
+    """The last POST /v1/lifecycle/run (lifecycle, and dedupe when asked)."""
+    procedures: ProcedureRun
+    """The last POST /v1/procedures/promote."""
 
 
 class _RespondRequestRequired(TypedDict):
@@ -1041,6 +1080,7 @@ OPERATIONS: Dict[str, Operation] = {
     'listNamespaces': Operation('GET', '/v1/namespaces', (), (), 'none', 'json'),
     'getV1Procedures': Operation('GET', '/v1/procedures', (), (), 'none', 'json'),
     'postV1ProceduresPromote': Operation('POST', '/v1/procedures/promote', (), (), 'none', 'json'),
+    'getReports': Operation('GET', '/v1/reports', (), (), 'none', 'json'),
     'getRetrieval': Operation('GET', '/v1/retrievals/{id}', ('id',), (), 'none', 'json'),
     'sendFeedback': Operation('POST', '/v1/retrievals/{id}/feedback', ('id',), (), 'json', 'json'),
     'consolidateSession': Operation('POST', '/v1/sessions/{id}/consolidate', ('id',), (), 'json', 'json'),
@@ -1274,6 +1314,7 @@ __all__ = [
     'ChannelHit',
     'ConsolidateRequest',
     'ConsolidateResponse',
+    'ConsolidationRun',
     'DedupeReport',
     'Episode',
     'EventInput',
@@ -1292,6 +1333,7 @@ __all__ = [
     'JobList',
     'LifecycleChange',
     'LifecycleReport',
+    'LifecycleRun',
     'LifecycleRunRequest',
     'LifecycleRunResponse',
     'Memory',
@@ -1307,10 +1349,12 @@ __all__ = [
     'ProcedureFailure',
     'ProcedureList',
     'ProcedureReport',
+    'ProcedureRun',
     'Provenance',
     'RankedItem',
     'RememberRequest',
     'RememberResponse',
+    'Reports',
     'RespondRequest',
     'RespondResponse',
     'RespondUse',
@@ -1510,6 +1554,12 @@ class Operations:
         Needs a key with role writer or above; in open mode no key is needed."""
         return cast(ProcedureReport, self._call('postV1ProceduresPromote', {}, {}, None))
 
+    def get_reports(self) -> Reports:
+        """The last lifecycle, consolidation and procedure report run through this API in the namespace, kept in the serving process's memory only (a restart forgets them). (GET /v1/reports)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(Reports, self._call('getReports', {}, {}, None))
+
     def get_trace(self, id: str) -> Trace:
         """The trace of a retrieval: every candidate, its channels and terms. (GET /v1/retrievals/{id})
 
@@ -1686,6 +1736,12 @@ class AsyncOperations:
 
         Needs a key with role writer or above; in open mode no key is needed."""
         return cast(ProcedureReport, await self._call('postV1ProceduresPromote', {}, {}, None))
+
+    async def get_reports(self) -> Reports:
+        """The last lifecycle, consolidation and procedure report run through this API in the namespace, kept in the serving process's memory only (a restart forgets them). (GET /v1/reports)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(Reports, await self._call('getReports', {}, {}, None))
 
     async def get_trace(self, id: str) -> Trace:
         """The trace of a retrieval: every candidate, its channels and terms. (GET /v1/retrievals/{id})

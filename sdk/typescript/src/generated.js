@@ -26,6 +26,7 @@ export const operations = {
   listNamespaces: {"method":"GET","path":"/v1/namespaces","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   getV1Procedures: {"method":"GET","path":"/v1/procedures","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   postV1ProceduresPromote: {"method":"POST","path":"/v1/procedures/promote","pathParams":[],"queryParams":[],"request":"none","response":"json"},
+  getReports: {"method":"GET","path":"/v1/reports","pathParams":[],"queryParams":[],"request":"none","response":"json"},
   getRetrieval: {"method":"GET","path":"/v1/retrievals/{id}","pathParams":["id"],"queryParams":[],"request":"none","response":"json"},
   sendFeedback: {"method":"POST","path":"/v1/retrievals/{id}/feedback","pathParams":["id"],"queryParams":[],"request":"json","response":"json"},
   consolidateSession: {"method":"POST","path":"/v1/sessions/{id}/consolidate","pathParams":["id"],"queryParams":[],"request":"json","response":"json"},
