@@ -381,7 +381,7 @@ func TestInspectorInBrowser(t *testing.T) {
 			return xs[len(xs)/2]
 		}
 		m.Median100k = &pageTime{Rows: 50, FetchMs: med(func(p pageTime) float64 { return p.FetchMs }),
-			RenderMs: med(func(p pageTime) float64 { return p.RenderMs }), LayoutMs: med(func(p pageTime) float64 { return p.LayoutMs }), TotalMs: med(func(p pageTime) float64 { return p.TotalMs })}
+			RenderMs: med(func(p pageTime) float64 { return p.RenderMs }), BuildMs: med(func(p pageTime) float64 { return p.BuildMs }), LayoutMs: med(func(p pageTime) float64 { return p.LayoutMs }), TotalMs: med(func(p pageTime) float64 { return p.TotalMs })}
 		t.Logf("100k memories: first page %+v; next %d pages, median %+v", *m.First100k, len(m.Next100k), *m.Median100k)
 	}
 	if f := os.Getenv("MNEMON_UI_METRICS"); f != "" {
