@@ -681,7 +681,7 @@ func TestTypesMatchOpenAPI(t *testing.T) {
 		"ProcedureList": client.ProcedureList{}, "Procedure": client.Procedure{}, "ProcedureReport": client.ProcedureReport{},
 		"ProcedureChange": client.ProcedureChange{}, "ProcedureFailure": client.ProcedureFailure{}, "TaskTally": client.TaskTally{},
 		"VersionPage": client.VersionPage{}, "AdmissionList": client.AdmissionList{}, "JobList": client.JobList{},
-		"Stats": client.Stats{}, "Bucket": client.Bucket{}, "Caller": client.Caller{},
+		"Stats": client.Stats{}, "Bucket": client.Bucket{}, "Caller": client.Caller{}, "NamespaceList": client.NamespaceList{}, "Reports": client.Reports{}, "LifecycleRun": client.LifecycleRun{}, "ConsolidationRun": client.ConsolidationRun{}, "ProcedureRun": client.ProcedureRun{},
 		"RespondRequest": client.RespondRequest{}, "RespondResponse": client.RespondResponse{}, "RespondUse": client.RespondUse{},
 		"ModelUsage": client.ModelUsage{},
 	}
@@ -742,7 +742,7 @@ func TestTypesMatchWire(t *testing.T) {
 		{client.ProcedureReport{}, wire.ProcedureReport{}}, {client.ProcedureChange{}, wire.ProcedureChange{}},
 		{client.ProcedureFailure{}, wire.ProcedureFailure{}}, {client.TaskTally{}, wire.TaskTally{}},
 		{client.VersionPage{}, wire.VersionPage{}}, {client.AdmissionList{}, wire.AdmissionList{}}, {client.JobList{}, wire.JobList{}},
-		{client.Stats{}, wire.Stats{}}, {client.Bucket{}, wire.Bucket{}}, {client.Caller{}, wire.Caller{}},
+		{client.Stats{}, wire.Stats{}}, {client.Bucket{}, wire.Bucket{}}, {client.Caller{}, wire.Caller{}}, {client.NamespaceList{}, wire.NamespaceList{}}, {client.Reports{}, wire.Reports{}}, {client.LifecycleRun{}, wire.LifecycleRun{}}, {client.ConsolidationRun{}, wire.ConsolidationRun{}}, {client.ProcedureRun{}, wire.ProcedureRun{}},
 	}
 	for _, p := range pairs {
 		ct, wt := reflect.TypeOf(p.client), reflect.TypeOf(p.wire)
@@ -818,6 +818,8 @@ func TestEveryEndpointHasAMethod(t *testing.T) {
 		"POST /v1/jobs/{id}/retry":           "RetryJob",
 		"GET /v1/stats":                      "Stats",
 		"GET /v1/caller":                     "Caller",
+		"GET /v1/namespaces":                 "Namespaces",
+		"GET /v1/reports":                    "Reports",
 		"POST /v1/agent/respond":             "Respond",
 	}
 	ct := reflect.TypeOf(&client.Client{})

@@ -155,3 +155,52 @@ type Caller struct {
 func (c *Client) Caller(ctx context.Context) (*Caller, error) {
 	return doJSON[Caller](ctx, c, call{method: http.MethodGet, path: "/v1/caller", retry: true})
 }
+
+// NamespaceList is the namespaces a caller may look at: every one the store
+// holds for an admin key or in open mode (All), the key's own otherwise.
+type NamespaceList struct {
+	Namespaces []string `json:"namespaces"`
+	Current    string   `json:"current"`
+	All        bool     `json:"all"`
+}
+
+// Namespaces lists the namespaces the caller may look at (GET
+// /v1/namespaces). A key still acts in its own namespace only.
+func (c *Client) Namespaces(ctx context.Context) (*NamespaceList, error) {
+	return doJSON[NamespaceList](ctx, c, call{method: http.MethodGet, path: "/v1/namespaces", retry: true})
+}
+
+// Reports are the last maintenance reports run through the API in the
+// namespace, kept in the server process's memory only (nil: none since it
+// started).
+type Reports struct {
+	Lifecycle     *LifecycleRun     `json:"lifecycle,omitempty"`
+	Consolidation *ConsolidationRun `json:"consolidation,omitempty"`
+	Procedures    *ProcedureRun     `json:"procedures,omitempty"`
+}
+
+// LifecycleRun is a kept lifecycle report.
+type LifecycleRun struct {
+	At     time.Time            `json:"at"`
+	DryRun bool                 `json:"dry_run"`
+	Report LifecycleRunResponse `json:"report"`
+}
+
+// ConsolidationRun is a kept consolidation report.
+type ConsolidationRun struct {
+	At        time.Time           `json:"at"`
+	SessionID string              `json:"session_id"`
+	Report    ConsolidateResponse `json:"report"`
+}
+
+// ProcedureRun is a kept procedure promotion report.
+type ProcedureRun struct {
+	At     time.Time       `json:"at"`
+	Report ProcedureReport `json:"report"`
+}
+
+// Reports returns the namespace's last maintenance reports (GET
+// /v1/reports).
+func (c *Client) Reports(ctx context.Context) (*Reports, error) {
+	return doJSON[Reports](ctx, c, call{method: http.MethodGet, path: "/v1/reports", retry: true})
+}

@@ -143,6 +143,11 @@ type Engine struct {
 	// verdicts: the duplicate judge's answers, namespace and pair →
 	// verdict (in this process: a restart asks again).
 	verdicts sync.Map
+	// held: namespaces seen holding something (namespace → struct{}), so
+	// HasNamespace answers from memory after the first time. Nothing
+	// empties a namespace (forgetting keeps tombstones, archiving keeps the
+	// episodes), so the answer cannot go stale.
+	held sync.Map
 
 	// dedupeMarks: namespace → dedupeMark, how far Dedupe has compared
 	// (in this process: a restart compares everything once).
@@ -328,14 +333,33 @@ func (e *Engine) HasNamespace(ctx context.Context, ns string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if st, ok := e.index.Loaded(ns); ok && st.Size() > 0 {
+	if _, ok := e.held.Load(ns); ok {
 		return true, nil
 	}
+	if st, ok := e.index.Loaded(ns); ok && st.Size() > 0 {
+		e.held.Store(ns, struct{}{})
+		return true, nil
+	}
+	// Stats counts every row of the namespace (tens of milliseconds at
+	// 100k memories): pay it once, not on every page of the inspector.
 	s, err := e.store.Stats(ctx, memory.StatsParams{Namespace: ns})
 	if err != nil {
 		return false, fmt.Errorf("namespace: %w", err)
 	}
-	return s.Episodes > 0 || s.Memories > 0, nil
+	if s.Episodes > 0 || s.Memories > 0 {
+		e.held.Store(ns, struct{}{})
+		return true, nil
+	}
+	return false, nil
+}
+
+// Namespaces lists every namespace the store holds anything in, sorted.
+func (e *Engine) Namespaces(ctx context.Context) ([]string, error) {
+	nss, err := e.store.Namespaces(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("namespaces: %w", err)
+	}
+	return nss, nil
 }
 
 // Warm loads the index of every namespace in the store, so the first query

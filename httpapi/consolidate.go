@@ -22,7 +22,11 @@ func (s *Server) consolidateSession(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, consolidateResponse(rep))
+	res := consolidateResponse(rep)
+	s.reports.keep(r.caller.ns, func(k *wire.Reports) {
+		k.Consolidation = &wire.ConsolidationRun{At: s.now(), SessionID: id, Report: res}
+	})
+	return writeJSON(w, http.StatusOK, res)
 }
 
 func consolidateResponse(rep *engine.ConsolidateReport) wire.ConsolidateResponse {

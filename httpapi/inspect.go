@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/engine"
@@ -176,6 +177,28 @@ func (s *Server) callerInfo(w http.ResponseWriter, r *request) error {
 		if !rt.public && r.caller.role.Allows(rt.Role) {
 			out.Allowed = append(out.Allowed, rt.name())
 		}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// listNamespaces names the namespaces the caller may look at. Every key is
+// bound to one namespace; an admin key is an operator's (it already sees
+// every namespace's name in /metrics), so it gets the whole list, to pick a
+// namespace whose key to use. Reader and writer keys learn nothing about
+// other tenants. In open mode any namespace may be named per request.
+func (s *Server) listNamespaces(w http.ResponseWriter, r *request) error {
+	open := r.caller.keyID == ""
+	out := wire.NamespaceList{Namespaces: []string{r.caller.ns}, Current: r.caller.ns}
+	if open || r.caller.role.Allows(memory.RoleAdmin) {
+		nss, err := s.cfg.Engine.Namespaces(r.Context())
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(nss, r.caller.ns) {
+			nss = append(nss, r.caller.ns)
+			slices.Sort(nss)
+		}
+		out.Namespaces, out.All = nss, true
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

@@ -91,3 +91,81 @@ func TestInspectorRoutes(t *testing.T) {
 		t.Errorf("stats: %+v", st)
 	}
 }
+
+// GET /v1/namespaces: an admin key and open mode list every namespace the
+// store holds (and their own, even empty); reader and writer keys see only
+// their own.
+func TestListNamespaces(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	as := func(key string) []string { return []string{"Authorization", "Bearer " + key} }
+	acmeAdmin, _ := f.e2eKey(t, "acme", memory.RoleAdmin)
+	acmeReader, _ := f.e2eKey(t, "acme", memory.RoleReader)
+	betaWriter, _ := f.e2eKey(t, "beta", memory.RoleWriter)
+	gammaAdmin, _ := f.e2eKey(t, "gamma", memory.RoleAdmin)
+	f.e2eRemember(t, map[string]any{"text": "I prefer tea."}, as(acmeAdmin)...)
+	f.e2eRemember(t, map[string]any{"text": "I prefer coffee."}, as(betaWriter)...)
+	for _, tc := range []struct {
+		name, key string
+		want      []string
+		all       bool
+	}{
+		{"admin", acmeAdmin, []string{"acme", "beta"}, true},
+		{"reader", acmeReader, []string{"acme"}, false},
+		{"writer", betaWriter, []string{"beta"}, false},
+		{"admin of an empty namespace", gammaAdmin, []string{"acme", "beta", "gamma"}, true},
+	} {
+		var got wire.NamespaceList
+		e2eJSON(t, f.e2eDo(t, "GET", "/v1/namespaces", nil, as(tc.key)...), http.StatusOK, &got)
+		if !slices.Equal(got.Namespaces, tc.want) || got.All != tc.all {
+			t.Errorf("%s: %+v, want %v (all %v)", tc.name, got, tc.want, tc.all)
+		}
+	}
+	e2eProblem(t, f.e2eDo(t, "GET", "/v1/namespaces", nil), http.StatusUnauthorized, "unauthenticated")
+
+	open := e2eOpen(t, e2eOptions{})
+	for _, ns := range []string{"zeta", "alpha"} {
+		open.e2eRemember(t, map[string]any{"text": "I prefer tea."}, "X-Mnemon-Namespace", ns)
+	}
+	var got wire.NamespaceList
+	e2eJSON(t, open.e2eDo(t, "GET", "/v1/namespaces", nil, "X-Mnemon-Namespace", "alpha"), http.StatusOK, &got)
+	if !slices.Equal(got.Namespaces, []string{"alpha", "zeta"}) || !got.All || got.Current != "alpha" {
+		t.Errorf("open mode: %+v", got)
+	}
+}
+
+// GET /v1/reports: the last lifecycle, consolidation and procedure reports
+// run through the API, per namespace, in this process.
+func TestLastReports(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	as := func(key string) []string { return []string{"Authorization", "Bearer " + key} }
+	admin, _ := f.e2eKey(t, "acme", memory.RoleAdmin)
+	reader, _ := f.e2eKey(t, "acme", memory.RoleReader)
+	other, _ := f.e2eKey(t, "beta", memory.RoleAdmin)
+	f.e2eRemember(t, map[string]any{"text": "I prefer tea."}, as(admin)...)
+	f.e2eRemember(t, map[string]any{"text": "I prefer coffee."}, as(other)...)
+
+	var none wire.Reports
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/reports", nil, as(reader)...), http.StatusOK, &none)
+	if none.Lifecycle != nil || none.Consolidation != nil || none.Procedures != nil {
+		t.Errorf("before any run: %+v", none)
+	}
+	var lc wire.LifecycleRunResponse
+	e2eJSON(t, f.e2eDo(t, "POST", "/v1/lifecycle/run", map[string]any{"dedupe": true}, as(admin)...), http.StatusOK, &lc)
+	e2eJSON(t, f.e2eDo(t, "POST", "/v1/procedures/promote", nil, as(admin)...), http.StatusOK, nil)
+	var got wire.Reports
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/reports", nil, as(reader)...), http.StatusOK, &got)
+	if got.Lifecycle == nil || got.Lifecycle.At.IsZero() || got.Lifecycle.DryRun || got.Lifecycle.Report.Dedupe == nil ||
+		got.Procedures == nil || got.Consolidation != nil {
+		t.Fatalf("after lifecycle and promote: %+v", got)
+	}
+	if got.Lifecycle.Report.Lifecycle.Expired != lc.Lifecycle.Expired {
+		t.Errorf("kept lifecycle report %+v, the run answered %+v", got.Lifecycle.Report, lc)
+	}
+	var beta wire.Reports
+	e2eJSON(t, f.e2eDo(t, "GET", "/v1/reports", nil, as(other)...), http.StatusOK, &beta)
+	if beta.Lifecycle != nil || beta.Procedures != nil {
+		t.Errorf("another namespace sees acme's reports: %+v", beta)
+	}
+}

@@ -41,5 +41,8 @@ func (s *Server) lifecycleRun(w http.ResponseWriter, r *request) error {
 		}
 		res.Dedupe = wireconv.DedupeReport(dd)
 	}
+	s.reports.keep(r.caller.ns, func(k *wire.Reports) {
+		k.Lifecycle = &wire.LifecycleRun{At: s.now(), DryRun: body.DryRun, Report: res}
+	})
 	return writeJSON(w, http.StatusOK, res)
 }

@@ -216,6 +216,10 @@ func operationID(rt *route) string {
 		return "getStats"
 	case "GET /v1/caller":
 		return "getCaller"
+	case "GET /v1/namespaces":
+		return "listNamespaces"
+	case "GET /v1/reports":
+		return "getReports"
 	case "POST /v1/agent/respond":
 		return "respond"
 	}

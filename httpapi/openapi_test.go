@@ -501,6 +501,7 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.call("GET /v1/jobs", "/v1/jobs?state=succeeded", nil, 200)
 	c.call("GET /v1/stats", "/v1/stats?days=7&hours=48", nil, 200)
 	c.call("GET /v1/caller", "/v1/caller", nil, 200)
+	c.call("GET /v1/namespaces", "/v1/namespaces", nil, 200)
 	// A job that fails for good (its payload is too large to run), retried.
 	var failing string
 	if err := f.store.InTx(t.Context(), func(tx memory.Executor) error {
@@ -520,6 +521,7 @@ func TestOpenAPIResponses(t *testing.T) {
 
 	// Procedures (engine/procedures.go).
 	c.call("POST /v1/procedures/promote", "/v1/procedures/promote", nil, 200)
+	c.call("GET /v1/reports", "/v1/reports", nil, 200) // after the runs: every report kept
 	c.call("GET /v1/procedures", "/v1/procedures", nil, 200)
 
 	// Export, and import into an empty namespace.

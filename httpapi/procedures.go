@@ -27,5 +27,9 @@ func (s *Server) promoteProcedures(w http.ResponseWriter, r *request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, wireconv.ProcedureReport(rep))
+	res := wireconv.ProcedureReport(rep)
+	s.reports.keep(r.caller.ns, func(k *wire.Reports) {
+		k.Procedures = &wire.ProcedureRun{At: s.now(), Report: *res}
+	})
+	return writeJSON(w, http.StatusOK, res)
 }

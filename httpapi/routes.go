@@ -146,6 +146,14 @@ func (s *Server) routes() []*route {
 		{Method: "GET", Path: "/v1/caller", Role: memory.RoleReader, Status: http.StatusOK,
 			Summary:  "Who the presented key is: its namespace, role and every operation it may call.",
 			Response: wire.Caller{}, handle: s.callerInfo},
+		{Method: "GET", Path: "/v1/namespaces", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary: "The namespaces the caller may look at: every one the store holds for an admin key or in open mode, " +
+				"the key's own for a reader or writer key. A key still acts in its own namespace only.",
+			Response: wire.NamespaceList{}, handle: s.listNamespaces},
+		{Method: "GET", Path: "/v1/reports", Role: memory.RoleReader, Status: http.StatusOK,
+			Summary: "The last lifecycle, consolidation and procedure report run through this API in the namespace, " +
+				"kept in the serving process's memory only (a restart forgets them).",
+			Response: wire.Reports{}, handle: s.lastReports},
 		{Method: "POST", Path: "/v1/lifecycle/run", Role: memory.RoleAdmin, Status: http.StatusOK,
 			Summary: "Run the lifecycle policy now (expiry, usefulness decay, contests; dedupe when asked), as the periodic maintenance does.",
 			Request: wire.LifecycleRunRequest{}, Response: wire.LifecycleRunResponse{}, handle: s.lifecycleRun, long: true},

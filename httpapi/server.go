@@ -156,6 +156,8 @@ type Server struct {
 
 	openapiOnce sync.Once
 	openapiDoc  []byte
+
+	reports reportKeeper // the last maintenance reports per namespace
 }
 
 type cachedKey struct {

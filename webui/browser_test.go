@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +49,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	env := map[string]string{"MNEMON_DB": db}
 	admin := createKey(t, env, "acme", "admin")
 	reader := createKey(t, env, "acme", "reader")
+	beta := createKey(t, env, "beta", "admin")
 	var bigKey string
 	if os.Getenv("MNEMON_UI_100K") == "1" {
 		bigKey = createKey(t, env, "big", "reader")
@@ -55,6 +57,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 	base := startServe(t, env)
 	s := seed(t, base, admin)
+	apiDo(t, "POST", base, beta, "/v1/memories", map[string]any{"text": "I prefer green tea."}, nil)
 
 	b := newBrowser(t, chrome)
 	m := metrics{}
@@ -207,6 +210,18 @@ func TestInspectorInBrowser(t *testing.T) {
 	b.run(t, chromedp.Click(chromedp.CSS(`[data-testid=run-lifecycle]`)))
 	b.run(t, chromedp.WaitVisible(chromedp.ID("confirm-ok")), chromedp.Click(chromedp.ID("confirm-ok")))
 	b.poll(t, `!!document.querySelector('[data-testid=action-result]')`)
+	// The report is kept by the server: shown at once, and again on a
+	// fresh load of the page.
+	b.poll(t, `!!document.querySelector('[data-testid=last-reports] [data-report=lifecycle]')`)
+	b.run(t, chromedp.Navigate(base+"/ui/#/memories"))
+	b.waitReady(t, "memories")
+	b.run(t, chromedp.Navigate(base+"/ui/#/activity"))
+	b.waitReady(t, "activity")
+	var kept string
+	b.eval(t, `(document.querySelector('[data-testid=last-reports] [data-report=lifecycle]') || {}).textContent || ''`, &kept)
+	if !strings.Contains(kept, "expired") || !strings.Contains(kept, "dedupe") {
+		t.Errorf("the activity page's last lifecycle report: %q", kept)
+	}
 
 	// Phone width, dark: nothing wider than the screen.
 	b.scheme(t, "dark")
@@ -240,11 +255,47 @@ func TestInspectorInBrowser(t *testing.T) {
 		}
 	}
 
+	// The namespace picker: an admin key lists every namespace; picking
+	// another asks for that namespace's key (a key acts in its own only),
+	// and once entered, the tab switches between the keys it was given.
+	pick := func(ns string) {
+		b.run(t, chromedp.Evaluate[chromedp.Void](`delete document.body.dataset.ready; delete document.body.dataset.namespaces;
+			(s => { s.value = `+strconv.Quote(ns)+`; s.dispatchEvent(new Event('change')); })(document.getElementById('ns-pick'))`))
+	}
+	b.poll(t, `!!document.getElementById('ns-pick')`)
+	var nss []string
+	b.eval(t, `[...document.querySelectorAll('#ns-pick option')].map(o => o.value)`, &nss)
+	if !slices.Contains(nss, "acme") || !slices.Contains(nss, "beta") {
+		t.Errorf("an admin's namespace picker lists %v, want acme and beta among them", nss)
+	}
+	pick("beta")
+	b.poll(t, `!!document.querySelector('[data-testid=key-for]')`)
+	b.signIn(t, beta)
+	b.waitReady(t, "memories")
+	b.poll(t, `!!document.getElementById('ns-pick')`)
+	var who string
+	b.eval(t, `document.querySelector('[data-testid=caller]').textContent`, &who)
+	if !strings.Contains(who, "beta") {
+		t.Errorf("after picking beta the caller is %q", who)
+	}
+	pick("acme") // the admin key of acme is kept in the tab
+	b.waitReady(t, "memories")
+	b.eval(t, `document.querySelector('[data-testid=caller]').textContent`, &who)
+	if !strings.Contains(who, "acme") || !strings.Contains(who, "admin") {
+		t.Errorf("after picking acme again the caller is %q", who)
+	}
+
 	// A reader key: everything readable, no destructive action anywhere.
 	b.run(t, chromedp.Evaluate[chromedp.Void](`sessionStorage.clear()`), chromedp.Navigate(base+"/ui/#/memories"), chromedp.Reload())
 	b.waitReady(t, "signin")
 	b.signIn(t, reader)
 	b.waitReady(t, "memories")
+	b.poll(t, `document.body.dataset.namespaces === '1'`) // its own only: no picker
+	var picker bool
+	b.eval(t, `!!document.getElementById('ns-pick')`, &picker)
+	if picker {
+		t.Error("a reader key is offered a namespace picker")
+	}
 	for _, hash := range []string{"#/memory/" + s.editorMemory, "#/activity", "#/retrieval/" + shown.ID} {
 		b.run(t, chromedp.Navigate(base+"/ui/"+hash))
 		b.waitReady(t, strings.Split(strings.TrimPrefix(hash, "#/"), "/")[0])
@@ -273,12 +324,14 @@ func TestInspectorInBrowser(t *testing.T) {
 
 	// Open mode (no key configured): sign in with no key and a namespace.
 	openBase := startServe(t, map[string]string{"MNEMON_DB": filepath.Join(dir, "open.db")})
-	req, _ := http.NewRequestWithContext(t.Context(), "POST", openBase+"/v1/memories", strings.NewReader(`{"text": "I prefer tea to coffee."}`))
-	req.Header.Set("X-Mnemon-Namespace", "demo")
-	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusCreated {
-		t.Fatalf("open mode remember: %v %v", res, err)
-	} else {
-		res.Body.Close()
+	for _, ns := range []string{"demo", "other"} {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", openBase+"/v1/memories", strings.NewReader(`{"text": "I prefer tea to coffee."}`))
+		req.Header.Set("X-Mnemon-Namespace", ns)
+		if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusCreated {
+			t.Fatalf("open mode remember: %v %v", res, err)
+		} else {
+			res.Body.Close()
+		}
 	}
 	b.run(t, chromedp.Navigate(openBase+"/ui/"))
 	b.waitReady(t, "signin")
@@ -293,6 +346,14 @@ func TestInspectorInBrowser(t *testing.T) {
 		rows: document.querySelectorAll('[data-testid=memories] tbody tr').length, switch: !!document.getElementById('ns-switch')})`, &open)
 	if !strings.Contains(open.Caller, "demo") || !strings.Contains(open.Caller, "open mode") || open.Rows == 0 || !open.Switch {
 		t.Errorf("open mode: %+v", open)
+	}
+	// Open mode lists every namespace and switches at once.
+	b.poll(t, `!!document.getElementById('ns-pick')`)
+	pick("other")
+	b.waitReady(t, "memories")
+	b.eval(t, `document.querySelector('[data-testid=caller]').textContent`, &who)
+	if !strings.Contains(who, "other") {
+		t.Errorf("open mode: after picking other the caller is %q", who)
 	}
 
 	// Nothing left loopback, nothing went wrong in the page.
@@ -320,7 +381,7 @@ func TestInspectorInBrowser(t *testing.T) {
 			return xs[len(xs)/2]
 		}
 		m.Median100k = &pageTime{Rows: 50, FetchMs: med(func(p pageTime) float64 { return p.FetchMs }),
-			RenderMs: med(func(p pageTime) float64 { return p.RenderMs }), TotalMs: med(func(p pageTime) float64 { return p.TotalMs })}
+			RenderMs: med(func(p pageTime) float64 { return p.RenderMs }), BuildMs: med(func(p pageTime) float64 { return p.BuildMs }), LayoutMs: med(func(p pageTime) float64 { return p.LayoutMs }), TotalMs: med(func(p pageTime) float64 { return p.TotalMs })}
 		t.Logf("100k memories: first page %+v; next %d pages, median %+v", *m.First100k, len(m.Next100k), *m.Median100k)
 	}
 	if f := os.Getenv("MNEMON_UI_METRICS"); f != "" {
@@ -358,12 +419,14 @@ type metrics struct {
 type pageTime struct {
 	Rows     int     `json:"rows"`
 	FetchMs  float64 `json:"fetch_ms"`
-	RenderMs float64 `json:"render_ms"`
+	RenderMs float64 `json:"render_ms"` // building the DOM and laying it out
+	BuildMs  float64 `json:"build_ms"`  // of which building the rows
+	LayoutMs float64 `json:"layout_ms"` // of which style and layout
 	TotalMs  float64 `json:"total_ms"`
 }
 
 const pageTimeJS = `({rows: document.querySelectorAll('[data-testid=memories] tbody tr').length,
-	fetch_ms: window.mnemonInspector.fetchMs, render_ms: window.mnemonInspector.renderMs, total_ms: window.mnemonInspector.totalMs})`
+	fetch_ms: window.mnemonInspector.fetchMs, render_ms: window.mnemonInspector.renderMs, layout_ms: window.mnemonInspector.layoutMs, build_ms: window.mnemonInspector.buildMs, total_ms: window.mnemonInspector.totalMs})`
 
 func sortCells(c [][]string) {
 	slices.SortFunc(c, func(a, b []string) int { return strings.Compare(strings.Join(a, "\x00"), strings.Join(b, "\x00")) })

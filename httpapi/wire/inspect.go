@@ -49,3 +49,42 @@ type Caller struct {
 	OpenMode  bool     `json:"open_mode" doc:"No API key is configured: the server answers loopback clients without one, as admin."`
 	Allowed   []string `json:"allowed" nullable:"false" doc:"Every operation (METHOD /path) this caller may call."`
 }
+
+// NamespaceList is the body of GET /v1/namespaces: the namespaces the
+// caller may name. An admin key or open mode sees every namespace the
+// store holds; a reader or writer key only its own.
+type NamespaceList struct {
+	Namespaces []string `json:"namespaces" nullable:"false" doc:"Namespace names, sorted; the caller's own is always among them."`
+	Current    string   `json:"current" doc:"The namespace this request acted in."`
+	All        bool     `json:"all" doc:"Every namespace the store holds is listed (admin key or open mode); false: only the caller's own."`
+}
+
+// Reports is the body of GET /v1/reports: the last lifecycle, consolidation
+// and procedure report run through this API in the namespace, kept in the
+// serving process's memory only (a restart forgets them; nothing is
+// written to the store). Absent: none since the process started.
+type Reports struct {
+	Lifecycle     *LifecycleRun     `json:"lifecycle,omitempty" doc:"The last POST /v1/lifecycle/run (lifecycle, and dedupe when asked)."`
+	Consolidation *ConsolidationRun `json:"consolidation,omitempty" doc:"The last POST /v1/sessions/{id}/consolidate."`
+	Procedures    *ProcedureRun     `json:"procedures,omitempty" doc:"The last POST /v1/procedures/promote."`
+}
+
+// LifecycleRun is one kept lifecycle report.
+type LifecycleRun struct {
+	At     time.Time            `json:"at" doc:"When it finished."`
+	DryRun bool                 `json:"dry_run" doc:"It only said what it would change."`
+	Report LifecycleRunResponse `json:"report"`
+}
+
+// ConsolidationRun is one kept consolidation report.
+type ConsolidationRun struct {
+	At        time.Time           `json:"at" doc:"When it finished."`
+	SessionID string              `json:"session_id" doc:"The session consolidated."`
+	Report    ConsolidateResponse `json:"report"`
+}
+
+// ProcedureRun is one kept procedure promotion report.
+type ProcedureRun struct {
+	At     time.Time       `json:"at" doc:"When it finished."`
+	Report ProcedureReport `json:"report"`
+}

@@ -97,7 +97,9 @@
     }
   }
 
-  async function api(method, path, body) {
+  // api calls the API; quiet calls (made beside a page, not for it) are
+  // left out of the page's timings.
+  async function api(method, path, body, quiet) {
     const headers = { Accept: 'application/json' };
     if (state.key) headers.Authorization = 'Bearer ' + state.key;
     else if (state.ns) headers['X-Mnemon-Namespace'] = state.ns;
@@ -109,7 +111,7 @@
     const t0 = performance.now();
     const res = await fetch(path, init);
     const raw = await res.text();
-    perf.fetchMs += performance.now() - t0;
+    if (!quiet) perf.fetchMs += performance.now() - t0;
     let data = null;
     try { data = raw ? JSON.parse(raw) : null; } catch (_) { data = null; }
     if (!res.ok) throw new APIError(res.status, data);
@@ -133,6 +135,7 @@
       const c = state.caller;
       who.append(h('span', { 'data-testid': 'caller' }, 'namespace ', h('b', {}, c.namespace), ' · ',
         badge(c.role), c.open_mode ? ' (open mode)' : ''));
+      if (state.namespaces && state.namespaces.length > 1) who.append(namespacePicker(c));
       if (c.open_mode) {
         // Open mode names the namespace per request: switch here.
         const ns = h('input', { id: 'ns-switch', name: 'ns', value: c.namespace, size: 12, 'aria-label': 'Namespace' });
@@ -149,6 +152,7 @@
     if (state.key) {
       who.append(h('button', { class: 'secondary', type: 'button', onclick: () => {
         sessionStorage.removeItem(KEY);
+        sessionStorage.removeItem(KEYS);
         sessionStorage.removeItem(OPEN);
         state.key = '';
         start();
@@ -156,13 +160,49 @@
     }
   }
 
-  function showKeyForm(problem) {
+  // namespacePicker lists the namespaces GET /v1/namespaces returned (an
+  // admin key or open mode: all of them). Open mode switches at once; a key
+  // acts in its own namespace only, so picking another uses a key of that
+  // namespace entered before in this tab, or asks for one.
+  function namespacePicker(c) {
+    const sel = h('select', { id: 'ns-pick', name: 'ns-pick', 'data-testid': 'ns-pick', onchange: () => {
+      const ns = sel.value;
+      if (ns === c.namespace) return;
+      if (c.open_mode) {
+        state.ns = ns;
+        sessionStorage.setItem(NS, ns);
+        start();
+        return;
+      }
+      const kept = keysByNamespace()[ns];
+      if (kept) {
+        state.key = kept;
+        sessionStorage.setItem(KEY, kept);
+        start();
+        return;
+      }
+      sel.value = c.namespace;
+      showKeyForm('', ns);
+    } }, state.namespaces.map((ns) => h('option', { value: ns, selected: ns === c.namespace }, ns)));
+    return h('label', { class: 'inline' }, 'Switch namespace', sel);
+  }
+
+  // keysByNamespace: the keys entered in this tab, by their namespace, so
+  // an operator with keys of several namespaces can switch between them.
+  const KEYS = 'mnemon.keys';
+  function keysByNamespace() {
+    try { return JSON.parse(sessionStorage.getItem(KEYS) || '{}') || {}; } catch (_) { return {}; }
+  }
+
+  function showKeyForm(problem, forNamespace) {
     const keyIn = h('input', { type: 'password', id: 'key', name: 'key', autocomplete: 'off', spellcheck: 'false', value: state.key });
     const nsIn = h('input', { type: 'text', id: 'ns', name: 'ns', autocomplete: 'off', placeholder: 'default', value: state.ns });
     main.replaceChildren();
     put(main,
       h('h1', {}, 'Sign in'),
       problem ? h('p', { class: 'error', role: 'alert' }, problem) : null,
+      forNamespace ? h('p', { 'data-testid': 'key-for' }, 'A key acts in its own namespace only: enter a key of namespace ',
+        h('b', {}, forNamespace), ' to look at it.') : null,
       h('p', { class: 'muted' }, 'Enter an API key (mnemon keys create). It is kept in this browser tab only and sent with each request. ',
         'A reader key shows everything and changes nothing. With no key configured (open mode, loopback only) leave it empty and name a namespace.'),
       h('form', { class: 'card', id: 'keyform', onsubmit: (e) => {
@@ -195,14 +235,30 @@
     }
     try {
       state.caller = await get('/v1/caller');
+      if (state.key) {
+        const keys = keysByNamespace();
+        keys[state.caller.namespace] = state.key;
+        sessionStorage.setItem(KEYS, JSON.stringify(keys));
+      }
     } catch (e) {
       state.caller = null;
       renderWho();
       showKeyForm(e.status === 401 || e.status === 403 ? e.message : 'The server did not answer: ' + e.message);
       return;
     }
+    state.namespaces = null;
     renderWho();
     route();
+    // The picker comes when its list does, not before the first page.
+    if (can('GET /v1/namespaces')) {
+      const asked = state.caller;
+      api('GET', '/v1/namespaces', undefined, true).then((l) => {
+        if (state.caller !== asked) return;
+        state.namespaces = l.namespaces;
+        renderWho();
+        document.body.dataset.namespaces = String(l.namespaces.length);
+      }).catch(() => {});
+    }
   }
 
   // ---- routing ------------------------------------------------------------
@@ -236,13 +292,30 @@
     const t0 = performance.now();
     const view = h('div', {});
     try {
+      if (fn === pageMemories && await pageMemoriesInPlace(r)) {
+        finish(r, t0, false);
+        return;
+      }
       await fn(view, r);
     } catch (e) {
       if (e.status === 401) { state.caller = null; renderWho(); showKeyForm(e.message); return; }
       view.replaceChildren(h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, e.message));
     }
     main.replaceChildren(view);
+    finish(r, t0, true);
+  }
+
+  // finish records the page's timings (the render includes the style and
+  // layout that focusing forces) and says the page is ready.
+  function finish(r, t0, replaced) {
+    // Focus the new content for keyboard and screen reader users (the
+    // link that was clicked may be gone); a page turned in place starts
+    // at its top.
+    const tl = performance.now();
     main.focus({ preventScroll: true });
+    if (!replaced) main.scrollIntoView({ block: 'start' });
+    void main.offsetHeight; // lay out now, inside the measured time
+    perf.layoutMs = performance.now() - tl;
     perf.renderMs = performance.now() - t0 - perf.fetchMs;
     perf.totalMs = performance.now() - t0;
     perf.readyAt = perf.readyAt || performance.now(); // the first page: interactive
@@ -306,30 +379,105 @@
         h('label', {}, 'Recorded since', h('input', { type: 'datetime-local', name: 'since', id: 'f-since', value: toLocal(p.get('since')) })),
         h('label', {}, 'Recorded before', h('input', { type: 'datetime-local', name: 'until', id: 'f-until', value: toLocal(p.get('until')) })))));
 
-    const rows = data.versions.map((v) => h('tr', { 'data-memory': v.memory_id, 'data-version': v.id },
-      h('td', {}, memLink(v.memory_id, v.content || v.value || v.key)),
-      h('td', {}, v.kind, h('br', {}), h('span', { class: 'muted small' }, v.type)),
-      h('td', { class: 'hide-narrow' }, v.subject, h('br', {}), h('span', { class: 'muted small' }, v.key)),
-      h('td', {}, badge(v.status), ' ', h('span', { class: 'muted small' }, 'v' + v.seq + ' ' + (v.operation || ''))),
-      h('td', { class: 'num hide-narrow' }, num(v.trust, 2)),
-      h('td', { class: 'hide-narrow small' }, fmtTime(v.recorded_at))));
+    const tbody = memoryRows(data.versions);
+    const pager = h('div', { class: 'pager' });
+    fillPager(pager, p, page, data);
+    put(view,
+      h('h1', {}, 'Memories'),
+      form,
+      h('p', { class: 'muted', 'data-testid': 'empty', hidden: data.versions.length > 0 }, 'No memory matches these filters.'),
+      h('div', { class: 'tablewrap', hidden: data.versions.length === 0 },
+        h('table', { 'data-testid': 'memories', 'aria-label': 'Memories, newest first' },
+          h('thead', {}, h('tr', {}, ['Content', 'Kind', 'Subject · key', 'Status', 'Trust', 'Recorded'].map((c) =>
+            h('th', { scope: 'col', class: c === 'Trust' ? 'num' : null }, c)))),
+          tbody)),
+      pager);
+    view.dataset.filters = filterKey(p);
+  }
+
+  // filterKey names a memory list's filters (not its page): paging keeps
+  // the same key, so the next page replaces only the rows and the pager.
+  const filterKey = (p) => {
+    const q = new URLSearchParams(p);
+    q.delete('cursor');
+    q.delete('page');
+    q.sort();
+    return q.toString();
+  };
+
+  // memoryRow is the one row every memory row is cloned from: cloning a
+  // built row and setting its texts costs far less than building 30
+  // elements per row (measured: see the README's inspector section).
+  let memoryRow = null;
+  function memoryRows(versions) {
+    if (!memoryRow) {
+      memoryRow = h('tr', {},
+        h('td', {}, h('a', {})),
+        h('td', {}, text(''), h('br', {}), h('span', { class: 'muted small' })),
+        h('td', { class: 'hide-narrow' }, text(''), h('br', {}), h('span', { class: 'muted small' })),
+        h('td', {}, h('span', { class: 'badge' }), ' ', h('span', { class: 'muted small' })),
+        h('td', { class: 'num hide-narrow' }),
+        h('td', { class: 'hide-narrow small' }));
+    }
+    const frag = document.createDocumentFragment();
+    for (const v of versions) {
+      const tr = memoryRow.cloneNode(true);
+      tr.dataset.memory = v.memory_id;
+      tr.dataset.version = v.id;
+      const [c0, c1, c2, c3, c4, c5] = tr.children;
+      const a = c0.firstChild;
+      a.href = '#/memory/' + encodeURIComponent(v.memory_id);
+      a.textContent = v.content || v.value || v.key || v.memory_id;
+      c1.firstChild.data = v.kind;
+      c1.lastChild.textContent = v.type;
+      c2.firstChild.data = v.subject || '';
+      c2.lastChild.textContent = v.key || '';
+      c3.firstChild.textContent = v.status;
+      c3.firstChild.className = 'badge ' + v.status;
+      c3.lastChild.textContent = 'v' + v.seq + ' ' + (v.operation || '');
+      c4.textContent = num(v.trust, 2);
+      c5.textContent = fmtTime(v.recorded_at);
+      frag.append(tr);
+    }
+    return h('tbody', {}, frag);
+  }
+
+  function fillPager(pager, p, page, data) {
     const nextQ = new URLSearchParams(p);
     nextQ.set('cursor', data.next_cursor || '');
     nextQ.set('page', String(page + 1));
     const firstQ = new URLSearchParams(p);
     firstQ.delete('cursor');
     firstQ.delete('page');
-    put(view, 
-      h('h1', {}, 'Memories'),
-      form,
-      data.versions.length === 0
-        ? h('p', { class: 'muted', 'data-testid': 'empty' }, 'No memory matches these filters.')
-        : table(['Content', 'Kind', 'Subject · key', 'Status', 'Trust', 'Recorded'], rows, { 'data-testid': 'memories', 'aria-label': 'Memories, newest first' }),
-      h('div', { class: 'pager' },
-        page > 1 ? link('#/memories?' + firstQ.toString(), 'First page') : null,
-        page > 1 ? h('button', { class: 'secondary', type: 'button', onclick: () => history.back() }, 'Previous') : null,
-        h('span', { class: 'muted' }, 'Page ' + page + ' · ' + data.versions.length + ' shown, newest first'),
-        data.next_cursor ? link('#/memories?' + nextQ.toString(), 'Next page', { 'data-testid': 'next', rel: 'next' }) : null));
+    pager.replaceChildren();
+    put(pager,
+      page > 1 ? link('#/memories?' + firstQ.toString(), 'First page') : null,
+      page > 1 ? h('button', { class: 'secondary', type: 'button', onclick: () => history.back() }, 'Previous') : null,
+      h('span', { class: 'muted' }, 'Page ' + page + ' · ' + data.versions.length + ' shown, newest first'),
+      data.next_cursor ? link('#/memories?' + nextQ.toString(), 'Next page', { 'data-testid': 'next', rel: 'next' }) : null);
+  }
+
+  // pageMemoriesInPlace turns the page of the memory list on screen when
+  // only the page changed: one request, then the rows and the pager are
+  // swapped in one step each (the form, headings and table stay). It
+  // returns false when the list on screen has other filters.
+  async function pageMemoriesInPlace(r) {
+    const cur = main.firstElementChild;
+    if (!cur || cur.dataset.filters === undefined || cur.dataset.filters !== filterKey(r.params)) return false;
+    const p = r.params;
+    const page = Number(p.get('page') || 1);
+    const query = { limit: 50, cursor: p.get('cursor') || '', status: p.has('status') ? p.get('status') : 'active,contested' };
+    for (const f of FILTERS) if (f !== 'status' && p.get(f)) query[f] = p.get(f);
+    const data = await get('/v1/versions' + qs(query));
+    if (cur !== main.firstElementChild) return false; // another route replaced it meanwhile
+    perf.parsedAt = performance.now();
+    const table = cur.querySelector('[data-testid=memories]');
+    table.tBodies[0].replaceWith(memoryRows(data.versions));
+    table.parentElement.hidden = data.versions.length === 0;
+    cur.querySelector('[data-testid=empty]').hidden = data.versions.length > 0;
+    fillPager(cur.querySelector('.pager'), p, page, data);
+    perf.buildMs = performance.now() - perf.parsedAt;
+    return true;
   }
 
   // ---- one memory: its timeline -------------------------------------------
@@ -660,13 +808,45 @@
       h('p', { class: 'muted small axis' }, 'peak ' + fmt(max) + ' · ' + first + ' → ' + last));
   }
 
+  // reportsView shows the last lifecycle, consolidation and procedure
+  // reports (GET /v1/reports): counts first, the whole report folded.
+  function reportsView(rs) {
+    const lc = rs.lifecycle, co = rs.consolidation, pr = rs.procedures;
+    const out = [h('h2', {}, 'Last reports'),
+      h('p', { class: 'muted small' }, 'The last run of each, from this page or the API, kept by this server process only: a restart forgets them.')];
+    if (!lc && !co && !pr) return [...out, h('p', { class: 'muted' }, 'None run since the server started.')];
+    const item = (kind, title, at, summary, report) => h('div', { class: 'card', 'data-report': kind },
+      h('h3', {}, title, ' ', h('span', { class: 'muted small' }, fmtTime(at))),
+      h('p', {}, summary),
+      h('details', {}, h('summary', {}, 'The whole report'), h('pre', {}, JSON.stringify(report, null, 2))));
+    if (lc) {
+      const l = lc.report.lifecycle || {}, d = lc.report.dedupe;
+      out.push(item('lifecycle', 'Lifecycle' + (lc.dry_run ? ' (dry run)' : ''), lc.at,
+        `${l.expired || 0} expired, ${l.decayed || 0} decayed, ${l.floored || 0} floored, ${l.contests_resolved || 0} contests resolved` +
+        (d ? `; dedupe: ${d.clusters || 0} clusters, ${d.superseded || 0} superseded` : "; no dedupe"), lc.report));
+    }
+    if (co) {
+      const c = co.report;
+      out.push(item('consolidation', 'Consolidation of ' + co.session_id, co.at,
+        `${(c.sessions || []).map((x) => x.session_id + ': ' + x.status).join(', ') || 'no session'}; ` +
+        `${(c.forgotten || []).length} episodes forgotten, ${(c.purged || []).length} purged`, c));
+    }
+    if (pr) out.push(item('procedures', 'Procedure promotion', pr.at, Object.entries(pr.report)
+      .filter(([, v]) => Array.isArray(v)).map(([k, v]) => v.length + ' ' + k.replace(/_/g, ' ')).join(', ') || 'done', pr.report));
+    return out;
+  }
+
   async function pageActivity(view, r) {
     const p = r.params;
     const decision = p.get('decision') || '';
     const jobState = p.get('state') || '';
-    const [st, adm, jobs] = await Promise.all([
+    const [st, adm, jobs, reps] = await Promise.all([
       get('/v1/stats'), get('/v1/admissions' + qs({ decision, limit: 100 })), get('/v1/jobs' + qs({ state: jobState, limit: 50 })),
+      get('/v1/reports'),
     ]);
+    const lastReports = h('section', { 'aria-label': 'Last reports', 'data-testid': 'last-reports' });
+    const showReports = (rs) => lastReports.replaceChildren(...reportsView(rs));
+    showReports(reps);
     const stat = (label, v) => h('div', { class: 'stat' }, h('b', {}, v), label);
     const retrievals = st.retrievals.reduce((n, b) => n + b.count, 0);
     put(view, h('h1', {}, 'Activity'),
@@ -688,6 +868,7 @@
         try {
           const res = await fn();
           result.replaceChildren(h('h3', {}, title + ': done'), h('pre', { 'data-testid': 'action-result' }, JSON.stringify(res, null, 2)));
+          get('/v1/reports').then(showReports).catch(() => {});
         } catch (err) {
           result.replaceChildren(h('p', { class: 'error' }, err.message));
         }
@@ -705,6 +886,8 @@
         can('POST /v1/procedures/promote') ? h('button', { type: 'button', class: 'secondary', onclick: run('Promote procedures',
           'Distil procedures from successful sessions now.', () => api('POST', '/v1/procedures/promote')) }, 'Promote procedures') : null), result);
     }
+
+    put(view, lastReports);
 
     const filterForm = (name, label, options, value) => h('form', { class: 'row', onsubmit: (e) => e.preventDefault() },
       h('label', {}, label, h('select', { name, id: 'act-' + name, onchange: (e) => {

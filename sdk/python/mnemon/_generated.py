@@ -124,6 +124,16 @@ class ConsolidateResponse(TypedDict):
     """The session consolidated (one entry)."""
 
 
+class ConsolidationRun(TypedDict):
+    """The ConsolidationRun object of the API."""
+
+    at: str
+    """When it finished."""
+    report: ConsolidateResponse
+    session_id: str
+    """The session consolidated."""
+
+
 class _DedupeReportRequired(TypedDict):
     changes: List[LifecycleChange]
     clusters: int
@@ -409,6 +419,16 @@ class LifecycleReport(TypedDict):
     namespace: str
 
 
+class LifecycleRun(TypedDict):
+    """The LifecycleRun object of the API."""
+
+    at: str
+    """When it finished."""
+    dry_run: bool
+    """It only said what it would change."""
+    report: LifecycleRunResponse
+
+
 class LifecycleRunRequest(TypedDict, total=False):
     """The LifecycleRunRequest object of the API."""
 
@@ -482,6 +502,17 @@ class ModelUsage(TypedDict):
 
     completion_tokens: int
     prompt_tokens: int
+
+
+class NamespaceList(TypedDict):
+    """The NamespaceList object of the API."""
+
+    all: bool
+    """Every namespace the store holds is listed (admin key or open mode); false: only the caller's own."""
+    current: str
+    """The namespace this request acted in."""
+    namespaces: List[str]
+    """Namespace names, sorted; the caller's own is always among them."""
 
 
 class _OutcomeRequired(TypedDict):
@@ -583,6 +614,14 @@ class ProcedureReport(TypedDict):
     waiting: Optional[List[TaskTally]]
 
 
+class ProcedureRun(TypedDict):
+    """The ProcedureRun object of the API."""
+
+    at: str
+    """When it finished."""
+    report: ProcedureReport
+
+
 class _ProvenanceRequired(TypedDict):
     embedder: str
     embedder_dim: int
@@ -670,6 +709,17 @@ class RememberResponse(_RememberResponseRequired, total=False):
     """ADD, REINFORCE, SUPERSEDE, CONTEST or NOOP; absent when the text was kept only as an episode."""
     version: Version
     """The version now current for that memory."""
+
+
+class Reports(TypedDict, total=False):
+    """The Reports object of the API."""
+
+    consolidation: ConsolidationRun
+    """The last POST /v1/sessions/{id}/consolidate."""
+    lifecycle: LifecycleRun
+    """The last POST /v1/lifecycle/run (lifecycle, and dedupe when asked)."""
+    procedures: ProcedureRun
+    """The last POST /v1/procedures/promote."""
 
 
 class _RespondRequestRequired(TypedDict):
@@ -1032,8 +1082,10 @@ OPERATIONS: Dict[str, Operation] = {
     'forgetMemory': Operation('DELETE', '/v1/memories/{id}', ('id',), (), 'none', 'json'),
     'getMemory': Operation('GET', '/v1/memories/{id}', ('id',), (), 'none', 'json'),
     'explainMemory': Operation('GET', '/v1/memories/{id}/explain', ('id',), (), 'none', 'json'),
+    'listNamespaces': Operation('GET', '/v1/namespaces', (), (), 'none', 'json'),
     'getV1Procedures': Operation('GET', '/v1/procedures', (), (), 'none', 'json'),
     'postV1ProceduresPromote': Operation('POST', '/v1/procedures/promote', (), (), 'none', 'json'),
+    'getReports': Operation('GET', '/v1/reports', (), (), 'none', 'json'),
     'getRetrieval': Operation('GET', '/v1/retrievals/{id}', ('id',), (), 'none', 'json'),
     'sendFeedback': Operation('POST', '/v1/retrievals/{id}/feedback', ('id',), (), 'json', 'json'),
     'consolidateSession': Operation('POST', '/v1/sessions/{id}/consolidate', ('id',), (), 'json', 'json'),
@@ -1274,6 +1326,7 @@ __all__ = [
     'ChannelHit',
     'ConsolidateRequest',
     'ConsolidateResponse',
+    'ConsolidationRun',
     'DedupeReport',
     'Episode',
     'EventInput',
@@ -1292,6 +1345,7 @@ __all__ = [
     'JobList',
     'LifecycleChange',
     'LifecycleReport',
+    'LifecycleRun',
     'LifecycleRunRequest',
     'LifecycleRunResponse',
     'Memory',
@@ -1299,6 +1353,7 @@ __all__ = [
     'MemoryList',
     'MemoryView',
     'ModelUsage',
+    'NamespaceList',
     'Outcome',
     'Problem',
     'Procedure',
@@ -1306,10 +1361,12 @@ __all__ = [
     'ProcedureFailure',
     'ProcedureList',
     'ProcedureReport',
+    'ProcedureRun',
     'Provenance',
     'RankedItem',
     'RememberRequest',
     'RememberResponse',
+    'Reports',
     'RespondRequest',
     'RespondResponse',
     'RespondUse',
@@ -1492,6 +1549,12 @@ class Operations:
         Needs a key with role reader or above; in open mode no key is needed."""
         return cast(Explanation, self._call('explainMemory', {'id': id}, {}, None))
 
+    def list_namespaces(self) -> NamespaceList:
+        """The namespaces the caller may look at: every one the store holds for an admin key or in open mode, the key's own for a reader or writer key. A key still acts in its own namespace only. (GET /v1/namespaces)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(NamespaceList, self._call('listNamespaces', {}, {}, None))
+
     def list_procedures(self) -> ProcedureList:
         """List procedures (procedural memories) with their steps, sessions, last use and stale flag. (GET /v1/procedures)
 
@@ -1503,6 +1566,12 @@ class Operations:
 
         Needs a key with role writer or above; in open mode no key is needed."""
         return cast(ProcedureReport, self._call('postV1ProceduresPromote', {}, {}, None))
+
+    def get_reports(self) -> Reports:
+        """The last lifecycle, consolidation and procedure report run through this API in the namespace, kept in the serving process's memory only (a restart forgets them). (GET /v1/reports)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(Reports, self._call('getReports', {}, {}, None))
 
     def get_trace(self, id: str) -> Trace:
         """The trace of a retrieval: every candidate, its channels and terms. (GET /v1/retrievals/{id})
@@ -1663,6 +1732,12 @@ class AsyncOperations:
         Needs a key with role reader or above; in open mode no key is needed."""
         return cast(Explanation, await self._call('explainMemory', {'id': id}, {}, None))
 
+    async def list_namespaces(self) -> NamespaceList:
+        """The namespaces the caller may look at: every one the store holds for an admin key or in open mode, the key's own for a reader or writer key. A key still acts in its own namespace only. (GET /v1/namespaces)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(NamespaceList, await self._call('listNamespaces', {}, {}, None))
+
     async def list_procedures(self) -> ProcedureList:
         """List procedures (procedural memories) with their steps, sessions, last use and stale flag. (GET /v1/procedures)
 
@@ -1674,6 +1749,12 @@ class AsyncOperations:
 
         Needs a key with role writer or above; in open mode no key is needed."""
         return cast(ProcedureReport, await self._call('postV1ProceduresPromote', {}, {}, None))
+
+    async def get_reports(self) -> Reports:
+        """The last lifecycle, consolidation and procedure report run through this API in the namespace, kept in the serving process's memory only (a restart forgets them). (GET /v1/reports)
+
+        Needs a key with role reader or above; in open mode no key is needed."""
+        return cast(Reports, await self._call('getReports', {}, {}, None))
 
     async def get_trace(self, id: str) -> Trace:
         """The trace of a retrieval: every candidate, its channels and terms. (GET /v1/retrievals/{id})

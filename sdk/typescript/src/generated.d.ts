@@ -83,6 +83,14 @@ export interface ConsolidateResponse {
   sessions: Array<SessionOutcome>;
 }
 
+export interface ConsolidationRun {
+  /** When it finished. */
+  at: string;
+  report: ConsolidateResponse;
+  /** The session consolidated. */
+  session_id: string;
+}
+
 export interface DedupeReport {
   changes: Array<LifecycleChange>;
   clusters: number;
@@ -294,6 +302,14 @@ export interface LifecycleReport {
   namespace: string;
 }
 
+export interface LifecycleRun {
+  /** When it finished. */
+  at: string;
+  /** It only said what it would change. */
+  dry_run: boolean;
+  report: LifecycleRunResponse;
+}
+
 export interface LifecycleRunRequest {
   /** Also merge duplicate facts (cosine at or above the threshold, never contradictions) into their strongest. */
   dedupe?: boolean;
@@ -347,6 +363,15 @@ export interface MemoryView {
 export interface ModelUsage {
   completion_tokens: number;
   prompt_tokens: number;
+}
+
+export interface NamespaceList {
+  /** Every namespace the store holds is listed (admin key or open mode); false: only the caller's own. */
+  all: boolean;
+  /** The namespace this request acted in. */
+  current: string;
+  /** Namespace names, sorted; the caller's own is always among them. */
+  namespaces: Array<string>;
 }
 
 export interface Outcome {
@@ -425,6 +450,12 @@ export interface ProcedureReport {
   waiting: Array<TaskTally> | null;
 }
 
+export interface ProcedureRun {
+  /** When it finished. */
+  at: string;
+  report: ProcedureReport;
+}
+
 export interface Provenance {
   embedder: string;
   embedder_dim: number;
@@ -495,6 +526,15 @@ export interface RememberResponse {
   reasons: Array<string> | null;
   /** The version now current for that memory. */
   version?: Version;
+}
+
+export interface Reports {
+  /** The last POST /v1/sessions/{id}/consolidate. */
+  consolidation?: ConsolidationRun;
+  /** The last POST /v1/lifecycle/run (lifecycle, and dedupe when asked). */
+  lifecycle?: LifecycleRun;
+  /** The last POST /v1/procedures/promote. */
+  procedures?: ProcedureRun;
 }
 
 export interface RespondRequest {
@@ -876,10 +916,14 @@ export interface Operations {
     /** A memory (mem_...), version (ver_...) or retrieval (ret_...) id. */
     id: string;
   }, options?: CallOptions): Promise<Explanation>;
+  /** The namespaces the caller may look at: every one the store holds for an admin key or in open mode, the key's own for a reader or writer key. A key still acts in its own namespace only. (GET /v1/namespaces) */
+  listNamespaces(options?: CallOptions): Promise<NamespaceList>;
   /** List procedures (procedural memories) with their steps, sessions, last use and stale flag. (GET /v1/procedures) */
   getV1Procedures(options?: CallOptions): Promise<ProcedureList>;
   /** Distil procedures from 3+ successful sessions per task type (task_result events with metadata task_type and outcome), count failing sessions that used one, flag procedures unused for 90 days. Idempotent. (POST /v1/procedures/promote) */
   postV1ProceduresPromote(options?: CallOptions): Promise<ProcedureReport>;
+  /** The last lifecycle, consolidation and procedure report run through this API in the namespace, kept in the serving process's memory only (a restart forgets them). (GET /v1/reports) */
+  getReports(options?: CallOptions): Promise<Reports>;
   /** The trace of a retrieval: every candidate, its channels and terms. (GET /v1/retrievals/{id}) */
   getRetrieval(args: {
     /** A retrieval id (ret_...). */
