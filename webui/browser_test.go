@@ -165,6 +165,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	if len(want) == 0 || !slices.EqualFunc(want, shown.Cells, slices.Equal) {
 		t.Errorf("trace table (%d channel cells) differs from the API's trace (%d):\n got %v\nwant %v", len(shown.Cells), len(want), shown.Cells, want)
 	}
+	checkTraceRows(t, b, trace)
 	if strings.TrimSpace(shown.Ctx) == "" || !strings.Contains(shown.Ctx, "emacs") {
 		t.Errorf("packed context %q does not hold the current editor", shown.Ctx)
 	}
@@ -175,6 +176,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	// The timeline now shows that feedback.
 	b.run(t, chromedp.Navigate(base+"/ui/#/memory/"+s.editorMemory))
 	b.waitReady(t, "memory")
+	checkTimelineRecords(t, b, base, admin, s.editorMemory, shown.ID)
 	b.shot(t, "timeline")
 
 	// Graph and activity render (screenshots), with the admin's actions.
@@ -389,6 +391,115 @@ func TestInspectorInBrowser(t *testing.T) {
 		if err := os.WriteFile(f, append(out, '\n'), 0o644); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// checkTraceRows checks the trace table row by row against the API's
+// trace: the final rank, the fused score, every utility term, the final
+// score, and packed or not with the reason.
+func checkTraceRows(t *testing.T, b *browser, trace wire.Trace) {
+	t.Helper()
+	var tbl struct {
+		Head []string `json:"head"`
+		Rows []struct {
+			Version string   `json:"version"`
+			Packed  string   `json:"packed"`
+			Cells   []string `json:"cells"`
+		} `json:"rows"`
+	}
+	b.eval(t, `(t => ({head: [...t.querySelectorAll('thead th')].map(th => th.textContent),
+		rows: [...t.querySelectorAll('tbody tr')].map(tr => ({version: tr.dataset.version, packed: tr.dataset.packed,
+			cells: [...tr.children].map(td => td.textContent)}))}))(document.querySelector('[data-testid=trace]'))`, &tbl)
+	col := map[string]int{}
+	for i, name := range tbl.Head {
+		col[name] = i
+	}
+	if len(tbl.Rows) != len(trace.Items) {
+		t.Fatalf("the trace table has %d rows; the API's trace %d candidates", len(tbl.Rows), len(trace.Items))
+	}
+	f3 := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+	for _, it := range trace.Items {
+		i := slices.IndexFunc(tbl.Rows, func(r struct {
+			Version string   `json:"version"`
+			Packed  string   `json:"packed"`
+			Cells   []string `json:"cells"`
+		}) bool {
+			return r.Version == it.VersionID
+		})
+		if i < 0 {
+			t.Errorf("candidate %s of the API's trace is not in the table", it.VersionID)
+			continue
+		}
+		row := tbl.Rows[i]
+		cell := func(name string) string { return row.Cells[col[name]] }
+		packed := "no"
+		if it.Packed {
+			packed = "packed"
+		}
+		if i+1 != it.Rank || cell("Rank") != strconv.Itoa(it.Rank) || cell("Fused") != f3(it.Fused) || cell("Final") != f3(it.Final) ||
+			row.Packed != strconv.FormatBool(it.Packed) || cell("Packed") != packed+it.Reason {
+			t.Errorf("row %d %s: rank %s fused %s final %s packed %q; the API: rank %d fused %s final %s packed %v %q",
+				i+1, it.VersionID, cell("Rank"), cell("Fused"), cell("Final"), cell("Packed"), it.Rank, f3(it.Fused), f3(it.Final), it.Packed, it.Reason)
+		}
+		for name, v := range it.Terms {
+			if v == 0 {
+				continue
+			}
+			sign := " "
+			if v > 0 {
+				sign = " +"
+			}
+			if want := name + sign + f3(v); !strings.Contains(cell("Terms"), want) {
+				t.Errorf("row %s: terms %q lack %q", it.VersionID, cell("Terms"), want)
+			}
+		}
+	}
+}
+
+// checkTimelineRecords checks the timeline of memory against the API's
+// explanation: each version's admission decisions, and its feedback
+// events with usefulness and trust before and after, among them the
+// feedback just sent from retrieval.
+func checkTimelineRecords(t *testing.T, b *browser, base, key, memory, retrieval string) {
+	t.Helper()
+	var ex wire.Explanation
+	apiGet(t, base, key, "/v1/memories/"+memory+"/explain", &ex)
+	if ex.Memory == nil {
+		t.Fatalf("explain %s: no memory", memory)
+	}
+	var shown map[string]struct {
+		Decisions []string            `json:"decisions"`
+		Feedback  map[string][]string `json:"feedback"`
+	}
+	b.eval(t, `Object.fromEntries([...document.querySelectorAll('[data-testid=timeline] > li')].map(li => [li.dataset.version, {
+		decisions: [...li.querySelectorAll('[data-testid=version-admissions] li')].map(x => x.dataset.decision),
+		feedback: Object.fromEntries([...li.querySelectorAll('[data-testid=version-feedback] tbody tr')].map(tr => [tr.dataset.feedback, [...tr.children].map(td => td.textContent)]))}]))`, &shown)
+	f2 := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+	sent := false
+	for _, ve := range ex.Memory.Versions {
+		got := shown[ve.Version.ID]
+		var decisions []string
+		for _, a := range ve.Admissions {
+			decisions = append(decisions, a.Decision)
+		}
+		if !slices.Equal(got.Decisions, decisions) {
+			t.Errorf("version %s: the timeline shows admissions %v; the API %v", ve.Version.ID, got.Decisions, decisions)
+		}
+		if len(got.Feedback) != len(ve.Feedback) {
+			t.Errorf("version %s: the timeline shows %d feedback events; the API %d", ve.Version.ID, len(got.Feedback), len(ve.Feedback))
+		}
+		for _, f := range ve.Feedback {
+			cells := got.Feedback[f.ID]
+			if len(cells) < 5 || !strings.HasPrefix(cells[1], f.Outcome) || cells[3] != f2(f.UsefulnessBefore)+" → "+f2(f.UsefulnessAfter) ||
+				cells[4] != f2(f.TrustBefore)+" → "+f2(f.TrustAfter) {
+				t.Errorf("feedback %s on %s: the timeline shows %q; the API %s, usefulness %.2f → %.2f, trust %.2f → %.2f",
+					f.ID, ve.Version.ID, cells, f.Outcome, f.UsefulnessBefore, f.UsefulnessAfter, f.TrustBefore, f.TrustAfter)
+			}
+			sent = sent || f.RetrievalID == retrieval && f.Outcome == "helpful"
+		}
+	}
+	if !sent {
+		t.Errorf("the helpful feedback sent from retrieval %s is not on memory %s's timeline", retrieval, memory)
 	}
 }
 

@@ -516,7 +516,7 @@
 
   function admissionsList(as) {
     if (!as || as.length === 0) return null;
-    return h('div', {}, h('h3', {}, 'Admission'), h('ul', {}, as.map((a) => h('li', {},
+    return h('div', {}, h('h3', {}, 'Admission'), h('ul', { 'data-testid': 'version-admissions' }, as.map((a) => h('li', { 'data-decision': a.decision },
       badge(a.decision), ' ', a.operation || '', ' · ', (a.reasons || []).join(', '), ' · ',
       h('span', { class: 'muted small' }, fmtTime(a.created_at), a.episode_id ? ' · from ' : ''), a.episode_id ? epLink(a.episode_id) : null))));
   }
@@ -524,11 +524,11 @@
   function feedbackList(fs) {
     if (!fs || fs.length === 0) return null;
     return h('div', {}, h('h3', {}, 'Feedback'), table(['When', 'Outcome', 'Source', 'Usefulness', 'Trust', 'Status after', 'Retrieval'],
-      fs.map((f) => h('tr', {},
+      fs.map((f) => h('tr', { 'data-feedback': f.id },
         h('td', { class: 'small' }, fmtTime(f.created_at)), h('td', {}, badge(f.outcome), f.used ? '' : ' (unused)'),
         h('td', {}, f.source), h('td', {}, num(f.usefulness_before, 2) + ' → ' + num(f.usefulness_after, 2)),
         h('td', {}, num(f.trust_before, 2) + ' → ' + num(f.trust_after, 2)), h('td', {}, f.status_after),
-        h('td', {}, link('#/retrieval/' + encodeURIComponent(f.retrieval_id), f.retrieval_id))))));
+        h('td', {}, link('#/retrieval/' + encodeURIComponent(f.retrieval_id), f.retrieval_id)))), { 'data-testid': 'version-feedback' }));
   }
 
   async function pageMemory(view, r) {
