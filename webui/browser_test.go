@@ -495,7 +495,13 @@ func checkTimelineRecords(t *testing.T, b *browser, base, key, memory, retrieval
 				t.Errorf("feedback %s on %s: the timeline shows %q; the API %s, usefulness %.2f → %.2f, trust %.2f → %.2f",
 					f.ID, ve.Version.ID, cells, f.Outcome, f.UsefulnessBefore, f.UsefulnessAfter, f.TrustBefore, f.TrustAfter)
 			}
-			sent = sent || f.RetrievalID == retrieval && f.Outcome == "helpful"
+			if f.RetrievalID == retrieval && f.Outcome == "helpful" {
+				// The console rates the packed items: used, so reinforced.
+				if !f.Used || !f.Reinforced || f.UsefulnessAfter <= f.UsefulnessBefore {
+					t.Errorf("the helpful feedback sent from the console did not reinforce %s: %+v", ve.Version.ID, f)
+				}
+				sent = true
+			}
 		}
 	}
 	if !sent {

@@ -701,9 +701,13 @@
         { 'data-testid': 'trace', 'aria-label': 'Candidates by final rank, each channel\'s rank and score' }));
     if (can('POST /v1/retrievals/{id}/feedback') && trace.items.some((it) => it.packed)) {
       const out = h('div', { 'aria-live': 'polite' });
+      // The buttons rate the packed items, so they are named as used: without
+      // memory_ids and without an output, the server counts none as used and
+      // helpful would reinforce nothing.
+      const packed = [...new Set(trace.items.filter((it) => it.packed).map((it) => it.memory_id))];
       const send = (outcome) => async () => {
         try {
-          const fb = await api('POST', '/v1/retrievals/' + encodeURIComponent(trace.id) + '/feedback', { outcome, source: 'user' });
+          const fb = await api('POST', '/v1/retrievals/' + encodeURIComponent(trace.id) + '/feedback', { outcome, source: 'user', memory_ids: packed });
           out.replaceChildren();
           put(out, h('p', { 'data-testid': 'feedback-result' }, 'Feedback ' + outcome + ': ' + fb.applied.length + ' applied, ' +
             fb.duplicates.length + ' already recorded.'),
