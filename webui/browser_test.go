@@ -26,8 +26,12 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
 	"github.com/mnemon-dev/mnemon/cli"
+	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
+	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
@@ -55,6 +59,7 @@ func TestInspectorInBrowser(t *testing.T) {
 		bigKey = createKey(t, env, "big", "reader")
 		seedVersions(t, db, "big", 100_000)
 	}
+	failing := seedFailedJob(t, db, "acme")
 	base := startServe(t, env)
 	s := seed(t, base, admin)
 	apiDo(t, "POST", base, beta, "/v1/memories", map[string]any{"text": "I prefer green tea."}, nil)
@@ -204,11 +209,30 @@ func TestInspectorInBrowser(t *testing.T) {
 	b.eval(t, `({Lifecycle: !!document.querySelector('[data-testid=run-lifecycle]'),
 		Retry: [...document.querySelectorAll('[data-testid=jobs] button')].some(b => b.textContent === 'Retry'),
 		Quarantine: document.querySelectorAll('[data-testid=admissions] tr[data-decision=quarantine]').length})`, &act)
-	if !act.Lifecycle || act.Quarantine == 0 {
-		t.Errorf("activity for an admin: %+v, want the lifecycle action and the quarantined admission", act)
+	if !act.Lifecycle || !act.Retry || act.Quarantine == 0 {
+		t.Errorf("activity for an admin: %+v, want the lifecycle action, a failed job's retry and the quarantined admission", act)
 	}
 	b.accessible(t, "activity")
 	b.shot(t, "activity")
+	// Retry the failed job: confirmed, and run again (it fails again for
+	// good: one more attempt).
+	var before wire.Job
+	apiGet(t, base, admin, "/v1/jobs/"+failing, &before)
+	b.run(t, chromedp.Click(chromedp.CSS(`tr[data-job="`+failing+`"] button`)), chromedp.WaitVisible(chromedp.ID("confirm-ok")),
+		chromedp.Click(chromedp.ID("confirm-ok")))
+	b.poll(t, `(document.getElementById('status') || document.body).textContent.includes('Job `+failing+` is ')`)
+	var after wire.Job
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		apiGet(t, base, admin, "/v1/jobs/"+failing, &after)
+		if after.Attempt > before.Attempt && after.State == "failed" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if before.State != "failed" || after.Attempt <= before.Attempt || after.State != "failed" {
+		t.Errorf("retry from the activity page: before %+v, after %+v; want one more attempt", before, after)
+	}
+	b.run(t, chromedp.Navigate(base+"/ui/#/activity"))
+	b.waitReady(t, "activity")
 	b.run(t, chromedp.Click(chromedp.CSS(`[data-testid=run-lifecycle]`)))
 	b.run(t, chromedp.WaitVisible(chromedp.ID("confirm-ok")), chromedp.Click(chromedp.ID("confirm-ok")))
 	b.poll(t, `!!document.querySelector('[data-testid=action-result]')`)
@@ -926,6 +950,31 @@ func seed(t *testing.T, base, key string) seeded {
 		t.Fatalf("seed: the editor's newest version cites no held episode: %+v", newest.EvidenceSpans)
 	}
 	return s
+}
+
+// seedFailedJob queues, before serve opens db, an extraction job that fails
+// for good (more episodes than one job may hold): the activity page's
+// failed job to retry.
+func seedFailedJob(t *testing.T, db, ns string) string {
+	t.Helper()
+	ctx := t.Context()
+	st, err := sqlite.Open(ctx, db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	q, err := jobs.Open(ctx, jobs.Config{Driver: riversqlite.New(st.WriterDB()), TxOf: sqlite.SQLTx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	if err := st.InTx(ctx, func(tx memory.Executor) error {
+		id, err = q.Enqueue(ctx, tx, engine.ExtractJob{Namespace: ns, EpisodeIDs: make([]string, engine.MaxEvents+1)})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // seedVersions writes n memories of one version each straight into the
