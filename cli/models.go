@@ -30,9 +30,10 @@ type modelsConfig struct {
 	// gives 300ms); past it the built-in embedder embeds the query.
 	QueryBudget string `json:"query_budget"`
 	// Extraction is who extracts facts in the background extraction job:
-	// rules (the default), model (the chat model; the rules when it
-	// cannot answer) or both (the model, then the rules for the slots it
-	// left out). model and both need a chat endpoint.
+	// rules (the default without a chat endpoint), model (the chat model;
+	// the rules when it cannot answer) or both (the model, then the rules
+	// for the slots it left out; the default with a chat endpoint). model
+	// and both need a chat endpoint.
 	Extraction string `json:"extraction"`
 	// TokensPerDay bounds the model tokens one namespace may use a UTC
 	// day (0: no bound); past it the offline path serves.
@@ -207,7 +208,32 @@ func applyModelsEnv(m *modelsConfig, getenv func(string) string) (*modelsConfig,
 			}
 		}
 	}
+	m.defaults()
 	return m, nil
+}
+
+// defaults fills what a chat endpoint leaves unsaid. Its base URL (and the
+// key's source) is the embeddings endpoint's when it names none: the
+// servers people run locally (Ollama, LM Studio, vLLM with both models)
+// and OpenAI serve both APIs at one root, so naming the chat model is
+// enough. And a configured chat model extracts: extraction left unset is
+// both (the model first, the rules for the slots it leaves out, and
+// alone when it cannot answer); set it to rules to keep the chat model for
+// the other features only.
+func (m *modelsConfig) defaults() {
+	c, e := m.Chat, m.Embeddings
+	if c == nil {
+		return
+	}
+	if strings.TrimSpace(c.BaseURL) == "" && e != nil && strings.TrimSpace(e.BaseURL) != "" {
+		c.BaseURL = e.BaseURL
+		if c.APIKeyEnv == "" && c.APIKeyFile == "" {
+			c.APIKeyEnv, c.APIKeyFile = e.APIKeyEnv, e.APIKeyFile
+		}
+	}
+	if strings.TrimSpace(m.Extraction) == "" {
+		m.Extraction = string(llm.ModeBoth)
+	}
 }
 
 func (c *endpointConfig) applyEnv(prefix string, getenv func(string) string) error {
@@ -583,7 +609,7 @@ func (a *app) logModels(log *slog.Logger) {
 	}
 	if a.models != nil && a.models.Chat != nil {
 		if c, err := a.models.Chat.client("models.chat", a.env.Getenv); err == nil {
-			log.Info("chat provider", "endpoint", c.Config(), "extraction", map[bool]string{true: "rules", false: a.models.Extraction}[a.models.Extraction == ""])
+			log.Info("chat provider", "endpoint", c.Config(), "extraction", a.models.Extraction)
 			c.Close()
 		}
 	}

@@ -15,10 +15,11 @@ import (
 )
 
 // TestServeLocalModelByVariables is the README's Ollama setup, end to end
-// through the HTTP API: `mnemon serve` configured only by MNEMON_
-// variables (no key, as for a local server) against the fake provider on
-// loopback. Captures are extracted in the background job by the chat
-// model, the rules filling the slots it left out (extraction: both); a
+// through the HTTP API: `mnemon serve` configured only by the README's
+// four MNEMON_ variables (no key, as for a local server; the chat model at
+// the embeddings' base URL) against the fake provider on loopback.
+// Captures are extracted in the background job by the chat model, the
+// rules filling the slots it left out (extraction: both, the default); a
 // value the episode does not say is rejected into the admission log and
 // never stored; a retrieval whose embedding call outruns its budget
 // still answers and says so; /metrics counts the calls.
@@ -42,10 +43,8 @@ func TestServeLocalModelByVariables(t *testing.T) {
 		"MNEMON_EMBEDDINGS_BASE_URL":   fake.URL,
 		"MNEMON_EMBEDDINGS_MODEL":      "fake-embed",
 		"MNEMON_EMBEDDINGS_DIMENSIONS": "16",
-		"MNEMON_CHAT_BASE_URL":         fake.URL,
-		"MNEMON_CHAT_MODEL":            "fake-chat",
-		"MNEMON_MODELS_EXTRACTION":     "both",
-		"MNEMON_MODELS_QUERY_BUDGET":   "200ms",
+		"MNEMON_CHAT_MODEL":            "fake-chat", // at the embeddings' base URL, extracting with both
+		"MNEMON_MODELS_QUERY_BUDGET":   "200ms",     // not the README's: a short budget keeps the test short
 	}, "--addr", "127.0.0.1:0", "--workers", "1")
 	defer s.stop(t)
 

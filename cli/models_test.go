@@ -338,3 +338,44 @@ func TestNoModelsConfiguredChangesNothing(t *testing.T) {
 		t.Fatalf("doctor without models:\n%s", out)
 	}
 }
+
+// TestModelsDefaults: a chat endpoint without a base URL (or key) takes
+// the embeddings endpoint's, and extraction left unset is both once a
+// chat endpoint is configured; without one it stays the rules.
+func TestModelsDefaults(t *testing.T) {
+	t.Parallel()
+	const ollama = "http://127.0.0.1:11434/v1"
+	for _, c := range []struct {
+		name           string
+		env            map[string]string
+		base, keyEnv   string
+		wantExtraction string
+	}{
+		{"chat model only", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_EMBEDDINGS_MODEL": "e", "MNEMON_CHAT_MODEL": "c"}, ollama, "", "both"},
+		{"key source follows the base URL", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": "https://api.openai.com/v1", "MNEMON_EMBEDDINGS_API_KEY_ENV": "OPENAI_API_KEY", "MNEMON_CHAT_MODEL": "c"},
+			"https://api.openai.com/v1", "OPENAI_API_KEY", "both"},
+		{"a chat endpoint of its own", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_EMBEDDINGS_API_KEY_ENV": "K", "MNEMON_CHAT_BASE_URL": "http://127.0.0.1:8081/v1", "MNEMON_CHAT_MODEL": "c"},
+			"http://127.0.0.1:8081/v1", "", "both"},
+		{"rules kept when asked", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_CHAT_MODEL": "c", "MNEMON_MODELS_EXTRACTION": "rules"}, ollama, "", "rules"},
+		{"model kept when asked", map[string]string{"MNEMON_CHAT_BASE_URL": ollama, "MNEMON_CHAT_MODEL": "c", "MNEMON_MODELS_EXTRACTION": "model"}, ollama, "", "model"},
+		{"no chat endpoint", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_EMBEDDINGS_MODEL": "e"}, "", "", ""},
+	} {
+		m, err := applyModelsEnv(nil, func(k string) string { return c.env[k] })
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var base, keyEnv string
+		if m.Chat != nil {
+			base, keyEnv = m.Chat.BaseURL, m.Chat.APIKeyEnv
+		}
+		if base != c.base || keyEnv != c.keyEnv || m.Extraction != c.wantExtraction {
+			t.Errorf("%s: chat base %q key env %q extraction %q; want %q %q %q", c.name, base, keyEnv, m.Extraction, c.base, c.keyEnv, c.wantExtraction)
+		}
+	}
+	// A config file's chat section gets the same defaults.
+	m, err := applyModelsEnv(&modelsConfig{Embeddings: &embeddingsConfig{endpointConfig: endpointConfig{BaseURL: "http://127.0.0.1:11434/v1", Model: "e"}, Dimensions: 8},
+		Chat: &chatConfig{endpointConfig{Model: "c"}}}, func(string) string { return "" })
+	if err != nil || m.Chat.BaseURL != "http://127.0.0.1:11434/v1" || m.Extraction != "both" {
+		t.Fatalf("config file: %+v %v", m, err)
+	}
+}

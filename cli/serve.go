@@ -490,8 +490,13 @@ or api_key_file, timeout (per attempt, default 30s), max_retries (default
 batch_size (default 64). MNEMON_EMBEDDINGS_<FIELD> and MNEMON_CHAT_<FIELD>
 (MNEMON_EMBEDDINGS_BASE_URL, ...) override them; every command reads the
 variables, so remember and recall embed with the same model as the server.
-Today the embeddings endpoint embeds every write and query; the chat
-endpoint is only checked ('mnemon doctor'). Switching embedder re-embeds.
+The embeddings endpoint embeds every write and query. The chat endpoint
+(its base_url and key default to the embeddings endpoint's) extracts facts
+in the background extraction job (models.extraction: both by default with
+a chat endpoint, model, or rules) and answers POST /v1/agent/respond; it
+can also judge duplicates (duplicate_judge), write summaries (summaries:
+model) and rerank (rerank). Switching embedder re-embeds. See the README's
+"Model providers".
 
 Durations are Go duration strings everywhere: "30s", "5m", "720h" (a
 number of days, "7d", is read too). The older fields in seconds
