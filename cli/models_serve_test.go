@@ -48,19 +48,27 @@ func TestServeLocalModelByVariables(t *testing.T) {
 	}, "--addr", "127.0.0.1:0", "--workers", "1")
 	defer s.stop(t)
 
-	capture := func(text string) string {
+	capture := func(texts ...string) string {
 		t.Helper()
-		code, body := call(t, "POST", s.url+"/v1/episodes?wait=true", map[string]any{"user_id": "ana", "events": []map[string]any{
-			{"kind": "user_message", "content": text, "occurred_at": time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)}}})
+		var events []map[string]any
+		for i, text := range texts {
+			events = append(events, map[string]any{"kind": "user_message", "content": text,
+				"occurred_at": time.Now().Add(time.Duration(i-10) * time.Second).UTC().Format(time.RFC3339)})
+		}
+		code, body := call(t, "POST", s.url+"/v1/episodes?wait=true", map[string]any{"user_id": "ana", "events": events})
 		var res wire.CaptureResponse
-		if code != http.StatusOK || json.Unmarshal(body, &res) != nil || res.JobState != "succeeded" || len(res.EpisodeIDs) != 1 {
-			t.Fatalf("capture %q: %d %s", text, code, body)
+		if code != http.StatusOK || json.Unmarshal(body, &res) != nil || res.JobState != "succeeded" || len(res.EpisodeIDs) != len(texts) {
+			t.Fatalf("capture %q: %d %s", texts, code, body)
 		}
 		return res.EpisodeIDs[0]
 	}
-	capture("I live in Lisbon these days, and my favorite editor is Helix.")
+	before := fake.Requests("/v1/embeddings")
+	capture("I live in Lisbon these days, and my favorite editor is Helix.", "My sister plays the cello on weekends.")
+	if n := fake.Requests("/v1/embeddings") - before; n != 1 {
+		t.Fatalf("the extraction job made %d embeddings requests; want one round trip for its episodes and their facts", n)
+	}
 	jobEp := capture("I started a new job last week.")
-	if n := fake.Requests("/v1/chat/completions"); n != 2 {
+	if n := fake.Requests("/v1/chat/completions"); n != 3 {
 		t.Fatalf("%d chat requests; want one per captured episode", n)
 	}
 
@@ -123,8 +131,8 @@ func TestServeLocalModelByVariables(t *testing.T) {
 	code, body := call(t, "GET", s.url+"/metrics", nil)
 	metrics := string(body)
 	for _, want := range []string{
-		`mnemon_model_calls_total{endpoint="chat",model="fake-chat"} 2`,
-		`mnemon_model_tokens_total{direction="in",endpoint="chat",model="fake-chat"} 6`,
+		`mnemon_model_calls_total{endpoint="chat",model="fake-chat"} 3`,
+		`mnemon_model_tokens_total{direction="in",endpoint="chat",model="fake-chat"} 9`,
 		`mnemon_model_calls_total{endpoint="embeddings",model="fake-embed"}`,
 		`mnemon_retrieval_notes_total{note="models.embedder_fallback"} 1`,
 	} {
