@@ -140,6 +140,16 @@ func TestServeLocalModelByVariables(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
+	// The acknowledgement does not wait for the model: a chat model taking
+	// seconds leaves the capture's answer as fast as without one.
+	fake.Script("/v1/chat/completions", openaitest.Reply{Delay: 2 * time.Second, Content: `{"facts":[]}`})
+	began = time.Now()
+	code, body = call(t, "POST", s.url+"/v1/episodes", map[string]any{"user_id": "ana", "events": []map[string]any{
+		{"kind": "user_message", "content": "We ship on Thursdays.", "occurred_at": time.Now().Add(-time.Second).UTC().Format(time.RFC3339)}}})
+	if took := time.Since(began); code != http.StatusAccepted || took > time.Second {
+		t.Fatalf("capture with a slow chat model: %d after %s; want 202 at once: %s", code, took, body)
+	}
+
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", metrics)
 	}
