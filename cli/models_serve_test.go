@@ -154,3 +154,85 @@ func TestServeLocalModelByVariables(t *testing.T) {
 		t.Logf("/metrics:\n%s", metrics)
 	}
 }
+
+// TestServeJudgeAndSummariesByVariables drives the duplicate judge and the
+// model summariser through serve's HTTP API, configured by variables,
+// against the fake provider: a pair of facts in the ambiguous band is
+// asked about once and merged on "same", with the report counting it;
+// consolidating a session writes the chat model's summary, its provenance
+// naming the model.
+func TestServeJudgeAndSummariesByVariables(t *testing.T) {
+	t.Parallel()
+	const summary = "The user likes jazz and plays it on weekends."
+	fake := openaitest.New(t, "fake-embed", 16)
+	fake.Answer(func(system, _ string) string {
+		switch {
+		case strings.Contains(system, "verdict"):
+			return `{"verdict":"same"}`
+		case strings.Contains(system, "long-term memory summary"):
+			return summary
+		}
+		return "?"
+	})
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
+	s := startServe(t, map[string]string{
+		"MNEMON_DB":                     db,
+		"MNEMON_EMBEDDINGS_BASE_URL":    fake.URL,
+		"MNEMON_EMBEDDINGS_MODEL":       "fake-embed",
+		"MNEMON_EMBEDDINGS_DIMENSIONS":  "16",
+		"MNEMON_CHAT_MODEL":             "fake-chat",
+		"MNEMON_MODELS_EXTRACTION":      "rules", // the chat model only judges and summarises here
+		"MNEMON_MODELS_DUPLICATE_JUDGE": "true",
+		"MNEMON_MODELS_SUMMARIES":       "model",
+	}, "--addr", "127.0.0.1:0", "--workers", "1")
+	defer s.stop(t)
+
+	// The fake's vectors of these two texts have a cosine of 0.82: in the
+	// band below the merge threshold (0.92) where the judge is asked.
+	remember := func(text, key string) wire.RememberResponse {
+		t.Helper()
+		code, body := call(t, "POST", s.url+"/v1/memories", map[string]any{"text": text, "subject": "user", "key": key, "value": "jazz", "type": "preference"})
+		var res wire.RememberResponse
+		if code != http.StatusCreated || json.Unmarshal(body, &res) != nil {
+			t.Fatalf("remember %q: %d %s", text, code, body)
+		}
+		return res
+	}
+	remember("The user likes jazz.", "likes:jazz")
+	remember("The user likes jazz music.", "prefers:music")
+	code, body := call(t, "POST", s.url+"/v1/lifecycle/run", map[string]any{"dedupe": true})
+	var run wire.LifecycleRunResponse
+	if code != http.StatusOK || json.Unmarshal(body, &run) != nil || run.Dedupe == nil {
+		t.Fatalf("lifecycle run: %d %s", code, body)
+	}
+	if d := run.Dedupe; d.Judged != 1 || d.JudgedSame != 1 || d.Superseded != 1 {
+		t.Fatalf("dedupe report %+v; want one pair judged the same and merged", d)
+	}
+	if !strings.Contains(string(body), "judged the same fact by fake-chat") {
+		t.Fatalf("the merge does not say the model judged it: %s", body)
+	}
+
+	// A session ten days old, consolidated: the chat model's summary.
+	var events []map[string]any
+	for i, text := range []string{"I like jazz.", "I play jazz piano on weekends.", "My favorite editor is Helix."} {
+		events = append(events, map[string]any{"kind": "user_message", "content": text,
+			"occurred_at": time.Now().Add(-240*time.Hour + time.Duration(i)*time.Minute).UTC().Format(time.RFC3339)})
+	}
+	if code, body := call(t, "POST", s.url+"/v1/episodes?wait=true", map[string]any{"session_id": "s1", "events": events}); code != http.StatusOK {
+		t.Fatalf("capture: %d %s", code, body)
+	}
+	code, body = call(t, "POST", s.url+"/v1/sessions/s1/consolidate", map[string]any{})
+	var cons wire.ConsolidateResponse
+	if code != http.StatusOK || json.Unmarshal(body, &cons) != nil || len(cons.Sessions) != 1 || cons.Sessions[0].SummaryMemoryID == "" {
+		t.Fatalf("consolidate: %d %s", code, body)
+	}
+	code, body = call(t, "GET", s.url+"/v1/memories/"+cons.Sessions[0].SummaryMemoryID, nil)
+	var view wire.MemoryView
+	if code != http.StatusOK || json.Unmarshal(body, &view) != nil || len(view.Versions) == 0 {
+		t.Fatalf("summary memory: %d %s", code, body)
+	}
+	v := view.Versions[len(view.Versions)-1]
+	if v.Provenance.Model != "openai:fake-chat" || !strings.HasSuffix(v.Content, "\n"+summary) {
+		t.Fatalf("the summary was written by %q: %q; want the chat model's text", v.Provenance.Model, v.Content)
+	}
+}
