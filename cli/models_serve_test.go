@@ -236,3 +236,70 @@ func TestServeJudgeAndSummariesByVariables(t *testing.T) {
 		t.Fatalf("the summary was written by %q: %q; want the chat model's text", v.Provenance.Model, v.Content)
 	}
 }
+
+// TestServeDailyTokenBudget: past models.tokens_per_day (set by variable)
+// a namespace's captures are extracted by the rules without a chat call,
+// its queries are embedded by the built-in embedder (the response says
+// so), and respond answers 503 model_unavailable; another namespace still
+// has its own day.
+func TestServeDailyTokenBudget(t *testing.T) {
+	t.Parallel()
+	fake := openaitest.New(t, "fake-embed", 16)
+	fake.Answer(func(_, user string) string {
+		if strings.Contains(user, "Lisbon") {
+			return `{"facts":[{"subject":"I","key":"home city","value":"Lisbon","type":"fact","confidence":0.9,"valid_from":null,"valid_to":null,"operation":"add","content":"Ana lives in Lisbon."}]}`
+		}
+		return `{"facts":[]}`
+	})
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
+	s := startServe(t, map[string]string{
+		"MNEMON_DB":                    db,
+		"MNEMON_EMBEDDINGS_BASE_URL":   fake.URL,
+		"MNEMON_EMBEDDINGS_MODEL":      "fake-embed",
+		"MNEMON_EMBEDDINGS_DIMENSIONS": "16",
+		"MNEMON_CHAT_MODEL":            "fake-chat",
+		"MNEMON_MODELS_TOKENS_PER_DAY": "4", // one fake chat call (3 in, 1 out)
+	}, "--addr", "127.0.0.1:0", "--workers", "1")
+	defer s.stop(t)
+	ns := func(name string) []string { return []string{"X-Mnemon-Namespace", name} }
+	capture := func(namespace, text string) {
+		t.Helper()
+		code, body := call(t, "POST", s.url+"/v1/episodes?wait=true", map[string]any{"events": []map[string]any{
+			{"kind": "user_message", "content": text, "occurred_at": time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)}}}, ns(namespace)...)
+		if code != http.StatusOK {
+			t.Fatalf("capture: %d %s", code, body)
+		}
+	}
+	capture("a", "I live in Lisbon these days.") // the model's call spends the day
+	calls := fake.Requests("/v1/chat/completions")
+	capture("a", "My favorite editor is Helix.")
+	if n := fake.Requests("/v1/chat/completions"); n != calls {
+		t.Fatalf("%d chat calls after the budget was spent", n-calls)
+	}
+	var page wire.VersionPage
+	if code, body := call(t, "GET", s.url+"/v1/versions?kind=semantic", nil, ns("a")...); code != http.StatusOK || json.Unmarshal(body, &page) != nil {
+		t.Fatalf("versions: %d %s", code, body)
+	}
+	by := map[string]string{}
+	for _, v := range page.Versions {
+		by[v.Key] = v.Provenance.Extractor
+	}
+	if by["lives_in"] != "llm:fake-chat" || by["prefers:editor"] == "" || by["prefers:editor"] == "llm:fake-chat" {
+		t.Fatalf("extractors by key %v; want the model before the budget was spent, the rules after", by)
+	}
+	code, body := call(t, "POST", s.url+"/v1/memories/retrieve", map[string]any{"query": "which editor do I use?"}, ns("a")...)
+	var res wire.RetrieveResponse
+	if code != http.StatusOK || json.Unmarshal(body, &res) != nil || !strings.Contains(res.Context, "Helix") ||
+		!slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "models.budget_exceeded: ") }) {
+		t.Fatalf("retrieve past the budget: %d %s", code, body)
+	}
+	code, body = call(t, "POST", s.url+"/v1/agent/respond", map[string]any{"query": "which editor do I use?"}, ns("a")...)
+	if code != http.StatusServiceUnavailable || !strings.Contains(string(body), "model_unavailable") {
+		t.Fatalf("respond past the budget: %d %s", code, body)
+	}
+	// Namespace b has its own budget.
+	capture("b", "I live in Lisbon these days.")
+	if n := fake.Requests("/v1/chat/completions"); n != calls+1 {
+		t.Fatalf("namespace b made %d chat calls; want its own day's one", n-calls)
+	}
+}
