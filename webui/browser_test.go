@@ -104,6 +104,8 @@ func TestInspectorInBrowser(t *testing.T) {
 		t.Errorf("kind=semantic lists kinds %v", kinds)
 	}
 
+	checkFilters(t, b, base, admin)
+
 	// Memory → timeline → evidence.
 	var rows int
 	b.eval(t, `document.querySelectorAll('[data-testid=memories] tbody tr').length`, &rows)
@@ -418,6 +420,64 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 }
 
+// checkFilters sets each filter of the memory list in the form (text,
+// kind, type, status, subject, scope, record time), applies it, and checks
+// the rows listed are the versions the API gives for the query the page
+// put in its address: every filter reaches the server, and the page shows
+// what it answers. Each filter must list something, and the set must
+// differ from the unfiltered list for some, or the check proves nothing.
+func checkFilters(t *testing.T, b *browser, base, key string) {
+	t.Helper()
+	hourAgo := `(d => { const p = (n) => String(n).padStart(2, '0');
+		return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + 'T' + p(d.getHours()) + ':' + p(d.getMinutes()); })(new Date(Date.now() - 3600e3))`
+	listed := func() []string {
+		var ids []string
+		b.eval(t, `[...document.querySelectorAll('[data-testid=memories] tbody tr')].map(tr => tr.dataset.version)`, &ids)
+		return ids
+	}
+	b.run(t, chromedp.Navigate(base+"/ui/#/memories"))
+	b.waitReady(t, "memories")
+	all := listed()
+	narrowed := 0
+	for _, c := range []struct{ name, js string }{
+		{"text", `document.getElementById('f-q').value = 'emacs'`},
+		{"kind", `document.getElementById('f-kind').value = 'episodic'`},
+		{"type", `document.getElementById('f-type').value = 'preference'`},
+		{"status", `document.getElementById('f-status').value = 'superseded,expired'`},
+		{"subject", `document.getElementById('f-subject').value = 'office'`},
+		{"scope", `document.getElementById('f-user_id').value = 'ana'; document.getElementById('f-session_id').value = 's2'`},
+		{"record time", `document.getElementById('f-since').value = ` + hourAgo + `; document.getElementById('f-until').value = ''`},
+	} {
+		b.run(t, chromedp.Navigate(base+"/ui/#/memories"))
+		b.waitReady(t, "memories")
+		b.run(t, chromedp.Evaluate[chromedp.Void](c.js))
+		b.clickTo(t, `form.filters button[type=submit]`, "memories")
+		var hash string
+		b.eval(t, `location.hash`, &hash)
+		q, err := url.ParseQuery(strings.TrimPrefix(hash, "#/memories?"))
+		if err != nil {
+			t.Fatalf("%s: the address %q: %v", c.name, hash, err)
+		}
+		q.Set("limit", "50")
+		var page wire.VersionPage
+		apiGet(t, base, key, "/v1/versions?"+q.Encode(), &page)
+		var want []string
+		for _, v := range page.Versions {
+			want = append(want, v.ID)
+		}
+		got := listed()
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("filter %s (%s): the page lists %v; the API %v", c.name, hash, got, want)
+		}
+		if !slices.Equal(got, all) {
+			narrowed++
+		}
+	}
+	if narrowed < 5 {
+		t.Errorf("only %d of 7 filters changed the list: the seeded data does not exercise them", narrowed)
+	}
+}
+
 // checkTraceRows checks the trace table row by row against the API's
 // trace: the final rank, the fused score, every utility term, the final
 // score, and packed or not with the reason.
@@ -481,7 +541,8 @@ func checkTraceRows(t *testing.T, b *browser, trace wire.Trace) {
 }
 
 // checkTimelineRecords checks the timeline of memory against the API's
-// explanation: each version's admission decisions, and its feedback
+// explanation: each version's status and FOLLOW/HINT/IGNORE now, its
+// admission decisions, and its feedback
 // events with usefulness and trust before and after, among them the
 // feedback just sent from retrieval.
 func checkTimelineRecords(t *testing.T, b *browser, base, key, memory, retrieval string) {
@@ -492,16 +553,21 @@ func checkTimelineRecords(t *testing.T, b *browser, base, key, memory, retrieval
 		t.Fatalf("explain %s: no memory", memory)
 	}
 	var shown map[string]struct {
+		Badges    []string            `json:"badges"`
 		Decisions []string            `json:"decisions"`
 		Feedback  map[string][]string `json:"feedback"`
 	}
 	b.eval(t, `Object.fromEntries([...document.querySelectorAll('[data-testid=timeline] > li')].map(li => [li.dataset.version, {
+		badges: [...li.querySelector('.card > p').querySelectorAll('.badge')].map(x => x.textContent),
 		decisions: [...li.querySelectorAll('[data-testid=version-admissions] li')].map(x => x.dataset.decision),
 		feedback: Object.fromEntries([...li.querySelectorAll('[data-testid=version-feedback] tbody tr')].map(tr => [tr.dataset.feedback, [...tr.children].map(td => td.textContent)]))}]))`, &shown)
 	f2 := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 	sent := false
 	for _, ve := range ex.Memory.Versions {
 		got := shown[ve.Version.ID]
+		if !slices.Equal(got.Badges, []string{ve.Version.Status, ve.Action}) {
+			t.Errorf("version %s: the timeline shows %v; the API %s, %s now", ve.Version.ID, got.Badges, ve.Version.Status, ve.Action)
+		}
 		var decisions []string
 		for _, a := range ve.Admissions {
 			decisions = append(decisions, a.Decision)
