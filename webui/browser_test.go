@@ -176,6 +176,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	if strings.TrimSpace(shown.Ctx) == "" || !strings.Contains(shown.Ctx, "emacs") {
 		t.Errorf("packed context %q does not hold the current editor", shown.Ctx)
 	}
+	checkTimeTravel(t, b, base, admin)
 	b.run(t, chromedp.Click(chromedp.CSS(`[data-testid=fb-helpful]`)))
 	b.poll(t, `!!document.querySelector('[data-testid=feedback-result]')`)
 	b.accessible(t, "retrieve")
@@ -476,6 +477,46 @@ func checkFilters(t *testing.T, b *browser, base, key string) {
 	if narrowed < 5 {
 		t.Errorf("only %d of 7 filters changed the list: the seeded data does not exercise them", narrowed)
 	}
+}
+
+// checkTimeTravel runs a second retrieval from the console's other fields
+// (token budget, items, scope, as_of two days back, history) and checks
+// the API's trace recorded each as typed, and that the packed context is
+// what was true then: vim, before the switch to emacs. It returns to the
+// first retrieval's page, whose feedback buttons the test uses next.
+func checkTimeTravel(t *testing.T, b *browser, base, key string) {
+	t.Helper()
+	var first string
+	b.eval(t, `location.hash`, &first)
+	b.run(t, chromedp.Navigate(base+"/ui/#/retrieve"))
+	b.waitReady(t, "retrieve")
+	var asOf string
+	b.eval(t, `(() => { const d = new Date(Date.now() - 48 * 3600e3); const p = (n) => String(n).padStart(2, '0');
+		const v = d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + 'T' + p(d.getHours()) + ':' + p(d.getMinutes());
+		document.getElementById('r-as_of').value = v; return new Date(v).toISOString(); })()`, &asOf)
+	b.run(t, chromedp.SendKeys(chromedp.ID("r-query"), "which editor do I use?"),
+		chromedp.SetValue(chromedp.ID("r-token_budget"), "300"), chromedp.SetValue(chromedp.ID("r-limit"), "5"),
+		chromedp.SetValue(chromedp.ID("r-user_id"), "ana"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('r-include_history').checked = true`),
+		chromedp.Click(chromedp.ID("r-submit")))
+	b.poll(t, `!!document.querySelector('[data-testid=trace]') && window.mnemonInspector.ready && location.hash.startsWith('#/retrieval/')`)
+	var shown struct {
+		ID  string `json:"id"`
+		Ctx string `json:"ctx"`
+	}
+	b.eval(t, `({id: decodeURIComponent(location.hash.split('/')[2] || ''), ctx: document.querySelector('[data-testid=context]').textContent})`, &shown)
+	var tr wire.Trace
+	apiGet(t, base, key, "/v1/retrievals/"+shown.ID, &tr)
+	want, _ := time.Parse(time.RFC3339, asOf)
+	if tr.AsOf == nil || !tr.AsOf.Equal(want) || !tr.IncludeHistory || tr.TokenBudget != 300 || tr.Limit != 5 || tr.Scope.UserID != "ana" {
+		t.Errorf("the console's retrieval: trace as_of %v (want %s), history %v, budget %d, limit %d, user %q",
+			tr.AsOf, asOf, tr.IncludeHistory, tr.TokenBudget, tr.Limit, tr.Scope.UserID)
+	}
+	if !strings.Contains(shown.Ctx, "vim") {
+		t.Errorf("the context as of two days ago %q does not hold vim", shown.Ctx)
+	}
+	b.run(t, chromedp.Navigate(base+"/ui/"+first))
+	b.waitReady(t, "retrieval")
 }
 
 // checkTraceRows checks the trace table row by row against the API's
