@@ -80,9 +80,20 @@ func TestInspectorInBrowser(t *testing.T) {
 		t.Errorf("first load transferred %d bytes, want (0, 300 KiB]", m.FirstLoad.Transferred)
 	}
 
-	// Sign in with the admin key; the memory list is the first page.
+	// Sign in with the admin key; the memory list is the first page. The
+	// key is kept in this tab's session only.
 	b.signIn(t, admin)
 	b.waitReady(t, "memories")
+	var keyKept struct {
+		Session bool `json:"session"`
+		Local   int  `json:"local"`
+		Cookie  string
+	}
+	b.eval(t, `({session: Object.keys(sessionStorage).some(k => sessionStorage.getItem(k).includes(`+strconv.Quote(admin)+`)),
+		local: localStorage.length, Cookie: document.cookie})`, &keyKept)
+	if !keyKept.Session || keyKept.Local != 0 || keyKept.Cookie != "" {
+		t.Errorf("the key is kept: in sessionStorage %v, localStorage items %d, cookies %q; want the session only", keyKept.Session, keyKept.Local, keyKept.Cookie)
+	}
 	b.accessible(t, "memories")
 	b.shot(t, "memories")
 	// Interactive, cold: reload with the key in the session and no cache.
@@ -242,6 +253,24 @@ func TestInspectorInBrowser(t *testing.T) {
 	// The report is kept by the server: shown at once, and again on a
 	// fresh load of the page.
 	b.poll(t, `!!document.querySelector('[data-testid=last-reports] [data-report=lifecycle]')`)
+	// Consolidate a session now: confirmed, its summary written.
+	b.run(t, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=action-result]').remove()`),
+		chromedp.SetValue(chromedp.ID("a-session"), "s1"),
+		chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('main button')].find(b => b.textContent === 'Consolidate now').click()`),
+		chromedp.WaitVisible(chromedp.ID("confirm-ok")),
+		chromedp.Click(chromedp.ID("confirm-ok")))
+	b.poll(t, `!!document.querySelector('[data-testid=action-result]') && !!document.querySelector('[data-testid=last-reports] [data-report=consolidation]')`)
+	var consolidated wire.ConsolidateResponse
+	b.eval(t, `JSON.parse(document.querySelector('[data-testid=action-result]').textContent)`, &consolidated)
+	if len(consolidated.Sessions) != 1 || consolidated.Sessions[0].SessionID != "s1" || consolidated.Sessions[0].SummaryMemoryID == "" {
+		t.Errorf("consolidating s1 from the activity page: %+v", consolidated)
+	} else {
+		var sum wire.MemoryView
+		apiGet(t, base, admin, "/v1/memories/"+consolidated.Sessions[0].SummaryMemoryID, &sum)
+		if len(sum.Versions) == 0 || sum.Versions[0].Type != "summary" {
+			t.Errorf("the API does not hold s1's summary: %+v", sum.Versions)
+		}
+	}
 	b.run(t, chromedp.Navigate(base+"/ui/#/memories"))
 	b.waitReady(t, "memories")
 	b.run(t, chromedp.Navigate(base+"/ui/#/activity"))
