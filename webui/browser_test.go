@@ -226,6 +226,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	if !act.Lifecycle || !act.Retry || act.Quarantine == 0 {
 		t.Errorf("activity for an admin: %+v, want the lifecycle action, a failed job's retry and the quarantined admission", act)
 	}
+	checkCharts(t, b, base, admin)
 	b.accessible(t, "activity")
 	b.shot(t, "activity")
 	// Retry the failed job: confirmed, and run again (it fails again for
@@ -450,6 +451,23 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 }
 
+// validity is a version's validity as the inspector writes it (fmtTime:
+// UTC to the second, the seconds left out when zero; "now" while open).
+func validity(v *wire.Version) string {
+	f := func(t time.Time) string {
+		s := t.UTC().Format("2006-01-02 15:04:05Z")
+		if strings.HasSuffix(s, ":00Z") {
+			s = strings.TrimSuffix(s, ":00Z") + "Z"
+		}
+		return s
+	}
+	to := "now"
+	if v.ValidTo != nil {
+		to = f(*v.ValidTo)
+	}
+	return f(v.ValidFrom) + " → " + to
+}
+
 // checkFilters sets each filter of the memory list in the form (text,
 // kind, type, status, subject, scope, record time), applies it, and checks
 // the rows listed are the versions the API gives for the query the page
@@ -548,6 +566,32 @@ func checkTimeTravel(t *testing.T, b *browser, base, key string) {
 	b.waitReady(t, "retrieval")
 }
 
+// checkCharts checks the activity page's three charts bar by bar against
+// GET /v1/stats: versions written per day, retrievals per hour and their
+// p95 latency per hour.
+func checkCharts(t *testing.T, b *browser, base, key string) {
+	t.Helper()
+	var bars [][]string
+	b.eval(t, `[...document.querySelectorAll('svg.chart')].map(svg => [...svg.querySelectorAll('rect title')].map(x => x.textContent.split(': ').pop()))`, &bars)
+	var st wire.Stats
+	apiGet(t, base, key, "/v1/stats", &st)
+	var writes, retrievals, p95 []string
+	for _, w := range st.Writes {
+		writes = append(writes, strconv.Itoa(w.Count))
+	}
+	for _, r := range st.Retrievals {
+		retrievals = append(retrievals, strconv.Itoa(r.Count))
+		p95 = append(p95, strconv.FormatFloat(r.P95Ms, 'f', 1, 64)+" ms")
+	}
+	want := [][]string{writes, retrievals, p95}
+	if len(bars) != 3 || !slices.EqualFunc(bars, want, slices.Equal) {
+		t.Errorf("the activity charts' bars %v; GET /v1/stats %v", bars, want)
+	}
+	if !slices.ContainsFunc(writes, func(s string) bool { return s != "0" }) || !slices.ContainsFunc(retrievals, func(s string) bool { return s != "0" }) {
+		t.Errorf("the seeded data draws empty charts: writes %v, retrievals %v", writes, retrievals)
+	}
+}
+
 // checkTraceRows checks the trace table row by row against the API's
 // trace: the final rank, the fused score, every utility term, the final
 // score, and packed or not with the reason.
@@ -624,17 +668,27 @@ func checkTimelineRecords(t *testing.T, b *browser, base, key, memory, retrieval
 	}
 	var shown map[string]struct {
 		Badges    []string            `json:"badges"`
+		Operation string              `json:"operation"`
+		Value     string              `json:"value"`
+		Valid     string              `json:"valid"`
 		Decisions []string            `json:"decisions"`
 		Feedback  map[string][]string `json:"feedback"`
 	}
 	b.eval(t, `Object.fromEntries([...document.querySelectorAll('[data-testid=timeline] > li')].map(li => [li.dataset.version, {
 		badges: [...li.querySelector('.card > p').querySelectorAll('.badge')].map(x => x.textContent),
+		operation: li.querySelector('.card > p').childNodes[4].textContent.trim(),
+		value: (dd => dd ? dd.textContent : '')([...li.querySelectorAll('dt')].find(dt => dt.textContent === 'Value')?.nextElementSibling),
+		valid: (dd => dd ? dd.textContent : '')([...li.querySelectorAll('dt')].find(dt => dt.textContent === 'Valid')?.nextElementSibling),
 		decisions: [...li.querySelectorAll('[data-testid=version-admissions] li')].map(x => x.dataset.decision),
 		feedback: Object.fromEntries([...li.querySelectorAll('[data-testid=version-feedback] tbody tr')].map(tr => [tr.dataset.feedback, [...tr.children].map(td => td.textContent)]))}]))`, &shown)
 	f2 := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 	sent := false
 	for _, ve := range ex.Memory.Versions {
 		got := shown[ve.Version.ID]
+		if got.Value != ve.Version.Value || got.Operation != ve.Operation || got.Valid != validity(ve.Version) {
+			t.Errorf("version %s: the timeline shows value %q, operation %q, valid %q; the API %q, %q, %q",
+				ve.Version.ID, got.Value, got.Operation, got.Valid, ve.Version.Value, ve.Operation, validity(ve.Version))
+		}
 		if !slices.Equal(got.Badges, []string{ve.Version.Status, ve.Action}) {
 			t.Errorf("version %s: the timeline shows %v; the API %s, %s now", ve.Version.ID, got.Badges, ve.Version.Status, ve.Action)
 		}
