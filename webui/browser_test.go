@@ -206,6 +206,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	if claimHref == "" {
 		t.Error("the graph draws no claim")
 	}
+	checkGraphClaims(t, b, base, admin)
 	b.accessible(t, "graph")
 	b.shot(t, "graph")
 	b.clickTo(t, `[data-testid=graph] a[data-claim]`, "memory")
@@ -451,21 +452,49 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 }
 
-// validity is a version's validity as the inspector writes it (fmtTime:
-// UTC to the second, the seconds left out when zero; "now" while open).
-func validity(v *wire.Version) string {
-	f := func(t time.Time) string {
-		s := t.UTC().Format("2006-01-02 15:04:05Z")
-		if strings.HasSuffix(s, ":00Z") {
-			s = strings.TrimSuffix(s, ":00Z") + "Z"
+// checkGraphClaims checks the graph page's claim list against
+// GET /v1/graph/neighborhood (entity user, 2 hops): each claim's subject,
+// relation, value, status, validity and hop; the seeded data reaches two
+// hops (the user's sister, where she lives).
+func checkGraphClaims(t *testing.T, b *browser, base, key string) {
+	t.Helper()
+	var rows [][]string
+	b.eval(t, `[...document.querySelectorAll('main table tbody tr')].map(tr => [...tr.children].map(td => td.textContent))`, &rows)
+	var g wire.GraphResponse
+	apiGet(t, base, key, "/v1/graph/neighborhood?entity=user&hops=2", &g)
+	var want [][]string
+	hop2 := false
+	for _, c := range g.Claims {
+		to := "now"
+		if c.ValidTo != nil {
+			to = inspectorTime(*c.ValidTo)
 		}
-		return s
+		want = append(want, []string{c.Subject, c.Relation, c.Value, c.Status, inspectorTime(c.ValidFrom) + " → " + to, strconv.Itoa(c.Hop)})
+		hop2 = hop2 || c.Hop == 2
 	}
+	if len(want) == 0 || !hop2 || !slices.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("the graph's claims %v; the API's (two hops: %v) %v", rows, hop2, want)
+	}
+}
+
+// validity is a version's validity as the inspector writes it ("now"
+// while open).
+func validity(v *wire.Version) string {
 	to := "now"
 	if v.ValidTo != nil {
-		to = f(*v.ValidTo)
+		to = inspectorTime(*v.ValidTo)
 	}
-	return f(v.ValidFrom) + " → " + to
+	return inspectorTime(v.ValidFrom) + " → " + to
+}
+
+// inspectorTime is a time as the inspector's fmtTime writes it: UTC to the
+// second, the seconds left out when zero.
+func inspectorTime(t time.Time) string {
+	s := t.UTC().Format("2006-01-02 15:04:05Z")
+	if strings.HasSuffix(s, ":00Z") {
+		s = strings.TrimSuffix(s, ":00Z") + "Z"
+	}
+	return s
 }
 
 // checkFilters sets each filter of the memory list in the form (text,
@@ -1109,6 +1138,9 @@ func seed(t *testing.T, base, key string) seeded {
 	apiDo(t, "POST", base, key, "/v1/memories", map[string]any{"text": "The fire drill is on Tuesdays.", "subject": "office",
 		"key": "fire_drill:day", "value": "Tuesday", "type": "fact"}, &fire)
 	apiDo(t, "POST", base, key, "/v1/memories", map[string]any{"text": "I work at Acme as a platform engineer."}, nil)
+	// A claim about Acme: the user's graph reaches it at two hops.
+	apiDo(t, "POST", base, key, "/v1/memories", map[string]any{"text": "Acme is based in Berlin.", "subject": "acme",
+		"key": "based_in", "value": "Berlin", "type": "fact"}, nil)
 	apiDo(t, "POST", base, key, "/v1/memories/retrieve", map[string]any{"query": "what editor do I use?"}, nil)
 
 	var page wire.VersionPage
