@@ -116,10 +116,11 @@ func TestServeLocalModelByVariables(t *testing.T) {
 	if res := retrieve(); !strings.Contains(res.Context, "Lisbon") || len(res.Notes) != 0 {
 		t.Fatalf("provider up: context %q, notes %q", res.Context, res.Notes)
 	}
-	fake.Script("/v1/embeddings", openaitest.Reply{Delay: 3 * time.Second}, openaitest.Reply{Delay: 3 * time.Second})
+	// (Bounds below the provider's delay, loose for a loaded machine.)
+	fake.Script("/v1/embeddings", openaitest.Reply{Delay: 5 * time.Second}, openaitest.Reply{Delay: 5 * time.Second})
 	began := time.Now()
 	res := retrieve()
-	if took := time.Since(began); took > 2*time.Second {
+	if took := time.Since(began); took > 4*time.Second {
 		t.Fatalf("the retrieval took %s with a 200ms budget", took)
 	}
 	if !strings.Contains(res.Context, "Lisbon") || !slices.ContainsFunc(res.Notes, func(n string) bool {
@@ -142,11 +143,11 @@ func TestServeLocalModelByVariables(t *testing.T) {
 	}
 	// The acknowledgement does not wait for the model: a chat model taking
 	// seconds leaves the capture's answer as fast as without one.
-	fake.Script("/v1/chat/completions", openaitest.Reply{Delay: 2 * time.Second, Content: `{"facts":[]}`})
+	fake.Script("/v1/chat/completions", openaitest.Reply{Delay: 5 * time.Second, Content: `{"facts":[]}`})
 	began = time.Now()
 	code, body = call(t, "POST", s.url+"/v1/episodes", map[string]any{"user_id": "ana", "events": []map[string]any{
 		{"kind": "user_message", "content": "We ship on Thursdays.", "occurred_at": time.Now().Add(-time.Second).UTC().Format(time.RFC3339)}}})
-	if took := time.Since(began); code != http.StatusAccepted || took > time.Second {
+	if took := time.Since(began); code != http.StatusAccepted || took > 4*time.Second {
 		t.Fatalf("capture with a slow chat model: %d after %s; want 202 at once: %s", code, took, body)
 	}
 
