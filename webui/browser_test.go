@@ -558,7 +558,8 @@ func checkFilters(t *testing.T, b *browser, base, key string) {
 // checkTimeTravel runs a second retrieval from the console's other fields
 // (token budget, items, scope, as_of two days back, history) and checks
 // the API's trace recorded each as typed, and that the packed context is
-// what was true then: vim, before the switch to emacs. It returns to the
+// what was true then: vim, before the switch to emacs; then a third with
+// known_at an hour back, before anything was recorded: nothing. It returns to the
 // first retrieval's page, whose feedback buttons the test uses next.
 func checkTimeTravel(t *testing.T, b *browser, base, key string) {
 	t.Helper()
@@ -590,6 +591,22 @@ func checkTimeTravel(t *testing.T, b *browser, base, key string) {
 	}
 	if !strings.Contains(shown.Ctx, "vim") {
 		t.Errorf("the context as of two days ago %q does not hold vim", shown.Ctx)
+	}
+
+	// known_at an hour back: nothing had been recorded yet.
+	b.run(t, chromedp.Navigate(base+"/ui/#/retrieve"))
+	b.waitReady(t, "retrieve")
+	var knownAt string
+	b.eval(t, `(() => { const d = new Date(Date.now() - 3600e3); const p = (n) => String(n).padStart(2, '0');
+		const v = d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + 'T' + p(d.getHours()) + ':' + p(d.getMinutes());
+		document.getElementById('r-known_at').value = v; return new Date(v).toISOString(); })()`, &knownAt)
+	b.run(t, chromedp.SendKeys(chromedp.ID("r-query"), "which editor do I use?"), chromedp.Click(chromedp.ID("r-submit")))
+	b.poll(t, `!!document.querySelector('[data-testid=context]') && window.mnemonInspector.ready && location.hash.startsWith('#/retrieval/')`)
+	b.eval(t, `({id: decodeURIComponent(location.hash.split('/')[2] || ''), ctx: document.querySelector('[data-testid=context]').textContent})`, &shown)
+	apiGet(t, base, key, "/v1/retrievals/"+shown.ID, &tr)
+	want, _ = time.Parse(time.RFC3339, knownAt)
+	if tr.KnownAt == nil || !tr.KnownAt.Equal(want) || len(tr.Items) != 0 || strings.Contains(shown.Ctx, "emacs") || strings.Contains(shown.Ctx, "vim") {
+		t.Errorf("known_at an hour back: trace known_at %v (want %s), %d items, context %q; want nothing recorded then", tr.KnownAt, knownAt, len(tr.Items), shown.Ctx)
 	}
 	b.run(t, chromedp.Navigate(base+"/ui/"+first))
 	b.waitReady(t, "retrieval")
