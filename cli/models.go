@@ -104,7 +104,7 @@ type endpointConfig struct {
 
 type embeddingsConfig struct {
 	endpointConfig
-	Dimensions int `json:"dimensions"` // the model's vector length; required
+	Dimensions int `json:"dimensions"` // the model's vector length (0: asked of the endpoint once)
 	BatchSize  int `json:"batch_size"` // texts per request (0: 64)
 }
 
@@ -296,11 +296,19 @@ func (c *endpointConfig) client(field string, getenv func(string) string) (*open
 	return openai.New(cfg)
 }
 
+// dimensionsProbeTimeout bounds the call that learns an embedding model's
+// vector length when models.embeddings.dimensions is not set.
+const dimensionsProbeTimeout = 10 * time.Second
+
 // embedder returns the provider-backed embedder the section configures.
+// Without dimensions it asks the endpoint once, embedding one word, and
+// keeps the length its vector has (so a process asks once): one setting
+// fewer, for one call per process; set dimensions to spare the call and
+// to let a command start while the endpoint is down.
 func (e *embeddingsConfig) embedder(getenv func(string) string) (*openai.Embedder, error) {
 	const field = "models.embeddings"
-	if e.Dimensions <= 0 {
-		return nil, usagef("%s.dimensions is %s: set it to the length of the model's vectors (1536 for text-embedding-3-small, 768 for nomic-embed-text; 'mnemon doctor' reports what the endpoint returns)", field, map[bool]string{true: "not set", false: strconv.Itoa(e.Dimensions)}[e.Dimensions == 0])
+	if e.Dimensions < 0 {
+		return nil, usagef("%s.dimensions is %d: set it to the length of the model's vectors (1536 for text-embedding-3-small, 768 for nomic-embed-text; 'mnemon doctor' reports what the endpoint returns), or leave it out to ask the endpoint", field, e.Dimensions)
 	}
 	if e.BatchSize < 0 || e.BatchSize > 2048 {
 		return nil, usagef("%s.batch_size %d: use 1 to 2048 (0 gives the default, %d)", field, e.BatchSize, openai.DefaultBatchSize)
@@ -308,6 +316,20 @@ func (e *embeddingsConfig) embedder(getenv func(string) string) (*openai.Embedde
 	c, err := e.client(field, getenv)
 	if err != nil {
 		return nil, err
+	}
+	if e.Dimensions == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), dimensionsProbeTimeout)
+		rep, err := c.Embed(ctx, []string{"dimensions"}, 0)
+		cancel()
+		if err != nil || len(rep.Vectors) != 1 || len(rep.Vectors[0]) == 0 {
+			c.Close()
+			why := "it returned no vector"
+			if err != nil {
+				why = describeModelErr(context.Background(), err)
+			}
+			return nil, usagef("%s.dimensions is not set, and %s could not tell the length of the model's vectors (%s): start it, or set dimensions (1536 for text-embedding-3-small, 768 for nomic-embed-text)", field, e.BaseURL, why)
+		}
+		e.Dimensions = len(rep.Vectors[0])
 	}
 	return openai.NewEmbedder(c, e.Dimensions, e.BatchSize)
 }

@@ -16,8 +16,9 @@ import (
 
 // TestServeLocalModelByVariables is the README's Ollama setup, end to end
 // through the HTTP API: `mnemon serve` configured only by the README's
-// four MNEMON_ variables (no key, as for a local server; the chat model at
-// the embeddings' base URL) against the fake provider on loopback.
+// three MNEMON_ variables (no key, as for a local server; the vector
+// length asked of the endpoint; the chat model at the embeddings' base
+// URL) against the fake provider on loopback.
 // Captures are extracted in the background job by the chat model, the
 // rules filling the slots it left out (extraction: both, the default); a
 // value the episode does not say is rejected into the admission log and
@@ -39,12 +40,11 @@ func TestServeLocalModelByVariables(t *testing.T) {
 	})
 	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	s := startServe(t, map[string]string{
-		"MNEMON_DB":                    db,
-		"MNEMON_EMBEDDINGS_BASE_URL":   fake.URL,
-		"MNEMON_EMBEDDINGS_MODEL":      "fake-embed",
-		"MNEMON_EMBEDDINGS_DIMENSIONS": "16",
-		"MNEMON_CHAT_MODEL":            "fake-chat", // at the embeddings' base URL, extracting with both
-		"MNEMON_MODELS_QUERY_BUDGET":   "200ms",     // not the README's: a short budget keeps the test short
+		"MNEMON_DB":                  db,
+		"MNEMON_EMBEDDINGS_BASE_URL": fake.URL,
+		"MNEMON_EMBEDDINGS_MODEL":    "fake-embed", // its vector length asked of the endpoint
+		"MNEMON_CHAT_MODEL":          "fake-chat",  // at the embeddings' base URL, extracting with both
+		"MNEMON_MODELS_QUERY_BUDGET": "200ms",      // not the README's: a short budget keeps the test short
 	}, "--addr", "127.0.0.1:0", "--workers", "1")
 	defer s.stop(t)
 

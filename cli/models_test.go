@@ -379,3 +379,43 @@ func TestModelsDefaults(t *testing.T) {
 		t.Fatalf("config file: %+v %v", m, err)
 	}
 }
+
+// TestEmbeddingDimensionsLearnt: without models.embeddings.dimensions a
+// command asks the endpoint once for the vector length and embeds with
+// it; with the endpoint down it says to set dimensions; with dimensions
+// set, a recall still answers while the endpoint is down (the query
+// fallback), which asking would have prevented.
+func TestEmbeddingDimensionsLearnt(t *testing.T) {
+	t.Parallel()
+	fake := openaitest.New(t, fakeModel, 24)
+	db := filepath.Join(t.TempDir(), "m.db")
+	env := map[string]string{"MNEMON_DB": db, "MNEMON_EMBEDDINGS_BASE_URL": fake.URL, "MNEMON_EMBEDDINGS_MODEL": fakeModel}
+	code, out, errs := runEnv(t, t.Context(), env, "", "remember", "My favorite editor is Helix.", "--json")
+	if code != 0 {
+		t.Fatalf("remember: exit %d\n%s%s", code, out, errs)
+	}
+	if n := fake.Requests("/v1/embeddings"); n != 2 {
+		t.Fatalf("%d embeddings requests; want the length asked once, then the write", n)
+	}
+	var rem struct {
+		Outcomes []struct {
+			MemoryID string `json:"memory_id"`
+		} `json:"outcomes"`
+	}
+	if err := json.Unmarshal([]byte(out), &rem); err != nil || len(rem.Outcomes) == 0 || rem.Outcomes[0].MemoryID == "" {
+		t.Fatalf("remember --json: %v\n%s", err, out)
+	}
+	if _, show, _ := runEnv(t, t.Context(), env, "", "show", rem.Outcomes[0].MemoryID); !strings.Contains(show, "embedder openai:fake-embed@24 (24 dims)") {
+		t.Fatalf("show does not name the learnt length:\n%s", show)
+	}
+
+	fake.Close()
+	code, _, errs = runEnv(t, t.Context(), env, "", "recall", "which editor?")
+	if code != 2 || !strings.Contains(errs, "models.embeddings.dimensions is not set, and "+fake.URL+" could not tell the length") || !strings.Contains(errs, "set dimensions") {
+		t.Fatalf("recall with the endpoint down and no dimensions: exit %d: %s", code, errs)
+	}
+	env["MNEMON_EMBEDDINGS_DIMENSIONS"] = "24"
+	if code, out, errs := runEnv(t, t.Context(), env, "", "recall", "which editor?"); code != 0 || !strings.Contains(out, "Helix") {
+		t.Fatalf("recall with dimensions set and the endpoint down: exit %d\n%s%s", code, out, errs)
+	}
+}

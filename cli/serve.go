@@ -486,8 +486,8 @@ section names an OpenAI-compatible embeddings endpoint and a chat endpoint,
     "model": "nomic-embed-text", "dimensions": 768}, "chat": {...}}
 with the fields base_url, model, api_key_env (the variable holding the key)
 or api_key_file, timeout (per attempt, default 30s), max_retries (default
-3), concurrency (default 4), and for embeddings dimensions (required) and
-batch_size (default 64). MNEMON_EMBEDDINGS_<FIELD> and MNEMON_CHAT_<FIELD>
+3), concurrency (default 4), and for embeddings dimensions (when not set,
+asked of the endpoint with one call) and batch_size (default 64). MNEMON_EMBEDDINGS_<FIELD> and MNEMON_CHAT_<FIELD>
 (MNEMON_EMBEDDINGS_BASE_URL, ...) override them; every command reads the
 variables, so remember and recall embed with the same model as the server.
 The embeddings endpoint embeds every write and query. The chat endpoint
