@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -135,5 +136,45 @@ func TestReplacedStandInNoteKeepsItsEpisode(t *testing.T) {
 	}
 	if len(res.Items) == 0 || res.Items[0].Content != first {
 		t.Fatalf("monday rollout: %+v, want the replaced statement as said", res.Items)
+	}
+}
+
+// A remember whose note stands in for its episode logs one admission that
+// says so, and that admission marks the episode extracted: an export
+// imported elsewhere does not extract it again (which would reinforce the
+// note with its own words).
+func TestStandInAdmissionRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, st := openCounting(t, &countingEmbedder{WordVectors: embed.NewWordVectors()})
+	res, err := e.Remember(ctx, engine.RememberParams{Namespace: "n", Text: "Fixed a flaky retry in the uploader when the queue drained early"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adms, err := st.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "n", EpisodeID: res.EpisodeID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(adms) != 1 || adms[0].Extractor != "note" || !slices.Contains(adms[0].Reasons, "stands_in_for_episode") ||
+		adms[0].Operation != memory.OpAdd || adms[0].VersionID != res.Outcomes[0].VersionID {
+		t.Fatalf("admissions %+v: want the note's alone, saying it stands in for the episode", adms)
+	}
+	if got := res.Outcomes[0].Reasons; slices.Contains(got, "stands_in_for_episode") {
+		t.Fatalf("outcome reasons %q: the answer is unchanged", got)
+	}
+	var buf bytes.Buffer
+	if _, err := e.Export(ctx, "n", &buf); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := e.Import(ctx, "m", &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Extracted != 0 || stats.Versions != 1 || stats.Admissions != 1 {
+		t.Fatalf("import: %+v; want the one version and admission as they were, nothing extracted again", stats)
+	}
+	vs, err := st.ListVersions(ctx, memory.ListVersionsParams{Namespace: "m"})
+	if err != nil || len(vs) != 1 || vs[0].ReinforcementCount != 0 {
+		t.Fatalf("imported versions %+v, %v", vs, err)
 	}
 }

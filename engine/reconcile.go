@@ -117,6 +117,13 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				}
 				standIn = len(pe.cands) == 1 && standsIn(pe, c, out)
 			}
+			if standIn {
+				// One admission says both: the note was kept, and it is
+				// the episode's memory (which also marks the episode's
+				// extraction done, see marksExtraction).
+				a := adms[len(adms)-1]
+				a.Reasons = append(slices.Clip(a.Reasons), reasonStandsIn)
+			}
 			if pe.epStatus == memory.StatusQuarantined {
 				outs = append(outs, Outcome{
 					EpisodeID: pe.ep.ID, Decision: memory.AdmitQuarantine,
@@ -131,7 +138,9 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				w.created = append(w.created, v)
 				pe.epVersion = v
 			}
-			adms = append(adms, episodeAdmission(ns, pe, now))
+			if !standIn {
+				adms = append(adms, episodeAdmission(ns, pe, now))
+			}
 		}
 		if err := e.materialize(ctx, tx, &w, now); err != nil {
 			return err
@@ -256,11 +265,24 @@ func extracted(ctx context.Context, tx memory.AdmissionLog, ns, episodeID string
 		return false, err
 	}
 	for _, a := range adms {
-		if a.Extractor == "episode" && a.Operation == "" {
+		if marksExtraction(a) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// reasonStandsIn is the admission reason of a note that serves as its
+// episode's memory (standsIn).
+const reasonStandsIn = "stands_in_for_episode"
+
+// marksExtraction reports whether an admission says its episode's
+// extraction committed: every extraction logs one for the episode itself
+// (extractor "episode", no operation), or, when a new note of its very
+// text stands in for it, the note's admission says so instead.
+func marksExtraction(a *memory.Admission) bool {
+	return a.Extractor == "episode" && a.Operation == "" ||
+		a.Extractor == noteExtractor && slices.Contains(a.Reasons, reasonStandsIn)
 }
 
 func sameEvent(a, b *memory.Episode) bool {
