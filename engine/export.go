@@ -216,12 +216,12 @@ func (e *Engine) Import(ctx context.Context, ns string, r io.Reader) (*ExportSta
 
 // unextracted returns the ids of the episodes with text that no
 // extraction has read: every extraction leaves an admission of the episode
-// itself (extractor "episode", no operation); a purged episode has neither
-// text nor admissions and is not waiting for anything.
+// itself (see marksExtraction); a purged episode has neither text nor
+// admissions and is not waiting for anything.
 func unextracted(eps []*memory.Episode, adms []*memory.Admission) []string {
 	done := make(map[string]bool, len(adms))
 	for _, a := range adms {
-		if a.Extractor == "episode" && a.Operation == "" {
+		if marksExtraction(a) {
 			done[a.EpisodeID] = true
 		}
 	}

@@ -101,7 +101,10 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				})
 				continue
 			}
-			var lent []string
+			var (
+				lent    []string
+				standIn bool // a new note of the episode's very text serves as its memory
+			)
 			for _, c := range pe.cands {
 				out, err := e.reconcile(ctx, tx, st, &w, c, now)
 				if err != nil {
@@ -112,6 +115,14 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				if out.Decision == memory.AdmitAccept && out.VersionID != "" {
 					lent = append(lent, index.KeyWords(c.Key))
 				}
+				standIn = len(pe.cands) == 1 && standsIn(pe, c, out)
+			}
+			if standIn {
+				// One admission says both: the note was kept, and it is
+				// the episode's memory (which also marks the episode's
+				// extraction done, see marksExtraction).
+				a := adms[len(adms)-1]
+				a.Reasons = append(slices.Clip(a.Reasons), reasonStandsIn)
 			}
 			if pe.epStatus == memory.StatusQuarantined {
 				outs = append(outs, Outcome{
@@ -119,7 +130,7 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 					Reasons: append([]string(nil), pe.epReason...), Content: pe.ep.Content,
 				})
 			}
-			if pe.indexed {
+			if pe.indexed && !standIn {
 				v, err := e.writeEpisodeMemory(ctx, tx, pe, lent, now)
 				if err != nil {
 					return err
@@ -127,7 +138,12 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				w.created = append(w.created, v)
 				pe.epVersion = v
 			}
-			adms = append(adms, episodeAdmission(ns, pe, now))
+			if !standIn {
+				adms = append(adms, episodeAdmission(ns, pe, now))
+			}
+		}
+		if err := e.materialize(ctx, tx, &w, now); err != nil {
+			return err
 		}
 		if err := tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: adms}); err != nil {
 			return err
@@ -249,11 +265,24 @@ func extracted(ctx context.Context, tx memory.AdmissionLog, ns, episodeID string
 		return false, err
 	}
 	for _, a := range adms {
-		if a.Extractor == "episode" && a.Operation == "" {
+		if marksExtraction(a) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// reasonStandsIn is the admission reason of a note that serves as its
+// episode's memory (standsIn).
+const reasonStandsIn = "stands_in_for_episode"
+
+// marksExtraction reports whether an admission says its episode's
+// extraction committed: every extraction logs one for the episode itself
+// (extractor "episode", no operation), or, when a new note of its very
+// text stands in for it, the note's admission says so instead.
+func marksExtraction(a *memory.Admission) bool {
+	return a.Extractor == "episode" && a.Operation == "" ||
+		a.Extractor == noteExtractor && slices.Contains(a.Reasons, reasonStandsIn)
 }
 
 func sameEvent(a, b *memory.Episode) bool {
@@ -316,10 +345,79 @@ func (e *Engine) embedPending(ctx context.Context, evs []*pendingEvent) error {
 	return nil
 }
 
+// standsIn reports whether the note a remember just created holds its
+// episode's very text, so that one memory serves as both: an episodic
+// memory of the same words, vector and time beside it would be a second
+// copy of one statement for every channel to find (and for the pack to
+// fold back into one), and a second memory, version, admission and
+// change-log row on disk. Only a new slot qualifies (ADD): a note that
+// reinforces or replaces an earlier one is another statement's memory, so
+// the episode gets its own as before; and if the note is later replaced,
+// superseding it writes the episode's memory then (see materialize).
+func standsIn(pe *pendingEvent, c *candidate, out Outcome) bool {
+	return c.extractor == noteExtractor && out.Decision == memory.AdmitAccept &&
+		out.Operation == memory.OpAdd && out.Version != nil && out.Version.Seq == 1 &&
+		pe.epStatus == memory.StatusActive && out.Version.Content == pe.ep.Content
+}
+
+// materialize writes the episodic memory of each episode whose note stood
+// in for it (standsIn) and has just left the live set in this write: the
+// statement was said and stays findable as said, as it would have been
+// had it had its own memory from the start. An episode that has one
+// already (written before notes stood in, or by an earlier supersession)
+// is left alone.
+func (e *Engine) materialize(ctx context.Context, tx memory.Executor, w *writeBatch, now time.Time) error {
+	for _, v := range slices.Clone(w.updated) {
+		if v.Kind == memory.KindEpisodic || v.Provenance.Extractor != noteExtractor || v.Seq != 1 ||
+			v.Status.Live() || len(v.EvidenceEpisodeIDs) == 0 {
+			continue
+		}
+		ep, err := tx.GetEpisode(ctx, memory.GetParams{Namespace: v.Namespace, ID: v.EvidenceEpisodeIDs[0]})
+		if errors.Is(err, memory.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if ep.Content != v.Content {
+			continue
+		}
+		_, err = tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: ep.Namespace, Scope: ep.Scope,
+			Subject: strings.ToLower(ep.Speaker), Key: "episode:" + ep.ID})
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, memory.ErrNotFound) {
+			return err
+		}
+		pe := pendingOf(ep)
+		if !pe.indexed || pe.epStatus != memory.StatusActive {
+			continue
+		}
+		// The note's vector is the episode's: the same text, embedded
+		// once (embedPending). Its history is read without embeddings.
+		full, err := tx.GetVersion(ctx, memory.GetParams{Namespace: v.Namespace, ID: v.ID})
+		if err != nil {
+			return err
+		}
+		ev, err := e.episodeMemory(ctx, tx, pe, full.Embedding, []string{index.KeyWords(v.Key)}, now)
+		if err != nil {
+			return err
+		}
+		w.created = append(w.created, ev)
+	}
+	return nil
+}
+
 // writeEpisodeMemory makes an episode searchable as an episodic memory. It
 // borrows the keys of the facts extracted from it, so a question phrased
 // like a key ("which editor...") finds the raw words too.
 func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe *pendingEvent, lent []string, now time.Time) (*memory.Version, error) {
+	return e.episodeMemory(ctx, tx, pe, pe.vec.EncodeCompact(), lent, now)
+}
+
+// episodeMemory is writeEpisodeMemory with the episode's encoded vector.
+func (e *Engine) episodeMemory(ctx context.Context, tx memory.Executor, pe *pendingEvent, vec []byte, lent []string, now time.Time) (*memory.Version, error) {
 	ep := pe.ep
 	m := &memory.Memory{
 		ID: ids.New(ids.Memory), Namespace: ep.Namespace, Scope: ep.Scope, Kind: memory.KindEpisodic,
@@ -339,7 +437,7 @@ func (e *Engine) writeEpisodeMemory(ctx context.Context, tx memory.Executor, pe 
 		},
 		Tokens:     e.counter.Count(ep.Content),
 		SearchText: search,
-		Embedding:  pe.vec.EncodeCompact(),
+		Embedding:  vec,
 	}
 	v.Trust = trustOf(v, now)
 	if err := createSlot(ctx, tx, m, v); err != nil {

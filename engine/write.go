@@ -521,6 +521,10 @@ func (e *Engine) structuredCandidate(pe *pendingEvent, p RememberParams) *candid
 	return c
 }
 
+// noteExtractor names the notes a remember keeps of statements no rule
+// recognised (noteCandidate).
+const noteExtractor = "note"
+
 // noteCandidate keeps a remembered statement no rule recognised as a note
 // slot keyed by its opening words, so restating it reinforces the same note.
 func (e *Engine) noteCandidate(pe *pendingEvent) *candidate {
@@ -541,7 +545,7 @@ func (e *Engine) noteCandidate(pe *pendingEvent) *candidate {
 		scope:      factScope(pe.ep.Scope),
 		observedAt: pe.ep.OccurredAt,
 		validFrom:  pe.ep.OccurredAt,
-		extractor:  "note",
+		extractor:  noteExtractor,
 		source:     "remember",
 		episodeID:  pe.ep.ID,
 		decision:   memory.AdmitAccept,
