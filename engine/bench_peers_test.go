@@ -29,7 +29,11 @@ import (
 // One op is the workload's 200 queries, each retrieved with the driver's
 // defaults (limit 10, token budget 4000). The percentiles are per
 // retrieval; structured_% is the structured channel's share of the
-// retrievals' wall time; hit@10 counts the queries whose source note's text
+// retrievals' wall time, cpu_us the process's CPU time per retrieval
+// (every goroutine's, the trace writer's included: on a shared machine the
+// figure that measures the work rather than the neighbours' load),
+// semantic_us the semantic channel's mean wall time
+// per retrieval; hit@10 counts the queries whose source note's text
 // is in the first 10 items (the driver's sanity check, not a quality score).
 
 type peersNote struct {
@@ -120,10 +124,12 @@ func benchPeers(b *testing.B, n int) {
 		}
 	}
 	lat := make([]time.Duration, 0, b.N*len(queries))
-	var total, structured time.Duration
+	var total, structured, semantic time.Duration
 	si := slices.Index(engine.Channels, engine.ChannelStructured)
+	vi := slices.Index(engine.Channels, engine.ChannelSemantic)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		for _, q := range queries {
 			start := time.Now()
@@ -131,13 +137,17 @@ func benchPeers(b *testing.B, n int) {
 			lat = append(lat, time.Since(start))
 			total += res.Duration
 			structured += res.ChannelDurations[si]
+			semantic += res.ChannelDurations[vi]
 		}
 	}
-	b.StopTimer()
 	e.FlushTraces()
+	cpu = processCPU() - cpu
+	b.StopTimer()
 	reportPercentiles(b, lat)
+	b.ReportMetric(float64(cpu.Microseconds())/float64(len(lat)), "cpu_us")
 	b.ReportMetric(float64(structured.Microseconds())/float64(len(lat)), "structured_us")
 	b.ReportMetric(100*float64(structured)/float64(total), "structured_%")
+	b.ReportMetric(float64(semantic.Microseconds())/float64(len(lat)), "semantic_us")
 	b.ReportMetric(float64(hits)/float64(sources), "hit@10")
 	b.ReportMetric(float64(pairHits), "pair_hits")
 }

@@ -227,7 +227,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		return nil, nil, fmt.Errorf("retrieve: embed query: %w", err)
 	}
 
-	keep := filter(st, p)
+	keep, admit := filter(st, p), admits(st, p)
 	semKeep := e.semanticKeep(st, keep)
 	disabled := make(map[string]bool, len(p.Disable))
 	for _, c := range p.Disable {
@@ -251,7 +251,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			if name == ChannelSemantic {
 				results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, r)
 			} else {
-				results[i] = channel(st, name, qterms, qvecs, keep, r)
+				results[i] = channel(st, name, qterms, qvecs, keep, admit, r)
 			}
 			took[i] = time.Since(began)
 		}()
@@ -259,7 +259,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	for i, name := range Channels {
 		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic && name != ChannelStructured {
 			began := time.Now()
-			results[i] = channel(st, name, qterms, qvecs, keep, r)
+			results[i] = channel(st, name, qterms, qvecs, keep, admit, r)
 			took[i] = time.Since(began)
 		}
 	}
@@ -270,7 +270,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// says bounds what a key must cover (see structuredHits).
 		began := time.Now()
 		st.RLock()
-		results[si], structuredScaled = structuredHits(st, qterms, lexicalReach(st, results[channelIndex(ChannelLexical)], qterms), keep, r.ChannelCap)
+		results[si], structuredScaled = structuredHits(st, qterms, lexicalReach(st, results[channelIndex(ChannelLexical)], qterms), admit, r.ChannelCap)
 		st.RUnlock()
 		took[si] = time.Since(began)
 	}
@@ -536,19 +536,23 @@ func channelIndex(name string) int {
 // filter returns the scope and lifecycle filter of a retrieval. It reads
 // entries unlocked: call it only inside channel, which holds st.RLock.
 func filter(st *nsState, p RetrieveParams) func(id string) bool {
-	fast := p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && !p.Scope.Owned() && !p.SessionOnly
+	admit := admits(st, p)
 	return func(id string) bool {
 		en, ok := st.EntryLocked(id)
-		if !ok {
-			return false
-		}
-		if fast {
-			// The common request: live memories no agent, user or project
-			// owns, whatever session they were said in.
-			return en.Ownerless && en.Status.Live()
-		}
-		return servableLocked(st, en.V, p)
+		return ok && admit(en)
 	}
+}
+
+// admits is filter for an entry already looked up: a channel that reads
+// the entry anyway (structured, graph) checks it without a second lookup
+// in the map of every entry, a cache miss on most calls.
+func admits(st *nsState, p RetrieveParams) func(en *entry) bool {
+	if p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && !p.Scope.Owned() && !p.SessionOnly {
+		// The common request: live memories no agent, user or project
+		// owns, whatever session they were said in.
+		return func(en *entry) bool { return en.Ownerless && en.Status.Live() }
+	}
+	return func(en *entry) bool { return servableLocked(st, en.V, p) }
 }
 
 // servableLocked reports whether v is served to p. The caller holds st.RLock.
@@ -576,7 +580,9 @@ func servableLocked(st *nsState, v *memory.Version, p RetrieveParams) bool {
 // channel runs one retrieval channel, holding st.RLock throughout (the
 // search index never calls back into st with its own lock held in a way
 // that waits for st's lock: writers release it before touching the index).
-func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, r Ranking) []search.Hit {
+// admit is keep for an entry already looked up (see admits); only the
+// graph channel reads it.
+func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, admit func(*entry) bool, r Ranking) []search.Hit {
 	st.RLock()
 	defer st.RUnlock()
 	switch name {
@@ -589,7 +595,7 @@ func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, k
 	case ChannelRecent:
 		return recentHits(st, keep, r.RecentEpisodes)
 	case ChannelGraph:
-		return st.GraphHitsLocked(qterms, keep, r.GraphHop2, r.ChannelCap)
+		return st.GraphHitsLocked(qterms, admit, r.GraphHop2, r.ChannelCap)
 	}
 	return nil
 }
@@ -610,13 +616,16 @@ func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, k
 //
 // scaled reports that the scores are coverage-scaled: fusion adds them as
 // they are, not relative to the channel's best hit.
-func structuredHits(st *nsState, qterms, reach []string, keep func(string) bool, k int) (hits []search.Hit, scaled bool) {
+//
+// admit is the retrieval's filter on an entry (see admits): each posting
+// is looked up once, and counted by its entry.
+func structuredHits(st *nsState, qterms, reach []string, admit func(*entry) bool, k int) (hits []search.Hit, scaled bool) {
 	if len(qterms) == 0 {
 		return nil, false
 	}
 	// Only servable postings are counted: a common slot's key word lists
 	// every version ever written of it, most of them history.
-	matched := make(map[string]int)
+	matched := make(map[*entry]int)
 	stopAt := max(stopKeyMin, int(stopKeyShare*float64(st.SizeLocked())))
 	reachKeyed := 0 // words of reach some key names
 	for i, t := range qterms {
@@ -635,16 +644,15 @@ func structuredHits(st *nsState, qterms, reach []string, keep func(string) bool,
 		// newest are walked, so no query walks more however many slots
 		// share the word (at equal scores newer ids rank first anyway).
 		for _, id := range postings[max(0, len(postings)-maxKeyPostings):] {
-			if keep(id) {
-				matched[id]++
+			if en, ok := st.EntryLocked(id); ok && admit(en) {
+				matched[en]++
 			}
 		}
 	}
 	hits = make([]search.Hit, 0, len(matched))
 	best := 0.0
-	for id, n := range matched {
-		en, ok := st.EntryLocked(id)
-		if !ok || len(en.KeyTerms) == 0 {
+	for en, n := range matched {
+		if len(en.KeyTerms) == 0 {
 			continue
 		}
 		score := float64(min(n, len(en.KeyTerms))) / float64(len(en.KeyTerms)) // a posting listed twice after an update
@@ -661,7 +669,7 @@ func structuredHits(st *nsState, qterms, reach []string, keep func(string) bool,
 			covered := float64(min(n, reachKeyed)) / float64(reachKeyed)
 			score *= covered * covered * covered
 		}
-		hits = append(hits, search.Hit{ID: id, Score: score})
+		hits = append(hits, search.Hit{ID: en.V.ID, Score: score})
 	}
 	if reachKeyed > 1 && best > 0 {
 		for i := range hits {
@@ -812,14 +820,17 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 	}
 	st.RUnlock()
 	// One backing array for every channel hit and one for every term, so a
-	// retrieval allocates a handful of slices, not hundreds of maps.
+	// retrieval allocates a handful of slices, not hundreds of maps. Each
+	// candidate's share of the terms is the few rank usually adds; one that
+	// gets more grows its own (the capacity is capped, so it never writes
+	// into its neighbour's).
 	hitsBuf := make([]memory.NamedChannelHit, total)
-	termsBuf := make([]memory.Term, len(pool)*maxTerms)
+	termsBuf := make([]memory.Term, len(pool)*fusedTerms)
 	off := 0
 	for i := range pool {
 		pool[i].channels = hitsBuf[off : off : off+counts[i]]
 		off += counts[i]
-		pool[i].terms = termsBuf[i*maxTerms : i*maxTerms : (i+1)*maxTerms]
+		pool[i].terms = termsBuf[i*fusedTerms : i*fusedTerms : (i+1)*fusedTerms]
 	}
 	// Pass 2: each channel's ranks, the recent channel last: it weighs
 	// newness by how relevant the other channels found a candidate.
@@ -925,6 +936,12 @@ var fuseOrder = func() []int {
 
 // maxTerms is how many utility terms rank can add to one candidate.
 const maxTerms = 16
+
+// fusedTerms is the room fuse gives each candidate's terms in one shared
+// array: usefulness and confidence always, rarely more than four others.
+// Room for maxTerms each was a quarter of the bytes a retrieval allocated
+// (45 of 190 KB for the 118 candidates of a peers-workload query).
+const fusedTerms = 6
 
 // eligible reports whether a channel can return v at all.
 func eligible(channel string, v *memory.Version) bool {

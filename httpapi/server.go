@@ -5,6 +5,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -632,9 +633,32 @@ func jsonValue(v string) string {
 	return v
 }
 
-// writeJSON writes v with status.
+// writeJSON writes v with status. The body is encoded into a pooled buffer
+// first: the response goes out with a Content-Length in one write rather
+// than chunked, and an encoding error is returned before anything was sent,
+// so the caller can still answer with a problem.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
-	w.Header().Set("Content-Type", "application/json")
+	buf := jsonBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledJSON {
+			buf.Reset()
+			jsonBufs.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	return json.NewEncoder(w).Encode(v)
+	_, err := w.Write(buf.Bytes())
+	return err
 }
+
+// jsonBufs holds writeJSON's buffers; one larger than maxPooledJSON (an
+// export, a long listing) is left to the collector rather than kept.
+var jsonBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledJSON = 1 << 20

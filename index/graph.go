@@ -249,8 +249,10 @@ func (st *Namespace) buildGraph(an *search.Analyzer) {
 // other channel ranks, because the question never names Bob.
 //
 // hop2 weighs a claim two hops away (a claim one hop away weighs 1); at
-// most limit hits are returned. Call with the read lock held (RLock).
-func (st *Namespace) GraphHitsLocked(qterms []string, keep func(string) bool, hop2 float64, limit int) []search.Hit {
+// most limit hits are returned. keep filters the claims' entries (it is
+// given the entry, which the channel reads anyway, so a claim costs one
+// lookup by id, not two). Call with the read lock held (RLock).
+func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, hop2 float64, limit int) []search.Hit {
 	g := st.graph
 	if g == nil || len(qterms) == 0 || len(g.entities) == 0 {
 		return nil
@@ -294,11 +296,8 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(string) bool, ho
 				id := en.claims[i]
 				n++
 				scanned++
-				if !keep(id) {
-					continue
-				}
 				e, ok := st.entries.load(id)
-				if !ok {
+				if !ok || !keep(e) {
 					continue
 				}
 				c := g.claims[id]

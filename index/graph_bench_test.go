@@ -53,10 +53,7 @@ func BenchmarkGraphChannel100k(b *testing.B) {
 	st := graphCorpus(100_000, an)
 	st.buildGraph(an)
 	// The engine's filter of a plain retrieval: live and ownerless.
-	keep := func(id string) bool {
-		en, ok := st.entries.load(id)
-		return ok && en.Ownerless && en.Status.Live()
-	}
+	keep := func(en *Entry) bool { return en.Ownerless && en.Status.Live() }
 	for _, q := range []string{"where does the user work?", "where does the person who uses thing42 work?"} {
 		qterms := an.QueryTerms(q)
 		b.Run(q, func(b *testing.B) {

@@ -1,8 +1,12 @@
 package search_test
 
 import (
+	"bufio"
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -113,6 +117,69 @@ func BenchmarkSemanticEmbedders10k(b *testing.B) {
 				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
 				i++
 			}
+		})
+	}
+}
+
+// BenchmarkSemanticPeers10k is the semantic channel alone on the peers
+// workload (../shared/peers, gen_workload.py; point MNEMON_PEERS_WORKLOAD
+// at it): its 10,000 notes with the word-vector embedder, seven in ten
+// indexed twice as the engine does (the episode and the note of the very
+// same text), and its 200 queries with a filter like the engine's. It
+// compares the tail scan with and without seeding (tailSeeds); cpu_ns/op is
+// the process's CPU time per query, the figure to read on a loaded machine.
+func BenchmarkSemanticPeers10k(b *testing.B) {
+	dir := os.Getenv("MNEMON_PEERS_WORKLOAD")
+	if dir == "" {
+		b.Skip("MNEMON_PEERS_WORKLOAD names no directory")
+	}
+	read := func(name string, field func(map[string]any) string) []string {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			b.Skip(err)
+		}
+		defer f.Close()
+		var out []string
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, field(m))
+		}
+		return out
+	}
+	notes := read("memories_10000.jsonl", func(m map[string]any) string { return fmt.Sprint(m["title"], ": ", m["text"]) })
+	queries := read("queries_200.jsonl", func(m map[string]any) string { return fmt.Sprint(m["q"]) })
+	emb := embed.NewWordVectors()
+	ix := search.NewIndex()
+	ix.SetDenseTail(emb.Dim(), emb.DenseTail())
+	var docs []search.Doc
+	for i, t := range notes {
+		v := emb.Vector(t)
+		docs = append(docs, search.Doc{ID: fmt.Sprintf("ep%05d", i), Vector: v})
+		if i%10 < 7 {
+			docs = append(docs, search.Doc{ID: fmt.Sprintf("no%05d", i), Vector: v})
+		}
+	}
+	ix.Build(docs)
+	qs := make([]search.Vector, len(queries))
+	for i, q := range queries {
+		qs[i] = emb.Vector(q)
+	}
+	keep := func(id string) bool { return id[len(id)-1] != '9' }
+	for _, seeded := range []bool{true, false} {
+		b.Run(fmt.Sprintf("seeded=%v", seeded), func(b *testing.B) {
+			search.SetTailSeeding(seeded)
+			defer search.SetTailSeeding(true)
+			i := 0
+			cpu0 := cpuNow()
+			for b.Loop() {
+				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
+				i++
+			}
+			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
 		})
 	}
 }

@@ -18,3 +18,7 @@ func LoadLoCoMo(tb testing.TB) (*RetrievalSet, bool) {
 	}
 	return &RetrievalSet{IDs: s.ids, Texts: s.texts, Queries: s.queries, Relevant: s.relevant}, true
 }
+
+// SetTailSeeding turns the tail scan's seeding (tailSeeds) on or off, so
+// the external benchmarks can compare the two scans.
+func SetTailSeeding(on bool) { tailSeeding = on }

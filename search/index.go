@@ -633,6 +633,9 @@ type scratch struct {
 	sorted  []uint32 // cands in ordinal order, for galloping
 	qtail   []float32
 	heap2   []cand // the second half's heap in a parallel tail scan
+	// seedHeap and seeds are tailSeeds' heap and result.
+	seedHeap []cand
+	seeds    []int32
 }
 
 // qdim is one nonzero query dimension with its posting list and the most it
@@ -1083,14 +1086,21 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		half := rows / 2
 		var h2 []cand
 		var wg sync.WaitGroup
-		wg.Go(func() { h2 = ix.tailScan(blk, qtail, sc.acc, half, rows, size, floor, sc.heap2[:0]) })
-		h = ix.tailScan(blk, qtail, sc.acc, 0, half, size, floor, sc.heap[:0])
+		wg.Go(func() { h2 = ix.tailScan(blk, qtail, sc.acc, nil, half, rows, size, floor, sc.heap2[:0], nil) })
+		h = ix.tailScan(blk, qtail, sc.acc, nil, 0, half, size, floor, sc.heap[:0], nil)
 		wg.Wait()
 		complete = len(h) < size && len(h2) < size
 		h = append(h, h2...)
 		sc.heap2 = h2[:0]
 	} else {
-		h = ix.tailScan(blk, qtail, sc.acc, 0, rows, size, floor, sc.heap[:0])
+		// The rows whose head scores are best are scored first: the heap
+		// starts near its final threshold, so the scan skips more rows at
+		// its checkpoints. The heap ends holding the same rows whatever
+		// the order (its order is total), so the result is the same.
+		seeds := ix.tailSeeds(sc, blk, *touched, size)
+		h = ix.tailScan(blk, qtail, sc.acc, seeds, 0, len(seeds), size, floor, sc.heap[:0], nil)
+		h = ix.tailScan(blk, qtail, sc.acc, nil, 0, rows, size, floor, h, seeds)
+		sc.seeds = seeds[:0]
 		complete = len(h) < size
 	}
 	slices.SortFunc(h, func(a, b cand) int {
@@ -1132,15 +1142,86 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 // variable so tests can reach the parallel path on small blocks.
 var parallelTailRows = 32_768
 
+// tailSeeds returns the tail slots of up to size documents among touched
+// with the best head scores (sc.acc), in ascending slot order, for
+// tailTopK to score first. Only documents with a row in blk qualify. For
+// more than maxSeedScan touched documents (a query of common words) it
+// returns none: picking the best would cost more than it saves.
+func (ix *Index) tailSeeds(sc *scratch, blk *denseBlock, touched []uint32, size int) []int32 {
+	if len(touched) > maxSeedScan || !tailSeeding {
+		return nil
+	}
+	dim := uint32(0)
+	for vd, b := range ix.tails {
+		if b == blk {
+			dim = uint32(vd)
+		}
+	}
+	acc := sc.acc
+	h := sc.seedHeap[:0] // a min-heap on head score: the best size seen
+	for _, d := range touched {
+		if info := &ix.docs[d]; info.tail < 0 || info.vdim != dim {
+			continue // no row in this block (another Dim)
+		}
+		c := cand{score: acc[d], ord: d}
+		if len(h) < size {
+			h = append(h, c)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if h[p].score <= h[i].score {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+		} else if c.score > h[0].score {
+			h[0] = c
+			for i := 0; ; {
+				l, m := 2*i+1, i
+				if l < len(h) && h[l].score < h[m].score {
+					m = l
+				}
+				if r := l + 1; r < len(h) && h[r].score < h[m].score {
+					m = r
+				}
+				if m == i {
+					break
+				}
+				h[i], h[m] = h[m], h[i]
+				i = m
+			}
+		}
+	}
+	seeds := sc.seeds[:0]
+	for _, c := range h {
+		seeds = append(seeds, ix.docs[c.ord].tail)
+	}
+	sc.seedHeap = h[:0]
+	slices.Sort(seeds)
+	return seeds
+}
+
+// maxSeedScan bounds the touched documents tailSeeds looks through.
+const maxSeedScan = 8192
+
+// tailSeeding turns tailSeeds on; a variable so tests can compare the
+// seeded scan with the plain one.
+var tailSeeding = true
+
 // tailScan scores the tail rows of slots [lo, hi) (head score from acc,
 // read only) into h, a heap of at most size candidates ≥ floor, skipping
-// rows at the checkpoints that cannot enter it, and returns h.
-func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, lo, hi, size int, floor float64, h []cand) []cand {
+// rows at the checkpoints that cannot enter it, and returns h. With slots
+// not nil it scores the rows slots[lo:hi] instead; skip, ascending, names
+// rows already scored (into h) to pass over.
+func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots []int32, lo, hi, size int, floor float64, h []cand, skip []int32) []cand {
 	const slack = 1e-5
 	n := blk.dim
 	c1, c2 := tailCuts(n)
 	q1, q2 := norm(qtail[c1:]), norm(qtail[c2:])
 	theta := float32(floor)
+	if len(h) == size {
+		theta = max(theta, h[0].score)
+	}
 	// The first checkpoint is read for every row: with the usual eight
 	// values it is multiplied out here, a call per row saved.
 	var q8 [8]float32
@@ -1148,7 +1229,14 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, lo, h
 	if inline {
 		copy(q8[:], qtail)
 	}
-	for slot := lo; slot < hi; slot++ {
+	for i := lo; i < hi; i++ {
+		slot := i
+		if slots != nil {
+			slot = int(slots[i])
+		} else if len(skip) > 0 && int32(slot) == skip[0] {
+			skip = skip[1:]
+			continue
+		}
 		d := blk.ords[slot]
 		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
 		var s float32

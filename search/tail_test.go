@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -113,6 +114,58 @@ func testSemanticDenseTail(t *testing.T) {
 				if math.Abs(got[i].Score-float64(qv.Dot(live[got[i].ID]))) > 1e-5 {
 					t.Fatalf("query %d %s: hit %v, brute force %v", q, name, got[i], qv.Dot(live[got[i].ID]))
 				}
+			}
+		}
+	}
+}
+
+// Scoring the rows with the best head scores first (tailSeeds) only
+// reorders the scan: the hits and their scores are bit for bit those of
+// the plain scan, ties (duplicate vectors) and filters included.
+func TestTailSeedsSameHits(t *testing.T) {
+	const head, tail = 1 << 12, 64
+	const dim = head + tail
+	r := rand.New(rand.NewPCG(3, 5))
+	vec := func() Vector {
+		v := Vector{Dim: dim}
+		for j := range uint32(head) {
+			if r.IntN(40) == 0 && j < 400 {
+				v.Indices = append(v.Indices, j)
+				v.Values = append(v.Values, float32(r.Float64()))
+			}
+		}
+		for j := range uint32(tail) {
+			v.Indices = append(v.Indices, head+j)
+			v.Values = append(v.Values, float32(r.NormFloat64())/float32(j+1))
+		}
+		c, _ := canonical(v)
+		return c
+	}
+	ix := NewIndex()
+	ix.SetDenseTail(dim, tail)
+	var docs []Doc
+	for i := range 4000 {
+		v := vec()
+		if i%5 == 1 {
+			v = docs[i-1].Vector // the same text stored twice: tied scores
+		}
+		docs = append(docs, Doc{ID: fmt.Sprintf("d%04d", i), Vector: v})
+	}
+	ix.Build(docs)
+	for q := range 40 {
+		qv := vec()
+		keep := []func(string) bool{nil, func(id string) bool { return id[len(id)-1] != '3' }}[q%2]
+		for _, k := range []int{1, 10, 50} {
+			tailSeeding = true
+			seeded := ix.Semantic(qv, k, 0.05, keep)
+			tailSeeding = false
+			plain := ix.Semantic(qv, k, 0.05, keep)
+			tailSeeding = true
+			if len(plain) == 0 {
+				t.Fatalf("query %d k %d: no hits to compare", q, k)
+			}
+			if !slices.Equal(seeded, plain) {
+				t.Fatalf("query %d k %d:\n seeded %v\n plain  %v", q, k, seeded, plain)
 			}
 		}
 	}
