@@ -44,9 +44,9 @@ const stemCacheSize = 1 << 16
 //     stemmer; numbers and mixed tokens ("mp3", "gpt4") are kept as they are.
 //   - In a document (Terms, not QueryTerms), a closed compound the
 //     vocabulary does not know is also indexed by its two parts
-//     ("Fairphone" → "fair", "phone"; "flatmate" → "flat", "mate"; see
-//     compoundParts), so "which phone?" finds the Fairphone. Queries keep
-//     the whole word: "flatmate" asks for a flatmate, not for any flat.
+//     ("snowboots" → "snow", "boots"; "desklamp" → "desk", "lamp"; see
+//     compoundParts), so "which boots?" finds the snowboots. Queries keep
+//     the whole word: "snowboots" asks for those, not for any snow.
 //
 // Stemming dominates the cost, so stems are cached in a bounded, lock-free,
 // direct-mapped cache. An Analyzer is safe for concurrent use.
@@ -180,7 +180,7 @@ func (a *Analyzer) lookup(tok []byte) *stemEntry {
 }
 
 // stemExceptions are words the Snowball stemmer folds into a word of
-// another meaning: "likely" is no form of "like" ("showers are likely" says
+// another meaning: "likely" is no form of "like" ("rain is likely" says
 // nothing of what anyone likes), "evening" none of "even", "university"
 // none of "universe". Each keeps a term of its own.
 var stemExceptions = map[string]string{
@@ -195,7 +195,7 @@ var stemExceptions = map[string]string{
 // made of two words of at least minPart letters each among the commonPart
 // most frequent. A word the vocabulary knows is left whole: "weekend" is
 // no end and "password" no word. The longest head (the last part, what the
-// thing is: a Fairphone is a phone) wins, and a head that is also a suffix
+// thing is: snowboots are boots) wins, and a head that is also a suffix
 // ("-less", "-able", "-ship") makes no compound: "scoopable" is no "able".
 const (
 	minCompound = 8
