@@ -330,7 +330,10 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 	if q.aboutPast {
 		var found bool
-		if cands, found = e.findEarlier(ctx, st, cands, p.Query, keep, r); found {
+		if cands, found = e.findEarlier(ctx, st, cands, p.Query, q.self || q.firstPerson, keep, r); found {
+			sortRanked(cands)
+		}
+		if q.past && e.liftReplaced(cands, p.Query) {
 			sortRanked(cands)
 		}
 	}

@@ -589,7 +589,13 @@ func beforeClause(q string) (asks, value string, ok bool) {
 // with the question less its before-clause ("which bank was I with"), and
 // the closest goes first, the value's turn just after. It returns the
 // candidates and whether it changed them.
-func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, query string, keep func(string) bool, r Ranking) ([]*scored, bool) {
+//
+// The earlier turn is looked for among the later turn's speaker's, or, for
+// a question about the user whose value only the agent named ("which town
+// did I live in before X?" where the agent said "welcome to X!"), among
+// the user's: the agent's earlier turns hold the agent's remarks, not where
+// the user lived.
+func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, query string, self bool, keep func(string) bool, r Ranking) ([]*scored, bool) {
 	asks, value, ok := beforeClause(query)
 	if !ok || len(cands) == 0 {
 		return cands, false
@@ -617,6 +623,10 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 	if err != nil || len(vecs) != 1 {
 		return cands, false
 	}
+	speaker := later.en.V.Subject
+	if self && isAgentSpeaker(speaker) {
+		speaker = DefaultSpeaker
+	}
 	before := func(id string) bool {
 		if !keep(id) {
 			return false
@@ -625,7 +635,7 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 		// Said by whoever said the later turn: the user's earlier
 		// bank is in the user's words, not in the agent's "good banks
 		// are rare".
-		return ok && en.V.Kind == memory.KindEpisodic && en.V.ObservedAt.Before(later.en.V.ObservedAt) && en.V.Subject == later.en.V.Subject &&
+		return ok && en.V.Kind == memory.KindEpisodic && en.V.ObservedAt.Before(later.en.V.ObservedAt) && en.V.Subject == speaker &&
 			en.Shape&(shapeRequest|shapeChatter) == 0 && !containsAll(e.analyzer.QueryTerms(en.V.Content), vterms)
 	}
 	floor := r.SemanticFloorAlone
@@ -662,6 +672,35 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 		found.final += lift
 	}
 	return cands, true
+}
+
+// liftReplaced answers "where did we host it before X?" when X is a fact's
+// current value: the version that fact superseded goes just above it. The
+// fact names X and the question's words, so it ranks first, yet X is the
+// one value the question rules out. Only a fact's value is compared, not a
+// turn's words: "switched from Y to X" names both.
+func (e *Engine) liftReplaced(cands []*scored, query string) bool {
+	_, value, ok := beforeClause(query)
+	if !ok {
+		return false
+	}
+	vterms := e.analyzer.QueryTerms(value)
+	for _, c := range cands[:min(len(cands), 3)] {
+		v := c.en.V
+		if v.Kind == memory.KindEpisodic || !v.Status.Live() || !containsAll(e.analyzer.QueryTerms(v.Value), vterms) {
+			continue
+		}
+		for _, p := range cands {
+			if p.previous && p.en.V.SupersededBy == v.ID {
+				if lift := c.final + 0.01 - p.final; lift > 0 {
+					p.terms = append(p.terms, memory.Term{Name: "previous", Value: lift})
+					p.final += lift
+				}
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func containsAll(terms, want []string) bool {

@@ -1,0 +1,59 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// "what … before X?" is answered by the value X replaced, not by what
+// names X: when only the agent's turn names X, the earlier turn is the
+// user's (not the agent's own earlier remark); when X is a fact's current
+// value, the version it superseded goes first.
+func TestBeforeAValueIsWhatItReplaced(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		turns [][]string // sessions 20 days apart
+		facts []string   // remembered 10 days apart, before the turns
+		query string
+		want  string // in the first item's content
+	}{
+		{
+			name: "agent names the new town",
+			turns: [][]string{
+				{"the flat above the chip shop in Dunmore is freezing all winter", "lol"},
+				{"how long until the longest night?", "agent: About three weeks from now."},
+				{"finally done with the boxes", "agent: Welcome to Carrick!"},
+			},
+			query: "which town was I living in before Carrick?",
+			want:  "Dunmore",
+		},
+		{
+			name:  "a fact holds the named value",
+			facts: []string{"My favorite editor is Vim.", "Actually, I switched to Neovim for my editor."},
+			query: "which editor did the user use before Neovim?",
+			want:  "Vim",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, clk, _ := newEngine(t)
+			at := clk.Now().Add(-90 * day)
+			for _, f := range tc.facts {
+				remember(t, e, "ns", f, at)
+				at = at.Add(10 * day)
+			}
+			for i, s := range tc.turns {
+				captureSession(t, e, "ns", string(rune('a'+i)), at, s...)
+				at = at.Add(20 * day)
+			}
+			res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: tc.query, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext, IncludeHistory: true})
+			if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, tc.want) || strings.Contains(res.Items[0].Content, "Neovim") {
+				t.Fatalf("%q: top items %v; want %q first", tc.query, contents(res), tc.want)
+			}
+		})
+	}
+}
