@@ -57,3 +57,30 @@ func TestBeforeAValueIsWhatItReplaced(t *testing.T) {
 		})
 	}
 }
+
+// A reaction of a few common words ("sounds awful, honestly") answers
+// no question, however recent: where no word of the question matched and
+// every cosine is weak, the turn that says something still comes first.
+func TestShortReactionsBelowStatements(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		statement, query string
+	}{
+		{"most saturdays I swim at the lido and nap after", "how do I spend my weekends?"},
+		{"gran's goulash recipe is the one thing I can cook properly", "which dish did my grandmother teach me?"},
+		{"the tortoise is called Brian and he's older than me", "what's the name of my pet?"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			t.Parallel()
+			e, clk, _ := newEngine(t)
+			start := clk.Now().Add(-10 * day)
+			captureSession(t, e, "ns", "a", start, tc.statement)
+			captureSession(t, e, "ns", "b", start.Add(3*day), "agent: The quickest route avoids the ring road.", "sounds awful, honestly")
+			captureSession(t, e, "ns", "c", start.Add(6*day), "agent: It keeps for three days in the fridge.", "explains the weird smell then")
+			res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: tc.query, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+			if len(res.Items) == 0 || res.Items[0].Content != tc.statement {
+				t.Fatalf("%q: top items %v; want the statement first", tc.query, contents(res))
+			}
+		})
+	}
+}

@@ -23,8 +23,9 @@ import (
 type turnShape = uint16 // kept on the index entry (index.Entry.Shape)
 
 const (
-	// shapeChatter: at most two content words and no number, name or
-	// first person: an acknowledgement or a reaction.
+	// shapeChatter: at most chatterWords content words, all common, and no
+	// number, name, first person or third person: an acknowledgement or a
+	// reaction.
 	shapeChatter turnShape = 1 << iota
 	// shapeRequest: asks the agent ("can you…", "explain…", "…?").
 	shapeRequest
@@ -188,10 +189,34 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 	if namesSomeone(words) {
 		s |= shapeNames
 	}
-	if s&(shapeNumber|shapeSelf|shapeRequest|shapeNames) == 0 && commonWordsOnly(text, an, 2) {
+	if s&(shapeNumber|shapeSelf|shapeRequest|shapeNames) == 0 && !speaksOfSomeone(words) && commonWordsOnly(text, an, chatterWords) {
 		s |= shapeChatter
 	}
 	return s
+}
+
+// chatterWords is the most content words small talk has: a reaction
+// ("explains the delay then", "ok, clear now, thanks") rarely has more, and
+// a short statement that has no more still names someone, a number or the
+// speaker ("I'm vegan", "rent is 900"), or speaks of someone ("she loved
+// the garden"). At 2, reactions of three words ranked first for questions
+// they share no word with.
+const chatterWords = 3
+
+// thirdPersons are the pronouns by which a turn speaks of someone: a turn
+// that does is a statement about them, however short.
+var thirdPersons = map[string]bool{
+	"he": true, "she": true, "him": true, "her": true, "his": true, "hers": true,
+	"he's": true, "she's": true, "they": true, "them": true, "their": true, "they're": true,
+}
+
+func speaksOfSomeone(words []string) bool {
+	for _, w := range words {
+		if thirdPersons[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
 }
 
 // chatterRank is the frequency rank below which a word is common enough

@@ -17,7 +17,11 @@ func TestShapeOf(t *testing.T) {
 		{"nice", shapeChatter, shapeRequest},
 		{"ha, fair", shapeChatter, 0},
 		{"brutal and accurate", shapeChatter, 0},
-		{"allergic to walnuts", 0, shapeChatter | shapeSelf}, // two words, but not small talk
+		{"that explains the delay then", shapeChatter, 0}, // a reaction of three words
+		{"ok, clear now, thanks", shapeChatter, 0},
+		{"she loved the garden", 0, shapeChatter},                 // speaks of someone
+		{"the kettle at work broke again today", 0, shapeChatter}, // four words say something
+		{"allergic to walnuts", 0, shapeChatter | shapeSelf},      // two words, but not small talk
 		{"I'm vegan", shapeSelf, shapeChatter},
 		{"saw Marta", 0, shapeChatter}, // a name is not chatter
 		{"rent is 900", shapeNumber, shapeChatter},
