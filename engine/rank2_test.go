@@ -84,3 +84,30 @@ func TestShortReactionsBelowStatements(t *testing.T) {
 		})
 	}
 }
+
+// A question about one of the user's people is not answered by a turn that
+// speaks of no one, though it is the closest in meaning: a place named
+// near an open day does not come first for "which college does my niece go
+// to?".
+func TestRelationQuestionSkipsTurnsAboutNoOne(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		turns      []string
+		query, not string
+	}{
+		{[]string{"the Marlowe Institute open morning is on saturday, might pop in", "agent: Noted."}, "which college does my niece go to?", "Marlowe"},
+		{[]string{"the Hollin Road surgery shuts early on wednesdays", "agent: Good to know."}, "who is my father's doctor?", "Hollin"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			t.Parallel()
+			e, clk, _ := newEngine(t)
+			start := clk.Now().Add(-5 * day)
+			captureSession(t, e, "ns", "a", start, tc.turns...)
+			captureSession(t, e, "ns", "b", start.Add(2*day), "I keep forgetting whose turn it is for the lift share", "agent: About 16 km.")
+			res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: tc.query, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+			if len(res.Items) > 0 && strings.Contains(res.Items[0].Content, tc.not) {
+				t.Fatalf("%q: top items %v; the turn naming %q, about no one, is first", tc.query, contents(res), tc.not)
+			}
+		})
+	}
+}

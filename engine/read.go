@@ -1076,6 +1076,12 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// that matched are the flatmate's.
 			add("other_subject", -r.OtherTurn)
 		}
+		if r.NoPerson != 0 && q.relation != "" && sh&shapeNoPerson != 0 {
+			// "which school does my son go to?" is not answered by "the
+			// Larchmont Gallery reopens in may": a turn that speaks of no
+			// one says nothing of the user's son.
+			add("no_person", -r.NoPerson)
+		}
 		if r.AgentRemark != 0 && isAgentSpeaker(v.Subject) && agentRemark(c.en, q) {
 			add("agent_remark", -r.AgentRemark)
 		}

@@ -60,6 +60,11 @@ const (
 	// word nor a verb form, with no first person anywhere ("Dario just
 	// bought a convertible"): most likely someone else's news.
 	shapeOpensName
+	// shapeNoPerson: speaks of no person at all: no first or second person,
+	// no pronoun, none of anyone's people, and no name but of a thing
+	// ("the Larchmont Gallery reopens in may": a name after "the" is a
+	// place or a thing, not a person).
+	shapeNoPerson
 )
 
 // ruleWords mark a turn that states a rule, a limit or a preference: what
@@ -189,6 +194,9 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 	if namesSomeone(words) {
 		s |= shapeNames
 	}
+	if !speaksOfAPerson(words) {
+		s |= shapeNoPerson
+	}
 	if s&(shapeNumber|shapeSelf|shapeRequest|shapeNames) == 0 && !speaksOfSomeone(words) && commonWordsOnly(text, an, chatterWords) {
 		s |= shapeChatter
 	}
@@ -213,6 +221,45 @@ var thirdPersons = map[string]bool{
 func speaksOfSomeone(words []string) bool {
 	for _, w := range words {
 		if thirdPersons[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// personWords are the words by which a turn speaks of a person other than
+// by name or relation: the speaker, the listener, someone else.
+var personWords = map[string]bool{
+	"i": true, "i'm": true, "im": true, "i've": true, "i'd": true, "i'll": true, "me": true, "my": true,
+	"mine": true, "myself": true, "we": true, "we're": true, "our": true, "us": true, "ours": true,
+	"you": true, "you're": true, "your": true, "yours": true,
+}
+
+// articles before a capitalised word make it the name of a place or a
+// thing ("the Odeon", "a Brompton"), not of a person.
+var articles = map[string]bool{"the": true, "a": true, "an": true}
+
+// speaksOfAPerson reports whether a turn speaks of anyone: a pronoun, one
+// of someone's people, or a name not after an article. A capitalised first
+// word counts (it may be a name; an agent's turns all open on one).
+func speaksOfAPerson(words []string) bool {
+	thing := false // inside a capitalised run that an article opened
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		if personWords[lw] || thirdPersons[lw] || relationWord(strings.TrimSuffix(strings.TrimSuffix(lw, "'s"), "'")) {
+			return true
+		}
+		if !capitalised(w) {
+			thing = false
+			continue
+		}
+		if i == 0 {
+			return true
+		}
+		if articles[strings.ToLower(words[i-1])] {
+			thing = true
+		}
+		if !thing {
 			return true
 		}
 	}

@@ -56,6 +56,12 @@ func TestShapeOf(t *testing.T) {
 		{"Ditched the gym membership", 0, shapeOpensName},          // a verb form
 		{"Lisbon is lovely in october", 0, shapeOpensName},         // a place described
 		{"Bertrand and I leased a van", shapeSelf, shapeOpensName}, // the speaker is in it
+		{"the Larchmont Gallery reopens in may", shapeNoPerson, 0}, // a name after "the" is a place
+		{"the boiler in the cellar is leaking", shapeNoPerson, 0},
+		{"lunch with Mirela on friday", 0, shapeNoPerson},        // a name, no article
+		{"they close the Larchmont at six", 0, shapeNoPerson},    // a pronoun
+		{"our nephew starts at the Larchmont", 0, shapeNoPerson}, // someone's people
+		{"Added to your calendar.", 0, shapeNoPerson},            // the listener
 	} {
 		v := &memory.Version{Kind: memory.KindEpisodic, Content: tc.text}
 		got := shapeOf(v, an)
