@@ -111,3 +111,18 @@ func TestRelationQuestionSkipsTurnsAboutNoOne(t *testing.T) {
 		})
 	}
 }
+
+// A turn that opens on a plural described ("Saturdays are for …") is the
+// speaker's own statement, not someone else's news, as "Graz is …" is.
+func TestPluralDescribedIsTheSpeakers(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-10 * day)
+	captureSession(t, e, "ns", "a", start, "Saturdays are for the allotment and a long lunch")
+	captureSession(t, e, "ns", "b", start.Add(3*day), "agent: The quickest route avoids the ring road.", "sounds awful, honestly")
+	q := "how do I spend my weekends?"
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.HasPrefix(res.Items[0].Content, "Saturdays") || res.Items[0].Terms["other_subject"] != 0 {
+		t.Fatalf("%q: top items %v; want the Saturdays turn first, not marked someone else's", q, contents(res))
+	}
+}

@@ -319,15 +319,17 @@ const bareNameRank = 10000
 
 // opensOnBareName reports whether a turn's first word looks like a name
 // doing something: capitalised, not a verb form, rare or unknown as a
-// word, and not followed by "is" or "was".
+// word, and not followed by "is", "are" or the like.
 func opensOnBareName(words []string) bool {
 	if len(words) < 2 || !capitalised(words[0]) {
 		return false
 	}
 	switch strings.ToLower(words[1]) {
-	case "is", "was", "has", "had", "isn't", "wasn't", "seems", "looks", "feels":
-		// "Graz is so quiet on sundays": a place or a thing described,
-		// as often by the speaker as about anyone.
+	case "is", "was", "has", "had", "isn't", "wasn't", "seems", "looks", "feels",
+		"are", "were", "have", "aren't", "weren't", "seem", "look", "feel":
+		// "Graz is so quiet on sundays", "Saturdays are for the
+		// allotment": a place or a thing described, as often by the
+		// speaker as about anyone.
 		return false
 	}
 	lw := strings.ToLower(words[0])

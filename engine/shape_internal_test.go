@@ -52,11 +52,12 @@ func TestShapeOf(t *testing.T) {
 		{"Tomas's in Oslo this week", 0, shapeOtherName},
 		{"my cousin runs a bakery, I'm so envious", shapeOpensOther | shapeSelf, shapeOther},
 		{"Bertrand just leased an electric hatchback", shapeOpensName, shapeSelf},
-		{"Sold the old bike at last", 0, shapeOpensName},           // a common verb opens it
-		{"Ditched the gym membership", 0, shapeOpensName},          // a verb form
-		{"Lisbon is lovely in october", 0, shapeOpensName},         // a place described
-		{"Bertrand and I leased a van", shapeSelf, shapeOpensName}, // the speaker is in it
-		{"the Larchmont Gallery reopens in may", shapeNoPerson, 0}, // a name after "the" is a place
+		{"Sold the old bike at last", 0, shapeOpensName},                        // a common verb opens it
+		{"Ditched the gym membership", 0, shapeOpensName},                       // a verb form
+		{"Lisbon is lovely in october", 0, shapeOpensName},                      // a place described
+		{"Saturdays are for the allotment and a long lunch", 0, shapeOpensName}, // in the plural too
+		{"Bertrand and I leased a van", shapeSelf, shapeOpensName},              // the speaker is in it
+		{"the Larchmont Gallery reopens in may", shapeNoPerson, 0},              // a name after "the" is a place
 		{"the boiler in the cellar is leaking", shapeNoPerson, 0},
 		{"lunch with Mirela on friday", 0, shapeNoPerson},        // a name, no article
 		{"they close the Larchmont at six", 0, shapeNoPerson},    // a pronoun
