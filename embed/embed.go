@@ -71,11 +71,13 @@ func NewBuiltin() *Builtin {
 	for _, g := range conceptGroups {
 		name := g[0]
 		for _, w := range g {
-			for _, t := range b.an.Terms(w) {
+			// Words, as Vector reads text: the stems, without the
+			// parts of a compound the index adds.
+			b.an.Words(w, func(_, t string) {
 				if !slices.Contains(b.concepts[t], name) {
 					b.concepts[t] = append(b.concepts[t], name)
 				}
-			}
+			})
 		}
 	}
 	return b

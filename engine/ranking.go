@@ -77,7 +77,11 @@ type Ranking struct {
 	// (hit@1 0.579 -> 0.591).
 	QuestionPenalty float64
 	// ChatterPenalty is subtracted from a turn that says nothing ("legend",
-	// "ok cool"): recent or not, it answers no question.
+	// "ok cool"): recent or not, it answers no question. 0.10 left a
+	// reaction first where no word of the question matched and the
+	// semantic channel's cosines were all weak (0.1 to 0.3); 0.20 puts it
+	// below a turn that says something at about the same cosine (0.30:
+	// no further change in the scenario suite).
 	ChatterPenalty float64
 	// OtherTurn is subtracted, for a question in the first person, from
 	// a turn about someone else ("my flatmate works at …", "Mira's
@@ -93,6 +97,11 @@ type Ranking struct {
 	// something ("Enjoy Porto!") is often the only one naming a new value,
 	// and keeps its place.
 	AgentRemark float64
+	// NoPerson is subtracted, for a question about one of the user's
+	// people ("my son", "my sister"), from a turn that speaks of no person
+	// at all (shapeNoPerson). As AgentRemark: it shares some meaning with
+	// the question but cannot say anything about that person.
+	NoPerson float64
 	// AnswerType is added, for a question asking for a quantity ("how
 	// much", "how many", "how far"), to a turn that says a number.
 	AnswerType float64
@@ -145,7 +154,7 @@ func DefaultRanking() Ranking {
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
-		ChatterPenalty: 0.10, OtherTurn: 1.0, AgentRemark: 0.50, AnswerType: 0.05, TaskRule: 0.35, ChangeCue: 0.35, Bridge: 0.01,
+		ChatterPenalty: 0.20, OtherTurn: 1.0, AgentRemark: 0.50, NoPerson: 0.50, AnswerType: 0.05, TaskRule: 0.35, ChangeCue: 0.35, Bridge: 0.01,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,

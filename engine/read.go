@@ -330,7 +330,10 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 	if q.aboutPast {
 		var found bool
-		if cands, found = e.findEarlier(ctx, st, cands, p.Query, keep, r); found {
+		if cands, found = e.findEarlier(ctx, st, cands, p.Query, q.self || q.firstPerson, keep, r); found {
+			sortRanked(cands)
+		}
+		if q.past && e.liftReplaced(cands, p.Query) {
 			sortRanked(cands)
 		}
 	}
@@ -1089,6 +1092,12 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// flatmate works at Quillon, I'm so jealous": the words
 			// that matched are the flatmate's.
 			add("other_subject", -r.OtherTurn)
+		}
+		if r.NoPerson != 0 && q.relation != "" && sh&shapeNoPerson != 0 {
+			// "which school does my son go to?" is not answered by "the
+			// Larchmont Gallery reopens in may": a turn that speaks of no
+			// one says nothing of the user's son.
+			add("no_person", -r.NoPerson)
 		}
 		if r.AgentRemark != 0 && isAgentSpeaker(v.Subject) && agentRemark(c.en, q) {
 			add("agent_remark", -r.AgentRemark)

@@ -23,8 +23,9 @@ import (
 type turnShape = uint16 // kept on the index entry (index.Entry.Shape)
 
 const (
-	// shapeChatter: at most two content words and no number, name or
-	// first person: an acknowledgement or a reaction.
+	// shapeChatter: at most chatterWords content words, all common, and no
+	// number, name, first person or third person: an acknowledgement or a
+	// reaction.
 	shapeChatter turnShape = 1 << iota
 	// shapeRequest: asks the agent ("can you…", "explain…", "…?").
 	shapeRequest
@@ -59,6 +60,11 @@ const (
 	// word nor a verb form, with no first person anywhere ("Dario just
 	// bought a convertible"): most likely someone else's news.
 	shapeOpensName
+	// shapeNoPerson: speaks of no person at all: no first or second person,
+	// no pronoun, none of anyone's people, and no name but of a thing
+	// ("the Larchmont Gallery reopens in may": a name after "the" is a
+	// place or a thing, not a person).
+	shapeNoPerson
 )
 
 // ruleWords mark a turn that states a rule, a limit or a preference: what
@@ -188,10 +194,76 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 	if namesSomeone(words) {
 		s |= shapeNames
 	}
-	if s&(shapeNumber|shapeSelf|shapeRequest|shapeNames) == 0 && commonWordsOnly(text, an, 2) {
+	if !speaksOfAPerson(words) {
+		s |= shapeNoPerson
+	}
+	if s&(shapeNumber|shapeSelf|shapeRequest|shapeNames) == 0 && !speaksOfSomeone(words) && commonWordsOnly(text, an, chatterWords) {
 		s |= shapeChatter
 	}
 	return s
+}
+
+// chatterWords is the most content words small talk has: a reaction
+// ("explains the delay then", "ok, clear now, thanks") rarely has more, and
+// a short statement that has no more still names someone, a number or the
+// speaker ("I'm vegan", "rent is 900"), or speaks of someone ("she loved
+// the garden"). At 2, reactions of three words ranked first for questions
+// they share no word with.
+const chatterWords = 3
+
+// thirdPersons are the pronouns by which a turn speaks of someone: a turn
+// that does is a statement about them, however short.
+var thirdPersons = map[string]bool{
+	"he": true, "she": true, "him": true, "her": true, "his": true, "hers": true,
+	"he's": true, "she's": true, "they": true, "them": true, "their": true, "they're": true,
+}
+
+func speaksOfSomeone(words []string) bool {
+	for _, w := range words {
+		if thirdPersons[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// personWords are the words by which a turn speaks of a person other than
+// by name or relation: the speaker, the listener, someone else.
+var personWords = map[string]bool{
+	"i": true, "i'm": true, "im": true, "i've": true, "i'd": true, "i'll": true, "me": true, "my": true,
+	"mine": true, "myself": true, "we": true, "we're": true, "our": true, "us": true, "ours": true,
+	"you": true, "you're": true, "your": true, "yours": true,
+}
+
+// articles before a capitalised word make it the name of a place or a
+// thing ("the Odeon", "a Brompton"), not of a person.
+var articles = map[string]bool{"the": true, "a": true, "an": true}
+
+// speaksOfAPerson reports whether a turn speaks of anyone: a pronoun, one
+// of someone's people, or a name not after an article. A capitalised first
+// word counts (it may be a name; an agent's turns all open on one).
+func speaksOfAPerson(words []string) bool {
+	thing := false // inside a capitalised run that an article opened
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		if personWords[lw] || thirdPersons[lw] || relationWord(strings.TrimSuffix(strings.TrimSuffix(lw, "'s"), "'")) {
+			return true
+		}
+		if !capitalised(w) {
+			thing = false
+			continue
+		}
+		if i == 0 {
+			return true
+		}
+		if articles[strings.ToLower(words[i-1])] {
+			thing = true
+		}
+		if !thing {
+			return true
+		}
+	}
+	return false
 }
 
 // chatterRank is the frequency rank below which a word is common enough
@@ -247,15 +319,17 @@ const bareNameRank = 10000
 
 // opensOnBareName reports whether a turn's first word looks like a name
 // doing something: capitalised, not a verb form, rare or unknown as a
-// word, and not followed by "is" or "was".
+// word, and not followed by "is", "are" or the like.
 func opensOnBareName(words []string) bool {
 	if len(words) < 2 || !capitalised(words[0]) {
 		return false
 	}
 	switch strings.ToLower(words[1]) {
-	case "is", "was", "has", "had", "isn't", "wasn't", "seems", "looks", "feels":
-		// "Graz is so quiet on sundays": a place or a thing described,
-		// as often by the speaker as about anyone.
+	case "is", "was", "has", "had", "isn't", "wasn't", "seems", "looks", "feels",
+		"are", "were", "have", "aren't", "weren't", "seem", "look", "feel":
+		// "Graz is so quiet on sundays", "Saturdays are for the
+		// allotment": a place or a thing described, as often by the
+		// speaker as about anyone.
 		return false
 	}
 	lw := strings.ToLower(words[0])
@@ -589,7 +663,13 @@ func beforeClause(q string) (asks, value string, ok bool) {
 // with the question less its before-clause ("which bank was I with"), and
 // the closest goes first, the value's turn just after. It returns the
 // candidates and whether it changed them.
-func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, query string, keep func(string) bool, r Ranking) ([]*scored, bool) {
+//
+// The earlier turn is looked for among the later turn's speaker's, or, for
+// a question about the user whose value only the agent named ("which town
+// did I live in before X?" where the agent said "welcome to X!"), among
+// the user's: the agent's earlier turns hold the agent's remarks, not where
+// the user lived.
+func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, query string, self bool, keep func(string) bool, r Ranking) ([]*scored, bool) {
 	asks, value, ok := beforeClause(query)
 	if !ok || len(cands) == 0 {
 		return cands, false
@@ -617,6 +697,10 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 	if err != nil || len(vecs) != 1 {
 		return cands, false
 	}
+	speaker := later.en.V.Subject
+	if self && isAgentSpeaker(speaker) {
+		speaker = DefaultSpeaker
+	}
 	before := func(id string) bool {
 		if !keep(id) {
 			return false
@@ -625,7 +709,7 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 		// Said by whoever said the later turn: the user's earlier
 		// bank is in the user's words, not in the agent's "good banks
 		// are rare".
-		return ok && en.V.Kind == memory.KindEpisodic && en.V.ObservedAt.Before(later.en.V.ObservedAt) && en.V.Subject == later.en.V.Subject &&
+		return ok && en.V.Kind == memory.KindEpisodic && en.V.ObservedAt.Before(later.en.V.ObservedAt) && en.V.Subject == speaker &&
 			en.Shape&(shapeRequest|shapeChatter) == 0 && !containsAll(e.analyzer.QueryTerms(en.V.Content), vterms)
 	}
 	floor := r.SemanticFloorAlone
@@ -662,6 +746,35 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 		found.final += lift
 	}
 	return cands, true
+}
+
+// liftReplaced answers "where did we host it before X?" when X is a fact's
+// current value: the version that fact superseded goes just above it. The
+// fact names X and the question's words, so it ranks first, yet X is the
+// one value the question rules out. Only a fact's value is compared, not a
+// turn's words: "switched from Y to X" names both.
+func (e *Engine) liftReplaced(cands []*scored, query string) bool {
+	_, value, ok := beforeClause(query)
+	if !ok {
+		return false
+	}
+	vterms := e.analyzer.QueryTerms(value)
+	for _, c := range cands[:min(len(cands), 3)] {
+		v := c.en.V
+		if v.Kind == memory.KindEpisodic || !v.Status.Live() || !containsAll(e.analyzer.QueryTerms(v.Value), vterms) {
+			continue
+		}
+		for _, p := range cands {
+			if p.previous && p.en.V.SupersededBy == v.ID {
+				if lift := c.final + 0.01 - p.final; lift > 0 {
+					p.terms = append(p.terms, memory.Term{Name: "previous", Value: lift})
+					p.final += lift
+				}
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func containsAll(terms, want []string) bool {

@@ -17,7 +17,11 @@ func TestShapeOf(t *testing.T) {
 		{"nice", shapeChatter, shapeRequest},
 		{"ha, fair", shapeChatter, 0},
 		{"brutal and accurate", shapeChatter, 0},
-		{"allergic to walnuts", 0, shapeChatter | shapeSelf}, // two words, but not small talk
+		{"that explains the delay then", shapeChatter, 0}, // a reaction of three words
+		{"ok, clear now, thanks", shapeChatter, 0},
+		{"she loved the garden", 0, shapeChatter},                 // speaks of someone
+		{"the kettle at work broke again today", 0, shapeChatter}, // four words say something
+		{"allergic to walnuts", 0, shapeChatter | shapeSelf},      // two words, but not small talk
 		{"I'm vegan", shapeSelf, shapeChatter},
 		{"saw Marta", 0, shapeChatter}, // a name is not chatter
 		{"rent is 900", shapeNumber, shapeChatter},
@@ -48,10 +52,17 @@ func TestShapeOf(t *testing.T) {
 		{"Tomas's in Oslo this week", 0, shapeOtherName},
 		{"my cousin runs a bakery, I'm so envious", shapeOpensOther | shapeSelf, shapeOther},
 		{"Bertrand just leased an electric hatchback", shapeOpensName, shapeSelf},
-		{"Sold the old bike at last", 0, shapeOpensName},           // a common verb opens it
-		{"Ditched the gym membership", 0, shapeOpensName},          // a verb form
-		{"Lisbon is lovely in october", 0, shapeOpensName},         // a place described
-		{"Bertrand and I leased a van", shapeSelf, shapeOpensName}, // the speaker is in it
+		{"Sold the old bike at last", 0, shapeOpensName},                        // a common verb opens it
+		{"Ditched the gym membership", 0, shapeOpensName},                       // a verb form
+		{"Lisbon is lovely in october", 0, shapeOpensName},                      // a place described
+		{"Saturdays are for the allotment and a long lunch", 0, shapeOpensName}, // in the plural too
+		{"Bertrand and I leased a van", shapeSelf, shapeOpensName},              // the speaker is in it
+		{"the Larchmont Gallery reopens in may", shapeNoPerson, 0},              // a name after "the" is a place
+		{"the boiler in the cellar is leaking", shapeNoPerson, 0},
+		{"lunch with Mirela on friday", 0, shapeNoPerson},        // a name, no article
+		{"they close the Larchmont at six", 0, shapeNoPerson},    // a pronoun
+		{"our nephew starts at the Larchmont", 0, shapeNoPerson}, // someone's people
+		{"Added to your calendar.", 0, shapeNoPerson},            // the listener
 	} {
 		v := &memory.Version{Kind: memory.KindEpisodic, Content: tc.text}
 		got := shapeOf(v, an)

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/mnemon-dev/mnemon/embed/vectors"
 )
 
 // maxTermBytes caps one term. Longer runs of letters are hashes, base64 or
@@ -40,6 +42,11 @@ const stemCacheSize = 1 << 16
 //   - English stop words are dropped.
 //   - Words made only of ASCII letters are stemmed with the Snowball English
 //     stemmer; numbers and mixed tokens ("mp3", "gpt4") are kept as they are.
+//   - In a document (Terms, not QueryTerms), a closed compound the
+//     vocabulary does not know is also indexed by its two parts
+//     ("snowboots" → "snow", "boots"; "desklamp" → "desk", "lamp"; see
+//     compoundParts), so "which boots?" finds the snowboots. Queries keep
+//     the whole word: "snowboots" asks for those, not for any snow.
 //
 // Stemming dominates the cost, so stems are cached in a bounded, lock-free,
 // direct-mapped cache. An Analyzer is safe for concurrent use.
@@ -53,8 +60,15 @@ type Analyzer struct {
 // published, so readers need no lock.
 type stemEntry struct {
 	word string
-	term string
+	term string // the index term
+	// stem is the Snowball stem Words reports: the built-in embedder's
+	// features are of it, so an index-only exception (stemExceptions)
+	// leaves every stored vector as it was.
+	stem string
 	stop bool
+	// parts are the terms of a closed compound's two parts, indexed
+	// beside term in a document (see compoundParts); nil for most words.
+	parts []string
 }
 
 // NewAnalyzer returns an Analyzer with an empty stem cache.
@@ -69,7 +83,13 @@ func NewAnalyzer() *Analyzer {
 // indexing a document (term frequency and document length come from it).
 func (a *Analyzer) Terms(text string) []string {
 	out := make([]string, 0, len(text)/8+1)
-	a.each(text, func(term string) { out = append(out, term) })
+	a.scan(text, func(tok []byte) {
+		e := a.lookup(tok)
+		if !e.stop {
+			out = append(out, e.term)
+			out = append(out, e.parts...)
+		}
+	})
 	return out
 }
 
@@ -113,12 +133,14 @@ func (a *Analyzer) QueryTerms(text string) []string {
 // Words calls fn with every token of text after splitting, lower-casing,
 // accent folding and stop-word removal but before stemming, in order. The
 // built-in embedder uses it to derive character n-grams from the surface
-// form, which carries morphology the stem has removed.
+// form, which carries morphology the stem has removed. term is the Snowball
+// stem, before the index's own exceptions and without a compound's parts,
+// so the embedder's vectors do not move when those change.
 func (a *Analyzer) Words(text string, fn func(word, term string)) {
 	a.scan(text, func(tok []byte) {
 		e := a.lookup(tok)
 		if !e.stop {
-			fn(e.word, e.term)
+			fn(e.word, e.stem)
 		}
 	})
 }
@@ -142,12 +164,76 @@ func (a *Analyzer) lookup(tok []byte) *stemEntry {
 		return e
 	}
 	word := string(tok)
-	e := &stemEntry{word: word, term: word, stop: isStopWord(word)}
+	e := &stemEntry{word: word, term: word, stem: word, stop: isStopWord(word)}
 	if !e.stop && len(word) > 2 && isASCIILetters(tok) {
-		e.term = english.Stem(word, false)
+		e.stem = english.Stem(word, false)
+		e.term = e.stem
+		if t, ok := stemExceptions[word]; ok {
+			e.term = t
+		}
+		if head, mod, ok := compoundParts(word); ok {
+			e.parts = []string{english.Stem(mod, false), english.Stem(head, false)}
+		}
 	}
 	slot.Store(e)
 	return e
+}
+
+// stemExceptions are words the Snowball stemmer folds into a word of
+// another meaning: "likely" is no form of "like" ("rain is likely" says
+// nothing of what anyone likes), "evening" none of "even", "university"
+// none of "universe". Each keeps a term of its own.
+var stemExceptions = map[string]string{
+	"likely": "likely", "lately": "lately", "hardly": "hardly", "barely": "barely",
+	"nearly": "nearly", "presently": "presently", "kindly": "kindly", "shortly": "shortly",
+	"evening": "evening", "evenings": "evening",
+	"university": "university", "universities": "university",
+}
+
+// Closed compounds: a word of at least minCompound letters that the word
+// vectors' vocabulary (GloVe's 100,000 most frequent words) does not hold,
+// made of two words of at least minPart letters each among the commonPart
+// most frequent. A word the vocabulary knows is left whole: "weekend" is
+// no end and "password" no word. The longest head (the last part, what the
+// thing is: snowboots are boots) wins, and a head that is also a suffix
+// ("-less", "-able", "-ship") makes no compound: "scoopable" is no "able".
+const (
+	minCompound = 8
+	minPart     = 4
+	commonPart  = 20000
+)
+
+// suffixWords are English derivational suffixes that are words too.
+var suffixWords = map[string]bool{
+	"able": true, "less": true, "ness": true, "ship": true, "ling": true, "like": true,
+	"ward": true, "wards": true, "wise": true, "hood": true, "some": true, "ment": true,
+	"ists": true, "ions": true, "ings": true,
+}
+
+// compoundParts splits a lower-case ASCII word into its head and modifier
+// when it is a closed compound (see minCompound).
+func compoundParts(word string) (head, modifier string, ok bool) {
+	if len(word) < minCompound {
+		return "", "", false
+	}
+	tb := vectors.Load()
+	if _, known := tb.Lookup(word); known {
+		return "", "", false
+	}
+	common := func(w string) bool {
+		r, ok := tb.Lookup(w)
+		return ok && tb.Rank(r) < commonPart && !isStopWord(w)
+	}
+	for i := minPart; i <= len(word)-minPart; i++ {
+		h, m := word[i:], word[:i]
+		if suffixWords[h] || !common(h) {
+			continue
+		}
+		if common(m) {
+			return h, m, true
+		}
+	}
+	return "", "", false
 }
 
 func isASCIILetters(b []byte) bool {

@@ -158,3 +158,62 @@ func BenchmarkAnalyzerTerms(b *testing.B) {
 		a.Terms(text)
 	}
 }
+
+// A closed compound the vocabulary does not know is indexed by its parts
+// too, so a query for the head word finds it; a query keeps the whole word,
+// and a known word, a short one or a suffix is never split.
+func TestAnalyzerCompounds(t *testing.T) {
+	t.Parallel()
+	a := NewAnalyzer()
+	tests := []struct {
+		doc   string
+		query string
+		match bool
+	}{
+		{"packed my snowboots for the trip", "which boots did I pack?", true},
+		{"the desklamp flickers again", "is the lamp broken?", true},
+		{"the desklamp flickers again", "what is on my desk?", true},
+		{"a long weekend in the hills", "how did it end?", false},       // "weekend" is a known word
+		{"reset the password twice", "which word did I forget?", false}, // so is "password"
+		{"the litter is scoopable", "am I able to come?", false},        // "-able" is a suffix, not a head
+		{"my bookcase is full", "which case?", false},                   // too short to split
+	}
+	for _, tc := range tests {
+		doc := a.Terms(tc.doc)
+		got := false
+		for _, q := range a.QueryTerms(tc.query) {
+			got = got || slices.Contains(doc, q)
+		}
+		if got != tc.match {
+			t.Errorf("%q for %q: match %v, want %v (doc terms %v)", tc.doc, tc.query, got, tc.match, doc)
+		}
+	}
+	// The query side keeps the compound whole.
+	if q := a.QueryTerms("where are my snowboots?"); slices.Contains(q, "boot") || slices.Contains(q, "snow") {
+		t.Errorf("query terms %v split the compound", q)
+	}
+}
+
+// Words the stemmer folds into a word of another meaning keep their own
+// term: "likely" is no form of "like", "evening" none of "even".
+func TestAnalyzerStemExceptions(t *testing.T) {
+	t.Parallel()
+	a := NewAnalyzer()
+	for _, tc := range []struct{ a, b string }{
+		{"rain is likely tonight", "what do I like?"},
+		{"quiet evenings at home", "is it even?"},
+		{"she applied to the university", "a theory of the universe"},
+		{"I've hardly slept", "that was hard"},
+	} {
+		da, qb := a.Terms(tc.a), a.QueryTerms(tc.b)
+		for _, q := range qb {
+			if slices.Contains(da, q) {
+				t.Errorf("%q matches %q on %q", tc.a, tc.b, q)
+			}
+		}
+	}
+	// The exceptions still match themselves.
+	if q := a.QueryTerms("likely"); !slices.Contains(a.Terms("it is likely"), q[0]) {
+		t.Errorf("likely does not match itself")
+	}
+}
