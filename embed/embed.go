@@ -67,21 +67,30 @@ type feature struct {
 
 // NewBuiltin returns the built-in embedder.
 func NewBuiltin() *Builtin {
-	b := &Builtin{an: search.NewAnalyzer(), concepts: map[string][]string{}}
+	return &Builtin{an: search.NewAnalyzer(), concepts: conceptTable()}
+}
+
+// conceptTable maps each stem of conceptGroups to its concept names. It is
+// built once per process and only read afterwards: every engine (and every
+// test) makes its own embedder, and analysing the groups each time was a
+// tenth of the engine tests' CPU.
+var conceptTable = sync.OnceValue(func() map[string][]string {
+	an := search.NewAnalyzer()
+	concepts := map[string][]string{}
 	for _, g := range conceptGroups {
 		name := g[0]
 		for _, w := range g {
 			// Words, as Vector reads text: the stems, without the
 			// parts of a compound the index adds.
-			b.an.Words(w, func(_, t string) {
-				if !slices.Contains(b.concepts[t], name) {
-					b.concepts[t] = append(b.concepts[t], name)
+			an.Words(w, func(_, t string) {
+				if !slices.Contains(concepts[t], name) {
+					concepts[t] = append(concepts[t], name)
 				}
 			})
 		}
 	}
-	return b
-}
+	return concepts
+})
 
 // Name identifies the feature scheme; change it whenever features or
 // weights change, because stored vectors stop being comparable.
