@@ -1014,10 +1014,13 @@ func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim u
 		if float64(c.score) < floor {
 			continue
 		}
-		// A document that only ties the k-th best stays out: breaking ties
-		// here would call keep (a map lookup in the caller) for every one
-		// of what can be thousands of equal scores.
-		if len(h) == k && c.score <= h[0].score {
+		// A document that cannot displace the k-th best stays out before
+		// keep (a map lookup in the caller) is asked. A tie is broken by
+		// ID here, as in the final order, so the top k does not depend on
+		// the order documents were added in (a namespace loads in
+		// parallel); documents are mostly added in ID order, so of
+		// thousands of equal scores almost all fail on the ID compare.
+		if len(h) == k && !ix.worse(h[0], c) {
 			continue
 		}
 		if dim != 0 && ix.vdim[d] != dim {

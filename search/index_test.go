@@ -181,6 +181,19 @@ func TestLexicalTiesAndKeepLaziness(t *testing.T) {
 	if ids := hitIDs(got); !slices.Equal(ids, []string{"a", "b", "c"}) {
 		t.Fatalf("ties not by ID: %v", got)
 	}
+	// The same documents added in any order give the same top k: ties
+	// are broken by ID, not by which tied document came first.
+	for _, order := range [][]string{{"d", "c", "b", "a"}, {"b", "d", "a", "c"}, {"a", "b", "c", "d"}} {
+		ix2 := NewIndex()
+		for _, id := range order {
+			ix2.Upsert(Doc{ID: id, Terms: []string{"x", "y"}})
+		}
+		for _, k := range []int{1, 2, 3} {
+			if ids := hitIDs(ix2.Lexical([]string{"y"}, k, nil)); !slices.Equal(ids, []string{"a", "b", "c"}[:k]) {
+				t.Fatalf("added in order %v, k %d: %v, want the first %d by ID", order, k, ids, k)
+			}
+		}
+	}
 	// keep must be called only for documents that could enter the top k:
 	// with k = 1 and the best document first in ID order, at most the tied
 	// ones are asked about.
