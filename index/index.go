@@ -9,6 +9,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -170,6 +171,7 @@ func (st *Namespace) load(ctx context.Context) (bool, error) {
 
 // loaded is one version analysed for the index.
 type loadedVersion struct {
+	seq         int // position in the store's scan
 	v           *memory.Version
 	doc         search.Doc
 	keyTerms    []string
@@ -180,23 +182,28 @@ type loadedVersion struct {
 
 // loadAll streams the namespace's versions from the store and analyses
 // them on every core (tokenising, stemming and decoding vectors is most of
-// an open's work), recording each in the metadata maps as it arrives. It
-// returns the search documents for one bulk build.
+// an open's work), then records each in the metadata maps in the store's
+// scan order. It returns the search documents, in that order, for one bulk
+// build. The order matters: ties between equal scores and the structured
+// channel's newest-postings walk follow it, so a namespace loaded in
+// parallel must rank exactly as one loaded in sequence, on every open.
 func (st *Namespace) loadAll(ctx context.Context) ([]search.Doc, error) {
 	cfg := st.cfg
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	in := make(chan *memory.Version, 1024)
+	in := make(chan loadedVersion, 1024)
 	out := make(chan loadedVersion, 1024)
 	errs := make(chan error, 1+runtime.GOMAXPROCS(0))
 	go func() {
 		defer close(in)
+		seq := 0
 		err := cfg.Store.ScanVersions(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
 			if !Indexable(v) {
 				return nil
 			}
+			seq++
 			select {
-			case in <- v:
+			case in <- loadedVersion{seq: seq, v: v}:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
@@ -212,7 +219,8 @@ func (st *Namespace) loadAll(ctx context.Context) ([]search.Doc, error) {
 		go func() {
 			defer wg.Done()
 			subjects := make(map[string]string) // subjects repeat: analyse each once
-			for v := range in {
+			for lv := range in {
+				v := lv.v
 				doc, err := docOf(cfg.Analyzer, v)
 				if err != nil {
 					errs <- err
@@ -224,7 +232,7 @@ func (st *Namespace) loadAll(ctx context.Context) ([]search.Doc, error) {
 					subject = subjectTermOf(v, cfg.Analyzer)
 					subjects[v.Subject] = subject
 				}
-				out <- loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, cfg.Analyzer), aliasTerms: aliasTermsOf(v, cfg.Analyzer), subjectTerm: subject,
+				out <- loadedVersion{seq: lv.seq, v: v, doc: doc, keyTerms: keyTermsOf(v, cfg.Analyzer), aliasTerms: aliasTermsOf(v, cfg.Analyzer), subjectTerm: subject,
 					shape: cfg.shapeOf(v)} // as putMeta does: ranking reads it
 			}
 		}()
@@ -249,7 +257,12 @@ func (st *Namespace) loadAll(ctx context.Context) ([]search.Doc, error) {
 			st.perVersion.Store(versionOverhead + textBytes/n)
 		}
 	}()
+	var loaded []loadedVersion
 	for lv := range out {
+		loaded = append(loaded, lv)
+	}
+	slices.SortFunc(loaded, func(a, b loadedVersion) int { return cmp.Compare(a.seq, b.seq) })
+	for _, lv := range loaded {
 		docs = append(docs, lv.doc)
 		textBytes += versionBytes(lv.v)
 		n++
