@@ -304,6 +304,23 @@ type Admission struct {
 	Content   string            `json:"content"`
 	Extractor string            `json:"extractor"`
 	CreatedAt time.Time         `json:"created_at"`
+	// Models is what the model extraction of the episode cost, on the
+	// episode's own admission (extractor "episode", or the one that
+	// stands in for it); nil when no model ran.
+	Models []ModelUsage `json:"models,omitempty"`
+}
+
+// ModelUsage is what one model, at one endpoint kind, cost one request
+// (a retrieval or an extraction): calls, failed calls, tokens in and out
+// as the provider reported them, and the time spent waiting for it.
+type ModelUsage struct {
+	Model          string `json:"model"`
+	Endpoint       string `json:"endpoint"` // embeddings, chat, rerank
+	Calls          int    `json:"calls"`
+	Errors         int    `json:"errors,omitempty"`
+	TokensIn       int    `json:"tokens_in,omitempty"`
+	TokensOut      int    `json:"tokens_out,omitempty"`
+	DurationMicros int64  `json:"duration_us"`
 }
 
 // Action tells the agent how far to trust a retrieved item.
@@ -357,6 +374,14 @@ type Trace struct {
 	Items          TraceItems `json:"items"`
 	CreatedAt      time.Time  `json:"created_at"`
 	DurationMicros int64      `json:"duration_us"`
+	// Notes say where the retrieval left its usual path, as its response
+	// did ("code: detail": an embedder that fell back, a namespace being
+	// re-embedded, a spent token budget, a reranker that fell back).
+	Notes []string `json:"notes,omitempty"`
+	// Models is what the retrieval's model calls cost (the query's
+	// embedding, the reranker, the answer of POST /v1/agent/respond);
+	// nil when it called none.
+	Models []ModelUsage `json:"models,omitempty"`
 }
 
 // NormalizeNamespace trims a namespace name and applies the default.

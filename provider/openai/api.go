@@ -51,10 +51,10 @@ func (c *Client) Embed(ctx context.Context, inputs []string, dims int) (*Embeddi
 	req := embeddingsRequest{Model: c.cfg.Model, Input: inputs, EncodingFormat: "float"}
 	began := time.Now()
 	if err := c.post(ctx, "embeddings", "/embeddings", req, &rep); err != nil {
-		c.meter.observe(c.cfg.Model, "embeddings", time.Since(began), Usage{}, true)
+		c.observe(ctx, "embeddings", time.Since(began), Usage{}, true)
 		return nil, err
 	}
-	c.meter.observe(c.cfg.Model, "embeddings", time.Since(began), rep.Usage, false)
+	c.observe(ctx, "embeddings", time.Since(began), rep.Usage, false)
 	if len(rep.Data) != len(inputs) {
 		return nil, c.badReply("embeddings", nil, "%d vectors for %d inputs", len(rep.Data), len(inputs))
 	}
@@ -154,20 +154,20 @@ func (c *Client) Chat(ctx context.Context, r ChatRequest) (*ChatReply, error) {
 	var rep chatReply
 	began := time.Now()
 	if err := c.post(ctx, "chat", "/chat/completions", req, &rep); err != nil {
-		c.meter.observe(c.cfg.Model, "chat", time.Since(began), Usage{}, true)
+		c.observe(ctx, "chat", time.Since(began), Usage{}, true)
 		return nil, err
 	}
 	took := time.Since(began)
 	if len(rep.Choices) == 0 || rep.Choices[0].Message.Content == nil {
-		c.meter.observe(c.cfg.Model, "chat", took, rep.Usage, true)
+		c.observe(ctx, "chat", took, rep.Usage, true)
 		return &ChatReply{Model: rep.Model, Usage: rep.Usage}, c.badReply("chat", nil, "no choice with content")
 	}
 	out := &ChatReply{Model: rep.Model, Content: *rep.Choices[0].Message.Content, FinishReason: rep.Choices[0].FinishReason, Usage: rep.Usage}
 	if r.Schema != nil && !json.Valid([]byte(strings.TrimSpace(out.Content))) {
-		c.meter.observe(c.cfg.Model, "chat", took, rep.Usage, true)
+		c.observe(ctx, "chat", took, rep.Usage, true)
 		return out, c.badReply("chat", nil, "a JSON reply was asked for and the content is not JSON")
 	}
-	c.meter.observe(c.cfg.Model, "chat", took, rep.Usage, false)
+	c.observe(ctx, "chat", took, rep.Usage, false)
 	return out, nil
 }
 
@@ -191,7 +191,7 @@ func (c *Client) Rerank(ctx context.Context, query string, docs []string) ([]flo
 	var raw json.RawMessage
 	began := time.Now()
 	if err := c.post(ctx, "rerank", "/rerank", req, &raw); err != nil {
-		c.meter.observe(c.cfg.Model, "rerank", time.Since(began), Usage{}, true)
+		c.observe(ctx, "rerank", time.Since(began), Usage{}, true)
 		return nil, Usage{}, err
 	}
 	type scored struct {
@@ -209,12 +209,12 @@ func (c *Client) Rerank(ctx context.Context, query string, docs []string) ([]flo
 			Usage   Usage    `json:"usage"`
 		}
 		if err := json.Unmarshal(raw, &obj); err != nil || obj.Results == nil {
-			c.meter.observe(c.cfg.Model, "rerank", time.Since(began), Usage{}, true)
+			c.observe(ctx, "rerank", time.Since(began), Usage{}, true)
 			return nil, Usage{}, c.badReply("rerank", nil, "the reply is neither a list of scores nor {\"results\": [...]}")
 		}
 		list, usage = obj.Results, obj.Usage
 	}
-	c.meter.observe(c.cfg.Model, "rerank", time.Since(began), usage, false)
+	c.observe(ctx, "rerank", time.Since(began), usage, false)
 	scores := make([]float64, len(docs))
 	seen := make([]bool, len(docs))
 	for _, s := range list {

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"sync"
@@ -45,6 +46,10 @@ func (m *Meter) observe(model, endpoint string, took time.Duration, u Usage, fai
 		s = &CallStats{Model: model, Endpoint: endpoint}
 		m.stats[k] = s
 	}
+	s.add(took, u, failed)
+}
+
+func (s *CallStats) add(took time.Duration, u Usage, failed bool) {
 	s.Calls++
 	if failed {
 		s.Errors++
@@ -52,6 +57,56 @@ func (m *Meter) observe(model, endpoint string, took time.Duration, u Usage, fai
 	s.TokensIn += int64(u.PromptTokens)
 	s.TokensOut += int64(u.CompletionTokens)
 	s.Seconds += took.Seconds()
+}
+
+// observe counts one call in the client's meter and in the Tally the
+// call's context carries, if any.
+func (c *Client) observe(ctx context.Context, endpoint string, took time.Duration, u Usage, failed bool) {
+	c.meter.observe(c.cfg.Model, endpoint, took, u, failed)
+	if t, ok := ctx.Value(tallyKey{}).(*Tally); ok {
+		t.observe(c.cfg.Model, endpoint, took, u, failed)
+	}
+}
+
+// Tally counts the model calls made on behalf of one request (a
+// retrieval, an extraction): every Client call whose context carries it
+// (WithTally) adds to it, beside the process-wide Meter. The caller reads
+// it when the request is done, to record what that request cost. It is
+// safe for concurrent use; the zero value is ready.
+type Tally struct {
+	mu    sync.Mutex
+	stats []CallStats // few: one per model and endpoint, in first-call order
+}
+
+type tallyKey struct{}
+
+// WithTally returns ctx carrying t: the calls made with it count in t.
+func WithTally(ctx context.Context, t *Tally) context.Context {
+	return context.WithValue(ctx, tallyKey{}, t)
+}
+
+func (t *Tally) observe(model, endpoint string, took time.Duration, u Usage, failed bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range t.stats {
+		if s := &t.stats[i]; s.Model == model && s.Endpoint == endpoint {
+			s.add(took, u, failed)
+			return
+		}
+	}
+	t.stats = append(t.stats, CallStats{Model: model, Endpoint: endpoint})
+	t.stats[len(t.stats)-1].add(took, u, failed)
+}
+
+// Stats returns the counts so far, one per model and endpoint in the
+// order of their first call; nil when nothing was called.
+func (t *Tally) Stats() []CallStats {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.stats)
 }
 
 // Snapshot returns the counts, ordered by model and endpoint.

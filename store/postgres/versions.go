@@ -496,15 +496,15 @@ func (e *executor) ScanVersions(ctx context.Context, p memory.ScanParams, fn fun
 // ---- admissions -------------------------------------------------------------
 
 const admissionCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
-	operation, content, extractor, created_at`
+	operation, content, extractor, created_at, models`
 
 const (
 	qInsertAdmissions = `INSERT INTO admissions (` + admissionCols + `)
 	SELECT $1, u.id, u.episode_id, u.memory_id, u.version_id, u.decision, u.reasons::jsonb,
-	  u.operation, u.content, u.extractor, u.created_at
+	  u.operation, u.content, u.extractor, u.created_at, u.models
 	FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-	  $8::text[], $9::text[], $10::text[], $11::bigint[])
-	  AS u(id, episode_id, memory_id, version_id, decision, reasons, operation, content, extractor, created_at)
+	  $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[])
+	  AS u(id, episode_id, memory_id, version_id, decision, reasons, operation, content, extractor, created_at, models)
 	ON CONFLICT DO NOTHING RETURNING id`
 	qDeleteAdmissions = `DELETE FROM admissions WHERE namespace = $1 AND id = ANY($2)`
 	qScanAdmissions   = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = $1 ORDER BY created_at, id`
@@ -515,14 +515,20 @@ func decodeAdmission(r pgx.Rows) (*memory.Admission, error) {
 		a       memory.Admission
 		reasons []byte
 		created int64
+		models  *string
 	)
 	err := r.Scan(&a.Namespace, &a.ID, &a.EpisodeID, &a.MemoryID, &a.VersionID, &a.Decision, &reasons,
-		&a.Operation, &a.Content, &a.Extractor, &created)
+		&a.Operation, &a.Content, &a.Extractor, &created, &models)
 	if err != nil {
 		return nil, err
 	}
 	if err := unjson("reasons", reasons, &a.Reasons); err != nil {
 		return nil, err
+	}
+	if models != nil {
+		if a.Models, err = memory.DecodeModels(*models); err != nil {
+			return nil, err
+		}
 	}
 	a.CreatedAt = fromNanos(created)
 	return &a, nil
@@ -537,6 +543,7 @@ func (e *executor) CreateAdmissions(ctx context.Context, p memory.CreateAdmissio
 		ids, episodes, mems, vers, decisions, reasons, ops, txt []string
 		extractors                                              []string
 		created                                                 []int64
+		models                                                  []*string
 	)
 	for _, a := range p.Admissions {
 		if a == nil {
@@ -558,6 +565,7 @@ func (e *executor) CreateAdmissions(ctx context.Context, p memory.CreateAdmissio
 		txt = append(txt, a.Content)
 		extractors = append(extractors, a.Extractor)
 		created = append(created, c.time("created_at", a.CreatedAt))
+		models = append(models, nullText(memory.EncodeModels(a.Models)))
 		if c.err != nil {
 			return fmt.Errorf("postgres: create admissions: %w", memory.Within(c.err, "admission %s", a.ID))
 		}
@@ -567,7 +575,7 @@ func (e *executor) CreateAdmissions(ctx context.Context, p memory.CreateAdmissio
 	}
 	return e.write(ctx, p.Namespace, "create admissions", func(e *executor) error {
 		return e.insertAll(ctx, len(ids), qInsertAdmissions,
-			[]any{p.Namespace, ids, episodes, mems, vers, decisions, reasons, ops, txt, extractors, created},
+			[]any{p.Namespace, ids, episodes, mems, vers, decisions, reasons, ops, txt, extractors, created, models},
 			func(written []string) error {
 				_, err := e.exec(ctx, qDeleteAdmissions, p.Namespace, written)
 				return err
@@ -606,17 +614,26 @@ func (e *executor) ScanAdmissions(ctx context.Context, p memory.ScanParams, fn f
 	return scan(ctx, e, "scan admissions", p.Namespace, qScanAdmissions, decodeAdmission, fn)
 }
 
+// nullText is s for a nullable text column: NULL when !ok.
+func nullText(s string, ok bool) *string {
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
 // ---- traces -----------------------------------------------------------------
 
 const traceCols = `namespace, id, query, agent_id, user_id, project_id, session_id, task_type,
-	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us, known_at`
+	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us, known_at,
+	diagnostics`
 
 // traceColsLean reads a trace without its items (they decode as none).
 var traceColsLean = strings.Replace(traceCols, " items,", " NULL::bytea,", 1)
 
 const (
 	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 	ON CONFLICT DO NOTHING`
 	qGetTrace   = `SELECT ` + traceCols + ` FROM traces WHERE namespace = $1 AND id = $2`
 	qScanTraces = `SELECT ` + traceCols + ` FROM traces WHERE namespace = $1 ORDER BY created_at, id`
@@ -628,12 +645,18 @@ func decodeTrace(r pgx.Rows) (*memory.Trace, error) {
 		asOf, knownAt *int64
 		items         []byte
 		created       int64
+		diagnostics   *string
 	)
 	err := r.Scan(&t.Namespace, &t.ID, &t.Query, &t.Scope.AgentID, &t.Scope.UserID, &t.Scope.ProjectID, &t.Scope.SessionID,
 		&t.TaskType, &t.Limit, &t.TokenBudget, &t.TokensUsed, &asOf, &t.IncludeHistory, &items, &created,
-		&t.DurationMicros, &knownAt)
+		&t.DurationMicros, &knownAt, &diagnostics)
 	if err != nil {
 		return nil, err
+	}
+	if diagnostics != nil {
+		if err := t.DecodeDiagnostics(*diagnostics); err != nil {
+			return nil, err
+		}
 	}
 	if items == nil { // traceColsLean
 		t.AsOf, t.KnownAt, t.CreatedAt = fromNanosPtr(asOf), fromNanosPtr(knownAt), fromNanos(created)
@@ -662,6 +685,7 @@ func (e *executor) CreateTrace(ctx context.Context, t *memory.Trace) error {
 		t.Namespace, t.ID, t.Query, t.Scope.AgentID, t.Scope.UserID, t.Scope.ProjectID, t.Scope.SessionID,
 		t.TaskType, t.Limit, t.TokenBudget, t.TokensUsed, c.timePtr("as_of", t.AsOf), t.IncludeHistory,
 		t.Items.AppendBinary(nil), c.time("created_at", t.CreatedAt), t.DurationMicros, c.timePtr("known_at", t.KnownAt),
+		nullText(t.EncodeDiagnostics()),
 	}
 	if c.err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, c.err)

@@ -303,6 +303,23 @@ func (d *decoder) float() float64 {
 
 func (d *decoder) bool() bool { return d.int() != 0 }
 
+// nullStr reads a nullable TEXT column; NULL is "".
+func (d *decoder) nullStr() string {
+	if d.i < d.n && d.src.kind(d.i) == kindNull {
+		d.i++
+		return ""
+	}
+	return d.str()
+}
+
+// nullText is s for a nullable TEXT column: NULL when !ok.
+func nullText(s string, ok bool) any {
+	if !ok {
+		return nil
+	}
+	return s
+}
+
 // blob reads a nullable BLOB; NULL is nil.
 func (d *decoder) blob() []byte {
 	i := d.next()

@@ -896,10 +896,10 @@ func (e *executor) ScanVersions(ctx context.Context, p memory.ScanParams, fn fun
 const admissionCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
 	operation, CASE WHEN admissions.content_ref = 1 THEN coalesce((SELECT e.content FROM episodes e
 	  WHERE e.namespace = admissions.namespace AND e.id = admissions.episode_id), '') ELSE admissions.content END,
-	extractor, created_at`
+	extractor, created_at, models`
 
 const admissionWriteCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
-	operation, content, extractor, created_at, content_ref`
+	operation, content, extractor, created_at, content_ref, models`
 
 const (
 	// The join reads the episode (?12: its id, NULL for an empty content):
@@ -909,7 +909,7 @@ const (
 	// prepares the statement again for every new value.
 	qInsertAdmission = `INSERT INTO admissions (` + admissionWriteCols + `) SELECT
 	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN e.content IS NULL THEN ?9 ELSE '' END, ?10, ?11,
-	CASE WHEN e.content IS NOT NULL THEN 1 END
+	CASE WHEN e.content IS NOT NULL THEN 1 END, ?13
 	FROM (SELECT 1) LEFT JOIN episodes e ON e.namespace = ?1 AND e.id = ?12 AND e.content = ?9`
 	qScanAdmissions = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ? ORDER BY created_at, id`
 )
@@ -928,6 +928,11 @@ func decodeAdmission(d *decoder) *memory.Admission {
 	a.Content = d.str()
 	a.Extractor = d.sym()
 	a.CreatedAt = d.time()
+	if m := d.nullStr(); m != "" && d.err == nil {
+		if a.Models, d.err = memory.DecodeModels(m); d.err != nil {
+			d.err = fmt.Errorf("decode column %q: %w", d.src.name(d.i-1), d.err)
+		}
+	}
 	return a
 }
 
@@ -959,7 +964,7 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 			args := []any{
 				p.Namespace, a.ID, a.EpisodeID, a.MemoryID, a.VersionID, string(a.Decision),
 				c.json("reasons", a.Reasons), string(a.Operation), a.Content, a.Extractor,
-				c.time("created_at", a.CreatedAt), nil,
+				c.time("created_at", a.CreatedAt), nil, nullText(memory.EncodeModels(a.Models)),
 			}
 			if a.Content != "" {
 				args[11] = a.EpisodeID
@@ -1007,14 +1012,15 @@ func (e *executor) ListAdmissions(ctx context.Context, p memory.ListAdmissionsPa
 // ---- traces -----------------------------------------------------------------
 
 const traceCols = `namespace, id, query, agent_id, user_id, project_id, session_id, task_type,
-	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us, known_at`
+	item_limit, token_budget, tokens_used, as_of, include_history, items, created_at, duration_us, known_at,
+	diagnostics`
 
 // traceColsLean reads a trace without its items (they decode as none).
 var traceColsLean = strings.Replace(traceCols, " items,", " X'6E756C6C',", 1) // the blob "null"
 
 const (
 	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qGetTrace   = `SELECT ` + traceCols + ` FROM traces WHERE namespace = ? AND id = ?`
 	qScanTraces = `SELECT ` + traceCols + ` FROM traces WHERE namespace = ? ORDER BY created_at, id`
 )
@@ -1036,6 +1042,11 @@ func decodeTrace(d *decoder) *memory.Trace {
 	t.CreatedAt = d.time()
 	t.DurationMicros = d.int()
 	t.KnownAt = d.timePtr()
+	if s := d.nullStr(); s != "" && d.err == nil {
+		if err := t.DecodeDiagnostics(s); err != nil {
+			d.err = fmt.Errorf("decode column %q: %w", d.src.name(d.i-1), err)
+		}
+	}
 	return t
 }
 
@@ -1062,6 +1073,7 @@ func (e *executor) createTrace(ctx context.Context, t *memory.Trace) error {
 		t.Namespace, t.ID, t.Query, t.Scope.AgentID, t.Scope.UserID, t.Scope.ProjectID, t.Scope.SessionID,
 		t.TaskType, t.Limit, t.TokenBudget, t.TokensUsed, c.timePtr("as_of", t.AsOf), boolInt(t.IncludeHistory),
 		c.traceItems(t.Items), c.time("created_at", t.CreatedAt), t.DurationMicros, c.timePtr("known_at", t.KnownAt),
+		nullText(t.EncodeDiagnostics()),
 	}
 	if c.err != nil {
 		return c.err

@@ -107,7 +107,9 @@ func TestLoadMigrations(t *testing.T) {
 }
 
 // A trace written before migration 3 holds JSON text in items; it must stay
-// readable next to the binary rows written since.
+// readable next to the binary rows written since. The rows name the
+// columns of before migration 18, so they also stand for the traces
+// written before it: no notes, no model usage.
 func TestLegacyJSONTraceItems(t *testing.T) {
 	t.Parallel()
 	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "legacy.db"), Options{})
@@ -115,7 +117,9 @@ func TestLegacyJSONTraceItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, err = s.writer.ExecContext(t.Context(), `INSERT INTO traces VALUES
+	_, err = s.writer.ExecContext(t.Context(), `INSERT INTO traces (namespace, id, query, agent_id, user_id,
+		project_id, session_id, task_type, item_limit, token_budget, tokens_used, as_of, include_history, items,
+		created_at, duration_us, known_at) VALUES
 		('ns', 'ret_old', 'editor', '', '', '', '', '', 10, 1000, 12, NULL, 0,
 		 CAST('[{"memory_id":"mem_1","version_id":"ver_1","channels":{"lexical":{"rank":1,"score":2.5}},"fused":1,"terms":null,"final":1.02,"rank":1,"tokens":11,"trust":0.69,"action":"HINT","packed":true,"reason":"ranked"}]' AS BLOB),
 		 0, 5, NULL),
@@ -129,6 +133,9 @@ func TestLegacyJSONTraceItems(t *testing.T) {
 	}
 	if len(tr.Items) != 1 || tr.Items[0].VersionID != "ver_1" || tr.Items[0].Channels[0].Rank != 1 || !tr.Items[0].Packed {
 		t.Fatalf("legacy items = %+v", tr.Items)
+	}
+	if tr.Notes != nil || tr.Models != nil {
+		t.Fatalf("legacy trace: notes %q, models %+v; want none", tr.Notes, tr.Models)
 	}
 	tr, err = s.GetTrace(t.Context(), memory.GetParams{Namespace: "ns", ID: "ret_null"})
 	if err != nil || tr.Items != nil {

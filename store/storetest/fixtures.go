@@ -215,3 +215,23 @@ func (w world) write(ctx context.Context, ex memory.Executor) error {
 	}
 	return nil
 }
+
+// withModels gives t the notes and model usage a retrieval through model
+// providers keeps.
+func withModels(t *memory.Trace) *memory.Trace {
+	t.Notes = []string{
+		"models.embedder_fallback: openai:nomic-embed-text no reply within the 300ms budget; the query was embedded with builtin",
+		"models.reranked: rerank:bge scored the top 20; 3 moved",
+	}
+	t.Models = []memory.ModelUsage{
+		{Model: "nomic-embed-text", Endpoint: "embeddings", Calls: 1, Errors: 1, DurationMicros: 300125},
+		{Model: "bge-reranker", Endpoint: "rerank", Calls: 1, TokensIn: 812, DurationMicros: 41007},
+	}
+	return t
+}
+
+// admissionWithModels gives a the usage of a model extraction.
+func admissionWithModels(a *memory.Admission) *memory.Admission {
+	a.Models = []memory.ModelUsage{{Model: "qwen2.5", Endpoint: "chat", Calls: 2, Errors: 1, TokensIn: 1204, TokensOut: 96, DurationMicros: 1850000}}
+	return a
+}

@@ -429,7 +429,7 @@ func (s suite) admissions(t *testing.T) {
 			}
 			as := []*memory.Admission{
 				newAdmission(ns, "adm-1", "ep-1", "mem-1", at(1)),
-				newAdmission(ns, "adm-2", "ep-1", "mem-2", at(3)),
+				admissionWithModels(newAdmission(ns, "adm-2", "ep-1", "mem-2", at(3))),
 				bare,
 				newAdmission(ns, "adm-4", "ep-2", "mem-1", at(4)),
 			}
@@ -504,7 +504,9 @@ func (s suite) traces(t *testing.T) {
 	t.Run("RoundTripAndList", func(t *testing.T) {
 		s.eachMode(t, func(t *testing.T, ctx context.Context, st memory.Store, m mode) {
 			bare := &memory.Trace{ID: "ret-3", Namespace: ns, Query: "q", CreatedAt: at(2)} // no as_of, no items
-			trs := []*memory.Trace{newTrace(ns, "ret-1", at(1)), newTrace(ns, "ret-2", at(3)), bare}
+			// ret-1 carries notes and model usage; the others neither
+			// (the stored column is NULL), and they read back without.
+			trs := []*memory.Trace{withModels(newTrace(ns, "ret-1", at(1))), newTrace(ns, "ret-2", at(3)), bare}
 			must(t, m.do(ctx, st, func(ex memory.Executor) error {
 				for _, tr := range trs {
 					if err := ex.CreateTrace(ctx, tr); err != nil {
