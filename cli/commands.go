@@ -918,7 +918,32 @@ func (a *app) showEpisode(o *options, view *engine.MemoryView) error {
 		}
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t[%s]\n", ad.Decision, firstNonEmpty(string(ad.Operation), "-"), ref, clip(ad.Content, 80), strings.Join(ad.Reasons, ", "))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, ad := range adms {
+		if len(ad.Models) > 0 {
+			fmt.Fprintln(w, "  extraction's model calls:")
+			printModelUsage(w, "    ", ad.Models)
+		}
+	}
+	return nil
+}
+
+// printModelUsage prints what model calls cost a retrieval or an
+// extraction, one line per model and endpoint.
+func printModelUsage(w io.Writer, indent string, ms []memory.ModelUsage) {
+	for _, m := range ms {
+		fmt.Fprintf(w, "%s%s %s: %s", indent, m.Model, m.Endpoint, plural(m.Calls, "call", "calls"))
+		if m.Errors > 0 {
+			fmt.Fprintf(w, " (%s)", plural(m.Errors, "failed", "failed"))
+		}
+		took := time.Duration(m.DurationMicros) * time.Microsecond
+		if took >= time.Millisecond {
+			took = took.Round(time.Millisecond)
+		}
+		fmt.Fprintf(w, ", %d tokens in, %d out, %s\n", m.TokensIn, m.TokensOut, took)
+	}
 }
 
 func scopeString(s memory.Scope) string {
@@ -1026,6 +1051,16 @@ score, why it was or was not packed, and the feedback the retrieval received.
 				fmt.Fprintf(w, " · %s", s)
 			}
 			fmt.Fprintln(w)
+			if len(tr.Notes) > 0 {
+				fmt.Fprintln(w, "  notes:")
+				for _, n := range tr.Notes {
+					fmt.Fprintf(w, "    %s\n", n)
+				}
+			}
+			if len(tr.Models) > 0 {
+				fmt.Fprintln(w, "  model calls:")
+				printModelUsage(w, "    ", tr.Models)
+			}
 			a.printTrace(ctx, w, tr, nil, false)
 			var why []string
 			for _, it := range tr.Items {

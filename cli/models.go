@@ -47,6 +47,10 @@ type modelsConfig struct {
 	Summaries string `json:"summaries"`
 	// Rerank, when set, reorders the top candidates of each retrieval.
 	Rerank *rerankConfig `json:"rerank"`
+
+	// defaulted says which base URLs defaults filled, one line each, for
+	// doctor and serve's startup log.
+	defaulted []string
 }
 
 // rerankConfig is models.rerank: with "endpoint", a /rerank endpoint of
@@ -212,16 +216,32 @@ func applyModelsEnv(m *modelsConfig, getenv func(string) string) (*modelsConfig,
 	return m, nil
 }
 
-// defaults fills what a chat endpoint leaves unsaid. Its base URL (and the
-// key's source) is the embeddings endpoint's when it names none: the
-// servers people run locally (Ollama, LM Studio, vLLM with both models)
-// and OpenAI serve both APIs at one root, so naming the chat model is
-// enough. And a configured chat model extracts: extraction left unset is
-// both (the model first, the rules for the slots it leaves out, and
-// alone when it cannot answer); set it to rules to keep the chat model for
-// the other features only.
+// The base URLs an endpoint that names a model and no base URL gets.
+const (
+	openAIBaseURL = "https://api.openai.com/v1"
+	ollamaBaseURL = "http://127.0.0.1:11434/v1"
+)
+
+// defaults fills what the endpoints leave unsaid, so that a user with
+// Ollama running names two models and nothing else:
+//   - An embeddings endpoint that names a model and no base URL gets
+//     OpenAI's when it has an API key source (a local server needs none),
+//     else local Ollama's (see defaultBaseURL).
+//   - A chat endpoint's base URL (and the key's source) is the embeddings
+//     endpoint's when it names none: the servers people run locally
+//     (Ollama, LM Studio, vLLM with both models) and OpenAI serve both
+//     APIs at one root, so naming the chat model is enough. Without an
+//     embeddings endpoint the chat endpoint's own key source decides, as
+//     above.
+//   - A configured chat model extracts: extraction left unset is both
+//     (the model first, the rules for the slots it leaves out, and alone
+//     when it cannot answer); set it to rules to keep the chat model for
+//     the other features only.
 func (m *modelsConfig) defaults() {
 	c, e := m.Chat, m.Embeddings
+	if e != nil {
+		m.defaultBaseURL("models.embeddings", &e.endpointConfig)
+	}
 	if c == nil {
 		return
 	}
@@ -231,9 +251,27 @@ func (m *modelsConfig) defaults() {
 			c.APIKeyEnv, c.APIKeyFile = e.APIKeyEnv, e.APIKeyFile
 		}
 	}
+	m.defaultBaseURL("models.chat", &c.endpointConfig)
 	if strings.TrimSpace(m.Extraction) == "" {
 		m.Extraction = string(llm.ModeBoth)
 	}
+}
+
+// defaultBaseURL gives an endpoint that names a model and no base URL
+// OpenAI's base URL when it has an API key source, else local Ollama's,
+// and notes which in m.defaulted. An endpoint naming neither is left for
+// the check to refuse.
+func (m *modelsConfig) defaultBaseURL(field string, c *endpointConfig) {
+	if strings.TrimSpace(c.BaseURL) != "" || strings.TrimSpace(c.Model) == "" {
+		return
+	}
+	if strings.TrimSpace(c.APIKeyEnv) != "" || strings.TrimSpace(c.APIKeyFile) != "" {
+		c.BaseURL = openAIBaseURL
+		m.defaulted = append(m.defaulted, fmt.Sprintf("%s.base_url is not set: %s (OpenAI's, as an API key source is set)", field, openAIBaseURL))
+		return
+	}
+	c.BaseURL = ollamaBaseURL
+	m.defaulted = append(m.defaulted, fmt.Sprintf("%s.base_url is not set: %s (local Ollama's, as no API key source is set)", field, ollamaBaseURL))
 }
 
 func (c *endpointConfig) applyEnv(prefix string, getenv func(string) string) error {
@@ -536,6 +574,9 @@ func (a *app) checkModels(ctx context.Context, add func(name, status, format str
 	if m == nil {
 		return
 	}
+	for _, d := range m.defaulted {
+		add("model base URL", checkOK, "%s", d)
+	}
 	const probeTimeout = 30 * time.Second
 	if e := m.Embeddings; e != nil {
 		emb, err := e.embedder(a.env.Getenv)
@@ -626,6 +667,11 @@ func describeModelErr(ctx context.Context, err error) string {
 // logModels logs the model providers a server or worker uses, key
 // redacted (openai.Config's LogValue).
 func (a *app) logModels(log *slog.Logger) {
+	if a.models != nil {
+		for _, d := range a.models.defaulted {
+			log.Info("model base URL defaulted", "default", d)
+		}
+	}
 	if emb, ok := a.engine.Embedder().(*openai.Embedder); ok {
 		log.Info("embeddings provider", "embedder", emb.Name(), "endpoint", emb.Client().Config())
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -344,39 +345,71 @@ func TestNoModelsConfiguredChangesNothing(t *testing.T) {
 // chat endpoint is configured; without one it stays the rules.
 func TestModelsDefaults(t *testing.T) {
 	t.Parallel()
-	const ollama = "http://127.0.0.1:11434/v1"
+	const (
+		ollama    = "http://127.0.0.1:11434/v1"
+		openai    = "https://api.openai.com/v1"
+		embOllama = "models.embeddings.base_url is not set: " + ollama + " (local Ollama's, as no API key source is set)"
+		embOpenAI = "models.embeddings.base_url is not set: " + openai + " (OpenAI's, as an API key source is set)"
+	)
 	for _, c := range []struct {
 		name           string
 		env            map[string]string
-		base, keyEnv   string
+		embBase        string // "" : no embeddings endpoint, or one left without
+		base, keyEnv   string // the chat endpoint's
 		wantExtraction string
+		defaulted      []string
 	}{
-		{"chat model only", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_EMBEDDINGS_MODEL": "e", "MNEMON_CHAT_MODEL": "c"}, ollama, "", "both"},
-		{"key source follows the base URL", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": "https://api.openai.com/v1", "MNEMON_EMBEDDINGS_API_KEY_ENV": "OPENAI_API_KEY", "MNEMON_CHAT_MODEL": "c"},
-			"https://api.openai.com/v1", "OPENAI_API_KEY", "both"},
+		// Two settings: the README's Ollama setup.
+		{"two models, Ollama", map[string]string{"MNEMON_EMBEDDINGS_MODEL": "nomic-embed-text", "MNEMON_CHAT_MODEL": "llama3.2"},
+			ollama, ollama, "", "both", []string{embOllama}},
+		{"two models and a key, OpenAI", map[string]string{"MNEMON_EMBEDDINGS_MODEL": "text-embedding-3-small", "MNEMON_EMBEDDINGS_API_KEY_ENV": "OPENAI_API_KEY", "MNEMON_CHAT_MODEL": "gpt-4o-mini"},
+			openai, openai, "OPENAI_API_KEY", "both", []string{embOpenAI}},
+		{"a key file is a key source", map[string]string{"MNEMON_EMBEDDINGS_MODEL": "e", "MNEMON_EMBEDDINGS_API_KEY_FILE": "/run/secrets/openai"},
+			openai, "", "", "", []string{embOpenAI}},
+		{"embeddings alone, Ollama", map[string]string{"MNEMON_EMBEDDINGS_MODEL": "e"}, ollama, "", "", "", []string{embOllama}},
+		{"chat alone, Ollama", map[string]string{"MNEMON_CHAT_MODEL": "c"}, "", ollama, "", "both",
+			[]string{"models.chat.base_url is not set: " + ollama + " (local Ollama's, as no API key source is set)"}},
+		{"chat alone with a key, OpenAI", map[string]string{"MNEMON_CHAT_MODEL": "c", "MNEMON_CHAT_API_KEY_ENV": "K"}, "", openai, "K", "both",
+			[]string{"models.chat.base_url is not set: " + openai + " (OpenAI's, as an API key source is set)"}},
+		{"a base URL given is kept", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": "http://10.0.0.5:8080/v1", "MNEMON_EMBEDDINGS_MODEL": "e", "MNEMON_EMBEDDINGS_API_KEY_ENV": "K"},
+			"http://10.0.0.5:8080/v1", "", "", "", nil},
+		{"no model, no default", map[string]string{"MNEMON_EMBEDDINGS_API_KEY_ENV": "K"}, "", "", "", "", nil},
+		{"chat model only", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_EMBEDDINGS_MODEL": "e", "MNEMON_CHAT_MODEL": "c"}, ollama, ollama, "", "both", nil},
+		{"key source follows the base URL", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": openai, "MNEMON_EMBEDDINGS_API_KEY_ENV": "OPENAI_API_KEY", "MNEMON_CHAT_MODEL": "c"},
+			openai, openai, "OPENAI_API_KEY", "both", nil},
 		{"a chat endpoint of its own", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_EMBEDDINGS_API_KEY_ENV": "K", "MNEMON_CHAT_BASE_URL": "http://127.0.0.1:8081/v1", "MNEMON_CHAT_MODEL": "c"},
-			"http://127.0.0.1:8081/v1", "", "both"},
-		{"rules kept when asked", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_CHAT_MODEL": "c", "MNEMON_MODELS_EXTRACTION": "rules"}, ollama, "", "rules"},
-		{"model kept when asked", map[string]string{"MNEMON_CHAT_BASE_URL": ollama, "MNEMON_CHAT_MODEL": "c", "MNEMON_MODELS_EXTRACTION": "model"}, ollama, "", "model"},
-		{"no chat endpoint", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_EMBEDDINGS_MODEL": "e"}, "", "", ""},
+			ollama, "http://127.0.0.1:8081/v1", "", "both", nil},
+		{"rules kept when asked", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_CHAT_MODEL": "c", "MNEMON_MODELS_EXTRACTION": "rules"}, ollama, ollama, "", "rules", nil},
+		{"model kept when asked", map[string]string{"MNEMON_CHAT_BASE_URL": ollama, "MNEMON_CHAT_MODEL": "c", "MNEMON_MODELS_EXTRACTION": "model"}, "", ollama, "", "model", nil},
+		{"no chat endpoint", map[string]string{"MNEMON_EMBEDDINGS_BASE_URL": ollama, "MNEMON_EMBEDDINGS_MODEL": "e"}, ollama, "", "", "", nil},
 	} {
 		m, err := applyModelsEnv(nil, func(k string) string { return c.env[k] })
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		var base, keyEnv string
+		var embBase, base, keyEnv string
+		if m.Embeddings != nil {
+			embBase = m.Embeddings.BaseURL
+		}
 		if m.Chat != nil {
 			base, keyEnv = m.Chat.BaseURL, m.Chat.APIKeyEnv
 		}
-		if base != c.base || keyEnv != c.keyEnv || m.Extraction != c.wantExtraction {
-			t.Errorf("%s: chat base %q key env %q extraction %q; want %q %q %q", c.name, base, keyEnv, m.Extraction, c.base, c.keyEnv, c.wantExtraction)
+		if embBase != c.embBase || base != c.base || keyEnv != c.keyEnv || m.Extraction != c.wantExtraction {
+			t.Errorf("%s: embeddings base %q, chat base %q key env %q extraction %q; want %q, %q %q %q", c.name, embBase, base, keyEnv, m.Extraction, c.embBase, c.base, c.keyEnv, c.wantExtraction)
+		}
+		if !slices.Equal(m.defaulted, c.defaulted) {
+			t.Errorf("%s: defaulted %q; want %q", c.name, m.defaulted, c.defaulted)
 		}
 	}
-	// A config file's chat section gets the same defaults.
+	// A config file's sections get the same defaults.
 	m, err := applyModelsEnv(&modelsConfig{Embeddings: &embeddingsConfig{endpointConfig: endpointConfig{BaseURL: "http://127.0.0.1:11434/v1", Model: "e"}, Dimensions: 8},
 		Chat: &chatConfig{endpointConfig{Model: "c"}}}, func(string) string { return "" })
 	if err != nil || m.Chat.BaseURL != "http://127.0.0.1:11434/v1" || m.Extraction != "both" {
 		t.Fatalf("config file: %+v %v", m, err)
+	}
+	m, err = applyModelsEnv(&modelsConfig{Embeddings: &embeddingsConfig{endpointConfig: endpointConfig{Model: "e"}}}, func(string) string { return "" })
+	if err != nil || m.Embeddings.BaseURL != ollama || !slices.Equal(m.defaulted, []string{embOllama}) {
+		t.Fatalf("config file without a base URL: %+v %v", m, err)
 	}
 }
 
@@ -417,5 +450,34 @@ func TestEmbeddingDimensionsLearnt(t *testing.T) {
 	env["MNEMON_EMBEDDINGS_DIMENSIONS"] = "24"
 	if code, out, errs := runEnv(t, t.Context(), env, "", "recall", "which editor?"); code != 0 || !strings.Contains(out, "Helix") {
 		t.Fatalf("recall with dimensions set and the endpoint down: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestDefaultBaseURLIsReported: with a model named and no base URL (the
+// two-setting Ollama setup), doctor and serve's startup log say which
+// base URL mnemon took. Dimensions are set so that serve starts without
+// asking the endpoint, which need not be running here.
+func TestDefaultBaseURLIsReported(t *testing.T) {
+	t.Parallel()
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
+	env := map[string]string{
+		"MNEMON_DB":                      db,
+		"MNEMON_EMBEDDINGS_MODEL":        "nomic-embed-text",
+		"MNEMON_EMBEDDINGS_DIMENSIONS":   "768",
+		"MNEMON_EMBEDDINGS_MAX_RETRIES":  "0",
+		"MNEMON_EMBEDDINGS_TIMEOUT":      "2s",
+		"MNEMON_MODELS_EXTRACTION":       "",
+		"MNEMON_EMBEDDINGS_API_KEY_FILE": "",
+	}
+	const want = "models.embeddings.base_url is not set: http://127.0.0.1:11434/v1 (local Ollama's, as no API key source is set)"
+	// Whether or not an Ollama answers on this machine, the line is there.
+	_, out, errs := runEnv(t, t.Context(), env, "", "doctor")
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "ok model base URL "+want) {
+		t.Fatalf("doctor does not say which base URL it took:\n%s%s", out, errs)
+	}
+	s := startServe(t, env, "--addr", "127.0.0.1:0")
+	s.stop(t)
+	if log := s.stderr.String(); !strings.Contains(log, "model base URL defaulted") || !strings.Contains(log, "127.0.0.1:11434/v1 (local Ollama's") {
+		t.Fatalf("serve's log does not say which base URL it took:\n%s", log)
 	}
 }

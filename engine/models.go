@@ -289,6 +289,51 @@ func (e *Engine) ModelTokensToday(ns string) int64 {
 	return b.used[ns]
 }
 
+// tallied returns ctx counting its model calls in a Tally, when the
+// read path may call a model (a provider embedder, a reranker, or the chat
+// model when chat is set): the Tally ctx already carries, else a new one.
+// Without models it returns ctx and nil, and costs nothing.
+func (e *Engine) tallied(ctx context.Context, chat bool) (context.Context, *openai.Tally) {
+	if e.fallback == nil && e.reranker == nil && !(chat && e.chat != nil) {
+		return ctx, nil
+	}
+	if t := openai.TallyOf(ctx); t != nil {
+		return ctx, t
+	}
+	t := new(openai.Tally)
+	return openai.WithTally(ctx, t), t
+}
+
+// modelUsage is what t counted, as a trace or an admission keeps it; nil
+// when nothing was called.
+func modelUsage(t *openai.Tally) []memory.ModelUsage {
+	stats := t.Stats()
+	if len(stats) == 0 {
+		return nil
+	}
+	out := make([]memory.ModelUsage, len(stats))
+	for i, s := range stats {
+		out[i] = memory.ModelUsage{
+			Model: s.Model, Endpoint: s.Endpoint, Calls: int(s.Calls), Errors: int(s.Errors),
+			TokensIn: int(s.TokensIn), TokensOut: int(s.TokensOut), DurationMicros: int64(s.Seconds * 1e6),
+		}
+	}
+	return out
+}
+
+// extractionUsage is what an extraction cost: the calls the Tally saw
+// (a client of package openai), else, for an extractor that calls
+// through another client, the counts of its report.
+func extractionUsage(t *openai.Tally, rep *extract.Report, name string) []memory.ModelUsage {
+	if ms := modelUsage(t); ms != nil {
+		return ms
+	}
+	if rep == nil || rep.ModelCalls == 0 {
+		return nil
+	}
+	return []memory.ModelUsage{{Model: name, Endpoint: "chat", Calls: rep.ModelCalls, TokensIn: rep.TokensIn, TokensOut: rep.TokensOut}}
+}
+
 // ModelStats are the model calls the engine's providers made (nil
 // without a meter).
 func (e *Engine) ModelStats() []openai.CallStats { return e.meter.Snapshot() }
@@ -305,10 +350,12 @@ func (e *Engine) modelExtract(ctx context.Context, pe *pendingEvent, ev extract.
 		pe.epReason = append(pe.epReason, NoteBudgetExceeded)
 		return false, nil
 	}
-	rep, err := e.modelExtractor.Report(ctx, ev)
+	tally := new(openai.Tally)
+	rep, err := e.modelExtractor.Report(openai.WithTally(ctx, tally), ev)
 	if err != nil {
 		return false, fmt.Errorf("extract: %w", err)
 	}
+	pe.models = extractionUsage(tally, rep, e.modelExtractor.Name())
 	e.budget.spend(ns, e.clock.Now(), rep.TokensIn+rep.TokensOut)
 	for _, n := range rep.Notes {
 		e.log.Warn("model extraction", "namespace", ns, "episode", pe.ep.ID, "note", n)

@@ -222,6 +222,9 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	now := e.clock.Now()
 	r := e.ranking
 	qterms := e.analyzer.QueryTerms(p.Query)
+	// The trace keeps what the retrieval's model calls cost (none, and no
+	// counting, without a model provider).
+	ctx, tally := e.tallied(ctx, false)
 	qvecs, notes, err := e.queryVectors(ctx, st, p.Query)
 	if err != nil {
 		return nil, nil, fmt.Errorf("retrieve: embed query: %w", err)
@@ -370,6 +373,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		ID: res.RetrievalID, Namespace: ns, Query: p.Query, Scope: p.Scope, TaskType: p.TaskType,
 		Limit: p.Limit, TokenBudget: p.TokenBudget, TokensUsed: used, AsOf: p.AsOf, KnownAt: p.KnownAt,
 		IncludeHistory: p.IncludeHistory, CreatedAt: now, Items: make([]memory.TraceItem, len(cands)),
+		Notes: slices.Clip(notes), Models: modelUsage(tally),
 	}
 	for i, c := range cands {
 		c.round()

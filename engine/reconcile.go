@@ -123,6 +123,7 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				// extraction done, see marksExtraction).
 				a := adms[len(adms)-1]
 				a.Reasons = append(slices.Clip(a.Reasons), reasonStandsIn)
+				a.Models = pe.models
 			}
 			if pe.epStatus == memory.StatusQuarantined {
 				outs = append(outs, Outcome{
@@ -891,6 +892,7 @@ func episodeAdmission(ns string, pe *pendingEvent, now time.Time) *memory.Admiss
 	return &memory.Admission{
 		ID: ids.New(ids.Admission), Namespace: ns, EpisodeID: pe.ep.ID, Decision: d,
 		Reasons: pe.epReason, Content: pe.ep.Content, Extractor: "episode", CreatedAt: now,
+		Models: pe.models,
 	}
 }
 

@@ -97,6 +97,8 @@ func (e *Engine) Respond(ctx context.Context, p RespondParams) (*Response, error
 		return nil, &memory.Error{Code: memory.CodeModelUnavailable, Kind: memory.ErrModelUnavailable,
 			Message: fmt.Sprintf("namespace %q used its daily model tokens (models.tokens_per_day): no answer until tomorrow (UTC); POST /v1/memories/retrieve works without a model", ns)}
 	}
+	// One Tally for the retrieval and the answer: the trace keeps both.
+	ctx, tally := e.tallied(ctx, true)
 	res, trace, err := e.retrieve(ctx, p.RetrieveParams)
 	if err != nil {
 		return nil, err
@@ -131,6 +133,7 @@ func (e *Engine) Respond(ctx context.Context, p RespondParams) (*Response, error
 		usedIDs[it.VersionID] = true
 	}
 	if trace != nil {
+		trace.Notes, trace.Models = slices.Clip(out.Notes), modelUsage(tally)
 		for i := range trace.Items {
 			if trace.Items[i].Packed && usedIDs[trace.Items[i].VersionID] {
 				trace.Items[i].Used = true

@@ -70,20 +70,34 @@ type ForgetResult struct {
 
 // Trace is the persisted record of one retrieval.
 type Trace struct {
-	ID             string      `json:"id"`
-	Namespace      string      `json:"namespace"`
-	Query          string      `json:"query"`
-	Scope          Scope       `json:"scope"`
-	TaskType       string      `json:"task_type,omitempty"`
-	Limit          int         `json:"limit"`
-	TokenBudget    int         `json:"token_budget"`
-	TokensUsed     int         `json:"tokens_used"`
-	AsOf           *time.Time  `json:"as_of,omitempty"`
-	KnownAt        *time.Time  `json:"known_at,omitempty"`
-	IncludeHistory bool        `json:"include_history"`
-	Items          []TraceItem `json:"items"`
-	CreatedAt      time.Time   `json:"created_at"`
-	DurationMicros int64       `json:"duration_us"`
+	ID             string       `json:"id"`
+	Namespace      string       `json:"namespace"`
+	Query          string       `json:"query"`
+	Scope          Scope        `json:"scope"`
+	TaskType       string       `json:"task_type,omitempty"`
+	Limit          int          `json:"limit"`
+	TokenBudget    int          `json:"token_budget"`
+	TokensUsed     int          `json:"tokens_used"`
+	AsOf           *time.Time   `json:"as_of,omitempty"`
+	KnownAt        *time.Time   `json:"known_at,omitempty"`
+	IncludeHistory bool         `json:"include_history"`
+	Items          []TraceItem  `json:"items"`
+	CreatedAt      time.Time    `json:"created_at"`
+	DurationMicros int64        `json:"duration_us"`
+	Notes          []string     `json:"notes,omitempty" doc:"Where the retrieval left its usual path, as its response said (\"code: detail\"): models.embedder_fallback, models.reembed_incomplete, models.budget_exceeded, models.reranked, models.rerank_fallback. Absent when none, and on traces written before mnemon kept them."`
+	Models         []ModelCalls `json:"models,omitempty" doc:"What the retrieval's model calls cost, per model and endpoint: the query's embedding, the reranker, and for POST /v1/agent/respond the answer. Absent when it called no model."`
+}
+
+// ModelCalls is what the calls to one model, at one endpoint kind, cost
+// one retrieval or extraction.
+type ModelCalls struct {
+	Model          string `json:"model"`
+	Endpoint       string `json:"endpoint" doc:"embeddings, chat or rerank."`
+	Calls          int    `json:"calls"`
+	Errors         int    `json:"errors,omitempty" doc:"Calls that failed or answered late (their time counts in duration_us)."`
+	TokensIn       int    `json:"tokens_in,omitempty" doc:"As the provider reported them."`
+	TokensOut      int    `json:"tokens_out,omitempty"`
+	DurationMicros int64  `json:"duration_us" doc:"Time spent waiting for the calls, in microseconds."`
 }
 
 // Job is a job as mnemon reports it.
@@ -273,17 +287,18 @@ type Memory struct {
 // Admission is one entry of the admission log: a candidate memory, the
 // decision taken on it and why.
 type Admission struct {
-	ID        string    `json:"id"`
-	Namespace string    `json:"namespace"`
-	EpisodeID string    `json:"episode_id,omitempty"`
-	MemoryID  string    `json:"memory_id,omitempty"`
-	VersionID string    `json:"version_id,omitempty"`
-	Decision  string    `json:"decision"`
-	Reasons   []string  `json:"reasons"`
-	Operation string    `json:"operation,omitempty"`
-	Content   string    `json:"content"`
-	Extractor string    `json:"extractor"`
-	CreatedAt time.Time `json:"created_at"`
+	ID        string       `json:"id"`
+	Namespace string       `json:"namespace"`
+	EpisodeID string       `json:"episode_id,omitempty"`
+	MemoryID  string       `json:"memory_id,omitempty"`
+	VersionID string       `json:"version_id,omitempty"`
+	Decision  string       `json:"decision"`
+	Reasons   []string     `json:"reasons"`
+	Operation string       `json:"operation,omitempty"`
+	Content   string       `json:"content"`
+	Extractor string       `json:"extractor"`
+	CreatedAt time.Time    `json:"created_at"`
+	Models    []ModelCalls `json:"models,omitempty" doc:"What the model extraction of the episode cost, on the episode's own admission (extractor \"episode\", or the one whose reasons say it stands in for the episode). Absent when no model ran."`
 }
 
 // Episode is one immutable raw event. Episodes are evidence; never edited.

@@ -187,6 +187,22 @@ func traceValue(x memory.Trace) wire.Trace {
 		Items:          traceItems(x.Items),
 		CreatedAt:      x.CreatedAt,
 		DurationMicros: x.DurationMicros,
+		Notes:          x.Notes,
+		Models:         modelUsages(x.Models),
+	}
+}
+
+func modelUsages(ms []memory.ModelUsage) []wire.ModelCalls { return eachValue(ms, modelUsageValue) }
+
+func modelUsageValue(x memory.ModelUsage) wire.ModelCalls {
+	return wire.ModelCalls{
+		Model:          x.Model,
+		Endpoint:       x.Endpoint,
+		Calls:          x.Calls,
+		Errors:         x.Errors,
+		TokensIn:       x.TokensIn,
+		TokensOut:      x.TokensOut,
+		DurationMicros: x.DurationMicros,
 	}
 }
 
@@ -446,6 +462,7 @@ func admissionValue(x memory.Admission) wire.Admission {
 		Content:   x.Content,
 		Extractor: x.Extractor,
 		CreatedAt: x.CreatedAt,
+		Models:    modelUsages(x.Models),
 	}
 }
 

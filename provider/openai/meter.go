@@ -85,6 +85,12 @@ func WithTally(ctx context.Context, t *Tally) context.Context {
 	return context.WithValue(ctx, tallyKey{}, t)
 }
 
+// TallyOf returns the Tally ctx carries, or nil.
+func TallyOf(ctx context.Context) *Tally {
+	t, _ := ctx.Value(tallyKey{}).(*Tally)
+	return t
+}
+
 func (t *Tally) observe(model, endpoint string, took time.Duration, u Usage, failed bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
