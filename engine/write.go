@@ -90,9 +90,6 @@ type pendingEvent struct {
 	indexed  bool          // becomes a searchable episodic memory
 	epStatus memory.Status // of its episodic version
 	epReason []string      // admission reasons for the episode itself
-	// models is what the episode's model extraction cost, kept on the
-	// episode's own admission.
-	models []memory.ModelUsage
 	gated    bool          // the importance gate found nothing worth mining
 	dedupe   bool          // a retried capture of the same event is not stored twice
 	dupOf    string        // the stored episode this event repeats
@@ -102,6 +99,9 @@ type pendingEvent struct {
 	vec      search.Vector
 	// epVersion is the episodic memory written for the episode, if any.
 	epVersion *memory.Version
+	// models is what the episode's model extraction cost, kept on the
+	// episode's own admission.
+	models []memory.ModelUsage
 }
 
 // candidate is an extracted (or directly given) memory awaiting admission
