@@ -676,6 +676,18 @@
         ' · ', trace.tokens_used + ' of ' + trace.token_budget + ' tokens'));
     }
     if (!trace) return nodes;
+    // Where the retrieval left its usual path, and what its model calls
+    // cost (absent without a model provider).
+    if (trace.notes && trace.notes.length) {
+      nodes.push(h('h2', {}, 'Notes'), h('ul', { 'data-testid': 'trace-notes' }, trace.notes.map((n) => h('li', { class: 'small' }, n))));
+    }
+    if (trace.models && trace.models.length) {
+      nodes.push(h('h2', {}, 'Model calls'), table(['Model', 'Endpoint', 'Calls', 'Failed', 'Tokens in', 'Tokens out', 'Time'],
+        trace.models.map((m) => h('tr', {}, h('td', {}, m.model), h('td', {}, m.endpoint), h('td', { class: 'num' }, m.calls),
+          h('td', { class: 'num' }, m.errors || 0), h('td', { class: 'num' }, m.tokens_in || 0), h('td', { class: 'num' }, m.tokens_out || 0),
+          h('td', { class: 'num' }, (m.duration_us / 1000).toFixed(1) + ' ms'))),
+        { 'data-testid': 'trace-models', 'aria-label': 'The retrieval\'s model calls, per model and endpoint' }));
+    }
     const channels = [...new Set(trace.items.flatMap((it) => Object.keys(it.channels || {})))].sort();
     const termNames = (it) => Object.entries(it.terms || {}).filter(([, v]) => v !== 0)
       .map(([k, v]) => k + (v > 0 ? ' +' : ' ') + v.toFixed(3)).join(', ');
