@@ -44,7 +44,6 @@ func TestServeTraceKeepsModelCalls(t *testing.T) {
 		"MNEMON_MODELS_QUERY_BUDGET":    "200ms",
 	}
 	s := startServe(t, env, "--addr", "127.0.0.1:0", "--workers", "1")
-	defer s.stop(t)
 	var seen []string // every body and output, searched for the key
 
 	get := func(url string, out any) {
@@ -112,7 +111,9 @@ func TestServeTraceKeepsModelCalls(t *testing.T) {
 		t.Fatalf("slow provider: the trace keeps models %+v; want one failed embeddings call of about the budget", ms)
 	}
 
-	// The same, as the CLI shows them (the database serve writes).
+	// The same, as the CLI shows them, from the database serve wrote
+	// (stopped first: it writes its last traces as it stops).
+	s.stop(t)
 	run := func(args ...string) string {
 		t.Helper()
 		code, out, errs := runEnv(t, t.Context(), env, "", args...)
