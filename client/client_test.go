@@ -683,7 +683,7 @@ func TestTypesMatchOpenAPI(t *testing.T) {
 		"VersionPage": client.VersionPage{}, "AdmissionList": client.AdmissionList{}, "JobList": client.JobList{},
 		"Stats": client.Stats{}, "Bucket": client.Bucket{}, "Caller": client.Caller{}, "NamespaceList": client.NamespaceList{}, "Reports": client.Reports{}, "LifecycleRun": client.LifecycleRun{}, "ConsolidationRun": client.ConsolidationRun{}, "ProcedureRun": client.ProcedureRun{},
 		"RespondRequest": client.RespondRequest{}, "RespondResponse": client.RespondResponse{}, "RespondUse": client.RespondUse{},
-		"ModelUsage": client.ModelUsage{},
+		"ModelUsage": client.ModelUsage{}, "ModelCalls": client.ModelCalls{},
 	}
 	mirrored := map[string]bool{"Problem": true} // decoded by the client's own unexported type
 	for name, schema := range schemas {
@@ -722,7 +722,7 @@ func TestTypesMatchWire(t *testing.T) {
 		{client.RetrieveRequest{}, wire.RetrieveRequest{}}, {client.RetrieveResponse{}, wire.RetrieveResponse{}},
 		{client.RetrieveItem{}, wire.RetrieveItem{}}, {client.ChannelHit{}, wire.ChannelHit{}},
 		{client.RespondRequest{}, wire.RespondRequest{}}, {client.RespondResponse{}, wire.RespondResponse{}},
-		{client.RespondUse{}, wire.RespondUse{}}, {client.ModelUsage{}, wire.ModelUsage{}},
+		{client.RespondUse{}, wire.RespondUse{}}, {client.ModelUsage{}, wire.ModelUsage{}}, {client.ModelCalls{}, wire.ModelCalls{}},
 		{client.MemoryList{}, wire.MemoryList{}}, {client.Version{}, wire.Version{}}, {client.Scope{}, wire.Scope{}},
 		{client.Span{}, wire.Span{}}, {client.Provenance{}, wire.Provenance{}}, {client.MemoryView{}, wire.MemoryView{}},
 		{client.Memory{}, wire.Memory{}}, {client.Admission{}, wire.Admission{}}, {client.Episode{}, wire.Episode{}},

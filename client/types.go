@@ -308,6 +308,21 @@ type Admission struct {
 	Content   string    `json:"content"`
 	Extractor string    `json:"extractor"`
 	CreatedAt time.Time `json:"created_at"`
+	// Models is what the model extraction of the episode cost, on the
+	// episode's own admission; empty when no model ran.
+	Models []ModelCalls `json:"models,omitempty"`
+}
+
+// ModelCalls is what the calls to one model, at one endpoint kind
+// (embeddings, chat, rerank), cost one retrieval or extraction.
+type ModelCalls struct {
+	Model          string `json:"model"`
+	Endpoint       string `json:"endpoint"`
+	Calls          int    `json:"calls"`
+	Errors         int    `json:"errors,omitempty"`
+	TokensIn       int    `json:"tokens_in,omitempty"`
+	TokensOut      int    `json:"tokens_out,omitempty"`
+	DurationMicros int64  `json:"duration_us"`
 }
 
 // Episode is one immutable raw event.
@@ -348,6 +363,10 @@ type Trace struct {
 	Items          []TraceItem `json:"items"`
 	CreatedAt      time.Time   `json:"created_at"`
 	DurationMicros int64       `json:"duration_us"`
+	// Notes say where the retrieval left its usual path, as its response
+	// did; Models what its model calls cost. Both empty without models.
+	Notes  []string     `json:"notes,omitempty"`
+	Models []ModelCalls `json:"models,omitempty"`
 }
 
 // TraceItem is one candidate of a retrieval, packed or not.

@@ -23,6 +23,8 @@ class Admission(_AdmissionRequired, total=False):
 
     episode_id: str
     memory_id: str
+    models: List[ModelCalls]
+    """What the model extraction of the episode cost, on the episode's own admission (extractor "episode", or the one whose reasons say it stands in for the episode). Absent when no model ran."""
     operation: str
     version_id: str
 
@@ -497,6 +499,25 @@ class MemoryView(_MemoryViewRequired, total=False):
     """Set when the id names an episode (ep_...): the episode, with the admission decisions about it in admissions; memory is then null."""
 
 
+class _ModelCallsRequired(TypedDict):
+    calls: int
+    duration_us: int
+    """Time spent waiting for the calls, in microseconds."""
+    endpoint: str
+    """embeddings, chat or rerank."""
+    model: str
+
+
+class ModelCalls(_ModelCallsRequired, total=False):
+    """The ModelCalls object of the API."""
+
+    errors: int
+    """Calls that failed or answered late (their time counts in duration_us)."""
+    tokens_in: int
+    """As the provider reported them."""
+    tokens_out: int
+
+
 class ModelUsage(TypedDict):
     """The ModelUsage object of the API."""
 
@@ -959,6 +980,10 @@ class Trace(_TraceRequired, total=False):
 
     as_of: str
     known_at: str
+    models: List[ModelCalls]
+    """What the retrieval's model calls cost, per model and endpoint: the query's embedding, the reranker, and for POST /v1/agent/respond the answer. Absent when it called no model."""
+    notes: List[str]
+    """Where the retrieval left its usual path, as its response said ("code: detail"): models.embedder_fallback, models.reembed_incomplete, models.budget_exceeded, models.reranked, models.rerank_fallback. Absent when none, and on traces written before mnemon kept them."""
     task_type: str
 
 
@@ -1352,6 +1377,7 @@ __all__ = [
     'MemoryExplanation',
     'MemoryList',
     'MemoryView',
+    'ModelCalls',
     'ModelUsage',
     'NamespaceList',
     'Outcome',

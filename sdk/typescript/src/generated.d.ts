@@ -8,6 +8,8 @@ export interface Admission {
   extractor: string;
   id: string;
   memory_id?: string;
+  /** What the model extraction of the episode cost, on the episode's own admission (extractor "episode", or the one whose reasons say it stands in for the episode). Absent when no model ran. */
+  models?: Array<ModelCalls>;
   namespace: string;
   operation?: string;
   reasons: Array<string> | null;
@@ -358,6 +360,20 @@ export interface MemoryView {
   episodes: Array<Episode> | null;
   memory: Memory | null;
   versions: Array<Version> | null;
+}
+
+export interface ModelCalls {
+  calls: number;
+  /** Time spent waiting for the calls, in microseconds. */
+  duration_us: number;
+  /** embeddings, chat or rerank. */
+  endpoint: string;
+  /** Calls that failed or answered late (their time counts in duration_us). */
+  errors?: number;
+  model: string;
+  /** As the provider reported them. */
+  tokens_in?: number;
+  tokens_out?: number;
 }
 
 export interface ModelUsage {
@@ -725,7 +741,11 @@ export interface Trace {
   items: Array<TraceItem> | null;
   known_at?: string;
   limit: number;
+  /** What the retrieval's model calls cost, per model and endpoint: the query's embedding, the reranker, and for POST /v1/agent/respond the answer. Absent when it called no model. */
+  models?: Array<ModelCalls>;
   namespace: string;
+  /** Where the retrieval left its usual path, as its response said ("code: detail"): models.embedder_fallback, models.reembed_incomplete, models.budget_exceeded, models.reranked, models.rerank_fallback. Absent when none, and on traces written before mnemon kept them. */
+  notes?: Array<string>;
   query: string;
   scope: Scope;
   task_type?: string;
