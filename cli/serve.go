@@ -490,6 +490,10 @@ or api_key_file, timeout (per attempt, default 30s), max_retries (default
 asked of the endpoint with one call) and batch_size (default 64). MNEMON_EMBEDDINGS_<FIELD> and MNEMON_CHAT_<FIELD>
 (MNEMON_EMBEDDINGS_BASE_URL, ...) override them; every command reads the
 variables, so remember and recall embed with the same model as the server.
+A model named without a base_url is served at OpenAI's
+(https://api.openai.com/v1) when a key source is set, else at a local
+Ollama's (http://127.0.0.1:11434/v1): MNEMON_EMBEDDINGS_MODEL and
+MNEMON_CHAT_MODEL are enough for Ollama; doctor and the log say which.
 The embeddings endpoint embeds every write and query. The chat endpoint
 (its base_url and key default to the embeddings endpoint's) extracts facts
 in the background extraction job (models.extraction: both by default with
