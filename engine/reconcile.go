@@ -112,7 +112,7 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				}
 				outs = append(outs, out)
 				adms = append(adms, admissionOf(ns, c, out, now))
-				if out.Decision == memory.AdmitAccept && out.VersionID != "" {
+				if out.Decision == memory.AdmitAccept && out.VersionID != "" && !index.IsNoteKey(c.Key) {
 					lent = append(lent, index.KeyWords(c.Key))
 				}
 				standIn = len(pe.cands) == 1 && standsIn(pe, c, out)
