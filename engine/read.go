@@ -306,25 +306,10 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	// under the lock: whether an episode's facts speak for it and whom
 	// they are about, and for a question about the past, which history
 	// the current value replaced.
-	// The best fused score of each memory's current candidates: a stale
-	// episode is penalised only beside a fact that replaced it and found
-	// the question nearly as relevant (see sourceStateLocked).
-	live := make(map[string]float64, len(cands))
-	for _, c := range cands {
-		if v := c.en.V; v.Kind != memory.KindEpisodic && v.Status.Live() {
-			live[v.MemoryID] = max(live[v.MemoryID], c.fused)
-		}
-	}
-	var rivalFloor float64
-	rival := func(memoryID string) bool {
-		f, ok := live[memoryID]
-		return ok && f >= rivalFloor
-	}
 	st.RLock()
 	for _, c := range cands {
 		v := c.en.V
-		rivalFloor = rivalShare * c.fused
-		c.source, c.aboutOther = sourceStateLocked(st, v, p, user, rival)
+		c.source, c.aboutOther = sourceStateLocked(st, v, p, user)
 		if q.past && v.Status.History() && v.SupersededBy != "" {
 			next, ok := st.EntryLocked(v.SupersededBy)
 			c.previous = ok && next.Status.Live()
@@ -927,12 +912,6 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 	}
 	return order
 }
-
-// rivalShare is the share of a stale episode's fused score from which a
-// fact that replaced it competes with it (see sourceStateLocked). Any
-// share from 0.2 to 0.7 gives the same figures on the scenario suite and
-// LoCoMo dev.
-const rivalShare = 0.5
 
 // relationWord reports whether w names one of someone's people, in the
 // singular or the plural ("cousins", "flatmates").
