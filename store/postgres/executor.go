@@ -49,6 +49,10 @@ type executor struct {
 	// locked holds the namespaces whose write lock a write transaction
 	// holds (writeTx).
 	locked map[string]bool
+	// stats is the store's record of whether its tables have planner
+	// statistics (pipeline.go, analyzeIfNever); shared by every executor
+	// of one Store.
+	stats *statsCheck
 }
 
 var _ memory.Executor = (*executor)(nil)
@@ -76,7 +80,7 @@ func (e *executor) inTx(ctx context.Context, fn func(e *executor) error) error {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	te := &executor{pool: e.pool, tx: tx, vec: e.vec, cursors: new(atomic.Int64), locked: map[string]bool{}}
+	te := &executor{pool: e.pool, tx: tx, vec: e.vec, cursors: new(atomic.Int64), locked: map[string]bool{}, stats: e.stats}
 	te.q = txQuerier{tx: tx, e: te}
 	err = fn(te)
 	if err == nil {

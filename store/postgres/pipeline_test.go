@@ -2,8 +2,11 @@ package postgres_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/mnemon-dev/mnemon/internal/pgtest"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -89,4 +92,48 @@ func TestPrefetchForgetsDeletedSlots(t *testing.T) {
 		}
 		return nil
 	}))
+}
+
+// A large queued batch in a new schema gives memories and versions planner
+// statistics in the same transaction, so the versions' foreign-key check
+// (namespace = $1 AND id = $2 on memories) is planned on the primary key,
+// not on memories_slot with the id as a filter, which read every memory of
+// the namespace per version and made a bulk load quadratic.
+func TestLargeBatchAnalyzesNewTables(t *testing.T) {
+	pgtest.Require(t)
+	st := open(t, pgtest.Schema(t))
+	ctx := t.Context()
+	neverAnalyzed := func() bool {
+		var never bool
+		must(t, st.Pool().QueryRow(ctx, `SELECT bool_or(reltuples < 0) FROM pg_class
+		  WHERE oid IN ('memories'::regclass, 'versions'::regclass)`).Scan(&never))
+		return never
+	}
+	if !neverAnalyzed() {
+		t.Fatal("a new schema's tables already have statistics")
+	}
+	must(t, st.InTx(ctx, func(tx memory.Executor) error {
+		for i := range 300 {
+			m := newMemory("ns-a", fmt.Sprintf("m-%03d", i))
+			if err := tx.(memory.SlotQueuer).QueueSlot(ctx, m, newVersion(m, fmt.Sprintf("v-%03d", i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	if neverAnalyzed() {
+		t.Fatal("after 300 queued slots, memories or versions still has no statistics")
+	}
+	var plan string
+	rows, err := st.Pool().Query(ctx, `EXPLAIN SELECT 1 FROM ONLY memories x WHERE namespace = 'ns-a' AND id = 'm-001' FOR KEY SHARE OF x`)
+	must(t, err)
+	for rows.Next() {
+		var line string
+		must(t, rows.Scan(&line))
+		plan += line + "\n"
+	}
+	must(t, rows.Err())
+	if !strings.Contains(plan, "memories_pkey") {
+		t.Errorf("the foreign key's lookup is not planned on the primary key:\n%s", plan)
+	}
 }
