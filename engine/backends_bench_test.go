@@ -33,6 +33,7 @@ func BenchmarkBackends(b *testing.B) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		b.Run(backend+"/RememberBatch500", func(b *testing.B) { benchRememberBatchOn(b, backend) })
 		b.Run(backend+"/Capture", func(b *testing.B) { benchCaptureOn(b, backend) })
+		b.Run(backend+"/CapturePaced400", func(b *testing.B) { benchCapturePacedOn(b, backend) })
 		b.Run(backend+"/Retrieve2k", func(b *testing.B) { benchRetrieveOn(b, backend) })
 	}
 }
