@@ -533,6 +533,39 @@ func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams
 	return out, nil
 }
 
+// MatchEpisodes finds the episodes matching any of keys in one query, an
+// index probe (episodes_by_hash) per key (memory.EpisodeMatcher).
+func (e *executor) MatchEpisodes(ctx context.Context, ns string, keys []memory.EpisodeKey) ([]*memory.Episode, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, fmt.Errorf("postgres: match episodes: %w", err)
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	hashes := make([]string, len(keys))
+	times := make([]int64, len(keys))
+	var c enc
+	for i, k := range keys {
+		hashes[i], times[i] = k.ContentHash, c.time("occurred_at", k.OccurredAt)
+	}
+	if c.err != nil {
+		return nil, fmt.Errorf("postgres: match episodes: %w", c.err)
+	}
+	out, err := collect(ctx, e, decodeEpisode, qMatchEpisodes, ns, hashes, times)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: match episodes: %w", err)
+	}
+	return out, nil
+}
+
+// qMatchEpisodes: the keys made distinct first, so no episode is answered
+// twice (an episode matches one key only).
+const qMatchEpisodes = `SELECT x.* FROM (SELECT DISTINCT h, t FROM unnest($2::text[], $3::bigint[]) AS k(h, t)) AS k
+CROSS JOIN LATERAL (
+  SELECT ` + episodeCols + ` FROM episodes
+  WHERE namespace = $1 AND content_hash = k.h COLLATE "C" AND occurred_at = k.t
+) AS x`
+
 // ScanEpisodes walks every episode in id order, purged ones included.
 func (e *executor) ScanEpisodes(ctx context.Context, p memory.ScanParams, fn func(*memory.Episode) error) error {
 	return scan(ctx, e, "scan episodes", p.Namespace, qScanEpisodes, decodeEpisode, fn)

@@ -3,8 +3,10 @@ package postgres_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/internal/pgtest"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -135,5 +137,36 @@ func TestLargeBatchAnalyzesNewTables(t *testing.T) {
 	must(t, rows.Err())
 	if !strings.Contains(plan, "memories_pkey") {
 		t.Errorf("the foreign key's lookup is not planned on the primary key:\n%s", plan)
+	}
+}
+
+// MatchEpisodes answers, in one query, the episodes of a namespace that
+// match any (content hash, occurred at) pair: each match once, whatever
+// the keys repeat, never one of another instant or another namespace.
+func TestMatchEpisodes(t *testing.T) {
+	st := open(t, reusedSchema(t))
+	ctx := t.Context()
+	at := time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
+	ep := func(ns, id, hash string, when time.Time) *memory.Episode {
+		return &memory.Episode{ID: id, Namespace: ns, Kind: memory.EpisodeUserMessage, Content: "text of " + id,
+			ContentHash: hash, OccurredAt: when, RecordedAt: when}
+	}
+	must(t, st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "ns-a", Episodes: []*memory.Episode{
+		ep("ns-a", "e1", "h1", at), ep("ns-a", "e2", "h1", at.Add(time.Second)), ep("ns-a", "e3", "h2", at)}}))
+	must(t, st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "ns-b", Episodes: []*memory.Episode{
+		ep("ns-b", "e4", "h2", at)}}))
+	got, err := st.MatchEpisodes(ctx, "ns-a", []memory.EpisodeKey{
+		{ContentHash: "h1", OccurredAt: at}, {ContentHash: "h1", OccurredAt: at}, // e1, asked twice
+		{ContentHash: "h2", OccurredAt: at},                   // e3, not ns-b's e4
+		{ContentHash: "h3", OccurredAt: at},                   // nothing
+		{ContentHash: "h2", OccurredAt: at.Add(time.Minute)}}) // nothing at that instant
+	must(t, err)
+	var ids []string
+	for _, e := range got {
+		ids = append(ids, e.ID)
+	}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"e1", "e3"}) {
+		t.Fatalf("matched %v, want [e1 e3]", ids)
 	}
 }
