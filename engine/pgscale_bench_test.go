@@ -49,6 +49,11 @@ func paced(n int, rate float64, clients int, stop <-chan struct{}, fn func(clien
 				if i >= n || fail.Load() != nil {
 					return
 				}
+				select {
+				case <-stop: // also when behind schedule
+					return
+				default:
+				}
 				if wait := time.Until(slot); wait > 0 {
 					select {
 					case <-stop:
