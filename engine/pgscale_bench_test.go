@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -207,7 +209,10 @@ func BenchmarkReplicaVisibilityUnder400(b *testing.B) {
 func BenchmarkPostgresOpen100k(b *testing.B) {
 	url := pgtest.Schema(b)
 	ctx := context.Background()
-	const n = 100_000
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("MNEMON_BENCH_PG_OPEN_N")); err == nil && v > 0 {
+		n = v // a smaller namespace, to look into the load
+	}
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	seeded := time.Now()
 	func() {
@@ -237,8 +242,12 @@ func BenchmarkPostgresOpen100k(b *testing.B) {
 	}()
 	b.Logf("seeded %d memory items in %s", n, time.Since(seeded).Round(time.Second))
 	b.ResetTimer()
+	rt := &roundTrips{}
+	if os.Getenv("MNEMON_BENCH_SQL") == "1" {
+		rt.bySQL = map[string]*sqlStat{}
+	}
 	for b.Loop() {
-		st, err := postgres.Open(ctx, url, postgres.Options{})
+		st, err := postgres.Open(ctx, url, postgres.Options{Tracer: rt})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -251,11 +260,13 @@ func BenchmarkPostgresOpen100k(b *testing.B) {
 		}
 		b.StopTimer()
 		s, err := e.Stats(ctx, "bench")
-		if err != nil || s.Indexed < 99_000 {
+		if err != nil || s.Indexed < n*99/100 {
 			b.Fatalf("indexed %v, err %v", s, err)
 		}
 		e.Close()
 		st.Close()
 		b.StartTimer()
 	}
+	b.StopTimer()
+	rt.log(b)
 }
