@@ -170,3 +170,59 @@ func TestMatchEpisodes(t *testing.T) {
 		t.Fatalf("matched %v, want [e1 e3]", ids)
 	}
 }
+
+// A scan outside a transaction fetches its next chunk while the callback
+// digests the current one: every row comes once, in order, across chunks;
+// a callback that stops early gets its own error back, and the store's
+// connections stay usable (the fetch in flight is waited for, not
+// cancelled). Inside InTx the callback may still use the transaction.
+func TestScanAcrossChunks(t *testing.T) {
+	st := open(t, reusedSchema(t))
+	ctx := t.Context()
+	at := time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
+	const n = 1300 // three chunks of 512, the last short
+	eps := make([]*memory.Episode, n)
+	for i := range eps {
+		id := fmt.Sprintf("e-%05d", i)
+		eps[i] = &memory.Episode{ID: id, Namespace: "ns-a", Kind: memory.EpisodeUserMessage, Content: "text of " + id,
+			ContentHash: "h" + id, OccurredAt: at, RecordedAt: at}
+	}
+	must(t, st.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "ns-a", Episodes: eps}))
+	var ids []string
+	must(t, st.ScanEpisodes(ctx, memory.ScanParams{Namespace: "ns-a"}, func(e *memory.Episode) error {
+		ids = append(ids, e.ID)
+		return nil
+	}))
+	if len(ids) != n || !slices.IsSorted(ids) || ids[0] != "e-00000" || ids[n-1] != fmt.Sprintf("e-%05d", n-1) {
+		t.Fatalf("scanned %d episodes (sorted %v), want %d in id order", len(ids), slices.IsSorted(ids), n)
+	}
+	stop := errors.New("enough")
+	for _, after := range []int{1, 600, 1100} {
+		seen := 0
+		err := st.ScanEpisodes(ctx, memory.ScanParams{Namespace: "ns-a"}, func(*memory.Episode) error {
+			seen++
+			if seen == after {
+				return stop
+			}
+			return nil
+		})
+		if !errors.Is(err, stop) || seen != after {
+			t.Fatalf("stopped after %d: %v after %d rows, want the callback's error", after, err, seen)
+		}
+	}
+	for range 8 { // more than the pool's connections: none was lost
+		if _, err := st.GetEpisode(ctx, memory.GetParams{Namespace: "ns-a", ID: "e-00007"}); err != nil {
+			t.Fatalf("after early stops: %v", err)
+		}
+	}
+	must(t, st.InTx(ctx, func(tx memory.Executor) error {
+		count := 0
+		return tx.ScanEpisodes(ctx, memory.ScanParams{Namespace: "ns-a"}, func(e *memory.Episode) error {
+			if count++; count%500 == 0 {
+				_, err := tx.GetEpisode(ctx, memory.GetParams{Namespace: "ns-a", ID: e.ID})
+				return err
+			}
+			return nil
+		})
+	}))
+}
