@@ -326,16 +326,11 @@ const scanChunk = 512
 // fn with a cursor, scanChunk rows at a time: never the whole namespace in
 // memory, and no rows open while fn runs, so fn may use the executor.
 // Outside a transaction it opens a read transaction, so the walk sees one
-// snapshot, and fetches the next chunk while fn digests the current one
-// (fn cannot reach that transaction, so nothing else uses its connection
-// meanwhile): loading a large namespace then waits for the server and
-// builds its index at the same time instead of in turn. fn's error is
-// returned as is.
+// snapshot. fn's error is returned as is.
 func scan[T any](ctx context.Context, e *executor, op, ns, q string, decode func(pgx.Rows) (T, error), fn func(T) error) error {
 	if err := checkNamespace(ns); err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, err)
 	}
-	ownTx := e.tx == nil
 	var stopped error
 	err := e.readTx(ctx, func(e *executor) error {
 		name := "mnemon_scan_" + strconv.FormatInt(e.cursors.Add(1), 10)
@@ -343,90 +338,30 @@ func scan[T any](ctx context.Context, e *executor, op, ns, q string, decode func
 			return mapErr(err)
 		}
 		defer func() { _, _ = e.q.Exec(context.WithoutCancel(ctx), "CLOSE "+name) }()
-		fetch := func(ctx context.Context) ([]T, error) {
+		for {
 			// Described on every call: the same FETCH text returns other
 			// columns for another cursor, so pgx must not reuse a cached
 			// description.
-			return collect(ctx, e, decode, "FETCH "+strconv.Itoa(scanChunk)+" FROM "+name, pgx.QueryExecModeDescribeExec)
-		}
-		each := func(chunk []T) error {
+			chunk, err := collect(ctx, e, decode, "FETCH "+strconv.Itoa(scanChunk)+" FROM "+name, pgx.QueryExecModeDescribeExec)
+			if err != nil {
+				return err
+			}
 			for _, v := range chunk {
 				if err := fn(v); err != nil {
 					stopped = err
 					return err
 				}
 			}
-			return nil
-		}
-		if !ownTx {
-			for {
-				chunk, err := fetch(ctx)
-				if err != nil {
-					return err
-				}
-				if err := each(chunk); err != nil {
-					return err
-				}
-				if len(chunk) < scanChunk {
-					return nil
-				}
+			if len(chunk) < scanChunk {
+				return nil
 			}
 		}
-		return prefetched(ctx, fetch, each)
 	})
 	if stopped != nil {
 		return stopped
 	}
 	if err != nil {
 		return fmt.Errorf("postgres: %s: %w", op, err)
-	}
-	return nil
-}
-
-// prefetched runs each over the chunks fetch returns, fetching the next
-// chunk on another goroutine while each runs, until a chunk comes back
-// short. When it returns, no fetch is running: after each stops early, the
-// one fetch in flight is waited for, not cancelled (a cancelled statement
-// would cost the connection).
-func prefetched[T any](ctx context.Context, fetch func(context.Context) ([]T, error), each func([]T) error) error {
-	type result struct {
-		chunk []T
-		err   error
-	}
-	chunks := make(chan result, 1)
-	quit := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer close(chunks)
-		for {
-			select {
-			case <-quit:
-				return
-			default:
-			}
-			chunk, err := fetch(ctx)
-			select {
-			case chunks <- result{chunk, err}:
-			case <-quit:
-				return
-			}
-			if err != nil || len(chunk) < scanChunk {
-				return
-			}
-		}
-	}()
-	defer func() {
-		close(quit)
-		<-done
-	}()
-	for r := range chunks {
-		if r.err != nil {
-			return r.err
-		}
-		if err := each(r.chunk); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -171,11 +171,10 @@ func TestMatchEpisodes(t *testing.T) {
 	}
 }
 
-// A scan outside a transaction fetches its next chunk while the callback
-// digests the current one: every row comes once, in order, across chunks;
-// a callback that stops early gets its own error back, and the store's
-// connections stay usable (the fetch in flight is waited for, not
-// cancelled). Inside InTx the callback may still use the transaction.
+// A scan walks its cursor across chunks: every row comes once, in order; a
+// callback that stops early gets its own error back, and the store's
+// connections stay usable. Inside InTx the callback may use the
+// transaction between rows.
 func TestScanAcrossChunks(t *testing.T) {
 	st := open(t, reusedSchema(t))
 	ctx := t.Context()
