@@ -992,7 +992,15 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 		w.eq("decision", string(p.Decision))
 	}
 	w.args = append(w.args, limitArg(p.Limit))
-	return `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ?` + w.sb.String() +
+	from := ` FROM admissions`
+	if p.EpisodeID != "" && p.MemoryID == "" {
+		// admissions_by_episode is (namespace, episode_id) alone (migration
+		// 0019): an episode's few rows are sorted after. Without statistics
+		// the planner would rather walk admissions_by_time to skip that
+		// sort, i.e. the namespace's whole log.
+		from += ` INDEXED BY admissions_by_episode`
+	}
+	return `SELECT ` + admissionCols + from + ` WHERE namespace = ?` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
 }
 

@@ -83,3 +83,17 @@ WHERE evidence_spans LIKE '[{%'
        OR s.value ->> 'start' < 0 OR s.value ->> 'end' < 0
        OR NOT EXISTS (SELECT 1 FROM json_each(versions.evidence_episode_ids) e
                       WHERE e.type = 'text' AND e.value = s.value ->> 'episode_id'));
+
+-- Two indexes lose their tie-breaking columns, which only ordered rows
+-- that the query then sorts cheaply:
+--  * admissions_by_episode: an episode has a handful of admissions (one
+--    per fact extracted from it), so listing them sorts a handful of rows.
+--    Each entry loses created_at and the 30-character admission id.
+--  * versions_by_recency: the inspector pages newest first; versions
+--    recorded in the same nanosecond are rare, and SQLite sorts only each
+--    run of equal recorded_at ("RIGHT PART OF ORDER BY"), so a page still
+--    reads about LIMIT entries. Each entry loses the version id.
+DROP INDEX admissions_by_episode;
+CREATE INDEX admissions_by_episode ON admissions (namespace, episode_id);
+DROP INDEX versions_by_recency;
+CREATE INDEX versions_by_recency ON versions (namespace, recorded_at) WHERE kind <> '';
