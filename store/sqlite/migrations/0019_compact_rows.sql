@@ -51,8 +51,8 @@ FROM episodes ORDER BY rowid;
 
 DROP TABLE episodes;
 ALTER TABLE episodes_v19 RENAME TO episodes;
-CREATE INDEX episodes_by_session ON episodes (namespace, session_id, occurred_at, id);
-CREATE INDEX episodes_by_time ON episodes (namespace, occurred_at, id);
+CREATE INDEX episodes_by_session ON episodes (namespace, session_id, occurred_at);
+CREATE INDEX episodes_by_time ON episodes (namespace, occurred_at);
 CREATE INDEX episodes_by_hash ON episodes (namespace, substr(content_hash, 1, 8));
 CREATE INDEX episodes_task_results ON episodes (namespace, session_id, occurred_at, id)
     WHERE kind = 'task_result';
@@ -84,16 +84,19 @@ WHERE evidence_spans LIKE '[{%'
        OR NOT EXISTS (SELECT 1 FROM json_each(versions.evidence_episode_ids) e
                       WHERE e.type = 'text' AND e.value = s.value ->> 'episode_id'));
 
--- Two indexes lose their tie-breaking columns, which only ordered rows
--- that the query then sorts cheaply:
+-- Indexes lose their tie-breaking columns (the 30-character ids), which
+-- only ordered rows that the query now sorts itself: SQLite sorts just each
+-- run of equal leading values ("LAST TERM OF ORDER BY"), so a page still
+-- reads about LIMIT entries plus the ties at its edge:
+--  * episodes_by_time and episodes_by_session (above) end at occurred_at;
+--  * admissions_by_time ends at created_at;
 --  * admissions_by_episode: an episode has a handful of admissions (one
 --    per fact extracted from it), so listing them sorts a handful of rows.
 --    Each entry loses created_at and the 30-character admission id.
---  * versions_by_recency: the inspector pages newest first; versions
---    recorded in the same nanosecond are rare, and SQLite sorts only each
---    run of equal recorded_at ("RIGHT PART OF ORDER BY"), so a page still
---    reads about LIMIT entries. Each entry loses the version id.
+--  * versions_by_recency (the inspector's pages) ends at recorded_at.
 DROP INDEX admissions_by_episode;
 CREATE INDEX admissions_by_episode ON admissions (namespace, episode_id);
+DROP INDEX admissions_by_time;
+CREATE INDEX admissions_by_time ON admissions (namespace, created_at);
 DROP INDEX versions_by_recency;
 CREATE INDEX versions_by_recency ON versions (namespace, recorded_at) WHERE kind <> '';
