@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,4 +226,107 @@ func TestMigrationCompactsRows(t *testing.T) {
 	if adm, err = s.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "n"}); err != nil || adm[0].Content != "one" {
 		t.Errorf("admission after its episode went: %+v, %v", adm, err)
 	}
+}
+
+// The indexes migration 0019 shortened no longer order rows of equal time
+// by id; the queries sort those ties themselves, across page boundaries
+// too.
+func TestTiesKeepIDOrder(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "ties.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 0).UTC()
+	// Inserted out of id order, all at one instant.
+	ids := []string{"c", "a", "e", "b", "d"}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		var eps []*memory.Episode
+		var adms []*memory.Admission
+		for _, id := range ids {
+			eps = append(eps, &memory.Episode{ID: "e-" + id, Kind: "user_message", Speaker: "user", Content: id,
+				OccurredAt: at, RecordedAt: at, ContentHash: testHash, Scope: memory.Scope{SessionID: "s"}})
+			adms = append(adms, &memory.Admission{ID: "a-" + id, EpisodeID: "e-x", MemoryID: "m-1", VersionID: "v-" + id,
+				Decision: "accept", Operation: memory.OpAdd, Extractor: "note", CreatedAt: at})
+		}
+		if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: eps}); err != nil {
+			return err
+		}
+		if err := tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: "n", Admissions: adms}); err != nil {
+			return err
+		}
+		m := &memory.Memory{Namespace: "n", ID: "m-1", Kind: memory.KindSemantic, Subject: "user", Key: "k", CreatedAt: at, UpdatedAt: at}
+		if err := tx.CreateMemory(ctx, m); err != nil {
+			return err
+		}
+		for i, id := range ids {
+			v := &memory.Version{Namespace: "n", ID: "v-" + id, MemoryID: "m-1", Seq: i + 1, Kind: m.Kind, Type: memory.TypeFact,
+				Subject: "user", Key: "k", Content: id, Status: memory.StatusActive, Operation: memory.OpAdd,
+				ObservedAt: at, RecordedAt: at, ValidFrom: at, UpdatedAt: at}
+			if err := tx.CreateVersion(ctx, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asc := []string{"a", "b", "c", "d", "e"}
+	desc := []string{"e", "d", "c", "b", "a"}
+	check := func(what string, got []string, want []string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", what, got, want)
+		}
+	}
+	for _, p := range []memory.ListEpisodesParams{{Namespace: "n"}, {Namespace: "n", SessionID: "s"}, {Namespace: "n", Limit: 3}} {
+		eps, err := s.ListEpisodes(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ep := range eps {
+			got = append(got, strings.TrimPrefix(ep.ID, "e-"))
+		}
+		want := asc
+		if p.Limit > 0 {
+			want = asc[:p.Limit]
+		}
+		check(fmt.Sprintf("episodes %+v", p), got, want)
+	}
+	for _, p := range []memory.ListAdmissionsParams{{Namespace: "n"}, {Namespace: "n", MemoryID: "m-1"}, {Namespace: "n", EpisodeID: "e-x"}, {Namespace: "n", Limit: 2}} {
+		adms, err := s.ListAdmissions(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range adms {
+			got = append(got, strings.TrimPrefix(a.ID, "a-"))
+		}
+		want := desc
+		if p.Limit > 0 {
+			want = desc[:p.Limit]
+		}
+		check(fmt.Sprintf("admissions %+v", p), got, want)
+	}
+	var got []string
+	var after *memory.VersionCursor
+	for range 3 {
+		page, err := s.PageVersions(ctx, memory.PageVersionsParams{Namespace: "n", Limit: 2, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range page {
+			got = append(got, strings.TrimPrefix(v.ID, "v-"))
+		}
+		if len(page) == 0 {
+			break
+		}
+		last := page[len(page)-1]
+		after = &memory.VersionCursor{RecordedAt: last.RecordedAt, ID: last.ID}
+	}
+	check("versions, pages of 2", got, desc)
 }

@@ -89,13 +89,15 @@ WHERE evidence_spans LIKE '[{%'
 -- run of equal leading values ("LAST TERM OF ORDER BY"), so a page still
 -- reads about LIMIT entries plus the ties at its edge:
 --  * episodes_by_time and episodes_by_session (above) end at occurred_at;
---  * admissions_by_time ends at created_at;
+--  * admissions_by_time and admissions_by_memory end at created_at;
 --  * admissions_by_episode: an episode has a handful of admissions (one
 --    per fact extracted from it), so listing them sorts a handful of rows.
 --    Each entry loses created_at and the 30-character admission id.
 --  * versions_by_recency (the inspector's pages) ends at recorded_at.
 DROP INDEX admissions_by_episode;
 CREATE INDEX admissions_by_episode ON admissions (namespace, episode_id);
+DROP INDEX admissions_by_memory;
+CREATE INDEX admissions_by_memory ON admissions (namespace, memory_id, created_at) WHERE memory_id <> '';
 DROP INDEX admissions_by_time;
 CREATE INDEX admissions_by_time ON admissions (namespace, created_at);
 DROP INDEX versions_by_recency;
