@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -32,6 +33,7 @@ func BenchmarkBackends(b *testing.B) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		b.Run(backend+"/RememberBatch500", func(b *testing.B) { benchRememberBatchOn(b, backend) })
 		b.Run(backend+"/Capture", func(b *testing.B) { benchCaptureOn(b, backend) })
+		b.Run(backend+"/CapturePaced400", func(b *testing.B) { benchCapturePacedOn(b, backend) })
 		b.Run(backend+"/Retrieve2k", func(b *testing.B) { benchRetrieveOn(b, backend) })
 	}
 }
@@ -40,47 +42,99 @@ func BenchmarkBackends(b *testing.B) {
 // batch once (a batch is one round trip).
 type roundTrips struct {
 	n atomic.Int64
-	// bySQL counts statements by their first words, when
-	// MNEMON_BENCH_SQL=1 asks which statements the round trips are.
+	// bySQL counts statements (and batches, by their first statement) by
+	// their first words, and the wall time from sending each to reading its
+	// end, when MNEMON_BENCH_SQL=1 asks which statements the round trips
+	// are and where the time waiting for the server went.
 	mu    sync.Mutex
-	bySQL map[string]int
+	bySQL map[string]*sqlStat
+}
+
+type sqlStat struct {
+	n   int
+	dur time.Duration
+}
+
+// traceKey carries a statement's start through pgx's tracer context.
+type traceKey struct{}
+
+type traceStart struct {
+	sql   string
+	began time.Time
+}
+
+func shortSQL(sql string) string {
+	s := strings.Join(strings.Fields(sql), " ")
+	return s[:min(len(s), 90)]
+}
+
+func (r *roundTrips) start(ctx context.Context, sql string) context.Context {
+	r.n.Add(1)
+	if r.bySQL == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, traceKey{}, &traceStart{sql: shortSQL(sql), began: time.Now()})
+}
+
+func (r *roundTrips) end(ctx context.Context) {
+	t, ok := ctx.Value(traceKey{}).(*traceStart)
+	if !ok || r.bySQL == nil {
+		return
+	}
+	d := time.Since(t.began)
+	r.mu.Lock()
+	st := r.bySQL[t.sql]
+	if st == nil {
+		st = &sqlStat{}
+		r.bySQL[t.sql] = st
+	}
+	st.n++
+	st.dur += d
+	r.mu.Unlock()
 }
 
 func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	r.n.Add(1)
-	if r.bySQL != nil {
-		r.mu.Lock()
-		r.bySQL[strings.Join(strings.Fields(d.SQL), " ")[:min(len(strings.Join(strings.Fields(d.SQL), " ")), 90)]]++
-		r.mu.Unlock()
-	}
-	return ctx
+	return r.start(ctx, d.SQL)
 }
 
-// log prints the statements counted, most frequent first.
+func (r *roundTrips) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	r.end(ctx)
+}
+
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	sql := "batch"
+	if d.Batch != nil && len(d.Batch.QueuedQueries) > 0 {
+		sql = "batch: " + d.Batch.QueuedQueries[0].SQL
+	}
+	return r.start(ctx, sql)
+}
+
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+
+func (r *roundTrips) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchEndData) {
+	r.end(ctx)
+}
+
+// log prints the statements counted, most time first.
 func (r *roundTrips) log(b *testing.B) {
 	if r == nil || r.bySQL == nil {
 		return
 	}
 	type kv struct {
 		sql string
-		n   int
+		st  sqlStat
 	}
 	var all []kv
 	for k, v := range r.bySQL {
-		all = append(all, kv{k, v})
+		all = append(all, kv{k, *v})
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].n > all[j].n })
-	for _, x := range all[:min(len(all), 15)] {
-		b.Logf("%7d  %s", x.n, x.sql)
+	sort.Slice(all, func(i, j int) bool { return all[i].st.dur > all[j].st.dur })
+	// To stderr: a benchmark's log is cut to a few lines.
+	fmt.Fprintf(os.Stderr, "%s: statements by time waiting for them\n", b.Name())
+	for _, x := range all[:min(len(all), 20)] {
+		fmt.Fprintf(os.Stderr, "%7d  %9.1f ms  %s\n", x.st.n, float64(x.st.dur.Microseconds())/1000, x.sql)
 	}
 }
-func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	r.n.Add(1)
-	return ctx
-}
-func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 // backendEngine opens an engine on a fresh store of backend, and the
 // round-trip counter of a PostgreSQL store (nil on SQLite).
@@ -91,7 +145,7 @@ func backendEngine(b *testing.B, backend string) (*engine.Engine, *roundTrips) {
 	}
 	rt := &roundTrips{}
 	if os.Getenv("MNEMON_BENCH_SQL") == "1" {
-		rt.bySQL = map[string]int{}
+		rt.bySQL = map[string]*sqlStat{}
 	}
 	st, err := postgres.Open(context.Background(), pgtest.DurableSchema(b), postgres.Options{Tracer: rt})
 	if err != nil {

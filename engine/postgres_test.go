@@ -304,6 +304,9 @@ func TestEightWritersTwoReplicasOneSlot(t *testing.T) {
 		defer e.Close()
 		stores, engines = append(stores, st), append(engines, e)
 	}
+	for _, e := range engines {
+		followEvery(t, e, 500*time.Millisecond) // as each 'mnemon serve' follows
+	}
 	editors := []string{"Vim", "Emacs", "Helix", "Kakoune", "Nano", "Zed", "Sublime", "Atom"}
 	const each = 4
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -348,4 +351,74 @@ func TestEightWritersTwoReplicasOneSlot(t *testing.T) {
 		t.Fatalf("%d memories, %d versions (want %d) with %d distinct seqs, %d active; want one memory and one active version",
 			len(mems), len(vs), len(editors)*each, len(seqs), active)
 	}
+	// One chain: the active version is the latest observed statement, and
+	// every other was superseded by a version of the same memory observed
+	// after it (a statement that arrives late but was observed earlier is
+	// superseded at once), so following superseded_by from any version
+	// ends at the active one; every statement is in it once.
+	byID := map[string]*memory.Version{}
+	values := map[string]bool{}
+	var current *memory.Version
+	for _, v := range vs {
+		byID[v.ID] = v
+		values[v.Value] = true
+		if current == nil || v.ObservedAt.After(current.ObservedAt) {
+			current = v
+		}
+	}
+	if current.Status != memory.StatusActive {
+		t.Errorf("the latest observed statement %q is %s; want it active", current.Value, current.Status)
+	}
+	for _, v := range vs {
+		seen := map[string]bool{}
+		for x := v; x.Status != memory.StatusActive; {
+			next, ok := byID[x.SupersededBy]
+			switch {
+			case !ok:
+				t.Fatalf("version %s (%s) is superseded by %q, not a version of the slot", x.ID, x.Value, x.SupersededBy)
+			case !next.ObservedAt.After(x.ObservedAt):
+				t.Errorf("version %s (%s) is superseded by %s (%s), observed no later", x.ID, x.Value, next.ID, next.Value)
+			case seen[next.ID]:
+				t.Fatalf("superseded_by loops at %s", next.ID)
+			}
+			seen[next.ID] = true
+			x = next
+		}
+	}
+	if len(values) != len(editors)*each {
+		t.Errorf("%d distinct values in the chain, want %d", len(values), len(editors)*each)
+	}
+	// Both replicas' indexes serve the one current value, each having
+	// followed the other's writes (NOTIFY, polling as the floor).
+	for i, e := range engines {
+		deadline := time.Now().Add(5 * time.Second)
+		for !servesOnly(t, e, "ns", "my favorite editor", current.Value) {
+			if time.Now().After(deadline) {
+				t.Errorf("replica %d does not serve the current value %q alone within 5 s", i, current.Value)
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// servesOnly reports whether e's retrieval in ns finds a current fact
+// saying text and no other current fact of the same memory.
+func servesOnly(t testing.TB, e *engine.Engine, ns, query, text string) bool {
+	t.Helper()
+	res, err := e.Retrieve(context.Background(), engine.RetrieveParams{Namespace: ns, Query: query, Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, it := range res.Items {
+		if it.Kind != memory.KindSemantic || it.Status != memory.StatusActive {
+			continue
+		}
+		if !strings.Contains(it.Content, text) {
+			return false // a superseded value still served as current
+		}
+		found = true
+	}
+	return found
 }

@@ -112,7 +112,7 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				}
 				outs = append(outs, out)
 				adms = append(adms, admissionOf(ns, c, out, now))
-				if out.Decision == memory.AdmitAccept && out.VersionID != "" {
+				if out.Decision == memory.AdmitAccept && out.VersionID != "" && !index.IsNoteKey(c.Key) {
 					lent = append(lent, index.KeyWords(c.Key))
 				}
 				standIn = len(pe.cands) == 1 && standsIn(pe, c, out)
@@ -217,6 +217,10 @@ func (e *Engine) storeEpisodes(ctx context.Context, tx memory.Executor, ns strin
 func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string, evs []*pendingEvent) ([]*memory.Episode, error) {
 	out := make([]*memory.Episode, 0, len(evs))
 	inBatch := make(map[string][]*memory.Episode)
+	stored, err := matchEpisodes(ctx, tx, ns, evs)
+	if err != nil {
+		return nil, err
+	}
 	for _, pe := range evs {
 		pe.dupOf, pe.done = "", false
 		if pe.stored {
@@ -239,11 +243,15 @@ func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string,
 				}
 			}
 			if pe.dupOf == "" {
-				stored, err := tx.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, ContentHash: pe.ep.ContentHash, OccurredAt: pe.ep.OccurredAt})
-				if err != nil {
-					return nil, err
+				matches, ok := stored[pe.ep.ContentHash]
+				if !ok {
+					var err error
+					matches, err = tx.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, ContentHash: pe.ep.ContentHash, OccurredAt: pe.ep.OccurredAt})
+					if err != nil {
+						return nil, err
+					}
 				}
-				for _, x := range stored {
+				for _, x := range matches {
 					if sameEvent(x, pe.ep) {
 						pe.dupOf = x.ID
 						break
@@ -255,6 +263,40 @@ func (e *Engine) newEpisodes(ctx context.Context, tx memory.Executor, ns string,
 			inBatch[pe.ep.ContentHash] = append(inBatch[pe.ep.ContentHash], pe.ep)
 			out = append(out, pe.ep)
 		}
+	}
+	return out, nil
+}
+
+// matchEpisodes looks up, where the store can in one query (PostgreSQL,
+// memory.EpisodeMatcher), the stored episodes that a batch's new events
+// may repeat, by content hash: a group of captures then costs one round
+// trip for its retry check instead of one per event. It returns nil when
+// the store cannot; newEpisodes then asks per event. Every event looked
+// up has an entry, empty when nothing matched.
+func matchEpisodes(ctx context.Context, tx memory.Executor, ns string, evs []*pendingEvent) (map[string][]*memory.Episode, error) {
+	m, ok := tx.(memory.EpisodeMatcher)
+	if !ok {
+		return nil, nil
+	}
+	var keys []memory.EpisodeKey
+	for _, pe := range evs {
+		if !pe.stored && pe.dedupe {
+			keys = append(keys, memory.EpisodeKey{ContentHash: pe.ep.ContentHash, OccurredAt: pe.ep.OccurredAt})
+		}
+	}
+	if len(keys) < 2 {
+		return nil, nil // one event: ListEpisodes is the same round trip
+	}
+	found, err := m.MatchEpisodes(ctx, ns, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]*memory.Episode, len(keys))
+	for _, k := range keys {
+		out[k.ContentHash] = nil
+	}
+	for _, ep := range found {
+		out[ep.ContentHash] = append(out[ep.ContentHash], ep)
 	}
 	return out, nil
 }

@@ -98,7 +98,7 @@ func Projectable(v *memory.Version) bool {
 		return false
 	}
 	return v.Kind != memory.KindEpisodic && v.Subject != "" && strings.TrimSpace(v.Value) != "" &&
-		!strings.HasPrefix(v.Key, "note:")
+		!IsNoteKey(v.Key)
 }
 
 // put projects a version's claim. A version's claim never changes, so

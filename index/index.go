@@ -411,7 +411,8 @@ func aliasTermsOf(v *memory.Version, an *search.Analyzer) []string {
 }
 
 // keyTermsOf returns the terms the structured channel matches a version by:
-// its key's words, or for an episode the keys lent to it. An episode's
+// its key's words, or for an episode the keys lent to it. A note has none
+// (see IsNoteKey). An episode's
 // speaker is not a key: every question about the user names "the user",
 // and with the speaker counted every one of the user's episodes matched it
 // as well as a fact whose key the question names, crowding the facts out
@@ -419,6 +420,9 @@ func aliasTermsOf(v *memory.Version, an *search.Analyzer) []string {
 // lent keys the subject bonus, and the lexical channel indexes it.)
 func keyTermsOf(v *memory.Version, an *search.Analyzer) []string {
 	if v.Kind != memory.KindEpisodic {
+		if IsNoteKey(v.Key) {
+			return nil
+		}
 		return an.QueryTerms(KeyWords(v.Key))
 	}
 	if v.SearchText == "" {
@@ -660,3 +664,12 @@ func (em *entryMap) delete(id string) { delete(em.m, id) }
 func (em *entryMap) clear() { em.m = nil }
 
 func (em *entryMap) len() int { return len(em.m) }
+
+// IsNoteKey reports whether key is a note's: the opening words of a
+// statement no rule recognised ("note:backend_servic_use_datadog..."), kept
+// so restating it reinforces the same note. Such a key names no slot a
+// question could ask for; its words are the note's own text, which the
+// lexical channel already scores. Matched as a slot, it counted those
+// words twice: for "datadog offline" every note opening on "datadog" came
+// above the one note holding both words.
+func IsNoteKey(key string) bool { return strings.HasPrefix(key, "note:") }

@@ -103,6 +103,22 @@ type SlotPrefetcher interface {
 	PrefetchSlots(ctx context.Context, ns string, slots []FindMemoryParams) error
 }
 
+// EpisodeMatcher is an Executor that can find, in one query, the stored
+// episodes of a namespace matching any of several (content hash, occurred
+// at) pairs: ListEpisodes with ContentHash and OccurredAt set, for a batch
+// of events (how a retried capture is recognised), purged episodes
+// included. The order of the answer is unspecified.
+type EpisodeMatcher interface {
+	MatchEpisodes(ctx context.Context, ns string, keys []EpisodeKey) ([]*Episode, error)
+}
+
+// EpisodeKey is what recognises a retried event: its content hash and the
+// instant it occurred.
+type EpisodeKey struct {
+	ContentHash string
+	OccurredAt  time.Time
+}
+
 // VectorSearcher is a Store that searches the stored vectors itself: the
 // nearest versions of a namespace to a query vector by cosine, from an
 // approximate index in the database (PostgreSQL with pgvector's HNSW).

@@ -117,6 +117,13 @@ type denseBlock struct {
 	// let a scan skip most rows after reading an eighth or a half of them
 	// (see tailTopK).
 	rest []float32
+	// lead holds, for a tail block, a copy of each row's values before the
+	// first checkpoint, row after row. A scan reads them for every row and
+	// the rest of a row for about a third: read from the rows, the first
+	// values of 10,000 rows were 10,000 cache lines a row's length apart
+	// (2.5 MB at 64 values, more than the L2); here they are 320 KB read
+	// in order.
+	lead []float32
 }
 
 // tailCuts returns the two checkpoints of a tail row of n values, an
@@ -529,6 +536,7 @@ func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
 	}
 	c1, c2 := tailCuts(n)
 	blk.rest = append(blk.rest, norm(blk.vals[row+c1:row+n]), norm(blk.vals[row+c2:row+n]))
+	blk.lead = append(blk.lead, blk.vals[row:row+c1]...)
 	blk.ords = append(blk.ords, ord)
 	return int32(len(blk.ords) - 1)
 }
@@ -537,17 +545,20 @@ func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
 func (ix *Index) removeTail(vdim int, slot int32) {
 	blk := ix.tails[vdim]
 	n := blk.dim
+	c1, _ := tailCuts(n)
 	last := int32(len(blk.ords) - 1)
 	if slot != last {
 		moved := blk.ords[last]
 		blk.ords[slot] = moved
 		blk.rest[2*slot], blk.rest[2*slot+1] = blk.rest[2*last], blk.rest[2*last+1]
 		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
+		copy(blk.lead[int(slot)*c1:int(slot+1)*c1], blk.lead[int(last)*c1:])
 		ix.docs[moved].tail = slot
 	}
 	blk.ords = blk.ords[:last]
 	blk.rest = blk.rest[:2*last]
 	blk.vals = blk.vals[:int(last)*n]
+	blk.lead = blk.lead[:int(last)*c1]
 	if last == 0 {
 		delete(ix.tails, vdim)
 	}
@@ -1241,17 +1252,17 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 			continue
 		}
 		d := blk.ords[slot]
-		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
 		var s float32
 		if inline {
-			r := row[:8:8]
+			r := blk.lead[slot*8 : slot*8+8 : slot*8+8]
 			s = acc[d] + ((q8[0]*r[0] + q8[1]*r[1]) + (q8[2]*r[2] + q8[3]*r[3])) + ((q8[4]*r[4] + q8[5]*r[5]) + (q8[6]*r[6] + q8[7]*r[7]))
 		} else {
-			s = acc[d] + dotRow(qtail[:c1], row[:c1])
+			s = acc[d] + dotRow(qtail[:c1], blk.lead[slot*c1:(slot+1)*c1])
 		}
 		if s+q1*blk.rest[2*slot]+slack < theta {
 			continue
 		}
+		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
 		s += dotRow(qtail[c1:c2], row[c1:c2])
 		if s+q2*blk.rest[2*slot+1]+slack < theta {
 			continue

@@ -49,6 +49,10 @@ type executor struct {
 	// locked holds the namespaces whose write lock a write transaction
 	// holds (writeTx).
 	locked map[string]bool
+	// stats is the store's record of whether its tables have planner
+	// statistics (pipeline.go, analyzeIfNever); shared by every executor
+	// of one Store.
+	stats *statsCheck
 }
 
 var _ memory.Executor = (*executor)(nil)
@@ -76,7 +80,7 @@ func (e *executor) inTx(ctx context.Context, fn func(e *executor) error) error {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	te := &executor{pool: e.pool, tx: tx, vec: e.vec, cursors: new(atomic.Int64), locked: map[string]bool{}}
+	te := &executor{pool: e.pool, tx: tx, vec: e.vec, cursors: new(atomic.Int64), locked: map[string]bool{}, stats: e.stats}
 	te.q = txQuerier{tx: tx, e: te}
 	err = fn(te)
 	if err == nil {
@@ -528,6 +532,39 @@ func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams
 	}
 	return out, nil
 }
+
+// MatchEpisodes finds the episodes matching any of keys in one query, an
+// index probe (episodes_by_hash) per key (memory.EpisodeMatcher).
+func (e *executor) MatchEpisodes(ctx context.Context, ns string, keys []memory.EpisodeKey) ([]*memory.Episode, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, fmt.Errorf("postgres: match episodes: %w", err)
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	hashes := make([]string, len(keys))
+	times := make([]int64, len(keys))
+	var c enc
+	for i, k := range keys {
+		hashes[i], times[i] = k.ContentHash, c.time("occurred_at", k.OccurredAt)
+	}
+	if c.err != nil {
+		return nil, fmt.Errorf("postgres: match episodes: %w", c.err)
+	}
+	out, err := collect(ctx, e, decodeEpisode, qMatchEpisodes, ns, hashes, times)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: match episodes: %w", err)
+	}
+	return out, nil
+}
+
+// qMatchEpisodes: the keys made distinct first, so no episode is answered
+// twice (an episode matches one key only).
+const qMatchEpisodes = `SELECT x.* FROM (SELECT DISTINCT h, t FROM unnest($2::text[], $3::bigint[]) AS k(h, t)) AS k
+CROSS JOIN LATERAL (
+  SELECT ` + episodeCols + ` FROM episodes
+  WHERE namespace = $1 AND content_hash = k.h COLLATE "C" AND occurred_at = k.t
+) AS x`
 
 // ScanEpisodes walks every episode in id order, purged ones included.
 func (e *executor) ScanEpisodes(ctx context.Context, p memory.ScanParams, fn func(*memory.Episode) error) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -136,8 +137,56 @@ func (e *executor) flush(ctx context.Context) error {
 	if first != nil {
 		return fmt.Errorf("postgres: a queued write: %w", first)
 	}
+	rows := 0
+	for _, q := range pending {
+		rows += len(q)
+	}
+	return e.analyzeIfNever(ctx, rows)
+}
+
+// analyzeAfter is how many slots one flush must write before the store
+// checks that the planner has statistics for memories and versions.
+const analyzeAfter = 200
+
+// statsCheck records, once per Store, that memories has been analyzed.
+type statsCheck struct{ done atomic.Bool }
+
+// analyzeIfNever runs ANALYZE on memories and versions, inside the
+// transaction, after a large batch written into tables that were never
+// analyzed (a new database, or a bulk load in its first minute).
+//
+// Without statistics the planner takes namespace = $1 to match about one
+// row, so the foreign-key check of each version (PostgreSQL's own query,
+// "namespace = $1 AND id = $2" on memories) may be planned on
+// memories_slot with the id as a filter, and a connection keeps that plan
+// until the table's statistics change: each check then reads every memory
+// of the namespace, and a bulk load slows down quadratically (a fresh
+// schema's batched remember spent most of its time there). ANALYZE counts
+// this transaction's own uncommitted rows, and the new statistics make
+// every session plan the check again, on the primary key. Once the tables
+// have statistics autovacuum keeps them current, so this runs at most once
+// per process. ANALYZE holds a lock that only other ANALYZE and VACUUM runs
+// of these tables wait for, until commit; a role that does not own the
+// tables gets a warning, not an error.
+func (e *executor) analyzeIfNever(ctx context.Context, rows int) error {
+	if rows < analyzeAfter || e.stats == nil || e.stats.done.Load() {
+		return nil
+	}
+	var never bool
+	if err := e.tx.QueryRow(ctx, qNeverAnalyzed).Scan(&never); err != nil {
+		return fmt.Errorf("postgres: statistics check: %w", mapErr(err))
+	}
+	if never {
+		if _, err := e.tx.Exec(ctx, `ANALYZE memories, versions`); err != nil {
+			return fmt.Errorf("postgres: analyze: %w", mapErr(err))
+		}
+	}
+	e.stats.done.Store(true)
 	return nil
 }
+
+// qNeverAnalyzed: reltuples is -1 until a table's first VACUUM or ANALYZE.
+const qNeverAnalyzed = `SELECT bool_or(reltuples < 0) FROM pg_class WHERE oid IN ('memories'::regclass, 'versions'::regclass)`
 
 // slotColumns turns queued slots (each qCreateSlot's 50 arguments) into
 // qCreateSlots' 50 arrays, one per column, and the namespace.
@@ -260,10 +309,18 @@ func (e *executor) PrefetchSlots(ctx context.Context, ns string, ps []memory.Fin
 	})
 }
 
-const qPrefetchSlots = `SELECT ` + memoryCols + ` FROM memories
-WHERE namespace = $1 AND (subject, key, agent_id, user_id, project_id, session_id) IN (
-  SELECT s COLLATE "C", k COLLATE "C", a COLLATE "C", u COLLATE "C", p COLLATE "C", x COLLATE "C"
-  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(s, k, a, u, p, x))`
+// qPrefetchSlots looks each slot up on its own in memories_slot (a lateral
+// join, one index probe per slot), whatever the planner knows of the table:
+// written as IN (subquery), a table without statistics was planned as a
+// nested loop comparing every slot with every memory of the namespace.
+const qPrefetchSlots = `SELECT m.namespace, m.id, m.agent_id, m.user_id, m.project_id, m.session_id, m.kind, m.subject, m.key,
+  m.created_at, m.updated_at
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(s, k, a, u, p, x)
+CROSS JOIN LATERAL (
+  SELECT ` + memoryCols + ` FROM memories
+  WHERE namespace = $1 AND subject = t.s COLLATE "C" AND key = t.k COLLATE "C" AND agent_id = t.a COLLATE "C"
+    AND user_id = t.u COLLATE "C" AND project_id = t.p COLLATE "C" AND session_id = t.x COLLATE "C"
+) AS m`
 
 // cachedSlot answers FindMemory from the prefetched slots: ok is false
 // when the slot was not prefetched.

@@ -113,7 +113,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{executor: &executor{q: pool, pool: pool, storeReadOnly: opts.ReadOnly, vec: vec}, pool: pool, readOnly: opts.ReadOnly}, nil
+	return &Store{executor: &executor{q: pool, pool: pool, storeReadOnly: opts.ReadOnly, vec: vec, stats: &statsCheck{}}, pool: pool, readOnly: opts.ReadOnly}, nil
 }
 
 // ReadOnly reports whether the store was opened for reading only.

@@ -21,7 +21,7 @@ import (
 )
 
 // schemaVersion is the number of embedded migrations.
-const schemaVersion = 18
+const schemaVersion = 19
 
 func openTemp(t testing.TB, opts sqlite.Options) *sqlite.Store {
 	t.Helper()
