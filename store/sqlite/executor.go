@@ -1228,6 +1228,7 @@ func list[T any](ctx context.Context, e *executor, ns string, build func() (stri
 	if err != nil {
 		return nil, memory.Invalidf("%v", err)
 	}
+	listShapes.LoadOrStore(q, struct{}{})
 	return collect(ctx, e, decode, q, args...)
 }
 

@@ -51,7 +51,7 @@ func (c *stmtCache) get(q string) *sql.Stmt {
 // unprepared, and reports any error in the SQL then). Never call it while
 // holding the writer's only connection: it waits for a free one.
 func (c *stmtCache) prepare(ctx context.Context, q string) *sql.Stmt {
-	if c == nil || !preparable()[q] {
+	if c == nil || !isPreparable(q) {
 		return nil
 	}
 	st, err := c.db.PrepareContext(ctx, q)
@@ -74,7 +74,7 @@ func (c *stmtCache) prepare(ctx context.Context, q string) *sql.Stmt {
 // later notes that q ran unprepared inside a transaction, so that the next
 // transaction prepares it first.
 func (c *stmtCache) later(q string) {
-	if c == nil || !preparable()[q] {
+	if c == nil || !isPreparable(q) {
 		return
 	}
 	c.mu.Lock()
@@ -118,9 +118,23 @@ func (c *stmtCache) close() error {
 	return errors.Join(errs...)
 }
 
-// preparable is the set of queries worth preparing: the static statements
-// and the common shapes of the filtered lists. Any other SQL runs
-// unprepared.
+// listShapes holds the SQL of every filtered list run so far (list in
+// executor.go): its text depends only on which filters are set, so there
+// are few enough shapes to keep each prepared.
+var listShapes sync.Map
+
+func isPreparable(q string) bool {
+	if preparable()[q] {
+		return true
+	}
+	_, ok := listShapes.Load(q)
+	return ok
+}
+
+// preparable is the set of queries worth preparing besides the list
+// shapes: the static statements and the common shapes of the filtered lists
+// (listed so TestEveryPreparableStatementPrepares checks them). Any other
+// SQL runs unprepared.
 var preparable = sync.OnceValue(func() map[string]bool {
 	queries := []string{
 		qInsertEpisode, qGetEpisode, qScanEpisodes,
