@@ -122,6 +122,9 @@ type Engine struct {
 	consolidation   Consolidation
 	changeLogKeep   time.Duration // see Config.ChangeLogKeep
 	historyKeep     int           // see Config.HistoryKeep; 0: keep all
+	// testStopKeyMin, set only by tests (SetStopKeyMinForTest), lowers
+	// the stop key floor so a test meets it with fewer notes.
+	testStopKeyMin int
 	context         int           // see Config.Context; NoContext: none
 	traceKeep       time.Duration // see Config.TraceKeep
 
