@@ -125,6 +125,9 @@ type Engine struct {
 	// testStopKeyMin, set only by tests (SetStopKeyMinForTest), lowers
 	// the stop key floor so a test meets it with fewer notes.
 	testStopKeyMin int
+	// testReembedBatch, set only by tests (SetReembedBatchForTest),
+	// shrinks Reembed's transactions.
+	testReembedBatch int
 	context         int           // see Config.Context; NoContext: none
 	traceKeep       time.Duration // see Config.TraceKeep
 
