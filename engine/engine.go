@@ -128,8 +128,8 @@ type Engine struct {
 	// testReembedBatch, set only by tests (SetReembedBatchForTest),
 	// shrinks Reembed's transactions.
 	testReembedBatch int
-	context         int           // see Config.Context; NoContext: none
-	traceKeep       time.Duration // see Config.TraceKeep
+	context          int           // see Config.Context; NoContext: none
+	traceKeep        time.Duration // see Config.TraceKeep
 
 	// fallback embeds queries when embedder (a model provider) fails or
 	// is late, and while a namespace still holds its vectors; nil when
