@@ -1228,6 +1228,8 @@ func list[T any](ctx context.Context, e *executor, ns string, build func() (stri
 	if err != nil {
 		return nil, memory.Invalidf("%v", err)
 	}
+	// Kept prepared once used: a builder must keep every value out of
+	// the SQL text (in args), or each call would prepare a statement.
 	listShapes.LoadOrStore(q, struct{}{})
 	return collect(ctx, e, decode, q, args...)
 }
