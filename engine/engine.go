@@ -122,8 +122,14 @@ type Engine struct {
 	consolidation   Consolidation
 	changeLogKeep   time.Duration // see Config.ChangeLogKeep
 	historyKeep     int           // see Config.HistoryKeep; 0: keep all
-	context         int           // see Config.Context; NoContext: none
-	traceKeep       time.Duration // see Config.TraceKeep
+	// testStopKeyMin, set only by tests (SetStopKeyMinForTest), lowers
+	// the stop key floor so a test meets it with fewer notes.
+	testStopKeyMin int
+	// testReembedBatch, set only by tests (SetReembedBatchForTest),
+	// shrinks Reembed's transactions.
+	testReembedBatch int
+	context          int           // see Config.Context; NoContext: none
+	traceKeep        time.Duration // see Config.TraceKeep
 
 	// fallback embeds queries when embedder (a model provider) fails or
 	// is late, and while a namespace still holds its vectors; nil when

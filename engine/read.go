@@ -273,7 +273,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// says bounds what a key must cover (see structuredHits).
 		began := time.Now()
 		st.RLock()
-		results[si], structuredScaled = structuredHits(st, qterms, lexicalReach(st, results[channelIndex(ChannelLexical)], qterms), admit, r.ChannelCap)
+		results[si], structuredScaled = structuredHits(st, qterms, lexicalReach(st, results[channelIndex(ChannelLexical)], qterms), admit, r.ChannelCap, e.stopKeyMin())
 		st.RUnlock()
 		took[si] = time.Since(began)
 	}
@@ -626,14 +626,14 @@ func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, k
 //
 // admit is the retrieval's filter on an entry (see admits): each posting
 // is looked up once, and counted by its entry.
-func structuredHits(st *nsState, qterms, reach []string, admit func(*entry) bool, k int) (hits []search.Hit, scaled bool) {
+func structuredHits(st *nsState, qterms, reach []string, admit func(*entry) bool, k, stopMin int) (hits []search.Hit, scaled bool) {
 	if len(qterms) == 0 {
 		return nil, false
 	}
 	// Only servable postings are counted: a common slot's key word lists
 	// every version ever written of it, most of them history.
 	matched := make(map[*entry]int)
-	stopAt := max(stopKeyMin, int(stopKeyShare*float64(st.SizeLocked())))
+	stopAt := max(stopMin, int(stopKeyShare*float64(st.SizeLocked())))
 	reachKeyed := 0 // words of reach some key names
 	for i, t := range qterms {
 		postings := st.KeyPostingsLocked(t)
@@ -714,6 +714,15 @@ const (
 	// maxKeyPostings is how many of a word's newest postings are walked.
 	maxKeyPostings = 256
 )
+
+// stopKeyMin is the engine's stop key floor: stopKeyMin unless a test
+// lowered it (testStopKeyMin) to meet it with fewer notes.
+func (e *Engine) stopKeyMin() int {
+	if e.testStopKeyMin > 0 {
+		return e.testStopKeyMin
+	}
+	return stopKeyMin
+}
 
 // criticalHits offers every servable must_include memory, most relevant to
 // the query first, so constraints reach the agent even with weak overlap.

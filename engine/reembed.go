@@ -28,6 +28,15 @@ const DefaultReembedLimit = 5000
 // milliseconds, large enough to amortise the transaction.
 const reembedBatch = 128
 
+// reembedBatchSize is reembedBatch unless a test made it smaller
+// (SetReembedBatchForTest) to need fewer versions for several batches.
+func (e *Engine) reembedBatchSize() int {
+	if e.testReembedBatch > 0 {
+		return e.testReembedBatch
+	}
+	return reembedBatch
+}
+
 // ReembedParams runs re-embedding over one namespace.
 type ReembedParams struct {
 	Namespace string
@@ -112,7 +121,7 @@ func (e *Engine) Reembed(ctx context.Context, p ReembedParams) (*ReembedReport, 
 		if err := ctx.Err(); err != nil {
 			return rep, fmt.Errorf("reembed: %w", err)
 		}
-		n := min(reembedBatch, len(stale))
+		n := min(e.reembedBatchSize(), len(stale))
 		done, err := e.reembedBatch(ctx, ns, stale[:n])
 		rep.Reembedded += done
 		if err != nil {

@@ -23,8 +23,10 @@ func TestReembedResumesAfterKill(t *testing.T) {
 	old := openEngine(t, path, engine.Config{Embedder: embed.NewBuiltin()})
 	var ps []engine.RememberParams
 	// Enough versions (each statement is an episode and a memory) for
-	// three batches of reembedBatch: the kill comes after the first.
-	for i := range 140 {
+	// three batches (reembedBatch, lowered to 16 from 128 so that 40
+	// statements are enough, not 140): the kill comes after the first.
+	const batch = 16
+	for i := range 40 {
 		ps = append(ps, engine.RememberParams{Namespace: "ns", Text: fmt.Sprintf("Ticket %d was closed by the night shift.", i)})
 	}
 	ps = append(ps, engine.RememberParams{Namespace: "ns", Text: "Maria drives a car to work."})
@@ -33,12 +35,13 @@ func TestReembedResumesAfterKill(t *testing.T) {
 	}
 
 	a := openEngine(t, path, engine.Config{})
+	engine.SetReembedBatchForTest(a, batch)
 	total, err := a.StaleEmbeddings(ctx, "ns")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total < len(ps) {
-		t.Fatalf("%d stale versions, want at least %d (every episode and memory)", total, len(ps))
+	if total < len(ps) || total <= 2*batch {
+		t.Fatalf("%d stale versions, want at least %d (every episode and memory) and three batches", total, len(ps))
 	}
 	semantic := func(e *engine.Engine) bool {
 		var off []string
@@ -79,6 +82,7 @@ func TestReembedResumesAfterKill(t *testing.T) {
 
 	// Another process finds what is left and finishes it.
 	b := openEngine(t, path, engine.Config{})
+	engine.SetReembedBatchForTest(b, batch)
 	if n, err := b.StaleEmbeddings(ctx, "ns"); err != nil || n != total-done {
 		t.Fatalf("after the kill: %d stale (%v), want %d", n, err, total-done)
 	}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -20,9 +19,12 @@ import (
 type executor struct {
 	tx *sql.Tx
 	db *sql.DB
-	// stmts are the statements prepared on the pool this executor runs on,
-	// keyed by their SQL text; any other SQL is run unprepared.
-	stmts map[string]*sql.Stmt
+	// stmts are the statements prepared on the pool this executor runs on
+	// (stmts.go); any other SQL is run unprepared.
+	stmts *stmtCache
+	// write is set on the write transaction's executor: a frequent query
+	// it runs unprepared is prepared before the next transaction.
+	write bool
 	// store, set on the Store's read executor only, lets Scan methods
 	// use the fast path (fastscan.go).
 	store *Store
@@ -38,16 +40,25 @@ var _ memory.Executor = (*executor)(nil)
 
 func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	e.forgetTexts(q) // DELETE ... RETURNING runs here
-	if st, ok := e.stmts[q]; ok {
-		if e.tx != nil {
-			// Reuses the statement already prepared on the writer
-			// connection; the transaction's copy is closed at commit.
+	st := e.stmts.get(q)
+	if e.tx != nil {
+		if st != nil {
+			// Reuses the statement already prepared on the
+			// transaction's connection; its copy is closed at commit.
 			return e.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 		}
-		return st.QueryContext(ctx, args...)
-	}
-	if e.tx != nil {
+		if e.write {
+			e.stmts.later(q)
+		}
+		// A read transaction holds one of the reader connections:
+		// preparing could wait for another that never frees.
 		return e.tx.QueryContext(ctx, q, args...)
+	}
+	if st == nil {
+		st = e.stmts.prepare(ctx, q)
+	}
+	if st != nil {
+		return st.QueryContext(ctx, args...)
 	}
 	return e.db.QueryContext(ctx, q, args...)
 }
@@ -58,8 +69,11 @@ func (e *executor) exec(ctx context.Context, q string, args ...any) (sql.Result,
 		// The Store routes every write through InTx; reaching this is a bug.
 		return nil, errors.New("write outside a transaction")
 	}
-	if st, ok := e.stmts[q]; ok {
+	if st := e.stmts.get(q); st != nil {
 		return e.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	if e.write {
+		e.stmts.later(q)
 	}
 	return e.tx.ExecContext(ctx, q, args...)
 }
@@ -1238,6 +1252,9 @@ func list[T any](ctx context.Context, e *executor, ns string, build func() (stri
 	if err != nil {
 		return nil, memory.Invalidf("%v", err)
 	}
+	// Kept prepared once used: a builder must keep every value out of
+	// the SQL text (in args), or each call would prepare a statement.
+	listShapes.LoadOrStore(q, struct{}{})
 	return collect(ctx, e, decode, q, args...)
 }
 
@@ -1313,53 +1330,4 @@ func scan[T any](ctx context.Context, e *executor, ns, op, q string, decode func
 		return fmt.Errorf("sqlite: %s: %w", op, err)
 	}
 	return nil
-}
-
-// prepareAll prepares the static statements and the common shapes of the
-// filtered lists on db. On the writer this must happen before the first
-// transaction: with its single connection, preparing while a transaction
-// holds it would wait forever.
-func prepareAll(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
-	queries := []string{
-		qInsertEpisode, qGetEpisode, qScanEpisodes,
-		qInsertMemory, qGetMemory, qFindMemory, qScanMemories,
-		qInsertVersion, qUpdateVersionState, qGetVersion, qScanVersions,
-		qInsertAdmission, qScanAdmissions, qInsertTrace, qGetTrace, qScanTraces,
-		qStats, qNamespaces,
-	}
-	queries = append(queries, keyQueries...)
-	queries = append(queries, backlogQueries...)
-	queries = append(queries, changeQueries...)
-	queries = append(queries, archiveQueries...)
-	shape := func(q string, _ []any, _ error) { queries = append(queries, q) }
-	shape(listEpisodesQuery(memory.ListEpisodesParams{}))
-	shape(listEpisodesQuery(memory.ListEpisodesParams{SessionID: "s"}))
-	shape(listEpisodesQuery(memory.ListEpisodesParams{IDs: []string{"x"}}))
-	shape(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h", OccurredAt: time.Unix(1, 0)})) // duplicate check of every capture
-	shape(listVersionsQuery(memory.ListVersionsParams{}))
-	shape(listVersionsQuery(memory.ListVersionsParams{MemoryID: "m"}))
-	shape(listVersionsQuery(memory.ListVersionsParams{MemoryID: "m", WithoutEmbeddings: true})) // a slot's history, on every write to it
-	shape(listVersionsQuery(memory.ListVersionsParams{IDs: []string{"x"}}))
-	shape(listVersionsQuery(memory.ListVersionsParams{Statuses: []memory.Status{"s"}}))
-	shape(listVersionsQuery(memory.ListVersionsParams{Subject: "s", Key: "k"}))
-	shape(listAdmissionsQuery(memory.ListAdmissionsParams{}))
-	shape(listAdmissionsQuery(memory.ListAdmissionsParams{MemoryID: "m"}))
-	shape(listAdmissionsQuery(memory.ListAdmissionsParams{EpisodeID: "e"}))
-	shape(listTracesQuery(memory.ListTracesParams{}))
-
-	stmts := make(map[string]*sql.Stmt, len(queries))
-	for _, q := range queries {
-		if _, ok := stmts[q]; ok {
-			continue
-		}
-		st, err := db.PrepareContext(ctx, q)
-		if err != nil {
-			for _, s := range stmts {
-				_ = s.Close() // the prepare error is the one to report
-			}
-			return nil, fmt.Errorf("%w\n%s", mapErr(err), q)
-		}
-		stmts[q] = st
-	}
-	return stmts, nil
 }

@@ -142,3 +142,74 @@ func TestLegacyJSONTraceItems(t *testing.T) {
 		t.Fatalf("legacy null items = %+v, %v", tr.Items, err)
 	}
 }
+
+// Statements are prepared on first use, so Open no longer proves that every
+// frequent query's SQL is valid: this does, on both pools.
+func TestEveryPreparableStatementPrepares(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for q := range preparable() {
+		for _, db := range []*sql.DB{s.writer, s.reader} {
+			st, err := db.PrepareContext(t.Context(), q)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, q)
+			}
+			st.Close()
+		}
+	}
+}
+
+// A frequent query is prepared on the reader when first read, and on the
+// writer before the transaction after the one that first ran it; a read
+// transaction holding the only reader connection runs it unprepared
+// instead of waiting for another.
+func TestStatementsPreparedOnFirstUse(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), Options{Readers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := len(*s.rstmts.m.Load()) + len(*s.wstmts.m.Load()); n != 0 {
+		t.Fatalf("%d statements prepared by Open", n)
+	}
+	ctx := t.Context()
+	if _, err := s.Namespaces(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.rstmts.get(qNamespaces) == nil {
+		t.Fatal("read: not prepared on the reader")
+	}
+	read := func(tx memory.Executor) error {
+		rows, err := tx.(*executor).query(ctx, qStats, "ns")
+		if err != nil {
+			return err
+		}
+		return rows.Close()
+	}
+	if err := s.ReadTx(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+	if s.rstmts.get(qStats) != nil {
+		t.Fatal("prepared inside a read transaction")
+	}
+	if err := s.InTx(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+	if s.wstmts.get(qStats) != nil {
+		t.Fatal("prepared inside the write transaction")
+	}
+	if err := s.InTx(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+	if s.wstmts.get(qStats) == nil {
+		t.Fatal("not prepared on the writer before the next transaction")
+	}
+	if s.rstmts.get(qStats) != nil {
+		t.Fatal("the writer's use prepared it on the reader")
+	}
+}

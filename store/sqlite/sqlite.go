@@ -110,10 +110,10 @@ type Store struct {
 	closed atomic.Bool // for the fast scans, which bypass the pools
 	writer *sql.DB     // exactly one connection
 	reader *sql.DB     // query-only pool
-	// Prepared statements for the frequent queries, per pool. Both maps are
-	// filled in Open and only read afterwards.
-	wstmts map[string]*sql.Stmt
-	rstmts map[string]*sql.Stmt
+	// Prepared statements for the frequent queries, per pool, each
+	// prepared once it is first used (stmts.go).
+	wstmts *stmtCache
+	rstmts *stmtCache
 	read   *executor // runs reads on the reader pool
 	ckpt   *checkpointer
 	// jsonBufs recycles the buffers large JSON columns (trace items) are
@@ -196,12 +196,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.reader.SetConnMaxLifetime(0)
 	s.reader.SetConnMaxIdleTime(0)
 
-	if s.wstmts, err = prepareAll(ctx, s.writer); err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", abs, err)
-	}
-	if s.rstmts, err = prepareAll(ctx, s.reader); err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", abs, err)
-	}
+	s.wstmts, s.rstmts = newStmtCache(s.writer), newStmtCache(s.reader)
 	s.read = &executor{db: s.reader, stmts: s.rstmts, store: s}
 	if !opts.ReadOnly {
 		if s.ckpt, err = startCheckpointer(abs, opts); err != nil {
@@ -432,9 +427,9 @@ func (s *Store) Close() error {
 		errs = append(errs, s.ckpt.close())
 		s.ckpt = nil
 	}
-	for _, m := range []map[string]*sql.Stmt{s.rstmts, s.wstmts} {
-		for _, st := range m {
-			errs = append(errs, st.Close())
+	for _, c := range []*stmtCache{s.rstmts, s.wstmts} {
+		if c != nil {
+			errs = append(errs, c.close())
 		}
 	}
 	if s.reader != nil {
@@ -459,6 +454,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 		// database" halfway through its transaction.
 		return errReadOnly(nil)
 	}
+	// Before BEGIN, where this waits for the writer's one connection
+	// anyway.
+	s.wstmts.preparePending(ctx)
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", mapErr(err))
@@ -470,7 +468,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 			_ = tx.Rollback()
 		}
 	}()
-	e := &executor{tx: tx, stmts: s.wstmts, bufs: &s.jsonBufs}
+	e := &executor{tx: tx, stmts: s.wstmts, write: true, bufs: &s.jsonBufs}
 	if err := fn(e); err != nil {
 		done = true
 		if isFull(err) {
