@@ -290,7 +290,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		took[si] += time.Since(began)
 	}
 
-	if len(qterms) > 0 && !relevantHit(results) {
+	if len(qterms) > 0 && !relevantHit(results, disabled) {
 		// The query has words and none of them found anything: newness
 		// alone is no answer to it ("zzq721608 nonexistentterm" drew the
 		// ten newest episodes). A query of no content words at all ("what
@@ -925,8 +925,13 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 }
 
 // relevantHit reports whether a channel that measures relevance (not
-// newness, not must_include) found anything.
-func relevantHit(results [][]search.Hit) bool {
+// newness, not must_include) found anything; true as well when the caller
+// disabled both text channels (lexical and semantic), which judge whether
+// the query's words match anything at all.
+func relevantHit(results [][]search.Hit, disabled map[string]bool) bool {
+	if disabled[ChannelLexical] && disabled[ChannelSemantic] {
+		return true
+	}
 	for i, hits := range results {
 		if name := Channels[i]; name != ChannelRecent && name != ChannelCritical && len(hits) > 0 {
 			return true
