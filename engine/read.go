@@ -290,6 +290,13 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		took[si] += time.Since(began)
 	}
 
+	if len(qterms) > 0 && !relevantHit(results, disabled) {
+		// The query has words and none of them found anything: newness
+		// alone is no answer to it ("zzq721608 nonexistentterm" drew the
+		// ten newest episodes). A query of no content words at all ("what
+		// now?") still gets them, as must_include memories always do.
+		results[channelIndex(ChannelRecent)] = nil
+	}
 	cands := fuse(st, results, structuredScaled, r)
 	if p.KnownAt != nil {
 		// When each history candidate stopped being current, read once
@@ -924,6 +931,22 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 		order[i] = c
 	}
 	return order
+}
+
+// relevantHit reports whether a channel that measures relevance (not
+// newness, not must_include) found anything; true as well when the caller
+// disabled both text channels (lexical and semantic), which judge whether
+// the query's words match anything at all.
+func relevantHit(results [][]search.Hit, disabled map[string]bool) bool {
+	if disabled[ChannelLexical] && disabled[ChannelSemantic] {
+		return true
+	}
+	for i, hits := range results {
+		if name := Channels[i]; name != ChannelRecent && name != ChannelCritical && len(hits) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // relationWord reports whether w names one of someone's people, in the
