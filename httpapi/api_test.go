@@ -32,6 +32,7 @@ import (
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/jobs/jobstest"
 	"github.com/mnemon-dev/mnemon/mcpserver"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
@@ -76,19 +77,10 @@ func e2eOpen(t *testing.T, opts e2eOptions) *e2eFixture {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mnemon.db")
-	if opts.readOnly {
-		rw, err := sqlite.Open(ctx, path, sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = jobs.Migrate(ctx, riversqlite.New(rw.WriterDB()))
-		if cerr := rw.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Both schemas, the store's and River's, migrated once per test binary
+	// and copied (a read-only server finds River's tables made, as serve
+	// --read-only needs them).
+	jobstest.CopyTo(t, path)
 	st, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: opts.readOnly})
 	if err != nil {
 		t.Fatal(err)

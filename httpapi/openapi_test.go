@@ -37,6 +37,7 @@ import (
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/jobs/jobstest"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/provider/openai/openaitest"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
@@ -71,7 +72,7 @@ type oaFixture struct {
 func oaOpen(t *testing.T) *oaFixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+	st, err := sqlite.Open(ctx, jobstest.Path(t), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/jobs/jobstest"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
@@ -26,7 +26,7 @@ import (
 // do; the server's follower is not running, so it falls behind.
 func TestReadyzReportsIndexBehind(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "mnemon.db")
+	path := jobstest.Path(t)
 	open := func() (*sqlite.Store, *engine.Engine) {
 		st, err := sqlite.Open(ctx, path, sqlite.Options{})
 		if err != nil {

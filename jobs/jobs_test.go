@@ -3,7 +3,6 @@ package jobs_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/jobs"
+	"github.com/mnemon-dev/mnemon/jobs/jobstest"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
@@ -27,7 +27,10 @@ type fixture struct {
 func open(t *testing.T, workers int) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+	// Both schemas migrated once per test binary and copied (jobs.Open
+	// finds River's done); TestPeriodicMaintenance and TestReembedOnStart
+	// migrate River's tables in a new file.
+	st, err := sqlite.Open(ctx, jobstest.Path(t), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

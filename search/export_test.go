@@ -22,3 +22,6 @@ func LoadLoCoMo(tb testing.TB) (*RetrievalSet, bool) {
 // SetTailSeeding turns the tail scan's seeding (tailSeeds) on or off, so
 // the external benchmarks can compare the two scans.
 func SetTailSeeding(on bool) { tailSeeding = on }
+
+// Scaled is scaled, for the external test package.
+func Scaled(full int) int { return scaled(full) }

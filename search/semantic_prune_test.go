@@ -71,7 +71,7 @@ func TestSemanticMatchesReference(t *testing.T) {
 			ix.Remove(id)
 			delete(vecs, id)
 		}
-		for q := range 150 {
+		for q := range scaled(150) {
 			qv := vec()
 			if q%5 == 0 {
 				qv = docs[r.IntN(len(docs))].Vector

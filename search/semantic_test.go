@@ -24,7 +24,7 @@ func TestSemanticPruningExact(t *testing.T) {
 		vecs[i] = emb.Vector(s)
 		ix.Upsert(search.Doc{ID: fmt.Sprintf("d%05d", i), Vector: vecs[i]})
 	}
-	for qi, q := range searchtest.NewGenerator(12).Sentences(60) {
+	for qi, q := range searchtest.NewGenerator(12).Sentences(search.Scaled(60)) {
 		qv := emb.Vector(q)
 		for _, floor := range []float64{0.05, 0.2, 0.4} {
 			var want []search.Hit

@@ -300,7 +300,7 @@ func TestMigrationArchivesPurgedRows(t *testing.T) {
 func TestEpisodeReadsDuringPurges(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"), Options{})
+	s, err := Open(ctx, templatePath(t, "r.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ const testHash = "fbd404e60883e9de378307b3ab1b59aa6330dd23757b58d3a4ca6d1f9fcce5
 func TestCompactColumnsRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), Options{})
+	s, err := Open(ctx, templatePath(t, "c.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestMigrationCompactsRows(t *testing.T) {
 func TestTiesKeepIDOrder(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "ties.db"), Options{})
+	s, err := Open(ctx, templatePath(t, "ties.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

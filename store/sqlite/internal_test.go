@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -17,7 +16,7 @@ func TestConnectionPragmas(t *testing.T) {
 		sync string
 		want int // PRAGMA synchronous: 1 NORMAL, 2 FULL
 	}{{"", 2}, {"FULL", 2}, {"NORMAL", 1}} {
-		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), Options{Synchronous: c.sync, Readers: 3})
+		s, err := Open(t.Context(), templatePath(t, "p.db"), Options{Synchronous: c.sync, Readers: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +111,7 @@ func TestLoadMigrations(t *testing.T) {
 // written before it: no notes, no model usage.
 func TestLegacyJSONTraceItems(t *testing.T) {
 	t.Parallel()
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "legacy.db"), Options{})
+	s, err := Open(t.Context(), templatePath(t, "legacy.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +146,7 @@ func TestLegacyJSONTraceItems(t *testing.T) {
 // frequent query's SQL is valid: this does, on both pools.
 func TestEveryPreparableStatementPrepares(t *testing.T) {
 	t.Parallel()
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), Options{})
+	s, err := Open(t.Context(), templatePath(t, "p.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +168,7 @@ func TestEveryPreparableStatementPrepares(t *testing.T) {
 // instead of waiting for another.
 func TestStatementsPreparedOnFirstUse(t *testing.T) {
 	t.Parallel()
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "p.db"), Options{Readers: 1})
+	s, err := Open(t.Context(), templatePath(t, "p.db"), Options{Readers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,7 +17,7 @@ import (
 // listed across namespaces by an admin, each still through an index.
 func TestQueryPlansUseIndexes(t *testing.T) {
 	t.Parallel()
-	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "plan.db"), Options{})
+	s, err := Open(t.Context(), templatePath(t, "plan.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

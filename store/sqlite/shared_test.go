@@ -41,7 +41,7 @@ func readRawShare(t *testing.T, db *sql.DB, ns, id string) rawShare {
 func TestSharedTextStoredOnce(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"), Options{})
+	s, err := Open(ctx, templatePath(t, "s.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,15 +17,20 @@ import (
 
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 	"github.com/mnemon-dev/mnemon/store/storetest"
 )
 
 // schemaVersion is the number of embedded migrations.
 const schemaVersion = 19
 
+// openTemp opens a migrated, empty file of the test's own: a copy of the
+// test binary's template (sqlitetest), since migrating a new file costs
+// more than most tests. Tests of creating and migrating files open new
+// paths with sqlite.Open.
 func openTemp(t testing.TB, opts sqlite.Options) *sqlite.Store {
 	t.Helper()
-	return openAt(t, filepath.Join(t.TempDir(), "mnemon.db"), opts)
+	return openAt(t, sqlitetest.Path(t), opts)
 }
 
 func openAt(t testing.TB, path string, opts sqlite.Options) *sqlite.Store {
@@ -64,7 +69,7 @@ func rawExec(t *testing.T, path string, stmts ...string) {
 func TestOpenRefusesBadFiles(t *testing.T) {
 	t.Parallel()
 	// A real mnemon file, to cut and to tamper with.
-	good := filepath.Join(t.TempDir(), "good.db")
+	good := sqlitetest.Path(t)
 	s, err := sqlite.Open(t.Context(), good, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -202,8 +207,7 @@ func TestOpenNewAndEmptyFiles(t *testing.T) {
 // -shm beside it.
 func TestOpenReadOnlyAndExisting(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good.db")
+	good := sqlitetest.Path(t)
 	s, err := sqlite.Open(t.Context(), good, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -417,7 +421,7 @@ func TestConcurrentOpen(t *testing.T) {
 func TestIntegrityCheck(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "mnemon.db")
+	path := sqlitetest.Path(t)
 	s, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -521,7 +525,7 @@ func TestNULBytes(t *testing.T) {
 func TestWALTruncatedPastLimit(t *testing.T) {
 	t.Parallel()
 	const limit = 256 << 10
-	path := filepath.Join(t.TempDir(), "mnemon.db")
+	path := sqlitetest.Path(t)
 	s := openAt(t, path, sqlite.Options{Synchronous: "NORMAL", WALLimit: limit})
 	ctx := t.Context()
 	walSize := func() int64 {
@@ -563,7 +567,7 @@ func TestWALTruncatedPastLimit(t *testing.T) {
 // what is written; a missing file is an error, not an empty database.
 func TestDataBytes(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "data.db")
+	path := sqlitetest.Path(t)
 	st, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)

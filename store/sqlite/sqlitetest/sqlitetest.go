@@ -22,47 +22,77 @@ import (
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
-var (
+// Template is a migrated database file made once per test binary, on first
+// use, and copied for every test that asks for one.
+type Template struct {
+	prepare func(context.Context, *sqlite.Store) error
 	once    sync.Once
-	tmpl    []byte
-	tmplErr error
-)
+	b       []byte
+	err     error
+}
 
-// template migrates one new file and returns its bytes. The store's Close
+// NewTemplate returns a template that, after the store's own migrations,
+// runs prepare (when not nil) on the open store: another schema the tests
+// need in the same file, such as River's job tables. Keep it in a package
+// variable so the work is done once per test binary.
+func NewTemplate(prepare func(context.Context, *sqlite.Store) error) *Template {
+	return &Template{prepare: prepare}
+}
+
+// plain is the template of CopyTo, Path, Open and OpenAt: the store's
+// schema alone.
+var plain = NewTemplate(nil)
+
+// bytes migrates one new file and returns its bytes. The store's Close
 // checkpoints the WAL into the main file; a WAL left behind is an error
 // rather than a silently incomplete copy.
-func template() ([]byte, error) {
-	once.Do(func() {
+func (tp *Template) bytes() ([]byte, error) {
+	tp.once.Do(func() {
 		dir, err := os.MkdirTemp("", "sqlitetest-")
 		if err != nil {
-			tmplErr = err
+			tp.err = err
 			return
 		}
 		defer os.RemoveAll(dir)
 		path := filepath.Join(dir, "template.db")
-		st, err := sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL"})
+		ctx := context.Background()
+		st, err := sqlite.Open(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 		if err != nil {
-			tmplErr = err
+			tp.err = err
 			return
 		}
+		if tp.prepare != nil {
+			if err := tp.prepare(ctx, st); err != nil {
+				_ = st.Close()
+				tp.err = err
+				return
+			}
+		}
 		if err := st.Close(); err != nil {
-			tmplErr = err
+			tp.err = err
 			return
 		}
 		if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
-			tmplErr = fmt.Errorf("sqlitetest: template left a %d-byte WAL after Close", fi.Size())
+			tp.err = fmt.Errorf("sqlitetest: template left a %d-byte WAL after Close", fi.Size())
 			return
 		}
-		tmpl, tmplErr = os.ReadFile(path)
+		tp.b, tp.err = os.ReadFile(path)
 	})
-	return tmpl, tmplErr
+	return tp.b, tp.err
 }
 
 // CopyTo writes a migrated, empty database file at path (creating its
 // directory); path must not exist yet.
 func CopyTo(t testing.TB, path string) {
 	t.Helper()
-	b, err := template()
+	plain.CopyTo(t, path)
+}
+
+// CopyTo writes a copy of the template at path (creating its directory);
+// path must not exist yet.
+func (tp *Template) CopyTo(t testing.TB, path string) {
+	t.Helper()
+	b, err := tp.bytes()
 	if err != nil {
 		t.Fatalf("sqlitetest: migrate template: %v", err)
 	}
@@ -86,8 +116,15 @@ func CopyTo(t testing.TB, path string) {
 // own, named mnemon.db in a new temp directory.
 func Path(t testing.TB) string {
 	t.Helper()
+	return plain.Path(t)
+}
+
+// Path returns the path of a copy of the template of the test's own, named
+// mnemon.db in a new temp directory.
+func (tp *Template) Path(t testing.TB) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "mnemon.db")
-	CopyTo(t, path)
+	tp.CopyTo(t, path)
 	return path
 }
 
@@ -97,7 +134,14 @@ func Path(t testing.TB) string {
 // pass "FULL").
 func Open(t testing.TB, opts sqlite.Options) *sqlite.Store {
 	t.Helper()
-	return OpenAt(t, Path(t), opts)
+	return plain.OpenAt(t, plain.Path(t), opts)
+}
+
+// Open opens a copy of the template of the test's own, as the function
+// Open does.
+func (tp *Template) Open(t testing.TB, opts sqlite.Options) *sqlite.Store {
+	t.Helper()
+	return tp.OpenAt(t, tp.Path(t), opts)
 }
 
 // OpenAt opens the file at path with opts (Synchronous defaulting to
@@ -105,8 +149,15 @@ func Open(t testing.TB, opts sqlite.Options) *sqlite.Store {
 // template first when it does not exist yet.
 func OpenAt(t testing.TB, path string, opts sqlite.Options) *sqlite.Store {
 	t.Helper()
+	return plain.OpenAt(t, path, opts)
+}
+
+// OpenAt opens the file at path as the function OpenAt does, made from
+// this template when it does not exist yet.
+func (tp *Template) OpenAt(t testing.TB, path string, opts sqlite.Options) *sqlite.Store {
+	t.Helper()
 	if _, err := os.Stat(path); os.IsNotExist(err) {
-		CopyTo(t, path)
+		tp.CopyTo(t, path)
 	}
 	if opts.Synchronous == "" {
 		opts.Synchronous = "NORMAL"
