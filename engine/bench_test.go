@@ -225,8 +225,10 @@ func BenchmarkOpen100k(b *testing.B) {
 	runtime.ReadMemStats(&before)
 	rssBefore, _ := procStatus("VmRSS:")
 	var heap, rss float64
+	var cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		c0 := processCPU()
 		st, err := sqlite.Open(ctx, path, sqlite.Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -238,6 +240,7 @@ func BenchmarkOpen100k(b *testing.B) {
 		if err := e2.Warm(ctx); err != nil {
 			b.Fatal(err)
 		}
+		cpu += processCPU() - c0
 		b.StopTimer()
 		s, err := e2.Stats(ctx, "bench")
 		if err != nil || s.Indexed < 99_000 {
@@ -257,6 +260,7 @@ func BenchmarkOpen100k(b *testing.B) {
 		b.StartTimer()
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu_ms/op")
 	b.ReportMetric(heap, "index_heap_MiB")
 	b.ReportMetric(rss, "rss_added_MiB")
 	if fi, err := os.Stat(path); err == nil {

@@ -258,7 +258,9 @@ func BenchmarkPostgresOpen100k(b *testing.B) {
 	if os.Getenv("MNEMON_BENCH_SQL") == "1" {
 		rt.bySQL = map[string]*sqlStat{}
 	}
+	var cpu time.Duration // this process's, not the server's
 	for b.Loop() {
+		c0 := processCPU()
 		st, err := postgres.Open(ctx, url, postgres.Options{Tracer: rt})
 		if err != nil {
 			b.Fatal(err)
@@ -270,6 +272,7 @@ func BenchmarkPostgresOpen100k(b *testing.B) {
 		if err := e.Warm(ctx); err != nil {
 			b.Fatal(err)
 		}
+		cpu += processCPU() - c0
 		b.StopTimer()
 		s, err := e.Stats(ctx, "bench")
 		if err != nil || s.Indexed < n*99/100 {
@@ -280,5 +283,6 @@ func BenchmarkPostgresOpen100k(b *testing.B) {
 		b.StartTimer()
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu_ms/op")
 	rt.log(b)
 }

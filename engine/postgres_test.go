@@ -57,6 +57,7 @@ func TestOnPostgres(t *testing.T) {
 		run  func(*testing.T)
 	}{
 		{"EditorStory", TestEditorStory},
+		{"StreamedLoadMatchesScan", TestStreamedLoadMatchesScan},
 		{"NearDuplicateReinforces", TestNearDuplicateReinforces},
 		{"Quarantine", TestQuarantine},
 		{"NamespaceIsolationPerChannel", TestNamespaceIsolationPerChannel},

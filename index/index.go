@@ -9,7 +9,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -154,24 +153,22 @@ func (st *Namespace) load(ctx context.Context) (bool, error) {
 	if t, ok := cfg.Embedder.(interface{ DenseTail() int }); ok {
 		st.ix.SetDenseTail(cfg.Embedder.Dim(), t.DenseTail())
 	}
-	docs, err := st.loadAll(ctx)
+	built, err := st.loadAll(ctx)
 	if err != nil {
 		// Start over next time rather than serve a partial index.
 		st.reset()
 		return false, fmt.Errorf("load index of namespace %q: %w", st.name, err)
 	}
-	// One bulk build is much faster than upserting one by one.
-	st.ix.Build(docs)
 	st.SortEpisodes()
 	st.buildGraph(cfg.Analyzer)
+	built()
 	st.currentAt.Store(start.UnixNano())
 	st.loaded = true
 	return true, nil
 }
 
-// loaded is one version analysed for the index.
+// loadedVersion is one version analysed for the index.
 type loadedVersion struct {
-	seq         int // position in the store's scan
 	v           *memory.Version
 	doc         search.Doc
 	keyTerms    []string
@@ -180,60 +177,110 @@ type loadedVersion struct {
 	shape       uint16
 }
 
+// loadBatchSize is how many versions travel together from the store's
+// reader to the analysing goroutines and back: one channel send and one
+// slice per batch rather than per version.
+const loadBatchSize = 256
+
+// loadBatch is a run of versions in the store's order; at is its place
+// among the batches of one load.
+type loadBatch struct {
+	at  int
+	vs  []*memory.Version
+	out []loadedVersion
+}
+
+// versionSource returns how the index reads a namespace's versions: in one
+// pass of the store's stream when it offers one (memory.VersionStreamer:
+// only the versions an index holds, decoded for the purpose), else by its
+// scan.
+func versionSource(s Store) func(context.Context, memory.ScanParams, func(*memory.Version) error) error {
+	if vs, ok := s.(memory.VersionStreamer); ok {
+		return vs.StreamVersions
+	}
+	return s.ScanVersions
+}
+
 // loadAll streams the namespace's versions from the store and analyses
 // them on every core (tokenising, stemming and decoding vectors is most of
 // an open's work), then records each in the metadata maps in the store's
-// scan order. It returns the search documents, in that order, for one bulk
-// build. The order matters: ties between equal scores and the structured
+// scan order. Meanwhile the search index is built from the documents, in
+// that order, in one bulk build (much faster than upserting one by one) on
+// a goroutine of its own: the call it returns waits for it. The order matters: ties between equal scores and the structured
 // channel's newest-postings walk follow it, so a namespace loaded in
 // parallel must rank exactly as one loaded in sequence, on every open.
-func (st *Namespace) loadAll(ctx context.Context) ([]search.Doc, error) {
+//
+// Versions travel in batches that keep their place (loadBatch.at), so the
+// results are put back in order by position, not sorted; once every batch
+// is in, the count is known and the entries, maps and documents are sized
+// once for it.
+func (st *Namespace) loadAll(ctx context.Context) (built func(), err error) {
 	cfg := st.cfg
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	in := make(chan loadedVersion, 1024)
-	out := make(chan loadedVersion, 1024)
-	errs := make(chan error, 1+runtime.GOMAXPROCS(0))
+	workers := runtime.GOMAXPROCS(0)
+	in := make(chan *loadBatch, 2*workers)
+	out := make(chan *loadBatch, 2*workers)
+	errs := make(chan error, 1+workers)
+	read := versionSource(cfg.Store)
 	go func() {
 		defer close(in)
-		seq := 0
-		err := cfg.Store.ScanVersions(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
-			if !Indexable(v) {
-				return nil
-			}
-			seq++
+		b := &loadBatch{vs: make([]*memory.Version, 0, loadBatchSize)}
+		send := func() error {
 			select {
-			case in <- loadedVersion{seq: seq, v: v}:
+			case in <- b:
+				b = &loadBatch{at: b.at + 1, vs: make([]*memory.Version, 0, loadBatchSize)}
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
+		}
+		err := read(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
+			if !Indexable(v) {
+				return nil
+			}
+			b.vs = append(b.vs, v)
+			if len(b.vs) == loadBatchSize {
+				return send()
+			}
+			return nil
 		})
+		if err == nil && len(b.vs) > 0 {
+			err = send()
+		}
 		if err != nil {
 			errs <- err
 		}
 	}()
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			subjects := make(map[string]string) // subjects repeat: analyse each once
-			for lv := range in {
-				v := lv.v
-				doc, err := docOf(cfg.Analyzer, v)
-				if err != nil {
-					errs <- err
-					cancel()
+			for b := range in {
+				b.out = make([]loadedVersion, len(b.vs))
+				for i, v := range b.vs {
+					doc, err := docOf(cfg.Analyzer, v)
+					if err != nil {
+						errs <- err
+						cancel()
+						return
+					}
+					subject, ok := subjects[v.Subject]
+					if !ok {
+						subject = subjectTermOf(v, cfg.Analyzer)
+						subjects[v.Subject] = subject
+					}
+					b.out[i] = loadedVersion{v: v, doc: doc, keyTerms: keyTermsOf(v, cfg.Analyzer), aliasTerms: aliasTermsOf(v, cfg.Analyzer), subjectTerm: subject,
+						shape: cfg.shapeOf(v)} // as putMeta does: ranking reads it
+				}
+				b.vs = nil
+				select {
+				case out <- b:
+				case <-ctx.Done():
 					return
 				}
-				subject, ok := subjects[v.Subject]
-				if !ok {
-					subject = subjectTermOf(v, cfg.Analyzer)
-					subjects[v.Subject] = subject
-				}
-				out <- loadedVersion{seq: lv.seq, v: v, doc: doc, keyTerms: keyTermsOf(v, cfg.Analyzer), aliasTerms: aliasTermsOf(v, cfg.Analyzer), subjectTerm: subject,
-					shape: cfg.shapeOf(v)} // as putMeta does: ranking reads it
 			}
 		}()
 	}
@@ -241,37 +288,14 @@ func (st *Namespace) loadAll(ctx context.Context) ([]search.Doc, error) {
 		wg.Wait()
 		close(out)
 	}()
-	// Presize for the namespace (a count over an index) rather than grow
-	// a slice of 100k documents by copying.
-	var docs []search.Doc
-	if stats, err := cfg.Store.Stats(ctx, memory.StatsParams{Namespace: st.name}); err == nil {
-		n := 0
-		for _, c := range stats.Versions {
-			n += c
+	var batches []*loadBatch
+	n := 0
+	for b := range out {
+		if b.at >= len(batches) {
+			batches = slices.Grow(batches, b.at+1-len(batches))[:b.at+1]
 		}
-		docs = make([]search.Doc, 0, n)
-	}
-	var textBytes, n int64
-	defer func() {
-		if n > 0 {
-			st.perVersion.Store(versionOverhead + textBytes/n)
-		}
-	}()
-	var loaded []loadedVersion
-	for lv := range out {
-		loaded = append(loaded, lv)
-	}
-	slices.SortFunc(loaded, func(a, b loadedVersion) int { return cmp.Compare(a.seq, b.seq) })
-	for _, lv := range loaded {
-		docs = append(docs, lv.doc)
-		textBytes += versionBytes(lv.v)
-		n++
-		// The scan allocated v for us alone: the entry may keep it.
-		lv.v.Embedding = nil
-		st.putEntry(&Entry{
-			V: lv.v, KeyTerms: lv.keyTerms, AliasTerms: lv.aliasTerms, Status: lv.v.Status,
-			Ownerless: !lv.v.Scope.Owned(), SubjectTerm: lv.subjectTerm, Shape: lv.shape,
-		}, nil)
+		batches[b.at] = b
+		n += len(b.out)
 	}
 	select {
 	case err := <-errs:
@@ -281,7 +305,75 @@ func (st *Namespace) loadAll(ctx context.Context) ([]search.Doc, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return docs, nil
+	for _, b := range batches {
+		if b == nil { // cannot happen without an error reported above
+			return nil, fmt.Errorf("load index of namespace %q: a batch of versions went missing", st.name)
+		}
+	}
+	docs := make([]search.Doc, 0, n)
+	for _, b := range batches {
+		for i := range b.out {
+			docs = append(docs, b.out[i].doc)
+		}
+	}
+	// The search index and the metadata below are apart (their own locks,
+	// nothing shared): built side by side.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		st.ix.Build(docs)
+	}()
+	// One block of entries, one allocation: entries are immutable once
+	// published and a state change publishes a new one, so the block
+	// lives as long as its longest-lived entry.
+	block := make([]Entry, n)
+	var textBytes int64
+	episodes, cited := 0, 0
+	for _, b := range batches {
+		for i := range b.out {
+			if v := b.out[i].v; v.Kind == memory.KindEpisodic {
+				episodes++
+			} else {
+				cited += len(v.EvidenceEpisodeIDs)
+			}
+		}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.presizeLocked(n, episodes, cited)
+	k := 0
+	for _, b := range batches {
+		for i := range b.out {
+			lv := &b.out[i]
+			textBytes += versionBytes(lv.v)
+			// The store allocated v for us alone: the entry may keep it.
+			lv.v.Embedding = nil
+			en := &block[k]
+			k++
+			en.V, en.KeyTerms, en.AliasTerms, en.Status = lv.v, lv.keyTerms, lv.aliasTerms, lv.v.Status
+			en.Ownerless, en.SubjectTerm, en.Shape = !lv.v.Scope.Owned(), lv.subjectTerm, lv.shape
+			st.putEntryLocked(en, nil)
+		}
+		b.out = nil
+	}
+	if n > 0 {
+		st.perVersion.Store(versionOverhead + textBytes/int64(n))
+	}
+	return func() { <-done }, nil
+}
+
+// presizeLocked makes room in an empty namespace for n versions, of which
+// episodes are episodes, and facts citing at most cited episodes.
+func (st *Namespace) presizeLocked(n, episodes, cited int) {
+	if st.entries.len() == 0 {
+		st.entries.m = make(map[string]*Entry, n)
+	}
+	if len(st.episodes) == 0 {
+		st.episodes = make([]string, 0, episodes)
+	}
+	if len(st.derived) == 0 {
+		st.derived = make(map[string][]string, cited)
+	}
 }
 
 func (st *Namespace) setBulk(on bool) {
@@ -321,7 +413,11 @@ func docOf(an *search.Analyzer, v *memory.Version) (search.Doc, error) {
 		if err != nil {
 			return doc, fmt.Errorf("version %s: %w: embedding: %v", v.ID, memory.ErrCorrupt, err)
 		}
-		doc.Vector = vec
+		// Rescaled here, in place, rather than copied by the index under
+		// its write lock: the vector was decoded for this document alone.
+		if search.Canonicalize(&vec) {
+			doc.Vector = vec
+		}
 	}
 	return doc, nil
 }
@@ -446,9 +542,13 @@ func keyTermsOf(v *memory.Version, an *search.Analyzer) []string {
 // it also records the fact's wording signature; without (at load) the
 // signatures are built on first need (see bySignatures).
 func (st *Namespace) putEntry(en *Entry, an *search.Analyzer) {
-	v := en.V
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.putEntryLocked(en, an)
+}
+
+func (st *Namespace) putEntryLocked(en *Entry, an *search.Analyzer) {
+	v := en.V
 	old, existed := st.entries.load(v.ID)
 	st.entries.store(v.ID, en)
 	if !existed || !slices.Equal(old.KeyTerms, en.KeyTerms) {

@@ -38,6 +38,20 @@ type Store interface {
 	Close() error
 }
 
+// VersionStreamer is implemented by a store that can hand over every live
+// version of a namespace in one pass, the read an in-process search index
+// is built from when a namespace is first used (at 100k versions, most of
+// a server's start). A store without it is read with ScanVersions.
+type VersionStreamer interface {
+	// StreamVersions calls fn for every version of the namespace whose
+	// status is neither deleted nor quarantined (the versions a search
+	// index holds), in id order, embeddings included, each exactly as
+	// ScanVersions returns it. Every *Version is newly allocated: fn may
+	// keep it. The versions come from one snapshot of the namespace. It
+	// stops at fn's first error and returns that error as is.
+	StreamVersions(ctx context.Context, p ScanParams, fn func(*Version) error) error
+}
+
 // Transactor runs several calls as one transaction. fn receives the
 // transaction's Executor and must not use the Store itself.
 type Transactor interface {

@@ -240,6 +240,55 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		nTerms += len(docs[i].Terms)
 		nDims += len(docs[i].Vector.Indices)
 	}
+	// Rows of the dense blocks, counted first so each block is carved
+	// once at its size (an upper bound: a vector canonical refuses takes
+	// no row; blocks left empty are dropped below).
+	rows, tailRows := map[int]int{}, map[int]int{}
+	maxDim := 0
+	for i := range docs {
+		v := &docs[i].Vector
+		if v.Dim <= 0 || v.Dim > maxVecDim {
+			continue
+		}
+		maxDim = max(maxDim, v.Dim)
+		switch {
+		case v.Indices == nil:
+			rows[v.Dim]++
+		case ix.tailN[v.Dim] > 0:
+			tailRows[v.Dim]++
+		}
+	}
+	for dim, n := range rows {
+		ix.dense[dim] = &denseBlock{dim: dim, ords: make([]uint32, 0, n), vals: make([]float32, 0, n*dim)}
+	}
+	for dim, n := range tailRows {
+		w := ix.tailN[dim]
+		c1, _ := tailCuts(w)
+		ix.tails[dim] = &denseBlock{dim: w, ords: make([]uint32, 0, n), vals: make([]float32, 0, n*w),
+			rest: make([]float32, 0, 2*n), lead: make([]float32, 0, n*c1)}
+	}
+	// Sparse dimension → its list plus one, read for every posting: a
+	// slice rather than the map when the dimensions are few enough to
+	// index (2^18 hashed features and a word-vector tail: 1 MB for the
+	// load). The map is filled once at the end, at its size.
+	var listOf []uint32
+	if maxDim <= 1<<22 && len(ix.vlists) == 0 {
+		listOf = make([]uint32, maxDim)
+	}
+	var listDims []uint32 // list index → its dimension, for the map
+	dimList := func(j uint32) uint32 {
+		if listOf == nil {
+			return ix.dimList(j)
+		}
+		if li := listOf[j]; li > 0 {
+			return li - 1
+		}
+		li := uint32(len(ix.vlists))
+		ix.vlists = append(ix.vlists, vlist{})
+		listDims = append(listDims, j)
+		listOf[j] = li + 1
+		return li
+	}
 	var (
 		tfs    = make([]uint16, 0, nTerms) // per document, per distinct term, in feat order
 		lis    = make([]uint32, 0, nDims)  // per document, per sparse dimension: its list
@@ -291,7 +340,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 			vecs[i] = vec
 			if vec.Indices != nil {
 				for _, j := range vec.Indices {
-					li := ix.dimList(j)
+					li := dimList(j)
 					if int(li) == len(vcount) {
 						vcount = append(vcount, 0)
 					}
@@ -305,6 +354,22 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		}
 		info.feat = feat
 		ix.docs[i] = info
+	}
+	if listOf != nil {
+		ix.dimOf = make(map[uint32]uint32, len(listDims))
+		for li, j := range listDims {
+			ix.dimOf[j] = uint32(li)
+		}
+	}
+	for dim, blk := range ix.dense {
+		if len(blk.ords) == 0 { // every vector counted for it was refused
+			delete(ix.dense, dim)
+		}
+	}
+	for dim, blk := range ix.tails {
+		if len(blk.ords) == 0 {
+			delete(ix.tails, dim)
+		}
 	}
 
 	total := 0

@@ -504,6 +504,66 @@ func canonical(v Vector) (Vector, bool) {
 	return c, true
 }
 
+// Canonicalize puts v, whose slices the caller owns, into the form
+// canonical gives it, rescaling and compacting in place instead of
+// copying: the index then takes it as is. The values are exactly
+// canonical's. It reports false, leaving v empty, when v carries nothing
+// usable. A vector whose indices are out of order or repeat is rebuilt by
+// canonical (a copy): embedders never write one.
+func Canonicalize(v *Vector) bool {
+	if v.Dim <= 0 || v.Dim > maxVecDim {
+		*v = Vector{}
+		return false
+	}
+	if isCanonical(*v) {
+		return true
+	}
+	for _, x := range v.Values {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			*v = Vector{}
+			return false
+		}
+	}
+	if v.Indices == nil {
+		if len(v.Values) != v.Dim {
+			*v = Vector{}
+			return false
+		}
+	} else {
+		if len(v.Indices) != len(v.Values) {
+			c, ok := canonical(*v)
+			*v = c
+			return ok
+		}
+		for i, j := range v.Indices {
+			if int(j) >= v.Dim || (i > 0 && j <= v.Indices[i-1]) {
+				c, ok := canonical(*v)
+				*v = c
+				return ok
+			}
+		}
+		// Drop exact zeros, as canonical does.
+		k := 0
+		for i := range v.Indices {
+			if v.Values[i] != 0 {
+				v.Indices[k], v.Values[k] = v.Indices[i], v.Values[i]
+				k++
+			}
+		}
+		v.Indices, v.Values = v.Indices[:k], v.Values[:k]
+	}
+	var ss float64
+	for _, x := range v.Values {
+		ss += float64(x) * float64(x)
+	}
+	if ss == 0 || math.IsInf(ss, 0) {
+		*v = Vector{}
+		return false
+	}
+	Normalize(v)
+	return true
+}
+
 // isCanonical reports whether v is valid, has no zero entries, and has unit
 // norm to within float32 rounding, so it can be used without a copy.
 func isCanonical(v Vector) bool {

@@ -90,6 +90,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"UpdateVersionState":       {qUpdateVersionState, ""},
 		"SetEmbedding":             {qSetEmbedding, ""},
 		"ScanVersions":             {qScanVersions, ""},
+		"StreamVersions":           {qStreamVersions, ""},
 		"ListVersions":             {lqa(listVersionsQuery(memory.ListVersionsParams{Namespace: "n"})), ""},
 		"ListVersions/memory":      {lqa(listVersionsQuery(memory.ListVersionsParams{Namespace: "n", MemoryID: "m", WithoutEmbeddings: true})), ""},
 		"ListVersions/ids":         {lqa(listVersionsQuery(memory.ListVersionsParams{Namespace: "n", IDs: one})), ""},

@@ -505,6 +505,10 @@ const (
 	WHERE namespace = ? AND id = ?`
 	qGetVersion   = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? AND id = ?`
 	qScanVersions = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? ORDER BY id`
+	// qStreamVersions is StreamVersions': the versions a search index
+	// holds.
+	qStreamVersions = `SELECT ` + versionCols + ` FROM versions
+	WHERE namespace = ? AND status NOT IN ('deleted', 'quarantined') ORDER BY id`
 )
 
 func decodeVersion(d *decoder) *memory.Version {

@@ -38,6 +38,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"GetVersion":               {qGetVersion, "sqlite_autoindex_versions_1 (namespace=? AND id=?)"},
 		"UpdateVersionState":       {qUpdateVersionState, "sqlite_autoindex_versions_1 (namespace=? AND id=?)"},
 		"ScanVersions":             {qScanVersions, "sqlite_autoindex_versions_1 (namespace=?)"},
+		"StreamVersions":           {qStreamVersions, "sqlite_autoindex_versions_1 (namespace=?)"},
 		"ListVersions/memory":      {lq(listVersionsQuery(memory.ListVersionsParams{MemoryID: "m"})), "sqlite_autoindex_versions_2 (namespace=? AND memory_id=?)"},
 		"ListVersions/ids":         {lq(listVersionsQuery(memory.ListVersionsParams{IDs: one})), "sqlite_autoindex_versions_1 (namespace=? AND id=?)"},
 		"ListVersions/statuses":    {lq(listVersionsQuery(memory.ListVersionsParams{Statuses: []memory.Status{"active"}})), "versions_by_status (namespace=? AND status=?)"},
