@@ -36,7 +36,10 @@ type executor struct {
 	texts map[textKey]sharedText
 }
 
-var _ memory.Executor = (*executor)(nil)
+var (
+	_ memory.Executor       = (*executor)(nil)
+	_ memory.SlotHeadReader = (*executor)(nil)
+)
 
 func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	e.forgetTexts(q) // DELETE ... RETURNING runs here
@@ -438,6 +441,71 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 		return nil, memory.ErrNotFound
 	}
 	return out[0], nil
+}
+
+// qSlotHead reads a slot with its live versions (one row each, or one row
+// of NULLs when it has none) and the highest seq of its whole history: a
+// walk of the slot's (namespace, memory_id, seq) entries, no version's body
+// decoded unless it is live. The unary plus keeps the planner off
+// versions_by_status, which would walk every live version of the namespace.
+const qSlotHead = `SELECT m.namespace, m.id, m.agent_id, m.user_id, m.project_id, m.session_id, m.kind,
+	m.subject, m."key", m.created_at, m.updated_at,
+	(SELECT max(s.seq) FROM versions s WHERE s.namespace = m.namespace AND s.memory_id = m.id), v.*
+	FROM memories m LEFT JOIN (SELECT ` + versionColsLean + ` FROM versions
+	  WHERE namespace = ?1 AND +status IN ('active', 'contested')) v ON v.memory_id = m.id
+	WHERE m.namespace = ?1 AND m.subject = ?2 AND m."key" = ?3
+	  AND m.agent_id = ?4 AND m.user_id = ?5 AND m.project_id = ?6 AND m.session_id = ?7
+	ORDER BY v.recorded_at, v.id`
+
+// slotRow is one row of qSlotHead.
+type slotRow struct {
+	m      *memory.Memory
+	maxSeq int64
+	v      *memory.Version // nil: the slot has no live version
+}
+
+func decodeSlotRow(d *decoder) slotRow {
+	r := slotRow{m: decodeMemory(d)}
+	if d.i < d.n && d.src.kind(d.i) == kindNull {
+		d.i++ // a slot without versions
+	} else {
+		r.maxSeq = d.int()
+	}
+	if d.i < d.n && d.src.kind(d.i) == kindNull {
+		return r // the LEFT JOIN found no live version
+	}
+	r.v = decodeVersion(d)
+	return r
+}
+
+// ReadSlotHead implements memory.SlotHeadReader.
+func (e *executor) ReadSlotHead(ctx context.Context, p memory.FindMemoryParams) (*memory.SlotHead, error) {
+	h, err := e.readSlotHead(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read slot %s/%s: %w", p.Subject, p.Key, err)
+	}
+	return h, nil
+}
+
+func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) (*memory.SlotHead, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, err
+	}
+	rows, err := collect(ctx, e, decodeSlotRow, qSlotHead, p.Namespace, p.Subject, p.Key,
+		p.Scope.AgentID, p.Scope.UserID, p.Scope.ProjectID, p.Scope.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, memory.ErrNotFound
+	}
+	h := &memory.SlotHead{Memory: rows[0].m, NextSeq: int(rows[0].maxSeq) + 1}
+	for _, r := range rows {
+		if r.v != nil {
+			h.Live = append(h.Live, r.v)
+		}
+	}
+	return h, nil
 }
 
 func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn func(*memory.Memory) error) error {

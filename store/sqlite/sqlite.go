@@ -624,6 +624,11 @@ func (s *Store) FindMemory(ctx context.Context, p memory.FindMemoryParams) (*mem
 	return s.read.FindMemory(ctx, p)
 }
 
+// ReadSlotHead implements memory.SlotHeadReader.
+func (s *Store) ReadSlotHead(ctx context.Context, p memory.FindMemoryParams) (*memory.SlotHead, error) {
+	return s.read.ReadSlotHead(ctx, p)
+}
+
 func (s *Store) CreateVersion(ctx context.Context, v *memory.Version) error {
 	return s.write(ctx, func(e *executor) error { return e.CreateVersion(ctx, v) })
 }

@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener) {
 		{"Episodes", s.episodes},
 		{"Memories", s.memories},
 		{"Versions", s.versions},
+		{"SlotHead", s.slotHead},
 		{"Admissions", s.admissions},
 		{"SharedText", s.sharedText},
 		{"Traces", s.traces},
