@@ -443,25 +443,27 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 	return out[0], nil
 }
 
-// qSlotHead reads a slot with its live versions (one row each, or one row
-// of NULLs when it has none) and the highest seq of its whole history: a
-// walk of the slot's (namespace, memory_id, seq) entries, no version's body
-// decoded unless it is live. The unary plus keeps the planner off
-// versions_by_status, which would walk every live version of the namespace.
-const qSlotHead = `SELECT m.namespace, m.id, m.agent_id, m.user_id, m.project_id, m.session_id, m.kind,
-	m.subject, m."key", m.created_at, m.updated_at,
-	(SELECT max(s.seq) FROM versions s WHERE s.namespace = m.namespace AND s.memory_id = m.id), v.*
-	FROM memories m LEFT JOIN (SELECT ` + versionColsLean + ` FROM versions
-	  WHERE namespace = ?1 AND +status IN ('active', 'contested')) v ON v.memory_id = m.id
-	WHERE m.namespace = ?1 AND m.subject = ?2 AND m."key" = ?3
-	  AND m.agent_id = ?4 AND m.user_id = ?5 AND m.project_id = ?6 AND m.session_id = ?7
-	ORDER BY v.recorded_at, v.id`
+// qSlot finds a slot and the highest seq of its whole history (a probe of
+// the slot's last (namespace, memory_id, seq) entry); qSlotLive reads its
+// live versions, walking the slot's entries, no version's body decoded
+// unless it is live. The unary plus keeps the planner off
+// versions_by_status, which would walk every live version of the
+// namespace. Two statements rather than one join: a new slot (most
+// writes) costs one narrow lookup, not the setup of a 53-column result.
+const (
+	qSlot = `SELECT ` + memoryCols + `,
+	(SELECT max(s.seq) FROM versions s WHERE s.namespace = memories.namespace AND s.memory_id = memories.id)
+	FROM memories WHERE namespace = ? AND subject = ? AND "key" = ?
+	  AND agent_id = ? AND user_id = ? AND project_id = ? AND session_id = ?`
+	qSlotLive = `SELECT ` + versionColsLean + ` FROM versions
+	WHERE namespace = ? AND memory_id = ? AND +status IN ('active', 'contested')
+	ORDER BY recorded_at, id`
+)
 
-// slotRow is one row of qSlotHead.
+// slotRow is a row of qSlot.
 type slotRow struct {
 	m      *memory.Memory
 	maxSeq int64
-	v      *memory.Version // nil: the slot has no live version
 }
 
 func decodeSlotRow(d *decoder) slotRow {
@@ -471,10 +473,6 @@ func decodeSlotRow(d *decoder) slotRow {
 	} else {
 		r.maxSeq = d.int()
 	}
-	if d.i < d.n && d.src.kind(d.i) == kindNull {
-		return r // the LEFT JOIN found no live version
-	}
-	r.v = decodeVersion(d)
 	return r
 }
 
@@ -491,7 +489,7 @@ func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) 
 	if err := checkNamespace(p.Namespace); err != nil {
 		return nil, err
 	}
-	rows, err := collect(ctx, e, decodeSlotRow, qSlotHead, p.Namespace, p.Subject, p.Key,
+	rows, err := collect(ctx, e, decodeSlotRow, qSlot, p.Namespace, p.Subject, p.Key,
 		p.Scope.AgentID, p.Scope.UserID, p.Scope.ProjectID, p.Scope.SessionID)
 	if err != nil {
 		return nil, err
@@ -500,9 +498,9 @@ func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) 
 		return nil, memory.ErrNotFound
 	}
 	h := &memory.SlotHead{Memory: rows[0].m, NextSeq: int(rows[0].maxSeq) + 1}
-	for _, r := range rows {
-		if r.v != nil {
-			h.Live = append(h.Live, r.v)
+	if rows[0].maxSeq > 0 {
+		if h.Live, err = collect(ctx, e, decodeVersion, qSlotLive, p.Namespace, h.Memory.ID); err != nil {
+			return nil, err
 		}
 	}
 	return h, nil
