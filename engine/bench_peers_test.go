@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -195,4 +196,66 @@ func seedPeers(b *testing.B, notes []peersNote) string {
 		}
 	}
 	return path
+}
+
+// BenchmarkRememberPeersDurable stores the peers workload's notes one per
+// Remember, each its own transaction with synchronous=FULL (an fsync per
+// acknowledged write), into a fresh store: what the driver's 10,000 stores
+// cost without HTTP. One op is one remember (past the workload's end the
+// notes repeat with a counter appended, so no text is stored twice).
+// cpu_us is the process's CPU per remember (every goroutine's), steadier
+// on a shared machine than the wall time; writes and write_KB are the
+// process's write calls and bytes written per remember (Linux's
+// /proc/self/io: the WAL frames a commit appends, two calls each, and the
+// checkpoints' copies).
+//
+//	MNEMON_PEERS_WORKLOAD=/tmp/peers go test ./engine -run '^$' -bench RememberPeersDurable -benchtime 3000x
+func BenchmarkRememberPeersDurable(b *testing.B) {
+	dir := os.Getenv("MNEMON_PEERS_WORKLOAD")
+	if dir == "" {
+		b.Skip("MNEMON_PEERS_WORKLOAD names no directory (see bench_peers_test.go)")
+	}
+	notes := readJSONL[peersNote](b, filepath.Join(dir, "memories_10000.jsonl"))
+	ctx := context.Background()
+	e := durableEngine(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	calls, written := processWrites()
+	start, cpu := time.Now(), processCPU()
+	for i := 0; i < b.N; i++ {
+		m := notes[i%len(notes)]
+		text := m.Title + ": " + m.Text
+		if i >= len(notes) {
+			text += fmt.Sprintf(" (%d)", i/len(notes))
+		}
+		if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "bench", Text: text}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu = processCPU() - cpu
+	calls2, written2 := processWrites()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "remembers/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu_us")
+	b.ReportMetric(float64(calls2-calls)/float64(b.N), "writes")
+	b.ReportMetric(float64(written2-written)/1024/float64(b.N), "write_KB")
+}
+
+// processWrites reads the process's write calls and bytes written so far
+// from /proc/self/io (Linux); zero where there is none.
+func processWrites() (calls, bytes int64) {
+	raw, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		name, val, _ := strings.Cut(line, ": ")
+		n, _ := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		switch name {
+		case "syscw":
+			calls = n
+		case "wchar":
+			bytes = n
+		}
+	}
+	return calls, bytes
 }

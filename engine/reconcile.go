@@ -515,27 +515,31 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 	if c.decision != memory.AdmitAccept {
 		return out, nil
 	}
-	m, err := tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: st.Name(), Scope: c.scope, Subject: c.Subject, Key: c.Key})
+	slot := memory.FindMemoryParams{Namespace: st.Name(), Scope: c.scope, Subject: c.Subject, Key: c.Key}
+	head, vs, err := readSlot(ctx, tx, slot)
 	if errors.Is(err, memory.ErrNotFound) {
 		return e.reconcileNewSlot(ctx, tx, st, w, c, now, out)
 	}
 	if err != nil {
 		return out, err
 	}
-	vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.Name(), MemoryID: m.ID, WithoutEmbeddings: true})
-	if err != nil {
-		return out, err
+	m, live, nextSeq := head.Memory, head.Live, head.NextSeq
+	sameLive := findValue(live, c)
+	if vs == nil && needsHistory(c, live, sameLive) {
+		// The head was read alone (memory.SlotHeadReader) and this
+		// candidate is weighed against the slot's past values too.
+		if vs, err = tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: st.Name(), MemoryID: m.ID, WithoutEmbeddings: true}); err != nil {
+			return out, err
+		}
+		live = liveOf(vs)
+		sameLive = findValue(live, c)
 	}
-	var live, history []*memory.Version
+	var history []*memory.Version
 	for _, v := range vs {
-		switch {
-		case v.Status.Live():
-			live = append(live, v)
-		case v.Status.History():
+		if v.Status.History() {
 			history = append(history, v)
 		}
 	}
-	sameLive := findValue(live, c)
 	sameHistory := findValue(history, c)
 
 	switch c.Cue {
@@ -591,7 +595,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		if sameHistory != nil {
 			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "history_restated")
 		}
-		v := e.newVersion(m, memory.NextSeq(vs), c, now)
+		v := e.newVersion(m, nextSeq, c, now)
 		v.Status, v.Operation = memory.StatusExpired, memory.OpAdd
 		v.ValidTo = timePtr(c.observedAt)
 		if first := earliest(live); first != nil {
@@ -635,7 +639,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		if sameHistory != nil && !c.observedAt.After(sameHistory.ObservedAt) {
 			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "history_restated")
 		}
-		v := e.newVersion(m, memory.NextSeq(vs), c, now)
+		v := e.newVersion(m, nextSeq, c, now)
 		out.Reasons = append(out.Reasons, "slot_reopened")
 		return e.add(ctx, tx, w, m, v, c, out)
 	}
@@ -646,7 +650,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "late_evidence")
 		}
 		next := nextAfter(vs, c.observedAt)
-		v := e.newVersion(m, memory.NextSeq(vs), c, now)
+		v := e.newVersion(m, nextSeq, c, now)
 		v.Status, v.SupersededBy = memory.StatusSuperseded, next.ID
 		v.ValidTo = timePtr(next.ValidFrom)
 		out.Reasons = append(out.Reasons, "out_of_order", "kept_as_history")
@@ -656,7 +660,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		// Weak evidence against a current value: keep both, the weak one
 		// flagged and ranked below; a settled value stays settled, a
 		// weak one becomes contested too.
-		v := e.newVersion(m, memory.NextSeq(vs), c, now)
+		v := e.newVersion(m, nextSeq, c, now)
 		v.Status, v.Operation = memory.StatusContested, memory.OpContest
 		for _, old := range live {
 			if old.Status != memory.StatusContested && old.Confidence < weakEvidence {
@@ -672,7 +676,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		return res, err
 	}
 	// A newer, confident value supersedes every live one.
-	v := e.newVersion(m, memory.NextSeq(vs), c, now)
+	v := e.newVersion(m, nextSeq, c, now)
 	v.Operation = memory.OpSupersede
 	for _, old := range live {
 		old.Status, old.SupersededBy = memory.StatusSuperseded, v.ID
@@ -691,6 +695,57 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 	res, err := e.add(ctx, tx, w, m, v, c, out)
 	res.Operation = memory.OpSupersede
 	return res, err
+}
+
+// readSlot reads a slot and the head of its history: in one query where
+// the store can (memory.SlotHeadReader), leaving vs nil; else by FindMemory
+// and ListVersions, returning the whole history as vs. Versions are read
+// without embeddings.
+func readSlot(ctx context.Context, tx memory.Executor, p memory.FindMemoryParams) (*memory.SlotHead, []*memory.Version, error) {
+	if r, ok := tx.(memory.SlotHeadReader); ok {
+		h, err := r.ReadSlotHead(ctx, p)
+		return h, nil, err
+	}
+	m, err := tx.FindMemory(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	vs, err := tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: p.Namespace, MemoryID: m.ID, WithoutEmbeddings: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &memory.SlotHead{Memory: m, Live: liveOf(vs), NextSeq: memory.NextSeq(vs)}, vs, nil
+}
+
+// liveOf returns the live versions of vs, in order.
+func liveOf(vs []*memory.Version) []*memory.Version {
+	var live []*memory.Version
+	for _, v := range vs {
+		if v.Status.Live() {
+			live = append(live, v)
+		}
+	}
+	return live
+}
+
+// needsHistory reports whether reconciling c against a slot whose live
+// versions are live reads the slot's past values (sameHistory, nextAfter):
+// a past-tense statement whose value is not live, a slot with no live
+// value, and a statement observed before the slot's latest. Every other
+// case (a restatement of a live value, a newer value, weak evidence, a
+// negation) is decided on the live versions and the next seq alone.
+func needsHistory(c *candidate, live []*memory.Version, sameLive *memory.Version) bool {
+	switch c.Cue {
+	case extract.CueNegation:
+		return false
+	case extract.CuePast:
+		return sameLive == nil
+	}
+	if sameLive != nil {
+		return false
+	}
+	latest := latestObserved(live)
+	return latest == nil || c.observedAt.Before(latest.ObservedAt)
 }
 
 // reconcileNewSlot handles a candidate whose slot does not exist yet.

@@ -101,6 +101,29 @@ type SlotCreator interface {
 	CreateSlot(ctx context.Context, m *Memory, v *Version) error
 }
 
+// SlotHeadReader is an Executor that can read, in one query, what
+// reconciling a write against a slot usually needs: the slot, its live
+// versions and the next sequence number. A slot's whole history (every
+// superseded value, hundreds for a slot restated daily) is then read only
+// when reconciliation needs it. ReadSlotHead returns ErrNotFound when no
+// slot has exactly p's scope, subject and key. Callers fall back to
+// FindMemory and ListVersions when an Executor does not implement it.
+type SlotHeadReader interface {
+	ReadSlotHead(ctx context.Context, p FindMemoryParams) (*SlotHead, error)
+}
+
+// SlotHead is a slot and the head of its history.
+type SlotHead struct {
+	Memory *Memory
+	// Live are the slot's live versions (active or contested), without
+	// embeddings, ordered by recorded_at then id, as ListVersions orders
+	// them.
+	Live []*Version
+	// NextSeq is one past the highest seq of any version of the slot
+	// (NextSeq of its whole history); 1 when it has none.
+	NextSeq int
+}
+
 // SlotQueuer is an Executor that can queue CreateSlot's write and send it
 // later in the same transaction, with others (one round trip for many on
 // PostgreSQL). A queued write's conflict fails a later call of the

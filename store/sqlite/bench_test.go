@@ -245,3 +245,70 @@ func BenchmarkPageVersions100k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSlotRead compares the two ways reconciliation reads a slot in a
+// write transaction, over 10,000 one-version slots and one slot of 200
+// versions (one live): FindMemory then ListVersions of the whole history
+// (without embeddings), and ReadSlotHead. "missing" is a new slot (most
+// remembers), "one" a slot of one version, "history200" the long one.
+func BenchmarkSlotRead(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "slots.db")
+	seed(b, path, 10_000, 320)
+	ctx := b.Context()
+	s, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	long := &memory.Memory{ID: "mem_long", Namespace: benchNS, Kind: memory.KindSemantic, Subject: "user", Key: "decision:language"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	now := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateMemory(ctx, long); err != nil {
+			return err
+		}
+		for i := 1; i <= 200; i++ {
+			v := newFact(rng, "l", i, 320, now.Add(time.Duration(i)*time.Minute)).v
+			v.MemoryID, v.Seq, v.Key, v.Scope = long.ID, i, long.Key, long.Scope
+			if i < 200 {
+				v.Status = memory.StatusSuperseded
+			}
+			if err := tx.CreateVersion(ctx, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	one := newFact(rand.New(rand.NewPCG(1, 2)), "s", 0, 320, now).m
+	slots := map[string]memory.FindMemoryParams{
+		"missing":    {Namespace: benchNS, Subject: "user", Key: "fact:none"},
+		"one":        {Namespace: benchNS, Scope: one.Scope, Subject: "user", Key: one.Key},
+		"history200": {Namespace: benchNS, Subject: "user", Key: long.Key},
+	}
+	for _, name := range []string{"missing", "one", "history200"} {
+		p := slots[name]
+		b.Run(name+"/FindMemory+ListVersions", func(b *testing.B) {
+			for b.Loop() {
+				_ = s.InTx(ctx, func(tx memory.Executor) error {
+					m, err := tx.FindMemory(ctx, p)
+					if err != nil {
+						return nil
+					}
+					_, err = tx.ListVersions(ctx, memory.ListVersionsParams{Namespace: benchNS, MemoryID: m.ID, WithoutEmbeddings: true})
+					return err
+				})
+			}
+		})
+		b.Run(name+"/ReadSlotHead", func(b *testing.B) {
+			for b.Loop() {
+				_ = s.InTx(ctx, func(tx memory.Executor) error {
+					_, err := tx.(memory.SlotHeadReader).ReadSlotHead(ctx, p)
+					return err
+				})
+			}
+		})
+	}
+}

@@ -36,7 +36,10 @@ type executor struct {
 	texts map[textKey]sharedText
 }
 
-var _ memory.Executor = (*executor)(nil)
+var (
+	_ memory.Executor       = (*executor)(nil)
+	_ memory.SlotHeadReader = (*executor)(nil)
+)
 
 func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	e.forgetTexts(q) // DELETE ... RETURNING runs here
@@ -438,6 +441,69 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 		return nil, memory.ErrNotFound
 	}
 	return out[0], nil
+}
+
+// qSlot finds a slot and the highest seq of its whole history (a probe of
+// the slot's last (namespace, memory_id, seq) entry); qSlotLive reads its
+// live versions, walking the slot's entries, no version's body decoded
+// unless it is live. The unary plus keeps the planner off
+// versions_by_status, which would walk every live version of the
+// namespace. Two statements rather than one join: a new slot (most
+// writes) costs one narrow lookup, not the setup of a 53-column result.
+const (
+	qSlot = `SELECT ` + memoryCols + `,
+	(SELECT max(s.seq) FROM versions s WHERE s.namespace = memories.namespace AND s.memory_id = memories.id)
+	FROM memories WHERE namespace = ? AND subject = ? AND "key" = ?
+	  AND agent_id = ? AND user_id = ? AND project_id = ? AND session_id = ?`
+	qSlotLive = `SELECT ` + versionColsLean + ` FROM versions
+	WHERE namespace = ? AND memory_id = ? AND +status IN ('active', 'contested')
+	ORDER BY recorded_at, id`
+)
+
+// slotRow is a row of qSlot.
+type slotRow struct {
+	m      *memory.Memory
+	maxSeq int64
+}
+
+func decodeSlotRow(d *decoder) slotRow {
+	r := slotRow{m: decodeMemory(d)}
+	if d.i < d.n && d.src.kind(d.i) == kindNull {
+		d.i++ // a slot without versions
+	} else {
+		r.maxSeq = d.int()
+	}
+	return r
+}
+
+// ReadSlotHead implements memory.SlotHeadReader.
+func (e *executor) ReadSlotHead(ctx context.Context, p memory.FindMemoryParams) (*memory.SlotHead, error) {
+	h, err := e.readSlotHead(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read slot %s/%s: %w", p.Subject, p.Key, err)
+	}
+	return h, nil
+}
+
+func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) (*memory.SlotHead, error) {
+	if err := checkNamespace(p.Namespace); err != nil {
+		return nil, err
+	}
+	rows, err := collect(ctx, e, decodeSlotRow, qSlot, p.Namespace, p.Subject, p.Key,
+		p.Scope.AgentID, p.Scope.UserID, p.Scope.ProjectID, p.Scope.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, memory.ErrNotFound
+	}
+	h := &memory.SlotHead{Memory: rows[0].m, NextSeq: int(rows[0].maxSeq) + 1}
+	if rows[0].maxSeq > 0 {
+		if h.Live, err = collect(ctx, e, decodeVersion, qSlotLive, p.Namespace, h.Memory.ID); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
 }
 
 func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn func(*memory.Memory) error) error {

@@ -34,6 +34,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListEpisodes/ids":         {lq(listEpisodesQuery(memory.ListEpisodesParams{IDs: one})), "sqlite_autoindex_episodes_1 (namespace=? AND id=?)"},
 		"GetMemory":                {qGetMemory, "sqlite_autoindex_memories_1 (namespace=? AND id=?)"},
 		"FindMemory":               {qFindMemory, "memories_slot (namespace=? AND subject=? AND key=? AND agent_id=? AND user_id=? AND project_id=? AND session_id=?)"},
+		"ReadSlotHead/slot":        {qSlot, "memories_slot (namespace=? AND subject=? AND key=? AND agent_id=? AND user_id=? AND project_id=? AND session_id=?)"},
+		"ReadSlotHead/live":        {qSlotLive, "sqlite_autoindex_versions_2 (namespace=? AND memory_id=?)"},
 		"ScanMemories":             {qScanMemories, "sqlite_autoindex_memories_1 (namespace=?)"},
 		"GetVersion":               {qGetVersion, "sqlite_autoindex_versions_1 (namespace=? AND id=?)"},
 		"UpdateVersionState":       {qUpdateVersionState, "sqlite_autoindex_versions_1 (namespace=? AND id=?)"},

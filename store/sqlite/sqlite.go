@@ -624,6 +624,16 @@ func (s *Store) FindMemory(ctx context.Context, p memory.FindMemoryParams) (*mem
 	return s.read.FindMemory(ctx, p)
 }
 
+// ReadSlotHead implements memory.SlotHeadReader. It reads in one
+// snapshot: the slot, then its live versions.
+func (s *Store) ReadSlotHead(ctx context.Context, p memory.FindMemoryParams) (h *memory.SlotHead, err error) {
+	err = s.ReadTx(ctx, func(tx memory.Executor) error {
+		h, err = tx.(memory.SlotHeadReader).ReadSlotHead(ctx, p)
+		return err
+	})
+	return h, err
+}
+
 func (s *Store) CreateVersion(ctx context.Context, v *memory.Version) error {
 	return s.write(ctx, func(e *executor) error { return e.CreateVersion(ctx, v) })
 }

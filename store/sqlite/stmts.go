@@ -138,7 +138,7 @@ func isPreparable(q string) bool {
 var preparable = sync.OnceValue(func() map[string]bool {
 	queries := []string{
 		qInsertEpisode, qGetEpisode, qScanEpisodes,
-		qInsertMemory, qGetMemory, qFindMemory, qScanMemories,
+		qInsertMemory, qGetMemory, qFindMemory, qSlot, qSlotLive, qScanMemories,
 		qInsertVersion, qUpdateVersionState, qGetVersion, qScanVersions,
 		qInsertAdmission, qScanAdmissions, qInsertTrace, qGetTrace, qScanTraces,
 		qStats, qNamespaces,

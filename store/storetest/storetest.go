@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"Memories", s.memories},
 		{"Versions", s.versions},
 		{"StreamVersions", s.streamVersions},
+		{"SlotHead", s.slotHead},
 		{"Admissions", s.admissions},
 		{"SharedText", s.sharedText},
 		{"Traces", s.traces},
