@@ -63,6 +63,7 @@ var fixtureFiles = []struct {
 	{"trace_items_v3.bin", true, func(ts TraceItems) []byte { return ts.AppendBinary(nil) }},
 	{"trace_items_v4.bin", false, func(ts TraceItems) []byte { b, _ := ts.AppendCompressed(nil, nil); return b }},
 	{"trace_items_v4_used.bin", true, func(ts TraceItems) []byte { b, _ := ts.AppendCompressed(nil, nil); return b }},
+	{"trace_items_v5.bin", true, func(ts TraceItems) []byte { return ts.AppendCompact(nil) }},
 }
 
 // Every stored encoding decodes to its items, value for value. Set
