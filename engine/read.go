@@ -437,43 +437,53 @@ func sortRanked(cands []*scored) {
 // sorting again.
 func liftRepeatingFacts(cands []*scored, window int) bool {
 	// Turns by their length without spaces, a cheap first test before the
-	// hash that decides.
-	var byLen map[int][]int
+	// hash that decides; in rank order, on the stack for the usual window.
+	var turnsBuf [32]turnLen
+	turns := turnsBuf[:0]
 	for i := 0; i < len(cands) && i < window; i++ {
 		if c := cands[i]; c.en.V.Kind == memory.KindEpisodic {
-			if byLen == nil {
-				byLen = make(map[int][]int)
-			}
-			n := solidLen(c.en.V.Content)
-			byLen[n] = append(byLen[n], i)
+			turns = append(turns, turnLen{n: solidLen(c.en.V.Content), i: i})
 		}
 	}
-	if byLen == nil {
+	if len(turns) == 0 {
 		return false
 	}
-	taken := make(map[int]bool) // turns a fact already took the place of
+	var takenBuf [32]bool
+	var taken []bool // turns a fact already took the place of
+	if len(turns) > len(takenBuf) {
+		taken = make([]bool, len(turns))
+	} else {
+		taken = takenBuf[:len(turns)]
+	}
 	lifted := false
 	for i, c := range cands {
 		if c.en.V.Kind == memory.KindEpisodic || c.action == memory.ActionIgnore {
 			continue
 		}
-		turns := byLen[solidLen(c.en.V.Content)]
-		if len(turns) == 0 || turns[0] > i {
+		if turns[0].i > i {
 			continue
 		}
-		key := sameText(c.en.V.Content)
-		for _, j := range turns {
-			if j > i {
+		n := solidLen(c.en.V.Content)
+		var key uint64
+		keyed := false
+		for k, t := range turns {
+			if t.i > i {
 				break
 			}
-			if sameText(cands[j].en.V.Content) != key {
+			if t.n != n {
 				continue
 			}
-			if !taken[j] {
-				taken[j] = true
-				if gain := cands[j].final - c.final; gain > 0 {
+			if !keyed {
+				key, keyed = sameText(c.en.V.Content), true
+			}
+			if sameText(cands[t.i].en.V.Content) != key {
+				continue
+			}
+			if !taken[k] {
+				taken[k] = true
+				if gain := cands[t.i].final - c.final; gain > 0 {
 					c.terms = append(c.terms, memory.Term{Name: "same_text", Value: gain})
-					c.final = cands[j].final
+					c.final = cands[t.i].final
 					lifted = true
 				}
 			}
@@ -482,6 +492,9 @@ func liftRepeatingFacts(cands []*scored, window int) bool {
 	}
 	return lifted
 }
+
+// turnLen is a turn's rank and its length without spaces (solidLen).
+type turnLen struct{ n, i int }
 
 // solidLen counts the bytes of s that are not ASCII spacing. Texts sameText
 // equates have equal counts, but for the rare letter whose lower case is
@@ -823,7 +836,7 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 	}
 	// Pass 1: the candidates, and how many channels found each.
 	byID := make(map[string]int, total)
-	pool := make([]scored, 0, total) // one allocation for every candidate
+	ens := make([]*entry, 0, total)
 	counts := make([]int, 0, total)
 	st.RLock()
 	for _, hits := range results {
@@ -836,12 +849,18 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 			if !found {
 				continue
 			}
-			byID[h.ID] = len(pool)
-			pool = append(pool, scored{en: en})
+			byID[h.ID] = len(ens)
+			ens = append(ens, en)
 			counts = append(counts, 1)
 		}
 	}
 	st.RUnlock()
+	// One allocation for every candidate, of the number found: a candidate
+	// is some 220 bytes, and the channels find many twice.
+	pool := make([]scored, len(ens))
+	for i, en := range ens {
+		pool[i].en = en
+	}
 	// One backing array for every channel hit and one for every term, so a
 	// retrieval allocates a handful of slices, not hundreds of maps. Each
 	// candidate's share of the terms is the few rank usually adds; one that

@@ -426,7 +426,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *request) error {
 	}
 	s.metrics.observeRetrieval(res)
 	out.Items = retrieveItems(res.Items)
-	return writeJSON(w, http.StatusOK, out)
+	return writeRetrieve(w, &out)
 }
 
 // retrieveItems are a retrieval's items on the wire.

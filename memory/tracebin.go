@@ -214,8 +214,8 @@ func appendMapLen(b []byte, isNil bool, n int) []byte {
 	return binary.AppendUvarint(b, uint64(n)+1)
 }
 
-// DecodeTraceItems reads what AppendBinary or AppendCompressed wrote, in
-// any version.
+// DecodeTraceItems reads what AppendBinary, AppendCompressed or
+// AppendCompact wrote, in any version.
 // Malformed input is an error wrapping ErrBadTraceItems, never a panic.
 func DecodeTraceItems(b []byte) (TraceItems, error) {
 	if len(b) > 0 && b[0] == traceBinaryDeflated {
@@ -227,7 +227,7 @@ func DecodeTraceItems(b []byte) (TraceItems, error) {
 	}
 	r := binReader{b: b}
 	v := r.byte()
-	if v != traceBinaryV1 && v != traceBinaryVersion && v != traceBinaryV3 {
+	if v != traceBinaryV1 && v != traceBinaryVersion && v != traceBinaryV3 && v != traceBinaryV5 {
 		return nil, fmt.Errorf("%w: version %d", ErrBadTraceItems, v)
 	}
 	if r.byte() == 0 {
@@ -238,8 +238,14 @@ func DecodeTraceItems(b []byte) (TraceItems, error) {
 		return nil, fmt.Errorf("%w: %d items in %d bytes", ErrBadTraceItems, n, len(b))
 	}
 	ts := make(TraceItems, n)
-	if v == traceBinaryV1 {
+	switch v {
+	case traceBinaryV1:
 		return ts, decodeV1(&r, ts)
+	case traceBinaryV5:
+		if err := decodeV5(&r, ts); err != nil {
+			return nil, err
+		}
+		return ts, nil
 	}
 	var names traceNames
 	prev := ""
