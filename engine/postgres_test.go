@@ -58,6 +58,7 @@ func TestOnPostgres(t *testing.T) {
 	}{
 		{"EditorStory", TestEditorStory},
 		{"NearDuplicateReinforces", TestNearDuplicateReinforces},
+		{"SlotHeadSameOutcomes", TestSlotHeadSameOutcomes},
 		{"Quarantine", TestQuarantine},
 		{"NamespaceIsolationPerChannel", TestNamespaceIsolationPerChannel},
 		{"PackingBudget", TestPackingBudget},
