@@ -59,6 +59,7 @@ func TestOnPostgres(t *testing.T) {
 		{"EditorStory", TestEditorStory},
 		{"StreamedLoadMatchesScan", TestStreamedLoadMatchesScan},
 		{"NearDuplicateReinforces", TestNearDuplicateReinforces},
+		{"SlotHeadSameOutcomes", TestSlotHeadSameOutcomes},
 		{"Quarantine", TestQuarantine},
 		{"NamespaceIsolationPerChannel", TestNamespaceIsolationPerChannel},
 		{"PackingBudget", TestPackingBudget},

@@ -11,8 +11,6 @@ import (
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
-	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 // headStore hands InTx's function an executor that either hides
@@ -56,7 +54,7 @@ func (h *headStore) InTx(ctx context.Context, fn func(tx memory.Executor) error)
 // path: a new value, a restatement, a contest and its resolution, weak
 // evidence, a negation, a past-tense statement, late evidence, a slot
 // reopened. Only the reads differ: the head path reads a history in full
-// only where a past value is weighed.
+// only where a past value is weighed. TestOnPostgres runs it there too.
 func TestSlotHeadSameOutcomes(t *testing.T) {
 	t.Parallel()
 	type step struct {
@@ -96,7 +94,7 @@ func TestSlotHeadSameOutcomes(t *testing.T) {
 		{text("Deploys go out on Tuesdays after the standup!"), 19},
 	}
 	run := func(plain bool) ([]string, []string, int64) {
-		st := sqlitetest.Open(t, sqlite.Options{})
+		st := openTestStore(t) // PostgreSQL under TestOnPostgres
 		hs := &headStore{Store: st, plain: plain}
 		clk := clock.NewManual(t0.Add(60 * 24 * time.Hour))
 		e, err := engine.New(engine.Config{Store: hs, Clock: clk})

@@ -55,7 +55,10 @@ type executor struct {
 	stats *statsCheck
 }
 
-var _ memory.Executor = (*executor)(nil)
+var (
+	_ memory.Executor       = (*executor)(nil)
+	_ memory.SlotHeadReader = (*executor)(nil)
+)
 
 // inTx runs fn in a write transaction: e's own when it has one, else a new
 // one on the pool, committed when fn returns nil.

@@ -93,6 +93,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"StreamVersions":           {qStreamVersions, ""},
 		"ListVersions":             {lqa(listVersionsQuery(memory.ListVersionsParams{Namespace: "n"})), ""},
 		"ListVersions/memory":      {lqa(listVersionsQuery(memory.ListVersionsParams{Namespace: "n", MemoryID: "m", WithoutEmbeddings: true})), ""},
+		"ReadSlotHead/live":        {qSlotLive, ""},
 		"ListVersions/ids":         {lqa(listVersionsQuery(memory.ListVersionsParams{Namespace: "n", IDs: one})), ""},
 		"ListVersions/statuses":    {lqa(listVersionsQuery(memory.ListVersionsParams{Namespace: "n", Statuses: []memory.Status{"active"}})), ""},
 		"ListVersions/subject+key": {lqa(listVersionsQuery(memory.ListVersionsParams{Namespace: "n", Subject: "s", Key: "k"})), ""},

@@ -363,6 +363,41 @@ func (e *executor) ListVersions(ctx context.Context, p memory.ListVersionsParams
 	return out, nil
 }
 
+// qSlotLive reads a slot's live versions and, with them, its version of
+// the highest seq (live or not), which gives the next seq: the head of the
+// history in one round trip, in place of the whole history.
+const qSlotLive = `(SELECT ` + versionColsLean + ` FROM versions
+	WHERE namespace = $1 AND memory_id = $2 AND status IN ('active', 'contested'))
+UNION ALL
+(SELECT ` + versionColsLean + ` FROM versions WHERE namespace = $1 AND memory_id = $2 ORDER BY seq DESC LIMIT 1)
+ORDER BY recorded_at, id`
+
+// ReadSlotHead implements memory.SlotHeadReader: the slot (from the
+// prefetched slots when PrefetchSlots read it), then its live versions
+// and highest seq in one query, in one snapshot.
+func (e *executor) ReadSlotHead(ctx context.Context, p memory.FindMemoryParams) (h *memory.SlotHead, err error) {
+	err = e.readTx(ctx, func(e *executor) error {
+		m, err := e.FindMemory(ctx, p)
+		if err != nil {
+			return err
+		}
+		vs, err := collect(ctx, e, decodeVersion, qSlotLive, p.Namespace, m.ID)
+		if err != nil {
+			return fmt.Errorf("postgres: read slot %s/%s: %w", p.Subject, p.Key, err)
+		}
+		h = &memory.SlotHead{Memory: m, NextSeq: memory.NextSeq(vs)}
+		for i, v := range vs {
+			// The highest seq's row comes twice when it is live; the
+			// two are neighbours in the order.
+			if v.Status.Live() && (i == 0 || vs[i-1].ID != v.ID) {
+				h.Live = append(h.Live, v)
+			}
+		}
+		return nil
+	})
+	return h, err
+}
+
 // pageVersionsQuery walks versions_by_time backwards from the cursor: the
 // row comparison is an index range, so a late page costs what the first
 // does.
