@@ -206,9 +206,10 @@ func versionSource(s Store) func(context.Context, memory.ScanParams, func(*memor
 // an open's work), then records each in the metadata maps in the store's
 // scan order. Meanwhile the search index is built from the documents, in
 // that order, in one bulk build (much faster than upserting one by one) on
-// a goroutine of its own: the call it returns waits for it. The order matters: ties between equal scores and the structured
-// channel's newest-postings walk follow it, so a namespace loaded in
-// parallel must rank exactly as one loaded in sequence, on every open.
+// a goroutine of its own: the call it returns waits for it. The order
+// matters: ties between equal scores and the structured channel's
+// newest-postings walk follow it, so a namespace loaded in parallel must
+// rank exactly as one loaded in sequence, on every open.
 //
 // Versions travel in batches that keep their place (loadBatch.at), so the
 // results are put back in order by position, not sorted; once every batch

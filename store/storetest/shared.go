@@ -88,6 +88,12 @@ func (s suite) sharedText(t *testing.T) {
 			for _, v := range listed {
 				same(t, what+": list vs scan "+v.ID, byID[v.ID], v)
 			}
+			if vs, ok := st.(memory.VersionStreamer); ok {
+				must(t, vs.StreamVersions(ctx, memory.ScanParams{Namespace: n}, func(v *memory.Version) error {
+					same(t, what+": stream vs scan "+v.ID, byID[v.ID], v)
+					return nil
+				}))
+			}
 			for _, w := range want {
 				if w.Namespace == n {
 					if byID[w.ID] == nil {
