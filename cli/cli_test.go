@@ -9,17 +9,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemon-dev/mnemon/jobs/jobstest"
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
-// migratedDB puts a migrated, empty database file at path and returns
-// path, for tests whose first command would create the file anyway:
-// copying a file migrated once per test binary costs less than migrating
-// a new one per test (the tests of a new file keep a missing path).
+// migratedDB puts a migrated, empty database file at path, River's job
+// tables included, and returns path, for tests whose first command would
+// create the file anyway: copying a file migrated once per test binary
+// costs less than migrating a new one per test (the tests of a new file,
+// and of commands that must not create one, keep a missing path).
 func migratedDB(t *testing.T, path string) string {
 	t.Helper()
-	sqlitetest.CopyTo(t, path)
+	jobstest.CopyTo(t, path)
 	return path
 }
 

@@ -3,10 +3,12 @@ package cli
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,6 +36,16 @@ func TestMain(m *testing.M) {
 	}
 	if args := os.Getenv(serveChildEnv); args != "" {
 		os.Exit(mnemonChild(args))
+	}
+	// Many of this package's tests mostly wait (for a server to start,
+	// River's rescuer, a timeout): four at a time keep the two cores of a
+	// small machine busy where the default (-parallel GOMAXPROCS) leaves
+	// them idle. An explicit -parallel wins.
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit && runtime.GOMAXPROCS(0) < 4 {
+		_ = flag.Set("test.parallel", "4")
 	}
 	// Servers and workers started in-process must leave nothing running.
 	goleak.VerifyTestMain(m)

@@ -159,7 +159,7 @@ func TestDoctorDamagedFile(t *testing.T) {
 func TestDoctorStaleEmbeddings(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db := filepath.Join(t.TempDir(), "mnemon.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "mnemon.db"))
 	st, err := sqlite.Open(ctx, db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)

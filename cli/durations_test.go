@@ -170,7 +170,7 @@ func TestSyncDefaultEverywhere(t *testing.T) {
 		{map[string]string{"MNEMON_SYNC": "full"}, []string{"mcp", "--log-level", "info"}, "sync=full"},
 		{map[string]string{"MNEMON_SYNC": "full"}, []string{"mcp", "--log-level", "info", "--sync", "normal"}, "sync=normal"},
 	} {
-		vars := map[string]string{"MNEMON_DB": filepath.Join(t.TempDir(), "m.db")}
+		vars := map[string]string{"MNEMON_DB": migratedDB(t, filepath.Join(t.TempDir(), "m.db"))}
 		for k, v := range c.env {
 			vars[k] = v
 		}

@@ -129,7 +129,7 @@ func TestZeroLimitsTakeTheDefault(t *testing.T) {
 // states nothing to keep is kept as said, and recall finds it.
 func TestRememberTextWithoutAFact(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	code, help, _ := runCLI(t, db, "", "remember", "--help")
 	if code != 0 || !strings.Contains(help, "is kept\nas a note") || !strings.Contains(help, "kept only as said") {
 		t.Errorf("remember --help:\n%s", help)

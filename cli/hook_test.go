@@ -194,7 +194,7 @@ func TestHookNeverBlocks(t *testing.T) {
 // (--url), as Gemini CLI calls them: the turn comes in the AfterAgent input.
 func TestHookRemote(t *testing.T) {
 	dir := t.TempDir()
-	srv := startServe(t, map[string]string{}, "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "srv.db"))
+	srv := startServe(t, map[string]string{}, "--addr", "127.0.0.1:0", "--db", migratedDB(t, filepath.Join(dir, "srv.db")))
 	vars := map[string]string{"HOME": dir, "MNEMON_URL": srv.url}
 
 	code, out, _ := hookRun(t, vars, hookInput(map[string]any{"session_id": "g1", "prompt": "anything"}), "hook", "user-prompt", "--agent", "gemini-cli")

@@ -85,7 +85,7 @@ func resultText(res *mcp.CallToolResult) string {
 // tool, including bad arguments and another namespace's ids.
 func TestMCPStdio(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "mnemon.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "mnemon.db"))
 	alice := mcpSession(t, db, "alice")
 
 	if got := alice.InitializeResult().ServerInfo.Name; got != "mnemon" {
@@ -254,7 +254,7 @@ func TestMCPStdio(t *testing.T) {
 // limit), and the server keeps answering the lines after it.
 func TestMCPStdioBadLines(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "mnemon.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "mnemon.db"))
 	args, err := json.Marshal([]string{"mcp", "--db", db})
 	if err != nil {
 		t.Fatal(err)

@@ -421,7 +421,7 @@ func TestModelsDefaults(t *testing.T) {
 func TestEmbeddingDimensionsLearnt(t *testing.T) {
 	t.Parallel()
 	fake := openaitest.New(t, fakeModel, 24)
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	env := map[string]string{"MNEMON_DB": db, "MNEMON_EMBEDDINGS_BASE_URL": fake.URL, "MNEMON_EMBEDDINGS_MODEL": fakeModel}
 	code, out, errs := runEnv(t, t.Context(), env, "", "remember", "My favorite editor is Helix.", "--json")
 	if code != 0 {

@@ -540,7 +540,7 @@ func TestServeLifecycle(t *testing.T) {
 func TestWorkerAndJobs(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	vars := map[string]string{"MNEMON_DB": db}
 	s := startServe(t, vars, "--addr", "127.0.0.1:0", "--workers", "0")
 
@@ -756,7 +756,7 @@ func TestServePortTaken(t *testing.T) {
 // leaves the file as it found it.
 func TestServeReadOnlySQLite(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	mustRun(t, db, "remember", "I live in Lisbon.")
 	before, err := os.ReadFile(db)
 	if err != nil {

@@ -44,7 +44,7 @@ func TestServeTransportDefaults(t *testing.T) {
 
 	t.Run("open mode on loopback", func(t *testing.T) {
 		t.Parallel()
-		s := startServe(t, map[string]string{"MNEMON_DB": filepath.Join(t.TempDir(), "m.db"), "MNEMON_LOG_LEVEL": "error"}, "--addr", "127.0.0.1:0")
+		s := startServe(t, map[string]string{"MNEMON_DB": migratedDB(t, filepath.Join(t.TempDir(), "m.db")), "MNEMON_LOG_LEVEL": "error"}, "--addr", "127.0.0.1:0")
 		code, ctype, body := get(t, s.url+"/v1/memories", "X-Padding", strings.Repeat("x", 100<<10))
 		if code != http.StatusRequestHeaderFieldsTooLarge || ctype != "application/problem+json" || !strings.Contains(string(body), `"code":"headers_too_large"`) {
 			t.Fatalf("100 KiB of headers: %d %s %s", code, ctype, body)
@@ -55,7 +55,7 @@ func TestServeTransportDefaults(t *testing.T) {
 	})
 	t.Run("a configured rate applies in open mode too", func(t *testing.T) {
 		t.Parallel()
-		s := startServe(t, map[string]string{"MNEMON_DB": filepath.Join(t.TempDir(), "m.db"), "MNEMON_LOG_LEVEL": "error",
+		s := startServe(t, map[string]string{"MNEMON_DB": migratedDB(t, filepath.Join(t.TempDir(), "m.db")), "MNEMON_LOG_LEVEL": "error",
 			"MNEMON_RATE_PER_SECOND": "0.001", "MNEMON_RATE_BURST": "2"}, "--addr", "127.0.0.1:0")
 		burst(t, s.url, 2)
 		code, _, body := get(t, s.url+"/v1/nope")
@@ -66,7 +66,7 @@ func TestServeTransportDefaults(t *testing.T) {
 	})
 	t.Run("with a key", func(t *testing.T) {
 		t.Parallel()
-		db := filepath.Join(t.TempDir(), "m.db")
+		db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 		key := strings.SplitN(mustRun(t, db, "keys", "create", "--namespace", "acme", "--role", "reader"), "\n", 2)[0]
 		s := startServe(t, map[string]string{"MNEMON_DB": db, "MNEMON_LOG_LEVEL": "error"}, "--addr", "127.0.0.1:0")
 		burst(t, s.url, 400, "Authorization", "Bearer "+key)

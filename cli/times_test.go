@@ -131,7 +131,7 @@ func TestCLITimeRange(t *testing.T) {
 // of a time in range can be explained and judged afterwards.
 func TestMCPRecallTimes(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	s := mcpSession(t, db, "alice")
 	if res := callTool(t, s, "remember", map[string]any{"text": "I live in Lisbon."}, nil); res.IsError {
 		t.Fatalf("remember: %s", resultText(res))

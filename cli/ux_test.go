@@ -124,7 +124,7 @@ func TestWrongCallsSayWhatToDo(t *testing.T) {
 
 func TestCaptureBadLines(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	good := `{"kind":"user_message","content":"I live in Lisbon."}` + "\n"
 	cases := []struct{ line, want string }{
 		{`{"kind":"user_message","content":"hi"`, "line 2: not valid JSON: the line ends inside the object"},
@@ -629,7 +629,7 @@ func TestDatabasePaths(t *testing.T) {
 
 func TestNamespaceFromEnvironment(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "m.db")
+	db := migratedDB(t, filepath.Join(t.TempDir(), "m.db"))
 	vars := map[string]string{"MNEMON_DB": db, "MNEMON_NAMESPACE": "alice"}
 	if code, _, errs := runEnv(t, context.Background(), vars, "", "remember", "I love tea."); code != 0 {
 		t.Fatal(errs)

@@ -13,6 +13,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 // fill captures n turns into each namespace through an engine over a real
@@ -20,7 +21,7 @@ import (
 func fill(t *testing.T, nss []string, n int) (*sqlite.Store, *engine.Engine) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+	st, err := sqlite.Open(ctx, sqlitetest.Path(t), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package index_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 // A Set over a real SQLite file that an engine writes to, as another
@@ -20,7 +20,7 @@ import (
 // same state again.
 func TestSetLoadSyncEvict(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mnemon.db"), sqlite.Options{})
+	st, err := sqlite.Open(ctx, sqlitetest.Path(t), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
