@@ -1341,6 +1341,9 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 	if !tailBounds {
 		q1, q2, qm = inf32, inf32, inf32
 	}
+	// The block's slices in locals: the heap appends below would otherwise
+	// make the compiler reload them from blk for every row.
+	ords, lead, rest, vals, mid := blk.ords, blk.lead, blk.rest, blk.vals, blk.mid
 	for i := lo; i < hi; i++ {
 		slot := i
 		if slots != nil {
@@ -1349,18 +1352,18 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 			skip = skip[1:]
 			continue
 		}
-		d := blk.ords[slot]
+		d := ords[slot]
 		var s float32
 		if inline {
-			r := blk.lead[slot*8 : slot*8+8 : slot*8+8]
+			r := lead[slot*8 : slot*8+8 : slot*8+8]
 			s = acc[d] + ((q8[0]*r[0] + q8[1]*r[1]) + (q8[2]*r[2] + q8[3]*r[3])) + ((q8[4]*r[4] + q8[5]*r[5]) + (q8[6]*r[6] + q8[7]*r[7]))
 		} else {
-			s = acc[d] + dotRow(qtail[:c1], blk.lead[slot*c1:(slot+1)*c1])
+			s = acc[d] + dotRow(qtail[:c1], lead[slot*c1:(slot+1)*c1])
 		}
-		if s+q1*blk.rest[2*slot]+slack < theta {
+		if s+q1*rest[2*slot]+slack < theta {
 			continue
 		}
-		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
+		row := vals[slot*n : (slot+1)*n : (slot+1)*n]
 		if wide {
 			// dotRow over the middle run and the rest, written out:
 			// the same multiply-adds into the same eight accumulators
@@ -1377,7 +1380,7 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 			s5 += qw[5] * m[5]
 			s6 += qw[6] * m[6]
 			s7 += qw[7] * m[7]
-			if s+(((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)))+qm*blk.mid[slot]+slack < theta {
+			if s+(((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)))+qm*mid[slot]+slack < theta {
 				continue
 			}
 			s0 += qw[8] * m[8]
@@ -1397,7 +1400,7 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 			s6 += qw[22] * m[22]
 			s7 += qw[23] * m[23]
 			s += ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-			if s+q2*blk.rest[2*slot+1]+slack < theta {
+			if s+q2*rest[2*slot+1]+slack < theta {
 				continue
 			}
 			t := row[32:64:64]
@@ -1416,7 +1419,7 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 			s += ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 		} else {
 			s += dotRow(qtail[c1:c2], row[c1:c2])
-			if s+q2*blk.rest[2*slot+1]+slack < theta {
+			if s+q2*rest[2*slot+1]+slack < theta {
 				continue
 			}
 			s += dotRow(qtail[c2:], row[c2:])
