@@ -124,6 +124,10 @@ type denseBlock struct {
 	// (2.5 MB at 64 values, more than the L2); here they are 320 KB read
 	// in order.
 	lead []float32
+	// mid holds, for a tail block, each row's L2 norm past its first
+	// sixteen values (or its end): a third bound, checked eight values into
+	// the middle run of a 64-value row (see tailScan).
+	mid []float32
 }
 
 // tailCuts returns the two checkpoints of a tail row of n values, an
@@ -265,7 +269,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		w := ix.tailN[dim]
 		c1, _ := tailCuts(w)
 		ix.tails[dim] = &denseBlock{dim: w, ords: make([]uint32, 0, n), vals: make([]float32, 0, n*w),
-			rest: make([]float32, 0, 2*n), lead: make([]float32, 0, n*c1)}
+			rest: make([]float32, 0, 2*n), lead: make([]float32, 0, n*c1), mid: make([]float32, 0, n)}
 	}
 	// Sparse dimension → its list plus one, read for every posting: a
 	// slice rather than the map when the dimensions are few enough to
@@ -602,6 +606,7 @@ func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
 	c1, c2 := tailCuts(n)
 	blk.rest = append(blk.rest, norm(blk.vals[row+c1:row+n]), norm(blk.vals[row+c2:row+n]))
 	blk.lead = append(blk.lead, blk.vals[row:row+c1]...)
+	blk.mid = append(blk.mid, norm(blk.vals[row+min(c1+8, n):row+n]))
 	blk.ords = append(blk.ords, ord)
 	return int32(len(blk.ords) - 1)
 }
@@ -616,12 +621,14 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 		moved := blk.ords[last]
 		blk.ords[slot] = moved
 		blk.rest[2*slot], blk.rest[2*slot+1] = blk.rest[2*last], blk.rest[2*last+1]
+		blk.mid[slot] = blk.mid[last]
 		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
 		copy(blk.lead[int(slot)*c1:int(slot+1)*c1], blk.lead[int(last)*c1:])
 		ix.docs[moved].tail = slot
 	}
 	blk.ords = blk.ords[:last]
 	blk.rest = blk.rest[:2*last]
+	blk.mid = blk.mid[:last]
 	blk.vals = blk.vals[:int(last)*n]
 	blk.lead = blk.lead[:int(last)*c1]
 	if last == 0 {
@@ -1283,13 +1290,25 @@ func (ix *Index) tailSeeds(sc *scratch, blk *denseBlock, touched []uint32, size 
 // maxSeedScan bounds the touched documents tailSeeds looks through.
 const maxSeedScan = 8192
 
+// tailBounds turns the checkpoint bounds of tailScan on; a variable so
+// tests can compare the pruned scan with one that scores every row whole
+// with the same arithmetic (an infinite query norm never skips a row).
+var tailBounds = true
+
+var inf32 = float32(math.Inf(1))
+
+// tailWide turns on tailScan's written-out path for rows of 64 values; a
+// variable so tests can check it against dotRow's, bit for bit.
+var tailWide = true
+
 // tailSeeding turns tailSeeds on; a variable so tests can compare the
 // seeded scan with the plain one.
 var tailSeeding = true
 
 // tailScan scores the tail rows of slots [lo, hi) (head score from acc,
 // read only) into h, a heap of at most size candidates ≥ floor, skipping
-// rows at the checkpoints that cannot enter it, and returns h. With slots
+// rows at the checkpoints that cannot enter it (and, for rows of 64
+// values, at a third one sixteen values in: blk.mid), and returns h. With slots
 // not nil it scores the rows slots[lo:hi] instead; skip, ascending, names
 // rows already scored (into h) to pass over.
 func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots []int32, lo, hi, size int, floor float64, h []cand, skip []int32) []cand {
@@ -1308,6 +1327,23 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 	if inline {
 		copy(q8[:], qtail)
 	}
+	// A row of 64 values (the word-vector tail) is read in runs of eight
+	// past the first checkpoint, with a third bound after the first run.
+	wide := inline && n == 64 && tailWide
+	var qw [24]float32
+	var qr [32]float32
+	var qm float32
+	if wide {
+		copy(qw[:], qtail[8:32])
+		copy(qr[:], qtail[32:64])
+		qm = norm(qtail[16:])
+	}
+	if !tailBounds {
+		q1, q2, qm = inf32, inf32, inf32
+	}
+	// The block's slices in locals: the heap appends below would otherwise
+	// make the compiler reload them from blk for every row.
+	ords, lead, rest, vals, mid := blk.ords, blk.lead, blk.rest, blk.vals, blk.mid
 	for i := lo; i < hi; i++ {
 		slot := i
 		if slots != nil {
@@ -1316,23 +1352,78 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 			skip = skip[1:]
 			continue
 		}
-		d := blk.ords[slot]
+		d := ords[slot]
 		var s float32
 		if inline {
-			r := blk.lead[slot*8 : slot*8+8 : slot*8+8]
+			r := lead[slot*8 : slot*8+8 : slot*8+8]
 			s = acc[d] + ((q8[0]*r[0] + q8[1]*r[1]) + (q8[2]*r[2] + q8[3]*r[3])) + ((q8[4]*r[4] + q8[5]*r[5]) + (q8[6]*r[6] + q8[7]*r[7]))
 		} else {
-			s = acc[d] + dotRow(qtail[:c1], blk.lead[slot*c1:(slot+1)*c1])
+			s = acc[d] + dotRow(qtail[:c1], lead[slot*c1:(slot+1)*c1])
 		}
-		if s+q1*blk.rest[2*slot]+slack < theta {
+		if s+q1*rest[2*slot]+slack < theta {
 			continue
 		}
-		row := blk.vals[slot*n : (slot+1)*n : (slot+1)*n]
-		s += dotRow(qtail[c1:c2], row[c1:c2])
-		if s+q2*blk.rest[2*slot+1]+slack < theta {
-			continue
+		row := vals[slot*n : (slot+1)*n : (slot+1)*n]
+		if wide {
+			// dotRow over the middle run and the rest, written out:
+			// the same multiply-adds into the same eight accumulators
+			// in the same order, so the same bits, with one more bound
+			// eight values in (a row's second cache line is left
+			// unread when it fails) and no bounds checks or calls.
+			m := row[8:32:32]
+			var s0, s1, s2, s3, s4, s5, s6, s7 float32
+			s0 += qw[0] * m[0]
+			s1 += qw[1] * m[1]
+			s2 += qw[2] * m[2]
+			s3 += qw[3] * m[3]
+			s4 += qw[4] * m[4]
+			s5 += qw[5] * m[5]
+			s6 += qw[6] * m[6]
+			s7 += qw[7] * m[7]
+			if s+(((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)))+qm*mid[slot]+slack < theta {
+				continue
+			}
+			s0 += qw[8] * m[8]
+			s1 += qw[9] * m[9]
+			s2 += qw[10] * m[10]
+			s3 += qw[11] * m[11]
+			s4 += qw[12] * m[12]
+			s5 += qw[13] * m[13]
+			s6 += qw[14] * m[14]
+			s7 += qw[15] * m[15]
+			s0 += qw[16] * m[16]
+			s1 += qw[17] * m[17]
+			s2 += qw[18] * m[18]
+			s3 += qw[19] * m[19]
+			s4 += qw[20] * m[20]
+			s5 += qw[21] * m[21]
+			s6 += qw[22] * m[22]
+			s7 += qw[23] * m[23]
+			s += ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+			if s+q2*rest[2*slot+1]+slack < theta {
+				continue
+			}
+			t := row[32:64:64]
+			s0, s1, s2, s3, s4, s5, s6, s7 = 0, 0, 0, 0, 0, 0, 0, 0
+			for j := 0; j < 32; j += 8 {
+				x, y := qr[j:j+8:j+8], t[j:j+8:j+8]
+				s0 += x[0] * y[0]
+				s1 += x[1] * y[1]
+				s2 += x[2] * y[2]
+				s3 += x[3] * y[3]
+				s4 += x[4] * y[4]
+				s5 += x[5] * y[5]
+				s6 += x[6] * y[6]
+				s7 += x[7] * y[7]
+			}
+			s += ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+		} else {
+			s += dotRow(qtail[c1:c2], row[c1:c2])
+			if s+q2*rest[2*slot+1]+slack < theta {
+				continue
+			}
+			s += dotRow(qtail[c2:], row[c2:])
 		}
-		s += dotRow(qtail[c2:], row[c2:])
 		if s < float32(floor) {
 			continue
 		}

@@ -170,3 +170,112 @@ func TestTailSeedsSameHits(t *testing.T) {
 		}
 	}
 }
+
+// The checkpoint bounds of the tail scan (tailScan: after the first
+// eighth of a row, eight values into its middle run, and at its half) only
+// skip rows that cannot make the result: the hits and their scores are bit
+// for bit those of a scan that scores every row whole through dotRow (the
+// arithmetic the written-out path for 64-value rows repeats), with
+// duplicate vectors (tied scores), filters, floors, several k, rows
+// replaced and removed, both scan paths (seeded, and two concurrent
+// halves), and tails of 64 values (the written-out path) and of other
+// lengths; and the scores are brute-force cosines. Not parallel with other
+// tests: it changes tailBounds, tailWide and parallelTailRows.
+func TestTailBoundsSameHits(t *testing.T) {
+	for _, tail := range []int{64, 16, 72} {
+		for _, rows := range []int{parallelTailRows, 1000} {
+			t.Run(fmt.Sprintf("tail %d parallel from %d rows", tail, rows), func(t *testing.T) {
+				saved := parallelTailRows
+				parallelTailRows = rows
+				defer func() { parallelTailRows = saved }()
+				testTailBoundsSameHits(t, tail)
+			})
+		}
+	}
+}
+
+func testTailBoundsSameHits(t *testing.T, tail int) {
+	const head = 1 << 12
+	dim := head + tail
+	r := rand.New(rand.NewPCG(uint64(tail), 17))
+	vec := func() Vector {
+		v := Vector{Dim: dim}
+		for j := range uint32(head) {
+			if r.IntN(40) == 0 && j < 400 {
+				v.Indices = append(v.Indices, j)
+				v.Values = append(v.Values, float32(r.Float64()))
+			}
+		}
+		for j := range uint32(tail) {
+			x := float32(r.NormFloat64()) / float32(j/4+1) // strongest first, as principal components
+			if r.IntN(8) == 0 {
+				x = float32(r.IntN(3)-1) / 4 // exact values: more equal sums
+			}
+			v.Indices = append(v.Indices, uint32(head)+j)
+			v.Values = append(v.Values, x)
+		}
+		c, _ := canonical(v)
+		return c
+	}
+	ix := NewIndex()
+	ix.SetDenseTail(dim, tail)
+	var docs []Doc
+	live := map[string]Vector{}
+	for i := range 4000 {
+		v := vec()
+		if i%5 == 1 || i%7 == 2 {
+			v = docs[r.IntN(i)].Vector // the same text stored twice: tied scores
+		}
+		docs = append(docs, Doc{ID: fmt.Sprintf("d%04d", i), Vector: v})
+		live[docs[i].ID] = v
+	}
+	ix.Build(docs)
+	for i := range 600 {
+		id := docs[r.IntN(len(docs))].ID
+		if i%3 == 0 {
+			ix.Remove(id)
+			delete(live, id)
+			continue
+		}
+		v := vec()
+		if i%2 == 0 {
+			v = docs[r.IntN(len(docs))].Vector
+		}
+		ix.Upsert(Doc{ID: id, Vector: v})
+		live[id] = v
+	}
+	defer func() { tailBounds, tailWide = true, true }()
+	compared := 0
+	for q := range 60 {
+		qv := vec()
+		if q%6 == 5 {
+			for id := range live {
+				qv = live[id] // a stored vector: a tie at the top
+				break
+			}
+		}
+		floor := []float64{math.Inf(-1), 0, 0.05, 0.3}[q%4]
+		keep := []func(string) bool{nil, func(id string) bool { return id[len(id)-1] != '3' }, func(id string) bool { return id[len(id)-1] == '7' }}[q%3]
+		for _, k := range []int{1, 10, 50} {
+			tailBounds = true
+			pruned := ix.Semantic(qv, k, floor, keep)
+			tailBounds, tailWide = false, false // every row whole, through dotRow
+			whole := ix.Semantic(qv, k, floor, keep)
+			tailBounds, tailWide = true, true
+			if !slices.EqualFunc(pruned, whole, func(a, b Hit) bool {
+				return a.ID == b.ID && math.Float64bits(a.Score) == math.Float64bits(b.Score)
+			}) {
+				t.Fatalf("query %d k %d floor %v:\n pruned %v\n whole  %v", q, k, floor, pruned, whole)
+			}
+			for _, h := range pruned {
+				if want := float64(qv.Dot(live[h.ID])); math.Abs(h.Score-want) > 1e-5 {
+					t.Fatalf("query %d k %d: hit %v, brute force %v", q, k, h, want)
+				}
+			}
+			compared += len(pruned)
+		}
+	}
+	if compared == 0 {
+		t.Fatal("no hits compared")
+	}
+}
