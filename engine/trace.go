@@ -129,6 +129,9 @@ func (w *traceWriter) write(batch []*memory.Trace) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := w.store.InTx(ctx, func(tx memory.Executor) error {
+		if bc, ok := tx.(memory.TraceBatchCreator); ok {
+			return bc.CreateTraces(ctx, batch)
+		}
 		for _, t := range batch {
 			if err := tx.CreateTrace(ctx, t); err != nil {
 				return err

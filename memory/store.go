@@ -101,6 +101,16 @@ type SlotCreator interface {
 	CreateSlot(ctx context.Context, m *Memory, v *Version) error
 }
 
+// TraceBatchCreator is an Executor that can write many traces in one
+// request (one round trip on a networked store, where a statement per
+// trace made the trace writer the busiest client of the server). Each
+// trace is held to CreateTrace's contract; when one fails, none of the
+// batch is written by this call (the caller's transaction rolls back).
+// Callers fall back to CreateTrace when an Executor does not implement it.
+type TraceBatchCreator interface {
+	CreateTraces(ctx context.Context, ts []*Trace) error
+}
+
 // SlotHeadReader is an Executor that can read, in one query, what
 // reconciling a write against a slot usually needs: the slot, its live
 // versions and the next sequence number. A slot's whole history (every

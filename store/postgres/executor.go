@@ -56,8 +56,9 @@ type executor struct {
 }
 
 var (
-	_ memory.Executor       = (*executor)(nil)
-	_ memory.SlotHeadReader = (*executor)(nil)
+	_ memory.Executor          = (*executor)(nil)
+	_ memory.SlotHeadReader    = (*executor)(nil)
+	_ memory.TraceBatchCreator = (*executor)(nil)
 )
 
 // inTx runs fn in a write transaction: e's own when it has one, else a new

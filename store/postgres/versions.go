@@ -704,16 +704,17 @@ func decodeTrace(r pgx.Rows) (*memory.Trace, error) {
 	return &t, nil
 }
 
-func (e *executor) CreateTrace(ctx context.Context, t *memory.Trace) error {
+// traceArgs checks a trace and returns qInsertTrace's arguments for it.
+func traceArgs(t *memory.Trace) ([]any, error) {
 	if t == nil {
-		return fmt.Errorf("postgres: create trace: %w", memory.Invalidf("nil trace"))
+		return nil, fmt.Errorf("postgres: create trace: %w", memory.Invalidf("nil trace"))
 	}
 	op := "create trace " + t.ID
 	if err := checkNamespace(t.Namespace); err != nil {
-		return fmt.Errorf("postgres: %s: %w", op, err)
+		return nil, fmt.Errorf("postgres: %s: %w", op, err)
 	}
 	if err := checkID("trace", t.ID); err != nil {
-		return fmt.Errorf("postgres: %s: %w", op, err)
+		return nil, fmt.Errorf("postgres: %s: %w", op, err)
 	}
 	var c enc
 	args := []any{
@@ -723,8 +724,70 @@ func (e *executor) CreateTrace(ctx context.Context, t *memory.Trace) error {
 		nullText(t.EncodeDiagnostics()),
 	}
 	if c.err != nil {
-		return fmt.Errorf("postgres: %s: %w", op, c.err)
+		return nil, fmt.Errorf("postgres: %s: %w", op, c.err)
 	}
+	return args, nil
+}
+
+// CreateTraces writes ts with one batch per namespace (memory.TraceBatchCreator):
+// the engine's trace writer hands over every trace of a 20 ms window at
+// once, and a statement each made it the server's busiest client.
+func (e *executor) CreateTraces(ctx context.Context, ts []*memory.Trace) error {
+	byNS := map[string][][]any{}
+	var nss []string
+	for _, t := range ts {
+		args, err := traceArgs(t)
+		if err != nil {
+			return err
+		}
+		if _, ok := byNS[t.Namespace]; !ok {
+			nss = append(nss, t.Namespace)
+		}
+		byNS[t.Namespace] = append(byNS[t.Namespace], args)
+	}
+	return e.inTx(ctx, func(e *executor) error {
+		for _, ns := range nss {
+			rows := byNS[ns]
+			err := e.write(ctx, ns, fmt.Sprintf("create %d traces", len(rows)), func(e *executor) error {
+				if err := e.flush(ctx); err != nil {
+					return err
+				}
+				b := &pgx.Batch{}
+				for _, args := range rows {
+					b.Queue(qInsertTrace, args...)
+				}
+				br := e.tx.SendBatch(ctx, b)
+				var first error
+				for _, args := range rows {
+					tag, err := br.Exec()
+					if err != nil {
+						first = mapErr(err)
+						break
+					}
+					if tag.RowsAffected() == 0 {
+						first = memory.Conflictf(nil, "a trace with this id exists: %s", args[1])
+						break
+					}
+				}
+				if err := br.Close(); err != nil && first == nil {
+					first = mapErr(err)
+				}
+				return first
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (e *executor) CreateTrace(ctx context.Context, t *memory.Trace) error {
+	args, err := traceArgs(t)
+	if err != nil {
+		return err
+	}
+	op := "create trace " + t.ID
 	return e.write(ctx, t.Namespace, op, func(e *executor) error {
 		tag, err := e.exec(ctx, qInsertTrace, args...)
 		if err != nil {

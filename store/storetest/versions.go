@@ -585,4 +585,32 @@ func (s suite) traces(t *testing.T) {
 		_, err = st.GetTrace(ctx, memory.GetParams{Namespace: ns, ID: "nope"})
 		wantErr(t, "GetTrace", err, memory.ErrNotFound)
 	})
+
+	// A store whose executor writes traces in batches holds each to
+	// CreateTrace's contract, across namespaces, and a batch with a
+	// duplicate writes none of its traces.
+	t.Run("Batch", func(t *testing.T) {
+		ctx, st := s.fresh(t)
+		batch := func(ts ...*memory.Trace) error {
+			return st.InTx(ctx, func(ex memory.Executor) error {
+				bc, ok := ex.(memory.TraceBatchCreator)
+				if !ok {
+					t.Skip("the executor writes traces one at a time (no memory.TraceBatchCreator)")
+				}
+				return bc.CreateTraces(ctx, ts)
+			})
+		}
+		trs := []*memory.Trace{withModels(newTrace(ns, "ret-1", at(1))), newTrace("tenant-b", "ret-1", at(2)), newTrace(ns, "ret-2", at(3))}
+		must(t, batch(trs...))
+		for _, want := range trs {
+			got, err := st.GetTrace(ctx, memory.GetParams{Namespace: want.Namespace, ID: want.ID})
+			must(t, err)
+			same(t, "batched "+want.Namespace+"/"+want.ID, want, got)
+		}
+		wantErr(t, "a duplicate in the batch", batch(newTrace(ns, "ret-3", at(4)), newTrace(ns, "ret-2", at(5))), memory.ErrConflict)
+		_, err := st.GetTrace(ctx, memory.GetParams{Namespace: ns, ID: "ret-3"})
+		wantErr(t, "the failed batch's new trace", err, memory.ErrNotFound)
+		wantErr(t, "a trace without a namespace", batch(newTrace("Bad Namespace!", "ret-4", at(6))), memory.ErrInvalid)
+		must(t, batch())
+	})
 }
