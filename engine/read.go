@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mnemon-dev/mnemon/extract"
@@ -222,6 +223,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	now := e.clock.Now()
 	r := e.ranking
 	qterms := e.analyzer.QueryTerms(p.Query)
+	keywords := keywordQuery(p.Query, qterms)
 	// The trace keeps what the retrieval's model calls cost (none, and no
 	// counting, without a model provider).
 	ctx, tally := e.tallied(ctx, false)
@@ -254,7 +256,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			if name == ChannelSemantic {
 				results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, r)
 			} else {
-				results[i] = channel(st, name, qterms, qvecs, keep, admit, r)
+				results[i] = channel(st, name, qterms, qvecs, keep, admit, r, keywords)
 			}
 			took[i] = time.Since(began)
 		}()
@@ -262,7 +264,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	for i, name := range Channels {
 		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic && name != ChannelStructured {
 			began := time.Now()
-			results[i] = channel(st, name, qterms, qvecs, keep, admit, r)
+			results[i] = channel(st, name, qterms, qvecs, keep, admit, r, keywords)
 			took[i] = time.Since(began)
 		}
 	}
@@ -609,11 +611,18 @@ func servableLocked(st *nsState, v *memory.Version, p RetrieveParams) bool {
 // that waits for st's lock: writers release it before touching the index).
 // admit is keep for an entry already looked up (see admits); only the
 // graph channel reads it.
-func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, admit func(*entry) bool, r Ranking) []search.Hit {
+//
+// keywords says the query is a few keywords (keywordQuery): the lexical
+// channel then ranks a memory holding every one of them above one holding
+// some.
+func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, admit func(*entry) bool, r Ranking, keywords bool) []search.Hit {
 	st.RLock()
 	defer st.RUnlock()
 	switch name {
 	case ChannelLexical:
+		if keywords {
+			return st.LexicalAllTerms(qterms, r.ChannelCap, keep)
+		}
 		return st.Lexical(qterms, r.ChannelCap, keep)
 	case ChannelSemantic:
 		return semanticHits(st, qvecs, keep, r)
@@ -1257,4 +1266,26 @@ func endedAtLocked(st *nsState, v *memory.Version) time.Time {
 		}
 	}
 	return v.UpdatedAt
+}
+
+// keywordQuery reports whether query is a few keywords rather than a
+// sentence: two to six words, no question mark, and every word a query
+// term (the analyzer dropped none as a stop word, and none is repeated).
+// In "friday standup notes" each word is a requirement; in "where is the
+// app hosted?" the words are evidence, and a memory holding one of them
+// may well be the answer.
+func keywordQuery(query string, qterms []string) bool {
+	if len(qterms) < 2 || len(qterms) > 6 || strings.ContainsRune(query, '?') {
+		return false
+	}
+	words := 0
+	inWord := false
+	for _, r := range query {
+		letter := unicode.IsLetter(r) || unicode.IsDigit(r)
+		if letter && !inWord {
+			words++
+		}
+		inWord = letter
+	}
+	return words == len(qterms)
 }

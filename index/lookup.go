@@ -35,6 +35,13 @@ func (st *Namespace) Lexical(qterms []string, k int, keep func(string) bool) []s
 	return st.ix.Lexical(qterms, k, keep)
 }
 
+// LexicalAllTerms is Lexical for a keyword query: a document's score is
+// scaled by the share of the query's terms it holds (search.Index's
+// LexicalAllTerms).
+func (st *Namespace) LexicalAllTerms(qterms []string, k int, keep func(string) bool) []search.Hit {
+	return st.ix.LexicalAllTerms(qterms, k, keep)
+}
+
 // Semantic runs the vector channel: at most k hits at or above floor that
 // keep lets through (see Lexical for keep).
 func (st *Namespace) Semantic(qvec search.Vector, k int, floor float64, keep func(string) bool) []search.Hit {

@@ -707,6 +707,7 @@ func (l *vlist) search(ord uint32) (int, bool) {
 // all clear.
 type scratch struct {
 	acc     []float32
+	matched []uint8 // per ordinal, how many distinct query terms Lexical found in it
 	seen    []uint64
 	touched []uint32
 	heap    []cand
@@ -742,6 +743,7 @@ func (ix *Index) getScratch() *scratch {
 	if n := len(ix.ids); len(sc.acc) < n {
 		n += n / 4
 		sc.acc = make([]float32, n)
+		sc.matched = make([]uint8, n)
 		sc.seen = make([]uint64, (n+63)/64)
 	}
 	return sc
@@ -751,6 +753,7 @@ func (ix *Index) putScratch(sc *scratch, touched []uint32) {
 	for _, d := range touched {
 		sc.acc[d] = 0
 		sc.seen[d/64] = 0
+		sc.matched[d] = 0
 	}
 	sc.touched = touched[:0]
 	ix.scratch.Put(sc)
@@ -803,6 +806,20 @@ func (ix *Index) distinctTermIDs(terms []string, buf []uint32) []uint32 {
 // lazily, only for a document that would enter the current top k, and under
 // the index's read lock, so it must not call back into the Index.
 func (ix *Index) Lexical(terms []string, k int, keep func(id string) bool) []Hit {
+	return ix.lexical(terms, k, keep, false)
+}
+
+// LexicalAllTerms is Lexical for a query whose every word is a requirement
+// (a few keywords, not a question): each document's BM25 score is scaled
+// by the share of the query's distinct known terms it holds, so one holding
+// all of them outranks a short one holding the rarest alone. BM25
+// saturates and normalises by length, which put such a note within a few
+// percent of the only note holding every keyword.
+func (ix *Index) LexicalAllTerms(terms []string, k int, keep func(id string) bool) []Hit {
+	return ix.lexical(terms, k, keep, true)
+}
+
+func (ix *Index) lexical(terms []string, k int, keep func(id string) bool, coordinate bool) []Hit {
 	if k <= 0 || len(terms) == 0 {
 		return nil
 	}
@@ -815,6 +832,7 @@ func (ix *Index) Lexical(terms []string, k int, keep func(id string) bool) []Hit
 	sc.tids = ix.distinctTermIDs(terms, sc.tids)
 	p := ix.bm25()
 	acc, touched, docLen := sc.acc, sc.touched[:0], ix.docLen
+	matched := sc.matched
 	for _, tid := range sc.tids {
 		pl := &ix.post[tid]
 		idf := p.idf(len(pl.docs))
@@ -826,6 +844,17 @@ func (ix *Index) Lexical(terms []string, k int, keep func(id string) bool) []Hit
 				touched = append(touched, d)
 			}
 			acc[d] += p.weight(idf, tfs[i], docLen[d])
+			matched[d]++
+		}
+	}
+	// Coordination (LexicalAllTerms): the score times the share of the
+	// query's terms the document holds. matched counts to 255: a query of
+	// more distinct terms (MaxQueryTerms allows 256) is left as it is.
+	if nq := len(sc.tids); coordinate && nq > 1 && nq <= math.MaxUint8 {
+		for _, d := range touched {
+			if m := int(matched[d]); m < nq {
+				acc[d] *= float32(m) / float32(nq)
+			}
 		}
 	}
 	hits := ix.topK(sc, touched, k, math.Inf(-1), 0, keep)

@@ -363,3 +363,51 @@ func TestBulkLoadThenChurn(t *testing.T) {
 		check(fmt.Sprintf("round %d", round))
 	}
 }
+
+// TestLexicalAllTerms: for a keyword query a document holding every term
+// outranks short documents holding the rarer term alone, which plain BM25
+// (length-normalised and saturating) ranks first; a document's score is
+// its BM25 score times the share of the query's known terms it holds, so
+// one holding them all scores as in Lexical, and a one-term query (or a
+// term no document has) changes nothing.
+func TestLexicalAllTerms(t *testing.T) {
+	t.Parallel()
+	ix := NewIndex()
+	for i := range 40 {
+		ix.Upsert(Doc{ID: fmt.Sprintf("short-%02d", i), Terms: []string{"kestrel", "setup"}})
+	}
+	for i := range 200 {
+		ix.Upsert(Doc{ID: fmt.Sprintf("mon-%03d", i), Terms: []string{"monday", "standup", "note", "about", "the", "release", "train"}})
+	}
+	both := Doc{ID: "both", Terms: []string{"the", "team", "in", "oslo", "reviews", "kestrel", "changes", "every", "monday", "morning"}}
+	ix.Upsert(both)
+	q := []string{"monday", "kestrel"}
+	plain := ix.Lexical(q, 5, nil)
+	if len(plain) == 0 || plain[0].ID == "both" {
+		t.Fatalf("plain BM25 already ranks the document with both terms first (%v): the fixture no longer shows the defect", plain)
+	}
+	all := ix.LexicalAllTerms(q, 5, nil)
+	if len(all) < 2 || all[0].ID != "both" {
+		t.Fatalf("LexicalAllTerms %v: want the document with both terms first", all)
+	}
+	bm25Of := func(id string) float64 {
+		for _, h := range ix.Lexical(q, 300, nil) {
+			if h.ID == id {
+				return h.Score
+			}
+		}
+		t.Fatalf("%s not found", id)
+		return 0
+	}
+	if got, want := all[0].Score, bm25Of("both"); got != want {
+		t.Errorf("the document with every term scores %v, want its BM25 score %v", got, want)
+	}
+	if got, want := all[1].Score, bm25Of(all[1].ID)/2; math.Abs(got-want) > 1e-6 {
+		t.Errorf("%s holds one of two terms: score %v, want half its BM25 score %v", all[1].ID, got, want)
+	}
+	for _, q := range [][]string{{"kestrel"}, {"kestrel", "nosuchterm"}, {"nosuchterm"}} {
+		if a, b := ix.LexicalAllTerms(q, 10, nil), ix.Lexical(q, 10, nil); !slices.Equal(a, b) {
+			t.Errorf("query %q: LexicalAllTerms %v, Lexical %v; want the same", q, a, b)
+		}
+	}
+}
