@@ -50,3 +50,33 @@ func TestKeywordQueryRanksEveryWordFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteNamingTheSubjectIsAboutThem: a query that names someone whose
+// facts are stored ("the contractor likes …") keeps the other_subject
+// penalty off a note (a statement no rule parsed, filed under its speaker)
+// whose own words name them.
+func TestNoteNamingTheSubjectIsAboutThem(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := openEngine(t, filepath.Join(t.TempDir(), "m.db"), engine.Config{})
+	var batch []engine.RememberParams
+	for _, tool := range tools[:4] {
+		batch = append(batch, engine.RememberParams{Namespace: "ns", Text: "Contractor likes " + tool + "."})
+	}
+	for _, area := range areas {
+		batch = append(batch, engine.RememberParams{Namespace: "ns", Text: "Intern prefers vim for " + area + " reviews on the gateway"})
+	}
+	const want = "The contractor in Lima reviews billing changes every thursday using emacs"
+	batch = append(batch, engine.RememberParams{Namespace: "ns", Text: want})
+	if _, err := e.RememberBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "contractor billing", Limit: 5})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, want) {
+		top := make([]string, 0, len(res.Items))
+		for _, it := range res.Items {
+			top = append(top, it.Content+" ["+it.Explanation+"]")
+		}
+		t.Fatalf("top %q; want the note about the contractor's billing reviews first", top)
+	}
+}

@@ -16,6 +16,7 @@ type queryFacts struct {
 	past         bool     // asks about earlier values, with history served
 	aboutPast    bool     // asks about earlier values, served or not
 	namesSubject bool     // names the subject of some candidate
+	subjects     []string // those subjects' terms
 	firstPerson  bool     // speaks in the first person singular
 	ours         bool     // speaks in the first person plural ("our landlord")
 	self         bool     // asks about the user ("what car do I drive?")

@@ -329,7 +329,8 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 	st.RUnlock()
 	q.terms = e.subjectTerms(q.firstPerson, qterms)
-	q.namesSubject = namesASubject(cands, q.terms)
+	q.subjects = namedSubjects(cands, q.terms)
+	q.namesSubject = len(q.subjects) > 0
 	for _, c := range cands {
 		e.rank(st, c, p, q, r, now)
 	}
@@ -1023,9 +1024,6 @@ func eligible(channel string, v *memory.Version) bool {
 	return true
 }
 
-// namesASubject reports whether the query names the subject of some
-// candidate, a fact's subject or an episode's speaker ("the user" in "who
-// employs the user?"): then the query says whom it is about.
 // subjectTerms are the terms by which a query names whom it asks about: its
 // own, and for a question in the first person ("what car do I drive?") the
 // user, under whom mnemon files what the user says. So the user's
@@ -1050,19 +1048,23 @@ func (e *Engine) userTerm() string {
 	return ""
 }
 
-func namesASubject(cands []*scored, qterms []string) bool {
+// namedSubjects returns the subjects of candidates the query names, a
+// fact's subject or an episode's speaker ("the user" in "who employs the
+// user?"): then the query says whom it is about.
+func namedSubjects(cands []*scored, qterms []string) []string {
+	var named []string
 	seen := ""
 	for _, c := range cands {
 		t := c.en.SubjectTerm
 		if t == "" || t == seen {
 			continue
 		}
-		if slices.Contains(qterms, t) {
-			return true
+		if slices.Contains(qterms, t) && !slices.Contains(named, t) {
+			named = append(named, t)
 		}
 		seen = t
 	}
-	return false
+	return named
 }
 
 // otherSubject reports whether v is a fact about someone a query that
@@ -1187,6 +1189,12 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		add("subject", r.SubjectMatch)
 	}
 	other := otherSubject(c.en, qterms, q.namesSubject)
+	if other && index.IsNoteKey(v.Key) && len(st.ExplainLexical(v.ID, q.subjects)) > 0 {
+		// A note is a statement no rule parsed, kept under its speaker:
+		// "the contractor in Mumbai reviews auditing changes" is about
+		// the contractor when its own words say so, whoever said it.
+		other = false
+	}
 	if other {
 		// "who employs the user?" is not answered by "The user's wife
 		// works at Hooli". A penalty, not a larger subject bonus: the
