@@ -222,7 +222,7 @@ func TestPostgresServeAndWorker(t *testing.T) {
 			break
 		}
 		if state == jobs.StateFailed || time.Now().After(deadline) {
-			t.Fatalf("job: %s; worker stderr:\n%s", body, w.String())
+			t.Fatalf("job: %s; worker stderr:\n%s", body, w.stderr.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -244,39 +244,38 @@ func TestPostgresServeAndWorker(t *testing.T) {
 		t.Fatalf("jobs --state succeeded: %s", out)
 	}
 	noPassword(t, "serve's log", s.stderr.String())
-	noPassword(t, "the worker's log", w.String())
+	noPassword(t, "the worker's log", w.stderr.String())
 }
 
 // startWorkerChild runs mnemon args (a worker, which listens nowhere) in a
 // child process until the test ends, and returns its standard error.
-func startWorkerChild(t *testing.T, args ...string) *testutil.SyncBuffer {
+func startWorkerChild(t *testing.T, args ...string) *child {
 	t.Helper()
 	argsJSON, err := json.Marshal(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &testutil.SyncBuffer{}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	c := &child{stderr: &testutil.SyncBuffer{}, done: make(chan struct{})}
+	c.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "MNEMON_") {
-			cmd.Env = append(cmd.Env, kv)
+			c.cmd.Env = append(c.cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, serveChildEnv+"="+string(argsJSON))
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
+	c.cmd.Env = append(c.cmd.Env, serveChildEnv+"="+string(argsJSON))
+	c.cmd.Stderr = c.stderr
+	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
 	go func() {
-		_ = cmd.Wait()
-		close(done)
+		_ = c.cmd.Wait()
+		close(c.done)
 	}()
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
+		_ = c.cmd.Process.Kill()
+		<-c.done
 	})
-	return stderr
+	return c
 }
 
 // TestPostgresDeadWorkersJobIsRescued: a job left running by a worker that
@@ -318,7 +317,7 @@ func TestPostgresDeadWorkersJobIsRescued(t *testing.T) {
 			break
 		}
 		if state == jobs.StateFailed || time.Now().After(deadline) {
-			t.Fatalf("the dead worker's job was not rescued: %s; worker stderr:\n%s", body, w.String())
+			t.Fatalf("the dead worker's job was not rescued: %s; worker stderr:\n%s", body, w.stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
