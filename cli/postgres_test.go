@@ -171,6 +171,19 @@ func TestPostgresCLI(t *testing.T) {
 	if got, want := mustRun(t, file, "facts"), mustRun(t, db, "facts"); got != want {
 		t.Fatalf("facts after the move:\n%s\nwant:\n%s", got, want)
 	}
+	// And back, losslessly: the SQLite file exports what PostgreSQL did,
+	// and a fresh schema importing that exports it once more.
+	back := mustRun(t, file, "export")
+	if withoutHeader(back) != withoutHeader(out) {
+		t.Fatalf("export from SQLite after the move:\n%s\nwant the PostgreSQL export:\n%s", back, out)
+	}
+	db2 := pgSchema(t)
+	if code, _, errs := runCLI(t, db2, back, "import"); code != 0 {
+		t.Fatalf("import into PostgreSQL: exit %d: %s", code, errs)
+	}
+	if again := mustRun(t, db2, "export"); withoutHeader(again) != withoutHeader(out) {
+		t.Fatalf("export after SQLite -> PostgreSQL:\n%s\nwant:\n%s", again, out)
+	}
 
 	// A database that cannot be reached: the error names it, redacted.
 	u, _ := url.Parse(db)
@@ -178,6 +191,16 @@ func TestPostgresCLI(t *testing.T) {
 	code, _, errs := runCLI(t, u.String(), "", "recall", "x")
 	noPassword(t, "an open failure", errs)
 	oneLine(t, code, errs, 1, "cannot open database postgres://postgres:xxxxx@127.0.0.1:1/")
+}
+
+// withoutHeader is an export without its header record, which says when
+// it was written.
+func withoutHeader(export string) string {
+	_, rest, _ := strings.Cut(export, "\n")
+	if !strings.HasPrefix(export, `{"record":"header"`) {
+		return export
+	}
+	return rest
 }
 
 // TestPostgresSchemaTooNew: a database a newer mnemon migrated is refused,
