@@ -69,7 +69,10 @@ func serveWith(t *testing.T, db string, extra ...string) *server {
 			s.cmd.Env = append(s.cmd.Env, kv)
 		}
 	}
-	s.cmd.Env = append(s.cmd.Env, childArgs+"="+string(args), "MNEMON_ADDR_FILE="+addrFile)
+	// A job a killed server left running is taken for dead 6 s after it
+	// started (River's default is far longer): the other server rescues it.
+	s.cmd.Env = append(s.cmd.Env, childArgs+"="+string(args), "MNEMON_ADDR_FILE="+addrFile,
+		"MNEMON_JOB_TIMEOUT=5s", "MNEMON_JOB_RESCUE_AFTER=6s")
 	s.cmd.Stderr = s.stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -263,7 +266,10 @@ func TestTwoServesOnePostgres(t *testing.T) {
 	t.Logf("A killed after %d acknowledged captures, %d sent, %d failed", len(acked), len(tried), failed.Load())
 
 	// B goes on: it serves A's last acknowledged capture and takes new ones.
-	sees(t, b, acked[len(acked)-1], 10*time.Second)
+	// The capture is stored, but another replica indexes it once it is
+	// extracted; when A died in the middle of that job, B's worker rescues
+	// it (6 s after it started, when River's rescuer next runs).
+	sees(t, b, acked[len(acked)-1], 60*time.Second)
 	if code, body := post(b.url+"/v1/episodes", capture("afterkill")); code != http.StatusAccepted {
 		t.Fatalf("capture on B after A's death: %d %s", code, body)
 	}
