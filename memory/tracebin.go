@@ -189,8 +189,10 @@ func appendNum(b []byte, v float64) []byte {
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 }
 
-func (r *binReader) num() float64 {
-	x := r.varint()
+func (r *binReader) num() float64 { return r.numOf(r.varint()) }
+
+// numOf finishes reading a number whose varint was x.
+func (r *binReader) numOf(x int64) float64 {
 	switch {
 	case x&1 == 0:
 		return float64(x>>1) / numScale

@@ -243,18 +243,6 @@ func (r *binReader) placedNum(last *[maxTraceNames]float64, set *uint64, k int) 
 	return v
 }
 
-// numOf finishes reading a number whose varint was x.
-func (r *binReader) numOf(x int64) float64 {
-	switch {
-	case x&1 == 0:
-		return float64(x>>1) / numScale
-	case x == 1:
-		return r.float()
-	}
-	r.fail("number")
-	return 0
-}
-
 // appendULID writes an id's time as a varint difference from ref, then its
 // 10 random bytes.
 func (s *compactState) appendULID(b []byte, u ulid128, ref uint64) []byte {

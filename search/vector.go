@@ -484,20 +484,9 @@ func canonical(v Vector) (Vector, bool) {
 			c.Values = append(c.Values, x)
 		}
 		// Drop exact zeros: they cost postings and contribute nothing.
-		k := 0
-		for i := range c.Indices {
-			if c.Values[i] != 0 {
-				c.Indices[k], c.Values[k] = c.Indices[i], c.Values[i]
-				k++
-			}
-		}
-		c.Indices, c.Values = c.Indices[:k], c.Values[:k]
+		dropZeros(&c)
 	}
-	var ss float64
-	for _, x := range c.Values {
-		ss += float64(x) * float64(x)
-	}
-	if ss == 0 || math.IsInf(ss, 0) {
+	if !hasNorm(c.Values) {
 		return Vector{}, false
 	}
 	Normalize(&c)
@@ -542,26 +531,35 @@ func Canonicalize(v *Vector) bool {
 				return ok
 			}
 		}
-		// Drop exact zeros, as canonical does.
-		k := 0
-		for i := range v.Indices {
-			if v.Values[i] != 0 {
-				v.Indices[k], v.Values[k] = v.Indices[i], v.Values[i]
-				k++
-			}
-		}
-		v.Indices, v.Values = v.Indices[:k], v.Values[:k]
+		dropZeros(v) // as canonical does
 	}
-	var ss float64
-	for _, x := range v.Values {
-		ss += float64(x) * float64(x)
-	}
-	if ss == 0 || math.IsInf(ss, 0) {
+	if !hasNorm(v.Values) {
 		*v = Vector{}
 		return false
 	}
 	Normalize(v)
 	return true
+}
+
+// dropZeros removes the zero entries of a sparse vector in place.
+func dropZeros(v *Vector) {
+	k := 0
+	for i := range v.Indices {
+		if v.Values[i] != 0 {
+			v.Indices[k], v.Values[k] = v.Indices[i], v.Values[i]
+			k++
+		}
+	}
+	v.Indices, v.Values = v.Indices[:k], v.Values[:k]
+}
+
+// hasNorm reports whether values have a finite, nonzero norm.
+func hasNorm(values []float32) bool {
+	var ss float64
+	for _, x := range values {
+		ss += float64(x) * float64(x)
+	}
+	return ss != 0 && !math.IsInf(ss, 0)
 }
 
 // isCanonical reports whether v is valid, has no zero entries, and has unit
