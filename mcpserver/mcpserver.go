@@ -53,35 +53,35 @@ func New(eng *engine.Engine, b Binding, opts Options) *mcp.Server {
 	})
 	t := &tools{eng: eng, ns: b.Namespace, log: opts.Logger}
 	if b.CanWrite {
-		mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Store a statement or a structured fact now. " +
+		addTool(s, &mcp.Tool{Name: "remember", Description: "Store a statement or a structured fact now. " +
 			"mnemon extracts, reconciles (ADD, REINFORCE, SUPERSEDE, CONTEST) and versions it; the answer says what it did. " +
 			"A statement no rule reads is kept as a note; text that states nothing to keep (a question, what someone " +
 			"else said) is kept only as said, an episode recall still finds."}, t.remember)
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "recall", Description: "Retrieve the memories that matter for a query, " +
+	addTool(s, &mcp.Tool{Name: "recall", Description: "Retrieve the memories that matter for a query, " +
 		"packed into a token budget, each with its citation and a trust action. Keep the retrieval_id to send feedback.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.recall)
-	mcp.AddTool(s, &mcp.Tool{Name: "respond", Description: "Answer a question with the server's chat model from the " +
+	addTool(s, &mcp.Tool{Name: "respond", Description: "Answer a question with the server's chat model from the " +
 		"memories recalled for it. Returns the answer, the memories it used and the retrieval_id for feedback. " +
 		"Fails with model_not_configured when the server has no chat model; recall works without one.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)}}, t.respond)
 	if b.CanWrite {
-		mcp.AddTool(s, &mcp.Tool{Name: "forget", Description: "Forget a memory (by memory or version id): it and the " +
+		addTool(s, &mcp.Tool{Name: "forget", Description: "Forget a memory (by memory or version id): it and the " +
 			"statements it came from leave retrieval for good (kept as tombstones). Forgetting twice changes nothing.",
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true}}, t.forget)
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "list_facts", Description: "List distilled facts (current ones; include_history adds " +
+	addTool(s, &mcp.Tool{Name: "list_facts", Description: "List distilled facts (current ones; include_history adds " +
 		"superseded and expired versions), optionally about one subject.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.listFacts)
-	mcp.AddTool(s, &mcp.Tool{Name: "history", Description: "Show every version of one memory: how its value " +
+	addTool(s, &mcp.Tool{Name: "history", Description: "Show every version of one memory: how its value " +
 		"changed, which operation made each version, and its validity.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.history)
 	if b.CanWrite {
-		mcp.AddTool(s, &mcp.Tool{Name: "feedback", Description: "Say how a recall served the task: helpful, unused " +
+		addTool(s, &mcp.Tool{Name: "feedback", Description: "Say how a recall served the task: helpful, unused " +
 			"or harmful (with severity). Moves usefulness and trust only, never facts; with the output, only the " +
 			"memories it used are reinforced. Repeating a judgement changes nothing."}, t.feedback)
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "explain", Description: "Explain a memory (why it is stored: evidence, admission " +
+	addTool(s, &mcp.Tool{Name: "explain", Description: "Explain a memory (why it is stored: evidence, admission " +
 		"reasons, operations, what superseded it, how feedback moved its usefulness and trust) or a retrieval " +
 		"(why each candidate ranked).", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.explain)
 	return s
