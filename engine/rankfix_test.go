@@ -530,3 +530,30 @@ func TestTaskRequestPrefersTheUsersRules(t *testing.T) {
 		t.Errorf("saw %d of the three turns in %q", seen, got)
 	}
 }
+
+// A fact whose value a later turn says changed, in lowercase chat with no
+// slot the rules read ("finally got rid of teamcity, … on buildkite now"),
+// goes below that turn for a question about what holds now.
+func TestLaterTurnOvertakesAFact(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-20 * day)
+	captureSession(t, e, "ns", "a", start, "we're still on teamcity for the build pipeline, it's painfully slow", "the standup ran long")
+	captureSession(t, e, "ns", "b", start.Add(10*day), "finally got rid of teamcity, everything runs on buildkite now", "lunch was good")
+	facts, err := e.Facts(context.Background(), engine.FactsParams{Namespace: "ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range facts {
+		t.Logf("fact %s %s=%s %q", f.Subject, f.Key, f.Value, f.Content)
+	}
+	for q, want := range map[string]string{
+		"what do we use for the build pipeline?": "buildkite",
+		"what CI do we use now?":                 "buildkite",
+	} {
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, want) {
+			t.Errorf("%q: top items %v; want %q first", q, contents(res), want)
+		}
+	}
+}

@@ -475,6 +475,11 @@ func sharesAny(a, b []string) bool {
 // candidates, with any turn it found that no channel had offered, and
 // whether it changed a score.
 //
+// A current fact is followed the same way, its value taking the names'
+// place: "the team uses teamcity for the build pipeline" goes below "finally
+// got rid of teamcity, everything runs on buildkite now", a change the rules
+// read no slot in.
+//
 // For a question that asks what holds now ("who runs the Cork office right
 // now?"), any later turn that names the top turn's names follows it, change
 // cue or not: "Saoirse runs the office" is overtaken by "Saoirse's off
@@ -491,10 +496,20 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 	changed := false
 	for i := 0; i < min(tops, len(cands)); i++ {
 		old := cands[i]
-		if old.en.V.Kind != memory.KindEpisodic {
-			continue
+		var names []string
+		anyTurn := now // a later turn follows without a change cue
+		switch v := old.en.V; {
+		case v.Kind == memory.KindEpisodic:
+			names = nameTerms(v.Content, e.analyzer)
+		case v.Kind == memory.KindSemantic && v.Value != "" && v.Status == memory.StatusActive:
+			// A fact's value is its name, capitalised or not: chat says
+			// "got rid of teamcity" as readily as "TeamCity". Only a turn
+			// that says something changed overtakes it: a later mention
+			// ("I might switch to VS Code at some point" after "VS Code,
+			// before Vim") leaves the fact as it is.
+			names = slices.Compact(slices.Sorted(slices.Values(e.analyzer.QueryTerms(v.Value))))
+			anyTurn = false
 		}
-		names := nameTerms(old.en.V.Content, e.analyzer)
 		if len(names) == 0 {
 			continue
 		}
@@ -505,9 +520,12 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			st.RLock()
 			en, ok := st.EntryLocked(h.ID)
 			st.RUnlock()
-			if !ok || en.V.Kind != memory.KindEpisodic || en.Shape&shapeChange == 0 && !now || en.Shape&shapeRequest != 0 ||
+			if !ok || en.V.Kind != memory.KindEpisodic || en.Shape&shapeChange == 0 && !anyTurn || en.Shape&shapeRequest != 0 ||
 				!en.V.ObservedAt.After(old.en.V.ObservedAt) {
 				continue
+			}
+			if old.en.V.Kind != memory.KindEpisodic && len(st.ExplainLexical(h.ID, names)) < len(names) {
+				continue // names part of the value: "green tea" is no "black tea"
 			}
 			nw, found := byID[h.ID]
 			if !found {
