@@ -557,3 +557,21 @@ func TestLaterTurnOvertakesAFact(t *testing.T) {
 		}
 	}
 }
+
+// Statements remembered as said (notes, no rule read them) follow each
+// other as turns do: the later one that says the value changed goes first.
+func TestLaterNoteOvertakesANote(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-30 * day)
+	for i, text := range []string{"my daily driver is a Golf.", "the office plants need water", "sold the golf, I bike everywhere now"} {
+		if _, err := e.Remember(context.Background(), engine.RememberParams{Namespace: "ns", Scope: memory.Scope{UserID: "u1"},
+			Text: text, ObservedAt: start.Add(time.Duration(i) * 5 * day)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what car do I drive?", Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "sold the golf") {
+		t.Fatalf("top items %v; want the later note first", contents(res))
+	}
+}

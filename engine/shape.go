@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemon-dev/mnemon/embed/vectors"
 	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
 )
@@ -145,7 +146,11 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 	if v.Kind != memory.KindEpisodic {
 		return 0
 	}
-	text := v.Content
+	return shapeOfText(v.Content, an)
+}
+
+// shapeOfText is the shape of a turn's text.
+func shapeOfText(text string, an *search.Analyzer) turnShape {
 	var s turnShape
 	if asks(text) {
 		s |= shapeRequest
@@ -499,7 +504,7 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 		var names []string
 		anyTurn := now // a later turn follows without a change cue
 		switch v := old.en.V; {
-		case v.Kind == memory.KindEpisodic:
+		case saidAsIs(v):
 			names = nameTerms(v.Content, e.analyzer)
 		case v.Kind == memory.KindSemantic && v.Value != "" && v.Status == memory.StatusActive:
 			// A fact's value is its name, capitalised or not: chat says
@@ -520,11 +525,17 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			st.RLock()
 			en, ok := st.EntryLocked(h.ID)
 			st.RUnlock()
-			if !ok || en.V.Kind != memory.KindEpisodic || en.Shape&shapeChange == 0 && !anyTurn || en.Shape&shapeRequest != 0 ||
-				!en.V.ObservedAt.After(old.en.V.ObservedAt) {
+			if !ok || !saidAsIs(en.V) || !en.V.ObservedAt.After(old.en.V.ObservedAt) {
 				continue
 			}
-			if old.en.V.Kind != memory.KindEpisodic && len(st.ExplainLexical(h.ID, names)) < len(names) {
+			sh := en.Shape
+			if en.V.Kind != memory.KindEpisodic {
+				sh = shapeOfText(en.V.Content, e.analyzer) // a note keeps no shape
+			}
+			if sh&shapeChange == 0 && !anyTurn || sh&shapeRequest != 0 {
+				continue
+			}
+			if !saidAsIs(old.en.V) && len(st.ExplainLexical(h.ID, names)) < len(names) {
 				continue // names part of the value: "green tea" is no "black tea"
 			}
 			nw, found := byID[h.ID]
@@ -544,6 +555,12 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 		}
 	}
 	return cands, changed
+}
+
+// saidAsIs reports a turn, or a note (a statement remembered as said,
+// which stands in for its turn).
+func saidAsIs(v *memory.Version) bool {
+	return v.Kind == memory.KindEpisodic || v.Kind == memory.KindSemantic && index.IsNoteKey(v.Key)
 }
 
 // nameTerms returns the index terms of the capitalised words of a turn
