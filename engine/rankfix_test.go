@@ -575,3 +575,56 @@ func TestLaterNoteOvertakesANote(t *testing.T) {
 		t.Fatalf("top items %v; want the later note first", contents(res))
 	}
 }
+
+// A rule remembered as a fact binds a task as the turn that said it does,
+// and a task asks for no value, so a turn that says something changed
+// gets no lift for it.
+func TestTaskReachesRuleFacts(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-10 * day)
+	// The rule as a structured fact, as an agent stores one.
+	if _, err := e.Remember(context.Background(), engine.RememberParams{Namespace: "ns", Scope: memory.Scope{UserID: "u1"},
+		Text: "peanuts are a hard no for me", Type: memory.TypeConstraint, Subject: "user", Key: "constraint:peanuts",
+		Value: "no peanuts", ObservedAt: start}); err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"the quarterly report went out on time", "the printer on floor two is jammed again",
+		"moved my standup to 9:30 now", "the new intern starts monday"} {
+		if _, err := e.Remember(context.Background(), engine.RememberParams{Namespace: "ns", Scope: memory.Scope{UserID: "u1"},
+			Text: text, ObservedAt: start.Add(time.Duration(i+1) * day)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	captureSession(t, e, "ns", "a", start.Add(6*day), "switched to oat milk in my coffee now", "the weather turned")
+	facts, err := e.Facts(context.Background(), engine.FactsParams{Namespace: "ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rule string
+	for _, f := range facts {
+		if f.Type == memory.TypeConstraint {
+			rule = f.Content
+		}
+	}
+	if rule == "" {
+		t.Fatalf("no constraint stored from the peanut rule: %v", facts)
+	}
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "order us some snacks for the offsite",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	found := false
+	for i, it := range res.Items {
+		if it.Content == rule {
+			found = true
+			if i > 1 || it.Terms["task_rule"] <= 0 {
+				t.Errorf("the rule ranks %d with terms %v; want the top 2, lifted by task_rule: %v", i+1, it.Terms, contents(res))
+			}
+		}
+		if it.Terms["change"] != 0 {
+			t.Errorf("%q lifted as a change for a task: %v", it.Content, it.Terms)
+		}
+	}
+	if !found {
+		t.Errorf("the rule %q is not served for the task: %v", rule, contents(res))
+	}
+}

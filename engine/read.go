@@ -1168,9 +1168,10 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.AgentRemark != 0 && isAgentSpeaker(v.Subject) && agentRemark(c.en, q) {
 			add("agent_remark", -r.AgentRemark)
 		}
-		if r.ChangeCue != 0 && !q.past && (q.self || q.current) && sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 && c.relevant() {
+		if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 && c.relevant() {
 			// What changed last is what is true now: "everything runs
-			// on Fly.io now" over "the app's on Heroku".
+			// on Fly.io now" over "the app's on Heroku". A task ("order
+			// me dinner") asks for no value, so no change answers it.
 			add("change", r.ChangeCue)
 		}
 		if r.TaskRule != 0 && q.task && sh&shapeRule != 0 && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) {
@@ -1182,6 +1183,11 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.AnswerType != 0 && q.number && sh&shapeNumber != 0 {
 			add("answer_type", r.AnswerType)
 		}
+	}
+	if r.TaskRule != 0 && q.task && v.Kind == memory.KindSemantic && v.Type == memory.TypeConstraint && v.Status == memory.StatusActive {
+		// A stated rule as a fact ("no cilantro for me, ever") binds a
+		// task as the turn that said it does.
+		add("task_rule", r.TaskRule)
 	}
 	if c.en.SubjectTerm != "" && slices.Contains(qterms, c.en.SubjectTerm) {
 		// "which editor does the user prefer?" is about the user, not
