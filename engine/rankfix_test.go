@@ -538,22 +538,26 @@ func TestLaterTurnOvertakesAFact(t *testing.T) {
 	t.Parallel()
 	e, clk, _ := newEngine(t)
 	start := clk.Now().Add(-20 * day)
-	captureSession(t, e, "ns", "a", start, "we're still on teamcity for the build pipeline, it's painfully slow", "the standup ran long")
-	captureSession(t, e, "ns", "b", start.Add(10*day), "finally got rid of teamcity, everything runs on buildkite now", "lunch was good")
-	facts, err := e.Facts(context.Background(), engine.FactsParams{Namespace: "ns"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range facts {
-		t.Logf("fact %s %s=%s %q", f.Subject, f.Key, f.Value, f.Content)
-	}
-	for q, want := range map[string]string{
-		"what do we use for the build pipeline?": "buildkite",
-		"what CI do we use now?":                 "buildkite",
+	for i, change := range []string{
+		"finally got rid of teamcity, everything runs on buildkite now",
+		"we ripped out teamcity last sprint, buildkite does the builds",
+		"scrapped teamcity over the holidays, buildkite handles it",
 	} {
-		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
-		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, want) {
-			t.Errorf("%q: top items %v; want %q first", q, contents(res), want)
+		ns := fmt.Sprintf("ns%d", i)
+		captureSession(t, e, ns, "a", start, "we're still on teamcity for the build pipeline, it's painfully slow", "the standup ran long")
+		captureSession(t, e, ns, "b", start.Add(10*day), change, "lunch was good")
+		facts, err := e.Facts(context.Background(), engine.FactsParams{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range facts {
+			t.Logf("%s: fact %s %s=%s %q", ns, f.Subject, f.Key, f.Value, f.Content)
+		}
+		for _, q := range []string{"what do we use for the build pipeline?", "what CI do we use now?"} {
+			res := retrieve(t, e, engine.RetrieveParams{Namespace: ns, Query: q, Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+			if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "buildkite") {
+				t.Errorf("after %q, %q: top items %v; want buildkite first", change, q, contents(res))
+			}
 		}
 	}
 }

@@ -85,7 +85,8 @@ var changeWords = map[string]bool{
 	"ditched": true, "replaced": true, "migrated": true, "migration": true, "changed": true,
 	"reorg": true, "longer": true, "new": true, "gave": true, "left": true, "sold": true,
 	"bought": true, "ported": true, "upgraded": true, "cancelled": true, "canceled": true,
-	"joined": true, "retired": true, "swapped": true, "traded": true,
+	"joined": true, "retired": true, "swapped": true, "traded": true, "ripped": true, "scrapped": true,
+	"dumped": true, "ditching": true, "swapping": true, "replacing": true, "rid": true,
 }
 
 // movedWords are change words only when a place or direction follows:
