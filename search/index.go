@@ -117,8 +117,10 @@ type denseBlock struct {
 	// let a scan skip most rows after reading an eighth or a half of them
 	// (see tailTopK).
 	rest []float32
-	// lead holds, for a tail block, a copy of each row's values before the
-	// first checkpoint, row after row. A scan reads them for every row and
+	// lead holds, for a tail block, each row's first coordinates on the
+	// block's axes (tailrot.go; until it has axes, a copy of the row's
+	// values before the first checkpoint), row after row, and rest[2*slot]
+	// the norm of its other coordinates: the first checkpoint's bound. A scan reads them for every row and
 	// the rest of a row for about a third: read from the rows, the first
 	// values of 10,000 rows were 10,000 cache lines a row's length apart
 	// (2.5 MB at 64 values, more than the L2); here they are 320 KB read
@@ -128,6 +130,12 @@ type denseBlock struct {
 	// sixteen values (or its end): a third bound, checked eight values into
 	// the middle run of a 64-value row (see tailScan).
 	mid []float32
+	// moment is the upper triangle of Σ row·rowᵀ over the rows (dim×dim),
+	// axes the first tailCuts(dim) principal axes computed from it when
+	// the block held rotRows rows (nil: the identity); see tailrot.go.
+	moment  []float64
+	axes    []float64
+	rotRows int
 }
 
 // tailCuts returns the two checkpoints of a tail row of n values, an
@@ -337,7 +345,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 			ix.vdim[i] = info.vdim
 			ix.dimDocs[info.vdim]++
 			if n := ix.tailN[vec.Dim]; n > 0 && vec.Indices != nil {
-				info.tail = ix.addTail(uint32(i), vec, n)
+				info.tail = ix.addTail(uint32(i), vec, n, false)
 				k := headLen(vec, n)
 				vec.Indices, vec.Values = vec.Indices[:k], vec.Values[:k]
 			}
@@ -373,7 +381,9 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 	for dim, blk := range ix.tails {
 		if len(blk.ords) == 0 {
 			delete(ix.tails, dim)
+			continue
 		}
+		blk.tailRotate(true)
 	}
 
 	total := 0
@@ -480,7 +490,7 @@ func (ix *Index) upsertLocked(id string, terms []string, vec Vector, hasVec bool
 			head := vec.Indices
 			if n := ix.tailN[vec.Dim]; n > 0 {
 				head = head[:headLen(vec, n)]
-				info.tail = ix.addTail(ord, vec, n)
+				info.tail = ix.addTail(ord, vec, n, true)
 			}
 			for k, j := range head {
 				ix.vlists[ix.dimList(j)].insert(ord, vec.Values[k])
@@ -590,8 +600,9 @@ func (ix *Index) addDense(ord uint32, v Vector) int32 {
 }
 
 // addTail stores the last n dimensions of the sparse vector v as a dense row
-// of tails[v.Dim] and returns its slot.
-func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
+// of tails[v.Dim] and returns its slot. rotate says to compute the block's
+// axes again if it has doubled since (a bulk load does it once at the end).
+func (ix *Index) addTail(ord uint32, v Vector, n int, rotate bool) int32 {
 	blk := ix.tails[v.Dim]
 	if blk == nil {
 		blk = &denseBlock{dim: n}
@@ -604,10 +615,15 @@ func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
 		blk.vals[row+int(v.Indices[k]-lo)] = v.Values[k]
 	}
 	c1, c2 := tailCuts(n)
-	blk.rest = append(blk.rest, norm(blk.vals[row+c1:row+n]), norm(blk.vals[row+c2:row+n]))
-	blk.lead = append(blk.lead, blk.vals[row:row+c1]...)
-	blk.mid = append(blk.mid, norm(blk.vals[row+min(c1+8, n):row+n]))
+	vals := blk.vals[row : row+n]
+	blk.lead = append(blk.lead, make([]float32, c1)...)
+	blk.rest = append(blk.rest, blk.tailLead(vals, blk.lead[len(blk.lead)-c1:]), norm(vals[c2:]))
+	blk.mid = append(blk.mid, norm(vals[min(c1+8, n):]))
 	blk.ords = append(blk.ords, ord)
+	blk.tailMoment(vals, 1)
+	if rotate {
+		blk.tailRotate(false)
+	}
 	return int32(len(blk.ords) - 1)
 }
 
@@ -617,6 +633,7 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 	n := blk.dim
 	c1, _ := tailCuts(n)
 	last := int32(len(blk.ords) - 1)
+	blk.tailMoment(blk.vals[int(slot)*n:int(slot+1)*n], -1)
 	if slot != last {
 		moved := blk.ords[last]
 		blk.ords[slot] = moved
@@ -716,7 +733,8 @@ type scratch struct {
 	cands   []uint32
 	sorted  []uint32 // cands in ordinal order, for galloping
 	qtail   []float32
-	heap2   []cand // the second half's heap in a parallel tail scan
+	qlead   []float32 // the query tail's coordinates on a block's axes
+	heap2   []cand    // the second half's heap in a parallel tail scan
 	// seedHeap and seeds are tailSeeds' heap and result.
 	seedHeap []cand
 	seeds    []int32
@@ -1192,6 +1210,13 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 	if keep == nil {
 		size = k
 	}
+	// The query's coordinates on the block's axes and the norm of the
+	// rest: the first checkpoint's side of the query (tailrot.go).
+	c1, _ := tailCuts(n)
+	tq := tailQuery{lead: append(sc.qlead[:0], make([]float32, c1)...)}
+	sc.qlead = tq.lead
+	tq.rest = blk.tailLead(qtail, tq.lead)
+	tq.rotated = blk.axes != nil
 	// A long block is scanned in two halves at once, each keeping its own
 	// best: the union holds the best of the whole.
 	rows := len(blk.ords)
@@ -1201,8 +1226,8 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		half := rows / 2
 		var h2 []cand
 		var wg sync.WaitGroup
-		wg.Go(func() { h2 = ix.tailScan(blk, qtail, sc.acc, nil, half, rows, size, floor, sc.heap2[:0], nil) })
-		h = ix.tailScan(blk, qtail, sc.acc, nil, 0, half, size, floor, sc.heap[:0], nil)
+		wg.Go(func() { h2 = ix.tailScan(blk, qtail, tq, sc.acc, nil, half, rows, size, floor, sc.heap2[:0], nil) })
+		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, half, size, floor, sc.heap[:0], nil)
 		wg.Wait()
 		complete = len(h) < size && len(h2) < size
 		h = append(h, h2...)
@@ -1213,8 +1238,8 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		// its checkpoints. The heap ends holding the same rows whatever
 		// the order (its order is total), so the result is the same.
 		seeds := ix.tailSeeds(sc, blk, *touched, size)
-		h = ix.tailScan(blk, qtail, sc.acc, seeds, 0, len(seeds), size, floor, sc.heap[:0], nil)
-		h = ix.tailScan(blk, qtail, sc.acc, nil, 0, rows, size, floor, h, seeds)
+		h = ix.tailScan(blk, qtail, tq, sc.acc, seeds, 0, len(seeds), size, floor, sc.heap[:0], nil)
+		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, rows, size, floor, h, seeds)
 		sc.seeds = seeds[:0]
 		complete = len(h) < size
 	}
@@ -1340,22 +1365,24 @@ var tailSeeding = true
 // values, at a third one sixteen values in: blk.mid), and returns h. With slots
 // not nil it scores the rows slots[lo:hi] instead; skip, ascending, names
 // rows already scored (into h) to pass over.
-func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots []int32, lo, hi, size int, floor float64, h []cand, skip []int32) []cand {
+func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []float32, slots []int32, lo, hi, size int, floor float64, h []cand, skip []int32) []cand {
 	const slack = 1e-5
 	n := blk.dim
 	c1, c2 := tailCuts(n)
-	q1, q2 := norm(qtail[c1:]), norm(qtail[c2:])
+	q1, q2 := tq.rest, norm(qtail[c2:])
 	theta := float32(floor)
 	if len(h) == size {
 		theta = max(theta, h[0].score)
 	}
 	// The first checkpoint is read for every row: with the usual eight
 	// values it is multiplied out here, a call per row saved.
-	var q8 [8]float32
+	var q8, l8 [8]float32
 	inline := c1 == len(q8)
 	if inline {
 		copy(q8[:], qtail)
+		copy(l8[:], tq.lead)
 	}
+	rotated := tq.rotated
 	// A row of 64 values (the word-vector tail) is read in runs of eight
 	// past the first checkpoint, with a third bound after the first run.
 	wide := inline && n == 64 && tailWide
@@ -1382,17 +1409,29 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 			continue
 		}
 		d := ords[slot]
+		// The first checkpoint on the block's axes; without axes its
+		// partial sum is the score's own first part, as the lead is the
+		// row's first values.
 		var s float32
 		if inline {
 			r := lead[slot*8 : slot*8+8 : slot*8+8]
-			s = acc[d] + ((q8[0]*r[0] + q8[1]*r[1]) + (q8[2]*r[2] + q8[3]*r[3])) + ((q8[4]*r[4] + q8[5]*r[5]) + (q8[6]*r[6] + q8[7]*r[7]))
+			s = acc[d] + ((l8[0]*r[0] + l8[1]*r[1]) + (l8[2]*r[2] + l8[3]*r[3])) + ((l8[4]*r[4] + l8[5]*r[5]) + (l8[6]*r[6] + l8[7]*r[7]))
 		} else {
-			s = acc[d] + dotRow(qtail[:c1], lead[slot*c1:(slot+1)*c1])
+			s = acc[d] + dotRow(tq.lead, lead[slot*c1:(slot+1)*c1])
 		}
 		if s+q1*rest[2*slot]+slack < theta {
 			continue
 		}
 		row := vals[slot*n : (slot+1)*n : (slot+1)*n]
+		if rotated {
+			// The score itself, from the row's own values.
+			if inline {
+				r := row[:8:8]
+				s = acc[d] + ((q8[0]*r[0] + q8[1]*r[1]) + (q8[2]*r[2] + q8[3]*r[3])) + ((q8[4]*r[4] + q8[5]*r[5]) + (q8[6]*r[6] + q8[7]*r[7]))
+			} else {
+				s = acc[d] + dotRow(qtail[:c1], row[:c1])
+			}
+		}
 		if wide {
 			// dotRow over the middle run and the rest, written out:
 			// the same multiply-adds into the same eight accumulators
@@ -1500,6 +1539,16 @@ func (ix *Index) siftDown(h []cand, i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// tailQuery is the query's side of a tail scan's first checkpoint: its
+// first coordinates on the block's axes and the norm of the others
+// (tailLead), and whether those axes are a rotation (else lead is the
+// query's own first values).
+type tailQuery struct {
+	lead    []float32
+	rest    float32
+	rotated bool
 }
 
 // ExplainLexical returns the BM25 contribution of each query term found in
