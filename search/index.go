@@ -881,7 +881,9 @@ func (ix *Index) lexical(terms []string, k int, keep func(id string) bool, coord
 }
 
 // Semantic returns the top k documents by cosine similarity ≥ floor, best
-// first, ties broken by ID, with the same keep contract as Lexical. Only
+// first, ties broken by ID, with the same keep contract as Lexical (on a
+// dense tail of parallelTailRows rows or more, keep is called from two
+// goroutines at once: it must be safe for concurrent use). Only
 // documents whose vector has the query's Dim can match. Sparse vectors are
 // scored exactly through per-dimension posting lists, visiting only the
 // query's nonzero dimensions; dense vectors are compared brute force.
@@ -968,7 +970,7 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 			}
 		}
 		sc.qdims = qd[:0]
-		hits := ix.tailTopK(sc, tailBlk, qtail, k, theta, keep, &touched)
+		hits := ix.tailTopK(sc, tailBlk, qtail, k, theta, keep, touched)
 		ix.putScratch(sc, touched)
 		return hits
 	}
@@ -1193,23 +1195,19 @@ func norm(xs []float32) float32 {
 }
 
 // tailTopK returns the top k documents of a tail block by head score (in
-// acc, exact) plus tail dot product, ≥ floor. While scanning it keeps the
-// best 2k scores seen, by score alone; a row whose values read so far (an
+// acc, exact) plus tail dot product, ≥ floor, that keep accepts. While
+// scanning it keeps the best k seen; a row whose values read so far (an
 // eighth, then half of them), plus the bound |q_rest|·|row_rest| on the
-// others, cannot beat the 2k-th best (or the floor) is skipped unread past
-// that point: on generated text about a third of the rows get past the
-// first checkpoint and an eighth are read whole, a third of the
-// multiply-adds of a full scan. keep is then called on
-// the 2k best first, so about k times rather than on every entry into a
-// heap that keeps changing. acc is left holding head scores only, so the
-// fallback (keep rejecting more than half of the 2k) can score every row
-// exactly.
-func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep func(string) bool, touched *[]uint32) []Hit {
+// others, cannot beat the k-th best (or the floor) is skipped unread past
+// that point (the first bound on the block's principal axes, tailrot.go).
+// keep is asked, as Lexical's contract says, only for a row that would
+// enter the current best k: the threshold is then the k-th best row kept,
+// not the 2k-th best of any (as it was), and half as many rows are read
+// past the first checkpoint on the peers workload, for a few dozen more
+// calls of keep. The result is the same: the best k rows keep accepts, in
+// the heap's total order (score, then ID).
+func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep func(string) bool, touched []uint32) []Hit {
 	n := blk.dim
-	size := 2 * k
-	if keep == nil {
-		size = k
-	}
 	// The query's coordinates on the block's axes and the norm of the
 	// rest: the first checkpoint's side of the query (tailrot.go).
 	c1, _ := tailCuts(n)
@@ -1218,18 +1216,17 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 	tq.rest = blk.tailLead(qtail, tq.lead)
 	tq.rotated = blk.axes != nil
 	// A long block is scanned in two halves at once, each keeping its own
-	// best: the union holds the best of the whole.
+	// best: the union holds the best of the whole. keep is then called
+	// from both at once.
 	rows := len(blk.ords)
 	var h []cand
-	complete := true // every row that reached the floor is in h
 	if rows >= parallelTailRows && runtime.GOMAXPROCS(0) > 1 {
 		half := rows / 2
 		var h2 []cand
 		var wg sync.WaitGroup
-		wg.Go(func() { h2 = ix.tailScan(blk, qtail, tq, sc.acc, nil, half, rows, size, floor, sc.heap2[:0], nil) })
-		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, half, size, floor, sc.heap[:0], nil)
+		wg.Go(func() { h2 = ix.tailScan(blk, qtail, tq, sc.acc, nil, half, rows, k, floor, keep, sc.heap2[:0], nil) })
+		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, half, k, floor, keep, sc.heap[:0], nil)
 		wg.Wait()
-		complete = len(h) < size && len(h2) < size
 		h = append(h, h2...)
 		sc.heap2 = h2[:0]
 	} else {
@@ -1237,11 +1234,10 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		// starts near its final threshold, so the scan skips more rows at
 		// its checkpoints. The heap ends holding the same rows whatever
 		// the order (its order is total), so the result is the same.
-		seeds := ix.tailSeeds(sc, blk, *touched, size)
-		h = ix.tailScan(blk, qtail, tq, sc.acc, seeds, 0, len(seeds), size, floor, sc.heap[:0], nil)
-		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, rows, size, floor, h, seeds)
+		seeds := ix.tailSeeds(sc, blk, touched, k)
+		h = ix.tailScan(blk, qtail, tq, sc.acc, seeds, 0, len(seeds), k, floor, keep, sc.heap[:0], nil)
+		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, rows, k, floor, keep, h, seeds)
 		sc.seeds = seeds[:0]
-		complete = len(h) < size
 	}
 	slices.SortFunc(h, func(a, b cand) int {
 		switch {
@@ -1252,29 +1248,12 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		}
 		return 0
 	})
-	hits := make([]Hit, 0, min(k, len(h)))
-	for _, c := range h {
-		if len(hits) == k {
-			break
-		}
-		if keep == nil || keep(ix.ids[c.ord]) {
-			hits = append(hits, Hit{ID: ix.ids[c.ord], Score: float64(c.score)})
-		}
+	hits := make([]Hit, min(k, len(h)))
+	for i, c := range h[:len(hits)] {
+		hits[i] = Hit{ID: ix.ids[c.ord], Score: float64(c.score)}
 	}
 	sc.heap = h[:0]
-	if len(hits) == k || complete {
-		return hits
-	}
-	// The filter rejected too many of the best: score every row.
-	acc := sc.acc
-	for slot, d := range blk.ords {
-		if w, bit := d/64, uint64(1)<<(d%64); sc.seen[w]&bit == 0 {
-			sc.seen[w] |= bit
-			*touched = append(*touched, d)
-		}
-		acc[d] += dotRow(qtail, blk.vals[slot*n:(slot+1)*n])
-	}
-	return ix.topK(sc, blk.ords, k, floor, 0, keep)
+	return hits
 }
 
 // parallelTailRows is the tail block size from which tailTopK scans two
@@ -1362,10 +1341,11 @@ var tailSeeding = true
 // tailScan scores the tail rows of slots [lo, hi) (head score from acc,
 // read only) into h, a heap of at most size candidates ≥ floor, skipping
 // rows at the checkpoints that cannot enter it (and, for rows of 64
-// values, at a third one sixteen values in: blk.mid), and returns h. With slots
+// values, at a third one sixteen values in: blk.mid), and returns h. keep
+// (may be nil) is asked only for a row that would enter h. With slots
 // not nil it scores the rows slots[lo:hi] instead; skip, ascending, names
 // rows already scored (into h) to pass over.
-func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []float32, slots []int32, lo, hi, size int, floor float64, h []cand, skip []int32) []cand {
+func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []float32, slots []int32, lo, hi, size int, floor float64, keep func(string) bool, h []cand, skip []int32) []cand {
 	const slack = 1e-5
 	n := blk.dim
 	c1, c2 := tailCuts(n)
@@ -1496,14 +1476,18 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []
 			continue
 		}
 		c := cand{score: s, ord: d}
+		if len(h) == size && !ix.worse(h[0], c) {
+			continue
+		}
+		if keep != nil && !keep(ix.ids[d]) {
+			continue
+		}
 		if len(h) < size {
 			h = append(h, c)
 			ix.siftUp(h, len(h)-1)
-		} else if ix.worse(h[0], c) {
+		} else {
 			h[0] = c
 			ix.siftDown(h, 0)
-		} else {
-			continue
 		}
 		if len(h) == size {
 			theta = max(float32(floor), h[0].score)
