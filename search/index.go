@@ -53,6 +53,7 @@ type Index struct {
 	ids      []string       // ordinal → ID; "" for a free ordinal
 	docLen   []uint32       // ordinal → number of terms, kept apart because BM25 reads it per posting
 	vdim     []uint32       // ordinal → vector Dim (0 = none), kept apart for the same reason
+	tailOf   []int32        // ordinal → docs[ord].tail, kept apart for tailSeeds, which reads it for every document the query's head touched
 	dimDocs  map[uint32]int // vector Dim → number of documents with it
 	docs     []docInfo
 	ordOf    map[string]uint32
@@ -245,6 +246,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 	ix.ids = make([]string, len(docs))
 	ix.docLen = make([]uint32, len(docs))
 	ix.vdim = make([]uint32, len(docs))
+	ix.tailOf = make([]int32, len(docs))
 	ix.docs = make([]docInfo, len(docs))
 
 	nTerms, nDims := 0, 0
@@ -366,6 +368,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		}
 		info.feat = feat
 		ix.docs[i] = info
+		ix.tailOf[i] = info.tail
 	}
 	if listOf != nil {
 		ix.dimOf = make(map[uint32]uint32, len(listDims))
@@ -502,6 +505,7 @@ func (ix *Index) upsertLocked(id string, terms []string, vec Vector, hasVec bool
 	}
 	info.feat = feat
 	ix.docs[ord] = info
+	ix.tailOf[ord] = info.tail
 }
 
 func (ix *Index) newOrd(id string) uint32 {
@@ -515,6 +519,7 @@ func (ix *Index) newOrd(id string) uint32 {
 		ix.ids = append(ix.ids, id)
 		ix.docLen = append(ix.docLen, 0)
 		ix.vdim = append(ix.vdim, 0)
+		ix.tailOf = append(ix.tailOf, -1)
 		ix.docs = append(ix.docs, docInfo{})
 	}
 	ix.ordOf[id] = ord
@@ -558,6 +563,7 @@ func (ix *Index) unindex(ord uint32) {
 	ix.docLen[ord] = 0
 	ix.vdim[ord] = 0
 	ix.docs[ord] = docInfo{dense: -1, tail: -1}
+	ix.tailOf[ord] = -1
 }
 
 func (ix *Index) termID(t string) uint32 {
@@ -642,6 +648,7 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
 		copy(blk.lead[int(slot)*c1:int(slot+1)*c1], blk.lead[int(last)*c1:])
 		ix.docs[moved].tail = slot
+		ix.tailOf[moved] = slot
 	}
 	blk.ords = blk.ords[:last]
 	blk.rest = blk.rest[:2*last]
@@ -1276,10 +1283,10 @@ func (ix *Index) tailSeeds(sc *scratch, blk *denseBlock, touched []uint32, size 
 			dim = uint32(vd)
 		}
 	}
-	acc := sc.acc
+	acc, tailOf, vdim := sc.acc, ix.tailOf, ix.vdim
 	h := sc.seedHeap[:0] // a min-heap on head score: the best size seen
 	for _, d := range touched {
-		if info := &ix.docs[d]; info.tail < 0 || info.vdim != dim {
+		if tailOf[d] < 0 || vdim[d] != dim {
 			continue // no row in this block (another Dim)
 		}
 		c := cand{score: acc[d], ord: d}
@@ -1313,7 +1320,7 @@ func (ix *Index) tailSeeds(sc *scratch, blk *denseBlock, touched []uint32, size 
 	}
 	seeds := sc.seeds[:0]
 	for _, c := range h {
-		seeds = append(seeds, ix.docs[c.ord].tail)
+		seeds = append(seeds, tailOf[c.ord])
 	}
 	sc.seedHeap = h[:0]
 	slices.Sort(seeds)
