@@ -131,12 +131,11 @@ type denseBlock struct {
 	// sixteen values (or its end): a third bound, checked eight values into
 	// the middle run of a 64-value row (see tailScan).
 	mid []float32
-	// moment is the upper triangle of Σ row·rowᵀ over the rows (dim×dim),
-	// axes the first tailCuts(dim) principal axes computed from it when
-	// the block held rotRows rows (nil: the identity); see tailrot.go.
-	moment  []float64
-	axes    []float64
-	rotRows int
+	// moment is the upper triangle of Σ row·rowᵀ over the rows (dim×dim)
+	// until axes, the first tailCuts(dim) principal axes, are computed
+	// from it (nil: the identity); see tailrot.go.
+	moment []float64
+	axes   []float64
 }
 
 // tailCuts returns the two checkpoints of a tail row of n values, an

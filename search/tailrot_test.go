@@ -78,13 +78,13 @@ func rotVecs(r *rand.Rand, head, tail int) func() Vector {
 // TestTailRotationSameHits checks that the first checkpoint on a block's
 // principal axes (tailrot.go) changes which rows are read, never the
 // result: on correlated tails of 64 values (the written-out path), 16 and
-// 72, an index whose blocks rotate and one whose blocks never do
-// (minRotRows 0, the scan as it was) return the same hits with the same
-// score bits, and both equal a scan that scores every row whole; with a
-// bulk build, then rows added one by one past two doublings (the axes
-// computed again), replaced and removed, duplicate vectors (tied scores),
-// filters, floors and several k. Not parallel with other tests: it changes
-// minRotRows and tailBounds.
+// 72, an index whose block got its axes as rows were added one by one, one
+// whose block got them at the end of a bulk build, and one whose block
+// never does (minRotRows 0, the scan as it was) return the same hits with
+// the same score bits, and all equal a scan that scores every row whole;
+// with rows added after the axes, replaced and removed, duplicate vectors
+// (tied scores), filters, floors and several k. Not parallel with other
+// tests: it changes minRotRows and tailBounds.
 func TestTailRotationSameHits(t *testing.T) {
 	for _, tail := range []int{64, 16, 72} {
 		t.Run(fmt.Sprintf("tail %d", tail), func(t *testing.T) { testTailRotationSameHits(t, tail) })
@@ -106,8 +106,7 @@ func testTailRotationSameHits(t *testing.T, tail int) {
 		}
 		docs = append(docs, Doc{ID: fmt.Sprintf("d%05d", i), Vector: v})
 	}
-	// Rows the indexes get one by one after the build: past 2 × 1,200
-	// and 2 × 2,400 rows, so the axes are computed three times.
+	// Rows the indexes get one by one after the build.
 	var later []Doc
 	for i := range 2600 {
 		v := vec()
@@ -116,20 +115,25 @@ func testTailRotationSameHits(t *testing.T, tail int) {
 		}
 		later = append(later, Doc{ID: fmt.Sprintf("e%05d", i), Vector: v})
 	}
-	build := func(minRows int) *Index {
+	// bulk documents by Build, the others by Upsert (600: the block
+	// crosses minRotRows, 1,000, row by row).
+	build := func(minRows, bulk int) *Index {
 		minRotRows = minRows
 		ix := NewIndex()
 		ix.SetDenseTail(head+tail, tail)
-		ix.Build(docs[:1200])
+		ix.Build(docs[:bulk])
+		if blk := ix.tails[head+tail]; (blk.axes != nil) != (minRows > 0 && bulk >= minRows) {
+			t.Fatalf("after a bulk build of %d rows (minRotRows %d): axes %v", bulk, minRows, blk.axes != nil)
+		}
 		for _, d := range later {
 			ix.Upsert(d)
 		}
-		for _, d := range docs[1200:] {
+		for _, d := range docs[bulk:] {
 			ix.Upsert(d)
 		}
 		return ix
 	}
-	rot, plain := build(1000), build(0)
+	rot, bulkRot, plain := build(1000, 600), build(1000, len(docs)), build(0, 600)
 	for _, d := range append(slices.Clone(docs), later...) {
 		live[d.ID] = d.Vector
 	}
@@ -138,18 +142,19 @@ func testTailRotationSameHits(t *testing.T, tail int) {
 		id := docs[r.IntN(len(docs))].ID
 		if i%3 == 0 {
 			rot.Remove(id)
+			bulkRot.Remove(id)
 			plain.Remove(id)
 			delete(live, id)
 			continue
 		}
 		v := vec()
 		rot.Upsert(Doc{ID: id, Vector: v})
+		bulkRot.Upsert(Doc{ID: id, Vector: v})
 		plain.Upsert(Doc{ID: id, Vector: v})
 		live[id] = v
 	}
-	blk := rot.tails[head+tail]
-	if blk == nil || blk.axes == nil || blk.rotRows < 4800 {
-		t.Fatalf("the rotated index's block has no axes computed at its last doubling (rotRows %v)", blk)
+	if rot.tails[head+tail].axes == nil || bulkRot.tails[head+tail].axes == nil {
+		t.Fatal("a block past minRotRows has no axes")
 	}
 	if plain.tails[head+tail].axes != nil {
 		t.Fatal("minRotRows 0 computed axes")
@@ -172,12 +177,13 @@ func testTailRotationSameHits(t *testing.T, tail int) {
 		keep := []func(string) bool{nil, func(id string) bool { return id[len(id)-1] != '3' }, func(id string) bool { return id[len(id)-1] == '7' }}[q%3]
 		for _, k := range []int{1, 10, 50} {
 			got := rot.Semantic(qv, k, floor, keep)
+			bulk := bulkRot.Semantic(qv, k, floor, keep)
 			before := plain.Semantic(qv, k, floor, keep)
 			tailBounds, tailWide = false, false // every row whole, through dotRow
 			whole := rot.Semantic(qv, k, floor, keep)
 			tailBounds, tailWide = true, true
-			if !eq(got, before) || !eq(got, whole) {
-				t.Fatalf("query %d k %d floor %v:\n rotated %v\n plain   %v\n whole   %v", q, k, floor, got, before, whole)
+			if !eq(got, before) || !eq(got, whole) || !eq(bulk, before) {
+				t.Fatalf("query %d k %d floor %v:\n rotated %v\n bulk    %v\n plain   %v\n whole   %v", q, k, floor, got, bulk, before, whole)
 			}
 			for _, h := range got {
 				if want := float64(qv.Dot(live[h.ID])); math.Abs(h.Score-want) > 1e-5 {
