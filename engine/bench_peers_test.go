@@ -259,3 +259,68 @@ func processWrites() (calls, bytes int64) {
 	}
 	return calls, bytes
 }
+
+// BenchmarkRetrievePeersDump writes what the peers workload's 200 queries
+// retrieve (at limits 10 and 3: items, context, tokens, candidates, one
+// JSON line a retrieval) and then every retrieval's trace items, read back
+// by id once written, to the file MNEMON_PEERS_DUMP names. Two builds'
+// files compare byte for byte when a change keeps every result (ids are
+// the store's, seeded once into MNEMON_BENCH_SEEDS, so both runs read the
+// same notes):
+//
+//	MNEMON_PEERS_WORKLOAD=/tmp/peers MNEMON_BENCH_SEEDS=/tmp/pseeds MNEMON_PEERS_DUMP=/tmp/a.json \
+//	  go test ./engine -run '^$' -bench RetrievePeersDump -benchtime 1x
+func BenchmarkRetrievePeersDump(b *testing.B) {
+	dir, out := os.Getenv("MNEMON_PEERS_WORKLOAD"), os.Getenv("MNEMON_PEERS_DUMP")
+	if dir == "" || out == "" {
+		b.Skip("MNEMON_PEERS_WORKLOAD or MNEMON_PEERS_DUMP names nothing (see bench_peers_test.go)")
+	}
+	notes := readJSONL[peersNote](b, filepath.Join(dir, "memories_10000.jsonl"))
+	queries := readJSONL[peersQuery](b, filepath.Join(dir, "queries_200.jsonl"))
+	if len(notes) < 10_000 {
+		b.Fatalf("%d notes in the workload, want 10000", len(notes))
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, seedPeers(b, notes[:10_000]), sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	e, err := engine.New(engine.Config{Store: st, Clock: clock.NewManual(t0.Add(10_000 * time.Second))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	f, err := os.Create(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	var ids []string
+	for range b.N {
+		ids = ids[:0]
+		for _, q := range queries {
+			for _, limit := range []int{10, 3} {
+				res, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "bench", Query: q.Q, TokenBudget: 4000, Limit: limit})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids = append(ids, res.RetrievalID)
+				if err := enc.Encode(map[string]any{"q": q.Q, "limit": limit, "items": res.Items, "context": res.Context, "tokens": res.TokensUsed, "candidates": res.Candidates}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	e.FlushTraces()
+	for _, id := range ids {
+		tr, err := e.Trace(ctx, "bench", id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := enc.Encode(tr.Items); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

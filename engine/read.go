@@ -244,6 +244,10 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	// more than the work. Each returns at most ChannelCap hits.
 	results := make([][]search.Hit, len(Channels))
 	var took [numChannels]time.Duration
+	// wide is the semantic channel down to SemanticFloorAlone, when it
+	// was run so (see below).
+	var wide []search.Hit
+	wideRun := false
 	var wg sync.WaitGroup
 	for i, name := range Channels {
 		if disabled[name] || (name != ChannelLexical && name != ChannelSemantic) {
@@ -254,7 +258,20 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			defer wg.Done()
 			began := time.Now()
 			if name == ChannelSemantic {
-				results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, r)
+				if semanticOneScan && e.vectors == nil && r.SemanticFloorAlone < r.SemanticFloor {
+					// One scan to the lower floor serves both cases:
+					// the best ChannelCap at or above SemanticFloor are
+					// its hits at or above it (a prefix: the hits are in
+					// score order, and a floor only cuts the tail), and
+					// when no word of the query matched (below) the whole
+					// list is what a second scan to the lower floor gave.
+					alone := r
+					alone.SemanticFloor = r.SemanticFloorAlone
+					wide, wideRun = e.semanticChannel(ctx, st, qvecs, semKeep, alone), true
+					results[i] = aboveFloor(wide, r.SemanticFloor)
+				} else {
+					results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, r)
+				}
 			} else {
 				results[i] = channel(st, name, qterms, qvecs, keep, admit, r, keywords)
 			}
@@ -285,11 +302,15 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// evidence there is, so it looks further down, rather than leave
 		// the order to the recent channel. Rare at scale, so run again
 		// rather than make every query scan to the lower floor.
-		alone := r
-		alone.SemanticFloor = r.SemanticFloorAlone
-		began := time.Now()
-		results[si] = e.semanticChannel(ctx, st, qvecs, semKeep, alone)
-		took[si] += time.Since(began)
+		if wideRun {
+			results[si] = wide
+		} else {
+			alone := r
+			alone.SemanticFloor = r.SemanticFloorAlone
+			began := time.Now()
+			results[si] = e.semanticChannel(ctx, st, qvecs, semKeep, alone)
+			took[si] += time.Since(began)
+		}
 	}
 
 	if len(qterms) > 0 && !relevantHit(results, disabled) {
@@ -402,6 +423,20 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	res.Duration = time.Since(start)
 	trace.DurationMicros = res.Duration.Microseconds()
 	return res, trace, nil
+}
+
+// semanticOneScan turns on the one semantic scan to SemanticFloorAlone
+// (retrieve); a variable so a test can compare it with the two scans.
+var semanticOneScan = true
+
+// aboveFloor returns the leading hits scoring at least floor: hits are in
+// score order, best first.
+func aboveFloor(hits []search.Hit, floor float64) []search.Hit {
+	n := 0
+	for n < len(hits) && hits[n].Score >= floor {
+		n++
+	}
+	return hits[:n:n]
 }
 
 // asks reports whether a turn is a question: it ends with a question mark.

@@ -183,3 +183,64 @@ func BenchmarkSemanticPeers10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSemanticPeersRotation10k is the semantic channel on the peers
+// workload's 10,000 notes, each indexed once (as the engine now does: a
+// note stands in for its episode), with the tail scan's first checkpoint
+// on the block's principal axes (rotated=true, as shipped) and on the
+// first coordinates as they are (minRotRows 0). The results are the same
+// (TestTailRotationSameHits); cpu_ns/op is the process's CPU per query.
+func BenchmarkSemanticPeersRotation10k(b *testing.B) {
+	dir := os.Getenv("MNEMON_PEERS_WORKLOAD")
+	if dir == "" {
+		b.Skip("MNEMON_PEERS_WORKLOAD names no directory")
+	}
+	read := func(name string, field func(map[string]any) string) []string {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			b.Skip(err)
+		}
+		defer f.Close()
+		var out []string
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, field(m))
+		}
+		return out
+	}
+	notes := read("memories_10000.jsonl", func(m map[string]any) string { return fmt.Sprint(m["title"], ": ", m["text"]) })
+	queries := read("queries_200.jsonl", func(m map[string]any) string { return fmt.Sprint(m["q"]) })
+	emb := embed.NewWordVectors()
+	var docs []search.Doc
+	for i, t := range notes {
+		docs = append(docs, search.Doc{ID: fmt.Sprintf("no%05d", i), Vector: emb.Vector(t)})
+	}
+	qs := make([]search.Vector, len(queries))
+	for i, q := range queries {
+		qs[i] = emb.Vector(q)
+	}
+	keep := func(id string) bool { return id[len(id)-1] != '9' }
+	for _, rotated := range []bool{true, false} {
+		restore := search.SetMinRotRows(0)
+		if rotated {
+			search.SetMinRotRows(restore)
+		}
+		ix := search.NewIndex()
+		ix.SetDenseTail(emb.Dim(), emb.DenseTail())
+		ix.Build(docs)
+		search.SetMinRotRows(restore)
+		b.Run(fmt.Sprintf("rotated=%v", rotated), func(b *testing.B) {
+			i := 0
+			cpu0 := cpuNow()
+			for b.Loop() {
+				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
+				i++
+			}
+			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
+		})
+	}
+}

@@ -25,3 +25,12 @@ func SetTailSeeding(on bool) { tailSeeding = on }
 
 // Scaled is scaled, for the external test package.
 func Scaled(full int) int { return scaled(full) }
+
+// SetMinRotRows sets the tail block size from which the first checkpoint
+// reads rotated coordinates (0: never), for blocks built after the call,
+// and returns the previous setting.
+func SetMinRotRows(n int) int {
+	old := minRotRows
+	minRotRows = n
+	return old
+}

@@ -53,6 +53,7 @@ type Index struct {
 	ids      []string       // ordinal → ID; "" for a free ordinal
 	docLen   []uint32       // ordinal → number of terms, kept apart because BM25 reads it per posting
 	vdim     []uint32       // ordinal → vector Dim (0 = none), kept apart for the same reason
+	tailOf   []int32        // ordinal → docs[ord].tail, kept apart for tailSeeds, which reads it for every document the query's head touched
 	dimDocs  map[uint32]int // vector Dim → number of documents with it
 	docs     []docInfo
 	ordOf    map[string]uint32
@@ -117,8 +118,10 @@ type denseBlock struct {
 	// let a scan skip most rows after reading an eighth or a half of them
 	// (see tailTopK).
 	rest []float32
-	// lead holds, for a tail block, a copy of each row's values before the
-	// first checkpoint, row after row. A scan reads them for every row and
+	// lead holds, for a tail block, each row's first coordinates on the
+	// block's axes (tailrot.go; until it has axes, a copy of the row's
+	// values before the first checkpoint), row after row, and rest[2*slot]
+	// the norm of its other coordinates: the first checkpoint's bound. A scan reads them for every row and
 	// the rest of a row for about a third: read from the rows, the first
 	// values of 10,000 rows were 10,000 cache lines a row's length apart
 	// (2.5 MB at 64 values, more than the L2); here they are 320 KB read
@@ -128,6 +131,11 @@ type denseBlock struct {
 	// sixteen values (or its end): a third bound, checked eight values into
 	// the middle run of a 64-value row (see tailScan).
 	mid []float32
+	// moment is the upper triangle of Σ row·rowᵀ over the rows (dim×dim)
+	// until axes, the first tailCuts(dim) principal axes, are computed
+	// from it (nil: the identity); see tailrot.go.
+	moment []float64
+	axes   []float64
 }
 
 // tailCuts returns the two checkpoints of a tail row of n values, an
@@ -237,6 +245,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 	ix.ids = make([]string, len(docs))
 	ix.docLen = make([]uint32, len(docs))
 	ix.vdim = make([]uint32, len(docs))
+	ix.tailOf = make([]int32, len(docs))
 	ix.docs = make([]docInfo, len(docs))
 
 	nTerms, nDims := 0, 0
@@ -337,7 +346,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 			ix.vdim[i] = info.vdim
 			ix.dimDocs[info.vdim]++
 			if n := ix.tailN[vec.Dim]; n > 0 && vec.Indices != nil {
-				info.tail = ix.addTail(uint32(i), vec, n)
+				info.tail = ix.addTail(uint32(i), vec, n, false)
 				k := headLen(vec, n)
 				vec.Indices, vec.Values = vec.Indices[:k], vec.Values[:k]
 			}
@@ -358,6 +367,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		}
 		info.feat = feat
 		ix.docs[i] = info
+		ix.tailOf[i] = info.tail
 	}
 	if listOf != nil {
 		ix.dimOf = make(map[uint32]uint32, len(listDims))
@@ -373,7 +383,9 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 	for dim, blk := range ix.tails {
 		if len(blk.ords) == 0 {
 			delete(ix.tails, dim)
+			continue
 		}
+		blk.tailRotate(true)
 	}
 
 	total := 0
@@ -480,7 +492,7 @@ func (ix *Index) upsertLocked(id string, terms []string, vec Vector, hasVec bool
 			head := vec.Indices
 			if n := ix.tailN[vec.Dim]; n > 0 {
 				head = head[:headLen(vec, n)]
-				info.tail = ix.addTail(ord, vec, n)
+				info.tail = ix.addTail(ord, vec, n, true)
 			}
 			for k, j := range head {
 				ix.vlists[ix.dimList(j)].insert(ord, vec.Values[k])
@@ -492,6 +504,7 @@ func (ix *Index) upsertLocked(id string, terms []string, vec Vector, hasVec bool
 	}
 	info.feat = feat
 	ix.docs[ord] = info
+	ix.tailOf[ord] = info.tail
 }
 
 func (ix *Index) newOrd(id string) uint32 {
@@ -505,6 +518,7 @@ func (ix *Index) newOrd(id string) uint32 {
 		ix.ids = append(ix.ids, id)
 		ix.docLen = append(ix.docLen, 0)
 		ix.vdim = append(ix.vdim, 0)
+		ix.tailOf = append(ix.tailOf, -1)
 		ix.docs = append(ix.docs, docInfo{})
 	}
 	ix.ordOf[id] = ord
@@ -548,6 +562,7 @@ func (ix *Index) unindex(ord uint32) {
 	ix.docLen[ord] = 0
 	ix.vdim[ord] = 0
 	ix.docs[ord] = docInfo{dense: -1, tail: -1}
+	ix.tailOf[ord] = -1
 }
 
 func (ix *Index) termID(t string) uint32 {
@@ -590,8 +605,9 @@ func (ix *Index) addDense(ord uint32, v Vector) int32 {
 }
 
 // addTail stores the last n dimensions of the sparse vector v as a dense row
-// of tails[v.Dim] and returns its slot.
-func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
+// of tails[v.Dim] and returns its slot. rotate says to compute the block's
+// axes again if it has doubled since (a bulk load does it once at the end).
+func (ix *Index) addTail(ord uint32, v Vector, n int, rotate bool) int32 {
 	blk := ix.tails[v.Dim]
 	if blk == nil {
 		blk = &denseBlock{dim: n}
@@ -604,10 +620,15 @@ func (ix *Index) addTail(ord uint32, v Vector, n int) int32 {
 		blk.vals[row+int(v.Indices[k]-lo)] = v.Values[k]
 	}
 	c1, c2 := tailCuts(n)
-	blk.rest = append(blk.rest, norm(blk.vals[row+c1:row+n]), norm(blk.vals[row+c2:row+n]))
-	blk.lead = append(blk.lead, blk.vals[row:row+c1]...)
-	blk.mid = append(blk.mid, norm(blk.vals[row+min(c1+8, n):row+n]))
+	vals := blk.vals[row : row+n]
+	blk.lead = append(blk.lead, make([]float32, c1)...)
+	blk.rest = append(blk.rest, blk.tailLead(vals, blk.lead[len(blk.lead)-c1:]), norm(vals[c2:]))
+	blk.mid = append(blk.mid, norm(vals[min(c1+8, n):]))
 	blk.ords = append(blk.ords, ord)
+	blk.tailMoment(vals, 1)
+	if rotate {
+		blk.tailRotate(false)
+	}
 	return int32(len(blk.ords) - 1)
 }
 
@@ -617,6 +638,7 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 	n := blk.dim
 	c1, _ := tailCuts(n)
 	last := int32(len(blk.ords) - 1)
+	blk.tailMoment(blk.vals[int(slot)*n:int(slot+1)*n], -1)
 	if slot != last {
 		moved := blk.ords[last]
 		blk.ords[slot] = moved
@@ -625,6 +647,7 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
 		copy(blk.lead[int(slot)*c1:int(slot+1)*c1], blk.lead[int(last)*c1:])
 		ix.docs[moved].tail = slot
+		ix.tailOf[moved] = slot
 	}
 	blk.ords = blk.ords[:last]
 	blk.rest = blk.rest[:2*last]
@@ -716,7 +739,8 @@ type scratch struct {
 	cands   []uint32
 	sorted  []uint32 // cands in ordinal order, for galloping
 	qtail   []float32
-	heap2   []cand // the second half's heap in a parallel tail scan
+	qlead   []float32 // the query tail's coordinates on a block's axes
+	heap2   []cand    // the second half's heap in a parallel tail scan
 	// seedHeap and seeds are tailSeeds' heap and result.
 	seedHeap []cand
 	seeds    []int32
@@ -863,7 +887,9 @@ func (ix *Index) lexical(terms []string, k int, keep func(id string) bool, coord
 }
 
 // Semantic returns the top k documents by cosine similarity ≥ floor, best
-// first, ties broken by ID, with the same keep contract as Lexical. Only
+// first, ties broken by ID, with the same keep contract as Lexical (on a
+// dense tail of parallelTailRows rows or more, keep is called from two
+// goroutines at once: it must be safe for concurrent use). Only
 // documents whose vector has the query's Dim can match. Sparse vectors are
 // scored exactly through per-dimension posting lists, visiting only the
 // query's nonzero dimensions; dense vectors are compared brute force.
@@ -950,7 +976,7 @@ func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) b
 			}
 		}
 		sc.qdims = qd[:0]
-		hits := ix.tailTopK(sc, tailBlk, qtail, k, theta, keep, &touched)
+		hits := ix.tailTopK(sc, tailBlk, qtail, k, theta, keep, touched)
 		ix.putScratch(sc, touched)
 		return hits
 	}
@@ -1175,36 +1201,38 @@ func norm(xs []float32) float32 {
 }
 
 // tailTopK returns the top k documents of a tail block by head score (in
-// acc, exact) plus tail dot product, ≥ floor. While scanning it keeps the
-// best 2k scores seen, by score alone; a row whose values read so far (an
+// acc, exact) plus tail dot product, ≥ floor, that keep accepts. While
+// scanning it keeps the best k seen; a row whose values read so far (an
 // eighth, then half of them), plus the bound |q_rest|·|row_rest| on the
-// others, cannot beat the 2k-th best (or the floor) is skipped unread past
-// that point: on generated text about a third of the rows get past the
-// first checkpoint and an eighth are read whole, a third of the
-// multiply-adds of a full scan. keep is then called on
-// the 2k best first, so about k times rather than on every entry into a
-// heap that keeps changing. acc is left holding head scores only, so the
-// fallback (keep rejecting more than half of the 2k) can score every row
-// exactly.
-func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep func(string) bool, touched *[]uint32) []Hit {
+// others, cannot beat the k-th best (or the floor) is skipped unread past
+// that point (the first bound on the block's principal axes, tailrot.go).
+// keep is asked, as Lexical's contract says, only for a row that would
+// enter the current best k: the threshold is then the k-th best row kept,
+// not the 2k-th best of any (as it was), and half as many rows are read
+// past the first checkpoint on the peers workload, for a few dozen more
+// calls of keep. The result is the same: the best k rows keep accepts, in
+// the heap's total order (score, then ID).
+func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep func(string) bool, touched []uint32) []Hit {
 	n := blk.dim
-	size := 2 * k
-	if keep == nil {
-		size = k
-	}
+	// The query's coordinates on the block's axes and the norm of the
+	// rest: the first checkpoint's side of the query (tailrot.go).
+	c1, _ := tailCuts(n)
+	tq := tailQuery{lead: append(sc.qlead[:0], make([]float32, c1)...)}
+	sc.qlead = tq.lead
+	tq.rest = blk.tailLead(qtail, tq.lead)
+	tq.rotated = blk.axes != nil
 	// A long block is scanned in two halves at once, each keeping its own
-	// best: the union holds the best of the whole.
+	// best: the union holds the best of the whole. keep is then called
+	// from both at once.
 	rows := len(blk.ords)
 	var h []cand
-	complete := true // every row that reached the floor is in h
 	if rows >= parallelTailRows && runtime.GOMAXPROCS(0) > 1 {
 		half := rows / 2
 		var h2 []cand
 		var wg sync.WaitGroup
-		wg.Go(func() { h2 = ix.tailScan(blk, qtail, sc.acc, nil, half, rows, size, floor, sc.heap2[:0], nil) })
-		h = ix.tailScan(blk, qtail, sc.acc, nil, 0, half, size, floor, sc.heap[:0], nil)
+		wg.Go(func() { h2 = ix.tailScan(blk, qtail, tq, sc.acc, nil, half, rows, k, floor, keep, sc.heap2[:0], nil) })
+		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, half, k, floor, keep, sc.heap[:0], nil)
 		wg.Wait()
-		complete = len(h) < size && len(h2) < size
 		h = append(h, h2...)
 		sc.heap2 = h2[:0]
 	} else {
@@ -1212,11 +1240,10 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		// starts near its final threshold, so the scan skips more rows at
 		// its checkpoints. The heap ends holding the same rows whatever
 		// the order (its order is total), so the result is the same.
-		seeds := ix.tailSeeds(sc, blk, *touched, size)
-		h = ix.tailScan(blk, qtail, sc.acc, seeds, 0, len(seeds), size, floor, sc.heap[:0], nil)
-		h = ix.tailScan(blk, qtail, sc.acc, nil, 0, rows, size, floor, h, seeds)
+		seeds := ix.tailSeeds(sc, blk, touched, k)
+		h = ix.tailScan(blk, qtail, tq, sc.acc, seeds, 0, len(seeds), k, floor, keep, sc.heap[:0], nil)
+		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, rows, k, floor, keep, h, seeds)
 		sc.seeds = seeds[:0]
-		complete = len(h) < size
 	}
 	slices.SortFunc(h, func(a, b cand) int {
 		switch {
@@ -1227,29 +1254,12 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		}
 		return 0
 	})
-	hits := make([]Hit, 0, min(k, len(h)))
-	for _, c := range h {
-		if len(hits) == k {
-			break
-		}
-		if keep == nil || keep(ix.ids[c.ord]) {
-			hits = append(hits, Hit{ID: ix.ids[c.ord], Score: float64(c.score)})
-		}
+	hits := make([]Hit, min(k, len(h)))
+	for i, c := range h[:len(hits)] {
+		hits[i] = Hit{ID: ix.ids[c.ord], Score: float64(c.score)}
 	}
 	sc.heap = h[:0]
-	if len(hits) == k || complete {
-		return hits
-	}
-	// The filter rejected too many of the best: score every row.
-	acc := sc.acc
-	for slot, d := range blk.ords {
-		if w, bit := d/64, uint64(1)<<(d%64); sc.seen[w]&bit == 0 {
-			sc.seen[w] |= bit
-			*touched = append(*touched, d)
-		}
-		acc[d] += dotRow(qtail, blk.vals[slot*n:(slot+1)*n])
-	}
-	return ix.topK(sc, blk.ords, k, floor, 0, keep)
+	return hits
 }
 
 // parallelTailRows is the tail block size from which tailTopK scans two
@@ -1272,10 +1282,10 @@ func (ix *Index) tailSeeds(sc *scratch, blk *denseBlock, touched []uint32, size 
 			dim = uint32(vd)
 		}
 	}
-	acc := sc.acc
+	acc, tailOf, vdim := sc.acc, ix.tailOf, ix.vdim
 	h := sc.seedHeap[:0] // a min-heap on head score: the best size seen
 	for _, d := range touched {
-		if info := &ix.docs[d]; info.tail < 0 || info.vdim != dim {
+		if tailOf[d] < 0 || vdim[d] != dim {
 			continue // no row in this block (another Dim)
 		}
 		c := cand{score: acc[d], ord: d}
@@ -1309,7 +1319,7 @@ func (ix *Index) tailSeeds(sc *scratch, blk *denseBlock, touched []uint32, size 
 	}
 	seeds := sc.seeds[:0]
 	for _, c := range h {
-		seeds = append(seeds, ix.docs[c.ord].tail)
+		seeds = append(seeds, tailOf[c.ord])
 	}
 	sc.seedHeap = h[:0]
 	slices.Sort(seeds)
@@ -1337,25 +1347,28 @@ var tailSeeding = true
 // tailScan scores the tail rows of slots [lo, hi) (head score from acc,
 // read only) into h, a heap of at most size candidates ≥ floor, skipping
 // rows at the checkpoints that cannot enter it (and, for rows of 64
-// values, at a third one sixteen values in: blk.mid), and returns h. With slots
+// values, at a third one sixteen values in: blk.mid), and returns h. keep
+// (may be nil) is asked only for a row that would enter h. With slots
 // not nil it scores the rows slots[lo:hi] instead; skip, ascending, names
 // rows already scored (into h) to pass over.
-func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots []int32, lo, hi, size int, floor float64, h []cand, skip []int32) []cand {
+func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []float32, slots []int32, lo, hi, size int, floor float64, keep func(string) bool, h []cand, skip []int32) []cand {
 	const slack = 1e-5
 	n := blk.dim
 	c1, c2 := tailCuts(n)
-	q1, q2 := norm(qtail[c1:]), norm(qtail[c2:])
+	q1, q2 := tq.rest, norm(qtail[c2:])
 	theta := float32(floor)
 	if len(h) == size {
 		theta = max(theta, h[0].score)
 	}
 	// The first checkpoint is read for every row: with the usual eight
 	// values it is multiplied out here, a call per row saved.
-	var q8 [8]float32
+	var q8, l8 [8]float32
 	inline := c1 == len(q8)
 	if inline {
 		copy(q8[:], qtail)
+		copy(l8[:], tq.lead)
 	}
+	rotated := tq.rotated
 	// A row of 64 values (the word-vector tail) is read in runs of eight
 	// past the first checkpoint, with a third bound after the first run.
 	wide := inline && n == 64 && tailWide
@@ -1382,17 +1395,29 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 			continue
 		}
 		d := ords[slot]
+		// The first checkpoint on the block's axes; without axes its
+		// partial sum is the score's own first part, as the lead is the
+		// row's first values.
 		var s float32
 		if inline {
 			r := lead[slot*8 : slot*8+8 : slot*8+8]
-			s = acc[d] + ((q8[0]*r[0] + q8[1]*r[1]) + (q8[2]*r[2] + q8[3]*r[3])) + ((q8[4]*r[4] + q8[5]*r[5]) + (q8[6]*r[6] + q8[7]*r[7]))
+			s = acc[d] + ((l8[0]*r[0] + l8[1]*r[1]) + (l8[2]*r[2] + l8[3]*r[3])) + ((l8[4]*r[4] + l8[5]*r[5]) + (l8[6]*r[6] + l8[7]*r[7]))
 		} else {
-			s = acc[d] + dotRow(qtail[:c1], lead[slot*c1:(slot+1)*c1])
+			s = acc[d] + dotRow(tq.lead, lead[slot*c1:(slot+1)*c1])
 		}
 		if s+q1*rest[2*slot]+slack < theta {
 			continue
 		}
 		row := vals[slot*n : (slot+1)*n : (slot+1)*n]
+		if rotated {
+			// The score itself, from the row's own values.
+			if inline {
+				r := row[:8:8]
+				s = acc[d] + ((q8[0]*r[0] + q8[1]*r[1]) + (q8[2]*r[2] + q8[3]*r[3])) + ((q8[4]*r[4] + q8[5]*r[5]) + (q8[6]*r[6] + q8[7]*r[7]))
+			} else {
+				s = acc[d] + dotRow(qtail[:c1], row[:c1])
+			}
+		}
 		if wide {
 			// dotRow over the middle run and the rest, written out:
 			// the same multiply-adds into the same eight accumulators
@@ -1457,14 +1482,18 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, acc []float32, slots
 			continue
 		}
 		c := cand{score: s, ord: d}
+		if len(h) == size && !ix.worse(h[0], c) {
+			continue
+		}
+		if keep != nil && !keep(ix.ids[d]) {
+			continue
+		}
 		if len(h) < size {
 			h = append(h, c)
 			ix.siftUp(h, len(h)-1)
-		} else if ix.worse(h[0], c) {
+		} else {
 			h[0] = c
 			ix.siftDown(h, 0)
-		} else {
-			continue
 		}
 		if len(h) == size {
 			theta = max(float32(floor), h[0].score)
@@ -1500,6 +1529,16 @@ func (ix *Index) siftDown(h []cand, i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// tailQuery is the query's side of a tail scan's first checkpoint: its
+// first coordinates on the block's axes and the norm of the others
+// (tailLead), and whether those axes are a rotation (else lead is the
+// query's own first values).
+type tailQuery struct {
+	lead    []float32
+	rest    float32
+	rotated bool
 }
 
 // ExplainLexical returns the BM25 contribution of each query term found in

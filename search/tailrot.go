@@ -1,0 +1,222 @@
+package search
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// A tail block's first checkpoint (tailScan) reads a few values of every
+// row and bounds the rest by Cauchy–Schwarz: the partial dot product plus
+// |q_rest|·|row_rest|. The tighter the bound, the fewer rows are read
+// further. Word vectors spread their energy over all dimensions, so the
+// first eight of 64 carry a small share of a row and the bound is loose.
+//
+// Rotated onto the principal axes of the block's rows (the eigenvectors of
+// their second moment Σ r·rᵀ, strongest first), the first eight
+// coordinates carry most of it (on the peers workload three quarters) and
+// the bound is much tighter, for the same eight multiply-adds: the dot
+// product is the same in any orthonormal basis. So the block keeps, for
+// the first checkpoint only, each row's first coordinates on those axes
+// (lead) and the norm of the others (rest[2*slot]); a row that passes is
+// then scored from its own values (vals) exactly as before, so the scores
+// are the same bits whatever the rotation, and a row is skipped only when
+// the bound proves it cannot enter the result. Any orthonormal basis gives
+// a valid bound: the rotation is only a matter of how tight. Until a block
+// holds minRotRows rows the basis is the identity (lead is the row's own
+// first values).
+//
+// The axes are computed once in a block's life in this process: at the end
+// of a bulk load (Build into an empty index: a namespace loading at start),
+// from all its rows, or, for a block that grows row by row, when it reaches
+// minRotRows rows, from those (every row's lead and rest norm projected
+// then, under the write lock: about 1,024 · 1,000 multiply-adds and the
+// 64×64 eigenvectors, milliseconds). Rows added later are projected on the
+// same axes. Recomputing them as the block grew was measured and dropped:
+// on the peers workload, axes from the first 1,024 notes leave as many rows
+// past the checkpoint (1,627 a query) as axes recomputed at every doubling
+// (1,621), and at 16,000 rows a recomputation held the write lock 15 to 45
+// ms on a busy machine. Until then the block keeps the second moment of its
+// rows (2,080 multiply-adds a row, dropped with the axes computed).
+
+// minRotRows is the tail block size from which the first checkpoint reads
+// rotated coordinates. A variable so tests can reach rotation on small
+// blocks, or turn it off (0).
+var minRotRows = 1024
+
+// tailMoment adds sign · row·rowᵀ to the block's second moment (upper
+// triangle, row-major), while the block has no axes.
+func (blk *denseBlock) tailMoment(row []float32, sign float64) {
+	if blk.axes != nil {
+		return
+	}
+	n := blk.dim
+	if blk.moment == nil {
+		blk.moment = make([]float64, n*n)
+	}
+	for i, x := range row {
+		if x == 0 {
+			continue
+		}
+		sx := sign * float64(x)
+		m := blk.moment[i*n : (i+1)*n]
+		for j := i; j < n; j++ {
+			m[j] += sx * float64(row[j])
+		}
+	}
+}
+
+// tailLead writes row's first c1 coordinates on the block's axes into lead
+// and returns the norm of the others, rounded up so the bound stays a bound.
+// Without axes they are the row's own values and the norm of the rest.
+func (blk *denseBlock) tailLead(row, lead []float32) float32 {
+	c1 := len(lead)
+	if blk.axes == nil {
+		copy(lead, row[:c1])
+		return norm(row[c1:])
+	}
+	return project(blk.axes, row, lead)
+}
+
+// project writes x's coordinates on the first len(z) of axes (orthonormal,
+// len(x) values each, row after row) into z and returns the norm of what
+// they leave out, |x − Σ z_k a_k|, rounded up to a float32. Computed as
+// that residual rather than as √(|x|² − |z|²), which would cancel.
+func project(axes []float64, x, z []float32) float32 {
+	n := len(x)
+	var res [128]float64
+	var r []float64
+	if n <= len(res) {
+		r = res[:n]
+	} else {
+		r = make([]float64, n)
+	}
+	for j, v := range x {
+		r[j] = float64(v)
+	}
+	for k := range z {
+		a := axes[k*n : (k+1)*n]
+		var s float64
+		for j, v := range x {
+			s += a[j] * float64(v)
+		}
+		z[k] = float32(s)
+		for j := range r {
+			r[j] -= s * a[j]
+		}
+	}
+	var ss float64
+	for _, v := range r {
+		ss += v * v
+	}
+	return roundUp32(math.Sqrt(ss))
+}
+
+// roundUp32 is the smallest float32 ≥ x (x ≥ 0, finite).
+func roundUp32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, inf32)
+	}
+	return f
+}
+
+// tailRotate computes the block's axes from its second moment, and every
+// row's lead and first rest norm with them, when it has minRotRows rows and
+// no axes yet (force: a bulk load's end, with none yet either: the block
+// is new).
+func (blk *denseBlock) tailRotate(force bool) {
+	rows := len(blk.ords)
+	if minRotRows <= 0 || rows < minRotRows || blk.moment == nil || (!force && blk.axes != nil) {
+		return
+	}
+	n := blk.dim
+	c1, _ := tailCuts(n)
+	if c1 >= n {
+		return
+	}
+	axes := principalAxes(blk.moment, n, c1)
+	if axes == nil {
+		return
+	}
+	blk.axes, blk.moment = axes, nil
+	for slot := range rows {
+		blk.rest[2*slot] = blk.tailLead(blk.vals[slot*n:(slot+1)*n], blk.lead[slot*c1:(slot+1)*c1])
+	}
+}
+
+// principalAxes returns the k strongest eigenvectors of the symmetric n×n
+// matrix whose upper triangle is m (row-major), strongest first, row after
+// row, by cyclic Jacobi rotations; nil if the sweeps do not converge (the
+// caller keeps its basis).
+func principalAxes(m []float64, n, k int) []float64 {
+	a := make([]float64, n*n)
+	for i := range n {
+		for j := i; j < n; j++ {
+			a[i*n+j], a[j*n+i] = m[i*n+j], m[i*n+j]
+		}
+	}
+	v := make([]float64, n*n) // columns are the eigenvectors
+	for i := range n {
+		v[i*n+i] = 1
+	}
+	scale := 0.0
+	for _, x := range a {
+		scale += x * x
+	}
+	if scale == 0 || math.IsNaN(scale) || math.IsInf(scale, 0) {
+		return nil
+	}
+	converged := false
+	for sweep := 0; sweep < 60; sweep++ {
+		off := 0.0
+		for p := range n {
+			for q := p + 1; q < n; q++ {
+				off += a[p*n+q] * a[p*n+q]
+			}
+		}
+		if off <= 1e-18*scale {
+			converged = true
+			break
+		}
+		for p := range n {
+			for q := p + 1; q < n; q++ {
+				apq := a[p*n+q]
+				if apq == 0 {
+					continue
+				}
+				theta := (a[q*n+q] - a[p*n+p]) / (2 * apq)
+				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				c := 1 / math.Sqrt(t*t+1)
+				s := t * c
+				for i := range n {
+					aip, aiq := a[i*n+p], a[i*n+q]
+					a[i*n+p], a[i*n+q] = c*aip-s*aiq, s*aip+c*aiq
+				}
+				for i := range n {
+					api, aqi := a[p*n+i], a[q*n+i]
+					a[p*n+i], a[q*n+i] = c*api-s*aqi, s*api+c*aqi
+				}
+				for i := range n {
+					vip, viq := v[i*n+p], v[i*n+q]
+					v[i*n+p], v[i*n+q] = c*vip-s*viq, s*vip+c*viq
+				}
+			}
+		}
+	}
+	if !converged {
+		return nil
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(a[y*n+y], a[x*n+x]) })
+	axes := make([]float64, k*n)
+	for r, col := range order[:k] {
+		for i := range n {
+			axes[r*n+i] = v[i*n+col]
+		}
+	}
+	return axes
+}
