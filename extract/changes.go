@@ -102,7 +102,7 @@ func (x *extraction) homeBought(ts []token, f flags) bool {
 		// said the keys were got, nothing but those.
 		cue := -1
 		for k := h - 1; k >= 0 && k >= h-6; k-- {
-			if homeGetting(ts, k) {
+			if _, _, ok := matchCue(homeGettingCues, ts[k:]); ok {
 				cue = k
 				break
 			}
@@ -169,25 +169,6 @@ var homeNouns = wordSet("changes", "home-nouns")
 // notOwnHome qualify a home the speaker does not live in.
 var notOwnHome = wordSet("changes", "not-own-home")
 
-// homeGetting reports whether ts[k] starts the getting of a home: "bought",
-// "closed on", "got the keys to", "signed the lease on/for", "moved into",
-// "rented", "renting", "bought".
-func homeGetting(ts []token, k int) bool {
-	switch ts[k].low {
-	case "bought", "buying", "purchased", "rented", "renting", "inherited":
-		return true
-	case "closed", "closing":
-		return is(ts, k+1, "on")
-	case "keys":
-		return is(ts, k+1, "to", "for")
-	case "lease", "mortgage":
-		return is(ts, k+1, "on", "for")
-	case "moved", "moving":
-		return is(ts, k+1, "into")
-	}
-	return false
-}
-
 // speakerOpens reports whether the words before a clause's verb leave the
 // speaker its subject: nothing (chat drops the "I"), "I", "we", "my
 // partner and I", and adverbs or auxiliaries.
@@ -240,8 +221,8 @@ func (x *extraction) correctInPlace(ts []token) {
 		}
 		// A change word after the value says when, not what: "Neovim
 		// these days", "pnpm now".
-		for end > j && changeTail(ts[j:end]) > 0 {
-			end -= changeTail(ts[j:end])
+		for end > j && cueTail(changeTailCues, ts[j:end]) > 0 {
+			end -= cueTail(changeTailCues, ts[j:end])
 		}
 		if end == j || end-j > 6 {
 			continue
@@ -295,19 +276,6 @@ func selfCorrection(ts []token, i int) int {
 		return -1
 	}
 	return j
-}
-
-// changeTail returns how many of the last tokens of ts only date the
-// change ("now", "these days", "nowadays", "instead"), 0 if none.
-func changeTail(ts []token) int {
-	n := len(ts)
-	switch {
-	case n >= 2 && seq(ts, n-2, "these", "days"):
-		return 2
-	case n >= 1 && is(ts, n-1, "now", "nowadays", "instead", "anymore"):
-		return 1
-	}
-	return 0
 }
 
 // replacementValue reads the value after a correction marker for the slot

@@ -51,6 +51,10 @@ var (
 	leadingCues        = cuePatterns("leading")
 	asideCues          = cuePatterns("asides")
 	selfCorrectionCues = cuePatterns("self-correction")
+	decidedVerbCues    = cuePatterns("decided-verbs")
+	notKeenCues        = cuePatterns("not-keen")
+	homeGettingCues    = cuePatterns("home-getting")
+	changeTailCues     = cuePatterns("change-tail")
 )
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed
@@ -164,6 +168,26 @@ func matchCue(table []cuePattern, ts []token) (cueEffect, int, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// cueLen returns how many tokens at the start of ts the first matching
+// pattern of table consumes, or 0 when none matches.
+func cueLen(table []cuePattern, ts []token) int {
+	_, n, _ := matchCue(table, ts)
+	return n
+}
+
+// cueTail returns how many of the last tokens of ts a pattern of table
+// matches to the end, the longest first; 0 if none.
+func cueTail(table []cuePattern, ts []token) int {
+	for k := range ts {
+		for _, p := range table {
+			if n, ok := p.match(ts[k:]); ok && k+n == len(ts) {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // applyLeadingCue strips a matched leading cue from ts and sets the flags

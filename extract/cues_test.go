@@ -57,12 +57,38 @@ func TestCuePatternMatch(t *testing.T) {
 // Every table of cue patterns is in use and non-empty.
 func TestCueTablesAreLoaded(t *testing.T) {
 	t.Parallel()
-	for name, table := range map[string][]cuePattern{"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues} {
+	for name, table := range map[string][]cuePattern{
+		"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues,
+		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "change-tail": changeTailCues,
+	} {
 		if len(table) == 0 {
 			t.Errorf("cue table %s is empty", name)
 		}
 	}
 	if !strings.Contains(strings.Join(lexiconTables["cue-patterns/leading"], "\n"), "=>") {
 		t.Error("cue-patterns/leading holds no pattern")
+	}
+}
+
+func TestCueLenAndTail(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text      string
+		len, tail int
+	}{
+		{"not really into jazz", 3, 0},
+		{"not keen on olives", 3, 0},
+		{"not sure yet", 0, 0},
+		{"Neovim these days", 0, 2},
+		{"pnpm now", 0, 1},
+		{"these days Neovim", 0, 0},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		if n := cueLen(notKeenCues, ts); n != tc.len {
+			t.Errorf("cueLen(not-keen, %q) = %d, want %d", tc.text, n, tc.len)
+		}
+		if n := cueTail(changeTailCues, ts); n != tc.tail {
+			t.Errorf("cueTail(change-tail, %q) = %d, want %d", tc.text, n, tc.tail)
+		}
 	}
 }

@@ -109,25 +109,6 @@ func dropSubjectModal(ts []token) []token {
 	return ts
 }
 
-// decideObjectVerbs take the decided thing as their object: "decided to
-// use Postgres", "decided to go with Svelte".
-func decideObjectStart(ts []token) int {
-	w := lowAt(ts, 0)
-	switch {
-	case w == "use" || w == "adopt" || w == "pick" || w == "choose" || w == "try" || w == "keep":
-		return 1
-	case (w == "go" || w == "stick" || w == "stay" || w == "roll") && is(ts, 1, "with"):
-		return 2
-	case (w == "switch" || w == "move" || w == "migrate" || w == "transition" || w == "change") && is(ts, 1, "to"):
-		return 2
-	case (w == "switch" || w == "move" || w == "migrate") && seq(ts, 1, "over", "to"):
-		return 3
-	case (w == "standardize" || w == "standardise" || w == "settle") && is(ts, 1, "on"):
-		return 2
-	}
-	return -1
-}
-
 // decide reads "decided to X", "decided on X", "decided against X",
 // "chose X", "went with X", "settled on X", "agreed to X".
 func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
@@ -204,10 +185,8 @@ func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
 		f.neg = true
 		ts = ts[1:]
 	}
-	if o := decideObjectStart(ts); o > 0 {
-		if ts[0].low == "switch" || ts[0].low == "move" || ts[0].low == "migrate" || ts[0].low == "transition" || ts[0].low == "change" {
-			f.corr = true
-		}
+	if e, o, ok := matchCue(decidedVerbCues, ts); ok && o > 0 {
+		f.corr = f.corr || e&cueCorrection != 0 // "decided to switch to X"
 		x.decideObject(s, ts[o:], f, x.text(ts, o))
 		return
 	}

@@ -81,7 +81,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 				x.copula(x.speaker, ts[1:], f) // "Been on Helix for a month."
 			} else if is(ts, 0, "been") {
 				x.predicate(x.speaker, ts[1:], f) // "Been using Zed lately."
-			} else if n := notKeenOn(ts); n > 0 {
+			} else if n := cueLen(notKeenCues, ts); n > 0 {
 				x.likeThing(x.speaker, ts[n:], f, true, false) // "Not big on olives."
 			} else {
 				x.predicate(x.speaker, ts, f)
@@ -133,25 +133,6 @@ func (x *extraction) myThing(ts []token, f flags) bool {
 	f.not = not
 	x.likeThing(x.speaker, ts[:c], f, false, false)
 	return true
-}
-
-// notKeenOn measures "not (really) big on", "not (really) into", "not
-// keen on" at the start of a clause whose "I'm" chat dropped, or returns 0.
-func notKeenOn(ts []token) int {
-	if !is(ts, 0, "not") {
-		return 0
-	}
-	k := 1
-	if is(ts, k, "really", "too", "that", "very", "so", "super") {
-		k++
-	}
-	switch {
-	case is(ts, k, "into"):
-		return k + 1
-	case is(ts, k, "big", "huge", "keen") && is(ts, k+1, "on"):
-		return k + 2
-	}
-	return 0
 }
 
 // likeFiller reports a clause opened by the filler "like" before an adverb
