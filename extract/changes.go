@@ -43,40 +43,6 @@ func otherSubject(ts []token) bool {
 
 var weekdayOrMonth = wordSet("changes", "weekday-or-month")
 
-// onTeamAt reads a post at an employer: "I'm on the platform team at
-// Zalando now", "from June I'm on the night desk at Coldwater". The
-// employer is the speaker's, a change.
-func (x *extraction) onTeamAt(ts []token, f flags) bool {
-	for k := 1; k+4 < len(ts); k++ {
-		if !is(ts, k, "on") || !is(ts, k+1, "the") {
-			continue
-		}
-		if !is(ts, k-1, "'m", "am", "i'm") && !(is(ts, k-1, "be") && hasWord(ts[:k], "i", "i'll")) {
-			return false
-		}
-		j := k + 2
-		for j < len(ts) && j < k+6 && ts[j].kind == tWord && !postNouns[ts[j].low] {
-			j++
-		}
-		if !postNouns[lowAt(ts, j)] || !is(ts, j+1, "at", "with") {
-			return false
-		}
-		from := k - 1
-		for from > 0 && ts[from-1].kind != tPunct {
-			from--
-		}
-		if f.hedge || f.not || otherSubject(ts[from:k-1]) {
-			return true
-		}
-		f.corr, f.past = true, false
-		return x.org(x.speaker.asPerson(), ts[j+2:], f, true)
-	}
-	return false
-}
-
-// postNouns name one's place in a workplace.
-var postNouns = wordSet("changes", "post-nouns")
-
 // homeBought reads a home bought, rented or moved into: "we finally
 // closed on a flat in Ghent", "I bought a little house in Leiden", "got
 // the keys to our new place in Leeds", "signed the lease on an apartment

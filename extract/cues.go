@@ -36,6 +36,7 @@ type cueElem struct {
 	optional bool // word?: consumed when present
 	ahead    bool // >word: must follow, not consumed
 	not      bool // !word: must not follow
+	gap      int  // ...N: up to N words, up to the first the next token matches
 }
 
 func (e cueElem) matches(t token) bool { return e.words[t.low] }
@@ -90,6 +91,17 @@ func parseCuePattern(line string) (cuePattern, string) {
 	lookahead := false
 	for _, f := range strings.Fields(lhs) {
 		var e cueElem
+		if n, ok := strings.CutPrefix(f, "..."); ok {
+			if len(n) != 1 || n[0] < '1' || n[0] > '9' {
+				return p, "a gap is ...1 to ...9: " + f
+			}
+			if lookahead {
+				return p, "a gap after a lookahead: " + f
+			}
+			e.gap = int(n[0] - '0')
+			p.elems = append(p.elems, e)
+			continue
+		}
 		switch {
 		case strings.HasPrefix(f, ">") && len(f) > 1:
 			e.ahead, f = true, f[1:]
@@ -129,6 +141,11 @@ func parseCuePattern(line string) (cuePattern, string) {
 	if len(p.elems) == 0 {
 		return p, "no tokens"
 	}
+	for i, e := range p.elems {
+		if e.gap > 0 && (i+1 == len(p.elems) || p.elems[i+1].gap > 0 || p.elems[i+1].optional || p.elems[i+1].ahead || p.elems[i+1].not) {
+			return p, "a gap must be followed by a plain token"
+		}
+	}
 	return p, ""
 }
 
@@ -136,8 +153,20 @@ func parseCuePattern(line string) (cuePattern, string) {
 // and whether it matches.
 func (p cuePattern) match(ts []token) (int, bool) {
 	pos, consumed := 0, 0
-	for _, e := range p.elems {
+	for i, e := range p.elems {
 		switch {
+		case e.gap > 0:
+			// Words up to the first the next token matches: "on the
+			// night ... desk at" stops at the first "desk".
+			for g := 0; ; g++ {
+				if pos+g >= len(ts) || g > e.gap || g > 0 && ts[pos+g-1].kind != tWord {
+					return 0, false
+				}
+				if p.elems[i+1].matches(ts[pos+g]) {
+					pos += g
+					break
+				}
+			}
 		case e.not:
 			if pos < len(ts) && e.matches(ts[pos]) {
 				return 0, false
@@ -233,16 +262,23 @@ const (
 	// ownerSentence: the sentence speaks in the first person and names
 	// nobody else before the match ("it is the final week with X for me").
 	ownerSentence
+	// ownerClause: the clause says "I" before the match, or the match
+	// does ("am ..."), and its words since the last punctuation name
+	// nobody else ("from June I will be on ...", not "Tom is on ...").
+	ownerClause
 )
 
-var slotOwners = map[string]slotOwner{"opener": ownerOpener, "mine": ownerMatch, "sentence": ownerSentence}
+var slotOwners = map[string]slotOwner{"opener": ownerOpener, "mine": ownerMatch, "sentence": ownerSentence, "clause": ownerClause}
 
 var slotKinds = map[string]vkind{"{org}": vOrg, "{role}": vRole}
 
 var slotCues = map[string]Cue{"negation": CueNegation, "correction": CueCorrection}
 
-// Job changes said in passing, as a table of lexicons/cue-patterns.txt.
-var jobChangeSlots = slotPatterns("job-changes")
+// Job changes and posts said in passing, tables of lexicons/cue-patterns.txt.
+var (
+	jobChangeSlots = slotPatterns("job-changes")
+	postSlots      = slotPatterns("posts")
+)
 
 // slotPatterns parses a table of slot patterns: "tokens {slot} => key cue".
 func slotPatterns(table string) []slotPattern {
@@ -273,7 +309,7 @@ func parseSlotPattern(line string) (slotPattern, string) {
 	}
 	out := strings.Fields(rhs)
 	if len(out) < 2 || len(out) > 3 || !ValidKey(out[0]) {
-		return p, "want => <key> <cue> [opener|mine|sentence]"
+		return p, "want => <key> <cue> [opener|mine|sentence|clause]"
 	}
 	if len(out) == 3 {
 		if p.owner, ok = slotOwners[out[2]]; !ok {
@@ -297,14 +333,15 @@ func parseSlotPattern(line string) (slotPattern, string) {
 	return p, ""
 }
 
-// slotChange reads a job change said in passing anywhere in a clause:
-// "Thursday was my final shift at Acme", "I got laid off from Marquette",
-// "handed in my notice at Ovenbird", "just got promoted to staff
-// engineer". Someone else's change, or a hedged, denied or planned one, is
-// not read; it reports whether a pattern matched the speaker's change.
-func (x *extraction) slotChange(ts []token, f flags) bool {
+// slotChange reads a change of a table of slot patterns said in passing
+// anywhere in a clause: "Thursday was my final shift at Acme", "I got laid
+// off from Marquette", "just got promoted to staff engineer", "I am on
+// the night desk at Coldwater now". Someone else's change, or a hedged,
+// denied or planned one, is not read; it reports whether a pattern
+// matched the speaker's change.
+func (x *extraction) slotChange(table []slotPattern, ts []token, f flags) bool {
 	for k := range ts {
-		for _, p := range jobChangeSlots {
+		for _, p := range table {
 			n, ok := p.cue.match(ts[k:])
 			if !ok || !x.ownsChange(p.owner, ts, k) {
 				continue
@@ -336,6 +373,12 @@ func (x *extraction) ownsChange(owner slotOwner, ts []token, k int) bool {
 		return true
 	case ownerSentence:
 		return speaksOfSelf(x.sent) && !otherSubject(ts[:k])
+	case ownerClause:
+		from := k
+		for from > 0 && ts[from-1].kind != tPunct {
+			from--
+		}
+		return (is(ts, k, "am", "'m", "i'm") || hasWord(ts[:k], "i", "i'll")) && !otherSubject(ts[from:k])
 	}
 	return selfOpens(ts[:k])
 }

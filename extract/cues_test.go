@@ -15,6 +15,13 @@ func TestParseCuePatternRejectsMalformedLines(t *testing.T) {
 		">back in => past",            // consumed after a lookahead
 		">back? => past",              // optional lookahead
 		"in @nowhere/nothing => skip", // unknown lexicon table
+		"on the ... desk => skip",     // a gap without its length
+		"on the ...0 desk => skip",    // a gap of no words
+		"on the ...12 desk => skip",   // a gap too long
+		"on the ...3 => skip",         // a gap at the end
+		"on the ...3 desk? => skip",   // a gap before an optional token
+		"on the ...3 ...2 at => skip", // a gap before a gap
+		">on ...2 at => skip",         // a gap after a lookahead
 	} {
 		if _, err := parseCuePattern(line); err == "" {
 			t.Errorf("parseCuePattern(%q) accepted a malformed line", line)
@@ -40,6 +47,13 @@ func TestCuePatternMatch(t *testing.T) {
 		{"as|like i|we said you|before? => skip", "like we said, Oslo", 3, true},
 		{">back >in => past, stop", "back in 2019", 0, true},
 		{"in|on the @lexicon/team-nouns => skip", "in the repo we use pnpm", 3, true},
+		{"on the ...2 desk|team at => skip", "on the desk at Acme", 4, true},
+		{"on the ...2 desk|team at => skip", "on the night desk at Acme", 5, true},
+		{"on the ...2 desk|team at => skip", "on the late night desk at Acme", 6, true},
+		{"on the ...2 desk|team at => skip", "on the very late night desk at Acme", 0, false},
+		{"on the ...2 desk|team at => skip", "on the team desk at Acme", 0, false},
+		{"on the ...2 desk|team at => skip", "on the night, desk at Acme", 0, false},
+		{"on the ...2 desk|team at => skip", "on the night", 0, false},
 	}
 	for _, tc := range cases {
 		p, err := parseCuePattern(tc.pattern)
@@ -90,5 +104,27 @@ func TestCueLenAndTail(t *testing.T) {
 		if n := cueTail(changeTailCues, ts); n != tc.tail {
 			t.Errorf("cueTail(change-tail, %q) = %d, want %d", tc.text, n, tc.tail)
 		}
+	}
+}
+
+func TestParseSlotPatternRejectsMalformedLines(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		"on the ...2 desk at {org}",                        // no =>
+		"{org} => works_at correction",                     // no tokens before the slot
+		"on the ...2 desk at => works_at correction",       // no slot
+		"on the ...2 desk at {org} => works_at",            // no cue
+		"on the ...2 desk at {org} => works_at maybe",      // unknown cue
+		"on the ...2 desk at {org} => works_at past later", // unknown owner
+		"on the desk ...2 {org} => works_at correction",    // a gap before the slot
+		"on >the desk {org} => works_at correction",        // a lookahead
+	} {
+		if _, err := parseSlotPattern(line); err == "" {
+			t.Errorf("parseSlotPattern(%q) accepted a malformed line", line)
+		}
+	}
+	p, err := parseSlotPattern("am on the ...4 desk at {org} => works_at correction clause")
+	if err != "" || p.owner != ownerClause || p.slot != vOrg || p.key != "works_at" || p.end != CueCorrection {
+		t.Errorf("parseSlotPattern of a post = %+v, %q", p, err)
 	}
 }

@@ -56,7 +56,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	if x.mode == modeUser {
 		// One clause may end a job and say the next post: each reads.
-		ended, home, post := x.slotChange(ts, f), x.homeBought(ts, f), x.onTeamAt(ts, f)
+		ended, home, post := x.slotChange(jobChangeSlots, ts, f), x.homeBought(ts, f), x.slotChange(postSlots, ts, f)
 		if ended || home || post || x.eventDate(ts, f) {
 			return nil
 		}
