@@ -23,17 +23,19 @@ const (
 	cueSubject                          // the rest must open with i, we, my or our
 	cueStop                             // stop stripping; keep the rest
 	cueDrop                             // the clause says nothing
+	cueNever                            // a rule forbids what follows
 )
 
 var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
-	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "skip": 0,
+	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
 }
 
 // cueElem matches one token.
 type cueElem struct {
 	words    map[string]bool
 	optional bool // word?: consumed when present
+	many     bool // word*: every one in a row consumed, none is fine
 	ahead    bool // >word: must follow, not consumed
 	not      bool // !word: must not follow
 	gap      int  // ...N: up to N words, up to the first the next token matches
@@ -56,6 +58,10 @@ var (
 	notKeenCues        = cuePatterns("not-keen")
 	homeGettingCues    = cuePatterns("home-getting")
 	changeTailCues     = cuePatterns("change-tail")
+	ruleLeadCues       = cuePatterns("rule-leads")
+	ruleYouCues        = cuePatterns("rule-you")
+	ruleStrongCues     = cuePatterns("rule-strong")
+	ruleOpenerCues     = cuePatterns("rule-openers")
 )
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed
@@ -110,8 +116,10 @@ func parseCuePattern(line string) (cuePattern, string) {
 		}
 		if strings.HasSuffix(f, "?") && len(f) > 1 {
 			e.optional, f = true, f[:len(f)-1]
+		} else if strings.HasSuffix(f, "*") && len(f) > 1 {
+			e.many, f = true, f[:len(f)-1]
 		}
-		if (e.ahead || e.not) && e.optional {
+		if (e.ahead || e.not) && (e.optional || e.many) {
 			return p, "a lookahead cannot be optional: " + f
 		}
 		if lookahead && !e.ahead && !e.not {
@@ -142,7 +150,7 @@ func parseCuePattern(line string) (cuePattern, string) {
 		return p, "no tokens"
 	}
 	for i, e := range p.elems {
-		if e.gap > 0 && (i+1 == len(p.elems) || p.elems[i+1].gap > 0 || p.elems[i+1].optional || p.elems[i+1].ahead || p.elems[i+1].not) {
+		if e.gap > 0 && (i+1 == len(p.elems) || p.elems[i+1].gap > 0 || p.elems[i+1].optional || p.elems[i+1].many || p.elems[i+1].ahead || p.elems[i+1].not) {
 			return p, "a gap must be followed by a plain token"
 		}
 	}
@@ -177,6 +185,11 @@ func (p cuePattern) match(ts []token) (int, bool) {
 				return 0, false
 			}
 			pos++
+		case e.many:
+			for pos < len(ts) && e.matches(ts[pos]) {
+				pos++
+				consumed = pos
+			}
 		case pos < len(ts) && e.matches(ts[pos]):
 			pos++
 			consumed = pos

@@ -22,6 +22,8 @@ func TestParseCuePatternRejectsMalformedLines(t *testing.T) {
 		"on the ...3 desk? => skip",   // a gap before an optional token
 		"on the ...3 ...2 at => skip", // a gap before a gap
 		">on ...2 at => skip",         // a gap after a lookahead
+		">please* => skip",            // a repeated lookahead
+		"on the ...2 please* => skip", // a gap before a repeated token
 	} {
 		if _, err := parseCuePattern(line); err == "" {
 			t.Errorf("parseCuePattern(%q) accepted a malformed line", line)
@@ -54,6 +56,10 @@ func TestCuePatternMatch(t *testing.T) {
 		{"on the ...2 desk|team at => skip", "on the team desk at Acme", 0, false},
 		{"on the ...2 desk|team at => skip", "on the night, desk at Acme", 0, false},
 		{"on the ...2 desk|team at => skip", "on the night", 0, false},
+		{"please|kindly* going forward ,* please* => skip", "please kindly going forward , , please use pnpm", 7, true},
+		{"please|kindly* going forward ,* please* => skip", "going forward use pnpm", 2, true},
+		{"please|kindly* going forward ,* please* => skip", "please use pnpm", 0, false},
+		{"please|kindly* ,* => skip", "use pnpm", 0, true},
 	}
 	for _, tc := range cases {
 		p, err := parseCuePattern(tc.pattern)
@@ -74,6 +80,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 	for name, table := range map[string][]cuePattern{
 		"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues,
 		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "change-tail": changeTailCues,
+		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
 	} {
 		if len(table) == 0 {
 			t.Errorf("cue table %s is empty", name)
@@ -126,5 +133,29 @@ func TestParseSlotPatternRejectsMalformedLines(t *testing.T) {
 	p, err := parseSlotPattern("am on the ...4 desk at {org} => works_at correction clause")
 	if err != "" || p.owner != ownerClause || p.slot != vOrg || p.key != "works_at" || p.end != CueCorrection {
 		t.Errorf("parseSlotPattern of a post = %+v, %q", p, err)
+	}
+}
+
+func TestRuleOpenerEffects(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text   string
+		effect cueEffect
+		n      int
+		ok     bool
+	}{
+		{"never ever push to main", cueNever, 2, true},
+		{"avoid force pushes", cueNever, 0, true},
+		{"do not forget to sign commits", 0, 4, true},
+		{"do as you like", cueDrop, 1, true},
+		{"make sure that you always run the tests", 0, 5, true},
+		{"keep it short", 0, 0, true},
+		{"use pnpm", 0, 0, false},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		e, n, ok := matchCue(ruleOpenerCues, ts)
+		if e != tc.effect || n != tc.n || ok != tc.ok {
+			t.Errorf("rule-openers on %q = %v, %d, %v; want %v, %d, %v", tc.text, e, n, ok, tc.effect, tc.n, tc.ok)
+		}
 	}
 }
