@@ -62,6 +62,9 @@ var (
 	ruleYouCues        = cuePatterns("rule-you")
 	ruleStrongCues     = cuePatterns("rule-strong")
 	ruleOpenerCues     = cuePatterns("rule-openers")
+	letUsCues          = cuePatterns("let-us")
+	letUsVerbCues      = cuePatterns("let-us-verbs")
+	decisionIsCues     = cuePatterns("decision-is")
 )
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed

@@ -3,6 +3,8 @@ package extract
 import (
 	"strings"
 	"testing"
+
+	"github.com/mnemon-dev/mnemon/memory"
 )
 
 func TestParseCuePatternRejectsMalformedLines(t *testing.T) {
@@ -156,6 +158,28 @@ func TestRuleOpenerEffects(t *testing.T) {
 		e, n, ok := matchCue(ruleOpenerCues, ts)
 		if e != tc.effect || n != tc.n || ok != tc.ok {
 			t.Errorf("rule-openers on %q = %v, %d, %v; want %v, %d, %v", tc.text, e, n, ok, tc.effect, tc.n, tc.ok)
+		}
+	}
+}
+
+// A decision after "let's" is rendered with the verb the speaker used, as
+// "we decided to stick with X" is; only the verbs of [let-us-verbs] read.
+func TestLetUsKeepsTheVerbSaid(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"Let's stick with Postgres.", "The team decided to stick with Postgres."},
+		{"Let's just switch over to pnpm.", "The team decided to switch over to pnpm."},
+		{"Let's use Vitest for testing.", "The team decided to use Vitest for testing."},
+		{"Let's keep going with the plan.", ""},
+		{"Let's try the new cafe.", ""},
+	} {
+		cs := extractAll(t, Event{Kind: memory.EpisodeUserMessage, Content: tc.in})
+		got := ""
+		if len(cs) > 0 {
+			got = cs[0].Content
+		}
+		if len(cs) > 1 || got != tc.want {
+			t.Errorf("Extract(%q) = %v, want %q", tc.in, cs, tc.want)
 		}
 	}
 }
