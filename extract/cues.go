@@ -65,6 +65,8 @@ var (
 	letUsCues          = cuePatterns("let-us")
 	letUsVerbCues      = cuePatterns("let-us-verbs")
 	decisionIsCues     = cuePatterns("decision-is")
+	callMeCues         = cuePatterns("call-me")
+	hypotheticalCues   = cuePatterns("hypothetical")
 )
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed

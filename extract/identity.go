@@ -394,24 +394,16 @@ func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
 	return true
 }
 
-// callMe reads "Call me Al", "You can call me Al", "Please call me Al".
+// callMe reads "Call me Al", "You can call me Al", "Please call me Al":
+// the [call-me] table of lexicons/cue-patterns.txt.
 func (x *extraction) callMe(ts []token, f flags) bool {
-	k := 0
-	for is(ts, k, "please", "just", "you", "can", "may", "should") {
-		k++
-	}
-	n := 2
-	switch {
-	case seq(ts, k, "call", "me"):
-	case seq(ts, k, "address", "me", "as"), seq(ts, k, "refer", "to", "me", "as"):
-		n = 3 + b2i(ts[k].low == "refer") // "Address me as Alex"
-	default:
+	n := cueLen(callMeCues, ts)
+	if n == 0 {
 		return false
 	}
-	if x.mode != modeUser {
-		return true
+	if x.mode == modeUser {
+		x.name(x.speaker, ts[n:], f, false)
 	}
-	x.name(x.speaker, ts[k+n:], f, false)
 	return true
 }
 
