@@ -12,7 +12,7 @@ import (
 // run by one matcher; the file's header documents the pattern syntax.
 
 // cueEffect says what a matched cue pattern means.
-type cueEffect uint16
+type cueEffect uint32
 
 const (
 	cueCorrection cueEffect = 1 << iota // the clause corrects an earlier value
@@ -24,11 +24,18 @@ const (
 	cueStop                             // stop stripping; keep the rest
 	cueDrop                             // the clause says nothing
 	cueNever                            // a rule forbids what follows
+	cueLove                             // the speaker loves what follows
+	cueLike                             // likes it
+	cueDislike                          // dislikes it
+	cuePrefer                           // prefers it
+	cueAllergy                          // is allergic to it
+	cueSpeaks                           // speaks it
 )
 
 var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
+	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks,
 }
 
 // cueElem matches one token.
@@ -67,6 +74,7 @@ var (
 	decisionIsCues     = cuePatterns("decision-is")
 	callMeCues         = cuePatterns("call-me")
 	hypotheticalCues   = cuePatterns("hypothetical")
+	copulaTasteCues    = cuePatterns("copula-tastes")
 )
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed

@@ -83,6 +83,8 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues,
 		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "change-tail": changeTailCues,
 		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
+		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
+		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues,
 	} {
 		if len(table) == 0 {
 			t.Errorf("cue table %s is empty", name)
@@ -180,6 +182,29 @@ func TestLetUsKeepsTheVerbSaid(t *testing.T) {
 		}
 		if len(cs) > 1 || got != tc.want {
 			t.Errorf("Extract(%q) = %v, want %q", tc.in, cs, tc.want)
+		}
+	}
+}
+
+func TestCopulaTasteEffects(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text   string
+		effect cueEffect
+		n      int
+	}{
+		{"into jazz", cueLove, 1},
+		{"fond of tea", cueLike, 2},
+		{"fed up with meetings", cueDislike, 3},
+		{"partial to tea", cuePrefer, 2},
+		{"allergic to nuts", cueAllergy, 2},
+		{"fluent in Dutch", cueSpeaks, 2},
+		{"big fan", 0, 0},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		e, n, _ := matchCue(copulaTasteCues, ts)
+		if e != tc.effect || n != tc.n {
+			t.Errorf("copula-tastes on %q = %v, %d; want %v, %d", tc.text, e, n, tc.effect, tc.n)
 		}
 	}
 }
