@@ -359,36 +359,9 @@ var favoriteWords = wordSet("changes", "favorite-words")
 
 // dateLen returns how many tokens of ts name a day: "the 19th", "19th",
 // "the 3rd of June", "June 3", "3 June", "Friday", "next Friday",
-// "Friday the 13th"; 0 if none.
-func dateLen(ts []token) int {
-	k := 0
-	if is(ts, 0, "next", "this") && weekdays[lowAt(ts, 1)] {
-		return 2
-	}
-	if weekdays[lowAt(ts, 0)] {
-		if is(ts, 1, "the") && ordinal(lowAt(ts, 2)) {
-			return 3
-		}
-		return 1
-	}
-	if months[lowAt(ts, 0)] && (ordinal(lowAt(ts, 1)) || dayNumber(lowAt(ts, 1))) {
-		return 2
-	}
-	if is(ts, 0, "the") {
-		k = 1
-	}
-	w := lowAt(ts, k)
-	if !ordinal(w) && !(k == 0 && dayNumber(w) && months[lowAt(ts, 1)]) {
-		return 0
-	}
-	k++
-	if is(ts, k, "of") && months[lowAt(ts, k+1)] {
-		k += 2
-	} else if months[lowAt(ts, k)] {
-		k++
-	}
-	return k
-}
+// "Friday the 13th"; 0 if none. The [dates] table of
+// lexicons/cue-patterns.txt.
+func dateLen(ts []token) int { return cueLen(dateCues, ts) }
 
 var weekdays = wordSet("changes", "weekdays")
 

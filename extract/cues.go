@@ -41,14 +41,31 @@ var cueEffectNames = map[string]cueEffect{
 // cueElem matches one token.
 type cueElem struct {
 	words    map[string]bool
-	optional bool // word?: consumed when present
-	many     bool // word*: every one in a row consumed, none is fine
-	ahead    bool // >word: must follow, not consumed
-	not      bool // !word: must not follow
-	gap      int  // ...N: up to N words, up to the first the next token matches
+	optional bool                // word?: consumed when present
+	many     bool                // word*: every one in a row consumed, none is fine
+	ahead    bool                // >word: must follow, not consumed
+	not      bool                // !word: must not follow
+	gap      int                 // ...N: up to N words, up to the first the next token matches
+	classes  []func(string) bool // %class: a word of a token class
 }
 
-func (e cueElem) matches(t token) bool { return e.words[t.low] }
+func (e cueElem) matches(t token) bool {
+	if e.words[t.low] {
+		return true
+	}
+	for _, c := range e.classes {
+		if c(t.low) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenClasses are the %classes of a pattern: words told by their form.
+var tokenClasses = map[string]func(string) bool{
+	"ordinal": ordinal,   // "9th", "21st"
+	"day":     dayNumber, // "1" to "31"
+}
 
 // cuePattern is one line of the table.
 type cuePattern struct {
@@ -75,6 +92,7 @@ var (
 	callMeCues         = cuePatterns("call-me")
 	hypotheticalCues   = cuePatterns("hypothetical")
 	copulaTasteCues    = cuePatterns("copula-tastes")
+	dateCues           = cuePatterns("dates")
 )
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed
@@ -144,6 +162,12 @@ func parseCuePattern(line string) (cuePattern, string) {
 			switch {
 			case w == "":
 				return p, "empty alternative in " + f
+			case strings.HasPrefix(w, "%"):
+				c, ok := tokenClasses[w[1:]]
+				if !ok {
+					return p, "no token class " + w
+				}
+				e.classes = append(e.classes, c)
 			case strings.HasPrefix(w, "@"):
 				words, ok := lexiconTables[w[1:]]
 				if !ok {

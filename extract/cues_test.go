@@ -25,6 +25,7 @@ func TestParseCuePatternRejectsMalformedLines(t *testing.T) {
 		"on the ...3 ...2 at => skip", // a gap before a gap
 		">on ...2 at => skip",         // a gap after a lookahead
 		">please* => skip",            // a repeated lookahead
+		"on the %weekday => skip",     // unknown token class
 		"on the ...2 please* => skip", // a gap before a repeated token
 	} {
 		if _, err := parseCuePattern(line); err == "" {
@@ -62,6 +63,10 @@ func TestCuePatternMatch(t *testing.T) {
 		{"please|kindly* going forward ,* please* => skip", "going forward use pnpm", 2, true},
 		{"please|kindly* going forward ,* please* => skip", "please use pnpm", 0, false},
 		{"please|kindly* ,* => skip", "use pnpm", 0, true},
+		{"the? %ordinal|%day of? june => skip", "the 3rd of June", 4, true},
+		{"the? %ordinal|%day of? june => skip", "21 june", 2, true},
+		{"the? %ordinal|%day of? june => skip", "the 32nd of June", 0, false},
+		{"the? %ordinal|%day of? june => skip", "the 0 June", 0, false},
 	}
 	for _, tc := range cases {
 		p, err := parseCuePattern(tc.pattern)
@@ -84,7 +89,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "change-tail": changeTailCues,
 		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
 		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
-		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues,
+		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues, "dates": dateCues,
 	} {
 		if len(table) == 0 {
 			t.Errorf("cue table %s is empty", name)
@@ -205,6 +210,32 @@ func TestCopulaTasteEffects(t *testing.T) {
 		e, n, _ := matchCue(copulaTasteCues, ts)
 		if e != tc.effect || n != tc.n {
 			t.Errorf("copula-tastes on %q = %v, %d; want %v, %d", tc.text, e, n, tc.effect, tc.n)
+		}
+	}
+}
+
+func TestDateLen(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text string
+		n    int
+	}{
+		{"next Friday at noon", 2},
+		{"Friday the 13th", 3},
+		{"Friday", 1},
+		{"June 3", 2},
+		{"June 3rd", 2},
+		{"the 3rd of June", 4},
+		{"the 19th", 2},
+		{"19th June", 2},
+		{"3 June", 2},
+		{"3 of June", 0},
+		{"June", 0},
+		{"the agenda", 0},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		if n := dateLen(ts); n != tc.n {
+			t.Errorf("dateLen(%q) = %d, want %d", tc.text, n, tc.n)
 		}
 	}
 }
