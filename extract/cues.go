@@ -93,6 +93,8 @@ var (
 	hypotheticalCues   = cuePatterns("hypothetical")
 	copulaTasteCues    = cuePatterns("copula-tastes")
 	dateCues           = cuePatterns("dates")
+	gotJobCues         = cuePatterns("got-a-job")
+	startedJobCues     = cuePatterns("started-a-job")
 )
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed

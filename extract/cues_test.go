@@ -90,6 +90,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
 		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
 		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues, "dates": dateCues,
+		"got-a-job": gotJobCues, "started-a-job": startedJobCues,
 	} {
 		if len(table) == 0 {
 			t.Errorf("cue table %s is empty", name)

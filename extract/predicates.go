@@ -654,17 +654,14 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	case "call", "name":
 		// Active "I call it X" says nothing; the passive comes via copula.
 	case "get", "land", "accept":
-		// "I got hired at Netflix", "I landed a new role at Stripe".
-		j := 1
-		for is(ts, j, "new", "full-time", "part-time", "great", "dream", "first", "better") {
-			j++
-		}
-		// An offer is a job only once accepted: "I got a great offer
-		// from Microsoft" says nothing of where the speaker works.
-		noun := is(ts, j, "job", "position", "role", "gig") || v.lemma == "accept" && is(ts, j, "offer")
-		if personal(s) && !f.not && is(ts, 0, "a", "an") && noun && is(ts, j+1, "at", "with", "from") {
+		// "I landed a new role at Stripe": [got-a-job] of
+		// lexicons/cue-patterns.txt. An offer is a job only once
+		// accepted: "I got a great offer from Microsoft" says nothing of
+		// where the speaker works.
+		n := cueLen(gotJobCues, ts)
+		if n > 0 && (v.lemma == "accept" || !is(ts, n-2, "offer")) && personal(s) && !f.not {
 			f.corr, f.past = true, false
-			x.org(s.asPerson(), ts[j+2:], f, true)
+			x.org(s.asPerson(), ts[n:], f, true)
 		}
 	case "replace", "ditch", "drop", "dump", "abandon", "retire", "swap", "trade":
 		if is(ts, 0, "out") {
