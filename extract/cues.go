@@ -30,23 +30,25 @@ const (
 	cuePrefer                           // prefers it
 	cueAllergy                          // is allergic to it
 	cueSpeaks                           // speaks it
+	cueAnymore                          // the clause says "anymore"
 )
 
 var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
-	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks,
+	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
 }
 
 // cueElem matches one token.
 type cueElem struct {
 	words    map[string]bool
-	optional bool                // word?: consumed when present
-	many     bool                // word*: every one in a row consumed, none is fine
-	ahead    bool                // >word: must follow, not consumed
-	not      bool                // !word: must not follow
-	gap      int                 // ...N: up to N words, up to the first the next token matches
-	classes  []func(string) bool // %class: a word of a token class
+	optional bool               // word?: consumed when present
+	many     bool               // word*: every one in a row consumed, none is fine
+	ahead    bool               // >word: must follow, not consumed
+	not      bool               // !word: must not follow
+	gap      int                // ...N: up to N words, up to the first the next token matches
+	behind   bool               // <!word: a token before the match, not one of these
+	classes  []func(token) bool // %class: a token of a class
 }
 
 func (e cueElem) matches(t token) bool {
@@ -54,7 +56,7 @@ func (e cueElem) matches(t token) bool {
 		return true
 	}
 	for _, c := range e.classes {
-		if c(t.low) {
+		if c(t) {
 			return true
 		}
 	}
@@ -62,9 +64,10 @@ func (e cueElem) matches(t token) bool {
 }
 
 // tokenClasses are the %classes of a pattern: words told by their form.
-var tokenClasses = map[string]func(string) bool{
-	"ordinal": ordinal,   // "9th", "21st"
-	"day":     dayNumber, // "1" to "31"
+var tokenClasses = map[string]func(token) bool{
+	"ordinal": func(t token) bool { return ordinal(t.low) },   // "9th", "21st"
+	"day":     func(t token) bool { return dayNumber(t.low) }, // "1" to "31"
+	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
 }
 
 // cuePattern is one line of the table.
@@ -93,6 +96,7 @@ var (
 	hypotheticalCues   = cuePatterns("hypothetical")
 	copulaTasteCues    = cuePatterns("copula-tastes")
 	dateCues           = cuePatterns("dates")
+	clauseFlagCues     = cuePatterns("clause-flags")
 	gotJobCues         = cuePatterns("got-a-job")
 	startedJobCues     = cuePatterns("started-a-job")
 )
@@ -142,6 +146,11 @@ func parseCuePattern(line string) (cuePattern, string) {
 			continue
 		}
 		switch {
+		case strings.HasPrefix(f, "<!") && len(f) > 2:
+			if len(p.elems) > 0 {
+				return p, "a lookbehind must come first: " + f
+			}
+			e.behind, f = true, f[2:]
 		case strings.HasPrefix(f, ">") && len(f) > 1:
 			e.ahead, f = true, f[1:]
 		case strings.HasPrefix(f, "!") && len(f) > 1:
@@ -152,7 +161,7 @@ func parseCuePattern(line string) (cuePattern, string) {
 		} else if strings.HasSuffix(f, "*") && len(f) > 1 {
 			e.many, f = true, f[:len(f)-1]
 		}
-		if (e.ahead || e.not) && (e.optional || e.many) {
+		if (e.ahead || e.not || e.behind) && (e.optional || e.many) {
 			return p, "a lookahead cannot be optional: " + f
 		}
 		if lookahead && !e.ahead && !e.not {
@@ -198,10 +207,18 @@ func parseCuePattern(line string) (cuePattern, string) {
 
 // match returns how many tokens at the start of ts the pattern consumes,
 // and whether it matches.
-func (p cuePattern) match(ts []token) (int, bool) {
-	pos, consumed := 0, 0
+func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
+
+// matchAt matches the pattern at ts[k:]; a lookbehind reads ts[k-1]. It
+// returns how many tokens the match consumes.
+func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
+	pos, consumed := k, k
 	for i, e := range p.elems {
 		switch {
+		case e.behind:
+			if pos == 0 || e.matches(ts[pos-1]) {
+				return 0, false
+			}
 		case e.gap > 0:
 			// Words up to the first the next token matches: "on the
 			// night ... desk at" stops at the first "desk".
@@ -237,7 +254,7 @@ func (p cuePattern) match(ts []token) (int, bool) {
 			return 0, false
 		}
 	}
-	return consumed, true
+	return consumed - k, true
 }
 
 // matchCue returns the first pattern of table matching the start of ts,

@@ -65,6 +65,10 @@ func TestCuePatternMatch(t *testing.T) {
 		{"please|kindly* ,* => skip", "use pnpm", 0, true},
 		{"the? %ordinal|%day of? june => skip", "the 3rd of June", 4, true},
 		{"the? %ordinal|%day of? june => skip", "21 june", 2, true},
+		{"<!for now => correction", "now", 0, false},
+		{"any|no more !%word => anymore", "any more", 2, true},
+		{"any|no more !%word => anymore", "no more, thanks", 2, true},
+		{"any|no more !%word => anymore", "no more meat", 0, false},
 		{"the? %ordinal|%day of? june => skip", "the 32nd of June", 0, false},
 		{"the? %ordinal|%day of? june => skip", "the 0 June", 0, false},
 	}
@@ -90,7 +94,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
 		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
 		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues, "dates": dateCues,
-		"got-a-job": gotJobCues, "started-a-job": startedJobCues,
+		"got-a-job": gotJobCues, "started-a-job": startedJobCues, "clause-flags": clauseFlagCues,
 	} {
 		if len(table) == 0 {
 			t.Errorf("cue table %s is empty", name)
@@ -238,5 +242,27 @@ func TestDateLen(t *testing.T) {
 		if n := dateLen(ts); n != tc.n {
 			t.Errorf("dateLen(%q) = %d, want %d", tc.text, n, tc.n)
 		}
+	}
+}
+
+func TestCuePatternLookbehind(t *testing.T) {
+	t.Parallel()
+	p, err := parseCuePattern("<!for|until now => correction")
+	if err != "" {
+		t.Fatal(err)
+	}
+	text := "I use Vim for now and Helix now"
+	ts := tokenize(text, 0, len(text), nil)
+	var at []int
+	for k := range ts {
+		if n, ok := p.matchAt(ts, k); ok {
+			at = append(at, k)
+			if n != 1 {
+				t.Errorf("matchAt(%d) consumed %d, want 1", k, n)
+			}
+		}
+	}
+	if len(at) != 1 || ts[at[0]-1].low != "helix" {
+		t.Errorf("lookbehind matched at %v, want only the now after Helix", at)
 	}
 }

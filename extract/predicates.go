@@ -195,42 +195,20 @@ func hypotheticalClause(ts []token) bool {
 	return false
 }
 
-// clauseFlags scans a clause for hedges, corrections and "anymore".
+// clauseFlags scans a clause for hedges, corrections and "anymore": the
+// [clause-flags] table of lexicons/cue-patterns.txt, tried at every token.
+// A lowercase "may" hedges unless it is the month ("in May", "last may").
 func clauseFlags(ts []token, f *flags) {
 	for k, t := range ts {
-		switch t.low {
-		case "might", "maybe", "perhaps", "probably", "possibly", "tentatively", "considering", "hopefully":
+		for _, p := range clauseFlagCues {
+			if _, ok := p.matchAt(ts, k); ok {
+				f.hedge = f.hedge || p.effect&cueHedge != 0
+				f.corr = f.corr || p.effect&cueCorrection != 0
+				f.anymore = f.anymore || p.effect&cueAnymore != 0
+			}
+		}
+		if t.low == "may" && !t.capital && !is(ts, k-1, "in", "of", "since", "until", "by", "early", "late", "mid", "last", "next", "this") {
 			f.hedge = true
-		case "could":
-			if !is(ts, k+1, "not") {
-				f.hedge = true
-			}
-		case "may":
-			if !t.capital && !is(ts, k-1, "in", "of", "since", "until", "by", "early", "late", "mid", "last", "next", "this") {
-				f.hedge = true
-			}
-		case "thinking":
-			if is(ts, k+1, "about", "of") {
-				f.hedge = true
-			}
-		case "leaning":
-			f.hedge = true
-		case "instead", "nowadays":
-			f.corr = true
-		case "now":
-			if k > 0 && !is(ts, k-1, "for", "until", "till", "from", "by") {
-				f.corr = true
-			}
-		case "anymore":
-			f.anymore = true
-		case "any", "no":
-			if is(ts, k+1, "more") && (k+2 == len(ts) || ts[k+2].kind == tPunct) {
-				f.anymore = true
-			}
-		case "days":
-			if is(ts, k-1, "these") {
-				f.corr = true
-			}
 		}
 	}
 }
