@@ -92,8 +92,7 @@ func (x *extraction) homeBought(ts []token, f flags) bool {
 			return false
 		}
 		rest := ts[in+1+n:]
-		if is(rest, 0, "for") && is(rest, 1, "my", "our", "his", "her", "their") || is(rest, 0, "to") && is(rest, 1, "rent", "let", "flip") ||
-			is(rest, 0, "as") && is(rest, 1, "an", "a") && is(rest, 2, "investment", "rental") {
+		if _, _, ok := matchCue(homeForOthersCues, rest); ok {
 			return true // "a flat in Ghent for my mum", "... to rent out"
 		}
 		if f.hedge || f.not || f.future || hasWord(ts[:cue], "not", "n't", "never", "want", "hope", "plan", "planning", "trying") {

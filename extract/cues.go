@@ -84,6 +84,7 @@ var (
 	decidedVerbCues    = cuePatterns("decided-verbs")
 	notKeenCues        = cuePatterns("not-keen")
 	homeGettingCues    = cuePatterns("home-getting")
+	homeForOthersCues  = cuePatterns("home-for-others")
 	changeTailCues     = cuePatterns("change-tail")
 	ruleLeadCues       = cuePatterns("rule-leads")
 	ruleYouCues        = cuePatterns("rule-you")

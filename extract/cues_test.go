@@ -90,7 +90,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 	t.Parallel()
 	for name, table := range map[string][]cuePattern{
 		"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues,
-		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "change-tail": changeTailCues,
+		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "home-for-others": homeForOthersCues, "change-tail": changeTailCues,
 		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
 		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
 		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues, "dates": dateCues,
