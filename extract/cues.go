@@ -163,7 +163,7 @@ func parseCuePattern(line string) (cuePattern, string) {
 			e.many, f = true, f[:len(f)-1]
 		}
 		if (e.ahead || e.not || e.behind) && (e.optional || e.many) {
-			return p, "a lookahead cannot be optional: " + f
+			return p, "a lookaround cannot be optional or repeated: " + f
 		}
 		if lookahead && !e.ahead && !e.not {
 			return p, "a consumed token after a lookahead: " + f
