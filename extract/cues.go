@@ -100,6 +100,8 @@ var (
 	clauseFlagCues     = cuePatterns("clause-flags")
 	gotJobCues         = cuePatterns("got-a-job")
 	startedJobCues     = cuePatterns("started-a-job")
+	itsNowCues         = cuePatterns("its-now")
+	writtenInCues      = cuePatterns("written-in")
 )
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed

@@ -838,14 +838,12 @@ func (x *extraction) writtenIn(ts []token, f flags) bool {
 		if !is(ts, j, "is", "are") {
 			continue
 		}
-		v := j + 1
-		for adverbs[lowAt(ts, v)] || is(ts, v, "all", "mostly") {
-			v++
-		}
-		if !is(ts, v, "written", "coded", "built", "implemented") || !is(ts, v+1, "in") {
+		v := cueLen(writtenInCues, ts[j+1:]) // "are (all) written in"
+		if v == 0 {
 			return false
 		}
-		val, n := x.readValue(ts[v+2:], vThing)
+		v += j + 1
+		val, n := x.readValue(ts[v:], vThing)
 		if n == 0 {
 			return false
 		}
@@ -862,13 +860,8 @@ func (x *extraction) writtenIn(ts []token, f flags) bool {
 // that ended the speaker's X: "I don't eat meat anymore, it's tofu for
 // me now", "I quit Globex, it's Initech these days". Y takes X's slot.
 func (x *extraction) itsNow(ts []token, f flags) bool {
-	k := 0
-	switch {
-	case is(ts, 0, "it") && is(ts, 1, "'s", "is"):
-		k = 2
-	case is(ts, 0, "it's"):
-		k = 1
-	default:
+	k := cueLen(itsNowCues, ts) // "it's (all) ..."
+	if k == 0 {
 		return false
 	}
 	var ended *Candidate
@@ -880,9 +873,6 @@ func (x *extraction) itsNow(ts []token, f flags) bool {
 	}
 	if ended == nil || f.hedge || f.not {
 		return false
-	}
-	for is(ts, k, "all", "just", "only", "mostly") {
-		k++
 	}
 	val, n := x.readValue(ts[k:], vThing)
 	if n == 0 || strings.EqualFold(val, ended.Value) {
