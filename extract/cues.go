@@ -102,6 +102,7 @@ var (
 	startedJobCues     = cuePatterns("started-a-job")
 	itsNowCues         = cuePatterns("its-now")
 	writtenInCues      = cuePatterns("written-in")
+	tasteIdiomCues     = cuePatterns("taste-idioms")
 )
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed

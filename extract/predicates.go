@@ -736,22 +736,16 @@ func toolAt(x *extraction, ts []token) bool {
 // tasteIdiom reads the speaker's tastes said without "I": "Nothing beats
 // ramen for dinner", "Home these days is Lisbon".
 func (x *extraction) tasteIdiom(ts []token, f flags) bool {
-	switch {
-	case is(ts, 0, "nothing") && is(ts, 1, "beats", "tops"):
-		x.likeThing(x.speaker, ts[2:], f, false, true)
+	// "Nothing beats ramen", "I could listen to jazz all day": what one
+	// would never tire of is loved ([taste-idioms] of
+	// lexicons/cue-patterns.txt).
+	if n := cueLen(tasteIdiomCues, ts); n > 0 && (!is(ts, 0, "i") || everyDay(ts[n:])) {
+		f.hedge = f.hedge && !is(ts, 0, "i") // "could" here is no plan
+		x.likeThing(x.speaker, ts[n:], f, false, true)
 		return true
-	case is(ts, 0, "home") && seq(ts, 1, "for", "me") && is(ts, 3, "is", "'s"):
+	}
+	if is(ts, 0, "home") && seq(ts, 1, "for", "me") && is(ts, 3, "is", "'s") {
 		x.place(x.speaker, ts[4:], f, "lives_in")
-		return true
-	case is(ts, 0, "i") && is(ts, 1, "could") && tasteVerbs[lowAt(ts, 2)] && everyDay(ts[3:]):
-		// "I could eat ramen every single day", "I could listen to jazz
-		// all day": what one would never tire of is loved.
-		rest := ts[3:]
-		f.hedge = false // "could" here is no plan
-		if is(rest, 0, "to") {
-			rest = rest[1:]
-		}
-		x.likeThing(x.speaker, rest, f, false, true)
 		return true
 	}
 	if x.writtenIn(ts, f) {
