@@ -105,9 +105,59 @@ var (
 	tasteIdiomCues     = cuePatterns("taste-idioms")
 )
 
+// cueTable is a table of lexicons/cue-patterns.txt, in file order, with
+// an index of the patterns that may match at a token.
+type cueTable struct {
+	pats []cuePattern
+	ix   cueIndex
+}
+
+// cueIndex lists, by word, the patterns whose first token must be that
+// word, and apart those that may match whatever the token is (an
+// optional, repeated, negated or class first token, or a lookbehind).
+type cueIndex struct {
+	byWord map[string][]int
+	always []int
+}
+
+func newCueIndex(ps []cuePattern) cueIndex {
+	ix := cueIndex{byWord: map[string][]int{}}
+	for i, p := range ps {
+		if e := p.elems[0]; e.optional || e.many || e.not || e.behind || e.gap > 0 || len(e.classes) > 0 {
+			ix.always = append(ix.always, i)
+			continue
+		}
+		for w := range p.elems[0].words {
+			ix.byWord[w] = append(ix.byWord[w], i)
+		}
+	}
+	return ix
+}
+
+// candidates calls try with each pattern that may match at ts[k], in
+// table order, until try returns true.
+func (ix *cueIndex) candidates(ts []token, k int, try func(int) bool) {
+	var w []int
+	if k < len(ts) {
+		w = ix.byWord[ts[k].low]
+	}
+	a := ix.always
+	for len(w) > 0 || len(a) > 0 {
+		var i int
+		if len(a) == 0 || len(w) > 0 && w[0] < a[0] {
+			i, w = w[0], w[1:]
+		} else {
+			i, a = a[0], a[1:]
+		}
+		if try(i) {
+			return
+		}
+	}
+}
+
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed
 // line is left out and recorded in lexiconProblems.
-func cuePatterns(table string) []cuePattern {
+func cuePatterns(table string) *cueTable {
 	var out []cuePattern
 	for _, line := range wordList("cue-patterns", table) {
 		p, err := parseCuePattern(line)
@@ -117,7 +167,7 @@ func cuePatterns(table string) []cuePattern {
 		}
 		out = append(out, p)
 	}
-	return out
+	return &cueTable{pats: out, ix: newCueIndex(out)}
 }
 
 // parseCuePattern reads "tokens => effects"; it returns a reason when the
@@ -217,7 +267,8 @@ func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
 // returns how many tokens the match consumes.
 func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 	pos, consumed := k, k
-	for i, e := range p.elems {
+	for i := range p.elems {
+		e := &p.elems[i]
 		switch {
 		case e.behind:
 			if pos == 0 || e.matches(ts[pos-1]) {
@@ -263,27 +314,41 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 
 // matchCue returns the first pattern of table matching the start of ts,
 // with how many tokens it consumes.
-func matchCue(table []cuePattern, ts []token) (cueEffect, int, bool) {
-	for _, p := range table {
-		if n, ok := p.match(ts); ok {
-			return p.effect, n, true
-		}
+func matchCue(table *cueTable, ts []token) (e cueEffect, n int, ok bool) {
+	table.ix.candidates(ts, 0, func(i int) bool {
+		n, ok = table.pats[i].match(ts)
+		e = table.pats[i].effect
+		return ok
+	})
+	if !ok {
+		return 0, 0, false
 	}
-	return 0, 0, false
+	return e, n, true
+}
+
+// eachCue calls fn with the effect of every pattern of table matching at
+// ts[k] (a lookbehind reads ts[k-1]).
+func eachCue(table *cueTable, ts []token, k int, fn func(cueEffect)) {
+	table.ix.candidates(ts, k, func(i int) bool {
+		if _, ok := table.pats[i].matchAt(ts, k); ok {
+			fn(table.pats[i].effect)
+		}
+		return false
+	})
 }
 
 // cueLen returns how many tokens at the start of ts the first matching
 // pattern of table consumes, or 0 when none matches.
-func cueLen(table []cuePattern, ts []token) int {
+func cueLen(table *cueTable, ts []token) int {
 	_, n, _ := matchCue(table, ts)
 	return n
 }
 
 // cueTail returns how many of the last tokens of ts a pattern of table
 // matches to the end, the longest first; 0 if none.
-func cueTail(table []cuePattern, ts []token) int {
+func cueTail(table *cueTable, ts []token) int {
 	for k := range ts {
-		for _, p := range table {
+		for _, p := range table.pats {
 			if n, ok := p.match(ts[k:]); ok && k+n == len(ts) {
 				return n
 			}
@@ -353,8 +418,14 @@ var (
 	postSlots      = slotPatterns("posts")
 )
 
+// slotTable is a table of slot patterns, with the index of their cues.
+type slotTable struct {
+	pats []slotPattern
+	ix   cueIndex
+}
+
 // slotPatterns parses a table of slot patterns: "tokens {slot} => key cue".
-func slotPatterns(table string) []slotPattern {
+func slotPatterns(table string) *slotTable {
 	var out []slotPattern
 	for _, line := range wordList("cue-patterns", table) {
 		p, err := parseSlotPattern(line)
@@ -364,7 +435,11 @@ func slotPatterns(table string) []slotPattern {
 		}
 		out = append(out, p)
 	}
-	return out
+	cues := make([]cuePattern, len(out))
+	for i, p := range out {
+		cues[i] = p.cue
+	}
+	return &slotTable{pats: out, ix: newCueIndex(cues)}
 }
 
 func parseSlotPattern(line string) (slotPattern, string) {
@@ -412,13 +487,19 @@ func parseSlotPattern(line string) (slotPattern, string) {
 // the night desk at Coldwater now". Someone else's change, or a hedged,
 // denied or planned one, is not read; it reports whether a pattern
 // matched the speaker's change.
-func (x *extraction) slotChange(table []slotPattern, ts []token, f flags) bool {
+func (x *extraction) slotChange(table *slotTable, ts []token, f flags) bool {
 	for k := range ts {
-		for _, p := range table {
-			n, ok := p.cue.match(ts[k:])
-			if !ok || !x.ownsChange(p.owner, ts, k) {
-				continue
+		at, n := -1, 0
+		table.ix.candidates(ts, k, func(i int) bool {
+			var ok bool
+			n, ok = table.pats[i].cue.match(ts[k:])
+			if ok && x.ownsChange(table.pats[i].owner, ts, k) {
+				at = i
 			}
+			return at >= 0
+		})
+		if at >= 0 {
+			p := table.pats[at]
 			if f.hedge || f.not || f.future || hasWord(ts[:k], "not", "n't", "never") {
 				return true // "might be my last day at Acme", "it's not my last day"
 			}

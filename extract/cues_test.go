@@ -88,7 +88,7 @@ func TestCuePatternMatch(t *testing.T) {
 // Every table of cue patterns is in use and non-empty.
 func TestCueTablesAreLoaded(t *testing.T) {
 	t.Parallel()
-	for name, table := range map[string][]cuePattern{
+	for name, table := range map[string]*cueTable{
 		"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues,
 		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "home-for-others": homeForOthersCues, "change-tail": changeTailCues,
 		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
@@ -97,7 +97,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"got-a-job": gotJobCues, "started-a-job": startedJobCues, "clause-flags": clauseFlagCues,
 		"its-now": itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues,
 	} {
-		if len(table) == 0 {
+		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
 		}
 	}
@@ -265,5 +265,44 @@ func TestCuePatternLookbehind(t *testing.T) {
 	}
 	if len(at) != 1 || ts[at[0]-1].low != "helix" {
 		t.Errorf("lookbehind matched at %v, want only the now after Helix", at)
+	}
+}
+
+// The index keeps file order: the first pattern that matches wins, whether
+// its first token is a fixed word or not.
+func TestCueIndexKeepsFileOrder(t *testing.T) {
+	t.Parallel()
+	var pats []cuePattern
+	for _, line := range []string{
+		"now !that => past",
+		"please? now => hedge",
+		"now => correction",
+		"<!for now => weak",
+	} {
+		p, err := parseCuePattern(line)
+		if err != "" {
+			t.Fatal(err)
+		}
+		pats = append(pats, p)
+	}
+	table := &cueTable{pats: pats, ix: newCueIndex(pats)}
+	for _, tc := range []struct {
+		text string
+		want cueEffect
+	}{
+		{"now I live in Oslo", cuePast},
+		{"now that it rains", cueHedge},
+		{"please now", cueHedge},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		if e, _, ok := matchCue(table, ts); !ok || e != tc.want {
+			t.Errorf("matchCue on %q = %v, %v; want %v", tc.text, e, ok, tc.want)
+		}
+	}
+	ts := tokenize("live here now", 0, 13, nil)
+	var got []cueEffect
+	eachCue(table, ts, 2, func(e cueEffect) { got = append(got, e) })
+	if len(got) != 4 || got[0] != cuePast || got[1] != cueHedge || got[2] != cueCorrection || got[3] != cueWeak {
+		t.Errorf("eachCue at now = %v, want every pattern in file order", got)
 	}
 }

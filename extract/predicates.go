@@ -200,13 +200,11 @@ func hypotheticalClause(ts []token) bool {
 // A lowercase "may" hedges unless it is the month ("in May", "last may").
 func clauseFlags(ts []token, f *flags) {
 	for k, t := range ts {
-		for _, p := range clauseFlagCues {
-			if _, ok := p.matchAt(ts, k); ok {
-				f.hedge = f.hedge || p.effect&cueHedge != 0
-				f.corr = f.corr || p.effect&cueCorrection != 0
-				f.anymore = f.anymore || p.effect&cueAnymore != 0
-			}
-		}
+		eachCue(clauseFlagCues, ts, k, func(e cueEffect) {
+			f.hedge = f.hedge || e&cueHedge != 0
+			f.corr = f.corr || e&cueCorrection != 0
+			f.anymore = f.anymore || e&cueAnymore != 0
+		})
 		if t.low == "may" && !t.capital && !is(ts, k-1, "in", "of", "since", "until", "by", "early", "late", "mid", "last", "next", "this") {
 			f.hedge = true
 		}
