@@ -103,6 +103,7 @@ var (
 	itsNowCues         = cuePatterns("its-now")
 	writtenInCues      = cuePatterns("written-in")
 	tasteIdiomCues     = cuePatterns("taste-idioms")
+	conditionalCues    = cuePatterns("conditionals")
 )
 
 // cueTable is a table of lexicons/cue-patterns.txt, in file order, with

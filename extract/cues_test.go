@@ -95,7 +95,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
 		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues, "dates": dateCues,
 		"got-a-job": gotJobCues, "started-a-job": startedJobCues, "clause-flags": clauseFlagCues,
-		"its-now": itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues,
+		"its-now": itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
 	} {
 		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)

@@ -150,15 +150,11 @@ func likeFiller(ts []token) bool {
 // cutConditional drops a conditional tail: "I use Vim if I can" keeps "I
 // use Vim"; "I don't know if I like Rust" keeps "I don't know", which says
 // nothing.
+// The words are the [conditionals] table of lexicons/cue-patterns.txt.
 func cutConditional(ts []token) []token {
 	for k := 1; k < len(ts); k++ {
-		switch ts[k].low {
-		case "if", "whether", "unless":
+		if _, _, ok := matchCue(conditionalCues, ts[k:]); ok {
 			return ts[:k]
-		case "in":
-			if is(ts, k+1, "case") {
-				return ts[:k]
-			}
 		}
 	}
 	return ts
