@@ -43,40 +43,6 @@ func otherSubject(ts []token) bool {
 
 var weekdayOrMonth = wordSet("changes", "weekday-or-month")
 
-// onTeamAt reads a post at an employer: "I'm on the platform team at
-// Zalando now", "from June I'm on the night desk at Coldwater". The
-// employer is the speaker's, a change.
-func (x *extraction) onTeamAt(ts []token, f flags) bool {
-	for k := 1; k+4 < len(ts); k++ {
-		if !is(ts, k, "on") || !is(ts, k+1, "the") {
-			continue
-		}
-		if !is(ts, k-1, "'m", "am", "i'm") && !(is(ts, k-1, "be") && hasWord(ts[:k], "i", "i'll")) {
-			return false
-		}
-		j := k + 2
-		for j < len(ts) && j < k+6 && ts[j].kind == tWord && !postNouns[ts[j].low] {
-			j++
-		}
-		if !postNouns[lowAt(ts, j)] || !is(ts, j+1, "at", "with") {
-			return false
-		}
-		from := k - 1
-		for from > 0 && ts[from-1].kind != tPunct {
-			from--
-		}
-		if f.hedge || f.not || otherSubject(ts[from:k-1]) {
-			return true
-		}
-		f.corr, f.past = true, false
-		return x.org(x.speaker.asPerson(), ts[j+2:], f, true)
-	}
-	return false
-}
-
-// postNouns name one's place in a workplace.
-var postNouns = wordSet("changes", "post-nouns")
-
 // homeBought reads a home bought, rented or moved into: "we finally
 // closed on a flat in Ghent", "I bought a little house in Leiden", "got
 // the keys to our new place in Leeds", "signed the lease on an apartment
@@ -102,7 +68,7 @@ func (x *extraction) homeBought(ts []token, f flags) bool {
 		// said the keys were got, nothing but those.
 		cue := -1
 		for k := h - 1; k >= 0 && k >= h-6; k-- {
-			if homeGetting(ts, k) {
+			if _, _, ok := matchCue(homeGettingCues, ts[k:]); ok {
 				cue = k
 				break
 			}
@@ -126,8 +92,7 @@ func (x *extraction) homeBought(ts []token, f flags) bool {
 			return false
 		}
 		rest := ts[in+1+n:]
-		if is(rest, 0, "for") && is(rest, 1, "my", "our", "his", "her", "their") || is(rest, 0, "to") && is(rest, 1, "rent", "let", "flip") ||
-			is(rest, 0, "as") && is(rest, 1, "an", "a") && is(rest, 2, "investment", "rental") {
+		if _, _, ok := matchCue(homeForOthersCues, rest); ok {
 			return true // "a flat in Ghent for my mum", "... to rent out"
 		}
 		if f.hedge || f.not || f.future || hasWord(ts[:cue], "not", "n't", "never", "want", "hope", "plan", "planning", "trying") {
@@ -168,25 +133,6 @@ var homeNouns = wordSet("changes", "home-nouns")
 
 // notOwnHome qualify a home the speaker does not live in.
 var notOwnHome = wordSet("changes", "not-own-home")
-
-// homeGetting reports whether ts[k] starts the getting of a home: "bought",
-// "closed on", "got the keys to", "signed the lease on/for", "moved into",
-// "rented", "renting", "bought".
-func homeGetting(ts []token, k int) bool {
-	switch ts[k].low {
-	case "bought", "buying", "purchased", "rented", "renting", "inherited":
-		return true
-	case "closed", "closing":
-		return is(ts, k+1, "on")
-	case "keys":
-		return is(ts, k+1, "to", "for")
-	case "lease", "mortgage":
-		return is(ts, k+1, "on", "for")
-	case "moved", "moving":
-		return is(ts, k+1, "into")
-	}
-	return false
-}
 
 // speakerOpens reports whether the words before a clause's verb leave the
 // speaker its subject: nothing (chat drops the "I"), "I", "we", "my
@@ -240,8 +186,8 @@ func (x *extraction) correctInPlace(ts []token) {
 		}
 		// A change word after the value says when, not what: "Neovim
 		// these days", "pnpm now".
-		for end > j && changeTail(ts[j:end]) > 0 {
-			end -= changeTail(ts[j:end])
+		for end > j && cueTail(changeTailCues, ts[j:end]) > 0 {
+			end -= cueTail(changeTailCues, ts[j:end])
 		}
 		if end == j || end-j > 6 {
 			continue
@@ -295,19 +241,6 @@ func selfCorrection(ts []token, i int) int {
 		return -1
 	}
 	return j
-}
-
-// changeTail returns how many of the last tokens of ts only date the
-// change ("now", "these days", "nowadays", "instead"), 0 if none.
-func changeTail(ts []token) int {
-	n := len(ts)
-	switch {
-	case n >= 2 && seq(ts, n-2, "these", "days"):
-		return 2
-	case n >= 1 && is(ts, n-1, "now", "nowadays", "instead", "anymore"):
-		return 1
-	}
-	return 0
 }
 
 // replacementValue reads the value after a correction marker for the slot
@@ -425,36 +358,9 @@ var favoriteWords = wordSet("changes", "favorite-words")
 
 // dateLen returns how many tokens of ts name a day: "the 19th", "19th",
 // "the 3rd of June", "June 3", "3 June", "Friday", "next Friday",
-// "Friday the 13th"; 0 if none.
-func dateLen(ts []token) int {
-	k := 0
-	if is(ts, 0, "next", "this") && weekdays[lowAt(ts, 1)] {
-		return 2
-	}
-	if weekdays[lowAt(ts, 0)] {
-		if is(ts, 1, "the") && ordinal(lowAt(ts, 2)) {
-			return 3
-		}
-		return 1
-	}
-	if months[lowAt(ts, 0)] && (ordinal(lowAt(ts, 1)) || dayNumber(lowAt(ts, 1))) {
-		return 2
-	}
-	if is(ts, 0, "the") {
-		k = 1
-	}
-	w := lowAt(ts, k)
-	if !ordinal(w) && !(k == 0 && dayNumber(w) && months[lowAt(ts, 1)]) {
-		return 0
-	}
-	k++
-	if is(ts, k, "of") && months[lowAt(ts, k+1)] {
-		k += 2
-	} else if months[lowAt(ts, k)] {
-		k++
-	}
-	return k
-}
+// "Friday the 13th"; 0 if none. The [dates] table of
+// lexicons/cue-patterns.txt.
+func dateLen(ts []token) int { return cueLen(dateCues, ts) }
 
 var weekdays = wordSet("changes", "weekdays")
 

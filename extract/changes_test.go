@@ -32,6 +32,7 @@ func TestChangeCues(t *testing.T) {
 
 		// A post at an employer.
 		{"on a team at", "I'm on the platform team at Zalando now.", []string{"fact user works_at=Zalando cue=correction"}},
+		{"on a crew, from later", "From May I'll be on the weekend crew with Halloran Mills.", []string{"fact user works_at=Halloran Mills cue=correction"}},
 		{"the last shift, then a desk elsewhere", "Tuesday was the final shift at Brackenridge, from June I'm on the night desk at Coldwater Freight.", []string{
 			"fact user works_at=Brackenridge cue=past", "fact user works_at=Coldwater Freight cue=correction"}},
 
@@ -88,6 +89,8 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"post: someone else's", "She's on the night desk at Coldwater Freight.", nil},
 		{"post: not a post", "I'm on the waiting list at Moorfields.", nil},
 		{"post: an idiom", "I'm on the fence about Rust.", nil},
+		{"post: someone else's, said by me", "I hear Priya will be on the weekend crew at Halloran Mills.", nil},
+		{"post: too many words before the post", "I am on the big old creaky rusty cold ward at Ashgrove.", nil},
 		{"home: someone else's keys", "My sister got the keys! Her flat near the park in Cork is lovely.", nil},
 		{"home: someone else's", "My sister bought a flat in Ghent.", nil},
 		{"home: a holiday home", "We bought a holiday home in Menorca.", nil},

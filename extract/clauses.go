@@ -94,33 +94,17 @@ func isQuestion(ts []token) bool {
 	return false
 }
 
-// hypotheticalOpeners start sentences about imagined worlds.
-var hypotheticalOpeners = wordSet("clauses", "hypothetical-openers")
-
 // startsHypothetical reports whether the whole sentence is conditional or
 // imagined: "If I lived in Paris I'd...", "Imagine I worked at Google",
-// "Let's say I moved to Tokyo", "In an ideal world I'd use Emacs".
+// "Let's say I moved to Tokyo", "In an ideal world I'd use Emacs"; the
+// [hypothetical] table of lexicons/cue-patterns.txt, after the openers.
 func startsHypothetical(ts []token) bool {
 	i := 0
 	for i < len(ts) && (openers[ts[i].low] || isPunct(ts[i])) && ts[i].low != "say" {
 		i++
 	}
-	w := lowAt(ts, i)
-	switch {
-	case hypotheticalOpeners[w]:
-		return true
-	case w == "let" && is(ts, i+1, "us") && is(ts, i+2, "say", "pretend", "imagine", "suppose", "assume"):
-		return true
-	case w == "say" && is(ts, i+1, "i", "we", "you", "that"):
-		return true
-	case w == "in" && (seq(ts, i+1, "theory") || seq(ts, i+1, "an", "ideal", "world") || seq(ts, i+1, "a", "perfect", "world") || seq(ts, i+1, "another", "life")):
-		return true
-	case w == "what" && is(ts, i+1, "if"):
-		return true
-	case w == "even" && is(ts, i+1, "if", "though"):
-		return true
-	}
-	return false
+	_, _, ok := matchCue(hypotheticalCues, ts[i:])
+	return ok
 }
 
 // reportingVerbs introduce someone's words.

@@ -20,50 +20,23 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 	if x.mode != modeUser || !x.lead && !forced {
 		return false
 	}
-	k := 0
-	for is(ts, k, "please", "pls", "plz", "kindly") {
-		k++
-	}
-	// "Going forward, answer in Spanish": the marker of a standing rule,
-	// before it rather than after. (A message opening "From now on" is
-	// held back by DetectInstruction before it gets here.)
-	switch {
-	case seq(ts, k, "from", "now", "on"), seq(ts, k, "in", "the", "future"):
-		k += 3
-	case seq(ts, k, "going", "forward"), seq(ts, k, "in", "future"):
-		k += 2
-	}
-	for is(ts, k, ",") {
-		k++
-	}
-	for is(ts, k, "please", "pls", "plz", "kindly") {
-		k++
-	}
+	// "Going forward, please answer in Spanish": the marker of a standing
+	// rule, before it rather than after. (A message opening "From now on"
+	// is held back by DetectInstruction before it gets here.)
+	k := cueLen(ruleLeadCues, ts)
 	start := k
 	if is(ts, k, "you") {
-		if !is(ts, k+1, "must", "should", "need", "have", "will", "shall") {
+		n := cueLen(ruleYouCues, ts[k:]) // "you must", not "you always"
+		if n == 0 {
 			return false
 		}
-		k++
-		if is(ts, k, "need", "have") {
-			if !is(ts, k+1, "to") {
-				return false
-			}
-			k++
-		}
-		if is(ts, k, "should") && !is(ts, k+1, "always", "never", "not") {
-			return false
-		}
-		if is(ts, k, "will", "shall") && !is(ts, k+1, "always", "never", "not") {
-			return false
-		}
-		k++
+		k += n
 	}
-	// "It's vital to keep smiling" is an opinion; only the strong words
+	// "It's nice to keep smiling" is an opinion; only the strong words
 	// make a rule of "it is X to/that".
-	if seq(ts, k, "it", "is") && is(ts, k+2, "essential", "crucial", "critical", "vital", "mandatory", "required", "non-negotiable", "nonnegotiable", "imperative") && is(ts, k+3, "to", "that") {
+	if n := cueLen(ruleStrongCues, ts[k:]); n > 0 {
 		f.high = true
-		body := ts[k+4:]
+		body := ts[k+n:]
 		s := x.speaker
 		if is(body, 0, "we") {
 			s = x.team // "It's important that we deploy on Tuesdays"
@@ -74,65 +47,33 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 				body = body[1:]
 			}
 		}
-		x.rule(s, ts[k+4:], body, f)
+		x.rule(s, ts[k+n:], body, f)
 		return true
 	}
 	w := lowAt(ts, k)
 	body := -1
-	switch w {
-	case "always":
-		body = k + 1
-	case "never":
-		f.never = true
-		body = k + 1
-		if is(ts, body, "ever") {
-			body++
-		}
-	case "do":
-		switch {
-		case is(ts, k+1, "not") && is(ts, k+2, "forget") && is(ts, k+3, "to"):
-			body = k + 4
-		case is(ts, k+1, "not"):
-			f.never = true
-			body = k + 2
-			if is(ts, body, "ever") {
-				body++
-			}
-		case imperativeVerbs[lowAt(ts, k+1)]:
-			body = k + 1 // emphatic "Do use pnpm"
-		}
-	case "must", "should":
+	e, n, opener := matchCue(ruleOpenerCues, ts[k:])
+	switch {
+	case opener && e&cueDrop != 0:
+		return false
+	case opener:
+		// "Always use pnpm", "Never ever X", "Do not X", "Avoid X".
+		f.never = f.never || e&cueNever != 0
+		body = k + n
+	case w == "must" || w == "should":
 		if start == k && w == "should" {
 			return false
 		}
 		body = k + 1
-	case "make", "be":
+	case w == "be":
 		j := k + 1
 		for is(ts, j, "more", "less", "very", "always", "extra") {
 			j++
 		}
-		switch {
-		case is(ts, k+1, "sure", "certain"):
-			body = k + 2
-			for is(ts, body, "to", "that", "you", "we", "always") {
-				body++
-			}
-		case w == "be" && answerStyles[lowAt(ts, j)] && (j+1 == len(ts) || ts[j+1].kind == tPunct || is(ts, j+1, "in", "with", "when")):
+		if answerStyles[lowAt(ts, j)] && (j+1 == len(ts) || ts[j+1].kind == tPunct || is(ts, j+1, "in", "with", "when")) {
 			body = j // "Be concise", "Please be more direct"
 		}
-	case "ensure":
-		body = k + 1
-		if is(ts, body, "that") {
-			body++
-		}
-	case "remember":
-		if is(ts, k+1, "to") {
-			body = k + 2
-		}
-	case "avoid":
-		f.never = true
-		body = k // "avoid" names the rule's action
-	case "no":
+	case w == "no":
 		// "No force pushes to main." is a rule; "No, I live in Porto" was
 		// taken as a correction before we got here.
 		// One word ("no context") is a list item, not a rule, unless it
@@ -146,10 +87,6 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		}
 	default:
 		switch {
-		case w == "keep" && is(ts, k+1, "it", "things", "answers", "replies", "responses") && answerStyles[lowAt(ts, k+2)],
-			w == "skip" && is(ts, k+1, "the") && styleNouns[lowAt(ts, k+2)]:
-			// "Keep it short", "Skip the pleasantries": how to answer.
-			body = k
 		case imperativeVerbs[w] && start == k && !socialImperative(ts, k) && !hasCopula(ts[k+1:]) && (startsImperative(ts, k) && standingVerbs[w] || general(ts) && !is(ts, k+1, "it", "me", "us", "them")):
 			body = k
 		case forced:

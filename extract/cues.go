@@ -12,7 +12,7 @@ import (
 // run by one matcher; the file's header documents the pattern syntax.
 
 // cueEffect says what a matched cue pattern means.
-type cueEffect uint16
+type cueEffect uint32
 
 const (
 	cueCorrection cueEffect = 1 << iota // the clause corrects an earlier value
@@ -23,22 +23,52 @@ const (
 	cueSubject                          // the rest must open with i, we, my or our
 	cueStop                             // stop stripping; keep the rest
 	cueDrop                             // the clause says nothing
+	cueNever                            // a rule forbids what follows
+	cueLove                             // the speaker loves what follows
+	cueLike                             // likes it
+	cueDislike                          // dislikes it
+	cuePrefer                           // prefers it
+	cueAllergy                          // is allergic to it
+	cueSpeaks                           // speaks it
+	cueAnymore                          // the clause says "anymore"
 )
 
 var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
-	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "skip": 0,
+	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
+	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
 }
 
 // cueElem matches one token.
 type cueElem struct {
 	words    map[string]bool
-	optional bool // word?: consumed when present
-	ahead    bool // >word: must follow, not consumed
-	not      bool // !word: must not follow
+	optional bool               // word?: consumed when present
+	many     bool               // word*: every one in a row consumed, none is fine
+	ahead    bool               // >word: must follow, not consumed
+	not      bool               // !word: must not follow
+	gap      int                // ...N: up to N words, up to the first the next token matches
+	behind   bool               // <!word: a token before the match, not one of these
+	classes  []func(token) bool // %class: a token of a class
 }
 
-func (e cueElem) matches(t token) bool { return e.words[t.low] }
+func (e cueElem) matches(t token) bool {
+	if e.words[t.low] {
+		return true
+	}
+	for _, c := range e.classes {
+		if c(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenClasses are the %classes of a pattern: words told by their form.
+var tokenClasses = map[string]func(token) bool{
+	"ordinal": func(t token) bool { return ordinal(t.low) },   // "9th", "21st"
+	"day":     func(t token) bool { return dayNumber(t.low) }, // "1" to "31"
+	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
+}
 
 // cuePattern is one line of the table.
 type cuePattern struct {
@@ -51,11 +81,84 @@ var (
 	leadingCues        = cuePatterns("leading")
 	asideCues          = cuePatterns("asides")
 	selfCorrectionCues = cuePatterns("self-correction")
+	decidedVerbCues    = cuePatterns("decided-verbs")
+	notKeenCues        = cuePatterns("not-keen")
+	homeGettingCues    = cuePatterns("home-getting")
+	homeForOthersCues  = cuePatterns("home-for-others")
+	changeTailCues     = cuePatterns("change-tail")
+	ruleLeadCues       = cuePatterns("rule-leads")
+	ruleYouCues        = cuePatterns("rule-you")
+	ruleStrongCues     = cuePatterns("rule-strong")
+	ruleOpenerCues     = cuePatterns("rule-openers")
+	letUsCues          = cuePatterns("let-us")
+	letUsVerbCues      = cuePatterns("let-us-verbs")
+	decisionIsCues     = cuePatterns("decision-is")
+	callMeCues         = cuePatterns("call-me")
+	hypotheticalCues   = cuePatterns("hypothetical")
+	copulaTasteCues    = cuePatterns("copula-tastes")
+	dateCues           = cuePatterns("dates")
+	clauseFlagCues     = cuePatterns("clause-flags")
+	gotJobCues         = cuePatterns("got-a-job")
+	startedJobCues     = cuePatterns("started-a-job")
+	itsNowCues         = cuePatterns("its-now")
+	writtenInCues      = cuePatterns("written-in")
+	tasteIdiomCues     = cuePatterns("taste-idioms")
+	conditionalCues    = cuePatterns("conditionals")
 )
+
+// cueTable is a table of lexicons/cue-patterns.txt, in file order, with
+// an index of the patterns that may match at a token.
+type cueTable struct {
+	pats []cuePattern
+	ix   cueIndex
+}
+
+// cueIndex lists, by word, the patterns whose first token must be that
+// word, and apart those that may match whatever the token is (an
+// optional, repeated, negated or class first token, or a lookbehind).
+type cueIndex struct {
+	byWord map[string][]int
+	always []int
+}
+
+func newCueIndex(ps []cuePattern) cueIndex {
+	ix := cueIndex{byWord: map[string][]int{}}
+	for i, p := range ps {
+		if e := p.elems[0]; e.optional || e.many || e.not || e.behind || e.gap > 0 || len(e.classes) > 0 {
+			ix.always = append(ix.always, i)
+			continue
+		}
+		for w := range p.elems[0].words {
+			ix.byWord[w] = append(ix.byWord[w], i)
+		}
+	}
+	return ix
+}
+
+// candidates calls try with each pattern that may match at ts[k], in
+// table order, until try returns true.
+func (ix *cueIndex) candidates(ts []token, k int, try func(int) bool) {
+	var w []int
+	if k < len(ts) {
+		w = ix.byWord[ts[k].low]
+	}
+	a := ix.always
+	for len(w) > 0 || len(a) > 0 {
+		var i int
+		if len(a) == 0 || len(w) > 0 && w[0] < a[0] {
+			i, w = w[0], w[1:]
+		} else {
+			i, a = a[0], a[1:]
+		}
+		if try(i) {
+			return
+		}
+	}
+}
 
 // cuePatterns parses a table of lexicons/cue-patterns.txt. A malformed
 // line is left out and recorded in lexiconProblems.
-func cuePatterns(table string) []cuePattern {
+func cuePatterns(table string) *cueTable {
 	var out []cuePattern
 	for _, line := range wordList("cue-patterns", table) {
 		p, err := parseCuePattern(line)
@@ -65,7 +168,7 @@ func cuePatterns(table string) []cuePattern {
 		}
 		out = append(out, p)
 	}
-	return out
+	return &cueTable{pats: out, ix: newCueIndex(out)}
 }
 
 // parseCuePattern reads "tokens => effects"; it returns a reason when the
@@ -86,7 +189,23 @@ func parseCuePattern(line string) (cuePattern, string) {
 	lookahead := false
 	for _, f := range strings.Fields(lhs) {
 		var e cueElem
+		if n, ok := strings.CutPrefix(f, "..."); ok {
+			if len(n) != 1 || n[0] < '1' || n[0] > '9' {
+				return p, "a gap is ...1 to ...9: " + f
+			}
+			if lookahead {
+				return p, "a gap after a lookahead: " + f
+			}
+			e.gap = int(n[0] - '0')
+			p.elems = append(p.elems, e)
+			continue
+		}
 		switch {
+		case strings.HasPrefix(f, "<!") && len(f) > 2:
+			if len(p.elems) > 0 {
+				return p, "a lookbehind must come first: " + f
+			}
+			e.behind, f = true, f[2:]
 		case strings.HasPrefix(f, ">") && len(f) > 1:
 			e.ahead, f = true, f[1:]
 		case strings.HasPrefix(f, "!") && len(f) > 1:
@@ -94,9 +213,11 @@ func parseCuePattern(line string) (cuePattern, string) {
 		}
 		if strings.HasSuffix(f, "?") && len(f) > 1 {
 			e.optional, f = true, f[:len(f)-1]
+		} else if strings.HasSuffix(f, "*") && len(f) > 1 {
+			e.many, f = true, f[:len(f)-1]
 		}
-		if (e.ahead || e.not) && e.optional {
-			return p, "a lookahead cannot be optional: " + f
+		if (e.ahead || e.not || e.behind) && (e.optional || e.many) {
+			return p, "a lookaround cannot be optional or repeated: " + f
 		}
 		if lookahead && !e.ahead && !e.not {
 			return p, "a consumed token after a lookahead: " + f
@@ -107,6 +228,12 @@ func parseCuePattern(line string) (cuePattern, string) {
 			switch {
 			case w == "":
 				return p, "empty alternative in " + f
+			case strings.HasPrefix(w, "%"):
+				c, ok := tokenClasses[w[1:]]
+				if !ok {
+					return p, "no token class " + w
+				}
+				e.classes = append(e.classes, c)
 			case strings.HasPrefix(w, "@"):
 				words, ok := lexiconTables[w[1:]]
 				if !ok {
@@ -125,15 +252,41 @@ func parseCuePattern(line string) (cuePattern, string) {
 	if len(p.elems) == 0 {
 		return p, "no tokens"
 	}
+	for i, e := range p.elems {
+		if e.gap > 0 && (i+1 == len(p.elems) || p.elems[i+1].gap > 0 || p.elems[i+1].optional || p.elems[i+1].many || p.elems[i+1].ahead || p.elems[i+1].not) {
+			return p, "a gap must be followed by a plain token"
+		}
+	}
 	return p, ""
 }
 
 // match returns how many tokens at the start of ts the pattern consumes,
 // and whether it matches.
-func (p cuePattern) match(ts []token) (int, bool) {
-	pos, consumed := 0, 0
-	for _, e := range p.elems {
+func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
+
+// matchAt matches the pattern at ts[k:]; a lookbehind reads ts[k-1]. It
+// returns how many tokens the match consumes.
+func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
+	pos, consumed := k, k
+	for i := range p.elems {
+		e := &p.elems[i]
 		switch {
+		case e.behind:
+			if pos == 0 || e.matches(ts[pos-1]) {
+				return 0, false
+			}
+		case e.gap > 0:
+			// Words up to the first the next token matches: "on the
+			// night ... desk at" stops at the first "desk".
+			for g := 0; ; g++ {
+				if pos+g >= len(ts) || g > e.gap || g > 0 && ts[pos+g-1].kind != tWord {
+					return 0, false
+				}
+				if p.elems[i+1].matches(ts[pos+g]) {
+					pos += g
+					break
+				}
+			}
 		case e.not:
 			if pos < len(ts) && e.matches(ts[pos]) {
 				return 0, false
@@ -144,6 +297,11 @@ func (p cuePattern) match(ts []token) (int, bool) {
 				return 0, false
 			}
 			pos++
+		case e.many:
+			for pos < len(ts) && e.matches(ts[pos]) {
+				pos++
+				consumed = pos
+			}
 		case pos < len(ts) && e.matches(ts[pos]):
 			pos++
 			consumed = pos
@@ -152,18 +310,52 @@ func (p cuePattern) match(ts []token) (int, bool) {
 			return 0, false
 		}
 	}
-	return consumed, true
+	return consumed - k, true
 }
 
 // matchCue returns the first pattern of table matching the start of ts,
 // with how many tokens it consumes.
-func matchCue(table []cuePattern, ts []token) (cueEffect, int, bool) {
-	for _, p := range table {
-		if n, ok := p.match(ts); ok {
-			return p.effect, n, true
+func matchCue(table *cueTable, ts []token) (e cueEffect, n int, ok bool) {
+	table.ix.candidates(ts, 0, func(i int) bool {
+		n, ok = table.pats[i].match(ts)
+		e = table.pats[i].effect
+		return ok
+	})
+	if !ok {
+		return 0, 0, false
+	}
+	return e, n, true
+}
+
+// eachCue calls fn with the effect of every pattern of table matching at
+// ts[k] (a lookbehind reads ts[k-1]).
+func eachCue(table *cueTable, ts []token, k int, fn func(cueEffect)) {
+	table.ix.candidates(ts, k, func(i int) bool {
+		if _, ok := table.pats[i].matchAt(ts, k); ok {
+			fn(table.pats[i].effect)
+		}
+		return false
+	})
+}
+
+// cueLen returns how many tokens at the start of ts the first matching
+// pattern of table consumes, or 0 when none matches.
+func cueLen(table *cueTable, ts []token) int {
+	_, n, _ := matchCue(table, ts)
+	return n
+}
+
+// cueTail returns how many of the last tokens of ts a pattern of table
+// matches to the end, the longest first; 0 if none.
+func cueTail(table *cueTable, ts []token) int {
+	for k := range ts {
+		for _, p := range table.pats {
+			if n, ok := p.match(ts[k:]); ok && k+n == len(ts) {
+				return n
+			}
 		}
 	}
-	return 0, 0, false
+	return 0
 }
 
 // applyLeadingCue strips a matched leading cue from ts and sets the flags
@@ -209,19 +401,32 @@ const (
 	// ownerSentence: the sentence speaks in the first person and names
 	// nobody else before the match ("it is the final week with X for me").
 	ownerSentence
+	// ownerClause: the clause says "I" before the match, or the match
+	// does ("am ..."), and its words since the last punctuation name
+	// nobody else ("from June I will be on ...", not "Tom is on ...").
+	ownerClause
 )
 
-var slotOwners = map[string]slotOwner{"opener": ownerOpener, "mine": ownerMatch, "sentence": ownerSentence}
+var slotOwners = map[string]slotOwner{"opener": ownerOpener, "mine": ownerMatch, "sentence": ownerSentence, "clause": ownerClause}
 
 var slotKinds = map[string]vkind{"{org}": vOrg, "{role}": vRole}
 
 var slotCues = map[string]Cue{"negation": CueNegation, "correction": CueCorrection}
 
-// Job changes said in passing, as a table of lexicons/cue-patterns.txt.
-var jobChangeSlots = slotPatterns("job-changes")
+// Job changes and posts said in passing, tables of lexicons/cue-patterns.txt.
+var (
+	jobChangeSlots = slotPatterns("job-changes")
+	postSlots      = slotPatterns("posts")
+)
+
+// slotTable is a table of slot patterns, with the index of their cues.
+type slotTable struct {
+	pats []slotPattern
+	ix   cueIndex
+}
 
 // slotPatterns parses a table of slot patterns: "tokens {slot} => key cue".
-func slotPatterns(table string) []slotPattern {
+func slotPatterns(table string) *slotTable {
 	var out []slotPattern
 	for _, line := range wordList("cue-patterns", table) {
 		p, err := parseSlotPattern(line)
@@ -231,7 +436,11 @@ func slotPatterns(table string) []slotPattern {
 		}
 		out = append(out, p)
 	}
-	return out
+	cues := make([]cuePattern, len(out))
+	for i, p := range out {
+		cues[i] = p.cue
+	}
+	return &slotTable{pats: out, ix: newCueIndex(cues)}
 }
 
 func parseSlotPattern(line string) (slotPattern, string) {
@@ -249,7 +458,7 @@ func parseSlotPattern(line string) (slotPattern, string) {
 	}
 	out := strings.Fields(rhs)
 	if len(out) < 2 || len(out) > 3 || !ValidKey(out[0]) {
-		return p, "want => <key> <cue> [opener|mine|sentence]"
+		return p, "want => <key> <cue> [opener|mine|sentence|clause]"
 	}
 	if len(out) == 3 {
 		if p.owner, ok = slotOwners[out[2]]; !ok {
@@ -273,18 +482,25 @@ func parseSlotPattern(line string) (slotPattern, string) {
 	return p, ""
 }
 
-// slotChange reads a job change said in passing anywhere in a clause:
-// "Thursday was my final shift at Acme", "I got laid off from Marquette",
-// "handed in my notice at Ovenbird", "just got promoted to staff
-// engineer". Someone else's change, or a hedged, denied or planned one, is
-// not read; it reports whether a pattern matched the speaker's change.
-func (x *extraction) slotChange(ts []token, f flags) bool {
+// slotChange reads a change of a table of slot patterns said in passing
+// anywhere in a clause: "Thursday was my final shift at Acme", "I got laid
+// off from Marquette", "just got promoted to staff engineer", "I am on
+// the night desk at Coldwater now". Someone else's change, or a hedged,
+// denied or planned one, is not read; it reports whether a pattern
+// matched the speaker's change.
+func (x *extraction) slotChange(table *slotTable, ts []token, f flags) bool {
 	for k := range ts {
-		for _, p := range jobChangeSlots {
-			n, ok := p.cue.match(ts[k:])
-			if !ok || !x.ownsChange(p.owner, ts, k) {
-				continue
+		at, n := -1, 0
+		table.ix.candidates(ts, k, func(i int) bool {
+			var ok bool
+			n, ok = table.pats[i].cue.match(ts[k:])
+			if ok && x.ownsChange(table.pats[i].owner, ts, k) {
+				at = i
 			}
+			return at >= 0
+		})
+		if at >= 0 {
+			p := table.pats[at]
 			if f.hedge || f.not || f.future || hasWord(ts[:k], "not", "n't", "never") {
 				return true // "might be my last day at Acme", "it's not my last day"
 			}
@@ -312,6 +528,12 @@ func (x *extraction) ownsChange(owner slotOwner, ts []token, k int) bool {
 		return true
 	case ownerSentence:
 		return speaksOfSelf(x.sent) && !otherSubject(ts[:k])
+	case ownerClause:
+		from := k
+		for from > 0 && ts[from-1].kind != tPunct {
+			from--
+		}
+		return (is(ts, k, "am", "'m", "i'm") || hasWord(ts[:k], "i", "i'll")) && !otherSubject(ts[from:k])
 	}
 	return selfOpens(ts[:k])
 }

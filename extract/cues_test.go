@@ -3,6 +3,8 @@ package extract
 import (
 	"strings"
 	"testing"
+
+	"github.com/mnemon-dev/mnemon/memory"
 )
 
 func TestParseCuePatternRejectsMalformedLines(t *testing.T) {
@@ -15,6 +17,16 @@ func TestParseCuePatternRejectsMalformedLines(t *testing.T) {
 		">back in => past",            // consumed after a lookahead
 		">back? => past",              // optional lookahead
 		"in @nowhere/nothing => skip", // unknown lexicon table
+		"on the ... desk => skip",     // a gap without its length
+		"on the ...0 desk => skip",    // a gap of no words
+		"on the ...12 desk => skip",   // a gap too long
+		"on the ...3 => skip",         // a gap at the end
+		"on the ...3 desk? => skip",   // a gap before an optional token
+		"on the ...3 ...2 at => skip", // a gap before a gap
+		">on ...2 at => skip",         // a gap after a lookahead
+		">please* => skip",            // a repeated lookahead
+		"on the %weekday => skip",     // unknown token class
+		"on the ...2 please* => skip", // a gap before a repeated token
 	} {
 		if _, err := parseCuePattern(line); err == "" {
 			t.Errorf("parseCuePattern(%q) accepted a malformed line", line)
@@ -40,6 +52,25 @@ func TestCuePatternMatch(t *testing.T) {
 		{"as|like i|we said you|before? => skip", "like we said, Oslo", 3, true},
 		{">back >in => past, stop", "back in 2019", 0, true},
 		{"in|on the @lexicon/team-nouns => skip", "in the repo we use pnpm", 3, true},
+		{"on the ...2 desk|team at => skip", "on the desk at Acme", 4, true},
+		{"on the ...2 desk|team at => skip", "on the night desk at Acme", 5, true},
+		{"on the ...2 desk|team at => skip", "on the late night desk at Acme", 6, true},
+		{"on the ...2 desk|team at => skip", "on the very late night desk at Acme", 0, false},
+		{"on the ...2 desk|team at => skip", "on the team desk at Acme", 0, false},
+		{"on the ...2 desk|team at => skip", "on the night, desk at Acme", 0, false},
+		{"on the ...2 desk|team at => skip", "on the night", 0, false},
+		{"please|kindly* going forward ,* please* => skip", "please kindly going forward , , please use pnpm", 7, true},
+		{"please|kindly* going forward ,* please* => skip", "going forward use pnpm", 2, true},
+		{"please|kindly* going forward ,* please* => skip", "please use pnpm", 0, false},
+		{"please|kindly* ,* => skip", "use pnpm", 0, true},
+		{"the? %ordinal|%day of? june => skip", "the 3rd of June", 4, true},
+		{"the? %ordinal|%day of? june => skip", "21 june", 2, true},
+		{"<!for now => correction", "now", 0, false},
+		{"any|no more !%word => anymore", "any more", 2, true},
+		{"any|no more !%word => anymore", "no more, thanks", 2, true},
+		{"any|no more !%word => anymore", "no more meat", 0, false},
+		{"the? %ordinal|%day of? june => skip", "the 32nd of June", 0, false},
+		{"the? %ordinal|%day of? june => skip", "the 0 June", 0, false},
 	}
 	for _, tc := range cases {
 		p, err := parseCuePattern(tc.pattern)
@@ -57,12 +88,221 @@ func TestCuePatternMatch(t *testing.T) {
 // Every table of cue patterns is in use and non-empty.
 func TestCueTablesAreLoaded(t *testing.T) {
 	t.Parallel()
-	for name, table := range map[string][]cuePattern{"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues} {
-		if len(table) == 0 {
+	for name, table := range map[string]*cueTable{
+		"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues,
+		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "home-for-others": homeForOthersCues, "change-tail": changeTailCues,
+		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
+		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
+		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues, "dates": dateCues,
+		"got-a-job": gotJobCues, "started-a-job": startedJobCues, "clause-flags": clauseFlagCues,
+		"its-now": itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
+	} {
+		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
 		}
 	}
 	if !strings.Contains(strings.Join(lexiconTables["cue-patterns/leading"], "\n"), "=>") {
 		t.Error("cue-patterns/leading holds no pattern")
+	}
+}
+
+func TestCueLenAndTail(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text      string
+		len, tail int
+	}{
+		{"not really into jazz", 3, 0},
+		{"not keen on olives", 3, 0},
+		{"not sure yet", 0, 0},
+		{"Neovim these days", 0, 2},
+		{"pnpm now", 0, 1},
+		{"these days Neovim", 0, 0},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		if n := cueLen(notKeenCues, ts); n != tc.len {
+			t.Errorf("cueLen(not-keen, %q) = %d, want %d", tc.text, n, tc.len)
+		}
+		if n := cueTail(changeTailCues, ts); n != tc.tail {
+			t.Errorf("cueTail(change-tail, %q) = %d, want %d", tc.text, n, tc.tail)
+		}
+	}
+}
+
+func TestParseSlotPatternRejectsMalformedLines(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		"on the ...2 desk at {org}",                        // no =>
+		"{org} => works_at correction",                     // no tokens before the slot
+		"on the ...2 desk at => works_at correction",       // no slot
+		"on the ...2 desk at {org} => works_at",            // no cue
+		"on the ...2 desk at {org} => works_at maybe",      // unknown cue
+		"on the ...2 desk at {org} => works_at past later", // unknown owner
+		"on the desk ...2 {org} => works_at correction",    // a gap before the slot
+		"on >the desk {org} => works_at correction",        // a lookahead
+	} {
+		if _, err := parseSlotPattern(line); err == "" {
+			t.Errorf("parseSlotPattern(%q) accepted a malformed line", line)
+		}
+	}
+	p, err := parseSlotPattern("am on the ...4 desk at {org} => works_at correction clause")
+	if err != "" || p.owner != ownerClause || p.slot != vOrg || p.key != "works_at" || p.end != CueCorrection {
+		t.Errorf("parseSlotPattern of a post = %+v, %q", p, err)
+	}
+}
+
+func TestRuleOpenerEffects(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text   string
+		effect cueEffect
+		n      int
+		ok     bool
+	}{
+		{"never ever push to main", cueNever, 2, true},
+		{"avoid force pushes", cueNever, 0, true},
+		{"do not forget to sign commits", 0, 4, true},
+		{"do as you like", cueDrop, 1, true},
+		{"make sure that you always run the tests", 0, 5, true},
+		{"keep it short", 0, 0, true},
+		{"use pnpm", 0, 0, false},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		e, n, ok := matchCue(ruleOpenerCues, ts)
+		if e != tc.effect || n != tc.n || ok != tc.ok {
+			t.Errorf("rule-openers on %q = %v, %d, %v; want %v, %d, %v", tc.text, e, n, ok, tc.effect, tc.n, tc.ok)
+		}
+	}
+}
+
+// A decision after "let's" is rendered with the verb the speaker used, as
+// "we decided to stick with X" is; only the verbs of [let-us-verbs] read.
+func TestLetUsKeepsTheVerbSaid(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"Let's stick with Postgres.", "The team decided to stick with Postgres."},
+		{"Let's just switch over to pnpm.", "The team decided to switch over to pnpm."},
+		{"Let's use Vitest for testing.", "The team decided to use Vitest for testing."},
+		{"Let's keep going with the plan.", ""},
+		{"Let's try the new cafe.", ""},
+	} {
+		cs := extractAll(t, Event{Kind: memory.EpisodeUserMessage, Content: tc.in})
+		got := ""
+		if len(cs) > 0 {
+			got = cs[0].Content
+		}
+		if len(cs) > 1 || got != tc.want {
+			t.Errorf("Extract(%q) = %v, want %q", tc.in, cs, tc.want)
+		}
+	}
+}
+
+func TestCopulaTasteEffects(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text   string
+		effect cueEffect
+		n      int
+	}{
+		{"into jazz", cueLove, 1},
+		{"fond of tea", cueLike, 2},
+		{"fed up with meetings", cueDislike, 3},
+		{"partial to tea", cuePrefer, 2},
+		{"allergic to nuts", cueAllergy, 2},
+		{"fluent in Dutch", cueSpeaks, 2},
+		{"big fan", 0, 0},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		e, n, _ := matchCue(copulaTasteCues, ts)
+		if e != tc.effect || n != tc.n {
+			t.Errorf("copula-tastes on %q = %v, %d; want %v, %d", tc.text, e, n, tc.effect, tc.n)
+		}
+	}
+}
+
+func TestDateLen(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text string
+		n    int
+	}{
+		{"next Friday at noon", 2},
+		{"Friday the 13th", 3},
+		{"Friday", 1},
+		{"June 3", 2},
+		{"June 3rd", 2},
+		{"the 3rd of June", 4},
+		{"the 19th", 2},
+		{"19th June", 2},
+		{"3 June", 2},
+		{"3 of June", 0},
+		{"June", 0},
+		{"the agenda", 0},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		if n := dateLen(ts); n != tc.n {
+			t.Errorf("dateLen(%q) = %d, want %d", tc.text, n, tc.n)
+		}
+	}
+}
+
+func TestCuePatternLookbehind(t *testing.T) {
+	t.Parallel()
+	p, err := parseCuePattern("<!for|until now => correction")
+	if err != "" {
+		t.Fatal(err)
+	}
+	text := "I use Vim for now and Helix now"
+	ts := tokenize(text, 0, len(text), nil)
+	var at []int
+	for k := range ts {
+		if n, ok := p.matchAt(ts, k); ok {
+			at = append(at, k)
+			if n != 1 {
+				t.Errorf("matchAt(%d) consumed %d, want 1", k, n)
+			}
+		}
+	}
+	if len(at) != 1 || ts[at[0]-1].low != "helix" {
+		t.Errorf("lookbehind matched at %v, want only the now after Helix", at)
+	}
+}
+
+// The index keeps file order: the first pattern that matches wins, whether
+// its first token is a fixed word or not.
+func TestCueIndexKeepsFileOrder(t *testing.T) {
+	t.Parallel()
+	var pats []cuePattern
+	for _, line := range []string{
+		"now !that => past",
+		"please? now => hedge",
+		"now => correction",
+		"<!for now => weak",
+	} {
+		p, err := parseCuePattern(line)
+		if err != "" {
+			t.Fatal(err)
+		}
+		pats = append(pats, p)
+	}
+	table := &cueTable{pats: pats, ix: newCueIndex(pats)}
+	for _, tc := range []struct {
+		text string
+		want cueEffect
+	}{
+		{"now I live in Oslo", cuePast},
+		{"now that it rains", cueHedge},
+		{"please now", cueHedge},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		if e, _, ok := matchCue(table, ts); !ok || e != tc.want {
+			t.Errorf("matchCue on %q = %v, %v; want %v", tc.text, e, ok, tc.want)
+		}
+	}
+	ts := tokenize("live here now", 0, 13, nil)
+	var got []cueEffect
+	eachCue(table, ts, 2, func(e cueEffect) { got = append(got, e) })
+	if len(got) != 4 || got[0] != cuePast || got[1] != cueHedge || got[2] != cueCorrection || got[3] != cueWeak {
+		t.Errorf("eachCue at now = %v, want every pattern in file order", got)
 	}
 }

@@ -10,67 +10,39 @@ import (
 )
 
 // letUs reads "let's go with Svelte", "let's use pnpm", "let's stick with
-// Postgres": a decision of the team.
+// Postgres", "let's do X": a decision of the team, with the verbs of
+// [let-us-verbs] in lexicons/cue-patterns.txt.
 func (x *extraction) letUs(ts []token, f flags) bool {
-	if !seq(ts, 0, "let", "us") {
+	n := cueLen(letUsCues, ts)
+	if n == 0 {
 		return false
 	}
-	rest := ts[2:]
-	for len(rest) > 0 && (adverbs[rest[0].low] || rest[0].low == "just") {
-		rest = rest[1:]
-	}
-	switch w := lowAt(rest, 0); {
-	case (w == "go" || w == "stick" || w == "roll") && is(rest, 1, "with"):
-		x.decideObject(x.team, rest[2:], f, "go with")
-	case w == "use" || w == "pick" || w == "choose" || w == "adopt" || w == "do":
-		if w == "do" {
-			x.decideTo(x.team, rest[1:], f, tmDecideTo)
-		} else {
-			x.decideObject(x.team, rest[1:], f, w)
-		}
-	case (w == "switch" || w == "move" || w == "migrate") && (is(rest, 1, "to") || seq(rest, 1, "over", "to")):
-		j := 2
-		if is(rest, 1, "over") {
-			j = 3
-		}
-		f.corr = true
-		x.decideObject(x.team, rest[j:], f, "switch to")
-	case (w == "standardize" || w == "standardise" || w == "settle") && is(rest, 1, "on"):
-		x.decideObject(x.team, rest[2:], f, w+" on")
+	rest := ts[n:]
+	if is(rest, 0, "do") {
+		x.decideTo(x.team, rest[1:], f, tmDecideTo)
+	} else if e, o, ok := matchCue(letUsVerbCues, rest); ok {
+		f.corr = f.corr || e&cueCorrection != 0 // "let's switch to X"
+		x.decideObject(x.team, rest[o:], f, strings.ToLower(x.text(rest, o)))
 	}
 	return true
 }
 
 // decisionIs reads "The decision is to use Postgres", "Our decision is
-// Svelte", "The plan is to migrate to pnpm".
+// Svelte", "The plan is to migrate to pnpm"; "my plan is to X" is a goal.
 func (x *extraction) decisionIs(ts []token, f flags) bool {
-	k := 0
-	if !is(ts, k, "the", "our", "my") {
+	n := cueLen(decisionIsCues, ts)
+	if n == 0 {
 		return false
 	}
-	mine := is(ts, k, "my")
-	k++
-	if is(ts, k, "final", "official", "current", "new", "team's", "agreed") {
-		k++
-	}
-	if !is(ts, k, "decision", "plan", "call", "choice", "consensus", "verdict") {
-		return false
-	}
-	noun := ts[k].low
-	k++
-	if !is(ts, k, "is", "was") {
-		return false
-	}
-	k++
 	s := x.team
-	if mine {
+	if is(ts, 0, "my") {
 		s = x.speaker
+		if is(ts, n-2, "plan") {
+			x.goal(s, ts[n:], f, tmGoalIs, "") // "My plan is to refactor the parser"
+			return true
+		}
 	}
-	if mine && noun == "plan" {
-		x.goal(s, ts[k:], f, tmGoalIs, "") // "My plan is to refactor the parser"
-		return true
-	}
-	x.decisionBody(s, ts[k:], f)
+	x.decisionBody(s, ts[n:], f)
 	return true
 }
 
@@ -107,25 +79,6 @@ func dropSubjectModal(ts []token) []token {
 		ts = ts[1:]
 	}
 	return ts
-}
-
-// decideObjectVerbs take the decided thing as their object: "decided to
-// use Postgres", "decided to go with Svelte".
-func decideObjectStart(ts []token) int {
-	w := lowAt(ts, 0)
-	switch {
-	case w == "use" || w == "adopt" || w == "pick" || w == "choose" || w == "try" || w == "keep":
-		return 1
-	case (w == "go" || w == "stick" || w == "stay" || w == "roll") && is(ts, 1, "with"):
-		return 2
-	case (w == "switch" || w == "move" || w == "migrate" || w == "transition" || w == "change") && is(ts, 1, "to"):
-		return 2
-	case (w == "switch" || w == "move" || w == "migrate") && seq(ts, 1, "over", "to"):
-		return 3
-	case (w == "standardize" || w == "standardise" || w == "settle") && is(ts, 1, "on"):
-		return 2
-	}
-	return -1
 }
 
 // decide reads "decided to X", "decided on X", "decided against X",
@@ -204,10 +157,8 @@ func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
 		f.neg = true
 		ts = ts[1:]
 	}
-	if o := decideObjectStart(ts); o > 0 {
-		if ts[0].low == "switch" || ts[0].low == "move" || ts[0].low == "migrate" || ts[0].low == "transition" || ts[0].low == "change" {
-			f.corr = true
-		}
+	if e, o, ok := matchCue(decidedVerbCues, ts); ok && o > 0 {
+		f.corr = f.corr || e&cueCorrection != 0 // "decided to switch to X"
 		x.decideObject(s, ts[o:], f, x.text(ts, o))
 		return
 	}

@@ -64,9 +64,12 @@
 // per line, embedded in the binary and parsed once at start (see
 // lexicons.go for the format). Category and CategoryMembers give read-only
 // access to the category lexicon for callers outside the extractor. The
-// cue words that open a clause, the markers of a correction inside a
-// sentence and the job changes said in passing are token patterns in
-// lexicons/cue-patterns.txt, run by one matcher (cues.go).
+// phrases the rules key on are token patterns in lexicons/cue-patterns.txt,
+// run by one matcher (cues.go; the file's header documents the syntax):
+// the cue words that open a clause, the markers of a correction inside a
+// sentence, job changes and posts said in passing, the openers of rules,
+// decisions and hypotheticals, tastes after a copula, dates, and the
+// phrases of getting a home or a job.
 //
 // # Precision
 //

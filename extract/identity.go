@@ -46,6 +46,7 @@ body:
 		return // "my manager is Priya": the relation's name
 	}
 	w := ts[0].low
+	tasteE, tasteLen, taste := matchCue(copulaTasteCues, ts)
 	if v, ok := verbs[w]; ok && (v.form == fGerund || v.form == fBase && f.future) && v.lemma != "be" && w != "building" {
 		if f.past {
 			// "I was living in Paris" is history, like "I lived in Paris".
@@ -134,46 +135,30 @@ body:
 		x.passive(s, w, ts[1:], f)
 	case w == "a" || w == "an" || w == "the":
 		x.copulaNP(s, ts, f)
-	case w == "into" || (w == "fond" || w == "proud") && is(ts, 1, "of") ||
-		(w == "passionate" || w == "crazy" || w == "mad" || w == "excited") && is(ts, 1, "about") ||
-		(w == "obsessed" || w == "smitten" || w == "enamored" || w == "enamoured") && is(ts, 1, "with") ||
-		(w == "addicted") && is(ts, 1, "to") || (w == "hooked" || w == "keen" || w == "big") && is(ts, 1, "on"):
-		if personal(s) {
-			j := 1
-			if w != "into" {
-				j = 2
-			}
+	case taste:
+		// "into X", "crazy about X", "sick of X", "allergic to X": the
+		// [copula-tastes] table of lexicons/cue-patterns.txt.
+		if !personal(s) {
+			return
+		}
+		rest := ts[tasteLen:]
+		switch {
+		case tasteE&(cueLove|cueLike) != 0:
 			// Being into, crazy about or obsessed with a thing is as
 			// strong as loving it; fond of or keen on it is liking.
-			x.likeThing(s, ts[j:], f, false, w == "into" || w == "crazy" || w == "mad" || w == "obsessed" || w == "passionate")
-		}
-	case w == "all" && is(ts, 1, "about"):
-		if personal(s) {
-			x.likeThing(s, ts[2:], f, false, true) // "I'm all about ramen these days"
-		}
-	case (w == "sick" || w == "tired") && is(ts, 1, "of"), w == "fed" && seq(ts, 1, "up", "with"),
-		(w == "done") && is(ts, 1, "with"):
-		if personal(s) && !f.not {
-			j := 2
-			if w == "fed" {
-				j = 3
-			}
-			x.likeThing(s, ts[j:], f, true, false)
-		}
-	case w == "partial" && is(ts, 1, "to"):
-		if personal(s) && !f.not {
-			x.prefer(s, ts[2:], f) // "I'm partial to tea"
-		}
-	case w == "allergic" && is(ts, 1, "to"):
-		if personal(s) && !f.not {
+			x.likeThing(s, rest, f, false, tasteE&cueLove != 0)
+		case f.not:
+		case tasteE&cueDislike != 0:
+			x.likeThing(s, rest, f, true, false)
+		case tasteE&cuePrefer != 0:
+			x.prefer(s, rest, f) // "I'm partial to tea"
+		case tasteE&cueAllergy != 0:
 			f.high = true
-			x.list(s.asPerson(), ts[2:], f, func(item string) claim {
+			x.list(s.asPerson(), rest, f, func(item string) claim {
 				return claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy}
 			})
-		}
-	case w == "fluent" && is(ts, 1, "in"):
-		if personal(s) && !f.not {
-			x.list(s.asPerson(), ts[2:], f, func(item string) claim {
+		case tasteE&cueSpeaks != 0:
+			x.list(s.asPerson(), rest, f, func(item string) claim {
 				return claim{typ: memory.TypeFact, key: "speaks:" + Slug(item), value: item, tmpl: tmSpeaks}
 			})
 		}
@@ -394,24 +379,16 @@ func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
 	return true
 }
 
-// callMe reads "Call me Al", "You can call me Al", "Please call me Al".
+// callMe reads "Call me Al", "You can call me Al", "Please call me Al":
+// the [call-me] table of lexicons/cue-patterns.txt.
 func (x *extraction) callMe(ts []token, f flags) bool {
-	k := 0
-	for is(ts, k, "please", "just", "you", "can", "may", "should") {
-		k++
-	}
-	n := 2
-	switch {
-	case seq(ts, k, "call", "me"):
-	case seq(ts, k, "address", "me", "as"), seq(ts, k, "refer", "to", "me", "as"):
-		n = 3 + b2i(ts[k].low == "refer") // "Address me as Alex"
-	default:
+	n := cueLen(callMeCues, ts)
+	if n == 0 {
 		return false
 	}
-	if x.mode != modeUser {
-		return true
+	if x.mode == modeUser {
+		x.name(x.speaker, ts[n:], f, false)
 	}
-	x.name(x.speaker, ts[k+n:], f, false)
 	return true
 }
 

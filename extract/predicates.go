@@ -56,7 +56,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	if x.mode == modeUser {
 		// One clause may end a job and say the next post: each reads.
-		ended, home, post := x.slotChange(ts, f), x.homeBought(ts, f), x.onTeamAt(ts, f)
+		ended, home, post := x.slotChange(jobChangeSlots, ts, f), x.homeBought(ts, f), x.slotChange(postSlots, ts, f)
 		if ended || home || post || x.eventDate(ts, f) {
 			return nil
 		}
@@ -81,7 +81,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 				x.copula(x.speaker, ts[1:], f) // "Been on Helix for a month."
 			} else if is(ts, 0, "been") {
 				x.predicate(x.speaker, ts[1:], f) // "Been using Zed lately."
-			} else if n := notKeenOn(ts); n > 0 {
+			} else if n := cueLen(notKeenCues, ts); n > 0 {
 				x.likeThing(x.speaker, ts[n:], f, true, false) // "Not big on olives."
 			} else {
 				x.predicate(x.speaker, ts, f)
@@ -135,25 +135,6 @@ func (x *extraction) myThing(ts []token, f flags) bool {
 	return true
 }
 
-// notKeenOn measures "not (really) big on", "not (really) into", "not
-// keen on" at the start of a clause whose "I'm" chat dropped, or returns 0.
-func notKeenOn(ts []token) int {
-	if !is(ts, 0, "not") {
-		return 0
-	}
-	k := 1
-	if is(ts, k, "really", "too", "that", "very", "so", "super") {
-		k++
-	}
-	switch {
-	case is(ts, k, "into"):
-		return k + 1
-	case is(ts, k, "big", "huge", "keen") && is(ts, k+1, "on"):
-		return k + 2
-	}
-	return 0
-}
-
 // likeFiller reports a clause opened by the filler "like" before an adverb
 // or an adjective ("like totally hooked"), where a liking would have its
 // thing ("like the NBA").
@@ -169,15 +150,11 @@ func likeFiller(ts []token) bool {
 // cutConditional drops a conditional tail: "I use Vim if I can" keeps "I
 // use Vim"; "I don't know if I like Rust" keeps "I don't know", which says
 // nothing.
+// The words are the [conditionals] table of lexicons/cue-patterns.txt.
 func cutConditional(ts []token) []token {
 	for k := 1; k < len(ts); k++ {
-		switch ts[k].low {
-		case "if", "whether", "unless":
+		if _, _, ok := matchCue(conditionalCues, ts[k:]); ok {
 			return ts[:k]
-		case "in":
-			if is(ts, k+1, "case") {
-				return ts[:k]
-			}
 		}
 	}
 	return ts
@@ -214,42 +191,18 @@ func hypotheticalClause(ts []token) bool {
 	return false
 }
 
-// clauseFlags scans a clause for hedges, corrections and "anymore".
+// clauseFlags scans a clause for hedges, corrections and "anymore": the
+// [clause-flags] table of lexicons/cue-patterns.txt, tried at every token.
+// A lowercase "may" hedges unless it is the month ("in May", "last may").
 func clauseFlags(ts []token, f *flags) {
 	for k, t := range ts {
-		switch t.low {
-		case "might", "maybe", "perhaps", "probably", "possibly", "tentatively", "considering", "hopefully":
+		eachCue(clauseFlagCues, ts, k, func(e cueEffect) {
+			f.hedge = f.hedge || e&cueHedge != 0
+			f.corr = f.corr || e&cueCorrection != 0
+			f.anymore = f.anymore || e&cueAnymore != 0
+		})
+		if t.low == "may" && !t.capital && !is(ts, k-1, "in", "of", "since", "until", "by", "early", "late", "mid", "last", "next", "this") {
 			f.hedge = true
-		case "could":
-			if !is(ts, k+1, "not") {
-				f.hedge = true
-			}
-		case "may":
-			if !t.capital && !is(ts, k-1, "in", "of", "since", "until", "by", "early", "late", "mid", "last", "next", "this") {
-				f.hedge = true
-			}
-		case "thinking":
-			if is(ts, k+1, "about", "of") {
-				f.hedge = true
-			}
-		case "leaning":
-			f.hedge = true
-		case "instead", "nowadays":
-			f.corr = true
-		case "now":
-			if k > 0 && !is(ts, k-1, "for", "until", "till", "from", "by") {
-				f.corr = true
-			}
-		case "anymore":
-			f.anymore = true
-		case "any", "no":
-			if is(ts, k+1, "more") && (k+2 == len(ts) || ts[k+2].kind == tPunct) {
-				f.anymore = true
-			}
-		case "days":
-			if is(ts, k-1, "these") {
-				f.corr = true
-			}
 		}
 	}
 }
@@ -673,17 +626,14 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	case "call", "name":
 		// Active "I call it X" says nothing; the passive comes via copula.
 	case "get", "land", "accept":
-		// "I got hired at Netflix", "I landed a new role at Stripe".
-		j := 1
-		for is(ts, j, "new", "full-time", "part-time", "great", "dream", "first", "better") {
-			j++
-		}
-		// An offer is a job only once accepted: "I got a great offer
-		// from Microsoft" says nothing of where the speaker works.
-		noun := is(ts, j, "job", "position", "role", "gig") || v.lemma == "accept" && is(ts, j, "offer")
-		if personal(s) && !f.not && is(ts, 0, "a", "an") && noun && is(ts, j+1, "at", "with", "from") {
+		// "I landed a new role at Stripe": [got-a-job] of
+		// lexicons/cue-patterns.txt. An offer is a job only once
+		// accepted: "I got a great offer from Microsoft" says nothing of
+		// where the speaker works.
+		n := cueLen(gotJobCues, ts)
+		if n > 0 && (v.lemma == "accept" || !is(ts, n-2, "offer")) && personal(s) && !f.not {
 			f.corr, f.past = true, false
-			x.org(s.asPerson(), ts[j+2:], f, true)
+			x.org(s.asPerson(), ts[n:], f, true)
 		}
 	case "replace", "ditch", "drop", "dump", "abandon", "retire", "swap", "trade":
 		if is(ts, 0, "out") {
@@ -780,22 +730,16 @@ func toolAt(x *extraction, ts []token) bool {
 // tasteIdiom reads the speaker's tastes said without "I": "Nothing beats
 // ramen for dinner", "Home these days is Lisbon".
 func (x *extraction) tasteIdiom(ts []token, f flags) bool {
-	switch {
-	case is(ts, 0, "nothing") && is(ts, 1, "beats", "tops"):
-		x.likeThing(x.speaker, ts[2:], f, false, true)
+	// "Nothing beats ramen", "I could listen to jazz all day": what one
+	// would never tire of is loved ([taste-idioms] of
+	// lexicons/cue-patterns.txt).
+	if n := cueLen(tasteIdiomCues, ts); n > 0 && (!is(ts, 0, "i") || everyDay(ts[n:])) {
+		f.hedge = f.hedge && !is(ts, 0, "i") // "could" here is no plan
+		x.likeThing(x.speaker, ts[n:], f, false, true)
 		return true
-	case is(ts, 0, "home") && seq(ts, 1, "for", "me") && is(ts, 3, "is", "'s"):
+	}
+	if is(ts, 0, "home") && seq(ts, 1, "for", "me") && is(ts, 3, "is", "'s") {
 		x.place(x.speaker, ts[4:], f, "lives_in")
-		return true
-	case is(ts, 0, "i") && is(ts, 1, "could") && tasteVerbs[lowAt(ts, 2)] && everyDay(ts[3:]):
-		// "I could eat ramen every single day", "I could listen to jazz
-		// all day": what one would never tire of is loved.
-		rest := ts[3:]
-		f.hedge = false // "could" here is no plan
-		if is(rest, 0, "to") {
-			rest = rest[1:]
-		}
-		x.likeThing(x.speaker, rest, f, false, true)
 		return true
 	}
 	if x.writtenIn(ts, f) {
@@ -882,14 +826,12 @@ func (x *extraction) writtenIn(ts []token, f flags) bool {
 		if !is(ts, j, "is", "are") {
 			continue
 		}
-		v := j + 1
-		for adverbs[lowAt(ts, v)] || is(ts, v, "all", "mostly") {
-			v++
-		}
-		if !is(ts, v, "written", "coded", "built", "implemented") || !is(ts, v+1, "in") {
+		v := cueLen(writtenInCues, ts[j+1:]) // "are (all) written in"
+		if v == 0 {
 			return false
 		}
-		val, n := x.readValue(ts[v+2:], vThing)
+		v += j + 1
+		val, n := x.readValue(ts[v:], vThing)
 		if n == 0 {
 			return false
 		}
@@ -906,13 +848,8 @@ func (x *extraction) writtenIn(ts []token, f flags) bool {
 // that ended the speaker's X: "I don't eat meat anymore, it's tofu for
 // me now", "I quit Globex, it's Initech these days". Y takes X's slot.
 func (x *extraction) itsNow(ts []token, f flags) bool {
-	k := 0
-	switch {
-	case is(ts, 0, "it") && is(ts, 1, "'s", "is"):
-		k = 2
-	case is(ts, 0, "it's"):
-		k = 1
-	default:
+	k := cueLen(itsNowCues, ts) // "it's (all) ..."
+	if k == 0 {
 		return false
 	}
 	var ended *Candidate
@@ -924,9 +861,6 @@ func (x *extraction) itsNow(ts []token, f flags) bool {
 	}
 	if ended == nil || f.hedge || f.not {
 		return false
-	}
-	for is(ts, k, "all", "just", "only", "mostly") {
-		k++
 	}
 	val, n := x.readValue(ts[k:], vThing)
 	if n == 0 || strings.EqualFold(val, ended.Value) {

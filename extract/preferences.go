@@ -370,16 +370,10 @@ func (x *extraction) started(s subject, ts []token, f flags) {
 		x.org(s, ts[1:], f, true)
 		return
 	}
-	// "I started a part-time gig with Initech".
-	j := 0
-	if is(ts, j, "a", "an", "my", "the") {
-		j++
-	}
-	for is(ts, j, "new", "full-time", "part-time", "great", "dream", "first") {
-		j++
-	}
-	if j > 0 && is(ts, j, "job", "position", "role", "gig") && is(ts, j+1, "at", "with") && personal(s) {
-		x.org(s.asPerson(), ts[j+2:], f, true)
+	// "I started a part-time gig with Initech": [started-a-job] of
+	// lexicons/cue-patterns.txt, with a word before the noun.
+	if n := cueLen(startedJobCues, ts); n > 2 && personal(s) {
+		x.org(s.asPerson(), ts[n:], f, true)
 	}
 }
 

@@ -32,7 +32,7 @@ func droppedSubject(ts []token) bool {
 		}
 		return false
 	}
-	if w == "no" && is(ts, 1, "longer") || w == "used" && is(ts, 1, "to") || notKeenOn(ts) > 0 {
+	if w == "no" && is(ts, 1, "longer") || w == "used" && is(ts, 1, "to") || cueLen(notKeenCues, ts) > 0 {
 		return true
 	}
 	k := 0
