@@ -632,3 +632,33 @@ func TestTaskReachesRuleFacts(t *testing.T) {
 		t.Errorf("the rule %q is not served for the task: %v", rule, contents(res))
 	}
 }
+
+// With history served, a turn whose fact was superseded is still stale for
+// a question about now: the change that replaced it goes first, as without
+// history; a question about before still gets the value before.
+func TestHistoryKeepsStaleTurnsDown(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-30 * day)
+	for i, text := range []string{"I use nano for everything.", "I use kakoune now.", "honestly, switched to zed these days, kakoune was too much"} {
+		if _, err := e.Remember(context.Background(), engine.RememberParams{Namespace: "ns", Scope: memory.Scope{UserID: "u1"},
+			Text: text, ObservedAt: start.Add(time.Duration(i) * 5 * day)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		query   string
+		history bool
+		want    string
+	}{
+		{"what editor do I use?", false, "zed"},
+		{"what editor do I use?", true, "zed"},
+		{"which editor did I use before?", true, "kakoune"},
+	} {
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: c.query, IncludeHistory: c.history,
+			Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, c.want) {
+			t.Errorf("%q (history %v): top items %v; want %q first", c.query, c.history, contents(res), c.want)
+		}
+	}
+}

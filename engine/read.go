@@ -342,7 +342,11 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	st.RLock()
 	for _, c := range cands {
 		v := c.en.V
-		c.source, c.aboutOther = sourceStateLocked(st, v, p, user)
+		// With history served, a superseded fact still speaks for its
+		// turn; for a question about now it covers nothing: the turn
+		// is as stale as without history ("I use emacs now" after
+		// "switched to helix").
+		c.source, c.aboutOther = sourceStateLocked(st, v, p, user, p.IncludeHistory && !q.past)
 		if q.past && v.Status.History() && v.SupersededBy != "" {
 			next, ok := st.EntryLocked(v.SupersededBy)
 			c.previous = ok && next.Status.Live()

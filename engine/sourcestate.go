@@ -5,9 +5,9 @@ import "github.com/mnemon-dev/mnemon/memory"
 // sourceStateLocked says whether an episodic version's derived facts are
 // servable for p: covered (at least one is), stale (none is), or "" when no
 // fact was derived from it; and whether every one of them is about someone
-// other than the user (user is the user's subject term). The caller holds
-// st.RLock.
-func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user string) (state string, aboutOther bool) {
+// other than the user (user is the user's subject term). With currentOnly
+// a fact that is history for p covers nothing. The caller holds st.RLock.
+func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user string, currentOnly bool) (state string, aboutOther bool) {
 	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 {
 		return "", false
 	}
@@ -24,7 +24,7 @@ func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user st
 		if en.SubjectTerm == "" || en.SubjectTerm == user {
 			aboutOther = false
 		}
-		if state == "stale" && servableLocked(st, en.V, p) {
+		if state == "stale" && servableLocked(st, en.V, p) && !(currentOnly && viewOf(p).history(en.V)) {
 			state = "covered"
 		}
 	}
