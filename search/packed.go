@@ -1,0 +1,255 @@
+package search
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
+
+// Version 3 ("packed") is a lossless storage form of a version 2 sparse
+// encoding (EncodeCompact), for a store to keep on disk: PackVector makes
+// it and UnpackVector gives back the very bytes it was made from, so what a
+// store returns is what it was given and every cosine stays bit-identical.
+// It saves what version 2 spends on the word-vector embedder's layout:
+//
+//   - the dense tail (entries at Dim-t .. Dim-1, one index gap of 1 each)
+//     is a count instead of t gaps;
+//   - the sparse head's values, which take few distinct half-precision
+//     values (the hashed features' fixed weights), are a palette and one
+//     code of bits.Len(k-1) bits each when that is smaller.
+//
+// Layout:
+//
+//	byte    version (3)
+//	byte    kind: 1 (only sparse vectors are packed)
+//	uvarint Dim
+//	uvarint h, the head's count
+//	uvarint t, the tail's count (its indices are Dim-t .. Dim-1)
+//	h       uvarint index gaps (the first index, then each gap ≥ 1)
+//	byte    k: palette size; 0 means the head's values follow as h halves
+//	k       halves (the palette), then h codes of bits.Len(k-1) bits,
+//	        least significant bit first, padded to a byte
+//	t       halves (the tail's values)
+const encVersionPacked = 3
+
+// PackVector returns the packed form of b, a version 2 sparse encoding,
+// when it is smaller and unpacks to exactly b; otherwise b itself. It never
+// fails: anything it does not recognise is returned unchanged.
+func PackVector(b []byte) []byte {
+	if len(b) < 3 || b[0] != encVersionHalf || b[1] != kindSparse {
+		return b
+	}
+	p := b[2:]
+	dim, n := binary.Uvarint(p)
+	if n <= 0 || dim == 0 || dim > maxVecDim {
+		return b
+	}
+	p = p[n:]
+	cnt, n := binary.Uvarint(p)
+	if n <= 0 || cnt == 0 || cnt > dim || cnt > uint64(len(p))/(1+halfLength) {
+		return b
+	}
+	p = p[n:]
+	idx := make([]uint64, cnt)
+	var cur uint64
+	for i := range idx {
+		d, n := binary.Uvarint(p)
+		if n <= 0 || (i > 0 && d == 0) {
+			return b
+		}
+		p = p[n:]
+		cur += d
+		if cur >= dim {
+			return b
+		}
+		idx[i] = cur
+	}
+	if uint64(len(p)) != cnt*halfLength {
+		return b
+	}
+	vals := p
+	c := int(cnt)
+	t := 0
+	for t < c && idx[c-1-t] == dim-1-uint64(t) {
+		t++
+	}
+	h := c - t
+	out := make([]byte, 0, len(b))
+	out = append(out, encVersionPacked, kindSparse)
+	out = binary.AppendUvarint(out, dim)
+	out = binary.AppendUvarint(out, uint64(h))
+	out = binary.AppendUvarint(out, uint64(t))
+	var prev uint64
+	for i := 0; i < h; i++ {
+		if i == 0 {
+			out = binary.AppendUvarint(out, idx[0])
+		} else {
+			out = binary.AppendUvarint(out, idx[i]-prev)
+		}
+		prev = idx[i]
+	}
+	head := vals[:h*halfLength]
+	var palette []uint16
+	pos := make(map[uint16]int, 16)
+	for i := 0; i < h && len(palette) <= 255; i++ {
+		x := binary.LittleEndian.Uint16(head[i*halfLength:])
+		if _, ok := pos[x]; !ok {
+			pos[x] = len(palette)
+			palette = append(palette, x)
+		}
+	}
+	k := len(palette)
+	width := codeWidth(k)
+	if k > 0 && k <= 255 && halfLength*k+(h*width+7)/8 < halfLength*h {
+		out = append(out, byte(k))
+		for _, x := range palette {
+			out = binary.LittleEndian.AppendUint16(out, x)
+		}
+		var acc uint64
+		var nacc int
+		for i := 0; i < h; i++ {
+			acc |= uint64(pos[binary.LittleEndian.Uint16(head[i*halfLength:])]) << nacc
+			nacc += width
+			for nacc >= 8 {
+				out = append(out, byte(acc))
+				acc >>= 8
+				nacc -= 8
+			}
+		}
+		if nacc > 0 {
+			out = append(out, byte(acc))
+		}
+	} else {
+		out = append(out, 0)
+		out = append(out, head...)
+	}
+	out = append(out, vals[h*halfLength:]...)
+	if len(out) >= len(b) {
+		return b
+	}
+	// Only a form that reads back as exactly b is kept (a version 2
+	// encoding with a needlessly long varint would not).
+	if back, err := UnpackVector(out); err != nil || !bytes.Equal(back, b) {
+		return b
+	}
+	return out
+}
+
+// codeWidth is the bits a palette of k entries needs per code.
+func codeWidth(k int) int {
+	if k <= 1 {
+		return 0
+	}
+	return bits.Len(uint(k - 1))
+}
+
+// IsPacked reports whether b is a version 3 (packed) encoding.
+func IsPacked(b []byte) bool { return len(b) > 0 && b[0] == encVersionPacked }
+
+// UnpackVector returns the version 2 encoding a packed one was made from;
+// any other encoding is returned as it is. Like DecodeVector it never panics
+// and checks every length before allocating.
+func UnpackVector(b []byte) ([]byte, error) {
+	if !IsPacked(b) {
+		return b, nil
+	}
+	bad := func(why string) ([]byte, error) {
+		return nil, fmt.Errorf("%w: packed: %s", ErrBadVector, why)
+	}
+	if len(b) < 2 || b[1] != kindSparse {
+		return bad("not sparse")
+	}
+	p := b[2:]
+	dim, n := binary.Uvarint(p)
+	if n <= 0 || dim == 0 || dim > maxVecDim {
+		return bad("bad dimension")
+	}
+	p = p[n:]
+	h, n := binary.Uvarint(p)
+	if n <= 0 {
+		return bad("bad head count")
+	}
+	p = p[n:]
+	t, n := binary.Uvarint(p)
+	if n <= 0 {
+		return bad("bad tail count")
+	}
+	p = p[n:]
+	// Every head entry takes at least one gap byte, every tail entry two
+	// value bytes.
+	if h > uint64(len(p)) || t > uint64(len(p))/halfLength || h+t > dim || h+t == 0 {
+		return bad("count too large")
+	}
+	out := make([]byte, 0, 2+3*binary.MaxVarintLen64+int(h)*3+int(t)*(1+halfLength)+int(h)*halfLength)
+	out = append(out, encVersionHalf, kindSparse)
+	out = binary.AppendUvarint(out, dim)
+	out = binary.AppendUvarint(out, h+t)
+	var cur uint64
+	for i := uint64(0); i < h; i++ {
+		d, n := binary.Uvarint(p)
+		if n <= 0 {
+			return bad("bad index")
+		}
+		if i > 0 && d == 0 {
+			return bad("indices not strictly increasing")
+		}
+		p = p[n:]
+		cur += d
+		if cur >= dim-t {
+			return bad("index out of range")
+		}
+		out = binary.AppendUvarint(out, d)
+	}
+	if t > 0 {
+		first := dim - t
+		if h > 0 {
+			first -= cur
+		}
+		out = binary.AppendUvarint(out, first)
+		for i := uint64(1); i < t; i++ {
+			out = append(out, 1)
+		}
+	}
+	if len(p) < 1 {
+		return bad("no palette size")
+	}
+	k := int(p[0])
+	p = p[1:]
+	if k == 0 {
+		if uint64(len(p)) < h*halfLength {
+			return bad("head values too short")
+		}
+		out = append(out, p[:h*halfLength]...)
+		p = p[h*halfLength:]
+	} else {
+		width := codeWidth(k)
+		codeBytes := (h*uint64(width) + 7) / 8
+		if uint64(len(p)) < uint64(k)*halfLength+codeBytes {
+			return bad("palette too short")
+		}
+		pal, codes := p[:k*halfLength], p[k*halfLength:uint64(k)*halfLength+codeBytes]
+		p = p[uint64(k)*halfLength+codeBytes:]
+		var acc uint64
+		var nacc int
+		for i := uint64(0); i < h; i++ {
+			for nacc < width {
+				acc |= uint64(codes[0]) << nacc
+				codes = codes[1:]
+				nacc += 8
+			}
+			c := int(acc & (1<<width - 1))
+			acc >>= width
+			nacc -= width
+			if c >= k {
+				return bad("code outside the palette")
+			}
+			out = append(out, pal[c*halfLength], pal[c*halfLength+1])
+		}
+	}
+	if uint64(len(p)) != t*halfLength {
+		return bad("tail length does not match count")
+	}
+	out = append(out, p...)
+	return out, nil
+}
