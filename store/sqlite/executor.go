@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
 )
 
 // executor implements memory.Executor either inside a write transaction on
@@ -598,19 +599,19 @@ func decodeVersion(d *decoder) *memory.Version {
 		Seq:                int(d.int()),
 		Scope:              memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:               memory.Kind(d.sym()),
-		Type:               memory.Type(d.sym()),
+		Type:               memory.Type(d.code()),
 		Subject:            d.sym(),
 		Key:                d.str(),
 		Value:              d.str(),
 		Content:            d.str(),
-		Criticality:        memory.Criticality(d.sym()),
+		Criticality:        memory.Criticality(d.code()),
 		Confidence:         d.float(),
 		Usefulness:         d.float(),
 		Trust:              d.float(),
 		ReinforcementCount: int(d.int()),
 		FailureCount:       int(d.int()),
 		Status:             memory.Status(d.sym()),
-		Operation:          memory.Operation(d.sym()),
+		Operation:          memory.Operation(d.code()),
 		SupersededBy:       d.str(),
 		ObservedAt:         d.time(),
 		RecordedAt:         d.time(),
@@ -621,16 +622,16 @@ func decodeVersion(d *decoder) *memory.Version {
 	d.json(&v.EvidenceEpisodeIDs)
 	v.EvidenceSpans = d.spans(v.EvidenceEpisodeIDs)
 	v.Provenance = memory.Provenance{
-		Extractor:     d.sym(),
-		Model:         d.sym(),
-		PromptVersion: d.sym(),
-		Embedder:      d.sym(),
+		Extractor:     d.code(),
+		Model:         d.code(),
+		PromptVersion: d.code(),
+		Embedder:      d.code(),
 		EmbedderDim:   int(d.int()),
-		Source:        d.sym(),
+		Source:        d.code(),
 	}
 	v.Tokens = int(d.int())
 	v.SearchText = d.str()
-	v.Embedding = d.blob()
+	v.Embedding = d.embedding()
 	return v
 }
 
@@ -658,15 +659,15 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	args := []any{
 		v.Namespace, v.ID, v.MemoryID, v.Seq,
 		v.Scope.AgentID, v.Scope.UserID, v.Scope.ProjectID, v.Scope.SessionID,
-		string(v.Kind), string(v.Type), v.Subject, v.Key, v.Value, v.Content, string(v.Criticality),
+		string(v.Kind), encodeSym(string(v.Type)), v.Subject, v.Key, v.Value, v.Content, encodeSym(string(v.Criticality)),
 		v.Confidence, v.Usefulness, v.Trust, v.ReinforcementCount, v.FailureCount,
-		string(v.Status), string(v.Operation), v.SupersededBy,
+		string(v.Status), encodeSym(string(v.Operation)), v.SupersededBy,
 		c.time("observed_at", v.ObservedAt), c.time("recorded_at", v.RecordedAt),
 		c.time("valid_from", v.ValidFrom), c.timePtr("valid_to", v.ValidTo), c.time("updated_at", v.UpdatedAt),
 		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
-		v.Provenance.Extractor, v.Provenance.Model, v.Provenance.PromptVersion,
-		v.Provenance.Embedder, v.Provenance.EmbedderDim, v.Provenance.Source,
-		v.Tokens, v.SearchText, blob(v.Embedding), nil, nil,
+		encodeSym(v.Provenance.Extractor), encodeSym(v.Provenance.Model), encodeSym(v.Provenance.PromptVersion),
+		encodeSym(v.Provenance.Embedder), v.Provenance.EmbedderDim, encodeSym(v.Provenance.Source),
+		v.Tokens, v.SearchText, blob(search.PackVector(v.Embedding)), nil, nil,
 	}
 	if c.err != nil {
 		return c.err
@@ -784,7 +785,7 @@ func (e *executor) setEmbedding(ctx context.Context, p memory.SetEmbeddingParams
 	if err := e.logChange(ctx, p.Namespace, p.ID, at); err != nil {
 		return err
 	}
-	return execOne(ctx, e, qSetEmbedding, blob(p.Embedding), p.Embedder, p.EmbedderDim, p.Namespace, p.ID)
+	return execOne(ctx, e, qSetEmbedding, blob(search.PackVector(p.Embedding)), encodeSym(p.Embedder), p.EmbedderDim, p.Namespace, p.ID)
 }
 
 func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) error {
@@ -793,7 +794,7 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 	}
 	var c encoder
 	args := []any{
-		string(v.Status), string(v.Operation), v.SupersededBy, c.timePtr("valid_to", v.ValidTo),
+		string(v.Status), encodeSym(string(v.Operation)), v.SupersededBy, c.timePtr("valid_to", v.ValidTo),
 		v.Confidence, v.Usefulness, v.Trust,
 		v.ReinforcementCount, v.FailureCount,
 		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
@@ -896,7 +897,7 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 		w.in("kind", p.Kinds)
 	}
 	if len(p.Types) > 0 {
-		w.in("type", p.Types)
+		w.in("type", encodeSyms(p.Types))
 	}
 	if len(p.Statuses) > 0 {
 		w.in("status", p.Statuses)
@@ -1024,10 +1025,10 @@ func decodeAdmission(d *decoder) *memory.Admission {
 		VersionID: d.str(),
 		Decision:  memory.AdmissionDecision(d.sym()),
 	}
-	d.json(&a.Reasons)
+	a.Reasons = d.reasons()
 	a.Operation = memory.Operation(d.sym())
 	a.Content = d.str()
-	a.Extractor = d.sym()
+	a.Extractor = d.code()
 	a.CreatedAt = d.time()
 	if m := d.nullStr(); m != "" && d.err == nil {
 		if a.Models, d.err = memory.DecodeModels(m); d.err != nil {
@@ -1064,7 +1065,7 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 			var c encoder
 			args := []any{
 				p.Namespace, a.ID, a.EpisodeID, a.MemoryID, a.VersionID, string(a.Decision),
-				c.json("reasons", a.Reasons), string(a.Operation), a.Content, a.Extractor,
+				c.reasons(a.Reasons), string(a.Operation), a.Content, encodeSym(a.Extractor),
 				c.time("created_at", a.CreatedAt), nil, nullText(memory.EncodeModels(a.Models)),
 			}
 			if a.Content != "" {
