@@ -1,0 +1,371 @@
+package sqlite
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/embed"
+	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
+)
+
+// longVarint is a version 2 sparse encoding whose count is a needlessly
+// long varint: a valid vector that must be stored byte for byte as given.
+func longVarint() []byte {
+	b := []byte{2, 1}
+	b = binary.AppendUvarint(b, 1000)
+	b = append(b, 0x80|2, 0x00) // count 2 in two bytes
+	b = binary.AppendUvarint(b, 998)
+	b = binary.AppendUvarint(b, 1)
+	return append(b, 0x00, 0x3c, 0x00, 0x3c)
+}
+
+// shortCases are symbol values of every shape a codec must keep apart:
+// known names, unknown ones, empty, and ones that begin with the bytes the
+// stored codes use.
+var shortCases = []struct {
+	name  string
+	sym   string // used as type, criticality, operation and every provenance name
+	coded bool   // stored as one code character
+}{
+	{"empty", "", false},
+	{"unknown", "my-embedder-v9", false},
+	{"control", "\x01", false},
+	{"escape", "\x1fabc", false},
+	{"list mark", "\x1e", false},
+	{"one char", "a", false},
+	{"note", "note", true},
+	{"embedder", embed.WordVectorsName, true},
+}
+
+// Every symbol, reasons list and vector reads back as written; the short
+// forms are the ones stored when they apply.
+func TestShortFormsRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, templatePath(t, "short.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 0).UTC()
+	wv := embed.NewWordVectors()
+	vectors := map[string]struct {
+		b      []byte
+		packed bool
+	}{
+		"wordvectors": {wv.Vector("the reviewer in warsaw reviews profiling changes").EncodeCompact(), true},
+		"hashed only": {embed.NewBuiltin().Vector("zzq plorb").EncodeCompact(), false},
+		"version 1":   {wv.Vector("deploy the exporter").Encode(), false},
+		"dense":       {search.Vector{Dim: 3, Values: []float32{0.6, 0.8, 0}}.EncodeCompact(), false},
+		"long varint": {longVarint(), false},
+		"none":        {nil, false},
+	}
+	type vcase struct {
+		id, sym string
+		coded   bool
+		vec     string
+	}
+	var cases []vcase
+	i := 0
+	for _, c := range shortCases {
+		for name := range vectors {
+			cases = append(cases, vcase{fmt.Sprintf("v-%d", i), c.sym, c.coded, name})
+			i++
+		}
+	}
+	types := map[string]memory.Type{}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		for i, c := range cases {
+			m := &memory.Memory{Namespace: "n", ID: "m-" + c.id, Kind: memory.KindSemantic, Subject: "user", Key: fmt.Sprint("k", i), CreatedAt: at, UpdatedAt: at}
+			if err := tx.CreateMemory(ctx, m); err != nil {
+				return err
+			}
+			typ := memory.Type(c.sym)
+			if c.sym == "" {
+				typ = memory.TypeFact
+			}
+			types[c.id] = typ
+			v := &memory.Version{Namespace: "n", ID: c.id, MemoryID: m.ID, Seq: 1, Kind: m.Kind, Type: typ, Subject: "user", Key: m.Key,
+				Content: "c " + c.id, Criticality: memory.Criticality(c.sym), Status: memory.StatusActive, Operation: memory.Operation(c.sym),
+				ObservedAt: at, RecordedAt: at, ValidFrom: at, UpdatedAt: at,
+				Provenance: memory.Provenance{Extractor: c.sym, Model: c.sym, PromptVersion: c.sym, Embedder: c.sym, EmbedderDim: 7, Source: c.sym},
+				Embedding:  vectors[c.vec].b}
+			if err := tx.CreateVersion(ctx, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: c.id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := memory.Provenance{Extractor: c.sym, Model: c.sym, PromptVersion: c.sym, Embedder: c.sym, EmbedderDim: 7, Source: c.sym}
+		if v.Type != types[c.id] || string(v.Criticality) != c.sym || string(v.Operation) != c.sym || v.Provenance != want {
+			t.Errorf("%s (%q): read type %q criticality %q operation %q provenance %+v", c.id, c.sym, v.Type, v.Criticality, v.Operation, v.Provenance)
+		}
+		if !bytes.Equal(v.Embedding, vectors[c.vec].b) {
+			t.Errorf("%s: vector %s reads back other bytes", c.id, c.vec)
+		}
+		var raw string
+		var emb []byte
+		if err := s.writer.QueryRowContext(ctx, `SELECT prov_embedder, embedding FROM versions WHERE id = ?`, c.id).Scan(&raw, &emb); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(raw) == 1 && raw[0] < 0x20; got != c.coded {
+			t.Errorf("%s: %q stored as %q, coded %v want %v", c.id, c.sym, raw, got, c.coded)
+		}
+		if search.IsPacked(emb) != vectors[c.vec].packed {
+			t.Errorf("%s: vector %s stored packed %v", c.id, c.vec, search.IsPacked(emb))
+		}
+	}
+	// The inspector's type filter matches coded and plain types alike.
+	for _, typ := range []memory.Type{memory.TypeFact, "\x01", "my-embedder-v9"} {
+		got, err := s.PageVersions(ctx, memory.PageVersionsParams{Namespace: "n", Types: []memory.Type{typ}, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range cases {
+			if types[c.id] == typ {
+				n++
+			}
+		}
+		if len(got) != n || n == 0 {
+			t.Errorf("type %q: %d versions, want %d", typ, len(got), n)
+		}
+		for _, v := range got {
+			if v.Type != typ {
+				t.Errorf("type %q: got a version of type %q", typ, v.Type)
+			}
+		}
+	}
+	// A re-embedding stores its vector packed and its embedder coded.
+	vec := wv.Vector("a new text for the vector").EncodeCompact()
+	err = s.SetEmbedding(ctx, memory.SetEmbeddingParams{Namespace: "n", ID: cases[0].id, Embedding: vec, Embedder: embed.WordVectorsName, EmbedderDim: 9, ChangedAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: cases[0].id})
+	if err != nil || !bytes.Equal(v.Embedding, vec) || v.Provenance.Embedder != embed.WordVectorsName || v.Provenance.EmbedderDim != 9 {
+		t.Fatalf("after SetEmbedding: %+v, %v", v.Provenance, err)
+	}
+}
+
+// An admission's reasons read back as written: nil, empty, coded or JSON.
+func TestReasonsRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, templatePath(t, "reasons.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 0).UTC()
+	cases := []struct {
+		reasons   []string
+		extractor string
+		coded     bool
+	}{
+		{nil, "note", false},
+		{[]string{}, "episode", false},
+		{[]string{"no_rule_matched", "kept_as_note", "stands_in_for_episode"}, "note", true},
+		{[]string{"extracted:rules-en-v3", "cue:correction", "correction"}, "rules-en-v3", true},
+		{[]string{"episode"}, "\x03", true},
+		{[]string{"episode", "something new"}, "other", false},
+		{[]string{"\x01", "x"}, "", false},
+		{[]string{""}, "\x1e", false},
+	}
+	ep := &memory.Episode{ID: "e-1", Kind: "user_message", Speaker: "user", Content: "one", OccurredAt: at, RecordedAt: at}
+	var adms []*memory.Admission
+	for i, c := range cases {
+		adms = append(adms, &memory.Admission{Namespace: "n", ID: fmt.Sprintf("a-%d", i), EpisodeID: "e-1", Decision: memory.AdmitAccept,
+			Reasons: c.reasons, Operation: memory.OpAdd, Extractor: c.extractor, CreatedAt: at.Add(time.Duration(i))})
+	}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: []*memory.Episode{ep}}); err != nil {
+			return err
+		}
+		return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: "n", Admissions: adms})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "n"})
+	if err != nil || len(got) != len(cases) {
+		t.Fatalf("admissions: %d, %v", len(got), err)
+	}
+	byID := map[string]*memory.Admission{}
+	for _, a := range got {
+		byID[a.ID] = a
+	}
+	for i, c := range cases {
+		a := byID[fmt.Sprintf("a-%d", i)]
+		if a == nil {
+			t.Fatalf("a-%d not read", i)
+		}
+		if !reflect.DeepEqual(a.Reasons, c.reasons) || a.Extractor != c.extractor {
+			t.Errorf("%s: reasons %#v extractor %q; want %#v %q", a.ID, a.Reasons, a.Extractor, c.reasons, c.extractor)
+		}
+		var raw string
+		if err := s.writer.QueryRowContext(ctx, `SELECT reasons FROM admissions WHERE id = ?`, a.ID).Scan(&raw); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.HasPrefix(raw, "\x1e"); got != c.coded {
+			t.Errorf("%s: reasons stored as %q, coded %v want %v", a.ID, raw, got, c.coded)
+		}
+	}
+}
+
+// A store written at schema 19 (names as text, JSON reasons, vectors at
+// version 2) reads the same after migration 0020, with the short forms
+// stored; a version sharing another's text and vector still shares it,
+// and the trigger made again still unshares on a re-embedding.
+func TestMigrationShortensRows(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "old.db")
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:19] {
+		if _, err := old.ExecContext(ctx, m.sql); err != nil {
+			t.Fatalf("migration %d: %v", m.version, err)
+		}
+		if _, err := old.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", m.version, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wv := embed.NewWordVectors()
+	vecA := wv.Vector("the reviewer in warsaw reviews profiling changes").EncodeCompact()
+	vecB := wv.Vector("deploy the exporter").Encode() // version 1: stays as it is
+	version := func(id, typ, emb string, shared, sameAs, content string) string {
+		return `('n', '` + id + `', 'm-` + id + `', 1, '', '', '', '', 'semantic', '` + typ + `', 'user', 'k', '', '` + content + `', 'normal',
+			 0.8, 0.5, 0.6, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, 'null', 'null', 'note', '', 'p1', '` + embed.WordVectorsName + `', 4, 'remember', 1, '', ` +
+			emb + `, ` + shared + `, ` + sameAs + `)`
+	}
+	for _, q := range []string{
+		fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 19",
+		`INSERT INTO memories VALUES ('n', 'm-v-a', '', '', '', '', 'semantic', 'user', 'ka', 1, 1),
+			('n', 'm-v-b', '', '', '', '', 'semantic', 'user', 'kb', 1, 1),
+			('n', 'm-v-c', '', '', '', '', 'semantic', 'user', 'kc', 1, 1),
+			('n', 'm-v-d', '', '', '', '', 'semantic', 'user', 'kd', 1, 1)`,
+		`INSERT INTO versions VALUES ` + strings.Join([]string{
+			version("v-a", "fact", fmt.Sprintf("x'%x'", vecA), "NULL", "NULL", "shared text"),
+			version("v-b", "\x01odd", fmt.Sprintf("x'%x'", vecB), "NULL", "NULL", "b"),
+			version("v-c", "my-type", "NULL", "NULL", "NULL", "c"),
+			version("v-d", "fact", "NULL", "2", "'v-a'", ""), // shares v-a's text and vector
+		}, ", "),
+		`INSERT INTO admissions VALUES ('n', 'a-1', 'e-1', '', '', 'accept', '["no_rule_matched","kept_as_note"]', 'ADD', 'x', 'note', 1, NULL, NULL),
+			('n', 'a-2', 'e-1', '', '', 'accept', '["episode","new reason"]', '', 'x', 'custom', 2, NULL, NULL),
+			('n', 'a-3', 'e-1', '', '', 'accept', 'null', '', 'x', '', 3, NULL, NULL),
+			('n', 'a-4', 'e-1', '', '', 'accept', '[]', '', 'x', 'episode', 4, NULL, NULL)`,
+	} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := map[string]struct {
+		typ     memory.Type
+		content string
+		emb     []byte
+		packed  bool
+	}{
+		"v-a": {memory.TypeFact, "shared text", vecA, true},
+		"v-b": {"\x01odd", "b", vecB, false},
+		"v-c": {"my-type", "c", nil, false},
+		"v-d": {memory.TypeFact, "shared text", vecA, false},
+	}
+	for id, w := range want {
+		v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Type != w.typ || v.Content != w.content || !bytes.Equal(v.Embedding, w.emb) || v.Criticality != memory.CriticalityNormal ||
+			v.Operation != memory.OpAdd || v.Provenance.Embedder != embed.WordVectorsName || v.Provenance.Extractor != "note" ||
+			v.Provenance.PromptVersion != "p1" || v.Provenance.Source != "remember" {
+			t.Errorf("%s after migrating: type %q content %q provenance %+v, same vector %v", id, v.Type, v.Content, v.Provenance, bytes.Equal(v.Embedding, w.emb))
+		}
+		var emb []byte
+		var sameAs sql.NullString
+		var typ string
+		if err := s.writer.QueryRowContext(ctx, `SELECT embedding, same_as, type FROM versions WHERE id = ?`, id).Scan(&emb, &sameAs, &typ); err != nil {
+			t.Fatal(err)
+		}
+		if search.IsPacked(emb) != w.packed {
+			t.Errorf("%s: stored packed %v, want %v", id, search.IsPacked(emb), w.packed)
+		}
+		if id == "v-d" && (sameAs.String != "v-a" || emb != nil) {
+			t.Errorf("v-d no longer shares v-a's row: same_as %v, own vector %d bytes", sameAs, len(emb))
+		}
+		if (typ == string(memory.TypeFact)) || (id == "v-b" && typ != "\x1f\x01odd") {
+			t.Errorf("%s: type stored as %q", id, typ)
+		}
+	}
+	wantAdm := map[string]struct {
+		reasons   []string
+		extractor string
+		coded     bool
+	}{
+		"a-1": {[]string{"no_rule_matched", "kept_as_note"}, "note", true},
+		"a-2": {[]string{"episode", "new reason"}, "custom", false},
+		"a-3": {nil, "", false},
+		"a-4": {[]string{}, "episode", false},
+	}
+	adms, err := s.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "n"})
+	if err != nil || len(adms) != len(wantAdm) {
+		t.Fatalf("admissions: %d, %v", len(adms), err)
+	}
+	for _, a := range adms {
+		w := wantAdm[a.ID]
+		if !reflect.DeepEqual(a.Reasons, w.reasons) || a.Extractor != w.extractor {
+			t.Errorf("%s after migrating: reasons %#v extractor %q", a.ID, a.Reasons, a.Extractor)
+		}
+		var raw string
+		if err := s.writer.QueryRowContext(ctx, `SELECT reasons FROM admissions WHERE id = ?`, a.ID).Scan(&raw); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(raw, "\x1e") != w.coded {
+			t.Errorf("%s: reasons stored as %q", a.ID, raw)
+		}
+	}
+	// The trigger is back: re-embedding v-a first gives v-d its own copy.
+	var n int
+	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name = 'versions_unshare_on_embedding'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("trigger after migrating: %d, %v", n, err)
+	}
+	vecNew := wv.Vector("a different text altogether").EncodeCompact()
+	if err := s.SetEmbedding(ctx, memory.SetEmbeddingParams{Namespace: "n", ID: "v-a", Embedding: vecNew, Embedder: embed.WordVectorsName, EmbedderDim: 4, ChangedAt: time.Unix(2, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: "v-d"})
+	if err != nil || v.Content != "shared text" || !bytes.Equal(v.Embedding, vecA) {
+		t.Fatalf("v-d after v-a's re-embedding: %q, same vector %v, %v", v.Content, bytes.Equal(v.Embedding, vecA), err)
+	}
+}
