@@ -77,10 +77,12 @@ const (
 	// the duplicates recognised as it) copied its text, and so did the
 	// candidates drawn from it that no version keeps (rejected, deferred):
 	// they go. The admissions of facts stay: their content is the fact's.
-	qDeleteStub      = `DELETE FROM episode_stubs WHERE namespace = ? AND episode_id = ?`
-	qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ? AND episode_id = ?
-	AND (extractor = 'episode' OR decision IN ('reject', 'defer'))`
+	qDeleteStub = `DELETE FROM episode_stubs WHERE namespace = ? AND episode_id = ?`
 )
+
+// qPurgeAdmissions names the extractor in its stored form (migration 0020).
+var qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ? AND episode_id = ?
+	AND (extractor = ` + symLiteral("episode") + ` OR decision IN ('reject', 'defer'))`
 
 func decodeSession(d *decoder) memory.SessionInfo {
 	return memory.SessionInfo{ID: d.str(), Episodes: int(d.int()), FirstAt: d.time(), LastAt: d.time()}

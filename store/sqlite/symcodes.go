@@ -217,6 +217,16 @@ func (d *decoder) reasons() []string {
 	return out
 }
 
+// symLiteral is an SQL literal of name's stored form, for a query that
+// names a symbol column's value.
+func symLiteral(name string) string {
+	s := encodeSym(name)
+	if len(s) == 1 && s[0] < 0x20 {
+		return fmt.Sprintf("char(%d)", s[0])
+	}
+	return sqlQuote(s)
+}
+
 // symSQL is an SQL expression giving encodeSym's stored form of column
 // col, for the migration that rewrites rows written before it.
 func symSQL(col string) string {
