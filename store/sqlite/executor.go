@@ -515,10 +515,16 @@ func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn fun
 
 // A version's text and vector may be stored once for two rows (migration
 // 0017): shared bit 1 says value is the content, bit 2 that content and
-// embedding are version same_as's. The reads below put them back, so every
-// query that selects these columns returns what was written. They name the
-// outer table "versions": every query reads it unaliased.
+// embedding are version same_as's. Bit 4 (migration 0020) says subject and
+// key are its memory's (the slot's, which never change), stored empty. The
+// reads below put them back, so every query that selects these columns
+// returns what was written. They name the outer table "versions": every
+// query reads it unaliased.
 const (
+	versionSlotSubject = `CASE WHEN versions.shared & 4 THEN (SELECT m.subject FROM memories m
+	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions.subject END`
+	versionSlotKey = `CASE WHEN versions.shared & 4 THEN (SELECT m."key" FROM memories m
+	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions."key" END`
 	versionSharedContent = `(SELECT s.content FROM versions s WHERE s.namespace = versions.namespace AND s.id = versions.same_as)`
 	versionContentExpr   = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + ` ELSE versions.content END`
 	versionValueExpr     = `CASE WHEN versions.shared & 1 THEN (` + versionContentExpr + `) ELSE versions.value END`
@@ -537,7 +543,7 @@ const versionWriteCols = `namespace, id, memory_id, seq, agent_id, user_id, proj
 	tokens, search_text, embedding, shared, same_as`
 
 const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
-	kind, type, subject, "key", ` + versionValueExpr + `, ` + versionContentExpr + `, criticality,
+	kind, type, ` + versionSlotSubject + `, ` + versionSlotKey + `, ` + versionValueExpr + `, ` + versionContentExpr + `, criticality,
 	confidence, usefulness, trust, reinforcement_count, failure_count,
 	status, operation, superseded_by,
 	observed_at, recorded_at, valid_from, valid_to, updated_at,
@@ -553,15 +559,18 @@ const (
 )
 
 const (
-	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) VALUES (
-	?, ?, ?, ?, ?, ?, ?, ?,
-	?, ?, ?, ?, ?, ?, ?,
-	?, ?, ?, ?, ?,
-	?, ?, ?,
-	?, ?, ?, ?, ?,
-	?, ?,
-	?, ?, ?, ?, ?, ?,
-	?, ?, ?, ?, ?)`
+	// The join reads the version's memory: when subject and key are its
+	// very own, the row stores them empty and sets shared bit 4.
+	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) SELECT
+	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+	?9, ?10, CASE WHEN m.id IS NULL THEN ?11 ELSE '' END, CASE WHEN m.id IS NULL THEN ?12 ELSE '' END, ?13, ?14, ?15,
+	?16, ?17, ?18, ?19, ?20,
+	?21, ?22, ?23,
+	?24, ?25, ?26, ?27, ?28,
+	?29, ?30,
+	?31, ?32, ?33, ?34, ?35, ?36,
+	?37, ?38, ?39, CASE WHEN m.id IS NULL THEN ?40 ELSE coalesce(?40, 0) | 4 END, ?41
+	FROM (SELECT 1) LEFT JOIN memories m ON m.namespace = ?1 AND m.id = ?3 AND m.subject = ?11 AND m."key" = ?12`
 	// The lifecycle columns only: the claim is immutable by construction,
 	// not by the caller's discipline.
 	qUpdateVersionState = `UPDATE versions SET
@@ -578,7 +587,7 @@ const (
 	// per column (16 % less time for the read of 100,000 versions, half of
 	// them sharing their episode's).
 	qStreamVersions = `SELECT v.namespace, v.id, v.memory_id, v.seq, v.agent_id, v.user_id, v.project_id, v.session_id,
-	v.kind, v.type, v.subject, v."key",
+	v.kind, v.type, CASE WHEN v.shared & 4 THEN m.subject ELSE v.subject END, CASE WHEN v.shared & 4 THEN m."key" ELSE v."key" END,
 	CASE WHEN v.shared & 1 THEN (CASE WHEN v.shared & 2 THEN s.content ELSE v.content END) ELSE v.value END,
 	CASE WHEN v.shared & 2 THEN s.content ELSE v.content END, v.criticality,
 	v.confidence, v.usefulness, v.trust, v.reinforcement_count, v.failure_count,
@@ -588,6 +597,7 @@ const (
 	v.prov_extractor, v.prov_model, v.prov_prompt_version, v.prov_embedder, v.prov_embedder_dim, v.prov_source,
 	v.tokens, v.search_text, CASE WHEN v.shared & 2 THEN s.embedding ELSE v.embedding END
 	FROM versions v LEFT JOIN versions s ON v.shared & 2 AND s.namespace = v.namespace AND s.id = v.same_as
+	LEFT JOIN memories m ON v.shared & 4 AND m.namespace = v.namespace AND m.id = v.memory_id
 	WHERE v.namespace = ? AND v.status NOT IN ('deleted', 'quarantined') ORDER BY v.id`
 )
 
@@ -848,11 +858,13 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 			w.eq(`"key"`, p.Key)
 		}
 		w.sb.WriteString(")")
+		// A version storing its own subject and key must match too; one
+		// with shared bit 4 has its memory's, which the subquery matched.
 		if p.Subject != "" {
-			w.eq("subject", p.Subject)
+			w.cond("(versions.shared & 4 OR subject = ?)", p.Subject)
 		}
 		if p.Key != "" {
-			w.eq(`"key"`, p.Key)
+			w.cond(`(versions.shared & 4 OR "key" = ?)`, p.Key)
 		}
 	}
 	w.args = append(w.args, limitArg(p.Limit))
@@ -903,7 +915,7 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 		w.in("status", p.Statuses)
 	}
 	if p.Subject != "" {
-		w.eq("subject", p.Subject)
+		w.cond("("+versionSlotSubject+") = ?", p.Subject)
 	}
 	for _, f := range []struct{ col, v string }{{"agent_id", p.Scope.AgentID}, {"user_id", p.Scope.UserID},
 		{"project_id", p.Scope.ProjectID}, {"session_id", p.Scope.SessionID}} {

@@ -257,7 +257,11 @@ func TestMigrationShortensRows(t *testing.T) {
 	vecA := wv.Vector("the reviewer in warsaw reviews profiling changes").EncodeCompact()
 	vecB := wv.Vector("deploy the exporter").Encode() // version 1: stays as it is
 	version := func(id, typ, emb string, shared, sameAs, content string) string {
-		return `('n', '` + id + `', 'm-` + id + `', 1, '', '', '', '', 'semantic', '` + typ + `', 'user', 'k', '', '` + content + `', 'normal',
+		key := "k"
+		if id == "v-a" {
+			key = "ka" // its memory's: stored empty after migrating
+		}
+		return `('n', '` + id + `', 'm-` + id + `', 1, '', '', '', '', 'semantic', '` + typ + `', 'user', '` + key + `', '', '` + content + `', 'normal',
 			 0.8, 0.5, 0.6, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, 'null', 'null', 'note', '', 'p1', '` + embed.WordVectorsName + `', 4, 'remember', 1, '', ` +
 			emb + `, ` + shared + `, ` + sameAs + `)`
 	}
@@ -321,6 +325,20 @@ func TestMigrationShortensRows(t *testing.T) {
 		if search.IsPacked(emb) != w.packed {
 			t.Errorf("%s: stored packed %v, want %v", id, search.IsPacked(emb), w.packed)
 		}
+		wantKey := "k"
+		if id == "v-a" {
+			wantKey = "ka"
+		}
+		if v.Key != wantKey || v.Subject != "user" {
+			t.Errorf("%s: subject %q key %q after migrating", id, v.Subject, v.Key)
+		}
+		var storedKey string
+		if err := s.writer.QueryRowContext(ctx, `SELECT "key" FROM versions WHERE id = ?`, id).Scan(&storedKey); err != nil {
+			t.Fatal(err)
+		}
+		if (id == "v-a") != (storedKey == "") {
+			t.Errorf("%s: key stored as %q", id, storedKey)
+		}
 		if id == "v-d" && (sameAs.String != "v-a" || emb != nil) {
 			t.Errorf("v-d no longer shares v-a's row: same_as %v, own vector %d bytes", sameAs, len(emb))
 		}
@@ -367,5 +385,95 @@ func TestMigrationShortensRows(t *testing.T) {
 	v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: "v-d"})
 	if err != nil || v.Content != "shared text" || !bytes.Equal(v.Embedding, vecA) {
 		t.Fatalf("v-d after v-a's re-embedding: %q, same vector %v, %v", v.Content, bytes.Equal(v.Embedding, vecA), err)
+	}
+}
+
+// A version's subject and key are stored empty when they are its memory's
+// (shared bit 4), and every read and filter sees them as written, those of
+// versions that carry their own as well.
+func TestSlotKeyRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, templatePath(t, "slotkey.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 0).UTC()
+	cases := []struct {
+		id, subject, key string
+		short            bool
+	}{
+		{"v-same", "user", "k1", true},
+		{"v-subject", "team", "k1", false},
+		{"v-key", "user", "k2", false},
+		{"v-same-2", "user", "k1", true},
+	}
+	m := &memory.Memory{Namespace: "n", ID: "m-1", Kind: memory.KindSemantic, Subject: "user", Key: "k1", CreatedAt: at, UpdatedAt: at}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateMemory(ctx, m); err != nil {
+			return err
+		}
+		for i, c := range cases {
+			v := &memory.Version{Namespace: "n", ID: c.id, MemoryID: m.ID, Seq: i + 1, Kind: m.Kind, Type: memory.TypeFact, Subject: c.subject, Key: c.key,
+				Content: "c " + c.id, Status: memory.StatusActive, Operation: memory.OpAdd, ObservedAt: at, RecordedAt: at.Add(time.Duration(i)),
+				ValidFrom: at, UpdatedAt: at}
+			if err := tx.CreateVersion(ctx, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed := map[string]*memory.Version{}
+	if err := s.StreamVersions(ctx, memory.ScanParams{Namespace: "n"}, func(v *memory.Version) error { streamed[v.ID] = v; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: c.id})
+		if err != nil || v.Subject != c.subject || v.Key != c.key {
+			t.Errorf("%s: subject %q key %q, %v; want %q %q", c.id, v.Subject, v.Key, err, c.subject, c.key)
+		}
+		if sv := streamed[c.id]; sv == nil || sv.Subject != c.subject || sv.Key != c.key {
+			t.Errorf("%s streamed: %+v", c.id, sv)
+		}
+		var subject, key string
+		var shared sql.NullInt64
+		if err := s.writer.QueryRowContext(ctx, `SELECT subject, "key", shared FROM versions WHERE id = ?`, c.id).Scan(&subject, &key, &shared); err != nil {
+			t.Fatal(err)
+		}
+		if short := shared.Int64&4 != 0; short != c.short || (short && (subject != "" || key != "")) || (!short && (subject != c.subject || key != c.key)) {
+			t.Errorf("%s: stored subject %q key %q shared %d; short form want %v", c.id, subject, key, shared.Int64, c.short)
+		}
+	}
+	ids := func(vs []*memory.Version) []string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.ID)
+		}
+		return out
+	}
+	// The slot's filters: its memory matches, then each version's own.
+	got, err := s.ListVersions(ctx, memory.ListVersionsParams{Namespace: "n", Subject: "user", Key: "k1"})
+	if err != nil || !reflect.DeepEqual(ids(got), []string{"v-same", "v-same-2"}) {
+		t.Errorf("subject user, key k1: %v, %v", ids(got), err)
+	}
+	got, err = s.ListVersions(ctx, memory.ListVersionsParams{Namespace: "n", Key: "k1"})
+	if err != nil || !reflect.DeepEqual(ids(got), []string{"v-same", "v-subject", "v-same-2"}) {
+		t.Errorf("key k1: %v, %v", ids(got), err)
+	}
+	got, err = s.ListVersions(ctx, memory.ListVersionsParams{Namespace: "n", Subject: "user"})
+	if err != nil || !reflect.DeepEqual(ids(got), []string{"v-same", "v-key", "v-same-2"}) {
+		t.Errorf("subject user: %v, %v", ids(got), err)
+	}
+	got, err = s.PageVersions(ctx, memory.PageVersionsParams{Namespace: "n", Subject: "user", Limit: 10})
+	if err != nil || !reflect.DeepEqual(ids(got), []string{"v-same-2", "v-key", "v-same"}) {
+		t.Errorf("page, subject user: %v, %v", ids(got), err)
+	}
+	got, err = s.PageVersions(ctx, memory.PageVersionsParams{Namespace: "n", Subject: "team", Limit: 10})
+	if err != nil || !reflect.DeepEqual(ids(got), []string{"v-subject"}) {
+		t.Errorf("page, subject team: %v, %v", ids(got), err)
 	}
 }
