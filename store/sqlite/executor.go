@@ -515,18 +515,26 @@ func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn fun
 
 // A version's text and vector may be stored once for two rows (migration
 // 0017): shared bit 1 says value is the content, bit 2 that content and
-// embedding are version same_as's. Bit 4 (migration 0020) says subject and
-// key are its memory's (the slot's, which never change), stored empty. The
-// reads below put them back, so every query that selects these columns
-// returns what was written. They name the outer table "versions": every
-// query reads it unaliased.
+// embedding are version same_as's. Migration 0020 adds two: bit 4 says
+// subject and key are its memory's (the slot's, which never change), bit 8
+// that content is the text of its first evidence episode; both stored
+// empty. An episode's delete first copies its text into the versions that
+// refer to it (trigger episodes_unshare_on_delete, through the partial
+// index versions_episode_text). The reads below put them back, so every
+// query that selects these columns returns what was written. They name the
+// outer table "versions": every query reads it unaliased.
 const (
 	versionSlotSubject = `CASE WHEN versions.shared & 4 THEN (SELECT m.subject FROM memories m
 	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions.subject END`
 	versionSlotKey = `CASE WHEN versions.shared & 4 THEN (SELECT m."key" FROM memories m
 	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions."key" END`
-	versionSharedContent = `(SELECT s.content FROM versions s WHERE s.namespace = versions.namespace AND s.id = versions.same_as)`
-	versionContentExpr   = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + ` ELSE versions.content END`
+	versionSharedContent = `(SELECT CASE WHEN s.shared & 8 THEN coalesce((SELECT e.content FROM episodes e
+	WHERE e.namespace = s.namespace AND e.id = s.evidence_episode_ids ->> 0), '') ELSE s.content END
+	FROM versions s WHERE s.namespace = versions.namespace AND s.id = versions.same_as)`
+	versionEpisodeText = `coalesce((SELECT e.content FROM episodes e
+	WHERE e.namespace = versions.namespace AND e.id = versions.evidence_episode_ids ->> 0), '')`
+	versionContentExpr = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + `
+	WHEN versions.shared & 8 THEN ` + versionEpisodeText + ` ELSE versions.content END`
 	versionValueExpr     = `CASE WHEN versions.shared & 1 THEN (` + versionContentExpr + `) ELSE versions.value END`
 	versionEmbeddingExpr = `CASE WHEN versions.shared & 2 THEN (SELECT s.embedding FROM versions s
 	WHERE s.namespace = versions.namespace AND s.id = versions.same_as) ELSE versions.embedding END`
@@ -559,18 +567,23 @@ const (
 )
 
 const (
-	// The join reads the version's memory: when subject and key are its
-	// very own, the row stores them empty and sets shared bit 4.
+	// The joins read the version's memory and its first evidence episode
+	// (?42, NULL when it is not to be shared): when subject and key are
+	// the memory's, the row stores them empty and sets shared bit 4; when
+	// the content is the episode's text, it stores it empty with bit 8.
 	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) SELECT
 	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
-	?9, ?10, CASE WHEN m.id IS NULL THEN ?11 ELSE '' END, CASE WHEN m.id IS NULL THEN ?12 ELSE '' END, ?13, ?14, ?15,
+	?9, ?10, CASE WHEN m.id IS NULL THEN ?11 ELSE '' END, CASE WHEN m.id IS NULL THEN ?12 ELSE '' END, ?13,
+	CASE WHEN e.id IS NULL THEN ?14 ELSE '' END, ?15,
 	?16, ?17, ?18, ?19, ?20,
 	?21, ?22, ?23,
 	?24, ?25, ?26, ?27, ?28,
 	?29, ?30,
 	?31, ?32, ?33, ?34, ?35, ?36,
-	?37, ?38, ?39, CASE WHEN m.id IS NULL THEN ?40 ELSE coalesce(?40, 0) | 4 END, ?41
-	FROM (SELECT 1) LEFT JOIN memories m ON m.namespace = ?1 AND m.id = ?3 AND m.subject = ?11 AND m."key" = ?12`
+	?37, ?38, ?39,
+	nullif(coalesce(?40, 0) | CASE WHEN m.id IS NULL THEN 0 ELSE 4 END | CASE WHEN e.id IS NULL THEN 0 ELSE 8 END, 0), ?41
+	FROM (SELECT 1) LEFT JOIN memories m ON m.namespace = ?1 AND m.id = ?3 AND m.subject = ?11 AND m."key" = ?12
+	LEFT JOIN episodes e ON e.namespace = ?1 AND e.id = ?42 AND e.content = ?14`
 	// The lifecycle columns only: the claim is immutable by construction,
 	// not by the caller's discipline.
 	qUpdateVersionState = `UPDATE versions SET
@@ -588,8 +601,8 @@ const (
 	// them sharing their episode's).
 	qStreamVersions = `SELECT v.namespace, v.id, v.memory_id, v.seq, v.agent_id, v.user_id, v.project_id, v.session_id,
 	v.kind, v.type, CASE WHEN v.shared & 4 THEN m.subject ELSE v.subject END, CASE WHEN v.shared & 4 THEN m."key" ELSE v."key" END,
-	CASE WHEN v.shared & 1 THEN (CASE WHEN v.shared & 2 THEN s.content ELSE v.content END) ELSE v.value END,
-	CASE WHEN v.shared & 2 THEN s.content ELSE v.content END, v.criticality,
+	CASE WHEN v.shared & 1 THEN (` + streamContent + `) ELSE v.value END,
+	` + streamContent + `, v.criticality,
 	v.confidence, v.usefulness, v.trust, v.reinforcement_count, v.failure_count,
 	v.status, v.operation, v.superseded_by,
 	v.observed_at, v.recorded_at, v.valid_from, v.valid_to, v.updated_at,
@@ -598,7 +611,12 @@ const (
 	v.tokens, v.search_text, CASE WHEN v.shared & 2 THEN s.embedding ELSE v.embedding END
 	FROM versions v LEFT JOIN versions s ON v.shared & 2 AND s.namespace = v.namespace AND s.id = v.same_as
 	LEFT JOIN memories m ON v.shared & 4 AND m.namespace = v.namespace AND m.id = v.memory_id
+	LEFT JOIN episodes ve ON v.shared & 8 AND ve.namespace = v.namespace AND ve.id = v.evidence_episode_ids ->> 0
+	LEFT JOIN episodes se ON s.shared & 8 AND se.namespace = s.namespace AND se.id = s.evidence_episode_ids ->> 0
 	WHERE v.namespace = ? AND v.status NOT IN ('deleted', 'quarantined') ORDER BY v.id`
+	// streamContent is versionContentExpr over qStreamVersions' joins.
+	streamContent = `CASE WHEN v.shared & 2 THEN (CASE WHEN s.shared & 8 THEN coalesce(se.content, '') ELSE s.content END)
+	WHEN v.shared & 8 THEN coalesce(ve.content, '') ELSE v.content END`
 )
 
 func decodeVersion(d *decoder) *memory.Version {
@@ -677,7 +695,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
 		encodeSym(v.Provenance.Extractor), encodeSym(v.Provenance.Model), encodeSym(v.Provenance.PromptVersion),
 		encodeSym(v.Provenance.Embedder), v.Provenance.EmbedderDim, encodeSym(v.Provenance.Source),
-		v.Tokens, v.SearchText, blob(search.PackVector(v.Embedding)), nil, nil,
+		v.Tokens, v.SearchText, blob(search.PackVector(v.Embedding)), nil, nil, nil,
 	}
 	if c.err != nil {
 		return c.err
@@ -693,6 +711,9 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	}
 	if shared != 0 {
 		args[39] = shared
+	}
+	if owner == "" && len(v.Content) >= minEpisodeText && len(v.EvidenceEpisodeIDs) > 0 {
+		args[41] = v.EvidenceEpisodeIDs[0] // the insert shares its text if it is the same
 	}
 	// The change first: if the insert then fails and the caller's
 	// transaction goes on, a follower reads a version that is not there
@@ -773,8 +794,18 @@ func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) er
 // own copy of the text with its new vector; a version others share has
 // them copied first (trigger versions_unshare_on_embedding).
 const qSetEmbedding = `UPDATE versions SET embedding = ?, prov_embedder = ?, prov_embedder_dim = ?,
-	content = ` + versionContentExpr + `, same_as = NULL, shared = versions.shared & ~2
+	content = ` + versionContentExpr + `, same_as = NULL, shared = versions.shared & ~10
 	WHERE namespace = ? AND id = ?`
+
+// minEpisodeText is the shortest content a version refers to its episode
+// for rather than storing it (shared bit 8): below it the entry in
+// versions_episode_text would cost about what the text does.
+const minEpisodeText = 48
+
+// qOwnEpisodeText gives a version that refers to its first evidence
+// episode's text its own copy before an update names another episode first.
+const qOwnEpisodeText = `UPDATE versions SET content = ` + versionEpisodeText + `, shared = versions.shared & ~8
+	WHERE namespace = ? AND id = ? AND versions.shared & 8 AND (versions.evidence_episode_ids ->> 0) IS NOT (? ->> 0)`
 
 func (e *executor) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams) error {
 	if err := e.setEmbedding(ctx, p); err != nil {
@@ -817,6 +848,9 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 	// The change first, as in createVersion.
 	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
 		return err
+	}
+	if _, err := e.exec(ctx, qOwnEpisodeText, v.Namespace, v.ID, args[9]); err != nil {
+		return mapErr(err)
 	}
 	return execOne(ctx, e, qUpdateVersionState, args...)
 }
@@ -924,7 +958,7 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 		}
 	}
 	if p.Text != "" {
-		w.cond(`content LIKE ? ESCAPE '\'`, "%"+likeEscape(p.Text)+"%")
+		w.cond(`(`+versionContentExpr+`) LIKE ? ESCAPE '\'`, "%"+likeEscape(p.Text)+"%")
 	}
 	if c.err != nil {
 		return "", nil, c.err

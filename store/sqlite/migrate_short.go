@@ -7,14 +7,27 @@ import (
 	"github.com/mnemon-dev/mnemon/search"
 )
 
-// qUnshareOnEmbedding is migration 0017's trigger, as it made it.
-const qUnshareOnEmbedding = `CREATE TRIGGER versions_unshare_on_embedding BEFORE UPDATE OF embedding, content ON versions
+// The triggers of migration 0017, made again by migration 0020: a version
+// others share copies its text and vector into them before it goes or is
+// re-embedded, now its text as read when it refers to its episode's.
+const (
+	qUnshareOnDelete = `CREATE TRIGGER versions_unshare_on_delete BEFORE DELETE ON versions
 WHEN coalesce(OLD.shared, 0) & 2 = 0
 BEGIN
-    UPDATE versions SET content = OLD.content, embedding = OLD.embedding, same_as = NULL,
+    UPDATE versions SET content = ` + oldContent + `, embedding = OLD.embedding, same_as = NULL,
         shared = shared & ~2
     WHERE namespace = OLD.namespace AND same_as = OLD.id;
 END`
+	qUnshareOnEmbedding = `CREATE TRIGGER versions_unshare_on_embedding BEFORE UPDATE OF embedding, content ON versions
+WHEN coalesce(OLD.shared, 0) & 2 = 0
+BEGIN
+    UPDATE versions SET content = ` + oldContent + `, embedding = OLD.embedding, same_as = NULL,
+        shared = shared & ~2
+    WHERE namespace = OLD.namespace AND same_as = OLD.id;
+END`
+	oldContent = `CASE WHEN OLD.shared & 8 THEN coalesce((SELECT e.content FROM episodes e
+        WHERE e.namespace = OLD.namespace AND e.id = OLD.evidence_episode_ids ->> 0), '') ELSE OLD.content END`
+)
 
 // packBatch is how many vectors migration 0020 reads before writing them
 // back packed, so a large store is not held in memory at once.
@@ -71,8 +84,10 @@ func migrateShortForms(ctx context.Context, e *executor) error {
 			break
 		}
 	}
-	if _, err := e.exec(ctx, qUnshareOnEmbedding); err != nil {
-		return mapErr(err)
+	for _, q := range []string{qUnshareOnDelete, qUnshareOnEmbedding} {
+		if _, err := e.exec(ctx, q); err != nil {
+			return mapErr(err)
+		}
 	}
 	return nil
 }

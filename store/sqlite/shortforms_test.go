@@ -477,3 +477,143 @@ func TestSlotKeyRoundTrip(t *testing.T) {
 		t.Errorf("page, subject team: %v, %v", ids(got), err)
 	}
 }
+
+// A version whose content is its first evidence episode's text stores it
+// empty (shared bit 8) and reads it from the episode; it gets its own copy
+// before the episode goes or an update names another episode first, and
+// versions sharing its row read the same text throughout.
+func TestEpisodeTextRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, templatePath(t, "eptext.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 0).UTC()
+	const (
+		long  = "Fixed a flaky bug in the exporter where searching broke under vim"
+		long2 = "The reviewer in warsaw reviews profiling changes every wednesday"
+		short = "deploy on fridays"
+	)
+	vec := embed.NewWordVectors().Vector(long).EncodeCompact()
+	eps := []*memory.Episode{
+		{ID: "e-1", Kind: "user_message", Speaker: "user", Content: long, OccurredAt: at, RecordedAt: at},
+		{ID: "e-2", Kind: "user_message", Speaker: "user", Content: short, OccurredAt: at, RecordedAt: at},
+		{ID: "e-3", Kind: "user_message", Speaker: "user", Content: long2, OccurredAt: at, RecordedAt: at},
+	}
+	cases := []struct {
+		id, content string
+		ids         []string
+		emb         []byte
+		own         bool // the row holds its text (else its episode's or a shared row's)
+	}{
+		{"v-note", long, []string{"e-1"}, vec, false},
+		{"v-ep", long, []string{"e-1"}, vec, false},   // shares v-note's row (bit 2)
+		{"v-short", short, []string{"e-2"}, nil, true}, // too short to refer to
+		{"v-other", "something else entirely, long enough to count", []string{"e-1"}, nil, true},
+		{"v-second", long, []string{"e-3", "e-1"}, nil, true}, // e-1 is not its first episode
+		{"v-three", long2, []string{"e-3"}, nil, false},
+	}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: eps}); err != nil {
+			return err
+		}
+		for i, c := range cases {
+			m := &memory.Memory{Namespace: "n", ID: "m-" + c.id, Kind: memory.KindSemantic, Subject: "user", Key: fmt.Sprint("k", i), CreatedAt: at, UpdatedAt: at}
+			if err := tx.CreateMemory(ctx, m); err != nil {
+				return err
+			}
+			v := &memory.Version{Namespace: "n", ID: c.id, MemoryID: m.ID, Seq: 1, Kind: m.Kind, Type: memory.TypeFact, Subject: "user", Key: m.Key,
+				Value: c.content, Content: c.content, Status: memory.StatusActive, Operation: memory.OpAdd,
+				ObservedAt: at, RecordedAt: at.Add(time.Duration(i)), ValidFrom: at, UpdatedAt: at, EvidenceEpisodeIDs: c.ids, Embedding: c.emb}
+			if err := tx.CreateVersion(ctx, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, own map[string]bool) {
+		t.Helper()
+		streamed := map[string]*memory.Version{}
+		if err := s.StreamVersions(ctx, memory.ScanParams{Namespace: "n"}, func(v *memory.Version) error { streamed[v.ID] = v; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: c.id})
+			if err != nil || v.Content != c.content || v.Value != c.content || !bytes.Equal(v.Embedding, c.emb) {
+				t.Errorf("%s, %s: content %q value %q, %v", when, c.id, v.Content, v.Value, err)
+			}
+			if sv := streamed[c.id]; sv == nil || sv.Content != c.content || sv.Value != c.content || !bytes.Equal(sv.Embedding, c.emb) {
+				t.Errorf("%s, %s streamed: %+v", when, c.id, sv)
+			}
+			var raw string
+			if err := s.writer.QueryRowContext(ctx, `SELECT content FROM versions WHERE id = ?`, c.id).Scan(&raw); err != nil {
+				t.Fatal(err)
+			}
+			if (raw != "") != own[c.id] {
+				t.Errorf("%s, %s: stored content %q, own text want %v", when, c.id, raw, own[c.id])
+			}
+		}
+		got, err := s.PageVersions(ctx, memory.PageVersionsParams{Namespace: "n", Text: "flaky", Limit: 10})
+		var ids []string
+		for _, v := range got {
+			ids = append(ids, v.ID)
+		}
+		if err != nil || !reflect.DeepEqual(ids, []string{"v-second", "v-ep", "v-note"}) {
+			t.Errorf("%s: text search: %v, %v", when, ids, err)
+		}
+	}
+	own := map[string]bool{}
+	for _, c := range cases {
+		own[c.id] = c.own
+	}
+	check("written", own)
+
+	// An update naming another first episode gives v-three its own text.
+	v3, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: "v-three"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3.EvidenceEpisodeIDs = append(v3.EvidenceEpisodeIDs, "e-2") // the first stays: still shared
+	v3.UpdatedAt = at.Add(time.Second)
+	if err := s.UpdateVersionState(ctx, v3); err != nil {
+		t.Fatal(err)
+	}
+	check("evidence appended", own)
+	v3.EvidenceEpisodeIDs = []string{"e-2", "e-3"}
+	if err := s.UpdateVersionState(ctx, v3); err != nil {
+		t.Fatal(err)
+	}
+	own["v-three"] = true
+	check("first evidence changed", own)
+
+	// Deleting e-1 copies its text into v-note first, and v-note into
+	// v-ep, which shared its row.
+	var plan string
+	rows, err := s.writer.QueryContext(ctx, `EXPLAIN QUERY PLAN UPDATE versions SET content = 'x', shared = shared & ~8
+	WHERE namespace = 'n' AND substr(evidence_episode_ids ->> 0, -8) = substr('e-1', -8) AND shared & 8 AND evidence_episode_ids ->> 0 = 'e-1'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan += detail + "; "
+	}
+	rows.Close()
+	if !strings.Contains(plan, "versions_episode_text") {
+		t.Errorf("the trigger's update does not use versions_episode_text: %s", plan)
+	}
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM episodes WHERE id = 'e-1'`); err != nil {
+		t.Fatal(err)
+	}
+	own["v-note"], own["v-ep"] = true, true
+	check("e-1 deleted", own)
+}

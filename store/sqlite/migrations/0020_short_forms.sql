@@ -20,15 +20,44 @@
 --    sets shared bit 4; reads take them from the memory, whose subject and
 --    key never change and which cannot go while it has versions (the
 --    foreign key). The note's key was 37 bytes of each version row.
+-- 4. A version whose content is the text of its first evidence episode
+--    (a note and the episode's own version are) stores it empty and sets
+--    shared bit 8; reads take the episode's. Before an episode is deleted,
+--    its trigger copies the text back into those versions, found through
+--    versions_episode_text (its key: the id's last 8 characters, compared
+--    whole on the row). An update that names another first episode copies
+--    it first (qOwnEpisodeText). Texts under 48 bytes stay: the index entry
+--    would cost about as much.
 --
--- The rows are rewritten by this migration's Go step (migrateShortForms),
--- which builds the mapping from the same tables the store uses. Rewriting
--- a version's embedding would fire versions_unshare_on_embedding and copy
--- its text and vector into every version sharing them, so the trigger is
--- dropped here and made again, unchanged, by the step.
+-- Symbols and vectors are rewritten by this migration's Go step
+-- (migrateShortForms), which builds the mapping from the same tables the
+-- store uses. Rewriting a version's content or embedding would fire
+-- versions_unshare_on_embedding and copy its text and vector into every
+-- version sharing them, so that trigger is dropped here; the step makes
+-- both versions triggers again, now copying a text referred to by bit 8.
 DROP TRIGGER versions_unshare_on_embedding;
+DROP TRIGGER versions_unshare_on_delete;
+DROP TRIGGER episodes_unshare_on_delete;
 
 UPDATE versions SET subject = '', "key" = '', shared = coalesce(shared, 0) | 4
 WHERE coalesce(shared, 0) & 4 = 0
   AND EXISTS (SELECT 1 FROM memories m WHERE m.namespace = versions.namespace AND m.id = versions.memory_id
               AND m.subject = versions.subject AND m."key" = versions."key");
+
+UPDATE versions SET content = '', shared = coalesce(shared, 0) | 8
+WHERE coalesce(shared, 0) & 10 = 0 AND length(CAST(content AS BLOB)) >= 48
+  AND (CASE WHEN json_valid(evidence_episode_ids) THEN json_type(evidence_episode_ids, '$[0]') END) = 'text'
+  AND EXISTS (SELECT 1 FROM episodes e WHERE e.namespace = versions.namespace
+              AND e.id = versions.evidence_episode_ids ->> 0 AND e.content = versions.content);
+
+CREATE INDEX versions_episode_text ON versions (namespace, substr(evidence_episode_ids ->> 0, -8))
+    WHERE shared & 8;
+
+CREATE TRIGGER episodes_unshare_on_delete BEFORE DELETE ON episodes
+BEGIN
+    UPDATE admissions SET content = OLD.content, content_ref = NULL
+    WHERE namespace = OLD.namespace AND episode_id = OLD.id AND content_ref = 1;
+    UPDATE versions SET content = OLD.content, shared = shared & ~8
+    WHERE namespace = OLD.namespace AND substr(evidence_episode_ids ->> 0, -8) = substr(OLD.id, -8)
+      AND shared & 8 AND evidence_episode_ids ->> 0 = OLD.id;
+END;
