@@ -509,7 +509,7 @@ func TestEpisodeTextRoundTrip(t *testing.T) {
 		own         bool // the row holds its text (else its episode's or a shared row's)
 	}{
 		{"v-note", long, []string{"e-1"}, vec, false},
-		{"v-ep", long, []string{"e-1"}, vec, false},   // shares v-note's row (bit 2)
+		{"v-ep", long, []string{"e-1"}, vec, false},    // shares v-note's row (bit 2)
 		{"v-short", short, []string{"e-2"}, nil, true}, // too short to refer to
 		{"v-other", "something else entirely, long enough to count", []string{"e-1"}, nil, true},
 		{"v-second", long, []string{"e-3", "e-1"}, nil, true}, // e-1 is not its first episode
