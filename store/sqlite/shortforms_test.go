@@ -329,6 +329,9 @@ func TestMigrationShortensRows(t *testing.T) {
 		if id == "v-a" {
 			wantKey = "ka"
 		}
+		if !v.ValidFrom.Equal(time.Unix(0, 1)) || !v.UpdatedAt.Equal(time.Unix(0, 1)) || !v.ObservedAt.Equal(time.Unix(0, 1)) {
+			t.Errorf("%s: times after migrating: %v %v %v", id, v.ObservedAt, v.ValidFrom, v.UpdatedAt)
+		}
 		if v.Key != wantKey || v.Subject != "user" {
 			t.Errorf("%s: subject %q key %q after migrating", id, v.Subject, v.Key)
 		}
@@ -616,4 +619,84 @@ func TestEpisodeTextRoundTrip(t *testing.T) {
 	}
 	own["v-note"], own["v-ep"] = true, true
 	check("e-1 deleted", own)
+}
+
+// valid_from and updated_at equal to observed_at and recorded_at are stored
+// as 0 (shared bits 16 and 32); every time reads back as written, and an
+// update's new updated_at too.
+func TestVersionTimesRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, templatePath(t, "times.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 5).UTC()
+	later := at.Add(3 * time.Millisecond)
+	cases := []struct {
+		id                                 string
+		observed, recorded, valid, updated time.Time
+		validShort, updatedShort           bool
+	}{
+		{"v-same", at, later, at, later, true, true},
+		{"v-valid", at, later, later, later, false, true},
+		{"v-updated", at, later, at, at, true, false},
+		{"v-zero", time.Time{}, time.Time{}, time.Time{}, time.Time{}, true, true},
+		{"v-epoch", time.Unix(0, 0).UTC(), time.Unix(0, 0).UTC(), time.Unix(0, 1).UTC(), time.Unix(0, 0).UTC(), false, true},
+	}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		for i, c := range cases {
+			m := &memory.Memory{Namespace: "n", ID: "m-" + c.id, Kind: memory.KindSemantic, Subject: "user", Key: fmt.Sprint("k", i), CreatedAt: at, UpdatedAt: at}
+			if err := tx.CreateMemory(ctx, m); err != nil {
+				return err
+			}
+			v := &memory.Version{Namespace: "n", ID: c.id, MemoryID: m.ID, Seq: 1, Kind: m.Kind, Type: memory.TypeFact, Subject: "user", Key: m.Key,
+				Content: "c", Status: memory.StatusActive, Operation: memory.OpAdd,
+				ObservedAt: c.observed, RecordedAt: c.recorded, ValidFrom: c.valid, UpdatedAt: c.updated}
+			if err := tx.CreateVersion(ctx, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: c.id})
+		if err != nil || !v.ObservedAt.Equal(c.observed) || !v.RecordedAt.Equal(c.recorded) || !v.ValidFrom.Equal(c.valid) || !v.UpdatedAt.Equal(c.updated) {
+			t.Errorf("%s: times %v %v %v %v, %v", c.id, v.ObservedAt, v.RecordedAt, v.ValidFrom, v.UpdatedAt, err)
+		}
+		var shared sql.NullInt64
+		if err := s.writer.QueryRowContext(ctx, `SELECT shared FROM versions WHERE id = ?`, c.id).Scan(&shared); err != nil {
+			t.Fatal(err)
+		}
+		if shared.Int64&16 != 0 != c.validShort || shared.Int64&32 != 0 != c.updatedShort {
+			t.Errorf("%s: shared %d, short valid_from %v updated_at %v", c.id, shared.Int64, c.validShort, c.updatedShort)
+		}
+	}
+	v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: "v-same"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.UpdatedAt = later.Add(time.Hour)
+	v.Status = memory.StatusSuperseded
+	if err := s.UpdateVersionState(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: "v-same"})
+	if err != nil || !got.UpdatedAt.Equal(v.UpdatedAt) || !got.ValidFrom.Equal(at) || got.Status != memory.StatusSuperseded {
+		t.Fatalf("after an update: %+v, %v", got, err)
+	}
+	var streamed *memory.Version
+	err = s.StreamVersions(ctx, memory.ScanParams{Namespace: "n"}, func(sv *memory.Version) error {
+		if sv.ID == "v-valid" {
+			streamed = sv
+		}
+		return nil
+	})
+	if err != nil || streamed == nil || !streamed.ValidFrom.Equal(later) || !streamed.UpdatedAt.Equal(later) {
+		t.Fatalf("streamed: %+v, %v", streamed, err)
+	}
 }

@@ -28,6 +28,9 @@
 --    whole on the row). An update that names another first episode copies
 --    it first (qOwnEpisodeText). Texts under 48 bytes stay: the index entry
 --    would cost about as much.
+-- 5. valid_from equal to observed_at and updated_at equal to recorded_at
+--    (a version as written) are stored 0, with shared bits 16 and 32: 16
+--    bytes a row. An update of the state writes updated_at and clears 32.
 --
 -- Symbols and vectors are rewritten by this migration's Go step
 -- (migrateShortForms), which builds the mapping from the same tables the
@@ -61,3 +64,8 @@ BEGIN
     WHERE namespace = OLD.namespace AND substr(evidence_episode_ids ->> 0, -8) = substr(OLD.id, -8)
       AND shared & 8 AND evidence_episode_ids ->> 0 = OLD.id;
 END;
+
+UPDATE versions SET valid_from = 0, shared = coalesce(shared, 0) | 16
+WHERE coalesce(shared, 0) & 16 = 0 AND valid_from = observed_at;
+UPDATE versions SET updated_at = 0, shared = coalesce(shared, 0) | 32
+WHERE coalesce(shared, 0) & 32 = 0 AND updated_at = recorded_at;
