@@ -535,7 +535,7 @@ const (
 	WHERE e.namespace = versions.namespace AND e.id = versions.evidence_episode_ids ->> 0), '')`
 	versionContentExpr = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + `
 	WHEN versions.shared & 8 THEN ` + versionEpisodeText + ` ELSE versions.content END`
-	versionValueExpr     = `CASE WHEN versions.shared & 1 THEN (` + versionContentExpr + `) ELSE versions.value END`
+	versionValueExpr = `CASE WHEN versions.shared & 1 THEN (` + versionContentExpr + `) ELSE versions.value END`
 	// Bits 16 and 32 (migration 0020): valid_from is observed_at, and
 	// updated_at is recorded_at (stored 0, which takes no bytes).
 	versionValidFrom     = `CASE WHEN versions.shared & 16 THEN versions.observed_at ELSE versions.valid_from END`
