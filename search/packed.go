@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 )
@@ -17,7 +18,11 @@ import (
 //     is a count instead of t gaps;
 //   - the sparse head's values, which take few distinct half-precision
 //     values (the hashed features' fixed weights), are a palette and one
-//     code of bits.Len(k-1) bits each when that is smaller.
+//     code of bits.Len(k-1) bits each when that is smaller;
+//   - the tail's values, of a unit vector's share spread over 64
+//     dimensions, have exponents within a few steps of the largest: each
+//     is its sign and 10 mantissa bits and the exponent's distance below
+//     the largest in a Rice code (k = 1), about 14 bits instead of 16.
 //
 // Layout:
 //
@@ -30,7 +35,10 @@ import (
 //	byte    k: palette size; 0 means the head's values follow as h halves
 //	k       halves (the palette), then h codes of bits.Len(k-1) bits,
 //	        least significant bit first, padded to a byte
-//	t       halves (the tail's values)
+//	byte    tail mode: 0, t halves follow; 1, a byte holding the largest
+//	        exponent field E, then per value its sign bit, 10 mantissa
+//	        bits and d = E - its exponent field as d>>1 one bits, a zero
+//	        bit and d&1, least significant bit first, padded to a byte
 const encVersionPacked = 3
 
 // PackVector returns the packed form of b, a version 2 sparse encoding,
@@ -124,7 +132,7 @@ func PackVector(b []byte) []byte {
 		out = append(out, 0)
 		out = append(out, head...)
 	}
-	out = append(out, vals[h*halfLength:]...)
+	out = appendTail(out, vals[h*halfLength:])
 	if len(out) >= len(b) {
 		return b
 	}
@@ -176,9 +184,9 @@ func UnpackVector(b []byte) ([]byte, error) {
 		return bad("bad tail count")
 	}
 	p = p[n:]
-	// Every head entry takes at least one gap byte, every tail entry two
-	// value bytes.
-	if h > uint64(len(p)) || t > uint64(len(p))/halfLength || h+t > dim || h+t == 0 {
+	// Every head entry takes at least one gap byte, every tail entry at
+	// least 13 bits.
+	if h > uint64(len(p)) || t > uint64(len(p))*8/13 || h+t > dim || h+t == 0 {
 		return bad("count too large")
 	}
 	out := make([]byte, 0, 2+3*binary.MaxVarintLen64+int(h)*3+int(t)*(1+halfLength)+int(h)*halfLength)
@@ -247,9 +255,161 @@ func UnpackVector(b []byte) ([]byte, error) {
 			out = append(out, pal[c*halfLength], pal[c*halfLength+1])
 		}
 	}
-	if uint64(len(p)) != t*halfLength {
-		return bad("tail length does not match count")
+	if len(p) < 1 && t > 0 {
+		return bad("no tail mode")
 	}
-	out = append(out, p...)
+	if t == 0 {
+		if len(p) != 0 {
+			return bad("trailing bytes")
+		}
+		return out, nil
+	}
+	mode := p[0]
+	p = p[1:]
+	switch mode {
+	case tailRaw:
+		if uint64(len(p)) != t*halfLength {
+			return bad("tail length does not match count")
+		}
+		return append(out, p...), nil
+	case tailRice:
+		out, err := readRiceTail(out, p, int(t))
+		if err != nil {
+			return bad(err.Error())
+		}
+		return out, nil
+	default:
+		return bad("unknown tail mode")
+	}
+}
+
+// Tail modes.
+const (
+	tailRaw  = 0
+	tailRice = 1
+)
+
+// appendTail appends the tail's halves (little-endian pairs) in the
+// smaller of the two tail modes; nothing for an empty tail.
+func appendTail(out, tail []byte) []byte {
+	t := len(tail) / halfLength
+	if t == 0 {
+		return out
+	}
+	maxE := 0
+	for i := 0; i < t; i++ {
+		maxE = max(maxE, int(binary.LittleEndian.Uint16(tail[i*halfLength:])>>10&0x1f))
+	}
+	var w bitWriter
+	w.buf = make([]byte, 0, 2*t)
+	for i := 0; i < t; i++ {
+		x := binary.LittleEndian.Uint16(tail[i*halfLength:])
+		w.write(uint64(x>>15), 1)
+		w.write(uint64(x&0x3ff), 10)
+		d := maxE - int(x>>10&0x1f)
+		for q := d >> 1; q > 0; q-- {
+			w.write(1, 1)
+		}
+		w.write(0, 1)
+		w.write(uint64(d&1), 1)
+	}
+	rice := w.flush()
+	if 1+len(rice) < len(tail) {
+		out = append(out, tailRice, byte(maxE))
+		return append(out, rice...)
+	}
+	out = append(out, tailRaw)
+	return append(out, tail...)
+}
+
+// readRiceTail decodes t values of tail mode 1 from p (which must hold
+// exactly them) and appends them to out as halves.
+func readRiceTail(out, p []byte, t int) ([]byte, error) {
+	if len(p) < 1 {
+		return nil, errors.New("no largest exponent")
+	}
+	maxE := int(p[0])
+	if maxE > 0x1f {
+		return nil, errors.New("largest exponent out of range")
+	}
+	r := bitReader{buf: p[1:]}
+	for i := 0; i < t; i++ {
+		sign, ok1 := r.read(1)
+		mant, ok2 := r.read(10)
+		q := 0
+		for {
+			bit, ok := r.read(1)
+			if !ok {
+				return nil, errors.New("tail too short")
+			}
+			if bit == 0 {
+				break
+			}
+			if q++; q > 16 {
+				return nil, errors.New("exponent run too long")
+			}
+		}
+		low, ok3 := r.read(1)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, errors.New("tail too short")
+		}
+		d := q<<1 | int(low)
+		if d > maxE {
+			return nil, errors.New("exponent below zero")
+		}
+		x := uint16(sign)<<15 | uint16(maxE-d)<<10 | uint16(mant)
+		out = binary.LittleEndian.AppendUint16(out, x)
+	}
+	// Only the padding of the last byte may be left, and it is zero.
+	if len(r.buf) != 0 || r.acc != 0 {
+		return nil, errors.New("trailing bits")
+	}
 	return out, nil
+}
+
+// bitWriter packs values least significant bit first.
+type bitWriter struct {
+	buf  []byte
+	acc  uint64
+	nacc int
+}
+
+func (w *bitWriter) write(v uint64, n int) {
+	w.acc |= v << w.nacc
+	w.nacc += n
+	for w.nacc >= 8 {
+		w.buf = append(w.buf, byte(w.acc))
+		w.acc >>= 8
+		w.nacc -= 8
+	}
+}
+
+func (w *bitWriter) flush() []byte {
+	if w.nacc > 0 {
+		w.buf = append(w.buf, byte(w.acc))
+		w.acc, w.nacc = 0, 0
+	}
+	return w.buf
+}
+
+// bitReader reads what bitWriter wrote.
+type bitReader struct {
+	buf  []byte
+	acc  uint64
+	nacc int
+}
+
+func (r *bitReader) read(n int) (uint64, bool) {
+	for r.nacc < n {
+		if len(r.buf) == 0 {
+			return 0, false
+		}
+		r.acc |= uint64(r.buf[0]) << r.nacc
+		r.buf = r.buf[1:]
+		r.nacc += 8
+	}
+	v := r.acc & (1<<n - 1)
+	r.acc >>= n
+	r.nacc -= n
+	return v, true
 }

@@ -147,6 +147,10 @@ func TestPackVectorShapes(t *testing.T) {
 			t.Errorf("%s: unpack = %v, same bytes %v", name, err, bytes.Equal(back, c.b))
 		}
 	}
+	// A tail of values one exponent apart takes 13 bits a value, not 16.
+	if p := search.PackVector(cases["only a tail"].b); len(p) > 8+64*13/8 {
+		t.Errorf("a 64-value tail packs to %d bytes", len(p))
+	}
 	if _, err := search.DecodeVector(long); err != nil {
 		t.Fatalf("the long-varint encoding is still a vector: %v", err)
 	}
