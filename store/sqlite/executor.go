@@ -376,7 +376,7 @@ func decodeMemory(d *decoder) *memory.Memory {
 		Namespace: d.sym(),
 		ID:        d.str(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
-		Kind:      memory.Kind(d.sym()),
+		Kind:      memory.Kind(d.code()),
 		Subject:   d.sym(),
 		Key:       d.str(),
 		CreatedAt: d.time(),
@@ -404,7 +404,7 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 	var c encoder
 	args := []any{
 		m.Namespace, m.ID, m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
-		string(m.Kind), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
+		encodeSym(string(m.Kind)), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
 	}
 	if c.err != nil {
 		return c.err
@@ -631,7 +631,7 @@ func decodeVersion(d *decoder) *memory.Version {
 		MemoryID:           d.str(),
 		Seq:                int(d.int()),
 		Scope:              memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
-		Kind:               memory.Kind(d.sym()),
+		Kind:               memory.Kind(d.code()),
 		Type:               memory.Type(d.code()),
 		Subject:            d.sym(),
 		Key:                d.str(),
@@ -692,7 +692,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	args := []any{
 		v.Namespace, v.ID, v.MemoryID, v.Seq,
 		v.Scope.AgentID, v.Scope.UserID, v.Scope.ProjectID, v.Scope.SessionID,
-		string(v.Kind), encodeSym(string(v.Type)), v.Subject, v.Key, v.Value, v.Content, encodeSym(string(v.Criticality)),
+		encodeSym(string(v.Kind)), encodeSym(string(v.Type)), v.Subject, v.Key, v.Value, v.Content, encodeSym(string(v.Criticality)),
 		v.Confidence, v.Usefulness, v.Trust, v.ReinforcementCount, v.FailureCount,
 		string(v.Status), encodeSym(string(v.Operation)), v.SupersededBy,
 		c.time("observed_at", v.ObservedAt), c.time("recorded_at", v.RecordedAt),
@@ -883,7 +883,7 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 		w.in("id", p.IDs)
 	}
 	if len(p.Kinds) > 0 {
-		w.in("kind", p.Kinds)
+		w.in("kind", encodeSyms(p.Kinds))
 	}
 	if len(p.Statuses) > 0 {
 		w.in("status", p.Statuses)
@@ -951,7 +951,7 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 		w.cond("recorded_at >= ?", c.time("since", p.Since))
 	}
 	if len(p.Kinds) > 0 {
-		w.in("kind", p.Kinds)
+		w.in("kind", encodeSyms(p.Kinds))
 	}
 	if len(p.Types) > 0 {
 		w.in("type", encodeSyms(p.Types))

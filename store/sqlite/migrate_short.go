@@ -36,7 +36,10 @@ const packBatch = 1000
 // migrateShortForms is migration 0020's rewrite of existing rows into the
 // forms the store now writes (see 0020_short_forms.sql).
 func migrateShortForms(ctx context.Context, e *executor) error {
-	if _, err := e.exec(ctx, `UPDATE versions SET type = `+symSQL("type")+`,
+	if _, err := e.exec(ctx, `UPDATE memories SET kind = `+symSQL("kind")); err != nil {
+		return mapErr(err)
+	}
+	if _, err := e.exec(ctx, `UPDATE versions SET kind = `+symSQL("kind")+`, type = `+symSQL("type")+`,
 	criticality = `+symSQL("criticality")+`, operation = `+symSQL("operation")+`,
 	prov_extractor = `+symSQL("prov_extractor")+`, prov_model = `+symSQL("prov_model")+`,
 	prov_prompt_version = `+symSQL("prov_prompt_version")+`, prov_embedder = `+symSQL("prov_embedder")+`,

@@ -332,6 +332,14 @@ func TestMigrationShortensRows(t *testing.T) {
 		if !v.ValidFrom.Equal(time.Unix(0, 1)) || !v.UpdatedAt.Equal(time.Unix(0, 1)) || !v.ObservedAt.Equal(time.Unix(0, 1)) {
 			t.Errorf("%s: times after migrating: %v %v %v", id, v.ObservedAt, v.ValidFrom, v.UpdatedAt)
 		}
+		if v.Kind != memory.KindSemantic {
+			t.Errorf("%s: kind %q after migrating", id, v.Kind)
+		}
+		var vkind, mkind string
+		if err := s.writer.QueryRowContext(ctx, `SELECT v.kind, m.kind FROM versions v JOIN memories m ON m.namespace = v.namespace AND m.id = v.memory_id
+			WHERE v.id = ?`, id).Scan(&vkind, &mkind); err != nil || vkind != "\x1c" || mkind != "\x1c" {
+			t.Errorf("%s: kinds stored as %q, %q, %v", id, vkind, mkind, err)
+		}
 		if v.Key != wantKey || v.Subject != "user" {
 			t.Errorf("%s: subject %q key %q after migrating", id, v.Subject, v.Key)
 		}

@@ -10,12 +10,13 @@ import (
 // Short stored forms (migration 0020). The columns below hold one of a few
 // names in nearly every row — "builtin-glove64-sif-v1" alone was 22 bytes
 // of each version — and no query's condition or index names them except
-// through encodeSym, so they are stored as a one-character code and mapped
-// back at the codec boundary:
+// through encodeSym or symLiteral, so they are stored as a one-character
+// code and mapped back at the codec boundary:
 //
-//   - versions: type, criticality, operation and the provenance names
+//   - versions: kind, type, criticality, operation and the provenance names
 //     (prov_extractor, prov_model, prov_prompt_version, prov_embedder,
 //     prov_source);
+//   - memories: kind;
 //   - admissions: extractor; and reasons, a JSON array, as reasonList
 //     followed by one byte per reason when every reason is in reasonNames.
 //
@@ -55,6 +56,9 @@ var symNames = [...]string{
 	0x19: "promotion",
 	0x1a: "consolidate",
 	0x1b: "forget",
+	0x1c: string(memory.KindSemantic),
+	0x1d: string(memory.KindEpisodic),
+	0x1e: string(memory.KindProcedural),
 }
 
 // reasonNames are the admission reasons a reasons list may name by one
