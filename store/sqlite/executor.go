@@ -536,10 +536,10 @@ const (
 	versionContentExpr = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + `
 	WHEN versions.shared & 8 THEN ` + versionEpisodeText + ` ELSE versions.content END`
 	versionValueExpr = `CASE WHEN versions.shared & 1 THEN (` + versionContentExpr + `) ELSE versions.value END`
-	// Bits 16 and 32 (migration 0020): valid_from is observed_at, and
-	// updated_at is recorded_at (stored 0, which takes no bytes).
+	// Bit 16 (migration 0020): valid_from is observed_at, stored 0 (which
+	// takes no bytes). updated_at is not shortened so: a state update would
+	// grow the row by 8 bytes, and rows that grow in a full page split it.
 	versionValidFrom     = `CASE WHEN versions.shared & 16 THEN versions.observed_at ELSE versions.valid_from END`
-	versionUpdatedAt     = `CASE WHEN versions.shared & 32 THEN versions.recorded_at ELSE versions.updated_at END`
 	versionEmbeddingExpr = `CASE WHEN versions.shared & 2 THEN (SELECT s.embedding FROM versions s
 	WHERE s.namespace = versions.namespace AND s.id = versions.same_as) ELSE versions.embedding END`
 )
@@ -558,7 +558,7 @@ const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, proje
 	kind, type, ` + versionSlotSubject + `, ` + versionSlotKey + `, ` + versionValueExpr + `, ` + versionContentExpr + `, criticality,
 	confidence, usefulness, trust, reinforcement_count, failure_count,
 	status, operation, superseded_by,
-	observed_at, recorded_at, ` + versionValidFrom + `, valid_to, ` + versionUpdatedAt + `,
+	observed_at, recorded_at, ` + versionValidFrom + `, valid_to, updated_at,
 	evidence_episode_ids, evidence_spans,
 	prov_extractor, prov_model, prov_prompt_version, prov_embedder, prov_embedder_dim, prov_source,
 	tokens, search_text`
@@ -594,7 +594,7 @@ const (
 	status = ?, operation = ?, superseded_by = ?, valid_to = ?,
 	confidence = ?, usefulness = ?, trust = ?,
 	reinforcement_count = ?, failure_count = ?,
-	evidence_episode_ids = ?, evidence_spans = ?, updated_at = ?, shared = versions.shared & ~32
+	evidence_episode_ids = ?, evidence_spans = ?, updated_at = ?
 	WHERE namespace = ? AND id = ?`
 	qGetVersion   = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? AND id = ?`
 	qScanVersions = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? ORDER BY id`
@@ -610,7 +610,7 @@ const (
 	v.confidence, v.usefulness, v.trust, v.reinforcement_count, v.failure_count,
 	v.status, v.operation, v.superseded_by,
 	v.observed_at, v.recorded_at, CASE WHEN v.shared & 16 THEN v.observed_at ELSE v.valid_from END, v.valid_to,
-	CASE WHEN v.shared & 32 THEN v.recorded_at ELSE v.updated_at END,
+	v.updated_at,
 	v.evidence_episode_ids, v.evidence_spans,
 	v.prov_extractor, v.prov_model, v.prov_prompt_version, v.prov_embedder, v.prov_embedder_dim, v.prov_source,
 	v.tokens, v.search_text, CASE WHEN v.shared & 2 THEN s.embedding ELSE v.embedding END
@@ -716,9 +716,6 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	}
 	if args[25] == args[23] {
 		args[25], shared = int64(0), shared|16 // valid_from is observed_at
-	}
-	if args[27] == args[24] {
-		args[27], shared = int64(0), shared|32 // updated_at is recorded_at
 	}
 	if shared != 0 {
 		args[39] = shared

@@ -28,9 +28,10 @@
 --    whole on the row). An update that names another first episode copies
 --    it first (qOwnEpisodeText). Texts under 48 bytes stay: the index entry
 --    would cost about as much.
--- 5. valid_from equal to observed_at and updated_at equal to recorded_at
---    (a version as written) are stored 0, with shared bits 16 and 32: 16
---    bytes a row. An update of the state writes updated_at and clears 32.
+-- 5. valid_from equal to observed_at (a version as written; it never
+--    changes) is stored 0, with shared bit 16: 8 bytes a row. updated_at
+--    is left as it is: a state update would grow the row, and a row that
+--    grows in a full page splits it (measured: more bytes lost than saved).
 --
 -- Symbols and vectors are rewritten by this migration's Go step
 -- (migrateShortForms), which builds the mapping from the same tables the
@@ -67,5 +68,3 @@ END;
 
 UPDATE versions SET valid_from = 0, shared = coalesce(shared, 0) | 16
 WHERE coalesce(shared, 0) & 16 = 0 AND valid_from = observed_at;
-UPDATE versions SET updated_at = 0, shared = coalesce(shared, 0) | 32
-WHERE coalesce(shared, 0) & 32 = 0 AND updated_at = recorded_at;
