@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // Version 3 ("packed") is a lossless storage form of a version 2 sparse
@@ -59,7 +60,12 @@ func PackVector(b []byte) []byte {
 		return b
 	}
 	p = p[n:]
-	idx := make([]uint64, cnt)
+	var idxBuf [192]uint64 // a word-vector embedding has ~100 entries
+	idx := idxBuf[:0]
+	if cnt > uint64(len(idxBuf)) {
+		idx = make([]uint64, 0, cnt)
+	}
+	idx = idx[:cnt]
 	var cur uint64
 	for i := range idx {
 		d, n := binary.Uvarint(p)
@@ -98,26 +104,38 @@ func PackVector(b []byte) []byte {
 		prev = idx[i]
 	}
 	head := vals[:h*halfLength]
-	var palette []uint16
-	pos := make(map[uint16]int, 16)
-	for i := 0; i < h && len(palette) <= 255; i++ {
+	// The palette, in order of first use, and each head value's code;
+	// searched linearly: a head has a few dozen values of a dozen kinds.
+	var palBuf [256]uint16
+	palette := palBuf[:0]
+	var codeBuf [192]uint8
+	codes := codeBuf[:0]
+	if h > len(codeBuf) {
+		codes = make([]uint8, 0, h)
+	}
+	for i := 0; i < h; i++ {
 		x := binary.LittleEndian.Uint16(head[i*halfLength:])
-		if _, ok := pos[x]; !ok {
-			pos[x] = len(palette)
+		c := slices.Index(palette, x)
+		if c < 0 {
+			if len(palette) == len(palBuf) {
+				break // more than 256 values: no palette
+			}
+			c = len(palette)
 			palette = append(palette, x)
 		}
+		codes = append(codes, uint8(c))
 	}
 	k := len(palette)
 	width := codeWidth(k)
-	if k > 0 && k <= 255 && halfLength*k+(h*width+7)/8 < halfLength*h {
+	if k > 0 && k <= 255 && len(codes) == h && halfLength*k+(h*width+7)/8 < halfLength*h {
 		out = append(out, byte(k))
 		for _, x := range palette {
 			out = binary.LittleEndian.AppendUint16(out, x)
 		}
 		var acc uint64
 		var nacc int
-		for i := 0; i < h; i++ {
-			acc |= uint64(pos[binary.LittleEndian.Uint16(head[i*halfLength:])]) << nacc
+		for _, c := range codes {
+			acc |= uint64(c) << nacc
 			nacc += width
 			for nacc >= 8 {
 				out = append(out, byte(acc))
