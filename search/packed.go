@@ -322,14 +322,10 @@ func appendTail(out, tail []byte) []byte {
 	w.buf = make([]byte, 0, 2*t)
 	for i := 0; i < t; i++ {
 		x := binary.LittleEndian.Uint16(tail[i*halfLength:])
-		w.write(uint64(x>>15), 1)
-		w.write(uint64(x&0x3ff), 10)
+		w.write(uint64(x>>15)|uint64(x&0x3ff)<<1, 11)
 		d := maxE - int(x>>10&0x1f)
-		for q := d >> 1; q > 0; q-- {
-			w.write(1, 1)
-		}
-		w.write(0, 1)
-		w.write(uint64(d&1), 1)
+		q := d >> 1
+		w.write(uint64(1)<<q-1|uint64(d&1)<<(q+1), q+2) // q ones, a zero, d's low bit
 	}
 	rice := w.flush()
 	if 1+len(rice) < len(tail) {
@@ -352,34 +348,30 @@ func readRiceTail(out, p []byte, t int) ([]byte, error) {
 	}
 	r := bitReader{buf: p[1:]}
 	for i := 0; i < t; i++ {
-		sign, ok1 := r.read(1)
-		mant, ok2 := r.read(10)
-		q := 0
-		for {
-			bit, ok := r.read(1)
-			if !ok {
-				return nil, errors.New("tail too short")
-			}
-			if bit == 0 {
-				break
-			}
-			if q++; q > 16 {
-				return nil, errors.New("exponent run too long")
-			}
+		r.fill()
+		v := r.acc
+		// q ones after the sign and mantissa; the zero and the low bit
+		// must follow within what is loaded (fill keeps at least 57 bits
+		// while there are bytes, and q is at most 15).
+		q := bits.TrailingZeros64(^(v >> 11))
+		if q > 15 {
+			return nil, errors.New("exponent run too long")
 		}
-		low, ok3 := r.read(1)
-		if !ok1 || !ok2 || !ok3 {
+		n := 11 + q + 2
+		if n > r.nacc {
 			return nil, errors.New("tail too short")
 		}
-		d := q<<1 | int(low)
+		d := q<<1 | int(v>>(11+q+1)&1)
 		if d > maxE {
 			return nil, errors.New("exponent below zero")
 		}
-		x := uint16(sign)<<15 | uint16(maxE-d)<<10 | uint16(mant)
+		x := uint16(v&1)<<15 | uint16(maxE-d)<<10 | uint16(v>>1&0x3ff)
 		out = binary.LittleEndian.AppendUint16(out, x)
+		r.acc >>= n
+		r.nacc -= n
 	}
 	// Only the padding of the last byte may be left, and it is zero.
-	if len(r.buf) != 0 || r.acc != 0 {
+	if len(r.buf) != 0 || r.nacc >= 8 || r.acc != 0 {
 		return nil, errors.New("trailing bits")
 	}
 	return out, nil
@@ -417,17 +409,11 @@ type bitReader struct {
 	nacc int
 }
 
-func (r *bitReader) read(n int) (uint64, bool) {
-	for r.nacc < n {
-		if len(r.buf) == 0 {
-			return 0, false
-		}
+// fill loads whole bytes while at least 8 bits of room are left.
+func (r *bitReader) fill() {
+	for r.nacc <= 56 && len(r.buf) > 0 {
 		r.acc |= uint64(r.buf[0]) << r.nacc
 		r.buf = r.buf[1:]
 		r.nacc += 8
 	}
-	v := r.acc & (1<<n - 1)
-	r.acc >>= n
-	r.nacc -= n
-	return v, true
 }
