@@ -535,7 +535,10 @@ const (
 	WHERE e.namespace = versions.namespace AND e.id = versions.evidence_episode_ids ->> 0), '')`
 	versionContentExpr = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + `
 	WHEN versions.shared & 8 THEN ` + versionEpisodeText + ` ELSE versions.content END`
-	versionValueExpr = `CASE WHEN versions.shared & 1 THEN (` + versionContentExpr + `) ELSE versions.value END`
+	// Bit 1 reads as NULL and decodeVersion copies the content: the
+	// content's expression (a shared row's or an episode's text) is not
+	// evaluated twice.
+	versionValueExpr = `CASE WHEN versions.shared & 1 THEN NULL ELSE versions.value END`
 	// Bit 16 (migration 0020): valid_from is observed_at, stored 0 (which
 	// takes no bytes). updated_at is not shortened so: a state update would
 	// grow the row by 8 bytes, and rows that grow in a full page split it.
@@ -605,7 +608,7 @@ const (
 	// them sharing their episode's).
 	qStreamVersions = `SELECT v.namespace, v.id, v.memory_id, v.seq, v.agent_id, v.user_id, v.project_id, v.session_id,
 	v.kind, v.type, CASE WHEN v.shared & 4 THEN m.subject ELSE v.subject END, CASE WHEN v.shared & 4 THEN m."key" ELSE v."key" END,
-	CASE WHEN v.shared & 1 THEN (` + streamContent + `) ELSE v.value END,
+	CASE WHEN v.shared & 1 THEN NULL ELSE v.value END,
 	` + streamContent + `, v.criticality,
 	v.confidence, v.usefulness, v.trust, v.reinforcement_count, v.failure_count,
 	v.status, v.operation, v.superseded_by,
@@ -625,6 +628,8 @@ const (
 )
 
 func decodeVersion(d *decoder) *memory.Version {
+	const valueCol = 12 // NULL: the value is the content (shared bit 1)
+	valueIsContent := d.i+valueCol < d.n && d.src.kind(d.i+valueCol) == kindNull
 	v := &memory.Version{
 		Namespace:          d.sym(),
 		ID:                 d.str(),
@@ -635,7 +640,7 @@ func decodeVersion(d *decoder) *memory.Version {
 		Type:               memory.Type(d.code()),
 		Subject:            d.sym(),
 		Key:                d.str(),
-		Value:              d.str(),
+		Value:              d.nullStr(),
 		Content:            d.str(),
 		Criticality:        memory.Criticality(d.code()),
 		Confidence:         d.float(),
@@ -651,6 +656,9 @@ func decodeVersion(d *decoder) *memory.Version {
 		ValidFrom:          d.time(),
 		ValidTo:            d.timePtr(),
 		UpdatedAt:          d.time(),
+	}
+	if valueIsContent {
+		v.Value = v.Content
 	}
 	d.json(&v.EvidenceEpisodeIDs)
 	v.EvidenceSpans = d.spans(v.EvidenceEpisodeIDs)
