@@ -35,6 +35,45 @@ type executor struct {
 	// transaction by text, so a second version of the same text can share
 	// the first one's row (sharedCandidate).
 	texts map[textKey]sharedText
+	// slots and episodeTexts, on write executors, hold the memories
+	// (subject and key) and episode texts written or read in this
+	// transaction, so a version of them stores its subject and key or its
+	// text by reference (shared bits 4 and 8) without a lookup.
+	slots        map[rowKey]slotName
+	episodeTexts map[rowKey]string
+}
+
+// rowKey names a row of a namespace.
+type rowKey struct{ ns, id string }
+
+// slotName is a memory's subject and key, which never change.
+type slotName struct{ subject, key string }
+
+// noteSlot records a memory written or read in this transaction.
+func (e *executor) noteSlot(m *memory.Memory) {
+	if !e.write || m == nil {
+		return
+	}
+	if e.slots == nil {
+		e.slots = make(map[rowKey]slotName)
+	} else if len(e.slots) >= maxSharedTexts {
+		clear(e.slots)
+	}
+	e.slots[rowKey{m.Namespace, m.ID}] = slotName{m.Subject, m.Key}
+}
+
+// noteEpisode records an episode written in this transaction whose text a
+// version may refer to.
+func (e *executor) noteEpisode(ns string, ep *memory.Episode) {
+	if !e.write || len(ep.Content) < minEpisodeText {
+		return
+	}
+	if e.episodeTexts == nil {
+		e.episodeTexts = make(map[rowKey]string)
+	} else if len(e.episodeTexts) >= maxSharedTexts {
+		clear(e.episodeTexts)
+	}
+	e.episodeTexts[rowKey{ns, ep.ID}] = ep.Content
 }
 
 var (
@@ -225,6 +264,7 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 			if _, err := e.exec(ctx, qInsertEpisode, args...); err != nil {
 				return memory.Within(mapErr(err), "episode %s", ep.ID)
 			}
+			e.noteEpisode(p.Namespace, ep)
 		}
 		return nil
 	})
@@ -409,8 +449,11 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 	if c.err != nil {
 		return c.err
 	}
-	_, err := e.exec(ctx, qInsertMemory, args...)
-	return mapErr(err)
+	if _, err := e.exec(ctx, qInsertMemory, args...); err != nil {
+		return mapErr(err)
+	}
+	e.noteSlot(m)
+	return nil
 }
 
 func (e *executor) GetMemory(ctx context.Context, p memory.GetParams) (*memory.Memory, error) {
@@ -499,6 +542,7 @@ func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) 
 		return nil, memory.ErrNotFound
 	}
 	h := &memory.SlotHead{Memory: rows[0].m, NextSeq: int(rows[0].maxSeq) + 1}
+	e.noteSlot(h.Memory)
 	if rows[0].maxSeq > 0 {
 		if h.Live, err = collect(ctx, e, decodeVersion, qSlotLive, p.Namespace, h.Memory.ID); err != nil {
 			return nil, err
@@ -574,23 +618,15 @@ const (
 )
 
 const (
-	// The joins read the version's memory and its first evidence episode
-	// (?42, NULL when it is not to be shared): when subject and key are
-	// the memory's, the row stores them empty and sets shared bit 4; when
-	// the content is the episode's text, it stores it empty with bit 8.
-	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) SELECT
-	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
-	?9, ?10, CASE WHEN m.id IS NULL THEN ?11 ELSE '' END, CASE WHEN m.id IS NULL THEN ?12 ELSE '' END, ?13,
-	CASE WHEN e.id IS NULL THEN ?14 ELSE '' END, ?15,
-	?16, ?17, ?18, ?19, ?20,
-	?21, ?22, ?23,
-	?24, ?25, ?26, ?27, ?28,
-	?29, ?30,
-	?31, ?32, ?33, ?34, ?35, ?36,
-	?37, ?38, ?39,
-	nullif(coalesce(?40, 0) | CASE WHEN m.id IS NULL THEN 0 ELSE 4 END | CASE WHEN e.id IS NULL THEN 0 ELSE 8 END, 0), ?41
-	FROM (SELECT 1) LEFT JOIN memories m ON m.namespace = ?1 AND m.id = ?3 AND m.subject = ?11 AND m."key" = ?12
-	LEFT JOIN episodes e ON e.namespace = ?1 AND e.id = ?42 AND e.content = ?14`
+	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) VALUES (
+	?, ?, ?, ?, ?, ?, ?, ?,
+	?, ?, ?, ?, ?, ?, ?,
+	?, ?, ?, ?, ?,
+	?, ?, ?,
+	?, ?, ?, ?, ?,
+	?, ?,
+	?, ?, ?, ?, ?, ?,
+	?, ?, ?, ?, ?)`
 	// The lifecycle columns only: the claim is immutable by construction,
 	// not by the caller's discipline.
 	qUpdateVersionState = `UPDATE versions SET
@@ -708,7 +744,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
 		encodeSym(v.Provenance.Extractor), encodeSym(v.Provenance.Model), encodeSym(v.Provenance.PromptVersion),
 		encodeSym(v.Provenance.Embedder), v.Provenance.EmbedderDim, encodeSym(v.Provenance.Source),
-		v.Tokens, v.SearchText, blob(search.PackVector(v.Embedding)), nil, nil, nil,
+		v.Tokens, v.SearchText, blob(search.PackVector(v.Embedding)), nil, nil,
 	}
 	if c.err != nil {
 		return c.err
@@ -725,11 +761,18 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	if args[25] == args[23] {
 		args[25], shared = int64(0), shared|16 // valid_from is observed_at
 	}
-	if shared != 0 {
-		args[39] = shared
+	// Subject and key, and the text, by reference when this transaction
+	// wrote or read the memory and the episode they are the same as.
+	if m, ok := e.slots[rowKey{v.Namespace, v.MemoryID}]; ok && m.subject == v.Subject && m.key == v.Key {
+		args[10], args[11], shared = "", "", shared|4
 	}
 	if owner == "" && len(v.Content) >= minEpisodeText && len(v.EvidenceEpisodeIDs) > 0 {
-		args[41] = v.EvidenceEpisodeIDs[0] // the insert shares its text if it is the same
+		if text, ok := e.episodeTexts[rowKey{v.Namespace, v.EvidenceEpisodeIDs[0]}]; ok && text == v.Content {
+			args[13], shared = "", shared|8
+		}
+	}
+	if shared != 0 {
+		args[39] = shared
 	}
 	// The change first: if the insert then fails and the caller's
 	// transaction goes on, a follower reads a version that is not there
@@ -781,8 +824,11 @@ func (e *executor) rememberText(v *memory.Version, owner string) {
 // deleted or changed those rows (a delete, a re-embedding, a rollback to a
 // savepoint): a version shares only a row known to hold what it holds.
 func (e *executor) forgetTexts(q string) {
-	if len(e.texts) > 0 && (q == qSetEmbedding || strings.HasPrefix(q, "DELETE") || strings.HasPrefix(q, "ROLLBACK")) {
+	if (len(e.texts) > 0 || len(e.slots) > 0 || len(e.episodeTexts) > 0) &&
+		(q == qSetEmbedding || strings.HasPrefix(q, "DELETE") || strings.HasPrefix(q, "ROLLBACK")) {
 		clear(e.texts)
+		clear(e.slots)
+		clear(e.episodeTexts)
 	}
 }
 
