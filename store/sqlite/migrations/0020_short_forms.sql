@@ -4,22 +4,25 @@
 --
 -- 1. A version's vector is kept packed (search.PackVector): the word-vector
 --    embedder's 64 dense trailing dimensions as a count instead of 64 index
---    gaps, and the hashed head's few distinct values as a palette. It is
+--    gaps and their values with a Rice-coded exponent, and the hashed
+--    head's few distinct values as a palette. It is
 --    used only when it unpacks to the very bytes written (the version 2
 --    encoding), so every cosine is bit-identical; other vectors stay as
 --    they were, and unpacked rows still read.
--- 2. Symbol columns no query filters on in SQL -- versions' type,
---    criticality, operation and provenance names, admissions' extractor --
---    store a known name as one control character, and admissions' reasons
---    as one byte per reason (symcodes.go holds both tables, which are part
---    of the file format). PageVersions' type filter maps its values the
---    same way. Status, kind and admissions' operation and decision keep
---    their text: partial indexes and queries name them.
+-- 2. Symbol columns no index names -- versions' kind, type, criticality,
+--    operation and provenance names, memories' kind, admissions' extractor
+--    -- store a known name as one control character, and admissions'
+--    reasons as one byte per reason (symcodes.go holds both tables, which
+--    are part of the file format). The filters on them (kinds, types, the
+--    purge's kind and extractor) name the stored form. Status and
+--    admissions' operation and decision keep their text: partial indexes
+--    name them.
 -- 3. A version whose subject and key are its memory's (every version the
 --    engine writes: a version belongs to its slot) stores them empty and
 --    sets shared bit 4; reads take them from the memory, whose subject and
 --    key never change and which cannot go while it has versions (the
---    foreign key). The note's key was 37 bytes of each version row.
+--    foreign key). The note's key was 37 bytes of each version row. The
+--    store writes it so when its transaction wrote or read the memory.
 -- 4. A version whose content is the text of its first evidence episode
 --    (a note and the episode's own version are) stores it empty and sets
 --    shared bit 8; reads take the episode's. Before an episode is deleted,
@@ -27,7 +30,8 @@
 --    versions_episode_text (its key: the id's last 8 characters, compared
 --    whole on the row). An update that names another first episode copies
 --    it first (qOwnEpisodeText). Texts under 48 bytes stay: the index entry
---    would cost about as much.
+--    would cost about as much. The store writes it so when its transaction
+--    wrote the episode (a remember writes both).
 -- 5. valid_from equal to observed_at (a version as written; it never
 --    changes) is stored 0, with shared bit 16: 8 bytes a row. updated_at
 --    is left as it is: a state update would grow the row, and a row that
