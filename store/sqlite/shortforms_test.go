@@ -707,3 +707,75 @@ func TestVersionTimesRoundTrip(t *testing.T) {
 		t.Fatalf("streamed: %+v, %v", streamed, err)
 	}
 }
+
+// A version refers to its memory's subject and key and to its episode's
+// text only when its own transaction wrote them (or read the slot): not
+// for rows of an earlier transaction, nor for an episode whose batch was
+// rolled back.
+func TestReferencesOnlyWhatTheTransactionWrote(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, templatePath(t, "refs.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 0).UTC()
+	const text = "Fixed a flaky bug in the exporter where searching broke under vim"
+	episode := func(id string) *memory.Episode {
+		return &memory.Episode{ID: id, Kind: "user_message", Speaker: "user", Content: text, OccurredAt: at, RecordedAt: at}
+	}
+	version := func(id, mem, ep string) *memory.Version {
+		return &memory.Version{Namespace: "n", ID: id, MemoryID: mem, Seq: 1, Kind: memory.KindSemantic, Type: memory.TypeFact,
+			Subject: "user", Key: "k-" + mem, Content: text, Status: memory.StatusActive, Operation: memory.OpAdd,
+			ObservedAt: at, RecordedAt: at, ValidFrom: at, UpdatedAt: at, EvidenceEpisodeIDs: []string{ep}}
+	}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: []*memory.Episode{episode("e-1")}}); err != nil {
+			return err
+		}
+		return tx.CreateMemory(ctx, &memory.Memory{Namespace: "n", ID: "m-1", Kind: memory.KindSemantic, Subject: "user", Key: "k-m-1", CreatedAt: at, UpdatedAt: at})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateVersion(ctx, version("v-later", "m-1", "e-1")); err != nil {
+			return err
+		}
+		// A batch whose second episode fails is rolled back whole: e-2
+		// is not there, and a version must not refer to its text.
+		err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: []*memory.Episode{episode("e-2"), episode("e-1")}})
+		if err == nil {
+			return fmt.Errorf("a duplicate episode id was accepted")
+		}
+		if err := tx.CreateMemory(ctx, &memory.Memory{Namespace: "n", ID: "m-2", Kind: memory.KindSemantic, Subject: "user", Key: "k-m-2", CreatedAt: at, UpdatedAt: at}); err != nil {
+			return err
+		}
+		return tx.CreateVersion(ctx, version("v-rolled", "m-2", "e-2"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id          string
+		shared      int64 // bits 4 and 8
+		contentRead string
+	}{
+		{"v-later", 0, text},
+		{"v-rolled", 4, text},
+	} {
+		var shared sql.NullInt64
+		var content string
+		if err := s.writer.QueryRowContext(ctx, `SELECT shared, content FROM versions WHERE id = ?`, c.id).Scan(&shared, &content); err != nil {
+			t.Fatal(err)
+		}
+		if shared.Int64&12 != c.shared || content != text {
+			t.Errorf("%s: shared %d, stored content %q; want bits %d and the text in the row", c.id, shared.Int64, content, c.shared)
+		}
+		v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: c.id})
+		if err != nil || v.Content != c.contentRead || v.Key != "k-"+v.MemoryID {
+			t.Errorf("%s reads %+v, %v", c.id, v, err)
+		}
+	}
+}
