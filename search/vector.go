@@ -316,13 +316,20 @@ func Quantize(v Vector) Vector {
 	return out
 }
 
-// DecodeVector parses an encoding made by Encode or EncodeCompact. It never panics and never
+// DecodeVector parses an encoding made by Encode, EncodeCompact or PackVector. It never panics and never
 // allocates more than the input can describe: lengths are checked against
 // the remaining bytes before any allocation. Non-finite values, unsorted or
 // out-of-range indices and trailing bytes are errors.
 func DecodeVector(b []byte) (Vector, error) {
 	bad := func(why string) (Vector, error) {
 		return Vector{}, fmt.Errorf("%w: %s", ErrBadVector, why)
+	}
+	if IsPacked(b) {
+		u, err := UnpackVector(b)
+		if err != nil {
+			return Vector{}, err
+		}
+		b = u
 	}
 	if len(b) < 2 {
 		return bad("too short")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
 )
 
 // zeroTimeNanos stores the zero time.Time. It is the smallest int64, so the
@@ -337,6 +338,21 @@ func (d *decoder) blob() []byte {
 		d.fail(i, "BLOB")
 		return nil
 	}
+}
+
+// embedding reads a version's vector: the bytes it was written with, which
+// the row may hold packed (search.PackVector, migration 0020).
+func (d *decoder) embedding() []byte {
+	b := d.blob()
+	if d.err != nil || !search.IsPacked(b) {
+		return b
+	}
+	u, err := search.UnpackVector(b)
+	if err != nil {
+		d.err = fmt.Errorf("decode column %q: %w", d.src.name(d.i-1), err)
+		return nil
+	}
+	return u
 }
 
 func (d *decoder) time() time.Time {

@@ -68,19 +68,25 @@ const (
 	qUpdateStub = `UPDATE episode_stubs SET summary_memory_id = ?, check_at = ?, forgotten_at = ?,
 	retention = ?, purged_at = ? WHERE namespace = ? AND episode_id = ?`
 
+	qDeleteStub = `DELETE FROM episode_stubs WHERE namespace = ? AND episode_id = ?`
+)
+
+// The purge's statements name kind and extractor in their stored forms
+// (migration 0020).
+var (
 	// The episodic version goes, then its slot if no version is left in it
 	// (an episodic slot holds exactly one).
-	qPurgeVersion = `DELETE FROM versions WHERE namespace = ? AND id = ? AND kind = 'episodic' RETURNING memory_id`
-	qPurgeSlot    = `DELETE FROM memories WHERE namespace = ? AND id = ? AND kind = 'episodic'
+	qPurgeVersion = `DELETE FROM versions WHERE namespace = ? AND id = ? AND kind = ` + symLiteral(string(memory.KindEpisodic)) + ` RETURNING memory_id`
+	qPurgeSlot    = `DELETE FROM memories WHERE namespace = ? AND id = ? AND kind = ` + symLiteral(string(memory.KindEpisodic)) + `
 	AND NOT EXISTS (SELECT 1 FROM versions WHERE namespace = ? AND memory_id = ?)`
-	// An episode's own admissions (extractor "episode": its admission and
-	// the duplicates recognised as it) copied its text, and so did the
-	// candidates drawn from it that no version keeps (rejected, deferred):
-	// they go. The admissions of facts stay: their content is the fact's.
-	qDeleteStub      = `DELETE FROM episode_stubs WHERE namespace = ? AND episode_id = ?`
-	qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ? AND episode_id = ?
-	AND (extractor = 'episode' OR decision IN ('reject', 'defer'))`
 )
+
+// An episode's own admissions (extractor "episode": its admission and
+// the duplicates recognised as it) copied its text, and so did the
+// candidates drawn from it that no version keeps (rejected, deferred):
+// they go. The admissions of facts stay: their content is the fact's.
+var qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ? AND episode_id = ?
+	AND (extractor = ` + symLiteral("episode") + ` OR decision IN ('reject', 'defer'))`
 
 func decodeSession(d *decoder) memory.SessionInfo {
 	return memory.SessionInfo{ID: d.str(), Episodes: int(d.int()), FirstAt: d.time(), LastAt: d.time()}

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
 )
 
 // executor implements memory.Executor either inside a write transaction on
@@ -34,6 +35,45 @@ type executor struct {
 	// transaction by text, so a second version of the same text can share
 	// the first one's row (sharedCandidate).
 	texts map[textKey]sharedText
+	// slots and episodeTexts, on write executors, hold the memories
+	// (subject and key) and episode texts written or read in this
+	// transaction, so a version of them stores its subject and key or its
+	// text by reference (shared bits 4 and 8) without a lookup.
+	slots        map[rowKey]slotName
+	episodeTexts map[rowKey]string
+}
+
+// rowKey names a row of a namespace.
+type rowKey struct{ ns, id string }
+
+// slotName is a memory's subject and key, which never change.
+type slotName struct{ subject, key string }
+
+// noteSlot records a memory written or read in this transaction.
+func (e *executor) noteSlot(m *memory.Memory) {
+	if !e.write || m == nil {
+		return
+	}
+	if e.slots == nil {
+		e.slots = make(map[rowKey]slotName)
+	} else if len(e.slots) >= maxSharedTexts {
+		clear(e.slots)
+	}
+	e.slots[rowKey{m.Namespace, m.ID}] = slotName{m.Subject, m.Key}
+}
+
+// noteEpisode records an episode written in this transaction whose text a
+// version may refer to.
+func (e *executor) noteEpisode(ns string, ep *memory.Episode) {
+	if !e.write || len(ep.Content) < minEpisodeText {
+		return
+	}
+	if e.episodeTexts == nil {
+		e.episodeTexts = make(map[rowKey]string)
+	} else if len(e.episodeTexts) >= maxSharedTexts {
+		clear(e.episodeTexts)
+	}
+	e.episodeTexts[rowKey{ns, ep.ID}] = ep.Content
 }
 
 var (
@@ -224,6 +264,7 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 			if _, err := e.exec(ctx, qInsertEpisode, args...); err != nil {
 				return memory.Within(mapErr(err), "episode %s", ep.ID)
 			}
+			e.noteEpisode(p.Namespace, ep)
 		}
 		return nil
 	})
@@ -375,7 +416,7 @@ func decodeMemory(d *decoder) *memory.Memory {
 		Namespace: d.sym(),
 		ID:        d.str(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
-		Kind:      memory.Kind(d.sym()),
+		Kind:      memory.Kind(d.code()),
 		Subject:   d.sym(),
 		Key:       d.str(),
 		CreatedAt: d.time(),
@@ -403,13 +444,16 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 	var c encoder
 	args := []any{
 		m.Namespace, m.ID, m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
-		string(m.Kind), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
+		encodeSym(string(m.Kind)), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
 	}
 	if c.err != nil {
 		return c.err
 	}
-	_, err := e.exec(ctx, qInsertMemory, args...)
-	return mapErr(err)
+	if _, err := e.exec(ctx, qInsertMemory, args...); err != nil {
+		return mapErr(err)
+	}
+	e.noteSlot(m)
+	return nil
 }
 
 func (e *executor) GetMemory(ctx context.Context, p memory.GetParams) (*memory.Memory, error) {
@@ -498,6 +542,7 @@ func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) 
 		return nil, memory.ErrNotFound
 	}
 	h := &memory.SlotHead{Memory: rows[0].m, NextSeq: int(rows[0].maxSeq) + 1}
+	e.noteSlot(h.Memory)
 	if rows[0].maxSeq > 0 {
 		if h.Live, err = collect(ctx, e, decodeVersion, qSlotLive, p.Namespace, h.Memory.ID); err != nil {
 			return nil, err
@@ -514,13 +559,34 @@ func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn fun
 
 // A version's text and vector may be stored once for two rows (migration
 // 0017): shared bit 1 says value is the content, bit 2 that content and
-// embedding are version same_as's. The reads below put them back, so every
+// embedding are version same_as's. Migration 0020 adds two: bit 4 says
+// subject and key are its memory's (the slot's, which never change), bit 8
+// that content is the text of its first evidence episode; both stored
+// empty. An episode's delete first copies its text into the versions that
+// refer to it (trigger episodes_unshare_on_delete, through the partial
+// index versions_episode_text). The reads below put them back, so every
 // query that selects these columns returns what was written. They name the
 // outer table "versions": every query reads it unaliased.
 const (
-	versionSharedContent = `(SELECT s.content FROM versions s WHERE s.namespace = versions.namespace AND s.id = versions.same_as)`
-	versionContentExpr   = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + ` ELSE versions.content END`
-	versionValueExpr     = `CASE WHEN versions.shared & 1 THEN (` + versionContentExpr + `) ELSE versions.value END`
+	versionSlotSubject = `CASE WHEN versions.shared & 4 THEN (SELECT m.subject FROM memories m
+	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions.subject END`
+	versionSlotKey = `CASE WHEN versions.shared & 4 THEN (SELECT m."key" FROM memories m
+	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions."key" END`
+	versionSharedContent = `(SELECT CASE WHEN s.shared & 8 THEN coalesce((SELECT e.content FROM episodes e
+	WHERE e.namespace = s.namespace AND e.id = s.evidence_episode_ids ->> 0), '') ELSE s.content END
+	FROM versions s WHERE s.namespace = versions.namespace AND s.id = versions.same_as)`
+	versionEpisodeText = `coalesce((SELECT e.content FROM episodes e
+	WHERE e.namespace = versions.namespace AND e.id = versions.evidence_episode_ids ->> 0), '')`
+	versionContentExpr = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + `
+	WHEN versions.shared & 8 THEN ` + versionEpisodeText + ` ELSE versions.content END`
+	// Bit 1 reads as NULL and decodeVersion copies the content: the
+	// content's expression (a shared row's or an episode's text) is not
+	// evaluated twice.
+	versionValueExpr = `CASE WHEN versions.shared & 1 THEN NULL ELSE versions.value END`
+	// Bit 16 (migration 0020): valid_from is observed_at, stored 0 (which
+	// takes no bytes). updated_at is not shortened so: a state update would
+	// grow the row by 8 bytes, and rows that grow in a full page split it.
+	versionValidFrom     = `CASE WHEN versions.shared & 16 THEN versions.observed_at ELSE versions.valid_from END`
 	versionEmbeddingExpr = `CASE WHEN versions.shared & 2 THEN (SELECT s.embedding FROM versions s
 	WHERE s.namespace = versions.namespace AND s.id = versions.same_as) ELSE versions.embedding END`
 )
@@ -536,10 +602,10 @@ const versionWriteCols = `namespace, id, memory_id, seq, agent_id, user_id, proj
 	tokens, search_text, embedding, shared, same_as`
 
 const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
-	kind, type, subject, "key", ` + versionValueExpr + `, ` + versionContentExpr + `, criticality,
+	kind, type, ` + versionSlotSubject + `, ` + versionSlotKey + `, ` + versionValueExpr + `, ` + versionContentExpr + `, criticality,
 	confidence, usefulness, trust, reinforcement_count, failure_count,
 	status, operation, superseded_by,
-	observed_at, recorded_at, valid_from, valid_to, updated_at,
+	observed_at, recorded_at, ` + versionValidFrom + `, valid_to, updated_at,
 	evidence_episode_ids, evidence_spans,
 	prov_extractor, prov_model, prov_prompt_version, prov_embedder, prov_embedder_dim, prov_source,
 	tokens, search_text`
@@ -577,40 +643,49 @@ const (
 	// per column (16 % less time for the read of 100,000 versions, half of
 	// them sharing their episode's).
 	qStreamVersions = `SELECT v.namespace, v.id, v.memory_id, v.seq, v.agent_id, v.user_id, v.project_id, v.session_id,
-	v.kind, v.type, v.subject, v."key",
-	CASE WHEN v.shared & 1 THEN (CASE WHEN v.shared & 2 THEN s.content ELSE v.content END) ELSE v.value END,
-	CASE WHEN v.shared & 2 THEN s.content ELSE v.content END, v.criticality,
+	v.kind, v.type, CASE WHEN v.shared & 4 THEN m.subject ELSE v.subject END, CASE WHEN v.shared & 4 THEN m."key" ELSE v."key" END,
+	CASE WHEN v.shared & 1 THEN NULL ELSE v.value END,
+	` + streamContent + `, v.criticality,
 	v.confidence, v.usefulness, v.trust, v.reinforcement_count, v.failure_count,
 	v.status, v.operation, v.superseded_by,
-	v.observed_at, v.recorded_at, v.valid_from, v.valid_to, v.updated_at,
+	v.observed_at, v.recorded_at, CASE WHEN v.shared & 16 THEN v.observed_at ELSE v.valid_from END, v.valid_to,
+	v.updated_at,
 	v.evidence_episode_ids, v.evidence_spans,
 	v.prov_extractor, v.prov_model, v.prov_prompt_version, v.prov_embedder, v.prov_embedder_dim, v.prov_source,
 	v.tokens, v.search_text, CASE WHEN v.shared & 2 THEN s.embedding ELSE v.embedding END
 	FROM versions v LEFT JOIN versions s ON v.shared & 2 AND s.namespace = v.namespace AND s.id = v.same_as
+	LEFT JOIN memories m ON v.shared & 4 AND m.namespace = v.namespace AND m.id = v.memory_id
+	LEFT JOIN episodes ve ON v.shared & 8 AND ve.namespace = v.namespace AND ve.id = v.evidence_episode_ids ->> 0
+	LEFT JOIN episodes se ON s.shared & 8 AND se.namespace = s.namespace AND se.id = s.evidence_episode_ids ->> 0
 	WHERE v.namespace = ? AND v.status NOT IN ('deleted', 'quarantined') ORDER BY v.id`
+	// streamContent is versionContentExpr over qStreamVersions' joins.
+	streamContent = `CASE WHEN v.shared & 2 THEN (CASE WHEN s.shared & 8 THEN coalesce(se.content, '') ELSE s.content END)
+	WHEN v.shared & 8 THEN coalesce(ve.content, '') ELSE v.content END`
 )
 
 func decodeVersion(d *decoder) *memory.Version {
+	const valueCol = 12 // NULL: the value is the content (shared bit 1)
+	valueIsContent := d.i+valueCol < d.n && d.src.kind(d.i+valueCol) == kindNull
 	v := &memory.Version{
 		Namespace:          d.sym(),
 		ID:                 d.str(),
 		MemoryID:           d.str(),
 		Seq:                int(d.int()),
 		Scope:              memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
-		Kind:               memory.Kind(d.sym()),
-		Type:               memory.Type(d.sym()),
+		Kind:               memory.Kind(d.code()),
+		Type:               memory.Type(d.code()),
 		Subject:            d.sym(),
 		Key:                d.str(),
-		Value:              d.str(),
+		Value:              d.nullStr(),
 		Content:            d.str(),
-		Criticality:        memory.Criticality(d.sym()),
+		Criticality:        memory.Criticality(d.code()),
 		Confidence:         d.float(),
 		Usefulness:         d.float(),
 		Trust:              d.float(),
 		ReinforcementCount: int(d.int()),
 		FailureCount:       int(d.int()),
 		Status:             memory.Status(d.sym()),
-		Operation:          memory.Operation(d.sym()),
+		Operation:          memory.Operation(d.code()),
 		SupersededBy:       d.str(),
 		ObservedAt:         d.time(),
 		RecordedAt:         d.time(),
@@ -618,19 +693,22 @@ func decodeVersion(d *decoder) *memory.Version {
 		ValidTo:            d.timePtr(),
 		UpdatedAt:          d.time(),
 	}
+	if valueIsContent {
+		v.Value = v.Content
+	}
 	d.json(&v.EvidenceEpisodeIDs)
 	v.EvidenceSpans = d.spans(v.EvidenceEpisodeIDs)
 	v.Provenance = memory.Provenance{
-		Extractor:     d.sym(),
-		Model:         d.sym(),
-		PromptVersion: d.sym(),
-		Embedder:      d.sym(),
+		Extractor:     d.code(),
+		Model:         d.code(),
+		PromptVersion: d.code(),
+		Embedder:      d.code(),
 		EmbedderDim:   int(d.int()),
-		Source:        d.sym(),
+		Source:        d.code(),
 	}
 	v.Tokens = int(d.int())
 	v.SearchText = d.str()
-	v.Embedding = d.blob()
+	v.Embedding = d.embedding()
 	return v
 }
 
@@ -658,15 +736,15 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	args := []any{
 		v.Namespace, v.ID, v.MemoryID, v.Seq,
 		v.Scope.AgentID, v.Scope.UserID, v.Scope.ProjectID, v.Scope.SessionID,
-		string(v.Kind), string(v.Type), v.Subject, v.Key, v.Value, v.Content, string(v.Criticality),
+		encodeSym(string(v.Kind)), encodeSym(string(v.Type)), v.Subject, v.Key, v.Value, v.Content, encodeSym(string(v.Criticality)),
 		v.Confidence, v.Usefulness, v.Trust, v.ReinforcementCount, v.FailureCount,
-		string(v.Status), string(v.Operation), v.SupersededBy,
+		string(v.Status), encodeSym(string(v.Operation)), v.SupersededBy,
 		c.time("observed_at", v.ObservedAt), c.time("recorded_at", v.RecordedAt),
 		c.time("valid_from", v.ValidFrom), c.timePtr("valid_to", v.ValidTo), c.time("updated_at", v.UpdatedAt),
 		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
-		v.Provenance.Extractor, v.Provenance.Model, v.Provenance.PromptVersion,
-		v.Provenance.Embedder, v.Provenance.EmbedderDim, v.Provenance.Source,
-		v.Tokens, v.SearchText, blob(v.Embedding), nil, nil,
+		encodeSym(v.Provenance.Extractor), encodeSym(v.Provenance.Model), encodeSym(v.Provenance.PromptVersion),
+		encodeSym(v.Provenance.Embedder), v.Provenance.EmbedderDim, encodeSym(v.Provenance.Source),
+		v.Tokens, v.SearchText, blob(search.PackVector(v.Embedding)), nil, nil,
 	}
 	if c.err != nil {
 		return c.err
@@ -679,6 +757,19 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	if owner != "" {
 		args[13], args[38], args[40] = "", nil, owner
 		shared |= 2
+	}
+	if args[25] == args[23] {
+		args[25], shared = int64(0), shared|16 // valid_from is observed_at
+	}
+	// Subject and key, and the text, by reference when this transaction
+	// wrote or read the memory and the episode they are the same as.
+	if m, ok := e.slots[rowKey{v.Namespace, v.MemoryID}]; ok && m.subject == v.Subject && m.key == v.Key {
+		args[10], args[11], shared = "", "", shared|4
+	}
+	if owner == "" && len(v.Content) >= minEpisodeText && len(v.EvidenceEpisodeIDs) > 0 {
+		if text, ok := e.episodeTexts[rowKey{v.Namespace, v.EvidenceEpisodeIDs[0]}]; ok && text == v.Content {
+			args[13], shared = "", shared|8
+		}
 	}
 	if shared != 0 {
 		args[39] = shared
@@ -733,8 +824,11 @@ func (e *executor) rememberText(v *memory.Version, owner string) {
 // deleted or changed those rows (a delete, a re-embedding, a rollback to a
 // savepoint): a version shares only a row known to hold what it holds.
 func (e *executor) forgetTexts(q string) {
-	if len(e.texts) > 0 && (q == qSetEmbedding || strings.HasPrefix(q, "DELETE") || strings.HasPrefix(q, "ROLLBACK")) {
+	if (len(e.texts) > 0 || len(e.slots) > 0 || len(e.episodeTexts) > 0) &&
+		(q == qSetEmbedding || strings.HasPrefix(q, "DELETE") || strings.HasPrefix(q, "ROLLBACK")) {
 		clear(e.texts)
+		clear(e.slots)
+		clear(e.episodeTexts)
 	}
 }
 
@@ -762,8 +856,18 @@ func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) er
 // own copy of the text with its new vector; a version others share has
 // them copied first (trigger versions_unshare_on_embedding).
 const qSetEmbedding = `UPDATE versions SET embedding = ?, prov_embedder = ?, prov_embedder_dim = ?,
-	content = ` + versionContentExpr + `, same_as = NULL, shared = versions.shared & ~2
+	content = ` + versionContentExpr + `, same_as = NULL, shared = versions.shared & ~10
 	WHERE namespace = ? AND id = ?`
+
+// minEpisodeText is the shortest content a version refers to its episode
+// for rather than storing it (shared bit 8): below it the entry in
+// versions_episode_text would cost about what the text does.
+const minEpisodeText = 48
+
+// qOwnEpisodeText gives a version that refers to its first evidence
+// episode's text its own copy before an update names another episode first.
+const qOwnEpisodeText = `UPDATE versions SET content = ` + versionEpisodeText + `, shared = versions.shared & ~8
+	WHERE namespace = ? AND id = ? AND versions.shared & 8 AND (versions.evidence_episode_ids ->> 0) IS NOT (? ->> 0)`
 
 func (e *executor) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams) error {
 	if err := e.setEmbedding(ctx, p); err != nil {
@@ -784,7 +888,7 @@ func (e *executor) setEmbedding(ctx context.Context, p memory.SetEmbeddingParams
 	if err := e.logChange(ctx, p.Namespace, p.ID, at); err != nil {
 		return err
 	}
-	return execOne(ctx, e, qSetEmbedding, blob(p.Embedding), p.Embedder, p.EmbedderDim, p.Namespace, p.ID)
+	return execOne(ctx, e, qSetEmbedding, blob(search.PackVector(p.Embedding)), encodeSym(p.Embedder), p.EmbedderDim, p.Namespace, p.ID)
 }
 
 func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) error {
@@ -793,7 +897,7 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 	}
 	var c encoder
 	args := []any{
-		string(v.Status), string(v.Operation), v.SupersededBy, c.timePtr("valid_to", v.ValidTo),
+		string(v.Status), encodeSym(string(v.Operation)), v.SupersededBy, c.timePtr("valid_to", v.ValidTo),
 		v.Confidence, v.Usefulness, v.Trust,
 		v.ReinforcementCount, v.FailureCount,
 		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
@@ -806,6 +910,9 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 	// The change first, as in createVersion.
 	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
 		return err
+	}
+	if _, err := e.exec(ctx, qOwnEpisodeText, v.Namespace, v.ID, args[9]); err != nil {
+		return mapErr(err)
 	}
 	return execOne(ctx, e, qUpdateVersionState, args...)
 }
@@ -827,7 +934,7 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 		w.in("id", p.IDs)
 	}
 	if len(p.Kinds) > 0 {
-		w.in("kind", p.Kinds)
+		w.in("kind", encodeSyms(p.Kinds))
 	}
 	if len(p.Statuses) > 0 {
 		w.in("status", p.Statuses)
@@ -847,11 +954,13 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 			w.eq(`"key"`, p.Key)
 		}
 		w.sb.WriteString(")")
+		// A version storing its own subject and key must match too; one
+		// with shared bit 4 has its memory's, which the subquery matched.
 		if p.Subject != "" {
-			w.eq("subject", p.Subject)
+			w.cond("(versions.shared & 4 OR subject = ?)", p.Subject)
 		}
 		if p.Key != "" {
-			w.eq(`"key"`, p.Key)
+			w.cond(`(versions.shared & 4 OR "key" = ?)`, p.Key)
 		}
 	}
 	w.args = append(w.args, limitArg(p.Limit))
@@ -893,16 +1002,16 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 		w.cond("recorded_at >= ?", c.time("since", p.Since))
 	}
 	if len(p.Kinds) > 0 {
-		w.in("kind", p.Kinds)
+		w.in("kind", encodeSyms(p.Kinds))
 	}
 	if len(p.Types) > 0 {
-		w.in("type", p.Types)
+		w.in("type", encodeSyms(p.Types))
 	}
 	if len(p.Statuses) > 0 {
 		w.in("status", p.Statuses)
 	}
 	if p.Subject != "" {
-		w.eq("subject", p.Subject)
+		w.cond("("+versionSlotSubject+") = ?", p.Subject)
 	}
 	for _, f := range []struct{ col, v string }{{"agent_id", p.Scope.AgentID}, {"user_id", p.Scope.UserID},
 		{"project_id", p.Scope.ProjectID}, {"session_id", p.Scope.SessionID}} {
@@ -911,7 +1020,7 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 		}
 	}
 	if p.Text != "" {
-		w.cond(`content LIKE ? ESCAPE '\'`, "%"+likeEscape(p.Text)+"%")
+		w.cond(`(`+versionContentExpr+`) LIKE ? ESCAPE '\'`, "%"+likeEscape(p.Text)+"%")
 	}
 	if c.err != nil {
 		return "", nil, c.err
@@ -1024,10 +1133,10 @@ func decodeAdmission(d *decoder) *memory.Admission {
 		VersionID: d.str(),
 		Decision:  memory.AdmissionDecision(d.sym()),
 	}
-	d.json(&a.Reasons)
+	a.Reasons = d.reasons()
 	a.Operation = memory.Operation(d.sym())
 	a.Content = d.str()
-	a.Extractor = d.sym()
+	a.Extractor = d.code()
 	a.CreatedAt = d.time()
 	if m := d.nullStr(); m != "" && d.err == nil {
 		if a.Models, d.err = memory.DecodeModels(m); d.err != nil {
@@ -1064,7 +1173,7 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 			var c encoder
 			args := []any{
 				p.Namespace, a.ID, a.EpisodeID, a.MemoryID, a.VersionID, string(a.Decision),
-				c.json("reasons", a.Reasons), string(a.Operation), a.Content, a.Extractor,
+				c.reasons(a.Reasons), string(a.Operation), a.Content, encodeSym(a.Extractor),
 				c.time("created_at", a.CreatedAt), nil, nullText(memory.EncodeModels(a.Models)),
 			}
 			if a.Content != "" {

@@ -28,6 +28,7 @@ var migrationFiles embed.FS
 // they run after its SQL, in the same transaction.
 var goSteps = map[int]func(ctx context.Context, e *executor) error{
 	12: archivePurgedRows,
+	20: migrateShortForms,
 }
 
 type migration struct {

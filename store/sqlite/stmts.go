@@ -139,7 +139,7 @@ var preparable = sync.OnceValue(func() map[string]bool {
 	queries := []string{
 		qInsertEpisode, qGetEpisode, qScanEpisodes,
 		qInsertMemory, qGetMemory, qFindMemory, qSlot, qSlotLive, qScanMemories,
-		qInsertVersion, qUpdateVersionState, qGetVersion, qScanVersions,
+		qInsertVersion, qUpdateVersionState, qOwnEpisodeText, qGetVersion, qScanVersions,
 		qInsertAdmission, qScanAdmissions, qInsertTrace, qGetTrace, qScanTraces,
 		qStats, qNamespaces,
 	}
