@@ -1401,7 +1401,7 @@ func scan[T any](ctx context.Context, e *executor, ns, op, q string, decode func
 		if s.closed.Load() {
 			return fmt.Errorf("sqlite: %s: %w", op, errClosed)
 		}
-		err = fastScan(ctx, s.path, s.opts, q, ns, decode, fn)
+		err = fastScan(ctx, s.fast, q, ns, decode, fn)
 	} else {
 		err = each(ctx, e, decode, q, []any{ns}, fn)
 	}
