@@ -34,6 +34,9 @@ type executor struct {
 	// transaction by text, so a second version of the same text can share
 	// the first one's row (sharedCandidate).
 	texts map[textKey]sharedText
+	// local, on transaction executors, holds the frequent queries not in
+	// stmts yet, prepared on the transaction's own connection (txStmt).
+	local map[string]*sql.Stmt
 }
 
 var (
@@ -54,7 +57,10 @@ func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows,
 			e.stmts.later(q)
 		}
 		// A read transaction holds one of the reader connections:
-		// preparing could wait for another that never frees.
+		// preparing on the pool could wait for another that never frees.
+		if st := e.txStmt(ctx, q); st != nil {
+			return st.QueryContext(ctx, args...)
+		}
 		return e.tx.QueryContext(ctx, q, args...)
 	}
 	if st == nil {
@@ -78,7 +84,36 @@ func (e *executor) exec(ctx context.Context, q string, args ...any) (sql.Result,
 	if e.write {
 		e.stmts.later(q)
 	}
+	if st := e.txStmt(ctx, q); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
 	return e.tx.ExecContext(ctx, q, args...)
+}
+
+// txStmt returns q prepared on the transaction's own connection when it
+// is one of the frequent queries but not prepared on the pool yet (that
+// happens before the next transaction, see stmtCache.later): a batch's
+// first transaction runs the same insert once per row, and SQLite parses
+// an unprepared statement again at every call. database/sql closes the
+// statement when the transaction ends. It returns nil for any other SQL,
+// or when preparing fails (the caller runs q unprepared, which reports the
+// error in its place).
+func (e *executor) txStmt(ctx context.Context, q string) *sql.Stmt {
+	if !isPreparable(q) {
+		return nil
+	}
+	if st := e.local[q]; st != nil {
+		return st
+	}
+	st, err := e.tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil
+	}
+	if e.local == nil {
+		e.local = map[string]*sql.Stmt{}
+	}
+	e.local[q] = st
+	return st
 }
 
 // atomically makes a multi-row write all-or-nothing even when the caller's
