@@ -198,7 +198,7 @@ func jobState(t *testing.T, url, id string) (string, []byte) {
 func TestServeRefusesOpenNetworkAddress(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	vars := map[string]string{"MNEMON_DB": db}
 
 	// No key, every interface: refused, with the way out named.
@@ -749,7 +749,7 @@ func TestServePortTaken(t *testing.T) {
 	defer ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	vars := map[string]string{"MNEMON_DB": filepath.Join(t.TempDir(), "m.db")}
+	vars := map[string]string{"MNEMON_DB": migratedDB(t, filepath.Join(t.TempDir(), "m.db"))}
 	code, _, errs := runEnv(t, ctx, vars, "", "serve", "--addr", ln.Addr().String())
 	// The log may say what started first; the failure is the last line.
 	lines := strings.Split(strings.TrimSpace(errs), "\n")
