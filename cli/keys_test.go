@@ -39,7 +39,7 @@ func keyStore(t *testing.T, db string) *sqlite.Store {
 func TestKeysLifecycle(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 
 	// Plain create: the key on its own line, then how to use it.
 	out := mustRun(t, db, "keys", "create", "--namespace", "acme", "--role", "writer", "--name", "ci deploys")

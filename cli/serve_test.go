@@ -198,7 +198,7 @@ func jobState(t *testing.T, url, id string) (string, []byte) {
 func TestServeRefusesOpenNetworkAddress(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	vars := map[string]string{"MNEMON_DB": db}
 
 	// No key, every interface: refused, with the way out named.
@@ -455,6 +455,12 @@ func TestServeLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// With Expect: 100-continue the client sends no body until the
+	// server's handler starts reading it, so the first write to the pipe
+	// returns once the request is in the handler.
+	req.Header.Set("Expect", "100-continue")
+	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Minute}}
+	defer client.CloseIdleConnections()
 	type result struct {
 		code int
 		body []byte
@@ -462,7 +468,7 @@ func TestServeLifecycle(t *testing.T) {
 	}
 	got := make(chan result, 1)
 	go func() {
-		res, err := http.DefaultClient.Do(req)
+		res, err := client.Do(req)
 		if err != nil {
 			got <- result{err: err}
 			return
@@ -475,10 +481,9 @@ func TestServeLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pw.Write(data[:10]); err != nil {
+	if _, err := pw.Write(data[:10]); err != nil { // returns once the server reads the body
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // the server is reading the body
 	began := time.Now()
 	s.cancel()
 	// New connections are refused while the request is in flight.
@@ -549,6 +554,9 @@ func TestWorkerAndJobs(t *testing.T) {
 	if err := json.Unmarshal(body, &ack); err != nil || code != http.StatusAccepted || ack.JobID == "" {
 		t.Fatalf("capture: %d %s", code, body)
 	}
+	// That no worker takes the job shows in nothing but its state staying
+	// pending: give a worker that should not exist a few polls (50 ms
+	// each) to take it.
 	time.Sleep(200 * time.Millisecond)
 	if state, body := jobState(t, s.url, ack.JobID); state != jobs.StatePending {
 		t.Fatalf("with --workers 0 the job ran: %s", body)
@@ -741,7 +749,7 @@ func TestServePortTaken(t *testing.T) {
 	defer ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	vars := map[string]string{"MNEMON_DB": filepath.Join(t.TempDir(), "m.db")}
+	vars := map[string]string{"MNEMON_DB": migratedDB(t, filepath.Join(t.TempDir(), "m.db"))}
 	code, _, errs := runEnv(t, ctx, vars, "", "serve", "--addr", ln.Addr().String())
 	// The log may say what started first; the failure is the last line.
 	lines := strings.Split(strings.TrimSpace(errs), "\n")

@@ -167,7 +167,7 @@ func TestCaptureBadLines(t *testing.T) {
 func TestCaptureSessionsFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	lines := []string{
 		`{"kind":"user_message","content":"My favorite editor is Vim.","occurred_at":"2026-03-01T09:00:00Z","speaker":"ana","session_id":"s1"}`,
 		`{"kind":"agent_message","content":"Noted.","occurred_at":"2026-03-01T09:00:05Z","speaker":"assistant","session_id":"s1"}`,
@@ -236,7 +236,7 @@ func TestCaptureSessionsFile(t *testing.T) {
 func TestImportRefusesWhatIsNotAnExport(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	garbage := filepath.Join(dir, "garbage.txt")
 	empty := filepath.Join(dir, "empty.jsonl")
 	os.WriteFile(garbage, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o600)

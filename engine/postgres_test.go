@@ -89,21 +89,66 @@ func replicas(t testing.TB, watch bool) (a, b *engine.Engine) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var st memory.Store = pg
-		if !watch {
-			st = struct{ memory.Store }{pg}
+		var st memory.Store = struct{ memory.Store }{pg}
+		if watch {
+			st = newListenSignal(pg)
 		}
 		e, err := engine.New(engine.Config{Store: st})
 		if err != nil {
 			t.Fatal(err)
 		}
+		if watch {
+			listeners.Store(e, st)
+		}
 		t.Cleanup(func() {
+			listeners.Delete(e)
 			e.Close()
 			pg.Close()
 		})
 		return e
 	}
 	return open(true), open(watch)
+}
+
+// listenSignal is a PostgreSQL store whose change watch says when it
+// LISTENs, so a test can wait for that instead of sleeping.
+type listenSignal struct {
+	*postgres.Store
+	once      sync.Once
+	listening chan struct{} // closed once the first watch listens
+}
+
+func newListenSignal(pg *postgres.Store) *listenSignal {
+	return &listenSignal{Store: pg, listening: make(chan struct{})}
+}
+
+func (s *listenSignal) WatchChanges(ctx context.Context, ready func(), fn func(string)) error {
+	return s.Store.WatchChanges(ctx, func() {
+		if ready != nil {
+			ready()
+		}
+		s.once.Do(func() { close(s.listening) })
+	}, fn)
+}
+
+// listeners maps the engines on a listenSignal store to it.
+var listeners sync.Map // *engine.Engine → *listenSignal
+
+// waitListening waits until e's follower LISTENs for changes: a commit
+// after that wakes it. e must run on a listenSignal store (replicas with
+// watch, or registered in listeners).
+func waitListening(t testing.TB, e *engine.Engine) {
+	t.Helper()
+	v, ok := listeners.Load(e)
+	if !ok {
+		t.Fatal("the engine's store does not report when it listens")
+	}
+	ls := v.(*listenSignal)
+	select {
+	case <-ls.listening:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the follower did not LISTEN within 10 s")
+	}
 }
 
 // follow runs e.Follow every poll until the test ends.
@@ -147,7 +192,7 @@ func TestReplicaSeesWriteOnNotify(t *testing.T) {
 		t.Fatal("replica b does not see a write committed before it loaded")
 	}
 	followEvery(t, b, time.Hour)
-	time.Sleep(200 * time.Millisecond) // b listens (its first wake is a full sync)
+	waitListening(t, b) // a commit after this wakes b (polling is at an hour)
 	for i, city := range []string{"Porto", "Braga", "Faro"} {
 		text := fmt.Sprintf("My cousin number %d lives in %s.", i, city)
 		if _, err := a.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: text, ObservedAt: at.Add(time.Duration(i+1) * time.Hour)}); err != nil {
@@ -187,7 +232,9 @@ func BenchmarkReplicaVisibility(b *testing.B) {
 				b.Fatal("replica b does not see the first write")
 			}
 			followEvery(b, rb, 500*time.Millisecond)
-			time.Sleep(200 * time.Millisecond)
+			if mode == "notify" {
+				waitListening(b, rb)
+			}
 			var lags []time.Duration
 			i := 0
 			for b.Loop() {
@@ -238,16 +285,19 @@ func TestReadOnlyReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rst.Close()
-	r, err := engine.New(engine.Config{Store: rst})
+	rls := newListenSignal(rst)
+	r, err := engine.New(engine.Config{Store: rls})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	listeners.Store(r, rls)
+	defer listeners.Delete(r)
 	if !sees(t, r, "ns", "where do I live", "Lisbon") {
 		t.Fatal("the reader does not serve the writer's fact")
 	}
 	followEvery(t, r, time.Hour)
-	time.Sleep(200 * time.Millisecond) // the reader listens
+	waitListening(t, r) // a commit after this wakes the reader
 	remember(t, w, "ns", "I drive a blue van.", at.Add(time.Hour))
 	deadline := time.Now().Add(5 * time.Second)
 	for !sees(t, r, "ns", "what do I drive", "van") {

@@ -25,6 +25,14 @@ import (
 //     beside a 'mnemon worker', 'mnemon jobs retry') or River's own
 //     schedules. Those wait up to idleFetchEvery to start.
 //
+// On SQLite the hot spell ends sooner: River fetches on the store's writer
+// connection, the one the transactions that enqueue hold until they end,
+// so a fetch that began after the last wake and found nothing saw every job
+// this process enqueued, and the gate goes idle at once. Staying hot for
+// hotFor cost about 40 fetches after every capture (under -race, a third
+// of the httpapi tests' CPU). PostgreSQL fetches on a pool, beside
+// transactions not yet committed, and keeps the whole spell.
+//
 // A poll the gate turns away waits in the gate, as if the database were
 // slow to answer, until one of those happens or the queue stops: River
 // fetches on a goroutine of its own and keeps serving finished and
@@ -43,15 +51,24 @@ type fetchGate struct {
 	woken     chan struct{} // a waiting poll may fetch
 	stop      chan struct{} // closed when the queue stops
 	stopOnce  sync.Once
+	// serial: fetches wait for the transactions that enqueue (they share
+	// SQLite's one writer connection), so an empty fetch ends the hot
+	// spell.
+	serial bool
+	mu     sync.Mutex // orders wakes and the end of a hot spell
+	wakes  uint64     // under mu
 }
 
-func newFetchGate() *fetchGate {
-	return &fetchGate{woken: make(chan struct{}, 1), stop: make(chan struct{})}
+func newFetchGate(serial bool) *fetchGate {
+	return &fetchGate{woken: make(chan struct{}, 1), stop: make(chan struct{}), serial: serial}
 }
 
 // wake says a job may be available now (or once the transaction that
 // enqueued it commits).
 func (g *fetchGate) wake() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.wakes++
 	g.hotUntil.Store(time.Now().Add(hotFor).UnixNano())
 	select {
 	case g.woken <- struct{}{}:
@@ -87,12 +104,34 @@ func (g *fetchGate) wait(ctx context.Context) bool {
 	return false
 }
 
-// fetched records a fetch and whether it found jobs (then more may follow:
-// a batch larger than the workers, retries).
-func (g *fetchGate) fetched(found bool) {
+// begin returns what fetched needs to know of the wakes before a fetch.
+func (g *fetchGate) begin() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.wakes
+}
+
+// fetched records a fetch, begun when begin returned since, and whether it
+// found jobs (then more may follow: a batch larger than the workers,
+// retries). On a serial gate, a fetch that succeeded and found none with no
+// wake since it began ends the hot spell.
+func (g *fetchGate) fetched(found bool, err error, since uint64) {
 	g.lastFetch.Store(time.Now().UnixNano())
 	if found {
 		g.wake()
+		return
+	}
+	if g.serial && err == nil {
+		g.mu.Lock()
+		if g.wakes == since {
+			g.hotUntil.Store(0)
+			// A wake this fetch began after is no reason to fetch again.
+			select {
+			case <-g.woken:
+			default:
+			}
+		}
+		g.mu.Unlock()
 	}
 }
 
@@ -116,8 +155,9 @@ func (e gatedExecutor) JobGetAvailable(ctx context.Context, p *riverdriver.JobGe
 	if !e.gate.wait(ctx) {
 		return &riverdriver.JobGetAvailableResult{}, nil
 	}
+	since := e.gate.begin()
 	res, err := e.Executor.JobGetAvailable(ctx, p)
-	e.gate.fetched(err == nil && res != nil && len(res.Jobs) > 0)
+	e.gate.fetched(err == nil && res != nil && len(res.Jobs) > 0, err, since)
 	return res, err
 }
 

@@ -50,7 +50,8 @@ const KindExtract = "mnemon_extract"
 // Config wires a Queue.
 type Config struct {
 	// Driver is River's driver on the store's database when it is a
-	// database/sql one (SQLite: riversqlite).
+	// database/sql one (SQLite: riversqlite on the store's WriterDB, the
+	// one connection its write transactions run on).
 	Driver riverdriver.Driver[*sql.Tx]
 	// TxOf unwraps the store transaction an engine.Enqueue receives.
 	TxOf func(memory.Executor) (*sql.Tx, error)
@@ -322,7 +323,10 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 			return nil, fmt.Errorf("jobs: %w", err)
 		}
 	}
-	gate := newFetchGate()
+	// River's SQLite driver runs on the store's writer, one connection
+	// (the jobs commit in the store's transactions): its fetches wait for
+	// the transactions that enqueue.
+	gate := newFetchGate(cfg.PgxDriver == nil)
 	q := &Queue{cfg: cfg, gate: gate}
 	if cfg.PgxDriver != nil {
 		q.client, err = newClient(gatedDriver[pgx.Tx]{cfg.PgxDriver, gate}, cfg.PgxTxOf, rc)

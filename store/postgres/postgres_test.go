@@ -357,16 +357,24 @@ func TestWritersOfOneNamespaceDoNotDeadlock(t *testing.T) {
 
 	holding, release := make(chan struct{}), make(chan struct{})
 	updater := make(chan error, 1)
+	var updaterPID int // the updater's backend, set before holding closes
 	go func() {
 		updater <- st.InTx(ctx, func(tx memory.Executor) error {
 			y.Usefulness = 0.7
 			if err := tx.UpdateVersionState(ctx, y); err != nil {
 				return err
 			}
+			ptx, err := postgres.Tx(tx)
+			if err != nil {
+				return err
+			}
+			if err := ptx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&updaterPID); err != nil {
+				return err
+			}
 			close(holding)
 			<-release
 			x.Usefulness = 0.7
-			err := tx.UpdateVersionState(ctx, x)
+			err = tx.UpdateVersionState(ctx, x)
 			if errors.Is(err, memory.ErrNotFound) {
 				return nil // the deleter went first after all
 			}
@@ -379,7 +387,19 @@ func TestWritersOfOneNamespaceDoNotDeadlock(t *testing.T) {
 		_, err := st.DeleteMemories(ctx, memory.DeleteMemoriesParams{Namespace: ns, MemoryIDs: []string{doomed.ID}, Now: time.Now()})
 		deleter <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // the deleter is waiting now
+	// Release the updater once the deleter waits for a lock it holds.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var blocked int
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, updaterPID).Scan(&blocked); err != nil {
+			t.Fatal(err)
+		}
+		if blocked > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the deleter never waited for the updater's lock")
+		}
+	}
 	close(release)
 	must(t, <-updater)
 	must(t, <-deleter)

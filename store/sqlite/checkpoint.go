@@ -1,11 +1,10 @@
 package sqlite
 
 import (
-	"context"
-	"database/sql"
-	"fmt"
 	"os"
 	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // checkpointEvery is how often the background checkpointer copies the WAL
@@ -26,23 +25,46 @@ const checkpointEvery = 250 * time.Millisecond
 // Options.WALLimit, a TRUNCATE checkpoint waits for the writer (through the
 // busy timeout), copies the rest, and empties the file: one stall of the
 // writes in flight per WALLimit of writes.
+//
+// The checkpointer's connection is a plain one (fastConn, opened at its
+// first checkpoint) calling sqlite3_wal_checkpoint_v2: PRAGMA wal_checkpoint
+// and the pragmas every pool connection sets make SQLite parse the whole
+// schema first, which a connection that only checkpoints never needs.
 type checkpointer struct {
-	db    *sql.DB
-	wal   string // the WAL file's path
+	path  string
+	busy  time.Duration // busy timeout of the connection
+	conn  *fastConn     // used by run, then by close; nil until needed
+	wal   string        // the WAL file's path
 	limit int64
 	stop  chan struct{}
 	done  chan struct{}
 }
 
 func startCheckpointer(path string, opts Options) (*checkpointer, error) {
-	db, err := sql.Open("sqlite", dsn(path, opts, false))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: checkpointer: %w", err)
-	}
-	db.SetMaxOpenConns(1)
-	c := &checkpointer{db: db, wal: path + "-wal", limit: opts.WALLimit, stop: make(chan struct{}), done: make(chan struct{})}
+	c := &checkpointer{path: path, busy: opts.BusyTimeout, wal: path + "-wal", limit: opts.WALLimit, stop: make(chan struct{}), done: make(chan struct{})}
 	go c.run()
 	return c, nil
+}
+
+// checkpoint runs one checkpoint in mode (sqlite3.SQLITE_CHECKPOINT_*) and
+// reports whether it copied the whole log: false when another connection
+// held it back (SQLITE_BUSY) or readers still need part of it.
+func (c *checkpointer) checkpoint(mode int32) (bool, error) {
+	if c.conn == nil {
+		conn, err := openRawConn(c.path, c.busy)
+		if err != nil {
+			return false, err
+		}
+		// A new connection finds the file's WAL at its first read
+		// transaction; until then a checkpoint has no log to copy. This
+		// reads the header only, not the schema.
+		if err := conn.exec("PRAGMA user_version"); err != nil {
+			conn.close()
+			return false, err
+		}
+		c.conn = conn
+	}
+	return c.conn.walCheckpoint(mode)
 }
 
 func (c *checkpointer) run() {
@@ -65,17 +87,15 @@ func (c *checkpointer) run() {
 			if statErr == nil && fi.Size() == done.size && fi.ModTime().Equal(done.mod) {
 				continue
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			// Errors (a busy database, a closed file) are retried on the
-			// next tick; a checkpoint that did not run loses nothing.
-			mode := "PASSIVE"
+			// next tick; a checkpoint that did not run loses nothing. A
+			// TRUNCATE waits for the writer up to the busy timeout.
+			mode := int32(sqlite3.SQLITE_CHECKPOINT_PASSIVE)
 			if statErr == nil && fi.Size() > c.limit {
-				mode = "TRUNCATE"
+				mode = sqlite3.SQLITE_CHECKPOINT_TRUNCATE
 			}
-			var busy, frames, copied int64
-			err := c.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
-			cancel()
-			if err == nil && statErr == nil && busy == 0 && frames == copied {
+			whole, err := c.checkpoint(mode)
+			if err == nil && statErr == nil && whole {
 				done.size, done.mod = fi.Size(), fi.ModTime()
 			}
 		}
@@ -86,8 +106,10 @@ func (c *checkpointer) run() {
 func (c *checkpointer) close() error {
 	close(c.stop)
 	<-c.done
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, _ = c.db.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
-	return c.db.Close()
+	_, _ = c.checkpoint(sqlite3.SQLITE_CHECKPOINT_PASSIVE)
+	if c.conn != nil {
+		c.conn.close()
+		c.conn = nil
+	}
+	return nil
 }

@@ -41,6 +41,9 @@ type executor struct {
 	// text by reference (shared bits 4 and 8) without a lookup.
 	slots        map[rowKey]slotName
 	episodeTexts map[rowKey]string
+	// local, on transaction executors, holds the frequent queries not in
+	// stmts yet, prepared on the transaction's own connection (txStmt).
+	local map[string]*sql.Stmt
 }
 
 // rowKey names a row of a namespace.
@@ -94,7 +97,10 @@ func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows,
 			e.stmts.later(q)
 		}
 		// A read transaction holds one of the reader connections:
-		// preparing could wait for another that never frees.
+		// preparing on the pool could wait for another that never frees.
+		if st := e.txStmt(ctx, q); st != nil {
+			return st.QueryContext(ctx, args...)
+		}
 		return e.tx.QueryContext(ctx, q, args...)
 	}
 	if st == nil {
@@ -118,7 +124,36 @@ func (e *executor) exec(ctx context.Context, q string, args ...any) (sql.Result,
 	if e.write {
 		e.stmts.later(q)
 	}
+	if st := e.txStmt(ctx, q); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
 	return e.tx.ExecContext(ctx, q, args...)
+}
+
+// txStmt returns q prepared on the transaction's own connection when it
+// is one of the frequent queries but not prepared on the pool yet (that
+// happens before the next transaction, see stmtCache.later): a batch's
+// first transaction runs the same insert once per row, and SQLite parses
+// an unprepared statement again at every call. database/sql closes the
+// statement when the transaction ends. It returns nil for any other SQL,
+// or when preparing fails (the caller runs q unprepared, which reports the
+// error in its place).
+func (e *executor) txStmt(ctx context.Context, q string) *sql.Stmt {
+	if !isPreparable(q) {
+		return nil
+	}
+	if st := e.local[q]; st != nil {
+		return st
+	}
+	st, err := e.tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil
+	}
+	if e.local == nil {
+		e.local = map[string]*sql.Stmt{}
+	}
+	e.local[q] = st
+	return st
 }
 
 // atomically makes a multi-row write all-or-nothing even when the caller's
@@ -1510,7 +1545,7 @@ func scan[T any](ctx context.Context, e *executor, ns, op, q string, decode func
 		if s.closed.Load() {
 			return fmt.Errorf("sqlite: %s: %w", op, errClosed)
 		}
-		err = fastScan(ctx, s.path, s.opts, q, ns, decode, fn)
+		err = fastScan(ctx, s.fast, q, ns, decode, fn)
 	} else {
 		err = each(ctx, e, decode, q, []any{ns}, fn)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
+	"time"
 
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -17,11 +19,15 @@ import (
 // connection mutex the driver always enables (SQLITE_OPEN_FULLMUTEX), plus
 // database/sql's per-row locking and a second copy of every blob; together
 // that is more than twice the cost of reading the pages. The Store's Scan
-// methods therefore read on a connection of their own, opened straight
+// methods therefore read on connections of their own, opened straight
 // through modernc's SQLite (the same library the driver wraps) without the
-// mutex, which is safe because the connection lives inside one call on one
-// goroutine. It is query-only and reads the file memory-mapped. Everything
-// else, and scans inside a transaction, go through database/sql.
+// mutex, which is safe because a connection is used by one call on one
+// goroutine at a time: a scan takes one from the Store's idle ones (or
+// opens one) and gives it back when done (fastPool). Keeping them matters:
+// a new connection parses the whole schema at its first statement, which
+// cost more than a small namespace's scan. They are query-only and read the
+// file memory-mapped. Everything else, and scans inside a transaction, go
+// through database/sql.
 //
 // No unsafe here: C memory is read through libc.GoBytes, which copies
 // nothing, and every value handed out is copied into Go memory first.
@@ -50,7 +56,9 @@ type fastConn struct {
 	db  uintptr
 }
 
-func openFastConn(path string, opts Options) (*fastConn, error) {
+// openRawConn opens a connection to path with nothing set on it but the
+// busy timeout; opening reads no schema.
+func openRawConn(path string, busy time.Duration) (*fastConn, error) {
 	c := &fastConn{tls: libc.NewTLS()}
 	name, err := libc.CString(path)
 	if err != nil {
@@ -74,7 +82,16 @@ func openFastConn(path string, opts Options) (*fastConn, error) {
 		return nil, err
 	}
 	sqlite3.Xsqlite3_extended_result_codes(c.tls, c.db, 1)
-	sqlite3.Xsqlite3_busy_timeout(c.tls, c.db, int32(opts.BusyTimeout.Milliseconds()))
+	sqlite3.Xsqlite3_busy_timeout(c.tls, c.db, int32(busy.Milliseconds()))
+	return c, nil
+}
+
+// openFastConn opens a scan connection: query-only, memory-mapped.
+func openFastConn(path string, opts Options) (*fastConn, error) {
+	c, err := openRawConn(path, opts.BusyTimeout)
+	if err != nil {
+		return nil, err
+	}
 	for _, pragma := range []string{
 		"PRAGMA query_only = 1",
 		"PRAGMA mmap_size = " + strconv.Itoa(fastMmapSize),
@@ -256,20 +273,31 @@ func (r *fastRows) name(i int) string { return r.cols[i] }
 
 // fastScan streams the rows of q (one text parameter, the namespace)
 // through decode into fn. fn's error is wrapped in errStopped.
-func fastScan[T any](ctx context.Context, path string, opts Options, q, ns string, decode func(*decoder) T, fn func(T) error) error {
+func fastScan[T any](ctx context.Context, pool *fastPool, q, ns string, decode func(*decoder) T, fn func(T) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c, err := openFastConn(path, opts)
+	c, err := pool.get()
 	if err != nil {
 		return mapErr(err)
 	}
-	defer c.close()
 	rows, err := c.query(q, ns)
 	if err != nil {
+		c.close() // not knowing what state it is in, keep none
 		return mapErr(err)
 	}
-	defer rows.close()
+	defer func() {
+		rows.close()
+		// A database error leaves the connection in no known state; a
+		// scan that ran to its end, or that fn or ctx stopped, leaves it
+		// with no statement and no transaction open.
+		var stopped errStopped
+		if err == nil || errors.As(err, &stopped) || errors.Is(err, ctx.Err()) {
+			pool.put(c)
+		} else {
+			c.close()
+		}
+	}()
 	var d decoder
 	for n := 0; ; n++ {
 		// A context check costs a little; a cancelled start-up should not
@@ -294,5 +322,80 @@ func fastScan[T any](ctx context.Context, path string, opts Options, q, ns strin
 		if err := fn(v); err != nil {
 			return errStopped{err}
 		}
+	}
+}
+
+// fastPool keeps a Store's idle scan connections, at most max of them, so
+// that a scan does not open (and parse the schema on) a connection of its
+// own every time.
+type fastPool struct {
+	path   string
+	opts   Options
+	max    int
+	mu     sync.Mutex
+	idle   []*fastConn
+	closed bool
+}
+
+// get takes an idle connection, or opens one.
+func (p *fastPool) get() (*fastConn, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		c := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return c, nil
+	}
+	p.mu.Unlock()
+	return openFastConn(p.path, p.opts)
+}
+
+// put gives back a connection with no statement running: kept while there
+// is room and the store is open, closed otherwise.
+func (p *fastPool) put(c *fastConn) {
+	p.mu.Lock()
+	if !p.closed && len(p.idle) < p.max {
+		p.idle = append(p.idle, c)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	c.close()
+}
+
+// close closes the idle connections; those in use are closed when given
+// back.
+func (p *fastPool) close() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.closed = nil, true
+	p.mu.Unlock()
+	for _, c := range idle {
+		c.close()
+	}
+}
+
+// walCheckpoint runs sqlite3_wal_checkpoint_v2 on the main database in mode
+// and reports whether the whole log was copied. SQLITE_BUSY (another
+// connection held the checkpoint back) is no error, as in PRAGMA
+// wal_checkpoint: the log is just not all copied.
+func (c *fastConn) walCheckpoint(mode int32) (bool, error) {
+	out := libc.Xmalloc(c.tls, 8) // two C ints: frames in the log, frames copied
+	if out == 0 {
+		return false, errors.New("out of memory")
+	}
+	defer libc.Xfree(c.tls, out)
+	rc := sqlite3.Xsqlite3_wal_checkpoint_v2(c.tls, c.db, 0, mode, out, out+4)
+	b := libc.GoBytes(out, 8)
+	frames, copied := int32(binary.NativeEndian.Uint32(b)), int32(binary.NativeEndian.Uint32(b[4:]))
+	switch {
+	case rc == sqlite3.SQLITE_OK:
+		// frames is -1 when the connection has no WAL open: nothing was
+		// checked, so nothing is known copied.
+		return frames >= 0 && frames == copied, nil
+	case rc&0xff == sqlite3.SQLITE_BUSY:
+		return false, nil
+	default:
+		return false, c.err(rc)
 	}
 }

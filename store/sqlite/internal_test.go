@@ -2,9 +2,15 @@ package sqlite
 
 import (
 	"database/sql"
+	"errors"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -210,5 +216,109 @@ func TestStatementsPreparedOnFirstUse(t *testing.T) {
 	}
 	if s.rstmts.get(qStats) != nil {
 		t.Fatal("the writer's use prepared it on the reader")
+	}
+}
+
+// Scans outside a transaction keep their connection for the next scan
+// instead of opening (and parsing the schema on) a new one each time; one
+// stopped by its callback gives it back too, and Close closes the idle
+// ones, after which a scan is refused.
+func TestFastScansReuseConnections(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), templatePath(t, "p.db"), Options{Readers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := s.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "ns", Episodes: []*memory.Episode{
+		{ID: "e1", Namespace: "ns", Kind: memory.EpisodeUserMessage, Content: "one", OccurredAt: time.Unix(1, 0).UTC(), RecordedAt: time.Unix(1, 0).UTC(), ContentHash: "h1"},
+		{ID: "e2", Namespace: "ns", Kind: memory.EpisodeUserMessage, Content: "two", OccurredAt: time.Unix(2, 0).UTC(), RecordedAt: time.Unix(2, 0).UTC(), ContentHash: "h2"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	idle := func() []*fastConn {
+		s.fast.mu.Lock()
+		defer s.fast.mu.Unlock()
+		return slices.Clone(s.fast.idle)
+	}
+	if n := len(idle()); n != 0 {
+		t.Fatalf("%d scan connections open before any scan", n)
+	}
+	// The read executor's episode scan takes the fast path (the Store's
+	// own ScanEpisodes reads the archive too, in a transaction).
+	scan := func(stopAt int) int {
+		n := 0
+		err := s.read.ScanEpisodes(ctx, memory.ScanParams{Namespace: "ns"}, func(*memory.Episode) error {
+			n++
+			if n == stopAt {
+				return errors.New("enough")
+			}
+			return nil
+		})
+		if stopAt == 0 && err != nil || stopAt > 0 && (err == nil || err.Error() != "enough") {
+			t.Fatalf("scan stopping at %d: %v", stopAt, err)
+		}
+		return n
+	}
+	if n := scan(0); n != 2 {
+		t.Fatalf("scanned %d episodes, want 2", n)
+	}
+	first := idle()
+	if len(first) != 1 {
+		t.Fatalf("%d idle scan connections after one scan, want 1", len(first))
+	}
+	if n := scan(1); n != 1 {
+		t.Fatalf("a scan stopped at the first episode saw %d", n)
+	}
+	if n := scan(0); n != 2 {
+		t.Fatalf("scanned %d episodes after a stopped scan, want 2", n)
+	}
+	if now := idle(); len(now) != 1 || now[0] != first[0] {
+		t.Fatalf("idle scan connections after three scans: %v, want the first one (%v) alone", now, first)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(idle()); n != 0 {
+		t.Fatalf("%d idle scan connections after Close", n)
+	}
+	if err := s.ScanVersions(ctx, memory.ScanParams{Namespace: "ns"}, func(*memory.Version) error { return nil }); !errors.Is(err, errClosed) {
+		t.Fatalf("scan after Close: %v", err)
+	}
+}
+
+// The checkpointer's plain connection copies the log into the file: what
+// a PASSIVE checkpoint on it leaves behind is a log whose every frame is
+// copied, and a TRUNCATE empties it.
+func TestCheckpointerCopiesTheLog(t *testing.T) {
+	t.Parallel()
+	path := templatePath(t, "p.db")
+	s, err := Open(t.Context(), path, Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	if err := s.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "ns", Episodes: []*memory.Episode{
+		{ID: "e1", Namespace: "ns", Kind: memory.EpisodeUserMessage, Content: "one", OccurredAt: time.Unix(1, 0).UTC(), RecordedAt: time.Unix(1, 0).UTC(), ContentHash: "h1"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	c := &checkpointer{path: s.path, busy: time.Second}
+	defer func() {
+		if c.conn != nil {
+			c.conn.close()
+		}
+	}()
+	whole, err := c.checkpoint(sqlite3.SQLITE_CHECKPOINT_PASSIVE)
+	if err != nil || !whole {
+		t.Fatalf("PASSIVE checkpoint with no reader: whole %v, %v", whole, err)
+	}
+	whole, err = c.checkpoint(sqlite3.SQLITE_CHECKPOINT_TRUNCATE)
+	if err != nil || !whole {
+		t.Fatalf("TRUNCATE checkpoint: whole %v, %v", whole, err)
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() != 0 {
+		t.Fatalf("the log after TRUNCATE: %v, %v", fi, err)
 	}
 }

@@ -91,6 +91,13 @@ func readIdentity(ctx context.Context, q queryRower) (identity, error) {
 	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&id.version); err != nil {
 		return id, err
 	}
+	if id.appID == ApplicationID {
+		// Ours: the object count only tells a new, empty file from
+		// another application's, and reading sqlite_schema makes SQLite
+		// parse the whole schema on the probe's connection, which is
+		// then thrown away (the two pragmas read the header only).
+		return id, nil
+	}
 	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&id.objects); err != nil {
 		return id, err
 	}

@@ -7,9 +7,9 @@
 // of SQLITE_BUSY retries; reads use a pool of query-only connections. Every
 // connection gets its pragmas from the DSN, so a connection the pool opens
 // later is configured exactly like the first. Walking a whole namespace
-// (ScanVersions and the other Scan methods) reads on a short-lived
-// connection of its own, outside database/sql, because the engine's start-up
-// waits on it (see fastscan.go).
+// (ScanVersions and the other Scan methods) reads on connections of its
+// own, outside database/sql, because the engine's start-up waits on it (see
+// fastscan.go).
 //
 // The schema lives in migrations/, applied at Open and recorded in
 // PRAGMA user_version and the schema_migrations table.
@@ -108,6 +108,7 @@ type Store struct {
 	path   string
 	opts   Options
 	closed atomic.Bool // for the fast scans, which bypass the pools
+	fast   *fastPool   // the fast scans' idle connections (fastscan.go)
 	writer *sql.DB     // exactly one connection
 	reader *sql.DB     // query-only pool
 	// Prepared statements for the frequent queries, per pool, each
@@ -198,6 +199,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 
 	s.wstmts, s.rstmts = newStmtCache(s.writer), newStmtCache(s.reader)
 	s.read = &executor{db: s.reader, stmts: s.rstmts, store: s}
+	s.fast = &fastPool{path: abs, opts: opts, max: opts.Readers}
 	if !opts.ReadOnly {
 		if s.ckpt, err = startCheckpointer(abs, opts); err != nil {
 			return nil, err
@@ -422,6 +424,9 @@ var errClosed = errors.New("store is closed")
 // returns nil.
 func (s *Store) Close() error {
 	s.closed.Store(true)
+	if s.fast != nil {
+		s.fast.close()
+	}
 	var errs []error
 	if s.ckpt != nil {
 		errs = append(errs, s.ckpt.close())
