@@ -30,6 +30,15 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"a manner adverb", "I speak Catalan fluently.", []string{"fact user speaks:catalan=Catalan"}},
 		{"a particle after a goal", "I want to learn the banjo tbh.", []string{"goal user goal:learn_banjo=learn the banjo"}},
 		{"a particle after a role", "I'm a paramedic now honestly.", []string{"fact user role=paramedic cue=correction"}},
+		// Any trailing filler of [trailing-fillers], one word or a phrase,
+		// alone or several in a row; a capitalised one is a name.
+		{"forever after an idiom", "I could eat dumplings forever.", []string{"preference user prefers:food=dumplings"}},
+		{"forever after a hedge", "Perhaps I could eat dumplings forever.", []string{"preference user prefers:food=dumplings"}},
+		{"for now", "My terminal is kitty for now.", []string{"preference user prefers:terminal=kitty"}},
+		{"a phrase then a particle", "My shell is zsh at the moment honestly.", []string{"preference user prefers:shell=zsh"}},
+		{"all day long", "I use Emacs all day long.", []string{"preference user prefers:editor=Emacs"}},
+		{"after a goal", "I want to learn the oboe finally.", []string{"goal user goal:learn_oboe=learn the oboe"}},
+		{"a name is kept", "I love Forever 21.", []string{"preference user likes:forever_21=Forever 21"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 

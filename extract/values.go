@@ -1,6 +1,9 @@
 package extract
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // vkind says what sort of value a slot takes; it decides where the value
 // stops. "I work at Acme in Berlin" stops an org at "in"; "I love hiking in
@@ -146,13 +149,57 @@ func valueLen(ts []token, k vkind) int {
 		}
 		n++
 	}
-	for n > 0 && ts[n-1].kind == tWord && (trailingJunk[ts[n-1].low] && k != vPhrase || phraseJunk[ts[n-1].low]) {
-		n--
-	}
-	for n > 0 && ts[n-1].kind == tPunct {
-		n--
+	for {
+		m := n
+		for m > 0 && ts[m-1].kind == tWord && (trailingJunk[ts[m-1].low] && k != vPhrase || phraseJunk[ts[m-1].low]) {
+			m--
+		}
+		for m > 0 && ts[m-1].kind == tPunct {
+			m--
+		}
+		m -= trailingFillerLen(ts[:m])
+		if m == n {
+			break
+		}
+		n = m
 	}
 	return n
+}
+
+// trailingFillers say when, how much or how sure, never what ("sushi
+// forever", "oat milk these days"): each a phrase of lower-case words, the
+// longest first. The [trailing-fillers] table of lexicons/values.txt.
+var trailingFillers = func() [][]string {
+	var out [][]string
+	for _, p := range wordList("values", "trailing-fillers") {
+		out = append(out, strings.Fields(p))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}()
+
+// trailingFillerLen returns how many final tokens of ts form a
+// trailing filler, 0 if none or if the filler is all there is: a value is
+// never cut to nothing, and a capitalised word is a name ("Forever 21").
+func trailingFillerLen(ts []token) int {
+	for _, p := range trailingFillers {
+		if len(p) >= len(ts) {
+			continue
+		}
+		at := len(ts) - len(p)
+		ok := true
+		for i, w := range p {
+			t := ts[at+i]
+			if t.kind != tWord || t.capital || t.low != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return len(p)
+		}
+	}
+	return 0
 }
 
 // quantityAt reports a count opening a list item: "three instances", "2
