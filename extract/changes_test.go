@@ -21,6 +21,19 @@ func TestChangeCues(t *testing.T) {
 		{"worked my last week", "Just worked my last week at Wayne Enterprises, then I'm off to Stark Industries.", []string{
 			"fact user works_at=Wayne Enterprises cue=negation"}},
 
+		// Leaving one employer and starting at another in one message,
+		// however the start is said; the subject dropped in chat.
+		{"badge handed in, starting elsewhere", "handed in my badge at Pendleford yesterday, starting at Quarrytown Labs on monday", []string{
+			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
+		{"keycard, then first day", "turned in my keycard at Pendleford, first day at Quarrytown Labs is thursday", []string{
+			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
+		{"last day, then first shift", "my last day at Pendleford was friday, first shift at Quarrytown Labs tomorrow", []string{
+			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
+		{"quit, starting without on", "quit Pendleford, starting at Quarrytown Labs monday", []string{
+			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
+		{"first day alone", "My first day at Quarrytown Labs will be Tuesday.", []string{"fact user works_at=Quarrytown Labs cue=correction"}},
+		{"resignation alone ends it", "I handed in my resignation at Pendleford.", []string{"fact user works_at=Pendleford cue=negation"}},
+
 		// A home bought, rented or moved into.
 		{"closed on a flat, commutes elsewhere", "Finally closed on a flat in Ghent, I'll keep commuting to Brussels.", []string{
 			"fact user lives_in=Ghent cue=correction"}},
@@ -84,6 +97,15 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"last day: negated", "Today is not my last day at Acme.", nil},
 		{"last day: not an employer", "My last day at the beach was great.", nil},
 
+		{"first day: someone else's", "Tom's first day at Quarrytown Labs is monday.", nil},
+		{"first day: a question", "Is it your first day at Quarrytown Labs?", nil},
+		{"first day: a conditional", "If my first day at Quarrytown Labs goes well, I'll stay.", nil},
+		{"first day: a maybe", "Maybe my first day at Quarrytown Labs is monday.", nil},
+		{"first day: negated", "It isn't my first day at Quarrytown Labs.", nil},
+		{"first day: not an employer", "My first day at the gym was brutal.", nil},
+		{"badge: not an employer", "I returned my badge to security.", nil},
+		{"a start after someone else's notice stays theirs", "my brother handed in his notice at Pendleford, starting at Quarrytown Labs soon", []string{
+			"fact brother works_at=Quarrytown Labs cue=correction"}},
 		{"last day: someone else said it", "Tom said the last day at Acme was rough.", nil},
 		{"last day: not the speaker's", "The last day at Legoland was the best.", nil},
 		{"post: someone else's", "She's on the night desk at Coldwater Freight.", nil},

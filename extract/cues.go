@@ -489,35 +489,49 @@ func parseSlotPattern(line string) (slotPattern, string) {
 // denied or planned one, is not read; it reports whether a pattern
 // matched the speaker's change.
 func (x *extraction) slotChange(table *slotTable, ts []token, f flags) bool {
-	for k := range ts {
+	found, from := false, 0 // from: where the words after a change read start
+	for k := 0; k < len(ts); k++ {
 		at, n := -1, 0
 		table.ix.candidates(ts, k, func(i int) bool {
 			var ok bool
 			n, ok = table.pats[i].cue.match(ts[k:])
-			if ok && x.ownsChange(table.pats[i].owner, ts, k) {
+			if ok && x.ownsChange(table.pats[i].owner, ts[from:], k-from) {
 				at = i
 			}
 			return at >= 0
 		})
 		if at >= 0 {
 			p := table.pats[at]
-			if f.hedge || f.not || f.future || hasWord(ts[:k], "not", "n't", "never") {
+			if f.hedge || f.not || f.future || hasWord(ts[from:k], "not", "n't", "never") {
 				return true // "might be my last day at Acme", "it's not my last day"
 			}
-			f.corr, f.neg, f.past = p.end == CueCorrection, p.end == CueNegation, false
+			g := f
+			g.corr, g.neg, g.past = p.end == CueCorrection, p.end == CueNegation, false
 			rest := ts[k+n:]
+			read := false
 			switch p.slot {
 			case vOrg:
-				return x.org(x.speaker.asPerson(), rest, f, true)
+				read = x.org(x.speaker.asPerson(), rest, g, true)
 			case vRole:
 				// A job title has a head noun: "promoted to staff
 				// engineer", not "promoted to the front of the queue".
-				return x.role(x.speaker.asPerson(), rest, f, true)
+				read = x.role(x.speaker.asPerson(), rest, g, true)
 			}
-			return false
+			if !read {
+				return found
+			}
+			found = true
+			// One clause may say the end of one job and the start of the
+			// next ("my last day at X was friday, first shift at Y
+			// tomorrow"): read on after the comma that ends this one.
+			next := k + n
+			for next < len(ts) && !is(ts, next, ",", ";", "-") {
+				next++
+			}
+			k, from = next, next+1
 		}
 	}
-	return false
+	return found
 }
 
 // ownsChange reports whether the change matched at ts[k] is the

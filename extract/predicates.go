@@ -56,8 +56,15 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	if x.mode == modeUser {
 		// One clause may end a job and say the next post: each reads.
+		before := len(x.out)
 		ended, home, post := x.slotChange(jobChangeSlots, ts, f), x.homeBought(ts, f), x.slotChange(postSlots, ts, f)
 		if ended || home || post || x.eventDate(ts, f) {
+			if len(x.out) > before && x.out[len(x.out)-1].Subject == x.speaker.id && x.out[len(x.out)-1].Key == "works_at" {
+				// The speaker's job changed: a clause that drops its
+				// subject next is still the speaker's ("handed in my
+				// notice at X, starting at Y on monday").
+				return &x.speaker
+			}
 			return nil
 		}
 	}

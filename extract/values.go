@@ -144,6 +144,12 @@ func valueLen(ts []token, k vkind) int {
 		if (w == "a" && is(ts, n+1, "lot", "bit", "little", "ton")) || ((w == "very" || w == "so" || w == "too") && is(ts, n+1, "much")) {
 			break
 		}
+		// "at Vandelay on monday", "at Vandelay monday": a day says
+		// when, never what; a capital weekday may be a name's word only
+		// in a thing ("Cyber Monday").
+		if n > 0 && k != vPhrase && weekdays[w] && (k != vThing && k != vList || !t.capital) {
+			break
+		}
 		if k != vRole && n > 0 && (w == "of" && is(ts, n+1, "the") && is(ts, n+2, "time")) {
 			break
 		}
