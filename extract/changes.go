@@ -284,6 +284,65 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 	return val, true
 }
 
+// alignChangeCategories reads a name the lexicon files under two kinds as
+// the kind of the other value of its change: in "I'm on Fedora these days,
+// gave up on Mint" Mint (a colour, and the short name of Linux Mint) is the
+// operating system Fedora replaced. A sentence that ends one value and
+// sets another of the same subject speaks of one slot; when exactly one of
+// the two can be read as the other's kind, it takes that kind.
+func (x *extraction) alignChangeCategories() {
+	for i := x.sentOut; i < len(x.out); i++ {
+		old := &x.out[i]
+		if old.Cue != CueNegation && old.Cue != CuePast || old.Hedged || !strings.HasPrefix(old.Key, "prefers:") {
+			continue
+		}
+		for j := x.sentOut; j < len(x.out); j++ {
+			now := &x.out[j]
+			if now.Cue != CueCorrection || now.Hedged || now.Subject != old.Subject {
+				continue
+			}
+			if x.alignPair(i, j) {
+				break
+			}
+		}
+	}
+}
+
+// alignPair files candidates i (the value before) and j (the value now)
+// of two prefers: slots under one, when exactly one of the values can be
+// read as the other's kind, and reports whether it did.
+func (x *extraction) alignPair(i, j int) bool {
+	old, now := &x.out[i], &x.out[j]
+	oc, ok1 := strings.CutPrefix(old.Key, "prefers:")
+	nc, ok2 := strings.CutPrefix(now.Key, "prefers:")
+	if !ok1 || !ok2 || oc == nc {
+		return false
+	}
+	oldAsNow, nowAsOld := readsAs(old.Value, nc), readsAs(now.Value, oc)
+	switch {
+	case oldAsNow && !nowAsOld:
+		x.recategorize(i, nc)
+	case nowAsOld && !oldAsNow:
+		x.recategorize(j, oc)
+	default:
+		return false
+	}
+	return true
+}
+
+// recategorize files candidate i under category cat, with the value as the
+// sentence wrote it (a colour's "mint" is an operating system's "Mint").
+func (x *extraction) recategorize(i int, cat string) {
+	c, m := &x.out[i], &x.made[i]
+	sent := x.content[x.start:x.end]
+	if at := strings.Index(strings.ToLower(sent), strings.ToLower(c.Value)); at >= 0 {
+		c.Value = sent[at : at+len(c.Value)]
+	}
+	c.Key = "prefers:" + cat
+	m.cat = categoryDisplay(cat)
+	c.Content = render(m.tmpl, m.subj, c.Value, m.cat, c.Cue, c.Hedged)
+}
+
 // endedBecomesHistory turns an ended value into history when its own
 // sentence names the value that replaced it: in "I'm on Arch these days,
 // gave up on Ubuntu" Ubuntu is the value before Arch, worth a version of

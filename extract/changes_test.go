@@ -77,6 +77,14 @@ func TestChangeCues(t *testing.T) {
 			"preference user prefers:os=Arch cue=correction", "preference user prefers:os=Ubuntu cue=past"}},
 		{"gave up on Y, X these days", "Gave up on Vim, it's Helix these days.", []string{
 			"preference user prefers:editor=Vim cue=past", "preference user prefers:editor=Helix cue=correction"}},
+		// A name filed under two kinds takes the kind of the other value
+		// of its change: Mint is a colour and the short name of an os.
+		{"a short name ended, in the other's kind", "I'm on Fedora these days, gave up on Mint.", []string{
+			"preference user prefers:os=Fedora cue=correction", "preference user prefers:os=Mint cue=past"}},
+		{"a short name set, in the other's kind", "gave up on Debian, switched to Mint", []string{
+			"preference user prefers:os=Debian cue=past", "preference user prefers:os=Mint cue=correction"}},
+		{"from X to a short name", "I switched from Debian to Mint.", []string{
+			"preference user prefers:os=Mint cue=correction", "preference user prefers:os=Debian cue=past"}},
 		{"gave up on Y alone ends it", "I gave up on Ubuntu.", []string{"preference user prefers:os=Ubuntu cue=negation"}},
 		{"not anymore, then now", "I don't drink soda anymore, it's kombucha now.", []string{
 			"preference user prefers:drink=soda cue=past", "preference user prefers:drink=kombucha cue=correction"}},
@@ -147,6 +155,9 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"no longer is history", "I no longer work at Umbrella, I work at Cyberdyne now.", []string{
 			"fact user works_at=Umbrella cue=past", "fact user works_at=Cyberdyne cue=correction"}},
 		{"gave up on: not a tool", "I gave up on my novel.", nil},
+		{"a short name alone keeps its own kind", "I gave up on Mint.", []string{"preference user prefers:color=mint cue=negation"}},
+		{"two kinds, no shared one, stay apart", "I'm on Fedora these days, gave up on coffee.", []string{
+			"preference user prefers:os=Fedora cue=correction", "preference user prefers:drink=coffee cue=negation"}},
 		{"not drinking is no choice", "I don't drink soda.", nil},
 		{"gave up on: negated", "We didn't give up on Linux after all.", nil},
 		{"gave up on: a question", "Did you give up on Vim?", nil},

@@ -300,7 +300,7 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			f.corr, f.neg = false, true
 			at := len(x.out)
 			x.useThing(s, from, f, hint)
-			if len(x.out) > at && x.out[len(x.out)-1].Key != now {
+			if len(x.out) > at && x.out[len(x.out)-1].Key != now && !x.alignPair(len(x.out)-1, at-1) {
 				// "switched from Slack to Discord for the book club": the
 				// old value's slot is not the new one's; ending it would
 				// end something else.

@@ -460,5 +460,6 @@ func (x *extraction) sentence(s Sentence) {
 	if x.mode == modeUser {
 		x.correctInPlace(toks)
 	}
+	x.alignChangeCategories()
 	x.endedBecomesHistory()
 }
