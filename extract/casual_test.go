@@ -39,6 +39,26 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"all day long", "I use Emacs all day long.", []string{"preference user prefers:editor=Emacs"}},
 		{"after a goal", "I want to learn the oboe finally.", []string{"goal user goal:learn_oboe=learn the oboe"}},
 		{"a name is kept", "I love Forever 21.", []string{"preference user likes:forever_21=Forever 21"}},
+		{"technically", "i'm vegetarian, well, pescatarian technically", []string{"fact user diet=pescatarian cue=correction"}},
+
+		// Plans, intentions not carried out and retractions are no facts.
+		{"was going to", "I was going to switch to zsh but didn't.", nil},
+		{"was gonna", "i was gonna switch to zsh but nah", nil},
+		{"a person's plan to switch", "i'm gonna switch to zsh", nil},
+		{"was about to move", "I was about to move to Tartu.", nil},
+		{"leaving at a future time", "I'm leaving Quillmark in june.", nil},
+		{"someone else leaving later", "my boss is leaving Quillmark next month apparently", nil},
+		{"a retraction after", "i'm moving to Tartu. just kidding", nil},
+		{"a retraction at the end", "I live in Tartu, jk!", nil},
+		{"a retraction, then the truth", "I live in Tartu. jk, I live in Pärnu.", []string{"fact user lives_in=Pärnu"}},
+		{"joking aside is no retraction", "I live in Tartu. Joking aside, I love Elixir.", []string{
+			"fact user lives_in=Tartu", "preference user prefers:programming_language=Elixir"}},
+		{"an appositive is no second item", "I use Vim, the best editor ever.", []string{"preference user prefers:editor=Vim"}},
+		{"an appositive after someone else's switch", "my brother switched to Emacs, the traitor", []string{
+			"preference brother prefers:editor=Emacs cue=correction"}},
+		{"chat particles open a clause", "lol yeah i left Quillmark last month", []string{"fact user works_at=Quillmark cue=negation"}},
+		{"a diet given up", "i'm not doing keto anymore", []string{"fact user diet=keto cue=negation"}},
+		{"a diet not followed", "I'm not doing keto.", nil},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 

@@ -186,8 +186,14 @@ func (x *extraction) correctInPlace(ts []token) {
 		}
 		// A change word after the value says when, not what: "Neovim
 		// these days", "pnpm now".
-		for end > j && cueTail(changeTailCues, ts[j:end]) > 0 {
-			end -= cueTail(changeTailCues, ts[j:end])
+		for end > j {
+			if n := cueTail(changeTailCues, ts[j:end]); n > 0 {
+				end -= n
+			} else if n := trailingFillerLen(ts[j:end]); n > 0 {
+				end -= n // "pescatarian technically"
+			} else {
+				break
+			}
 		}
 		if end == j || end-j > 6 {
 			continue

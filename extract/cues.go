@@ -104,7 +104,18 @@ var (
 	writtenInCues      = cuePatterns("written-in")
 	tasteIdiomCues     = cuePatterns("taste-idioms")
 	conditionalCues    = cuePatterns("conditionals")
+	retractionCues     = cuePatterns("retractions")
 )
+
+// retractedAtEnd reports a sentence that takes itself back at its end,
+// after a comma or dash: "I'm moving to Tallinn, jk", "... - just kidding!".
+func retractedAtEnd(ts []token) bool {
+	for len(ts) > 0 && ts[len(ts)-1].kind == tPunct {
+		ts = ts[:len(ts)-1]
+	}
+	n := cueTail(retractionCues, ts)
+	return n > 0 && n < len(ts) && is(ts, len(ts)-n-1, ",", "-", "...", ";")
+}
 
 // cueTable is a table of lexicons/cue-patterns.txt, in file order, with
 // an index of the patterns that may match at a token.

@@ -483,6 +483,11 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			x.verb(s, next, ts[1:], f)
 			return
 		}
+		if v.form != fPast && futureTime(untilPunct(ts)) {
+			// "I'm leaving Corvane in june": nothing has ended yet (the
+			// clause is a plan; a start said beside it still reads).
+			f.future = true
+		}
 		if v.lemma == "leave" && knownPlace(ts) {
 			// "I left Lisbon": a move away from a place, not a job change.
 			if !f.hedge && !f.not && personal(s) {
@@ -524,6 +529,9 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		x.likeThing(s, ts, f, true, false)
 	case "do":
 		// "I'm doing keto", "been doing low-carb since May": a diet.
+		if f.not && f.anymore {
+			f.not, f.neg = false, true // "I'm not doing keto anymore"
+		}
 		if personal(s) && !f.not && !f.hedge && !f.future && (diets[lowAt(ts, 0)] || len(ts) > 1 && diets[ts[0].low+" "+ts[1].low]) {
 			n := 1
 			if !diets[ts[0].low] {
@@ -902,4 +910,15 @@ func (x *extraction) itsNow(ts []token, f flags) bool {
 		return false
 	}
 	return true
+}
+
+// untilPunct returns ts up to its first punctuation: the rest of a clause
+// before a comma.
+func untilPunct(ts []token) []token {
+	for k, t := range ts {
+		if t.kind == tPunct {
+			return ts[:k]
+		}
+	}
+	return ts
 }

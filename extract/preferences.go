@@ -236,9 +236,10 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 	if f.not {
 		return // "I didn't switch to Emacs"
 	}
-	if f.hedge && s.kind != sTeam {
-		// "I may try Emacs soon": a person's tentative plan is not a
-		// choice. A team's ("we might switch to Bun") stays a hedged fact.
+	if (f.hedge || f.future) && s.kind != sTeam {
+		// "I may try Emacs soon", "I'm gonna switch to fish": a person's
+		// plan is not a choice. A team's ("we might switch to Bun") stays
+		// a hedged fact.
 		return
 	}
 	var hint purposeInfo

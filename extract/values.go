@@ -445,7 +445,7 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 		if start == 0 {
 			possessed = is(part, 0, "my", "our", "his", "her", "their", "your")
 		} else if gapped || is(part, 0, "the", "our") && (componentNouns[lowAt(part, 1)] || teamNouns[lowAt(part, 1)]) ||
-			quantityAt(part) {
+			quantityAt(part) || appositive(ts, start, part) {
 			// "on Render, three instances, long story": a count says how
 			// much of the thing before; the list ended there.
 			// "on Vercel and the API on a box": another component
@@ -477,6 +477,25 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	}
 	flush(n)
 	return items, n
+}
+
+// appositive reports a list item that only describes the one before it,
+// after a comma: "Vim, the best editor ever", "Emacs, the traitor". It
+// opens with "the" and a lower-case word the lexicon does not know.
+func appositive(ts []token, start int, part []token) bool {
+	if start == 0 || !is(ts, start-1, ",") || !is(part, 0, "the") || len(part) < 2 || part[1].capital {
+		return false
+	}
+	m := valueLen(part, vThing)
+	if m == 0 {
+		return false
+	}
+	words := make([]string, 0, m)
+	for _, t := range part[1:m] {
+		words = append(words, t.low)
+	}
+	_, known := CategoryOf(strings.Join(words, " "))
+	return !known
 }
 
 // readActivities reads gerund phrases joined by "and", "or" or commas:
