@@ -59,6 +59,8 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"chat particles open a clause", "lol yeah i left Quillmark last month", []string{"fact user works_at=Quillmark cue=negation"}},
 		{"a diet given up", "i'm not doing keto anymore", []string{"fact user diet=keto cue=negation"}},
 		{"a diet not followed", "I'm not doing keto.", nil},
+		{"much is no part of a value", "i don't really code in Ruby much anymore", []string{"preference user prefers:programming_language=Ruby cue=negation"}},
+		{"a language given up", "I don't code in Ruby anymore.", []string{"preference user prefers:programming_language=Ruby cue=negation"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 

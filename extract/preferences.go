@@ -391,6 +391,9 @@ func (x *extraction) activityIn(s subject, ts []token, f flags) bool {
 	if !personal(s) || f.not && !f.anymore || f.hedge {
 		return false
 	}
+	if f.not {
+		f.not, f.neg = false, true // "I don't code in Java anymore" ends it
+	}
 	for k := 0; k < len(ts); k++ {
 		if !activityWords[ts[k].low] {
 			continue
