@@ -61,6 +61,8 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"a diet not followed", "I'm not doing keto.", nil},
 		{"much is no part of a value", "i don't really code in Ruby much anymore", []string{"preference user prefers:programming_language=Ruby cue=negation"}},
 		{"a language given up", "I don't code in Ruby anymore.", []string{"preference user prefers:programming_language=Ruby cue=negation"}},
+		{"once is no part of a value", "i used Kakoune once, never again", []string{"preference user prefers:editor=Kakoune cue=past"}},
+		{"now and then is no choice", "i sometimes use Kakoune", []string{"preference user prefers:editor=Kakoune hedged"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 
