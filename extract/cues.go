@@ -105,6 +105,7 @@ var (
 	tasteIdiomCues     = cuePatterns("taste-idioms")
 	conditionalCues    = cuePatterns("conditionals")
 	retractionCues     = cuePatterns("retractions")
+	shortStayCues      = cuePatterns("short-stays")
 )
 
 // retractedAtEnd reports a sentence that takes itself back at its end,

@@ -416,6 +416,9 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 	if rest := ts[n:]; (is(rest, 0, ",") || is(rest, 0, "and", "or")) && len(rest) > 1 && rest[1].capital {
 		return false
 	}
+	if key == "lives_in" && cueLen(shortStayCues, ts[n:]) > 0 {
+		return true // "moved to Alicante for the winter": a stay, not a home
+	}
 	t := tmLivesIn
 	if key == "from" {
 		t = tmFrom
