@@ -209,6 +209,11 @@ func (x *extraction) atEmployerNow(s subject, ts []token, f flags) {
 
 // speaksOfJob reports a sentence about a job or its end.
 func speaksOfJob(ts []token) bool {
+	for k := range ts {
+		if is(ts, k, "work", "worked", "working") && is(ts, k+1, "at", "for") {
+			return true // "used to work at Acme, I'm at Initech now"
+		}
+	}
 	return hasWord(ts, "job", "jobs", "employer", "quit", "resigned", "hired", "notice", "fired", "laid", "shift", "shifts", "contract", "offer")
 }
 
