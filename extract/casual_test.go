@@ -66,6 +66,10 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"used to work at X, at Y now", "used to work at Quillmark, i'm at Tessellate now", []string{
 			"fact user works_at=Quillmark cue=past", "fact user works_at=Tessellate cue=correction"}},
 		{"at a shop now is no job", "I'm at Tesco now.", nil},
+		{"moving off a tool soon is a plan", "we're moving off Travis to Drone soon", nil},
+		{"moved off a tool", "we moved off Travis to Drone last month", []string{
+			"fact team uses:ci=Travis cue=past", "fact team uses:ci=Drone cue=correction"}},
+		{"nah opens a clause", "nah i don't use Windows anymore, Mac all the way", []string{"preference user prefers:os=Windows cue=negation"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 

@@ -510,7 +510,11 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		ts = ts[k:]
 	}
 	if is(ts, 0, "off") || seq(ts, 0, "away", "from") {
-		// "We're moving off Heroku": a tool's use ends.
+		// "We're moving off Heroku": a tool's use ends. With a time
+		// ahead ("moving off Jenkins to Drone soon") it is a plan.
+		if f.future && futureTime(untilPunct(ts)) {
+			return
+		}
 		j := 1
 		if is(ts, 0, "away") {
 			j = 2
