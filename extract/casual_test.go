@@ -70,6 +70,7 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"moved off a tool", "we moved off Travis to Drone last month", []string{
 			"fact team uses:ci=Travis cue=past", "fact team uses:ci=Drone cue=correction"}},
 		{"nah opens a clause", "nah i don't use Windows anymore, Mac all the way", []string{"preference user prefers:os=Windows cue=negation"}},
+		{"rn", "my son is obsessed with dinosaurs rn", []string{"preference son likes:dinosaurs=dinosaurs"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 

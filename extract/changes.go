@@ -223,6 +223,61 @@ func (x *extraction) correctInPlace(ts []token) {
 	}
 }
 
+// correctPrevious reads a sentence that is only a correction marker and a
+// value ("I live in Zagreb. Wait no, Ljubljana.") as correcting the value
+// the sentence before stated: that candidate takes the new value, with a
+// correction cue. It reports whether the sentence was one.
+func (x *extraction) correctPrevious(ts []token) bool {
+	if x.prevOut >= len(x.out) {
+		return false
+	}
+	j := selfCorrection(ts, 0)
+	if j < 0 {
+		return false
+	}
+	end := len(ts)
+	for end > j && ts[end-1].kind == tPunct {
+		end--
+	}
+	for end > j {
+		if n := cueTail(changeTailCues, ts[j:end]); n > 0 {
+			end -= n
+		} else if n := trailingFillerLen(ts[j:end]); n > 0 {
+			end -= n
+		} else {
+			break
+		}
+	}
+	if end == j || end-j > 6 {
+		return false
+	}
+	for k := j; k < end; k++ {
+		if ts[k].kind == tPunct && !is(ts, k, ",") {
+			return false
+		}
+	}
+	c := len(x.out) - 1
+	cand, m := &x.out[c], x.made[c]
+	if cand.Cue == CueNegation || cand.Cue == CuePast {
+		return false
+	}
+	val, ok := x.replacementValue(cand.Key, ts[j:end])
+	if !ok || strings.EqualFold(val, cand.Value) {
+		return false
+	}
+	cand.Value = commonCase(val)
+	if !cand.Hedged {
+		cand.Cue = CueCorrection
+	}
+	shown := cand.Value
+	if strings.HasPrefix(cand.Key, "date:") {
+		shown = "on " + shown
+	}
+	cand.Content = render(m.tmpl, m.subj, shown, m.cat, cand.Cue, cand.Hedged)
+	cand.End = x.end // the evidence runs to the correction
+	return true
+}
+
 // selfCorrection reports where the new value starts after a correction
 // marker at ts[i] ("sorry,", "no wait,", "I meant", "or rather"), or -1.
 func selfCorrection(ts []token, i int) int {

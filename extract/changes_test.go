@@ -54,6 +54,10 @@ func TestChangeCues(t *testing.T) {
 		{"no wait, at", "I work at Acme, no wait, at Initech.", []string{"fact user works_at=Initech cue=correction"}},
 		{"I meant", "My favorite editor is Vim, sorry, I meant Helix.", []string{"preference user prefers:editor=Helix cue=correction"}},
 		{"or rather", "I'm based in Porto, or rather Braga.", []string{"fact user lives_in=Braga cue=correction"}},
+		{"corrected in the next sentence", "I live in Graz. Sorry, Linz.", []string{"fact user lives_in=Linz cue=correction"}},
+		{"a date corrected in the next sentence", "My birthday is the 4th. Oops, the 14th.", []string{"fact user birthday=the 14th cue=correction"}},
+		{"the next sentence apologises", "I work at Acme. Sorry, I have to run.", []string{"fact user works_at=Acme"}},
+		{"the next sentence is an aside", "My editor is Vim. No, I use it daily.", []string{"preference user prefers:editor=Vim"}},
 		{"a date corrected", "The recital is on the 9th, sorry, the 19th: the 9th is my sister's.", []string{"fact user date:recital=the 19th cue=correction"}},
 		{"a birthday corrected", "My birthday is the 4th, no wait, the 14th.", []string{"fact user birthday=the 14th cue=correction"}},
 

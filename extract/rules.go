@@ -457,6 +457,9 @@ func (x *extraction) sentence(s Sentence) {
 			return
 		}
 	}
+	if x.mode == modeUser && x.correctPrevious(toks) {
+		return // "I live in Zagreb. Wait no, Ljubljana."
+	}
 	x.prevOut = len(x.out)
 	if startsHypothetical(toks) || reportedByOther(toks) {
 		return
