@@ -71,6 +71,7 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 			"fact team uses:ci=Travis cue=past", "fact team uses:ci=Drone cue=correction"}},
 		{"nah opens a clause", "nah i don't use Windows anymore, Mac all the way", []string{"preference user prefers:os=Windows cue=negation"}},
 		{"rn", "my son is obsessed with dinosaurs rn", []string{"preference son likes:dinosaurs=dinosaurs"}},
+		{"a closing guess hedges", "i'm allergic to kiwi i guess", []string{"fact user allergic_to:kiwi=kiwi hedged crit=high"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 

@@ -106,7 +106,23 @@ var (
 	conditionalCues    = cuePatterns("conditionals")
 	retractionCues     = cuePatterns("retractions")
 	shortStayCues      = cuePatterns("short-stays")
+	closingReportCues  = cuePatterns("closing-reports")
 )
+
+// closingReport sets the flags of a report of belief that closes a
+// sentence: "..., I think" is as weak as "I think ...".
+func closingReport(ts []token, f *flags) {
+	for len(ts) > 0 && ts[len(ts)-1].kind == tPunct {
+		ts = ts[:len(ts)-1]
+	}
+	n := cueTail(closingReportCues, ts)
+	if n == 0 || n == len(ts) {
+		return
+	}
+	e, _, _ := matchCue(closingReportCues, ts[len(ts)-n:])
+	f.weak = f.weak || e&cueWeak != 0
+	f.hedge = f.hedge || e&cueHedge != 0
+}
 
 // retractedAtEnd reports a sentence that takes itself back at its end,
 // after a comma or dash: "I'm moving to Tallinn, jk", "... - just kidding!".

@@ -466,6 +466,7 @@ func (x *extraction) sentence(s Sentence) {
 	}
 	var sf flags
 	sentenceMarkers(toks, &sf)
+	closingReport(toks, &sf)
 	var carry *subject
 	prevRule := false
 	x.sentOut = len(x.out)
