@@ -550,6 +550,12 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		x.useThing(s, ts, f, purposeInfo{})
 		return
 	}
+	if p, ok := x.purpose(ts[n:]); ok && p.known && p.prep == "for" && !knownPlace(ts) {
+		// "moved to Graphite for dashboards": what serves a known
+		// purpose is a tool, not a town.
+		x.useThing(s, ts, f, p)
+		return
+	}
 	if s.kind == sTeam {
 		return
 	}
@@ -575,6 +581,10 @@ func homeLike(ts []token, n int) bool {
 	if notHomeHeads[ts[n-1].low] {
 		return false
 	}
+	// "moved to Thursdays", "moved to Marketing": a day or a department.
+	if last := ts[n-1].low; n == 1 && (weekdays[last] || weekdays[strings.TrimSuffix(last, "s")] || notHomeNames[last]) {
+		return false
+	}
 	k := 0
 	if is(ts, 0, "the") && n > 1 {
 		k = 1
@@ -588,6 +598,10 @@ func homeLike(ts []token, n int) bool {
 	}
 	return places[strings.Join(words, " ")]
 }
+
+// notHomeNames are single words one moves to without changing home:
+// departments and ways of working, capitalised or not ("moved to Sales").
+var notHomeNames = wordSet("identity", "not-home-names")
 
 // notHomeHeads end what one moves to without changing home.
 var notHomeHeads = wordSet("identity", "not-home-heads")
