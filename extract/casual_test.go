@@ -62,7 +62,8 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"much is no part of a value", "i don't really code in Ruby much anymore", []string{"preference user prefers:programming_language=Ruby cue=negation"}},
 		{"a language given up", "I don't code in Ruby anymore.", []string{"preference user prefers:programming_language=Ruby cue=negation"}},
 		{"once is no part of a value", "i used Kakoune once, never again", []string{"preference user prefers:editor=Kakoune cue=past"}},
-		{"now and then is no choice", "i sometimes use Kakoune", []string{"preference user prefers:editor=Kakoune hedged"}},
+		{"now and then is no choice", "i sometimes use Kakoune", nil},
+		{"rarely is no choice", "I rarely drink soda.", nil},
 		{"used to work at X, at Y now", "used to work at Quillmark, i'm at Tessellate now", []string{
 			"fact user works_at=Quillmark cue=past", "fact user works_at=Tessellate cue=correction"}},
 		{"at a shop now is no job", "I'm at Tesco now.", nil},

@@ -23,7 +23,9 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	if len(ts) == 0 {
 		return carry
 	}
-	clauseFlags(ts, &f)
+	if !clauseFlags(ts, &f) {
+		return carry // "I sometimes use Emacs" says nothing lasting
+	}
 	switch label {
 	case labelDecision:
 		x.decisionBody(x.team, ts, f)
@@ -200,10 +202,13 @@ func hypotheticalClause(ts []token) bool {
 
 // clauseFlags scans a clause for hedges, corrections and "anymore": the
 // [clause-flags] table of lexicons/cue-patterns.txt, tried at every token.
+// It reports false when a match drops the clause ("sometimes").
 // A lowercase "may" hedges unless it is the month ("in May", "last may").
-func clauseFlags(ts []token, f *flags) {
+func clauseFlags(ts []token, f *flags) bool {
+	says := true
 	for k, t := range ts {
 		eachCue(clauseFlagCues, ts, k, func(e cueEffect) {
+			says = says && e&cueDrop == 0
 			f.hedge = f.hedge || e&cueHedge != 0
 			f.corr = f.corr || e&cueCorrection != 0
 			f.anymore = f.anymore || e&cueAnymore != 0
@@ -212,6 +217,7 @@ func clauseFlags(ts []token, f *flags) {
 			f.hedge = true
 		}
 	}
+	return says
 }
 
 // verbInitial reports whether a clause starts with a verb or an auxiliary,
