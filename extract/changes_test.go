@@ -115,6 +115,9 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"first day: a maybe", "Maybe my first day at Quarrytown Labs is monday.", nil},
 		{"first day: negated", "It isn't my first day at Quarrytown Labs.", nil},
 		{"first day: not an employer", "My first day at the gym was brutal.", nil},
+		{"first day: a relation named before", "big news for my sister - first day at Quarrytown Labs tomorrow", nil},
+		{"first day: praise for someone", "so proud of Marit, first day at Quarrytown Labs today", nil},
+		{"starting: congrats to someone", "congrats to Marit, starting at Quarrytown Labs on monday!", nil},
 		{"badge: not an employer", "I returned my badge to security.", nil},
 		{"a start after someone else's notice stays theirs", "my brother handed in his notice at Pendleford, starting at Quarrytown Labs soon", []string{
 			"fact brother works_at=Quarrytown Labs cue=correction"}},

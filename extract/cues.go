@@ -577,7 +577,31 @@ func (x *extraction) ownsChange(owner slotOwner, ts []token, k int) bool {
 		}
 		return (is(ts, k, "am", "'m", "i'm") || hasWord(ts[:k], "i", "i'll")) && !otherSubject(ts[from:k])
 	}
-	return selfOpens(ts[:k])
+	if !selfOpens(ts[:k]) {
+		return false
+	}
+	if hasWord(ts[:k], "i", "i've") {
+		return true
+	}
+	// Chat dropped the subject: the change is the speaker's unless the
+	// sentence named someone before it ("so proud of my sister - first
+	// day at X tomorrow", "congrats to Priya, starting at X").
+	return !namesSomeone(x.sent[:offsetOf(x.sent, ts)])
+}
+
+// namesSomeone reports a person named in ts: a relation ("my sister"), a
+// third person's pronoun, or a name after a word that addresses or
+// praises someone ("congrats to Priya", "proud of Tom").
+func namesSomeone(ts []token) bool {
+	for k, t := range ts {
+		if relationNouns[t.low] || is(ts, k, "he", "she", "they", "his", "her", "their", "him", "them") {
+			return true
+		}
+		if t.capital && t.low != "i" && is(ts, k-1, "to", "for", "of", "congrats", "congratulations", "welcome") {
+			return true
+		}
+	}
+	return false
 }
 
 // selfOpens reports whether the words before a change leave the speaker
