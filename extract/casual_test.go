@@ -73,6 +73,9 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"nah opens a clause", "nah i don't use Windows anymore, Mac all the way", []string{"preference user prefers:os=Windows cue=negation"}},
 		{"rn", "my son is obsessed with dinosaurs rn", []string{"preference son likes:dinosaurs=dinosaurs"}},
 		{"a closing guess hedges", "i'm allergic to kiwi i guess", []string{"fact user allergic_to:kiwi=kiwi hedged crit=high"}},
+		{"nearly moved", "i nearly moved to Calgary last year", nil},
+		{"almost quit", "I almost quit Brindlecombe.", nil},
+		{"almost always reads on", "I almost always use Kakoune.", []string{"preference user prefers:editor=Kakoune"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 
