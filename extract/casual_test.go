@@ -76,6 +76,8 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"nearly moved", "i nearly moved to Calgary last year", nil},
 		{"almost quit", "I almost quit Brindlecombe.", nil},
 		{"almost always reads on", "I almost always use Kakoune.", []string{"preference user prefers:editor=Kakoune"}},
+		{"a filler inside the noun of a favourite", "my fav snack rn is seaweed chips", []string{"preference user prefers:food=seaweed chips"}},
+		{"rather die than", "i'd rather die than use Mattermost", nil},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 

@@ -221,6 +221,16 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 			break
 		}
 	}
+	// "my fav snack rn", "my editor for now": any trailing filler too.
+	for cut := true; cut && len(words) > 1; {
+		cut = false
+		for _, p := range trailingFillers {
+			if n := len(words); n > len(p) && slices.Equal(words[n-len(p):], p) {
+				words, cut = words[:n-len(p)], true
+				break
+			}
+		}
+	}
 	// "my shell of choice", "my favourite sort of cheese": the category
 	// is the noun without its frame.
 	if n := len(words); n > 2 && words[n-2] == "of" && words[n-1] == "choice" {

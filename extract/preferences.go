@@ -41,6 +41,9 @@ func (x *extraction) prefer(s subject, ts []token, f flags) {
 		return
 	}
 	rest := ts[n:]
+	if n == 1 && ratherHyperboles[ts[0].low] && is(rest, 0, "than") {
+		return // "I'd rather die than use Teams": a figure of speech
+	}
 	// Skip what it is preferred over: "Vim over Emacs", "tea to coffee".
 	if is(rest, 0, "over", "to", "than", "vs", "versus") || seq(rest, 0, "rather", "than") || seq(rest, 0, "instead", "of") {
 		j := 1
@@ -53,6 +56,10 @@ func (x *extraction) prefer(s subject, ts []token, f flags) {
 	p, hasPurpose := x.purpose(rest)
 	x.emitPreference(s, val, p, hasPurpose, f)
 }
+
+// ratherHyperboles are what no one prefers, only says they would rather do
+// than something else: "I'd rather die than use Teams".
+var ratherHyperboles = wordSet("preferences", "rather-hyperboles")
 
 // emitPreference files a preferred thing under its category: the lexicon's
 // first, then the stated purpose ("as my notes app"), else likes:<thing>.
