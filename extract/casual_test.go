@@ -78,6 +78,8 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"almost always reads on", "I almost always use Kakoune.", []string{"preference user prefers:editor=Kakoune"}},
 		{"a filler inside the noun of a favourite", "my fav snack rn is seaweed chips", []string{"preference user prefers:food=seaweed chips"}},
 		{"rather die than", "i'd rather die than use Mattermost", nil},
+		{"how much and how well", "i speak some Romansh, badly", []string{"fact user speaks:romansh=Romansh"}},
+		{"a little", "I speak a little Frisian.", []string{"fact user speaks:frisian=Frisian"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 

@@ -603,9 +603,21 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		x.consider(s, v, ts, f)
 	case "speak":
 		if personal(s) && !f.not {
-			x.list(s.asPerson(), ts, f, func(item string) claim {
-				return claim{typ: memory.TypeFact, key: "speaks:" + Slug(item), value: item, tmpl: tmSpeaks}
-			})
+			// "I speak some Spanish", "a little Dutch": how much is no
+			// part of the language.
+			for _, q := range [][]string{{"some"}, {"a", "little"}, {"a", "bit", "of"}, {"basic"}, {"broken"}} {
+				if len(ts) > len(q) && seq(ts, 0, q...) {
+					ts = ts[len(q):]
+					break
+				}
+			}
+			items, _ := x.readList(ts)
+			for _, it := range items {
+				if !strings.Contains(it, " ") && strings.HasSuffix(it, "ly") && strings.ToLower(it) == it {
+					continue // "..., badly": how, not what
+				}
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "speaks:" + Slug(it), value: it, tmpl: tmSpeaks})
+			}
 		}
 	case "listen":
 		// "I listen to jazz all the time": music is the person's choice.
