@@ -31,6 +31,7 @@ func TestChangeCues(t *testing.T) {
 			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
 		{"quit, starting without on", "quit Pendleford, starting at Quarrytown Labs monday", []string{
 			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
+		{"first week done", "first week at Quarrytown Labs done!", []string{"fact user works_at=Quarrytown Labs cue=correction"}},
 		{"first day alone", "My first day at Quarrytown Labs will be Tuesday.", []string{"fact user works_at=Quarrytown Labs cue=correction"}},
 		{"resignation alone ends it", "I handed in my resignation at Pendleford.", []string{"fact user works_at=Pendleford cue=negation"}},
 
@@ -118,6 +119,9 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"first day: a relation named before", "big news for my sister - first day at Quarrytown Labs tomorrow", nil},
 		{"first day: praise for someone", "so proud of Marit, first day at Quarrytown Labs today", nil},
 		{"starting: congrats to someone", "congrats to Marit, starting at Quarrytown Labs on monday!", nil},
+		{"first day: at uni", "my first day at Uni is monday", nil},
+		{"first day: at a college", "first day at Harrowgate College tomorrow", nil},
+		{"first day: at a known city", "first day at Lisbon, nervous", nil},
 		{"badge: not an employer", "I returned my badge to security.", nil},
 		{"a start after someone else's notice stays theirs", "my brother handed in his notice at Pendleford, starting at Quarrytown Labs soon", []string{
 			"fact brother works_at=Quarrytown Labs cue=correction"}},

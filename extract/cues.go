@@ -539,6 +539,11 @@ func (x *extraction) slotChange(table *slotTable, ts []token, f flags) bool {
 			read := false
 			switch p.slot {
 			case vOrg:
+				if p.end == CueCorrection && (knownPlace(rest) || studyPlace(rest)) {
+					// "first day at Oxford", "my first day at uni": a
+					// place or a school, where a first day is no job.
+					return found
+				}
 				read = x.org(x.speaker.asPerson(), rest, g, true)
 			case vRole:
 				// A job title has a head noun: "promoted to staff
@@ -561,6 +566,21 @@ func (x *extraction) slotChange(table *slotTable, ts []token, f flags) bool {
 	}
 	return found
 }
+
+// studyPlace reports an org value that names a school or a university
+// within its first words: "Uni", "Kingsbridge College", "Elm Street
+// Primary".
+func studyPlace(ts []token) bool {
+	for k := 0; k < len(ts) && k < 5 && ts[k].kind == tWord; k++ {
+		if studyWords[ts[k].low] || childSchools[ts[k].low] {
+			return true
+		}
+	}
+	return false
+}
+
+// studyWords name where one studies: [study-words] of lexicons/changes.txt.
+var studyWords = wordSet("changes", "study-words")
 
 // ownsChange reports whether the change matched at ts[k] is the
 // speaker's, as owner says to tell.
