@@ -86,7 +86,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			// Chat drops the "I": "Switched to Neovim.", "Big fan of Rust."
 			if fan := indexOf(ts, "fan"); fan >= 0 && is(ts, fan+1, "of") {
 				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"), false)
-			} else if is(ts, 0, "been") && is(ts, 1, "on") {
+			} else if is(ts, 0, "been") && (is(ts, 1, "on") || dietLen(ts, 1) > 0) {
 				x.copula(x.speaker, ts[1:], f) // "Been on Helix for a month."
 			} else if is(ts, 0, "been") {
 				x.predicate(x.speaker, ts[1:], f) // "Been using Zed lately."
@@ -212,6 +212,7 @@ func clauseFlags(ts []token, f *flags) bool {
 			f.hedge = f.hedge || e&cueHedge != 0
 			f.corr = f.corr || e&cueCorrection != 0
 			f.anymore = f.anymore || e&cueAnymore != 0
+			f.past = f.past || e&cuePast != 0
 		})
 		if t.low == "may" && !t.capital && !is(ts, k-1, "in", "of", "since", "until", "by", "early", "late", "mid", "last", "next", "this") {
 			f.hedge = true
