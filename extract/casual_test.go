@@ -84,6 +84,7 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"been on a diet before", "been vegan before, not anymore", []string{"fact user diet=vegan cue=past"}},
 		{"lived somewhere before", "I've lived in Tartu before.", []string{"fact user lives_in=Tartu cue=past"}},
 		{"used a tool in the past", "I've used Kakoune in the past.", []string{"preference user prefers:editor=Kakoune cue=past"}},
+		{"like I said before is no history", "i live in Tartu, not Pärnu like i said before", []string{"fact user lives_in=Tartu"}},
 		{"before a clause is no closing before", "I used Kakoune before I switched to Helix.", []string{"preference user prefers:editor=Kakoune cue=past"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
