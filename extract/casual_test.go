@@ -80,7 +80,7 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"rather die than", "i'd rather die than use Mattermost", nil},
 		{"how much and how well", "i speak some Romansh, badly", []string{"fact user speaks:romansh=Romansh"}},
 		{"a little", "I speak a little Frisian.", []string{"fact user speaks:frisian=Frisian"}},
-		{"been on a diet, subject dropped", "been vegan for 3 years now", []string{"fact user diet=vegan cue=correction"}},
+		{"been on a diet, subject dropped", "been vegan since uni, five years now", []string{"fact user diet=vegan cue=correction"}},
 		{"been on a diet before", "been vegan before, not anymore", []string{"fact user diet=vegan cue=past"}},
 		{"lived somewhere before", "I've lived in Tartu before.", []string{"fact user lives_in=Tartu cue=past"}},
 		{"used a tool in the past", "I've used Kakoune in the past.", []string{"preference user prefers:editor=Kakoune cue=past"}},
