@@ -86,6 +86,7 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"used a tool in the past", "I've used Kakoune in the past.", []string{"preference user prefers:editor=Kakoune cue=past"}},
 		{"like I said before is no history", "i live in Tartu, not Pärnu like i said before", []string{"fact user lives_in=Tartu"}},
 		{"before a clause is no closing before", "I used Kakoune before I switched to Helix.", []string{"preference user prefers:editor=Kakoune cue=past"}},
+		{"a sigh after a list", "the team uses Gitea, ugh", []string{"fact team uses:code_host=Gitea"}},
 		{"a particle alone", "Yeah.", nil},
 		{"seriously alone", "Seriously.", nil},
 
