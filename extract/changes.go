@@ -205,6 +205,19 @@ func (x *extraction) correctInPlace(ts []token) {
 				!strings.Contains(x.content[x.start:before], cand.Value) {
 				continue
 			}
+			if is(ts, j, "was", "were") {
+				// "I'm a nurse, well, was a nurse": the same value, now
+				// history; anything else after "was" is no value.
+				k := j + 1
+				if is(ts, k, "a", "an", "the") {
+					k++
+				}
+				if k < end && strings.EqualFold(x.text(ts[k:], end-k), cand.Value) {
+					cand.Cue = CuePast
+					cand.Content = render(m.tmpl, m.subj, cand.Value, m.cat, CuePast, cand.Hedged)
+				}
+				return
+			}
 			val, ok := x.replacementValue(cand.Key, ts[j:end])
 			if !ok || strings.EqualFold(val, cand.Value) {
 				break

@@ -59,6 +59,8 @@ func TestChangeCues(t *testing.T) {
 		{"a date corrected in the next sentence", "My birthday is the 4th. Oops, the 14th.", []string{"fact user birthday=the 14th cue=correction"}},
 		{"the next sentence apologises", "I work at Acme. Sorry, I have to run.", []string{"fact user works_at=Acme"}},
 		{"the next sentence is an aside", "My editor is Vim. No, I use it daily.", []string{"preference user prefers:editor=Vim"}},
+		{"the same value, now history", "i'm a welder, well, was a welder", []string{"fact user role=welder cue=past"}},
+		{"was, then no value", "I live in Graz, well, was there for a bit.", []string{"fact user lives_in=Graz"}},
 		{"a date corrected", "The recital is on the 9th, sorry, the 19th: the 9th is my sister's.", []string{"fact user date:recital=the 19th cue=correction"}},
 		{"a birthday corrected", "My birthday is the 4th, no wait, the 14th.", []string{"fact user birthday=the 14th cue=correction"}},
 
