@@ -464,7 +464,13 @@ func (x *extraction) eventDate(ts []token, f flags) bool {
 	}
 	noun := make([]string, 0, c-1)
 	for _, t := range ts[1:c] {
+		if len(noun) == 0 && is([]token{t}, 0, "real", "actual", "exact", "true") {
+			continue // "my real birthday": the birthday
+		}
 		noun = append(noun, t.low)
+	}
+	if len(noun) == 0 {
+		return false
 	}
 	name := strings.Join(noun, " ")
 	if _, ok := nounFacts[name]; ok || favoriteWords[noun[0]] || pronounValues[noun[0]] {

@@ -69,6 +69,8 @@ func TestChangeCues(t *testing.T) {
 		{"the thing on a weekday", "The dentist appointment is on Thursday.", []string{"fact user date:dentist_appointment=Thursday"}},
 		{"our thing on a date with a month", "Our offsite is on the 3rd of June.", []string{"fact team date:offsite=the 3rd of June"}},
 		{"month first", "My flight is on March 3.", []string{"fact user date:flight=March 3"}},
+		{"a real birthday is the birthday", "ok ok, my real birthday is the 9th of may", []string{"fact user birthday=the 9th of may"}},
+		{"bday is the birthday", "my bday is june 2nd, not june 3rd", []string{"fact user birthday=june 2nd"}},
 		{"a birthday keeps its slot, without the on", "My birthday is on the 9th.", []string{"fact user birthday=the 9th"}},
 
 		// A tool replaced: the new one current, the old one history.
