@@ -105,6 +105,7 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"X works though", "Not a huge fan of tea, coffee works though.", []string{"preference user dislikes:tea=tea"}},
 		{"Ys are fine", "I don't really like horror films, comedies are fine.", []string{"preference user dislikes:horror_films=horror films"}},
 		{"Ys are great though", "I'm not into podcasts, audiobooks are great though.", []string{"preference user dislikes:podcasts=podcasts"}},
+		{"done with X, Y all the way", "i'm done with Angular, Svelte all the way", []string{"preference user dislikes:angular=Angular"}},
 		{"a real list still reads", "I don't like olives, anchovies or capers.", []string{
 			"preference user dislikes:olives=olives", "preference user dislikes:anchovies=anchovies", "preference user dislikes:capers=capers"}},
 

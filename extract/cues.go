@@ -107,6 +107,7 @@ var (
 	retractionCues     = cuePatterns("retractions")
 	shortStayCues      = cuePatterns("short-stays")
 	closingReportCues  = cuePatterns("closing-reports")
+	endorsementCues    = cuePatterns("endorsements")
 )
 
 // closingReport sets the flags of a report of belief that closes a

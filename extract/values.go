@@ -277,6 +277,15 @@ func listContinues(ts []token, k int) bool {
 	if valueStops[w] || thingStops[w] || listAsides[w] {
 		return false
 	}
+	// "done with React, Svelte all the way": an item that closes with an
+	// endorsement is set against the list, not part of it.
+	end := k
+	for end < len(ts) && ts[end].kind != tPunct && !is(ts, end, "and", "or") {
+		end++
+	}
+	if cueTail(endorsementCues, ts[k:end]) > 0 {
+		return false
+	}
 	// "not a fan of cilantro, parsley is fine": a verb after the next
 	// words makes the comma a new clause, not another item of the list.
 	// A subject pronoun does the same: "I don't love Java, Kotlin I can
