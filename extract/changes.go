@@ -186,8 +186,14 @@ func (x *extraction) correctInPlace(ts []token) {
 		}
 		// A change word after the value says when, not what: "Neovim
 		// these days", "pnpm now".
-		for end > j && cueTail(changeTailCues, ts[j:end]) > 0 {
-			end -= cueTail(changeTailCues, ts[j:end])
+		for end > j {
+			if n := cueTail(changeTailCues, ts[j:end]); n > 0 {
+				end -= n
+			} else if n := trailingFillerLen(ts[j:end]); n > 0 {
+				end -= n // "pescatarian technically"
+			} else {
+				break
+			}
 		}
 		if end == j || end-j > 6 {
 			continue
@@ -198,6 +204,19 @@ func (x *extraction) correctInPlace(ts []token) {
 			if cand.Cue == CueNegation || cand.Cue == CuePast ||
 				!strings.Contains(x.content[x.start:before], cand.Value) {
 				continue
+			}
+			if is(ts, j, "was", "were") {
+				// "I'm a nurse, well, was a nurse": the same value, now
+				// history; anything else after "was" is no value.
+				k := j + 1
+				if is(ts, k, "a", "an", "the") {
+					k++
+				}
+				if k < end && strings.EqualFold(x.text(ts[k:], end-k), cand.Value) {
+					cand.Cue = CuePast
+					cand.Content = render(m.tmpl, m.subj, cand.Value, m.cat, CuePast, cand.Hedged)
+				}
+				return
 			}
 			val, ok := x.replacementValue(cand.Key, ts[j:end])
 			if !ok || strings.EqualFold(val, cand.Value) {
@@ -215,6 +234,61 @@ func (x *extraction) correctInPlace(ts []token) {
 			return
 		}
 	}
+}
+
+// correctPrevious reads a sentence that is only a correction marker and a
+// value ("I live in Zagreb. Wait no, Ljubljana.") as correcting the value
+// the sentence before stated: that candidate takes the new value, with a
+// correction cue. It reports whether the sentence was one.
+func (x *extraction) correctPrevious(ts []token) bool {
+	if x.prevOut >= len(x.out) {
+		return false
+	}
+	j := selfCorrection(ts, 0)
+	if j < 0 {
+		return false
+	}
+	end := len(ts)
+	for end > j && ts[end-1].kind == tPunct {
+		end--
+	}
+	for end > j {
+		if n := cueTail(changeTailCues, ts[j:end]); n > 0 {
+			end -= n
+		} else if n := trailingFillerLen(ts[j:end]); n > 0 {
+			end -= n
+		} else {
+			break
+		}
+	}
+	if end == j || end-j > 6 {
+		return false
+	}
+	for k := j; k < end; k++ {
+		if ts[k].kind == tPunct && !is(ts, k, ",") {
+			return false
+		}
+	}
+	c := len(x.out) - 1
+	cand, m := &x.out[c], x.made[c]
+	if cand.Cue == CueNegation || cand.Cue == CuePast {
+		return false
+	}
+	val, ok := x.replacementValue(cand.Key, ts[j:end])
+	if !ok || strings.EqualFold(val, cand.Value) {
+		return false
+	}
+	cand.Value = commonCase(val)
+	if !cand.Hedged {
+		cand.Cue = CueCorrection
+	}
+	shown := cand.Value
+	if strings.HasPrefix(cand.Key, "date:") {
+		shown = "on " + shown
+	}
+	cand.Content = render(m.tmpl, m.subj, shown, m.cat, cand.Cue, cand.Hedged)
+	cand.End = x.end // the evidence runs to the correction
+	return true
 }
 
 // selfCorrection reports where the new value starts after a correction
@@ -284,6 +358,65 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 	return val, true
 }
 
+// alignChangeCategories reads a name the lexicon files under two kinds as
+// the kind of the other value of its change: in "I'm on Fedora these days,
+// gave up on Mint" Mint (a colour, and the short name of Linux Mint) is the
+// operating system Fedora replaced. A sentence that ends one value and
+// sets another of the same subject speaks of one slot; when exactly one of
+// the two can be read as the other's kind, it takes that kind.
+func (x *extraction) alignChangeCategories() {
+	for i := x.sentOut; i < len(x.out); i++ {
+		old := &x.out[i]
+		if old.Cue != CueNegation && old.Cue != CuePast || old.Hedged || !strings.HasPrefix(old.Key, "prefers:") {
+			continue
+		}
+		for j := x.sentOut; j < len(x.out); j++ {
+			now := &x.out[j]
+			if now.Cue != CueCorrection || now.Hedged || now.Subject != old.Subject {
+				continue
+			}
+			if x.alignPair(i, j) {
+				break
+			}
+		}
+	}
+}
+
+// alignPair files candidates i (the value before) and j (the value now)
+// of two prefers: slots under one, when exactly one of the values can be
+// read as the other's kind, and reports whether it did.
+func (x *extraction) alignPair(i, j int) bool {
+	old, now := &x.out[i], &x.out[j]
+	oc, ok1 := strings.CutPrefix(old.Key, "prefers:")
+	nc, ok2 := strings.CutPrefix(now.Key, "prefers:")
+	if !ok1 || !ok2 || oc == nc {
+		return false
+	}
+	oldAsNow, nowAsOld := readsAs(old.Value, nc), readsAs(now.Value, oc)
+	switch {
+	case oldAsNow && !nowAsOld:
+		x.recategorize(i, nc)
+	case nowAsOld && !oldAsNow:
+		x.recategorize(j, oc)
+	default:
+		return false
+	}
+	return true
+}
+
+// recategorize files candidate i under category cat, with the value as the
+// sentence wrote it (a colour's "mint" is an operating system's "Mint").
+func (x *extraction) recategorize(i int, cat string) {
+	c, m := &x.out[i], &x.made[i]
+	sent := x.content[x.start:x.end]
+	if at := strings.Index(strings.ToLower(sent), strings.ToLower(c.Value)); at >= 0 {
+		c.Value = sent[at : at+len(c.Value)]
+	}
+	c.Key = "prefers:" + cat
+	m.cat = categoryDisplay(cat)
+	c.Content = render(m.tmpl, m.subj, c.Value, m.cat, c.Cue, c.Hedged)
+}
+
 // endedBecomesHistory turns an ended value into history when its own
 // sentence names the value that replaced it: in "I'm on Arch these days,
 // gave up on Ubuntu" Ubuntu is the value before Arch, worth a version of
@@ -331,7 +464,13 @@ func (x *extraction) eventDate(ts []token, f flags) bool {
 	}
 	noun := make([]string, 0, c-1)
 	for _, t := range ts[1:c] {
+		if len(noun) == 0 && is([]token{t}, 0, "real", "actual", "exact", "true") {
+			continue // "my real birthday": the birthday
+		}
 		noun = append(noun, t.low)
+	}
+	if len(noun) == 0 {
+		return false
 	}
 	name := strings.Join(noun, " ")
 	if _, ok := nounFacts[name]; ok || favoriteWords[noun[0]] || pronounValues[noun[0]] {

@@ -21,6 +21,20 @@ func TestChangeCues(t *testing.T) {
 		{"worked my last week", "Just worked my last week at Wayne Enterprises, then I'm off to Stark Industries.", []string{
 			"fact user works_at=Wayne Enterprises cue=negation"}},
 
+		// Leaving one employer and starting at another in one message,
+		// however the start is said; the subject dropped in chat.
+		{"badge handed in, starting elsewhere", "handed in my badge at Pendleford yesterday, starting at Quarrytown Labs on monday", []string{
+			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
+		{"keycard, then first day", "turned in my keycard at Pendleford, first day at Quarrytown Labs is thursday", []string{
+			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
+		{"last day, then first shift", "my last day at Pendleford was friday, first shift at Quarrytown Labs tomorrow", []string{
+			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
+		{"quit, starting without on", "quit Pendleford, starting at Quarrytown Labs monday", []string{
+			"fact user works_at=Pendleford cue=past", "fact user works_at=Quarrytown Labs cue=correction"}},
+		{"first week done", "first week at Quarrytown Labs done!", []string{"fact user works_at=Quarrytown Labs cue=correction"}},
+		{"first day alone", "My first day at Quarrytown Labs will be Tuesday.", []string{"fact user works_at=Quarrytown Labs cue=correction"}},
+		{"resignation alone ends it", "I handed in my resignation at Pendleford.", []string{"fact user works_at=Pendleford cue=negation"}},
+
 		// A home bought, rented or moved into.
 		{"closed on a flat, commutes elsewhere", "Finally closed on a flat in Ghent, I'll keep commuting to Brussels.", []string{
 			"fact user lives_in=Ghent cue=correction"}},
@@ -41,6 +55,12 @@ func TestChangeCues(t *testing.T) {
 		{"no wait, at", "I work at Acme, no wait, at Initech.", []string{"fact user works_at=Initech cue=correction"}},
 		{"I meant", "My favorite editor is Vim, sorry, I meant Helix.", []string{"preference user prefers:editor=Helix cue=correction"}},
 		{"or rather", "I'm based in Porto, or rather Braga.", []string{"fact user lives_in=Braga cue=correction"}},
+		{"corrected in the next sentence", "I live in Graz. Sorry, Linz.", []string{"fact user lives_in=Linz cue=correction"}},
+		{"a date corrected in the next sentence", "My birthday is the 4th. Oops, the 14th.", []string{"fact user birthday=the 14th cue=correction"}},
+		{"the next sentence apologises", "I work at Acme. Sorry, I have to run.", []string{"fact user works_at=Acme"}},
+		{"the next sentence is an aside", "My editor is Vim. No, I use it daily.", []string{"preference user prefers:editor=Vim"}},
+		{"the same value, now history", "i'm a welder, well, was a welder", []string{"fact user role=welder cue=past"}},
+		{"was, then no value", "I live in Graz, well, was there for a bit.", []string{"fact user lives_in=Graz"}},
 		{"a date corrected", "The recital is on the 9th, sorry, the 19th: the 9th is my sister's.", []string{"fact user date:recital=the 19th cue=correction"}},
 		{"a birthday corrected", "My birthday is the 4th, no wait, the 14th.", []string{"fact user birthday=the 14th cue=correction"}},
 
@@ -49,6 +69,8 @@ func TestChangeCues(t *testing.T) {
 		{"the thing on a weekday", "The dentist appointment is on Thursday.", []string{"fact user date:dentist_appointment=Thursday"}},
 		{"our thing on a date with a month", "Our offsite is on the 3rd of June.", []string{"fact team date:offsite=the 3rd of June"}},
 		{"month first", "My flight is on March 3.", []string{"fact user date:flight=March 3"}},
+		{"a real birthday is the birthday", "ok ok, my real birthday is the 9th of may", []string{"fact user birthday=the 9th of may"}},
+		{"bday is the birthday", "my bday is june 2nd, not june 3rd", []string{"fact user birthday=june 2nd"}},
 		{"a birthday keeps its slot, without the on", "My birthday is on the 9th.", []string{"fact user birthday=the 9th"}},
 
 		// A tool replaced: the new one current, the old one history.
@@ -64,6 +86,14 @@ func TestChangeCues(t *testing.T) {
 			"preference user prefers:os=Arch cue=correction", "preference user prefers:os=Ubuntu cue=past"}},
 		{"gave up on Y, X these days", "Gave up on Vim, it's Helix these days.", []string{
 			"preference user prefers:editor=Vim cue=past", "preference user prefers:editor=Helix cue=correction"}},
+		// A name filed under two kinds takes the kind of the other value
+		// of its change: Mint is a colour and the short name of an os.
+		{"a short name ended, in the other's kind", "I'm on Fedora these days, gave up on Mint.", []string{
+			"preference user prefers:os=Fedora cue=correction", "preference user prefers:os=Mint cue=past"}},
+		{"a short name set, in the other's kind", "gave up on Debian, switched to Mint", []string{
+			"preference user prefers:os=Debian cue=past", "preference user prefers:os=Mint cue=correction"}},
+		{"from X to a short name", "I switched from Debian to Mint.", []string{
+			"preference user prefers:os=Mint cue=correction", "preference user prefers:os=Debian cue=past"}},
 		{"gave up on Y alone ends it", "I gave up on Ubuntu.", []string{"preference user prefers:os=Ubuntu cue=negation"}},
 		{"not anymore, then now", "I don't drink soda anymore, it's kombucha now.", []string{
 			"preference user prefers:drink=soda cue=past", "preference user prefers:drink=kombucha cue=correction"}},
@@ -84,6 +114,21 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"last day: negated", "Today is not my last day at Acme.", nil},
 		{"last day: not an employer", "My last day at the beach was great.", nil},
 
+		{"first day: someone else's", "Tom's first day at Quarrytown Labs is monday.", nil},
+		{"first day: a question", "Is it your first day at Quarrytown Labs?", nil},
+		{"first day: a conditional", "If my first day at Quarrytown Labs goes well, I'll stay.", nil},
+		{"first day: a maybe", "Maybe my first day at Quarrytown Labs is monday.", nil},
+		{"first day: negated", "It isn't my first day at Quarrytown Labs.", nil},
+		{"first day: not an employer", "My first day at the gym was brutal.", nil},
+		{"first day: a relation named before", "big news for my sister - first day at Quarrytown Labs tomorrow", nil},
+		{"first day: praise for someone", "so proud of Marit, first day at Quarrytown Labs today", nil},
+		{"starting: congrats to someone", "congrats to Marit, starting at Quarrytown Labs on monday!", nil},
+		{"first day: at uni", "my first day at Uni is monday", nil},
+		{"first day: at a college", "first day at Harrowgate College tomorrow", nil},
+		{"first day: at a known city", "first day at Lisbon, nervous", nil},
+		{"badge: not an employer", "I returned my badge to security.", nil},
+		{"a start after someone else's notice stays theirs", "my brother handed in his notice at Pendleford, starting at Quarrytown Labs soon", []string{
+			"fact brother works_at=Quarrytown Labs cue=correction"}},
 		{"last day: someone else said it", "Tom said the last day at Acme was rough.", nil},
 		{"last day: not the speaker's", "The last day at Legoland was the best.", nil},
 		{"post: someone else's", "She's on the night desk at Coldwater Freight.", nil},
@@ -125,6 +170,9 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"no longer is history", "I no longer work at Umbrella, I work at Cyberdyne now.", []string{
 			"fact user works_at=Umbrella cue=past", "fact user works_at=Cyberdyne cue=correction"}},
 		{"gave up on: not a tool", "I gave up on my novel.", nil},
+		{"a short name alone keeps its own kind", "I gave up on Mint.", []string{"preference user prefers:color=mint cue=negation"}},
+		{"two kinds, no shared one, stay apart", "I'm on Fedora these days, gave up on coffee.", []string{
+			"preference user prefers:os=Fedora cue=correction", "preference user prefers:drink=coffee cue=negation"}},
 		{"not drinking is no choice", "I don't drink soda.", nil},
 		{"gave up on: negated", "We didn't give up on Linux after all.", nil},
 		{"gave up on: a question", "Did you give up on Vim?", nil},

@@ -104,7 +104,36 @@ var (
 	writtenInCues      = cuePatterns("written-in")
 	tasteIdiomCues     = cuePatterns("taste-idioms")
 	conditionalCues    = cuePatterns("conditionals")
+	retractionCues     = cuePatterns("retractions")
+	shortStayCues      = cuePatterns("short-stays")
+	closingReportCues  = cuePatterns("closing-reports")
+	endorsementCues    = cuePatterns("endorsements")
 )
+
+// closingReport sets the flags of a report of belief that closes a
+// sentence: "..., I think" is as weak as "I think ...".
+func closingReport(ts []token, f *flags) {
+	for len(ts) > 0 && ts[len(ts)-1].kind == tPunct {
+		ts = ts[:len(ts)-1]
+	}
+	n := cueTail(closingReportCues, ts)
+	if n == 0 || n == len(ts) {
+		return
+	}
+	e, _, _ := matchCue(closingReportCues, ts[len(ts)-n:])
+	f.weak = f.weak || e&cueWeak != 0
+	f.hedge = f.hedge || e&cueHedge != 0
+}
+
+// retractedAtEnd reports a sentence that takes itself back at its end,
+// after a comma or dash: "I'm moving to Tallinn, jk", "... - just kidding!".
+func retractedAtEnd(ts []token) bool {
+	for len(ts) > 0 && ts[len(ts)-1].kind == tPunct {
+		ts = ts[:len(ts)-1]
+	}
+	n := cueTail(retractionCues, ts)
+	return n > 0 && n < len(ts) && is(ts, len(ts)-n-1, ",", "-", "...", ";")
+}
 
 // cueTable is a table of lexicons/cue-patterns.txt, in file order, with
 // an index of the patterns that may match at a token.
@@ -489,36 +518,70 @@ func parseSlotPattern(line string) (slotPattern, string) {
 // denied or planned one, is not read; it reports whether a pattern
 // matched the speaker's change.
 func (x *extraction) slotChange(table *slotTable, ts []token, f flags) bool {
-	for k := range ts {
+	found, from := false, 0 // from: where the words after a change read start
+	for k := 0; k < len(ts); k++ {
 		at, n := -1, 0
 		table.ix.candidates(ts, k, func(i int) bool {
 			var ok bool
 			n, ok = table.pats[i].cue.match(ts[k:])
-			if ok && x.ownsChange(table.pats[i].owner, ts, k) {
+			if ok && x.ownsChange(table.pats[i].owner, ts[from:], k-from) {
 				at = i
 			}
 			return at >= 0
 		})
 		if at >= 0 {
 			p := table.pats[at]
-			if f.hedge || f.not || f.future || hasWord(ts[:k], "not", "n't", "never") {
+			if f.hedge || f.not || f.future || hasWord(ts[from:k], "not", "n't", "never") {
 				return true // "might be my last day at Acme", "it's not my last day"
 			}
-			f.corr, f.neg, f.past = p.end == CueCorrection, p.end == CueNegation, false
+			g := f
+			g.corr, g.neg, g.past = p.end == CueCorrection, p.end == CueNegation, false
 			rest := ts[k+n:]
+			read := false
 			switch p.slot {
 			case vOrg:
-				return x.org(x.speaker.asPerson(), rest, f, true)
+				if p.end == CueCorrection && (knownPlace(rest) || studyPlace(rest)) {
+					// "first day at Oxford", "my first day at uni": a
+					// place or a school, where a first day is no job.
+					return found
+				}
+				read = x.org(x.speaker.asPerson(), rest, g, true)
 			case vRole:
 				// A job title has a head noun: "promoted to staff
 				// engineer", not "promoted to the front of the queue".
-				return x.role(x.speaker.asPerson(), rest, f, true)
+				read = x.role(x.speaker.asPerson(), rest, g, true)
 			}
-			return false
+			if !read {
+				return found
+			}
+			found = true
+			// One clause may say the end of one job and the start of the
+			// next ("my last day at X was friday, first shift at Y
+			// tomorrow"): read on after the comma that ends this one.
+			next := k + n
+			for next < len(ts) && !is(ts, next, ",", ";", "-") {
+				next++
+			}
+			k, from = next, next+1
+		}
+	}
+	return found
+}
+
+// studyPlace reports an org value that names a school or a university
+// within its first words: "Uni", "Kingsbridge College", "Elm Street
+// Primary".
+func studyPlace(ts []token) bool {
+	for k := 0; k < len(ts) && k < 5 && ts[k].kind == tWord; k++ {
+		if studyWords[ts[k].low] || childSchools[ts[k].low] {
+			return true
 		}
 	}
 	return false
 }
+
+// studyWords name where one studies: [study-words] of lexicons/changes.txt.
+var studyWords = wordSet("changes", "study-words")
 
 // ownsChange reports whether the change matched at ts[k] is the
 // speaker's, as owner says to tell.
@@ -535,7 +598,31 @@ func (x *extraction) ownsChange(owner slotOwner, ts []token, k int) bool {
 		}
 		return (is(ts, k, "am", "'m", "i'm") || hasWord(ts[:k], "i", "i'll")) && !otherSubject(ts[from:k])
 	}
-	return selfOpens(ts[:k])
+	if !selfOpens(ts[:k]) {
+		return false
+	}
+	if hasWord(ts[:k], "i", "i've") {
+		return true
+	}
+	// Chat dropped the subject: the change is the speaker's unless the
+	// sentence named someone before it ("so proud of my sister - first
+	// day at X tomorrow", "congrats to Priya, starting at X").
+	return !namesSomeone(x.sent[:offsetOf(x.sent, ts)])
+}
+
+// namesSomeone reports a person named in ts: a relation ("my sister"), a
+// third person's pronoun, or a name after a word that addresses or
+// praises someone ("congrats to Priya", "proud of Tom").
+func namesSomeone(ts []token) bool {
+	for k, t := range ts {
+		if relationNouns[t.low] || is(ts, k, "he", "she", "they", "his", "her", "their", "him", "them") {
+			return true
+		}
+		if t.capital && t.low != "i" && is(ts, k-1, "to", "for", "of", "congrats", "congratulations", "welcome") {
+			return true
+		}
+	}
+	return false
 }
 
 // selfOpens reports whether the words before a change leave the speaker

@@ -209,6 +209,11 @@ func (x *extraction) atEmployerNow(s subject, ts []token, f flags) {
 
 // speaksOfJob reports a sentence about a job or its end.
 func speaksOfJob(ts []token) bool {
+	for k := range ts {
+		if is(ts, k, "work", "worked", "working") && is(ts, k+1, "at", "for") {
+			return true // "used to work at Acme, I'm at Initech now"
+		}
+	}
 	return hasWord(ts, "job", "jobs", "employer", "quit", "resigned", "hired", "notice", "fired", "laid", "shift", "shifts", "contract", "offer")
 }
 
@@ -416,6 +421,9 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 	if rest := ts[n:]; (is(rest, 0, ",") || is(rest, 0, "and", "or")) && len(rest) > 1 && rest[1].capital {
 		return false
 	}
+	if key == "lives_in" && cueLen(shortStayCues, ts[n:]) > 0 {
+		return true // "moved to Alicante for the winter": a stay, not a home
+	}
 	t := tmLivesIn
 	if key == "from" {
 		t = tmFrom
@@ -502,7 +510,11 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		ts = ts[k:]
 	}
 	if is(ts, 0, "off") || seq(ts, 0, "away", "from") {
-		// "We're moving off Heroku": a tool's use ends.
+		// "We're moving off Heroku": a tool's use ends. With a time
+		// ahead ("moving off Jenkins to Drone soon") it is a plan.
+		if f.future && futureTime(untilPunct(ts)) {
+			return
+		}
 		j := 1
 		if is(ts, 0, "away") {
 			j = 2
@@ -538,6 +550,12 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		x.useThing(s, ts, f, purposeInfo{})
 		return
 	}
+	if p, ok := x.purpose(ts[n:]); ok && p.known && p.prep == "for" && !knownPlace(ts) {
+		// "moved to Graphite for dashboards": what serves a known
+		// purpose is a tool, not a town.
+		x.useThing(s, ts, f, p)
+		return
+	}
 	if s.kind == sTeam {
 		return
 	}
@@ -563,6 +581,10 @@ func homeLike(ts []token, n int) bool {
 	if notHomeHeads[ts[n-1].low] {
 		return false
 	}
+	// "moved to Thursdays", "moved to Marketing": a day or a department.
+	if last := ts[n-1].low; n == 1 && (weekdays[last] || weekdays[strings.TrimSuffix(last, "s")] || notHomeNames[last]) {
+		return false
+	}
 	k := 0
 	if is(ts, 0, "the") && n > 1 {
 		k = 1
@@ -576,6 +598,10 @@ func homeLike(ts []token, n int) bool {
 	}
 	return places[strings.Join(words, " ")]
 }
+
+// notHomeNames are single words one moves to without changing home:
+// departments and ways of working, capitalised or not ("moved to Sales").
+var notHomeNames = wordSet("identity", "not-home-names")
 
 // notHomeHeads end what one moves to without changing home.
 var notHomeHeads = wordSet("identity", "not-home-heads")

@@ -1,5 +1,7 @@
 package extract
 
+import "strings"
+
 // The tables in this file are read-only after package initialisation. They
 // are what lets different phrasings of one personal choice land in one slot:
 // "I use Neovim", "my favorite editor is Neovim" and "I switched to Neovim"
@@ -35,6 +37,51 @@ func buildLexicon(byCat map[string][]string) map[string]string {
 		}
 	}
 	return m
+}
+
+// nameParts maps each word of a name of several words to the categories
+// of those names: "mint" to os (Linux Mint), "pop" to os (Pop OS). A word
+// alone may stand for the name, but only where something else says which
+// kind is meant (readsAs).
+var nameParts = buildNameParts(wordGroups("categories"))
+
+func buildNameParts(byCat map[string][]string) map[string]map[string]bool {
+	m := map[string]map[string]bool{}
+	for cat, names := range byCat {
+		for _, n := range names {
+			words := strings.Fields(n)
+			if len(words) < 2 {
+				continue
+			}
+			for _, w := range words {
+				if len(w) < 3 {
+					continue
+				}
+				if m[w] == nil {
+					m[w] = map[string]bool{}
+				}
+				m[w][cat] = true
+			}
+		}
+	}
+	return m
+}
+
+// readsAs reports whether value can name a thing of category cat: its own
+// category, the other kind of a name listed under two, or the category of
+// a longer name it is a word of ("Mint" for Linux Mint).
+func readsAs(value, cat string) bool {
+	if c, ok := CategoryOf(value); ok && c == cat {
+		return true
+	}
+	v := strings.ToLower(strings.TrimSpace(value))
+	if a, ok := ambiguousNames[v]; ok && (a.tool == cat || a.other == cat) {
+		return true
+	}
+	if c, ok := lexicon[v]; ok && c == cat {
+		return true
+	}
+	return nameParts[v][cat]
 }
 
 // ambiguousNames settles the names the lexicon lists under two kinds: a

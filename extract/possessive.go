@@ -188,7 +188,7 @@ var personalSlotNouns = set("hometown", "home town", "birthplace", "country", "h
 
 // nounFacts are personal slots named by a noun: "my birthday is...".
 var nounFacts = map[string]string{
-	"birthday": "birthday", "date of birth": "birthday", "pronouns": "pronouns",
+	"birthday": "birthday", "bday": "birthday", "b-day": "birthday", "date of birth": "birthday", "pronouns": "pronouns",
 	"native language": "native_language", "first language": "native_language",
 	"mother tongue": "native_language", "timezone": "timezone", "time zone": "timezone",
 	"tz": "timezone", "nationality": "nationality", "blood type": "blood_type",
@@ -208,7 +208,8 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 			favorite = true
 			continue
 		case "all-time", "absolute", "personal", "current", "new", "main", "preferred",
-			"go-to", "default", "usual", "daily", "primary", "top", "chosen", "everyday":
+			"go-to", "default", "usual", "daily", "primary", "top", "chosen", "everyday",
+			"real", "actual", "exact", "true":
 			continue
 		}
 		words = append(words, t.low)
@@ -219,6 +220,16 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		if n := len(words); n > len(tail) && slices.Equal(words[n-len(tail):], tail) {
 			words = words[:n-len(tail)]
 			break
+		}
+	}
+	// "my fav snack rn", "my editor for now": any trailing filler too.
+	for cut := true; cut && len(words) > 1; {
+		cut = false
+		for _, p := range trailingFillers {
+			if n := len(words); n > len(p) && slices.Equal(words[n-len(p):], p) {
+				words, cut = words[:n-len(p)], true
+				break
+			}
 		}
 	}
 	// "my shell of choice", "my favourite sort of cheese": the category

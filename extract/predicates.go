@@ -23,7 +23,9 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	if len(ts) == 0 {
 		return carry
 	}
-	clauseFlags(ts, &f)
+	if !clauseFlags(ts, &f) {
+		return carry // "I sometimes use Emacs" says nothing lasting
+	}
 	switch label {
 	case labelDecision:
 		x.decisionBody(x.team, ts, f)
@@ -56,8 +58,15 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	}
 	if x.mode == modeUser {
 		// One clause may end a job and say the next post: each reads.
+		before := len(x.out)
 		ended, home, post := x.slotChange(jobChangeSlots, ts, f), x.homeBought(ts, f), x.slotChange(postSlots, ts, f)
 		if ended || home || post || x.eventDate(ts, f) {
+			if len(x.out) > before && x.out[len(x.out)-1].Subject == x.speaker.id && x.out[len(x.out)-1].Key == "works_at" {
+				// The speaker's job changed: a clause that drops its
+				// subject next is still the speaker's ("handed in my
+				// notice at X, starting at Y on monday").
+				return &x.speaker
+			}
 			return nil
 		}
 	}
@@ -77,7 +86,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			// Chat drops the "I": "Switched to Neovim.", "Big fan of Rust."
 			if fan := indexOf(ts, "fan"); fan >= 0 && is(ts, fan+1, "of") {
 				x.likeThing(x.speaker, ts[fan+2:], f, is(ts, 0, "not"), false)
-			} else if is(ts, 0, "been") && is(ts, 1, "on") {
+			} else if is(ts, 0, "been") && (is(ts, 1, "on") || dietLen(ts, 1) > 0) {
 				x.copula(x.speaker, ts[1:], f) // "Been on Helix for a month."
 			} else if is(ts, 0, "been") {
 				x.predicate(x.speaker, ts[1:], f) // "Been using Zed lately."
@@ -193,18 +202,23 @@ func hypotheticalClause(ts []token) bool {
 
 // clauseFlags scans a clause for hedges, corrections and "anymore": the
 // [clause-flags] table of lexicons/cue-patterns.txt, tried at every token.
+// It reports false when a match drops the clause ("sometimes").
 // A lowercase "may" hedges unless it is the month ("in May", "last may").
-func clauseFlags(ts []token, f *flags) {
+func clauseFlags(ts []token, f *flags) bool {
+	says := true
 	for k, t := range ts {
 		eachCue(clauseFlagCues, ts, k, func(e cueEffect) {
+			says = says && e&cueDrop == 0
 			f.hedge = f.hedge || e&cueHedge != 0
 			f.corr = f.corr || e&cueCorrection != 0
 			f.anymore = f.anymore || e&cueAnymore != 0
+			f.past = f.past || e&cuePast != 0
 		})
 		if t.low == "may" && !t.capital && !is(ts, k-1, "in", "of", "since", "until", "by", "early", "late", "mid", "last", "next", "this") {
 			f.hedge = true
 		}
 	}
+	return says
 }
 
 // verbInitial reports whether a clause starts with a verb or an auxiliary,
@@ -476,6 +490,11 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 			x.verb(s, next, ts[1:], f)
 			return
 		}
+		if v.form != fPast && futureTime(untilPunct(ts)) {
+			// "I'm leaving Corvane in june": nothing has ended yet (the
+			// clause is a plan; a start said beside it still reads).
+			f.future = true
+		}
 		if v.lemma == "leave" && knownPlace(ts) {
 			// "I left Lisbon": a move away from a place, not a job change.
 			if !f.hedge && !f.not && personal(s) {
@@ -517,6 +536,9 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		x.likeThing(s, ts, f, true, false)
 	case "do":
 		// "I'm doing keto", "been doing low-carb since May": a diet.
+		if f.not && f.anymore {
+			f.not, f.neg = false, true // "I'm not doing keto anymore"
+		}
 		if personal(s) && !f.not && !f.hedge && !f.future && (diets[lowAt(ts, 0)] || len(ts) > 1 && diets[ts[0].low+" "+ts[1].low]) {
 			n := 1
 			if !diets[ts[0].low] {
@@ -582,9 +604,21 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		x.consider(s, v, ts, f)
 	case "speak":
 		if personal(s) && !f.not {
-			x.list(s.asPerson(), ts, f, func(item string) claim {
-				return claim{typ: memory.TypeFact, key: "speaks:" + Slug(item), value: item, tmpl: tmSpeaks}
-			})
+			// "I speak some Spanish", "a little Dutch": how much is no
+			// part of the language.
+			for _, q := range [][]string{{"some"}, {"a", "little"}, {"a", "bit", "of"}, {"basic"}, {"broken"}} {
+				if len(ts) > len(q) && seq(ts, 0, q...) {
+					ts = ts[len(q):]
+					break
+				}
+			}
+			items, _ := x.readList(ts)
+			for _, it := range items {
+				if !strings.Contains(it, " ") && strings.HasSuffix(it, "ly") && strings.ToLower(it) == it {
+					continue // "..., badly": how, not what
+				}
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "speaks:" + Slug(it), value: it, tmpl: tmSpeaks})
+			}
 		}
 	case "listen":
 		// "I listen to jazz all the time": music is the person's choice.
@@ -895,4 +929,15 @@ func (x *extraction) itsNow(ts []token, f flags) bool {
 		return false
 	}
 	return true
+}
+
+// untilPunct returns ts up to its first punctuation: the rest of a clause
+// before a comma.
+func untilPunct(ts []token) []token {
+	for k, t := range ts {
+		if t.kind == tPunct {
+			return ts[:k]
+		}
+	}
+	return ts
 }

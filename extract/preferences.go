@@ -41,6 +41,9 @@ func (x *extraction) prefer(s subject, ts []token, f flags) {
 		return
 	}
 	rest := ts[n:]
+	if n == 1 && ratherHyperboles[ts[0].low] && is(rest, 0, "than") {
+		return // "I'd rather die than use Teams": a figure of speech
+	}
 	// Skip what it is preferred over: "Vim over Emacs", "tea to coffee".
 	if is(rest, 0, "over", "to", "than", "vs", "versus") || seq(rest, 0, "rather", "than") || seq(rest, 0, "instead", "of") {
 		j := 1
@@ -53,6 +56,10 @@ func (x *extraction) prefer(s subject, ts []token, f flags) {
 	p, hasPurpose := x.purpose(rest)
 	x.emitPreference(s, val, p, hasPurpose, f)
 }
+
+// ratherHyperboles are what no one prefers, only says they would rather do
+// than something else: "I'd rather die than use Teams".
+var ratherHyperboles = wordSet("preferences", "rather-hyperboles")
 
 // emitPreference files a preferred thing under its category: the lexicon's
 // first, then the stated purpose ("as my notes app"), else likes:<thing>.
@@ -236,9 +243,10 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 	if f.not {
 		return // "I didn't switch to Emacs"
 	}
-	if f.hedge && s.kind != sTeam {
-		// "I may try Emacs soon": a person's tentative plan is not a
-		// choice. A team's ("we might switch to Bun") stays a hedged fact.
+	if (f.hedge || f.future) && s.kind != sTeam {
+		// "I may try Emacs soon", "I'm gonna switch to fish": a person's
+		// plan is not a choice. A team's ("we might switch to Bun") stays
+		// a hedged fact.
 		return
 	}
 	var hint purposeInfo
@@ -300,7 +308,7 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			f.corr, f.neg = false, true
 			at := len(x.out)
 			x.useThing(s, from, f, hint)
-			if len(x.out) > at && x.out[len(x.out)-1].Key != now {
+			if len(x.out) > at && x.out[len(x.out)-1].Key != now && !x.alignPair(len(x.out)-1, at-1) {
 				// "switched from Slack to Discord for the book club": the
 				// old value's slot is not the new one's; ending it would
 				// end something else.
@@ -389,6 +397,9 @@ var activityWords = wordSet("preferences", "activity-words")
 func (x *extraction) activityIn(s subject, ts []token, f flags) bool {
 	if !personal(s) || f.not && !f.anymore || f.hedge {
 		return false
+	}
+	if f.not {
+		f.not, f.neg = false, true // "I don't code in Java anymore" ends it
 	}
 	for k := 0; k < len(ts); k++ {
 		if !activityWords[ts[k].low] {

@@ -226,6 +226,9 @@ type extraction struct {
 	project   string // slug of Event.ProjectID, "" if none
 	buf       []token
 	out       []Candidate
+	// prevOut is where the candidates of the last sentence read start: a
+	// retraction ("just kidding") takes them back.
+	prevOut int
 	// made holds how each candidate of out was written, so a later
 	// clause of its sentence can rewrite it (see changes.go).
 	made []made
@@ -438,11 +441,32 @@ func (x *extraction) sentence(s Sentence) {
 			toks = toks[1:] // drop "Bob:" itself
 		}
 	}
-	if len(toks) == 0 || isQuestion(toks) || startsHypothetical(toks) || reportedByOther(toks) {
+	if len(toks) == 0 || isQuestion(toks) {
+		return
+	}
+	if n := cueLen(retractionCues, toks); n > 0 {
+		// "I'm moving to Tallinn. Just kidding": the sentence before
+		// was never meant; what follows the retraction reads on.
+		x.out, x.made = x.out[:x.prevOut], x.made[:x.prevOut]
+		toks = toks[n:]
+		for len(toks) > 0 && toks[0].kind == tPunct {
+			toks = toks[1:]
+		}
+		if len(toks) == 0 {
+			x.prevOut = len(x.out)
+			return
+		}
+	}
+	if x.mode == modeUser && x.correctPrevious(toks) {
+		return // "I live in Zagreb. Wait no, Ljubljana."
+	}
+	x.prevOut = len(x.out)
+	if startsHypothetical(toks) || reportedByOther(toks) {
 		return
 	}
 	var sf flags
 	sentenceMarkers(toks, &sf)
+	closingReport(toks, &sf)
 	var carry *subject
 	prevRule := false
 	x.sentOut = len(x.out)
@@ -460,5 +484,11 @@ func (x *extraction) sentence(s Sentence) {
 	if x.mode == modeUser {
 		x.correctInPlace(toks)
 	}
+	if retractedAtEnd(toks) {
+		// "I'm moving to Tallinn, jk": nothing of it was meant.
+		x.out, x.made = x.out[:x.sentOut], x.made[:x.sentOut]
+		return
+	}
+	x.alignChangeCategories()
 	x.endedBecomesHistory()
 }

@@ -14,7 +14,7 @@ func droppedSubject(ts []token) bool {
 	if w == "went" && dietLen(ts, 1) > 0 {
 		return true // "Went vegan in January."
 	}
-	if w == "been" && is(ts, 1, "on", "using") {
+	if w == "been" && (is(ts, 1, "on", "using") || dietLen(ts, 1) > 0) {
 		return true // "Been on Helix for a month", "been using Zed lately"
 	}
 	if v, ok := verbs[w]; ok {

@@ -1,6 +1,9 @@
 package extract
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // vkind says what sort of value a slot takes; it decides where the value
 // stops. "I work at Acme in Berlin" stops an org at "in"; "I love hiking in
@@ -141,18 +144,68 @@ func valueLen(ts []token, k vkind) int {
 		if (w == "a" && is(ts, n+1, "lot", "bit", "little", "ton")) || ((w == "very" || w == "so" || w == "too") && is(ts, n+1, "much")) {
 			break
 		}
+		// "at Vandelay on monday", "at Vandelay monday": a day says
+		// when, never what; a capital weekday may be a name's word only
+		// in a thing ("Cyber Monday").
+		if n > 0 && k != vPhrase && weekdays[w] && (k != vThing && k != vList || !t.capital) {
+			break
+		}
 		if k != vRole && n > 0 && (w == "of" && is(ts, n+1, "the") && is(ts, n+2, "time")) {
 			break
 		}
 		n++
 	}
-	for n > 0 && ts[n-1].kind == tWord && (trailingJunk[ts[n-1].low] && k != vPhrase || phraseJunk[ts[n-1].low]) {
-		n--
-	}
-	for n > 0 && ts[n-1].kind == tPunct {
-		n--
+	for {
+		m := n
+		for m > 0 && ts[m-1].kind == tWord && (trailingJunk[ts[m-1].low] && k != vPhrase || phraseJunk[ts[m-1].low]) {
+			m--
+		}
+		for m > 0 && ts[m-1].kind == tPunct {
+			m--
+		}
+		m -= trailingFillerLen(ts[:m])
+		if m == n {
+			break
+		}
+		n = m
 	}
 	return n
+}
+
+// trailingFillers say when, how much or how sure, never what ("sushi
+// forever", "oat milk these days"): each a phrase of lower-case words, the
+// longest first. The [trailing-fillers] table of lexicons/values.txt.
+var trailingFillers = func() [][]string {
+	var out [][]string
+	for _, p := range wordList("values", "trailing-fillers") {
+		out = append(out, strings.Fields(p))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}()
+
+// trailingFillerLen returns how many final tokens of ts form a
+// trailing filler, 0 if none or if the filler is all there is: a value is
+// never cut to nothing, and a capitalised word is a name ("Forever 21").
+func trailingFillerLen(ts []token) int {
+	for _, p := range trailingFillers {
+		if len(p) >= len(ts) {
+			continue
+		}
+		at := len(ts) - len(p)
+		ok := true
+		for i, w := range p {
+			t := ts[at+i]
+			if t.kind != tWord || t.capital || t.low != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return len(p)
+		}
+	}
+	return 0
 }
 
 // quantityAt reports a count opening a list item: "three instances", "2
@@ -222,6 +275,15 @@ func listContinues(ts []token, k int) bool {
 		return true
 	}
 	if valueStops[w] || thingStops[w] || listAsides[w] {
+		return false
+	}
+	// "done with React, Svelte all the way": an item that closes with an
+	// endorsement is set against the list, not part of it.
+	end := k
+	for end < len(ts) && ts[end].kind != tPunct && !is(ts, end, "and", "or") {
+		end++
+	}
+	if cueTail(endorsementCues, ts[k:end]) > 0 {
 		return false
 	}
 	// "not a fan of cilantro, parsley is fine": a verb after the next
@@ -392,7 +454,7 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 		if start == 0 {
 			possessed = is(part, 0, "my", "our", "his", "her", "their", "your")
 		} else if gapped || is(part, 0, "the", "our") && (componentNouns[lowAt(part, 1)] || teamNouns[lowAt(part, 1)]) ||
-			quantityAt(part) {
+			quantityAt(part) || appositive(ts, start, part) {
 			// "on Render, three instances, long story": a count says how
 			// much of the thing before; the list ended there.
 			// "on Vercel and the API on a box": another component
@@ -424,6 +486,25 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	}
 	flush(n)
 	return items, n
+}
+
+// appositive reports a list item that only describes the one before it,
+// after a comma: "Vim, the best editor ever", "Emacs, the traitor". It
+// opens with "the" and a lower-case word the lexicon does not know.
+func appositive(ts []token, start int, part []token) bool {
+	if start == 0 || !is(ts, start-1, ",") || !is(part, 0, "the") || len(part) < 2 || part[1].capital {
+		return false
+	}
+	m := valueLen(part, vThing)
+	if m == 0 {
+		return false
+	}
+	words := make([]string, 0, m)
+	for _, t := range part[1:m] {
+		words = append(words, t.low)
+	}
+	_, known := CategoryOf(strings.Join(words, " "))
+	return !known
 }
 
 // readActivities reads gerund phrases joined by "and", "or" or commas:
