@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/internal/clock"
+	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
@@ -48,29 +48,6 @@ type peersQuery struct {
 	SourceID int    `json:"source_id"`
 }
 
-func readJSONL[T any](b *testing.B, path string) []T {
-	b.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		b.Skipf("peers workload: %v (generate it with ../shared/peers/gen_workload.py)", err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return out
-}
-
 func BenchmarkRetrievePeersWorkload10k(b *testing.B)  { benchPeers(b, 10_000) }
 func BenchmarkRetrievePeersWorkload100k(b *testing.B) { benchPeers(b, 100_000) }
 
@@ -79,8 +56,8 @@ func benchPeers(b *testing.B, n int) {
 	if dir == "" {
 		b.Skip("MNEMON_PEERS_WORKLOAD names no directory (see bench_peers_test.go)")
 	}
-	notes := readJSONL[peersNote](b, filepath.Join(dir, fmt.Sprintf("memories_%d.jsonl", n)))
-	queries := readJSONL[peersQuery](b, filepath.Join(dir, "queries_200.jsonl"))
+	notes := testutil.ReadPeersJSONL[peersNote](b, filepath.Join(dir, fmt.Sprintf("memories_%d.jsonl", n)))
+	queries := testutil.ReadPeersJSONL[peersQuery](b, filepath.Join(dir, "queries_200.jsonl"))
 	if len(notes) < n {
 		b.Fatalf("%d notes in the workload, want %d", len(notes), n)
 	}
@@ -215,7 +192,7 @@ func BenchmarkRememberPeersDurable(b *testing.B) {
 	if dir == "" {
 		b.Skip("MNEMON_PEERS_WORKLOAD names no directory (see bench_peers_test.go)")
 	}
-	notes := readJSONL[peersNote](b, filepath.Join(dir, "memories_10000.jsonl"))
+	notes := testutil.ReadPeersJSONL[peersNote](b, filepath.Join(dir, "memories_10000.jsonl"))
 	ctx := context.Background()
 	e := durableEngine(b)
 	b.ReportAllocs()
@@ -275,8 +252,8 @@ func BenchmarkRetrievePeersDump(b *testing.B) {
 	if dir == "" || out == "" {
 		b.Skip("MNEMON_PEERS_WORKLOAD or MNEMON_PEERS_DUMP names nothing (see bench_peers_test.go)")
 	}
-	notes := readJSONL[peersNote](b, filepath.Join(dir, "memories_10000.jsonl"))
-	queries := readJSONL[peersQuery](b, filepath.Join(dir, "queries_200.jsonl"))
+	notes := testutil.ReadPeersJSONL[peersNote](b, filepath.Join(dir, "memories_10000.jsonl"))
+	queries := testutil.ReadPeersJSONL[peersQuery](b, filepath.Join(dir, "queries_200.jsonl"))
 	if len(notes) < 10_000 {
 		b.Fatalf("%d notes in the workload, want 10000", len(notes))
 	}

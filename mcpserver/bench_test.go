@@ -139,10 +139,10 @@ func BenchmarkRecallStdio(b *testing.B) {
 // MNEMON_PEERS_WORKLOAD names it, else generated ones.
 func benchCorpus(b *testing.B) (notes, queries []string) {
 	if dir := os.Getenv("MNEMON_PEERS_WORKLOAD"); dir != "" {
-		for _, n := range readJSONL[struct{ Title, Text string }](b, filepath.Join(dir, "memories_10000.jsonl")) {
+		for _, n := range testutil.ReadPeersJSONL[struct{ Title, Text string }](b, filepath.Join(dir, "memories_10000.jsonl")) {
 			notes = append(notes, n.Title+": "+n.Text)
 		}
-		for _, q := range readJSONL[struct{ Q string }](b, filepath.Join(dir, "queries_200.jsonl")) {
+		for _, q := range testutil.ReadPeersJSONL[struct{ Q string }](b, filepath.Join(dir, "queries_200.jsonl")) {
 			queries = append(queries, q.Q)
 		}
 		return notes, queries
@@ -159,27 +159,4 @@ func benchCorpus(b *testing.B) (notes, queries []string) {
 		queries = append(queries, pick()+" "+pick())
 	}
 	return notes, queries
-}
-
-func readJSONL[T any](b *testing.B, path string) []T {
-	b.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		b.Skipf("peers workload: %v", err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return out
 }
