@@ -1,9 +1,7 @@
 package search_test
 
 import (
-	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mnemon-dev/mnemon/embed"
+	"github.com/mnemon-dev/mnemon/internal/testutil"
 	"github.com/mnemon-dev/mnemon/search"
 	"github.com/mnemon-dev/mnemon/search/searchtest"
 )
@@ -133,25 +132,7 @@ func BenchmarkSemanticPeers10k(b *testing.B) {
 	if dir == "" {
 		b.Skip("MNEMON_PEERS_WORKLOAD names no directory")
 	}
-	read := func(name string, field func(map[string]any) string) []string {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			b.Skip(err)
-		}
-		defer f.Close()
-		var out []string
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				b.Fatal(err)
-			}
-			out = append(out, field(m))
-		}
-		return out
-	}
-	notes := read("memories_10000.jsonl", func(m map[string]any) string { return fmt.Sprint(m["title"], ": ", m["text"]) })
-	queries := read("queries_200.jsonl", func(m map[string]any) string { return fmt.Sprint(m["q"]) })
+	notes, queries := peersTexts(b, dir)
 	emb := embed.NewWordVectors()
 	ix := search.NewIndex()
 	ix.SetDenseTail(emb.Dim(), emb.DenseTail())
@@ -195,25 +176,7 @@ func BenchmarkSemanticPeersRotation10k(b *testing.B) {
 	if dir == "" {
 		b.Skip("MNEMON_PEERS_WORKLOAD names no directory")
 	}
-	read := func(name string, field func(map[string]any) string) []string {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			b.Skip(err)
-		}
-		defer f.Close()
-		var out []string
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				b.Fatal(err)
-			}
-			out = append(out, field(m))
-		}
-		return out
-	}
-	notes := read("memories_10000.jsonl", func(m map[string]any) string { return fmt.Sprint(m["title"], ": ", m["text"]) })
-	queries := read("queries_200.jsonl", func(m map[string]any) string { return fmt.Sprint(m["q"]) })
+	notes, queries := peersTexts(b, dir)
 	emb := embed.NewWordVectors()
 	var docs []search.Doc
 	for i, t := range notes {
@@ -243,4 +206,16 @@ func BenchmarkSemanticPeersRotation10k(b *testing.B) {
 			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
 		})
 	}
+}
+
+// peersTexts reads the peers workload's notes (title ": " text) and
+// queries from dir.
+func peersTexts(b *testing.B, dir string) (notes, queries []string) {
+	for _, n := range testutil.ReadPeersJSONL[struct{ Title, Text string }](b, filepath.Join(dir, "memories_10000.jsonl")) {
+		notes = append(notes, n.Title+": "+n.Text)
+	}
+	for _, q := range testutil.ReadPeersJSONL[struct{ Q string }](b, filepath.Join(dir, "queries_200.jsonl")) {
+		queries = append(queries, q.Q)
+	}
+	return notes, queries
 }
