@@ -26,7 +26,7 @@ BEGIN
     WHERE namespace = OLD.namespace AND same_as = OLD.id;
 END`
 	oldContent = `CASE WHEN OLD.shared & 8 THEN coalesce((SELECT e.content FROM episodes e
-        WHERE e.namespace = OLD.namespace AND e.id = OLD.evidence_episode_ids ->> 0), '') ELSE OLD.content END`
+        WHERE e.namespace = OLD.namespace AND e.id = json_extract(OLD.evidence_episode_ids, '$[0]')), '') ELSE OLD.content END`
 )
 
 // packBatch is how many vectors migration 0020 reads before writing them

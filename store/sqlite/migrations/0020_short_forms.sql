@@ -56,9 +56,11 @@ UPDATE versions SET content = '', shared = coalesce(shared, 0) | 8
 WHERE coalesce(shared, 0) & 10 = 0 AND length(CAST(content AS BLOB)) >= 48
   AND (CASE WHEN json_valid(evidence_episode_ids) THEN json_type(evidence_episode_ids, '$[0]') END) = 'text'
   AND EXISTS (SELECT 1 FROM episodes e WHERE e.namespace = versions.namespace
-              AND e.id = versions.evidence_episode_ids ->> 0 AND e.content = versions.content);
+              AND e.id = json_extract(versions.evidence_episode_ids, '$[0]') AND e.content = versions.content);
 
-CREATE INDEX versions_episode_text ON versions (namespace, substr(evidence_episode_ids ->> 0, -8))
+-- json_extract, not the ->> operator, in the schema's index and trigger: a
+-- sqlite3 older than 3.38 (Debian 11's) must still be able to read the file.
+CREATE INDEX versions_episode_text ON versions (namespace, substr(json_extract(evidence_episode_ids, '$[0]'), -8))
     WHERE shared & 8;
 
 CREATE TRIGGER episodes_unshare_on_delete BEFORE DELETE ON episodes
@@ -66,8 +68,8 @@ BEGIN
     UPDATE admissions SET content = OLD.content, content_ref = NULL
     WHERE namespace = OLD.namespace AND episode_id = OLD.id AND content_ref = 1;
     UPDATE versions SET content = OLD.content, shared = shared & ~8
-    WHERE namespace = OLD.namespace AND substr(evidence_episode_ids ->> 0, -8) = substr(OLD.id, -8)
-      AND shared & 8 AND evidence_episode_ids ->> 0 = OLD.id;
+    WHERE namespace = OLD.namespace AND substr(json_extract(evidence_episode_ids, '$[0]'), -8) = substr(OLD.id, -8)
+      AND shared & 8 AND json_extract(evidence_episode_ids, '$[0]') = OLD.id;
 END;
 
 UPDATE versions SET valid_from = 0, shared = coalesce(shared, 0) | 16
