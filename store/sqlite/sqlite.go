@@ -474,6 +474,11 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 		}
 	}()
 	e := &executor{tx: tx, stmts: s.wstmts, write: true, bufs: &s.jsonBufs}
+	if err := checkNotUpgraded(ctx, e); err != nil {
+		done = true
+		_ = tx.Rollback()
+		return err
+	}
 	if err := fn(e); err != nil {
 		done = true
 		if isFull(err) {
@@ -494,6 +499,44 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 		return fmt.Errorf("sqlite: commit: %w", mapErr(err))
 	}
 	s.full.Store(false) // a write commits: there is room again
+	return nil
+}
+
+// schemaVersion is the schema version this build migrates files to.
+var schemaVersion = sync.OnceValue(func() int64 {
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil || len(ms) == 0 {
+		return 0 // Open has refused the build already
+	}
+	return int64(ms[len(ms)-1].version)
+})
+
+// checkNotUpgraded refuses to write to a file that a newer mnemon has
+// migrated since this store opened it: a long-running serve or mcp left on
+// the old binary while the CLI of a new one upgrades the file would
+// otherwise write rows in forms the newer schema no longer reads (and read
+// rows it cannot decode). It reads the file header's user_version inside
+// the write transaction, so no upgrade can come in between.
+func checkNotUpgraded(ctx context.Context, e *executor) error {
+	rows, err := e.query(ctx, "PRAGMA user_version")
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var v int64
+	if rows.Next() {
+		if err := rows.Scan(&v); err != nil {
+			return fmt.Errorf("sqlite: begin: %w", mapErr(err))
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("sqlite: begin: %w", mapErr(err))
+	}
+	if latest := schemaVersion(); latest > 0 && v > latest {
+		return fmt.Errorf("sqlite: begin: %w", unusable(memory.ErrSchemaTooNew, fmt.Sprintf(
+			"a newer mnemon upgraded the file to schema version %d while this process ran (it writes version %d); "+
+				"nothing was written: restart this process with the newer mnemon", v, latest)))
+	}
 	return nil
 }
 

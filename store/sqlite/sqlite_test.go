@@ -594,3 +594,40 @@ func TestDataBytes(t *testing.T) {
 		t.Error("a missing database measured")
 	}
 }
+
+// A store left open by an old process refuses to write once a newer
+// mnemon has migrated the file under it, and writes nothing.
+func TestWriteRefusedAfterUpgradeUnderneath(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "m.db")
+	s, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.InTx(ctx, func(memory.Executor) error { return nil }); err != nil {
+		t.Fatalf("write before the upgrade: %v", err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var v int
+	if err := raw.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	// What a newer mnemon's migration leaves in the header.
+	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	err = s.InTx(ctx, func(memory.Executor) error { ran = true; return nil })
+	if !errors.Is(err, memory.ErrSchemaTooNew) || ran {
+		t.Fatalf("write after the upgrade: ran %v, err %v; want ErrSchemaTooNew before anything runs", ran, err)
+	}
+	if !strings.Contains(err.Error(), "restart this process") {
+		t.Errorf("the error does not say what to do: %v", err)
+	}
+}
