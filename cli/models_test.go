@@ -47,7 +47,7 @@ func TestProviderEmbedderEndToEnd(t *testing.T) {
 	fake := openaitest.New(t, fakeModel, 32)
 	fake.RequireKey(fakeKey)
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	env := providerEnv(fake, db, "32")
 	var seen []string // every output, to search for the key
 	run := func(want int, args ...string) string {
