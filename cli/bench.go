@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // benchSuite is one suite of `mnemon bench`. Each suite parses its own
@@ -16,6 +18,25 @@ type benchSuite struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, env Env, args []string) error
+}
+
+// benchDBFile, when not nil, lays down the database file at path before a
+// suite opens its fresh store there. Only tests set it, to copy a file
+// migrated once per test binary instead of migrating every suite's files
+// anew under -race; the command itself leaves it nil and migrates.
+var benchDBFile func(path string) error
+
+// openBenchDB opens a suite's fresh SQLite file at path. The file is thrown
+// away, so commits skip the per-commit fsync (synchronous=NORMAL).
+func openBenchDB(ctx context.Context, path string) (*openedStore, error) {
+	if benchDBFile != nil {
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			if err := benchDBFile(path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return openDB(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
 }
 
 // benchSuites lists the suites in the order help shows them.

@@ -23,7 +23,6 @@ import (
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/jobs"
 	"github.com/mnemon-dev/mnemon/provider/openai"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 func locomoSuite() benchSuite {
@@ -174,7 +173,7 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	defer os.RemoveAll(dir)
 	// NORMAL: nothing here needs to survive a power cut, and ingest is
 	// not what is measured.
-	opened, err := openDB(ctx, filepath.Join(dir, "locomo.db"), sqlite.Options{Synchronous: "NORMAL"})
+	opened, err := openBenchDB(ctx, filepath.Join(dir, "locomo.db"))
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +403,7 @@ type benchServer struct {
 // port in open mode, with no rate limit and `serve`'s other defaults.
 func startBenchServer(ctx context.Context, path string) (*benchServer, error) {
 	// NORMAL: nothing here needs to survive a power cut.
-	opened, err := openDB(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	opened, err := openBenchDB(ctx, path)
 	if err != nil {
 		return nil, err
 	}

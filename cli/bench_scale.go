@@ -123,7 +123,7 @@ func runScale(ctx context.Context, env Env, args []string) error {
 		Sizes: szs, Sessions: sss, Turns: *turns, Queries: *queries, Seed: *seed, Batch: *batch, Runs: *runs, Dir: dir,
 		DataBytes: sqlite.DataBytes, TraceBytes: sqlite.TraceBytes,
 		Open: func(ctx context.Context, path string, cfg engine.Config) (*engine.Engine, func() error, error) {
-			opened, err := openDB(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+			opened, err := openBenchDB(ctx, path)
 			if err != nil {
 				return nil, nil, err
 			}

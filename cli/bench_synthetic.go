@@ -11,7 +11,6 @@ import (
 	"github.com/mnemon-dev/mnemon/bench/synthetic"
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/extract"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 func syntheticSuite() benchSuite {
@@ -130,7 +129,7 @@ func runSynthetic(ctx context.Context, env Env, args []string) error {
 // CLI wires it. The file is thrown away, so commits skip the per-commit
 // fsync (synchronous=NORMAL); nothing else differs.
 func openBenchEngine(ctx context.Context, path string, ex extract.Extractor) (*engine.Engine, func() error, error) {
-	opened, err := openDB(ctx, path, sqlite.Options{Synchronous: "NORMAL"})
+	opened, err := openBenchDB(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}

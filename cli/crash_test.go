@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/jobs/jobstest"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
@@ -47,6 +48,10 @@ func TestMain(m *testing.M) {
 	if !explicit && runtime.GOMAXPROCS(0) < 4 {
 		_ = flag.Set("test.parallel", "4")
 	}
+	// The bench suites' fresh files start from the migrated template
+	// (River's tables included, for the LoCoMo API arm's server), as the
+	// other tests' do; migrating them is not what those tests check.
+	benchDBFile = jobstest.WriteFile
 	// Servers and workers started in-process must leave nothing running.
 	goleak.VerifyTestMain(m)
 }

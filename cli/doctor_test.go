@@ -101,7 +101,7 @@ func damagePage(t *testing.T, src, dst, object string) {
 func TestDoctorDamagedFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	good := filepath.Join(dir, "good.db")
+	good := migratedDB(t, filepath.Join(dir, "good.db"))
 	mustRun(t, good, "remember", "I live in Lisbon. My favorite editor is Vim.")
 	mustRun(t, good, "--namespace", "bob", "remember", "I prefer tea.")
 

@@ -47,7 +47,7 @@ func TestProviderEmbedderEndToEnd(t *testing.T) {
 	fake := openaitest.New(t, fakeModel, 32)
 	fake.RequireKey(fakeKey)
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	env := providerEnv(fake, db, "32")
 	var seen []string // every output, to search for the key
 	run := func(want int, args ...string) string {
@@ -215,7 +215,7 @@ func TestServeWithProviderConfigFile(t *testing.T) {
 func TestModelsConfigErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {

@@ -106,7 +106,7 @@ func TestServeSIGKILLDuringCaptureLoad(t *testing.T) {
 	t.Parallel()
 	began := time.Now()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	cfg := filepath.Join(dir, "mnemon.json")
 	addrFile := filepath.Join(dir, "addr")
 	// Jobs cut off by the kill are taken for dead 6 s after they started,

@@ -296,7 +296,7 @@ func TestServeConfigPrecedence(t *testing.T) {
 
 	// End to end: the file names the database and the address, the
 	// environment the workers and the limit, a flag the log level.
-	db := filepath.Join(dir, "e2e.db")
+	db := migratedDB(t, filepath.Join(dir, "e2e.db"))
 	e2e := filepath.Join(dir, "e2e.json")
 	if err := os.WriteFile(e2e, []byte(`{"db": "`+db+`", "addr": "127.0.0.1:0", "workers": 3, "log_level": "error", "max_events": 5, "idle_timeout_seconds": 90}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -423,7 +423,7 @@ func TestServeConfigErrors(t *testing.T) {
 func TestServeLifecycle(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db := filepath.Join(dir, "m.db")
+	db := migratedDB(t, filepath.Join(dir, "m.db"))
 	cfg := filepath.Join(dir, "mnemon.json")
 	if err := os.WriteFile(cfg, []byte(`{"shutdown_timeout": "15s", "job_timeout": "5m"}`), 0o600); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
 
 // TestSemanticOneScanSameResults checks that scanning the semantic channel
@@ -28,11 +28,9 @@ import (
 func TestSemanticOneScanSameResults(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "x.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	// Not parallel (it switches semanticOneScan): the migrated template,
+	// with synchronous=NORMAL, keeps its 300 writes off the disk's fsync.
+	st := sqlitetest.Open(t, sqlite.Options{})
 	e, err := New(Config{Store: st, Clock: clock.NewManual(at.Add(1000 * time.Hour))})
 	if err != nil {
 		t.Fatal(err)

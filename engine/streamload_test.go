@@ -25,6 +25,7 @@ type scanOnly struct{ memory.Store }
 // metadata, and the same answers from every channel and from the engine.
 // Run on SQLite here and on PostgreSQL under TestOnPostgres.
 func TestStreamedLoadMatchesScan(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openTestStore(t)
 	if _, ok := st.(memory.VersionStreamer); !ok {

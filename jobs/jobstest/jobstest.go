@@ -29,6 +29,12 @@ func CopyTo(t testing.TB, path string) {
 	template.CopyTo(t, path)
 }
 
+// WriteFile writes such a file at path (creating its directory) without a
+// testing.TB, for code a test hooks in; path must not exist yet.
+func WriteFile(path string) error {
+	return template.WriteFile(path)
+}
+
 // Path returns the path of such a file of the test's own, named mnemon.db
 // in a new temp directory.
 func Path(t testing.TB) string {

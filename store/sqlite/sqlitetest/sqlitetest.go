@@ -92,24 +92,31 @@ func CopyTo(t testing.TB, path string) {
 // path must not exist yet.
 func (tp *Template) CopyTo(t testing.TB, path string) {
 	t.Helper()
+	if err := tp.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WriteFile writes a copy of the template at path (creating its directory),
+// as CopyTo does, for code a test hooks in that has no testing.TB (a
+// command's own temp files); path must not exist yet.
+func (tp *Template) WriteFile(path string) error {
 	b, err := tp.bytes()
 	if err != nil {
-		t.Fatalf("sqlitetest: migrate template: %v", err)
+		return fmt.Errorf("sqlitetest: migrate template: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		t.Fatalf("sqlitetest: %v", err)
+		return fmt.Errorf("sqlitetest: %w", err)
 	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
-		t.Fatal(err)
+		return err
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	return f.Close()
 }
 
 // Path returns the path of a migrated, empty database file of the test's
