@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -216,22 +215,7 @@ func TestMigrationArchivesPurgedRows(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
-	ms, err := loadMigrations(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:11] { // the schema before the archive
-		if _, err := old.ExecContext(ctx, m.sql); err != nil {
-			t.Fatalf("migration %d: %v", m.version, err)
-		}
-		if _, err := old.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", m.version, m.name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	old := openAtSchema(t, path, 11) // the schema before the archive
 	for _, q := range []string{fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 11"} {
 		if _, err := old.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -123,22 +122,7 @@ func TestMigrationCompactsRows(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
-	ms, err := loadMigrations(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:17] {
-		if _, err := old.ExecContext(ctx, m.sql); err != nil {
-			t.Fatalf("migration %d: %v", m.version, err)
-		}
-		if _, err := old.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", m.version, m.name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	old := openAtSchema(t, path, 17)
 	version := func(id, ids, spans string) string {
 		return `('n', '` + id + `', 'm-1', ` + fmt.Sprint(len(id)) + `, '', '', '', '', 'semantic', 'fact', 'user', 'k', '', 'c', 'normal',
 			 0.8, 0.5, 0.6, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, '` + ids + `', '` + spans + `', 'note', '', '', 'emb', 4, 'remember', 1, '', NULL, NULL, NULL)`

@@ -125,22 +125,7 @@ func TestMigrationSharesText(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
-	ms, err := loadMigrations(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:15] {
-		if _, err := old.ExecContext(ctx, m.sql); err != nil {
-			t.Fatalf("migration %d: %v", m.version, err)
-		}
-		if _, err := old.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", m.version, m.name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	old := openAtSchema(t, path, 15)
 	const text = "Fixed a flaky bug in the exporter where searching broke under vim"
 	for _, q := range []string{
 		fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 15",

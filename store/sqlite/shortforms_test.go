@@ -237,22 +237,7 @@ func TestMigrationShortensRows(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
-	ms, err := loadMigrations(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:19] {
-		if _, err := old.ExecContext(ctx, m.sql); err != nil {
-			t.Fatalf("migration %d: %v", m.version, err)
-		}
-		if _, err := old.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", m.version, m.name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	old := openAtSchema(t, path, 19)
 	wv := embed.NewWordVectors()
 	vecA := wv.Vector("the reviewer in warsaw reviews profiling changes").EncodeCompact()
 	vecB := wv.Vector("deploy the exporter").Encode() // version 1: stays as it is
