@@ -216,11 +216,6 @@ func TestMigrationArchivesPurgedRows(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := openAtSchema(t, path, 11) // the schema before the archive
-	for _, q := range []string{fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 11"} {
-		if _, err := old.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
 	base := time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
 	insert := func(ns, id, session, content string, i int) {
 		t.Helper()
@@ -241,15 +236,7 @@ func TestMigrationArchivesPurgedRows(t *testing.T) {
 	insert("ns", "e-live", "s-1", "still here", purged)
 	insert("ns", "e-lone", "s-2", "", purged+1)
 	insert("other", "e-000", "s-1", "", 0)
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := migrateOld(t, old, path)
 	var rows, chunks int
 	if err := s.writer.QueryRowContext(ctx, "SELECT count(*) FROM episodes").Scan(&rows); err != nil {
 		t.Fatal(err)

@@ -127,13 +127,12 @@ func TestMigrationCompactsRows(t *testing.T) {
 		return `('n', '` + id + `', 'm-1', ` + fmt.Sprint(len(id)) + `, '', '', '', '', 'semantic', 'fact', 'user', 'k', '', 'c', 'normal',
 			 0.8, 0.5, 0.6, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, '` + ids + `', '` + spans + `', 'note', '', '', 'emb', 4, 'remember', 1, '', NULL, NULL, NULL)`
 	}
-	for _, q := range []string{
-		fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 17",
-		`INSERT INTO episodes VALUES ('n', 'e-1', '', '', '', 's', 'user_message', 'user', 'one', 'null', 1, 1, '` + testHash + `'),
+	execAll(t, old,
+		`INSERT INTO episodes VALUES ('n', 'e-1', '', '', '', 's', 'user_message', 'user', 'one', 'null', 1, 1, '`+testHash+`'),
 			('n', 'e-2', '', '', '', 's', 'user_message', 'user', 'two', '{"a":"b"}', 2, 2, 'imported'),
-			('n', 'e-3', '', '', '', '', 'user_message', 'user', '', 'null', 3, 3, '` + strings.ToUpper(testHash) + `')`,
+			('n', 'e-3', '', '', '', '', 'user_message', 'user', '', 'null', 3, 3, '`+strings.ToUpper(testHash)+`')`,
 		`INSERT INTO memories VALUES ('n', 'm-1', '', '', '', '', 'semantic', 'user', 'k', 1, 1)`,
-		`INSERT INTO versions VALUES ` + strings.Join([]string{
+		`INSERT INTO versions VALUES `+strings.Join([]string{
 			version("v-a", `["e-1"]`, `[{"episode_id":"e-1","start":0,"end":104}]`),
 			version("v-bb", `["e-1","e-2"]`, `[{"episode_id":"e-2","start":5,"end":7},{"episode_id":"e-1","start":1,"end":3}]`),
 			version("v-ccc", `["e-1"]`, `[{"episode_id":"e-9","start":0,"end":1}]`),
@@ -142,20 +141,8 @@ func TestMigrationCompactsRows(t *testing.T) {
 			version("v-ffffff", `["e-1"]`, `[{"episode_id":"e-1","start":0,"end":1.5}]`),
 		}, ", "),
 		`INSERT INTO admissions VALUES ('n', 'a-1', 'e-1', '', '', 'accept', '["episode"]', '', '', 'episode', 1, 1)`,
-	} {
-		if _, err := old.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	)
+	s := migrateOld(t, old, path)
 	eps, err := s.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "n"})
 	if err != nil || len(eps) != 3 {
 		t.Fatalf("episodes: %v, %v", eps, err)

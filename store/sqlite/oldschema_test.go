@@ -2,14 +2,15 @@ package sqlite
 
 import (
 	"database/sql"
+	"fmt"
 	"testing"
 )
 
 // openAtSchema creates a file at path holding the schema as the first n
-// migrations left it, as an older mnemon wrote it, and opens it with the
-// plain driver: a migration test writes the rows of that time into it,
-// closes it and opens it with Open, which migrates the rest. The caller
-// closes it.
+// migrations left it, as an older mnemon wrote it (application id and
+// schema version included), and opens it with the plain driver: a
+// migration test writes the rows of that time into it, then migrateOld
+// opens it with Open, which migrates the rest.
 func openAtSchema(t *testing.T, path string, n int) *sql.DB {
 	t.Helper()
 	ms, err := loadMigrations(migrationFiles)
@@ -28,5 +29,31 @@ func openAtSchema(t *testing.T, path string, n int) *sql.DB {
 			t.Fatal(err)
 		}
 	}
+	execAll(t, db, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), fmt.Sprintf("PRAGMA user_version = %d", n))
 	return db
+}
+
+// execAll runs each statement on db, failing the test at the first error.
+func execAll(t *testing.T, db *sql.DB, qs ...string) {
+	t.Helper()
+	for _, q := range qs {
+		if _, err := db.ExecContext(t.Context(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// migrateOld closes the file openAtSchema made and opens it with Open,
+// migrating it; the store is closed when the test ends.
+func migrateOld(t *testing.T, old *sql.DB, path string) *Store {
+	t.Helper()
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(t.Context(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -127,35 +126,22 @@ func TestMigrationSharesText(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := openAtSchema(t, path, 15)
 	const text = "Fixed a flaky bug in the exporter where searching broke under vim"
-	for _, q := range []string{
-		fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 15",
-		`INSERT INTO episodes VALUES ('n', 'e-1', '', '', '', '', 'user_message', 'user', '` + text + `', 'null', 1, 1, 'h')`,
+	execAll(t, old,
+		`INSERT INTO episodes VALUES ('n', 'e-1', '', '', '', '', 'user_message', 'user', '`+text+`', 'null', 1, 1, 'h')`,
 		`INSERT INTO memories VALUES ('n', 'm-note', '', '', '', '', 'semantic', 'user', 'note:x', 1, 1),
 			('n', 'm-ep', '', '', '', '', 'episodic', 'user', 'episode:e-1', 1, 1),
 			('n', 'm-other', '', '', '', '', 'episodic', 'user', 'episode:e-2', 1, 1)`,
 		`INSERT INTO versions VALUES
-			('n', 'v-note', 'm-note', 1, '', '', '', '', 'semantic', 'fact', 'user', 'note:x', '` + text + `', '` + text + `', 'normal',
+			('n', 'v-note', 'm-note', 1, '', '', '', '', 'semantic', 'fact', 'user', 'note:x', '`+text+`', '`+text+`', 'normal',
 			 0.8, 0.5, 0.6, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, '["e-1"]', 'null', 'note', '', '', 'emb', 4, 'remember', 12, '', x'01020304'),
-			('n', 'v-ep', 'm-ep', 1, '', '', '', '', 'episodic', 'event', 'user', 'episode:e-1', '', '` + text + `', 'normal',
+			('n', 'v-ep', 'm-ep', 1, '', '', '', '', 'episodic', 'event', 'user', 'episode:e-1', '', '`+text+`', 'normal',
 			 1.0, 0.5, 0.7, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, '["e-1"]', 'null', 'episode', '', '', 'emb', 4, 'episode', 12, 'fix flaki', x'01020304'),
-			('n', 'v-other', 'm-other', 1, '', '', '', '', 'episodic', 'event', 'user', 'episode:e-2', '', '` + text + `', 'normal',
+			('n', 'v-other', 'm-other', 1, '', '', '', '', 'episodic', 'event', 'user', 'episode:e-2', '', '`+text+`', 'normal',
 			 1.0, 0.5, 0.7, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, '["e-2"]', 'null', 'episode', '', '', 'emb', 4, 'episode', 12, '', x'09')`,
-		`INSERT INTO admissions VALUES ('n', 'a-1', 'e-1', '', '', 'accept', '["episode"]', '', '` + text + `', 'episode', 1),
+		`INSERT INTO admissions VALUES ('n', 'a-1', 'e-1', '', '', 'accept', '["episode"]', '', '`+text+`', 'episode', 1),
 			('n', 'a-2', 'e-1', 'm-note', 'v-note', 'accept', 'null', 'ADD', 'other', 'note', 1)`,
-	} {
-		if _, err := old.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	)
+	s := migrateOld(t, old, path)
 	for _, c := range []struct {
 		id   string
 		want rawShare

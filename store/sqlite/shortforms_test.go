@@ -250,13 +250,12 @@ func TestMigrationShortensRows(t *testing.T) {
 			 0.8, 0.5, 0.6, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, 'null', 'null', 'note', '', 'p1', '` + embed.WordVectorsName + `', 4, 'remember', 1, '', ` +
 			emb + `, ` + shared + `, ` + sameAs + `)`
 	}
-	for _, q := range []string{
-		fmt.Sprintf("PRAGMA application_id = %d", ApplicationID), "PRAGMA user_version = 19",
+	execAll(t, old,
 		`INSERT INTO memories VALUES ('n', 'm-v-a', '', '', '', '', 'semantic', 'user', 'ka', 1, 1),
 			('n', 'm-v-b', '', '', '', '', 'semantic', 'user', 'kb', 1, 1),
 			('n', 'm-v-c', '', '', '', '', 'semantic', 'user', 'kc', 1, 1),
 			('n', 'm-v-d', '', '', '', '', 'semantic', 'user', 'kd', 1, 1)`,
-		`INSERT INTO versions VALUES ` + strings.Join([]string{
+		`INSERT INTO versions VALUES `+strings.Join([]string{
 			version("v-a", "fact", fmt.Sprintf("x'%x'", vecA), "NULL", "NULL", "shared text"),
 			version("v-b", "\x01odd", fmt.Sprintf("x'%x'", vecB), "NULL", "NULL", "b"),
 			version("v-c", "my-type", "NULL", "NULL", "NULL", "c"),
@@ -266,20 +265,8 @@ func TestMigrationShortensRows(t *testing.T) {
 			('n', 'a-2', 'e-1', '', '', 'accept', '["episode","new reason"]', '', 'x', 'custom', 2, NULL, NULL),
 			('n', 'a-3', 'e-1', '', '', 'accept', 'null', '', 'x', '', 3, NULL, NULL),
 			('n', 'a-4', 'e-1', '', '', 'accept', '[]', '', 'x', 'episode', 4, NULL, NULL)`,
-	} {
-		if _, err := old.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	)
+	s := migrateOld(t, old, path)
 	want := map[string]struct {
 		typ     memory.Type
 		content string
