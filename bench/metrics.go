@@ -35,6 +35,27 @@ func RecallAt(gold []string, ranked [][]string, k int) Recall {
 	return Recall{All: found == len(gold), Any: found > 0, Frac: float64(found) / float64(len(gold))}
 }
 
+// RecallAllWithin reports whether every gold id is cited by the items a
+// reader with budget tokens takes from ranked: each in rank order that
+// still fits, one that does not skipped (as mnemon's packer fills a token
+// budget). Arms whose items differ in size (a turn, a turn with its
+// neighbours) are compared at equal cost this way. tokens[i] is the size
+// of ranked[i].
+func RecallAllWithin(gold []string, ranked [][]string, tokens []int, budget int) bool {
+	if len(gold) == 0 {
+		return false
+	}
+	var taken [][]string
+	used := 0
+	for i := 0; i < len(ranked) && i < len(tokens); i++ {
+		if used+tokens[i] <= budget {
+			used += tokens[i]
+			taken = append(taken, ranked[i])
+		}
+	}
+	return RecallAt(gold, taken, len(taken)).All
+}
+
 func citedIn(id string, ranked [][]string, k int) bool {
 	for i := 0; i < k && i < len(ranked); i++ {
 		if slices.Contains(ranked[i], id) {

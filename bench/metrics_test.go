@@ -31,6 +31,32 @@ func TestRecallAt(t *testing.T) {
 	}
 }
 
+func TestRecallAllWithin(t *testing.T) {
+	t.Parallel()
+	ranked := [][]string{{"a"}, {"x", "b"}, {"y"}, {"c"}}
+	tokens := []int{100, 300, 50, 50}
+	tests := []struct {
+		gold   []string
+		budget int
+		want   bool
+	}{
+		{[]string{"a"}, 100, true},       // the first item fills the budget exactly
+		{[]string{"a"}, 99, false},       // nothing fits
+		{[]string{"a", "b"}, 399, false}, // the second item would overflow
+		{[]string{"a", "b"}, 400, true},
+		{[]string{"y"}, 160, true},       // the second item does not fit and is skipped; the third does
+		{[]string{"a", "c"}, 150, false}, // a and y fill it; c no longer fits
+		{[]string{"a", "c"}, 200, true},
+		{[]string{"c"}, 1 << 20, true}, // a budget beyond the list: every item
+		{nil, 500, false},              // no gold: nothing to find
+	}
+	for _, tt := range tests {
+		if got := RecallAllWithin(tt.gold, ranked, tokens, tt.budget); got != tt.want {
+			t.Errorf("RecallAllWithin(%v, budget %d) = %v, want %v", tt.gold, tt.budget, got, tt.want)
+		}
+	}
+}
+
 func TestTally(t *testing.T) {
 	t.Parallel()
 	session := func(id string) string { s, _, _ := strings.Cut(id, ":"); return s }

@@ -233,7 +233,7 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 			arms = append(arms, locomo.NewEngineArm("mnemon -"+term+" term", e, corpus, locomo.EngineOptions{}))
 		}
 	}
-	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Progress: progress})
+	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Budgets: locomo.DefaultBudgets(), Progress: progress})
 	if err != nil {
 		return nil, fmt.Errorf("bench locomo: %w", err)
 	}
@@ -297,6 +297,7 @@ func writeLocomoMarkdown(w io.Writer, rep *locomo.Report, data string) {
 			f3(a.Headline.Session[i10]), f3(mh), a.TokensTop10, a.LatencyP50Ms, a.LatencyP95Ms)
 		fmt.Fprintln(w, row)
 	}
+	writeWithinTable(w, rep)
 	// Per category for the main arms; ablation rows only in the
 	// headline table, where their deltas are.
 	for _, a := range rep.Arms[:min(rep.MainArms, len(rep.Arms))] {
@@ -323,6 +324,40 @@ func writeLocomoMarkdown(w io.Writer, rep *locomo.Report, data string) {
 			}
 			fmt.Fprintf(w, "%s %s | %s | %s |\n", row, f3(c.RecallAny[i10]), f3(c.Frac[i10]), f3(c.Session[i10]))
 		}
+	}
+}
+
+// writeWithinTable writes recall_all within each token budget for the
+// main arms: the arms compared at equal cost, whatever their items' size.
+func writeWithinTable(w io.Writer, rep *locomo.Report) {
+	main := rep.Arms[:min(rep.MainArms, len(rep.Arms))]
+	if len(main) == 0 || len(main[0].Within) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n## Recall within a token budget (categories 1-4)")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "mnemon packs its answer within each budget, as for a caller that names one (token_budget); bm25's %d best turns "+
+		"are taken in rank order while they fit. A question counts when what is taken cites all its evidence.\n\n", locomo.BudgetLimit)
+	hdr, sep := "| arm |", "| --- |"
+	for _, b := range main[0].Within {
+		hdr += fmt.Sprintf(" recall_all within %d |", b.Tokens)
+		sep += " ---: |"
+	}
+	for _, b := range main[0].Within {
+		hdr += fmt.Sprintf(" multi-hop within %d |", b.Tokens)
+		sep += " ---: |"
+	}
+	fmt.Fprintln(w, hdr)
+	fmt.Fprintln(w, sep)
+	for _, a := range main {
+		row := "| " + a.Name + " |"
+		for _, b := range a.Within {
+			row += " " + f3(b.RecallAll) + " |"
+		}
+		for _, b := range a.Within {
+			row += " " + f3(b.MultiHop) + " |"
+		}
+		fmt.Fprintln(w, row)
 	}
 }
 
@@ -370,7 +405,7 @@ func locomoRunAPI(ctx context.Context, samples []locomo.Sample, ks []int, progre
 		locomo.NewAPIArm("mnemon via API, context 1", clients, corpus, client.Turns(1)),
 		bm,
 	}
-	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Progress: progress})
+	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Budgets: locomo.DefaultBudgets(), Progress: progress})
 	if err != nil {
 		return nil, fmt.Errorf("bench locomo: %w", err)
 	}

@@ -19,7 +19,8 @@ func TestBenchLocomo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"## Categories 1-4 (headline)", "| mnemon |", "| bm25 |", "| mnemon, no context |", "| mnemon, context 1 |", "5 adversarial (apart)", "recall_all@25"} {
+	for _, want := range []string{"## Categories 1-4 (headline)", "| mnemon |", "| bm25 |", "| mnemon, no context |", "| mnemon, context 1 |", "5 adversarial (apart)", "recall_all@25",
+		"## Recall within a token budget", "recall_all within 500", "multi-hop within 2000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}

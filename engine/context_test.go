@@ -194,3 +194,51 @@ func TestContextTapers(t *testing.T) {
 		t.Fatalf("%d of %d hits retrieved, %d with a window, %d alone, %d with its reply only; want all, more than %d with a window, some alone, the question with its reply:\n%s", hits, len(words), windows, alone, replies, engine.ContextFirst, res.Context)
 	}
 }
+
+// TestContextYieldsToTightBudget: an episode whose window of neighbours
+// does not fit what is left of the budget is packed alone rather than
+// dropped, so a tight budget holds every hit it can.
+func TestContextYieldsToTightBudget(t *testing.T) {
+	t.Parallel()
+	e, _, _ := newEngine(t)
+	ctx := context.Background()
+	long := "Ana: Honestly the whole week was a blur of meetings, school runs, a leaking dishwasher, two late trains and a birthday party I had completely forgotten about until the morning of it."
+	var evs []engine.Event
+	for i, text := range []string{long, "Bo: We took the kayak out on the lake.", long} {
+		evs = append(evs, engine.Event{Kind: memory.EpisodeUserMessage, Speaker: strings.ToLower(text[:2]), Content: text, OccurredAt: t0.Add(-5*time.Hour + time.Duration(i)*time.Minute)})
+	}
+	for i, text := range []string{long, "Ana: The kayak seal cracked again, so it's off to the repair shop.", long} {
+		evs = append(evs, engine.Event{Kind: memory.EpisodeUserMessage, Speaker: strings.ToLower(text[:3]), Content: text, OccurredAt: t0.Add(-time.Hour + time.Duration(i)*time.Minute)})
+	}
+	if _, err := e.Capture(ctx, engine.CaptureParams{Namespace: "tight", Events: evs}); err != nil {
+		t.Fatal(err)
+	}
+	kayaks := func(res *engine.Result) int {
+		n := 0
+		for _, it := range res.Items {
+			if strings.Contains(it.Content, "kayak") {
+				n++
+			}
+		}
+		return n
+	}
+	alone, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "tight", Query: "kayak", Context: engine.NoContext, Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "tight", Query: "kayak", Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kayaks(alone) != 2 || kayaks(wide) != 2 || wide.TokensUsed <= alone.TokensUsed {
+		t.Fatalf("set-up: alone %d tokens, with windows %d tokens:\n%s\n---\n%s", alone.TokensUsed, wide.TokensUsed, alone.Context, wide.Context)
+	}
+	// Room for both hits alone, not for their windows.
+	tight, err := e.Retrieve(ctx, engine.RetrieveParams{Namespace: "tight", Query: "kayak", Limit: 2, TokenBudget: alone.TokensUsed + 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kayaks(tight) != 2 || tight.TokensUsed > alone.TokensUsed+5 {
+		t.Fatalf("budget %d: %d of 2 hits packed in %d tokens:\n%s", alone.TokensUsed+5, kayaks(tight), tight.TokensUsed, tight.Context)
+	}
+}

@@ -121,13 +121,18 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 		shown = make(map[string]bool)
 	}
 
-	cost := func(c *scored) int {
+	// cost measures c as it would be packed: an episode with its window
+	// of neighbours unless alone.
+	costAs := func(c *scored, alone bool) int {
 		if shown != nil && c.en.V.Kind == memory.KindEpisodic {
-			// The window depends on what is already shown: measure it now.
-			nb, na := window(c.en.V, packed, shareOfBest(c, cands), p.Context)
-			st.RLock()
-			c.before, c.after = st.NeighboursLocked(c.en.V, nb, na, ContextGap, keep, shown)
-			st.RUnlock()
+			c.before, c.after = nil, nil
+			if !alone {
+				// The window depends on what is already shown: measure it now.
+				nb, na := window(c.en.V, packed, shareOfBest(c, cands), p.Context)
+				st.RLock()
+				c.before, c.after = st.NeighboursLocked(c.en.V, nb, na, ContextGap, keep, shown)
+				st.RUnlock()
+			}
 			c.lineToks = e.contextTokens(c, viewOf(p))
 		} else if c.lineToks == 0 {
 			c.lineToks, _ = e.lineTokens(c.en, viewOf(p))
@@ -138,6 +143,7 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 		}
 		return n
 	}
+	cost := func(c *scored) int { return costAs(c, false) }
 	// Texts already packed: the same words said in three sessions take one
 	// line, not three, citing all three. Only episodes are skipped so; a
 	// fact of the same words says more (its validity, its status), and
@@ -202,6 +208,11 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 			continue
 		}
 		n := cost(c)
+		if used+n > budget && (len(c.before) > 0 || len(c.after) > 0) {
+			// Its window does not fit: the episode alone may. A tight
+			// budget holds more hits this way than whole windows.
+			n = costAs(c, true)
+		}
 		if used+n > budget {
 			c.reason = fmt.Sprintf("does not fit: needs %d tokens, %d left", n, budget-used)
 			continue

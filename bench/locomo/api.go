@@ -111,6 +111,11 @@ func (a *APIArm) Name() string { return a.name }
 
 // Retrieve implements Arm, with the largest token budget as EngineArm.
 func (a *APIArm) Retrieve(ctx context.Context, s *Sample, question string, k int) ([]Item, error) {
+	return a.RetrieveWithin(ctx, s, question, k, engine.MaxTokenBudget)
+}
+
+// RetrieveWithin implements BudgetArm: the server packs within budget.
+func (a *APIArm) RetrieveWithin(ctx context.Context, s *Sample, question string, k, budget int) ([]Item, error) {
 	ns, ok := a.corpus.namespaces[s.ID]
 	if !ok {
 		return nil, fmt.Errorf("conversation %s was not ingested", s.ID)
@@ -120,7 +125,7 @@ func (a *APIArm) Retrieve(ctx context.Context, s *Sample, question string, k int
 		return nil, err
 	}
 	res, err := cl.Retrieve(ctx, client.RetrieveRequest{
-		Query: question, Limit: k, TokenBudget: engine.MaxTokenBudget, SessionID: QuestionSession, ContextTurns: a.turns,
+		Query: question, Limit: k, TokenBudget: budget, SessionID: QuestionSession, ContextTurns: a.turns,
 	})
 	if err != nil {
 		return nil, err

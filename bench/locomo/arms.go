@@ -134,12 +134,18 @@ func (a *EngineArm) Name() string { return a.name }
 // Retrieve implements Arm. The token budget is the largest allowed, so
 // ranking alone decides what the top k is.
 func (a *EngineArm) Retrieve(ctx context.Context, s *Sample, question string, k int) ([]Item, error) {
+	return a.RetrieveWithin(ctx, s, question, k, engine.MaxTokenBudget)
+}
+
+// RetrieveWithin implements BudgetArm: the engine packs within budget, as
+// it does for a caller that names one.
+func (a *EngineArm) RetrieveWithin(ctx context.Context, s *Sample, question string, k, budget int) ([]Item, error) {
 	ns, ok := a.corpus.namespaces[s.ID]
 	if !ok {
 		return nil, fmt.Errorf("conversation %s was not ingested", s.ID)
 	}
 	res, err := a.eng.Retrieve(ctx, engine.RetrieveParams{
-		Namespace: ns, Query: question, Limit: k, TokenBudget: engine.MaxTokenBudget,
+		Namespace: ns, Query: question, Limit: k, TokenBudget: budget,
 		Disable: a.opt.Disable, Context: a.opt.Context,
 	})
 	if err != nil {

@@ -19,6 +19,15 @@ type Arm interface {
 	Retrieve(ctx context.Context, s *Sample, question string, k int) ([]Item, error)
 }
 
+// BudgetArm is an arm that packs its own answer within a token budget, as
+// mnemon does for a caller that names one. Recall within a budget asks it
+// for the budget; other arms are asked for BudgetLimit items and a reader's
+// fill (bench.RecallAllWithin) is scored.
+type BudgetArm interface {
+	Arm
+	RetrieveWithin(ctx context.Context, s *Sample, question string, k, budget int) ([]Item, error)
+}
+
 // Item is one retrieved item: the turns it cites and its size.
 type Item struct {
 	Turns  []string
@@ -27,9 +36,23 @@ type Item struct {
 
 // Options tune a run.
 type Options struct {
-	Ks       []int     // cut-offs; default bench.DefaultKs()
+	Ks []int // cut-offs; default bench.DefaultKs()
+	// Budgets are token budgets at which recall_all is also scored: a
+	// BudgetArm is asked again with each budget; another arm once more
+	// for BudgetLimit items, of which those that fit the budget in rank
+	// order count. A question counts when they cite all its evidence.
+	// Arms are compared at equal cost this way. Nil: none.
+	Budgets  []int
 	Progress io.Writer // where progress is drawn; nil: nowhere
 }
+
+// BudgetLimit is how many items an arm is asked for when recall within
+// a token budget is scored: enough that no arm runs out of items before
+// its budget (a turn is about 30 tokens; 100 of them exceed 2,000).
+const BudgetLimit = 100
+
+// DefaultBudgets are the token budgets `mnemon bench locomo` reports.
+func DefaultBudgets() []int { return []int{500, 1000, 2000} }
 
 // Report is the outcome of a run: one result per arm.
 type Report struct {
@@ -57,6 +80,16 @@ type ArmResult struct {
 	TokensTop10  float64 `json:"tokens_top10_median"`
 	LatencyP50Ms float64 `json:"latency_p50_ms"`
 	LatencyP95Ms float64 `json:"latency_p95_ms"`
+	// Within is recall_all within each of Options.Budgets (categories
+	// 1-4, and multi-hop alone), in the order of the budgets.
+	Within []BudgetRecall `json:"recall_all_within,omitempty"`
+}
+
+// BudgetRecall is recall_all within one token budget.
+type BudgetRecall struct {
+	Tokens    int     `json:"tokens"`
+	RecallAll float64 `json:"recall_all"`
+	MultiHop  float64 `json:"multi_hop_recall_all"`
 }
 
 // CategoryScores are one category's scores.
@@ -108,6 +141,8 @@ func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Repor
 		cats := map[int]*bench.Tally{}
 		var lat []time.Duration
 		var toks []float64
+		within := make([]BudgetRecall, len(opt.Budgets))
+		headN, multiN := 0, 0
 		prog := bench.NewProgress(opt.Progress, "retrieve: "+arm.Name(), total)
 		for i := range samples {
 			s := &samples[i]
@@ -142,6 +177,15 @@ func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Repor
 					}
 					toks = append(toks, float64(n))
 				}
+				if len(opt.Budgets) > 0 && Headline(q.Category) {
+					if err := scoreWithin(ctx, arm, s, q, gold, opt.Budgets, within); err != nil {
+						return nil, err
+					}
+					headN++
+					if q.Category == MultiHop {
+						multiN++
+					}
+				}
 				prog.Add(1)
 			}
 		}
@@ -149,6 +193,14 @@ func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Repor
 		res := ArmResult{
 			Name: arm.Name(), Headline: head.Means(), TokensTop10: bench.Percentile(toks, 50),
 			LatencyP50Ms: bench.Percentile(bench.Millis(lat), 50), LatencyP95Ms: bench.Percentile(bench.Millis(lat), 95),
+		}
+		for i := range within {
+			within[i].Tokens = opt.Budgets[i]
+			within[i].RecallAll = mean(within[i].RecallAll, headN)
+			within[i].MultiHop = mean(within[i].MultiHop, multiN)
+		}
+		if len(within) > 0 {
+			res.Within = within
 		}
 		for c := MultiHop; c <= Adversarial; c++ {
 			if t := cats[c]; t != nil {
@@ -158,4 +210,42 @@ func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Repor
 		rep.Arms = append(rep.Arms, res)
 	}
 	return rep, nil
+}
+
+// scoreWithin adds, per budget, whether what arm answers within it cites
+// every gold turn: to RecallAll, and for a multi-hop question to MultiHop
+// too (sums; Run divides). A BudgetArm packs each budget itself; any
+// other arm is asked once for BudgetLimit items.
+func scoreWithin(ctx context.Context, arm Arm, s *Sample, q Question, gold []string, budgets []int, within []BudgetRecall) error {
+	var items []Item
+	var err error
+	for i, b := range budgets {
+		if ba, ok := arm.(BudgetArm); ok {
+			items, err = ba.RetrieveWithin(ctx, s, q.Text, BudgetLimit, b)
+		} else if i == 0 {
+			items, err = arm.Retrieve(ctx, s, q.Text, BudgetLimit)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %s: %q: %w", arm.Name(), s.ID, q.Text, err)
+		}
+		ranked := make([][]string, len(items))
+		tokens := make([]int, len(items))
+		for j, it := range items {
+			ranked[j], tokens[j] = it.Turns, it.Tokens
+		}
+		if bench.RecallAllWithin(gold, ranked, tokens, b) {
+			within[i].RecallAll++
+			if q.Category == MultiHop {
+				within[i].MultiHop++
+			}
+		}
+	}
+	return nil
+}
+
+func mean(sum float64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }

@@ -43,7 +43,7 @@ func TestRunTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(ctx, samples, []Arm{NewEngineArm("mnemon", eng, corpus, EngineOptions{}), bm}, Options{Ks: []int{1, 10}})
+	rep, err := Run(ctx, samples, []Arm{NewEngineArm("mnemon", eng, corpus, EngineOptions{}), bm}, Options{Ks: []int{1, 10}, Budgets: []int{1, 5000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +53,12 @@ func TestRunTiny(t *testing.T) {
 	for _, a := range rep.Arms {
 		if a.Headline.N != 4 || a.Headline.RecallAll[1] < 0.5 || a.TokensTop10 <= 0 {
 			t.Errorf("%s: headline %+v, tokens %v", a.Name, a.Headline, a.TokensTop10)
+		}
+		// One token fits no item; 5,000 fit every item the tiny
+		// conversations hold, so recall within it is recall at 100.
+		if len(a.Within) != 2 || a.Within[0].Tokens != 1 || a.Within[0].RecallAll != 0 ||
+			a.Within[1].RecallAll < a.Headline.RecallAll[1] {
+			t.Errorf("%s: recall within budgets %+v (recall_all@10 %v)", a.Name, a.Within, a.Headline.RecallAll[1])
 		}
 		if c := a.Categories[len(a.Categories)-1]; c.Category != Adversarial || c.N != 1 {
 			t.Errorf("%s: category 5 not reported apart: %+v", a.Name, a.Categories)
