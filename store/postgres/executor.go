@@ -73,7 +73,7 @@ func (e *executor) inTx(ctx context.Context, fn func(e *executor) error) error {
 	if e.storeReadOnly {
 		return errReadOnly(nil)
 	}
-	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{})
+	tx, err := e.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: beginWrite()})
 	if err != nil {
 		return fmt.Errorf("postgres: begin: %w", mapErr(err))
 	}

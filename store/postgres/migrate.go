@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -127,6 +128,32 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		}
 	}
 	return nil
+}
+
+// sqlstateUpgraded is the SQLSTATE beginWrite's check raises: the
+// database's schema is newer than this build's.
+const sqlstateUpgraded = "MN001"
+
+// beginWrite is the statement that opens every write transaction: BEGIN,
+// then mnemon_check_schema (migration 0003), which fails when a newer
+// mnemon has migrated the database since this store opened it. A serve or
+// worker left running on an old binary while a newer one upgrades the
+// schema would otherwise write rows in forms the newer schema no longer
+// reads. Both go in one round trip (a simple-protocol string of two
+// statements); a failed check makes pgx close the connection, so the
+// aborted transaction never returns to the pool.
+var beginWrite = sync.OnceValue(func() string {
+	return fmt.Sprintf("BEGIN; SELECT mnemon_check_schema(%d)", SchemaVersion())
+})
+
+// errUpgraded is memory.ErrSchemaTooNew for beginWrite's failed check;
+// newer is the schema version the database holds.
+func errUpgraded(newer string, cause error) error {
+	return &memory.Error{
+		Code: memory.CodeStoreCorrupt, Kind: memory.ErrSchemaTooNew, Cause: cause,
+		Message: fmt.Sprintf("%s: a newer mnemon upgraded the database to schema version %s while this process ran (it writes version %d); "+
+			"nothing was written: restart this process with the newer mnemon", memory.ErrSchemaTooNew, newer, SchemaVersion()),
+	}
 }
 
 // checkSchema is migrate's check for a read-only open: the schema must be

@@ -183,6 +183,8 @@ func mapErr(err error) error {
 		return &memory.Error{Code: memory.CodeInvalid, Kind: memory.ErrInvalid, Message: "a value cannot be stored: " + pe.Message, Cause: err}
 	case pe.Code == "25006": // read_only_sql_transaction
 		return errReadOnly(err)
+	case pe.Code == sqlstateUpgraded: // beginWrite's check
+		return errUpgraded(pe.Message, err)
 	case pe.Code == "53100": // disk_full
 		return fmt.Errorf("%w: %w", memory.ErrStorageFull, err)
 	case strings.HasPrefix(pe.Code, "XX"): // data_corrupted, index_corrupted

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -143,6 +144,43 @@ func TestSchemaTooNew(t *testing.T) {
 	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "upgrade mnemon") {
 		t.Errorf("the error does not tell the user what to do: %v", err)
 	}
+}
+
+// TestWriteRefusedAfterUpgradeUnderneath: a store left open while a newer
+// mnemon migrates its schema refuses every write from then on, with
+// ErrSchemaTooNew and nothing written, and its pool stays usable.
+func TestWriteRefusedAfterUpgradeUnderneath(t *testing.T) {
+	url := pgtest.Schema(t)
+	st := open(t, url)
+	ctx := t.Context()
+	m := newMemory("up", "mem_before")
+	must(t, st.InTx(ctx, func(tx memory.Executor) error { return tx.CreateMemory(ctx, m) }))
+
+	newer := postgres.SchemaVersion() + 1
+	if _, err := st.Pool().Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'from_the_future', now())`, newer); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // more than once: a refused begin must not poison the pool
+		err := st.InTx(ctx, func(tx memory.Executor) error {
+			return tx.CreateMemory(ctx, newMemory("up", fmt.Sprintf("mem_after_%d", i)))
+		})
+		if !errors.Is(err, memory.ErrSchemaTooNew) {
+			t.Fatalf("write %d after the upgrade: got %v, want ErrSchemaTooNew", i, err)
+		}
+		var pe *memory.Error
+		if !errors.As(err, &pe) || !strings.Contains(pe.Message, fmt.Sprintf("schema version %d", newer)) || !strings.Contains(pe.Message, "restart this process") {
+			t.Errorf("the error does not say what happened and what to do: %v", err)
+		}
+	}
+	var n int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM memories WHERE namespace = 'up'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("memories in the namespace: %d (%v), want the one written before", n, err)
+	}
+	// Reads still work, and writes again once the schema is this build's.
+	if _, err := st.Pool().Exec(ctx, `DELETE FROM schema_migrations WHERE version = $1`, newer); err != nil {
+		t.Fatal(err)
+	}
+	must(t, st.InTx(ctx, func(tx memory.Executor) error { return tx.CreateMemory(ctx, newMemory("up", "mem_after")) }))
 }
 
 func must(t *testing.T, err error) {
