@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -78,6 +79,22 @@ func asksAboutPast(ws []string) bool {
 		}
 	}
 	return false
+}
+
+// timeOfAsking matches the words that say a question asks about now
+// ("these days", "at the moment", "currently"): readQuery notes them
+// (current), and they are no topic. As search terms "these days" would
+// find every "long day" and "currently" every "current".
+var timeOfAsking = regexp.MustCompile(`(?i)\b(?:these days|at the moment|right now|at present|as of now|nowadays|lately|currently)\b`)
+
+// topicOf returns query without the words that say when it asks about,
+// for the search channels; query itself when nothing else is left.
+func topicOf(query string) string {
+	t := timeOfAsking.ReplaceAllString(query, " ")
+	if t == query || strings.IndexFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		return query
+	}
+	return t
 }
 
 // asksAboutNow reports whether a question asks what holds now.

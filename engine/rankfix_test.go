@@ -662,3 +662,72 @@ func TestHistoryKeepsStaleTurnsDown(t *testing.T) {
 		}
 	}
 }
+
+// What holds now, asked and told in everyday words: the words that say a
+// question is about now are no topic ("these days" finds no "long day"), a
+// sign-up or a "scratch that" is a change, and a question about one of the
+// user's people follows a later change to them as one about the user does.
+func TestNowInEverydayWords(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		sessions [][]string
+		query    string
+		want     string // in the first item
+	}{
+		{
+			name: "these days is no topic",
+			sessions: [][]string{
+				{"what a day, the train sat outside the station for forty minutes", "I swim at the lido before work, three mornings a week"},
+			},
+			query: "how do I keep fit these days?",
+			want:  "lido",
+		},
+		{
+			name: "a sign-up is a change",
+			sessions: [][]string{
+				{"been doing pilates at the community hall on tuesdays"},
+				{"pilates wasn't for me tbh, signed up for a rowing club on the river"},
+			},
+			query: "what do I do to keep fit at the moment?",
+			want:  "rowing",
+		},
+		{
+			name: "scratch that is a change",
+			sessions: [][]string{
+				{"thinking we do the anniversary dinner at Luca's on the 14th"},
+				{"scratch Luca's, booked the tasting menu at Marrow instead"},
+			},
+			query: "where am I having the anniversary dinner?",
+			want:  "Marrow",
+		},
+		{
+			name: "the user's people change too",
+			sessions: [][]string{
+				{"my brother Tomasz is flying in from Gdansk on the 3rd"},
+				{"Tomasz pushed his flight, landing on the 10th now"},
+			},
+			query: "when does my brother get here?",
+			want:  "10th",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e, clk, _ := newEngine(t)
+			start := clk.Now().Add(-10 * day)
+			for i, texts := range tt.sessions {
+				captureSession(t, e, "ns", fmt.Sprintf("s%d", i), start.Add(time.Duration(i)*2*day), texts...)
+			}
+			res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: tt.query,
+				Scope: memory.Scope{UserID: "u1", SessionID: "later"}, Context: engine.NoContext})
+			if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, tt.want) {
+				var why []string
+				for _, it := range res.Items {
+					why = append(why, it.Content+" | "+it.Explanation)
+				}
+				t.Fatalf("%q: want %q first, got:\n%s", tt.query, tt.want, strings.Join(why, "\n"))
+			}
+		})
+	}
+}

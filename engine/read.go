@@ -222,12 +222,13 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 	now := e.clock.Now()
 	r := e.ranking
-	qterms := e.analyzer.QueryTerms(p.Query)
-	keywords := keywordQuery(p.Query, qterms)
+	topic := topicOf(p.Query)
+	qterms := e.analyzer.QueryTerms(topic)
+	keywords := keywordQuery(topic, qterms)
 	// The trace keeps what the retrieval's model calls cost (none, and no
 	// counting, without a model provider).
 	ctx, tally := e.tallied(ctx, false)
-	qvecs, notes, err := e.queryVectors(ctx, st, p.Query)
+	qvecs, notes, err := e.queryVectors(ctx, st, topic)
 	if err != nil {
 		return nil, nil, fmt.Errorf("retrieve: embed query: %w", err)
 	}
@@ -375,7 +376,10 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			sortRanked(cands)
 		}
 	}
-	if !q.past && (q.self || q.current) {
+	if !q.past && (q.self || q.current || q.relation != "") {
+		// The user's own values, what holds now, and the user's people
+		// ("when is my sister visiting?" after "she cancelled, coming in
+		// March instead").
 		again := demoteReplaced(st, cands, qterms, r)
 		var followed bool
 		if cands, followed = e.followChanges(st, cands, keep, r, q.current); again || followed {

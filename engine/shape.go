@@ -87,11 +87,15 @@ var changeWords = map[string]bool{
 	"bought": true, "ported": true, "upgraded": true, "cancelled": true, "canceled": true,
 	"joined": true, "retired": true, "swapped": true, "traded": true, "ripped": true, "scrapped": true,
 	"dumped": true, "ditching": true, "swapping": true, "replacing": true, "rid": true,
+	"scratch": true, "signed": true, "enrolled": true,
 }
 
-// movedWords are change words only when a place or direction follows:
-// "moved to Leeds", "moving house", not "genuinely moved" by a film.
-var movedWords = map[string]bool{"moved": true, "moving": true}
+// changeNeedsNext are change words only when one of the given words
+// follows: "moved to Leeds", "moving house", not "genuinely moved" by a
+// film; "signed up at the climbing gym", not "signed the lease".
+var changeNeedsNext = map[string]map[string]bool{
+	"moved": moveTargets, "moving": moveTargets, "signed": {"up": true},
+}
 
 // moveTargets are the words after "moved" that make it a move.
 var moveTargets = map[string]bool{
@@ -167,7 +171,7 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
 			s |= shapeNumber
 		}
-		if changeWords[lw] && (!movedWords[lw] || i+1 < len(words) && moveTargets[strings.ToLower(words[i+1])]) &&
+		if next := changeNeedsNext[lw]; changeWords[lw] && (next == nil || i+1 < len(words) && next[strings.ToLower(words[i+1])]) &&
 			(lw != "now" || i == 0 || !notChangeBeforeNow[strings.ToLower(words[i-1])]) {
 			s |= shapeChange
 		}
