@@ -731,3 +731,19 @@ func TestNowInEverydayWords(t *testing.T) {
 		})
 	}
 }
+
+// A reaction padded with particles is still small talk: "ok that's
+// actually super clear, thanks" says no more than "clear", and must not
+// outrank the answer for a question it shares only an adverb with.
+func TestParticlesAreNoContent(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-6 * day)
+	captureSession(t, e, "ns", "a", start, "can you explain how a heat pump works?", "agent: It moves heat from outside in rather than making it.", "ok that's actually super clear, thanks")
+	captureSession(t, e, "ns", "b", start.Add(day), "been devouring Octavia Butler lately, finished Kindred in two nights")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "which author am I really into?",
+		Scope: memory.Scope{UserID: "u1", SessionID: "c"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Butler") {
+		t.Fatalf("want the Butler turn first, got %v", contents(res))
+	}
+}

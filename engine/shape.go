@@ -282,16 +282,31 @@ func speaksOfAPerson(words []string) bool {
 const chatterRank = 20000
 
 // commonWordsOnly reports whether text has at most max content words, all
-// of them among the chatterRank most frequent English words.
+// of them among the chatterRank most frequent English words. Discourse
+// particles ("ok", "thanks", "actually") are common and no content word:
+// "ok that's actually clear, thanks" says as little as "clear".
 func commonWordsOnly(text string, an *search.Analyzer, max int) bool {
 	tb := vectors.Load()
 	n, common := 0, true
 	an.Words(text, func(word, _ string) {
+		if discourseParticles[word] {
+			return
+		}
 		n++
 		r, ok := tb.Lookup(word)
 		common = common && ok && tb.Rank(r) < chatterRank
 	})
 	return n <= max && common
+}
+
+// discourseParticles are words chat uses to react, hedge or fill, never to
+// say what: they carry no topic.
+var discourseParticles = map[string]bool{
+	"ok": true, "okay": true, "yeah": true, "yep": true, "yup": true, "yes": true, "sure": true,
+	"thanks": true, "thank": true, "thx": true, "cheers": true, "lol": true, "haha": true,
+	"tbh": true, "actually": true, "really": true, "honestly": true, "basically": true,
+	"literally": true, "totally": true, "anyway": true, "oh": true, "ah": true, "hmm": true,
+	"wow": true, "well": true,
 }
 
 // opensOnSomeoneElse reports whether a turn's first words name someone
