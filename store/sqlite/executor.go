@@ -328,6 +328,7 @@ func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 	w := where{args: []any{p.Namespace}}
 	if p.SessionID != "" {
 		w.eq("session_id", p.SessionID)
+		w.sb.WriteString(" AND session_id <> ''") // episodes_by_session is partial on it
 	}
 	if len(p.IDs) > 0 {
 		w.in("id", p.IDs)
@@ -1227,11 +1228,15 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 
 func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	w := where{args: []any{p.Namespace}}
+	// admissions_by_memory and admissions_by_episode hold an id's last 8
+	// characters (migration 0021); the row holds all of it.
 	if p.MemoryID != "" {
+		w.cond("substr(memory_id, -8) = substr(?, -8)", p.MemoryID)
 		w.eq("memory_id", p.MemoryID)
 		w.sb.WriteString(" AND memory_id <> ''") // admissions_by_memory is partial on it
 	}
 	if p.EpisodeID != "" {
+		w.cond("substr(episode_id, -8) = substr(?, -8)", p.EpisodeID)
 		w.eq("episode_id", p.EpisodeID)
 	}
 	if p.Decision != "" {
@@ -1240,8 +1245,8 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	w.args = append(w.args, limitArg(p.Limit))
 	from := ` FROM admissions`
 	if p.EpisodeID != "" && p.MemoryID == "" {
-		// admissions_by_episode is (namespace, episode_id) alone (migration
-		// 0019): an episode's few rows are sorted after. Without statistics
+		// admissions_by_episode is (namespace, the id's tail) alone
+		// (migrations 0019, 0021): an episode's few rows are sorted after. Without statistics
 		// the planner would rather walk admissions_by_time to skip that
 		// sort, i.e. the namespace's whole log.
 		from += ` INDEXED BY admissions_by_episode`
