@@ -259,7 +259,7 @@ func decodeEpisode(d *decoder) *memory.Episode {
 	d.json(&ep.Metadata)
 	ep.OccurredAt = d.time()
 	ep.RecordedAt = d.time()
-	ep.ContentHash = d.hash()
+	ep.ContentHash = d.hash(ep.Content)
 	return ep
 }
 
@@ -291,7 +291,7 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 			args := []any{
 				p.Namespace, ep.ID, ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, ep.Scope.SessionID,
 				string(ep.Kind), ep.Speaker, ep.Content, c.json("metadata", ep.Metadata),
-				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), hashArg(ep.ContentHash),
+				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), episodeHashArg(ep.ContentHash, ep.Content),
 			}
 			if c.err != nil {
 				return memory.Within(c.err, "episode %s", ep.ID)
@@ -334,11 +334,13 @@ func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 		w.in("id", p.IDs)
 	}
 	if p.ContentHash != "" {
-		// episodes_by_hash holds the hash's first 8 bytes; the row
-		// holds all of it.
-		h := hashArg(p.ContentHash)
-		w.cond("substr(content_hash, 1, 8) = substr(?, 1, 8)", h)
-		w.eq("content_hash", h)
+		// episodes_by_hash holds the hash's first 8 bytes; the row holds
+		// all of it, or only those 8 when the hash is its content's
+		// SHA-256 (migration 0021): listEpisodes compares the hash as read.
+		full, short := hashLookupArgs(p.ContentHash)
+		w.cond("substr(content_hash, 1, 8) = substr(?, 1, 8)", full)
+		w.sb.WriteString(" AND content_hash IN (?, ?)")
+		w.args = append(w.args, full, short)
 	}
 	if !p.OccurredAt.IsZero() {
 		var c encoder
@@ -371,6 +373,13 @@ func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams
 // that match p.
 func (e *executor) listEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
 	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listEpisodesQuery(p) }, decodeEpisode)
+	if err == nil && p.ContentHash != "" {
+		// A row holding 8 bytes of a hash matched on them alone: the hash
+		// as read, from its content, decides. (Two texts whose SHA-256
+		// share 64 bits is the one case where the limit counts a row
+		// dropped here.)
+		out = slices.DeleteFunc(out, func(ep *memory.Episode) bool { return ep.ContentHash != p.ContentHash })
+	}
 	if err != nil || p.Held {
 		return out, err // purged episodes are all in the archive
 	}

@@ -1,10 +1,14 @@
 package sqlite
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -19,7 +23,14 @@ func TestMigrationFewerBTrees(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
 	old := openAtSchema(t, path, 20)
+	sum := sha256.Sum256([]byte("the first text"))
+	hash := hex.EncodeToString(sum[:])
 	execAll(t, old,
+		// e-d holds its text's SHA-256 (shortened by the migration); e-e
+		// another text's (kept whole).
+		fmt.Sprintf(`INSERT INTO episodes VALUES
+			('n', 'e-d', '', '', '', '', 'user_message', 'user', 'the first text', 'null', 4, 4, x'%[1]s'),
+			('n', 'e-e', '', '', '', '', 'user_message', 'user', 'not that text', 'null', 5, 5, x'%[1]s')`, hash),
 		// e-a-tail0001 and e-b-tail0001 end alike: one index key.
 		`INSERT INTO episodes VALUES
 			('n', 'e-a-tail0001', '', '', '', 's1', 'user_message', 'user', 'the first text', 'null', 1, 1, 'h1'),
@@ -106,6 +117,29 @@ func TestMigrationFewerBTrees(t *testing.T) {
 	eps, err := s.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "n", SessionID: "s1"})
 	if err != nil || len(eps) != 2 || eps[0].ID != "e-a-tail0001" || eps[1].ID != "e-b-tail0001" {
 		t.Errorf("episodes of s1: %d, %v", len(eps), err)
+	}
+
+	var lens string
+	if err := s.reader.QueryRowContext(ctx, `SELECT group_concat(length(content_hash), ',') FROM
+		(SELECT content_hash FROM episodes WHERE namespace = 'n' AND id IN ('e-d', 'e-e') ORDER BY id)`).Scan(&lens); err != nil || lens != "8,32" {
+		t.Errorf("stored hashes of e-d, e-e: %s bytes, %v; want 8,32", lens, err)
+	}
+	eps, err = s.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "n", ContentHash: hash})
+	if err != nil || len(eps) != 2 || eps[0].ID != "e-d" || eps[1].ID != "e-e" || eps[0].ContentHash != hash || eps[1].ContentHash != hash {
+		t.Errorf("episodes by hash: %d, %v", len(eps), err)
+	}
+	// A new episode of the same text: 8 bytes stored, the whole hash read.
+	if err := s.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: []*memory.Episode{{
+		ID: "e-f", Namespace: "n", Kind: memory.EpisodeUserMessage, Content: "the first text", ContentHash: hash,
+		OccurredAt: time.Unix(6, 0), RecordedAt: time.Unix(6, 0)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if ep, err := s.GetEpisode(ctx, memory.GetParams{Namespace: "n", ID: "e-f"}); err != nil || ep.ContentHash != hash {
+		t.Errorf("e-f: %+v, %v", ep, err)
+	}
+	eps, err = s.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "n", ContentHash: hash, OccurredAt: time.Unix(6, 0)})
+	if err != nil || len(eps) != 1 || eps[0].ID != "e-f" {
+		t.Errorf("episodes by hash and time: %d, %v", len(eps), err)
 	}
 
 	// a-1 referred to its episode's text; the episode goes, the text stays.

@@ -15,6 +15,10 @@
 --    characters, not its 30 (as versions_episode_text does): the queries
 --    probe substr(id, -8) and compare the whole id on the row. An id's
 --    tail is the random part of a ULID.
+--  * an episode whose content hash is the SHA-256 of its text keeps its
+--    first 8 bytes (the ones episodes_by_hash indexes); the read derives
+--    the rest. SQL has no SHA-256: the rows are rewritten by this
+--    migration's Go step (migrate_btrees.go).
 
 DROP INDEX episodes_by_session;
 CREATE INDEX episodes_by_session ON episodes (namespace, session_id, occurred_at) WHERE session_id <> '';
