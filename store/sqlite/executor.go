@@ -1255,9 +1255,10 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	from := ` FROM admissions`
 	if p.EpisodeID != "" && p.MemoryID == "" {
 		// admissions_by_episode is (namespace, the id's tail) alone
-		// (migrations 0019, 0021): an episode's few rows are sorted after. Without statistics
-		// the planner would rather walk admissions_by_time to skip that
-		// sort, i.e. the namespace's whole log.
+		// (migrations 0019, 0021): an episode's few rows are sorted
+		// after. Without statistics the planner would rather walk
+		// admissions_by_time to skip that sort, i.e. the namespace's
+		// whole log.
 		from += ` INDEXED BY admissions_by_episode`
 	}
 	return `SELECT ` + admissionCols + from + ` WHERE namespace = ?` + w.sb.String() +
