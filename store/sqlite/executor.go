@@ -1253,12 +1253,15 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	}
 	w.args = append(w.args, limitArg(p.Limit))
 	from := ` FROM admissions`
-	if p.EpisodeID != "" && p.MemoryID == "" {
-		// admissions_by_episode is (namespace, the id's tail) alone
-		// (migrations 0019, 0021): an episode's few rows are sorted
-		// after. Without statistics the planner would rather walk
-		// admissions_by_time to skip that sort, i.e. the namespace's
-		// whole log.
+	// admissions_by_memory and admissions_by_episode are (namespace, the
+	// id's tail) alone (migrations 0019, 0021): a memory's or an
+	// episode's few rows are sorted after. Without statistics the planner
+	// would rather walk admissions_by_time to skip that sort, i.e. the
+	// namespace's whole log.
+	switch {
+	case p.MemoryID != "":
+		from += ` INDEXED BY admissions_by_memory`
+	case p.EpisodeID != "":
 		from += ` INDEXED BY admissions_by_episode`
 	}
 	return `SELECT ` + admissionCols + from + ` WHERE namespace = ?` + w.sb.String() +

@@ -14,7 +14,9 @@
 --  * admissions_by_episode and admissions_by_memory hold the id's last 8
 --    characters, not its 30 (as versions_episode_text does): the queries
 --    probe substr(id, -8) and compare the whole id on the row. An id's
---    tail is the random part of a ULID.
+--    tail is the random part of a ULID. admissions_by_memory no longer
+--    ends at created_at: a memory's admissions are few (reinforcements
+--    are pruned), and are sorted after; ListAdmissions names the index.
 --  * an episode whose content hash is the SHA-256 of its text keeps its
 --    first 8 bytes (the ones episodes_by_hash indexes); the read derives
 --    the rest. SQL has no SHA-256: the rows are rewritten by this
@@ -38,7 +40,7 @@ ALTER TABLE changes_v21 RENAME TO changes;
 DROP INDEX admissions_by_episode;
 CREATE INDEX admissions_by_episode ON admissions (namespace, substr(episode_id, -8));
 DROP INDEX admissions_by_memory;
-CREATE INDEX admissions_by_memory ON admissions (namespace, substr(memory_id, -8), created_at) WHERE memory_id <> '';
+CREATE INDEX admissions_by_memory ON admissions (namespace, substr(memory_id, -8)) WHERE memory_id <> '';
 
 -- The episode's delete trigger finds its admissions through the new
 -- admissions_by_episode.
