@@ -252,7 +252,7 @@ func decodeEpisode(d *decoder) *memory.Episode {
 		Namespace: d.sym(),
 		ID:        d.str(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
-		Kind:      memory.EpisodeKind(d.sym()),
+		Kind:      memory.EpisodeKind(d.episodeKind()),
 		Speaker:   d.sym(),
 		Content:   d.str(),
 	}
@@ -290,7 +290,7 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 			var c encoder
 			args := []any{
 				p.Namespace, ep.ID, ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, ep.Scope.SessionID,
-				string(ep.Kind), ep.Speaker, ep.Content, c.json("metadata", ep.Metadata),
+				encodeEpisodeKind(string(ep.Kind)), ep.Speaker, ep.Content, episodeMetadata(&c, ep.Metadata),
 				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), episodeHashArg(ep.ContentHash, ep.Content),
 			}
 			if c.err != nil {

@@ -31,6 +31,10 @@ func TestMigrationFewerBTrees(t *testing.T) {
 		fmt.Sprintf(`INSERT INTO episodes VALUES
 			('n', 'e-d', '', '', '', '', 'user_message', 'user', 'the first text', 'null', 4, 4, x'%[1]s'),
 			('n', 'e-e', '', '', '', '', 'user_message', 'user', 'not that text', 'null', 5, 5, x'%[1]s')`, hash),
+		// Kinds and metadata: coded, kept as text (task_result), JSON kept.
+		`INSERT INTO episodes VALUES
+			('n', 'e-t', '', '', '', 's2', 'task_result', 'agent', 'done', '{"outcome":"success"}', 7, 7, 'h7'),
+			('n', 'e-o', '', '', '', '', 'observation', 'tool', 'seen', '{}', 8, 8, 'h8')`,
 		// e-a-tail0001 and e-b-tail0001 end alike: one index key.
 		`INSERT INTO episodes VALUES
 			('n', 'e-a-tail0001', '', '', '', 's1', 'user_message', 'user', 'the first text', 'null', 1, 1, 'h1'),
@@ -140,6 +144,22 @@ func TestMigrationFewerBTrees(t *testing.T) {
 	eps, err = s.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: "n", ContentHash: hash, OccurredAt: time.Unix(6, 0)})
 	if err != nil || len(eps) != 1 || eps[0].ID != "e-f" {
 		t.Errorf("episodes by hash and time: %d, %v", len(eps), err)
+	}
+
+	var kinds string
+	if err := s.reader.QueryRowContext(ctx, `SELECT group_concat(hex(kind) || ':' || metadata, ',') FROM
+		(SELECT kind, metadata FROM episodes WHERE namespace = 'n' AND id IN ('e-d', 'e-t', 'e-o') ORDER BY id)`).Scan(&kinds); err != nil ||
+		kinds != `01:,06:{},7461736B5F726573756C74:{"outcome":"success"}` {
+		t.Errorf("stored kinds and metadata of e-d, e-o, e-t: %s, %v", kinds, err)
+	}
+	for id, want := range map[string]memory.EpisodeKind{"e-d": memory.EpisodeUserMessage, "e-t": memory.EpisodeTaskResult, "e-o": memory.EpisodeObservation, "e-f": memory.EpisodeUserMessage} {
+		ep, err := s.GetEpisode(ctx, memory.GetParams{Namespace: "n", ID: id})
+		if err != nil || ep.Kind != want || (id == "e-t") != (ep.Metadata["outcome"] == "success") || id != "e-t" && len(ep.Metadata) != 0 {
+			t.Errorf("%s: %+v, %v; want kind %s", id, ep, err, want)
+		}
+	}
+	if tr, err := s.ListTaskResults(ctx, memory.ListTaskResultsParams{Namespace: "n"}); err != nil || len(tr) != 1 || tr[0].ID != "e-t" {
+		t.Errorf("task results: %d, %v", len(tr), err)
 	}
 
 	// a-1 referred to its episode's text; the episode goes, the text stays.

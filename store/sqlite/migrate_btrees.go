@@ -6,11 +6,25 @@ import (
 	"errors"
 )
 
-// migrateEpisodeHashes is migration 0021's Go step: an episode whose hash
-// is the SHA-256 of its content keeps only its first 8 bytes (the read
-// derives the rest; see episodeHashArg). SQL has no SHA-256, so the rows
-// are read in batches and written back here.
-func migrateEpisodeHashes(ctx context.Context, e *executor) error {
+// episodeMetadata is the stored form of an episode's metadata: its JSON,
+// or "" for none (migration 0021; "null" in older rows).
+func episodeMetadata(c *encoder, m map[string]string) string {
+	if s := c.json("metadata", m); s != "null" {
+		return s
+	}
+	return ""
+}
+
+// migrateEpisodes is migration 0021's Go step: episode kinds as codes
+// (encodeEpisodeKind), no metadata as "", and an episode whose hash is the
+// SHA-256 of its content keeps only its first 8 bytes (the read derives
+// the rest; see episodeHashArg). SQL has no SHA-256, so those rows are read
+// in batches and written back here.
+func migrateEpisodes(ctx context.Context, e *executor) error {
+	if _, err := e.exec(ctx, `UPDATE episodes SET kind = `+episodeKindSQL("kind")+`,
+	metadata = CASE metadata WHEN 'null' THEN '' ELSE metadata END`); err != nil {
+		return mapErr(err)
+	}
 	type short struct {
 		rowid int64
 		b     any

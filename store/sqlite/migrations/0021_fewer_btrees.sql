@@ -20,7 +20,9 @@
 --  * an episode whose content hash is the SHA-256 of its text keeps its
 --    first 8 bytes (the ones episodes_by_hash indexes); the read derives
 --    the rest. SQL has no SHA-256: the rows are rewritten by this
---    migration's Go step (migrate_btrees.go).
+--    migration's Go step (migrate_btrees.go), which also stores episode
+--    kinds as one-character codes (episodeKindNames; task_result keeps its
+--    text, which partial indexes name) and no metadata as '' ('null').
 
 DROP INDEX episodes_by_session;
 CREATE INDEX episodes_by_session ON episodes (namespace, session_id, occurred_at) WHERE session_id <> '';
