@@ -12,7 +12,11 @@ import (
 // and updateVersionState append to it.
 
 const (
-	qInsertChange = `INSERT INTO changes (namespace, version_id, updated_at) VALUES (?, ?, ?)`
+	// seq is the namespace's newest + 1 (migration 0021: the log is keyed
+	// (namespace, seq), WITHOUT ROWID); the probe reads the leaf the insert
+	// writes. Writers are serialised, so two cannot take the same number.
+	qInsertChange = `INSERT INTO changes (namespace, seq, version_id, updated_at)
+	VALUES (?1, coalesce((SELECT max(seq) FROM changes WHERE namespace = ?1), 0) + 1, ?2, ?3)`
 	// One statement reads the horizon with the entries, so a prune cannot
 	// slip between the two: a row with seq -1 says entries after the
 	// position asked for were pruned.
@@ -22,8 +26,8 @@ const (
 	SELECT -1, '', 0 FROM change_horizons WHERE namespace = ? AND pruned_through > ?
 	ORDER BY 1 LIMIT ?`
 	// The newest entry written before the cutoff, but never the namespace's
-	// newest: sequence numbers are rowids (max + 1), so keeping the newest
-	// row keeps them from being handed out again.
+	// newest: sequence numbers are the namespace's max + 1, so keeping the
+	// newest row keeps them from being handed out again.
 	qPruneCut = `SELECT COALESCE(MAX(seq), 0) FROM changes
 	WHERE namespace = ? AND updated_at < ?
 	  AND seq < (SELECT MAX(seq) FROM changes WHERE namespace = ?)`

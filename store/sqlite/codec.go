@@ -377,7 +377,7 @@ func (d *decoder) timePtr() *time.Time {
 // leaves dst nil.
 func (d *decoder) json(dst any) {
 	s := d.str()
-	if s == "null" || d.err != nil {
+	if s == "null" || s == "" || d.err != nil { // "": episodes' nil metadata (migration 0021)
 		return
 	}
 	if err := decodeJSON(s, dst); err != nil {

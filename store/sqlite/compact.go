@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -34,8 +36,39 @@ func hashArg(h string) any {
 	return b
 }
 
-// hash reads a content hash stored by hashArg.
-func (d *decoder) hash() string {
+// derivedHashLen is how many bytes of an episode's hash are stored when the
+// hash is the SHA-256 of its content (migration 0021): the read computes
+// the rest from the content, and episodes_by_hash indexes those bytes.
+const derivedHashLen = 8
+
+// episodeHashArg is how an episode's content hash is stored: its first 8
+// bytes when it is the SHA-256 of content (every episode the engine makes;
+// episodes are never updated, so it stays derivable), hashArg's form
+// otherwise.
+func episodeHashArg(h, content string) any {
+	a := hashArg(h)
+	if b, ok := a.([]byte); ok {
+		if sum := sha256.Sum256([]byte(content)); bytes.Equal(sum[:], b) {
+			return b[:derivedHashLen]
+		}
+	}
+	return a
+}
+
+// hashLookupArgs are the values a stored hash of h may take: hashArg's
+// form, and for a SHA-256 its derived prefix (which only the episode's
+// content can confirm: the caller compares the hash as read).
+func hashLookupArgs(h string) (full, short any) {
+	full = hashArg(h)
+	if b, ok := full.([]byte); ok {
+		return full, b[:derivedHashLen]
+	}
+	return full, full
+}
+
+// hash reads a content hash stored by episodeHashArg (or hashArg), content
+// being the episode's text.
+func (d *decoder) hash(content string) string {
 	i := d.next()
 	if i < 0 {
 		return ""
@@ -44,7 +77,16 @@ func (d *decoder) hash() string {
 	case kindText:
 		return d.src.textAt(i)
 	case kindBlob:
-		return hex.EncodeToString(d.src.blobAt(i))
+		b := d.src.blobAt(i)
+		if len(b) == derivedHashLen {
+			sum := sha256.Sum256([]byte(content))
+			if !bytes.Equal(sum[:derivedHashLen], b) {
+				d.fail(i, "the first bytes of the content's SHA-256")
+				return ""
+			}
+			return hex.EncodeToString(sum[:])
+		}
+		return hex.EncodeToString(b)
 	default:
 		d.fail(i, "TEXT or BLOB")
 		return ""

@@ -19,7 +19,7 @@ const (
 	// ones; both groupings walk an index that covers what they read.
 	qGetSession = `SELECT session_id, SUM(n), MIN(first_at), MAX(last_at) FROM (
 	  SELECT session_id, COUNT(*) AS n, MIN(occurred_at) AS first_at, MAX(occurred_at) AS last_at
-	  FROM episodes WHERE namespace = ?1 AND session_id = ?2 GROUP BY session_id
+	  FROM episodes WHERE namespace = ?1 AND session_id = ?2 AND session_id <> '' GROUP BY session_id
 	  UNION ALL
 	  SELECT session_id, SUM(episodes), MIN(first_at), MAX(last_at)
 	  FROM episode_archive WHERE namespace = ?1 AND session_id = ?2 GROUP BY session_id)
@@ -49,13 +49,14 @@ const (
 	// was purged into the archive (episodes_by_session answers).
 	qFoldableSessions = `SELECT ` + summaryCols + ` FROM session_summaries s
 	WHERE s.namespace = ?1 AND s.folded = 0 AND s.last_at < ?2
-	  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.namespace = ?1 AND e.session_id = s.session_id)
+	  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.namespace = ?1 AND e.session_id = s.session_id
+	                  AND e.session_id <> '')
 	ORDER BY s.last_at, s.session_id LIMIT ?3`
 	qFoldSessions = `UPDATE session_summaries SET memory_id = ?1, version_id = ?2, folded = 1
 	WHERE namespace = ?3 AND (memory_id = ?1 OR session_id IN (SELECT value FROM json_each(?4)))`
 
 	qDeleteSlotVersions    = `DELETE FROM versions WHERE namespace = ? AND memory_id = ? RETURNING id`
-	qDeleteSlotAdmissions  = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ? AND memory_id <> ''`
+	qDeleteSlotAdmissions  = `DELETE FROM admissions WHERE namespace = ?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2 AND memory_id <> ''`
 	qDeleteSlotFeedback    = `DELETE FROM feedback WHERE namespace = ? AND memory_id = ?`
 	qDeleteSlot            = `DELETE FROM memories WHERE namespace = ? AND id = ?`
 	qDeleteVersion         = `DELETE FROM versions WHERE namespace = ? AND id = ? RETURNING memory_id`
@@ -85,7 +86,7 @@ var (
 // the duplicates recognised as it) copied its text, and so did the
 // candidates drawn from it that no version keeps (rejected, deferred):
 // they go. The admissions of facts stay: their content is the fact's.
-var qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ? AND episode_id = ?
+var qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ?1 AND substr(episode_id, -8) = substr(?2, -8) AND episode_id = ?2
 	AND (extractor = ` + symLiteral("episode") + ` OR decision IN ('reject', 'defer'))`
 
 func decodeSession(d *decoder) memory.SessionInfo {

@@ -252,14 +252,14 @@ func decodeEpisode(d *decoder) *memory.Episode {
 		Namespace: d.sym(),
 		ID:        d.str(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
-		Kind:      memory.EpisodeKind(d.sym()),
+		Kind:      memory.EpisodeKind(d.episodeKind()),
 		Speaker:   d.sym(),
 		Content:   d.str(),
 	}
 	d.json(&ep.Metadata)
 	ep.OccurredAt = d.time()
 	ep.RecordedAt = d.time()
-	ep.ContentHash = d.hash()
+	ep.ContentHash = d.hash(ep.Content)
 	return ep
 }
 
@@ -290,8 +290,8 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 			var c encoder
 			args := []any{
 				p.Namespace, ep.ID, ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, ep.Scope.SessionID,
-				string(ep.Kind), ep.Speaker, ep.Content, c.json("metadata", ep.Metadata),
-				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), hashArg(ep.ContentHash),
+				encodeEpisodeKind(string(ep.Kind)), ep.Speaker, ep.Content, episodeMetadata(&c, ep.Metadata),
+				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), episodeHashArg(ep.ContentHash, ep.Content),
 			}
 			if c.err != nil {
 				return memory.Within(c.err, "episode %s", ep.ID)
@@ -328,16 +328,19 @@ func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 	w := where{args: []any{p.Namespace}}
 	if p.SessionID != "" {
 		w.eq("session_id", p.SessionID)
+		w.sb.WriteString(" AND session_id <> ''") // episodes_by_session is partial on it
 	}
 	if len(p.IDs) > 0 {
 		w.in("id", p.IDs)
 	}
 	if p.ContentHash != "" {
-		// episodes_by_hash holds the hash's first 8 bytes; the row
-		// holds all of it.
-		h := hashArg(p.ContentHash)
-		w.cond("substr(content_hash, 1, 8) = substr(?, 1, 8)", h)
-		w.eq("content_hash", h)
+		// episodes_by_hash holds the hash's first 8 bytes; the row holds
+		// all of it, or only those 8 when the hash is its content's
+		// SHA-256 (migration 0021): listEpisodes compares the hash as read.
+		full, short := hashLookupArgs(p.ContentHash)
+		w.cond("substr(content_hash, 1, 8) = substr(?, 1, 8)", full)
+		w.sb.WriteString(" AND content_hash IN (?, ?)")
+		w.args = append(w.args, full, short)
 	}
 	if !p.OccurredAt.IsZero() {
 		var c encoder
@@ -370,6 +373,13 @@ func (e *executor) ListEpisodes(ctx context.Context, p memory.ListEpisodesParams
 // that match p.
 func (e *executor) listEpisodes(ctx context.Context, p memory.ListEpisodesParams) ([]*memory.Episode, error) {
 	out, err := list(ctx, e, p.Namespace, func() (string, []any, error) { return listEpisodesQuery(p) }, decodeEpisode)
+	if err == nil && p.ContentHash != "" {
+		// A row holding 8 bytes of a hash matched on them alone: the hash
+		// as read, from its content, decides. (Two texts whose SHA-256
+		// share 64 bits is the one case where the limit counts a row
+		// dropped here.)
+		out = slices.DeleteFunc(out, func(ep *memory.Episode) bool { return ep.ContentHash != p.ContentHash })
+	}
 	if err != nil || p.Held {
 		return out, err // purged episodes are all in the archive
 	}
@@ -1227,11 +1237,15 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 
 func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	w := where{args: []any{p.Namespace}}
+	// admissions_by_memory and admissions_by_episode hold an id's last 8
+	// characters (migration 0021); the row holds all of it.
 	if p.MemoryID != "" {
+		w.cond("substr(memory_id, -8) = substr(?, -8)", p.MemoryID)
 		w.eq("memory_id", p.MemoryID)
 		w.sb.WriteString(" AND memory_id <> ''") // admissions_by_memory is partial on it
 	}
 	if p.EpisodeID != "" {
+		w.cond("substr(episode_id, -8) = substr(?, -8)", p.EpisodeID)
 		w.eq("episode_id", p.EpisodeID)
 	}
 	if p.Decision != "" {
@@ -1239,11 +1253,15 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	}
 	w.args = append(w.args, limitArg(p.Limit))
 	from := ` FROM admissions`
-	if p.EpisodeID != "" && p.MemoryID == "" {
-		// admissions_by_episode is (namespace, episode_id) alone (migration
-		// 0019): an episode's few rows are sorted after. Without statistics
-		// the planner would rather walk admissions_by_time to skip that
-		// sort, i.e. the namespace's whole log.
+	// admissions_by_memory and admissions_by_episode are (namespace, the
+	// id's tail) alone (migrations 0019, 0021): a memory's or an
+	// episode's few rows are sorted after. Without statistics the planner
+	// would rather walk admissions_by_time to skip that sort, i.e. the
+	// namespace's whole log.
+	switch {
+	case p.MemoryID != "":
+		from += ` INDEXED BY admissions_by_memory`
+	case p.EpisodeID != "":
 		from += ` INDEXED BY admissions_by_episode`
 	}
 	return `SELECT ` + admissionCols + from + ` WHERE namespace = ?` + w.sb.String() +

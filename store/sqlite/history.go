@@ -29,7 +29,8 @@ const (
 	                 WHERE namespace = ? AND memory_id = ? AND +status = 'superseded'
 	                 ORDER BY observed_at DESC, seq DESC LIMIT ?)
 	RETURNING id`
-	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = ? AND memory_id = ? AND memory_id <> '' AND version_id = ?`
+	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = ?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2
+	  AND memory_id <> '' AND version_id = ?3`
 )
 
 func (e *executor) PruneHistory(ctx context.Context, p memory.PruneHistoryParams) ([]string, error) {

@@ -29,6 +29,7 @@ var migrationFiles embed.FS
 var goSteps = map[int]func(ctx context.Context, e *executor) error{
 	12: archivePurgedRows,
 	20: migrateShortForms,
+	21: migrateEpisodes,
 }
 
 type migration struct {

@@ -53,8 +53,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListVersions/all":         {lq(listVersionsQuery(memory.ListVersionsParams{})), "versions"},
 		"ListAdmissions/decision":  {lq(listAdmissionsQuery(memory.ListAdmissionsParams{Decision: "quarantine"})), "admissions_by_time (namespace=?)"},
 		"ListAdmissions":           {lq(listAdmissionsQuery(memory.ListAdmissionsParams{})), "admissions_by_time (namespace=?)"},
-		"ListAdmissions/memory":    {lq(listAdmissionsQuery(memory.ListAdmissionsParams{MemoryID: "m"})), "admissions_by_memory (namespace=? AND memory_id=?)"},
-		"ListAdmissions/episode":   {lq(listAdmissionsQuery(memory.ListAdmissionsParams{EpisodeID: "e"})), "admissions_by_episode (namespace=? AND episode_id=?)"},
+		"ListAdmissions/memory":    {lq(listAdmissionsQuery(memory.ListAdmissionsParams{MemoryID: "m"})), "admissions_by_memory (namespace=? AND <expr>=?)"},
+		"ListAdmissions/episode":   {lq(listAdmissionsQuery(memory.ListAdmissionsParams{EpisodeID: "e"})), "admissions_by_episode (namespace=? AND <expr>=?)"},
 		"GetTrace":                 {qGetTrace, "sqlite_autoindex_traces_1 (namespace=? AND id=?)"},
 		"ScanAdmissions":           {qScanAdmissions, "admissions_by_time (namespace=?)"},
 		"ScanTraces":               {qScanTraces, "traces_by_time (namespace=?)"},
@@ -71,8 +71,9 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"WaitingExtractionJob":     {qWaitingJob, "PRIMARY KEY (namespace=?)"},
 		"ClaimExtraction/claim":    {qClaimUnclaimed, "extraction_backlog_order (namespace=? AND job_id=?)"},
 		"ClaimExtraction/list":     {qClaimed, "extraction_backlog_order (namespace=? AND job_id=?)"},
-		"ListChanges":              {qListChanges, "changes_by_namespace (namespace=? AND seq>?)"},
-		"LastChange":               {qLastChange, "changes_by_namespace (namespace=?)"},
+		"InsertChange":             {qInsertChange, "changes USING PRIMARY KEY (namespace=?)"},
+		"ListChanges":              {qListChanges, "changes USING PRIMARY KEY (namespace=? AND seq>?)"},
+		"LastChange":               {qLastChange, "changes USING PRIMARY KEY (namespace=?)"},
 		"FinishExtraction":         {qFinishEpisode, "extraction_backlog_by_job (namespace=? AND job_id=? AND episode_id=?)"},
 		"ListSessionSummaries":     {qListSessionSummaries, "session_summaries USING PRIMARY KEY (namespace=?)"},
 		"ListEpisodeStubs/all":     {lq(listStubsQuery(memory.ListEpisodeStubsParams{})), "episode_stubs USING PRIMARY KEY (namespace=?)"},
@@ -90,18 +91,25 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ReinforcedOver":           {qReinforcedOver, "admissions_reinforcements (namespace=?)"},
 		"DeleteVersion":            {qDeleteVersion, "sqlite_autoindex_versions_1 (namespace=? AND id=?)"},
 		"DeleteSlotVersions":       {qDeleteSlotVersions, "sqlite_autoindex_versions_2 (namespace=? AND memory_id=?)"},
-		"DeleteSlotAdmissions":     {qDeleteSlotAdmissions, "admissions_by_memory (namespace=? AND memory_id=?)"},
+		"DeleteSlotAdmissions":     {qDeleteSlotAdmissions, "admissions_by_memory (namespace=? AND <expr>=?)"},
 		"DeleteSlotFeedback":       {qDeleteSlotFeedback, "feedback_by_memory (namespace=? AND memory_id=?)"},
 		"DeleteVersionFeedback":    {qDeleteVersionFeedback, "feedback_by_version (namespace=? AND version_id=?)"},
-		"HistoryAdmissions":        {qHistoryAdmissions, "admissions_by_memory (namespace=? AND memory_id=?)"},
+		"HistoryAdmissions":        {qHistoryAdmissions, "admissions_by_memory (namespace=? AND <expr>=?)"},
 		"HistoryDelete":            {qHistoryDelete, "sqlite_autoindex_versions_2 (namespace=? AND memory_id=?)"},
-		"PurgeAdmissions":          {qPurgeAdmissions, "admissions_by_episode (namespace=? AND episode_id=?)"},
+		"PurgeAdmissions":          {qPurgeAdmissions, "admissions_by_episode (namespace=? AND <expr>=?)"},
 		"UpdateStub":               {qUpdateStub, "episode_stubs USING PRIMARY KEY (namespace=? AND episode_id=?)"},
 		"DeleteStub":               {qDeleteStub, "episode_stubs USING PRIMARY KEY (namespace=? AND episode_id=?)"},
 		"TaskResults":              {qTaskResults, "episodes_task_results_by_time (namespace=?)"},
 		"SessionTaskResults":       {qSessionTaskResults, "episodes_task_results (namespace=? AND session_id=?)"},
 		"TracesAfter":              {qTracesAfter, "traces_by_time (namespace=? AND created_at>?)"},
 		"ReinforcementsDelete":     {qReinforcementsDelete, "admissions_reinforcements (namespace=? AND memory_id=?)"},
+	}
+	// The statements of the episode's delete trigger, with OLD's values
+	// as parameters (EXPLAIN cannot reach into a trigger).
+	for i, stmt := range triggerStatements(t, s, "episodes_unshare_on_delete") {
+		index := map[string]string{"admissions": "admissions_by_episode (namespace=? AND <expr>=?)",
+			"versions": "versions_episode_text (namespace=? AND <expr>=?)"}[strings.Fields(stmt)[1]]
+		queries["EpisodeDeleteTrigger/"+strconv.Itoa(i)] = struct{ q, index string }{stmt, index}
 	}
 	for name, c := range queries {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q, fakeArgs(c.q)...)
@@ -125,7 +133,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			t.Errorf("%s: plan does not use %s:\n  %s", name, c.index, strings.Join(plan, "\n  "))
 		}
 		for _, step := range plan {
-			for _, table := range []string{"episodes", "memories", "versions", "admissions", "traces", "api_keys", "episode_archive", "session_summaries"} {
+			for _, table := range []string{"episodes", "memories", "versions", "admissions", "traces", "api_keys", "episode_archive", "session_summaries", "changes"} {
 				// "SCAN t USING INDEX" walks an index in order: fine.
 				// A bare "SCAN t" reads every row of every tenant.
 				if step == "SCAN "+table || strings.HasPrefix(step, "SCAN "+table+" ") && !strings.Contains(step, "INDEX") {
@@ -134,6 +142,29 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// triggerStatements returns the statements of a trigger's body with each
+// OLD.column as a parameter.
+func triggerStatements(t *testing.T, s *Store, name string) []string {
+	t.Helper()
+	var body string
+	if err := s.reader.QueryRowContext(t.Context(), `SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, name).Scan(&body); err != nil {
+		t.Fatalf("trigger %s: %v", name, err)
+	}
+	_, body, _ = strings.Cut(body, "BEGIN")
+	body = body[:strings.LastIndex(body, "END")]
+	body = regexp.MustCompile(`OLD\.\w+`).ReplaceAllString(body, "?")
+	var out []string
+	for _, stmt := range strings.Split(body, ";") {
+		if stmt = strings.TrimSpace(stmt); stmt != "" {
+			out = append(out, stmt)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("trigger %s: no statements", name)
+	}
+	return out
 }
 
 // fakeArgs supplies one placeholder value per parameter; EXPLAIN needs

@@ -264,3 +264,70 @@ func reasonsSQL(col string) string {
 }
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// episodeKindNames are the episode kinds stored as a one-character code
+// (migration 0021), by the same rules as symNames (codeEscape for a value
+// whose first byte is below 0x20). task_result keeps its text: the
+// partial indexes episodes_task_results* and the task-result queries name
+// it. Part of the file format, as symNames.
+var episodeKindNames = [...]string{
+	0x01: string(memory.EpisodeUserMessage),
+	0x02: string(memory.EpisodeAgentMessage),
+	0x03: string(memory.EpisodeToolCall),
+	0x04: string(memory.EpisodeToolResult),
+	0x05: string(memory.EpisodeUserFeedback),
+	0x06: string(memory.EpisodeObservation),
+}
+
+var (
+	episodeKindCodes   = codeIndex(episodeKindNames[:])
+	episodeKindStrings = func() [len(episodeKindNames)]string {
+		var out [len(episodeKindNames)]string
+		for i := range out {
+			out[i] = string(rune(i))
+		}
+		return out
+	}()
+)
+
+// encodeEpisodeKind returns the stored form of an episode's kind.
+func encodeEpisodeKind(s string) string {
+	if c, ok := episodeKindCodes[s]; ok {
+		return episodeKindStrings[c]
+	}
+	if s != "" && s[0] < 0x20 {
+		return string(rune(codeEscape)) + s
+	}
+	return s
+}
+
+// episodeKind reads an episode's kind stored by encodeEpisodeKind (or as
+// plain text, as rows before migration 0021 hold it).
+func (d *decoder) episodeKind() string {
+	s := d.sym()
+	if d.err != nil || s == "" || s[0] >= 0x20 {
+		return s
+	}
+	if s[0] == codeEscape {
+		return s[1:]
+	}
+	if len(s) == 1 && int(s[0]) < len(episodeKindNames) && episodeKindNames[s[0]] != "" {
+		return episodeKindNames[s[0]]
+	}
+	d.err = fmt.Errorf("decode column %q: unknown stored code %q (written by a newer mnemon?)", d.src.name(d.i-1), s)
+	return ""
+}
+
+// episodeKindSQL is an SQL expression giving encodeEpisodeKind's stored
+// form of column col, for the migration that rewrites older rows.
+func episodeKindSQL(col string) string {
+	var b strings.Builder
+	b.WriteString("CASE " + col)
+	for i, n := range episodeKindNames {
+		if n != "" {
+			fmt.Fprintf(&b, " WHEN %s THEN char(%d)", sqlQuote(n), i)
+		}
+	}
+	fmt.Fprintf(&b, " WHEN '' THEN '' ELSE CASE WHEN unicode(%s) < 32 THEN char(%d) || %s ELSE %s END END", col, codeEscape, col, col)
+	return b.String()
+}
