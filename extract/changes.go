@@ -292,25 +292,19 @@ func (x *extraction) correctPrevious(ts []token) bool {
 }
 
 // selfCorrection reports where the new value starts after a correction
-// marker at ts[i] ("sorry,", "no wait,", "I meant", "or rather"), or -1.
+// marker at ts[i] ("sorry,", "no wait,", "I meant", "or rather"), or -1:
+// the [self-correction], [self-correction-gaps] and
+// [self-correction-pronoun] tables of lexicons/cue-patterns.txt.
 func selfCorrection(ts []token, i int) int {
 	_, n, ok := matchCue(selfCorrectionCues, ts[i:])
 	if !ok {
 		return -1
 	}
 	j := i + n
-	for is(ts, j, ",", "-", "...") || seq(ts, j, "i", "mean") || seq(ts, j, "i", "meant") {
-		if is(ts, j, "i") {
-			j += 2
-		} else {
-			j++
-		}
+	for _, n, ok := matchCue(correctionGapCues, ts[j:]); ok; _, n, ok = matchCue(correctionGapCues, ts[j:]) {
+		j += n
 	}
-	// "actually no, it's Neovim": the pronoun stands for the slot when a
-	// name follows ("sorry, it's just great" is an aside).
-	if (seq(ts, j, "it", "is") || seq(ts, j, "it", "was")) && j+2 < len(ts) && ts[j+2].capital {
-		j += 2
-	}
+	j += cueLen(correctionItCues, ts[j:])
 	if j >= len(ts) || ts[j].kind != tWord {
 		return -1
 	}

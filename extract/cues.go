@@ -48,6 +48,7 @@ type cueElem struct {
 	not      bool               // !word: must not follow
 	gap      int                // ...N: up to N words, up to the first the next token matches
 	behind   bool               // <!word: a token before the match, not one of these
+	after    bool               // <word: the token before the match is one of these
 	classes  []func(token) bool // %class: a token of a class
 }
 
@@ -68,6 +69,7 @@ var tokenClasses = map[string]func(token) bool{
 	"ordinal": func(t token) bool { return ordinal(t.low) },   // "9th", "21st"
 	"day":     func(t token) bool { return dayNumber(t.low) }, // "1" to "31"
 	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
+	"capital": func(t token) bool { return t.capital },        // written with a capital: "Linz"
 }
 
 // cuePattern is one line of the table.
@@ -81,6 +83,9 @@ var (
 	leadingCues        = cuePatterns("leading")
 	asideCues          = cuePatterns("asides")
 	selfCorrectionCues = cuePatterns("self-correction")
+	correctionGapCues  = cuePatterns("self-correction-gaps")
+	correctionItCues   = cuePatterns("self-correction-pronoun")
+	wishCues           = cuePatterns("wishes")
 	decidedVerbCues    = cuePatterns("decided-verbs")
 	notKeenCues        = cuePatterns("not-keen")
 	homeGettingCues    = cuePatterns("home-getting")
@@ -143,8 +148,9 @@ type cueTable struct {
 }
 
 // cueIndex lists, by word, the patterns whose first token must be that
-// word, and apart those that may match whatever the token is (an
-// optional, repeated, negated or class first token, or a lookbehind).
+// word (the first after a lookbehind), and apart those that may match
+// whatever the token is (an optional, repeated, negated or class first
+// token).
 type cueIndex struct {
 	byWord map[string][]int
 	always []int
@@ -153,11 +159,15 @@ type cueIndex struct {
 func newCueIndex(ps []cuePattern) cueIndex {
 	ix := cueIndex{byWord: map[string][]int{}}
 	for i, p := range ps {
-		if e := p.elems[0]; e.optional || e.many || e.not || e.behind || e.gap > 0 || len(e.classes) > 0 {
+		e := p.elems[0]
+		if (e.behind || e.after) && len(p.elems) > 1 {
+			e = p.elems[1]
+		}
+		if e.optional || e.many || e.not || e.behind || e.after || e.gap > 0 || len(e.classes) > 0 {
 			ix.always = append(ix.always, i)
 			continue
 		}
-		for w := range p.elems[0].words {
+		for w := range e.words {
 			ix.byWord[w] = append(ix.byWord[w], i)
 		}
 	}
@@ -235,6 +245,11 @@ func parseCuePattern(line string) (cuePattern, string) {
 				return p, "a lookbehind must come first: " + f
 			}
 			e.behind, f = true, f[2:]
+		case strings.HasPrefix(f, "<") && len(f) > 1:
+			if len(p.elems) > 0 {
+				return p, "a lookbehind must come first: " + f
+			}
+			e.after, f = true, f[1:]
 		case strings.HasPrefix(f, ">") && len(f) > 1:
 			e.ahead, f = true, f[1:]
 		case strings.HasPrefix(f, "!") && len(f) > 1:
@@ -245,7 +260,7 @@ func parseCuePattern(line string) (cuePattern, string) {
 		} else if strings.HasSuffix(f, "*") && len(f) > 1 {
 			e.many, f = true, f[:len(f)-1]
 		}
-		if (e.ahead || e.not || e.behind) && (e.optional || e.many) {
+		if (e.ahead || e.not || e.behind || e.after) && (e.optional || e.many) {
 			return p, "a lookaround cannot be optional or repeated: " + f
 		}
 		if lookahead && !e.ahead && !e.not {
@@ -304,6 +319,10 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 			if pos == 0 || e.matches(ts[pos-1]) {
 				return 0, false
 			}
+		case e.after:
+			if pos == 0 || !e.matches(ts[pos-1]) {
+				return 0, false
+			}
 		case e.gap > 0:
 			// Words up to the first the next token matches: "on the
 			// night ... desk at" stops at the first "desk".
@@ -354,6 +373,17 @@ func matchCue(table *cueTable, ts []token) (e cueEffect, n int, ok bool) {
 		return 0, 0, false
 	}
 	return e, n, true
+}
+
+// firstCueAt returns the effect of the first pattern of table matching
+// at ts[k] (a lookbehind reads ts[k-1]).
+func firstCueAt(table *cueTable, ts []token, k int) (e cueEffect, ok bool) {
+	table.ix.candidates(ts, k, func(i int) bool {
+		_, ok = table.pats[i].matchAt(ts, k)
+		e = table.pats[i].effect
+		return ok
+	})
+	return e, ok
 }
 
 // eachCue calls fn with the effect of every pattern of table matching at

@@ -170,31 +170,12 @@ func cutConditional(ts []token) []token {
 }
 
 // hypotheticalClause reports wishes, dreams and conditionals inside a
-// clause: "I wish I worked at Google", "I would love to live in Tokyo
-// someday", "I'd move to Paris". "I'd prefer tabs" and "I'd rather use
-// Emacs" are polite preferences, not hypotheticals.
+// clause: the [wishes] table of lexicons/cue-patterns.txt, tried at every
+// token.
 func hypotheticalClause(ts []token) bool {
-	for k, t := range ts {
-		switch t.low {
-		case "wish", "wished", "wishing", "imagine", "imagining", "dream", "dreaming",
-			"dreamed", "dreamt", "someday", "hypothetically", "fantasize", "fantasise",
-			"pretend", "pretending", "theoretically", "hypothetical":
-			if t.low == "dream" && is(ts, k-1, "a", "my", "the", "our") && is(ts, k+1, "job", "role", "position", "house", "home", "car", "team") {
-				continue // "I landed a dream job at Pixar" happened
-			}
+	for k := range ts {
+		if e, ok := firstCueAt(wishCues, ts, k); ok && e&cueDrop != 0 {
 			return true
-		case "one", "some":
-			if is(ts, k+1, "day") && !is(ts, k-1, "every") {
-				return true
-			}
-		case "would":
-			j := k + 1
-			for is(ts, j, "really", "much", "definitely", "probably", "actually", "honestly", "strongly", "personally", "still", "also") {
-				j++
-			}
-			if !is(ts, j, "prefer", "rather") {
-				return true
-			}
 		}
 	}
 	return false
