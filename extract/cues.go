@@ -46,9 +46,10 @@ type cueElem struct {
 	many     bool               // word*: every one in a row consumed, none is fine
 	ahead    bool               // >word: must follow, not consumed
 	not      bool               // !word: must not follow
-	gap      int                // ...N: up to N words, up to the first the next token matches
+	gap      int                // ...N: up to N words, up to the first the next token matches; ...N!word: none of them one of these
 	behind   bool               // <!word: a token before the match, not one of these
 	after    bool               // <word: the token before the match is one of these
+	start    bool               // <^|word: or nothing comes before the match
 	classes  []func(token) bool // %class: a token of a class
 }
 
@@ -70,6 +71,7 @@ var tokenClasses = map[string]func(token) bool{
 	"day":     func(t token) bool { return dayNumber(t.low) }, // "1" to "31"
 	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
 	"capital": func(t token) bool { return t.capital },        // written with a capital: "Linz"
+	"verb":    func(t token) bool { return verbLike(t.low) },  // a verb the rules know, or a form of "be"
 }
 
 // cuePattern is one line of the table.
@@ -89,6 +91,8 @@ var (
 	decidedVerbCues    = cuePatterns("decided-verbs")
 	notKeenCues        = cuePatterns("not-keen")
 	homeGettingCues    = cuePatterns("home-getting")
+	homePlaceCues      = cuePatterns("home-places")
+	gotKeysCues        = cuePatterns("got-keys")
 	homeForOthersCues  = cuePatterns("home-for-others")
 	changeTailCues     = cuePatterns("change-tail")
 	ruleLeadCues       = cuePatterns("rule-leads")
@@ -229,13 +233,18 @@ func parseCuePattern(line string) (cuePattern, string) {
 	for _, f := range strings.Fields(lhs) {
 		var e cueElem
 		if n, ok := strings.CutPrefix(f, "..."); ok {
-			if len(n) != 1 || n[0] < '1' || n[0] > '9' {
-				return p, "a gap is ...1 to ...9: " + f
+			if len(n) < 1 || n[0] < '1' || n[0] > '9' || len(n) > 1 && (n[1] != '!' || len(n) == 2) {
+				return p, "a gap is ...1 to ...9, then maybe !words: " + f
 			}
 			if lookahead {
 				return p, "a gap after a lookahead: " + f
 			}
 			e.gap = int(n[0] - '0')
+			if len(n) > 2 {
+				if err := e.parseWords(n[2:]); err != "" {
+					return p, err
+				}
+			}
 			p.elems = append(p.elems, e)
 			continue
 		}
@@ -267,29 +276,8 @@ func parseCuePattern(line string) (cuePattern, string) {
 			return p, "a consumed token after a lookahead: " + f
 		}
 		lookahead = lookahead || e.ahead || e.not
-		e.words = map[string]bool{}
-		for _, w := range strings.Split(f, "|") {
-			switch {
-			case w == "":
-				return p, "empty alternative in " + f
-			case strings.HasPrefix(w, "%"):
-				c, ok := tokenClasses[w[1:]]
-				if !ok {
-					return p, "no token class " + w
-				}
-				e.classes = append(e.classes, c)
-			case strings.HasPrefix(w, "@"):
-				words, ok := lexiconTables[w[1:]]
-				if !ok {
-					return p, "no lexicon table " + w
-				}
-				lexiconUsed[w[1:]] = true
-				for _, x := range words {
-					e.words[x] = true
-				}
-			default:
-				e.words[w] = true
-			}
+		if err := e.parseWords(f); err != "" {
+			return p, err
 		}
 		p.elems = append(p.elems, e)
 	}
@@ -302,6 +290,38 @@ func parseCuePattern(line string) (cuePattern, string) {
 		}
 	}
 	return p, ""
+}
+
+// parseWords reads the alternatives of a token, "a|b|@file/table|%class",
+// into e; it returns a reason when one is malformed.
+func (e *cueElem) parseWords(f string) string {
+	e.words = map[string]bool{}
+	for _, w := range strings.Split(f, "|") {
+		switch {
+		case w == "":
+			return "empty alternative in " + f
+		case w == "^" && e.after:
+			e.start = true
+		case strings.HasPrefix(w, "%"):
+			c, ok := tokenClasses[w[1:]]
+			if !ok {
+				return "no token class " + w
+			}
+			e.classes = append(e.classes, c)
+		case strings.HasPrefix(w, "@"):
+			words, ok := lexiconTables[w[1:]]
+			if !ok {
+				return "no lexicon table " + w
+			}
+			lexiconUsed[w[1:]] = true
+			for _, x := range words {
+				e.words[x] = true
+			}
+		default:
+			e.words[w] = true
+		}
+	}
+	return ""
 }
 
 // match returns how many tokens at the start of ts the pattern consumes,
@@ -320,14 +340,14 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 				return 0, false
 			}
 		case e.after:
-			if pos == 0 || !e.matches(ts[pos-1]) {
+			if pos == 0 && !e.start || pos > 0 && !e.matches(ts[pos-1]) {
 				return 0, false
 			}
 		case e.gap > 0:
 			// Words up to the first the next token matches: "on the
 			// night ... desk at" stops at the first "desk".
 			for g := 0; ; g++ {
-				if pos+g >= len(ts) || g > e.gap || g > 0 && ts[pos+g-1].kind != tWord {
+				if pos+g >= len(ts) || g > e.gap || g > 0 && (ts[pos+g-1].kind != tWord || e.matches(ts[pos+g-1])) {
 					return 0, false
 				}
 				if p.elems[i+1].matches(ts[pos+g]) {
