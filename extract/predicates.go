@@ -108,7 +108,8 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 }
 
 // myThing reads "<X> is (not) my thing", "<X> isn't really my cup of tea",
-// "<X> is more my thing": a liking, or a dislike when negated.
+// "<X> is more my thing": a liking, or a dislike when negated; the words
+// after the copula are the [my-thing] table of lexicons/cue-patterns.txt.
 func (x *extraction) myThing(ts []token, f flags) bool {
 	c := -1
 	for j := 1; j < len(ts) && j < 5; j++ {
@@ -124,22 +125,15 @@ func (x *extraction) myThing(ts []token, f flags) bool {
 		is(ts, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
 		return false
 	}
-	k, not := c+1, false
-	for ; k < len(ts); k++ {
-		if is(ts, k, "not") {
-			not = true
-		} else if !is(ts, k, "really", "totally", "exactly", "quite", "more", "much", "just", "so", "very") {
-			break
-		}
-	}
-	if !is(ts, k, "my") || !(is(ts, k+1, "thing", "jam", "scene") || seq(ts, k+1, "cup", "of", "tea")) {
+	e, _, ok := matchCue(myThingCues, ts[c+1:])
+	if !ok {
 		return false
 	}
 	if f.hedge || f.not {
 		return true
 	}
 	// Negated, it is a dislike; "not my thing anymore" ends a liking.
-	f.not = not
+	f.not = e&cueDislike != 0
 	x.likeThing(x.speaker, ts[:c], f, false, false)
 	return true
 }
@@ -628,11 +622,8 @@ func init() {
 			if personal(s) && !f.not {
 				// "I speak some Spanish", "a little Dutch": how much is no
 				// part of the language.
-				for _, q := range [][]string{{"some"}, {"a", "little"}, {"a", "bit", "of"}, {"basic"}, {"broken"}} {
-					if len(ts) > len(q) && seq(ts, 0, q...) {
-						ts = ts[len(q):]
-						break
-					}
+				if n := cueLen(languageAmountCues, ts); n < len(ts) {
+					ts = ts[n:]
 				}
 				items, _ := x.readList(ts)
 				for _, it := range items {
