@@ -31,12 +31,21 @@ const (
 	cueAllergy                          // is allergic to it
 	cueSpeaks                           // speaks it
 	cueAnymore                          // the clause says "anymore"
+	cueNeg                              // [modifiers]: the value ended ("no longer")
+	cueNot                              // denied
+	cueFuture                           // to come
+	cuePolite                           // "would"
+	cueMust                             // a rule's "must"
+	cueAlways                           // a rule's "always"
+	cueAux                              // "have" as an auxiliary
+	cueTodo                             // "need to": a to-do, unless a team says it
 )
 
 var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
+	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo,
 }
 
 // cueElem matches one token.
@@ -72,6 +81,14 @@ var tokenClasses = map[string]func(token) bool{
 	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
 	"capital": func(t token) bool { return t.capital },        // written with a capital: "Linz"
 	"verb":    func(t token) bool { return verbLike(t.low) },  // a verb the rules know, or a form of "be"
+	"participle": func(t token) bool { // a past or a participle of a verb the rules know
+		v, ok := verbs[t.low]
+		return ok && (v.form == fPast || v.form == fPartOnly)
+	},
+	"base": func(t token) bool { // a verb's base form, or an imperative or a goal's verb
+		v, ok := verbs[t.low]
+		return ok && v.form == fBase || imperativeVerbs[t.low] || goalVerbs[t.low]
+	},
 }
 
 // cuePattern is one line of the table.
@@ -96,6 +113,7 @@ var (
 	myThingCues        = cuePatterns("my-thing")
 	languageAmountCues = cuePatterns("language-amounts")
 	switchLeadCues     = cuePatterns("switch-leads")
+	modifierCues       = cuePatterns("modifiers")
 	homeForOthersCues  = cuePatterns("home-for-others")
 	changeTailCues     = cuePatterns("change-tail")
 	ruleLeadCues       = cuePatterns("rule-leads")

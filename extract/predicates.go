@@ -232,7 +232,9 @@ func leadForm(ts []token) vform {
 	return fPartOnly
 }
 
-// predicate reads what a clause says about s: modifiers, then the verb.
+// predicate reads what a clause says about s: modifiers ([modifiers] of
+// lexicons/cue-patterns.txt, then "can", "rather" and adverbs), then the
+// verb.
 func (x *extraction) predicate(s subject, ts []token, f flags) {
 	i := 0
 	modStart := -1
@@ -240,92 +242,29 @@ func (x *extraction) predicate(s subject, ts []token, f flags) {
 loop:
 	for i < len(ts) {
 		w := ts[i].low
-		switch {
-		case ts[i].kind == tPunct && w == ",":
-			i++
-		case w == "no" && is(ts, i+1, "longer"):
-			f.neg = true
-			i += 2
-		case w == "not":
-			f.not = true
-			i++
-		case w == "do" || w == "does":
-			i++
-		case w == "did":
-			if is(ts, i+1, "not") {
-				f.past = true
-			}
-			i++
-		case w == "used" && is(ts, i+1, "to"):
-			f.past = true
-			i += 2
-		case (w == "have" || w == "has" || w == "had") && auxFollows(ts, i+1):
-			haveAux = true
-			if w == "had" {
-				f.past = true
-			}
-			i++
-		case w == "been":
-			i++
-		case w == "might" || w == "could" || (w == "may" && !ts[i].capital):
-			if w != "could" || !is(ts, i+1, "not") {
-				f.hedge = true
-			}
-			i++
-		case w == "should":
-			if is(ts, i+1, "always", "never") || is(ts, i+1, "not") {
-				if modStart < 0 {
-					modStart = i
-				}
-				f.must = true
-			} else {
-				f.hedge = true
-			}
-			i++
-		case w == "must":
-			if modStart < 0 {
-				modStart = i
-			}
-			f.must = true
-			i++
-		case (w == "need" || w == "needs" || w == "have" || w == "has") && is(ts, i+1, "to"):
-			if s.kind != sTeam {
+		// The modifiers of [modifiers], one after another.
+		if e, n, ok := matchCue(modifierCues, ts[i:]); ok && !(w == "may" && ts[i].capital) {
+			if e&cueTodo != 0 && s.kind != sTeam {
 				return // "I need to buy milk" is a to-do, not a memory
 			}
-			if modStart < 0 {
+			if e&(cueMust|cueAlways|cueNever) != 0 && modStart < 0 {
 				modStart = i
 			}
-			f.must = true
-			i += 2
-		case w == "will" || w == "shall":
-			f.future = true
-			i++
-		case w == "would":
-			f.polite = true // hypotheticalClause let only "would prefer/rather" through
-			i++
-		case w == "going" && is(ts, i+1, "to") && baseVerbAt(ts, i+2):
-			f.future = true
-			i += 2
-		case w == "always":
-			if modStart < 0 {
-				modStart = i
-			}
-			f.always = true
-			i++
-		case w == "never":
-			if modStart < 0 {
-				modStart = i
-			}
-			f.never = true
-			i++
-		case w == "ever":
-			i++
-		case (w == "kind" || w == "sort") && is(ts, i+1, "of"), w == "kinda", w == "sorta":
-			f.weak = true // "I kind of like Rust"
-			i++
-			if w == "kind" || w == "sort" {
-				i++
-			}
+			haveAux = haveAux || e&cueAux != 0
+			f.neg = f.neg || e&cueNeg != 0
+			f.not = f.not || e&cueNot != 0
+			f.past = f.past || e&cuePast != 0
+			f.hedge = f.hedge || e&cueHedge != 0
+			f.weak = f.weak || e&cueWeak != 0
+			f.future = f.future || e&cueFuture != 0
+			f.polite = f.polite || e&cuePolite != 0
+			f.must = f.must || e&cueMust != 0
+			f.always = f.always || e&cueAlways != 0
+			f.never = f.never || e&cueNever != 0
+			i += n
+			continue
+		}
+		switch {
 		case w == "can":
 			if seq(ts, i+1, "not", "stand") || seq(ts, i+1, "not", "bear") {
 				x.likeThing(s, ts[i+3:], f, true, false)
@@ -396,17 +335,6 @@ loop:
 	if len(x.out) == before && (f.always || f.must) {
 		x.ruleFallback(s, ts, modStart, i, f)
 	}
-}
-
-// auxFollows reports whether the word after "have" makes it an auxiliary:
-// a participle or an adverb ("I've switched", "I have always used").
-func auxFollows(ts []token, k int) bool {
-	w := lowAt(ts, k)
-	if w == "been" || w == "got" || adverbs[w] || w == "always" || w == "never" || w == "not" || w == "no" {
-		return true
-	}
-	v, ok := verbs[w]
-	return ok && (v.form == fPast || v.form == fPartOnly)
 }
 
 // personal reports whether s may carry personal facts (preferences,
