@@ -39,13 +39,14 @@ const (
 	cueAlways                           // a rule's "always"
 	cueAux                              // "have" as an auxiliary
 	cueTodo                             // "need to": a to-do, unless a team says it
+	cueAvoid                            // [cannot]: a diet avoids what follows
 )
 
 var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
-	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo,
+	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
 }
 
 // cueElem matches one token.
@@ -55,7 +56,7 @@ type cueElem struct {
 	many     bool               // word*: every one in a row consumed, none is fine
 	ahead    bool               // >word: must follow, not consumed
 	not      bool               // !word: must not follow
-	gap      int                // ...N: up to N words, up to the first the next token matches; ...N!word: none of them one of these
+	gap      int                // ...N: up to N tokens but punctuation, up to the first the next token matches; ...N!word: none of them one of these
 	behind   bool               // <!word: a token before the match, not one of these
 	after    bool               // <word: the token before the match is one of these
 	start    bool               // <^|word: or nothing comes before the match
@@ -79,6 +80,7 @@ var tokenClasses = map[string]func(token) bool{
 	"ordinal": func(t token) bool { return ordinal(t.low) },   // "9th", "21st"
 	"day":     func(t token) bool { return dayNumber(t.low) }, // "1" to "31"
 	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
+	"quote":   func(t token) bool { return t.kind == tQuote }, // a quoted passage
 	"capital": func(t token) bool { return t.capital },        // written with a capital: "Linz"
 	"verb":    func(t token) bool { return verbLike(t.low) },  // a verb the rules know, or a form of "be"
 	"participle": func(t token) bool { // a past or a participle of a verb the rules know
@@ -114,6 +116,7 @@ var (
 	languageAmountCues = cuePatterns("language-amounts")
 	switchLeadCues     = cuePatterns("switch-leads")
 	modifierCues       = cuePatterns("modifiers")
+	cannotCues         = cuePatterns("cannot")
 	homeForOthersCues  = cuePatterns("home-for-others")
 	changeTailCues     = cuePatterns("change-tail")
 	ruleLeadCues       = cuePatterns("rule-leads")
@@ -368,7 +371,7 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 			// Words up to the first the next token matches: "on the
 			// night ... desk at" stops at the first "desk".
 			for g := 0; ; g++ {
-				if pos+g >= len(ts) || g > e.gap || g > 0 && (ts[pos+g-1].kind != tWord || e.matches(ts[pos+g-1])) {
+				if pos+g >= len(ts) || g > e.gap || g > 0 && (ts[pos+g-1].kind == tPunct || e.matches(ts[pos+g-1])) {
 					return 0, false
 				}
 				if p.elems[i+1].matches(ts[pos+g]) {

@@ -266,26 +266,15 @@ loop:
 		}
 		switch {
 		case w == "can":
-			if seq(ts, i+1, "not", "stand") || seq(ts, i+1, "not", "bear") {
-				x.likeThing(s, ts[i+3:], f, true, false)
-				return
-			}
-			if is(ts, i+1, "not") {
-				// "I can't get through a morning without mate", "I can't
-				// live without Vim": what one cannot do without is loved.
-				for j := i + 2; j < len(ts) && j <= i+7; j++ {
-					if ts[j].kind == tPunct {
-						break
-					}
-					if is(ts, j, "without") {
-						x.likeThing(s, ts[j+1:], f, false, true)
-						return
-					}
-				}
-			}
-			if is(ts, i+1, "not") && is(ts, i+2, "have", "eat") && dietItems[lowAt(ts, i+3)] {
-				x.avoid(s, ts[i+3:], f) // "I can't eat gluten"
-				return
+			// [cannot]: what one cannot stand, do without or eat.
+			e, n, _ := matchCue(cannotCues, ts[i:])
+			switch {
+			case e&cueDislike != 0:
+				x.likeThing(s, ts[i+n:], f, true, false)
+			case e&cueLove != 0:
+				x.likeThing(s, ts[i+n:], f, false, true)
+			case e&cueAvoid != 0:
+				x.avoid(s, ts[i+n:], f)
 			}
 			return // "I can use Vim" says what is possible, not what is
 		case w == "rather" && f.polite:
@@ -683,9 +672,6 @@ func (x *extraction) avoid(s subject, ts []token, f flags) {
 	f.not, f.never, f.anymore, f.past, f.neg = false, false, false, false, false
 	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "avoids:" + Slug(val), value: val, tmpl: tmAvoids})
 }
-
-// dietItems are what "I can't have X" is about when it is about a diet.
-var dietItems = wordSet("predicates", "diet-items")
 
 // allergenPlurals name an allergy's source as "allergic to" does.
 var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",
