@@ -162,49 +162,14 @@ func reportedByOther(ts []token) bool {
 }
 
 // sentenceMarkers sets the flags a sentence carries as a whole: explicit
-// criticality markers and sentence-wide hedges ("not sure", "I guess").
+// criticality markers and sentence-wide hedges ("not sure", "I guess"),
+// the [sentence-markers] table of lexicons/cue-patterns.txt.
 func sentenceMarkers(ts []token, f *flags) {
-	for k, t := range ts {
-		switch t.low {
-		case "critical", "critically", "crucial", "crucially", "vital", "non-negotiable",
-			"nonnegotiable", "mandatory", "imperative":
-			f.mustInclude = true
-		case "important":
-			if is(ts, k+1, ":") || is(ts, k-1, "very", "extremely", "super", "really", "most", "incredibly", "absolutely") {
-				f.mustInclude = true
-			} else {
-				f.high = true
-			}
-		case "must":
-			if is(ts, k+1, "always", "never") {
-				f.mustInclude = true
-			}
-		case "never":
-			if is(ts, k+1, "ever") {
-				f.mustInclude = true
-			}
-		case "absolutely":
-			if is(ts, k+1, "must", "never", "always", "do") {
-				f.mustInclude = true
-			}
-		case "under":
-			if seq(ts, k+1, "no", "circumstances") {
-				f.mustInclude = true
-			}
-		case "at":
-			if seq(ts, k+1, "all", "costs") || seq(ts, k+1, "all", "times") {
-				f.mustInclude = true
-			}
-		case "sure", "certain":
-			if is(ts, k-1, "not") && !is(ts, k+1, "to", "that") {
-				f.hedge = true // "I'm not sure, but..."
-			}
-		case "unsure", "uncertain", "undecided":
-			f.hedge = true
-		case "guess", "suppose":
-			if is(ts, k-1, "i") {
-				f.hedge = true
-			}
+	for k := range ts {
+		if e, ok := firstCueAt(sentenceMarkerCues, ts, k); ok {
+			f.mustInclude = f.mustInclude || e&cueMustInclude != 0
+			f.high = f.high || e&cueHigh != 0
+			f.hedge = f.hedge || e&cueHedge != 0
 		}
 	}
 }

@@ -15,31 +15,33 @@ import (
 type cueEffect uint32
 
 const (
-	cueCorrection cueEffect = 1 << iota // the clause corrects an earlier value
-	cuePast                             // the clause is history
-	cueHedge                            // the clause is hedged
-	cueWeak                             // the clause is stated with some doubt
-	cueThat                             // drop a "that" or comma after the match
-	cueSubject                          // the rest must open with i, we, my or our
-	cueStop                             // stop stripping; keep the rest
-	cueDrop                             // the clause says nothing
-	cueNever                            // a rule forbids what follows
-	cueLove                             // the speaker loves what follows
-	cueLike                             // likes it
-	cueDislike                          // dislikes it
-	cuePrefer                           // prefers it
-	cueAllergy                          // is allergic to it
-	cueSpeaks                           // speaks it
-	cueAnymore                          // the clause says "anymore"
-	cueNeg                              // [modifiers]: the value ended ("no longer")
-	cueNot                              // denied
-	cueFuture                           // to come
-	cuePolite                           // "would"
-	cueMust                             // a rule's "must"
-	cueAlways                           // a rule's "always"
-	cueAux                              // "have" as an auxiliary
-	cueTodo                             // "need to": a to-do, unless a team says it
-	cueAvoid                            // [cannot]: a diet avoids what follows
+	cueCorrection  cueEffect = 1 << iota // the clause corrects an earlier value
+	cuePast                              // the clause is history
+	cueHedge                             // the clause is hedged
+	cueWeak                              // the clause is stated with some doubt
+	cueThat                              // drop a "that" or comma after the match
+	cueSubject                           // the rest must open with i, we, my or our
+	cueStop                              // stop stripping; keep the rest
+	cueDrop                              // the clause says nothing
+	cueNever                             // a rule forbids what follows
+	cueLove                              // the speaker loves what follows
+	cueLike                              // likes it
+	cueDislike                           // dislikes it
+	cuePrefer                            // prefers it
+	cueAllergy                           // is allergic to it
+	cueSpeaks                            // speaks it
+	cueAnymore                           // the clause says "anymore"
+	cueNeg                               // [modifiers]: the value ended ("no longer")
+	cueNot                               // denied
+	cueFuture                            // to come
+	cuePolite                            // "would"
+	cueMust                              // a rule's "must"
+	cueAlways                            // a rule's "always"
+	cueAux                               // "have" as an auxiliary
+	cueTodo                              // "need to": a to-do, unless a team says it
+	cueAvoid                             // [cannot]: a diet avoids what follows
+	cueMustInclude                       // [sentence-markers]: never to be left out
+	cueHigh                              // important
 )
 
 var cueEffectNames = map[string]cueEffect{
@@ -47,6 +49,7 @@ var cueEffectNames = map[string]cueEffect{
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
 	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
+	"must-include": cueMustInclude, "high": cueHigh,
 }
 
 // cueElem matches one token.
@@ -117,6 +120,7 @@ var (
 	switchLeadCues     = cuePatterns("switch-leads")
 	modifierCues       = cuePatterns("modifiers")
 	cannotCues         = cuePatterns("cannot")
+	sentenceMarkerCues = cuePatterns("sentence-markers")
 	homeForOthersCues  = cuePatterns("home-for-others")
 	changeTailCues     = cuePatterns("change-tail")
 	ruleLeadCues       = cuePatterns("rule-leads")

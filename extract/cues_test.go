@@ -97,7 +97,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"got-a-job": gotJobCues, "started-a-job": startedJobCues, "clause-flags": clauseFlagCues,
 		"its-now": itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
-		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "language-amounts": languageAmountCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "cannot": cannotCues,
+		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "language-amounts": languageAmountCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "cannot": cannotCues, "sentence-markers": sentenceMarkerCues,
 	} {
 		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
