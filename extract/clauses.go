@@ -349,7 +349,7 @@ func stripLeading(ts []token, f *flags) []token {
 			}
 			ts = rest
 		} else if w == "i" || w == "we" {
-			n := firstPersonReport(ts)
+			n := cueLen(firstPersonReportCues, ts) // "I said", "I told you"
 			if n == 0 {
 				return ts
 			}
@@ -384,29 +384,6 @@ func dropThat(ts []token) []token {
 		return ts[1:]
 	}
 	return ts
-}
-
-// firstPersonReport measures "I said", "I told you", "I've mentioned",
-// "I already told you that" at the start of ts, or returns 0.
-func firstPersonReport(ts []token) int {
-	k := 1
-	for is(ts, k, "have", "had", "already", "just", "did", "also") {
-		k++
-	}
-	if !is(ts, k, "said", "told", "mentioned", "wrote", "noted", "explained", "stated", "say", "tell", "mention") {
-		return 0
-	}
-	k++
-	if is(ts, k, "you", "u", "before", "earlier", "already", "this", "it") {
-		k++
-	}
-	if is(ts, k, "before", "earlier", "already", "yesterday") {
-		k++
-	}
-	if k < len(ts) && !is(ts, k, "that", ",", ":", "i", "we", "my", "our") {
-		return 0 // "I mentioned Vim to you" is not a report of a claim
-	}
-	return k
 }
 
 // Label words open a clause with a colon ("Important: ...") and say what

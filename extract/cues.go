@@ -63,6 +63,7 @@ type cueElem struct {
 	behind   bool               // <!word: a token before the match, not one of these
 	after    bool               // <word: the token before the match is one of these
 	start    bool               // <^|word: or nothing comes before the match
+	end      bool               // >word|$: or nothing follows
 	classes  []func(token) bool // %class: a token of a class
 }
 
@@ -104,47 +105,48 @@ type cuePattern struct {
 
 // The tables of lexicons/cue-patterns.txt.
 var (
-	leadingCues        = cuePatterns("leading")
-	asideCues          = cuePatterns("asides")
-	selfCorrectionCues = cuePatterns("self-correction")
-	correctionGapCues  = cuePatterns("self-correction-gaps")
-	correctionItCues   = cuePatterns("self-correction-pronoun")
-	wishCues           = cuePatterns("wishes")
-	decidedVerbCues    = cuePatterns("decided-verbs")
-	notKeenCues        = cuePatterns("not-keen")
-	homeGettingCues    = cuePatterns("home-getting")
-	homePlaceCues      = cuePatterns("home-places")
-	gotKeysCues        = cuePatterns("got-keys")
-	myThingCues        = cuePatterns("my-thing")
-	languageAmountCues = cuePatterns("language-amounts")
-	switchLeadCues     = cuePatterns("switch-leads")
-	modifierCues       = cuePatterns("modifiers")
-	cannotCues         = cuePatterns("cannot")
-	sentenceMarkerCues = cuePatterns("sentence-markers")
-	homeForOthersCues  = cuePatterns("home-for-others")
-	changeTailCues     = cuePatterns("change-tail")
-	ruleLeadCues       = cuePatterns("rule-leads")
-	ruleYouCues        = cuePatterns("rule-you")
-	ruleStrongCues     = cuePatterns("rule-strong")
-	ruleOpenerCues     = cuePatterns("rule-openers")
-	letUsCues          = cuePatterns("let-us")
-	letUsVerbCues      = cuePatterns("let-us-verbs")
-	decisionIsCues     = cuePatterns("decision-is")
-	callMeCues         = cuePatterns("call-me")
-	hypotheticalCues   = cuePatterns("hypothetical")
-	copulaTasteCues    = cuePatterns("copula-tastes")
-	dateCues           = cuePatterns("dates")
-	clauseFlagCues     = cuePatterns("clause-flags")
-	gotJobCues         = cuePatterns("got-a-job")
-	startedJobCues     = cuePatterns("started-a-job")
-	itsNowCues         = cuePatterns("its-now")
-	writtenInCues      = cuePatterns("written-in")
-	tasteIdiomCues     = cuePatterns("taste-idioms")
-	conditionalCues    = cuePatterns("conditionals")
-	retractionCues     = cuePatterns("retractions")
-	shortStayCues      = cuePatterns("short-stays")
-	closingReportCues  = cuePatterns("closing-reports")
-	endorsementCues    = cuePatterns("endorsements")
+	leadingCues           = cuePatterns("leading")
+	asideCues             = cuePatterns("asides")
+	selfCorrectionCues    = cuePatterns("self-correction")
+	correctionGapCues     = cuePatterns("self-correction-gaps")
+	correctionItCues      = cuePatterns("self-correction-pronoun")
+	wishCues              = cuePatterns("wishes")
+	decidedVerbCues       = cuePatterns("decided-verbs")
+	notKeenCues           = cuePatterns("not-keen")
+	homeGettingCues       = cuePatterns("home-getting")
+	homePlaceCues         = cuePatterns("home-places")
+	gotKeysCues           = cuePatterns("got-keys")
+	myThingCues           = cuePatterns("my-thing")
+	languageAmountCues    = cuePatterns("language-amounts")
+	switchLeadCues        = cuePatterns("switch-leads")
+	modifierCues          = cuePatterns("modifiers")
+	cannotCues            = cuePatterns("cannot")
+	sentenceMarkerCues    = cuePatterns("sentence-markers")
+	firstPersonReportCues = cuePatterns("first-person-reports")
+	homeForOthersCues     = cuePatterns("home-for-others")
+	changeTailCues        = cuePatterns("change-tail")
+	ruleLeadCues          = cuePatterns("rule-leads")
+	ruleYouCues           = cuePatterns("rule-you")
+	ruleStrongCues        = cuePatterns("rule-strong")
+	ruleOpenerCues        = cuePatterns("rule-openers")
+	letUsCues             = cuePatterns("let-us")
+	letUsVerbCues         = cuePatterns("let-us-verbs")
+	decisionIsCues        = cuePatterns("decision-is")
+	callMeCues            = cuePatterns("call-me")
+	hypotheticalCues      = cuePatterns("hypothetical")
+	copulaTasteCues       = cuePatterns("copula-tastes")
+	dateCues              = cuePatterns("dates")
+	clauseFlagCues        = cuePatterns("clause-flags")
+	gotJobCues            = cuePatterns("got-a-job")
+	startedJobCues        = cuePatterns("started-a-job")
+	itsNowCues            = cuePatterns("its-now")
+	writtenInCues         = cuePatterns("written-in")
+	tasteIdiomCues        = cuePatterns("taste-idioms")
+	conditionalCues       = cuePatterns("conditionals")
+	retractionCues        = cuePatterns("retractions")
+	shortStayCues         = cuePatterns("short-stays")
+	closingReportCues     = cuePatterns("closing-reports")
+	endorsementCues       = cuePatterns("endorsements")
 )
 
 // closingReport sets the flags of a report of belief that closes a
@@ -330,6 +332,8 @@ func (e *cueElem) parseWords(f string) string {
 			return "empty alternative in " + f
 		case w == "^" && e.after:
 			e.start = true
+		case w == "$" && e.ahead:
+			e.end = true
 		case strings.HasPrefix(w, "%"):
 			c, ok := tokenClasses[w[1:]]
 			if !ok {
@@ -389,7 +393,7 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 			}
 			pos++
 		case e.ahead:
-			if pos >= len(ts) || !e.matches(ts[pos]) {
+			if pos >= len(ts) && !e.end || pos < len(ts) && !e.matches(ts[pos]) {
 				return 0, false
 			}
 			pos++

@@ -98,6 +98,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"its-now": itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
 		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "language-amounts": languageAmountCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "cannot": cannotCues, "sentence-markers": sentenceMarkerCues,
+		"first-person-reports": firstPersonReportCues,
 	} {
 		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
@@ -326,6 +327,10 @@ func TestCueLookbehind(t *testing.T) {
 		{"<!every one >day => drop", "every one day", 1, false},
 		{"it is >%capital => skip", "it is Linz", 0, true},
 		{"it is >%capital => skip", "it is fine", 0, false},
+		{"i said >that|$ => skip", "i said", 0, true},
+		{"i said >that|$ => skip", "i said that", 0, true},
+		{"i said >that|$ => skip", "i said it", 0, false},
+		{"i said >that => skip", "i said", 0, false},
 	} {
 		p, err := parseCuePattern(tc.pattern)
 		if err != "" {
