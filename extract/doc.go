@@ -66,8 +66,8 @@
 // access to the category lexicon for callers outside the extractor. The
 // phrases the rules key on are token patterns in lexicons/cue-patterns.txt,
 // run by one matcher (cues.go; the file's header documents the syntax):
-// the cue words that open a clause, the markers of a correction inside a
-// sentence and what may follow them, job changes and posts said in
+// the cue words that open a clause, the speaker reporting their own words,
+// the markers of a correction inside a sentence and what may follow them, job changes and posts said in
 // passing, the openers of rules, decisions and hypotheticals, the wishes
 // that drop a clause, the modifiers between a subject and its verb, tastes
 // after a copula, dates, and the phrases of getting a home or a job. A
