@@ -309,6 +309,10 @@ var predicateVerbs = wordSet("clauses", "predicate-verbs")
 // set ("actually" marks a correction).
 var discourse = wordSet("clauses", "discourse")
 
+// subjectAdverbs are stripped from the start of a clause only before its
+// subject ([subject-adverbs] of lexicons/cue-patterns.txt).
+var subjectAdverbs = wordSet("clauses", "subject-adverbs")
+
 // markersOnly reports whether a clause holds nothing but discourse words and
 // punctuation.
 func markersOnly(c []token) bool {
@@ -360,18 +364,10 @@ func stripLeading(ts []token, f *flags) []token {
 				return rest
 			}
 			ts = rest
-		} else {
-			switch {
-			case discourse[w] && !(w == "no" || w == "now" || w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially" || w == "otherwise"):
-				ts = ts[1:]
-			case w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially":
-				// Adverbs before the subject: "Currently I use Vim".
-				if is(ts, 1, "i", "we", "my", "our", ",") {
-					ts = ts[1:]
-				} else {
-					return ts
-				}
-			}
+		} else if n := cueLen(subjectAdverbCues, ts); n > 0 {
+			ts = ts[n:] // "Currently I use Vim"
+		} else if discourse[w] && !subjectAdverbs[w] && !is(ts, 0, "no", "now", "otherwise") {
+			ts = ts[1:]
 		}
 		if len(ts) == before {
 			return ts

@@ -123,6 +123,7 @@ var (
 	cannotCues            = cuePatterns("cannot")
 	sentenceMarkerCues    = cuePatterns("sentence-markers")
 	firstPersonReportCues = cuePatterns("first-person-reports")
+	subjectAdverbCues     = cuePatterns("subject-adverbs")
 	homeForOthersCues     = cuePatterns("home-for-others")
 	changeTailCues        = cuePatterns("change-tail")
 	ruleLeadCues          = cuePatterns("rule-leads")
