@@ -7,7 +7,6 @@ package extract
 // (cues.go, lexicons/cue-patterns.txt).
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -51,29 +50,22 @@ var weekdayOrMonth = wordSet("changes", "weekday-or-month")
 // is not.
 func (x *extraction) homeBought(ts []token, f flags) bool {
 	for h := 0; h+2 < len(ts); h++ {
-		if !homeNouns[ts[h].low] {
+		// The home and "in" its place: [home-places].
+		n := cueLen(homePlaceCues, ts[h:])
+		if n == 0 || h+n >= len(ts) {
 			continue
 		}
-		// "in" the place, right after the home or after a few words
-		// saying where in it ("a flat near the harbour in Cork").
-		in := h + 1
-		for in < len(ts) && in < h+5 && ts[in].kind == tWord && !is(ts, in, "in") && !verbLike(ts[in].low) {
-			in++
-		}
-		if !is(ts, in, "in") || in+1 >= len(ts) {
-			continue
-		}
+		place := ts[h+n:]
 		// The words before the home: a verb of getting it, then at most a
 		// determiner and a few adjectives; or, when the message has just
 		// said the keys were got, nothing but those.
-		cue := -1
-		for k := h - 1; k >= 0 && k >= h-6; k-- {
-			if _, _, ok := matchCue(homeGettingCues, ts[k:]); ok {
-				cue = k
-				break
+		cue, e := -1, cueEffect(0)
+		for k := h - 1; k >= 0 && k >= h-6 && cue < 0; k-- {
+			if got, _, ok := matchCue(homeGettingCues, ts[k:]); ok {
+				cue, e = k, got
 			}
 		}
-		if cue < 0 && h <= 3 && gotKeys.MatchString(strings.ToLower(x.content[:x.start])) && onlyModifiers(ts[:h]) {
+		if cue < 0 && h <= 3 && x.gotKeys() && onlyModifiers(ts[:h]) {
 			cue = 0
 		}
 		if cue < 0 {
@@ -87,29 +79,40 @@ func (x *extraction) homeBought(ts []token, f flags) bool {
 				return true
 			}
 		}
-		_, n := x.readValue(ts[in+1:], vPlace)
+		_, n = x.readValue(place, vPlace)
 		if n == 0 {
 			return false
 		}
-		rest := ts[in+1+n:]
-		if _, _, ok := matchCue(homeForOthersCues, rest); ok {
+		if _, _, ok := matchCue(homeForOthersCues, place[n:]); ok {
 			return true // "a flat in Ghent for my mum", "... to rent out"
 		}
-		if f.hedge || f.not || f.future || hasWord(ts[:cue], "not", "n't", "never", "want", "hope", "plan", "planning", "trying") {
-			return true
-		}
-		if is(ts, cue, "buying", "closing", "moving") {
+		if f.hedge || f.not || f.future || e&cueHedge != 0 {
 			return true // "we're buying a house in Utrecht": not yet
 		}
+		for _, t := range ts[:cue] {
+			if homeNotYet[t.low] {
+				return true
+			}
+		}
 		f.corr, f.past = true, false
-		return x.place(x.speaker, ts[in+1:], f, "lives_in")
+		return x.place(x.speaker, place, f, "lives_in")
 	}
 	return false
 }
 
-// gotKeys finds a message saying, before the sentence read, that the
-// speaker got the keys to a home.
-var gotKeys = regexp.MustCompile(`(^|[.!?]\s*|\b(i|we|i've|we've|finally|just)\s+)(got|collected|picked up) (the|our|my) (new )?keys\b`)
+// gotKeys reports a message saying, before the sentence read, that the
+// speaker got the keys to a home: [got-keys].
+func (x *extraction) gotKeys() bool {
+	ts := tokenize(x.content, 0, x.start, nil)
+	for k := range ts {
+		if _, ok := firstCueAt(gotKeysCues, ts, k); ok {
+			return true
+		}
+	}
+	return false
+}
+
+var homeNotYet = wordSet("changes", "home-not-yet")
 
 // onlyModifiers reports whether ts holds no more than a determiner and
 // adjectives: no verb, no name.
@@ -127,9 +130,6 @@ func verbLike(w string) bool {
 	_, ok := verbs[w]
 	return ok
 }
-
-// homeNouns are what one buys or rents to live in.
-var homeNouns = wordSet("changes", "home-nouns")
 
 // notOwnHome qualify a home the speaker does not live in.
 var notOwnHome = wordSet("changes", "not-own-home")
@@ -292,25 +292,19 @@ func (x *extraction) correctPrevious(ts []token) bool {
 }
 
 // selfCorrection reports where the new value starts after a correction
-// marker at ts[i] ("sorry,", "no wait,", "I meant", "or rather"), or -1.
+// marker at ts[i] ("sorry,", "no wait,", "I meant", "or rather"), or -1:
+// the [self-correction], [self-correction-gaps] and
+// [self-correction-pronoun] tables of lexicons/cue-patterns.txt.
 func selfCorrection(ts []token, i int) int {
 	_, n, ok := matchCue(selfCorrectionCues, ts[i:])
 	if !ok {
 		return -1
 	}
 	j := i + n
-	for is(ts, j, ",", "-", "...") || seq(ts, j, "i", "mean") || seq(ts, j, "i", "meant") {
-		if is(ts, j, "i") {
-			j += 2
-		} else {
-			j++
-		}
+	for _, n, ok := matchCue(correctionGapCues, ts[j:]); ok; _, n, ok = matchCue(correctionGapCues, ts[j:]) {
+		j += n
 	}
-	// "actually no, it's Neovim": the pronoun stands for the slot when a
-	// name follows ("sorry, it's just great" is an aside).
-	if (seq(ts, j, "it", "is") || seq(ts, j, "it", "was")) && j+2 < len(ts) && ts[j+2].capital {
-		j += 2
-	}
+	j += cueLen(correctionItCues, ts[j:])
 	if j >= len(ts) || ts[j].kind != tWord {
 		return -1
 	}

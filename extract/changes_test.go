@@ -43,6 +43,7 @@ func TestChangeCues(t *testing.T) {
 		{"signed a lease", "Signed the lease on an apartment in Lyon yesterday.", []string{"fact user lives_in=Lyon cue=correction"}},
 		{"partner and I", "My partner and I bought a cottage in Galway.", []string{"fact user lives_in=Galway cue=correction"}},
 		{"keys first, the place after", "Got the keys! Small flat near the harbour in Cork, total chaos.", []string{"fact user lives_in=Cork cue=correction"}},
+		{"keys first, spelt out", "I have got the keys. A tiny loft above a bakery in Tartu.", []string{"fact user lives_in=Tartu cue=correction"}},
 
 		// A post at an employer.
 		{"on a team at", "I'm on the platform team at Zalando now.", []string{"fact user works_at=Zalando cue=correction"}},
@@ -137,6 +138,7 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"post: someone else's, said by me", "I hear Priya will be on the weekend crew at Halloran Mills.", nil},
 		{"post: too many words before the post", "I am on the big old creaky rusty cold ward at Ashgrove.", nil},
 		{"home: someone else's keys", "My sister got the keys! Her flat near the park in Cork is lovely.", nil},
+		{"home: their keys", "They have got the keys. A flat in Tartu, lucky them.", nil},
 		{"home: someone else's", "My sister bought a flat in Ghent.", nil},
 		{"home: a holiday home", "We bought a holiday home in Menorca.", nil},
 		{"home: to rent out", "I bought a flat in Leeds to rent out.", nil},

@@ -162,49 +162,14 @@ func reportedByOther(ts []token) bool {
 }
 
 // sentenceMarkers sets the flags a sentence carries as a whole: explicit
-// criticality markers and sentence-wide hedges ("not sure", "I guess").
+// criticality markers and sentence-wide hedges ("not sure", "I guess"),
+// the [sentence-markers] table of lexicons/cue-patterns.txt.
 func sentenceMarkers(ts []token, f *flags) {
-	for k, t := range ts {
-		switch t.low {
-		case "critical", "critically", "crucial", "crucially", "vital", "non-negotiable",
-			"nonnegotiable", "mandatory", "imperative":
-			f.mustInclude = true
-		case "important":
-			if is(ts, k+1, ":") || is(ts, k-1, "very", "extremely", "super", "really", "most", "incredibly", "absolutely") {
-				f.mustInclude = true
-			} else {
-				f.high = true
-			}
-		case "must":
-			if is(ts, k+1, "always", "never") {
-				f.mustInclude = true
-			}
-		case "never":
-			if is(ts, k+1, "ever") {
-				f.mustInclude = true
-			}
-		case "absolutely":
-			if is(ts, k+1, "must", "never", "always", "do") {
-				f.mustInclude = true
-			}
-		case "under":
-			if seq(ts, k+1, "no", "circumstances") {
-				f.mustInclude = true
-			}
-		case "at":
-			if seq(ts, k+1, "all", "costs") || seq(ts, k+1, "all", "times") {
-				f.mustInclude = true
-			}
-		case "sure", "certain":
-			if is(ts, k-1, "not") && !is(ts, k+1, "to", "that") {
-				f.hedge = true // "I'm not sure, but..."
-			}
-		case "unsure", "uncertain", "undecided":
-			f.hedge = true
-		case "guess", "suppose":
-			if is(ts, k-1, "i") {
-				f.hedge = true
-			}
+	for k := range ts {
+		if e, ok := firstCueAt(sentenceMarkerCues, ts, k); ok {
+			f.mustInclude = f.mustInclude || e&cueMustInclude != 0
+			f.high = f.high || e&cueHigh != 0
+			f.hedge = f.hedge || e&cueHedge != 0
 		}
 	}
 }
@@ -344,6 +309,10 @@ var predicateVerbs = wordSet("clauses", "predicate-verbs")
 // set ("actually" marks a correction).
 var discourse = wordSet("clauses", "discourse")
 
+// subjectAdverbs are stripped from the start of a clause only before its
+// subject ([subject-adverbs] of lexicons/cue-patterns.txt).
+var subjectAdverbs = wordSet("clauses", "subject-adverbs")
+
 // markersOnly reports whether a clause holds nothing but discourse words and
 // punctuation.
 func markersOnly(c []token) bool {
@@ -384,7 +353,7 @@ func stripLeading(ts []token, f *flags) []token {
 			}
 			ts = rest
 		} else if w == "i" || w == "we" {
-			n := firstPersonReport(ts)
+			n := cueLen(firstPersonReportCues, ts) // "I said", "I told you"
 			if n == 0 {
 				return ts
 			}
@@ -395,18 +364,10 @@ func stripLeading(ts []token, f *flags) []token {
 				return rest
 			}
 			ts = rest
-		} else {
-			switch {
-			case discourse[w] && !(w == "no" || w == "now" || w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially" || w == "otherwise"):
-				ts = ts[1:]
-			case w == "just" || w == "still" || w == "currently" || w == "usually" || w == "mostly" || w == "really" || w == "definitely" || w == "finally" || w == "recently" || w == "today" || w == "officially":
-				// Adverbs before the subject: "Currently I use Vim".
-				if is(ts, 1, "i", "we", "my", "our", ",") {
-					ts = ts[1:]
-				} else {
-					return ts
-				}
-			}
+		} else if n := cueLen(subjectAdverbCues, ts); n > 0 {
+			ts = ts[n:] // "Currently I use Vim"
+		} else if discourse[w] && !subjectAdverbs[w] && !is(ts, 0, "no", "now", "otherwise") {
+			ts = ts[1:]
 		}
 		if len(ts) == before {
 			return ts
@@ -419,29 +380,6 @@ func dropThat(ts []token) []token {
 		return ts[1:]
 	}
 	return ts
-}
-
-// firstPersonReport measures "I said", "I told you", "I've mentioned",
-// "I already told you that" at the start of ts, or returns 0.
-func firstPersonReport(ts []token) int {
-	k := 1
-	for is(ts, k, "have", "had", "already", "just", "did", "also") {
-		k++
-	}
-	if !is(ts, k, "said", "told", "mentioned", "wrote", "noted", "explained", "stated", "say", "tell", "mention") {
-		return 0
-	}
-	k++
-	if is(ts, k, "you", "u", "before", "earlier", "already", "this", "it") {
-		k++
-	}
-	if is(ts, k, "before", "earlier", "already", "yesterday") {
-		k++
-	}
-	if k < len(ts) && !is(ts, k, "that", ",", ":", "i", "we", "my", "our") {
-		return 0 // "I mentioned Vim to you" is not a report of a claim
-	}
-	return k
 }
 
 // Label words open a clause with a colon ("Important: ...") and say what

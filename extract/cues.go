@@ -15,28 +15,41 @@ import (
 type cueEffect uint32
 
 const (
-	cueCorrection cueEffect = 1 << iota // the clause corrects an earlier value
-	cuePast                             // the clause is history
-	cueHedge                            // the clause is hedged
-	cueWeak                             // the clause is stated with some doubt
-	cueThat                             // drop a "that" or comma after the match
-	cueSubject                          // the rest must open with i, we, my or our
-	cueStop                             // stop stripping; keep the rest
-	cueDrop                             // the clause says nothing
-	cueNever                            // a rule forbids what follows
-	cueLove                             // the speaker loves what follows
-	cueLike                             // likes it
-	cueDislike                          // dislikes it
-	cuePrefer                           // prefers it
-	cueAllergy                          // is allergic to it
-	cueSpeaks                           // speaks it
-	cueAnymore                          // the clause says "anymore"
+	cueCorrection  cueEffect = 1 << iota // the clause corrects an earlier value
+	cuePast                              // the clause is history
+	cueHedge                             // the clause is hedged
+	cueWeak                              // the clause is stated with some doubt
+	cueThat                              // drop a "that" or comma after the match
+	cueSubject                           // the rest must open with i, we, my or our
+	cueStop                              // stop stripping; keep the rest
+	cueDrop                              // the clause says nothing
+	cueNever                             // a rule forbids what follows
+	cueLove                              // the speaker loves what follows
+	cueLike                              // likes it
+	cueDislike                           // dislikes it
+	cuePrefer                            // prefers it
+	cueAllergy                           // is allergic to it
+	cueSpeaks                            // speaks it
+	cueAnymore                           // the clause says "anymore"
+	cueNeg                               // [modifiers]: the value ended ("no longer")
+	cueNot                               // denied
+	cueFuture                            // to come
+	cuePolite                            // "would"
+	cueMust                              // a rule's "must"
+	cueAlways                            // a rule's "always"
+	cueAux                               // "have" as an auxiliary
+	cueTodo                              // "need to": a to-do, unless a team says it
+	cueAvoid                             // [cannot]: a diet avoids what follows
+	cueMustInclude                       // [sentence-markers]: never to be left out
+	cueHigh                              // important
 )
 
 var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
+	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
+	"must-include": cueMustInclude, "high": cueHigh,
 }
 
 // cueElem matches one token.
@@ -46,8 +59,11 @@ type cueElem struct {
 	many     bool               // word*: every one in a row consumed, none is fine
 	ahead    bool               // >word: must follow, not consumed
 	not      bool               // !word: must not follow
-	gap      int                // ...N: up to N words, up to the first the next token matches
+	gap      int                // ...N: up to N tokens but punctuation, up to the first the next token matches; ...N!word: none of them one of these
 	behind   bool               // <!word: a token before the match, not one of these
+	after    bool               // <word: the token before the match is one of these
+	start    bool               // <^|word: or nothing comes before the match
+	end      bool               // >word|$: or nothing follows
 	classes  []func(token) bool // %class: a token of a class
 }
 
@@ -68,6 +84,17 @@ var tokenClasses = map[string]func(token) bool{
 	"ordinal": func(t token) bool { return ordinal(t.low) },   // "9th", "21st"
 	"day":     func(t token) bool { return dayNumber(t.low) }, // "1" to "31"
 	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
+	"quote":   func(t token) bool { return t.kind == tQuote }, // a quoted passage
+	"capital": func(t token) bool { return t.capital },        // written with a capital: "Linz"
+	"verb":    func(t token) bool { return verbLike(t.low) },  // a verb the rules know, or a form of "be"
+	"participle": func(t token) bool { // a past or a participle of a verb the rules know
+		v, ok := verbs[t.low]
+		return ok && (v.form == fPast || v.form == fPartOnly)
+	},
+	"base": func(t token) bool { // a verb's base form, or an imperative or a goal's verb
+		v, ok := verbs[t.low]
+		return ok && v.form == fBase || imperativeVerbs[t.low] || goalVerbs[t.low]
+	},
 }
 
 // cuePattern is one line of the table.
@@ -78,36 +105,49 @@ type cuePattern struct {
 
 // The tables of lexicons/cue-patterns.txt.
 var (
-	leadingCues        = cuePatterns("leading")
-	asideCues          = cuePatterns("asides")
-	selfCorrectionCues = cuePatterns("self-correction")
-	decidedVerbCues    = cuePatterns("decided-verbs")
-	notKeenCues        = cuePatterns("not-keen")
-	homeGettingCues    = cuePatterns("home-getting")
-	homeForOthersCues  = cuePatterns("home-for-others")
-	changeTailCues     = cuePatterns("change-tail")
-	ruleLeadCues       = cuePatterns("rule-leads")
-	ruleYouCues        = cuePatterns("rule-you")
-	ruleStrongCues     = cuePatterns("rule-strong")
-	ruleOpenerCues     = cuePatterns("rule-openers")
-	letUsCues          = cuePatterns("let-us")
-	letUsVerbCues      = cuePatterns("let-us-verbs")
-	decisionIsCues     = cuePatterns("decision-is")
-	callMeCues         = cuePatterns("call-me")
-	hypotheticalCues   = cuePatterns("hypothetical")
-	copulaTasteCues    = cuePatterns("copula-tastes")
-	dateCues           = cuePatterns("dates")
-	clauseFlagCues     = cuePatterns("clause-flags")
-	gotJobCues         = cuePatterns("got-a-job")
-	startedJobCues     = cuePatterns("started-a-job")
-	itsNowCues         = cuePatterns("its-now")
-	writtenInCues      = cuePatterns("written-in")
-	tasteIdiomCues     = cuePatterns("taste-idioms")
-	conditionalCues    = cuePatterns("conditionals")
-	retractionCues     = cuePatterns("retractions")
-	shortStayCues      = cuePatterns("short-stays")
-	closingReportCues  = cuePatterns("closing-reports")
-	endorsementCues    = cuePatterns("endorsements")
+	leadingCues           = cuePatterns("leading")
+	asideCues             = cuePatterns("asides")
+	selfCorrectionCues    = cuePatterns("self-correction")
+	correctionGapCues     = cuePatterns("self-correction-gaps")
+	correctionItCues      = cuePatterns("self-correction-pronoun")
+	wishCues              = cuePatterns("wishes")
+	decidedVerbCues       = cuePatterns("decided-verbs")
+	notKeenCues           = cuePatterns("not-keen")
+	homeGettingCues       = cuePatterns("home-getting")
+	homePlaceCues         = cuePatterns("home-places")
+	gotKeysCues           = cuePatterns("got-keys")
+	myThingCues           = cuePatterns("my-thing")
+	languageAmountCues    = cuePatterns("language-amounts")
+	switchLeadCues        = cuePatterns("switch-leads")
+	modifierCues          = cuePatterns("modifiers")
+	cannotCues            = cuePatterns("cannot")
+	sentenceMarkerCues    = cuePatterns("sentence-markers")
+	firstPersonReportCues = cuePatterns("first-person-reports")
+	subjectAdverbCues     = cuePatterns("subject-adverbs")
+	homeForOthersCues     = cuePatterns("home-for-others")
+	changeTailCues        = cuePatterns("change-tail")
+	ruleLeadCues          = cuePatterns("rule-leads")
+	ruleYouCues           = cuePatterns("rule-you")
+	ruleStrongCues        = cuePatterns("rule-strong")
+	ruleOpenerCues        = cuePatterns("rule-openers")
+	letUsCues             = cuePatterns("let-us")
+	letUsVerbCues         = cuePatterns("let-us-verbs")
+	decisionIsCues        = cuePatterns("decision-is")
+	callMeCues            = cuePatterns("call-me")
+	hypotheticalCues      = cuePatterns("hypothetical")
+	copulaTasteCues       = cuePatterns("copula-tastes")
+	dateCues              = cuePatterns("dates")
+	clauseFlagCues        = cuePatterns("clause-flags")
+	gotJobCues            = cuePatterns("got-a-job")
+	startedJobCues        = cuePatterns("started-a-job")
+	itsNowCues            = cuePatterns("its-now")
+	writtenInCues         = cuePatterns("written-in")
+	tasteIdiomCues        = cuePatterns("taste-idioms")
+	conditionalCues       = cuePatterns("conditionals")
+	retractionCues        = cuePatterns("retractions")
+	shortStayCues         = cuePatterns("short-stays")
+	closingReportCues     = cuePatterns("closing-reports")
+	endorsementCues       = cuePatterns("endorsements")
 )
 
 // closingReport sets the flags of a report of belief that closes a
@@ -143,8 +183,9 @@ type cueTable struct {
 }
 
 // cueIndex lists, by word, the patterns whose first token must be that
-// word, and apart those that may match whatever the token is (an
-// optional, repeated, negated or class first token, or a lookbehind).
+// word (the first after a lookbehind), and apart those that may match
+// whatever the token is (an optional, repeated, negated or class first
+// token).
 type cueIndex struct {
 	byWord map[string][]int
 	always []int
@@ -153,11 +194,15 @@ type cueIndex struct {
 func newCueIndex(ps []cuePattern) cueIndex {
 	ix := cueIndex{byWord: map[string][]int{}}
 	for i, p := range ps {
-		if e := p.elems[0]; e.optional || e.many || e.not || e.behind || e.gap > 0 || len(e.classes) > 0 {
+		e := p.elems[0]
+		if (e.behind || e.after) && len(p.elems) > 1 {
+			e = p.elems[1]
+		}
+		if e.optional || e.many || e.not || e.behind || e.after || e.gap > 0 || len(e.classes) > 0 {
 			ix.always = append(ix.always, i)
 			continue
 		}
-		for w := range p.elems[0].words {
+		for w := range e.words {
 			ix.byWord[w] = append(ix.byWord[w], i)
 		}
 	}
@@ -219,13 +264,18 @@ func parseCuePattern(line string) (cuePattern, string) {
 	for _, f := range strings.Fields(lhs) {
 		var e cueElem
 		if n, ok := strings.CutPrefix(f, "..."); ok {
-			if len(n) != 1 || n[0] < '1' || n[0] > '9' {
-				return p, "a gap is ...1 to ...9: " + f
+			if len(n) < 1 || n[0] < '1' || n[0] > '9' || len(n) > 1 && (n[1] != '!' || len(n) == 2) {
+				return p, "a gap is ...1 to ...9, then maybe !words: " + f
 			}
 			if lookahead {
 				return p, "a gap after a lookahead: " + f
 			}
 			e.gap = int(n[0] - '0')
+			if len(n) > 2 {
+				if err := e.parseWords(n[2:]); err != "" {
+					return p, err
+				}
+			}
 			p.elems = append(p.elems, e)
 			continue
 		}
@@ -235,6 +285,11 @@ func parseCuePattern(line string) (cuePattern, string) {
 				return p, "a lookbehind must come first: " + f
 			}
 			e.behind, f = true, f[2:]
+		case strings.HasPrefix(f, "<") && len(f) > 1:
+			if len(p.elems) > 0 {
+				return p, "a lookbehind must come first: " + f
+			}
+			e.after, f = true, f[1:]
 		case strings.HasPrefix(f, ">") && len(f) > 1:
 			e.ahead, f = true, f[1:]
 		case strings.HasPrefix(f, "!") && len(f) > 1:
@@ -245,36 +300,15 @@ func parseCuePattern(line string) (cuePattern, string) {
 		} else if strings.HasSuffix(f, "*") && len(f) > 1 {
 			e.many, f = true, f[:len(f)-1]
 		}
-		if (e.ahead || e.not || e.behind) && (e.optional || e.many) {
+		if (e.ahead || e.not || e.behind || e.after) && (e.optional || e.many) {
 			return p, "a lookaround cannot be optional or repeated: " + f
 		}
 		if lookahead && !e.ahead && !e.not {
 			return p, "a consumed token after a lookahead: " + f
 		}
 		lookahead = lookahead || e.ahead || e.not
-		e.words = map[string]bool{}
-		for _, w := range strings.Split(f, "|") {
-			switch {
-			case w == "":
-				return p, "empty alternative in " + f
-			case strings.HasPrefix(w, "%"):
-				c, ok := tokenClasses[w[1:]]
-				if !ok {
-					return p, "no token class " + w
-				}
-				e.classes = append(e.classes, c)
-			case strings.HasPrefix(w, "@"):
-				words, ok := lexiconTables[w[1:]]
-				if !ok {
-					return p, "no lexicon table " + w
-				}
-				lexiconUsed[w[1:]] = true
-				for _, x := range words {
-					e.words[x] = true
-				}
-			default:
-				e.words[w] = true
-			}
+		if err := e.parseWords(f); err != "" {
+			return p, err
 		}
 		p.elems = append(p.elems, e)
 	}
@@ -287,6 +321,40 @@ func parseCuePattern(line string) (cuePattern, string) {
 		}
 	}
 	return p, ""
+}
+
+// parseWords reads the alternatives of a token, "a|b|@file/table|%class",
+// into e; it returns a reason when one is malformed.
+func (e *cueElem) parseWords(f string) string {
+	e.words = map[string]bool{}
+	for _, w := range strings.Split(f, "|") {
+		switch {
+		case w == "":
+			return "empty alternative in " + f
+		case w == "^" && e.after:
+			e.start = true
+		case w == "$" && e.ahead:
+			e.end = true
+		case strings.HasPrefix(w, "%"):
+			c, ok := tokenClasses[w[1:]]
+			if !ok {
+				return "no token class " + w
+			}
+			e.classes = append(e.classes, c)
+		case strings.HasPrefix(w, "@"):
+			words, ok := lexiconTables[w[1:]]
+			if !ok {
+				return "no lexicon table " + w
+			}
+			lexiconUsed[w[1:]] = true
+			for _, x := range words {
+				e.words[x] = true
+			}
+		default:
+			e.words[w] = true
+		}
+	}
+	return ""
 }
 
 // match returns how many tokens at the start of ts the pattern consumes,
@@ -304,11 +372,15 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 			if pos == 0 || e.matches(ts[pos-1]) {
 				return 0, false
 			}
+		case e.after:
+			if pos == 0 && !e.start || pos > 0 && !e.matches(ts[pos-1]) {
+				return 0, false
+			}
 		case e.gap > 0:
 			// Words up to the first the next token matches: "on the
 			// night ... desk at" stops at the first "desk".
 			for g := 0; ; g++ {
-				if pos+g >= len(ts) || g > e.gap || g > 0 && ts[pos+g-1].kind != tWord {
+				if pos+g >= len(ts) || g > e.gap || g > 0 && (ts[pos+g-1].kind == tPunct || e.matches(ts[pos+g-1])) {
 					return 0, false
 				}
 				if p.elems[i+1].matches(ts[pos+g]) {
@@ -322,7 +394,7 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 			}
 			pos++
 		case e.ahead:
-			if pos >= len(ts) || !e.matches(ts[pos]) {
+			if pos >= len(ts) && !e.end || pos < len(ts) && !e.matches(ts[pos]) {
 				return 0, false
 			}
 			pos++
@@ -354,6 +426,17 @@ func matchCue(table *cueTable, ts []token) (e cueEffect, n int, ok bool) {
 		return 0, 0, false
 	}
 	return e, n, true
+}
+
+// firstCueAt returns the effect of the first pattern of table matching
+// at ts[k] (a lookbehind reads ts[k-1]).
+func firstCueAt(table *cueTable, ts []token, k int) (e cueEffect, ok bool) {
+	table.ix.candidates(ts, k, func(i int) bool {
+		_, ok = table.pats[i].matchAt(ts, k)
+		e = table.pats[i].effect
+		return ok
+	})
+	return e, ok
 }
 
 // eachCue calls fn with the effect of every pattern of table matching at

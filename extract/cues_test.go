@@ -96,6 +96,9 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues, "dates": dateCues,
 		"got-a-job": gotJobCues, "started-a-job": startedJobCues, "clause-flags": clauseFlagCues,
 		"its-now": itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
+		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
+		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "language-amounts": languageAmountCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "cannot": cannotCues, "sentence-markers": sentenceMarkerCues,
+		"first-person-reports": firstPersonReportCues, "subject-adverbs": subjectAdverbCues,
 	} {
 		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
@@ -304,5 +307,86 @@ func TestCueIndexKeepsFileOrder(t *testing.T) {
 	eachCue(table, ts, 2, func(e cueEffect) { got = append(got, e) })
 	if len(got) != 4 || got[0] != cuePast || got[1] != cueHedge || got[2] != cueCorrection || got[3] != cueWeak {
 		t.Errorf("eachCue at now = %v, want every pattern in file order", got)
+	}
+}
+
+// A lookbehind reads the token before the match: <word must be there,
+// <!word must be there and be another.
+func TestCueLookbehind(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pattern, text string
+		k             int
+		ok            bool
+	}{
+		{"<my dream >job => skip", "my dream job", 1, true},
+		{"<my dream >job => skip", "a dream job", 1, false},
+		{"<my dream >job => skip", "dream job", 0, false},
+		{"<!every one >day => drop", "one day", 0, false},
+		{"<!every one >day => drop", "some one day", 1, true},
+		{"<!every one >day => drop", "every one day", 1, false},
+		{"it is >%capital => skip", "it is Linz", 0, true},
+		{"it is >%capital => skip", "it is fine", 0, false},
+		{"i said >that|$ => skip", "i said", 0, true},
+		{"i said >that|$ => skip", "i said that", 0, true},
+		{"i said >that|$ => skip", "i said it", 0, false},
+		{"i said >that => skip", "i said", 0, false},
+	} {
+		p, err := parseCuePattern(tc.pattern)
+		if err != "" {
+			t.Fatalf("parseCuePattern(%q): %s", tc.pattern, err)
+		}
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		if _, ok := p.matchAt(ts, tc.k); ok != tc.ok {
+			t.Errorf("%q on %q at %d: %v, want %v", tc.pattern, tc.text, tc.k, ok, tc.ok)
+		}
+	}
+	if _, err := parseCuePattern("a <b => skip"); err == "" {
+		t.Error("a lookbehind after the first token parsed")
+	}
+}
+
+// The [wishes] table drops a clause with a wish anywhere in it, and lets
+// what happened and polite preferences through.
+func TestHypotheticalClause(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]bool{
+		"I wish I worked at Globex":         true,
+		"dream job at a studio":             true,
+		"I landed my dream job at a studio": false,
+		"one day I will live by the sea":    true,
+		"I go running every one day a week": false,
+		"I would move to the coast":         true,
+		"I would really much prefer tabs":   false,
+		"I'd rather use Emacs":              false,
+		"I would":                           true,
+		"we use Postgres for the cache":     false,
+	} {
+		ts := tokenize(text, 0, len(text), nil)
+		if got := hypotheticalClause(ts); got != want {
+			t.Errorf("hypotheticalClause(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// selfCorrection finds the new value after the marker, past commas,
+// dashes, "I mean" and a pronoun before a name.
+func TestSelfCorrectionStart(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"sorry - I meant, Linz":    "linz",
+		"no wait, it's Neovim":     "neovim",
+		"actually no, it is great": "it",
+		"sorry,":                   "",
+		"hello there":              "",
+	} {
+		ts := tokenize(text, 0, len(text), nil)
+		got := ""
+		if j := selfCorrection(ts, 0); j >= 0 {
+			got = ts[j].low
+		}
+		if got != want {
+			t.Errorf("selfCorrection(%q) starts at %q, want %q", text, got, want)
+		}
 	}
 }

@@ -109,3 +109,24 @@ func TestCategoryMembersAreTheInverseOfCategory(t *testing.T) {
 		}
 	}
 }
+
+// Every reader of verbReaders reads some lemma of [verb-readers], and
+// every lemma named there is a verb the rules know.
+func TestVerbReadersAreNamed(t *testing.T) {
+	t.Parallel()
+	named := map[string]bool{}
+	for _, line := range lexiconTables["verbs/verb-readers"] {
+		f := strings.Fields(line)
+		named[f[0]] = true
+		for _, lemma := range f[1:] {
+			if v, ok := verbs[lemma]; !ok || v.lemma != lemma {
+				t.Errorf("[verb-readers] %s: %q is no lemma of [inflections]", f[0], lemma)
+			}
+		}
+	}
+	for name := range verbReaders {
+		if !named[name] {
+			t.Errorf("verb reader %s reads no lemma of [verb-readers]", name)
+		}
+	}
+}

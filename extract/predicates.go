@@ -108,7 +108,8 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 }
 
 // myThing reads "<X> is (not) my thing", "<X> isn't really my cup of tea",
-// "<X> is more my thing": a liking, or a dislike when negated.
+// "<X> is more my thing": a liking, or a dislike when negated; the words
+// after the copula are the [my-thing] table of lexicons/cue-patterns.txt.
 func (x *extraction) myThing(ts []token, f flags) bool {
 	c := -1
 	for j := 1; j < len(ts) && j < 5; j++ {
@@ -124,22 +125,15 @@ func (x *extraction) myThing(ts []token, f flags) bool {
 		is(ts, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
 		return false
 	}
-	k, not := c+1, false
-	for ; k < len(ts); k++ {
-		if is(ts, k, "not") {
-			not = true
-		} else if !is(ts, k, "really", "totally", "exactly", "quite", "more", "much", "just", "so", "very") {
-			break
-		}
-	}
-	if !is(ts, k, "my") || !(is(ts, k+1, "thing", "jam", "scene") || seq(ts, k+1, "cup", "of", "tea")) {
+	e, _, ok := matchCue(myThingCues, ts[c+1:])
+	if !ok {
 		return false
 	}
 	if f.hedge || f.not {
 		return true
 	}
 	// Negated, it is a dislike; "not my thing anymore" ends a liking.
-	f.not = not
+	f.not = e&cueDislike != 0
 	x.likeThing(x.speaker, ts[:c], f, false, false)
 	return true
 }
@@ -170,31 +164,12 @@ func cutConditional(ts []token) []token {
 }
 
 // hypotheticalClause reports wishes, dreams and conditionals inside a
-// clause: "I wish I worked at Google", "I would love to live in Tokyo
-// someday", "I'd move to Paris". "I'd prefer tabs" and "I'd rather use
-// Emacs" are polite preferences, not hypotheticals.
+// clause: the [wishes] table of lexicons/cue-patterns.txt, tried at every
+// token.
 func hypotheticalClause(ts []token) bool {
-	for k, t := range ts {
-		switch t.low {
-		case "wish", "wished", "wishing", "imagine", "imagining", "dream", "dreaming",
-			"dreamed", "dreamt", "someday", "hypothetically", "fantasize", "fantasise",
-			"pretend", "pretending", "theoretically", "hypothetical":
-			if t.low == "dream" && is(ts, k-1, "a", "my", "the", "our") && is(ts, k+1, "job", "role", "position", "house", "home", "car", "team") {
-				continue // "I landed a dream job at Pixar" happened
-			}
+	for k := range ts {
+		if e, ok := firstCueAt(wishCues, ts, k); ok && e&cueDrop != 0 {
 			return true
-		case "one", "some":
-			if is(ts, k+1, "day") && !is(ts, k-1, "every") {
-				return true
-			}
-		case "would":
-			j := k + 1
-			for is(ts, j, "really", "much", "definitely", "probably", "actually", "honestly", "strongly", "personally", "still", "also") {
-				j++
-			}
-			if !is(ts, j, "prefer", "rather") {
-				return true
-			}
 		}
 	}
 	return false
@@ -257,7 +232,9 @@ func leadForm(ts []token) vform {
 	return fPartOnly
 }
 
-// predicate reads what a clause says about s: modifiers, then the verb.
+// predicate reads what a clause says about s: modifiers ([modifiers] of
+// lexicons/cue-patterns.txt, then "can", "rather" and adverbs), then the
+// verb.
 func (x *extraction) predicate(s subject, ts []token, f flags) {
 	i := 0
 	modStart := -1
@@ -265,113 +242,39 @@ func (x *extraction) predicate(s subject, ts []token, f flags) {
 loop:
 	for i < len(ts) {
 		w := ts[i].low
-		switch {
-		case ts[i].kind == tPunct && w == ",":
-			i++
-		case w == "no" && is(ts, i+1, "longer"):
-			f.neg = true
-			i += 2
-		case w == "not":
-			f.not = true
-			i++
-		case w == "do" || w == "does":
-			i++
-		case w == "did":
-			if is(ts, i+1, "not") {
-				f.past = true
-			}
-			i++
-		case w == "used" && is(ts, i+1, "to"):
-			f.past = true
-			i += 2
-		case (w == "have" || w == "has" || w == "had") && auxFollows(ts, i+1):
-			haveAux = true
-			if w == "had" {
-				f.past = true
-			}
-			i++
-		case w == "been":
-			i++
-		case w == "might" || w == "could" || (w == "may" && !ts[i].capital):
-			if w != "could" || !is(ts, i+1, "not") {
-				f.hedge = true
-			}
-			i++
-		case w == "should":
-			if is(ts, i+1, "always", "never") || is(ts, i+1, "not") {
-				if modStart < 0 {
-					modStart = i
-				}
-				f.must = true
-			} else {
-				f.hedge = true
-			}
-			i++
-		case w == "must":
-			if modStart < 0 {
-				modStart = i
-			}
-			f.must = true
-			i++
-		case (w == "need" || w == "needs" || w == "have" || w == "has") && is(ts, i+1, "to"):
-			if s.kind != sTeam {
+		// The modifiers of [modifiers], one after another.
+		if e, n, ok := matchCue(modifierCues, ts[i:]); ok && !(w == "may" && ts[i].capital) {
+			if e&cueTodo != 0 && s.kind != sTeam {
 				return // "I need to buy milk" is a to-do, not a memory
 			}
-			if modStart < 0 {
+			if e&(cueMust|cueAlways|cueNever) != 0 && modStart < 0 {
 				modStart = i
 			}
-			f.must = true
-			i += 2
-		case w == "will" || w == "shall":
-			f.future = true
-			i++
-		case w == "would":
-			f.polite = true // hypotheticalClause let only "would prefer/rather" through
-			i++
-		case w == "going" && is(ts, i+1, "to") && baseVerbAt(ts, i+2):
-			f.future = true
-			i += 2
-		case w == "always":
-			if modStart < 0 {
-				modStart = i
-			}
-			f.always = true
-			i++
-		case w == "never":
-			if modStart < 0 {
-				modStart = i
-			}
-			f.never = true
-			i++
-		case w == "ever":
-			i++
-		case (w == "kind" || w == "sort") && is(ts, i+1, "of"), w == "kinda", w == "sorta":
-			f.weak = true // "I kind of like Rust"
-			i++
-			if w == "kind" || w == "sort" {
-				i++
-			}
+			haveAux = haveAux || e&cueAux != 0
+			f.neg = f.neg || e&cueNeg != 0
+			f.not = f.not || e&cueNot != 0
+			f.past = f.past || e&cuePast != 0
+			f.hedge = f.hedge || e&cueHedge != 0
+			f.weak = f.weak || e&cueWeak != 0
+			f.future = f.future || e&cueFuture != 0
+			f.polite = f.polite || e&cuePolite != 0
+			f.must = f.must || e&cueMust != 0
+			f.always = f.always || e&cueAlways != 0
+			f.never = f.never || e&cueNever != 0
+			i += n
+			continue
+		}
+		switch {
 		case w == "can":
-			if seq(ts, i+1, "not", "stand") || seq(ts, i+1, "not", "bear") {
-				x.likeThing(s, ts[i+3:], f, true, false)
-				return
-			}
-			if is(ts, i+1, "not") {
-				// "I can't get through a morning without mate", "I can't
-				// live without Vim": what one cannot do without is loved.
-				for j := i + 2; j < len(ts) && j <= i+7; j++ {
-					if ts[j].kind == tPunct {
-						break
-					}
-					if is(ts, j, "without") {
-						x.likeThing(s, ts[j+1:], f, false, true)
-						return
-					}
-				}
-			}
-			if is(ts, i+1, "not") && is(ts, i+2, "have", "eat") && dietItems[lowAt(ts, i+3)] {
-				x.avoid(s, ts[i+3:], f) // "I can't eat gluten"
-				return
+			// [cannot]: what one cannot stand, do without or eat.
+			e, n, _ := matchCue(cannotCues, ts[i:])
+			switch {
+			case e&cueDislike != 0:
+				x.likeThing(s, ts[i+n:], f, true, false)
+			case e&cueLove != 0:
+				x.likeThing(s, ts[i+n:], f, false, true)
+			case e&cueAvoid != 0:
+				x.avoid(s, ts[i+n:], f)
 			}
 			return // "I can use Vim" says what is possible, not what is
 		case w == "rather" && f.polite:
@@ -423,17 +326,6 @@ loop:
 	}
 }
 
-// auxFollows reports whether the word after "have" makes it an auxiliary:
-// a participle or an adverb ("I've switched", "I have always used").
-func auxFollows(ts []token, k int) bool {
-	w := lowAt(ts, k)
-	if w == "been" || w == "got" || adverbs[w] || w == "always" || w == "never" || w == "not" || w == "no" {
-		return true
-	}
-	v, ok := verbs[w]
-	return ok && (v.form == fPast || v.form == fPartOnly)
-}
-
 // personal reports whether s may carry personal facts (preferences,
 // places, employers): the speaker and other people, never a team.
 func personal(s subject) bool { return s.kind == sSpeaker || s.kind == sPerson || s.kind == sNamed }
@@ -441,244 +333,300 @@ func personal(s subject) bool { return s.kind == sSpeaker || s.kind == sPerson |
 // canDecide reports whether s may decide things or hold goals and rules.
 func canDecide(s subject) bool { return s.kind == sSpeaker || s.kind == sTeam || s.kind == sNamed }
 
-// verb dispatches on the main verb's lemma; ts follows the verb.
+// verb reads a clause by its main verb: the reader [verb-readers] of
+// lexicons/verbs.txt names for the verb's lemma; ts follows the verb.
 func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
-	gerund := v.form == fGerund
 	if s.we && x.household(v, ts) {
 		// "We left Lisbon and settled in Porto": the speaker's household.
 		s = x.speaker
 	}
-	switch v.lemma {
-	case "be":
-		x.copula(s, ts, f)
-	case "have":
-		x.allergy(s, ts, f)
-	case "live", "reside":
-		if (s.kind == sTeam || s.kind == sNamed) && is(ts, 0, "on") && toolAt(x, ts[1:]) {
-			// "it all lives on Hetzner": where a stack runs.
-			x.useThing(s, ts[1:], f, purposeInfo{})
-			return
-		}
-		x.live(s, ts, f)
-	case "move", "relocate":
-		if gerund || v.form != fPast && v.form != fPartOnly && futureTime(ts) {
-			// "I'm moving to Berlin", "we move to Ghent next spring": a plan.
-			f.future = true
-		}
-		x.move(s, ts, f)
-	case "work":
-		x.work(s, ts, f)
-	case "join":
-		f.corr = true
-		x.join(s, ts, f)
-	case "settle":
-		// "We settled in Porto", "I settled down in Porto": a new home.
-		// "settled on X" is a decision.
-		if is(ts, 0, "down") {
-			ts = ts[1:]
-		}
-		if is(ts, 0, "in", "near") && !f.hedge {
-			f.past = false
-			f.corr = true
-			x.place(s, ts[1:], f, "lives_in")
-			return
-		}
-		x.decide(s, v, ts, f)
-	case "quit", "leave":
-		if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund && v.lemma == "quit" {
-			f.neg = true
-			x.verb(s, next, ts[1:], f)
-			return
-		}
-		if v.form != fPast && futureTime(untilPunct(ts)) {
-			// "I'm leaving Corvane in june": nothing has ended yet (the
-			// clause is a plan; a start said beside it still reads).
-			f.future = true
-		}
-		if v.lemma == "leave" && knownPlace(ts) {
-			// "I left Lisbon": a move away from a place, not a job change.
-			if !f.hedge && !f.not && personal(s) {
-				f.past = false
-				f.neg = true
-				x.place(s, ts, f, "lives_in")
+	if read := verbReading[v.lemma]; read != nil {
+		read(x, s, v, ts, f)
+	}
+}
+
+// verbReader reads what follows a verb of its lemmas.
+type verbReader func(x *extraction, s subject, v verb, ts []token, f flags)
+
+// verbReading maps a lemma to its reader, as [verb-readers] of
+// lexicons/verbs.txt says.
+var verbReading map[string]verbReader
+
+// verbReaders are the readers [verb-readers] names, with the code each
+// runs on the words after the verb. Both maps are set in init, since
+// readers read verbs again ("quit smoking", "stopped using Vim").
+var verbReaders map[string]verbReader
+
+func init() {
+	verbReaders = map[string]verbReader{
+		"copula": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.copula(s, ts, f)
+		},
+		"allergy": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.allergy(s, ts, f)
+		},
+		"live": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if (s.kind == sTeam || s.kind == sNamed) && is(ts, 0, "on") && toolAt(x, ts[1:]) {
+				// "it all lives on Hetzner": where a stack runs.
+				x.useThing(s, ts[1:], f, purposeInfo{})
+				return
 			}
-			return
-		}
-		if personal(s) && (len(ts) > 0 && ts[0].capital || is(ts, 0, "my") && is(ts, 1, "job")) {
-			if is(ts, 0, "my") {
-				// "I left my job at Acme".
-				if !is(ts, 2, "at", "with") {
+			x.live(s, ts, f)
+		},
+		"move": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			gerund := v.form == fGerund
+			if gerund || v.form != fPast && v.form != fPartOnly && futureTime(ts) {
+				// "I'm moving to Berlin", "we move to Ghent next spring": a plan.
+				f.future = true
+			}
+			x.move(s, ts, f)
+		},
+		"work": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.work(s, ts, f)
+		},
+		"join": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			f.corr = true
+			x.join(s, ts, f)
+		},
+		"settle": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			// "We settled in Porto", "I settled down in Porto": a new home.
+			// "settled on X" is a decision.
+			if is(ts, 0, "down") {
+				ts = ts[1:]
+			}
+			if is(ts, 0, "in", "near") && !f.hedge {
+				f.past = false
+				f.corr = true
+				x.place(s, ts[1:], f, "lives_in")
+				return
+			}
+			x.decide(s, v, ts, f)
+		},
+		"leave": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund && v.lemma == "quit" {
+				f.neg = true
+				x.verb(s, next, ts[1:], f)
+				return
+			}
+			if v.form != fPast && futureTime(untilPunct(ts)) {
+				// "I'm leaving Corvane in june": nothing has ended yet (the
+				// clause is a plan; a start said beside it still reads).
+				f.future = true
+			}
+			if v.lemma == "leave" && knownPlace(ts) {
+				// "I left Lisbon": a move away from a place, not a job change.
+				if !f.hedge && !f.not && personal(s) {
+					f.past = false
+					f.neg = true
+					x.place(s, ts, f, "lives_in")
+				}
+				return
+			}
+			if personal(s) && (len(ts) > 0 && ts[0].capital || is(ts, 0, "my") && is(ts, 1, "job")) {
+				if is(ts, 0, "my") {
+					// "I left my job at Acme".
+					if !is(ts, 2, "at", "with") {
+						return
+					}
+					ts = ts[3:]
+				}
+				f.neg = true
+				x.org(s.asPerson(), ts, f, false)
+			}
+		},
+		"prefer": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.prefer(s, ts, f)
+		},
+		"use": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if v.lemma != "use" {
+				if !is(ts, 0, "on", "upon") {
 					return
 				}
-				ts = ts[3:]
+				ts = ts[1:]
+			}
+			if v.lemma == "use" && is(ts, 0, "to") {
+				return // "used to" reached here only as "I'm used to" — habit, not use
+			}
+			x.useThing(s, ts, f, purposeInfo{})
+		},
+		"switch": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.switchTo(s, ts, f)
+		},
+		"like": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.likeThing(s, ts, f, false, v.lemma == "love" || v.lemma == "adore")
+		},
+		"dislike": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.likeThing(s, ts, f, true, false)
+		},
+		"diet": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			// "I'm doing keto", "been doing low-carb since May": a diet.
+			if f.not && f.anymore {
+				f.not, f.neg = false, true // "I'm not doing keto anymore"
+			}
+			if personal(s) && !f.not && !f.hedge && !f.future && (diets[lowAt(ts, 0)] || len(ts) > 1 && diets[ts[0].low+" "+ts[1].low]) {
+				n := 1
+				if !diets[ts[0].low] {
+					n = 2
+				}
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
+			}
+		},
+		"grow": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if is(ts, 0, "up") && is(ts, 1, "in", "near", "around", "on") {
+				f.past = false
+				x.place(s, ts[2:], f, "from")
+			}
+		},
+		"come": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			gerund := v.form == fGerund
+			if is(ts, 0, "from") && !f.future && !gerund {
+				f.past = false
+				x.place(s, ts[1:], f, "from")
+			}
+		},
+		"decide": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.decide(s, v, ts, f)
+		},
+		"goal": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if is(ts, 0, "to") {
+				x.goal(s, ts[1:], f, tmGoal, "")
+			}
+		},
+		"plan": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.plan(s, v, ts, f)
+		},
+		"try": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if is(ts, 0, "to") && !f.past {
+				x.goal(s, ts[1:], f, tmTrying, "")
+			}
+		},
+		"learn": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			gerund := v.form == fGerund
+			if !f.past && (gerund || v.form == fBase || v.form == fThird) {
+				x.learn(s, ts, f)
+			}
+		},
+		"start": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.started(s, ts, f)
+		},
+		"stop": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if v.lemma == "give" {
+				if !is(ts, 0, "up") {
+					return
+				}
+				ts = ts[1:]
+			}
+			if f.not {
+				return // "didn't give up on Linux after all", "I didn't stop using Vim"
 			}
 			f.neg = true
-			x.org(s.asPerson(), ts, f, false)
-		}
-	case "prefer", "favor", "prioritize":
-		x.prefer(s, ts, f)
-	case "use", "rely", "depend":
-		if v.lemma != "use" {
-			if !is(ts, 0, "on", "upon") {
+			f.past = false
+			if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund {
+				x.verb(s, next, ts[1:], f)
 				return
 			}
-			ts = ts[1:]
-		}
-		if v.lemma == "use" && is(ts, 0, "to") {
-			return // "used to" reached here only as "I'm used to" — habit, not use
-		}
-		x.useThing(s, ts, f, purposeInfo{})
-	case "switch", "change", "migrate", "transition", "convert":
-		x.switchTo(s, ts, f)
-	case "like", "love", "enjoy", "adore":
-		x.likeThing(s, ts, f, false, v.lemma == "love" || v.lemma == "adore")
-	case "hate", "dislike", "detest", "despise", "loathe", "abhor":
-		x.likeThing(s, ts, f, true, false)
-	case "do":
-		// "I'm doing keto", "been doing low-carb since May": a diet.
-		if f.not && f.anymore {
-			f.not, f.neg = false, true // "I'm not doing keto anymore"
-		}
-		if personal(s) && !f.not && !f.hedge && !f.future && (diets[lowAt(ts, 0)] || len(ts) > 1 && diets[ts[0].low+" "+ts[1].low]) {
-			n := 1
-			if !diets[ts[0].low] {
-				n = 2
+			if v.lemma == "give" && is(ts, 0, "on") && toolAt(x, ts[1:]) {
+				ts = ts[1:] // "gave up on Ubuntu" ends a tool as "gave up Ubuntu" does
 			}
-			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
-		}
-	case "grow":
-		if is(ts, 0, "up") && is(ts, 1, "in", "near", "around", "on") {
-			f.past = false
-			x.place(s, ts[2:], f, "from")
-		}
-	case "come":
-		if is(ts, 0, "from") && !f.future && !gerund {
-			f.past = false
-			x.place(s, ts[1:], f, "from")
-		}
-	case "decide", "agree", "standardize", "opt", "choose", "pick", "select", "adopt", "stick", "go":
-		x.decide(s, v, ts, f)
-	case "want":
-		if is(ts, 0, "to") {
-			x.goal(s, ts[1:], f, tmGoal, "")
-		}
-	case "plan", "intend", "hope", "look":
-		x.plan(s, v, ts, f)
-	case "aim":
-		if is(ts, 0, "to") {
-			x.goal(s, ts[1:], f, tmGoal, "")
-		}
-	case "try":
-		if is(ts, 0, "to") && !f.past {
-			x.goal(s, ts[1:], f, tmTrying, "")
-		}
-	case "learn", "study":
-		if !f.past && (gerund || v.form == fBase || v.form == fThird) {
-			x.learn(s, ts, f)
-		}
-	case "start", "begin":
-		x.started(s, ts, f)
-	case "stop", "give":
-		if v.lemma == "give" {
-			if !is(ts, 0, "up") {
+			if v.lemma == "give" && toolAt(x, ts) {
+				x.useThing(s, ts, f, purposeInfo{}) // "gave up Vim"; not "gave up on my plans"
+			}
+		},
+		"consider": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.consider(s, v, ts, f)
+		},
+		"speak": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if personal(s) && !f.not {
+				// "I speak some Spanish", "a little Dutch": how much is no
+				// part of the language.
+				if n := cueLen(languageAmountCues, ts); n < len(ts) {
+					ts = ts[n:]
+				}
+				items, _ := x.readList(ts)
+				for _, it := range items {
+					if !strings.Contains(it, " ") && strings.HasSuffix(it, "ly") && strings.ToLower(it) == it {
+						continue // "..., badly": how, not what
+					}
+					x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "speaks:" + Slug(it), value: it, tmpl: tmSpeaks})
+				}
+			}
+		},
+		"listen": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			// "I listen to jazz all the time": music is the person's choice.
+			if f.not && !f.anymore || !personal(s) || !is(ts, 0, "to") {
 				return
 			}
-			ts = ts[1:]
-		}
-		if f.not {
-			return // "didn't give up on Linux after all", "I didn't stop using Vim"
-		}
-		f.neg = true
-		f.past = false
-		if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund {
-			x.verb(s, next, ts[1:], f)
-			return
-		}
-		if v.lemma == "give" && is(ts, 0, "on") && toolAt(x, ts[1:]) {
-			ts = ts[1:] // "gave up on Ubuntu" ends a tool as "gave up Ubuntu" does
-		}
-		if v.lemma == "give" && toolAt(x, ts) {
-			x.useThing(s, ts, f, purposeInfo{}) // "gave up Vim"; not "gave up on my plans"
-		}
-	case "consider", "think", "lean":
-		x.consider(s, v, ts, f)
-	case "speak":
-		if personal(s) && !f.not {
-			// "I speak some Spanish", "a little Dutch": how much is no
-			// part of the language.
-			for _, q := range [][]string{{"some"}, {"a", "little"}, {"a", "bit", "of"}, {"basic"}, {"broken"}} {
-				if len(ts) > len(q) && seq(ts, 0, q...) {
-					ts = ts[len(q):]
-					break
+			if f.not {
+				f.neg = true
+			}
+			if val, n := x.readValue(ts[1:], vThing); n > 0 {
+				if c, ok := CategoryOf(val); ok && c == "music" {
+					x.emitPreference(s, val, purposeInfo{}, false, f)
 				}
 			}
-			items, _ := x.readList(ts)
-			for _, it := range items {
-				if !strings.Contains(it, " ") && strings.HasSuffix(it, "ly") && strings.ToLower(it) == it {
-					continue // "..., badly": how, not what
-				}
-				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "speaks:" + Slug(it), value: it, tmpl: tmSpeaks})
+		},
+		"eat": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			// "I don't eat pork", "I never eat meat": a diet. What one eats
+			// is not a standing fact ("I ate sushi").
+			if f.not || f.never || f.neg {
+				x.avoid(s, ts, f) // f.neg: "I no longer eat meat"
 			}
-		}
-	case "listen":
-		// "I listen to jazz all the time": music is the person's choice.
-		if f.not && !f.anymore || !personal(s) || !is(ts, 0, "to") {
-			return
-		}
-		if f.not {
-			f.neg = true
-		}
-		if val, n := x.readValue(ts[1:], vThing); n > 0 {
-			if c, ok := CategoryOf(val); ok && c == "music" {
-				x.emitPreference(s, val, purposeInfo{}, false, f)
+		},
+		"drink": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if !personal(s) || f.not && !f.anymore {
+				return
 			}
+			if f.not {
+				f.neg = true // "I don't drink coffee anymore" ends it
+			}
+			val, n := x.readValue(ts, vThing)
+			if n == 0 {
+				return
+			}
+			if c, ok := CategoryOf(val); ok && c == "drink" {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:drink", value: val, tmpl: tmPrefers, cat: "drink"})
+			} else {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(val), value: val, tmpl: tmLikes})
+			}
+		},
+		"project": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			x.projectVerb(s, v, ts, f)
+		},
+		"job": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			// "I landed a new role at Stripe": [got-a-job] of
+			// lexicons/cue-patterns.txt. An offer is a job only once
+			// accepted: "I got a great offer from Microsoft" says nothing of
+			// where the speaker works.
+			n := cueLen(gotJobCues, ts)
+			if n > 0 && (v.lemma == "accept" || !is(ts, n-2, "offer")) && personal(s) && !f.not {
+				f.corr, f.past = true, false
+				x.org(s.asPerson(), ts[n:], f, true)
+			}
+		},
+		"replace": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			if is(ts, 0, "out") {
+				ts = ts[1:] // "swapped out Jenkins for Buildkite"
+			}
+			x.replace(s, v, ts, f)
+		},
+		"rip-out": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			// "we ripped out MySQL for SQLite", "tore out the old ORM": a
+			// tool removed, and what took its place.
+			if is(ts, 0, "out") {
+				x.replace(s, v, ts[1:], f)
+			}
+		},
+	}
+	verbReading = map[string]verbReader{}
+	for _, line := range wordList("verbs", "verb-readers") {
+		r := strings.Fields(line)
+		read, ok := verbReaders[r[0]]
+		if !ok || len(r) < 2 {
+			lexiconProblems = append(lexiconProblems, "lexicons/verbs.txt [verb-readers] "+line+": want a reader of predicates.go and its lemmas")
+			continue
 		}
-	case "eat":
-		// "I don't eat pork", "I never eat meat": a diet. What one eats
-		// is not a standing fact ("I ate sushi").
-		if f.not || f.never || f.neg {
-			x.avoid(s, ts, f) // f.neg: "I no longer eat meat"
-		}
-	case "drink":
-		if !personal(s) || f.not && !f.anymore {
-			return
-		}
-		if f.not {
-			f.neg = true // "I don't drink coffee anymore" ends it
-		}
-		val, n := x.readValue(ts, vThing)
-		if n == 0 {
-			return
-		}
-		if c, ok := CategoryOf(val); ok && c == "drink" {
-			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:drink", value: val, tmpl: tmPrefers, cat: "drink"})
-		} else {
-			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(val), value: val, tmpl: tmLikes})
-		}
-	case "write", "build", "run", "deploy", "host", "power", "base":
-		x.projectVerb(s, v, ts, f)
-	case "call", "name":
-		// Active "I call it X" says nothing; the passive comes via copula.
-	case "get", "land", "accept":
-		// "I landed a new role at Stripe": [got-a-job] of
-		// lexicons/cue-patterns.txt. An offer is a job only once
-		// accepted: "I got a great offer from Microsoft" says nothing of
-		// where the speaker works.
-		n := cueLen(gotJobCues, ts)
-		if n > 0 && (v.lemma == "accept" || !is(ts, n-2, "offer")) && personal(s) && !f.not {
-			f.corr, f.past = true, false
-			x.org(s.asPerson(), ts[n:], f, true)
-		}
-	case "replace", "ditch", "drop", "dump", "abandon", "retire", "swap", "trade":
-		if is(ts, 0, "out") {
-			ts = ts[1:] // "swapped out Jenkins for Buildkite"
-		}
-		x.replace(s, v, ts, f)
-	case "rip", "tear":
-		// "we ripped out MySQL for SQLite", "tore out the old ORM": a
-		// tool removed, and what took its place.
-		if is(ts, 0, "out") {
-			x.replace(s, v, ts[1:], f)
+		for _, lemma := range r[1:] {
+			verbReading[lemma] = read
 		}
 	}
 }
@@ -724,9 +672,6 @@ func (x *extraction) avoid(s subject, ts []token, f flags) {
 	f.not, f.never, f.anymore, f.past, f.neg = false, false, false, false, false
 	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "avoids:" + Slug(val), value: val, tmpl: tmAvoids})
 }
-
-// dietItems are what "I can't have X" is about when it is about a diet.
-var dietItems = wordSet("predicates", "diet-items")
 
 // allergenPlurals name an allergy's source as "allergic to" does.
 var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",

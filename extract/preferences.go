@@ -250,9 +250,7 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 		return
 	}
 	var hint purposeInfo
-	for is(ts, 0, "over", "back", "completely", "fully", "entirely", "permanently", "finally") {
-		ts = ts[1:]
-	}
+	ts = ts[cueLen(switchLeadCues, ts):] // "switched back to", "fully over to"
 	// "changed my editor to X": the noun phrase before "to" is the category.
 	if is(ts, 0, "my", "our", "the", "its", "their") {
 		k := 1

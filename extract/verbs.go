@@ -1,5 +1,7 @@
 package extract
 
+import "strings"
+
 // vform is a verb's inflection.
 type vform uint8
 
@@ -16,105 +18,21 @@ type verb struct {
 	form  vform
 }
 
-// verbs maps the inflections of every verb a rule reacts to.
-var verbs = buildVerbs([][]string{
-	// lemma, third, past, gerund[, extra past or participle forms]
-	{"live", "lives", "lived", "living"},
-	{"reside", "resides", "resided", "residing"},
-	{"move", "moves", "moved", "moving"},
-	{"relocate", "relocates", "relocated", "relocating"},
-	{"work", "works", "worked", "working"},
-	{"join", "joins", "joined", "joining"},
-	{"quit", "quits", "quit", "quitting"},
-	{"leave", "leaves", "left", "leaving"},
-	{"prefer", "prefers", "preferred", "preferring"},
-	{"use", "uses", "used", "using"},
-	{"rely", "relies", "relied", "relying"},
-	{"depend", "depends", "depended", "depending"},
-	{"switch", "switches", "switched", "switching"},
-	{"change", "changes", "changed", "changing"},
-	{"migrate", "migrates", "migrated", "migrating"},
-	{"transition", "transitions", "transitioned", "transitioning"},
-	{"convert", "converts", "converted", "converting"},
-	{"like", "likes", "liked", "liking"},
-	{"love", "loves", "loved", "loving"},
-	{"enjoy", "enjoys", "enjoyed", "enjoying"},
-	{"adore", "adores", "adored", "adoring"},
-	{"hate", "hates", "hated", "hating"},
-	{"dislike", "dislikes", "disliked", "disliking"},
-	{"detest", "detests", "detested", "detesting"},
-	{"despise", "despises", "despised", "despising"},
-	{"loathe", "loathes", "loathed", "loathing"},
-	{"abhor", "abhors", "abhorred", "abhorring"},
-	{"grow", "grows", "grew", "growing", "grown"},
-	{"come", "comes", "came", "coming"},
-	{"decide", "decides", "decided", "deciding"},
-	{"choose", "chooses", "chose", "choosing", "chosen"},
-	{"pick", "picks", "picked", "picking"},
-	{"select", "selects", "selected", "selecting"},
-	{"settle", "settles", "settled", "settling"},
-	{"opt", "opts", "opted", "opting"},
-	{"agree", "agrees", "agreed", "agreeing"},
-	{"standardize", "standardizes", "standardized", "standardizing", "standardise", "standardises", "standardised", "standardising"},
-	{"adopt", "adopts", "adopted", "adopting"},
-	{"stick", "sticks", "stuck", "sticking"},
-	{"go", "goes", "went", "going", "gone"},
-	{"want", "wants", "wanted", "wanting"},
-	{"plan", "plans", "planned", "planning"},
-	{"intend", "intends", "intended", "intending"},
-	{"aim", "aims", "aimed", "aiming"},
-	{"hope", "hopes", "hoped", "hoping"},
-	{"try", "tries", "tried", "trying"},
-	{"learn", "learns", "learned", "learning", "learnt"},
-	{"study", "studies", "studied", "studying"},
-	{"start", "starts", "started", "starting"},
-	{"begin", "begins", "began", "beginning", "begun"},
-	{"stop", "stops", "stopped", "stopping"},
-	{"give", "gives", "gave", "giving", "given"},
-	{"consider", "considers", "considered", "considering"},
-	{"think", "thinks", "thought", "thinking"},
-	{"lean", "leans", "leaned", "leaning", "leant"},
-	{"look", "looks", "looked", "looking"},
-	{"speak", "speaks", "spoke", "speaking", "spoken"},
-	{"write", "writes", "wrote", "writing", "written"},
-	{"build", "builds", "built", "building"},
-	{"run", "runs", "ran", "running"},
-	{"deploy", "deploys", "deployed", "deploying"},
-	{"host", "hosts", "hosted", "hosting"},
-	{"power", "powers", "powered", "powering"},
-	{"base", "bases", "based", "basing"},
-	{"drink", "drinks", "drank", "drinking", "drunk"},
-	{"eat", "eats", "ate", "eating", "eaten"},
-	{"listen", "listens", "listened", "listening"},
-	{"call", "calls", "called", "calling"},
-	{"name", "names", "named", "naming"},
-	{"employ", "employs", "employed", "employing"},
-	{"hire", "hires", "hired", "hiring"},
-	{"bear", "bears", "bore", "bearing", "born"},
-	{"stand", "stands", "stood", "standing"},
-	{"prioritize", "prioritizes", "prioritized", "prioritizing", "prioritise", "prioritises", "prioritised", "prioritising"},
-	{"favor", "favors", "favored", "favoring", "favour", "favours", "favoured", "favouring"},
-	{"get", "gets", "got", "getting", "gotten"},
-	{"land", "lands", "landed", "landing"},
-	{"accept", "accepts", "accepted", "accepting"},
-	{"replace", "replaces", "replaced", "replacing"},
-	{"ditch", "ditches", "ditched", "ditching"},
-	{"drop", "drops", "dropped", "dropping"},
-	{"dump", "dumps", "dumped", "dumping"},
-	{"abandon", "abandons", "abandoned", "abandoning"},
-	{"retire", "retires", "retired", "retiring"},
-	{"rip", "rips", "ripped", "ripping"},
-	{"tear", "tears", "tore", "tearing", "torn"},
-	{"swap", "swaps", "swapped", "swapping"},
-	{"trade", "trades", "traded", "trading"},
-	{"do", "does", "did", "doing", "done"},
-	{"have", "has", "had", "having"},
-	{"be", "is", "was", "being", "am", "are", "were", "been"},
-})
+// verbs maps the inflections of every verb a rule reacts to: the
+// [inflections] and [inflection-fixes] tables of lexicons/verbs.txt.
+var verbs = buildVerbs(wordList("verbs", "inflections"), wordList("verbs", "inflection-fixes"))
 
-func buildVerbs(rows [][]string) map[string]verb {
+// vforms names the forms of [inflection-fixes].
+var vforms = map[string]vform{"base": fBase, "third": fThird, "past": fPast, "gerund": fGerund, "participle": fPartOnly}
+
+func buildVerbs(rows, fixes []string) map[string]verb {
 	m := make(map[string]verb, len(rows)*4)
-	for _, r := range rows {
+	for _, line := range rows {
+		r := strings.Fields(line)
+		if len(r) < 4 {
+			lexiconProblems = append(lexiconProblems, "lexicons/verbs.txt [inflections] "+line+": want lemma, third, past, gerund")
+			continue
+		}
 		lemma := r[0]
 		m[r[0]] = verb{lemma, fBase}
 		m[r[1]] = verb{lemma, fThird}
@@ -124,17 +42,16 @@ func buildVerbs(rows [][]string) map[string]verb {
 			m[extra] = verb{lemma, fPartOnly}
 		}
 	}
-	// The regular spelling pairs above register "standardise" and friends
-	// as participles; they are base or inflected forms.
-	for _, r := range [][3]string{{"standardise", "standardize", "b"}, {"standardises", "standardize", "t"},
-		{"standardised", "standardize", "p"}, {"standardising", "standardize", "g"},
-		{"prioritise", "prioritize", "b"}, {"prioritises", "prioritize", "t"},
-		{"prioritised", "prioritize", "p"}, {"prioritising", "prioritize", "g"},
-		{"favour", "favor", "b"}, {"favours", "favor", "t"}, {"favoured", "favor", "p"},
-		{"favouring", "favor", "g"}, {"learnt", "learn", "p"}, {"leant", "lean", "p"},
-		{"am", "be", "b"}, {"are", "be", "b"}, {"were", "be", "p"}, {"was", "be", "p"},
-		{"is", "be", "t"}, {"been", "be", "o"}, {"being", "be", "g"}} {
-		f := map[string]vform{"b": fBase, "t": fThird, "p": fPast, "g": fGerund, "o": fPartOnly}[r[2]]
+	for _, line := range fixes {
+		r := strings.Fields(line)
+		f, ok := vform(0), false
+		if len(r) == 3 {
+			f, ok = vforms[r[2]]
+		}
+		if !ok {
+			lexiconProblems = append(lexiconProblems, "lexicons/verbs.txt [inflection-fixes] "+line+": want form, lemma, base|third|past|gerund|participle")
+			continue
+		}
 		m[r[0]] = verb{r[1], f}
 	}
 	return m

@@ -1,0 +1,94 @@
+package extract
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// A refactoring of the rules (a Go matcher moved into a pattern table)
+// must not change what they extract. TestExtractionUnchanged checks that
+// on any set of inputs, outside the repository: record the output of the
+// old tree, then compare the new one with it.
+//
+//	go test ./extract -run TestExtractionUnchanged -extract.inputs in.jsonl -extract.record old.jsonl   # old tree
+//	go test ./extract -run TestExtractionUnchanged -extract.inputs in.jsonl -extract.want old.jsonl     # new tree
+//
+// An input is one JSON object a line: {"text": ..., "kind": ...,
+// "speaker": ..., "project": ...} (kind, speaker and project optional).
+// Without -extract.inputs the test is skipped.
+var (
+	unchangedInputs = flag.String("extract.inputs", "", "JSON lines of events to extract (TestExtractionUnchanged)")
+	unchangedRecord = flag.String("extract.record", "", "write the candidates of every input here, one JSON line each")
+	unchangedWant   = flag.String("extract.want", "", "compare the candidates of every input with this recording")
+)
+
+func TestExtractionUnchanged(t *testing.T) {
+	if *unchangedInputs == "" {
+		t.Skip("no -extract.inputs")
+	}
+	if (*unchangedRecord == "") == (*unchangedWant == "") {
+		t.Fatal("give one of -extract.record and -extract.want")
+	}
+	in, err := os.Open(*unchangedInputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var got [][]byte
+	r := NewRules()
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ev struct{ Text, Kind, Speaker, Project string }
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("input %d: %v", len(got)+1, err)
+		}
+		cs, err := r.Extract(context.Background(), Event{Kind: memory.EpisodeKind(ev.Kind), Speaker: ev.Speaker,
+			ProjectID: ev.Project, Content: ev.Text, OccurredAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatalf("input %d: %v", len(got)+1, err)
+		}
+		b, err := json.Marshal(cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, b)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if *unchangedRecord != "" {
+		if err := os.WriteFile(*unchangedRecord, append(bytes.Join(got, []byte("\n")), '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("recorded %d inputs", len(got))
+		return
+	}
+	b, err := os.ReadFile(*unchangedWant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+	if len(want) != len(got) {
+		t.Fatalf("%d inputs, %d recorded", len(got), len(want))
+	}
+	differ := 0
+	for i := range got {
+		if !bytes.Equal(got[i], want[i]) {
+			if differ++; differ <= 10 {
+				t.Errorf("input %d:\n was %s\n now %s", i+1, want[i], got[i])
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d of %d inputs extract differently", differ, len(got))
+	}
+}
