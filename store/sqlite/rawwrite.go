@@ -244,10 +244,22 @@ func (w *rawWriter) bytesArg(b []byte, s string) (uintptr, error) {
 	return w.scratch, nil
 }
 
+// maxScratch is the largest scratch buffer kept between statements: a
+// larger argument (an imported document) gets its buffer freed once bound.
+const maxScratch = 1 << 20
+
+func (w *rawWriter) trimScratch() {
+	if w.scratchCap > maxScratch {
+		libc.Xfree(w.fc.tls, w.scratch)
+		w.scratch, w.scratchCap = 0, 0
+	}
+}
+
 // bind binds args to st's parameters in order, with the conversions
 // database/sql would make.
 func (w *rawWriter) bind(st uintptr, args []any) error {
 	tls := w.fc.tls
+	defer w.trimScratch()
 	n := int(sqlite3.Xsqlite3_bind_parameter_count(tls, st))
 	if len(args) < n {
 		return fmt.Errorf("sqlite: missing argument with index %d", len(args)+1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -214,5 +215,28 @@ func TestRawWriteStatementsReused(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A text larger than the kept scratch buffer is bound whole, and the
+// buffer it needed is not kept.
+func TestRawWriteLargeText(t *testing.T) {
+	t.Parallel()
+	s := rawTestStore(t)
+	ctx := t.Context()
+	p := rawEpisode("big")
+	p.Episodes[0].Content = strings.Repeat("a long text ", maxScratch/6)
+	if err := s.CreateEpisodes(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetEpisode(ctx, memory.GetParams{Namespace: "ns", ID: "big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Content != p.Episodes[0].Content {
+		t.Fatalf("stored %d bytes, want %d", len(got.Content), len(p.Episodes[0].Content))
+	}
+	if s.raw.scratchCap > maxScratch {
+		t.Fatalf("a %d-byte scratch buffer kept", s.raw.scratchCap)
 	}
 }
