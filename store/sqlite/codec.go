@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -393,7 +392,7 @@ type sqlRow struct {
 	ptrs []any
 }
 
-func newSQLRow(rows *sql.Rows) (*sqlRow, error) {
+func newSQLRow(rows rowSet) (*sqlRow, error) {
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, err
@@ -405,7 +404,7 @@ func newSQLRow(rows *sql.Rows) (*sqlRow, error) {
 	return r, nil
 }
 
-func (r *sqlRow) scan(rows *sql.Rows) error { return rows.Scan(r.ptrs...) }
+func (r *sqlRow) scan(rows rowSet) error { return rows.Scan(r.ptrs...) }
 
 func (r *sqlRow) kind(i int) colKind {
 	switch r.vals[i].(type) {

@@ -20,6 +20,13 @@ import (
 type executor struct {
 	tx *sql.Tx
 	db *sql.DB
+	// raw, on a write transaction's executor, runs its statements on the
+	// writer connection's handle (rawwrite.go); tx then only begins and
+	// ends the transaction, and serves SQLTx.
+	raw *rawWriter
+	// ended is set once the raw path's transaction is over: its executor
+	// then refuses every call, as a finished *sql.Tx does.
+	ended bool
 	// stmts are the statements prepared on the pool this executor runs on
 	// (stmts.go); any other SQL is run unprepared.
 	stmts *stmtCache
@@ -84,8 +91,14 @@ var (
 	_ memory.SlotHeadReader = (*executor)(nil)
 )
 
-func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+func (e *executor) query(ctx context.Context, q string, args ...any) (rowSet, error) {
 	e.forgetTexts(q) // DELETE ... RETURNING runs here
+	if e.raw != nil {
+		if err := e.rawReady(ctx); err != nil {
+			return nil, err
+		}
+		return e.raw.query(q, args)
+	}
 	st := e.stmts.get(q)
 	if e.tx != nil {
 		if st != nil {
@@ -114,6 +127,12 @@ func (e *executor) query(ctx context.Context, q string, args ...any) (*sql.Rows,
 
 func (e *executor) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	e.forgetTexts(q)
+	if e.raw != nil {
+		if err := e.rawReady(ctx); err != nil {
+			return nil, err
+		}
+		return e.raw.exec(q, args)
+	}
 	if e.tx == nil {
 		// The Store routes every write through InTx; reaching this is a bug.
 		return nil, errors.New("write outside a transaction")
@@ -128,6 +147,15 @@ func (e *executor) exec(ctx context.Context, q string, args ...any) (sql.Result,
 		return st.ExecContext(ctx, args...)
 	}
 	return e.tx.ExecContext(ctx, q, args...)
+}
+
+// rawReady says whether a raw statement may run: the transaction is not
+// over and ctx is not done (raw statements do not watch it while they run).
+func (e *executor) rawReady(ctx context.Context) error {
+	if e.ended {
+		return sql.ErrTxDone
+	}
+	return ctx.Err()
 }
 
 // txStmt returns q prepared on the transaction's own connection when it
@@ -1527,11 +1555,25 @@ func each[T any](ctx context.Context, e *executor, decode func(*decoder) T, q st
 		return mapErr(err)
 	}
 	defer rows.Close()
+	var d decoder
+	if rr, ok := rows.(*rawRows); ok {
+		// Read in place, each column converted once.
+		for rr.Next() {
+			d.reset(rr, rr.n)
+			v := decode(&d)
+			if d.err != nil {
+				return d.err
+			}
+			if err := fn(v); err != nil {
+				return errStopped{err}
+			}
+		}
+		return mapErr(rr.Err())
+	}
 	r, err := newSQLRow(rows)
 	if err != nil {
 		return err
 	}
-	var d decoder
 	for rows.Next() {
 		if err := r.scan(rows); err != nil {
 			return err

@@ -202,6 +202,19 @@ func TestStatementsPreparedOnFirstUse(t *testing.T) {
 	if s.rstmts.get(qStats) != nil {
 		t.Fatal("prepared inside a read transaction")
 	}
+	// The raw write path keeps it prepared on the writer's handle from
+	// its first use, and leaves database/sql's statements alone.
+	if err := s.InTx(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+	if s.raw.stmts[qStats] == nil {
+		t.Fatal("raw write path: not kept prepared on the writer's handle")
+	}
+	if s.wstmts.get(qStats) != nil {
+		t.Fatal("raw write path: prepared through database/sql")
+	}
+	// database/sql's write path, where the handle is out of reach.
+	s.noRaw.Store(true)
 	if err := s.InTx(ctx, read); err != nil {
 		t.Fatal(err)
 	}

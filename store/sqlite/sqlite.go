@@ -116,7 +116,12 @@ type Store struct {
 	wstmts *stmtCache
 	rstmts *stmtCache
 	read   *executor // runs reads on the reader pool
-	ckpt   *checkpointer
+	// raw runs write transactions' statements on the writer's handle
+	// (rawwrite.go); nil on a read-only store, or once the handle
+	// turned out unreachable (database/sql then runs them).
+	raw   *rawWriter
+	noRaw atomic.Bool
+	ckpt  *checkpointer
 	// jsonBufs recycles the buffers large JSON columns (trace items) are
 	// encoded into.
 	jsonBufs sync.Pool
@@ -203,6 +208,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if !opts.ReadOnly {
 		if s.ckpt, err = startCheckpointer(abs, opts); err != nil {
 			return nil, err
+		}
+		if s.raw, err = newRawWriter(); err != nil {
+			return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
 		}
 	}
 	ok = true
@@ -437,6 +445,9 @@ func (s *Store) Close() error {
 			errs = append(errs, c.close())
 		}
 	}
+	if s.raw != nil {
+		s.raw.close() // before the writer closes the handle
+	}
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())
 	}
@@ -459,6 +470,13 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 		// database" halfway through its transaction.
 		return errReadOnly(nil)
 	}
+	if s.raw != nil && !s.noRaw.Load() {
+		handled, err := s.inRawTx(ctx, func(e *executor) error { return fn(e) })
+		if handled {
+			return err
+		}
+		s.noRaw.Store(true) // this driver's connection has no handle to reach
+	}
 	// Before BEGIN, where this waits for the writer's one connection
 	// anyway.
 	s.wstmts.preparePending(ctx)
@@ -466,14 +484,21 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", mapErr(err))
 	}
+	e := &executor{tx: tx, stmts: s.wstmts, write: true, bufs: &s.jsonBufs}
+	return s.finishTx(ctx, tx, e, func(e *executor) error { return fn(e) })
+}
+
+// finishTx runs fn in tx, begun, and commits; it rolls back if fn returns
+// an error or panics (the panic is re-raised after the rollback).
+func (s *Store) finishTx(ctx context.Context, tx *sql.Tx, e *executor, fn func(e *executor) error) error {
 	done := false
 	defer func() {
+		e.ended = true
 		if !done {
 			// fn panicked: undo its writes, then let the panic continue.
 			_ = tx.Rollback()
 		}
 	}()
-	e := &executor{tx: tx, stmts: s.wstmts, write: true, bufs: &s.jsonBufs}
 	if err := checkNotUpgraded(ctx, e); err != nil {
 		done = true
 		_ = tx.Rollback()
@@ -492,6 +517,16 @@ func (s *Store) InTx(ctx context.Context, fn func(tx memory.Executor) error) err
 			return errors.Join(err, fmt.Errorf("sqlite: rollback: %w", rbErr))
 		}
 		return err
+	}
+	if e.raw != nil {
+		// The raw path's transaction does not watch ctx (inRawTx): a
+		// request cancelled by now is rolled back here, as database/sql
+		// rolls back a transaction whose context ended.
+		if err := ctx.Err(); err != nil {
+			done = true
+			_ = tx.Rollback()
+			return fmt.Errorf("sqlite: commit: %w", err)
+		}
 	}
 	done = true
 	if err := tx.Commit(); err != nil {
