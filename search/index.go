@@ -77,6 +77,9 @@ type Index struct {
 
 	wTerms []uint32 // writer scratch, guarded by the write lock
 
+	// rotating counts the blocks whose axes rotateLater is computing.
+	rotating sync.WaitGroup
+
 	scratch sync.Pool // *scratch for queries
 }
 
@@ -136,6 +139,15 @@ type denseBlock struct {
 	// from it (nil: the identity); see tailrot.go.
 	moment []float64
 	axes   []float64
+	// rotPending says a bulk load left the axes to rotateLater, which
+	// computes them from the rows after Build returns: until it installs
+	// them the block keeps no moment and the scan uses the plain bound
+	// (lead holds the rows' own first values, a valid bound too).
+	rotPending bool
+	// gen counts the changes to the block's rows, so rotateLater can tell
+	// whether the rows it projected under the read lock are still the
+	// block's when it takes the write lock.
+	gen uint64
 }
 
 // tailCuts returns the two checkpoints of a tail row of n values, an
@@ -278,7 +290,8 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		w := ix.tailN[dim]
 		c1, _ := tailCuts(w)
 		ix.tails[dim] = &denseBlock{dim: w, ords: make([]uint32, 0, n), vals: make([]float32, 0, n*w),
-			rest: make([]float32, 0, 2*n), lead: make([]float32, 0, n*c1), mid: make([]float32, 0, n)}
+			rest: make([]float32, 0, 2*n), lead: make([]float32, 0, n*c1), mid: make([]float32, 0, n),
+			rotPending: true}
 	}
 	// Sparse dimension → its list plus one, read for every posting: a
 	// slice rather than the map when the dimensions are few enough to
@@ -385,7 +398,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 			delete(ix.tails, dim)
 			continue
 		}
-		blk.tailRotate(true)
+		ix.rotateAfterBuild(blk)
 	}
 
 	total := 0
@@ -625,6 +638,7 @@ func (ix *Index) addTail(ord uint32, v Vector, n int, rotate bool) int32 {
 	blk.rest = append(blk.rest, blk.tailLead(vals, blk.lead[len(blk.lead)-c1:]), norm(vals[c2:]))
 	blk.mid = append(blk.mid, norm(vals[min(c1+8, n):]))
 	blk.ords = append(blk.ords, ord)
+	blk.gen++
 	blk.tailMoment(vals, 1)
 	if rotate {
 		blk.tailRotate(false)
@@ -638,6 +652,7 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 	n := blk.dim
 	c1, _ := tailCuts(n)
 	last := int32(len(blk.ords) - 1)
+	blk.gen++
 	blk.tailMoment(blk.vals[int(slot)*n:int(slot+1)*n], -1)
 	if slot != last {
 		moved := blk.ords[last]

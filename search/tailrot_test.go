@@ -122,6 +122,7 @@ func testTailRotationSameHits(t *testing.T, tail int) {
 		ix := NewIndex()
 		ix.SetDenseTail(head+tail, tail)
 		ix.Build(docs[:bulk])
+		ix.rotating.Wait()
 		if blk := ix.tails[head+tail]; (blk.axes != nil) != (minRows > 0 && bulk >= minRows) {
 			t.Fatalf("after a bulk build of %d rows (minRotRows %d): axes %v", bulk, minRows, blk.axes != nil)
 		}
@@ -219,6 +220,7 @@ func TestTailRotationBound(t *testing.T) {
 		docs = append(docs, Doc{ID: fmt.Sprint(i), Vector: vec()})
 	}
 	ix.Build(docs)
+	ix.rotating.Wait()
 	blk := ix.tails[head+tail]
 	if blk.axes == nil {
 		t.Fatal("no axes")
@@ -267,4 +269,102 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestTailRotationLaterSameHits checks the axes a bulk load leaves to
+// rotateLater: queries answered before they are installed (the plain
+// bound), while they are computed, and after, with rows added, replaced and
+// removed in between (the block's gen moves, so rotateLater starts over,
+// and the third time installs under the write lock), return the hits and
+// score bits of an index that never rotates, and the block ends with axes
+// and no moment. Run with -race it also checks the locking.
+func TestTailRotationLaterSameHits(t *testing.T) {
+	const head, tail = 1 << 12, 64
+	savedMin := minRotRows
+	defer func() { minRotRows, rotateLaterHook = savedMin, nil }()
+	r := rand.New(rand.NewPCG(11, 12))
+	vec := rotVecs(r, head, tail)
+	var docs []Doc
+	for i := range 3000 {
+		docs = append(docs, Doc{ID: fmt.Sprintf("d%05d", i), Vector: vec()})
+	}
+	var queries []Vector
+	for range 30 {
+		queries = append(queries, vec())
+	}
+	eq := func(a, b []Hit) bool {
+		return slices.EqualFunc(a, b, func(x, y Hit) bool {
+			return x.ID == y.ID && math.Float64bits(x.Score) == math.Float64bits(y.Score)
+		})
+	}
+	for _, changes := range []int{0, 1, 3} { // writes between the locks: none, once, every time
+		minRotRows = 0
+		plain := NewIndex()
+		plain.SetDenseTail(head+tail, tail)
+		plain.Build(docs)
+		minRotRows = 1000
+		ix := NewIndex()
+		ix.SetDenseTail(head+tail, tail)
+		// Hold rotateLater between its locks until the test lets it go,
+		// writing rows there for the first changes attempts.
+		proceed, at := make(chan struct{}), make(chan int)
+		rotateLaterHook = func(try int) {
+			at <- try
+			<-proceed
+		}
+		ix.Build(docs)
+		blk := ix.tails[head+tail]
+		check := func(when string) {
+			for qi, q := range queries {
+				keep := []func(string) bool{nil, func(id string) bool { return id[len(id)-1] != '3' }}[qi%2]
+				for _, k := range []int{1, 10, 50} {
+					got, want := ix.Semantic(q, k, math.Inf(-1), keep), plain.Semantic(q, k, math.Inf(-1), keep)
+					if !eq(got, want) {
+						t.Fatalf("changes %d, %s, query %d k %d:\n got  %v\n want %v", changes, when, qi, k, got, want)
+					}
+				}
+			}
+		}
+		write := func(i int) {
+			d := Doc{ID: fmt.Sprintf("e%d-%d", changes, i), Vector: vec()}
+			ix.Upsert(d)
+			plain.Upsert(d)
+			id := docs[r.IntN(len(docs))].ID
+			ix.Remove(id)
+			plain.Remove(id)
+		}
+		done := make(chan struct{})
+		go func() { ix.rotating.Wait(); close(done) }()
+		for i := 0; ; i++ {
+			var try int
+			select {
+			case try = <-at:
+			case <-done:
+				t.Fatalf("changes %d: rotateLater returned after %d attempts", changes, i)
+			}
+			ix.mu.RLock()
+			pending := blk.rotPending
+			ix.mu.RUnlock()
+			if !pending || blk.axes != nil {
+				t.Fatalf("attempt %d: axes installed before the write lock", try)
+			}
+			check(fmt.Sprintf("attempt %d, before", try))
+			if try < changes {
+				write(i)
+			}
+			proceed <- struct{}{}
+			if try >= min(changes, 2) {
+				break
+			}
+		}
+		<-done
+		if blk.rotPending || blk.axes == nil || blk.moment != nil {
+			t.Fatalf("changes %d: pending %v, axes %v, moment %v", changes, blk.rotPending, blk.axes != nil, blk.moment != nil)
+		}
+		check("after")
+		for i := range 50 { // rows past the axes: projected on them
+			write(1000 + i)
+		}
+		check("after more writes")
+	}
 }
