@@ -78,6 +78,51 @@ func (blk *denseBlock) tailLead(row, lead []float32) float32 {
 	return project(blk.axes, row, lead)
 }
 
+// tailDeep reports whether the block has axes for lead2 as well (twice
+// lead's: blocks whose rows are longer than that).
+func (blk *denseBlock) tailDeep() bool {
+	c1, _ := tailCuts(blk.dim)
+	return blk.axes != nil && len(blk.axes) == 2*c1*blk.dim
+}
+
+// tailLead2 writes row's next c1 coordinates on the block's axes (after
+// lead's) into lead2 and returns the norm of the coordinates past them,
+// rounded up; zeros without those axes (tailDeep).
+func (blk *denseBlock) tailLead2(row, lead2 []float32) float32 {
+	if !blk.tailDeep() {
+		clear(lead2)
+		return 0
+	}
+	return projectNext(blk.axes, row, lead2)
+}
+
+// projectNext writes x's coordinates on axes len(z) to 2·len(z) into z and
+// returns the norm of what the first 2·len(z) axes leave out (project).
+func projectNext(axes []float64, row, lead2 []float32) float32 {
+	c1 := len(lead2)
+	var z [32]float32
+	var zz []float32
+	if 2*c1 <= len(z) {
+		zz = z[:2*c1]
+	} else {
+		zz = make([]float32, 2*c1)
+	}
+	r := project(axes, row, zz)
+	copy(lead2, zz[c1:])
+	return r
+}
+
+// tailAxes is how many axes a block of rows of n values computes: twice the
+// first checkpoint's when the rows are longer than that (lead2), else as
+// many.
+func tailAxes(n int) int {
+	c1, _ := tailCuts(n)
+	if 2*c1 < n {
+		return 2 * c1
+	}
+	return c1
+}
+
 // project writes x's coordinates on the first len(z) of axes (orthonormal,
 // len(x) values each, row after row) into z and returns the norm of what
 // they leave out, |x − Σ z_k a_k|, rounded up to a float32. Computed as
@@ -135,13 +180,15 @@ func (blk *denseBlock) tailRotate(force bool) {
 	if c1 >= n {
 		return
 	}
-	axes := principalAxes(blk.moment, n, c1)
+	axes := principalAxes(blk.moment, n, tailAxes(n))
 	if axes == nil {
 		return
 	}
 	blk.axes, blk.moment = axes, nil
 	for slot := range rows {
-		blk.rest[2*slot] = blk.tailLead(blk.vals[slot*n:(slot+1)*n], blk.lead[slot*c1:(slot+1)*c1])
+		row := blk.vals[slot*n : (slot+1)*n]
+		blk.rest[2*slot] = blk.tailLead(row, blk.lead[slot*c1:(slot+1)*c1])
+		blk.rest2[slot] = blk.tailLead2(row, blk.lead2[slot*c1:(slot+1)*c1])
 	}
 }
 
@@ -190,12 +237,18 @@ func (ix *Index) rotateLater(blk *denseBlock) {
 		}
 		gen, rows := blk.gen, len(blk.ords)
 		moment := blk.momentOf(rows)
-		axes := principalAxes(moment, n, c1)
-		var lead, rest0 []float32
+		axes := principalAxes(moment, n, tailAxes(n))
+		deep := axes != nil && len(axes) == 2*c1*n
+		var lead, rest0, lead2, rest2 []float32
 		if axes != nil {
 			lead, rest0 = make([]float32, rows*c1), make([]float32, rows)
+			lead2, rest2 = make([]float32, rows*c1), make([]float32, rows)
 			for slot := range rows {
-				rest0[slot] = project(axes, blk.vals[slot*n:(slot+1)*n], lead[slot*c1:(slot+1)*c1])
+				row := blk.vals[slot*n : (slot+1)*n]
+				rest0[slot] = project(axes, row, lead[slot*c1:(slot+1)*c1])
+				if deep {
+					rest2[slot] = projectNext(axes, row, lead2[slot*c1:(slot+1)*c1])
+				}
 			}
 		}
 		ix.mu.RUnlock()
@@ -214,6 +267,8 @@ func (ix *Index) rotateLater(blk *denseBlock) {
 			}
 			blk.axes = axes
 			copy(blk.lead, lead)
+			copy(blk.lead2, lead2)
+			copy(blk.rest2, rest2)
 			for slot, r := range rest0 {
 				blk.rest[2*slot] = r
 			}

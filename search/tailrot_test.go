@@ -222,7 +222,7 @@ func TestTailRotationBound(t *testing.T) {
 	ix.Build(docs)
 	ix.rotating.Wait()
 	blk := ix.tails[head+tail]
-	if blk.axes == nil {
+	if blk.axes == nil || !blk.tailDeep() {
 		t.Fatal("no axes")
 	}
 	c1, _ := tailCuts(tail)
@@ -251,6 +251,14 @@ func TestTailRotationBound(t *testing.T) {
 			bound := dotRow(ql, blk.lead[slot*c1:(slot+1)*c1]) + qn*blk.rest[2*slot]
 			if bound+1e-6 < exact {
 				t.Fatalf("slot %d: bound %v below the tail's dot product %v", slot, bound, exact)
+			}
+			// The second bound, on the next axes (lead2), and
+			// tighter than the first (up to rounding).
+			ql2 := make([]float32, c1)
+			qn2 := blk.tailLead2(qtail, ql2)
+			bound2 := dotRow(ql, blk.lead[slot*c1:(slot+1)*c1]) + dotRow(ql2, blk.lead2[slot*c1:(slot+1)*c1]) + qn2*blk.rest2[slot]
+			if bound2+1e-6 < exact || bound2 > bound+1e-5 {
+				t.Fatalf("slot %d: second bound %v, first %v, the tail's dot product %v", slot, bound2, bound, exact)
 			}
 			plain := dotRow(qtail[:c1], row[:c1]) + q1*norm(row[c1:])
 			if bound < plain {
