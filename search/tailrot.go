@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 )
 
 // A tail block's first checkpoint (tailScan) reads a few values of every
@@ -218,14 +219,26 @@ func (ix *Index) rotateAfterBuild(blk *denseBlock) {
 		return
 	}
 	ix.rotating.Add(1)
+	rotations.Add(1)
 	go ix.rotateLater(blk)
 }
+
+// rotations counts the rotateLater goroutines of every index in the
+// process, for Settle.
+var rotations sync.WaitGroup
+
+// Settle returns once every block's axes a bulk load left to compute in
+// the background, in any index of the process, are installed: an owner
+// that promises to leave no goroutine behind (the engine's Close) calls it.
+// They take milliseconds (about a hundred for a block of 100,000 rows).
+func Settle() { rotations.Wait() }
 
 // rotateLater computes a block's axes and every row's lead and first rest
 // norm on them under the read lock, then installs them under the write
 // lock if no row changed in between (the block's gen); else it tries
 // again, and the third time does it all under the write lock.
 func (ix *Index) rotateLater(blk *denseBlock) {
+	defer rotations.Done()
 	defer ix.rotating.Done()
 	n := blk.dim
 	c1, _ := tailCuts(n)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // rotVecs returns a generator of normalised hashed-plus-dense vectors whose
@@ -374,5 +375,38 @@ func TestTailRotationLaterSameHits(t *testing.T) {
 			write(1000 + i)
 		}
 		check("after more writes")
+	}
+}
+
+// TestSettleWaitsForAxes checks that Settle returns only once a bulk
+// load's axes are installed (the engine's Close relies on it to leave no
+// goroutine behind).
+func TestSettleWaitsForAxes(t *testing.T) {
+	const head, tail = 1 << 12, 64
+	defer func() { rotateLaterHook = nil }()
+	r := rand.New(rand.NewPCG(13, 14))
+	vec := rotVecs(r, head, tail)
+	var docs []Doc
+	for i := range 2000 {
+		docs = append(docs, Doc{ID: fmt.Sprint(i), Vector: vec()})
+	}
+	release := make(chan struct{})
+	rotateLaterHook = func(int) { <-release }
+	ix := NewIndex()
+	ix.SetDenseTail(head+tail, tail)
+	ix.Build(docs)
+	settled := make(chan struct{})
+	go func() { Settle(); close(settled) }()
+	select {
+	case <-settled:
+		t.Fatal("Settle returned while the axes were being computed")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-settled
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if blk := ix.tails[head+tail]; blk.rotPending || blk.axes == nil {
+		t.Fatalf("after Settle: pending %v, axes %v", blk.rotPending, blk.axes != nil)
 	}
 }
