@@ -289,8 +289,9 @@ func b2i(b bool) int {
 // and no moment. Run with -race it also checks the locking.
 func TestTailRotationLaterSameHits(t *testing.T) {
 	const head, tail = 1 << 12, 64
-	savedMin := minRotRows
-	defer func() { minRotRows, rotateLaterHook = savedMin, nil }()
+	savedMin, savedSample := minRotRows, momentSample
+	defer func() { minRotRows, rotateLaterHook, momentSample = savedMin, nil, savedSample }()
+	momentSample = 700 // the moment over every fifth row
 	r := rand.New(rand.NewPCG(11, 12))
 	vec := rotVecs(r, head, tail)
 	var docs []Doc
@@ -408,5 +409,34 @@ func TestSettleWaitsForAxes(t *testing.T) {
 	defer ix.mu.RUnlock()
 	if blk := ix.tails[head+tail]; blk.rotPending || blk.axes == nil {
 		t.Fatalf("after Settle: pending %v, axes %v", blk.rotPending, blk.axes != nil)
+	}
+}
+
+// TestProjectTwoSameBits checks that projectTwo gives project's and
+// projectNext's coordinates and norms bit for bit.
+func TestProjectTwoSameBits(t *testing.T) {
+	const n = 64
+	r := rand.New(rand.NewPCG(15, 16))
+	vec := rotVecs(r, 1<<12, n)
+	var docs []Doc
+	for i := range 1500 {
+		docs = append(docs, Doc{ID: fmt.Sprint(i), Vector: vec()})
+	}
+	ix := NewIndex()
+	ix.SetDenseTail(1<<12+n, n)
+	ix.Build(docs)
+	ix.rotating.Wait()
+	axes := ix.tails[1<<12+n].axes
+	for range 500 {
+		x := make([]float32, n)
+		for j := range x {
+			x[j] = float32(r.NormFloat64())
+		}
+		a1, a2, b1, b2 := make([]float32, 8), make([]float32, 8), make([]float32, 8), make([]float32, 8)
+		r1, r2 := projectTwo(axes, x, a1, a2)
+		s1, s2 := project(axes, x, b1), projectNext(axes, x, b2)
+		if r1 != s1 || r2 != s2 || !slices.Equal(a1, b1) || !slices.Equal(a2, b2) {
+			t.Fatalf("projectTwo %v %v %v %v, project and projectNext %v %v %v %v", a1, r1, a2, r2, b1, s1, b2, s2)
+		}
 	}
 }
