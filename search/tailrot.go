@@ -27,9 +27,10 @@ import (
 // holds minRotRows rows the basis is the identity (lead is the row's own
 // first values).
 //
-// The axes are computed once in a block's life in this process: at the end
-// of a bulk load (Build into an empty index: a namespace loading at start),
-// from all its rows, or, for a block that grows row by row, when it reaches
+// The axes are computed once in a block's life in this process: after a
+// bulk load (Build into an empty index: a namespace loading at start), in
+// the background from a sample of its rows (rotateLater; the scan uses the
+// plain bound until they are installed), or, for a block that grows row by row, when it reaches
 // minRotRows rows, from those (every row's lead and rest norm projected
 // then, under the write lock: about 1,024 · 1,000 multiply-adds and the
 // 64×64 eigenvectors, milliseconds). Rows added later are projected on the
