@@ -16,6 +16,7 @@ import (
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/internal/clock"
 	"github.com/mnemon-dev/mnemon/memory"
+	"github.com/mnemon-dev/mnemon/search"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
@@ -225,7 +226,7 @@ func BenchmarkOpen100k(b *testing.B) {
 	runtime.ReadMemStats(&before)
 	rssBefore, _ := procStatus("VmRSS:")
 	var heap, rss float64
-	var cpu time.Duration
+	var cpu, bg time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c0 := processCPU()
@@ -240,8 +241,14 @@ func BenchmarkOpen100k(b *testing.B) {
 		if err := e2.Warm(ctx); err != nil {
 			b.Fatal(err)
 		}
-		cpu += processCPU() - c0
+		c1 := processCPU()
+		cpu += c1 - c0
 		b.StopTimer()
+		// The tail block's axes are computed after Warm returns
+		// (search.Settle): their CPU apart, and the heap measured with
+		// them installed.
+		search.Settle()
+		bg += processCPU() - c1
 		s, err := e2.Stats(ctx, "bench")
 		if err != nil || s.Indexed < 99_000 {
 			b.Fatalf("indexed %v, err %v", s, err)
@@ -261,6 +268,7 @@ func BenchmarkOpen100k(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu_ms/op")
+	b.ReportMetric(float64(bg.Milliseconds())/float64(b.N), "after_cpu_ms/op")
 	b.ReportMetric(heap, "index_heap_MiB")
 	b.ReportMetric(rss, "rss_added_MiB")
 	if fi, err := os.Stat(path); err == nil {

@@ -296,6 +296,9 @@ func (e *Engine) Close() error {
 	e.bgMu.Unlock()
 	e.stop()
 	e.background.Wait()
+	// The search indexes compute a loaded block's axes in the background
+	// for a few milliseconds after the load (search.Settle).
+	search.Settle()
 	return e.traces.Close()
 }
 

@@ -145,6 +145,7 @@ func BenchmarkSemanticPeers10k(b *testing.B) {
 		}
 	}
 	ix.Build(docs)
+	search.WaitRotations(ix)
 	qs := make([]search.Vector, len(queries))
 	for i, q := range queries {
 		qs[i] = emb.Vector(q)
@@ -195,6 +196,7 @@ func BenchmarkSemanticPeersRotation10k(b *testing.B) {
 		ix := search.NewIndex()
 		ix.SetDenseTail(emb.Dim(), emb.DenseTail())
 		ix.Build(docs)
+		search.WaitRotations(ix)
 		search.SetMinRotRows(restore)
 		b.Run(fmt.Sprintf("rotated=%v", rotated), func(b *testing.B) {
 			i := 0

@@ -34,3 +34,8 @@ func SetMinRotRows(n int) int {
 	minRotRows = n
 	return old
 }
+
+// WaitRotations waits until the axes of the blocks ix's bulk loads left to
+// rotateLater are installed, so a benchmark measures the scan as it runs
+// once they are.
+func WaitRotations(ix *Index) { ix.rotating.Wait() }

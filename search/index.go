@@ -77,6 +77,9 @@ type Index struct {
 
 	wTerms []uint32 // writer scratch, guarded by the write lock
 
+	// rotating counts the blocks whose axes rotateLater is computing.
+	rotating sync.WaitGroup
+
 	scratch sync.Pool // *scratch for queries
 }
 
@@ -127,6 +130,14 @@ type denseBlock struct {
 	// (2.5 MB at 64 values, more than the L2); here they are 320 KB read
 	// in order.
 	lead []float32
+	// lead2 and rest2 hold, for a tail block with axes (tailDeep), each
+	// row's next coordinates on them (as many as lead) and the norm of the
+	// coordinates past those: a bound between the first checkpoint and the
+	// row's values, read from 36 bytes a row kept in order (in the cache)
+	// rather than from the row (a cache miss on most rows that pass the
+	// first checkpoint). Zero until the block has axes.
+	lead2 []float32
+	rest2 []float32
 	// mid holds, for a tail block, each row's L2 norm past its first
 	// sixteen values (or its end): a third bound, checked eight values into
 	// the middle run of a 64-value row (see tailScan).
@@ -136,6 +147,15 @@ type denseBlock struct {
 	// from it (nil: the identity); see tailrot.go.
 	moment []float64
 	axes   []float64
+	// rotPending says a bulk load left the axes to rotateLater, which
+	// computes them from the rows after Build returns: until it installs
+	// them the block keeps no moment and the scan uses the plain bound
+	// (lead holds the rows' own first values, a valid bound too).
+	rotPending bool
+	// gen counts the changes to the block's rows, so rotateLater can tell
+	// whether the rows it projected under the read lock are still the
+	// block's when it takes the write lock.
+	gen uint64
 }
 
 // tailCuts returns the two checkpoints of a tail row of n values, an
@@ -278,7 +298,9 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		w := ix.tailN[dim]
 		c1, _ := tailCuts(w)
 		ix.tails[dim] = &denseBlock{dim: w, ords: make([]uint32, 0, n), vals: make([]float32, 0, n*w),
-			rest: make([]float32, 0, 2*n), lead: make([]float32, 0, n*c1), mid: make([]float32, 0, n)}
+			rest: make([]float32, 0, 2*n), lead: make([]float32, 0, n*c1), mid: make([]float32, 0, n),
+			lead2: make([]float32, 0, n*c1), rest2: make([]float32, 0, n),
+			rotPending: true}
 	}
 	// Sparse dimension → its list plus one, read for every posting: a
 	// slice rather than the map when the dimensions are few enough to
@@ -385,7 +407,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 			delete(ix.tails, dim)
 			continue
 		}
-		blk.tailRotate(true)
+		ix.rotateAfterBuild(blk)
 	}
 
 	total := 0
@@ -622,9 +644,12 @@ func (ix *Index) addTail(ord uint32, v Vector, n int, rotate bool) int32 {
 	c1, c2 := tailCuts(n)
 	vals := blk.vals[row : row+n]
 	blk.lead = append(blk.lead, make([]float32, c1)...)
+	blk.lead2 = append(blk.lead2, make([]float32, c1)...)
 	blk.rest = append(blk.rest, blk.tailLead(vals, blk.lead[len(blk.lead)-c1:]), norm(vals[c2:]))
+	blk.rest2 = append(blk.rest2, blk.tailLead2(vals, blk.lead2[len(blk.lead2)-c1:]))
 	blk.mid = append(blk.mid, norm(vals[min(c1+8, n):]))
 	blk.ords = append(blk.ords, ord)
+	blk.gen++
 	blk.tailMoment(vals, 1)
 	if rotate {
 		blk.tailRotate(false)
@@ -638,6 +663,7 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 	n := blk.dim
 	c1, _ := tailCuts(n)
 	last := int32(len(blk.ords) - 1)
+	blk.gen++
 	blk.tailMoment(blk.vals[int(slot)*n:int(slot+1)*n], -1)
 	if slot != last {
 		moved := blk.ords[last]
@@ -646,6 +672,8 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 		blk.mid[slot] = blk.mid[last]
 		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
 		copy(blk.lead[int(slot)*c1:int(slot+1)*c1], blk.lead[int(last)*c1:])
+		copy(blk.lead2[int(slot)*c1:int(slot+1)*c1], blk.lead2[int(last)*c1:])
+		blk.rest2[slot] = blk.rest2[last]
 		ix.docs[moved].tail = slot
 		ix.tailOf[moved] = slot
 	}
@@ -654,6 +682,8 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 	blk.mid = blk.mid[:last]
 	blk.vals = blk.vals[:int(last)*n]
 	blk.lead = blk.lead[:int(last)*c1]
+	blk.lead2 = blk.lead2[:int(last)*c1]
+	blk.rest2 = blk.rest2[:last]
 	if last == 0 {
 		delete(ix.tails, vdim)
 	}
@@ -740,6 +770,7 @@ type scratch struct {
 	sorted  []uint32 // cands in ordinal order, for galloping
 	qtail   []float32
 	qlead   []float32 // the query tail's coordinates on a block's axes
+	qlead2  []float32 // and its next ones (tailDeep)
 	heap2   []cand    // the second half's heap in a parallel tail scan
 	// seedHeap and seeds are tailSeeds' heap and result.
 	seedHeap []cand
@@ -1221,6 +1252,11 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 	sc.qlead = tq.lead
 	tq.rest = blk.tailLead(qtail, tq.lead)
 	tq.rotated = blk.axes != nil
+	if tq.deep = blk.tailDeep(); tq.deep {
+		tq.lead2 = append(sc.qlead2[:0], make([]float32, c1)...)
+		sc.qlead2 = tq.lead2
+		tq.rest2 = blk.tailLead2(qtail, tq.lead2)
+	}
 	// A long block is scanned in two halves at once, each keeping its own
 	// best: the union holds the best of the whole. keep is then called
 	// from both at once.
@@ -1362,11 +1398,17 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []
 	}
 	// The first checkpoint is read for every row: with the usual eight
 	// values it is multiplied out here, a call per row saved.
-	var q8, l8 [8]float32
+	var q8, l8, m8 [8]float32
 	inline := c1 == len(q8)
 	if inline {
 		copy(q8[:], qtail)
 		copy(l8[:], tq.lead)
+	}
+	// The second bound on the axes, for rows of eight-value leads.
+	deep := inline && tq.deep && tailBounds
+	q3 := tq.rest2
+	if deep {
+		copy(m8[:], tq.lead2)
 	}
 	rotated := tq.rotated
 	// A row of 64 values (the word-vector tail) is read in runs of eight
@@ -1386,6 +1428,7 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []
 	// The block's slices in locals: the heap appends below would otherwise
 	// make the compiler reload them from blk for every row.
 	ords, lead, rest, vals, mid := blk.ords, blk.lead, blk.rest, blk.vals, blk.mid
+	lead2, rest2 := blk.lead2, blk.rest2
 	for i := lo; i < hi; i++ {
 		slot := i
 		if slots != nil {
@@ -1407,6 +1450,13 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []
 		}
 		if s+q1*rest[2*slot]+slack < theta {
 			continue
+		}
+		if deep {
+			r := lead2[slot*8 : slot*8+8 : slot*8+8]
+			s2 := s + ((m8[0]*r[0] + m8[1]*r[1]) + (m8[2]*r[2] + m8[3]*r[3])) + ((m8[4]*r[4] + m8[5]*r[5]) + (m8[6]*r[6] + m8[7]*r[7]))
+			if s2+q3*rest2[slot]+slack < theta {
+				continue
+			}
 		}
 		row := vals[slot*n : (slot+1)*n : (slot+1)*n]
 		if rotated {
@@ -1539,6 +1589,11 @@ type tailQuery struct {
 	lead    []float32
 	rest    float32
 	rotated bool
+	// deep: the block has twice as many axes as lead holds, and lead2 and
+	// rest2 are the query's next coordinates and the norm past them.
+	deep  bool
+	lead2 []float32
+	rest2 float32
 }
 
 // ExplainLexical returns the BM25 contribution of each query term found in

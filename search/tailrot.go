@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 )
 
 // A tail block's first checkpoint (tailScan) reads a few values of every
@@ -26,9 +27,10 @@ import (
 // holds minRotRows rows the basis is the identity (lead is the row's own
 // first values).
 //
-// The axes are computed once in a block's life in this process: at the end
-// of a bulk load (Build into an empty index: a namespace loading at start),
-// from all its rows, or, for a block that grows row by row, when it reaches
+// The axes are computed once in a block's life in this process: after a
+// bulk load (Build into an empty index: a namespace loading at start), in
+// the background from a sample of its rows (rotateLater; the scan uses the
+// plain bound until they are installed), or, for a block that grows row by row, when it reaches
 // minRotRows rows, from those (every row's lead and rest norm projected
 // then, under the write lock: about 1,024 · 1,000 multiply-adds and the
 // 64×64 eigenvectors, milliseconds). Rows added later are projected on the
@@ -47,7 +49,7 @@ var minRotRows = 1024
 // tailMoment adds sign · row·rowᵀ to the block's second moment (upper
 // triangle, row-major), while the block has no axes.
 func (blk *denseBlock) tailMoment(row []float32, sign float64) {
-	if blk.axes != nil {
+	if blk.axes != nil || blk.rotPending {
 		return
 	}
 	n := blk.dim
@@ -76,6 +78,51 @@ func (blk *denseBlock) tailLead(row, lead []float32) float32 {
 		return norm(row[c1:])
 	}
 	return project(blk.axes, row, lead)
+}
+
+// tailDeep reports whether the block has axes for lead2 as well (twice
+// lead's: blocks whose rows are longer than that).
+func (blk *denseBlock) tailDeep() bool {
+	c1, _ := tailCuts(blk.dim)
+	return blk.axes != nil && len(blk.axes) == 2*c1*blk.dim
+}
+
+// tailLead2 writes row's next c1 coordinates on the block's axes (after
+// lead's) into lead2 and returns the norm of the coordinates past them,
+// rounded up; zeros without those axes (tailDeep).
+func (blk *denseBlock) tailLead2(row, lead2 []float32) float32 {
+	if !blk.tailDeep() {
+		clear(lead2)
+		return 0
+	}
+	return projectNext(blk.axes, row, lead2)
+}
+
+// projectNext writes x's coordinates on axes len(z) to 2·len(z) into z and
+// returns the norm of what the first 2·len(z) axes leave out (project).
+func projectNext(axes []float64, row, lead2 []float32) float32 {
+	c1 := len(lead2)
+	var z [32]float32
+	var zz []float32
+	if 2*c1 <= len(z) {
+		zz = z[:2*c1]
+	} else {
+		zz = make([]float32, 2*c1)
+	}
+	r := project(axes, row, zz)
+	copy(lead2, zz[c1:])
+	return r
+}
+
+// tailAxes is how many axes a block of rows of n values computes: twice the
+// first checkpoint's when the rows are longer than that (lead2), else as
+// many.
+func tailAxes(n int) int {
+	c1, _ := tailCuts(n)
+	if 2*c1 < n {
+		return 2 * c1
+	}
+	return c1
 }
 
 // project writes x's coordinates on the first len(z) of axes (orthonormal,
@@ -112,6 +159,52 @@ func project(axes []float64, x, z []float32) float32 {
 	return roundUp32(math.Sqrt(ss))
 }
 
+// projectTwo is project onto the first len(z1)+len(z2) axes in one pass:
+// z1 and the norm past them (r1) are project(axes, x, z1)'s, bit for bit
+// (the same operations in the same order), z2 and r2 the next
+// coordinates and the norm past those (projectNext's).
+func projectTwo(axes []float64, x, z1, z2 []float32) (r1, r2 float32) {
+	n := len(x)
+	var res [128]float64
+	var r []float64
+	if n <= len(res) {
+		r = res[:n]
+	} else {
+		r = make([]float64, n)
+	}
+	for j, v := range x {
+		r[j] = float64(v)
+	}
+	c1 := len(z1)
+	for k := range c1 + len(z2) {
+		if k == c1 {
+			var ss float64
+			for _, v := range r {
+				ss += v * v
+			}
+			r1 = roundUp32(math.Sqrt(ss))
+		}
+		a := axes[k*n : (k+1)*n]
+		var s float64
+		for j, v := range x {
+			s += a[j] * float64(v)
+		}
+		if k < c1 {
+			z1[k] = float32(s)
+		} else {
+			z2[k-c1] = float32(s)
+		}
+		for j := range r {
+			r[j] -= s * a[j]
+		}
+	}
+	var ss float64
+	for _, v := range r {
+		ss += v * v
+	}
+	return r1, roundUp32(math.Sqrt(ss))
+}
+
 // roundUp32 is the smallest float32 ≥ x (x ≥ 0, finite).
 func roundUp32(x float64) float32 {
 	f := float32(x)
@@ -127,7 +220,7 @@ func roundUp32(x float64) float32 {
 // is new).
 func (blk *denseBlock) tailRotate(force bool) {
 	rows := len(blk.ords)
-	if minRotRows <= 0 || rows < minRotRows || blk.moment == nil || (!force && blk.axes != nil) {
+	if minRotRows <= 0 || rows < minRotRows || blk.moment == nil || (!force && blk.axes != nil) || blk.rotPending {
 		return
 	}
 	n := blk.dim
@@ -135,14 +228,152 @@ func (blk *denseBlock) tailRotate(force bool) {
 	if c1 >= n {
 		return
 	}
-	axes := principalAxes(blk.moment, n, c1)
+	axes := principalAxes(blk.moment, n, tailAxes(n))
 	if axes == nil {
 		return
 	}
 	blk.axes, blk.moment = axes, nil
 	for slot := range rows {
-		blk.rest[2*slot] = blk.tailLead(blk.vals[slot*n:(slot+1)*n], blk.lead[slot*c1:(slot+1)*c1])
+		row := blk.vals[slot*n : (slot+1)*n]
+		blk.rest[2*slot] = blk.tailLead(row, blk.lead[slot*c1:(slot+1)*c1])
+		blk.rest2[slot] = blk.tailLead2(row, blk.lead2[slot*c1:(slot+1)*c1])
 	}
+}
+
+// rotateInBackground says a bulk load's blocks get their axes from
+// rotateLater, after Build returns; a variable so tests can have them
+// computed before (false: the axes are there when Build returns).
+var rotateInBackground = true
+
+// rotateLaterHook, when set (tests), runs in rotateLater between the read
+// lock and the write lock, with the attempt's number.
+var rotateLaterHook func(try int)
+
+// rotateAfterBuild gives a block a bulk load filled (rotPending, no moment
+// kept while it was filled) its axes: at once when the block is small (a
+// moment of fewer than minRotRows rows, kept for the rows that follow as
+// before) or when rotateInBackground is off, else in a goroutine of its
+// own. Opening a 100k store spent about a sixth of its time on the moment
+// and the projections (2,080 and ~1,000 multiply-adds a row): they only
+// tighten a bound, so a namespace serves without them, with the plain
+// bound, for the few dozen milliseconds they take. The caller holds the
+// write lock.
+func (ix *Index) rotateAfterBuild(blk *denseBlock) {
+	if minRotRows <= 0 || len(blk.ords) < minRotRows || !rotateInBackground {
+		blk.rotPending = false
+		blk.moment = blk.momentOf(len(blk.ords), 1)
+		blk.tailRotate(true)
+		return
+	}
+	ix.rotating.Add(1)
+	rotations.Add(1)
+	go ix.rotateLater(blk)
+}
+
+// rotations counts the rotateLater goroutines of every index in the
+// process, for Settle.
+var rotations sync.WaitGroup
+
+// Settle returns once every block's axes a bulk load left to compute in
+// the background, in any index of the process, are installed: an owner
+// that promises to leave no goroutine behind (the engine's Close) calls it.
+// They take milliseconds (about a hundred for a block of 100,000 rows).
+func Settle() { rotations.Wait() }
+
+// rotateLater computes a block's axes and every row's lead and first rest
+// norm on them under the read lock, then installs them under the write
+// lock if no row changed in between (the block's gen); else it tries
+// again, and the third time does it all under the write lock.
+func (ix *Index) rotateLater(blk *denseBlock) {
+	defer rotations.Done()
+	defer ix.rotating.Done()
+	n := blk.dim
+	c1, _ := tailCuts(n)
+	for try := 0; ; try++ {
+		ix.mu.RLock()
+		if !blk.rotPending {
+			ix.mu.RUnlock()
+			return
+		}
+		gen, rows := blk.gen, len(blk.ords)
+		moment := blk.momentOf(rows, max(1, (rows+momentSample-1)/momentSample))
+		axes := principalAxes(moment, n, tailAxes(n))
+		deep := axes != nil && len(axes) == 2*c1*n
+		var lead, rest0, lead2, rest2 []float32
+		if axes != nil {
+			lead, rest0 = make([]float32, rows*c1), make([]float32, rows)
+			lead2, rest2 = make([]float32, rows*c1), make([]float32, rows)
+			for slot := range rows {
+				row := blk.vals[slot*n : (slot+1)*n]
+				if deep {
+					rest0[slot], rest2[slot] = projectTwo(axes, row, lead[slot*c1:(slot+1)*c1], lead2[slot*c1:(slot+1)*c1])
+				} else {
+					rest0[slot] = project(axes, row, lead[slot*c1:(slot+1)*c1])
+				}
+			}
+		}
+		ix.mu.RUnlock()
+		if rotateLaterHook != nil {
+			rotateLaterHook(try)
+		}
+
+		ix.mu.Lock()
+		switch {
+		case !blk.rotPending:
+		case blk.gen == gen:
+			blk.rotPending = false
+			if axes == nil { // not converged: keep the moment, as tailRotate does
+				blk.moment = moment
+				break
+			}
+			blk.axes = axes
+			copy(blk.lead, lead)
+			copy(blk.lead2, lead2)
+			copy(blk.rest2, rest2)
+			for slot, r := range rest0 {
+				blk.rest[2*slot] = r
+			}
+		case try >= 2:
+			blk.rotPending = false
+			blk.moment = blk.momentOf(len(blk.ords), 1)
+			blk.tailRotate(true)
+		default:
+			ix.mu.Unlock()
+			continue
+		}
+		ix.mu.Unlock()
+		return
+	}
+}
+
+// momentSample is how many rows rotateLater sums the second moment over
+// (every stride-th of a larger block): axes from the first 1,024 of the
+// peers workload's notes left as many rows past the first checkpoint as
+// axes from all 10,000, and the moment of 100,000 rows was 208 million
+// multiply-adds. Any axes give a valid bound, so the sample changes only
+// how tight it is. A variable so tests can reach the sampled sum.
+var momentSample = 8192
+
+// momentOf returns the upper triangle of Σ r·rᵀ over every stride-th of
+// the block's first rows rows, summed in slot order as tailMoment would
+// have (stride 1: all of them).
+func (blk *denseBlock) momentOf(rows, stride int) []float64 {
+	n := blk.dim
+	m := make([]float64, n*n)
+	for slot := 0; slot < rows; slot += stride {
+		row := blk.vals[slot*n : (slot+1)*n]
+		for i, x := range row {
+			if x == 0 {
+				continue
+			}
+			sx := float64(x)
+			mi := m[i*n : (i+1)*n]
+			for j := i; j < n; j++ {
+				mi[j] += sx * float64(row[j])
+			}
+		}
+	}
+	return m
 }
 
 // principalAxes returns the k strongest eigenvectors of the symmetric n×n

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // rotVecs returns a generator of normalised hashed-plus-dense vectors whose
@@ -122,6 +123,7 @@ func testTailRotationSameHits(t *testing.T, tail int) {
 		ix := NewIndex()
 		ix.SetDenseTail(head+tail, tail)
 		ix.Build(docs[:bulk])
+		ix.rotating.Wait()
 		if blk := ix.tails[head+tail]; (blk.axes != nil) != (minRows > 0 && bulk >= minRows) {
 			t.Fatalf("after a bulk build of %d rows (minRotRows %d): axes %v", bulk, minRows, blk.axes != nil)
 		}
@@ -219,8 +221,9 @@ func TestTailRotationBound(t *testing.T) {
 		docs = append(docs, Doc{ID: fmt.Sprint(i), Vector: vec()})
 	}
 	ix.Build(docs)
+	ix.rotating.Wait()
 	blk := ix.tails[head+tail]
-	if blk.axes == nil {
+	if blk.axes == nil || !blk.tailDeep() {
 		t.Fatal("no axes")
 	}
 	c1, _ := tailCuts(tail)
@@ -250,6 +253,14 @@ func TestTailRotationBound(t *testing.T) {
 			if bound+1e-6 < exact {
 				t.Fatalf("slot %d: bound %v below the tail's dot product %v", slot, bound, exact)
 			}
+			// The second bound, on the next axes (lead2), and
+			// tighter than the first (up to rounding).
+			ql2 := make([]float32, c1)
+			qn2 := blk.tailLead2(qtail, ql2)
+			bound2 := dotRow(ql, blk.lead[slot*c1:(slot+1)*c1]) + dotRow(ql2, blk.lead2[slot*c1:(slot+1)*c1]) + qn2*blk.rest2[slot]
+			if bound2+1e-6 < exact || bound2 > bound+1e-5 {
+				t.Fatalf("slot %d: second bound %v, first %v, the tail's dot product %v", slot, bound2, bound, exact)
+			}
 			plain := dotRow(qtail[:c1], row[:c1]) + q1*norm(row[c1:])
 			if bound < plain {
 				tighter++
@@ -267,4 +278,165 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestTailRotationLaterSameHits checks the axes a bulk load leaves to
+// rotateLater: queries answered before they are installed (the plain
+// bound), while they are computed, and after, with rows added, replaced and
+// removed in between (the block's gen moves, so rotateLater starts over,
+// and the third time installs under the write lock), return the hits and
+// score bits of an index that never rotates, and the block ends with axes
+// and no moment. Run with -race it also checks the locking.
+func TestTailRotationLaterSameHits(t *testing.T) {
+	const head, tail = 1 << 12, 64
+	savedMin, savedSample := minRotRows, momentSample
+	defer func() { minRotRows, rotateLaterHook, momentSample = savedMin, nil, savedSample }()
+	momentSample = 700 // the moment over every fifth row
+	r := rand.New(rand.NewPCG(11, 12))
+	vec := rotVecs(r, head, tail)
+	var docs []Doc
+	for i := range 3000 {
+		docs = append(docs, Doc{ID: fmt.Sprintf("d%05d", i), Vector: vec()})
+	}
+	var queries []Vector
+	for range 30 {
+		queries = append(queries, vec())
+	}
+	eq := func(a, b []Hit) bool {
+		return slices.EqualFunc(a, b, func(x, y Hit) bool {
+			return x.ID == y.ID && math.Float64bits(x.Score) == math.Float64bits(y.Score)
+		})
+	}
+	for _, changes := range []int{0, 1, 3} { // writes between the locks: none, once, every time
+		minRotRows = 0
+		plain := NewIndex()
+		plain.SetDenseTail(head+tail, tail)
+		plain.Build(docs)
+		minRotRows = 1000
+		ix := NewIndex()
+		ix.SetDenseTail(head+tail, tail)
+		// Hold rotateLater between its locks until the test lets it go,
+		// writing rows there for the first changes attempts.
+		proceed, at := make(chan struct{}), make(chan int)
+		rotateLaterHook = func(try int) {
+			at <- try
+			<-proceed
+		}
+		ix.Build(docs)
+		blk := ix.tails[head+tail]
+		check := func(when string) {
+			for qi, q := range queries {
+				keep := []func(string) bool{nil, func(id string) bool { return id[len(id)-1] != '3' }}[qi%2]
+				for _, k := range []int{1, 10, 50} {
+					got, want := ix.Semantic(q, k, math.Inf(-1), keep), plain.Semantic(q, k, math.Inf(-1), keep)
+					if !eq(got, want) {
+						t.Fatalf("changes %d, %s, query %d k %d:\n got  %v\n want %v", changes, when, qi, k, got, want)
+					}
+				}
+			}
+		}
+		write := func(i int) {
+			d := Doc{ID: fmt.Sprintf("e%d-%d", changes, i), Vector: vec()}
+			ix.Upsert(d)
+			plain.Upsert(d)
+			id := docs[r.IntN(len(docs))].ID
+			ix.Remove(id)
+			plain.Remove(id)
+		}
+		done := make(chan struct{})
+		go func() { ix.rotating.Wait(); close(done) }()
+		for i := 0; ; i++ {
+			var try int
+			select {
+			case try = <-at:
+			case <-done:
+				t.Fatalf("changes %d: rotateLater returned after %d attempts", changes, i)
+			}
+			ix.mu.RLock()
+			pending := blk.rotPending
+			ix.mu.RUnlock()
+			if !pending || blk.axes != nil {
+				t.Fatalf("attempt %d: axes installed before the write lock", try)
+			}
+			check(fmt.Sprintf("attempt %d, before", try))
+			if try < changes {
+				write(i)
+			}
+			proceed <- struct{}{}
+			if try >= min(changes, 2) {
+				break
+			}
+		}
+		<-done
+		if blk.rotPending || blk.axes == nil || blk.moment != nil {
+			t.Fatalf("changes %d: pending %v, axes %v, moment %v", changes, blk.rotPending, blk.axes != nil, blk.moment != nil)
+		}
+		check("after")
+		for i := range 50 { // rows past the axes: projected on them
+			write(1000 + i)
+		}
+		check("after more writes")
+	}
+}
+
+// TestSettleWaitsForAxes checks that Settle returns only once a bulk
+// load's axes are installed (the engine's Close relies on it to leave no
+// goroutine behind).
+func TestSettleWaitsForAxes(t *testing.T) {
+	const head, tail = 1 << 12, 64
+	defer func() { rotateLaterHook = nil }()
+	r := rand.New(rand.NewPCG(13, 14))
+	vec := rotVecs(r, head, tail)
+	var docs []Doc
+	for i := range 2000 {
+		docs = append(docs, Doc{ID: fmt.Sprint(i), Vector: vec()})
+	}
+	release := make(chan struct{})
+	rotateLaterHook = func(int) { <-release }
+	ix := NewIndex()
+	ix.SetDenseTail(head+tail, tail)
+	ix.Build(docs)
+	settled := make(chan struct{})
+	go func() { Settle(); close(settled) }()
+	select {
+	case <-settled:
+		t.Fatal("Settle returned while the axes were being computed")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-settled
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if blk := ix.tails[head+tail]; blk.rotPending || blk.axes == nil {
+		t.Fatalf("after Settle: pending %v, axes %v", blk.rotPending, blk.axes != nil)
+	}
+}
+
+// TestProjectTwoSameBits checks that projectTwo gives project's and
+// projectNext's coordinates and norms bit for bit.
+func TestProjectTwoSameBits(t *testing.T) {
+	const n = 64
+	r := rand.New(rand.NewPCG(15, 16))
+	vec := rotVecs(r, 1<<12, n)
+	var docs []Doc
+	for i := range 1500 {
+		docs = append(docs, Doc{ID: fmt.Sprint(i), Vector: vec()})
+	}
+	ix := NewIndex()
+	ix.SetDenseTail(1<<12+n, n)
+	ix.Build(docs)
+	ix.rotating.Wait()
+	axes := ix.tails[1<<12+n].axes
+	for range 500 {
+		x := make([]float32, n)
+		for j := range x {
+			x[j] = float32(r.NormFloat64())
+		}
+		a1, a2, b1, b2 := make([]float32, 8), make([]float32, 8), make([]float32, 8), make([]float32, 8)
+		r1, r2 := projectTwo(axes, x, a1, a2)
+		s1, s2 := project(axes, x, b1), projectNext(axes, x, b2)
+		if r1 != s1 || r2 != s2 || !slices.Equal(a1, b1) || !slices.Equal(a2, b2) {
+			t.Fatalf("projectTwo %v %v %v %v, project and projectNext %v %v %v %v", a1, r1, a2, r2, b1, s1, b2, s2)
+		}
+	}
 }
