@@ -142,6 +142,13 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 			if !standIn {
 				adms = append(adms, episodeAdmission(ns, pe, now))
 			}
+			// A fact this statement says changed, in a slot its own
+			// candidates did not reach, is contested (contest.go).
+			couts, cadms, err := e.contestChanged(ctx, tx, st, &w, pe, outs, now)
+			if err != nil {
+				return err
+			}
+			outs, adms = append(outs, couts...), append(adms, cadms...)
 		}
 		if err := e.materialize(ctx, tx, &w, now); err != nil {
 			return err
