@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/extract"
-	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/index"
+	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
