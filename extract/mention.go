@@ -94,7 +94,7 @@ func wholeAt(text string, ts []token, vt []string) int {
 
 // valueLeads may stand right before a whole value: a word that opens a
 // noun phrase or links it ("of", "the", "our"), or a verb ("ditched",
-// "left", "quit"); any other word may be part of the phrase.
+// "left", "quit"); any other word may belong to the phrase.
 // The [value-leads] table of lexicons/changes.txt.
 var valueLeads = wordSet("changes", "value-leads")
 
