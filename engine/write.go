@@ -115,10 +115,13 @@ type candidate struct {
 	extractor  string
 	source     string
 	episodeID  string
-	decision   memory.AdmissionDecision
-	reasons    []string
-	vec        search.Vector
-	sig        string // wording signature, see signature
+	// pastMoved: a past value moved before the current value its
+	// statement named first (pastFirst); that value supersedes it.
+	pastMoved bool
+	decision  memory.AdmissionDecision
+	reasons   []string
+	vec       search.Vector
+	sig       string // wording signature, see signature
 }
 
 // Capture stores events as episodes and extracts memories from them, all in
