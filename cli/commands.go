@@ -992,7 +992,11 @@ func printMemory(w io.Writer, view *engine.MemoryView) {
 		fmt.Fprintln(w, "  admission log:")
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, ad := range view.Admissions {
-			fmt.Fprintf(tw, "    %s\t%s\t%s\t[%s]\n", ad.CreatedAt.Format(time.RFC3339), ad.Decision, firstNonEmpty(string(ad.Operation), "-"), strings.Join(ad.Reasons, ", "))
+			detail := ""
+			if ad.Extractor == engine.ChangeExtractor {
+				detail = " " + ad.Content // the statement that says the value changed
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t[%s]%s\n", ad.CreatedAt.Format(time.RFC3339), ad.Decision, firstNonEmpty(string(ad.Operation), "-"), strings.Join(ad.Reasons, ", "), detail)
 		}
 		tw.Flush()
 	}

@@ -35,8 +35,9 @@ import (
 // a later statement says its value changed.
 const ReasonChangeStated = "change_stated"
 
-// changeExtractor names the step in the admission log.
-const changeExtractor = "change"
+// ChangeExtractor names the step in the admission log; its admissions'
+// content says which statement named the value, and how.
+const ChangeExtractor = "change"
 
 // contestCandidates bounds the facts a statement is weighed against: the
 // best lexical matches among the subject's active facts.
@@ -86,11 +87,11 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 	})
 	for _, h := range hits {
 		en, ok := st.EntryLocked(h.ID)
-		if !ok || !aboutSubject(en.V.Subject, own, terms, e) {
+		if !ok {
 			continue
 		}
 		clause, ok := extract.PlainMention(ep.Content, en.V.Value)
-		if !ok {
+		if !ok || !e.aboutSubject(en.V.Subject, own, clause) {
 			continue
 		}
 		if cs := shapeOfText(clause, e.analyzer); cs&shapeChange == 0 || cs&shapeRequest != 0 {
@@ -126,16 +127,18 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		adms = append(adms, &memory.Admission{
 			ID: ids.New(ids.Admission), Namespace: st.Name(), EpisodeID: ep.ID, MemoryID: v.MemoryID, VersionID: v.ID,
 			Decision: memory.AdmitAccept, Reasons: []string{ReasonChangeStated}, Operation: memory.OpContest,
-			Content: detail, Extractor: changeExtractor, CreatedAt: now,
+			Content: detail, Extractor: ChangeExtractor, CreatedAt: now,
 		})
 	}
 	return res, adms, nil
 }
 
-// aboutSubject reports whether a statement may speak of a fact about
-// subject: the speaker's own facts and their team's when own, anyone
-// else's when the statement names them.
-func aboutSubject(subject string, own bool, terms []string, e *Engine) bool {
+// aboutSubject reports whether a statement whose clause names a fact's
+// value may speak of that fact, about subject: the speaker's own facts
+// and their team's when own; anyone else's when the clause names them
+// too ("Ines quit Deloitte", not "I left Deloitte long before Ines
+// joined").
+func (e *Engine) aboutSubject(subject string, own bool, clause string) bool {
 	switch subject {
 	case "user", "team":
 		return own
@@ -144,6 +147,7 @@ func aboutSubject(subject string, own bool, terms []string, e *Engine) bool {
 	if len(names) == 0 {
 		return false
 	}
+	terms := e.analyzer.QueryTerms(clause)
 	for _, n := range names {
 		if !contains(terms, n) {
 			return false

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -82,6 +83,13 @@ type Outcome struct {
 	VersionID string                   `json:"version_id,omitempty"`
 	Content   string                   `json:"content"`
 	Version   *memory.Version          `json:"version,omitempty"`
+}
+
+// ChangeStated reports an outcome for an earlier fact that the statement
+// said changed (contested, reason change_stated), not for what the
+// statement itself stated.
+func (o Outcome) ChangeStated() bool {
+	return o.Operation == memory.OpContest && slices.Contains(o.Reasons, ReasonChangeStated)
 }
 
 // pendingEvent is an event on its way into the store.
@@ -299,8 +307,9 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 				res[i].Outcomes = append(res[i].Outcomes, o)
 			}
 		}
-		if len(res[i].Outcomes) == 0 && pe.epVersion != nil {
-			res[i].Outcomes = []Outcome{episodeOutcome(pe)}
+		if pe.epVersion != nil && !slices.ContainsFunc(res[i].Outcomes, func(o Outcome) bool { return !o.ChangeStated() }) {
+			// Only facts it contested: the statement itself is reported first.
+			res[i].Outcomes = append([]Outcome{episodeOutcome(pe)}, res[i].Outcomes...)
 		}
 	}
 	return res, nil
