@@ -122,7 +122,9 @@ func TestE2EChangeContestsFact(t *testing.T) {
 						strings.Contains(strings.ToLower(a.Content), strings.ToLower(c.value))
 				}
 			}
-			if cited && !slices.ContainsFunc(v.Why, func(s string) bool { return strings.Contains(s, "change_stated") && strings.Contains(s, after.EpisodeIDs[0]) }) {
+			if cited && !slices.ContainsFunc(v.Why, func(s string) bool {
+				return strings.Contains(s, "change_stated") && strings.Contains(s, after.EpisodeIDs[0])
+			}) {
 				t.Errorf("%s: explain's why does not cite the message: %q", c.name, v.Why)
 			}
 		}
