@@ -167,3 +167,32 @@ func TestE2EPastValueSaidAfterTheCurrentOne(t *testing.T) {
 			was.Seq, was.Status, was.SupersededBy, now.Seq, now.Status, now.ID)
 	}
 }
+
+// An agent over MCP sees the same: remember reports the contest,
+// list_facts lists the fact as contested and history says which
+// statement contested it.
+func TestE2EMCPChangeContestsFact(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{mcp: true})
+	s, err := mcpConnect(t, f, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := mcpCall(t, s, "remember", map[string]any{"text": "I use Notion for my notes", "session_id": "desk-1"}); isErr {
+		t.Fatalf("remember: %s", text)
+	}
+	text, isErr := mcpCall(t, s, "remember", map[string]any{"text": "quit Notion, everything lives in plain markdown files now", "session_id": "desk-2"})
+	if isErr || !strings.Contains(text, "CONTEST mem_") || !strings.Contains(text, "change_stated") {
+		t.Fatalf("remember does not report the contest: %v %s", isErr, text)
+	}
+	facts, isErr := mcpCall(t, s, "list_facts", map[string]any{"subject": "user"})
+	i := strings.Index(facts, "[contested]")
+	if isErr || i < 0 || !strings.Contains(facts[i:], "Notion") {
+		t.Fatalf("list_facts: %v %s", isErr, facts)
+	}
+	memID := facts[strings.LastIndex(facts[:i], "mem_"):i]
+	hist, isErr := mcpCall(t, s, "history", map[string]any{"id": strings.TrimSpace(memID)})
+	if isErr || !strings.Contains(hist, `contested: ep_`) || !strings.Contains(hist, `"quit Notion"`) {
+		t.Errorf("history does not say what contested it: %v %s", isErr, hist)
+	}
+}
