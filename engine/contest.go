@@ -74,7 +74,8 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		id, clause string
 	}
 	var picks []pick
-	st.RLock()
+	// As a retrieval's lexical channel: keep reads the entries without
+	// the read lock (see filter); the entries are read under it below.
 	hits := st.Lexical(terms, contestCandidates, func(id string) bool {
 		en, ok := st.EntryLocked(id)
 		if !ok {
@@ -85,6 +86,7 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 			!index.IsNoteKey(v.Key) && v.ObservedAt.Before(ep.OccurredAt) && ep.Scope.Visible(v.Scope) &&
 			!contains(v.EvidenceEpisodeIDs, ep.ID) && !touched[v.ID]
 	})
+	st.RLock()
 	for _, h := range hits {
 		en, ok := st.EntryLocked(h.ID)
 		if !ok {
