@@ -93,7 +93,7 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 			continue
 		}
 		clause, ok := extract.PlainMention(ep.Content, en.V.Value)
-		if !ok || !e.aboutSubject(en.V.Subject, own, clause) {
+		if !ok || !e.aboutSubject(en.V.Subject, strings.ToLower(ep.Speaker), own, clause) {
 			continue
 		}
 		if cs := shapeOfText(clause, e.analyzer); cs&shapeChange == 0 || cs&shapeRequest != 0 {
@@ -135,14 +135,14 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 	return res, adms, nil
 }
 
-// aboutSubject reports whether a statement whose clause names a fact's
-// value may speak of that fact, about subject: the speaker's own facts
-// and their team's when own; anyone else's when the clause names them
-// too ("Ines quit Deloitte", not "I left Deloitte long before Ines
+// aboutSubject reports whether a statement by speaker whose clause names
+// a fact's value may speak of that fact, about subject: the speaker's own
+// facts (the user's, or the speaker's by name in a conversation between
+// people) and their team's when own; anyone else's when the clause names
+// them too ("Ines quit Deloitte", not "I left Deloitte long before Ines
 // joined").
-func (e *Engine) aboutSubject(subject string, own bool, clause string) bool {
-	switch subject {
-	case "user", "team":
+func (e *Engine) aboutSubject(subject, speaker string, own bool, clause string) bool {
+	if subject == "user" || subject == "team" || subject == speaker {
 		return own
 	}
 	names := e.analyzer.QueryTerms(strings.ReplaceAll(subject, "_", " "))
