@@ -797,6 +797,12 @@ func factsCmd() *command {
 	return &command{
 		name: "facts", summary: "list distilled facts (current ones; --history adds superseded and expired)",
 		readOnly: true,
+		help: `Current facts are active or contested. Contested: another value of the slot is held too (a
+hedged one), or a later statement said the value changed ("finally ditched Jenkins" after "we
+deploy with Jenkins"); 'mnemon explain MEMORY' cites the statement. A confident restatement makes
+it active again.
+  mnemon facts --subject user
+  mnemon facts --history`,
 		flags: func(fs *flag.FlagSet, o *options) {
 			fs.BoolVar(&o.history, "history", false, "include superseded and expired versions")
 			fs.StringVar(&o.subject, "subject", "", "only facts about this `SUBJECT` (e.g. user, atlas)")
@@ -992,7 +998,11 @@ func printMemory(w io.Writer, view *engine.MemoryView) {
 		fmt.Fprintln(w, "  admission log:")
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, ad := range view.Admissions {
-			fmt.Fprintf(tw, "    %s\t%s\t%s\t[%s]\n", ad.CreatedAt.Format(time.RFC3339), ad.Decision, firstNonEmpty(string(ad.Operation), "-"), strings.Join(ad.Reasons, ", "))
+			detail := ""
+			if ad.Extractor == engine.ChangeExtractor {
+				detail = " " + ad.Content // the statement that says the value changed
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t[%s]%s\n", ad.CreatedAt.Format(time.RFC3339), ad.Decision, firstNonEmpty(string(ad.Operation), "-"), strings.Join(ad.Reasons, ", "), detail)
 		}
 		tw.Flush()
 	}

@@ -191,7 +191,12 @@ func whyStored(ve *VersionExplanation) []string {
 		why = append(why, fmt.Sprintf("evidence: %s", strings.Join(v.EvidenceEpisodeIDs, ", ")))
 	}
 	for _, a := range ve.Admissions {
-		why = append(why, fmt.Sprintf("%s %s [%s]", a.Decision, firstOp(a.Operation), strings.Join(a.Reasons, ", ")))
+		line := fmt.Sprintf("%s %s [%s]", a.Decision, firstOp(a.Operation), strings.Join(a.Reasons, ", "))
+		if a.Extractor == ChangeExtractor {
+			// The statement that says the value changed, cited.
+			line += ": " + a.Content
+		}
+		why = append(why, line)
 	}
 	if v.SupersededBy != "" {
 		why = append(why, "superseded by "+v.SupersededBy)

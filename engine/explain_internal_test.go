@@ -70,7 +70,7 @@ func (e *Engine) explainFmt(st *nsState, c *scored, qterms []string, w view) str
 	fmt.Fprintf(&b, " = %.3f; %s (trust %.2f, uncertainty %.2f); %s in %s, %d tokens", c.final, c.action, c.trust, uncertaintyOf(v), c.reason, sectionOf(v), c.lineToks)
 	switch {
 	case v.Status == memory.StatusContested:
-		b.WriteString("; contested: another value of this memory is also held")
+		b.WriteString("; contested: another value is also held, or a later statement says it changed")
 	case w.history(v):
 		b.WriteString("; history: no longer current")
 	case w.currentThen(v) && w.asOf != nil:

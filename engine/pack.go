@@ -469,7 +469,7 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string
 	b = append(b, " tokens"...)
 	switch {
 	case v.Status == memory.StatusContested:
-		b = append(b, "; contested: another value of this memory is also held"...)
+		b = append(b, "; contested: another value is also held, or a later statement says it changed"...)
 	case w.history(v):
 		b = append(b, "; history: no longer current"...)
 	case w.currentThen(v) && w.asOf != nil:

@@ -34,11 +34,28 @@ type writeBatch struct {
 	// bySig finds facts created in this batch by wording signature, so
 	// near-duplicates inside one batch are caught too.
 	bySig map[string][]*memory.Version
+	// pastOf names, for a version a past-tense candidate wrote ("gave up
+	// on Mint") after pastFirst moved it, the episode that said so: the
+	// new value of the same slot from that same statement ("I'm on Fedora
+	// these days") supersedes it.
+	pastOf map[string]string
 }
 
 func (w *writeBatch) reset() {
 	w.created, w.updated = w.created[:0], w.updated[:0]
-	w.bySig = nil
+	w.bySig, w.pastOf = nil, nil
+}
+
+// notePast records that the past-tense candidate c wrote v, when pastFirst
+// moved c before the current value of its statement.
+func (w *writeBatch) notePast(v *memory.Version, c *candidate) {
+	if !c.pastMoved {
+		return
+	}
+	if w.pastOf == nil {
+		w.pastOf = make(map[string]string)
+	}
+	w.pastOf[v.ID] = c.episodeID
 }
 
 // noteFact makes a fact created in this batch findable by nearDuplicate.
@@ -105,7 +122,11 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				lent    []string
 				standIn bool // a new note of the episode's very text serves as its memory
 			)
-			for _, c := range pe.cands {
+			cands, err := pastFirst(pe.cands, func(c *candidate) (bool, error) { return liveValue(ctx, tx, ns, c) })
+			if err != nil {
+				return err
+			}
+			for _, c := range cands {
 				out, err := e.reconcile(ctx, tx, st, &w, c, now)
 				if err != nil {
 					return err
@@ -142,6 +163,13 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 			if !standIn {
 				adms = append(adms, episodeAdmission(ns, pe, now))
 			}
+			// A fact this statement says changed, in a slot its own
+			// candidates did not reach, is contested (contest.go).
+			couts, cadms, err := e.contestChanged(ctx, tx, st, &w, pe, outs, now)
+			if err != nil {
+				return err
+			}
+			outs, adms = append(outs, couts...), append(adms, cadms...)
 		}
 		if err := e.materialize(ctx, tx, &w, now); err != nil {
 			return err
@@ -598,7 +626,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 		v := e.newVersion(m, nextSeq, c, now)
 		v.Status, v.Operation = memory.StatusExpired, memory.OpAdd
 		v.ValidTo = timePtr(c.observedAt)
-		if first := earliest(live); first != nil {
+		if first := earliest(live); first != nil && !c.pastMoved {
 			v.Status, v.SupersededBy = memory.StatusSuperseded, first.ID
 			if first.ValidFrom.Before(*v.ValidTo) {
 				v.ValidTo = timePtr(first.ValidFrom)
@@ -609,6 +637,7 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 			v.ValidFrom = time.Time{}
 		}
 		out.Reasons = append(out.Reasons, "history")
+		w.notePast(v, c)
 		return e.add(ctx, tx, w, m, v, c, out)
 	}
 
@@ -640,8 +669,21 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 			return e.reinforce(ctx, tx, w, sameHistory, c, now, out, "history_restated")
 		}
 		v := e.newVersion(m, nextSeq, c, now)
-		out.Reasons = append(out.Reasons, "slot_reopened")
-		return e.add(ctx, tx, w, m, v, c, out)
+		// "I'm on Fedora these days, gave up on Mint": the value the
+		// same statement put in the past is the one this replaces.
+		replaced, err := e.supersedePast(ctx, tx, w, v, c, now)
+		if err != nil {
+			return out, err
+		}
+		if !replaced {
+			out.Reasons = append(out.Reasons, "slot_reopened")
+			return e.add(ctx, tx, w, m, v, c, out)
+		}
+		v.Operation = memory.OpSupersede
+		out.Reasons = append(out.Reasons, "newer_value")
+		res, err := e.add(ctx, tx, w, m, v, c, out)
+		res.Operation = memory.OpSupersede
+		return res, err
 	}
 	if c.observedAt.Before(latest.ObservedAt) {
 		// Out-of-order evidence: an older observation arriving late
@@ -687,6 +729,9 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 			return out, err
 		}
 	}
+	if _, err := e.supersedePast(ctx, tx, w, v, c, now); err != nil {
+		return out, err
+	}
 	if c.Cue == extract.CueCorrection {
 		out.Reasons = append(out.Reasons, "correction")
 	} else {
@@ -695,6 +740,90 @@ func (e *Engine) reconcile(ctx context.Context, tx memory.Executor, st *nsState,
 	res, err := e.add(ctx, tx, w, m, v, c, out)
 	res.Operation = memory.OpSupersede
 	return res, err
+}
+
+// supersedePast marks superseded by v the past values of its slot that
+// the same statement wrote first (see pastFirst), and reports whether
+// there was one.
+func (e *Engine) supersedePast(ctx context.Context, tx memory.Executor, w *writeBatch, v *memory.Version, c *candidate, now time.Time) (bool, error) {
+	if len(w.pastOf) == 0 {
+		return false, nil
+	}
+	replaced := false
+	for _, old := range slices.Clone(w.created) {
+		if old.MemoryID != v.MemoryID || old.Status != memory.StatusExpired || old.SupersededBy != "" || w.pastOf[old.ID] != c.episodeID {
+			continue
+		}
+		old.Status, old.SupersededBy = memory.StatusSuperseded, v.ID
+		if err := e.touch(ctx, tx, w, old, nil, now); err != nil {
+			return false, err
+		}
+		replaced = true
+	}
+	return replaced, nil
+}
+
+// pastFirst orders an event's candidates so that a past value the slot
+// does not hold as current comes before a current value of the same slot:
+// "I'm on Fedora these days, gave up on Mint" records Mint first, and
+// Fedora supersedes it (v1 Mint, v2 Fedora), rather than a history
+// written after the value that replaced it ("v2 superseded by v1"). A past
+// value that is live (live reports it) keeps its place: the new value
+// supersedes it, as before. The order is otherwise kept; cands is returned
+// as is when nothing moves.
+func pastFirst(cands []*candidate, live func(*candidate) (bool, error)) ([]*candidate, error) {
+	late := false
+	for i, c := range cands {
+		if c.Cue == extract.CuePast {
+			for _, d := range cands[:i] {
+				late = late || d.Cue != extract.CuePast && sameSlot(c, d)
+			}
+		}
+	}
+	if !late {
+		return cands, nil
+	}
+	moved := make(map[*candidate]bool)
+	out := make([]*candidate, 0, len(cands))
+	for i, c := range cands {
+		if moved[c] {
+			continue
+		}
+		if c.Cue != extract.CuePast {
+			for _, d := range cands[i+1:] {
+				if d.Cue != extract.CuePast || moved[d] || !sameSlot(c, d) {
+					continue
+				}
+				held, err := live(d)
+				if err != nil {
+					return nil, err
+				}
+				if !held {
+					d.pastMoved = true
+					out = append(out, d)
+					moved[d] = true
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// liveValue reports whether c's slot holds c's value as a live version.
+func liveValue(ctx context.Context, tx memory.Executor, ns string, c *candidate) (bool, error) {
+	head, _, err := readSlot(ctx, tx, memory.FindMemoryParams{Namespace: ns, Scope: c.scope, Subject: c.Subject, Key: c.Key})
+	if errors.Is(err, memory.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return findValue(head.Live, c) != nil, nil
+}
+
+func sameSlot(a, b *candidate) bool {
+	return a.Subject == b.Subject && a.Key == b.Key && a.scope == b.scope
 }
 
 // readSlot reads a slot and the head of its history: in one query where
@@ -774,6 +903,7 @@ func (e *Engine) reconcileNewSlot(ctx context.Context, tx memory.Executor, st *n
 		v.Status, v.ValidTo = memory.StatusExpired, timePtr(c.observedAt)
 		v.ValidFrom = time.Time{}
 		out.Reasons = append(out.Reasons, "history")
+		w.notePast(v, c)
 	}
 	if err := createSlot(ctx, tx, m, v); err != nil {
 		return out, err

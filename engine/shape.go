@@ -526,7 +526,7 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 		switch v := old.en.V; {
 		case saidAsIs(v):
 			names = nameTerms(v.Content, e.analyzer)
-		case v.Kind == memory.KindSemantic && v.Value != "" && v.Status == memory.StatusActive:
+		case v.Kind == memory.KindSemantic && v.Value != "" && v.Status.Live():
 			// A fact's value is its name, capitalised or not: chat says
 			// "got rid of teamcity" as readily as "TeamCity". Only a turn
 			// that says something changed overtakes it: a later mention

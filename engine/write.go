@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -84,6 +85,13 @@ type Outcome struct {
 	Version   *memory.Version          `json:"version,omitempty"`
 }
 
+// ChangeStated reports an outcome for an earlier fact that the statement
+// said changed (contested, reason change_stated), not for what the
+// statement itself stated.
+func (o Outcome) ChangeStated() bool {
+	return o.Operation == memory.OpContest && slices.Contains(o.Reasons, ReasonChangeStated)
+}
+
 // pendingEvent is an event on its way into the store.
 type pendingEvent struct {
 	ep       *memory.Episode
@@ -115,10 +123,13 @@ type candidate struct {
 	extractor  string
 	source     string
 	episodeID  string
-	decision   memory.AdmissionDecision
-	reasons    []string
-	vec        search.Vector
-	sig        string // wording signature, see signature
+	// pastMoved: a past value moved before the current value its
+	// statement named first (pastFirst); that value supersedes it.
+	pastMoved bool
+	decision  memory.AdmissionDecision
+	reasons   []string
+	vec       search.Vector
+	sig       string // wording signature, see signature
 }
 
 // Capture stores events as episodes and extracts memories from them, all in
@@ -296,8 +307,9 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 				res[i].Outcomes = append(res[i].Outcomes, o)
 			}
 		}
-		if len(res[i].Outcomes) == 0 && pe.epVersion != nil {
-			res[i].Outcomes = []Outcome{episodeOutcome(pe)}
+		if pe.epVersion != nil && !slices.ContainsFunc(res[i].Outcomes, func(o Outcome) bool { return !o.ChangeStated() }) {
+			// Only facts it contested: the statement itself is reported first.
+			res[i].Outcomes = append([]Outcome{episodeOutcome(pe)}, res[i].Outcomes...)
 		}
 	}
 	return res, nil

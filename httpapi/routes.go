@@ -365,7 +365,7 @@ func (s *Server) remember(w http.ResponseWriter, r *request) error {
 	if len(res.Outcomes) > 0 {
 		first := res.Outcomes[0]
 		for _, o := range res.Outcomes {
-			if o.Decision == memory.AdmitAccept && o.MemoryID != "" {
+			if o.Decision == memory.AdmitAccept && o.MemoryID != "" && !o.ChangeStated() {
 				first = o
 				break
 			}

@@ -70,8 +70,8 @@ func New(eng *engine.Engine, b Binding, opts Options) *mcp.Server {
 			"statements it came from leave retrieval for good (kept as tombstones). Forgetting twice changes nothing.",
 			Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true}}, t.forget)
 	}
-	addTool(s, &mcp.Tool{Name: "list_facts", Description: "List distilled facts (current ones; include_history adds " +
-		"superseded and expired versions), optionally about one subject.",
+	addTool(s, &mcp.Tool{Name: "list_facts", Description: "List distilled facts (current ones, active or contested: " +
+		"disputed, or said to have changed; include_history adds superseded and expired versions), optionally about one subject.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, t.listFacts)
 	addTool(s, &mcp.Tool{Name: "history", Description: "Show every version of one memory: how its value " +
 		"changed, which operation made each version, and its validity.",
@@ -450,6 +450,15 @@ func (t *tools) history(ctx context.Context, _ *mcp.CallToolRequest, in IDInput)
 		line := fmt.Sprintf("  v%d %s %s: %s", v.Seq, v.Operation, v.Status, v.Content)
 		if v.SupersededBy != "" {
 			line += " → superseded by " + v.SupersededBy
+		}
+		if v.Status == memory.StatusContested {
+			// The log is newest first: the latest statement that said it changed.
+			for _, a := range view.Admissions {
+				if a.VersionID == v.ID && a.Extractor == engine.ChangeExtractor {
+					line += " → contested: " + a.Content
+					break
+				}
+			}
 		}
 		lines = append(lines, line)
 	}

@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/extract"
+	"github.com/mnemon-dev/mnemon/index"
+	"github.com/mnemon-dev/mnemon/internal/ids"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Contesting a fact that a later statement says changed.
+//
+// "finally got rid of teamcity, everything runs on buildkite now" ends
+// "the team uses teamcity for the build pipeline", though no rule reads
+// a slot in it that the fact is in (the new value, if read at all, lands
+// in uses:ci). Ranking already puts such a statement above the fact
+// (followChanges); storage follows it here: an active fact of the same
+// subject whose whole value a newer statement names, plainly and with
+// a change cue, becomes contested, with an admission that says why and
+// cites the statement. A confident restatement of the value later makes
+// it active again (contest_resolved, see reconcile); the lifecycle leaves
+// a lone contested version as it is.
+//
+// The change cue is the one ranking reads (shapeOfText's shapeChange),
+// taken on the clause that names the value; extract.PlainMention keeps out
+// questions, plans, wishes, hedges, conditions, reports of what others
+// said, negations ("never got rid of X") and values named only as part of
+// a bigger phrase or as the new value ("switched to X").
+
+// ReasonChangeStated is the admission reason of a fact contested because
+// a later statement says its value changed.
+const ReasonChangeStated = "change_stated"
+
+// ChangeExtractor names the step in the admission log; its admissions'
+// content says which statement named the value, and how.
+const ChangeExtractor = "change"
+
+// contestCandidates bounds the facts a statement is weighed against: the
+// best lexical matches among the subject's active facts.
+const contestCandidates = 20
+
+// contestChanged contests the active facts that the statement of pe says
+// changed, and returns the outcomes and admissions to report.
+func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsState, w *writeBatch, pe *pendingEvent, outs []Outcome, now time.Time) ([]Outcome, []*memory.Admission, error) {
+	ep := pe.ep
+	if pe.epStatus != memory.StatusActive || isAgentSpeaker(ep.Speaker) || ep.Content == "" {
+		return nil, nil, nil
+	}
+	sh := shapeOfText(ep.Content, e.analyzer)
+	if sh&shapeChange == 0 {
+		return nil, nil, nil // the cheap test first: no change word anywhere
+	}
+	// Whose facts it may speak of: the speaker's own (and their team's)
+	// unless it opens on someone else; anyone else's only by name.
+	own := sh&(shapeOther|shapeOtherName|shapeOpensName) == 0
+	terms := e.analyzer.QueryTerms(ep.Content)
+	if len(terms) == 0 {
+		return nil, nil, nil
+	}
+	touched := make(map[string]bool, len(outs))
+	for _, o := range outs {
+		if o.EpisodeID == ep.ID && o.VersionID != "" {
+			touched[o.VersionID] = true // this statement's own outcome decides it
+		}
+	}
+	for _, v := range w.updated {
+		touched[v.ID] = true
+	}
+	type pick struct {
+		id, clause string
+	}
+	var picks []pick
+	// As a retrieval's lexical channel: keep reads the entries without
+	// the read lock (see filter); the entries are read under it below.
+	hits := st.Lexical(terms, contestCandidates, func(id string) bool {
+		en, ok := st.EntryLocked(id)
+		if !ok {
+			return false
+		}
+		v := en.V
+		return v.Kind == memory.KindSemantic && v.Status == memory.StatusActive && v.Value != "" &&
+			!index.IsNoteKey(v.Key) && v.ObservedAt.Before(ep.OccurredAt) && ep.Scope.Visible(v.Scope) &&
+			!contains(v.EvidenceEpisodeIDs, ep.ID) && !touched[v.ID]
+	})
+	st.RLock()
+	for _, h := range hits {
+		en, ok := st.EntryLocked(h.ID)
+		if !ok {
+			continue
+		}
+		clause, ok := extract.PlainMention(ep.Content, en.V.Value)
+		if !ok || !e.aboutSubject(en.V.Subject, strings.ToLower(ep.Speaker), own, clause) {
+			continue
+		}
+		if cs := shapeOfText(clause, e.analyzer); cs&shapeChange == 0 || cs&shapeRequest != 0 {
+			continue
+		}
+		picks = append(picks, pick{h.ID, clause})
+	}
+	st.RUnlock()
+	var (
+		res  []Outcome
+		adms []*memory.Admission
+	)
+	for _, p := range picks {
+		v, err := tx.GetVersion(ctx, memory.GetParams{Namespace: st.Name(), ID: p.id})
+		if err != nil {
+			if IsNotFound(err) {
+				continue
+			}
+			return nil, nil, err
+		}
+		if v.Status != memory.StatusActive {
+			continue
+		}
+		v.Embedding = nil // the state is written, not the vector
+		v.Status = memory.StatusContested
+		if err := e.touch(ctx, tx, w, v, nil, now); err != nil {
+			return nil, nil, err
+		}
+		detail := fmt.Sprintf("%s names %q with a change: %q", ep.ID, v.Value, p.clause)
+		out := Outcome{EpisodeID: ep.ID, Decision: memory.AdmitAccept, Operation: memory.OpContest,
+			Reasons: []string{ReasonChangeStated}, MemoryID: v.MemoryID, VersionID: v.ID, Content: v.Content, Version: v}
+		res = append(res, out)
+		adms = append(adms, &memory.Admission{
+			ID: ids.New(ids.Admission), Namespace: st.Name(), EpisodeID: ep.ID, MemoryID: v.MemoryID, VersionID: v.ID,
+			Decision: memory.AdmitAccept, Reasons: []string{ReasonChangeStated}, Operation: memory.OpContest,
+			Content: detail, Extractor: ChangeExtractor, CreatedAt: now,
+		})
+	}
+	return res, adms, nil
+}
+
+// aboutSubject reports whether a statement by speaker whose clause names
+// a fact's value may speak of that fact, about subject: the speaker's own
+// facts (the user's, or the speaker's by name in a conversation between
+// people) and their team's when own; anyone else's when the clause names
+// them too ("Ines quit Deloitte", not "I left Deloitte long before Ines
+// joined").
+func (e *Engine) aboutSubject(subject, speaker string, own bool, clause string) bool {
+	if subject == "user" || subject == "team" || subject == speaker {
+		return own
+	}
+	names := e.analyzer.QueryTerms(strings.ReplaceAll(subject, "_", " "))
+	if len(names) == 0 {
+		return false
+	}
+	terms := e.analyzer.QueryTerms(clause)
+	for _, n := range names {
+		if !contains(terms, n) {
+			return false
+		}
+	}
+	return true
+}
