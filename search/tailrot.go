@@ -125,22 +125,29 @@ func tailAxes(n int) int {
 	return c1
 }
 
+// residualOf returns x in float64, the residual a projection starts from,
+// in buf when x fits (the usual case: no allocation per row).
+func residualOf(buf *[128]float64, x []float32) []float64 {
+	var r []float64
+	if len(x) <= len(buf) {
+		r = buf[:len(x)]
+	} else {
+		r = make([]float64, len(x))
+	}
+	for j, v := range x {
+		r[j] = float64(v)
+	}
+	return r
+}
+
 // project writes x's coordinates on the first len(z) of axes (orthonormal,
 // len(x) values each, row after row) into z and returns the norm of what
 // they leave out, |x − Σ z_k a_k|, rounded up to a float32. Computed as
 // that residual rather than as √(|x|² − |z|²), which would cancel.
 func project(axes []float64, x, z []float32) float32 {
 	n := len(x)
-	var res [128]float64
-	var r []float64
-	if n <= len(res) {
-		r = res[:n]
-	} else {
-		r = make([]float64, n)
-	}
-	for j, v := range x {
-		r[j] = float64(v)
-	}
+	var buf [128]float64
+	r := residualOf(&buf, x)
 	for k := range z {
 		a := axes[k*n : (k+1)*n]
 		var s float64
@@ -165,16 +172,8 @@ func project(axes []float64, x, z []float32) float32 {
 // coordinates and the norm past those (projectNext's).
 func projectTwo(axes []float64, x, z1, z2 []float32) (r1, r2 float32) {
 	n := len(x)
-	var res [128]float64
-	var r []float64
-	if n <= len(res) {
-		r = res[:n]
-	} else {
-		r = make([]float64, n)
-	}
-	for j, v := range x {
-		r[j] = float64(v)
-	}
+	var buf [128]float64
+	r := residualOf(&buf, x)
 	c1 := len(z1)
 	for k := range c1 + len(z2) {
 		if k == c1 {
