@@ -467,7 +467,9 @@ var inCategories = wordSet("preferences", "in-categories")
 // its place. Only things the lexicon knows count, so "dropped the ball"
 // says nothing.
 func (x *extraction) replace(s subject, v verb, ts []token, f flags) {
-	if f.not || f.hedge && v.lemma == "retire" {
+	// "we're going to ditch Jira eventually" is a plan: Jira is still in
+	// use, so nothing ends yet.
+	if f.not || f.future || f.hedge && v.lemma == "retire" {
 		return
 	}
 	f.past = false
