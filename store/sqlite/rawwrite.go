@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -60,6 +61,11 @@ type rawWriter struct {
 	scratch    uintptr
 	scratchCap int
 	closed     bool
+	// open are the rows of the current transaction not closed yet; the
+	// transaction closes them as it ends (closeOpen), as database/sql
+	// closes a transaction's rows, so none keeps a read transaction on
+	// the handle after COMMIT or ROLLBACK or runs outside its transaction.
+	open []*rawRows
 }
 
 func newRawWriter() (*rawWriter, error) {
@@ -148,6 +154,13 @@ func (w *rawWriter) settle() {
 		if rs.busy {
 			w.release(rs, 0)
 		}
+	}
+}
+
+// closeOpen closes the rows the transaction left open.
+func (w *rawWriter) closeOpen() {
+	for len(w.open) > 0 {
+		w.open[len(w.open)-1].Close()
 	}
 }
 
@@ -383,6 +396,7 @@ func (w *rawWriter) query(q string, args []any) (*rawRows, error) {
 	}
 	r := &rawRows{w: w, rs: rs, n: int(sqlite3.Xsqlite3_column_count(w.fc.tls, st))}
 	r.fastRows = fastRows{c: &w.fc, stmt: st}
+	w.open = append(w.open, r)
 	return r, nil
 }
 
@@ -423,6 +437,9 @@ func (r *rawRows) Close() error {
 	if !r.closed {
 		r.closed = true
 		r.w.release(r.rs, r.stmt)
+		if i := slices.Index(r.w.open, r); i >= 0 {
+			r.w.open = slices.Delete(r.w.open, i, i+1)
+		}
 	}
 	return nil
 }
@@ -605,5 +622,9 @@ func (s *Store) inRawTx(ctx context.Context, fn func(e *executor) error) (handle
 		return true, fmt.Errorf("sqlite: begin: %w", mapErr(err))
 	}
 	e := &executor{tx: tx, raw: w, stmts: s.wstmts, write: true, bufs: &s.jsonBufs}
-	return true, s.finishTx(ctx, tx, e, fn)
+	return true, s.finishTx(ctx, tx, e, func(e *executor) error {
+		// Before COMMIT or ROLLBACK, also when fn panics.
+		defer w.closeOpen()
+		return fn(e)
+	})
 }
