@@ -138,6 +138,11 @@ func (w *rawWriter) attach(conn *sql.Conn) (bool, error) {
 type rawStmt struct {
 	st   uintptr
 	busy bool
+	// big is set when an argument over maxScratch was bound: SQLite's
+	// copy of it stays with the statement until it is bound again, so
+	// release drops the statement instead of keeping it.
+	big bool
+	q   string
 }
 
 func (w *rawWriter) finalizeAll() {
@@ -217,7 +222,7 @@ func (w *rawWriter) prepare(q string) (uintptr, *rawStmt, error) {
 	if !keep {
 		return st, nil, nil
 	}
-	rs = &rawStmt{st: st, busy: true}
+	rs = &rawStmt{st: st, busy: true, q: q}
 	w.stmts[q] = rs
 	return st, rs, nil
 }
@@ -270,7 +275,7 @@ func (w *rawWriter) trimScratch() {
 
 // bind binds args to st's parameters in order, with the conversions
 // database/sql would make.
-func (w *rawWriter) bind(st uintptr, args []any) error {
+func (w *rawWriter) bind(st uintptr, rs *rawStmt, args []any) error {
 	tls := w.fc.tls
 	defer w.trimScratch()
 	n := int(sqlite3.Xsqlite3_bind_parameter_count(tls, st))
@@ -290,6 +295,9 @@ func (w *rawWriter) bind(st uintptr, args []any) error {
 			if err != nil {
 				return err
 			}
+			if rs != nil && len(x) > maxScratch {
+				rs.big = true
+			}
 			rc = sqlite3.Xsqlite3_bind_text(tls, st, idx, p, int32(len(x)), sqlite3.SQLITE_TRANSIENT)
 		case []byte:
 			if x == nil {
@@ -299,6 +307,9 @@ func (w *rawWriter) bind(st uintptr, args []any) error {
 			p, err := w.bytesArg(x, "")
 			if err != nil {
 				return err
+			}
+			if rs != nil && len(x) > maxScratch {
+				rs.big = true
 			}
 			rc = sqlite3.Xsqlite3_bind_blob(tls, st, idx, p, int32(len(x)), sqlite3.SQLITE_TRANSIENT)
 		case int64:
@@ -348,8 +359,13 @@ func (w *rawWriter) bind(st uintptr, args []any) error {
 // parameter again: they are SQLite's own copies (SQLITE_TRANSIENT), and
 // sqlite3_clear_bindings would expire a statement whose plan was made for
 // its bound values (the admission insert), making SQLite prepare it again
-// at every use.
+// at every use. A statement that bound an argument over maxScratch is
+// finalized instead, so no large copy stays bound to it.
 func (w *rawWriter) release(rs *rawStmt, st uintptr) {
+	if rs != nil && rs.big {
+		delete(w.stmts, rs.q)
+		st, rs = rs.st, nil
+	}
 	if rs != nil {
 		sqlite3.Xsqlite3_reset(w.fc.tls, rs.st)
 		rs.busy = false
@@ -366,7 +382,7 @@ func (w *rawWriter) exec(q string, args []any) (sql.Result, error) {
 		return nil, err
 	}
 	defer w.release(rs, st)
-	if err := w.bind(st, args); err != nil {
+	if err := w.bind(st, rs, args); err != nil {
 		return nil, err
 	}
 	for {
@@ -390,7 +406,7 @@ func (w *rawWriter) query(q string, args []any) (*rawRows, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := w.bind(st, args); err != nil {
+	if err := w.bind(st, rs, args); err != nil {
 		w.release(rs, st)
 		return nil, err
 	}

@@ -323,3 +323,24 @@ func TestRawWriteRowsEndWithTransaction(t *testing.T) {
 		})
 	}
 }
+
+// A kept statement's bindings stay after it is reset: SQLite's copy of a
+// large argument (an imported document) must not stay with it until the
+// statement's next use, which the scratch buffer's bound was for.
+func TestRawWriteLargeBindingNotKept(t *testing.T) {
+	t.Parallel()
+	s := rawTestStore(t)
+	ctx := t.Context()
+	p := rawEpisode("big")
+	p.Episodes[0].Content = strings.Repeat("a long text ", 4*maxScratch/12)
+	if err := s.CreateEpisodes(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	s.raw.mu.Lock()
+	defer s.raw.mu.Unlock()
+	for q, rs := range s.raw.stmts {
+		if n := sqlite3.Xsqlite3_stmt_status(s.raw.fc.tls, rs.st, sqlite3.SQLITE_STMTSTATUS_MEMUSED, 0); n > maxScratch {
+			t.Errorf("a kept statement holds %d bytes after its transaction: %.60s", n, q)
+		}
+	}
+}
