@@ -75,8 +75,10 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		id, clause string
 	}
 	var picks []pick
-	// As a retrieval's lexical channel: keep reads the entries without
-	// the read lock (see filter); the entries are read under it below.
+	// keep reads the entries without the read lock (a retrieval's channel
+	// holds it): safe here because reconcile holds the namespace's writer
+	// lock (lockNamespace), which every writer of entries holds too (this
+	// process's writes, the follower, re-embedding, imports).
 	hits := st.Lexical(terms, contestCandidates, func(id string) bool {
 		en, ok := st.EntryLocked(id)
 		if !ok {
