@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/index"
@@ -74,8 +75,10 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		id, clause string
 	}
 	var picks []pick
-	// As a retrieval's lexical channel: keep reads the entries without
-	// the read lock (see filter); the entries are read under it below.
+	// keep reads the entries without the read lock (a retrieval's channel
+	// holds it): safe here because reconcile holds the namespace's writer
+	// lock (lockNamespace), which every writer of entries holds too (this
+	// process's writes, the follower, re-embedding, imports).
 	hits := st.Lexical(terms, contestCandidates, func(id string) bool {
 		en, ok := st.EntryLocked(id)
 		if !ok {
@@ -96,7 +99,7 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		if !ok || !e.aboutSubject(en.V.Subject, strings.ToLower(ep.Speaker), own, clause) {
 			continue
 		}
-		if cs := shapeOfText(clause, e.analyzer); cs&shapeChange == 0 || cs&shapeRequest != 0 {
+		if cs := shapeOfText(clause, e.analyzer); cs&shapeChange == 0 || cs&shapeRequest != 0 || !saysLeft(clause) {
 			continue
 		}
 		picks = append(picks, pick{h.ID, clause})
@@ -156,4 +159,52 @@ func (e *Engine) aboutSubject(subject, speaker string, own bool, clause string) 
 		}
 	}
 	return true
+}
+
+// leftWords are the change words that say a value was left behind
+// ("ditched Jenkins", "quit Notion", "moved off AWS", "don't use Vim
+// anymore"). Ranking's change cue (changeWords) also lifts a turn on
+// words that say something is new or current ("now", "new", "upgraded",
+// "joined", "bought"), which a casual remark about the value itself says
+// without changing it: "Lisbon is so hot now", "Slack is down now",
+// "upgraded Jenkins to the latest LTS". Those do not contest a fact.
+var leftWords = map[string]bool{
+	"anymore": true, "switched": true, "switching": true, "moved": true, "moving": true,
+	"quit": true, "dropped": true, "ditched": true, "replaced": true, "migrated": true,
+	"migration": true, "longer": true, "left": true, "sold": true, "ported": true,
+	"cancelled": true, "canceled": true, "retired": true, "swapped": true, "traded": true,
+	"ripped": true, "scrapped": true, "dumped": true, "ditching": true, "swapping": true,
+	"replacing": true, "rid": true, "gave": true,
+}
+
+// saysLeft reports whether clause has a word of leftWords, read as
+// ranking reads it ("moved" needs a direction after it, "gave" needs
+// "up").
+func saysLeft(clause string) bool {
+	words := strings.FieldsFunc(strings.ReplaceAll(clause, "’", "'"), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		if !leftWords[lw] {
+			continue
+		}
+		next := ""
+		if i+1 < len(words) {
+			next = strings.ToLower(words[i+1])
+		}
+		switch {
+		case lw == "gave":
+			if next == "up" {
+				return true
+			}
+		case changeNeedsNext[lw] != nil:
+			if changeNeedsNext[lw][next] {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
 }

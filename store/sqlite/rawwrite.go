@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -60,6 +61,11 @@ type rawWriter struct {
 	scratch    uintptr
 	scratchCap int
 	closed     bool
+	// open are the rows of the current transaction not closed yet; the
+	// transaction closes them as it ends (closeOpen), as database/sql
+	// closes a transaction's rows, so none keeps a read transaction on
+	// the handle after COMMIT or ROLLBACK or runs outside its transaction.
+	open []*rawRows
 }
 
 func newRawWriter() (*rawWriter, error) {
@@ -132,6 +138,11 @@ func (w *rawWriter) attach(conn *sql.Conn) (bool, error) {
 type rawStmt struct {
 	st   uintptr
 	busy bool
+	// big is set when an argument over maxScratch was bound: SQLite's
+	// copy of it stays with the statement until it is bound again, so
+	// release drops the statement instead of keeping it.
+	big bool
+	q   string
 }
 
 func (w *rawWriter) finalizeAll() {
@@ -148,6 +159,13 @@ func (w *rawWriter) settle() {
 		if rs.busy {
 			w.release(rs, 0)
 		}
+	}
+}
+
+// closeOpen closes the rows the transaction left open.
+func (w *rawWriter) closeOpen() {
+	for len(w.open) > 0 {
+		w.open[len(w.open)-1].Close()
 	}
 }
 
@@ -204,7 +222,7 @@ func (w *rawWriter) prepare(q string) (uintptr, *rawStmt, error) {
 	if !keep {
 		return st, nil, nil
 	}
-	rs = &rawStmt{st: st, busy: true}
+	rs = &rawStmt{st: st, busy: true, q: q}
 	w.stmts[q] = rs
 	return st, rs, nil
 }
@@ -257,7 +275,7 @@ func (w *rawWriter) trimScratch() {
 
 // bind binds args to st's parameters in order, with the conversions
 // database/sql would make.
-func (w *rawWriter) bind(st uintptr, args []any) error {
+func (w *rawWriter) bind(st uintptr, rs *rawStmt, args []any) error {
 	tls := w.fc.tls
 	defer w.trimScratch()
 	n := int(sqlite3.Xsqlite3_bind_parameter_count(tls, st))
@@ -277,6 +295,9 @@ func (w *rawWriter) bind(st uintptr, args []any) error {
 			if err != nil {
 				return err
 			}
+			if rs != nil && len(x) > maxScratch {
+				rs.big = true
+			}
 			rc = sqlite3.Xsqlite3_bind_text(tls, st, idx, p, int32(len(x)), sqlite3.SQLITE_TRANSIENT)
 		case []byte:
 			if x == nil {
@@ -286,6 +307,9 @@ func (w *rawWriter) bind(st uintptr, args []any) error {
 			p, err := w.bytesArg(x, "")
 			if err != nil {
 				return err
+			}
+			if rs != nil && len(x) > maxScratch {
+				rs.big = true
 			}
 			rc = sqlite3.Xsqlite3_bind_blob(tls, st, idx, p, int32(len(x)), sqlite3.SQLITE_TRANSIENT)
 		case int64:
@@ -335,8 +359,13 @@ func (w *rawWriter) bind(st uintptr, args []any) error {
 // parameter again: they are SQLite's own copies (SQLITE_TRANSIENT), and
 // sqlite3_clear_bindings would expire a statement whose plan was made for
 // its bound values (the admission insert), making SQLite prepare it again
-// at every use.
+// at every use. A statement that bound an argument over maxScratch is
+// finalized instead, so no large copy stays bound to it.
 func (w *rawWriter) release(rs *rawStmt, st uintptr) {
+	if rs != nil && rs.big {
+		delete(w.stmts, rs.q)
+		st, rs = rs.st, nil
+	}
 	if rs != nil {
 		sqlite3.Xsqlite3_reset(w.fc.tls, rs.st)
 		rs.busy = false
@@ -353,7 +382,7 @@ func (w *rawWriter) exec(q string, args []any) (sql.Result, error) {
 		return nil, err
 	}
 	defer w.release(rs, st)
-	if err := w.bind(st, args); err != nil {
+	if err := w.bind(st, rs, args); err != nil {
 		return nil, err
 	}
 	for {
@@ -377,12 +406,13 @@ func (w *rawWriter) query(q string, args []any) (*rawRows, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := w.bind(st, args); err != nil {
+	if err := w.bind(st, rs, args); err != nil {
 		w.release(rs, st)
 		return nil, err
 	}
 	r := &rawRows{w: w, rs: rs, n: int(sqlite3.Xsqlite3_column_count(w.fc.tls, st))}
 	r.fastRows = fastRows{c: &w.fc, stmt: st}
+	w.open = append(w.open, r)
 	return r, nil
 }
 
@@ -423,6 +453,9 @@ func (r *rawRows) Close() error {
 	if !r.closed {
 		r.closed = true
 		r.w.release(r.rs, r.stmt)
+		if i := slices.Index(r.w.open, r); i >= 0 {
+			r.w.open = slices.Delete(r.w.open, i, i+1)
+		}
 	}
 	return nil
 }
@@ -605,5 +638,9 @@ func (s *Store) inRawTx(ctx context.Context, fn func(e *executor) error) (handle
 		return true, fmt.Errorf("sqlite: begin: %w", mapErr(err))
 	}
 	e := &executor{tx: tx, raw: w, stmts: s.wstmts, write: true, bufs: &s.jsonBufs}
-	return true, s.finishTx(ctx, tx, e, fn)
+	return true, s.finishTx(ctx, tx, e, func(e *executor) error {
+		// Before COMMIT or ROLLBACK, also when fn panics.
+		defer w.closeOpen()
+		return fn(e)
+	})
 }

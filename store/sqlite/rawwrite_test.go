@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/memory"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 func rawTestStore(t *testing.T) *Store {
@@ -238,5 +239,108 @@ func TestRawWriteLargeText(t *testing.T) {
 	}
 	if s.raw.scratchCap > maxScratch {
 		t.Fatalf("a %d-byte scratch buffer kept", s.raw.scratchCap)
+	}
+}
+
+// A transaction's rows are over when the transaction is: rows left open
+// (a function that panicked mid-scan, or one that returned without closing
+// them) must not keep a read transaction on the writer after ROLLBACK or
+// COMMIT, where it would hold the WAL back from a TRUNCATE checkpoint
+// until the next write. database/sql closes a transaction's rows when it
+// ends; the raw path must too.
+func TestRawWriteRowsEndWithTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	const q = `SELECT id FROM episodes WHERE namespace = ? ORDER BY id`
+	cases := map[string]func(s *Store) *rawRows{
+		"panic": func(s *Store) *rawRows {
+			var kept *rawRows
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Fatal("no panic")
+					}
+				}()
+				_ = s.InTx(ctx, func(tx memory.Executor) error {
+					rows, err := tx.(*executor).query(ctx, q, "ns")
+					if err != nil {
+						return err
+					}
+					kept = rows.(*rawRows)
+					kept.Next()
+					panic("mid-scan")
+				})
+			}()
+			return kept
+		},
+		"left open": func(s *Store) *rawRows {
+			var kept *rawRows
+			err := s.InTx(ctx, func(tx memory.Executor) error {
+				rows, err := tx.(*executor).query(ctx, q, "ns")
+				if err != nil {
+					return err
+				}
+				kept = rows.(*rawRows)
+				kept.Next()
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kept
+		},
+	}
+	for name, run := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := rawTestStore(t)
+			for _, id := range []string{"e1", "e2"} {
+				if err := s.CreateEpisodes(ctx, rawEpisode(id)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			kept := run(s)
+			c, err := openRawConn(s.path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.close()
+			if err := c.exec("PRAGMA user_version"); err != nil {
+				t.Fatal(err)
+			}
+			all, err := c.walCheckpoint(sqlite3.SQLITE_CHECKPOINT_TRUNCATE)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !all {
+				t.Error("the writer still holds a read transaction after its transaction ended: the TRUNCATE checkpoint was held back")
+			}
+			if kept.Next() {
+				t.Error("rows of an ended transaction still read")
+			}
+			if err := s.CreateEpisodes(ctx, rawEpisode("e3")); err != nil {
+				t.Fatalf("a write after: %v", err)
+			}
+		})
+	}
+}
+
+// A kept statement's bindings stay after it is reset: SQLite's copy of a
+// large argument (an imported document) must not stay with it until the
+// statement's next use, which the scratch buffer's bound was for.
+func TestRawWriteLargeBindingNotKept(t *testing.T) {
+	t.Parallel()
+	s := rawTestStore(t)
+	ctx := t.Context()
+	p := rawEpisode("big")
+	p.Episodes[0].Content = strings.Repeat("a long text ", 4*maxScratch/12)
+	if err := s.CreateEpisodes(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	s.raw.mu.Lock()
+	defer s.raw.mu.Unlock()
+	for q, rs := range s.raw.stmts {
+		if n := sqlite3.Xsqlite3_stmt_status(s.raw.fc.tls, rs.st, sqlite3.SQLITE_STMTSTATUS_MEMUSED, 0); n > maxScratch {
+			t.Errorf("a kept statement holds %d bytes after its transaction: %.60s", n, q)
+		}
 	}
 }
