@@ -52,8 +52,11 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		return nil, nil, nil
 	}
 	sh := shapeOfText(ep.Content, e.analyzer)
-	if sh&shapeChange == 0 {
-		return nil, nil, nil // the cheap test first: no change word anywhere
+	if sh&shapeChange == 0 || !saysLeft(ep.Content) {
+		// The cheap tests first: no change word anywhere, or none that
+		// says a value was left (a clause that says so is part of the
+		// statement, so the statement says so too).
+		return nil, nil, nil
 	}
 	// Whose facts it may speak of: the speaker's own (and their team's)
 	// unless it opens on someone else; anyone else's only by name.
@@ -99,7 +102,7 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		if !ok || !e.aboutSubject(en.V.Subject, strings.ToLower(ep.Speaker), own, clause) {
 			continue
 		}
-		if cs := shapeOfText(clause, e.analyzer); cs&shapeChange == 0 || cs&shapeRequest != 0 || !saysLeft(clause) {
+		if cs := shapeOfText(clause, e.analyzer); cs&shapeChange == 0 || cs&shapeRequest != 0 || !saysLeft(clause) || keptAsSubject(clause, en.V.Value) {
 			continue
 		}
 		picks = append(picks, pick{h.ID, clause})
@@ -207,4 +210,51 @@ func saysLeft(clause string) bool {
 		}
 	}
 	return false
+}
+
+// keptAsSubject reports whether clause opens on value as its subject and
+// says nothing of it being gone: "Jenkins doesn't crash anymore" and
+// "Lisbon is no longer this cheap" speak of the value, which stays; its
+// change words are about what it does or how it is. "Jenkins is gone
+// now" and "Heroku got ditched" still say it was left.
+func keptAsSubject(clause, value string) bool {
+	words := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(clause, "’", "'")), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+	vals := strings.FieldsFunc(strings.ToLower(value), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+	i := 0
+	for i < len(words) && subjectLeads[words[i]] {
+		i++
+	}
+	if len(vals) == 0 || i+len(vals) >= len(words) {
+		return false // the clause does not open on the value, or says nothing after it
+	}
+	for j, v := range vals {
+		if strings.TrimSuffix(words[i+j], "'s") != v {
+			return false
+		}
+	}
+	for _, w := range words[i+len(vals):] {
+		if goneWords[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// subjectLeads may open a clause before its subject: "so our Jenkins …".
+var subjectLeads = map[string]bool{
+	"the": true, "our": true, "my": true, "their": true, "his": true, "her": true, "that": true,
+	"this": true, "so": true, "and": true, "but": true, "also": true, "ok": true, "well": true,
+}
+
+// goneWords say of a subject that it was left: "X is gone", "X got
+// ditched", "X is history".
+var goneWords = map[string]bool{
+	"gone": true, "dead": true, "history": true, "retired": true, "decommissioned": true,
+	"deprecated": true, "dropped": true, "ditched": true, "scrapped": true, "replaced": true,
+	"removed": true, "killed": true, "sunset": true, "over": true, "out": true, "dumped": true,
+	"sold": true, "cancelled": true, "canceled": true, "used": true,
 }

@@ -39,6 +39,8 @@ func TestE2ECasualMentionKeepsFact(t *testing.T) {
 		{"we track bugs in Jira", "moved a dozen tickets in Jira now that the sprint ended", "team", "Jira"},
 		{"I use Spotify for music", "Spotify raised prices again, the new plan is pricey", "user", "Spotify"},
 		{"I use Spotify for music", "sold my old bike, Spotify on the bus is all I need now", "user", "Spotify"},
+		{"we deploy with Jenkins", "Jenkins doesn't crash anymore, nice", "team", "Jenkins"},
+		{"I live in Lisbon", "Lisbon is no longer this cheap, rents doubled", "user", "Lisbon"},
 	}
 	for i, c := range cases {
 		ns := fmt.Sprintf("casual%d", i)
