@@ -162,21 +162,7 @@ func TestRawWriteStatementsReused(t *testing.T) {
 		}
 	}
 	const q = `SELECT id FROM episodes WHERE namespace = ? ORDER BY id`
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Fatal("no panic")
-			}
-		}()
-		_ = s.InTx(ctx, func(tx memory.Executor) error {
-			rows, err := tx.(*executor).query(ctx, q, "ns")
-			if err != nil {
-				return err
-			}
-			rows.Next()
-			panic("mid-scan")
-		})
-	}()
+	panicMidScan(t, s, q)
 	err := s.InTx(ctx, func(tx memory.Executor) error {
 		e := tx.(*executor)
 		outer, err := e.query(ctx, q, "ns")
@@ -253,26 +239,7 @@ func TestRawWriteRowsEndWithTransaction(t *testing.T) {
 	ctx := t.Context()
 	const q = `SELECT id FROM episodes WHERE namespace = ? ORDER BY id`
 	cases := map[string]func(s *Store) *rawRows{
-		"panic": func(s *Store) *rawRows {
-			var kept *rawRows
-			func() {
-				defer func() {
-					if recover() == nil {
-						t.Fatal("no panic")
-					}
-				}()
-				_ = s.InTx(ctx, func(tx memory.Executor) error {
-					rows, err := tx.(*executor).query(ctx, q, "ns")
-					if err != nil {
-						return err
-					}
-					kept = rows.(*rawRows)
-					kept.Next()
-					panic("mid-scan")
-				})
-			}()
-			return kept
-		},
+		"panic": func(s *Store) *rawRows { return panicMidScan(t, s, q) },
 		"left open": func(s *Store) *rawRows {
 			var kept *rawRows
 			err := s.InTx(ctx, func(tx memory.Executor) error {
@@ -343,4 +310,25 @@ func TestRawWriteLargeBindingNotKept(t *testing.T) {
 			t.Errorf("a kept statement holds %d bytes after its transaction: %.60s", n, q)
 		}
 	}
+}
+
+// panicMidScan runs q in a write transaction that panics after the first
+// row, with its rows still open, and returns those rows.
+func panicMidScan(t *testing.T, s *Store, q string) (kept *rawRows) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+	}()
+	_ = s.InTx(t.Context(), func(tx memory.Executor) error {
+		rows, err := tx.(*executor).query(t.Context(), q, "ns")
+		if err != nil {
+			return err
+		}
+		kept = rows.(*rawRows)
+		kept.Next()
+		panic("mid-scan")
+	})
+	return kept
 }
