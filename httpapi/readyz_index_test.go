@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/engine/enginetest"
 	"github.com/mnemon-dev/mnemon/httpapi"
 	"github.com/mnemon-dev/mnemon/httpapi/wire"
 	"github.com/mnemon-dev/mnemon/jobs"
@@ -28,19 +29,7 @@ func TestReadyzReportsIndexBehind(t *testing.T) {
 	ctx := context.Background()
 	path := jobstest.Path(t)
 	open := func() (*sqlite.Store, *engine.Engine) {
-		st, err := sqlite.Open(ctx, path, sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		eng, err := engine.New(engine.Config{Store: st})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			eng.Close()
-			st.Close()
-		})
-		return st, eng
+		return enginetest.Open(t, path, sqlite.Options{}, engine.Config{})
 	}
 	_, writer := open()
 	st, eng := open()

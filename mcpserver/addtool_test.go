@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -11,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemon-dev/mnemon/engine"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
+	"github.com/mnemon-dev/mnemon/engine/enginetest"
 )
 
 // connect serves a server of eng on in-memory transports and returns a
@@ -38,22 +37,7 @@ func connect(t *testing.T, eng *engine.Engine, viaSDK bool) *mcp.ClientSession {
 	return cs
 }
 
-func testEngine(t *testing.T) *engine.Engine {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"), sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		eng.Close()
-		st.Close()
-	})
-	return eng
-}
+func testEngine(t *testing.T) *engine.Engine { return enginetest.Temp(t) }
 
 // ids are the generated parts of an answer (memory, version, episode,
 // retrieval and change ids), which differ between two calls.

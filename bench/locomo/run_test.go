@@ -3,30 +3,14 @@ package locomo
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/engine/enginetest"
 	"github.com/mnemon-dev/mnemon/internal/testutil"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
-func newEngine(t *testing.T) *engine.Engine {
-	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "locomo.db"), sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		eng.Close()
-		st.Close()
-	})
-	return eng
-}
+func newEngine(t *testing.T) *engine.Engine { return enginetest.Temp(t) }
 
 // The harness end to end on the invented fixture: every scored question
 // is asked of every arm, and an easy one is answered first by both.

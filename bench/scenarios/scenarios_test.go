@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/engine/enginetest"
 	"github.com/mnemon-dev/mnemon/memory"
-	"github.com/mnemon-dev/mnemon/store/sqlite"
 )
 
 // The embedded suite loads and validates: every category is present,
@@ -213,23 +213,7 @@ func TestFlag(t *testing.T) {
 	}
 }
 
-func openEngine(t *testing.T) *engine.Engine {
-	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "scenarios.db"), sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Config{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		eng.Close()
-		st.Close()
-	})
-	return eng
-}
+func openEngine(t *testing.T) *engine.Engine { return enginetest.Temp(t) }
 
 // checkConsistent checks a report against its own results: every number
 // the report shows is recomputed from the questions' outcomes, and each
