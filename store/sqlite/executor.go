@@ -652,10 +652,10 @@ const (
 	versionSlotKey = `CASE WHEN versions.shared & 4 THEN (SELECT m."key" FROM memories m
 	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions."key" END`
 	versionSharedContent = `(SELECT CASE WHEN s.shared & 8 THEN coalesce((SELECT e.content FROM episodes e
-	WHERE e.namespace = s.namespace AND e.id = iif(typeof(s.evidence_episode_ids) = 'blob', substr(s.evidence_episode_ids, 1, 17), s.evidence_episode_ids ->> 0)), '') ELSE s.content END
+	WHERE e.namespace = s.namespace AND e.id = iif(typeof(s.evidence_episode_ids) = 'blob', substr(s.evidence_episode_ids, 1, 16), s.evidence_episode_ids ->> 0)), '') ELSE s.content END
 	FROM versions s WHERE s.namespace = versions.namespace AND s.id = versions.same_as)`
 	versionEpisodeText = `coalesce((SELECT e.content FROM episodes e
-	WHERE e.namespace = versions.namespace AND e.id = iif(typeof(versions.evidence_episode_ids) = 'blob', substr(versions.evidence_episode_ids, 1, 17), versions.evidence_episode_ids ->> 0)), '')`
+	WHERE e.namespace = versions.namespace AND e.id = iif(typeof(versions.evidence_episode_ids) = 'blob', substr(versions.evidence_episode_ids, 1, 16), versions.evidence_episode_ids ->> 0)), '')`
 	versionContentExpr = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + `
 	WHEN versions.shared & 8 THEN ` + versionEpisodeText + ` ELSE versions.content END`
 	// Bit 1 reads as NULL and decodeVersion copies the content: the
@@ -734,8 +734,8 @@ const (
 	v.tokens, v.search_text, CASE WHEN v.shared & 2 THEN s.embedding ELSE v.embedding END
 	FROM versions v LEFT JOIN versions s ON v.shared & 2 AND s.namespace = v.namespace AND s.id = v.same_as
 	LEFT JOIN memories m ON v.shared & 4 AND m.namespace = v.namespace AND m.id = v.memory_id
-	LEFT JOIN episodes ve ON v.shared & 8 AND ve.namespace = v.namespace AND ve.id = iif(typeof(v.evidence_episode_ids) = 'blob', substr(v.evidence_episode_ids, 1, 17), v.evidence_episode_ids ->> 0)
-	LEFT JOIN episodes se ON s.shared & 8 AND se.namespace = s.namespace AND se.id = iif(typeof(s.evidence_episode_ids) = 'blob', substr(s.evidence_episode_ids, 1, 17), s.evidence_episode_ids ->> 0)
+	LEFT JOIN episodes ve ON v.shared & 8 AND ve.namespace = v.namespace AND ve.id = iif(typeof(v.evidence_episode_ids) = 'blob', substr(v.evidence_episode_ids, 1, 16), v.evidence_episode_ids ->> 0)
+	LEFT JOIN episodes se ON s.shared & 8 AND se.namespace = s.namespace AND se.id = iif(typeof(s.evidence_episode_ids) = 'blob', substr(s.evidence_episode_ids, 1, 16), s.evidence_episode_ids ->> 0)
 	WHERE v.namespace = ? AND v.status NOT IN ('deleted', 'quarantined') ORDER BY v.id`
 	// streamContent is versionContentExpr over qStreamVersions' joins.
 	streamContent = `CASE WHEN v.shared & 2 THEN (CASE WHEN s.shared & 8 THEN coalesce(se.content, '') ELSE s.content END)
@@ -947,8 +947,8 @@ const minEpisodeText = 48
 // episode's text its own copy before an update names another episode first.
 const qOwnEpisodeText = `UPDATE versions SET content = ` + versionEpisodeText + `, shared = versions.shared & ~8
 	WHERE namespace = ?1 AND id = ?2 AND versions.shared & 8
-	  AND (iif(typeof(versions.evidence_episode_ids) = 'blob', substr(versions.evidence_episode_ids, 1, 17), versions.evidence_episode_ids ->> 0))
-	  IS NOT iif(typeof(?3) = 'blob', substr(?3, 1, 17), ?3 ->> 0)`
+	  AND (iif(typeof(versions.evidence_episode_ids) = 'blob', substr(versions.evidence_episode_ids, 1, 16), versions.evidence_episode_ids ->> 0))
+	  IS NOT iif(typeof(?3) = 'blob', substr(?3, 1, 16), ?3 ->> 0)`
 
 func (e *executor) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams) error {
 	if err := e.setEmbedding(ctx, p); err != nil {

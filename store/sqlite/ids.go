@@ -15,11 +15,14 @@ import (
 // a lower-case ULID: 30 bytes of text for 16 bytes of information, and a
 // short note carries about twenty of them (rows, keys, indexes). The id
 // columns of memories, versions, admissions, episodes and changes are ANY:
-// an id of that exact shape is stored as a 17-byte BLOB (a code for the
-// prefix, then the ULID's 16 bytes), any other id (imported, user-given)
-// as its text. The form is a function of the id alone, so equal ids are
-// equal values in every column, index and join, and the read gives back
-// the very text (appendID accepts only what idText writes back).
+// an id of that exact shape is stored as a 16-byte BLOB, the ULID's bytes
+// with a code for the prefix in the top 5 bits, any other id (imported,
+// user-given) as its text. Those bits are the top of the ULID's 48-bit
+// millisecond time, zero until the year 2527 (today's first byte is 1);
+// a ULID whose first byte is 8 or more stays text. The form is a function
+// of the id alone, so equal ids are equal values in every column, index
+// and join, and the read gives back the very text (appendID accepts only
+// what idText writes back).
 //
 // The codes follow the prefixes' text order, and a ULID's bytes sort as
 // its text does, so blobs sort among themselves as their texts did; SQLite
@@ -28,7 +31,8 @@ import (
 var idPrefixes = [...]string{1: "adm_", 2: "ep_", 3: "fb_", 4: "job_", 5: "key_", 6: "mem_", 7: "ret_", 8: "ver_"}
 
 const (
-	idBlobLen = 17 // code byte + ULID
+	idBlobLen = 16 // a ULID, the prefix's code in its top 5 bits
+	codeShift = 59 // those bits of the first 8 bytes
 	ulidChars = 26
 	crockford = "0123456789abcdefghjkmnpqrstvwxyz"
 )
@@ -76,20 +80,27 @@ func appendID(dst []byte, id string) ([]byte, bool) {
 		hi = hi<<5 | lo>>59
 		lo = lo<<5 | uint64(v)
 	}
-	dst = append(dst, byte(code))
+	if hi>>codeShift != 0 {
+		return dst, false // the year 2527 or later: no room for the code
+	}
+	hi |= uint64(code) << codeShift
 	dst = binary.BigEndian.AppendUint64(dst, hi)
 	return binary.BigEndian.AppendUint64(dst, lo), true
 }
 
 // idText is the id a compact form stands for.
 func idText(b []byte) (string, bool) {
-	if len(b) != idBlobLen || b[0] == 0 || int(b[0]) >= len(idPrefixes) {
+	if len(b) != idBlobLen {
 		return "", false
 	}
-	prefix := idPrefixes[b[0]]
+	hi, lo := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+	code := hi >> codeShift
+	if code == 0 || code >= uint64(len(idPrefixes)) {
+		return "", false
+	}
+	hi &^= 31 << codeShift
 	var buf [4 + ulidChars]byte
-	n := copy(buf[:], prefix)
-	hi, lo := binary.BigEndian.Uint64(b[1:9]), binary.BigEndian.Uint64(b[9:])
+	n := copy(buf[:], idPrefixes[code])
 	for i := n + ulidChars - 1; i >= n; i-- {
 		buf[i] = crockford[lo&31]
 		lo = lo>>5 | hi<<59
@@ -168,11 +179,6 @@ func splitIDs(b []byte) ([]string, bool) {
 	return ids, true
 }
 
-// firstEvidence is the SQL for the first id of a stored evidence list.
-func firstEvidence(col string) string {
-	return `iif(typeof(` + col + `) = 'blob', substr(` + col + `, 1, 17), ` + col + ` ->> 0)`
-}
-
 // idsInArg is a list of ids for an IN over an id column: a JSON array
 // whose items are "b" and the compact form in hex, or "t" and the text,
 // which idsIn's SQL turns back into stored forms.
@@ -209,7 +215,7 @@ func (d *decoder) id() string {
 			return s
 		}
 	}
-	d.fail(i, "an id (TEXT, or a 17-byte BLOB)")
+	d.fail(i, "an id (TEXT, or a 16-byte BLOB)")
 	return ""
 }
 
@@ -246,7 +252,7 @@ func (s idScan) Scan(v any) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("want an id (TEXT, or a 17-byte BLOB), got %T", v)
+	return fmt.Errorf("want an id (TEXT, or a 16-byte BLOB), got %T", v)
 }
 
 func init() {

@@ -1,11 +1,13 @@
--- Ids as 17 bytes (issue 22's footprint). An id mnemon makes is a prefix,
+-- Ids as 16 bytes (issue 22's footprint). An id mnemon makes is a prefix,
 -- "_" and a lower-case ULID, 30 bytes of text; a short note carries about
 -- twenty of them in its rows, keys and indexes. The id columns of
 -- memories, versions, admissions, episodes and changes become ANY: an id
--- of exactly that shape is stored as a BLOB of a prefix code and the
--- ULID's 16 bytes, any other id (imported, user-given) as its text
--- (store/sqlite/ids.go). A version's evidence episode ids are their 17-byte
--- forms one after the other when each has one, else JSON as before.
+-- of exactly that shape is stored as a BLOB of the ULID's 16 bytes with a
+-- code for the prefix in the top 5 bits (zero in any ULID made before the
+-- year 2527), any other id (imported, user-given) as its text
+-- (store/sqlite/ids.go). A version's evidence episode ids are their
+-- 16-byte forms one after the other when each has one, else JSON as
+-- before.
 --
 -- The other tables keep their ids as text: they are small, and no query
 -- compares their ids with these columns (ids cross between them in Go).
@@ -22,7 +24,7 @@ DROP TRIGGER episodes_unshare_on_delete;
 
 CREATE TABLE memories_v22 (
     namespace  TEXT    NOT NULL,
-    id         ANY     NOT NULL, -- ids: TEXT, or a 17-byte BLOB (ids.go)
+    id         ANY     NOT NULL, -- ids: TEXT, or a 16-byte BLOB (ids.go)
     agent_id   TEXT    NOT NULL,
     user_id    TEXT    NOT NULL,
     project_id TEXT    NOT NULL,
@@ -67,7 +69,7 @@ CREATE TABLE versions_v22 (
     valid_from           INTEGER NOT NULL,
     valid_to             INTEGER,          -- NULL: still valid
     updated_at           INTEGER NOT NULL,
-    evidence_episode_ids ANY     NOT NULL, -- 17-byte ids one after the other, or JSON (an array, or null)
+    evidence_episode_ids ANY     NOT NULL, -- 16-byte ids one after the other, or JSON (an array, or null)
     evidence_spans       TEXT    NOT NULL, -- JSON array, or null
     prov_extractor       TEXT    NOT NULL,
     prov_model           TEXT    NOT NULL,
@@ -168,7 +170,7 @@ CREATE INDEX versions_same_as ON versions (namespace, same_as) WHERE same_as IS 
 CREATE INDEX versions_by_recency ON versions (namespace, recorded_at) WHERE kind <> '';
 -- The first evidence id's last 8 bytes (or characters, for a text id).
 CREATE INDEX versions_episode_text ON versions (namespace,
-    substr(iif(typeof(evidence_episode_ids) = 'blob', substr(evidence_episode_ids, 1, 17), evidence_episode_ids ->> 0), -8))
+    substr(iif(typeof(evidence_episode_ids) = 'blob', substr(evidence_episode_ids, 1, 16), evidence_episode_ids ->> 0), -8))
     WHERE shared & 8;
 
 CREATE INDEX admissions_reinforcements ON admissions (namespace, memory_id, created_at, id) WHERE operation = 'REINFORCE';
@@ -189,7 +191,7 @@ WHEN coalesce(OLD.shared, 0) & 2 = 0
 BEGIN
     UPDATE versions SET content = CASE WHEN OLD.shared & 8 THEN coalesce((SELECT e.content FROM episodes e
         WHERE e.namespace = OLD.namespace AND e.id = iif(typeof(OLD.evidence_episode_ids) = 'blob',
-            substr(OLD.evidence_episode_ids, 1, 17), OLD.evidence_episode_ids ->> 0)), '') ELSE OLD.content END,
+            substr(OLD.evidence_episode_ids, 1, 16), OLD.evidence_episode_ids ->> 0)), '') ELSE OLD.content END,
         embedding = OLD.embedding, same_as = NULL, shared = shared & ~2
     WHERE namespace = OLD.namespace AND same_as = OLD.id;
 END;
@@ -198,7 +200,7 @@ WHEN coalesce(OLD.shared, 0) & 2 = 0
 BEGIN
     UPDATE versions SET content = CASE WHEN OLD.shared & 8 THEN coalesce((SELECT e.content FROM episodes e
         WHERE e.namespace = OLD.namespace AND e.id = iif(typeof(OLD.evidence_episode_ids) = 'blob',
-            substr(OLD.evidence_episode_ids, 1, 17), OLD.evidence_episode_ids ->> 0)), '') ELSE OLD.content END,
+            substr(OLD.evidence_episode_ids, 1, 16), OLD.evidence_episode_ids ->> 0)), '') ELSE OLD.content END,
         embedding = OLD.embedding, same_as = NULL, shared = shared & ~2
     WHERE namespace = OLD.namespace AND same_as = OLD.id;
 END;
@@ -209,7 +211,7 @@ BEGIN
       AND episode_id = OLD.id AND content_ref = 1;
     UPDATE versions SET content = OLD.content, shared = shared & ~8
     WHERE namespace = OLD.namespace
-      AND substr(iif(typeof(evidence_episode_ids) = 'blob', substr(evidence_episode_ids, 1, 17), evidence_episode_ids ->> 0), -8) = substr(OLD.id, -8)
+      AND substr(iif(typeof(evidence_episode_ids) = 'blob', substr(evidence_episode_ids, 1, 16), evidence_episode_ids ->> 0), -8) = substr(OLD.id, -8)
       AND shared & 8
-      AND iif(typeof(evidence_episode_ids) = 'blob', substr(evidence_episode_ids, 1, 17), evidence_episode_ids ->> 0) = OLD.id;
+      AND iif(typeof(evidence_episode_ids) = 'blob', substr(evidence_episode_ids, 1, 16), evidence_episode_ids ->> 0) = OLD.id;
 END;
