@@ -645,7 +645,10 @@ func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn fun
 // refer to it (trigger episodes_unshare_on_delete, through the partial
 // index versions_episode_text). The reads below put them back, so every
 // query that selects these columns returns what was written. They name the
-// outer table "versions": every query reads it unaliased.
+// outer table "versions": every query reads it unaliased. The first evidence
+// id is read from either stored form of the list (migration 0022: 16-byte
+// ids one after the other, or JSON; a BLOB given to ->> would be read as
+// JSONB): iif(typeof(x) = 'blob', substr(x, 1, 16), x ->> 0).
 const (
 	versionSlotSubject = `CASE WHEN versions.shared & 4 THEN (SELECT m.subject FROM memories m
 	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions.subject END`
