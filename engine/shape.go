@@ -113,6 +113,33 @@ var notChangeBeforeNow = map[string]bool{
 	"right": true, "just": true, "for": true, "by": true, "until": true, "till": true,
 }
 
+// leavesActivity reports whether the change word words[i] ("gave up",
+// "quit", "dropped") leaves an activity rather than a thing: "gave up on
+// fixing the flaky test in Jenkins", "quit tuning Postgres". What follows
+// is a gerund, and the tool it names is still in use. Giving up using or
+// running a thing ("gave up using Postgres") does leave it.
+func leavesActivity(words []string, i int) bool {
+	switch strings.ToLower(words[i]) {
+	case "gave", "quit", "dropped":
+	default:
+		return false
+	}
+	j := i + 1
+	for j < len(words) && (strings.EqualFold(words[j], "up") || strings.EqualFold(words[j], "on")) {
+		j++
+	}
+	if j >= len(words) {
+		return false
+	}
+	w := words[j]
+	stem, ok := strings.CutSuffix(w, "ing")
+	return ok && !capitalised(w) && len(stem) >= 3 && !strings.HasSuffix(stem, "th") && !usingThing[strings.ToLower(w)]
+}
+
+// usingThing are the gerunds whose object is the thing left, not an
+// activity around it: "gave up using Vim", "quit running our own Jenkins".
+var usingThing = map[string]bool{"using": true, "running": true, "hosting": true, "paying": true, "self-hosting": true}
+
 // acquired reports whether words[i] begins a purchase: "got a Kindle",
 // "picked up a new bike", "got myself a Brompton" (a thing named, or new),
 // not "got it" or "got home".
@@ -172,7 +199,7 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 			s |= shapeNumber
 		}
 		if next := changeNeedsNext[lw]; changeWords[lw] && (next == nil || i+1 < len(words) && next[strings.ToLower(words[i+1])]) &&
-			(lw != "now" || i == 0 || !notChangeBeforeNow[strings.ToLower(words[i-1])]) {
+			(lw != "now" || i == 0 || !notChangeBeforeNow[strings.ToLower(words[i-1])]) && !leavesActivity(words, i) {
 			s |= shapeChange
 		}
 		if acquired(words, i) {
