@@ -536,7 +536,7 @@ func sharesAny(a, b []string) bool {
 // now?"), any later turn that names the top turn's names follows it, change
 // cue or not: "Saoirse runs the office" is overtaken by "Saoirse's off
 // sick, Fionn's acting manager until she's back".
-func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) bool, r Ranking, now bool) ([]*scored, bool) {
+func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) bool, r Ranking, now bool, qterms []string) ([]*scored, bool) {
 	if r.ChangeCue == 0 {
 		return cands, false
 	}
@@ -550,9 +550,20 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 		old := cands[i]
 		var names []string
 		anyTurn := now // a later turn follows without a change cue
+		need := 1      // names a later turn must share
 		switch v := old.en.V; {
 		case saidAsIs(v):
 			names = nameTerms(v.Content, e.analyzer)
+			if len(names) == 0 {
+				// A turn that names nothing ("my usual order is a flat
+				// white with oat milk") is followed by its own words
+				// beyond the question's: a later turn that says two of
+				// them and that something was left ("switched from flat
+				// whites to cold brew") speaks of the same thing.
+				names = slices.DeleteFunc(e.analyzer.QueryTerms(v.Content), func(t string) bool { return slices.Contains(qterms, t) })
+				need = 2
+				anyTurn = false // and says it changed
+			}
 		case v.Kind == memory.KindSemantic && v.Value != "" && v.Status.Live():
 			// A fact's value is its name, capitalised or not: chat says
 			// "got rid of teamcity" as readily as "TeamCity". Only a turn
@@ -584,6 +595,9 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			}
 			if !saidAsIs(old.en.V) && len(st.ExplainLexical(h.ID, names)) < len(names) {
 				continue // names part of the value: "green tea" is no "black tea"
+			}
+			if need > 1 && (len(st.ExplainLexical(h.ID, names)) < need || !saysLeft(en.V.Content)) {
+				continue // two shared words, and a word that says something was left
 			}
 			nw, found := byID[h.ID]
 			if !found {
