@@ -639,6 +639,19 @@ func nameTerms(text string, an *search.Analyzer) []string {
 	return out
 }
 
+// speaksAsWe reports a turn in the first person plural.
+func speaksAsWe(text string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(text, "’", "'")), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\''
+	}) {
+		switch w {
+		case "we", "we're", "we've", "we'd", "we'll", "our", "us":
+			return true
+		}
+	}
+	return false
+}
+
 // unpenalised is a candidate's final score without the other_subject
 // penalty.
 func unpenalised(c *scored) float64 {
@@ -674,6 +687,12 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 		sh := top.en.Shape
 		if v.Kind != memory.KindEpisodic || sh&(shapeSelf|shapeRequest) != 0 || sh&(shapeNames|shapeOther|shapeOtherName) == 0 && !top.aboutOther {
 			continue // not a turn about other people
+		}
+		if sh&(shapeOther|shapeOtherName) == 0 && speaksAsWe(v.Content) {
+			// "we moved the wiki off Confluence": the speaker's team,
+			// the speaker included, names its tools, not other people;
+			// the speaker's next line is news of its own, no reply.
+			continue
 		}
 		st.RLock()
 		_, after := st.NeighboursLocked(v, 0, 2, ContextGap, keep, nil)

@@ -215,3 +215,33 @@ func TestE2EAsidesAfterAStatementWriteNoFacts(t *testing.T) {
 		}
 	}
 }
+
+// A turn the user says for the team ("we moved the wiki off Confluence")
+// is not about other people, so the user's next line is no reply to it:
+// "what race am I doing?" gets the race, not the unrelated line that
+// followed the team's news in the same sitting.
+func TestE2ETeamTurnIsNoOneElsesForReplies(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	day := time.Date(2026, 4, 6, 9, 0, 0, 0, time.UTC)
+	hdr := []string{"X-Mnemon-Namespace", "replies"}
+	f.e2eCapture(t, "chat-1", []map[string]any{
+		e2eEvent("user_message", "also I'm training for the Bruges half marathon in october, pray for me", day),
+	}, hdr...)
+	f.e2eCapture(t, "chat-2", []map[string]any{
+		e2eEvent("user_message", "update: pulled out of the Bruges half, knee is wrecked. doing the Ghent 10k instead", day.Add(9*24*time.Hour)),
+	}, hdr...)
+	f.e2eCapture(t, "chat-3", []map[string]any{
+		e2eEvent("user_message", "we moved the wiki off Confluence onto Outline last sprint, so much nicer", day.Add(15*24*time.Hour)),
+		e2eEvent("user_message", "tbh I'm done with my e-reader, reading paper books again", day.Add(15*24*time.Hour+time.Minute)),
+	}, hdr...)
+	res := f.e2eRetrieve(t, "what race am I doing?", hdr...)
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "10k") {
+		t.Errorf("top %q, want the switch to the 10k (%v)", first(res), e2eContents(res.Items))
+	}
+	for _, it := range res.Items {
+		if strings.Contains(it.Content, "e-reader") && strings.Contains(it.Explanation, "reply") {
+			t.Errorf("the line after the team's news was lifted as a reply: %s", it.Explanation)
+		}
+	}
+}
