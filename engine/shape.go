@@ -688,10 +688,11 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 		if v.Kind != memory.KindEpisodic || sh&(shapeSelf|shapeRequest) != 0 || sh&(shapeNames|shapeOther|shapeOtherName) == 0 && !top.aboutOther {
 			continue // not a turn about other people
 		}
-		if sh&(shapeOther|shapeOtherName) == 0 && speaksAsWe(v.Content) {
-			// "we moved the wiki off Confluence": the speaker's team,
-			// the speaker included, names its tools, not other people;
-			// the speaker's next line is news of its own, no reply.
+		if sh&(shapeOther|shapeOtherName|shapeOpensName) == 0 && (sh&shapeChange != 0 || speaksAsWe(v.Content)) {
+			// "we moved the wiki off Confluence", "sold the Golf!! got
+			// a secondhand Zoe": the speaker's (or the speaker's team's)
+			// own news names things, not other people; the speaker's
+			// next line is news of its own, no reply.
 			continue
 		}
 		st.RLock()

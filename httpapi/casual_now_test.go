@@ -244,4 +244,21 @@ func TestE2ETeamTurnIsNoOneElsesForReplies(t *testing.T) {
 			t.Errorf("the line after the team's news was lifted as a reply: %s", it.Explanation)
 		}
 	}
+
+	// The same for the user's own news said without "I": "traded in the
+	// Yaris" names a car, not a person.
+	hdr = []string{"X-Mnemon-Namespace", "replies2"}
+	f.e2eCapture(t, "chat-1", []map[string]any{
+		e2eEvent("user_message", "i drive a 2011 Yaris, its held together with tape at this point", day),
+	}, hdr...)
+	f.e2eCapture(t, "chat-2", []map[string]any{
+		e2eEvent("user_message", "traded in the Yaris!! got a used Kona, electric now lol", day.Add(12*24*time.Hour)),
+		e2eEvent("user_message", "ugh my boss wants me on the Porto project from june", day.Add(12*24*time.Hour+time.Minute)),
+	}, hdr...)
+	res = f.e2eRetrieve(t, "what vehicle do I have?", hdr...)
+	for _, it := range res.Items {
+		if strings.Contains(it.Content, "Porto") && strings.Contains(it.Explanation, "reply") {
+			t.Errorf("the line after the user's car news was lifted as a reply: %s (%v)", it.Explanation, e2eContents(res.Items))
+		}
+	}
 }
