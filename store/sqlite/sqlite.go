@@ -278,6 +278,10 @@ func dsn(path string, opts Options, readOnly bool) string {
 		// Checkpoints run in the background (checkpoint.go), never in a
 		// commit.
 		q.Add("_pragma", "wal_autocheckpoint(0)")
+		// A commit's WAL frames in one write call (walvfs.go).
+		if registerWALVFS() == nil {
+			q.Set("vfs", walVFSName)
+		}
 	}
 	return fileURI(path, q)
 }
