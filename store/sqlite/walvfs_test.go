@@ -1,0 +1,220 @@
+package sqlite
+
+import (
+	"bufio"
+	"bytes"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// writeCalls is the process's write system calls so far (Linux).
+func writeCalls(t *testing.T) int64 {
+	t.Helper()
+	f, err := os.Open("/proc/self/io")
+	if err != nil {
+		t.Skip("no /proc/self/io:", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "syscw: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Skip("no syscw in /proc/self/io")
+	return 0
+}
+
+// openWAL opens path as the store's writer does (dsn), with or without the
+// WAL VFS, and makes twelve indexed tables.
+func openWAL(t *testing.T, path, sync string, ours bool) *sql.DB {
+	t.Helper()
+	d := dsn(path, Options{Synchronous: sync, BusyTimeout: 5 * time.Second}, false)
+	if !ours {
+		d = strings.Replace(d, "vfs="+walVFSName, "vfs=unix", 1)
+	} else if !strings.Contains(d, "vfs="+walVFSName) {
+		t.Fatalf("the writer's DSN does not name the WAL VFS: %s", d)
+	}
+	db, err := sql.Open("sqlite", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	for i := range 12 {
+		if _, err := db.Exec(fmt.Sprintf(`CREATE TABLE IF NOT EXISTS t%d (k TEXT PRIMARY KEY, v BLOB) STRICT`, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+// insertAll writes one row of n bytes into each of the twelve tables in one
+// transaction: at least twelve pages, so at least twelve WAL frames.
+func insertAll(t *testing.T, db *sql.DB, key string, n int) {
+	t.Helper()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		if _, err := tx.Exec(fmt.Sprintf(`INSERT INTO t%d VALUES (?, ?)`, i), key, bytes.Repeat([]byte{byte(i)}, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A commit's WAL frames reach the file in one write call with the WAL VFS;
+// the default VFS makes two a frame. Not parallel: it counts the process's
+// write calls.
+func TestWALCommitIsOneWrite(t *testing.T) {
+	for _, sync := range []string{"NORMAL", "FULL"} {
+		calls := map[bool]int64{}
+		for _, ours := range []bool{false, true} {
+			db := openWAL(t, filepath.Join(t.TempDir(), "w.db"), sync, ours)
+			insertAll(t, db, "warm", 10)
+			best := int64(1 << 30)
+			for r := range 3 { // the least of three: another goroutine may write meanwhile
+				before := writeCalls(t)
+				insertAll(t, db, "k"+strconv.Itoa(r), 100)
+				best = min(best, writeCalls(t)-before)
+			}
+			calls[ours] = best
+		}
+		if calls[false] < 24 {
+			t.Fatalf("%s: the default VFS made %d write calls for a commit of twelve tables; expected two a frame", sync, calls[false])
+		}
+		if calls[true] > 1 {
+			t.Errorf("%s: the WAL VFS made %d write calls for a commit of twelve tables (the default VFS: %d), want 1", sync, calls[true], calls[false])
+		}
+	}
+}
+
+// What the writer commits through the buffer is what a reader and a
+// reopened database see: commits larger than one write call, a transaction
+// rolled back between two commits, and a checkpoint and a restarted log.
+func TestWALVFSRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, sync := range []string{"NORMAL", "FULL"} {
+		t.Run(sync, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "w.db")
+			db := openWAL(t, path, sync, true)
+			reader, err := sql.Open("sqlite", dsn(path, Options{Synchronous: sync, BusyTimeout: 5 * time.Second}, true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer reader.Close()
+			want := map[string]int{}
+			sizes := []int{10, 3000, 20000, 100, 70000}
+			for i, n := range sizes {
+				key := "k" + strconv.Itoa(i)
+				insertAll(t, db, key, n) // 12 × 70 KB: a commit of many write calls
+				want[key] = n
+				// Rolled back after its frames may have spilled.
+				tx, err := db.Begin()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := tx.Exec(`INSERT INTO t0 VALUES ('gone', zeroblob(500000))`); err != nil {
+					t.Fatal(err)
+				}
+				if err := tx.Rollback(); err != nil {
+					t.Fatal(err)
+				}
+				if i == 2 {
+					if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+						t.Fatal(err)
+					}
+				}
+				check(t, reader, want)
+			}
+			db.Close()
+			reader.Close()
+			db = openWAL(t, path, sync, false) // the default VFS reads what ours wrote
+			check(t, db, want)
+			var ok string
+			if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+				t.Fatalf("integrity_check: %q, %v", ok, err)
+			}
+		})
+	}
+}
+
+func check(t *testing.T, db *sql.DB, want map[string]int) {
+	t.Helper()
+	for i := range 12 {
+		rows, err := db.Query(fmt.Sprintf(`SELECT k, length(v), v FROM t%d`, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for rows.Next() {
+			var k string
+			var n int
+			var v []byte
+			if err := rows.Scan(&k, &n, &v); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(v, bytes.Repeat([]byte{byte(i)}, n)) {
+				t.Fatalf("t%d %s: wrong bytes", i, k)
+			}
+			got[k] = n
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		delete(got, "warm")
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("t%d: %v, want %v", i, got, want)
+		}
+	}
+}
+
+// A commit the writer returned from is in the file even if the process
+// dies right after, before any checkpoint: the buffer is written before
+// the commit returns. The child process commits 50 transactions through
+// the WAL VFS and kills itself.
+func TestWALVFSCommitSurvivesKill(t *testing.T) {
+	if path := os.Getenv("MNEMON_WALVFS_CHILD"); path != "" {
+		db := openWAL(t, path, "NORMAL", true)
+		for i := range 50 {
+			insertAll(t, db, "k"+strconv.Itoa(i), 100+i*300)
+		}
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Minute)
+	}
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "w.db")
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestWALVFSCommitSurvivesKill$")
+	cmd.Env = append(os.Environ(), "MNEMON_WALVFS_CHILD="+path)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		t.Fatalf("the child left no log to recover: %v", err)
+	}
+	want := map[string]int{}
+	for i := range 50 {
+		want["k"+strconv.Itoa(i)] = 100 + i*300
+	}
+	db := openWAL(t, path, "NORMAL", false)
+	check(t, db, want)
+}
