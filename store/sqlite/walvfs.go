@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -39,6 +40,7 @@ import (
 const walVFSName = "mnemon-wal"
 
 const (
+	walHeader      = 32 // bytes of the WAL file's header
 	walFrameHeader = 24 // bytes of a WAL frame's header
 	// walBufferMax bounds one write call: the default VFS's write masks a
 	// call's length to 17 bits (seekAndWriteFd), so a longer buffer would
@@ -59,6 +61,10 @@ var walVFS struct {
 	files   map[uintptr]*walWrite // the wrapped WAL files, by sqlite3_file*
 }
 
+// walRewrites counts the writes of bytes already appended (tests check
+// that they exercise that path).
+var walRewrites atomic.Int64
+
 // walWrite is a WAL file's frames not yet written.
 type walWrite struct {
 	base uintptr // the file's own io_methods
@@ -66,6 +72,9 @@ type walWrite struct {
 	cap  int
 	n    int
 	off  int64
+	// end is the offset past the last byte appended to the log since it
+	// last started over; a write below it rewrites appended bytes.
+	end int64
 	// commitNext: the last write was a commit frame's header, so the
 	// next (its page) ends the commit.
 	commitNext bool
@@ -185,40 +194,57 @@ func (w *walWrite) flush(tls *libc.TLS, file uintptr) int32 {
 		return sqlite3.SQLITE_OK
 	}
 	n := w.n
-	w.n, w.commitNext = 0, false
-	return goFunc[xReadWriteFn](ioMethods(w.base).FxWrite)(tls, file, w.buf, int32(n), w.off)
+	w.n = 0
+	return w.write(tls, file, w.buf, int32(n), w.off)
 }
 
 func walWriteAt(tls *libc.TLS, file, data uintptr, amt int32, off int64) int32 {
 	w := walFileOf(file)
+	// Read before anything is written out: a commit's page must end the
+	// commit even when the buffer was too full to take it with the rest.
+	endsCommit := w.commitNext
+	w.commitNext = false
+	if off == 0 && amt == walHeader {
+		// The log starts over (the first commit after a checkpoint
+		// caught up): what follows is appended from here.
+		if rc := w.flush(tls, file); rc != sqlite3.SQLITE_OK {
+			return rc
+		}
+		w.end = 0
+	}
+	if off < w.end {
+		// Bytes already appended, written again: a page a transaction
+		// changed twice, or the headers whose checksums SQLite rewrites
+		// after such a change (the last of them, the commit frame's, comes
+		// after the commit's page). Written now, after what came before.
+		if rc := w.flush(tls, file); rc != sqlite3.SQLITE_OK {
+			return rc
+		}
+		walRewrites.Add(1)
+		return w.write(tls, file, data, amt, off)
+	}
 	if w.n > 0 && (off != w.off+int64(w.n) || w.n+int(amt) > walBufferMax) {
-		// Not the next byte (a rewritten header, a rolled-back
-		// transaction's frames overwritten), or no room: what came
-		// before goes first.
+		// Not the next byte, or no room: what came before goes first.
 		if rc := w.flush(tls, file); rc != sqlite3.SQLITE_OK {
 			return rc
 		}
 	}
+	w.end = off + int64(amt)
 	if int(amt) > walBufferMax {
-		return goFunc[xReadWriteFn](ioMethods(w.base).FxWrite)(tls, file, data, amt, off)
+		return w.write(tls, file, data, amt, off)
 	}
-	if w.n+int(amt) > w.cap {
-		c := walBufferMax
-		p := libc.Xrealloc(tls, w.buf, types.Size_t(c))
+	if w.cap == 0 {
+		p := libc.Xmalloc(tls, types.Size_t(walBufferMax))
 		if p == 0 {
-			if rc := w.flush(tls, file); rc != sqlite3.SQLITE_OK {
-				return rc
-			}
-			return goFunc[xReadWriteFn](ioMethods(w.base).FxWrite)(tls, file, data, amt, off)
+			return w.write(tls, file, data, amt, off) // unbuffered: correct, only slower
 		}
-		w.buf, w.cap = p, c
+		w.buf, w.cap = p, walBufferMax
 	}
 	if w.n == 0 {
 		w.off = off
 	}
 	libc.Xmemcpy(tls, w.buf+uintptr(w.n), data, types.Size_t(amt))
 	w.n += int(amt)
-	endsCommit := w.commitNext
 	// A frame header's second word is the database size in pages after a
 	// commit, zero in every other frame.
 	w.commitNext = amt == walFrameHeader && binary.BigEndian.Uint32(unsafe.Slice((*byte)(cPtr(data)), walFrameHeader)[4:8]) != 0
@@ -226,6 +252,11 @@ func walWriteAt(tls *libc.TLS, file, data uintptr, amt int32, off int64) int32 {
 		return w.flush(tls, file)
 	}
 	return sqlite3.SQLITE_OK
+}
+
+// write writes through, with the file's own xWrite.
+func (w *walWrite) write(tls *libc.TLS, file, data uintptr, amt int32, off int64) int32 {
+	return goFunc[xReadWriteFn](ioMethods(w.base).FxWrite)(tls, file, data, amt, off)
 }
 
 func walRead(tls *libc.TLS, file, data uintptr, amt int32, off int64) int32 {
