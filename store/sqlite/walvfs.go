@@ -30,7 +30,11 @@ import (
 // xSync (synchronous=FULL, checkpoints) writes the buffer out first and
 // then syncs. Any other call on the file (a read, its size, a truncate, a
 // file control, close) writes the buffer out first, so SQLite never sees
-// the file without its own writes. A failed write fails the commit, as a
+// the file without its own writes. Only appended frames wait in the
+// buffer: bytes written again below the log's end (a page changed twice
+// in a transaction, the checksums SQLite then rewrites) are written at
+// once, since the last of them, the commit frame's header, comes after the
+// commit's page and nothing would follow it. A failed write fails the commit, as a
 // failed frame write did. Only the writer's WAL is wrapped; the database
 // file, the -shm and the readers' handles are the default VFS's own.
 //
