@@ -49,12 +49,13 @@ func (e *executor) pruneHistory(ctx context.Context, p memory.PruneHistoryParams
 	}
 	var deleted []string
 	err := e.eachOverBound(ctx, p, qHistoryOver, func(memID string) error {
-		ids, err := e.strings(ctx, qHistoryDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
+		mid := idArg(memID)
+		ids, err := e.strings(ctx, qHistoryDelete, p.Namespace, mid, p.Namespace, mid, p.Keep)
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
-			if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, memID, id); err != nil {
+			if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, mid, idArg(id)); err != nil {
 				return mapErr(err)
 			}
 			// Logged like any version write: a follower finds the
@@ -121,7 +122,8 @@ func (e *executor) PruneReinforcements(ctx context.Context, p memory.PruneHistor
 func (e *executor) pruneReinforcements(ctx context.Context, p memory.PruneHistoryParams) (int, error) {
 	var deleted int64
 	err := e.eachOverBound(ctx, p, qReinforcedOver, func(memID string) error {
-		res, err := e.exec(ctx, qReinforcementsDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
+		mid := idArg(memID)
+		res, err := e.exec(ctx, qReinforcementsDelete, p.Namespace, mid, p.Namespace, mid, p.Keep)
 		if err != nil {
 			return mapErr(err)
 		}
@@ -144,7 +146,8 @@ func (s *Store) PruneReinforcements(ctx context.Context, p memory.PruneHistoryPa
 	return n, err
 }
 
-// strings runs a query of one text column.
+// strings runs a query of one text column: ids of the tables that store
+// them compactly (ids.go) come back as their text.
 func (e *executor) strings(ctx context.Context, q string, args ...any) ([]string, error) {
 	rows, err := e.query(ctx, q, args...)
 	if err != nil {
@@ -153,7 +156,7 @@ func (e *executor) strings(ctx context.Context, q string, args ...any) ([]string
 	var out []string
 	for rows.Next() {
 		var s string
-		if err := rows.Scan(&s); err != nil {
+		if err := rows.Scan(idScan{&s}); err != nil {
 			rows.Close()
 			return nil, err
 		}

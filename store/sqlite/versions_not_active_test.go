@@ -11,7 +11,7 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-// Migration 0022 on a store as 0021 left it (versions_by_status on every
+// Migration 0023 on a store as 0022 left it (versions_by_status on every
 // version): the index is replaced by versions_not_active, which holds the
 // versions that are not active and nothing else; Stats counts each status
 // as before, per namespace; listing by status and history pruning find the
@@ -68,9 +68,9 @@ func TestMigrationVersionsNotActive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Back to schema 21: the index 0022 replaced, and its version.
+	// Back to schema 22: the index 0023 replaced, and its version.
 	execAll(t, s.writer, `DROP INDEX versions_not_active`, `CREATE INDEX versions_by_status ON versions (namespace, status)`,
-		`DELETE FROM schema_migrations WHERE version = 22`, `PRAGMA user_version = 21`)
+		`DELETE FROM schema_migrations WHERE version = 23`, `PRAGMA user_version = 22`)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
