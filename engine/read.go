@@ -234,7 +234,14 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 
 	keep, admit := filter(st, p), admits(st, p)
-	semKeep := e.semanticKeep(st, keep)
+	semKeep, semSame := e.semanticKeep(st, keep)
+	// The common request's filter is the search index's mark of each
+	// version: the lexical and semantic channels ask it of a byte per
+	// document, not of the entry looked up by id (a map lookup and a few
+	// cache misses, for some 150 documents a search). A semantic keep
+	// that also drops another embedder's vectors is asked as it is.
+	common := commonRequest(p)
+	semCommon := common && semSame
 	disabled := make(map[string]bool, len(p.Disable))
 	for _, c := range p.Disable {
 		disabled[c] = true
@@ -268,13 +275,13 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 					// list is what a second scan to the lower floor gave.
 					alone := r
 					alone.SemanticFloor = r.SemanticFloorAlone
-					wide, wideRun = e.semanticChannel(ctx, st, qvecs, semKeep, alone), true
+					wide, wideRun = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, alone), true
 					results[i] = aboveFloor(wide, r.SemanticFloor)
 				} else {
-					results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, r)
+					results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, r)
 				}
 			} else {
-				results[i] = channel(st, name, qterms, qvecs, keep, admit, r, keywords)
+				results[i] = channel(st, name, qterms, qvecs, keep, common, admit, r, keywords)
 			}
 			took[i] = time.Since(began)
 		}()
@@ -282,7 +289,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	for i, name := range Channels {
 		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic && name != ChannelStructured {
 			began := time.Now()
-			results[i] = channel(st, name, qterms, qvecs, keep, admit, r, keywords)
+			results[i] = channel(st, name, qterms, qvecs, keep, common, admit, r, keywords)
 			took[i] = time.Since(began)
 		}
 	}
@@ -309,7 +316,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			alone := r
 			alone.SemanticFloor = r.SemanticFloorAlone
 			began := time.Now()
-			results[si] = e.semanticChannel(ctx, st, qvecs, semKeep, alone)
+			results[si] = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, alone)
 			took[si] += time.Since(began)
 		}
 	}
@@ -620,12 +627,18 @@ func filter(st *nsState, p RetrieveParams) func(id string) bool {
 // the entry anyway (structured, graph) checks it without a second lookup
 // in the map of every entry, a cache miss on most calls.
 func admits(st *nsState, p RetrieveParams) func(en *entry) bool {
-	if p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && !p.Scope.Owned() && !p.SessionOnly {
+	if commonRequest(p) {
 		// The common request: live memories no agent, user or project
 		// owns, whatever session they were said in.
 		return func(en *entry) bool { return en.Ownerless && en.Status.Live() }
 	}
 	return func(en *entry) bool { return servableLocked(st, en.V, p) }
+}
+
+// commonRequest reports whether p is the common request: live memories no
+// agent, user or project owns, whatever session they were said in, now.
+func commonRequest(p RetrieveParams) bool {
+	return p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && !p.Scope.Owned() && !p.SessionOnly
 }
 
 // servableLocked reports whether v is served to p. The caller holds st.RLock.
@@ -659,17 +672,20 @@ func servableLocked(st *nsState, v *memory.Version, p RetrieveParams) bool {
 // keywords says the query is a few keywords (keywordQuery): the lexical
 // channel then ranks a memory holding every one of them above one holding
 // some.
-func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, admit func(*entry) bool, r Ranking, keywords bool) []search.Hit {
+func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, common bool, admit func(*entry) bool, r Ranking, keywords bool) []search.Hit {
 	st.RLock()
 	defer st.RUnlock()
 	switch name {
 	case ChannelLexical:
+		if common {
+			return st.LexicalCommon(qterms, r.ChannelCap, keywords)
+		}
 		if keywords {
 			return st.LexicalAllTerms(qterms, r.ChannelCap, keep)
 		}
 		return st.Lexical(qterms, r.ChannelCap, keep)
 	case ChannelSemantic:
-		return semanticHits(st, qvecs, keep, r)
+		return semanticHits(st, qvecs, keep, common, r)
 	case ChannelCritical:
 		return criticalHits(st, qterms, keep, r.ChannelCap)
 	case ChannelRecent:
