@@ -240,7 +240,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	// document, not of the entry looked up by id (a map lookup and a few
 	// cache misses, for some 150 documents a search). A semantic keep
 	// that also drops another embedder's vectors is asked as it is.
-	common := commonRequest(p)
+	common := commonMarks && commonRequest(p)
 	semCommon := common && semSame
 	disabled := make(map[string]bool, len(p.Disable))
 	for _, c := range p.Disable {
@@ -634,6 +634,11 @@ func admits(st *nsState, p RetrieveParams) func(en *entry) bool {
 	}
 	return func(en *entry) bool { return servableLocked(st, en.V, p) }
 }
+
+// commonMarks turns on the search index's marks as the common request's
+// filter (see retrieve); a variable so a test can compare them with the
+// lookup of each entry.
+var commonMarks = true
 
 // commonRequest reports whether p is the common request: live memories no
 // agent, user or project owns, whatever session they were said in, now.
