@@ -93,3 +93,62 @@ func TestFilterMarkedIsKeepOfTheMarks(t *testing.T) {
 	}
 	check("changed")
 }
+
+// TestIDOrderedTies checks that breaking ties on ordinals (idOrdered)
+// returns what breaking them on IDs does: on documents that tie by the
+// hundred (the same words, the same length, the same vector), loaded in ID
+// order, then grown by appends in ID order, then by an append out of order
+// and by removals whose ordinals are reused (each of which turns it off).
+func TestIDOrderedTies(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 3))
+	doc := func(i int) Doc {
+		words := [][]string{{"disk", "full"}, {"disk", "slow"}, {"cert", "expired"}}[i%3]
+		return Doc{ID: fmt.Sprintf("d%06d", i), Terms: words, Vector: Vector{Dim: 8, Indices: []uint32{uint32(i % 3)}, Values: []float32{1}}}
+	}
+	var docs []Doc
+	for i := range 900 {
+		docs = append(docs, doc(10*i))
+	}
+	ix := NewIndex()
+	ix.Build(docs)
+	check := func(stage string, ordered bool) {
+		t.Helper()
+		if ix.idOrdered != ordered {
+			t.Fatalf("%s: idOrdered %v, want %v", stage, ix.idOrdered, ordered)
+		}
+		for _, q := range [][]string{{"disk"}, {"full"}, {"cert", "disk"}, {"expired"}} {
+			for _, k := range []int{1, 10, 50} {
+				got := ix.Lexical(q, k, nil)
+				sem := ix.Semantic(Vector{Dim: 8, Indices: []uint32{0}, Values: []float32{1}}, k, 0, nil)
+				ix.idOrdered = false
+				want := ix.Lexical(q, k, nil)
+				wantSem := ix.Semantic(Vector{Dim: 8, Indices: []uint32{0}, Values: []float32{1}}, k, 0, nil)
+				ix.idOrdered = ordered
+				if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(sem, wantSem) {
+					t.Fatalf("%s: %v k %d:\n ordinals %v %v\n ids      %v %v", stage, q, k, got, sem, want, wantSem)
+				}
+			}
+		}
+	}
+	check("loaded in ID order", true)
+	for i := range 300 {
+		ix.Upsert(doc(9000 + 10*i))
+	}
+	check("appended in ID order", true)
+	ix.Upsert(doc(5)) // between the first two
+	check("appended out of order", false)
+
+	ix = NewIndex()
+	ix.Build(docs)
+	for range 50 {
+		ix.Remove(docs[r.IntN(len(docs))].ID)
+	}
+	check("removed", true)
+	ix.Upsert(doc(99999))
+	check("a removed ordinal reused", false)
+
+	ix = NewIndex()
+	r.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	ix.Build(docs)
+	check("loaded out of order", false)
+}
