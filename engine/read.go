@@ -1014,7 +1014,7 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 		c := &pool[i]
 		var norm float64
 		for ci, name := range Channels {
-			if answered[ci] && eligible(name, c.en.V) {
+			if answered[ci] && eligible(name, c.en) {
 				norm += r.weight(name)
 			}
 		}
@@ -1075,15 +1075,16 @@ const maxTerms = 16
 // (45 of 190 KB for the 118 candidates of a peers-workload query).
 const fusedTerms = 6
 
-// eligible reports whether a channel can return v at all.
-func eligible(channel string, v *memory.Version) bool {
+// eligible reports whether a channel can return en at all, from what the
+// entry keeps of its version (fusion asks it of every candidate).
+func eligible(channel string, en *entry) bool {
 	switch channel {
 	case ChannelRecent:
-		return v.Kind == memory.KindEpisodic
+		return en.Episodic
 	case ChannelCritical:
-		return v.Criticality == memory.CriticalityMustInclude
+		return en.V.Criticality == memory.CriticalityMustInclude
 	case ChannelGraph:
-		return index.Projectable(v)
+		return en.Projectable
 	}
 	return true
 }

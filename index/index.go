@@ -82,6 +82,9 @@ type Entry struct {
 	// here so the filter does not chase v into another cache line.
 	Status    memory.Status
 	Ownerless bool // no agent, user or project owns v: visible to every request
+	// Episodic and Projectable are v's kind and Projectable(v), which
+	// fusion asks of every candidate (which channels could have found it).
+	Episodic, Projectable bool
 
 	SubjectTerm string // the subject as an index term ("user", "sister", "caroline")
 	// Shape is what Config.Shape said of the version when it was indexed
@@ -98,7 +101,8 @@ type Entry struct {
 func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *Entry {
 	lean := *v
 	lean.Embedding = nil
-	return &Entry{V: &lean, KeyTerms: keyTerms, Status: v.Status, Ownerless: !v.Scope.Owned(), SubjectTerm: subjectTerm}
+	return &Entry{V: &lean, KeyTerms: keyTerms, Status: v.Status, Ownerless: !v.Scope.Owned(), SubjectTerm: subjectTerm,
+		Episodic: v.Kind == memory.KindEpisodic, Projectable: Projectable(v)}
 }
 
 // subjectTermOf returns the subject's first index term.
@@ -354,6 +358,7 @@ func (st *Namespace) loadAll(ctx context.Context) (built func(), err error) {
 			k++
 			en.V, en.KeyTerms, en.AliasTerms, en.Status = lv.v, lv.keyTerms, lv.aliasTerms, lv.v.Status
 			en.Ownerless, en.SubjectTerm, en.Shape = !lv.v.Scope.Owned(), lv.subjectTerm, lv.shape
+			en.Episodic, en.Projectable = lv.v.Kind == memory.KindEpisodic, Projectable(lv.v)
 			st.putEntryLocked(en, nil)
 		}
 		b.out = nil
