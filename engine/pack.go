@@ -231,9 +231,9 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 		take(c, n, "ranked")
 	}
 
-	// What packing added up leaves out the joins between sections and the
-	// headers' counts: take the rendered context's exact count
-	// (renderedTokens) and drop from the bottom until it fits.
+	// What packing added up leaves out the blank lines between sections:
+	// take the rendered context's exact count (renderedTokens) and drop
+	// from the bottom until it fits.
 	for {
 		text := render(cands, viewOf(p))
 		n := e.renderedTokens(cands, text, viewOf(p))
