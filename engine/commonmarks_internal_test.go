@@ -21,7 +21,10 @@ import (
 // forgotten memories, for the index built by writes, then loaded from the
 // store by a fresh engine, then changed again after the load, every item,
 // the context and every trace item are the same, for the common request
-// and for an owned one (which never reads the marks).
+// and for an owned one (which never reads the marks). It also checks, on
+// every owned, history and live version the queries match, that what the
+// entry says of serving it to the common request (which the marks, admits
+// and sourceStateLocked read) is what servableLocked says of its version.
 func TestCommonMarksSameResults(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 3, 2, 8, 0, 0, 0, time.UTC)
@@ -123,7 +126,14 @@ func TestCommonMarksSameResults(t *testing.T) {
 		st.RLock()
 		for _, q := range queries {
 			for _, h := range st.Lexical(e.analyzer.QueryTerms(q), 100, nil) {
-				if en, ok := st.EntryLocked(h.ID); ok && !en.Ownerless {
+				en, ok := st.EntryLocked(h.ID)
+				// What admits and sourceStateLocked read of the entry
+				// for the common request is what servableLocked reads
+				// of the version.
+				if ok && servableLocked(st, en.V, RetrieveParams{}) != (en.Ownerless && en.Status.Live()) {
+					t.Fatalf("%s: %s (%s, %+v): the entry and the version disagree on serving it", stage, en.V.ID, en.Status, en.V.Scope)
+				}
+				if ok && !en.Ownerless {
 					owned++
 				} else if ok && !en.Status.Live() {
 					history++
