@@ -107,56 +107,19 @@ func startsHypothetical(ts []token) bool {
 	return ok
 }
 
-// reportingVerbs introduce someone's words.
-var reportingVerbs = wordSet("clauses", "reporting-verbs")
-
-// firstPersonReporters may report their own words: "as I said, I prefer
-// Vim" is still the speaker's statement.
-var firstPersonReporters = wordSet("clauses", "first-person-reporters")
-
 // reportedByOther reports whether the sentence relays what someone else
 // said or thinks ("She said 'I love Paris'", "Bob told me he prefers
-// Emacs", "according to Alice..."). Such text is not the speaker's claim.
+// Emacs", "according to Alice..."): the [reported-speech] table of
+// lexicons/cue-patterns.txt, tried at every word. Such text is not the
+// speaker's claim.
 func reportedByOther(ts []token) bool {
 	for k, t := range ts {
 		if t.kind != tWord {
 			continue
 		}
-		if t.low == "according" && is(ts, k+1, "to") {
+		if e, ok := firstCueAt(reportedSpeechCues, ts, k); ok && e&cueReport != 0 {
 			return true
 		}
-		if !reportingVerbs[t.low] || k == 0 {
-			continue
-		}
-		// Skip adverbs between the reporter and the verb ("she also said").
-		j := k - 1
-		for j >= 0 && (adverbs[ts[j].low] || ts[j].low == "once" || ts[j].low == "just" || ts[j].low == "always" || ts[j].low == "have" || ts[j].low == "has" || ts[j].low == "had" || ts[j].low == "did" || ts[j].low == "would") {
-			j--
-		}
-		if j < 0 || isPunct(ts[j]) {
-			continue
-		}
-		// "told" after a first-person reporter is fine; "I was told" and
-		// "you said" are not the speaker's own claim.
-		if firstPersonReporters[ts[j].low] {
-			continue
-		}
-		if ts[j].low == "was" || ts[j].low == "been" || ts[j].low == "you" || ts[j].low == "people" || ts[j].low == "everyone" {
-			return true
-		}
-		if ts[j].low == "to" || ts[j].low == "not" || ts[j].low == "do" || ts[j].low == "can" || ts[j].low == "will" {
-			continue // "I have news for you", "I didn't say", "Let me tell you"
-		}
-		if ts[j].low == "me" || ts[j].low == "us" || ts[j].low == "let" {
-			continue
-		}
-		// "Dana prefers Vim, she claims it loads quicker": an aside after the
-		// claim, reporting something else; "..., she says." at the end
-		// reports the claim itself.
-		if j > 0 && is(ts, j-1, ",") && is(ts, j, "she", "he", "they") && k+1 < len(ts) && ts[k+1].kind == tWord {
-			continue
-		}
-		return true
 	}
 	return false
 }

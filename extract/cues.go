@@ -42,6 +42,7 @@ const (
 	cueAvoid                             // [cannot]: a diet avoids what follows
 	cueMustInclude                       // [sentence-markers]: never to be left out
 	cueHigh                              // important
+	cueReport                            // [reported-speech]: someone else's words follow
 )
 
 var cueEffectNames = map[string]cueEffect{
@@ -49,7 +50,7 @@ var cueEffectNames = map[string]cueEffect{
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
 	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
-	"must-include": cueMustInclude, "high": cueHigh,
+	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
 }
 
 // cueElem matches one token.
@@ -61,7 +62,7 @@ type cueElem struct {
 	not      bool               // !word: must not follow
 	gap      int                // ...N: up to N tokens but punctuation, up to the first the next token matches; ...N!word: none of them one of these
 	behind   bool               // <!word: a token before the match, not one of these
-	after    bool               // <word: the token before the match is one of these
+	after    bool               // <word: the token before the match is one of these; <word*: every one in a row before it
 	start    bool               // <^|word: or nothing comes before the match
 	end      bool               // >word|$: or nothing follows
 	classes  []func(token) bool // %class: a token of a class
@@ -84,6 +85,8 @@ var tokenClasses = map[string]func(token) bool{
 	"ordinal": func(t token) bool { return ordinal(t.low) },   // "9th", "21st"
 	"day":     func(t token) bool { return dayNumber(t.low) }, // "1" to "31"
 	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
+	"plain":   func(t token) bool { return t.kind == tWord },  // a word: not punctuation, not a quote
+	"punct":   func(t token) bool { return t.kind == tPunct }, // punctuation
 	"quote":   func(t token) bool { return t.kind == tQuote }, // a quoted passage
 	"capital": func(t token) bool { return t.capital },        // written with a capital: "Linz"
 	"verb":    func(t token) bool { return verbLike(t.low) },  // a verb the rules know, or a form of "be"
@@ -101,6 +104,7 @@ var tokenClasses = map[string]func(token) bool{
 type cuePattern struct {
 	elems  []cueElem
 	effect cueEffect
+	behind int // how many lookbehind elements open elems, read right to left
 }
 
 // The tables of lexicons/cue-patterns.txt.
@@ -148,6 +152,7 @@ var (
 	shortStayCues         = cuePatterns("short-stays")
 	closingReportCues     = cuePatterns("closing-reports")
 	endorsementCues       = cuePatterns("endorsements")
+	reportedSpeechCues    = cuePatterns("reported-speech")
 )
 
 // closingReport sets the flags of a report of belief that closes a
@@ -195,8 +200,8 @@ func newCueIndex(ps []cuePattern) cueIndex {
 	ix := cueIndex{byWord: map[string][]int{}}
 	for i, p := range ps {
 		e := p.elems[0]
-		if (e.behind || e.after) && len(p.elems) > 1 {
-			e = p.elems[1]
+		if p.behind < len(p.elems) {
+			e = p.elems[p.behind]
 		}
 		if e.optional || e.many || e.not || e.behind || e.after || e.gap > 0 || len(e.classes) > 0 {
 			ix.always = append(ix.always, i)
@@ -281,15 +286,17 @@ func parseCuePattern(line string) (cuePattern, string) {
 		}
 		switch {
 		case strings.HasPrefix(f, "<!") && len(f) > 2:
-			if len(p.elems) > 0 {
+			if len(p.elems) > p.behind {
 				return p, "a lookbehind must come first: " + f
 			}
 			e.behind, f = true, f[2:]
+			p.behind++
 		case strings.HasPrefix(f, "<") && len(f) > 1:
-			if len(p.elems) > 0 {
+			if len(p.elems) > p.behind {
 				return p, "a lookbehind must come first: " + f
 			}
 			e.after, f = true, f[1:]
+			p.behind++
 		case strings.HasPrefix(f, ">") && len(f) > 1:
 			e.ahead, f = true, f[1:]
 		case strings.HasPrefix(f, "!") && len(f) > 1:
@@ -300,7 +307,7 @@ func parseCuePattern(line string) (cuePattern, string) {
 		} else if strings.HasSuffix(f, "*") && len(f) > 1 {
 			e.many, f = true, f[:len(f)-1]
 		}
-		if (e.ahead || e.not || e.behind || e.after) && (e.optional || e.many) {
+		if (e.ahead || e.not || e.behind) && (e.optional || e.many) || e.after && e.optional {
 			return p, "a lookaround cannot be optional or repeated: " + f
 		}
 		if lookahead && !e.ahead && !e.not {
@@ -364,18 +371,34 @@ func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
 // matchAt matches the pattern at ts[k:]; a lookbehind reads ts[k-1]. It
 // returns how many tokens the match consumes.
 func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
-	pos, consumed := k, k
-	for i := range p.elems {
+	// The lookbehinds, from the match back: "<, <she <just* said" reads
+	// "just"s, then "she", then the comma.
+	for i, b := p.behind-1, k; i >= 0; i-- {
 		e := &p.elems[i]
 		switch {
 		case e.behind:
-			if pos == 0 || e.matches(ts[pos-1]) {
+			if b == 0 || e.matches(ts[b-1]) {
 				return 0, false
 			}
-		case e.after:
-			if pos == 0 && !e.start || pos > 0 && !e.matches(ts[pos-1]) {
+			b--
+		case e.many:
+			for b > 0 && e.matches(ts[b-1]) {
+				b--
+			}
+		case b == 0:
+			if !e.start {
 				return 0, false
 			}
+		case !e.matches(ts[b-1]):
+			return 0, false
+		default:
+			b--
+		}
+	}
+	pos, consumed := k, k
+	for i := p.behind; i < len(p.elems); i++ {
+		e := &p.elems[i]
+		switch {
 		case e.gap > 0:
 			// Words up to the first the next token matches: "on the
 			// night ... desk at" stops at the first "desk".
