@@ -271,6 +271,48 @@ func TestCuePatternLookbehind(t *testing.T) {
 	}
 }
 
+// Several lookbehinds are read from the match back; a repeated one reads
+// past every one of its words.
+func TestCuePatternLookbehindChain(t *testing.T) {
+	t.Parallel()
+	p, err := parseCuePattern("<, <she|he <just|also* said >%plain => report")
+	if err != "" {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"Dana likes Vim, she said it is quick", true},
+		{"Dana likes Vim, she just also said it is quick", true},
+		{"Dana likes Vim, he also said 'fast'", false}, // a quote follows
+		{"Dana likes Vim and she said it is quick", false},
+		{"she said it is quick", false},     // nothing before "she"
+		{"Dana likes Vim, said Tom", false}, // no pronoun
+		{"Dana likes Vim, she said", false}, // nothing follows
+		{"Dana likes Vim, she once said it", false},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		got := false
+		for k := range ts {
+			if n, ok := p.matchAt(ts, k); ok {
+				got = true
+				if ts[k].low != "said" || n != 1 {
+					t.Errorf("%q: matched at %q consuming %d", tc.text, ts[k].low, n)
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: matched %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"said <she => report", "<she? said => report", "<!she* said => report"} {
+		if _, err := parseCuePattern(bad); err == "" {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
 // The index keeps file order: the first pattern that matches wins, whether
 // its first token is a fixed word or not.
 func TestCueIndexKeepsFileOrder(t *testing.T) {
