@@ -43,6 +43,9 @@ const (
 	cueMustInclude                       // [sentence-markers]: never to be left out
 	cueHigh                              // important
 	cueReport                            // [reported-speech]: someone else's words follow
+	cueDropped                           // [dropped-subject]: the clause's "I" is left out
+	cueGerund                            // unless the gerund that opens it is its subject
+	cueNoun                              // [gerund-subjects]: the gerund is the clause's subject
 )
 
 var cueEffectNames = map[string]cueEffect{
@@ -51,6 +54,7 @@ var cueEffectNames = map[string]cueEffect{
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
 	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
 	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
+	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun,
 }
 
 // cueElem matches one token.
@@ -66,6 +70,24 @@ type cueElem struct {
 	start    bool               // <^|word: or nothing comes before the match
 	end      bool               // >word|$: or nothing follows
 	classes  []func(token) bool // %class: a token of a class
+	phrases  [][]string         // entries of a lexicon table of more than one word: "lactose intolerant"
+}
+
+// length returns how many tokens at ts[pos] the element consumes: a
+// phrase's words, or one token; 0 when it does not match there.
+func (e *cueElem) length(ts []token, pos int) int {
+	if pos >= len(ts) {
+		return 0
+	}
+	for _, ph := range e.phrases {
+		if pos+len(ph) <= len(ts) && slices.EqualFunc(ph, ts[pos:pos+len(ph)], func(w string, t token) bool { return w == t.low }) {
+			return len(ph)
+		}
+	}
+	if e.matches(ts[pos]) {
+		return 1
+	}
+	return 0
 }
 
 func (e cueElem) matches(t token) bool {
@@ -99,6 +121,10 @@ var tokenClasses = map[string]func(token) bool{
 		return ok && v.form == fBase || imperativeVerbs[t.low] || goalVerbs[t.low]
 	},
 }
+
+// verbClasses are the forms of %form(@file/table): a form of a verb whose
+// lemma the table lists.
+var verbClasses = map[string]vform{"past": fPast, "gerund": fGerund, "base": fBase}
 
 // cuePattern is one line of the table.
 type cuePattern struct {
@@ -153,6 +179,8 @@ var (
 	closingReportCues     = cuePatterns("closing-reports")
 	endorsementCues       = cuePatterns("endorsements")
 	reportedSpeechCues    = cuePatterns("reported-speech")
+	droppedSubjectCues    = cuePatterns("dropped-subject")
+	gerundSubjectCues     = cuePatterns("gerund-subjects")
 )
 
 // closingReport sets the flags of a report of belief that closes a
@@ -209,6 +237,11 @@ func newCueIndex(ps []cuePattern) cueIndex {
 		}
 		for w := range e.words {
 			ix.byWord[w] = append(ix.byWord[w], i)
+		}
+		for _, ph := range e.phrases {
+			if !slices.Contains(ix.byWord[ph[0]], i) {
+				ix.byWord[ph[0]] = append(ix.byWord[ph[0]], i)
+			}
 		}
 	}
 	return ix
@@ -342,6 +375,26 @@ func (e *cueElem) parseWords(f string) string {
 			e.start = true
 		case w == "$" && e.ahead:
 			e.end = true
+		case strings.HasPrefix(w, "%") && strings.HasSuffix(w, ")"):
+			// A form of the verbs of a table: %past(@verbs/change-verbs).
+			name, table, _ := strings.Cut(w[1:len(w)-1], "(@")
+			form, ok := verbClasses[name]
+			if !ok {
+				return "no verb class " + w
+			}
+			lemmas, ok := lexiconTables[table]
+			if !ok {
+				return "no lexicon table @" + table
+			}
+			lexiconUsed[table] = true
+			of := map[string]bool{}
+			for _, l := range lemmas {
+				of[l] = true
+			}
+			e.classes = append(e.classes, func(t token) bool {
+				v, ok := verbs[t.low]
+				return ok && v.form == form && of[v.lemma]
+			})
 		case strings.HasPrefix(w, "%"):
 			c, ok := tokenClasses[w[1:]]
 			if !ok {
@@ -355,7 +408,11 @@ func (e *cueElem) parseWords(f string) string {
 			}
 			lexiconUsed[w[1:]] = true
 			for _, x := range words {
-				e.words[x] = true
+				if ph := strings.Fields(x); len(ph) > 1 {
+					e.phrases = append(e.phrases, ph)
+				} else {
+					e.words[x] = true
+				}
 			}
 		default:
 			e.words[w] = true
@@ -426,8 +483,8 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 				pos++
 				consumed = pos
 			}
-		case pos < len(ts) && e.matches(ts[pos]):
-			pos++
+		case e.length(ts, pos) > 0:
+			pos += e.length(ts, pos)
 			consumed = pos
 		case e.optional:
 		default:

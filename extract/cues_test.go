@@ -432,3 +432,40 @@ func TestSelfCorrectionStart(t *testing.T) {
 		}
 	}
 }
+
+// A lexicon table's entries of several words match as phrases, and a verb
+// class takes the forms of the verbs a table lists.
+func TestCuePatternPhrasesAndVerbClasses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line, text string
+		n          int // tokens consumed; -1: no match
+	}{
+		{"went @lexicon/diets => skip", "went lactose intolerant", 3},
+		{"went @lexicon/diets => skip", "went vegan", 2},
+		{"went @lexicon/diets => skip", "went lactose", -1},
+		{"%past(@verbs/dropped-subject-past) => skip", "switched to Helix", 1},
+		{"%past(@verbs/dropped-subject-past) => skip", "switch to Helix", -1},
+		{"%past(@verbs/dropped-subject-past) => skip", "got a cat", -1},
+		{"%gerund(@verbs/dropped-subject-gerunds) => skip", "living in Graz", 1},
+		{"%gerund(@verbs/dropped-subject-gerunds) => skip", "lived in Graz", -1},
+	} {
+		p, err := parseCuePattern(tc.line)
+		if err != "" {
+			t.Fatalf("%s: %s", tc.line, err)
+		}
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		n, ok := p.match(ts)
+		if !ok {
+			n = -1
+		}
+		if n != tc.n {
+			t.Errorf("%q on %q consumed %d, want %d", tc.line, tc.text, n, tc.n)
+		}
+	}
+	for _, bad := range []string{"%past(@verbs/nope) => skip", "%pluperfect(@verbs/change-verbs) => skip"} {
+		if _, err := parseCuePattern(bad); err == "" {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
