@@ -46,6 +46,7 @@ const (
 	cueDropped                           // [dropped-subject]: the clause's "I" is left out
 	cueGerund                            // unless the gerund that opens it is its subject
 	cueNoun                              // [gerund-subjects]: the gerund is the clause's subject
+	cueSomeone                           // [names-someone]: someone other than the speaker is named
 )
 
 var cueEffectNames = map[string]cueEffect{
@@ -54,7 +55,7 @@ var cueEffectNames = map[string]cueEffect{
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
 	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
 	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
-	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun,
+	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone,
 }
 
 // cueElem matches one token.
@@ -181,6 +182,8 @@ var (
 	reportedSpeechCues    = cuePatterns("reported-speech")
 	droppedSubjectCues    = cuePatterns("dropped-subject")
 	gerundSubjectCues     = cuePatterns("gerund-subjects")
+	namesSomeoneCues      = cuePatterns("names-someone")
+	selfOpenerCues        = cuePatterns("self-openers")
 )
 
 // closingReport sets the flags of a report of belief that closes a
@@ -775,13 +778,11 @@ func (x *extraction) ownsChange(owner slotOwner, ts []token, k int) bool {
 
 // namesSomeone reports a person named in ts: a relation ("my sister"), a
 // third person's pronoun, or a name after a word that addresses or
-// praises someone ("congrats to Priya", "proud of Tom").
+// praises someone ("congrats to Priya", "proud of Tom"): the
+// [names-someone] table of lexicons/cue-patterns.txt at every token.
 func namesSomeone(ts []token) bool {
-	for k, t := range ts {
-		if relationNouns[t.low] || is(ts, k, "he", "she", "they", "his", "her", "their", "him", "them") {
-			return true
-		}
-		if t.capital && t.low != "i" && is(ts, k-1, "to", "for", "of", "congrats", "congratulations", "welcome") {
+	for k := range ts {
+		if e, ok := firstCueAt(namesSomeoneCues, ts, k); ok && e&cueSomeone != 0 {
 			return true
 		}
 	}
@@ -790,13 +791,8 @@ func namesSomeone(ts []token) bool {
 
 // selfOpens reports whether the words before a change leave the speaker
 // its subject: nothing (chat drops the "I"), "I" with auxiliaries and
-// adverbs ("I just got", "I was", "I've finally").
+// adverbs ("I just got", "I was", "I've finally"): [self-openers].
 func selfOpens(ts []token) bool {
-	for k, t := range ts {
-		if !is(ts, k, "i", "i've", "'ve", "have", "had", "was", "got", "been", "am", "'m", "just", "finally",
-			"officially", "actually", "recently", "so", "well", "and", "yeah", "ok", "okay") && !adverbs[t.low] && t.kind != tPunct {
-			return false
-		}
-	}
-	return true
+	_, _, ok := matchCue(selfOpenerCues, ts)
+	return ok
 }
