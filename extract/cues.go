@@ -110,6 +110,9 @@ var tokenClasses = map[string]func(token) bool{
 	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
 	"plain":   func(t token) bool { return t.kind == tWord },  // a word: not punctuation, not a quote
 	"punct":   func(t token) bool { return t.kind == tPunct }, // punctuation
+	"ing": func(t token) bool { // a gerund, or one with its g dropped: "rockin'"
+		return isGerund(t.low) || strings.HasSuffix(t.low, "in") && isGerund(t.low+"g")
+	},
 	"quote":   func(t token) bool { return t.kind == tQuote }, // a quoted passage
 	"capital": func(t token) bool { return t.capital },        // written with a capital: "Linz"
 	"verb":    func(t token) bool { return verbLike(t.low) },  // a verb the rules know, or a form of "be"
@@ -183,6 +186,7 @@ var (
 	droppedSubjectCues    = cuePatterns("dropped-subject")
 	gerundSubjectCues     = cuePatterns("gerund-subjects")
 	namesSomeoneCues      = cuePatterns("names-someone")
+	encouragementCues     = cuePatterns("encouragement")
 	selfOpenerCues        = cuePatterns("self-openers")
 )
 
