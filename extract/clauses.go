@@ -37,20 +37,16 @@ func seq(ts []token, i int, words ...string) bool {
 
 func isPunct(t token) bool { return t.kind == tPunct }
 
-// interrogatives and auxiliaries open questions: "What's my favorite
-// editor", "Should I move to Berlin", "Do you like Vim".
-var interrogatives = wordSet("clauses", "interrogatives")
-
-var questionAux = wordSet("clauses", "question-aux")
-
 // openers are words that may precede a question or statement without
 // changing it ("so", "and", "hey", "btw").
 var openers = wordSet("clauses", "openers")
 
-// isQuestion reports whether a sentence asks rather than tells: it ends in
-// (or contains) a question mark, or opens with an interrogative or an
-// auxiliary ("Do you...", "Should I..."). "Do not push to main" is an
-// imperative, not a question.
+// isQuestion reports whether a sentence asks rather than tells: it
+// contains a question mark, or its first word after the openers is an
+// interrogative or an auxiliary that asks ("Do you...", "Should I...", the
+// [questions] table of lexicons/cue-patterns.txt; "Do not push to main" is
+// an imperative), or it wonders ("I wonder whether...", "wondering if I
+// should").
 func isQuestion(ts []token) bool {
 	for _, t := range ts {
 		if t.kind == tPunct && t.low == "?" {
@@ -61,33 +57,11 @@ func isQuestion(ts []token) bool {
 	for i < len(ts) && (openers[ts[i].low] || isPunct(ts[i])) {
 		i++
 	}
-	w := lowAt(ts, i)
-	if interrogatives[w] {
-		// "What I use is Vim" and "How I work: ..." are statements.
-		return !is(ts, i+1, "i", "we")
+	if e, _, ok := matchCue(questionCues, ts[i:]); ok {
+		return e&cueQuestion != 0
 	}
-	if questionAux[w] {
-		next := lowAt(ts, i+1)
-		if next == "not" || next == "" {
-			return false
-		}
-		// "Will lives in Paris": a capitalised name, not "will".
-		if w == "will" && ts[i].capital && next != "you" && next != "i" && next != "we" && next != "it" {
-			return false
-		}
-		// "Have to use pnpm", "Have a look" are not questions.
-		if (w == "have" || w == "has" || w == "had") && !is(ts, i+1, "you", "i", "we", "they", "he", "she", "it", "my", "your", "our", "the") {
-			return false
-		}
-		// "May is my favorite month".
-		if w == "may" && ts[i].capital && is(ts, i+1, "is", "was") {
-			return false
-		}
-		return true
-	}
-	// "I wonder whether...", "I'm wondering if...", "wondering if I should".
 	for k := i; k < len(ts) && k < i+4; k++ {
-		if ts[k].low == "wonder" || ts[k].low == "wondering" {
+		if is(ts, k, "wonder", "wondering") {
 			return true
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // run by one matcher; the file's header documents the pattern syntax.
 
 // cueEffect says what a matched cue pattern means.
-type cueEffect uint32
+type cueEffect uint64
 
 const (
 	cueCorrection  cueEffect = 1 << iota // the clause corrects an earlier value
@@ -47,6 +47,7 @@ const (
 	cueGerund                            // unless the gerund that opens it is its subject
 	cueNoun                              // [gerund-subjects]: the gerund is the clause's subject
 	cueSomeone                           // [names-someone]: someone other than the speaker is named
+	cueQuestion                          // [questions]: the sentence asks
 )
 
 var cueEffectNames = map[string]cueEffect{
@@ -55,7 +56,7 @@ var cueEffectNames = map[string]cueEffect{
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
 	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
 	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
-	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone,
+	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone, "question": cueQuestion,
 }
 
 // cueElem matches one token.
@@ -72,6 +73,7 @@ type cueElem struct {
 	end      bool               // >word|$: or nothing follows
 	classes  []func(token) bool // %class: a token of a class
 	phrases  [][]string         // entries of a lexicon table of more than one word: "lactose intolerant"
+	capital  map[string]bool    // Word: the word, written with a capital ("Will", a name)
 }
 
 // length returns how many tokens at ts[pos] the element consumes: a
@@ -92,7 +94,7 @@ func (e *cueElem) length(ts []token, pos int) int {
 }
 
 func (e cueElem) matches(t token) bool {
-	if e.words[t.low] {
+	if e.words[t.low] || t.capital && e.capital[t.low] {
 		return true
 	}
 	for _, c := range e.classes {
@@ -187,6 +189,7 @@ var (
 	gerundSubjectCues     = cuePatterns("gerund-subjects")
 	namesSomeoneCues      = cuePatterns("names-someone")
 	encouragementCues     = cuePatterns("encouragement")
+	questionCues          = cuePatterns("questions")
 	selfOpenerCues        = cuePatterns("self-openers")
 )
 
@@ -243,6 +246,9 @@ func newCueIndex(ps []cuePattern) cueIndex {
 			continue
 		}
 		for w := range e.words {
+			ix.byWord[w] = append(ix.byWord[w], i)
+		}
+		for w := range e.capital {
 			ix.byWord[w] = append(ix.byWord[w], i)
 		}
 		for _, ph := range e.phrases {
@@ -421,6 +427,11 @@ func (e *cueElem) parseWords(f string) string {
 					e.words[x] = true
 				}
 			}
+		case strings.ToLower(w) != w:
+			if e.capital == nil {
+				e.capital = map[string]bool{}
+			}
+			e.capital[strings.ToLower(w)] = true
 		default:
 			e.words[w] = true
 		}
