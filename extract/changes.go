@@ -7,6 +7,7 @@ package extract
 // (cues.go, lexicons/cue-patterns.txt).
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -23,17 +24,20 @@ type made struct {
 	denial bool
 }
 
-// speaksOfSelf reports whether ts speaks of the speaker.
+// speaksOfSelf reports whether ts speaks of the speaker: [self-words] of
+// lexicons/subjects.txt.
 func speaksOfSelf(ts []token) bool {
-	return hasWord(ts, "i", "i'm", "i've", "i'll", "me", "my", "we", "we're", "our")
+	return slices.ContainsFunc(ts, func(t token) bool { return selfWords[t.low] })
 }
 
+var selfWords = wordSet("subjects", "self-words")
+
 // otherSubject reports a person other than the speaker among ts: a
-// pronoun or a capitalised word past the first ("Tom's last day").
+// pronoun or a capitalised word past the first ("Tom's last day"), the
+// [other-subjects] table of lexicons/cue-patterns.txt at every token.
 func otherSubject(ts []token) bool {
-	for k, t := range ts {
-		if is(ts, k, "he", "she", "they", "his", "her", "their", "'s", "you", "your") ||
-			t.capital && k > 0 && t.low != "i" && !weekdayOrMonth[t.low] {
+	for k := range ts {
+		if e, ok := firstCueAt(otherSubjectCues, ts, k); ok && e&cueSomeone != 0 {
 			return true
 		}
 	}

@@ -112,6 +112,7 @@ var tokenClasses = map[string]func(token) bool{
 	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
 	"plain":   func(t token) bool { return t.kind == tWord },  // a word: not punctuation, not a quote
 	"punct":   func(t token) bool { return t.kind == tPunct }, // punctuation
+	"any":     func(token) bool { return true },               // any token
 	"ing": func(t token) bool { // a gerund, or one with its g dropped: "rockin'"
 		return isGerund(t.low) || strings.HasSuffix(t.low, "in") && isGerund(t.low+"g")
 	},
@@ -190,6 +191,8 @@ var (
 	namesSomeoneCues      = cuePatterns("names-someone")
 	encouragementCues     = cuePatterns("encouragement")
 	questionCues          = cuePatterns("questions")
+	hostedAtCues          = cuePatterns("hosted-at")
+	otherSubjectCues      = cuePatterns("other-subjects")
 	selfOpenerCues        = cuePatterns("self-openers")
 )
 

@@ -56,17 +56,10 @@ func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
 			return x.teamPart(x.text(ts[k:], 1)), ts[k+1:], true
 		}
 		return subject{}, nil, false
-	case (w == "everything" || w == "it" && is(ts, 1, "all")) && hostedAt(ts):
+	case cueLen(hostedAtCues, ts) > 0:
 		// "Everything runs on Render now", "it all lives on one VPS": the
-		// team's whole stack.
-		k := 1
-		if w == "it" {
-			k = 2
-		}
-		if is(ts, k, "is", "'s") && is(ts, k+1, "hosted", "running", "deployed") {
-			k++ // "everything's hosted on Vercel"
-		}
-		return x.team, ts[k:], true
+		// team's whole stack ([hosted-at] of lexicons/cue-patterns.txt).
+		return x.team, ts[cueLen(hostedAtCues, ts):], true
 	case w == "the" && is(ts, 1, "user") && !is(ts, 2, "'s"):
 		return subject{kind: sPerson, id: "user", name: "The user"}, ts[2:], true
 	case w == "the" && k1Capital(ts) && is(ts, 2, "project", "repo", "app", "service", "team", "codebase"):
@@ -162,20 +155,4 @@ func gerundSubject(ts []token) bool {
 		}
 	}
 	return false
-}
-
-// hostedAt reports "everything runs on", "it all lives on", "everything's
-// hosted on": where a whole stack runs.
-func hostedAt(ts []token) bool {
-	k := 1
-	if is(ts, 0, "it") {
-		k = 2
-	}
-	if is(ts, k, "now", "still") {
-		k++
-	}
-	if is(ts, k, "is", "'s") && is(ts, k+1, "hosted", "running", "deployed") {
-		k++
-	}
-	return is(ts, k, "runs", "lives", "sits", "hosted", "running", "deployed", "is", "'s") && is(ts, k+1, "on")
 }
