@@ -76,24 +76,25 @@ type cueElem struct {
 	capital  map[string]bool    // Word: the word, written with a capital ("Will", a name)
 }
 
-// length returns how many tokens at ts[pos] the element consumes: a
-// phrase's words, or one token; 0 when it does not match there.
-func (e *cueElem) length(ts []token, pos int) int {
-	if pos >= len(ts) {
-		return 0
-	}
+// phraseLen returns how many tokens at ts[pos] one of the element's
+// phrases takes, or 0.
+func (e *cueElem) phraseLen(ts []token, pos int) int {
+next:
 	for _, ph := range e.phrases {
-		if pos+len(ph) <= len(ts) && slices.EqualFunc(ph, ts[pos:pos+len(ph)], func(w string, t token) bool { return w == t.low }) {
-			return len(ph)
+		if pos+len(ph) > len(ts) {
+			continue
 		}
-	}
-	if e.matches(ts[pos]) {
-		return 1
+		for i, w := range ph {
+			if ts[pos+i].low != w {
+				continue next
+			}
+		}
+		return len(ph)
 	}
 	return 0
 }
 
-func (e cueElem) matches(t token) bool {
+func (e *cueElem) matches(t token) bool {
 	if e.words[t.low] || t.capital && e.capital[t.low] {
 		return true
 	}
@@ -228,10 +229,11 @@ type cueTable struct {
 	ix   cueIndex
 }
 
-// cueIndex lists, by word, the patterns whose first token must be that
-// word (the first after a lookbehind), and apart those that may match
-// whatever the token is (an optional, repeated, negated or class first
-// token).
+// cueIndex lists, by word, the patterns whose first consumed token must
+// be that word (the first after the lookbehinds, or one of an optional or
+// repeated token before it: "to|do|not* give up" is listed under each of
+// its words and "give"), and apart those that may match whatever the
+// token is (a class, a gap, a lookahead first, or nothing required).
 type cueIndex struct {
 	byWord map[string][]int
 	always []int
@@ -239,24 +241,35 @@ type cueIndex struct {
 
 func newCueIndex(ps []cuePattern) cueIndex {
 	ix := cueIndex{byWord: map[string][]int{}}
-	for i, p := range ps {
-		e := p.elems[0]
-		if p.behind < len(p.elems) {
-			e = p.elems[p.behind]
+	add := func(w string, i int) {
+		if l := ix.byWord[w]; len(l) == 0 || l[len(l)-1] != i {
+			ix.byWord[w] = append(l, i)
 		}
-		if e.optional || e.many || e.not || e.behind || e.after || e.gap > 0 || len(e.classes) > 0 {
+	}
+	for i, p := range ps {
+		var firsts []*cueElem // the elements whose token may come first
+		required := false
+		for j := p.behind; j < len(p.elems) && !required; j++ {
+			e := &p.elems[j]
+			if e.not || e.ahead || e.gap > 0 || len(e.classes) > 0 {
+				break
+			}
+			firsts = append(firsts, e)
+			required = !e.optional && !e.many
+		}
+		if !required {
 			ix.always = append(ix.always, i)
 			continue
 		}
-		for w := range e.words {
-			ix.byWord[w] = append(ix.byWord[w], i)
-		}
-		for w := range e.capital {
-			ix.byWord[w] = append(ix.byWord[w], i)
-		}
-		for _, ph := range e.phrases {
-			if !slices.Contains(ix.byWord[ph[0]], i) {
-				ix.byWord[ph[0]] = append(ix.byWord[ph[0]], i)
+		for _, e := range firsts {
+			for w := range e.words {
+				add(w, i)
+			}
+			for w := range e.capital {
+				add(w, i)
+			}
+			for _, ph := range e.phrases {
+				add(ph[0], i)
 			}
 		}
 	}
@@ -504,12 +517,20 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 				pos++
 				consumed = pos
 			}
-		case e.length(ts, pos) > 0:
-			pos += e.length(ts, pos)
-			consumed = pos
-		case e.optional:
 		default:
-			return 0, false
+			n := 0
+			if e.phrases != nil {
+				n = e.phraseLen(ts, pos) // a phrase before its first word alone
+			}
+			if n == 0 && pos < len(ts) && e.matches(ts[pos]) {
+				n = 1
+			}
+			if n > 0 {
+				pos += n
+				consumed = pos
+			} else if !e.optional {
+				return 0, false
+			}
 		}
 	}
 	return consumed - k, true
