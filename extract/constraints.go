@@ -41,12 +41,7 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		if is(body, 0, "we") {
 			s = x.team // "It's important that we deploy on Tuesdays"
 		}
-		if is(body, 0, "we", "you", "i") {
-			body = body[1:]
-			for is(body, 0, "always", "never", "must", "should", "do", "not", "all", "only") {
-				body = body[1:]
-			}
-		}
+		body = body[cueLen(ruleSubjectCues, body):] // "that we always ..."
 		x.rule(s, ts[k+n:], body, f)
 		return true
 	}

@@ -194,6 +194,13 @@ var (
 	questionCues          = cuePatterns("questions")
 	hostedAtCues          = cuePatterns("hosted-at")
 	otherSubjectCues      = cuePatterns("other-subjects")
+	servingCues           = cuePatterns("servings")
+	passivePrepCues       = cuePatterns("passive-preps")
+	moveAdverbCues        = cuePatterns("move-adverbs")
+	workAdverbCues        = cuePatterns("work-adverbs")
+	subjectModalCues      = cuePatterns("subject-modals")
+	ruleSubjectCues       = cuePatterns("rule-subjects")
+	allergyLeadCues       = cuePatterns("allergy-leads")
 	selfOpenerCues        = cuePatterns("self-openers")
 )
 

@@ -499,9 +499,7 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		return
 	}
 	f.past = false
-	for is(ts, 0, "back", "over", "out", "away", "permanently", "recently", "finally") {
-		ts = ts[1:]
-	}
+	ts = ts[cueLen(moveAdverbCues, ts):] // "moved back to", "moved away from"
 	if is(ts, 0, "from") {
 		k := 1
 		for k < len(ts) && !is(ts, k, "to") && k < 8 {
@@ -626,12 +624,9 @@ func (x *extraction) work(s subject, ts []token, f flags) {
 	if !personal(s) {
 		return
 	}
-	for is(ts, 0, "remotely", "full-time", "part-time", "fulltime", "currently", "now", "mostly", "mainly", "primarily", "still", "also", "freelance", "together") {
-		if ts[0].low == "now" {
-			f.corr = true
-		}
-		ts = ts[1:]
-	}
+	n := cueLen(workAdverbCues, ts) // "I work remotely for X", "work mostly at Y now"
+	f.corr = f.corr || hasWord(ts[:n], "now")
+	ts = ts[n:]
 	if f.not && !f.anymore {
 		if is(ts, 0, "at", "for") {
 			f.neg = true // "I don't work at Acme" ends that slot's Acme
