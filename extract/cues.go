@@ -201,6 +201,8 @@ var (
 	subjectModalCues      = cuePatterns("subject-modals")
 	ruleSubjectCues       = cuePatterns("rule-subjects")
 	allergyLeadCues       = cuePatterns("allergy-leads")
+	jobTalkCues           = cuePatterns("job-talk")
+	npAdjectiveCues       = cuePatterns("np-adjectives")
 	selfOpenerCues        = cuePatterns("self-openers")
 )
 
@@ -566,6 +568,17 @@ func firstCueAt(table *cueTable, ts []token, k int) (e cueEffect, ok bool) {
 		return ok
 	})
 	return e, ok
+}
+
+// cueAnywhere reports whether a pattern of table matches at some token of
+// ts (a lookbehind reads the token before).
+func cueAnywhere(table *cueTable, ts []token) bool {
+	for k := range ts {
+		if _, ok := firstCueAt(table, ts, k); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // eachCue calls fn with the effect of every pattern of table matching at

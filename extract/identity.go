@@ -4,6 +4,7 @@ package extract
 // where they work and as what, their name, diet and fandoms.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -207,15 +208,9 @@ func (x *extraction) atEmployerNow(s subject, ts []token, f flags) {
 	x.org(s, ts, f, true)
 }
 
-// speaksOfJob reports a sentence about a job or its end.
-func speaksOfJob(ts []token) bool {
-	for k := range ts {
-		if is(ts, k, "work", "worked", "working") && is(ts, k+1, "at", "for") {
-			return true // "used to work at Acme, I'm at Initech now"
-		}
-	}
-	return hasWord(ts, "job", "jobs", "employer", "quit", "resigned", "hired", "notice", "fired", "laid", "shift", "shifts", "contract", "offer")
-}
+// speaksOfJob reports a sentence about a job or its end: [job-talk] of
+// lexicons/cue-patterns.txt anywhere in it.
+func speaksOfJob(ts []token) bool { return cueAnywhere(jobTalkCues, ts) }
 
 // copulaNP reads "a/an/the ..." after a copula: "a fan of jazz", "a Vim
 // user", "a vegetarian", "a senior backend engineer at Acme".
@@ -223,11 +218,7 @@ func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 	if !personal(s) {
 		return
 	}
-	k := 1
-	for is(ts, k, "big", "huge", "massive", "great", "real", "total", "longtime", "long-time",
-		"die-hard", "diehard", "true", "lifelong", "proud", "devoted", "loyal", "avid") {
-		k++
-	}
+	k := 1 + cueLen(npAdjectiveCues, ts[1:]) // "a lifelong vegan", "a devoted Vim user"
 	if is(ts, k, "fan", "lover", "devotee") && is(ts, k+1, "of") {
 		dislike := false
 		if f.not && !f.anymore {
@@ -610,14 +601,11 @@ var workplaceHeads = wordSet("identity", "workplace-heads")
 // jobContext reports whether the words after a move name work ("for a
 // better role", "for the job"), so the move is between employers.
 func jobContext(ts []token) bool {
-	for _, t := range ts {
-		switch t.low {
-		case "job", "role", "position", "offer", "salary", "career", "promotion", "paycheck", "gig":
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ts, func(t token) bool { return jobContextWords[t.low] })
 }
+
+// jobContextWords are [job-context] of lexicons/identity.txt.
+var jobContextWords = wordSet("identity", "job-context")
 
 // work reads "work at/for X [as a Y]", "work as a Y".
 func (x *extraction) work(s subject, ts []token, f flags) {
