@@ -144,17 +144,18 @@ var notOwnHome = wordSet("changes", "not-own-home")
 func speakerOpens(ts []token) bool {
 	for k, t := range ts {
 		switch {
-		case is(ts, k, "i", "we", "i've", "we've", "'ve", "have", "had", "just", "finally", "officially", "actually",
-			"got", "signed", "the", "our", "my", "new", "'re", "are", "am", "'m", "so", "well", "and", "yeah", "ok", "okay"):
-		case adverbs[t.low]:
-		case t.kind == tPunct:
-		case is(ts, k, "partner", "wife", "husband", "boyfriend", "girlfriend", "fiance", "fiancee", "fiancé", "fiancée") && hasWord(ts[k:], "i"):
+		case speakerOpeners[t.low] || adverbs[t.low] || t.kind == tPunct:
+		case partners[t.low] && hasWord(ts[k:], "i"):
 		default:
 			return false
 		}
 	}
 	return true
 }
+
+// speakerOpeners and partners are [speaker-openers] and [partners] of
+// lexicons/changes.txt.
+var speakerOpeners, partners = wordSet("changes", "speaker-openers"), wordSet("changes", "partners")
 
 // hasWord reports whether any token of ts is one of words.
 func hasWord(ts []token, words ...string) bool {

@@ -203,6 +203,8 @@ var (
 	allergyLeadCues       = cuePatterns("allergy-leads")
 	jobTalkCues           = cuePatterns("job-talk")
 	npAdjectiveCues       = cuePatterns("np-adjectives")
+	purposeOwnerCues      = cuePatterns("purpose-owners")
+	purposeDeterminerCues = cuePatterns("purpose-determiners")
 	selfOpenerCues        = cuePatterns("self-openers")
 )
 

@@ -131,6 +131,10 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 	return true
 }
 
+// nounEnds end the noun of a reversed copula: [noun-ends] of
+// lexicons/possessive.txt.
+var nounEnds = wordSet("possessive", "noun-ends")
+
 // reverseCopula reads "<value> is my <noun>": "Neovim is my favorite
 // editor", "Lisbon is my home", "Postgres is our database".
 func (x *extraction) reverseCopula(ts []token, f flags) bool {
@@ -168,8 +172,7 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	n := 0
 	// The noun ends before what it is for or when: "Rust is the go-to
 	// language for nearly any job".
-	for n < len(np) && n < 5 && np[n].kind == tWord && !is(np, n, "and", "but", "because", "since", "now", "too", "also", "though", "of",
-		"for", "in", "at", "on", "with", "when", "while", "these", "right", "by", "as") {
+	for n < len(np) && n < 5 && np[n].kind == tWord && !nounEnds[np[n].low] {
 		n++
 	}
 	if n == 0 {

@@ -194,13 +194,8 @@ func (x *extraction) purpose(ts []token) (purposeInfo, bool) {
 		return purposeInfo{}, false
 	}
 	ts = ts[1:]
-	shown := ts // "for the cache" shows "the cache"
-	if is(shown, 0, "my", "our", "its", "their", "his", "her") {
-		shown = shown[1:]
-	}
-	for is(ts, 0, "my", "our", "a", "an", "the", "its", "their", "his", "her", "all", "everyday", "daily") {
-		ts = ts[1:]
-	}
+	shown := ts[cueLen(purposeOwnerCues, ts):] // "for the cache" shows "the cache", "for my notes" "notes"
+	ts = ts[cueLen(purposeDeterminerCues, ts):]
 	n := valueLen(ts, vThing)
 	if n == 0 || n > 4 || !validValue(ts[:n]) {
 		return purposeInfo{}, false
