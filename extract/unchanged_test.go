@@ -23,7 +23,10 @@ import (
 //
 // An input is one JSON object a line: {"text": ..., "kind": ...,
 // "speaker": ..., "project": ...} (kind, speaker and project optional).
-// Without -extract.inputs the test is skipped.
+// What is recorded of it: the candidates, what Distractor says of the
+// text, and PlainMention's sentence for each candidate's value (the other
+// readers of the rules' matchers). Without -extract.inputs the test is
+// skipped.
 var (
 	unchangedInputs = flag.String("extract.inputs", "", "JSON lines of events to extract (TestExtractionUnchanged)")
 	unchangedRecord = flag.String("extract.record", "", "write the candidates of every input here, one JSON line each")
@@ -56,7 +59,21 @@ func TestExtractionUnchanged(t *testing.T) {
 		if err != nil {
 			t.Fatalf("input %d: %v", len(got)+1, err)
 		}
-		b, err := json.Marshal(cs)
+		var out struct {
+			Candidates []Candidate
+			Distractor string   `json:",omitempty"`
+			Mentions   []string `json:",omitempty"`
+		}
+		out.Candidates = cs
+		if d, why := Distractor(ev.Text); d {
+			out.Distractor = why
+		}
+		for _, c := range cs {
+			if m, ok := PlainMention(ev.Text, c.Value); ok {
+				out.Mentions = append(out.Mentions, m)
+			}
+		}
+		b, err := json.Marshal(out)
 		if err != nil {
 			t.Fatal(err)
 		}
