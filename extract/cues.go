@@ -205,6 +205,7 @@ var (
 	npAdjectiveCues       = cuePatterns("np-adjectives")
 	purposeOwnerCues      = cuePatterns("purpose-owners")
 	purposeDeterminerCues = cuePatterns("purpose-determiners")
+	othersWishCues        = cuePatterns("others-wishes")
 	selfOpenerCues        = cuePatterns("self-openers")
 )
 
