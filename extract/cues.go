@@ -206,6 +206,8 @@ var (
 	purposeOwnerCues      = cuePatterns("purpose-owners")
 	purposeDeterminerCues = cuePatterns("purpose-determiners")
 	othersWishCues        = cuePatterns("others-wishes")
+	nowCues               = cuePatterns("now")
+	newValueLeadCues      = cuePatterns("new-value-leads")
 	selfOpenerCues        = cuePatterns("self-openers")
 )
 

@@ -118,6 +118,16 @@ func wordSet(file, table string) map[string]bool {
 	return set(wordList(file, table)...)
 }
 
+// phraseList returns table of lexicons/file.txt in file order, each
+// entry split into its words.
+func phraseList(file, table string) [][]string {
+	var out [][]string
+	for _, p := range wordList(file, table) {
+		out = append(out, strings.Fields(p))
+	}
+	return out
+}
+
 // wordGroups returns every table of lexicons/file.txt by table name: the
 // groups of a categorised lexicon.
 func wordGroups(file string) map[string][]string {

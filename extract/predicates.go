@@ -848,9 +848,7 @@ func (x *extraction) itsNow(ts []token, f flags) bool {
 	}
 	now := len(rest) == 0 && f.corr
 	for j := range rest {
-		if is(rest, j, "now", "nowadays", "instead") || seq(rest, j, "these", "days") {
-			now = true
-		}
+		now = now || cueLen(nowCues, rest[j:]) > 0
 	}
 	if !now {
 		return false
