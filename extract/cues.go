@@ -74,6 +74,7 @@ type cueElem struct {
 	classes  []func(token) bool // %class: a token of a class
 	phrases  [][]string         // entries of a lexicon table of more than one word: "lactose intolerant"
 	capital  map[string]bool    // Word: the word, written with a capital ("Will", a name)
+	special  bool               // capital or classes are set
 }
 
 // phraseLen returns how many tokens at ts[pos] one of the element's
@@ -94,8 +95,15 @@ next:
 	return 0
 }
 
+// matches reports whether t is one of the element's words, or of its
+// capitalised words or classes (kept out of line: matches is inlined in
+// the matcher's loops, and most elements are words only).
 func (e *cueElem) matches(t token) bool {
-	if e.words[t.low] || t.capital && e.capital[t.low] {
+	return e.words[t.low] || e.special && e.matchesSpecial(t)
+}
+
+func (e *cueElem) matchesSpecial(t token) bool {
+	if t.capital && e.capital[t.low] {
 		return true
 	}
 	for _, c := range e.classes {
@@ -292,6 +300,12 @@ func newCueIndex(ps []cuePattern) cueIndex {
 
 // candidates calls try with each pattern that may match at ts[k], in
 // table order, until try returns true.
+// none reports that no pattern may match at ts[k]: the callers skip
+// setting up a search, as most tokens of a sentence start none.
+func (ix *cueIndex) none(ts []token, k int) bool {
+	return len(ix.always) == 0 && (k >= len(ts) || len(ix.byWord[ts[k].low]) == 0)
+}
+
 func (ix *cueIndex) candidates(ts []token, k int, try func(int) bool) {
 	var w []int
 	if k < len(ts) {
@@ -466,6 +480,7 @@ func (e *cueElem) parseWords(f string) string {
 			e.words[w] = true
 		}
 	}
+	e.special = e.capital != nil || len(e.classes) > 0
 	return ""
 }
 
@@ -553,6 +568,9 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 // matchCue returns the first pattern of table matching the start of ts,
 // with how many tokens it consumes.
 func matchCue(table *cueTable, ts []token) (e cueEffect, n int, ok bool) {
+	if table.ix.none(ts, 0) {
+		return 0, 0, false
+	}
 	table.ix.candidates(ts, 0, func(i int) bool {
 		n, ok = table.pats[i].match(ts)
 		e = table.pats[i].effect
@@ -567,6 +585,9 @@ func matchCue(table *cueTable, ts []token) (e cueEffect, n int, ok bool) {
 // firstCueAt returns the effect of the first pattern of table matching
 // at ts[k] (a lookbehind reads ts[k-1]).
 func firstCueAt(table *cueTable, ts []token, k int) (e cueEffect, ok bool) {
+	if table.ix.none(ts, k) {
+		return 0, false
+	}
 	table.ix.candidates(ts, k, func(i int) bool {
 		_, ok = table.pats[i].matchAt(ts, k)
 		e = table.pats[i].effect
