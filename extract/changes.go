@@ -44,8 +44,6 @@ func otherSubject(ts []token) bool {
 	return false
 }
 
-var weekdayOrMonth = wordSet("changes", "weekday-or-month")
-
 // homeBought reads a home bought, rented or moved into: "we finally
 // closed on a flat in Ghent", "I bought a little house in Leiden", "got
 // the keys to our new place in Leeds", "signed the lease on an apartment

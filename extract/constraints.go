@@ -303,10 +303,6 @@ func encouragement(quote, body []token) bool {
 	return ok
 }
 
-// moods follow "don't be" in encouragement, not in rules ("don't be late"
-// stays a rule).
-var moods = wordSet("constraints", "moods")
-
 // bodyBlocked rejects rule bodies that are small talk: "never mind", "don't
 // worry", "always happy to help", "never again".
 func bodyBlocked(body []token) bool {
