@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,8 +21,8 @@ func TestTraceItemsCompactExact(t *testing.T) {
 	for _, used := range []bool{false, true} {
 		items := fixtureItems(t, used)
 		b := items.AppendCompact([]byte("prefix"))
-		if !bytes.HasPrefix(b, []byte("prefix")) || b[len("prefix")] != traceBinaryV5 {
-			t.Fatalf("not appended as version 5: %x", b[:8])
+		if !bytes.HasPrefix(b, []byte("prefix")) || b[len("prefix")] != traceBinaryV6 {
+			t.Fatalf("not appended as version 6: %x", b[:8])
 		}
 		got, err := DecodeTraceItems(b[len("prefix"):])
 		if err != nil {
@@ -108,14 +109,49 @@ func TestTraceItemsCompactRandom(t *testing.T) {
 				// an id of this item or an earlier one, as a reason names it
 				it.Reason += " same text as " + items[j].MemoryID + ", packed"
 			}
+			if i == 0 {
+				continue
+			}
+			// What version 6 leaves out: the previous item's terms,
+			// reason or channel names, and near misses of each.
+			prev := &items[i-1]
+			switch r.IntN(4) {
+			case 0:
+				it.Terms = slices.Clone(prev.Terms)
+			case 1:
+				it.Terms = slices.Clone(prev.Terms)
+				if len(it.Terms) > 0 {
+					k := r.IntN(len(it.Terms))
+					it.Terms[k].Value = []float64{math.Copysign(0, -1), 0, math.NaN(), it.Terms[k].Value + 1}[r.IntN(4)]
+				} else if it.Terms == nil {
+					it.Terms = Terms{}
+				}
+			}
+			if r.IntN(2) == 0 {
+				it.Reason = prev.Reason
+			}
+			if r.IntN(2) == 0 {
+				it.Channels = nil
+				if prev.Channels != nil {
+					it.Channels = ChannelHits{}
+				}
+				for _, h := range prev.Channels {
+					it.Channels = append(it.Channels, NamedChannelHit{Channel: h.Channel, ChannelHit: ChannelHit{Rank: r.IntN(60), Score: num()}})
+				}
+				if r.IntN(4) == 0 && len(it.Channels) > 0 {
+					it.Channels[0].Channel = words[r.IntN(3)]
+				}
+			}
 		}
-		b := items.AppendCompact(nil)
-		got, err := DecodeTraceItems(b)
-		if err != nil || !sameItems(got, items) {
-			t.Fatalf("round %d: %v\n got %#v\nwant %#v", round, err, got, items)
-		}
-		if again := items.AppendCompact(nil); !bytes.Equal(again, b) {
-			t.Fatalf("round %d: a second encoding differs", round)
+		for _, v6 := range []bool{false, true} {
+			b := items.appendCompact(nil, v6)
+			got, err := DecodeTraceItems(b)
+			if err != nil || !sameItems(got, items) {
+				t.Fatalf("round %d (version 6 %v): %v\n got %#v\nwant %#v", round, v6, err, got, items)
+			}
+			if again := items.appendCompact(nil, v6); !bytes.Equal(again, b) {
+				t.Fatalf("round %d: a second encoding differs", round)
+			}
 		}
 	}
 }
@@ -157,7 +193,30 @@ func TestULIDIDs(t *testing.T) {
 // Damaged version 5 input is an error wrapping ErrBadTraceItems, never a
 // panic: every truncation, and random bytes flipped.
 func TestTraceItemsCompactCorrupt(t *testing.T) {
-	good := fixtureItems(t, true).AppendCompact(nil)
+	for _, v6 := range []bool{false, true} {
+		testCompactCorrupt(t, fixtureItems(t, true).appendCompact(nil, v6))
+	}
+	// One item of version 6 that takes its predecessor's terms, reason
+	// or channels, and a 4-byte difference of form 1's range.
+	ulidItem := []byte{1, 1, v5MemULID | v6VerDelta32<<v5VerShift, 0, 4, 'm', 'e', 'm', '_', 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 4, 'v', 'e', 'r', '_'}
+	for _, b := range [][]byte{
+		{traceBinaryV6, 1, 1, v6SameTerms},
+		{traceBinaryV6, 1, 1, v6SameReason},
+		{traceBinaryV6, 1, 1, v6SameChannels},
+		{traceBinaryV5, 1, 1, v6SameTerms},
+		{traceBinaryV5, 1, 1, v6VerDelta32 << v5VerShift},
+		append(append([]byte{traceBinaryV6}, ulidItem...), 0xff, 0xff, 0xff, 0x0f), // fits form 1's 4 bytes
+		append(append([]byte{traceBinaryV5}, ulidItem...), 0, 0, 0, 0x10),
+		append(append([]byte{traceBinaryV6}, ulidItem...), 0, 0),
+	} {
+		if _, err := DecodeTraceItems(b); !errors.Is(err, ErrBadTraceItems) {
+			t.Errorf("%x: %v", b, err)
+		}
+	}
+}
+
+func testCompactCorrupt(t *testing.T, good []byte) {
+	t.Helper()
 	for n := 0; n < len(good); n++ {
 		if _, err := DecodeTraceItems(good[:n]); !errors.Is(err, ErrBadTraceItems) {
 			t.Fatalf("truncated to %d bytes: %v", n, err)
@@ -175,7 +234,6 @@ func TestTraceItemsCompactCorrupt(t *testing.T) {
 	}
 	for _, b := range [][]byte{
 		{traceBinaryV5, 1, 1, 0xff},                                    // unknown flags
-		{traceBinaryV5, 1, 1, 3 << v5VerShift},                         // unknown version id form
 		{traceBinaryV5, 1, 1, v5VerDelta << v5VerShift, 0, 0, 0, 0, 0}, // a difference without a ULID memory id
 	} {
 		if _, err := DecodeTraceItems(b); !errors.Is(err, ErrBadTraceItems) {
@@ -198,15 +256,20 @@ func TestTraceItemsCompactSize(t *testing.T) {
 	}
 }
 
-// The version 5 fixture was written by AppendCompact: the encoding does
-// not change under rows already written.
+// The version 5 and 6 fixtures were written by appendCompact: the
+// encodings do not change under rows already written.
 func TestTraceItemsCompactStable(t *testing.T) {
-	want, err := os.ReadFile(filepath.Join("testdata", "trace_items_v5.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := fixtureItems(t, true).AppendCompact(nil); !bytes.Equal(got, want) {
-		t.Fatal("AppendCompact no longer writes the stored fixture's bytes")
+	for _, c := range []struct {
+		file string
+		v6   bool
+	}{{"trace_items_v5.bin", false}, {"trace_items_v6.bin", true}} {
+		want, err := os.ReadFile(filepath.Join("testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fixtureItems(t, true).appendCompact(nil, c.v6); !bytes.Equal(got, want) {
+			t.Fatalf("appendCompact no longer writes %s's bytes", c.file)
+		}
 	}
 }
 

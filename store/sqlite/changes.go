@@ -41,7 +41,7 @@ var changeQueries = []string{qInsertChange, qListChanges, qLastChange, qPruneCut
 
 // logChange appends a version write to the change log.
 func (e *executor) logChange(ctx context.Context, ns, versionID string, updatedAt int64) error {
-	_, err := e.exec(ctx, qInsertChange, ns, versionID, updatedAt)
+	_, err := e.exec(ctx, qInsertChange, ns, idArg(versionID), updatedAt)
 	return mapErr(err)
 }
 
@@ -75,7 +75,7 @@ func (e *executor) listChanges(ctx context.Context, p memory.ListChangesParams) 
 			c       memory.Change
 			updated int64
 		)
-		if err := rows.Scan(&c.Seq, &c.VersionID, &updated); err != nil {
+		if err := rows.Scan(&c.Seq, idScan{&c.VersionID}, &updated); err != nil {
 			return nil, err
 		}
 		if c.Seq < 0 {

@@ -77,7 +77,7 @@ func (c *encoder) json(field string, v any) string {
 // buffer is free again once the statement has run; the caller returns it
 // with release.
 //
-// SQLite stores them in the compact version 5 (memory.AppendCompact):
+// SQLite stores them in the compact version 6 (memory.AppendCompact):
 // traces were the largest item of a store after its versions, and SQLite
 // does not compress values itself. Version 4 (deflated) was smaller, but
 // deflating cost the trace writer more CPU than the rest of a retrieval's

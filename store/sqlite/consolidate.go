@@ -112,7 +112,7 @@ func (e *executor) GetSession(ctx context.Context, p memory.GetParams) (*memory.
 	if p.ID == "" {
 		return nil, fmt.Errorf("sqlite: get session: %w", memory.Invalidf("session id is empty"))
 	}
-	s, err := getOne(ctx, e, p, qGetSession, decodeSession)
+	s, err := getOne(ctx, e, p, p.ID, qGetSession, decodeSession)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get session %s: %w", p.ID, err)
 	}
@@ -132,7 +132,7 @@ func (e *executor) DueSessions(ctx context.Context, p memory.DueSessionsParams) 
 }
 
 func (e *executor) GetSessionSummary(ctx context.Context, p memory.GetParams) (*memory.SessionSummary, error) {
-	s, err := getOne(ctx, e, p, qGetSessionSummary, decodeSessionSummary)
+	s, err := getOne(ctx, e, p, p.ID, qGetSessionSummary, decodeSessionSummary)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get session summary %s: %w", p.ID, err)
 	}
@@ -323,7 +323,7 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 	}
 	return e.atomically(ctx, 5, func() error {
 		// What stays of the episode moves into its session's archive.
-		ep, err := getOne(ctx, e, memory.GetParams{Namespace: p.Namespace, ID: p.EpisodeID}, qGetEpisode, decodeEpisode)
+		ep, err := getOne(ctx, e, memory.GetParams{Namespace: p.Namespace, ID: p.EpisodeID}, idArg(p.EpisodeID), qGetEpisode, decodeEpisode)
 		switch {
 		case errors.Is(err, memory.ErrNotFound):
 			// Purged before: only its metadata changes.
@@ -334,7 +334,7 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 			return err
 		default:
 			ep.Content, ep.Metadata = "", p.Metadata
-			if err := execOne(ctx, e, qDeleteEpisode, p.Namespace, p.EpisodeID); err != nil {
+			if err := execOne(ctx, e, qDeleteEpisode, p.Namespace, idArg(p.EpisodeID)); err != nil {
 				return err
 			}
 			if err := e.archiveEpisode(ctx, ep); err != nil {
@@ -343,12 +343,12 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 		}
 		if p.VersionID != "" {
 			var memID string
-			rows, err := e.query(ctx, qPurgeVersion, p.Namespace, p.VersionID)
+			rows, err := e.query(ctx, qPurgeVersion, p.Namespace, idArg(p.VersionID))
 			if err != nil {
 				return mapErr(err)
 			}
 			for rows.Next() {
-				if err := rows.Scan(&memID); err != nil {
+				if err := rows.Scan(idScan{&memID}); err != nil {
 					rows.Close()
 					return err
 				}
@@ -357,12 +357,13 @@ func (e *executor) purgeEpisodeText(ctx context.Context, p memory.PurgeEpisodePa
 				return mapErr(err)
 			}
 			if memID != "" {
-				if _, err := e.exec(ctx, qPurgeSlot, p.Namespace, memID, p.Namespace, memID); err != nil {
+				mid := idArg(memID)
+				if _, err := e.exec(ctx, qPurgeSlot, p.Namespace, mid, p.Namespace, mid); err != nil {
 					return mapErr(err)
 				}
 			}
 		}
-		if _, err := e.exec(ctx, qPurgeAdmissions, p.Namespace, p.EpisodeID); err != nil {
+		if _, err := e.exec(ctx, qPurgeAdmissions, p.Namespace, idArg(p.EpisodeID)); err != nil {
 			return mapErr(err)
 		}
 		_, err = e.exec(ctx, qDeleteStub, p.Namespace, p.EpisodeID)
@@ -461,19 +462,25 @@ func (e *executor) deleteMemories(ctx context.Context, p memory.DeleteMemoriesPa
 	err := e.atomically(ctx, 2, func() error {
 		deleted = deleted[:0]
 		for _, id := range p.MemoryIDs {
-			ids, err := e.strings(ctx, qDeleteSlotVersions, p.Namespace, id)
+			mid := idArg(id)
+			ids, err := e.strings(ctx, qDeleteSlotVersions, p.Namespace, mid)
 			if err != nil {
 				return err
 			}
 			deleted = append(deleted, ids...)
-			for _, q := range []string{qDeleteSlotAdmissions, qDeleteSlotFeedback, qDeleteSlot} {
-				if _, err := e.exec(ctx, q, p.Namespace, id); err != nil {
+			// feedback keeps its ids as text (migration 0022).
+			for _, q := range []struct {
+				sql string
+				id  any
+			}{{qDeleteSlotAdmissions, mid}, {qDeleteSlotFeedback, id}, {qDeleteSlot, mid}} {
+				if _, err := e.exec(ctx, q.sql, p.Namespace, q.id); err != nil {
 					return mapErr(err)
 				}
 			}
 		}
 		for _, id := range p.VersionIDs {
-			mems, err := e.strings(ctx, qDeleteVersion, p.Namespace, id)
+			vid := idArg(id)
+			mems, err := e.strings(ctx, qDeleteVersion, p.Namespace, vid)
 			if err != nil {
 				return err
 			}
@@ -482,7 +489,7 @@ func (e *executor) deleteMemories(ctx context.Context, p memory.DeleteMemoriesPa
 			}
 			deleted = append(deleted, id)
 			// By its memory: the admission log has no index by version.
-			if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, mems[0], id); err != nil {
+			if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, idArg(mems[0]), vid); err != nil {
 				return mapErr(err)
 			}
 			if _, err := e.exec(ctx, qDeleteVersionFeedback, p.Namespace, id); err != nil {

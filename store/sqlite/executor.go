@@ -258,6 +258,12 @@ func (w *where) in(col string, list any) {
 	w.args = append(w.args, string(b))
 }
 
+// inIDs is in for an id column stored compactly (ids.go).
+func (w *where) inIDs(col string, ids []string) {
+	w.sb.WriteString(" AND " + col + " IN " + idsInSQL)
+	w.args = append(w.args, idsInArg(ids))
+}
+
 func (w *where) cond(sqlText string, v any) {
 	w.sb.WriteString(" AND " + sqlText)
 	w.args = append(w.args, v)
@@ -278,7 +284,7 @@ const (
 func decodeEpisode(d *decoder) *memory.Episode {
 	ep := &memory.Episode{
 		Namespace: d.sym(),
-		ID:        d.str(),
+		ID:        d.id(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:      memory.EpisodeKind(d.episodeKind()),
 		Speaker:   d.sym(),
@@ -317,7 +323,7 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 		for _, ep := range p.Episodes {
 			var c encoder
 			args := []any{
-				p.Namespace, ep.ID, ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, ep.Scope.SessionID,
+				p.Namespace, idArg(ep.ID), ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, ep.Scope.SessionID,
 				encodeEpisodeKind(string(ep.Kind)), ep.Speaker, ep.Content, episodeMetadata(&c, ep.Metadata),
 				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), episodeHashArg(ep.ContentHash, ep.Content),
 			}
@@ -334,7 +340,7 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 }
 
 func (e *executor) GetEpisode(ctx context.Context, p memory.GetParams) (*memory.Episode, error) {
-	ep, err := getOne(ctx, e, p, qGetEpisode, decodeEpisode)
+	ep, err := getOne(ctx, e, p, idArg(p.ID), qGetEpisode, decodeEpisode)
 	if errors.Is(err, memory.ErrNotFound) {
 		// A purged episode lives on in its session's archive.
 		var eps []*memory.Episode
@@ -359,7 +365,7 @@ func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 		w.sb.WriteString(" AND session_id <> ''") // episodes_by_session is partial on it
 	}
 	if len(p.IDs) > 0 {
-		w.in("id", p.IDs)
+		w.inIDs("id", p.IDs)
 	}
 	if p.ContentHash != "" {
 		// episodes_by_hash holds the hash's first 8 bytes; the row holds
@@ -487,7 +493,7 @@ const (
 func decodeMemory(d *decoder) *memory.Memory {
 	return &memory.Memory{
 		Namespace: d.sym(),
-		ID:        d.str(),
+		ID:        d.id(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:      memory.Kind(d.code()),
 		Subject:   d.sym(),
@@ -516,7 +522,7 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 	}
 	var c encoder
 	args := []any{
-		m.Namespace, m.ID, m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
+		m.Namespace, idArg(m.ID), m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
 		encodeSym(string(m.Kind)), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
 	}
 	if c.err != nil {
@@ -530,7 +536,7 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 }
 
 func (e *executor) GetMemory(ctx context.Context, p memory.GetParams) (*memory.Memory, error) {
-	m, err := getOne(ctx, e, p, qGetMemory, decodeMemory)
+	m, err := getOne(ctx, e, p, idArg(p.ID), qGetMemory, decodeMemory)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get memory %s: %w", p.ID, err)
 	}
@@ -563,9 +569,8 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 // qSlot finds a slot and the highest seq of its whole history (a probe of
 // the slot's last (namespace, memory_id, seq) entry); qSlotLive reads its
 // live versions, walking the slot's entries, no version's body decoded
-// unless it is live. The unary plus keeps the planner off
-// versions_by_status, which would walk every live version of the
-// namespace. Two statements rather than one join: a new slot (most
+// unless it is live. The unary plus keeps the planner off any index by
+// status (there was one on every version's status). Two statements rather than one join: a new slot (most
 // writes) costs one narrow lookup, not the setup of a 53-column result.
 const (
 	qSlot = `SELECT ` + memoryCols + `,
@@ -617,7 +622,7 @@ func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) 
 	h := &memory.SlotHead{Memory: rows[0].m, NextSeq: int(rows[0].maxSeq) + 1}
 	e.noteSlot(h.Memory)
 	if rows[0].maxSeq > 0 {
-		if h.Live, err = collect(ctx, e, decodeVersion, qSlotLive, p.Namespace, h.Memory.ID); err != nil {
+		if h.Live, err = collect(ctx, e, decodeVersion, qSlotLive, p.Namespace, idArg(h.Memory.ID)); err != nil {
 			return nil, err
 		}
 	}
@@ -639,17 +644,20 @@ func (e *executor) ScanMemories(ctx context.Context, p memory.ScanParams, fn fun
 // refer to it (trigger episodes_unshare_on_delete, through the partial
 // index versions_episode_text). The reads below put them back, so every
 // query that selects these columns returns what was written. They name the
-// outer table "versions": every query reads it unaliased.
+// outer table "versions": every query reads it unaliased. The first evidence
+// id is read from either stored form of the list (migration 0022: 16-byte
+// ids one after the other, or JSON; a BLOB given to ->> would be read as
+// JSONB): iif(typeof(x) = 'blob', substr(x, 1, 16), x ->> 0).
 const (
 	versionSlotSubject = `CASE WHEN versions.shared & 4 THEN (SELECT m.subject FROM memories m
 	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions.subject END`
 	versionSlotKey = `CASE WHEN versions.shared & 4 THEN (SELECT m."key" FROM memories m
 	WHERE m.namespace = versions.namespace AND m.id = versions.memory_id) ELSE versions."key" END`
 	versionSharedContent = `(SELECT CASE WHEN s.shared & 8 THEN coalesce((SELECT e.content FROM episodes e
-	WHERE e.namespace = s.namespace AND e.id = s.evidence_episode_ids ->> 0), '') ELSE s.content END
+	WHERE e.namespace = s.namespace AND e.id = iif(typeof(s.evidence_episode_ids) = 'blob', substr(s.evidence_episode_ids, 1, 16), s.evidence_episode_ids ->> 0)), '') ELSE s.content END
 	FROM versions s WHERE s.namespace = versions.namespace AND s.id = versions.same_as)`
 	versionEpisodeText = `coalesce((SELECT e.content FROM episodes e
-	WHERE e.namespace = versions.namespace AND e.id = versions.evidence_episode_ids ->> 0), '')`
+	WHERE e.namespace = versions.namespace AND e.id = iif(typeof(versions.evidence_episode_ids) = 'blob', substr(versions.evidence_episode_ids, 1, 16), versions.evidence_episode_ids ->> 0)), '')`
 	versionContentExpr = `CASE WHEN versions.shared & 2 THEN ` + versionSharedContent + `
 	WHEN versions.shared & 8 THEN ` + versionEpisodeText + ` ELSE versions.content END`
 	// Bit 1 reads as NULL and decodeVersion copies the content: the
@@ -728,8 +736,8 @@ const (
 	v.tokens, v.search_text, CASE WHEN v.shared & 2 THEN s.embedding ELSE v.embedding END
 	FROM versions v LEFT JOIN versions s ON v.shared & 2 AND s.namespace = v.namespace AND s.id = v.same_as
 	LEFT JOIN memories m ON v.shared & 4 AND m.namespace = v.namespace AND m.id = v.memory_id
-	LEFT JOIN episodes ve ON v.shared & 8 AND ve.namespace = v.namespace AND ve.id = v.evidence_episode_ids ->> 0
-	LEFT JOIN episodes se ON s.shared & 8 AND se.namespace = s.namespace AND se.id = s.evidence_episode_ids ->> 0
+	LEFT JOIN episodes ve ON v.shared & 8 AND ve.namespace = v.namespace AND ve.id = iif(typeof(v.evidence_episode_ids) = 'blob', substr(v.evidence_episode_ids, 1, 16), v.evidence_episode_ids ->> 0)
+	LEFT JOIN episodes se ON s.shared & 8 AND se.namespace = s.namespace AND se.id = iif(typeof(s.evidence_episode_ids) = 'blob', substr(s.evidence_episode_ids, 1, 16), s.evidence_episode_ids ->> 0)
 	WHERE v.namespace = ? AND v.status NOT IN ('deleted', 'quarantined') ORDER BY v.id`
 	// streamContent is versionContentExpr over qStreamVersions' joins.
 	streamContent = `CASE WHEN v.shared & 2 THEN (CASE WHEN s.shared & 8 THEN coalesce(se.content, '') ELSE s.content END)
@@ -741,8 +749,8 @@ func decodeVersion(d *decoder) *memory.Version {
 	valueIsContent := d.i+valueCol < d.n && d.src.kind(d.i+valueCol) == kindNull
 	v := &memory.Version{
 		Namespace:          d.sym(),
-		ID:                 d.str(),
-		MemoryID:           d.str(),
+		ID:                 d.id(),
+		MemoryID:           d.id(),
 		Seq:                int(d.int()),
 		Scope:              memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:               memory.Kind(d.code()),
@@ -759,7 +767,7 @@ func decodeVersion(d *decoder) *memory.Version {
 		FailureCount:       int(d.int()),
 		Status:             memory.Status(d.sym()),
 		Operation:          memory.Operation(d.code()),
-		SupersededBy:       d.str(),
+		SupersededBy:       d.id(),
 		ObservedAt:         d.time(),
 		RecordedAt:         d.time(),
 		ValidFrom:          d.time(),
@@ -769,7 +777,7 @@ func decodeVersion(d *decoder) *memory.Version {
 	if valueIsContent {
 		v.Value = v.Content
 	}
-	d.json(&v.EvidenceEpisodeIDs)
+	v.EvidenceEpisodeIDs = d.idList()
 	v.EvidenceSpans = d.spans(v.EvidenceEpisodeIDs)
 	v.Provenance = memory.Provenance{
 		Extractor:     d.code(),
@@ -807,14 +815,14 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	}
 	var c encoder
 	args := []any{
-		v.Namespace, v.ID, v.MemoryID, v.Seq,
+		v.Namespace, idArg(v.ID), idArg(v.MemoryID), v.Seq,
 		v.Scope.AgentID, v.Scope.UserID, v.Scope.ProjectID, v.Scope.SessionID,
 		encodeSym(string(v.Kind)), encodeSym(string(v.Type)), v.Subject, v.Key, v.Value, v.Content, encodeSym(string(v.Criticality)),
 		v.Confidence, v.Usefulness, v.Trust, v.ReinforcementCount, v.FailureCount,
-		string(v.Status), encodeSym(string(v.Operation)), v.SupersededBy,
+		string(v.Status), encodeSym(string(v.Operation)), idArg(v.SupersededBy),
 		c.time("observed_at", v.ObservedAt), c.time("recorded_at", v.RecordedAt),
 		c.time("valid_from", v.ValidFrom), c.timePtr("valid_to", v.ValidTo), c.time("updated_at", v.UpdatedAt),
-		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
+		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
 		encodeSym(v.Provenance.Extractor), encodeSym(v.Provenance.Model), encodeSym(v.Provenance.PromptVersion),
 		encodeSym(v.Provenance.Embedder), v.Provenance.EmbedderDim, encodeSym(v.Provenance.Source),
 		v.Tokens, v.SearchText, blob(search.PackVector(v.Embedding)), nil, nil,
@@ -828,7 +836,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	}
 	owner := e.sharedWith(v)
 	if owner != "" {
-		args[13], args[38], args[40] = "", nil, owner
+		args[13], args[38], args[40] = "", nil, idArg(owner)
 		shared |= 2
 	}
 	if args[25] == args[23] {
@@ -940,7 +948,9 @@ const minEpisodeText = 48
 // qOwnEpisodeText gives a version that refers to its first evidence
 // episode's text its own copy before an update names another episode first.
 const qOwnEpisodeText = `UPDATE versions SET content = ` + versionEpisodeText + `, shared = versions.shared & ~8
-	WHERE namespace = ? AND id = ? AND versions.shared & 8 AND (versions.evidence_episode_ids ->> 0) IS NOT (? ->> 0)`
+	WHERE namespace = ?1 AND id = ?2 AND versions.shared & 8
+	  AND (iif(typeof(versions.evidence_episode_ids) = 'blob', substr(versions.evidence_episode_ids, 1, 16), versions.evidence_episode_ids ->> 0))
+	  IS NOT iif(typeof(?3) = 'blob', substr(?3, 1, 16), ?3 ->> 0)`
 
 func (e *executor) SetEmbedding(ctx context.Context, p memory.SetEmbeddingParams) error {
 	if err := e.setEmbedding(ctx, p); err != nil {
@@ -961,7 +971,7 @@ func (e *executor) setEmbedding(ctx context.Context, p memory.SetEmbeddingParams
 	if err := e.logChange(ctx, p.Namespace, p.ID, at); err != nil {
 		return err
 	}
-	return execOne(ctx, e, qSetEmbedding, blob(search.PackVector(p.Embedding)), encodeSym(p.Embedder), p.EmbedderDim, p.Namespace, p.ID)
+	return execOne(ctx, e, qSetEmbedding, blob(search.PackVector(p.Embedding)), encodeSym(p.Embedder), p.EmbedderDim, p.Namespace, idArg(p.ID))
 }
 
 func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) error {
@@ -970,12 +980,12 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 	}
 	var c encoder
 	args := []any{
-		string(v.Status), encodeSym(string(v.Operation)), v.SupersededBy, c.timePtr("valid_to", v.ValidTo),
+		string(v.Status), encodeSym(string(v.Operation)), idArg(v.SupersededBy), c.timePtr("valid_to", v.ValidTo),
 		v.Confidence, v.Usefulness, v.Trust,
 		v.ReinforcementCount, v.FailureCount,
-		c.json("evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
+		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
 		c.time("updated_at", v.UpdatedAt),
-		v.Namespace, v.ID,
+		v.Namespace, idArg(v.ID),
 	}
 	if c.err != nil {
 		return c.err
@@ -984,14 +994,14 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
 		return err
 	}
-	if _, err := e.exec(ctx, qOwnEpisodeText, v.Namespace, v.ID, args[9]); err != nil {
+	if _, err := e.exec(ctx, qOwnEpisodeText, v.Namespace, args[13], args[9]); err != nil {
 		return mapErr(err)
 	}
 	return execOne(ctx, e, qUpdateVersionState, args...)
 }
 
 func (e *executor) GetVersion(ctx context.Context, p memory.GetParams) (*memory.Version, error) {
-	v, err := getOne(ctx, e, p, qGetVersion, decodeVersion)
+	v, err := getOne(ctx, e, p, idArg(p.ID), qGetVersion, decodeVersion)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get version %s: %w", p.ID, err)
 	}
@@ -1001,16 +1011,21 @@ func (e *executor) GetVersion(ctx context.Context, p memory.GetParams) (*memory.
 func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 	w := where{args: []any{p.Namespace}}
 	if p.MemoryID != "" {
-		w.eq("memory_id", p.MemoryID)
+		w.eq("memory_id", idArg(p.MemoryID))
 	}
 	if len(p.IDs) > 0 {
-		w.in("id", p.IDs)
+		w.inIDs("id", p.IDs)
 	}
 	if len(p.Kinds) > 0 {
 		w.in("kind", encodeSyms(p.Kinds))
 	}
 	if len(p.Statuses) > 0 {
 		w.in("status", p.Statuses)
+		if !slices.Contains(p.Statuses, memory.StatusActive) {
+			// Lets the planner use versions_not_active (the partial
+			// index's condition must appear in the query).
+			w.sb.WriteString(" AND status <> 'active'")
+		}
 	}
 	if p.Subject != "" || p.Key != "" {
 		// A version has its slot's subject and key. The slots answer
@@ -1066,7 +1081,7 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 		// The first term bounds the index range; the second breaks ties.
 		w.cond("recorded_at <= ?", at)
 		w.sb.WriteString(" AND (recorded_at < ? OR id < ?)")
-		w.args = append(w.args, at, p.After.ID)
+		w.args = append(w.args, at, idArg(p.After.ID))
 	}
 	if !p.Until.IsZero() {
 		w.cond("recorded_at < ?", c.time("until", p.Until))
@@ -1082,6 +1097,11 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 	}
 	if len(p.Statuses) > 0 {
 		w.in("status", p.Statuses)
+		if !slices.Contains(p.Statuses, memory.StatusActive) {
+			// Lets the planner use versions_not_active (the partial
+			// index's condition must appear in the query).
+			w.sb.WriteString(" AND status <> 'active'")
+		}
 	}
 	if p.Subject != "" {
 		w.cond("("+versionSlotSubject+") = ?", p.Subject)
@@ -1200,10 +1220,10 @@ const (
 func decodeAdmission(d *decoder) *memory.Admission {
 	a := &memory.Admission{
 		Namespace: d.sym(),
-		ID:        d.str(),
-		EpisodeID: d.str(),
-		MemoryID:  d.str(),
-		VersionID: d.str(),
+		ID:        d.id(),
+		EpisodeID: d.id(),
+		MemoryID:  d.id(),
+		VersionID: d.id(),
 		Decision:  memory.AdmissionDecision(d.sym()),
 	}
 	a.Reasons = d.reasons()
@@ -1245,12 +1265,12 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 		for _, a := range p.Admissions {
 			var c encoder
 			args := []any{
-				p.Namespace, a.ID, a.EpisodeID, a.MemoryID, a.VersionID, string(a.Decision),
+				p.Namespace, idArg(a.ID), idArg(a.EpisodeID), idArg(a.MemoryID), idArg(a.VersionID), string(a.Decision),
 				c.reasons(a.Reasons), string(a.Operation), a.Content, encodeSym(a.Extractor),
 				c.time("created_at", a.CreatedAt), nil, nullText(memory.EncodeModels(a.Models)),
 			}
 			if a.Content != "" {
-				args[11] = a.EpisodeID
+				args[11] = args[2] // the episode's id
 			}
 			if c.err != nil {
 				return memory.Within(c.err, "admission %s", a.ID)
@@ -1266,15 +1286,16 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	w := where{args: []any{p.Namespace}}
 	// admissions_by_memory and admissions_by_episode hold an id's last 8
-	// characters (migration 0021); the row holds all of it.
+	// characters (migration 0021), or its compact form's last 8 bytes
+	// (0022); the row holds all of it.
 	if p.MemoryID != "" {
-		w.cond("substr(memory_id, -8) = substr(?, -8)", p.MemoryID)
-		w.eq("memory_id", p.MemoryID)
+		w.cond("substr(memory_id, -8) = substr(?, -8)", idArg(p.MemoryID))
+		w.eq("memory_id", idArg(p.MemoryID))
 		w.sb.WriteString(" AND memory_id <> ''") // admissions_by_memory is partial on it
 	}
 	if p.EpisodeID != "" {
-		w.cond("substr(episode_id, -8) = substr(?, -8)", p.EpisodeID)
-		w.eq("episode_id", p.EpisodeID)
+		w.cond("substr(episode_id, -8) = substr(?, -8)", idArg(p.EpisodeID))
+		w.eq("episode_id", idArg(p.EpisodeID))
 	}
 	if p.Decision != "" {
 		w.eq("decision", string(p.Decision))
@@ -1382,7 +1403,7 @@ func (e *executor) createTrace(ctx context.Context, t *memory.Trace) error {
 }
 
 func (e *executor) GetTrace(ctx context.Context, p memory.GetParams) (*memory.Trace, error) {
-	t, err := getOne(ctx, e, p, qGetTrace, decodeTrace)
+	t, err := getOne(ctx, e, p, p.ID, qGetTrace, decodeTrace)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get trace %s: %w", p.ID, err)
 	}
@@ -1420,14 +1441,19 @@ func (e *executor) ListTraces(ctx context.Context, p memory.ListTracesParams) ([
 // ---- stats and namespaces ---------------------------------------------------
 
 // qStats counts everything in one statement, so the numbers come from one
-// snapshot even while writes go on.
+// snapshot even while writes go on. The versions that are not active are
+// counted in versions_not_active, the active ones as the rest of a count
+// over the primary key (no index holds the active versions alone; reading
+// the rows to group them would read every version's page).
 const qStats = `
 SELECT 'episodes', '', count(*) FROM episodes WHERE namespace = ?1
 UNION ALL SELECT 'episodes', 'archived', coalesce(sum(episodes), 0) FROM episode_archive WHERE namespace = ?1
 UNION ALL SELECT 'memories', '', count(*) FROM memories WHERE namespace = ?1
 UNION ALL SELECT 'admissions', '', count(*) FROM admissions WHERE namespace = ?1
 UNION ALL SELECT 'traces', '', count(*) FROM traces WHERE namespace = ?1
-UNION ALL SELECT 'versions', status, count(*) FROM versions WHERE namespace = ?1 GROUP BY status`
+UNION ALL SELECT 'versions', status, count(*) FROM versions WHERE namespace = ?1 AND status <> 'active' GROUP BY status
+UNION ALL SELECT 'versions', 'active', count(*) - (SELECT count(*) FROM versions WHERE namespace = ?1 AND status <> 'active')
+  FROM versions WHERE namespace = ?1 HAVING count(*) > (SELECT count(*) FROM versions WHERE namespace = ?1 AND status <> 'active')`
 
 func (e *executor) Stats(ctx context.Context, p memory.StatsParams) (*memory.Stats, error) {
 	st, err := e.stats(ctx, p)
@@ -1501,12 +1527,15 @@ ORDER BY 1`
 // ---- shared read paths ------------------------------------------------------
 
 // getOne reads the row named by p, or memory.ErrNotFound.
-func getOne[T any](ctx context.Context, e *executor, p memory.GetParams, q string, decode func(*decoder) T) (T, error) {
+//
+// key is the row's id as bound: idArg(p.ID) for the tables whose ids are
+// stored compactly, p.ID for the others.
+func getOne[T any](ctx context.Context, e *executor, p memory.GetParams, key any, q string, decode func(*decoder) T) (T, error) {
 	var zero T
 	if err := checkNamespace(p.Namespace); err != nil {
 		return zero, err
 	}
-	out, err := collect(ctx, e, decode, q, p.Namespace, p.ID)
+	out, err := collect(ctx, e, decode, q, p.Namespace, key)
 	if err != nil {
 		return zero, err
 	}

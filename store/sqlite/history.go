@@ -12,17 +12,17 @@ import (
 
 const (
 	// The memories with more superseded versions than are kept; the
-	// grouping walks versions_by_status.
+	// grouping walks versions_not_active in memory order (status <> 'active'
+	// lets the planner use that partial index).
 	qHistoryOver = `SELECT memory_id FROM versions
-	WHERE namespace = ? AND status = 'superseded'
+	WHERE namespace = ? AND status = 'superseded' AND status <> 'active'
 	GROUP BY memory_id HAVING COUNT(*) > ?
 	ORDER BY memory_id LIMIT ?`
 	// The newest are the latest observed (then the latest written): a late
 	// statement about the distant past gets the highest seq but is the
 	// oldest history, and the value just before the current one stays.
 	// "+status" keeps the planner on the memory's own versions
-	// (namespace, memory_id): versions_by_status would walk every
-	// superseded version of the namespace.
+	// (namespace, memory_id).
 	qHistoryDelete = `DELETE FROM versions
 	WHERE namespace = ? AND memory_id = ? AND +status = 'superseded'
 	  AND id NOT IN (SELECT id FROM versions
@@ -49,12 +49,13 @@ func (e *executor) pruneHistory(ctx context.Context, p memory.PruneHistoryParams
 	}
 	var deleted []string
 	err := e.eachOverBound(ctx, p, qHistoryOver, func(memID string) error {
-		ids, err := e.strings(ctx, qHistoryDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
+		mid := idArg(memID)
+		ids, err := e.strings(ctx, qHistoryDelete, p.Namespace, mid, p.Namespace, mid, p.Keep)
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
-			if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, memID, id); err != nil {
+			if _, err := e.exec(ctx, qHistoryAdmissions, p.Namespace, mid, idArg(id)); err != nil {
 				return mapErr(err)
 			}
 			// Logged like any version write: a follower finds the
@@ -121,7 +122,8 @@ func (e *executor) PruneReinforcements(ctx context.Context, p memory.PruneHistor
 func (e *executor) pruneReinforcements(ctx context.Context, p memory.PruneHistoryParams) (int, error) {
 	var deleted int64
 	err := e.eachOverBound(ctx, p, qReinforcedOver, func(memID string) error {
-		res, err := e.exec(ctx, qReinforcementsDelete, p.Namespace, memID, p.Namespace, memID, p.Keep)
+		mid := idArg(memID)
+		res, err := e.exec(ctx, qReinforcementsDelete, p.Namespace, mid, p.Namespace, mid, p.Keep)
 		if err != nil {
 			return mapErr(err)
 		}
@@ -144,7 +146,8 @@ func (s *Store) PruneReinforcements(ctx context.Context, p memory.PruneHistoryPa
 	return n, err
 }
 
-// strings runs a query of one text column.
+// strings runs a query of one text column: ids of the tables that store
+// them compactly (ids.go) come back as their text.
 func (e *executor) strings(ctx context.Context, q string, args ...any) ([]string, error) {
 	rows, err := e.query(ctx, q, args...)
 	if err != nil {
@@ -153,7 +156,7 @@ func (e *executor) strings(ctx context.Context, q string, args ...any) ([]string
 	var out []string
 	for rows.Next() {
 		var s string
-		if err := rows.Scan(&s); err != nil {
+		if err := rows.Scan(idScan{&s}); err != nil {
 			rows.Close()
 			return nil, err
 		}
