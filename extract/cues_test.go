@@ -99,6 +99,13 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
 		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "language-amounts": languageAmountCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "cannot": cannotCues, "sentence-markers": sentenceMarkerCues,
 		"first-person-reports": firstPersonReportCues, "subject-adverbs": subjectAdverbCues,
+		"reported-speech": reportedSpeechCues, "dropped-subject": droppedSubjectCues, "gerund-subjects": gerundSubjectCues,
+		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,
+		"questions": questionCues, "hosted-at": hostedAtCues, "other-subjects": otherSubjectCues,
+		"servings": servingCues, "passive-preps": passivePrepCues, "move-adverbs": moveAdverbCues, "work-adverbs": workAdverbCues,
+		"subject-modals": subjectModalCues, "rule-subjects": ruleSubjectCues, "allergy-leads": allergyLeadCues,
+		"job-talk": jobTalkCues, "np-adjectives": npAdjectiveCues, "purpose-owners": purposeOwnerCues,
+		"purpose-determiners": purposeDeterminerCues, "others-wishes": othersWishCues, "now": nowCues, "new-value-leads": newValueLeadCues,
 	} {
 		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
@@ -466,6 +473,46 @@ func TestCuePatternPhrasesAndVerbClasses(t *testing.T) {
 	for _, bad := range []string{"%past(@verbs/nope) => skip", "%pluperfect(@verbs/change-verbs) => skip"} {
 		if _, err := parseCuePattern(bad); err == "" {
 			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// The yes-or-no tables say what their comments say, read through the
+// functions that run them.
+func TestYesNoCueTables(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		fn   func([]token) bool
+		yes  []string
+		no   []string
+	}{
+		{"reported-speech", reportedByOther,
+			[]string{"Bob told me he prefers Emacs", "according to Ines the office moved", "I was told it ships Friday", "Dana likes Vim, she says."},
+			[]string{"As I said, I prefer Vim", "Let me tell you about Rust", "Dana likes Vim, she claims it loads quicker", "I said it already"}},
+		{"questions", isQuestion,
+			[]string{"so what editor do I use", "Should we move to Oslo", "Will you check the logs", "I wonder whether Zig is ready"},
+			[]string{"What I use is Vim", "Will lives in Paris", "Have a look at the logs", "May is my favourite month", "Do not push to main"}},
+		{"dropped-subject", droppedSubject,
+			[]string{"Switched to Neovim last week", "Living in Porto now", "Went lactose intolerant in May", "Not a big fan of YAML", "No longer on Slack"},
+			[]string{"Learning a language is hard", "Got a cat", "Fan of the week: Tom", "Went home early"}},
+		{"others-wishes", othersWish,
+			[]string{"my manager wants me to use Java", "Rosa asked me to move the standup"},
+			[]string{"I want me to relax", "wants me to"}},
+		{"job-talk", speaksOfJob,
+			[]string{"used to work at Acme", "handed in my notice today"},
+			[]string{"working on the garden", "the bakery opens at nine"}},
+	} {
+		for _, want := range []bool{true, false} {
+			texts := tc.yes
+			if !want {
+				texts = tc.no
+			}
+			for _, text := range texts {
+				if got := tc.fn(tokenize(text, 0, len(text), nil)); got != want {
+					t.Errorf("[%s] %q: %v, want %v", tc.name, text, got, want)
+				}
+			}
 		}
 	}
 }
