@@ -19,6 +19,11 @@ func TestCasualStatesWithoutSubject(t *testing.T) {
 		{"been on a tool", "Been on Vivaldi for a year now.", []string{"preference user prefers:browser=Vivaldi cue=correction"}},
 		{"on a tool now", "I'm on Zsh now.", []string{"preference user prefers:shell=Zsh cue=correction"}},
 		{"been on something else", "Been on leave all week.", nil},
+		{"went + a two-word diet", "went lactose intolerant in my thirties", []string{"fact user diet=lactose intolerant cue=correction"}},
+		{"a gerund with its I dropped", "Enjoying Kotlin more than I expected.", []string{"preference user likes:kotlin=Kotlin"}},
+		{"a gerund that is the subject", "Enjoying Kotlin makes the job easier.", nil},
+		{"a fandom with its I dropped", "Longtime fan of Zig.", []string{"preference user likes:zig=Zig"}},
+		{"a two-word team noun opens an aside", "In our dev team we track bugs in Linear.", []string{"fact team uses:issue_tracker=Linear"}},
 		{"a reason after the comma", "Stopped using Trello, the board got messy.", []string{"preference user prefers:issue_tracker=Trello cue=negation"}},
 		{"a participle before a noun", "I like pho, fried chicken and laksa.", []string{
 			"preference user likes:pho=pho", "preference user likes:fried_chicken=fried chicken", "preference user likes:laksa=laksa"}},

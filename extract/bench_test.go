@@ -68,3 +68,25 @@ func BenchmarkDetectInstruction(b *testing.B) {
 		DetectInstruction(benchSentences[i%len(benchSentences)])
 	}
 }
+
+// BenchmarkExtractInputs extracts every event of the -extract.inputs file
+// (TestExtractionUnchanged's format) once per iteration: the CPU an event
+// costs on a realistic mix, to compare two trees. Skipped without the flag.
+func BenchmarkExtractInputs(b *testing.B) {
+	if *unchangedInputs == "" {
+		b.Skip("no -extract.inputs")
+	}
+	evs := readUnchangedInputs(b, *unchangedInputs)
+	r := NewRules()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, ev := range evs {
+			if _, err := r.Extract(ctx, ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs))/1e3, "us/event")
+}

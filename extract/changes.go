@@ -7,6 +7,7 @@ package extract
 // (cues.go, lexicons/cue-patterns.txt).
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -23,24 +24,25 @@ type made struct {
 	denial bool
 }
 
-// speaksOfSelf reports whether ts speaks of the speaker.
+// speaksOfSelf reports whether ts speaks of the speaker: [self-words] of
+// lexicons/subjects.txt.
 func speaksOfSelf(ts []token) bool {
-	return hasWord(ts, "i", "i'm", "i've", "i'll", "me", "my", "we", "we're", "our")
+	return slices.ContainsFunc(ts, func(t token) bool { return selfWords[t.low] })
 }
 
+var selfWords = wordSet("subjects", "self-words")
+
 // otherSubject reports a person other than the speaker among ts: a
-// pronoun or a capitalised word past the first ("Tom's last day").
+// pronoun or a capitalised word past the first ("Tom's last day"), the
+// [other-subjects] table of lexicons/cue-patterns.txt at every token.
 func otherSubject(ts []token) bool {
-	for k, t := range ts {
-		if is(ts, k, "he", "she", "they", "his", "her", "their", "'s", "you", "your") ||
-			t.capital && k > 0 && t.low != "i" && !weekdayOrMonth[t.low] {
+	for k := range ts {
+		if e, ok := firstCueAt(otherSubjectCues, ts, k); ok && e&cueSomeone != 0 {
 			return true
 		}
 	}
 	return false
 }
-
-var weekdayOrMonth = wordSet("changes", "weekday-or-month")
 
 // homeBought reads a home bought, rented or moved into: "we finally
 // closed on a flat in Ghent", "I bought a little house in Leiden", "got
@@ -140,17 +142,18 @@ var notOwnHome = wordSet("changes", "not-own-home")
 func speakerOpens(ts []token) bool {
 	for k, t := range ts {
 		switch {
-		case is(ts, k, "i", "we", "i've", "we've", "'ve", "have", "had", "just", "finally", "officially", "actually",
-			"got", "signed", "the", "our", "my", "new", "'re", "are", "am", "'m", "so", "well", "and", "yeah", "ok", "okay"):
-		case adverbs[t.low]:
-		case t.kind == tPunct:
-		case is(ts, k, "partner", "wife", "husband", "boyfriend", "girlfriend", "fiance", "fiancee", "fiancé", "fiancée") && hasWord(ts[k:], "i"):
+		case speakerOpeners[t.low] || adverbs[t.low] || t.kind == tPunct:
+		case partners[t.low] && hasWord(ts[k:], "i"):
 		default:
 			return false
 		}
 	}
 	return true
 }
+
+// speakerOpeners and partners are [speaker-openers] and [partners] of
+// lexicons/changes.txt.
+var speakerOpeners, partners = wordSet("changes", "speaker-openers"), wordSet("changes", "partners")
 
 // hasWord reports whether any token of ts is one of words.
 func hasWord(ts []token, words ...string) bool {

@@ -37,20 +37,16 @@ func seq(ts []token, i int, words ...string) bool {
 
 func isPunct(t token) bool { return t.kind == tPunct }
 
-// interrogatives and auxiliaries open questions: "What's my favorite
-// editor", "Should I move to Berlin", "Do you like Vim".
-var interrogatives = wordSet("clauses", "interrogatives")
-
-var questionAux = wordSet("clauses", "question-aux")
-
 // openers are words that may precede a question or statement without
 // changing it ("so", "and", "hey", "btw").
 var openers = wordSet("clauses", "openers")
 
-// isQuestion reports whether a sentence asks rather than tells: it ends in
-// (or contains) a question mark, or opens with an interrogative or an
-// auxiliary ("Do you...", "Should I..."). "Do not push to main" is an
-// imperative, not a question.
+// isQuestion reports whether a sentence asks rather than tells: it
+// contains a question mark, or its first word after the openers is an
+// interrogative or an auxiliary that asks ("Do you...", "Should I...", the
+// [questions] table of lexicons/cue-patterns.txt; "Do not push to main" is
+// an imperative), or it wonders ("I wonder whether...", "wondering if I
+// should").
 func isQuestion(ts []token) bool {
 	for _, t := range ts {
 		if t.kind == tPunct && t.low == "?" {
@@ -61,33 +57,11 @@ func isQuestion(ts []token) bool {
 	for i < len(ts) && (openers[ts[i].low] || isPunct(ts[i])) {
 		i++
 	}
-	w := lowAt(ts, i)
-	if interrogatives[w] {
-		// "What I use is Vim" and "How I work: ..." are statements.
-		return !is(ts, i+1, "i", "we")
+	if e, _, ok := matchCue(questionCues, ts[i:]); ok {
+		return e&cueQuestion != 0
 	}
-	if questionAux[w] {
-		next := lowAt(ts, i+1)
-		if next == "not" || next == "" {
-			return false
-		}
-		// "Will lives in Paris": a capitalised name, not "will".
-		if w == "will" && ts[i].capital && next != "you" && next != "i" && next != "we" && next != "it" {
-			return false
-		}
-		// "Have to use pnpm", "Have a look" are not questions.
-		if (w == "have" || w == "has" || w == "had") && !is(ts, i+1, "you", "i", "we", "they", "he", "she", "it", "my", "your", "our", "the") {
-			return false
-		}
-		// "May is my favorite month".
-		if w == "may" && ts[i].capital && is(ts, i+1, "is", "was") {
-			return false
-		}
-		return true
-	}
-	// "I wonder whether...", "I'm wondering if...", "wondering if I should".
 	for k := i; k < len(ts) && k < i+4; k++ {
-		if ts[k].low == "wonder" || ts[k].low == "wondering" {
+		if is(ts, k, "wonder", "wondering") {
 			return true
 		}
 	}
@@ -107,56 +81,19 @@ func startsHypothetical(ts []token) bool {
 	return ok
 }
 
-// reportingVerbs introduce someone's words.
-var reportingVerbs = wordSet("clauses", "reporting-verbs")
-
-// firstPersonReporters may report their own words: "as I said, I prefer
-// Vim" is still the speaker's statement.
-var firstPersonReporters = wordSet("clauses", "first-person-reporters")
-
 // reportedByOther reports whether the sentence relays what someone else
 // said or thinks ("She said 'I love Paris'", "Bob told me he prefers
-// Emacs", "according to Alice..."). Such text is not the speaker's claim.
+// Emacs", "according to Alice..."): the [reported-speech] table of
+// lexicons/cue-patterns.txt, tried at every word. Such text is not the
+// speaker's claim.
 func reportedByOther(ts []token) bool {
 	for k, t := range ts {
 		if t.kind != tWord {
 			continue
 		}
-		if t.low == "according" && is(ts, k+1, "to") {
+		if e, ok := firstCueAt(reportedSpeechCues, ts, k); ok && e&cueReport != 0 {
 			return true
 		}
-		if !reportingVerbs[t.low] || k == 0 {
-			continue
-		}
-		// Skip adverbs between the reporter and the verb ("she also said").
-		j := k - 1
-		for j >= 0 && (adverbs[ts[j].low] || ts[j].low == "once" || ts[j].low == "just" || ts[j].low == "always" || ts[j].low == "have" || ts[j].low == "has" || ts[j].low == "had" || ts[j].low == "did" || ts[j].low == "would") {
-			j--
-		}
-		if j < 0 || isPunct(ts[j]) {
-			continue
-		}
-		// "told" after a first-person reporter is fine; "I was told" and
-		// "you said" are not the speaker's own claim.
-		if firstPersonReporters[ts[j].low] {
-			continue
-		}
-		if ts[j].low == "was" || ts[j].low == "been" || ts[j].low == "you" || ts[j].low == "people" || ts[j].low == "everyone" {
-			return true
-		}
-		if ts[j].low == "to" || ts[j].low == "not" || ts[j].low == "do" || ts[j].low == "can" || ts[j].low == "will" {
-			continue // "I have news for you", "I didn't say", "Let me tell you"
-		}
-		if ts[j].low == "me" || ts[j].low == "us" || ts[j].low == "let" {
-			continue
-		}
-		// "Dana prefers Vim, she claims it loads quicker": an aside after the
-		// claim, reporting something else; "..., she says." at the end
-		// reports the claim itself.
-		if j > 0 && is(ts, j-1, ",") && is(ts, j, "she", "he", "they") && k+1 < len(ts) && ts[k+1].kind == tWord {
-			continue
-		}
-		return true
 	}
 	return false
 }

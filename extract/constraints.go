@@ -41,12 +41,7 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		if is(body, 0, "we") {
 			s = x.team // "It's important that we deploy on Tuesdays"
 		}
-		if is(body, 0, "we", "you", "i") {
-			body = body[1:]
-			for is(body, 0, "always", "never", "must", "should", "do", "not", "all", "only") {
-				body = body[1:]
-			}
-		}
+		body = body[cueLen(ruleSubjectCues, body):] // "that we always ..."
 		x.rule(s, ts[k+n:], body, f)
 		return true
 	}
@@ -304,33 +299,9 @@ func encouragement(quote, body []token) bool {
 			return true
 		}
 	}
-	j := 0
-	for is(body, j, "do", "not", "never", "ever", "always", "just", "please", "to") {
-		j++
-	}
-	w, next := lowAt(body, j), lowAt(body, j+1)
-	switch {
-	case w == "give" && next == "up", w == "lose" && is(body, j+1, "hope", "heart", "faith", "sight"),
-		w == "stop" && is(body, j+1, "believing", "dreaming", "trying", "smiling"),
-		w == "miss" && is(body, j+1, "a", "out"), w == "look" && next == "back",
-		w == "quit" && (next == "" || body[j+1].kind == tPunct), w == "shy" && next == "away",
-		w == "take" && is(body, j+1, "it", "things") || w == "let" && is(body, j+1, "anything", "nothing", "it", "that", "this", "them", "fear", "doubt", "anyone", "go"):
-		return true
-	case w == "be" && moods[next], w == "feel" || w == "worry" || w == "stress" || w == "panic":
-		return true
-	case w == "keep" && (isGerund(next) || strings.HasSuffix(next, "in") && isGerund(next+"g")), w == "keep" && is(body, j+1, "it", "up", "going", "at") && !answerStyles[lowAt(body, j+2)]:
-		return true // "Keep learning", "Keep rockin' it"
-	case w == "talk" && is(body, j+1, "soon", "later", "tomorrow", "again"), w == "catch" && is(body, j+1, "ya", "you", "up"):
-		return true // "Talk soon!": goodbye
-	case w == "stay" && is(body, j+1, "positive", "strong", "calm", "safe", "humble", "hungry", "curious", "motivated", "focused", "tuned", "awesome", "cool", "safe.", "true"):
-		return true
-	}
-	return false
+	_, _, ok := matchCue(encouragementCues, body)
+	return ok
 }
-
-// moods follow "don't be" in encouragement, not in rules ("don't be late"
-// stays a rule).
-var moods = wordSet("constraints", "moods")
 
 // bodyBlocked rejects rule bodies that are small talk: "never mind", "don't
 // worry", "always happy to help", "never again".

@@ -12,7 +12,7 @@ import (
 // run by one matcher; the file's header documents the pattern syntax.
 
 // cueEffect says what a matched cue pattern means.
-type cueEffect uint32
+type cueEffect uint64
 
 const (
 	cueCorrection  cueEffect = 1 << iota // the clause corrects an earlier value
@@ -42,6 +42,12 @@ const (
 	cueAvoid                             // [cannot]: a diet avoids what follows
 	cueMustInclude                       // [sentence-markers]: never to be left out
 	cueHigh                              // important
+	cueReport                            // [reported-speech]: someone else's words follow
+	cueDropped                           // [dropped-subject]: the clause's "I" is left out
+	cueGerund                            // unless the gerund that opens it is its subject
+	cueNoun                              // [gerund-subjects]: the gerund is the clause's subject
+	cueSomeone                           // [names-someone]: someone other than the speaker is named
+	cueQuestion                          // [questions]: the sentence asks
 )
 
 var cueEffectNames = map[string]cueEffect{
@@ -49,7 +55,8 @@ var cueEffectNames = map[string]cueEffect{
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
 	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
-	"must-include": cueMustInclude, "high": cueHigh,
+	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
+	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone, "question": cueQuestion,
 }
 
 // cueElem matches one token.
@@ -61,14 +68,42 @@ type cueElem struct {
 	not      bool               // !word: must not follow
 	gap      int                // ...N: up to N tokens but punctuation, up to the first the next token matches; ...N!word: none of them one of these
 	behind   bool               // <!word: a token before the match, not one of these
-	after    bool               // <word: the token before the match is one of these
+	after    bool               // <word: the token before the match is one of these; <word*: every one in a row before it
 	start    bool               // <^|word: or nothing comes before the match
 	end      bool               // >word|$: or nothing follows
 	classes  []func(token) bool // %class: a token of a class
+	phrases  [][]string         // entries of a lexicon table of more than one word: "lactose intolerant"
+	capital  map[string]bool    // Word: the word, written with a capital ("Will", a name)
+	special  bool               // capital or classes are set
 }
 
-func (e cueElem) matches(t token) bool {
-	if e.words[t.low] {
+// phraseLen returns how many tokens at ts[pos] one of the element's
+// phrases takes, or 0.
+func (e *cueElem) phraseLen(ts []token, pos int) int {
+next:
+	for _, ph := range e.phrases {
+		if pos+len(ph) > len(ts) {
+			continue
+		}
+		for i, w := range ph {
+			if ts[pos+i].low != w {
+				continue next
+			}
+		}
+		return len(ph)
+	}
+	return 0
+}
+
+// matches reports whether t is one of the element's words, or of its
+// capitalised words or classes (kept out of line: matches is inlined in
+// the matcher's loops, and most elements are words only).
+func (e *cueElem) matches(t token) bool {
+	return e.words[t.low] || e.special && e.matchesSpecial(t)
+}
+
+func (e *cueElem) matchesSpecial(t token) bool {
+	if t.capital && e.capital[t.low] {
 		return true
 	}
 	for _, c := range e.classes {
@@ -84,6 +119,12 @@ var tokenClasses = map[string]func(token) bool{
 	"ordinal": func(t token) bool { return ordinal(t.low) },   // "9th", "21st"
 	"day":     func(t token) bool { return dayNumber(t.low) }, // "1" to "31"
 	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
+	"plain":   func(t token) bool { return t.kind == tWord },  // a word: not punctuation, not a quote
+	"punct":   func(t token) bool { return t.kind == tPunct }, // punctuation
+	"any":     func(token) bool { return true },               // any token
+	"ing": func(t token) bool { // a gerund, or one with its g dropped: "rockin'"
+		return isGerund(t.low) || strings.HasSuffix(t.low, "in") && isGerund(t.low+"g")
+	},
 	"quote":   func(t token) bool { return t.kind == tQuote }, // a quoted passage
 	"capital": func(t token) bool { return t.capital },        // written with a capital: "Linz"
 	"verb":    func(t token) bool { return verbLike(t.low) },  // a verb the rules know, or a form of "be"
@@ -97,10 +138,15 @@ var tokenClasses = map[string]func(token) bool{
 	},
 }
 
+// verbClasses are the forms of %form(@file/table): a form of a verb whose
+// lemma the table lists.
+var verbClasses = map[string]vform{"past": fPast, "gerund": fGerund, "base": fBase}
+
 // cuePattern is one line of the table.
 type cuePattern struct {
 	elems  []cueElem
 	effect cueEffect
+	behind int // how many lookbehind elements open elems, read right to left
 }
 
 // The tables of lexicons/cue-patterns.txt.
@@ -148,6 +194,29 @@ var (
 	shortStayCues         = cuePatterns("short-stays")
 	closingReportCues     = cuePatterns("closing-reports")
 	endorsementCues       = cuePatterns("endorsements")
+	reportedSpeechCues    = cuePatterns("reported-speech")
+	droppedSubjectCues    = cuePatterns("dropped-subject")
+	gerundSubjectCues     = cuePatterns("gerund-subjects")
+	namesSomeoneCues      = cuePatterns("names-someone")
+	encouragementCues     = cuePatterns("encouragement")
+	questionCues          = cuePatterns("questions")
+	hostedAtCues          = cuePatterns("hosted-at")
+	otherSubjectCues      = cuePatterns("other-subjects")
+	servingCues           = cuePatterns("servings")
+	passivePrepCues       = cuePatterns("passive-preps")
+	moveAdverbCues        = cuePatterns("move-adverbs")
+	workAdverbCues        = cuePatterns("work-adverbs")
+	subjectModalCues      = cuePatterns("subject-modals")
+	ruleSubjectCues       = cuePatterns("rule-subjects")
+	allergyLeadCues       = cuePatterns("allergy-leads")
+	jobTalkCues           = cuePatterns("job-talk")
+	npAdjectiveCues       = cuePatterns("np-adjectives")
+	purposeOwnerCues      = cuePatterns("purpose-owners")
+	purposeDeterminerCues = cuePatterns("purpose-determiners")
+	othersWishCues        = cuePatterns("others-wishes")
+	nowCues               = cuePatterns("now")
+	newValueLeadCues      = cuePatterns("new-value-leads")
+	selfOpenerCues        = cuePatterns("self-openers")
 )
 
 // closingReport sets the flags of a report of belief that closes a
@@ -182,10 +251,11 @@ type cueTable struct {
 	ix   cueIndex
 }
 
-// cueIndex lists, by word, the patterns whose first token must be that
-// word (the first after a lookbehind), and apart those that may match
-// whatever the token is (an optional, repeated, negated or class first
-// token).
+// cueIndex lists, by word, the patterns whose first consumed token must
+// be that word (the first after the lookbehinds, or one of an optional or
+// repeated token before it: "to|do|not* give up" is listed under each of
+// its words and "give"), and apart those that may match whatever the
+// token is (a class, a gap, a lookahead first, or nothing required).
 type cueIndex struct {
 	byWord map[string][]int
 	always []int
@@ -193,17 +263,36 @@ type cueIndex struct {
 
 func newCueIndex(ps []cuePattern) cueIndex {
 	ix := cueIndex{byWord: map[string][]int{}}
-	for i, p := range ps {
-		e := p.elems[0]
-		if (e.behind || e.after) && len(p.elems) > 1 {
-			e = p.elems[1]
+	add := func(w string, i int) {
+		if l := ix.byWord[w]; len(l) == 0 || l[len(l)-1] != i {
+			ix.byWord[w] = append(l, i)
 		}
-		if e.optional || e.many || e.not || e.behind || e.after || e.gap > 0 || len(e.classes) > 0 {
+	}
+	for i, p := range ps {
+		var firsts []*cueElem // the elements whose token may come first
+		required := false
+		for j := p.behind; j < len(p.elems) && !required; j++ {
+			e := &p.elems[j]
+			if e.not || e.ahead || e.gap > 0 || len(e.classes) > 0 {
+				break
+			}
+			firsts = append(firsts, e)
+			required = !e.optional && !e.many
+		}
+		if !required {
 			ix.always = append(ix.always, i)
 			continue
 		}
-		for w := range e.words {
-			ix.byWord[w] = append(ix.byWord[w], i)
+		for _, e := range firsts {
+			for w := range e.words {
+				add(w, i)
+			}
+			for w := range e.capital {
+				add(w, i)
+			}
+			for _, ph := range e.phrases {
+				add(ph[0], i)
+			}
 		}
 	}
 	return ix
@@ -211,6 +300,12 @@ func newCueIndex(ps []cuePattern) cueIndex {
 
 // candidates calls try with each pattern that may match at ts[k], in
 // table order, until try returns true.
+// none reports that no pattern may match at ts[k]: the callers skip
+// setting up a search, as most tokens of a sentence start none.
+func (ix *cueIndex) none(ts []token, k int) bool {
+	return len(ix.always) == 0 && (k >= len(ts) || len(ix.byWord[ts[k].low]) == 0)
+}
+
 func (ix *cueIndex) candidates(ts []token, k int, try func(int) bool) {
 	var w []int
 	if k < len(ts) {
@@ -281,15 +376,17 @@ func parseCuePattern(line string) (cuePattern, string) {
 		}
 		switch {
 		case strings.HasPrefix(f, "<!") && len(f) > 2:
-			if len(p.elems) > 0 {
+			if len(p.elems) > p.behind {
 				return p, "a lookbehind must come first: " + f
 			}
 			e.behind, f = true, f[2:]
+			p.behind++
 		case strings.HasPrefix(f, "<") && len(f) > 1:
-			if len(p.elems) > 0 {
+			if len(p.elems) > p.behind {
 				return p, "a lookbehind must come first: " + f
 			}
 			e.after, f = true, f[1:]
+			p.behind++
 		case strings.HasPrefix(f, ">") && len(f) > 1:
 			e.ahead, f = true, f[1:]
 		case strings.HasPrefix(f, "!") && len(f) > 1:
@@ -300,7 +397,7 @@ func parseCuePattern(line string) (cuePattern, string) {
 		} else if strings.HasSuffix(f, "*") && len(f) > 1 {
 			e.many, f = true, f[:len(f)-1]
 		}
-		if (e.ahead || e.not || e.behind || e.after) && (e.optional || e.many) {
+		if (e.ahead || e.not || e.behind) && (e.optional || e.many) || e.after && e.optional {
 			return p, "a lookaround cannot be optional or repeated: " + f
 		}
 		if lookahead && !e.ahead && !e.not {
@@ -335,6 +432,26 @@ func (e *cueElem) parseWords(f string) string {
 			e.start = true
 		case w == "$" && e.ahead:
 			e.end = true
+		case strings.HasPrefix(w, "%") && strings.HasSuffix(w, ")"):
+			// A form of the verbs of a table: %past(@verbs/change-verbs).
+			name, table, _ := strings.Cut(w[1:len(w)-1], "(@")
+			form, ok := verbClasses[name]
+			if !ok {
+				return "no verb class " + w
+			}
+			lemmas, ok := lexiconTables[table]
+			if !ok {
+				return "no lexicon table @" + table
+			}
+			lexiconUsed[table] = true
+			of := map[string]bool{}
+			for _, l := range lemmas {
+				of[l] = true
+			}
+			e.classes = append(e.classes, func(t token) bool {
+				v, ok := verbs[t.low]
+				return ok && v.form == form && of[v.lemma]
+			})
 		case strings.HasPrefix(w, "%"):
 			c, ok := tokenClasses[w[1:]]
 			if !ok {
@@ -348,12 +465,22 @@ func (e *cueElem) parseWords(f string) string {
 			}
 			lexiconUsed[w[1:]] = true
 			for _, x := range words {
-				e.words[x] = true
+				if ph := strings.Fields(x); len(ph) > 1 {
+					e.phrases = append(e.phrases, ph)
+				} else {
+					e.words[x] = true
+				}
 			}
+		case strings.ToLower(w) != w:
+			if e.capital == nil {
+				e.capital = map[string]bool{}
+			}
+			e.capital[strings.ToLower(w)] = true
 		default:
 			e.words[w] = true
 		}
 	}
+	e.special = e.capital != nil || len(e.classes) > 0
 	return ""
 }
 
@@ -364,18 +491,34 @@ func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
 // matchAt matches the pattern at ts[k:]; a lookbehind reads ts[k-1]. It
 // returns how many tokens the match consumes.
 func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
-	pos, consumed := k, k
-	for i := range p.elems {
+	// The lookbehinds, from the match back: "<, <she <just* said" reads
+	// "just"s, then "she", then the comma.
+	for i, b := p.behind-1, k; i >= 0; i-- {
 		e := &p.elems[i]
 		switch {
 		case e.behind:
-			if pos == 0 || e.matches(ts[pos-1]) {
+			if b == 0 || e.matches(ts[b-1]) {
 				return 0, false
 			}
-		case e.after:
-			if pos == 0 && !e.start || pos > 0 && !e.matches(ts[pos-1]) {
+			b--
+		case e.many:
+			for b > 0 && e.matches(ts[b-1]) {
+				b--
+			}
+		case b == 0:
+			if !e.start {
 				return 0, false
 			}
+		case !e.matches(ts[b-1]):
+			return 0, false
+		default:
+			b--
+		}
+	}
+	pos, consumed := k, k
+	for i := p.behind; i < len(p.elems); i++ {
+		e := &p.elems[i]
+		switch {
 		case e.gap > 0:
 			// Words up to the first the next token matches: "on the
 			// night ... desk at" stops at the first "desk".
@@ -403,12 +546,20 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 				pos++
 				consumed = pos
 			}
-		case pos < len(ts) && e.matches(ts[pos]):
-			pos++
-			consumed = pos
-		case e.optional:
 		default:
-			return 0, false
+			n := 0
+			if e.phrases != nil {
+				n = e.phraseLen(ts, pos) // a phrase before its first word alone
+			}
+			if n == 0 && pos < len(ts) && e.matches(ts[pos]) {
+				n = 1
+			}
+			if n > 0 {
+				pos += n
+				consumed = pos
+			} else if !e.optional {
+				return 0, false
+			}
 		}
 	}
 	return consumed - k, true
@@ -417,6 +568,9 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 // matchCue returns the first pattern of table matching the start of ts,
 // with how many tokens it consumes.
 func matchCue(table *cueTable, ts []token) (e cueEffect, n int, ok bool) {
+	if table.ix.none(ts, 0) {
+		return 0, 0, false
+	}
 	table.ix.candidates(ts, 0, func(i int) bool {
 		n, ok = table.pats[i].match(ts)
 		e = table.pats[i].effect
@@ -431,12 +585,26 @@ func matchCue(table *cueTable, ts []token) (e cueEffect, n int, ok bool) {
 // firstCueAt returns the effect of the first pattern of table matching
 // at ts[k] (a lookbehind reads ts[k-1]).
 func firstCueAt(table *cueTable, ts []token, k int) (e cueEffect, ok bool) {
+	if table.ix.none(ts, k) {
+		return 0, false
+	}
 	table.ix.candidates(ts, k, func(i int) bool {
 		_, ok = table.pats[i].matchAt(ts, k)
 		e = table.pats[i].effect
 		return ok
 	})
 	return e, ok
+}
+
+// cueAnywhere reports whether a pattern of table matches at some token of
+// ts (a lookbehind reads the token before).
+func cueAnywhere(table *cueTable, ts []token) bool {
+	for k := range ts {
+		if _, ok := firstCueAt(table, ts, k); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // eachCue calls fn with the effect of every pattern of table matching at
@@ -695,13 +863,11 @@ func (x *extraction) ownsChange(owner slotOwner, ts []token, k int) bool {
 
 // namesSomeone reports a person named in ts: a relation ("my sister"), a
 // third person's pronoun, or a name after a word that addresses or
-// praises someone ("congrats to Priya", "proud of Tom").
+// praises someone ("congrats to Priya", "proud of Tom"): the
+// [names-someone] table of lexicons/cue-patterns.txt at every token.
 func namesSomeone(ts []token) bool {
-	for k, t := range ts {
-		if relationNouns[t.low] || is(ts, k, "he", "she", "they", "his", "her", "their", "him", "them") {
-			return true
-		}
-		if t.capital && t.low != "i" && is(ts, k-1, "to", "for", "of", "congrats", "congratulations", "welcome") {
+	for k := range ts {
+		if e, ok := firstCueAt(namesSomeoneCues, ts, k); ok && e&cueSomeone != 0 {
 			return true
 		}
 	}
@@ -710,13 +876,8 @@ func namesSomeone(ts []token) bool {
 
 // selfOpens reports whether the words before a change leave the speaker
 // its subject: nothing (chat drops the "I"), "I" with auxiliaries and
-// adverbs ("I just got", "I was", "I've finally").
+// adverbs ("I just got", "I was", "I've finally"): [self-openers].
 func selfOpens(ts []token) bool {
-	for k, t := range ts {
-		if !is(ts, k, "i", "i've", "'ve", "have", "had", "was", "got", "been", "am", "'m", "just", "finally",
-			"officially", "actually", "recently", "so", "well", "and", "yeah", "ok", "okay") && !adverbs[t.low] && t.kind != tPunct {
-			return false
-		}
-	}
-	return true
+	_, _, ok := matchCue(selfOpenerCues, ts)
+	return ok
 }

@@ -99,6 +99,13 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
 		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "language-amounts": languageAmountCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "cannot": cannotCues, "sentence-markers": sentenceMarkerCues,
 		"first-person-reports": firstPersonReportCues, "subject-adverbs": subjectAdverbCues,
+		"reported-speech": reportedSpeechCues, "dropped-subject": droppedSubjectCues, "gerund-subjects": gerundSubjectCues,
+		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,
+		"questions": questionCues, "hosted-at": hostedAtCues, "other-subjects": otherSubjectCues,
+		"servings": servingCues, "passive-preps": passivePrepCues, "move-adverbs": moveAdverbCues, "work-adverbs": workAdverbCues,
+		"subject-modals": subjectModalCues, "rule-subjects": ruleSubjectCues, "allergy-leads": allergyLeadCues,
+		"job-talk": jobTalkCues, "np-adjectives": npAdjectiveCues, "purpose-owners": purposeOwnerCues,
+		"purpose-determiners": purposeDeterminerCues, "others-wishes": othersWishCues, "now": nowCues, "new-value-leads": newValueLeadCues,
 	} {
 		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
@@ -271,6 +278,48 @@ func TestCuePatternLookbehind(t *testing.T) {
 	}
 }
 
+// Several lookbehinds are read from the match back; a repeated one reads
+// past every one of its words.
+func TestCuePatternLookbehindChain(t *testing.T) {
+	t.Parallel()
+	p, err := parseCuePattern("<, <she|he <just|also* said >%plain => report")
+	if err != "" {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"Dana likes Vim, she said it is quick", true},
+		{"Dana likes Vim, she just also said it is quick", true},
+		{"Dana likes Vim, he also said 'fast'", false}, // a quote follows
+		{"Dana likes Vim and she said it is quick", false},
+		{"she said it is quick", false},     // nothing before "she"
+		{"Dana likes Vim, said Tom", false}, // no pronoun
+		{"Dana likes Vim, she said", false}, // nothing follows
+		{"Dana likes Vim, she once said it", false},
+	} {
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		got := false
+		for k := range ts {
+			if n, ok := p.matchAt(ts, k); ok {
+				got = true
+				if ts[k].low != "said" || n != 1 {
+					t.Errorf("%q: matched at %q consuming %d", tc.text, ts[k].low, n)
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: matched %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"said <she => report", "<she? said => report", "<!she* said => report"} {
+		if _, err := parseCuePattern(bad); err == "" {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
 // The index keeps file order: the first pattern that matches wins, whether
 // its first token is a fixed word or not.
 func TestCueIndexKeepsFileOrder(t *testing.T) {
@@ -387,6 +436,83 @@ func TestSelfCorrectionStart(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("selfCorrection(%q) starts at %q, want %q", text, got, want)
+		}
+	}
+}
+
+// A lexicon table's entries of several words match as phrases, and a verb
+// class takes the forms of the verbs a table lists.
+func TestCuePatternPhrasesAndVerbClasses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line, text string
+		n          int // tokens consumed; -1: no match
+	}{
+		{"went @lexicon/diets => skip", "went lactose intolerant", 3},
+		{"went @lexicon/diets => skip", "went vegan", 2},
+		{"went @lexicon/diets => skip", "went lactose", -1},
+		{"%past(@verbs/dropped-subject-past) => skip", "switched to Helix", 1},
+		{"%past(@verbs/dropped-subject-past) => skip", "switch to Helix", -1},
+		{"%past(@verbs/dropped-subject-past) => skip", "got a cat", -1},
+		{"%gerund(@verbs/dropped-subject-gerunds) => skip", "living in Graz", 1},
+		{"%gerund(@verbs/dropped-subject-gerunds) => skip", "lived in Graz", -1},
+	} {
+		p, err := parseCuePattern(tc.line)
+		if err != "" {
+			t.Fatalf("%s: %s", tc.line, err)
+		}
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		n, ok := p.match(ts)
+		if !ok {
+			n = -1
+		}
+		if n != tc.n {
+			t.Errorf("%q on %q consumed %d, want %d", tc.line, tc.text, n, tc.n)
+		}
+	}
+	for _, bad := range []string{"%past(@verbs/nope) => skip", "%pluperfect(@verbs/change-verbs) => skip"} {
+		if _, err := parseCuePattern(bad); err == "" {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// The yes-or-no tables say what their comments say, read through the
+// functions that run them.
+func TestYesNoCueTables(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		fn   func([]token) bool
+		yes  []string
+		no   []string
+	}{
+		{"reported-speech", reportedByOther,
+			[]string{"Bob told me he prefers Emacs", "according to Ines the office moved", "I was told it ships Friday", "Dana likes Vim, she says."},
+			[]string{"As I said, I prefer Vim", "Let me tell you about Rust", "Dana likes Vim, she claims it loads quicker", "I said it already"}},
+		{"questions", isQuestion,
+			[]string{"so what editor do I use", "Should we move to Oslo", "Will you check the logs", "I wonder whether Zig is ready"},
+			[]string{"What I use is Vim", "Will lives in Paris", "Have a look at the logs", "May is my favourite month", "Do not push to main"}},
+		{"dropped-subject", droppedSubject,
+			[]string{"Switched to Neovim last week", "Living in Porto now", "Went lactose intolerant in May", "Not a big fan of YAML", "No longer on Slack"},
+			[]string{"Learning a language is hard", "Got a cat", "Fan of the week: Tom", "Went home early"}},
+		{"others-wishes", othersWish,
+			[]string{"my manager wants me to use Java", "Rosa asked me to move the standup"},
+			[]string{"I want me to relax", "wants me to"}},
+		{"job-talk", speaksOfJob,
+			[]string{"used to work at Acme", "handed in my notice today"},
+			[]string{"working on the garden", "the bakery opens at nine"}},
+	} {
+		for _, want := range []bool{true, false} {
+			texts := tc.yes
+			if !want {
+				texts = tc.no
+			}
+			for _, text := range texts {
+				if got := tc.fn(tokenize(text, 0, len(text), nil)); got != want {
+					t.Errorf("[%s] %q: %v, want %v", tc.name, text, got, want)
+				}
+			}
 		}
 	}
 }

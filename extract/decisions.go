@@ -72,13 +72,7 @@ func (x *extraction) decisionBody(s subject, ts []token, f flags) {
 // dropSubjectModal drops "we will", "we'll", "we should", "we are going to"
 // at the start of a decided clause.
 func dropSubjectModal(ts []token) []token {
-	if is(ts, 0, "we", "i") {
-		ts = ts[1:]
-	}
-	for is(ts, 0, "will", "shall", "should", "would", "must", "are", "am", "going", "to", "now", "all") {
-		ts = ts[1:]
-	}
-	return ts
+	return ts[cueLen(subjectModalCues, ts):]
 }
 
 // decide reads "decided to X", "decided on X", "decided against X",

@@ -29,7 +29,7 @@ func Distractor(text string) (bool, string) {
 			if reason == "" {
 				reason = "reported"
 			}
-		case is(toks, 0, "he", "she", "they", "his", "her", "their", "him", "them"):
+		case thirdPersonWords[toks[0].low]:
 			if reason == "" {
 				reason = "unresolved_pronoun"
 			}
@@ -45,12 +45,18 @@ func Distractor(text string) (bool, string) {
 }
 
 // othersWish reports "... wants me to ...", "... asked me to ...": what
-// someone else wants of the speaker, not what the speaker holds.
+// someone else wants of the speaker, not what the speaker holds (the
+// [others-wishes] table of lexicons/cue-patterns.txt; the first wish
+// found decides).
 func othersWish(ts []token) bool {
-	for i := 1; i+2 < len(ts); i++ {
-		if is(ts, i, "wants", "want", "wanted", "asked", "told", "expects", "needs") && seq(ts, i+1, "me", "to") {
-			return !is(ts, i-1, "i")
+	for k := range ts {
+		if e, ok := firstCueAt(othersWishCues, ts, k); ok {
+			return e&cueSomeone != 0
 		}
 	}
 	return false
 }
+
+// thirdPersonWords are [third-person] of lexicons/subjects.txt: a sentence
+// that opens with one names someone only by a pronoun.
+var thirdPersonWords = wordSet("subjects", "third-person")

@@ -67,15 +67,21 @@
 // phrases the rules key on are token patterns in lexicons/cue-patterns.txt,
 // run by one matcher (cues.go; the file's header documents the syntax):
 // the cue words that open a clause, the speaker reporting their own words,
-// the markers of a correction inside a sentence and what may follow them, job changes and posts said in
-// passing, the openers of rules, decisions and hypotheticals, the wishes
-// that drop a clause, the modifiers between a subject and its verb, tastes
-// after a copula, dates, and the phrases of getting a home or a job. A
-// pattern is a line of tokens, each a word, alternatives (a|b), a lexicon
-// table (@file/table) or a class of words told by form (%ordinal, %verb),
-// optional (?) or repeated (*), with lookahead (>, !), lookbehind (<, <!)
-// and bounded gaps (...N), then => and what a match means. Which reader
-// reads a clause by its main verb is data too: [verb-readers] of
+// someone else's words relayed, what opens a question, a clause with its
+// "I" left out, the markers of a correction inside a sentence and what may
+// follow them, job changes and posts said in passing and whose they are,
+// the openers of rules, decisions and hypotheticals, pep talk shaped like
+// a rule, the wishes that drop a clause, the modifiers between a subject
+// and its verb, the words stripped before a value, tastes after a copula,
+// dates, and the phrases of getting a home or a job. A pattern is a line
+// of tokens, each a word (written with a capital: only so in the text),
+// alternatives (a|b), a lexicon table (@file/table, whose entries of
+// several words match as phrases), a class of words told by form
+// (%ordinal, %verb, %punct) or a form of the verbs of a table
+// (%past(@verbs/...)), optional (?) or repeated (*), with lookahead (>,
+// !), lookbehinds read from the match back (<, <!, <word*) and bounded
+// gaps (...N), then => and what a match means. Which reader reads a
+// clause by its main verb is data too: [verb-readers] of
 // lexicons/verbs.txt, with the verbs' inflections ([inflections]).
 //
 // # Precision

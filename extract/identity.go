@@ -4,6 +4,7 @@ package extract
 // where they work and as what, their name, diet and fandoms.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -207,15 +208,9 @@ func (x *extraction) atEmployerNow(s subject, ts []token, f flags) {
 	x.org(s, ts, f, true)
 }
 
-// speaksOfJob reports a sentence about a job or its end.
-func speaksOfJob(ts []token) bool {
-	for k := range ts {
-		if is(ts, k, "work", "worked", "working") && is(ts, k+1, "at", "for") {
-			return true // "used to work at Acme, I'm at Initech now"
-		}
-	}
-	return hasWord(ts, "job", "jobs", "employer", "quit", "resigned", "hired", "notice", "fired", "laid", "shift", "shifts", "contract", "offer")
-}
+// speaksOfJob reports a sentence about a job or its end: [job-talk] of
+// lexicons/cue-patterns.txt anywhere in it.
+func speaksOfJob(ts []token) bool { return cueAnywhere(jobTalkCues, ts) }
 
 // copulaNP reads "a/an/the ..." after a copula: "a fan of jazz", "a Vim
 // user", "a vegetarian", "a senior backend engineer at Acme".
@@ -223,11 +218,7 @@ func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 	if !personal(s) {
 		return
 	}
-	k := 1
-	for is(ts, k, "big", "huge", "massive", "great", "real", "total", "longtime", "long-time",
-		"die-hard", "diehard", "true", "lifelong", "proud", "devoted", "loyal", "avid") {
-		k++
-	}
+	k := 1 + cueLen(npAdjectiveCues, ts[1:]) // "a lifelong vegan", "a devoted Vim user"
 	if is(ts, k, "fan", "lover", "devotee") && is(ts, k+1, "of") {
 		dislike := false
 		if f.not && !f.anymore {
@@ -499,9 +490,7 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		return
 	}
 	f.past = false
-	for is(ts, 0, "back", "over", "out", "away", "permanently", "recently", "finally") {
-		ts = ts[1:]
-	}
+	ts = ts[cueLen(moveAdverbCues, ts):] // "moved back to", "moved away from"
 	if is(ts, 0, "from") {
 		k := 1
 		for k < len(ts) && !is(ts, k, "to") && k < 8 {
@@ -612,26 +601,20 @@ var workplaceHeads = wordSet("identity", "workplace-heads")
 // jobContext reports whether the words after a move name work ("for a
 // better role", "for the job"), so the move is between employers.
 func jobContext(ts []token) bool {
-	for _, t := range ts {
-		switch t.low {
-		case "job", "role", "position", "offer", "salary", "career", "promotion", "paycheck", "gig":
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ts, func(t token) bool { return jobContextWords[t.low] })
 }
+
+// jobContextWords are [job-context] of lexicons/identity.txt.
+var jobContextWords = wordSet("identity", "job-context")
 
 // work reads "work at/for X [as a Y]", "work as a Y".
 func (x *extraction) work(s subject, ts []token, f flags) {
 	if !personal(s) {
 		return
 	}
-	for is(ts, 0, "remotely", "full-time", "part-time", "fulltime", "currently", "now", "mostly", "mainly", "primarily", "still", "also", "freelance", "together") {
-		if ts[0].low == "now" {
-			f.corr = true
-		}
-		ts = ts[1:]
-	}
+	n := cueLen(workAdverbCues, ts) // "I work remotely for X", "work mostly at Y now"
+	f.corr = f.corr || hasWord(ts[:n], "now")
+	ts = ts[n:]
 	if f.not && !f.anymore {
 		if is(ts, 0, "at", "for") {
 			f.neg = true // "I don't work at Acme" ends that slot's Acme

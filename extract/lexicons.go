@@ -16,7 +16,8 @@ import (
 //
 //	# a comment (a line whose first non-space character is #)
 //	[table-name]
-//	one entry per line, lowercase, spaces allowed
+//	one entry per line, lowercase, spaces allowed (in cue-patterns.txt
+//	a capital says the word is written with one: "Will")
 //
 // A file is a list of named tables; an entry belongs to the table opened
 // last. Parsing never fails at run time: a malformed line is left out and
@@ -86,7 +87,9 @@ func parseLexicon(base, text string) (map[string][]string, []string) {
 			seen = map[string]bool{}
 		case table == "":
 			problems = append(problems, where+": entry "+line+" before any [table]")
-		case strings.ContainsAny(line, "[]\t") || line != strings.ToLower(line):
+		case strings.ContainsAny(line, "[]\t") || line != strings.ToLower(line) && base != "cue-patterns":
+			// Words are matched in lower case; a pattern's capital says
+			// the word must be written with one ("Will", a name).
 			problems = append(problems, where+": malformed entry "+line)
 		case seen[line]:
 			problems = append(problems, where+": duplicate entry "+line)
@@ -113,6 +116,16 @@ func wordList(file, table string) []string {
 // wordSet returns table of lexicons/file.txt as a set.
 func wordSet(file, table string) map[string]bool {
 	return set(wordList(file, table)...)
+}
+
+// phraseList returns table of lexicons/file.txt in file order, each
+// entry split into its words.
+func phraseList(file, table string) [][]string {
+	var out [][]string
+	for _, p := range wordList(file, table) {
+		out = append(out, strings.Fields(p))
+	}
+	return out
 }
 
 // wordGroups returns every table of lexicons/file.txt by table name: the

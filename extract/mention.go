@@ -79,12 +79,7 @@ func wholeAt(text string, ts []token, vt []string) int {
 		if end < len(ts) && ts[end].kind == tWord && !endsValue(ts[end].low) {
 			continue // "teamcity plugins" names no "teamcity"
 		}
-		j := k - 1
-		for is(ts, j, "a", "an", "the", "my", "our", "their", "his", "her", "its", "some") {
-			j--
-		}
-		if is(ts, j, "to", "into", "onto", "with", "for") || is(ts, end, "now", "nowadays", "instead") ||
-			seq(ts, end, "these", "days") {
+		if _, ok := firstCueAt(newValueLeadCues, ts, k); ok || cueLen(nowCues, ts[end:]) > 0 {
 			continue // the new value: "switched to X", "replaced it with X", "X now"
 		}
 		return k

@@ -131,6 +131,19 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 	return true
 }
 
+// choiceModifiers say a noun is a choice without naming its category ("my
+// all-time go-to shell"), and choiceTimeTails say when ("my go-to shell
+// lately"): [choice-modifiers] and [choice-time-tails] of
+// lexicons/possessive.txt.
+var (
+	choiceModifiers = wordSet("possessive", "choice-modifiers")
+	choiceTimeTails = phraseList("possessive", "choice-time-tails")
+)
+
+// nounEnds end the noun of a reversed copula: [noun-ends] of
+// lexicons/possessive.txt.
+var nounEnds = wordSet("possessive", "noun-ends")
+
 // reverseCopula reads "<value> is my <noun>": "Neovim is my favorite
 // editor", "Lisbon is my home", "Postgres is our database".
 func (x *extraction) reverseCopula(ts []token, f flags) bool {
@@ -168,8 +181,7 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	n := 0
 	// The noun ends before what it is for or when: "Rust is the go-to
 	// language for nearly any job".
-	for n < len(np) && n < 5 && np[n].kind == tWord && !is(np, n, "and", "but", "because", "since", "now", "too", "also", "though", "of",
-		"for", "in", "at", "on", "with", "when", "while", "these", "right", "by", "as") {
+	for n < len(np) && n < 5 && np[n].kind == tWord && !nounEnds[np[n].low] {
 		n++
 	}
 	if n == 0 {
@@ -207,16 +219,15 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		case "favorite", "favourite", "fav", "fave", "favorit":
 			favorite = true
 			continue
-		case "all-time", "absolute", "personal", "current", "new", "main", "preferred",
-			"go-to", "default", "usual", "daily", "primary", "top", "chosen", "everyday",
-			"real", "actual", "exact", "true":
+		}
+		if choiceModifiers[t.low] {
 			continue
 		}
 		words = append(words, t.low)
 	}
 	// "my favourite show right now", "my go-to shell lately": the time
 	// is no part of the noun (it makes the value current).
-	for _, tail := range [][]string{{"right", "now"}, {"these", "days"}, {"at", "the", "moment"}, {"of", "all", "time"}, {"now"}, {"ever"}, {"lately"}, {"currently"}, {"nowadays"}} {
+	for _, tail := range choiceTimeTails {
 		if n := len(words); n > len(tail) && slices.Equal(words[n-len(tail):], tail) {
 			words = words[:n-len(tail)]
 			break

@@ -646,12 +646,9 @@ func init() {
 // allergy reads "I have a (severe) nut allergy": an allergy named before
 // the word, as "allergic to" names it after.
 func (x *extraction) allergy(s subject, ts []token, f flags) {
-	if !personal(s) || f.not || !is(ts, 0, "a", "an") {
+	j := cueLen(allergyLeadCues, ts) // "a severe", "an"
+	if !personal(s) || f.not || j == 0 {
 		return
-	}
-	j := 1
-	for is(ts, j, "severe", "mild", "bad", "serious", "strong", "slight", "life-threatening", "deadly") {
-		j++
 	}
 	end := j
 	for end < len(ts) && end < j+3 && ts[end].kind == tWord && !is(ts, end, "allergy", "allergies") {
@@ -863,9 +860,7 @@ func (x *extraction) itsNow(ts []token, f flags) bool {
 	}
 	now := len(rest) == 0 && f.corr
 	for j := range rest {
-		if is(rest, j, "now", "nowadays", "instead") || seq(rest, j, "these", "days") {
-			now = true
-		}
+		now = now || cueLen(nowCues, rest[j:]) > 0
 	}
 	if !now {
 		return false

@@ -194,13 +194,8 @@ func (x *extraction) purpose(ts []token) (purposeInfo, bool) {
 		return purposeInfo{}, false
 	}
 	ts = ts[1:]
-	shown := ts // "for the cache" shows "the cache"
-	if is(shown, 0, "my", "our", "its", "their", "his", "her") {
-		shown = shown[1:]
-	}
-	for is(ts, 0, "my", "our", "a", "an", "the", "its", "their", "his", "her", "all", "everyday", "daily") {
-		ts = ts[1:]
-	}
+	shown := ts[cueLen(purposeOwnerCues, ts):] // "for the cache" shows "the cache", "for my notes" "notes"
+	ts = ts[cueLen(purposeDeterminerCues, ts):]
 	n := valueLen(ts, vThing)
 	if n == 0 || n > 4 || !validValue(ts[:n]) {
 		return purposeInfo{}, false
@@ -633,21 +628,9 @@ var qualities = wordSet("preferences", "qualities")
 var aspects = wordSet("preferences", "aspects")
 
 // skipContainer drops a serving before the thing served: "a big mug of
-// green tea" is green tea, "a bowl of ramen" is ramen.
-func skipContainer(ts []token) []token {
-	j := 0
-	if is(ts, j, "a", "an", "my") {
-		j++
-	}
-	for is(ts, j, "good", "nice", "hot", "cold", "big", "small", "strong", "fresh", "warm", "steaming", "proper", "decent") {
-		j++
-	}
-	if is(ts, j, "cup", "cups", "mug", "mugs", "glass", "glasses", "bowl", "bowls", "plate", "plates",
-		"slice", "slices", "pint", "pints", "bottle", "bottles", "shot", "shots", "pot", "serving") && is(ts, j+1, "of") && j+2 < len(ts) {
-		return ts[j+2:]
-	}
-	return ts
-}
+// green tea" is green tea, "a bowl of ramen" is ramen ([servings] of
+// lexicons/cue-patterns.txt).
+func skipContainer(ts []token) []token { return ts[cueLen(servingCues, ts):] }
 
 // likePhrase reads "like to run in the morning": the activity is the value.
 func (x *extraction) likePhrase(s subject, ts []token, f flags) {
@@ -747,12 +730,11 @@ func (x *extraction) passive(s subject, w string, ts []token, f flags) {
 		return // "Paris wasn't made in a week"
 	}
 	f.past = false
-	for is(ts, 0, "entirely", "mostly", "mainly", "fully", "completely", "primarily") {
-		ts = ts[1:]
-	}
-	if !is(ts, 0, "in", "with", "on", "using", "to", "by", "at", "via") {
+	_, n, ok := matchCue(passivePrepCues, ts) // "mostly written in Go"
+	if !ok {
 		return
 	}
+	ts = ts[n:]
 	hint := purposeInfo{}
 	switch w {
 	case "written", "implemented", "developed", "coded":

@@ -8,44 +8,15 @@ import "strings"
 // droppedSubject reports whether a clause is a first-person statement with
 // its "I" left out: a past change ("Switched to Neovim"), a progressive
 // state ("Living in Porto now"), "no longer"/"used to", or a fandom ("Big
-// fan of Rust", "Not a fan of Java").
+// fan of Rust", "Not a fan of Java"): the [dropped-subject] table of
+// lexicons/cue-patterns.txt, or a dislike of [not-keen] ("not big on X").
 func droppedSubject(ts []token) bool {
-	w := lowAt(ts, 0)
-	if w == "went" && dietLen(ts, 1) > 0 {
-		return true // "Went vegan in January."
+	if e, _, ok := matchCue(droppedSubjectCues, ts); ok {
+		// "Learning German these days." drops "I'm"; "Learning a language
+		// is so much fun" has its gerund for a subject.
+		return e&cueDropped != 0 && (e&cueGerund == 0 || !gerundSubject(ts))
 	}
-	if w == "been" && (is(ts, 1, "on", "using") || dietLen(ts, 1) > 0) {
-		return true // "Been on Helix for a month", "been using Zed lately"
-	}
-	if v, ok := verbs[w]; ok {
-		switch v.form {
-		case fPast:
-			return changeVerbs[v.lemma] && v.lemma != "be" && v.lemma != "have" && v.lemma != "do" && v.lemma != "go" && v.lemma != "get" ||
-				v.lemma == "live" || v.lemma == "work" || v.lemma == "use"
-		case fGerund:
-			switch v.lemma {
-			case "live", "work", "use", "learn", "love", "enjoy", "start", "join":
-				// "Learning German these days." drops "I'm"; "Learning a
-				// language is so much fun" has its gerund for a subject.
-				return !gerundSubject(ts)
-			}
-		}
-		return false
-	}
-	if w == "no" && is(ts, 1, "longer") || w == "used" && is(ts, 1, "to") || cueLen(notKeenCues, ts) > 0 {
-		return true
-	}
-	k := 0
-	if w == "not" {
-		k = 1
-	}
-	if is(ts, k, "a") {
-		k++
-	}
-	for is(ts, k, "big", "huge", "massive", "great", "longtime", "long-time", "die-hard", "diehard", "total") {
-		k++
-	}
-	return k > 0 && is(ts, k, "fan") && is(ts, k+1, "of")
+	return cueLen(notKeenCues, ts) > 0
 }
 
 // componentNouns after "our"/"the" name one part of a project; its facts get
@@ -85,17 +56,10 @@ func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
 			return x.teamPart(x.text(ts[k:], 1)), ts[k+1:], true
 		}
 		return subject{}, nil, false
-	case (w == "everything" || w == "it" && is(ts, 1, "all")) && hostedAt(ts):
+	case cueLen(hostedAtCues, ts) > 0:
 		// "Everything runs on Render now", "it all lives on one VPS": the
-		// team's whole stack.
-		k := 1
-		if w == "it" {
-			k = 2
-		}
-		if is(ts, k, "is", "'s") && is(ts, k+1, "hosted", "running", "deployed") {
-			k++ // "everything's hosted on Vercel"
-		}
-		return x.team, ts[k:], true
+		// team's whole stack ([hosted-at] of lexicons/cue-patterns.txt).
+		return x.team, ts[cueLen(hostedAtCues, ts):], true
 	case w == "the" && is(ts, 1, "user") && !is(ts, 2, "'s"):
 		return subject{kind: sPerson, id: "user", name: "The user"}, ts[2:], true
 	case w == "the" && k1Capital(ts) && is(ts, 2, "project", "repo", "app", "service", "team", "codebase"):
@@ -181,38 +145,14 @@ func (x *extraction) relation(ts []token, k int) (subject, int, bool) {
 
 // gerundSubject reports a clause whose opening gerund phrase is its
 // subject: a verb of being or seeming follows it ("Learning a language is
-// tough", "Enjoying the ride was key").
+// tough", "Enjoying the ride was key"). The [gerund-subjects] table of
+// lexicons/cue-patterns.txt is tried at each of the seven words after the
+// gerund; the first match decides.
 func gerundSubject(ts []token) bool {
 	for k := 1; k < len(ts) && k < 8; k++ {
-		if isPunct(ts[k]) {
-			return false
-		}
-		switch ts[k].low {
-		case "has", "'s":
-			// "Working at Google has been great": the speaker's own
-			// experience, told without "I".
-			return !is(ts, k+1, "been")
-		case "is", "was", "can", "makes", "feels", "seems", "keeps", "takes", "gives":
-			return true
-		case "who", "which", "that", "because", "and", "but", "where", "when":
-			return false // "Living in Berlin with my wife who is a doctor"
+		if e, ok := firstCueAt(gerundSubjectCues, ts, k); ok {
+			return e&cueNoun != 0
 		}
 	}
 	return false
-}
-
-// hostedAt reports "everything runs on", "it all lives on", "everything's
-// hosted on": where a whole stack runs.
-func hostedAt(ts []token) bool {
-	k := 1
-	if is(ts, 0, "it") {
-		k = 2
-	}
-	if is(ts, k, "now", "still") {
-		k++
-	}
-	if is(ts, k, "is", "'s") && is(ts, k+1, "hosted", "running", "deployed") {
-		k++
-	}
-	return is(ts, k, "runs", "lives", "sits", "hosted", "running", "deployed", "is", "'s") && is(ts, k+1, "on")
 }

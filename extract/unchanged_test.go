@@ -23,7 +23,10 @@ import (
 //
 // An input is one JSON object a line: {"text": ..., "kind": ...,
 // "speaker": ..., "project": ...} (kind, speaker and project optional).
-// Without -extract.inputs the test is skipped.
+// What is recorded of it: the candidates, what Distractor says of the
+// text, and PlainMention's sentence for each candidate's value (the other
+// readers of the rules' matchers). Without -extract.inputs the test is
+// skipped.
 var (
 	unchangedInputs = flag.String("extract.inputs", "", "JSON lines of events to extract (TestExtractionUnchanged)")
 	unchangedRecord = flag.String("extract.record", "", "write the candidates of every input here, one JSON line each")
@@ -37,33 +40,32 @@ func TestExtractionUnchanged(t *testing.T) {
 	if (*unchangedRecord == "") == (*unchangedWant == "") {
 		t.Fatal("give one of -extract.record and -extract.want")
 	}
-	in, err := os.Open(*unchangedInputs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
 	var got [][]byte
 	r := NewRules()
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var ev struct{ Text, Kind, Speaker, Project string }
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("input %d: %v", len(got)+1, err)
-		}
-		cs, err := r.Extract(context.Background(), Event{Kind: memory.EpisodeKind(ev.Kind), Speaker: ev.Speaker,
-			ProjectID: ev.Project, Content: ev.Text, OccurredAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)})
+	for i, ev := range readUnchangedInputs(t, *unchangedInputs) {
+		cs, err := r.Extract(context.Background(), ev)
 		if err != nil {
-			t.Fatalf("input %d: %v", len(got)+1, err)
+			t.Fatalf("input %d: %v", i+1, err)
 		}
-		b, err := json.Marshal(cs)
+		var out struct {
+			Candidates []Candidate
+			Distractor string   `json:",omitempty"`
+			Mentions   []string `json:",omitempty"`
+		}
+		out.Candidates = cs
+		if d, why := Distractor(ev.Content); d {
+			out.Distractor = why
+		}
+		for _, c := range cs {
+			if m, ok := PlainMention(ev.Content, c.Value); ok {
+				out.Mentions = append(out.Mentions, m)
+			}
+		}
+		b, err := json.Marshal(out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, b)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if *unchangedRecord != "" {
 		if err := os.WriteFile(*unchangedRecord, append(bytes.Join(got, []byte("\n")), '\n'), 0o644); err != nil {
@@ -91,4 +93,29 @@ func TestExtractionUnchanged(t *testing.T) {
 	if differ > 0 {
 		t.Errorf("%d of %d inputs extract differently", differ, len(got))
 	}
+}
+
+// readUnchangedInputs reads a file of JSON lines into events, all at one
+// fixed time.
+func readUnchangedInputs(tb testing.TB, path string) []Event {
+	in, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer in.Close()
+	var evs []Event
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ev struct{ Text, Kind, Speaker, Project string }
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			tb.Fatalf("input %d: %v", len(evs)+1, err)
+		}
+		evs = append(evs, Event{Kind: memory.EpisodeKind(ev.Kind), Speaker: ev.Speaker,
+			ProjectID: ev.Project, Content: ev.Text, OccurredAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)})
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return evs
 }

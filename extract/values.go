@@ -176,10 +176,7 @@ func valueLen(ts []token, k vkind) int {
 // forever", "oat milk these days"): each a phrase of lower-case words, the
 // longest first. The [trailing-fillers] table of lexicons/values.txt.
 var trailingFillers = func() [][]string {
-	var out [][]string
-	for _, p := range wordList("values", "trailing-fillers") {
-		out = append(out, strings.Fields(p))
-	}
+	out := phraseList("values", "trailing-fillers")
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
 }()
