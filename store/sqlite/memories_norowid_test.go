@@ -13,7 +13,8 @@ import (
 // Migration 0024 on a store as 0023 left it: the memories keep every value
 // byte for byte in a WITHOUT ROWID table, their versions still find them
 // (the foreign key holds and is still enforced), and gets by id, by slot
-// and the scan in id order read the same.
+// and the scan in id order read the same. The versions' scores become
+// whole thousandths where that is exact, and read back the same.
 func TestMigrationMemoriesWithoutRowid(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -24,11 +25,12 @@ func TestMigrationMemoriesWithoutRowid(t *testing.T) {
 	if !ok {
 		t.Fatalf("%s: not compacted", made)
 	}
-	version := func(ns, id, mem string) string {
-		return fmt.Sprintf(`(%s, '%s', %s, 1, '', '', '', '', 'semantic', 'fact', 'user', 'k', 'v', 'c', 'normal',
-			0.8, 0.5, 0.6, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, 'null', 'null', 'note', '', '', 'emb', 4, 'remember', 3, '', NULL, NULL, NULL)`,
-			ns, id, mem)
+	versionScored := func(ns, id, mem string, seq int, scores string) string {
+		return fmt.Sprintf(`(%s, '%s', %s, %d, '', '', '', '', 'semantic', 'fact', 'user', 'k', 'v', 'c', 'normal',
+			%s, 0, 0, 'active', 'ADD', '', 1, 1, 1, NULL, 1, 'null', 'null', 'note', '', '', 'emb', 4, 'remember', 3, '', NULL, NULL, NULL)`,
+			ns, id, mem, seq, scores)
 	}
+	version := func(ns, id, mem string) string { return versionScored(ns, id, mem, 1, "0.8, 0.5, 0.6") }
 	execAll(t, old,
 		fmt.Sprintf(`INSERT INTO memories VALUES
 			('n', x'%x', 'agent', 'u', 'p', 's', 'semantic', 'user', 'editor', 5, 6),
@@ -39,6 +41,7 @@ func TestMigrationMemoriesWithoutRowid(t *testing.T) {
 			version("'n'", "v-1", fmt.Sprintf("x'%x'", blob)),
 			version("'n'", "v-2", "'m-imported'"),
 			version("'other'", "v-1", "'m-imported'"),
+			versionScored("'n'", "v-3", "'m-imported'", 2, "0.70675, 0.25, 1.0"),
 		}, ", "),
 	)
 	const dump = `SELECT group_concat(quote(namespace) || quote(id) || quote(agent_id) || quote(user_id) || quote(project_id) ||
@@ -101,6 +104,36 @@ func TestMigrationMemoriesWithoutRowid(t *testing.T) {
 	// Text ids sort before compact ones (SQLite orders TEXT before BLOB).
 	if want := []string{"m-imported", "m-lonely", made}; fmt.Sprint(scanned) != fmt.Sprint(want) {
 		t.Errorf("scan: %v, want %v", scanned, want)
+	}
+
+	// The scores: whole thousandths where exact (shared bits 32, 64, 128),
+	// reading back the same; usefulness 0.5 is still "settled".
+	for _, c := range []struct {
+		id                string
+		c, u, tr          float64
+		rawC, rawU, rawTr float64
+		bits              int64
+	}{
+		{"v-1", 0.8, 0.5, 0.6, 800, 0, 600, 224},
+		{"v-3", 0.70675, 0.25, 1, 0.70675, -250, 1, 64},
+	} {
+		v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: c.id})
+		if err != nil || v.Confidence != c.c || v.Usefulness != c.u || v.Trust != c.tr {
+			t.Errorf("%s after migrating: %+v, %v", c.id, v, err)
+		}
+		var rawC, rawU, rawTr float64
+		var bits int64
+		if err := s.writer.QueryRowContext(ctx, `SELECT confidence, usefulness, trust, coalesce(shared, 0) & 224 FROM versions
+			WHERE namespace = 'n' AND id = ?`, c.id).Scan(&rawC, &rawU, &rawTr, &bits); err != nil {
+			t.Fatal(err)
+		}
+		if rawC != c.rawC || rawU != c.rawU || rawTr != c.rawTr || bits != c.bits {
+			t.Errorf("%s stored as %v %v %v, bits %d", c.id, rawC, rawU, rawTr, bits)
+		}
+	}
+	unsettled, err := s.ListUnsettledVersions(ctx, memory.ScanParams{Namespace: "n"})
+	if err != nil || len(unsettled) != 1 || unsettled[0].ID != "v-3" {
+		t.Errorf("unsettled after migrating: %v, %v", unsettled, err)
 	}
 
 	// The foreign key is still enforced both ways.

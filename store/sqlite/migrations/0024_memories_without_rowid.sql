@@ -37,3 +37,31 @@ DROP TABLE memories_v24_copy;
 
 CREATE UNIQUE INDEX memories_slot
     ON memories (namespace, subject, "key", agent_id, user_id, project_id, session_id);
+
+-- A version's three scores as whole thousandths (issue 22's footprint): a
+-- REAL takes 8 bytes, and confidence 0.8, usefulness 0.5 and trust 0.655
+-- are what nearly every version holds. Under shared bit 32 confidence is
+-- stored as confidence × 1000 (800: 2 bytes), under 128 trust likewise,
+-- under 64 usefulness as (usefulness − 0.5) × 1000 (0: no bytes). Only a
+-- value with a fraction that reads back exactly (x = 0.5 + y / 1000.0, as
+-- the reads compute it) is stored so; others keep their REAL. New rows are
+-- written so by the store (milli in executor.go); the old ones here.
+-- versions_unsettled's "usefulness other than 0.5" reads either form.
+UPDATE versions SET
+    confidence = iif(c, round(confidence * 1000), confidence),
+    usefulness = iif(u, round((usefulness - 0.5) * 1000), usefulness),
+    trust = iif(t, round(trust * 1000), trust),
+    shared = nullif(coalesce(shared, 0) | iif(c, 32, 0) | iif(u, 64, 0) | iif(t, 128, 0), 0)
+FROM (SELECT rowid AS r,
+        confidence <> CAST(confidence AS INTEGER) AND abs(confidence) < 1e9
+            AND round(confidence * 1000) / 1000.0 = confidence AS c,
+        usefulness <> CAST(usefulness AS INTEGER) AND abs(usefulness) < 1e9
+            AND 0.5 + round((usefulness - 0.5) * 1000) / 1000.0 = usefulness AS u,
+        trust <> CAST(trust AS INTEGER) AND abs(trust) < 1e9
+            AND round(trust * 1000) / 1000.0 = trust AS t
+    FROM versions WHERE coalesce(shared, 0) & 224 = 0) AS f
+WHERE versions.rowid = f.r AND (f.c OR f.u OR f.t);
+
+DROP INDEX versions_unsettled;
+CREATE INDEX versions_unsettled ON versions (namespace, memory_id)
+    WHERE status IN ('active', 'contested') AND (usefulness <> iif(shared & 64, 0, 0.5) OR valid_to IS NOT NULL OR status = 'contested');
