@@ -667,9 +667,11 @@ const (
 	// evaluated twice.
 	versionValueExpr = `CASE WHEN versions.shared & 1 THEN NULL ELSE versions.value END`
 	// Bit 16 (migration 0020): valid_from is observed_at, stored 0 (which
-	// takes no bytes). updated_at is not shortened so: a state update would
-	// grow the row by 8 bytes, and rows that grow in a full page split it.
+	// takes no bytes). Bit 512 (migration 0024): updated_at is recorded_at,
+	// stored 0, as on every version no update has touched; the update that
+	// first changes it grows the row by 8 bytes.
 	versionValidFrom = `CASE WHEN versions.shared & 16 THEN versions.observed_at ELSE versions.valid_from END`
+	versionUpdatedAt = `CASE WHEN versions.shared & 512 THEN versions.recorded_at ELSE versions.updated_at END`
 	// Bits 32, 64 and 128 (migration 0024): confidence, usefulness and
 	// trust stored as whole thousandths (see milli), which take 0-3 bytes
 	// instead of a REAL's 8; usefulness as its thousandths away from 0.5
@@ -695,7 +697,7 @@ const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, proje
 	kind, type, ` + versionSlotSubject + `, ` + versionSlotKey + `, ` + versionValueExpr + `, ` + versionContentExpr + `, criticality,
 	` + versionConfidence + `, ` + versionUsefulness + `, ` + versionTrust + `, reinforcement_count, failure_count,
 	status, operation, superseded_by,
-	observed_at, recorded_at, ` + versionValidFrom + `, valid_to, updated_at,
+	observed_at, recorded_at, ` + versionValidFrom + `, valid_to, ` + versionUpdatedAt + `,
 	evidence_episode_ids, evidence_spans,
 	prov_extractor, prov_model, prov_prompt_version, prov_embedder, prov_embedder_dim, prov_source,
 	tokens, search_text`
@@ -723,8 +725,8 @@ const (
 	status = ?, operation = ?, superseded_by = ?, valid_to = ?,
 	confidence = ?, usefulness = ?, trust = ?,
 	reinforcement_count = ?, failure_count = ?,
-	evidence_episode_ids = ?, evidence_spans = ?, updated_at = ?,
-	shared = nullif(coalesce(shared, 0) & ~224 | ?, 0)
+	evidence_episode_ids = ?, evidence_spans = ?, updated_at = iif(? = recorded_at, 0, ?),
+	shared = nullif(coalesce(shared, 0) & ~736 | ? | iif(? = recorded_at, 512, 0), 0)
 	WHERE namespace = ? AND id = ?`
 	qGetVersion   = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? AND id = ?`
 	qScanVersions = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? ORDER BY id`
@@ -742,7 +744,7 @@ const (
 	CASE WHEN v.shared & 128 THEN v.trust / 1000.0 ELSE v.trust END, v.reinforcement_count, v.failure_count,
 	v.status, v.operation, v.superseded_by,
 	v.observed_at, v.recorded_at, CASE WHEN v.shared & 16 THEN v.observed_at ELSE v.valid_from END, v.valid_to,
-	v.updated_at,
+	CASE WHEN v.shared & 512 THEN v.recorded_at ELSE v.updated_at END,
 	v.evidence_episode_ids, v.evidence_spans,
 	v.prov_extractor, v.prov_model, v.prov_prompt_version, v.prov_embedder, v.prov_embedder_dim, v.prov_source,
 	v.tokens, v.search_text, CASE WHEN v.shared & 2 THEN s.embedding ELSE v.embedding END
@@ -853,6 +855,9 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	}
 	if args[25] == args[23] {
 		args[25], shared = int64(0), shared|16 // valid_from is observed_at
+	}
+	if args[27] == args[24] {
+		args[27], shared = int64(0), shared|512 // updated_at is recorded_at
 	}
 	// Subject and key, and the text, by reference when this transaction
 	// wrote or read the memory and the episode they are the same as.
@@ -992,23 +997,24 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 		return err
 	}
 	var c encoder
+	updated := c.time("updated_at", v.UpdatedAt)
 	args := []any{
 		string(v.Status), encodeSym(string(v.Operation)), idArg(v.SupersededBy), c.timePtr("valid_to", v.ValidTo),
 		v.Confidence, v.Usefulness, v.Trust,
 		v.ReinforcementCount, v.FailureCount,
 		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
-		c.time("updated_at", v.UpdatedAt), nil,
+		nil, nil, nil, nil, // updated_at (twice), the score bits, updated_at
 		v.Namespace, idArg(v.ID),
 	}
 	if c.err != nil {
 		return c.err
 	}
-	args[12] = milliScores(args[4:7])
+	args[11], args[12], args[13], args[14] = updated, updated, milliScores(args[4:7]), updated
 	// The change first, as in createVersion.
-	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
+	if err := e.logChange(ctx, v.Namespace, v.ID, updated); err != nil {
 		return err
 	}
-	if _, err := e.exec(ctx, qOwnEpisodeText, v.Namespace, args[14], args[9]); err != nil {
+	if _, err := e.exec(ctx, qOwnEpisodeText, v.Namespace, args[16], args[9]); err != nil {
 		return mapErr(err)
 	}
 	return execOne(ctx, e, qUpdateVersionState, args...)

@@ -107,24 +107,25 @@ func TestMigrationMemoriesWithoutRowid(t *testing.T) {
 	}
 
 	// The scores: whole thousandths where exact (shared bits 32, 64, 128),
-	// reading back the same; usefulness 0.5 is still "settled".
+	// reading back the same; usefulness 0.5 is still "settled". updated_at
+	// equal to recorded_at is stored 0 (bit 512).
 	for _, c := range []struct {
 		id                string
 		c, u, tr          float64
 		rawC, rawU, rawTr float64
 		bits              int64
 	}{
-		{"v-1", 0.8, 0.5, 0.6, 800, 0, 600, 224},
-		{"v-3", 0.70675, 0.25, 1, 0.70675, -250, 1, 64},
+		{"v-1", 0.8, 0.5, 0.6, 800, 0, 600, 224 | 512}, // 512: updated_at is recorded_at, stored 0
+		{"v-3", 0.70675, 0.25, 1, 0.70675, -250, 1, 64 | 512},
 	} {
 		v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: c.id})
-		if err != nil || v.Confidence != c.c || v.Usefulness != c.u || v.Trust != c.tr {
+		if err != nil || v.Confidence != c.c || v.Usefulness != c.u || v.Trust != c.tr || v.UpdatedAt.UnixNano() != 1 {
 			t.Errorf("%s after migrating: %+v, %v", c.id, v, err)
 		}
 		var rawC, rawU, rawTr float64
 		var bits int64
-		if err := s.writer.QueryRowContext(ctx, `SELECT confidence, usefulness, trust, coalesce(shared, 0) & 224 FROM versions
-			WHERE namespace = 'n' AND id = ?`, c.id).Scan(&rawC, &rawU, &rawTr, &bits); err != nil {
+		if err := s.writer.QueryRowContext(ctx, `SELECT confidence, usefulness, trust, coalesce(shared, 0) & 736 FROM versions
+			WHERE namespace = 'n' AND id = ? AND updated_at = 0`, c.id).Scan(&rawC, &rawU, &rawTr, &bits); err != nil {
 			t.Fatal(err)
 		}
 		if rawC != c.rawC || rawU != c.rawU || rawTr != c.rawTr || bits != c.bits {
