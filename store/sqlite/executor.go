@@ -1147,8 +1147,9 @@ func (e *executor) PageVersions(ctx context.Context, p memory.PageVersionsParams
 }
 
 // qUnsettledVersions reads the versions_unsettled index (its WHERE word
-// for word; 0.5 is memory.NeutralUsefulness, stored 0 under shared bit 64). INDEXED BY makes the query
-// fail rather than fall back to reading every live version.
+// for word; 0.5 is memory.NeutralUsefulness, stored 0 under shared bit
+// 64). INDEXED BY makes the query fail rather than fall back to reading
+// every live version.
 const qUnsettledVersions = `SELECT ` + versionColsLean + ` FROM versions INDEXED BY versions_unsettled
 	WHERE namespace = ? AND status IN ('active', 'contested') AND (usefulness <> iif(shared & 64, 0, 0.5) OR valid_to IS NOT NULL OR status = 'contested')`
 
