@@ -52,7 +52,7 @@ type Event struct {
 	Content string `json:"content"`
 	// OccurredAt is when it happened; a zero time is sent as the moment
 	// the capture is sent.
-	OccurredAt time.Time         `json:"occurred_at"`
+	OccurredAt time.Time         `json:"occurred_at,omitzero"`
 	Speaker    string            `json:"speaker,omitempty"`
 	Metadata   map[string]string `json:"metadata,omitempty"`
 }

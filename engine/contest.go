@@ -189,7 +189,7 @@ func saysLeft(clause string) bool {
 	})
 	for i, w := range words {
 		lw := strings.ToLower(w)
-		if !leftWords[lw] {
+		if !leftWords[lw] || leavesActivity(words, i) {
 			continue
 		}
 		next := ""

@@ -23,6 +23,7 @@ type queryFacts struct {
 	self         bool     // asks about the user ("what car do I drive?")
 	current      bool     // asks what holds now ("… at the moment?", "currently")
 	task         bool     // asks the agent to do something ("book me a flight")
+	rule         bool     // asks for the user's rules ("anything I should avoid?")
 	relation     string   // asks about one of the user's people ("my sister's name")
 	possession   string   // asks about something of the user's ("my GP", "my birthday")
 	number       bool     // asks for a quantity ("how much", "how many")
@@ -36,7 +37,7 @@ func readQuery(query string, history bool) queryFacts {
 	past := asksAboutPast(ws)
 	return queryFacts{
 		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), ours: plural(ws), self: aboutTheUser(ws),
-		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), relation: askedRelation(ws),
+		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), rule: asksForRule(ws), relation: askedRelation(ws),
 		possession: askedPossession(ws), names: namesIn(query),
 	}
 }
@@ -209,6 +210,31 @@ func asksForTask(query string, ws []string) bool {
 		return false
 	}
 	return taskVerbs[ws[0]]
+}
+
+// asksForRule reports a question after the user's rules, limits or
+// intolerances: "anything I should avoid?", "what am I allergic to?", "is
+// there food I can't eat?". Its answer is a rule, whatever changed since.
+func asksForRule(ws []string) bool {
+	for i, w := range ws {
+		if ruleQuestionWords[w] || w == "stay" && i+1 < len(ws) && ws[i+1] == "away" {
+			return true
+		}
+	}
+	return false
+}
+
+// userRule reports a question after the user's own rules ("anything I
+// should avoid?"), not someone else's ("what is Mia allergic to?", which
+// a turn about Mia answers whatever its shape).
+func (q queryFacts) userRule() bool { return q.rule && (q.self || q.firstPerson) }
+
+// ruleQuestionWords ask for a rule.
+var ruleQuestionWords = map[string]bool{
+	"avoid": true, "avoiding": true, "allergic": true, "allergy": true, "allergies": true,
+	"intolerant": true, "intolerance": true, "refuse": true, "can't": true, "cannot": true,
+	"mustn't": true, "shouldn't": true, "forbidden": true, "banned": true, "restriction": true,
+	"restrictions": true, "never": true, "rules": true, "limits": true,
 }
 
 // taskVerbs open a request to do something. A query that opens otherwise

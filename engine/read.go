@@ -382,7 +382,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// March instead").
 		again := demoteReplaced(st, cands, qterms, r)
 		var followed bool
-		if cands, followed = e.followChanges(st, cands, keep, r, q.current); again || followed {
+		if cands, followed = e.followChanges(st, cands, keep, r, q.current, qterms); again || followed {
 			sortRanked(cands)
 		}
 	}
@@ -1211,25 +1211,34 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.AgentRemark != 0 && isAgentSpeaker(v.Subject) && agentRemark(c.en, q) {
 			add("agent_remark", -r.AgentRemark)
 		}
-		if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 && c.relevant() {
+		if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 &&
+			(!q.rule || sh&shapeRule != 0) && c.relevant() {
 			// What changed last is what is true now: "everything runs
 			// on Fly.io now" over "the app's on Heroku". A task ("order
-			// me dinner") asks for no value, so no change answers it.
+			// me dinner") asks for no value, so no change answers it;
+			// a question after the user's rules ("anything I should
+			// avoid for lunch?") is answered by a rule, so only a rule
+			// that changed ("I don't fly anymore") takes the lift, not
+			// a new coffee order that shares a little of its meaning.
 			add("change", r.ChangeCue)
 		}
-		if r.TaskRule != 0 && q.task && sh&shapeRule != 0 && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) {
+		if r.TaskRule != 0 && (q.task || q.userRule()) && sh&shapeRule != 0 && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) {
 			// "book me a flight" must respect "never flying with them
 			// again", though it shares no word with it. The user's rule,
 			// not the agent's advice ("you should always book early").
+			// "what should I avoid ordering?" asks for those rules.
 			add("task_rule", r.TaskRule)
 		}
 		if r.AnswerType != 0 && q.number && sh&shapeNumber != 0 {
 			add("answer_type", r.AnswerType)
 		}
 	}
-	if r.TaskRule != 0 && q.task && v.Kind == memory.KindSemantic && v.Type == memory.TypeConstraint && v.Status == memory.StatusActive {
+	if r.TaskRule != 0 && (q.task || q.userRule()) && v.Kind == memory.KindSemantic && v.Status == memory.StatusActive &&
+		(v.Type == memory.TypeConstraint || q.userRule() && v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeRule != 0) {
 		// A stated rule as a fact ("no cilantro for me, ever") binds a
-		// task as the turn that said it does.
+		// task as the turn that said it does; a question after the
+		// user's rules is answered by it, and by a fact that is one
+		// ("The user is allergic to peanuts.").
 		add("task_rule", r.TaskRule)
 	}
 	if c.en.SubjectTerm != "" && slices.Contains(qterms, c.en.SubjectTerm) {

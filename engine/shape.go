@@ -113,6 +113,33 @@ var notChangeBeforeNow = map[string]bool{
 	"right": true, "just": true, "for": true, "by": true, "until": true, "till": true,
 }
 
+// leavesActivity reports whether the change word words[i] ("gave up",
+// "quit", "dropped") leaves an activity rather than a thing: "gave up on
+// fixing the flaky test in Jenkins", "quit tuning Postgres". What follows
+// is a gerund, and the tool it names is still in use. Giving up using or
+// running a thing ("gave up using Postgres") does leave it.
+func leavesActivity(words []string, i int) bool {
+	switch strings.ToLower(words[i]) {
+	case "gave", "quit", "dropped":
+	default:
+		return false
+	}
+	j := i + 1
+	for j < len(words) && (strings.EqualFold(words[j], "up") || strings.EqualFold(words[j], "on")) {
+		j++
+	}
+	if j >= len(words) {
+		return false
+	}
+	w := words[j]
+	stem, ok := strings.CutSuffix(w, "ing")
+	return ok && !capitalised(w) && len(stem) >= 3 && !strings.HasSuffix(stem, "th") && !usingThing[strings.ToLower(w)]
+}
+
+// usingThing are the gerunds whose object is the thing left, not an
+// activity around it: "gave up using Vim", "quit running our own Jenkins".
+var usingThing = map[string]bool{"using": true, "running": true, "hosting": true, "paying": true, "self-hosting": true}
+
 // acquired reports whether words[i] begins a purchase: "got a Kindle",
 // "picked up a new bike", "got myself a Brompton" (a thing named, or new),
 // not "got it" or "got home".
@@ -172,7 +199,7 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 			s |= shapeNumber
 		}
 		if next := changeNeedsNext[lw]; changeWords[lw] && (next == nil || i+1 < len(words) && next[strings.ToLower(words[i+1])]) &&
-			(lw != "now" || i == 0 || !notChangeBeforeNow[strings.ToLower(words[i-1])]) {
+			(lw != "now" || i == 0 || !notChangeBeforeNow[strings.ToLower(words[i-1])]) && !leavesActivity(words, i) {
 			s |= shapeChange
 		}
 		if acquired(words, i) {
@@ -509,7 +536,7 @@ func sharesAny(a, b []string) bool {
 // now?"), any later turn that names the top turn's names follows it, change
 // cue or not: "Saoirse runs the office" is overtaken by "Saoirse's off
 // sick, Fionn's acting manager until she's back".
-func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) bool, r Ranking, now bool) ([]*scored, bool) {
+func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) bool, r Ranking, now bool, qterms []string) ([]*scored, bool) {
 	if r.ChangeCue == 0 {
 		return cands, false
 	}
@@ -523,9 +550,20 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 		old := cands[i]
 		var names []string
 		anyTurn := now // a later turn follows without a change cue
+		need := 1      // names a later turn must share
 		switch v := old.en.V; {
 		case saidAsIs(v):
 			names = nameTerms(v.Content, e.analyzer)
+			if len(names) == 0 {
+				// A turn that names nothing ("my usual order is a flat
+				// white with oat milk") is followed by its own words
+				// beyond the question's: a later turn that says two of
+				// them and that something was left ("switched from flat
+				// whites to cold brew") speaks of the same thing.
+				names = slices.DeleteFunc(e.analyzer.QueryTerms(v.Content), func(t string) bool { return slices.Contains(qterms, t) })
+				need = 2
+				anyTurn = false // and says it changed
+			}
 		case v.Kind == memory.KindSemantic && v.Value != "" && v.Status.Live():
 			// A fact's value is its name, capitalised or not: chat says
 			// "got rid of teamcity" as readily as "TeamCity". Only a turn
@@ -557,6 +595,9 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			}
 			if !saidAsIs(old.en.V) && len(st.ExplainLexical(h.ID, names)) < len(names) {
 				continue // names part of the value: "green tea" is no "black tea"
+			}
+			if need > 1 && (len(st.ExplainLexical(h.ID, names)) < need || !saysLeft(en.V.Content)) {
+				continue // two shared words, and a word that says something was left
 			}
 			nw, found := byID[h.ID]
 			if !found {
@@ -598,6 +639,19 @@ func nameTerms(text string, an *search.Analyzer) []string {
 	return out
 }
 
+// speaksAsWe reports a turn in the first person plural.
+func speaksAsWe(text string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(text, "’", "'")), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\''
+	}) {
+		switch w {
+		case "we", "we're", "we've", "we'd", "we'll", "our", "us":
+			return true
+		}
+	}
+	return false
+}
+
 // unpenalised is a candidate's final score without the other_subject
 // penalty.
 func unpenalised(c *scored) float64 {
@@ -633,6 +687,13 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 		sh := top.en.Shape
 		if v.Kind != memory.KindEpisodic || sh&(shapeSelf|shapeRequest) != 0 || sh&(shapeNames|shapeOther|shapeOtherName) == 0 && !top.aboutOther {
 			continue // not a turn about other people
+		}
+		if sh&(shapeOther|shapeOtherName|shapeOpensName) == 0 && (sh&shapeChange != 0 || speaksAsWe(v.Content)) {
+			// "we moved the wiki off Confluence", "sold the Golf!! got
+			// a secondhand Zoe": the speaker's (or the speaker's team's)
+			// own news names things, not other people; the speaker's
+			// next line is news of its own, no reply.
+			continue
 		}
 		st.RLock()
 		_, after := st.NeighboursLocked(v, 0, 2, ContextGap, keep, nil)

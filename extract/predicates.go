@@ -47,6 +47,12 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 		if likeFiller(ts) && offsetOf(x.sent, ts) > 0 {
 			return nil // "..., like properly obsessed": a filler, not a liking
 		}
+		if is(ts, 0, "like") && offsetOf(x.sent, ts) > 0 && !x.likingBefore() {
+			// "allergic to nuts, like peanuts" gives examples of what
+			// the clause before said, not a liking: only a liking's
+			// examples ("I like sports, like the NBA") are likings.
+			return nil
+		}
 		s := *carry
 		if s.kind == sNamed && x.mode == modeUser && x.lead && leadForm(ts) == fBase {
 			// "Messi is a legend - adore his passing": one named person
@@ -136,6 +142,12 @@ func (x *extraction) myThing(ts []token, f flags) bool {
 	f.not = e&cueDislike != 0
 	x.likeThing(x.speaker, ts[:c], f, false, false)
 	return true
+}
+
+// likingBefore reports whether the sentence's last candidate so far is a
+// liking.
+func (x *extraction) likingBefore() bool {
+	return len(x.out) > x.sentOut && strings.HasPrefix(x.out[len(x.out)-1].Key, "likes:")
 }
 
 // likeFiller reports a clause opened by the filler "like" before an adverb

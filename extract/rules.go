@@ -483,6 +483,7 @@ func (x *extraction) sentence(s Sentence) {
 	}
 	if x.mode == modeUser {
 		x.correctInPlace(toks)
+		x.replacedInPlace(toks)
 	}
 	if retractedAtEnd(toks) {
 		// "I'm moving to Tallinn, jk": nothing of it was meant.

@@ -443,6 +443,10 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	start := 0
 	possessed := false // the list opened with "my", "our"...: its items share it
 	gapped := false    // a later item named another component
+	joined := false    // an "and" or "or" joins some of its items
+	for _, t := range ts[:n] {
+		joined = joined || t.kind == tWord && (t.low == "and" || t.low == "or")
+	}
 	flush := func(end int) {
 		part := ts[start:end]
 		for len(part) > 0 && (part[0].kind == tPunct || part[0].low == "and" || part[0].low == "or" || part[0].low == "both" || part[0].low == "either") {
@@ -466,6 +470,13 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 		if m > 0 && is(part, m, ",") && cityRegion(part, m, len(part)) {
 			m = len(part)
 		}
+		if m > 1 && start > 0 && !joined && is(ts, start-1, ",") && afterthought(part[:m]) {
+			// "allergic to penicillin, found out the hard way": words
+			// after a comma that no "and" joins to the list, none of
+			// them a name or a known thing, are a remark of their own.
+			gapped = true
+			return
+		}
 		if m > 0 && validValue(part[:m]) {
 			it := x.text(part, m)
 			if _, known := CategoryOf(it); start > 0 && possessed && !known && !part[0].capital && !isGerund(part[0].low) && !is(part, 0, "a", "an", "the") {
@@ -486,6 +497,22 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	}
 	flush(n)
 	return items, n
+}
+
+// afterthought reports words after a list's comma that read as a remark,
+// not an item: lower-case, several, and not a thing the lexicon knows.
+func afterthought(part []token) bool {
+	for _, t := range part {
+		if t.capital {
+			return false
+		}
+	}
+	words := make([]string, len(part))
+	for i, t := range part {
+		words[i] = t.low
+	}
+	_, known := CategoryOf(strings.Join(words, " "))
+	return !known
 }
 
 // appositive reports a list item that only describes the one before it,

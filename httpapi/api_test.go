@@ -1249,7 +1249,6 @@ func TestE2EBadInput(t *testing.T) {
 		{"capture/empty content", "POST", "/v1/episodes", capture(good, ev("user_message", "", now.Format(time.RFC3339))), nil, 400, "invalid_request"},
 		{"capture/blank content", "POST", "/v1/episodes", capture(good, ev("user_message", " \n\t ", now.Format(time.RFC3339))), nil, 400, "invalid_request"},
 		{"capture/bad kind", "POST", "/v1/episodes", capture(good, ev("shout", "Hello.", now.Format(time.RFC3339))), nil, 400, "invalid_request"},
-		{"capture/missing occurred_at", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", nil)), nil, 400, "invalid_timestamp"},
 		{"capture/occurred_at words", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", "yesterday")), nil, 400, "invalid_timestamp"},
 		{"capture/occurred_at without zone", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", "2026-05-01T12:00:00")), nil, 400, "invalid_timestamp"},
 		{"capture/occurred_at with a space", "POST", "/v1/episodes", capture(good, ev("user_message", "Hello.", "2026-05-01 12:00:00Z")), nil, 400, "invalid_timestamp"},

@@ -290,8 +290,11 @@ func (s *Server) capture(w http.ResponseWriter, r *request) error {
 	p := engine.CaptureParams{Namespace: r.caller.ns, Scope: scopeOf(body.AgentID, body.UserID, body.ProjectID, body.SessionID)}
 	p.Events = make([]engine.Event, len(body.Events))
 	for i, ev := range body.Events {
+		p.Events[i] = engine.Event{Kind: memory.EpisodeKind(ev.Kind), Content: ev.Content, Speaker: ev.Speaker, Metadata: ev.Metadata}
 		if ev.OccurredAt == "" {
-			return problemf(http.StatusBadRequest, CodeInvalidTimestamp, "events["+strconv.Itoa(i)+"].occurred_at is required (RFC 3339)")
+			// Left out: it happened when it arrived (the engine stamps
+			// the zero time with its clock), as the CLI's capture does.
+			continue
 		}
 		at, err := timeField("events["+strconv.Itoa(i)+"].occurred_at", ev.OccurredAt)
 		if err != nil {
@@ -300,7 +303,7 @@ func (s *Server) capture(w http.ResponseWriter, r *request) error {
 		if err := s.notFuture("events["+strconv.Itoa(i)+"].occurred_at", *at); err != nil {
 			return err
 		}
-		p.Events[i] = engine.Event{Kind: memory.EpisodeKind(ev.Kind), Content: ev.Content, OccurredAt: *at, Speaker: ev.Speaker, Metadata: ev.Metadata}
+		p.Events[i].OccurredAt = *at
 	}
 	ack, err := s.cfg.Engine.CaptureDeferred(r.Context(), p, s.cfg.Queue.Enqueue)
 	if err != nil {

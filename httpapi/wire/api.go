@@ -34,7 +34,7 @@ type CaptureRequest struct {
 type EventInput struct {
 	Kind       string   `json:"kind" required:"true" doc:"user_message, agent_message, tool_call, tool_result, user_feedback, task_result or observation."`
 	Content    string   `json:"content" required:"true" doc:"The event's text (UTF-8, at most 64 KiB)."`
-	OccurredAt string   `json:"occurred_at" required:"true" format:"date-time" doc:"When it happened (RFC 3339)."`
+	OccurredAt string   `json:"occurred_at,omitempty" format:"date-time" doc:"When it happened (RFC 3339); default the server's time when it receives the capture. A retried capture is recognised only with the same time, so send it when a retry must not store the event twice."`
 	Speaker    string   `json:"speaker,omitempty" doc:"Who said it; default user."`
 	Metadata   Metadata `json:"metadata,omitempty" doc:"Free-form string metadata; source=mnemon marks text mnemon itself returned. A task_result says how its session's task ended with task_type (e.g. deploy_atlas) and outcome (success or failure): procedures are distilled from them."`
 }

@@ -570,9 +570,8 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 // qSlot finds a slot and the highest seq of its whole history (a probe of
 // the slot's last (namespace, memory_id, seq) entry); qSlotLive reads its
 // live versions, walking the slot's entries, no version's body decoded
-// unless it is live. The unary plus keeps the planner off
-// versions_by_status, which would walk every live version of the
-// namespace. Two statements rather than one join: a new slot (most
+// unless it is live. The unary plus keeps the planner off any index by
+// status (there was one on every version's status). Two statements rather than one join: a new slot (most
 // writes) costs one narrow lookup, not the setup of a 53-column result.
 const (
 	qSlot = `SELECT ` + memoryCols + `,
@@ -1041,6 +1040,11 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 	}
 	if len(p.Statuses) > 0 {
 		w.in("status", p.Statuses)
+		if !slices.Contains(p.Statuses, memory.StatusActive) {
+			// Lets the planner use versions_not_active (the partial
+			// index's condition must appear in the query).
+			w.sb.WriteString(" AND status <> 'active'")
+		}
 	}
 	if p.Subject != "" || p.Key != "" {
 		// A version has its slot's subject and key. The slots answer
@@ -1112,6 +1116,11 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 	}
 	if len(p.Statuses) > 0 {
 		w.in("status", p.Statuses)
+		if !slices.Contains(p.Statuses, memory.StatusActive) {
+			// Lets the planner use versions_not_active (the partial
+			// index's condition must appear in the query).
+			w.sb.WriteString(" AND status <> 'active'")
+		}
 	}
 	if p.Subject != "" {
 		w.cond("("+versionSlotSubject+") = ?", p.Subject)
@@ -1452,14 +1461,19 @@ func (e *executor) ListTraces(ctx context.Context, p memory.ListTracesParams) ([
 // ---- stats and namespaces ---------------------------------------------------
 
 // qStats counts everything in one statement, so the numbers come from one
-// snapshot even while writes go on.
+// snapshot even while writes go on. The versions that are not active are
+// counted in versions_not_active, the active ones as the rest of a count
+// over the primary key (no index holds the active versions alone; reading
+// the rows to group them would read every version's page).
 const qStats = `
 SELECT 'episodes', '', count(*) FROM episodes WHERE namespace = ?1
 UNION ALL SELECT 'episodes', 'archived', coalesce(sum(episodes), 0) FROM episode_archive WHERE namespace = ?1
 UNION ALL SELECT 'memories', '', count(*) FROM memories WHERE namespace = ?1
 UNION ALL SELECT 'admissions', '', count(*) FROM admissions WHERE namespace = ?1
 UNION ALL SELECT 'traces', '', count(*) FROM traces WHERE namespace = ?1
-UNION ALL SELECT 'versions', status, count(*) FROM versions WHERE namespace = ?1 GROUP BY status`
+UNION ALL SELECT 'versions', status, count(*) FROM versions WHERE namespace = ?1 AND status <> 'active' GROUP BY status
+UNION ALL SELECT 'versions', 'active', count(*) - (SELECT count(*) FROM versions WHERE namespace = ?1 AND status <> 'active')
+  FROM versions WHERE namespace = ?1 HAVING count(*) > (SELECT count(*) FROM versions WHERE namespace = ?1 AND status <> 'active')`
 
 func (e *executor) Stats(ctx context.Context, p memory.StatsParams) (*memory.Stats, error) {
 	st, err := e.stats(ctx, p)

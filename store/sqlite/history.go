@@ -12,17 +12,17 @@ import (
 
 const (
 	// The memories with more superseded versions than are kept; the
-	// grouping walks versions_by_status.
+	// grouping walks versions_not_active in memory order (status <> 'active'
+	// lets the planner use that partial index).
 	qHistoryOver = `SELECT memory_id FROM versions
-	WHERE namespace = ? AND status = 'superseded'
+	WHERE namespace = ? AND status = 'superseded' AND status <> 'active'
 	GROUP BY memory_id HAVING COUNT(*) > ?
 	ORDER BY memory_id LIMIT ?`
 	// The newest are the latest observed (then the latest written): a late
 	// statement about the distant past gets the highest seq but is the
 	// oldest history, and the value just before the current one stays.
 	// "+status" keeps the planner on the memory's own versions
-	// (namespace, memory_id): versions_by_status would walk every
-	// superseded version of the namespace.
+	// (namespace, memory_id).
 	qHistoryDelete = `DELETE FROM versions
 	WHERE namespace = ? AND memory_id = ? AND +status = 'superseded'
 	  AND id NOT IN (SELECT id FROM versions

@@ -4,7 +4,9 @@
 // The file runs in WAL mode so readers never block the writer. Writes go
 // through one dedicated connection, because SQLite allows one writer at a
 // time anyway and a single writer turns lock contention into a queue instead
-// of SQLITE_BUSY retries; reads use a pool of query-only connections. Every
+// of SQLITE_BUSY retries; reads use a pool of query-only connections. The
+// writer opens the file through a VFS of the store's own (walvfs.go) that
+// writes a commit's WAL frames with one write call. Every
 // connection gets its pragmas from the DSN, so a connection the pool opens
 // later is configured exactly like the first. Walking a whole namespace
 // (ScanVersions and the other Scan methods) reads on connections of its
@@ -278,6 +280,10 @@ func dsn(path string, opts Options, readOnly bool) string {
 		// Checkpoints run in the background (checkpoint.go), never in a
 		// commit.
 		q.Add("_pragma", "wal_autocheckpoint(0)")
+		// A commit's WAL frames in one write call (walvfs.go).
+		if registerWALVFS() == nil {
+			q.Set("vfs", walVFSName)
+		}
 	}
 	return fileURI(path, q)
 }

@@ -176,8 +176,6 @@ class _EventInputRequired(TypedDict):
     """The event's text (UTF-8, at most 64 KiB)."""
     kind: str
     """user_message, agent_message, tool_call, tool_result, user_feedback, task_result or observation."""
-    occurred_at: str
-    """When it happened (RFC 3339)."""
 
 
 class EventInput(_EventInputRequired, total=False):
@@ -185,6 +183,8 @@ class EventInput(_EventInputRequired, total=False):
 
     metadata: Dict[str, str]
     """Free-form string metadata; source=mnemon marks text mnemon itself returned. A task_result says how its session's task ended with task_type (e.g. deploy_atlas) and outcome (success or failure): procedures are distilled from them."""
+    occurred_at: str
+    """When it happened (RFC 3339); default the server's time when it receives the capture. A retried capture is recognised only with the same time, so send it when a retry must not store the event twice."""
     speaker: str
     """Who said it; default user."""
 

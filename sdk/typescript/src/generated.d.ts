@@ -125,8 +125,8 @@ export interface EventInput {
   kind: string;
   /** Free-form string metadata; source=mnemon marks text mnemon itself returned. A task_result says how its session's task ended with task_type (e.g. deploy_atlas) and outcome (success or failure): procedures are distilled from them. */
   metadata?: Record<string, string>;
-  /** When it happened (RFC 3339). */
-  occurred_at: string;
+  /** When it happened (RFC 3339); default the server's time when it receives the capture. A retried capture is recognised only with the same time, so send it when a retry must not store the event twice. */
+  occurred_at?: string;
   /** Who said it; default user. */
   speaker?: string;
 }

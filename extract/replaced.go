@@ -1,0 +1,69 @@
+package extract
+
+import "strings"
+
+// replacementTailCues is the [replacement-tail] table of
+// lexicons/cue-patterns.txt: the opener of a short clause that names what
+// took an ended value's place ("only green tea", "just rooibos").
+var replacementTailCues = cuePatterns("replacement-tail")
+
+// replacedInPlace reads the short clause after a value the sentence ends
+// as the value that took its place: "I don't drink coffee anymore, only
+// green tea" ends coffee and, borrowing the first clause's verb, states
+// green tea for the same slot; "I don't use Vim anymore, mostly Helix
+// these days" likewise. The new value is a candidate of its own, with a
+// correction cue (so endedBecomesHistory keeps the old one as the value
+// before); a plain denial ("I don't drink coffee, only tea") never said
+// the old value held, so the new one is a plain statement. The words
+// after the opener must read as the slot's value (replacementValue), so
+// "only on weekends" or "just because" state nothing.
+func (x *extraction) replacedInPlace(ts []token) {
+	for i := 1; i < len(ts); i++ {
+		if !is(ts, i-1, ",", "-", ";", "...") {
+			continue
+		}
+		_, n, ok := matchCue(replacementTailCues, ts[i:])
+		if !ok || i+n >= len(ts) || ts[i+n].kind != tWord {
+			continue
+		}
+		j := i + n
+		end := j
+		for end < len(ts) && ts[end].kind != tPunct {
+			end++
+		}
+		for end > j {
+			if k := cueTail(changeTailCues, ts[j:end]); k > 0 {
+				end -= k // "Helix these days"
+			} else if k := trailingFillerLen(ts[j:end]); k > 0 {
+				end -= k // "rooibos lol"
+			} else {
+				break
+			}
+		}
+		if end == j || end-j > 4 {
+			continue
+		}
+		before := x.content[x.start:ts[i].start]
+		for c := len(x.out) - 1; c >= x.sentOut; c-- {
+			old, m := x.out[c], x.made[c]
+			if old.Cue != CueNegation || old.Hedged || !strings.Contains(before, old.Value) {
+				continue
+			}
+			val, ok := x.replacementValue(old.Key, ts[j:end])
+			if !ok || strings.EqualFold(val, old.Value) {
+				break
+			}
+			now := old
+			now.Value = commonCase(val)
+			now.Cue = CueCorrection
+			if m.denial {
+				now.Cue = CueNone
+			}
+			now.Content = render(m.tmpl, m.subj, now.Value, m.cat, now.Cue, false)
+			m.denial = false
+			x.out = append(x.out, now)
+			x.made = append(x.made, m)
+			return
+		}
+	}
+}
