@@ -111,10 +111,11 @@ func (e *Engine) servesOld(st *nsState) bool {
 
 // semanticKeep is keep for the semantic channel: while ns holds vectors
 // of another model with the engine's embedder's length, it also leaves
-// those out (the lexical and other channels still find them).
-func (e *Engine) semanticKeep(st *nsState, keep func(string) bool) func(string) bool {
+// those out (the lexical and other channels still find them). same says
+// it is keep itself.
+func (e *Engine) semanticKeep(st *nsState, keep func(string) bool) (_ func(string) bool, same bool) {
 	if e.fallback == nil {
-		return keep
+		return keep, true
 	}
 	e.servesOld(st) // works the state out on first use
 	s := e.staleOf(st.Name())
@@ -122,7 +123,7 @@ func (e *Engine) semanticKeep(st *nsState, keep func(string) bool) func(string) 
 	foreign := s.foreign
 	s.mu.Unlock()
 	if !foreign {
-		return keep
+		return keep, true
 	}
 	name, dim := e.embedder.Name(), e.embedder.Dim()
 	return func(id string) bool {
@@ -131,7 +132,7 @@ func (e *Engine) semanticKeep(st *nsState, keep func(string) bool) func(string) 
 		}
 		en, ok := st.EntryLocked(id)
 		return ok && (en.V.Provenance.EmbedderDim != dim || en.V.Provenance.Embedder == name)
-	}
+	}, false
 }
 
 // reembedDone records that ns holds no stale vectors any more.
@@ -215,8 +216,11 @@ func publicMessage(err error) string {
 
 // semanticHits runs the semantic channel once per query vector and keeps
 // each version's best score, best first.
-func semanticHits(st *nsState, qvecs []search.Vector, keep func(string) bool, r Ranking) []search.Hit {
+func semanticHits(st *nsState, qvecs []search.Vector, keep func(string) bool, common bool, r Ranking) []search.Hit {
 	if len(qvecs) == 1 {
+		if common {
+			return st.SemanticCommon(qvecs[0], r.ChannelCap, r.SemanticFloor)
+		}
 		return st.Semantic(qvecs[0], r.ChannelCap, r.SemanticFloor, keep)
 	}
 	best := map[string]float64{}
@@ -394,9 +398,9 @@ func (e *Engine) modelExtract(ctx context.Context, pe *pendingEvent, ev extract.
 // index misses a neighbour. Hits the index does not hold (written by
 // another process and not followed yet) or keep refuses are dropped, as
 // the index would not find them; if the store fails, the index answers.
-func (e *Engine) semanticChannel(ctx context.Context, st *nsState, qvecs []search.Vector, keep func(string) bool, r Ranking) []search.Hit {
+func (e *Engine) semanticChannel(ctx context.Context, st *nsState, qvecs []search.Vector, keep func(string) bool, common bool, r Ranking) []search.Hit {
 	if e.vectors == nil || len(qvecs) == 0 {
-		return channel(st, ChannelSemantic, nil, qvecs, keep, nil, r, false)
+		return channel(st, ChannelSemantic, nil, qvecs, keep, common, nil, r, false)
 	}
 	best := map[string]float64{}
 	var out []search.Hit
@@ -409,7 +413,7 @@ func (e *Engine) semanticChannel(ctx context.Context, st *nsState, qvecs []searc
 		hits, err := e.vectors.SearchVectors(ctx, memory.VectorSearchParams{Namespace: st.Name(), Query: q.Encode(), K: 4 * r.ChannelCap, Floor: r.SemanticFloor})
 		if err != nil {
 			e.log.Warn("vector search in the store failed; the in-process index answers", "namespace", st.Name(), "err", err)
-			return channel(st, ChannelSemantic, nil, qvecs, keep, nil, r, false)
+			return channel(st, ChannelSemantic, nil, qvecs, keep, common, nil, r, false)
 		}
 		st.RLock()
 		for _, h := range hits {

@@ -14,7 +14,18 @@ import (
 )
 
 // Sections of a context pack, in the order they are rendered.
-var sections = []string{"Constraints", "Preferences", "Facts", "Decisions", "Procedures", "Episodes"}
+var sections = [...]string{"Constraints", "Preferences", "Facts", "Decisions", "Procedures", "Episodes"}
+
+// sectionIndex is the place of sectionOf(v) in sections.
+func sectionIndex(v *memory.Version) int {
+	s := sectionOf(v)
+	for i, name := range sections {
+		if name == s {
+			return i
+		}
+	}
+	panic("engine: section " + s + " is not in sections")
+}
 
 func sectionOf(v *memory.Version) string {
 	if v.Kind == memory.KindEpisodic {
@@ -220,11 +231,12 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 		take(c, n, "ranked")
 	}
 
-	// Token counts of pieces are not strictly additive under BPE: count
-	// the real context and drop from the bottom until it fits.
+	// What packing added up leaves out the blank lines between sections:
+	// take the rendered context's exact count (renderedTokens) and drop
+	// from the bottom until it fits.
 	for {
 		text := render(cands, viewOf(p))
-		n := e.counter.Count(text)
+		n := e.renderedTokens(cands, text, viewOf(p))
 		if n <= budget {
 			return text, n
 		}
@@ -241,6 +253,55 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 		cands[last].packed = false
 		cands[last].reason = "does not fit once rendered"
 	}
+}
+
+// renderedTokens is e.counter.Count(text), text being render(cands, w),
+// summed from the counts packing kept of each packed candidate's lines
+// (c.lineToks) rather than counted again: counting the whole context was
+// a twentieth of a search's CPU.
+//
+// The sum is exact (see linetoks.go): a piece of the counter's pattern
+// never runs past a line's closing newline into a line that opens on
+// another character, and every line and section header opens on one. The
+// one join that is no such boundary is a section's last line and the
+// blank line before the next section's header ("...\n" "\n"): the last
+// piece of the line, its closing newline (after punctuation, with it),
+// takes the blank line's newline as well, so that join is counted as it
+// is, from the line alone. Text that is not valid UTF-8 is counted whole
+// by the counter, so then the whole is counted.
+func (e *Engine) renderedTokens(cands []*scored, text string, w view) int {
+	if !utf8.ValidString(text) {
+		return e.counter.Count(text)
+	}
+	var last [len(sections)]*scored // each section's last packed candidate
+	n := 0
+	for _, c := range cands {
+		if c.packed {
+			last[sectionIndex(c.en.V)] = c
+			n += c.lineToks
+		}
+	}
+	final := -1
+	for i, c := range last {
+		if c != nil {
+			n += e.counter.Count(header(sections[i]))
+			final = i
+		}
+	}
+	for _, c := range last[:max(final, 0)] {
+		if c == nil {
+			continue
+		}
+		// The section's last line, as render writes it.
+		var l string
+		if k := len(c.after); k > 0 {
+			l = neighbourLine(c.after[k-1].V, c.en.V)
+		} else {
+			l = line(c.en.V, w)
+		}
+		n += e.counter.Count(l+"\n") - e.counter.Count(l)
+	}
+	return n
 }
 
 // shareOfBest is c's score as a share of the best candidate's (cands are

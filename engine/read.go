@@ -234,7 +234,14 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 
 	keep, admit := filter(st, p), admits(st, p)
-	semKeep := e.semanticKeep(st, keep)
+	semKeep, semSame := e.semanticKeep(st, keep)
+	// The common request's filter is the search index's mark of each
+	// version: the lexical and semantic channels ask it of a byte per
+	// document, not of the entry looked up by id (a map lookup and a few
+	// cache misses, for some 150 documents a search). A semantic keep
+	// that also drops another embedder's vectors is asked as it is.
+	common := commonMarks && commonRequest(p)
+	semCommon := common && semSame
 	disabled := make(map[string]bool, len(p.Disable))
 	for _, c := range p.Disable {
 		disabled[c] = true
@@ -268,13 +275,13 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 					// list is what a second scan to the lower floor gave.
 					alone := r
 					alone.SemanticFloor = r.SemanticFloorAlone
-					wide, wideRun = e.semanticChannel(ctx, st, qvecs, semKeep, alone), true
+					wide, wideRun = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, alone), true
 					results[i] = aboveFloor(wide, r.SemanticFloor)
 				} else {
-					results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, r)
+					results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, r)
 				}
 			} else {
-				results[i] = channel(st, name, qterms, qvecs, keep, admit, r, keywords)
+				results[i] = channel(st, name, qterms, qvecs, keep, common, admit, r, keywords)
 			}
 			took[i] = time.Since(began)
 		}()
@@ -282,7 +289,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	for i, name := range Channels {
 		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic && name != ChannelStructured {
 			began := time.Now()
-			results[i] = channel(st, name, qterms, qvecs, keep, admit, r, keywords)
+			results[i] = channel(st, name, qterms, qvecs, keep, common, admit, r, keywords)
 			took[i] = time.Since(began)
 		}
 	}
@@ -309,7 +316,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			alone := r
 			alone.SemanticFloor = r.SemanticFloorAlone
 			began := time.Now()
-			results[si] = e.semanticChannel(ctx, st, qvecs, semKeep, alone)
+			results[si] = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, alone)
 			took[si] += time.Since(began)
 		}
 	}
@@ -620,12 +627,23 @@ func filter(st *nsState, p RetrieveParams) func(id string) bool {
 // the entry anyway (structured, graph) checks it without a second lookup
 // in the map of every entry, a cache miss on most calls.
 func admits(st *nsState, p RetrieveParams) func(en *entry) bool {
-	if p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && !p.Scope.Owned() && !p.SessionOnly {
+	if commonRequest(p) {
 		// The common request: live memories no agent, user or project
 		// owns, whatever session they were said in.
 		return func(en *entry) bool { return en.Ownerless && en.Status.Live() }
 	}
 	return func(en *entry) bool { return servableLocked(st, en.V, p) }
+}
+
+// commonMarks turns on the search index's marks as the common request's
+// filter (see retrieve); a variable so a test can compare them with the
+// lookup of each entry.
+var commonMarks = true
+
+// commonRequest reports whether p is the common request: live memories no
+// agent, user or project owns, whatever session they were said in, now.
+func commonRequest(p RetrieveParams) bool {
+	return p.AsOf == nil && p.KnownAt == nil && !p.IncludeHistory && !p.Scope.Owned() && !p.SessionOnly
 }
 
 // servableLocked reports whether v is served to p. The caller holds st.RLock.
@@ -659,17 +677,20 @@ func servableLocked(st *nsState, v *memory.Version, p RetrieveParams) bool {
 // keywords says the query is a few keywords (keywordQuery): the lexical
 // channel then ranks a memory holding every one of them above one holding
 // some.
-func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, admit func(*entry) bool, r Ranking, keywords bool) []search.Hit {
+func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, common bool, admit func(*entry) bool, r Ranking, keywords bool) []search.Hit {
 	st.RLock()
 	defer st.RUnlock()
 	switch name {
 	case ChannelLexical:
+		if common {
+			return st.LexicalCommon(qterms, r.ChannelCap, keywords)
+		}
 		if keywords {
 			return st.LexicalAllTerms(qterms, r.ChannelCap, keep)
 		}
 		return st.Lexical(qterms, r.ChannelCap, keep)
 	case ChannelSemantic:
-		return semanticHits(st, qvecs, keep, r)
+		return semanticHits(st, qvecs, keep, common, r)
 	case ChannelCritical:
 		return criticalHits(st, qterms, keep, r.ChannelCap)
 	case ChannelRecent:
@@ -993,7 +1014,7 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 		c := &pool[i]
 		var norm float64
 		for ci, name := range Channels {
-			if answered[ci] && eligible(name, c.en.V) {
+			if answered[ci] && eligible(name, c.en) {
 				norm += r.weight(name)
 			}
 		}
@@ -1054,15 +1075,16 @@ const maxTerms = 16
 // (45 of 190 KB for the 118 candidates of a peers-workload query).
 const fusedTerms = 6
 
-// eligible reports whether a channel can return v at all.
-func eligible(channel string, v *memory.Version) bool {
+// eligible reports whether a channel can return en at all, from what the
+// entry keeps of its version (fusion asks it of every candidate).
+func eligible(channel string, en *entry) bool {
 	switch channel {
 	case ChannelRecent:
-		return v.Kind == memory.KindEpisodic
+		return en.Episodic
 	case ChannelCritical:
-		return v.Criticality == memory.CriticalityMustInclude
+		return en.V.Criticality == memory.CriticalityMustInclude
 	case ChannelGraph:
-		return index.Projectable(v)
+		return en.Projectable
 	}
 	return true
 }

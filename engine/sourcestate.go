@@ -16,6 +16,11 @@ func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user st
 		return "", false
 	}
 	state, aboutOther = "stale", true
+	// For the common request a fact is served exactly when its entry says
+	// it is live and owned by no one (see admits): read from the entry,
+	// not from the fact's version, a cache miss for each fact of each
+	// episode a retrieval ranks.
+	common := commonRequest(p)
 	for _, id := range facts {
 		en, ok := st.EntryLocked(id)
 		if !ok {
@@ -24,7 +29,14 @@ func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user st
 		if en.SubjectTerm == "" || en.SubjectTerm == user {
 			aboutOther = false
 		}
-		if state == "stale" && servableLocked(st, en.V, p) && !(currentOnly && viewOf(p).history(en.V)) {
+		if state != "stale" {
+			continue
+		}
+		if common {
+			if en.Ownerless && en.Status.Live() {
+				state = "covered"
+			}
+		} else if servableLocked(st, en.V, p) && !(currentOnly && viewOf(p).history(en.V)) {
 			state = "covered"
 		}
 	}

@@ -82,6 +82,9 @@ type Entry struct {
 	// here so the filter does not chase v into another cache line.
 	Status    memory.Status
 	Ownerless bool // no agent, user or project owns v: visible to every request
+	// Episodic and Projectable are v's kind and Projectable(v), which
+	// fusion asks of every candidate (which channels could have found it).
+	Episodic, Projectable bool
 
 	SubjectTerm string // the subject as an index term ("user", "sister", "caroline")
 	// Shape is what Config.Shape said of the version when it was indexed
@@ -98,7 +101,8 @@ type Entry struct {
 func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *Entry {
 	lean := *v
 	lean.Embedding = nil
-	return &Entry{V: &lean, KeyTerms: keyTerms, Status: v.Status, Ownerless: !v.Scope.Owned(), SubjectTerm: subjectTerm}
+	return &Entry{V: &lean, KeyTerms: keyTerms, Status: v.Status, Ownerless: !v.Scope.Owned(), SubjectTerm: subjectTerm,
+		Episodic: v.Kind == memory.KindEpisodic, Projectable: Projectable(v)}
 }
 
 // subjectTermOf returns the subject's first index term.
@@ -268,6 +272,7 @@ func (st *Namespace) loadAll(ctx context.Context) (built func(), err error) {
 						cancel()
 						return
 					}
+					doc.Marked = common(v)
 					subject, ok := subjects[v.Subject]
 					if !ok {
 						subject = subjectTermOf(v, cfg.Analyzer)
@@ -353,6 +358,7 @@ func (st *Namespace) loadAll(ctx context.Context) (built func(), err error) {
 			k++
 			en.V, en.KeyTerms, en.AliasTerms, en.Status = lv.v, lv.keyTerms, lv.aliasTerms, lv.v.Status
 			en.Ownerless, en.SubjectTerm, en.Shape = !lv.v.Scope.Owned(), lv.subjectTerm, lv.shape
+			en.Episodic, en.Projectable = lv.v.Kind == memory.KindEpisodic, Projectable(lv.v)
 			st.putEntryLocked(en, nil)
 		}
 		b.out = nil
@@ -474,8 +480,26 @@ func (st *Namespace) Put(v *memory.Version, doc search.Doc) {
 		st.Drop(v.ID)
 		return
 	}
+	// Marked once its entry is published, not before: a common request
+	// never meets a document whose entry it cannot find.
+	doc.Marked = false
 	st.ix.Upsert(doc)
 	st.putMeta(v, st.cfg.Analyzer)
+	if common(v) {
+		st.ix.SetMarked(v.ID, true)
+	}
+}
+
+// common reports whether v is served to the common request (live, no
+// agent, user or project owns it): the search index's mark of its
+// document. A version's document is marked exactly while its entry says
+// so (Entry.Ownerless && Entry.Status.Live()); between an entry's change
+// and its mark's (writers change both, one after the other, under the
+// namespace's writer lock) the mark is the stricter of the two, so a query
+// filtering on the mark (search.Filter.Marked) never returns a version its
+// entry would refuse, and a write is seen by every query after it returns.
+func common(v *memory.Version) bool {
+	return v.Status.Live() && !v.Scope.Owned()
 }
 
 // putMeta records what the read path knows of a version, besides its
@@ -583,11 +607,23 @@ func (st *Namespace) UpdateState(v *memory.Version) {
 		st.Drop(v.ID)
 		return
 	}
+	marked := common(v)
+	if !marked {
+		st.ix.SetMarked(v.ID, false) // before the entry says so: see common
+	}
+	if st.updateEntry(v) && marked {
+		st.ix.SetMarked(v.ID, true) // after the entry, outside its lock
+	}
+}
+
+// updateEntry is UpdateState's change of the entry; false when the
+// version has none.
+func (st *Namespace) updateEntry(v *memory.Version) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	en, ok := st.entries.load(v.ID)
 	if !ok {
-		return
+		return false
 	}
 	next := newEntry(v, en.KeyTerms, en.SubjectTerm)
 	next.AliasTerms, next.Shape = en.AliasTerms, en.Shape
@@ -600,6 +636,7 @@ func (st *Namespace) UpdateState(v *memory.Version) {
 		}
 	}
 	st.linkEvidenceLocked(v)
+	return true
 }
 
 // unlinkEvidenceLocked forgets that fact id cites episode ep.
@@ -658,6 +695,7 @@ func Signature(an *search.Analyzer, text string) string {
 
 // Drop removes a version from the index.
 func (st *Namespace) Drop(id string) {
+	st.ix.SetMarked(id, false) // before the entry goes: see common
 	st.mu.Lock()
 	en, ok := st.entries.load(id)
 	if ok {

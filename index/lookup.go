@@ -48,6 +48,19 @@ func (st *Namespace) Semantic(qvec search.Vector, k int, floor float64, keep fun
 	return st.ix.Semantic(qvec, k, floor, keep)
 }
 
+// LexicalCommon is Lexical (LexicalAllTerms with allTerms) for the common
+// request, whose filter is "live, and no agent, user or project owns it":
+// it filters on the search index's mark of each version (see common), a
+// byte per document, not a lookup of its entry by id.
+func (st *Namespace) LexicalCommon(qterms []string, k int, allTerms bool) []search.Hit {
+	return st.ix.LexicalFiltered(qterms, k, search.Filter{Marked: true}, allTerms)
+}
+
+// SemanticCommon is Semantic for the common request (see LexicalCommon).
+func (st *Namespace) SemanticCommon(qvec search.Vector, k int, floor float64) []search.Hit {
+	return st.ix.SemanticFiltered(qvec, k, floor, search.Filter{Marked: true})
+}
+
 // ExplainLexical returns what each query term scored for version id.
 func (st *Namespace) ExplainLexical(id string, qterms []string) []search.TermScore {
 	return st.ix.ExplainLexical(id, qterms)

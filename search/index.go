@@ -21,6 +21,30 @@ type Doc struct {
 	ID     string
 	Terms  []string
 	Vector Vector
+	// Marked is the document's mark (see Filter.Marked, SetMarked): a bit
+	// the caller keeps per document and a query can filter on without a
+	// call per document.
+	Marked bool
+}
+
+// Filter is which documents a query may return. Both parts apply: with
+// Marked only marked documents (Doc.Marked, SetMarked), read from a byte
+// per ordinal under the index's read lock; with Keep (may be nil) only
+// those Keep accepts, called lazily, for a document that would enter the
+// current top k, under the read lock (it must not call back into the
+// Index). A caller whose filter is "the documents I marked" passes Marked
+// alone: no call and no lookup by ID per document.
+type Filter struct {
+	Marked bool
+	Keep   func(id string) bool
+}
+
+// keeps applies f to ordinal d.
+func (ix *Index) keeps(f Filter, d uint32) bool {
+	if f.Marked && !ix.marks[d] {
+		return false
+	}
+	return f.Keep == nil || f.Keep(ix.ids[d])
 }
 
 // Hit is one search result.
@@ -54,11 +78,20 @@ type Index struct {
 	docLen   []uint32       // ordinal → number of terms, kept apart because BM25 reads it per posting
 	vdim     []uint32       // ordinal → vector Dim (0 = none), kept apart for the same reason
 	tailOf   []int32        // ordinal → docs[ord].tail, kept apart for tailSeeds, which reads it for every document the query's head touched
+	marks    []bool         // ordinal → the document's mark (Doc.Marked, SetMarked); false for a free ordinal
 	dimDocs  map[uint32]int // vector Dim → number of documents with it
 	docs     []docInfo
 	ordOf    map[string]uint32
 	freeOrds []uint32
 	live     int
+	// idOrdered says the ordinals are in ID order (a < b ⇔ ids[a] <
+	// ids[b] for live a, b), as they are when documents come in ID order
+	// and none was removed and its ordinal reused: then worse breaks a tie
+	// on the ordinals, not on the IDs (a string compare, two cache misses
+	// away, for each of the thousands of documents a one-word query ties).
+	// lastID is the ID of the last ordinal appended.
+	idOrdered bool
+	lastID    string
 
 	termOf    map[string]uint32
 	terms     []string // term ID → term; "" when recycled
@@ -167,13 +200,14 @@ func tailCuts(n int) (int, int) { return max(1, n/8), max(1, n/2) }
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{
-		ordOf:   make(map[string]uint32),
-		termOf:  make(map[string]uint32),
-		dimOf:   make(map[uint32]uint32),
-		dense:   make(map[int]*denseBlock),
-		tailN:   make(map[int]int),
-		tails:   make(map[int]*denseBlock),
-		dimDocs: make(map[uint32]int),
+		idOrdered: true,
+		ordOf:     make(map[string]uint32),
+		termOf:    make(map[string]uint32),
+		dimOf:     make(map[uint32]uint32),
+		dense:     make(map[int]*denseBlock),
+		tailN:     make(map[int]int),
+		tails:     make(map[int]*denseBlock),
+		dimDocs:   make(map[uint32]int),
 	}
 }
 
@@ -226,6 +260,17 @@ func (ix *Index) Upsert(d Doc) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.upsertLocked(d.ID, d.Terms, vec, hasVec)
+	ix.marks[ix.ordOf[d.ID]] = d.Marked
+}
+
+// SetMarked sets the mark of the document with this ID (see Filter); it is
+// a no-op if absent.
+func (ix *Index) SetMarked(id string, on bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ord, ok := ix.ordOf[id]; ok {
+		ix.marks[ord] = on
+	}
 }
 
 // Build upserts many documents under one lock acquisition, the fast path
@@ -239,6 +284,7 @@ func (ix *Index) Build(docs []Doc) {
 	for i := range docs {
 		vec, ok := canonical(docs[i].Vector)
 		ix.upsertLocked(docs[i].ID, docs[i].Terms, vec, ok)
+		ix.marks[ix.ordOf[docs[i].ID]] = docs[i].Marked
 	}
 }
 
@@ -261,11 +307,21 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		ordOf[docs[i].ID] = uint32(i)
 	}
 	ix.ordOf = ordOf
+	for i := range docs {
+		if i > 0 && docs[i-1].ID >= docs[i].ID {
+			ix.idOrdered = false
+			break
+		}
+	}
+	if n := len(docs); n > 0 {
+		ix.lastID = docs[n-1].ID
+	}
 	ix.live = len(docs)
 	ix.ids = make([]string, len(docs))
 	ix.docLen = make([]uint32, len(docs))
 	ix.vdim = make([]uint32, len(docs))
 	ix.tailOf = make([]int32, len(docs))
+	ix.marks = make([]bool, len(docs))
 	ix.docs = make([]docInfo, len(docs))
 
 	nTerms, nDims := 0, 0
@@ -334,6 +390,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 	for i := range docs {
 		d := &docs[i]
 		ix.ids[i] = d.ID
+		ix.marks[i] = d.Marked
 		tids := ix.wTerms[:0]
 		for _, t := range d.Terms {
 			tid := ix.termID(t)
@@ -464,6 +521,7 @@ func (ix *Index) Remove(id string) {
 	ix.unindex(ord)
 	delete(ix.ordOf, id)
 	ix.ids[ord] = ""
+	ix.marks[ord] = false
 	ix.freeOrds = append(ix.freeOrds, ord)
 	ix.live--
 }
@@ -535,12 +593,17 @@ func (ix *Index) newOrd(id string) uint32 {
 		ord = ix.freeOrds[n-1]
 		ix.freeOrds = ix.freeOrds[:n-1]
 		ix.ids[ord] = id
+		ix.marks[ord] = false
+		ix.idOrdered = false // a reused ordinal is out of place
 	} else {
 		ord = uint32(len(ix.ids))
+		ix.idOrdered = ix.idOrdered && (ord == 0 || ix.lastID < id)
+		ix.lastID = id
 		ix.ids = append(ix.ids, id)
 		ix.docLen = append(ix.docLen, 0)
 		ix.vdim = append(ix.vdim, 0)
 		ix.tailOf = append(ix.tailOf, -1)
+		ix.marks = append(ix.marks, false)
 		ix.docs = append(ix.docs, docInfo{})
 	}
 	ix.ordOf[id] = ord
@@ -861,7 +924,13 @@ func (ix *Index) distinctTermIDs(terms []string, buf []uint32) []uint32 {
 // lazily, only for a document that would enter the current top k, and under
 // the index's read lock, so it must not call back into the Index.
 func (ix *Index) Lexical(terms []string, k int, keep func(id string) bool) []Hit {
-	return ix.lexical(terms, k, keep, false)
+	return ix.lexical(terms, k, Filter{Keep: keep}, false)
+}
+
+// LexicalFiltered is Lexical (or LexicalAllTerms, with allTerms) with a
+// Filter for keep.
+func (ix *Index) LexicalFiltered(terms []string, k int, f Filter, allTerms bool) []Hit {
+	return ix.lexical(terms, k, f, allTerms)
 }
 
 // LexicalAllTerms is Lexical for a query whose every word is a requirement
@@ -871,10 +940,10 @@ func (ix *Index) Lexical(terms []string, k int, keep func(id string) bool) []Hit
 // saturates and normalises by length, which put such a note within a few
 // percent of the only note holding every keyword.
 func (ix *Index) LexicalAllTerms(terms []string, k int, keep func(id string) bool) []Hit {
-	return ix.lexical(terms, k, keep, true)
+	return ix.lexical(terms, k, Filter{Keep: keep}, true)
 }
 
-func (ix *Index) lexical(terms []string, k int, keep func(id string) bool, coordinate bool) []Hit {
+func (ix *Index) lexical(terms []string, k int, keep Filter, coordinate bool) []Hit {
 	if k <= 0 || len(terms) == 0 {
 		return nil
 	}
@@ -925,6 +994,11 @@ func (ix *Index) lexical(terms []string, k int, keep func(id string) bool, coord
 // scored exactly through per-dimension posting lists, visiting only the
 // query's nonzero dimensions; dense vectors are compared brute force.
 func (ix *Index) Semantic(q Vector, k int, floor float64, keep func(id string) bool) []Hit {
+	return ix.SemanticFiltered(q, k, floor, Filter{Keep: keep})
+}
+
+// SemanticFiltered is Semantic with a Filter for keep.
+func (ix *Index) SemanticFiltered(q Vector, k int, floor float64, keep Filter) []Hit {
 	if k <= 0 {
 		return nil
 	}
@@ -1169,13 +1243,16 @@ func (ix *Index) worse(a, b cand) bool {
 	if a.score != b.score {
 		return a.score < b.score
 	}
+	if ix.idOrdered {
+		return a.ord > b.ord
+	}
 	return ix.ids[a.ord] > ix.ids[b.ord]
 }
 
 // topK selects the best k touched documents with score ≥ floor (and vector
 // Dim == dim when dim > 0), calling keep only for those that would enter the
 // current top k.
-func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim uint32, keep func(string) bool) []Hit {
+func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim uint32, keep Filter) []Hit {
 	h := sc.heap[:0]
 	acc := sc.acc
 	for _, d := range touched {
@@ -1195,7 +1272,7 @@ func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim u
 		if dim != 0 && ix.vdim[d] != dim {
 			continue
 		}
-		if keep != nil && !keep(ix.ids[d]) {
+		if !ix.keeps(keep, d) {
 			continue
 		}
 		if len(h) < k {
@@ -1243,7 +1320,7 @@ func norm(xs []float32) float32 {
 // past the first checkpoint on the peers workload, for a few dozen more
 // calls of keep. The result is the same: the best k rows keep accepts, in
 // the heap's total order (score, then ID).
-func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep func(string) bool, touched []uint32) []Hit {
+func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, floor float64, keep Filter, touched []uint32) []Hit {
 	n := blk.dim
 	// The query's coordinates on the block's axes and the norm of the
 	// rest: the first checkpoint's side of the query (tailrot.go).
@@ -1387,7 +1464,7 @@ var tailSeeding = true
 // (may be nil) is asked only for a row that would enter h. With slots
 // not nil it scores the rows slots[lo:hi] instead; skip, ascending, names
 // rows already scored (into h) to pass over.
-func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []float32, slots []int32, lo, hi, size int, floor float64, keep func(string) bool, h []cand, skip []int32) []cand {
+func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []float32, slots []int32, lo, hi, size int, floor float64, keep Filter, h []cand, skip []int32) []cand {
 	const slack = 1e-5
 	n := blk.dim
 	c1, c2 := tailCuts(n)
@@ -1535,7 +1612,7 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []
 		if len(h) == size && !ix.worse(h[0], c) {
 			continue
 		}
-		if keep != nil && !keep(ix.ids[d]) {
+		if !ix.keeps(keep, d) {
 			continue
 		}
 		if len(h) < size {
