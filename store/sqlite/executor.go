@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -665,9 +666,18 @@ const (
 	// evaluated twice.
 	versionValueExpr = `CASE WHEN versions.shared & 1 THEN NULL ELSE versions.value END`
 	// Bit 16 (migration 0020): valid_from is observed_at, stored 0 (which
-	// takes no bytes). updated_at is not shortened so: a state update would
-	// grow the row by 8 bytes, and rows that grow in a full page split it.
-	versionValidFrom     = `CASE WHEN versions.shared & 16 THEN versions.observed_at ELSE versions.valid_from END`
+	// takes no bytes). Bit 512 (migration 0024): updated_at is recorded_at,
+	// stored 0, as on every version no update has touched; the update that
+	// first changes it grows the row by 8 bytes.
+	versionValidFrom = `CASE WHEN versions.shared & 16 THEN versions.observed_at ELSE versions.valid_from END`
+	versionUpdatedAt = `CASE WHEN versions.shared & 512 THEN versions.recorded_at ELSE versions.updated_at END`
+	// Bits 32, 64 and 128 (migration 0024): confidence, usefulness and
+	// trust stored as whole thousandths (see milli), which take 0-3 bytes
+	// instead of a REAL's 8; usefulness as its thousandths away from 0.5
+	// (memory.NeutralUsefulness), so the usual value is stored 0.
+	versionConfidence    = `CASE WHEN versions.shared & 32 THEN versions.confidence / 1000.0 ELSE versions.confidence END`
+	versionUsefulness    = `CASE WHEN versions.shared & 64 THEN 0.5 + versions.usefulness / 1000.0 ELSE versions.usefulness END`
+	versionTrust         = `CASE WHEN versions.shared & 128 THEN versions.trust / 1000.0 ELSE versions.trust END`
 	versionEmbeddingExpr = `CASE WHEN versions.shared & 2 THEN (SELECT s.embedding FROM versions s
 	WHERE s.namespace = versions.namespace AND s.id = versions.same_as) ELSE versions.embedding END`
 )
@@ -684,9 +694,9 @@ const versionWriteCols = `namespace, id, memory_id, seq, agent_id, user_id, proj
 
 const versionColsBase = `namespace, id, memory_id, seq, agent_id, user_id, project_id, session_id,
 	kind, type, ` + versionSlotSubject + `, ` + versionSlotKey + `, ` + versionValueExpr + `, ` + versionContentExpr + `, criticality,
-	confidence, usefulness, trust, reinforcement_count, failure_count,
+	` + versionConfidence + `, ` + versionUsefulness + `, ` + versionTrust + `, reinforcement_count, failure_count,
 	status, operation, superseded_by,
-	observed_at, recorded_at, ` + versionValidFrom + `, valid_to, updated_at,
+	observed_at, recorded_at, ` + versionValidFrom + `, valid_to, ` + versionUpdatedAt + `,
 	evidence_episode_ids, evidence_spans,
 	prov_extractor, prov_model, prov_prompt_version, prov_embedder, prov_embedder_dim, prov_source,
 	tokens, search_text`
@@ -714,7 +724,8 @@ const (
 	status = ?, operation = ?, superseded_by = ?, valid_to = ?,
 	confidence = ?, usefulness = ?, trust = ?,
 	reinforcement_count = ?, failure_count = ?,
-	evidence_episode_ids = ?, evidence_spans = ?, updated_at = ?
+	evidence_episode_ids = ?, evidence_spans = ?, updated_at = iif(? = recorded_at, 0, ?),
+	shared = nullif(coalesce(shared, 0) & ~736 | ? | iif(? = recorded_at, 512, 0), 0)
 	WHERE namespace = ? AND id = ?`
 	qGetVersion   = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? AND id = ?`
 	qScanVersions = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? ORDER BY id`
@@ -727,10 +738,12 @@ const (
 	v.kind, v.type, CASE WHEN v.shared & 4 THEN m.subject ELSE v.subject END, CASE WHEN v.shared & 4 THEN m."key" ELSE v."key" END,
 	CASE WHEN v.shared & 1 THEN NULL ELSE v.value END,
 	` + streamContent + `, v.criticality,
-	v.confidence, v.usefulness, v.trust, v.reinforcement_count, v.failure_count,
+	CASE WHEN v.shared & 32 THEN v.confidence / 1000.0 ELSE v.confidence END,
+	CASE WHEN v.shared & 64 THEN 0.5 + v.usefulness / 1000.0 ELSE v.usefulness END,
+	CASE WHEN v.shared & 128 THEN v.trust / 1000.0 ELSE v.trust END, v.reinforcement_count, v.failure_count,
 	v.status, v.operation, v.superseded_by,
 	v.observed_at, v.recorded_at, CASE WHEN v.shared & 16 THEN v.observed_at ELSE v.valid_from END, v.valid_to,
-	v.updated_at,
+	CASE WHEN v.shared & 512 THEN v.recorded_at ELSE v.updated_at END,
 	v.evidence_episode_ids, v.evidence_spans,
 	v.prov_extractor, v.prov_model, v.prov_prompt_version, v.prov_embedder, v.prov_embedder_dim, v.prov_source,
 	v.tokens, v.search_text, CASE WHEN v.shared & 2 THEN s.embedding ELSE v.embedding END
@@ -842,6 +855,9 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	if args[25] == args[23] {
 		args[25], shared = int64(0), shared|16 // valid_from is observed_at
 	}
+	if args[27] == args[24] {
+		args[27], shared = int64(0), shared|512 // updated_at is recorded_at
+	}
 	// Subject and key, and the text, by reference when this transaction
 	// wrote or read the memory and the episode they are the same as.
 	if m, ok := e.slots[rowKey{v.Namespace, v.MemoryID}]; ok && m.subject == v.Subject && m.key == v.Key {
@@ -852,6 +868,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 			args[13], shared = "", shared|8
 		}
 	}
+	shared |= milliScores(args[15:18])
 	if shared != 0 {
 		args[39] = shared
 	}
@@ -979,22 +996,24 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 		return err
 	}
 	var c encoder
+	updated := c.time("updated_at", v.UpdatedAt)
 	args := []any{
 		string(v.Status), encodeSym(string(v.Operation)), idArg(v.SupersededBy), c.timePtr("valid_to", v.ValidTo),
 		v.Confidence, v.Usefulness, v.Trust,
 		v.ReinforcementCount, v.FailureCount,
 		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
-		c.time("updated_at", v.UpdatedAt),
+		nil, nil, nil, nil, // updated_at (twice), the score bits, updated_at
 		v.Namespace, idArg(v.ID),
 	}
 	if c.err != nil {
 		return c.err
 	}
+	args[11], args[12], args[13], args[14] = updated, updated, milliScores(args[4:7]), updated
 	// The change first, as in createVersion.
-	if err := e.logChange(ctx, v.Namespace, v.ID, c.time("updated_at", v.UpdatedAt)); err != nil {
+	if err := e.logChange(ctx, v.Namespace, v.ID, updated); err != nil {
 		return err
 	}
-	if _, err := e.exec(ctx, qOwnEpisodeText, v.Namespace, args[13], args[9]); err != nil {
+	if _, err := e.exec(ctx, qOwnEpisodeText, v.Namespace, args[16], args[9]); err != nil {
 		return mapErr(err)
 	}
 	return execOne(ctx, e, qUpdateVersionState, args...)
@@ -1137,10 +1156,11 @@ func (e *executor) PageVersions(ctx context.Context, p memory.PageVersionsParams
 }
 
 // qUnsettledVersions reads the versions_unsettled index (its WHERE word
-// for word; 0.5 is memory.NeutralUsefulness). INDEXED BY makes the query
-// fail rather than fall back to reading every live version.
+// for word; 0.5 is memory.NeutralUsefulness, stored 0 under shared bit
+// 64). INDEXED BY makes the query fail rather than fall back to reading
+// every live version.
 const qUnsettledVersions = `SELECT ` + versionColsLean + ` FROM versions INDEXED BY versions_unsettled
-	WHERE namespace = ? AND status IN ('active', 'contested') AND (usefulness <> 0.5 OR valid_to IS NOT NULL OR status = 'contested')`
+	WHERE namespace = ? AND status IN ('active', 'contested') AND (usefulness <> iif(shared & 64, 0, 0.5) OR valid_to IS NOT NULL OR status = 'contested')`
 
 func (e *executor) ListUnsettledVersions(ctx context.Context, p memory.ScanParams) ([]*memory.Version, error) {
 	out, err := e.listUnsettledVersions(ctx, p)
@@ -1646,4 +1666,33 @@ func scan[T any](ctx context.Context, e *executor, ns, op, q string, decode func
 		return fmt.Errorf("sqlite: %s: %w", op, err)
 	}
 	return nil
+}
+
+// milli is x's stored form as whole thousandths (x = base + y/1000 exactly,
+// as the reads compute it) when x has a fraction and is such a number:
+// confidence 0.8 is stored 800 (2 bytes), usefulness 0.5 as 0 away from its
+// base 0.5 (no bytes), where a REAL takes 8. A whole x is stored as a small
+// integer by SQLite already; any other x (0.1 + 0.2, NaN) is kept as it is.
+func milli(x, base float64) (int64, bool) {
+	if x == math.Trunc(x) {
+		return 0, false
+	}
+	y := math.Round((x - base) * 1000)
+	if !(math.Abs(y) < 1<<40) || base+y/1000 != x {
+		return 0, false
+	}
+	return int64(y), true
+}
+
+// milliScores replaces confidence, usefulness and trust (scores[0:3], as
+// bound) by their thousandths where milli allows, returning the shared
+// bits (32, 64, 128) that say which.
+func milliScores(scores []any) int64 {
+	var bits int64
+	for i, base := range [3]float64{0, memory.NeutralUsefulness, 0} {
+		if y, ok := milli(scores[i].(float64), base); ok {
+			scores[i], bits = y, bits|32<<i
+		}
+	}
+	return bits
 }

@@ -654,6 +654,9 @@ func TestVersionTimesRoundTrip(t *testing.T) {
 		if shared.Int64&16 != 0 != c.validShort {
 			t.Errorf("%s: shared %d, short valid_from %v", c.id, shared.Int64, c.validShort)
 		}
+		if shared.Int64&512 != 0 != c.updated.Equal(c.recorded) { // updated_at is recorded_at, stored 0
+			t.Errorf("%s: shared %d, updated_at %v, recorded_at %v", c.id, shared.Int64, c.updated, c.recorded)
+		}
 	}
 	v, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: "v-same"})
 	if err != nil {
@@ -667,6 +670,18 @@ func TestVersionTimesRoundTrip(t *testing.T) {
 	got, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: "v-same"})
 	if err != nil || !got.UpdatedAt.Equal(v.UpdatedAt) || !got.ValidFrom.Equal(at) || got.Status != memory.StatusSuperseded {
 		t.Fatalf("after an update: %+v, %v", got, err)
+	}
+	// And back: an update to recorded_at stores it short again.
+	got.UpdatedAt = got.RecordedAt
+	if err := s.UpdateVersionState(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	var stored, bits int64
+	if err := s.writer.QueryRowContext(ctx, `SELECT updated_at, shared & 512 FROM versions WHERE id = 'v-same'`).Scan(&stored, &bits); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.GetVersion(ctx, memory.GetParams{Namespace: "n", ID: "v-same"}); err != nil || !again.UpdatedAt.Equal(later) || stored != 0 || bits == 0 {
+		t.Fatalf("updated back to recorded_at: stored %d, bit %d, read %+v, %v", stored, bits, again, err)
 	}
 	var streamed *memory.Version
 	err = s.StreamVersions(ctx, memory.ScanParams{Namespace: "n"}, func(sv *memory.Version) error {
