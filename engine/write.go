@@ -192,7 +192,11 @@ func (e *Engine) captureEvents(p CaptureParams) (string, []*pendingEvent, error)
 			return "", nil, memory.Within(err, "event %d", i)
 		}
 		pe := e.newPending(ns, p.Scope, ev.Kind, ev.Speaker, ev.Content, ev.Metadata, occurred, now)
-		pe.dedupe = true
+		// A retried capture is recognised by each event's own time. An
+		// event without one gets this call's clock: a retry gets another,
+		// and two turns of this batch that say the same words ("ok", "ok")
+		// would get the same one and fold into one episode.
+		pe.dedupe = !ev.OccurredAt.IsZero()
 		evs = append(evs, pe)
 	}
 	return ns, evs, nil

@@ -16,7 +16,10 @@ var replacementTailCues = cuePatterns("replacement-tail")
 // before); a plain denial ("I don't drink coffee, only tea") never said
 // the old value held, so the new one is a plain statement. The words
 // after the opener must read as the slot's value (replacementValue), so
-// "only on weekends" or "just because" state nothing.
+// "only on weekends" or "just because" state nothing, and a clause that
+// opens with a preposition ("only at weddings", "just for games") says
+// when or what for the old value holds, unless the slot is a place or an
+// employer.
 func (x *extraction) replacedInPlace(ts []token) {
 	for i := 1; i < len(ts); i++ {
 		if !is(ts, i-1, ",", "-", ";", "...") {
@@ -48,6 +51,12 @@ func (x *extraction) replacedInPlace(ts []token) {
 			old, m := x.out[c], x.made[c]
 			if old.Cue != CueNegation || old.Hedged || !strings.Contains(before, old.Value) {
 				continue
+			}
+			if prepositions[ts[j].low] && old.Key != "lives_in" && old.Key != "from" && old.Key != "works_at" {
+				// "only at weddings", "just for games": when or what for
+				// the old value still holds, no value of its own. A place
+				// or an employer is said after one ("only in Porto").
+				break
 			}
 			val, ok := x.replacementValue(old.Key, ts[j:end])
 			if !ok || strings.EqualFold(val, old.Value) {

@@ -321,6 +321,9 @@ var clauseVerbs = wordSet("values", "clause-verbs")
 // clauseSubjects after a noun start a clause of their own.
 var clauseSubjects = wordSet("values", "clause-subjects")
 
+// remarkWords mark a clause after a list's comma (afterthought).
+var remarkWords = wordSet("values", "remark-words")
+
 // listAsides open an aside after a comma, never a list item.
 var listAsides = wordSet("values", "list-asides")
 
@@ -497,12 +500,20 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 }
 
 // afterthought reports words after a list's comma that read as a remark,
-// not an item: lower-case, several, and not a thing the lexicon knows.
+// not an item: lower-case, several, not a thing the lexicon knows, and a
+// clause ("found out the hard way": a verb, an article, a preposition). A
+// noun phrase ("sulfa drugs", "tree nuts") is an item of a list said
+// without "and".
 func afterthought(part []token) bool {
-	for _, t := range part {
+	clause := false
+	for i, t := range part {
 		if t.capital {
 			return false
 		}
+		clause = clause || remarkWords[t.low] || prepositions[t.low] || clauseVerbs[t.low] || clauseSubjects[t.low] || pastPredicate(part, i)
+	}
+	if !clause {
+		return false
 	}
 	words := make([]string, len(part))
 	for i, t := range part {

@@ -863,7 +863,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 	if m, ok := e.slots[rowKey{v.Namespace, v.MemoryID}]; ok && m.subject == v.Subject && m.key == v.Key {
 		args[10], args[11], shared = "", "", shared|4
 	}
-	if owner == "" && len(v.Content) >= minEpisodeText && len(v.EvidenceEpisodeIDs) > 0 {
+	if owner == "" && len(v.Content) >= minEpisodeText && len(v.EvidenceEpisodeIDs) > 0 && firstIDFindable(args[28], v.EvidenceEpisodeIDs[0]) {
 		if text, ok := e.episodeTexts[rowKey{v.Namespace, v.EvidenceEpisodeIDs[0]}]; ok && text == v.Content {
 			args[13], shared = "", shared|8
 		}

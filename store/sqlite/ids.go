@@ -163,6 +163,21 @@ func idListValue(v driver.Value) (driver.Value, error) {
 	return v, nil // kept as written
 }
 
+// firstIDFindable reports whether the SQL that reads a version's first
+// evidence id from its stored list (list) finds the episode first names:
+// a packed list's first 16 bytes are the episode's stored form, and so is
+// a JSON list's first item when that id has no compact form. A JSON list
+// (some id in it has no compact form) whose first id has one reads that
+// id as text, which no episode row holds: such a version keeps its own
+// text rather than share its episode's (shared bit 8).
+func firstIDFindable(list any, first string) bool {
+	if _, packed := list.([]byte); packed {
+		return true
+	}
+	_, compact := appendID(nil, first)
+	return !compact
+}
+
 // splitIDs reads a packed list.
 func splitIDs(b []byte) ([]string, bool) {
 	if len(b) == 0 || len(b)%idBlobLen != 0 {
