@@ -310,12 +310,17 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 				if !ok || !keep(e) {
 					continue
 				}
+				// The claim joins key, reached at hop h-1 (the frontier's
+				// hop), and far: the question names both (hop 0) only at
+				// the first hop, and far's hop is looked up once, for
+				// that and for whether far was reached already.
 				far := c.other(key)
-				score := weight * (0.25 + 0.75*claimMatch(e, c, qset, hop))
+				farHop, seen := hop[far]
+				score := weight * (0.25 + 0.75*claimMatch(e, h == 1 && seen && farHop == 0, qset))
 				if score > best[id] {
 					best[id] = score
 				}
-				if _, seen := hop[far]; !seen {
+				if !seen {
 					hop[far] = h
 					at[far] = len(next)
 					next = append(next, reached{far, score})
@@ -347,13 +352,12 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 }
 
 // claimMatch is how well a claim matches a question, 0 to 1: 1 when the
-// question names both its entities, else the share of its relation's key
-// words the question uses (a slot alias counts as a key word).
-func claimMatch(e *Entry, c graphClaim, qset map[string]bool, hop map[string]int) float64 {
-	if h1, ok := hop[c.subject]; ok && h1 == 0 {
-		if h2, ok := hop[c.object]; ok && h2 == 0 {
-			return 1
-		}
+// question names both its entities (bothNamed), else the share of its
+// relation's key words the question uses (a slot alias counts as a key
+// word).
+func claimMatch(e *Entry, bothNamed bool, qset map[string]bool) float64 {
+	if bothNamed {
+		return 1
 	}
 	if len(e.KeyTerms) == 0 {
 		return 0
