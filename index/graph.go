@@ -49,8 +49,8 @@ const (
 
 // graphEntity is one node: the entities a claim names by subject or value.
 type graphEntity struct {
-	name   string   // display name: lower-cased, spaces collapsed, as first written
-	terms  []string // analysed terms; the entity's key is their join
+	name   string     // display name: lower-cased, spaces collapsed, as first written
+	terms  []string   // analysed terms; the entity's key is their join
 	claims []claimRef // the versions whose claims name it, oldest first
 }
 
