@@ -49,9 +49,18 @@ const (
 
 // graphEntity is one node: the entities a claim names by subject or value.
 type graphEntity struct {
-	name   string   // display name: lower-cased, spaces collapsed, as first written
-	terms  []string // analysed terms; the entity's key is their join
-	claims []string // ids of the versions whose claims name it, oldest first
+	name   string     // display name: lower-cased, spaces collapsed, as first written
+	terms  []string   // analysed terms; the entity's key is their join
+	claims []claimRef // the versions whose claims name it, oldest first
+}
+
+// claimRef is one claim as an entity lists it: the version's id and the
+// claim itself, so the graph channel reads a claim's entities where it
+// finds the claim, not by a second lookup of the same id in graph.claims
+// (a map lookup that misses the cache, once per claim scanned).
+type claimRef struct {
+	id    string
+	claim graphClaim
 }
 
 // graphClaim is the immutable part of one version's claim: which entities
@@ -121,21 +130,22 @@ func (g *graph) project(v *memory.Version, keyOf func(string) (string, []string)
 	if sk == "" || ok == "" || len(oterms) > maxEntityTerms {
 		return
 	}
-	g.claims[v.ID] = graphClaim{subject: sk, object: ok}
-	g.link(sk, sterms, v.Subject, v.ID)
+	c := graphClaim{subject: sk, object: ok}
+	g.claims[v.ID] = c
+	g.link(sk, sterms, v.Subject, claimRef{v.ID, c})
 	if ok != sk {
-		g.link(ok, oterms, v.Value, v.ID)
+		g.link(ok, oterms, v.Value, claimRef{v.ID, c})
 	}
 }
 
-func (g *graph) link(key string, terms []string, name, id string) {
+func (g *graph) link(key string, terms []string, name string, ref claimRef) {
 	en, found := g.entities[key]
 	if !found {
 		en = &graphEntity{name: entityName(name), terms: terms}
 		g.entities[key] = en
 		g.byTerm[terms[0]] = append(g.byTerm[terms[0]], key)
 	}
-	en.claims = append(en.claims, id)
+	en.claims = append(en.claims, ref)
 }
 
 // remove takes a version's claim out of the graph (the version was
@@ -158,7 +168,7 @@ func (g *graph) unlink(key, id string) {
 	if !ok {
 		return
 	}
-	if i := slices.Index(en.claims, id); i >= 0 {
+	if i := slices.IndexFunc(en.claims, func(r claimRef) bool { return r.id == id }); i >= 0 {
 		en.claims = slices.Delete(en.claims, i, i+1)
 	}
 	if len(en.claims) > 0 {
@@ -293,20 +303,24 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 			}
 			n := 0
 			for i := len(en.claims) - 1; i >= 0 && n < graphFanout && scanned < graphScan; i-- {
-				id := en.claims[i]
+				id, c := en.claims[i].id, en.claims[i].claim
 				n++
 				scanned++
 				e, ok := st.entries.load(id)
 				if !ok || !keep(e) {
 					continue
 				}
-				c := g.claims[id]
+				// The claim joins key, reached at hop h-1 (the frontier's
+				// hop), and far: the question names both (hop 0) only at
+				// the first hop, and far's hop is looked up once, for
+				// that and for whether far was reached already.
 				far := c.other(key)
-				score := weight * (0.25 + 0.75*claimMatch(e, c, qset, hop))
+				farHop, seen := hop[far]
+				score := weight * (0.25 + 0.75*claimMatch(e, h == 1 && seen && farHop == 0, qset))
 				if score > best[id] {
 					best[id] = score
 				}
-				if _, seen := hop[far]; !seen {
+				if !seen {
 					hop[far] = h
 					at[far] = len(next)
 					next = append(next, reached{far, score})
@@ -338,13 +352,12 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 }
 
 // claimMatch is how well a claim matches a question, 0 to 1: 1 when the
-// question names both its entities, else the share of its relation's key
-// words the question uses (a slot alias counts as a key word).
-func claimMatch(e *Entry, c graphClaim, qset map[string]bool, hop map[string]int) float64 {
-	if h1, ok := hop[c.subject]; ok && h1 == 0 {
-		if h2, ok := hop[c.object]; ok && h2 == 0 {
-			return 1
-		}
+// question names both its entities (bothNamed), else the share of its
+// relation's key words the question uses (a slot alias counts as a key
+// word).
+func claimMatch(e *Entry, bothNamed bool, qset map[string]bool) float64 {
+	if bothNamed {
+		return 1
 	}
 	if len(e.KeyTerms) == 0 {
 		return 0
@@ -412,7 +425,8 @@ func (st *Namespace) Neighborhood(entity string, hops, limit int, served func(*m
 		var layer []Claim
 		var next []string
 		for _, key := range frontier {
-			for _, id := range g.entities[key].claims {
+			for _, ref := range g.entities[key].claims {
+				id, c := ref.id, ref.claim
 				if seen[id] {
 					continue
 				}
@@ -421,7 +435,6 @@ func (st *Namespace) Neighborhood(entity string, hops, limit int, served func(*m
 					continue
 				}
 				seen[id] = true
-				c := g.claims[id]
 				far := c.other(key)
 				if _, ok := hop[far]; !ok {
 					hop[far] = h
