@@ -176,3 +176,16 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"a colleague starts a job", "Lena started at Globex last week.", []string{"fact lena works_at=Globex cue=correction"}},
 	})
 }
+
+// Casual statements of issue 16 in general shapes: an aside closing the
+// sentence, a dropped "I'm", a "X person", a vehicle, a change said as
+// "no more X, Y only". Each writes the one fact it says, or none.
+func TestCasualShapesIssue16(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		// An aside after a name is not part of it.
+		{"btw after a name", "my cat is named Biscuit btw", []string{"fact user name_of:cat=Biscuit"}},
+		{"fyi after a name", "my parrot is called Mango fyi", []string{"fact user name_of:parrot=Mango"}},
+		{"by the way after a place", "I live in Ghent by the way", []string{"fact user lives_in=Ghent"}},
+	})
+}
