@@ -187,5 +187,11 @@ func TestCasualShapesIssue16(t *testing.T) {
 		{"btw after a name", "my cat is named Biscuit btw", []string{"fact user name_of:cat=Biscuit"}},
 		{"fyi after a name", "my parrot is called Mango fyi", []string{"fact user name_of:parrot=Mango"}},
 		{"by the way after a place", "I live in Ghent by the way", []string{"fact user lives_in=Ghent"}},
+		// "<my X>'s name is Y" names X as "is called" does.
+		{"a pet's name", "my cat's name is Biscuit", []string{"fact user name_of:cat=Biscuit"}},
+		{"a pet's name then an aside", "my hamster's name is Noodle btw", []string{"fact user name_of:hamster=Noodle"}},
+		{"a band's name, contracted", "my band's name's Static Hum", []string{"fact user name_of:band=Static Hum"}},
+		{"a person's name stays theirs", "my boss's name is Priya", []string{"fact boss name=Priya"}},
+		{"a pet's name asked", "what's my cat's name?", nil},
 	})
 }
