@@ -193,5 +193,11 @@ func TestCasualShapesIssue16(t *testing.T) {
 		{"a band's name, contracted", "my band's name's Static Hum", []string{"fact user name_of:band=Static Hum"}},
 		{"a person's name stays theirs", "my boss's name is Priya", []string{"fact boss name=Priya"}},
 		{"a pet's name asked", "what's my cat's name?", nil},
+		// An "I'm" dropped before an allergy or a language.
+		{"a dropped I'm before an allergy", "allergic to peanuts btw", []string{"fact user allergic_to:peanuts=peanuts crit=high"}},
+		{"a dropped I'm, lower case, then tbh", "allergic to cashews tbh", []string{"fact user allergic_to:cashews=cashews crit=high"}},
+		{"a dropped I'm before a language", "fluent in Dutch, sort of", []string{"fact user speaks:dutch=Dutch"}},
+		{"someone else's allergy stays theirs", "my son is allergic to peanuts", []string{"fact son allergic_to:peanuts=peanuts crit=high"}},
+		{"an allergy asked", "allergic to peanuts?", nil},
 	})
 }

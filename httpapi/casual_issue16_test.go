@@ -13,6 +13,7 @@ func TestE2ECasualShapesStoreTheirFact(t *testing.T) {
 	day := time.Date(2026, 4, 6, 9, 0, 0, 0, time.UTC)
 	cases := []struct{ say, key, value string }{
 		{"my cat is named Biscuit btw", "name_of:cat", "Biscuit"},
+		{"allergic to cashews btw, just so you know", "allergic_to:cashews", "cashews"},
 		{"oh and my hamster's name is Noodle lol", "name_of:hamster", "Noodle"},
 	}
 	for i, c := range cases {
