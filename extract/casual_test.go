@@ -199,5 +199,11 @@ func TestCasualShapesIssue16(t *testing.T) {
 		{"a dropped I'm before a language", "fluent in Dutch, sort of", []string{"fact user speaks:dutch=Dutch"}},
 		{"someone else's allergy stays theirs", "my son is allergic to peanuts", []string{"fact son allergic_to:peanuts=peanuts crit=high"}},
 		{"an allergy asked", "allergic to peanuts?", nil},
+		// "more of a X person": a liking; "now" marks it new.
+		{"more of a X person", "I'm more of a tea person", []string{"preference user prefers:drink=tea"}},
+		{"more of a X person now, I'm dropped", "more of a sushi person now", []string{"preference user prefers:food=sushi cue=correction"}},
+		{"a trait stays no liking", "more of a morning person these days", nil},
+		{"someone else's leaning", "my wife is more of a tea person", []string{"preference wife prefers:drink=tea"}},
+		{"more of a question", "more of a question really", nil},
 	})
 }

@@ -14,6 +14,7 @@ func TestE2ECasualShapesStoreTheirFact(t *testing.T) {
 	cases := []struct{ say, key, value string }{
 		{"my cat is named Biscuit btw", "name_of:cat", "Biscuit"},
 		{"allergic to cashews btw, just so you know", "allergic_to:cashews", "cashews"},
+		{"honestly more of a tea person now", "prefers:drink", "tea"},
 		{"oh and my hamster's name is Noodle lol", "name_of:hamster", "Noodle"},
 	}
 	for i, c := range cases {
