@@ -205,5 +205,12 @@ func TestCasualShapesIssue16(t *testing.T) {
 		{"a trait stays no liking", "more of a morning person these days", nil},
 		{"someone else's leaning", "my wife is more of a tea person", []string{"preference wife prefers:drink=tea"}},
 		{"more of a question", "more of a question really", nil},
+		// ", so <diet> now" after the speaker's own clause: their diet,
+		// hedged when "I guess" follows.
+		{"a diet concluded, hedged", "started having shrimp again lol, so pescatarian now I guess", []string{"fact user diet=pescatarian hedged"}},
+		{"a diet concluded", "gave up cheese last month, so vegan now", []string{"fact user diet=vegan cue=correction"}},
+		{"someone else's diet is not the speaker's", "my brother gave up cheese, so vegan now", nil},
+		{"no speaker before", "the menu changed, so vegan now", nil},
+		{"a diet word in a phrase", "I went shopping, so vegan snacks everywhere", nil},
 	})
 }

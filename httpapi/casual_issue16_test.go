@@ -15,6 +15,7 @@ func TestE2ECasualShapesStoreTheirFact(t *testing.T) {
 		{"my cat is named Biscuit btw", "name_of:cat", "Biscuit"},
 		{"allergic to cashews btw, just so you know", "allergic_to:cashews", "cashews"},
 		{"honestly more of a tea person now", "prefers:drink", "tea"},
+		{"quit red meat a while back, so pescatarian now i guess", "diet", "pescatarian"},
 		{"oh and my hamster's name is Noodle lol", "name_of:hamster", "Noodle"},
 	}
 	for i, c := range cases {
