@@ -199,6 +199,9 @@ func TestCasualShapesIssue16(t *testing.T) {
 		{"a dropped I'm before a language", "fluent in Dutch, sort of", []string{"fact user speaks:dutch=Dutch"}},
 		{"someone else's allergy stays theirs", "my son is allergic to peanuts", []string{"fact son allergic_to:peanuts=peanuts crit=high"}},
 		{"an allergy asked", "allergic to peanuts?", nil},
+		// A self-correction naming a place corrects no allergy or language.
+		{"a place corrects no allergy", "I'm allergic to kiwi. Sorry, I meant Lisbon.", []string{"fact user allergic_to:kiwi=kiwi crit=high"}},
+		{"a place corrects no language", "fluent in Greek, sorry I meant Madrid", []string{"fact user speaks:greek=Greek"}},
 		// "more of a X person": a liking; "now" marks it new.
 		{"more of a X person", "I'm more of a tea person", []string{"preference user prefers:drink=tea"}},
 		{"more of a X person now, I'm dropped", "more of a sushi person now", []string{"preference user prefers:food=sushi cue=correction"}},
