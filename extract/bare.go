@@ -13,7 +13,7 @@ import (
 // ends there or an aside follows ("since", "now", a comma): "Vegan cheese
 // is fine" and "Peanut allergy is on the rise" say nothing of the speaker.
 func (x *extraction) bareState(ts []token, f flags) bool {
-	if !x.lead || f.not {
+	if !x.lead && !x.soSelf || f.not {
 		return false
 	}
 	if n := dietLen(ts, 0); n > 0 {

@@ -176,3 +176,44 @@ func TestCasualSpeechWritesNoWrongFacts(t *testing.T) {
 		{"a colleague starts a job", "Lena started at Globex last week.", []string{"fact lena works_at=Globex cue=correction"}},
 	})
 }
+
+// Casual statements of issue 16 in general shapes: an aside closing the
+// sentence, a dropped "I'm", a "X person", a vehicle, a change said as
+// "no more X, Y only". Each writes the one fact it says, or none.
+func TestCasualShapesIssue16(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		// An aside after a name is not part of it.
+		{"btw after a name", "my cat is named Biscuit btw", []string{"fact user name_of:cat=Biscuit"}},
+		{"fyi after a name", "my parrot is called Mango fyi", []string{"fact user name_of:parrot=Mango"}},
+		{"by the way after a place", "I live in Ghent by the way", []string{"fact user lives_in=Ghent"}},
+		// "<my X>'s name is Y" names X as "is called" does.
+		{"a pet's name", "my cat's name is Biscuit", []string{"fact user name_of:cat=Biscuit"}},
+		{"a pet's name then an aside", "my hamster's name is Noodle btw", []string{"fact user name_of:hamster=Noodle"}},
+		{"a band's name, contracted", "my band's name's Static Hum", []string{"fact user name_of:band=Static Hum"}},
+		{"a person's name stays theirs", "my boss's name is Priya", []string{"fact boss name=Priya"}},
+		{"a pet's name asked", "what's my cat's name?", nil},
+		// An "I'm" dropped before an allergy or a language.
+		{"a dropped I'm before an allergy", "allergic to peanuts btw", []string{"fact user allergic_to:peanuts=peanuts crit=high"}},
+		{"a dropped I'm, lower case, then tbh", "allergic to cashews tbh", []string{"fact user allergic_to:cashews=cashews crit=high"}},
+		{"a dropped I'm before a language", "fluent in Dutch, sort of", []string{"fact user speaks:dutch=Dutch"}},
+		{"someone else's allergy stays theirs", "my son is allergic to peanuts", []string{"fact son allergic_to:peanuts=peanuts crit=high"}},
+		{"an allergy asked", "allergic to peanuts?", nil},
+		// A self-correction naming a place corrects no allergy or language.
+		{"a place corrects no allergy", "I'm allergic to kiwi. Sorry, I meant Lisbon.", []string{"fact user allergic_to:kiwi=kiwi crit=high"}},
+		{"a place corrects no language", "fluent in Greek, sorry I meant Madrid", []string{"fact user speaks:greek=Greek"}},
+		// "more of a X person": a liking; "now" marks it new.
+		{"more of a X person", "I'm more of a tea person", []string{"preference user prefers:drink=tea"}},
+		{"more of a X person now, I'm dropped", "more of a sushi person now", []string{"preference user prefers:food=sushi cue=correction"}},
+		{"a trait stays no liking", "more of a morning person these days", nil},
+		{"someone else's leaning", "my wife is more of a tea person", []string{"preference wife prefers:drink=tea"}},
+		{"more of a question", "more of a question really", nil},
+		// ", so <diet> now" after the speaker's own clause: their diet,
+		// hedged when "I guess" follows.
+		{"a diet concluded, hedged", "started having shrimp again lol, so pescatarian now I guess", []string{"fact user diet=pescatarian hedged"}},
+		{"a diet concluded", "gave up cheese last month, so vegan now", []string{"fact user diet=vegan cue=correction"}},
+		{"someone else's diet is not the speaker's", "my brother gave up cheese, so vegan now", nil},
+		{"no speaker before", "the menu changed, so vegan now", nil},
+		{"a diet word in a phrase", "I went shopping, so vegan snacks everywhere", nil},
+	})
+}

@@ -351,6 +351,12 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 		if c, ok := CategoryOf(val); ok && c != key[len("prefers:"):] {
 			return "", false
 		}
+	case strings.HasPrefix(key, "allergic_to:") || strings.HasPrefix(key, "speaks:") || key == "diet":
+		// "allergic to nuts. Sorry, I meant Porto": a known place corrects
+		// where one lives, never an allergen, a language or a diet.
+		if knownPlace(ts) {
+			return "", false
+		}
 	}
 	return val, true
 }

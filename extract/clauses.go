@@ -143,7 +143,8 @@ func splitClauses(ts []token) [][]token {
 		case t.kind == tPunct && t.low == ",":
 			// ", like a swim or a barbecue" gives examples; ", like hiking"
 			// may be a liking.
-			if startsNewClause(ts, k+1) && !(is(ts, k+1, "like") && (is(ts, k+2, "a", "an", "some", "through", "with", "in", "at", "for", "when", "to", "everyone", "everybody", "most", "many") || seq(ts, k+2, "the", "rest"))) {
+			// ", so vegan now": a diet concluded from what came before.
+			if (startsNewClause(ts, k+1) || is(ts, k+1, "so") && dietLen(ts, k+2) > 0) && !(is(ts, k+1, "like") && (is(ts, k+2, "a", "an", "some", "through", "with", "in", "at", "for", "when", "to", "everyone", "everybody", "most", "many") || seq(ts, k+2, "the", "rest"))) {
 				cut(k, k+1)
 			}
 		case t.kind == tWord && clauseBreakers[t.low] && k > start:

@@ -48,6 +48,7 @@ const (
 	cueNoun                              // [gerund-subjects]: the gerund is the clause's subject
 	cueSomeone                           // [names-someone]: someone other than the speaker is named
 	cueQuestion                          // [questions]: the sentence asks
+	cueCopula                            // [dropped-subject]: the "I'm" is left out; read as after it
 )
 
 var cueEffectNames = map[string]cueEffect{
@@ -56,7 +57,7 @@ var cueEffectNames = map[string]cueEffect{
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
 	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
 	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
-	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone, "question": cueQuestion,
+	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone, "question": cueQuestion, "copula": cueCopula,
 }
 
 // cueElem matches one token.

@@ -22,6 +22,9 @@ func (x *extraction) copula(s subject, ts []token, f flags) {
 		case w == "no" && is(ts, i+1, "longer"):
 			f.neg = true
 			i++
+		case w == "more" && is(ts, i+1, "of") && is(ts, i+2, "a", "an"):
+			// "more of a tea person": a leaning is still a liking.
+			i++
 		case w == "going" && is(ts, i+1, "to") && baseVerbAt(ts, i+2):
 			f.future = true
 			i++

@@ -96,6 +96,8 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 				x.copula(x.speaker, ts[1:], f) // "Been on Helix for a month."
 			} else if is(ts, 0, "been") {
 				x.predicate(x.speaker, ts[1:], f) // "Been using Zed lately."
+			} else if e, _, _ := matchCue(droppedSubjectCues, ts); e&cueCopula != 0 {
+				x.copula(x.speaker, ts, f) // "Allergic to shellfish btw.", "More of a tea person."
 			} else if n := cueLen(notKeenCues, ts); n > 0 {
 				x.likeThing(x.speaker, ts[n:], f, true, false) // "Not big on olives."
 			} else {

@@ -237,6 +237,10 @@ type extraction struct {
 	// lead is set while reading a clause that opens its sentence (or
 	// follows a semicolon or a rule), where imperatives may stand.
 	lead bool
+	// soSelf is set while reading a clause that follows the speaker's own
+	// clause after ", so" ("started eating fish again, so pescatarian
+	// now"): a bare diet or allergy there is the speaker's conclusion.
+	soSelf bool
 	// sentOut is len(out) when the sentence being read began.
 	sentOut int
 	// sent is the sentence being read, all its clauses.
@@ -477,6 +481,7 @@ func (x *extraction) sentence(s Sentence) {
 		// internal text" inside a description is not an order.
 		at := offsetOf(toks, cl)
 		x.lead = at == 0 || prevRule || is(toks, at-1, ";", "-", ":", "(", ")", "...")
+		x.soSelf = carry != nil && carry.kind == sSpeaker && is(toks, at-1, ",") && is(cl, 0, "so")
 		before := len(x.out)
 		carry = x.clause(cl, sf, carry)
 		prevRule = len(x.out) > before && x.out[len(x.out)-1].Type == memory.TypeConstraint
