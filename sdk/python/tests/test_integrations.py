@@ -36,6 +36,19 @@ def client(ns: str) -> mnemon.Client:
     return mnemon.Client(server.url, namespace=ns, api_key="")
 
 
+class ParseTimeTest(unittest.TestCase):
+    def test_times_sort_as_times_not_as_text(self) -> None:
+        # The server cuts a fraction's trailing zeros: as text the earlier
+        # of these sorts last (a session's items came back out of order).
+        from mnemon.integrations._common import parse_time
+
+        earlier, later = "2026-12-07T05:00:10.12345Z", "2026-12-07T05:00:10.123451Z"
+        self.assertGreater(earlier, later)
+        self.assertLess(parse_time(earlier), parse_time(later))
+        self.assertLess(parse_time(""), parse_time(earlier))
+        self.assertEqual(parse_time("2026-12-07T05:00:10.123456789Z"), parse_time("2026-12-07T05:00:10.123456Z"))
+
+
 class OpenAIAgentsSessionTest(unittest.TestCase):
     def test_items_round_trip_across_processes(self) -> None:
         c = client("py-oai-session")

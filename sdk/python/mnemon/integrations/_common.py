@@ -45,6 +45,18 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
+def parse_time(t: str) -> datetime:
+    """A time the server wrote (RFC 3339) as a time; the epoch when absent.
+
+    Sort by this, never by the text: the server cuts the fraction's trailing
+    zeros, so "…10.12345Z" (earlier) sorts after "…10.123451Z" as text."""
+    try:
+        d = datetime.fromisoformat(t.replace("Z", "+00:00"))
+        return d if d.tzinfo else d.replace(tzinfo=timezone.utc)
+    except ValueError:
+        return datetime.fromtimestamp(0, timezone.utc)
+
+
 def cut(s: str, n: int) -> str:
     """s shortened to at most n UTF-8 bytes without splitting a character."""
     b = s.encode("utf-8")
@@ -159,5 +171,5 @@ class SessionMemory:
             if any(scope.get(k, "") != v for k, v in self.scope.items()):
                 continue
             out.append(ep)
-        out.sort(key=lambda e: (e.get("occurred_at", ""), e.get("id", "")))
+        out.sort(key=lambda e: (parse_time(e.get("occurred_at") or ""), e.get("id", "")))
         return out

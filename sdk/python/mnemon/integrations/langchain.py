@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from ..client import Client
 from ..errors import MnemonError
-from ._common import ITEM_KEY, SessionMemory, event, kind_of, optional_import, text_of
+from ._common import ITEM_KEY, SessionMemory, event, kind_of, optional_import, parse_time, text_of
 
 # The framework classes exist only where the framework is installed.
 _lc = optional_import("langchain_core.chat_history", "BaseChatMessageHistory")
@@ -211,7 +211,7 @@ class MnemonKeyValueStore:
         """Items under the namespace prefix; with a query, ranked by mnemon's
         retrieval (items it does not rank follow, newest first)."""
         items = [it for it in (self._item(v) for v in self._versions()) if it is not None and it.namespace[: len(prefix)] == tuple(prefix)]
-        items.sort(key=lambda it: it.updated_at, reverse=True)
+        items.sort(key=lambda it: parse_time(it.updated_at), reverse=True)
         if query:
             res = self.client.retrieve({"query": query[:4096], "limit": 100})
             rank = {item["memory_id"]: (i, item.get("score")) for i, item in enumerate(res["items"] or [])}
