@@ -238,7 +238,7 @@ type extraction struct {
 	// follows a semicolon or a rule), where imperatives may stand.
 	lead bool
 	// soSelf is set while reading a clause that follows the speaker's own
-	// clause after ", so" ("started eating fish again, so pescatarian
+	// clause after ", so" ("cut out beef last spring, so pescatarian
 	// now"): a bare diet or allergy there is the speaker's conclusion.
 	soSelf bool
 	// sentOut is len(out) when the sentence being read began.
