@@ -307,7 +307,14 @@ func selfCorrection(ts []token, i int) int {
 	for _, n, ok := matchCue(correctionGapCues, ts[j:]); ok; _, n, ok = matchCue(correctionGapCues, ts[j:]) {
 		j += n
 	}
-	j += cueLen(correctionItCues, ts[j:])
+	if n := cueLen(correctionItCues, ts[j:]); n > 0 {
+		j += n
+		// "it's the" corrects only a date ("no wait, it's the 24th");
+		// "sorry, it's the best" is an aside.
+		if is(ts, j, "the") && (j+1 >= len(ts) || !ordinal(ts[j+1].low) && !dayNumber(ts[j+1].low)) {
+			return -1
+		}
+	}
 	if j >= len(ts) || ts[j].kind != tWord {
 		return -1
 	}
