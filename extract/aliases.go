@@ -14,6 +14,13 @@ func SlotAliases(key string) []string {
 	if cat, ok := strings.CutPrefix(key, "prefers:"); ok {
 		return categoryAliases[cat]
 	}
+	// A project's or team's tool of a known category ("uses:ci",
+	// "uses:database:cache") is named by the category's nouns as a
+	// person's is: "what's our pipeline?" asks for uses:ci.
+	if rest, ok := strings.CutPrefix(key, "uses:"); ok {
+		cat, _, _ := strings.Cut(rest, ":")
+		return categoryAliases[cat]
+	}
 	if thing, ok := strings.CutPrefix(key, "name_of:"); ok && namedThing(strings.ReplaceAll(thing, "_", " ")) {
 		if c, ok := CategoryOf(thing); ok && c == "pet" {
 			return petAliases

@@ -135,6 +135,8 @@ func TestSlotAliases(t *testing.T) {
 		"prefers:music":                "genre",
 		"works_at":                     "employer",
 		"lives_in":                     "city",
+		"uses:ci":                      "pipeline",
+		"uses:database:cache":          "db",
 	} {
 		if got := SlotAliases(key); !slices.Contains(got, want) {
 			t.Errorf("SlotAliases(%q) = %v, lacks %q", key, got, want)
