@@ -27,3 +27,37 @@ func TestCasualCorrectionsAndFoods(t *testing.T) {
 		{"can't do a time of day is no diet", "I can't do mornings", nil},
 	})
 }
+
+// A comparison with then says the value holds now, and words after a
+// comma that compare the thing are no second thing.
+func TestCasualComparisonsAreNoHistory(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"than before", "our CI runs on Drone now, way less flaky than before",
+			[]string{"fact team uses:ci=Drone cue=correction"}},
+		{"than in the past", "I live in Utrecht now, way calmer than in the past",
+			[]string{"fact user lives_in=Utrecht cue=correction"}},
+		{"before alone is still history", "I lived in Utrecht before",
+			[]string{"fact user lives_in=Utrecht cue=past"}},
+		{"same as before", "I still use Kakoune, same as before",
+			[]string{"preference user prefers:editor=Kakoune"}},
+		{"faster than ever", "I use Helix, faster than ever",
+			[]string{"preference user prefers:editor=Helix"}},
+	})
+}
+
+// A correction marker corrects the value said just before it: with
+// another clause in between it names something else, and the value stays.
+func TestCorrectionAfterAnotherClause(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"right after the value", "I live in Ghent, sorry, Leuven",
+			[]string{"fact user lives_in=Leuven cue=correction"}},
+		{"a filler between", "I live in Ghent, honestly, sorry, Leuven",
+			[]string{"fact user lives_in=Leuven cue=correction"}},
+		{"another clause between", "we bought a house in Ghent, I still commute to Leuven, sorry, Mechelen",
+			[]string{"fact user lives_in=Ghent cue=correction"}},
+		{"another person's clause between", "Mira can't do dairy, I'll eat anything, sorry, Porto",
+			[]string{"fact mira avoids:dairy=dairy"}},
+	})
+}

@@ -9,6 +9,7 @@ package extract
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -208,6 +209,12 @@ func (x *extraction) correctInPlace(ts []token) {
 				!strings.Contains(x.content[x.start:before], cand.Value) {
 				continue
 			}
+			if clauseSince(x.content[x.start:before], cand.Value) {
+				// "Rob can't do spicy, I'll eat anything, sorry, Linz":
+				// another clause stood between the value and the
+				// marker, so the marker corrects something else.
+				break
+			}
 			if is(ts, j, "was", "were") {
 				// "I'm a nurse, well, was a nurse": the same value, now
 				// history; anything else after "was" is no value.
@@ -237,6 +244,38 @@ func (x *extraction) correctInPlace(ts []token) {
 			return
 		}
 	}
+}
+
+// clauseSince reports whether text, which ends at a correction marker,
+// holds another clause between the last mention of value and the marker:
+// "in Haarlem, I still commute to Amsterdam, sorry" does (the marker
+// corrects Amsterdam), "in Graz, sorry" and "in Bergen, yeah, sorry" do
+// not (a filler between is no clause). Words right after the value, before
+// any punctuation, are its own clause's ("in Graz now, sorry").
+func clauseSince(text, value string) bool {
+	i := strings.LastIndex(text, value)
+	if i < 0 {
+		return false
+	}
+	rest := text[i+len(value):]
+	punct := func(r rune) bool { return strings.ContainsRune(",;:.!?", r) }
+	parts := strings.FieldsFunc(rest, punct)
+	if t := strings.TrimLeftFunc(rest, unicode.IsSpace); len(parts) > 0 && t != "" && !punct(rune(t[0])) {
+		parts = parts[1:] // the value's own clause
+	}
+	for _, part := range parts {
+		toks := tokenize(part, 0, len(part), nil)
+		if len(toks) == 0 {
+			continue
+		}
+		// trailingFillerLen never reads a whole value as filler: put a
+		// word before the part.
+		withHead := append([]token{{kind: tWord, low: "x"}}, toks...)
+		if trailingFillerLen(withHead) != len(toks) {
+			return true
+		}
+	}
+	return false
 }
 
 // correctPrevious reads a sentence that is only a correction marker and a
@@ -358,7 +397,7 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 		if c, ok := CategoryOf(val); ok && c != key[len("prefers:"):] {
 			return "", false
 		}
-	case strings.HasPrefix(key, "allergic_to:") || strings.HasPrefix(key, "speaks:") || key == "diet":
+	case strings.HasPrefix(key, "allergic_to:") || strings.HasPrefix(key, "avoids:") || strings.HasPrefix(key, "speaks:") || key == "diet":
 		// "allergic to nuts. Sorry, I meant Porto": a known place corrects
 		// where one lives, never an allergen, a language or a diet.
 		if knownPlace(ts) {

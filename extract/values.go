@@ -466,6 +466,12 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 			gapped = true
 			return
 		}
+		if start > 0 && !joined && is(ts, start-1, ",") && comparison(untilPunct(ts[start:])) {
+			// "Zed, faster than ever", "Vim, same as before": a remark
+			// on the thing before, not another thing.
+			gapped = true
+			return
+		}
 		m := valueLen(part, vThing)
 		if m > 0 && is(part, m, ",") && cityRegion(part, m, len(part)) {
 			m = len(part)
@@ -521,6 +527,21 @@ func afterthought(part []token) bool {
 	}
 	_, known := CategoryOf(strings.Join(words, " "))
 	return !known
+}
+
+// comparison reports words after a list's comma that compare the thing
+// before with something else: "faster than ever", "same as before", "like
+// always".
+func comparison(part []token) bool {
+	if is(part, 0, "same", "as", "like") {
+		return true
+	}
+	for _, t := range part {
+		if t.kind == tWord && t.low == "than" {
+			return true
+		}
+	}
+	return false
 }
 
 // appositive reports a list item that only describes the one before it,

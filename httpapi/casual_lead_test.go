@@ -1,0 +1,46 @@
+package httpapi_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Captured over the API in two sessions, in passing: a date corrected
+// with "no wait, it's the …", a food one "can't do", a team's CI. Later
+// questions in other words find what holds now: the corrected date, the
+// food for a task about dinner, the CI for a question about the pipeline.
+func TestE2ECasualCorrectionFoodAndPipeline(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	day := time.Date(2026, 5, 4, 18, 0, 0, 0, time.UTC)
+	hdr := []string{"X-Mnemon-Namespace", "casual-lead"}
+	f.e2eCapture(t, "evening-1", []map[string]any{
+		e2eEvent("user_message", "the graduation is on the 2nd, no wait, it's the 12th, the 2nd is the rehearsal", day),
+		e2eEvent("user_message", "fyi I can't do shellfish, found out the hard way", day.Add(time.Minute)),
+	}, hdr...)
+	f.e2eCapture(t, "evening-2", []map[string]any{
+		e2eEvent("user_message", "our CI runs on Buildkite now, way less flaky than before", day.Add(3*24*time.Hour)),
+	}, hdr...)
+
+	facts := f.e2eFacts(t, "casual-lead")
+	if fact := factWithValue(facts, "user", "the 12th"); fact == nil || fact.Status != "active" {
+		t.Errorf("no active graduation date of the 12th: %+v", facts)
+	}
+	if fact := factWithValue(facts, "user", "the 2nd"); fact != nil {
+		t.Errorf("the date said before the correction was stored: %+v", fact)
+	}
+	if fact := factWithValue(facts, "user", "shellfish"); fact == nil || fact.Status != "active" {
+		t.Errorf("no active shellfish diet fact: %+v", facts)
+	}
+	for q, want := range map[string]string{
+		"when's the graduation again?":      "12th",
+		"any food I need to watch out for?": "shellfish",
+		"what's our build pipeline on now?": "Buildkite",
+	} {
+		res := f.e2eRetrieve(t, q, hdr...)
+		if !strings.Contains(first(res), want) {
+			t.Errorf("%q: top %q, want %q first (%v)", q, first(res), want, e2eContents(res.Items))
+		}
+	}
+}
