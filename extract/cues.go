@@ -27,9 +27,6 @@ const (
 	cueLove                              // the speaker loves what follows
 	cueLike                              // likes it
 	cueDislike                           // dislikes it
-	cuePrefer                            // prefers it
-	cueAllergy                           // is allergic to it
-	cueSpeaks                            // speaks it
 	cueAnymore                           // the clause says "anymore"
 	cueNeg                               // [modifiers]: the value ended ("no longer")
 	cueNot                               // denied
@@ -54,7 +51,7 @@ const (
 var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
-	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
+	"love": cueLove, "like": cueLike, "dislike": cueDislike, "anymore": cueAnymore,
 	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
 	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
 	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone, "question": cueQuestion, "copula": cueCopula,
@@ -182,7 +179,6 @@ var (
 	decisionIsCues        = cuePatterns("decision-is")
 	callMeCues            = cuePatterns("call-me")
 	hypotheticalCues      = cuePatterns("hypothetical")
-	copulaTasteCues       = cuePatterns("copula-tastes")
 	dateCues              = cuePatterns("dates")
 	clauseFlagCues        = cuePatterns("clause-flags")
 	gotJobCues            = cuePatterns("got-a-job")

@@ -1,0 +1,280 @@
+package extract
+
+import (
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Slot templates: a token pattern, the slot its value fills, and when it
+// may: "born in {place} => from personal -past". The tokens are a cue
+// pattern (cues.go); the capture {reader} at the end binds the words after
+// the match to a reader of values.go's kinds, which knows where its value
+// ends and what key and template it writes. The words after => are the
+// key (or - when the reader knows it), the conditions on the clause's
+// subject and flags (the line is passed over when one fails, and the next
+// line tried) and the changes a match makes to the flags (+word, -word),
+// made before the conditions are read. lexicons/cue-patterns.txt's header
+// documents the syntax with the tables.
+
+// slotRule is one line of a table of slot templates.
+type slotRule struct {
+	cue  cuePattern
+	name string // the reader's
+	read slotReader
+	key  string
+	subj subjKinds // the subjects the rule reads; 0: any
+	when slotConds
+	set  slotSets
+}
+
+// subjKinds is a set of subject kinds, one bit each.
+type subjKinds uint8
+
+func (k subjKinds) has(s subject) bool { return k == 0 || k&(1<<s.kind) != 0 }
+
+var slotSubjects = map[string]subjKinds{
+	"speaker": 1 << sSpeaker, "team": 1 << sTeam, "named": 1 << sNamed, "person": 1 << sPerson,
+	"personal": 1<<sSpeaker | 1<<sPerson | 1<<sNamed,
+}
+
+// slotConds are conditions on a clause's flags, one bit each.
+type slotConds uint8
+
+const (
+	condNotNot    slotConds = 1 << iota // !not: not denied
+	condNotHedge                        // !hedge
+	condNotFuture                       // !future
+	condNotDenied                       // !denied: not "not" without "anymore"
+	condCorr                            // corr: the clause corrects a value
+)
+
+var slotCondNames = map[string]slotConds{
+	"!not": condNotNot, "!hedge": condNotHedge, "!future": condNotFuture, "!denied": condNotDenied, "corr": condCorr,
+}
+
+func (c slotConds) hold(f flags) bool {
+	return !(c&condNotNot != 0 && f.not || c&condNotHedge != 0 && f.hedge || c&condNotFuture != 0 && f.future ||
+		c&condNotDenied != 0 && f.not && !f.anymore || c&condCorr != 0 && !f.corr)
+}
+
+// slotSets are changes a match makes to a clause's flags, one bit each.
+type slotSets uint8
+
+const (
+	setNoPast  slotSets = 1 << iota // -past: the value is current ("I was born in X")
+	setCorr                         // +corr: the value is new
+	setHigh                         // +high: it matters
+	setEnded                        // +ended: "not ... anymore" ends the value
+	setNegated                      // +negated: "not" ends the value, and stays
+)
+
+var slotSetNames = map[string]slotSets{
+	"-past": setNoPast, "+corr": setCorr, "+high": setHigh, "+ended": setEnded, "+negated": setNegated,
+}
+
+func (c slotSets) apply(f flags) flags {
+	if c&setNoPast != 0 {
+		f.past = false
+	}
+	if c&setCorr != 0 {
+		f.corr = true
+	}
+	if c&setHigh != 0 {
+		f.high = true
+	}
+	if c&setEnded != 0 && f.not && f.anymore {
+		f.not, f.neg = false, true
+	}
+	if c&setNegated != 0 && f.not {
+		f.neg = true
+	}
+	return f
+}
+
+// slotReader reads a slot's value from ts[n:], after the n tokens the
+// pattern matched; it reports false when the value is not one of its
+// kind, and the next rule is tried.
+type slotReader func(x *extraction, s subject, ts []token, n int, f flags, key string) bool
+
+// slotReaders are the captures of slot templates, {name}. Most read the
+// words after the match; diet reads the match itself.
+var slotReaders map[string]slotReader
+
+func init() {
+	listOf := func(key string, t tmpl) slotReader {
+		return func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.list(s.asPerson(), ts[n:], f, func(item string) claim {
+				return claim{typ: memory.TypeFact, key: key + Slug(item), value: item, tmpl: t}
+			})
+			return true
+		}
+	}
+	slotReaders = map[string]slotReader{
+		// {-} reads nothing: the match decides that nothing is said.
+		"-": func(*extraction, subject, []token, int, flags, string) bool { return true },
+		"place": func(x *extraction, s subject, ts []token, n int, f flags, key string) bool {
+			x.place(s, ts[n:], f, key)
+			return true
+		},
+		"org": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.org(s.asPerson(), ts[n:], f, false)
+			return true
+		},
+		"name": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.name(s, ts[n:], f, true)
+			return true
+		},
+		"thing": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.useThing(s, ts[n:], f, purposeInfo{})
+			return true
+		},
+		"like": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.likeThing(s, ts[n:], f, false, false)
+			return true
+		},
+		"love": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.likeThing(s, ts[n:], f, false, true)
+			return true
+		},
+		"dislike": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.likeThing(s, ts[n:], f, true, false)
+			return true
+		},
+		"prefer": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.prefer(s, ts[n:], f)
+			return true
+		},
+		"allergy": listOf("allergic_to:", tmAllergy),
+		"speaks":  listOf("speaks:", tmSpeaks),
+		"diet": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
+			return true
+		},
+		// A tool the lexicon knows: "we're on Postgres 16".
+		"known-thing": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			if val, m := x.readValue(ts[n:], vThing); m > 0 {
+				if _, ok := CategoryOf(val); ok {
+					x.useThing(s, ts[n:], f, purposeInfo{})
+				}
+			}
+			return true
+		},
+		"system":    (*extraction).system,
+		"worked-in": (*extraction).inTool,
+		"timezone":  (*extraction).timezone,
+		"np": func(x *extraction, s subject, ts []token, _ int, f flags, _ string) bool {
+			x.copulaNP(s, ts, f)
+			return true
+		},
+		"passive": func(x *extraction, s subject, ts []token, _ int, f flags, _ string) bool {
+			x.passive(s, ts[0].low, ts[1:], f)
+			return true
+		},
+		"employer-at": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+			x.atEmployerNow(s, ts[n:], f)
+			return true
+		},
+	}
+	// The tables are parsed once their readers exist; the readers read
+	// clauses that reach the tables again, so neither can be a plain
+	// package variable.
+	copulaSlots = slotTemplates("copula")
+}
+
+// slotTemplates parses a table of slot templates of lexicons/cue-patterns.txt.
+func slotTemplates(table string) *ruleTable {
+	var out []slotRule
+	for _, line := range wordList("cue-patterns", table) {
+		r, err := parseSlotRule(line)
+		if err != "" {
+			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt ["+table+"] "+line+": "+err)
+			continue
+		}
+		out = append(out, r)
+	}
+	cues := make([]cuePattern, len(out))
+	for i, r := range out {
+		cues[i] = r.cue
+	}
+	return &ruleTable{rules: out, ix: newCueIndex(cues)}
+}
+
+// ruleTable is a table of slot templates, with the index of their cues.
+type ruleTable struct {
+	rules []slotRule
+	ix    cueIndex
+}
+
+// parseSlotRule reads "tokens {reader} => key words"; it returns a reason
+// when the line is malformed.
+func parseSlotRule(line string) (slotRule, string) {
+	var r slotRule
+	lhs, rhs, ok := strings.Cut(line, "=>")
+	if !ok {
+		return r, "no =>"
+	}
+	fields := strings.Fields(lhs)
+	if len(fields) < 2 {
+		return r, "no tokens before the capture"
+	}
+	last := fields[len(fields)-1]
+	name, ok := strings.CutPrefix(last, "{")
+	if name, ok = strings.CutSuffix(name, "}"); !ok {
+		return r, "the last token must be a capture, {reader}"
+	}
+	if r.name, r.read = name, slotReaders[name]; r.read == nil {
+		return r, "no reader " + last
+	}
+	out := strings.Fields(rhs)
+	if len(out) == 0 || out[0] != "-" && !ValidKey(out[0]) {
+		return r, "want => <key or -> [conditions] [+/-flags]"
+	}
+	if out[0] != "-" {
+		r.key = out[0]
+	}
+	for _, w := range out[1:] {
+		if k, ok := slotSubjects[w]; ok {
+			r.subj |= k
+		} else if c, ok := slotCondNames[w]; ok {
+			r.when |= c
+		} else if c, ok := slotSetNames[w]; ok {
+			r.set |= c
+		} else {
+			return r, "unknown condition or flag " + w
+		}
+	}
+	cue, err := parseCuePattern(strings.Join(fields[:len(fields)-1], " ") + " => skip")
+	if err != "" {
+		return r, err
+	}
+	r.cue = cue
+	return r, ""
+}
+
+// readSlot runs the first rule of table that matches the start of ts, whose
+// conditions the subject and flags meet and whose reader takes the value;
+// it reports whether one did.
+func (x *extraction) readSlot(table *ruleTable, s subject, ts []token, f flags) bool {
+	if table.ix.none(ts, 0) {
+		return false
+	}
+	done := false
+	table.ix.candidates(ts, 0, func(i int) bool {
+		r := &table.rules[i]
+		if !r.subj.has(s) {
+			return false
+		}
+		n, ok := r.cue.match(ts)
+		if !ok {
+			return false
+		}
+		g := r.set.apply(f)
+		if !r.when.hold(g) {
+			return false
+		}
+		done = r.read(x, s, ts, n, g, r.key)
+		return done
+	})
+	return done
+}
