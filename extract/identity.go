@@ -60,7 +60,7 @@ body:
 	}
 	// What follows the copula: the [copula] slot templates of
 	// lexicons/cue-patterns.txt, else a name ("I'm Alice").
-	if !x.readSlot(copulaSlots, s, ts, f) && s.kind == sSpeaker && !f.not {
+	if !x.readSlot(copulaSlots, s, verb{}, ts, f) && s.kind == sSpeaker && !f.not {
 		x.name(s, ts, f, false)
 	}
 }
@@ -71,7 +71,7 @@ var copulaSlots *ruleTable
 
 // system reads what the speaker is "on": an operating system ("I'm on
 // macOS", "on a Mac") or a tool they work in ("I'm on Helix now").
-func (x *extraction) system(s subject, ts []token, n int, f flags, _ string) bool {
+func (x *extraction) system(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 	ts = ts[n:]
 	val, m := x.readValue(ts, vThing)
 	if m == 0 {
@@ -91,7 +91,7 @@ func (x *extraction) system(s subject, ts []token, n int, f flags, _ string) boo
 
 // inTool reads "I'm in Kotlin all day", "me, I'm in Emacs most of the
 // time": the language or tool the speaker works in (workedIn).
-func (x *extraction) inTool(s subject, ts []token, n int, f flags, _ string) bool {
+func (x *extraction) inTool(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 	ts = ts[n:]
 	if !workedIn(x, ts) {
 		return false
@@ -101,7 +101,7 @@ func (x *extraction) inTool(s subject, ts []token, n int, f flags, _ string) boo
 }
 
 // timezone reads "(I'm in) the Pacific time zone".
-func (x *extraction) timezone(s subject, ts []token, n int, f flags, _ string) bool {
+func (x *extraction) timezone(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 	ts = ts[n:]
 	end := timeZoneAt(ts, 0)
 	if end == 0 {

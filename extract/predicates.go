@@ -372,6 +372,7 @@ var verbReading map[string]verbReader
 var verbReaders map[string]verbReader
 
 func init() {
+	initSlots()
 	verbReaders = map[string]verbReader{
 		"copula": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.copula(s, ts, f)
@@ -401,20 +402,6 @@ func init() {
 		"join": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			f.corr = true
 			x.join(s, ts, f)
-		},
-		"settle": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "We settled in Porto", "I settled down in Porto": a new home.
-			// "settled on X" is a decision.
-			if is(ts, 0, "down") {
-				ts = ts[1:]
-			}
-			if is(ts, 0, "in", "near") && !f.hedge {
-				f.past = false
-				f.corr = true
-				x.place(s, ts[1:], f, "lives_in")
-				return
-			}
-			x.decide(s, v, ts, f)
 		},
 		"leave": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund && v.lemma == "quit" {
@@ -472,47 +459,11 @@ func init() {
 		"dislike": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.likeThing(s, ts, f, true, false)
 		},
-		"diet": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "I'm doing keto", "been doing low-carb since May": a diet.
-			if f.not && f.anymore {
-				f.not, f.neg = false, true // "I'm not doing keto anymore"
-			}
-			if personal(s) && !f.not && !f.hedge && !f.future && (diets[lowAt(ts, 0)] || len(ts) > 1 && diets[ts[0].low+" "+ts[1].low]) {
-				n := 1
-				if !diets[ts[0].low] {
-					n = 2
-				}
-				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
-			}
-		},
-		"grow": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if is(ts, 0, "up") && is(ts, 1, "in", "near", "around", "on") {
-				f.past = false
-				x.place(s, ts[2:], f, "from")
-			}
-		},
-		"come": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			gerund := v.form == fGerund
-			if is(ts, 0, "from") && !f.future && !gerund {
-				f.past = false
-				x.place(s, ts[1:], f, "from")
-			}
-		},
 		"decide": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.decide(s, v, ts, f)
 		},
-		"goal": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if is(ts, 0, "to") {
-				x.goal(s, ts[1:], f, tmGoal, "")
-			}
-		},
 		"plan": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.plan(s, v, ts, f)
-		},
-		"try": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if is(ts, 0, "to") && !f.past {
-				x.goal(s, ts[1:], f, tmTrying, "")
-			}
 		},
 		"learn": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			gerund := v.form == fGerund
@@ -635,6 +586,11 @@ func init() {
 	for _, line := range wordList("verbs", "verb-readers") {
 		r := strings.Fields(line)
 		read, ok := verbReaders[r[0]]
+		if slots := verbSlots[r[0]]; !ok && slots != nil {
+			// A reader of [verb-slots]: slot templates on the words after
+			// the verb.
+			read, ok = func(x *extraction, s subject, v verb, ts []token, f flags) { x.readSlot(slots, s, v, ts, f) }, true
+		}
 		if !ok || len(r) < 2 {
 			lexiconProblems = append(lexiconProblems, "lexicons/verbs.txt [verb-readers] "+line+": want a reader of predicates.go and its lemmas")
 			continue

@@ -47,15 +47,19 @@ const (
 	condNotFuture                       // !future
 	condNotDenied                       // !denied: not "not" without "anymore"
 	condCorr                            // corr: the clause corrects a value
+	condNotPast                         // !past: not history
+	condNotGerund                       // !gerund: the verb is no gerund ("coming from")
 )
 
 var slotCondNames = map[string]slotConds{
 	"!not": condNotNot, "!hedge": condNotHedge, "!future": condNotFuture, "!denied": condNotDenied, "corr": condCorr,
+	"!past": condNotPast, "!gerund": condNotGerund,
 }
 
-func (c slotConds) hold(f flags) bool {
+func (c slotConds) hold(v verb, f flags) bool {
 	return !(c&condNotNot != 0 && f.not || c&condNotHedge != 0 && f.hedge || c&condNotFuture != 0 && f.future ||
-		c&condNotDenied != 0 && f.not && !f.anymore || c&condCorr != 0 && !f.corr)
+		c&condNotDenied != 0 && f.not && !f.anymore || c&condCorr != 0 && !f.corr ||
+		c&condNotPast != 0 && f.past || c&condNotGerund != 0 && v.form == fGerund)
 }
 
 // slotSets are changes a match makes to a clause's flags, one bit each.
@@ -95,15 +99,17 @@ func (c slotSets) apply(f flags) flags {
 // slotReader reads a slot's value from ts[n:], after the n tokens the
 // pattern matched; it reports false when the value is not one of its
 // kind, and the next rule is tried.
-type slotReader func(x *extraction, s subject, ts []token, n int, f flags, key string) bool
+type slotReader func(x *extraction, s subject, v verb, ts []token, n int, f flags, key string) bool
 
 // slotReaders are the captures of slot templates, {name}. Most read the
 // words after the match; diet reads the match itself.
 var slotReaders map[string]slotReader
 
-func init() {
+// initSlots sets the readers, then parses the tables of slot templates;
+// the init of predicates.go calls it before it names the verbs' readers.
+func initSlots() {
 	listOf := func(key string, t tmpl) slotReader {
-		return func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		return func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.list(s.asPerson(), ts[n:], f, func(item string) claim {
 				return claim{typ: memory.TypeFact, key: key + Slug(item), value: item, tmpl: t}
 			})
@@ -112,47 +118,47 @@ func init() {
 	}
 	slotReaders = map[string]slotReader{
 		// {-} reads nothing: the match decides that nothing is said.
-		"-": func(*extraction, subject, []token, int, flags, string) bool { return true },
-		"place": func(x *extraction, s subject, ts []token, n int, f flags, key string) bool {
+		"-": func(*extraction, subject, verb, []token, int, flags, string) bool { return true },
+		"place": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, key string) bool {
 			x.place(s, ts[n:], f, key)
 			return true
 		},
-		"org": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"org": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.org(s.asPerson(), ts[n:], f, false)
 			return true
 		},
-		"name": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"name": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.name(s, ts[n:], f, true)
 			return true
 		},
-		"thing": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.useThing(s, ts[n:], f, purposeInfo{})
 			return true
 		},
-		"like": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"like": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.likeThing(s, ts[n:], f, false, false)
 			return true
 		},
-		"love": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"love": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.likeThing(s, ts[n:], f, false, true)
 			return true
 		},
-		"dislike": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"dislike": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.likeThing(s, ts[n:], f, true, false)
 			return true
 		},
-		"prefer": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"prefer": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.prefer(s, ts[n:], f)
 			return true
 		},
 		"allergy": listOf("allergic_to:", tmAllergy),
 		"speaks":  listOf("speaks:", tmSpeaks),
-		"diet": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"diet": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
 			return true
 		},
 		// A tool the lexicon knows: "we're on Postgres 16".
-		"known-thing": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"known-thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			if val, m := x.readValue(ts[n:], vThing); m > 0 {
 				if _, ok := CategoryOf(val); ok {
 					x.useThing(s, ts[n:], f, purposeInfo{})
@@ -160,18 +166,30 @@ func init() {
 			}
 			return true
 		},
+		"goal": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.goal(s, ts[n:], f, tmGoal, "")
+			return true
+		},
+		"trying": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.goal(s, ts[n:], f, tmTrying, "")
+			return true
+		},
+		"decision": func(x *extraction, s subject, v verb, ts []token, n int, f flags, _ string) bool {
+			x.decide(s, v, ts[n:], f)
+			return true
+		},
 		"system":    (*extraction).system,
 		"worked-in": (*extraction).inTool,
 		"timezone":  (*extraction).timezone,
-		"np": func(x *extraction, s subject, ts []token, _ int, f flags, _ string) bool {
+		"np": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
 			x.copulaNP(s, ts, f)
 			return true
 		},
-		"passive": func(x *extraction, s subject, ts []token, _ int, f flags, _ string) bool {
+		"passive": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
 			x.passive(s, ts[0].low, ts[1:], f)
 			return true
 		},
-		"employer-at": func(x *extraction, s subject, ts []token, n int, f flags, _ string) bool {
+		"employer-at": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.atEmployerNow(s, ts[n:], f)
 			return true
 		},
@@ -180,7 +198,31 @@ func init() {
 	// clauses that reach the tables again, so neither can be a plain
 	// package variable.
 	copulaSlots = slotTemplates("copula")
+	verbSlots = map[string]*ruleTable{}
+	for _, line := range wordList("cue-patterns", "verb-slots") {
+		reader, rule, ok := strings.Cut(line, ": ")
+		if verbSlots[reader] == nil {
+			verbSlots[reader] = &ruleTable{}
+		}
+		r, err := parseSlotRule(rule)
+		if !ok || err != "" {
+			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt [verb-slots] "+line+": want <reader>: <rule>; "+err)
+			continue
+		}
+		verbSlots[reader].rules = append(verbSlots[reader].rules, r)
+	}
+	for _, t := range verbSlots {
+		cues := make([]cuePattern, len(t.rules))
+		for i, r := range t.rules {
+			cues[i] = r.cue
+		}
+		t.ix = newCueIndex(cues)
+	}
 }
+
+// verbSlots are the [verb-slots] of lexicons/cue-patterns.txt by the
+// reader of [verb-readers] (lexicons/verbs.txt) they stand for.
+var verbSlots map[string]*ruleTable
 
 // slotTemplates parses a table of slot templates of lexicons/cue-patterns.txt.
 func slotTemplates(table string) *ruleTable {
@@ -255,7 +297,7 @@ func parseSlotRule(line string) (slotRule, string) {
 // readSlot runs the first rule of table that matches the start of ts, whose
 // conditions the subject and flags meet and whose reader takes the value;
 // it reports whether one did.
-func (x *extraction) readSlot(table *ruleTable, s subject, ts []token, f flags) bool {
+func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f flags) bool {
 	if table.ix.none(ts, 0) {
 		return false
 	}
@@ -270,10 +312,10 @@ func (x *extraction) readSlot(table *ruleTable, s subject, ts []token, f flags) 
 			return false
 		}
 		g := r.set.apply(f)
-		if !r.when.hold(g) {
+		if !r.when.hold(v, g) {
 			return false
 		}
-		done = r.read(x, s, ts, n, g, r.key)
+		done = r.read(x, s, v, ts, n, g, r.key)
 		return done
 	})
 	return done
