@@ -144,25 +144,23 @@ func TestCueLenAndTail(t *testing.T) {
 	}
 }
 
-func TestParseSlotPatternRejectsMalformedLines(t *testing.T) {
+func TestParseSlotPatternOfAPost(t *testing.T) {
 	t.Parallel()
 	for _, line := range []string{
 		"on the ...2 desk at {org}",                        // no =>
 		"{org} => works_at correction",                     // no tokens before the slot
 		"on the ...2 desk at => works_at correction",       // no slot
-		"on the ...2 desk at {org} => works_at",            // no cue
 		"on the ...2 desk at {org} => works_at maybe",      // unknown cue
 		"on the ...2 desk at {org} => works_at past later", // unknown owner
 		"on the desk ...2 {org} => works_at correction",    // a gap before the slot
-		"on >the desk {org} => works_at correction",        // a lookahead
 	} {
-		if _, err := parseSlotPattern(line); err == "" {
-			t.Errorf("parseSlotPattern(%q) accepted a malformed line", line)
+		if _, err := parseSlotRule(line); err == "" {
+			t.Errorf("parseSlotRule(%q) accepted a malformed line", line)
 		}
 	}
-	p, err := parseSlotPattern("am on the ...4 desk at {org} => works_at correction clause")
-	if err != "" || p.owner != ownerClause || p.slot != vOrg || p.key != "works_at" || p.end != CueCorrection {
-		t.Errorf("parseSlotPattern of a post = %+v, %q", p, err)
+	p, err := parseSlotRule("am on the ...4 desk at {org} => works_at correction clause")
+	if err != "" || p.owner != ownerClause || p.name != "org" || p.key != "works_at" || p.end != CueCorrection {
+		t.Errorf("parseSlotRule of a post = %+v, %q", p, err)
 	}
 }
 

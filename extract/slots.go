@@ -26,6 +26,10 @@ type slotRule struct {
 	subj subjKinds // the subjects the rule reads; 0: any
 	when slotConds
 	set  slotSets
+	// A change said in passing ([job-changes], [posts]): what its value
+	// says of the slot, and how the change is known to be the speaker's.
+	end   Cue
+	owner slotOwner
 }
 
 // subjKinds is a set of subject kinds, one bit each.
@@ -131,6 +135,9 @@ func initSlots() {
 			x.name(s, ts[n:], f, true)
 			return true
 		},
+		"role": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			return x.role(s.asPerson(), ts[n:], f, true)
+		},
 		"thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.useThing(s, ts[n:], f, purposeInfo{})
 			return true
@@ -198,6 +205,7 @@ func initSlots() {
 	// clauses that reach the tables again, so neither can be a plain
 	// package variable.
 	copulaSlots = slotTemplates("copula")
+	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	verbSlots = map[string]*ruleTable{}
 	for _, line := range wordList("cue-patterns", "verb-slots") {
 		reader, rule, ok := strings.Cut(line, ": ")
@@ -282,6 +290,10 @@ func parseSlotRule(line string) (slotRule, string) {
 			r.when |= c
 		} else if c, ok := slotSetNames[w]; ok {
 			r.set |= c
+		} else if c, ok := slotCues[w]; ok {
+			r.end = c
+		} else if o, ok := slotOwners[w]; ok {
+			r.owner = o
 		} else {
 			return r, "unknown condition or flag " + w
 		}
