@@ -438,18 +438,6 @@ func init() {
 		"prefer": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.prefer(s, ts, f)
 		},
-		"use": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if v.lemma != "use" {
-				if !is(ts, 0, "on", "upon") {
-					return
-				}
-				ts = ts[1:]
-			}
-			if v.lemma == "use" && is(ts, 0, "to") {
-				return // "used to" reached here only as "I'm used to" — habit, not use
-			}
-			x.useThing(s, ts, f, purposeInfo{})
-		},
 		"switch": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.switchTo(s, ts, f)
 		},
@@ -516,20 +504,6 @@ func init() {
 				}
 			}
 		},
-		"listen": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "I listen to jazz all the time": music is the person's choice.
-			if f.not && !f.anymore || !personal(s) || !is(ts, 0, "to") {
-				return
-			}
-			if f.not {
-				f.neg = true
-			}
-			if val, n := x.readValue(ts[1:], vThing); n > 0 {
-				if c, ok := CategoryOf(val); ok && c == "music" {
-					x.emitPreference(s, val, purposeInfo{}, false, f)
-				}
-			}
-		},
 		"eat": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			// "I don't eat pork", "I never eat meat": a diet. What one eats
 			// is not a standing fact ("I ate sushi").
@@ -537,49 +511,8 @@ func init() {
 				x.avoid(s, ts, f) // f.neg: "I no longer eat meat"
 			}
 		},
-		"drink": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if !personal(s) || f.not && !f.anymore {
-				return
-			}
-			if f.not {
-				f.neg = true // "I don't drink coffee anymore" ends it
-			}
-			val, n := x.readValue(ts, vThing)
-			if n == 0 {
-				return
-			}
-			if c, ok := CategoryOf(val); ok && c == "drink" {
-				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:drink", value: val, tmpl: tmPrefers, cat: "drink"})
-			} else {
-				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(val), value: val, tmpl: tmLikes})
-			}
-		},
 		"project": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.projectVerb(s, v, ts, f)
-		},
-		"job": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "I landed a new role at Stripe": [got-a-job] of
-			// lexicons/cue-patterns.txt. An offer is a job only once
-			// accepted: "I got a great offer from Microsoft" says nothing of
-			// where the speaker works.
-			n := cueLen(gotJobCues, ts)
-			if n > 0 && (v.lemma == "accept" || !is(ts, n-2, "offer")) && personal(s) && !f.not {
-				f.corr, f.past = true, false
-				x.org(s.asPerson(), ts[n:], f, true)
-			}
-		},
-		"replace": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if is(ts, 0, "out") {
-				ts = ts[1:] // "swapped out Jenkins for Buildkite"
-			}
-			x.replace(s, v, ts, f)
-		},
-		"rip-out": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "we ripped out MySQL for SQLite", "tore out the old ORM": a
-			// tool removed, and what took its place.
-			if is(ts, 0, "out") {
-				x.replace(s, v, ts[1:], f)
-			}
 		},
 	}
 	verbReading = map[string]verbReader{}

@@ -138,6 +138,37 @@ func initSlots() {
 		"role": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			return x.role(s.asPerson(), ts[n:], f, true)
 		},
+		"employer": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.org(s.asPerson(), ts[n:], f, true)
+			return true
+		},
+		"replace": func(x *extraction, s subject, v verb, ts []token, n int, f flags, _ string) bool {
+			x.replace(s, v, ts[n:], f)
+			return true
+		},
+		// Music is the person's choice: "I listen to jazz all the time".
+		"music": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if val, m := x.readValue(ts[n:], vThing); m > 0 {
+				if c, ok := CategoryOf(val); ok && c == "music" {
+					x.emitPreference(s, val, purposeInfo{}, false, f)
+				}
+			}
+			return true
+		},
+		// What one drinks: a drink the lexicon knows is the choice of
+		// drink, anything else a liking.
+		"drink": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			val, m := x.readValue(ts[n:], vThing)
+			if m == 0 {
+				return true
+			}
+			if c, ok := CategoryOf(val); ok && c == "drink" {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:drink", value: val, tmpl: tmPrefers, cat: "drink"})
+			} else {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(val), value: val, tmpl: tmLikes})
+			}
+			return true
+		},
 		"thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.useThing(s, ts[n:], f, purposeInfo{})
 			return true
@@ -265,8 +296,8 @@ func parseSlotRule(line string) (slotRule, string) {
 		return r, "no =>"
 	}
 	fields := strings.Fields(lhs)
-	if len(fields) < 2 {
-		return r, "no tokens before the capture"
+	if len(fields) == 0 {
+		return r, "no capture"
 	}
 	last := fields[len(fields)-1]
 	name, ok := strings.CutPrefix(last, "{")
@@ -297,6 +328,9 @@ func parseSlotRule(line string) (slotRule, string) {
 		} else {
 			return r, "unknown condition or flag " + w
 		}
+	}
+	if len(fields) == 1 {
+		return r, "" // a capture alone takes every clause
 	}
 	cue, err := parseCuePattern(strings.Join(fields[:len(fields)-1], " ") + " => skip")
 	if err != "" {
