@@ -75,10 +75,11 @@ const (
 	setHigh                         // +high: it matters
 	setEnded                        // +ended: "not ... anymore" ends the value
 	setNegated                      // +negated: "not" ends the value, and stays
+	setPerson                       // +person: a named subject is a person
 )
 
 var slotSetNames = map[string]slotSets{
-	"-past": setNoPast, "+corr": setCorr, "+high": setHigh, "+ended": setEnded, "+negated": setNegated,
+	"-past": setNoPast, "+corr": setCorr, "+high": setHigh, "+ended": setEnded, "+negated": setNegated, "+person": setPerson,
 }
 
 func (c slotSets) apply(f flags) flags {
@@ -191,8 +192,35 @@ func initSlots() {
 		},
 		"allergy": listOf("allergic_to:", tmAllergy),
 		"speaks":  listOf("speaks:", tmSpeaks),
+		// The diet the pattern matched, or the value after a match of none:
+		// "my diet is mostly plant-based".
 		"diet": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
+			val := x.text(ts, n)
+			if n == 0 {
+				if val, n = x.readValue(ts, vThing); n == 0 {
+					return true
+				}
+			}
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: val, tmpl: tmDiet})
+			return true
+		},
+		"job-title": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.role(s.asPerson(), ts[n:], f, false)
+			return true
+		},
+		"goal-is": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.goal(s, ts[n:], f, tmGoalIs, "")
+			return true
+		},
+		"decision-body": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.decisionBody(s, ts[n:], f)
+			return true
+		},
+		// A rule is the user's to set.
+		"rule": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if x.mode == modeUser {
+				x.rule(s, ts[n:], ts[n:], f)
+			}
 			return true
 		},
 		// A tool the lexicon knows: "we're on Postgres 16".
@@ -237,31 +265,44 @@ func initSlots() {
 	// package variable.
 	copulaSlots = slotTemplates("copula")
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
-	verbSlots = map[string]*ruleTable{}
-	for _, line := range wordList("cue-patterns", "verb-slots") {
-		reader, rule, ok := strings.Cut(line, ": ")
-		if verbSlots[reader] == nil {
-			verbSlots[reader] = &ruleTable{}
-		}
+	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
+}
+
+// keyedSlots parses a table of slot templates each led by the keys it is
+// read for, "a|b: rule" (a key may be several words), into one table a key.
+func keyedSlots(table string) map[string]*ruleTable {
+	m := map[string]*ruleTable{}
+	for _, line := range wordList("cue-patterns", table) {
+		keys, rule, ok := strings.Cut(line, ": ")
 		r, err := parseSlotRule(rule)
 		if !ok || err != "" {
-			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt [verb-slots] "+line+": want <reader>: <rule>; "+err)
+			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt ["+table+"] "+line+": want <keys>: <rule>; "+err)
 			continue
 		}
-		verbSlots[reader].rules = append(verbSlots[reader].rules, r)
+		for _, k := range strings.Split(keys, "|") {
+			if m[k] == nil {
+				m[k] = &ruleTable{}
+			}
+			m[k].rules = append(m[k].rules, r)
+		}
 	}
-	for _, t := range verbSlots {
+	for _, t := range m {
 		cues := make([]cuePattern, len(t.rules))
 		for i, r := range t.rules {
 			cues[i] = r.cue
 		}
 		t.ix = newCueIndex(cues)
 	}
+	return m
 }
 
 // verbSlots are the [verb-slots] of lexicons/cue-patterns.txt by the
 // reader of [verb-readers] (lexicons/verbs.txt) they stand for.
 var verbSlots map[string]*ruleTable
+
+// nounSlots are the [possessive-nouns] of lexicons/cue-patterns.txt by the
+// noun a possessive names ("my hometown is ...").
+var nounSlots map[string]*ruleTable
 
 // slotTemplates parses a table of slot templates of lexicons/cue-patterns.txt.
 func slotTemplates(table string) *ruleTable {
@@ -360,6 +401,9 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		g := r.set.apply(f)
 		if !r.when.hold(v, g) {
 			return false
+		}
+		if r.set&setPerson != 0 {
+			s = s.asPerson()
 		}
 		done = r.read(x, s, v, ts, n, g, r.key)
 		return done
