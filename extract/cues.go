@@ -179,7 +179,6 @@ var (
 	hypotheticalCues      = cuePatterns("hypothetical")
 	dateCues              = cuePatterns("dates")
 	clauseFlagCues        = cuePatterns("clause-flags")
-	startedJobCues        = cuePatterns("started-a-job")
 	itsNowCues            = cuePatterns("its-now")
 	writtenInCues         = cuePatterns("written-in")
 	tasteIdiomCues        = cuePatterns("taste-idioms")

@@ -459,35 +459,6 @@ func init() {
 				x.learn(s, ts, f)
 			}
 		},
-		"start": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.started(s, ts, f)
-		},
-		"stop": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if v.lemma == "give" {
-				if !is(ts, 0, "up") {
-					return
-				}
-				ts = ts[1:]
-			}
-			if f.not {
-				return // "didn't give up on Linux after all", "I didn't stop using Vim"
-			}
-			f.neg = true
-			f.past = false
-			if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund {
-				x.verb(s, next, ts[1:], f)
-				return
-			}
-			if v.lemma == "give" && is(ts, 0, "on") && toolAt(x, ts[1:]) {
-				ts = ts[1:] // "gave up on Ubuntu" ends a tool as "gave up Ubuntu" does
-			}
-			if v.lemma == "give" && toolAt(x, ts) {
-				x.useThing(s, ts, f, purposeInfo{}) // "gave up Vim"; not "gave up on my plans"
-			}
-		},
-		"consider": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.consider(s, v, ts, f)
-		},
 		"speak": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			if personal(s) && !f.not {
 				// "I speak some Spanish", "a little Dutch": how much is no
@@ -510,9 +481,6 @@ func init() {
 			if f.not || f.never || f.neg {
 				x.avoid(s, ts, f) // f.neg: "I no longer eat meat"
 			}
-		},
-		"project": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.projectVerb(s, v, ts, f)
 		},
 	}
 	verbReading = map[string]verbReader{}

@@ -76,10 +76,12 @@ const (
 	setEnded                        // +ended: "not ... anymore" ends the value
 	setNegated                      // +negated: "not" ends the value, and stays
 	setPerson                       // +person: a named subject is a person
+	setHedge                        // +hedge: the clause is hedged
+	setNeg                          // +neg: the value ended
 )
 
 var slotSetNames = map[string]slotSets{
-	"-past": setNoPast, "+corr": setCorr, "+high": setHigh, "+ended": setEnded, "+negated": setNegated, "+person": setPerson,
+	"-past": setNoPast, "+corr": setCorr, "+high": setHigh, "+ended": setEnded, "+negated": setNegated, "+person": setPerson, "+hedge": setHedge, "+neg": setNeg,
 }
 
 func (c slotSets) apply(f flags) flags {
@@ -92,6 +94,8 @@ func (c slotSets) apply(f flags) flags {
 	if c&setHigh != 0 {
 		f.high = true
 	}
+	f.hedge = f.hedge || c&setHedge != 0
+	f.neg = f.neg || c&setNeg != 0
 	if c&setEnded != 0 && f.not && f.anymore {
 		f.not, f.neg = false, true
 	}
@@ -167,6 +171,40 @@ func initSlots() {
 				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:drink", value: val, tmpl: tmPrefers, cat: "drink"})
 			} else {
 				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(val), value: val, tmpl: tmLikes})
+			}
+			return true
+		},
+		// A verb's gerund read as the clause's verb: "stopped using Vim".
+		"gerund": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if nv, ok := verbs[lowAt(ts, n)]; ok && nv.form == fGerund {
+				x.verb(s, nv, ts[n+1:], f)
+				return true
+			}
+			return false
+		},
+		// A gerund or a base form: "started using X", "started to learn X".
+		"verb": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if nv, ok := verbs[lowAt(ts, n)]; ok && (nv.form == fGerund || nv.form == fBase) {
+				x.verb(s, nv, ts[n+1:], f)
+				return true
+			}
+			return false
+		},
+		// Someone else's start at a school for children is a pupil's.
+		"pupil": func(x *extraction, _ subject, _ verb, ts []token, n int, _ flags, _ string) bool {
+			return childSchool(ts[n:])
+		},
+		"language": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if val, m := x.readValue(ts[n:], vThing); m > 0 {
+				if c, ok := CategoryOf(val); ok && c == "programming_language" {
+					x.useThing(s, ts[n:], f, purposeInfo{})
+				}
+			}
+			return true
+		},
+		"hosting": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if n < len(ts) {
+				x.useThing(s, ts[n:], f, purposeInfo{prep: "as", cat: "hosting", known: true, text: "hosting platform"})
 			}
 			return true
 		},
