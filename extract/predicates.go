@@ -447,9 +447,6 @@ func init() {
 		"dislike": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.likeThing(s, ts, f, true, false)
 		},
-		"decide": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.decide(s, v, ts, f)
-		},
 		"plan": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.plan(s, v, ts, f)
 		},

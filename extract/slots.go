@@ -53,17 +53,19 @@ const (
 	condCorr                            // corr: the clause corrects a value
 	condNotPast                         // !past: not history
 	condNotGerund                       // !gerund: the verb is no gerund ("coming from")
+	condPastForm                        // past-form: the verb is a past or a participle ("agreed")
 )
 
 var slotCondNames = map[string]slotConds{
 	"!not": condNotNot, "!hedge": condNotHedge, "!future": condNotFuture, "!denied": condNotDenied, "corr": condCorr,
-	"!past": condNotPast, "!gerund": condNotGerund,
+	"!past": condNotPast, "!gerund": condNotGerund, "past-form": condPastForm,
 }
 
 func (c slotConds) hold(v verb, f flags) bool {
 	return !(c&condNotNot != 0 && f.not || c&condNotHedge != 0 && f.hedge || c&condNotFuture != 0 && f.future ||
 		c&condNotDenied != 0 && f.not && !f.anymore || c&condCorr != 0 && !f.corr ||
-		c&condNotPast != 0 && f.past || c&condNotGerund != 0 && v.form == fGerund)
+		c&condNotPast != 0 && f.past || c&condNotGerund != 0 && v.form == fGerund ||
+		c&condPastForm != 0 && v.form != fPast && v.form != fPartOnly)
 }
 
 // slotSets are changes a match makes to a clause's flags, one bit each.
@@ -278,8 +280,29 @@ func initSlots() {
 			x.goal(s, ts[n:], f, tmTrying, "")
 			return true
 		},
-		"decision": func(x *extraction, s subject, v verb, ts []token, n int, f flags, _ string) bool {
-			x.decide(s, v, ts[n:], f)
+		"decide-to": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.decideTo(s, ts[n:], f, tmDecideTo)
+			return true
+		},
+		"decide-object": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.decideObject(s, ts[n:], f, "")
+			return true
+		},
+		// A thing chosen is named or known.
+		"named-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if val, m := x.readValue(ts[n:], vThing); m > 0 {
+				if _, ok := CategoryOf(val); ok || ts[n].capital || ts[n].kind == tQuote {
+					x.decideObject(s, ts[n:], f, "")
+				}
+			}
+			return true
+		},
+		// A diet gone to, said alone or with when: "went vegan last year".
+		"went-diet": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if !bareEnd(ts, n) && !is(ts, n, "in", "at", "over", "during") {
+				return false
+			}
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: strings.ToLower(x.text(ts, n)), tmpl: tmDiet})
 			return true
 		},
 		"system":    (*extraction).system,
