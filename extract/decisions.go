@@ -197,48 +197,33 @@ var periodWords = wordSet("decisions", "period-words")
 // goalVerbs start goals stated without "to" ("Goal: ship v2 by March").
 var goalVerbs = wordSet("decisions", "goal-verbs")
 
-// plan reads "plan to X", "intend to X", "hope to X", "looking to X":
-// moving or switching plans are hedged facts; other plans are goals.
-func (x *extraction) plan(s subject, v verb, ts []token, f flags) {
-	if v.lemma == "look" && !is(ts, 0, "to") {
-		return
-	}
-	if v.lemma == "plan" && is(ts, 0, "on") {
-		ts = ts[1:]
-	} else if is(ts, 0, "to") {
-		ts = ts[1:]
-	} else {
-		return
-	}
-	if nv, ok := verbs[lowAt(ts, 0)]; ok {
-		switch nv.lemma {
-		case "move", "relocate", "live", "work", "join", "switch", "use", "migrate", "change", "start", "quit", "leave":
-			f.hedge = true
-			x.verb(s, nv, ts[1:], f)
-			return
-		}
-	}
-	if v.lemma == "hope" || v.lemma == "look" {
-		f.hedge = true
-	}
-	x.goal(s, ts, f, tmGoal, "")
-}
-
 // vagueLearning open what one learns without naming a subject: "new
 // tricks", "more every week", "stuff".
 var vagueLearning = wordSet("decisions", "vague-learning")
 
-// learn reads "I'm learning Rust" as the goal learn_rust.
-func (x *extraction) learn(s subject, ts []token, f flags) {
-	if f.not || f.hedge || !canDecide(s) || s.kind == sNamed {
-		return
-	}
+// learning reads what a person or team learns ("I'm learning Rust") as
+// the goal learn_rust: [verb-slots] of lexicons/cue-patterns.txt.
+func (x *extraction) learning(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+	ts = ts[n:]
 	if len(ts) > 0 && (thingStops[ts[0].low] || valueStops[ts[0].low] || vagueLearning[ts[0].low]) {
-		return // "I'm learning with them", "learning all I possibly can", "still learn new tricks"
+		return true // "I'm learning with them", "learning all I possibly can", "still learn new tricks"
 	}
-	val, n := x.readValue(ts, vThing)
-	if n == 0 {
-		return
+	if val, m := x.readValue(ts, vThing); m > 0 {
+		x.emit(s, f, claim{typ: memory.TypeGoal, key: "goal:learn_" + Slug(val), value: val, tmpl: tmLearning})
 	}
-	x.emit(s, f, claim{typ: memory.TypeGoal, key: "goal:learn_" + Slug(val), value: val, tmpl: tmLearning})
+	return true
 }
+
+// planned reads a plan to move, switch or change jobs ("plan to move to
+// X", "hoping to switch to Y") as the hedged change: [planned-verbs] of
+// lexicons/verbs.txt.
+func (x *extraction) planned(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+	if nv, ok := verbs[lowAt(ts, n)]; ok && plannedVerbs[nv.lemma] {
+		f.hedge = true
+		x.verb(s, nv, ts[n+1:], f)
+		return true
+	}
+	return false
+}
+
+var plannedVerbs = wordSet("verbs", "planned-verbs")

@@ -447,15 +447,6 @@ func init() {
 		"dislike": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.likeThing(s, ts, f, true, false)
 		},
-		"plan": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.plan(s, v, ts, f)
-		},
-		"learn": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			gerund := v.form == fGerund
-			if !f.past && (gerund || v.form == fBase || v.form == fThird) {
-				x.learn(s, ts, f)
-			}
-		},
 		"speak": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			if personal(s) && !f.not {
 				// "I speak some Spanish", "a little Dutch": how much is no

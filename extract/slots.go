@@ -43,29 +43,31 @@ var slotSubjects = map[string]subjKinds{
 }
 
 // slotConds are conditions on a clause's flags, one bit each.
-type slotConds uint8
+type slotConds uint16
 
 const (
-	condNotNot    slotConds = 1 << iota // !not: not denied
-	condNotHedge                        // !hedge
-	condNotFuture                       // !future
-	condNotDenied                       // !denied: not "not" without "anymore"
-	condCorr                            // corr: the clause corrects a value
-	condNotPast                         // !past: not history
-	condNotGerund                       // !gerund: the verb is no gerund ("coming from")
-	condPastForm                        // past-form: the verb is a past or a participle ("agreed")
+	condNotNot      slotConds = 1 << iota // !not: not denied
+	condNotHedge                          // !hedge
+	condNotFuture                         // !future
+	condNotDenied                         // !denied: not "not" without "anymore"
+	condCorr                              // corr: the clause corrects a value
+	condNotPast                           // !past: not history
+	condNotGerund                         // !gerund: the verb is no gerund ("coming from")
+	condPastForm                          // past-form: the verb is a past or a participle ("agreed")
+	condNotPastForm                       // !past-form: it is not
 )
 
 var slotCondNames = map[string]slotConds{
 	"!not": condNotNot, "!hedge": condNotHedge, "!future": condNotFuture, "!denied": condNotDenied, "corr": condCorr,
-	"!past": condNotPast, "!gerund": condNotGerund, "past-form": condPastForm,
+	"!past": condNotPast, "!gerund": condNotGerund, "past-form": condPastForm, "!past-form": condNotPastForm,
 }
 
 func (c slotConds) hold(v verb, f flags) bool {
 	return !(c&condNotNot != 0 && f.not || c&condNotHedge != 0 && f.hedge || c&condNotFuture != 0 && f.future ||
 		c&condNotDenied != 0 && f.not && !f.anymore || c&condCorr != 0 && !f.corr ||
 		c&condNotPast != 0 && f.past || c&condNotGerund != 0 && v.form == fGerund ||
-		c&condPastForm != 0 && v.form != fPast && v.form != fPartOnly)
+		c&condPastForm != 0 && v.form != fPast && v.form != fPartOnly ||
+		c&condNotPastForm != 0 && (v.form == fPast || v.form == fPartOnly))
 }
 
 // slotSets are changes a match makes to a clause's flags, one bit each.
@@ -305,6 +307,8 @@ func initSlots() {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: strings.ToLower(x.text(ts, n)), tmpl: tmDiet})
 			return true
 		},
+		"planned":   (*extraction).planned,
+		"learning":  (*extraction).learning,
 		"system":    (*extraction).system,
 		"worked-in": (*extraction).inTool,
 		"timezone":  (*extraction).timezone,
