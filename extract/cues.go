@@ -159,7 +159,6 @@ var (
 	homePlaceCues         = cuePatterns("home-places")
 	gotKeysCues           = cuePatterns("got-keys")
 	myThingCues           = cuePatterns("my-thing")
-	languageAmountCues    = cuePatterns("language-amounts")
 	switchLeadCues        = cuePatterns("switch-leads")
 	modifierCues          = cuePatterns("modifiers")
 	cannotCues            = cuePatterns("cannot")

@@ -435,33 +435,8 @@ func init() {
 				x.org(s.asPerson(), ts, f, false)
 			}
 		},
-		"prefer": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.prefer(s, ts, f)
-		},
 		"switch": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.switchTo(s, ts, f)
-		},
-		"like": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.likeThing(s, ts, f, false, v.lemma == "love" || v.lemma == "adore")
-		},
-		"dislike": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.likeThing(s, ts, f, true, false)
-		},
-		"speak": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if personal(s) && !f.not {
-				// "I speak some Spanish", "a little Dutch": how much is no
-				// part of the language.
-				if n := cueLen(languageAmountCues, ts); n < len(ts) {
-					ts = ts[n:]
-				}
-				items, _ := x.readList(ts)
-				for _, it := range items {
-					if !strings.Contains(it, " ") && strings.HasSuffix(it, "ly") && strings.ToLower(it) == it {
-						continue // "..., badly": how, not what
-					}
-					x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "speaks:" + Slug(it), value: it, tmpl: tmSpeaks})
-				}
-			}
 		},
 		"eat": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			// "I don't eat pork", "I never eat meat": a diet. What one eats

@@ -212,6 +212,17 @@ func initSlots() {
 			}
 			return true
 		},
+		// Languages, but a "..., badly" that says how.
+		"languages": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			items, _ := x.readList(ts[n:])
+			for _, it := range items {
+				if !strings.Contains(it, " ") && strings.HasSuffix(it, "ly") && strings.ToLower(it) == it {
+					continue
+				}
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "speaks:" + Slug(it), value: it, tmpl: tmSpeaks})
+			}
+			return true
+		},
 		"thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.useThing(s, ts[n:], f, purposeInfo{})
 			return true
