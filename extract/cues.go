@@ -34,7 +34,6 @@ const (
 	cueAlways                            // a rule's "always"
 	cueAux                               // "have" as an auxiliary
 	cueTodo                              // "need to": a to-do, unless a team says it
-	cueAvoid                             // [cannot]: a diet avoids what follows
 	cueMustInclude                       // [sentence-markers]: never to be left out
 	cueHigh                              // important
 	cueReport                            // [reported-speech]: someone else's words follow
@@ -50,7 +49,7 @@ var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
 	"love": cueLove, "like": cueLike, "dislike": cueDislike, "anymore": cueAnymore,
-	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
+	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo,
 	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
 	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone, "question": cueQuestion, "copula": cueCopula,
 }
@@ -161,7 +160,6 @@ var (
 	myThingCues           = cuePatterns("my-thing")
 	switchLeadCues        = cuePatterns("switch-leads")
 	modifierCues          = cuePatterns("modifiers")
-	cannotCues            = cuePatterns("cannot")
 	sentenceMarkerCues    = cuePatterns("sentence-markers")
 	firstPersonReportCues = cuePatterns("first-person-reports")
 	subjectAdverbCues     = cuePatterns("subject-adverbs")

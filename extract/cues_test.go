@@ -97,7 +97,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"clause-flags": clauseFlagCues,
 		"its-now":      itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
-		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "cannot": cannotCues, "sentence-markers": sentenceMarkerCues,
+		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "sentence-markers": sentenceMarkerCues,
 		"first-person-reports": firstPersonReportCues, "subject-adverbs": subjectAdverbCues,
 		"reported-speech": reportedSpeechCues, "dropped-subject": droppedSubjectCues, "gerund-subjects": gerundSubjectCues,
 		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,
@@ -111,7 +111,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 			t.Errorf("cue table %s is empty", name)
 		}
 	}
-	for name, table := range map[string]*ruleTable{"copula": copulaSlots, "job-changes": jobChangeSlots, "posts": postSlots,
+	for name, table := range map[string]*ruleTable{"copula": copulaSlots, "cannot": cannotSlots, "job-changes": jobChangeSlots, "posts": postSlots,
 		"verb-slots/job": verbSlots["job"], "verb-slots/settle": verbSlots["settle"]} {
 		if len(table.rules) == 0 {
 			t.Errorf("slot template table %s is empty", name)

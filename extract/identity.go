@@ -69,6 +69,10 @@ body:
 // (set in init, after the readers they name).
 var copulaSlots *ruleTable
 
+// cannotSlots are [cannot] of lexicons/cue-patterns.txt: after "I can",
+// what one cannot stand, do without or eat.
+var cannotSlots *ruleTable
+
 // system reads what the speaker is "on": an operating system ("I'm on
 // macOS", "on a Mac") or a tool they work in ("I'm on Helix now").
 func (x *extraction) system(s subject, _ verb, ts []token, n int, f flags, _ string) bool {

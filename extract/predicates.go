@@ -280,16 +280,9 @@ loop:
 		}
 		switch {
 		case w == "can":
-			// [cannot]: what one cannot stand, do without or eat.
-			e, n, _ := matchCue(cannotCues, ts[i:])
-			switch {
-			case e&cueDislike != 0:
-				x.likeThing(s, ts[i+n:], f, true, false)
-			case e&cueLove != 0:
-				x.likeThing(s, ts[i+n:], f, false, true)
-			case e&cueAvoid != 0:
-				x.avoid(s, ts[i+n:], f)
-			}
+			// [cannot] of lexicons/cue-patterns.txt: what one cannot stand,
+			// do without or eat.
+			x.readSlot(cannotSlots, s, verb{}, ts[i:], f)
 			return // "I can use Vim" says what is possible, not what is
 		case w == "rather" && f.polite:
 			x.prefer(s, ts[i+1:], f)
@@ -437,13 +430,6 @@ func init() {
 		},
 		"switch": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.switchTo(s, ts, f)
-		},
-		"eat": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "I don't eat pork", "I never eat meat": a diet. What one eats
-			// is not a standing fact ("I ate sushi").
-			if f.not || f.never || f.neg {
-				x.avoid(s, ts, f) // f.neg: "I no longer eat meat"
-			}
 		},
 	}
 	verbReading = map[string]verbReader{}

@@ -55,11 +55,12 @@ const (
 	condNotGerund                         // !gerund: the verb is no gerund ("coming from")
 	condPastForm                          // past-form: the verb is a past or a participle ("agreed")
 	condNotPastForm                       // !past-form: it is not
+	condNegative                          // negative: the clause says not, never or no longer
 )
 
 var slotCondNames = map[string]slotConds{
 	"!not": condNotNot, "!hedge": condNotHedge, "!future": condNotFuture, "!denied": condNotDenied, "corr": condCorr,
-	"!past": condNotPast, "!gerund": condNotGerund, "past-form": condPastForm, "!past-form": condNotPastForm,
+	"!past": condNotPast, "!gerund": condNotGerund, "past-form": condPastForm, "!past-form": condNotPastForm, "negative": condNegative,
 }
 
 func (c slotConds) hold(v verb, f flags) bool {
@@ -67,7 +68,8 @@ func (c slotConds) hold(v verb, f flags) bool {
 		c&condNotDenied != 0 && f.not && !f.anymore || c&condCorr != 0 && !f.corr ||
 		c&condNotPast != 0 && f.past || c&condNotGerund != 0 && v.form == fGerund ||
 		c&condPastForm != 0 && v.form != fPast && v.form != fPartOnly ||
-		c&condNotPastForm != 0 && (v.form == fPast || v.form == fPartOnly))
+		c&condNotPastForm != 0 && (v.form == fPast || v.form == fPartOnly) ||
+		c&condNegative != 0 && !f.not && !f.never && !f.neg)
 }
 
 // slotSets are changes a match makes to a clause's flags, one bit each.
@@ -223,6 +225,10 @@ func initSlots() {
 			}
 			return true
 		},
+		"avoid": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.avoid(s, ts[n:], f)
+			return true
+		},
 		"thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.useThing(s, ts[n:], f, purposeInfo{})
 			return true
@@ -339,7 +345,7 @@ func initSlots() {
 	// The tables are parsed once their readers exist; the readers read
 	// clauses that reach the tables again, so neither can be a plain
 	// package variable.
-	copulaSlots = slotTemplates("copula")
+	copulaSlots, cannotSlots = slotTemplates("copula"), slotTemplates("cannot")
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
