@@ -84,6 +84,41 @@
 // clause by its main verb is data too: [verb-readers] of
 // lexicons/verbs.txt, with the verbs' inflections ([inflections]).
 //
+// # Slot templates
+//
+// Where a match fills a slot, the line is a slot template (slots.go): the
+// same tokens, then a capture naming the reader of the value, then the
+// key and when the rule reads:
+//
+//	born in {place} => from personal -past
+//	hired by|at|with|for {org} => - personal +corr -past
+//	sick|tired of {dislike} => - personal !not
+//	decide: against {decide-object} => - speaker team named !gerund -past +neg
+//
+// The capture ({place}, {org}, {role}, {name}, {thing}, {like},
+// {dislike}, {diet}, ...; {-} reads nothing) takes the words after the
+// match; each reader knows where its kind of value ends (valueLen) and
+// what it writes. After => come the key (- when the reader knows it), the
+// subjects the rule reads (speaker, person, named, team, personal), the
+// conditions on the clause (!not, !hedge, !future, !past, !denied, corr,
+// negative, and the verb's form: !gerund, past-form, !past-form) and the
+// flags a match sets (+corr, +neg, +hedge, +high, -past, +ended,
+// +negated, +person). The first rule of a table that matches, whose
+// conditions hold and whose reader takes the value decides; a failed
+// condition passes to the next line, so a line with {-} ends a group.
+// Tables of slot templates: [copula] (what follows "am/is"), [cannot],
+// [possessive-nouns] (by the noun of "my <noun> is ..."), [verb-slots]
+// (by the reader [verb-readers] names: settle, grow, come, goal, try,
+// diet, use, rely, replace, rip-out, listen, drink, job, accept-job,
+// start, stop, give-up, consider, think-of, lean, the project verbs,
+// decide, agree, standardize, opt, choose, stick, go, plan, intend,
+// hope, learn, like, love, dislike, prefer, speak, eat), [job-changes] and
+// [posts] (changes said in passing, with whose they are). What stays Go is
+// what reads a value (values.go), the readers that weigh the lexicon
+// (useThing, likeThing, interpretNP's categories), and the spans a rule
+// reads between two words ("switched from X to Y", "a nut allergy"), for
+// which the language has no capture yet.
+//
 // # Precision
 //
 // testdata/golden holds casual sentences written for mnemon, each with the

@@ -152,9 +152,6 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 	}
 }
 
-// timeWords name times, never things used.
-var timeWords = wordSet("preferences", "time-words")
-
 // personalCategories are things people choose for themselves; projects
 // rarely "use" an editor or a drink.
 var personalCategories = wordSet("preferences", "personal-categories")

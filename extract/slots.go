@@ -423,8 +423,8 @@ func parseSlotRule(line string) (slotRule, string) {
 		return r, "no capture"
 	}
 	last := fields[len(fields)-1]
-	name, ok := strings.CutPrefix(last, "{")
-	if name, ok = strings.CutSuffix(name, "}"); !ok {
+	name, open := strings.CutPrefix(last, "{")
+	if name, ok = strings.CutSuffix(name, "}"); !open || !ok {
 		return r, "the last token must be a capture, {reader}"
 	}
 	if r.name, r.read = name, slotReaders[name]; r.read == nil {
