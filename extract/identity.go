@@ -560,18 +560,6 @@ func (x *extraction) work(s subject, ts []token, f flags) {
 	}
 }
 
-// join reads "joined Acme", "joined the Acme team".
-func (x *extraction) join(s subject, ts []token, f flags) {
-	if !personal(s) || f.not {
-		return
-	}
-	if is(ts, 0, "the") && len(ts) > 2 && ts[1].capital && is(ts, 2, "team") {
-		ts = ts[1:2]
-	}
-	f.past = false
-	x.org(s, ts, f, true)
-}
-
 // adjectiveSuffix reports words that read as adjectives, not names: "I'm
 // Anxious", "I'm Grateful", "I'm Available".
 func adjectiveSuffix(w string) bool {

@@ -392,10 +392,6 @@ func init() {
 		"work": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.work(s, ts, f)
 		},
-		"join": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			f.corr = true
-			x.join(s, ts, f)
-		},
 		"leave": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund && v.lemma == "quit" {
 				f.neg = true

@@ -153,6 +153,10 @@ func initSlots() {
 			x.org(s.asPerson(), ts[n:], f, true)
 			return true
 		},
+		"team-name": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.org(s.asPerson(), ts[n:n+1], f, true)
+			return true
+		},
 		"replace": func(x *extraction, s subject, v verb, ts []token, n int, f flags, _ string) bool {
 			x.replace(s, v, ts[n:], f)
 			return true
