@@ -138,20 +138,8 @@ func initSlots() {
 			x.place(s, ts[n:], f, key)
 			return true
 		},
-		"org": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.org(s.asPerson(), ts[n:], f, false)
-			return true
-		},
-		"name": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.name(s, ts[n:], f, true)
-			return true
-		},
 		"role": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			return x.role(s.asPerson(), ts[n:], f, true)
-		},
-		"employer": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.org(s.asPerson(), ts[n:], f, true)
-			return true
 		},
 		"team-name": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.org(s.asPerson(), ts[n:n+1], f, true)
@@ -229,30 +217,6 @@ func initSlots() {
 			}
 			return true
 		},
-		"avoid": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.avoid(s, ts[n:], f)
-			return true
-		},
-		"thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.useThing(s, ts[n:], f, purposeInfo{})
-			return true
-		},
-		"like": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.likeThing(s, ts[n:], f, false, false)
-			return true
-		},
-		"love": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.likeThing(s, ts[n:], f, false, true)
-			return true
-		},
-		"dislike": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.likeThing(s, ts[n:], f, true, false)
-			return true
-		},
-		"prefer": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.prefer(s, ts[n:], f)
-			return true
-		},
 		"allergy": listOf("allergic_to:", tmAllergy),
 		"speaks":  listOf("speaks:", tmSpeaks),
 		// The diet the pattern matched, or the value after a match of none:
@@ -265,18 +229,6 @@ func initSlots() {
 				}
 			}
 			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: val, tmpl: tmDiet})
-			return true
-		},
-		"job-title": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.role(s.asPerson(), ts[n:], f, false)
-			return true
-		},
-		"goal-is": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.goal(s, ts[n:], f, tmGoalIs, "")
-			return true
-		},
-		"decision-body": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.decisionBody(s, ts[n:], f)
 			return true
 		},
 		// A rule is the user's to set.
@@ -293,22 +245,6 @@ func initSlots() {
 					x.useThing(s, ts[n:], f, purposeInfo{})
 				}
 			}
-			return true
-		},
-		"goal": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.goal(s, ts[n:], f, tmGoal, "")
-			return true
-		},
-		"trying": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.goal(s, ts[n:], f, tmTrying, "")
-			return true
-		},
-		"decide-to": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.decideTo(s, ts[n:], f, tmDecideTo)
-			return true
-		},
-		"decide-object": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.decideObject(s, ts[n:], f, "")
 			return true
 		},
 		// A thing chosen is named or known.
@@ -345,6 +281,30 @@ func initSlots() {
 			x.atEmployerNow(s, ts[n:], f)
 			return true
 		},
+	}
+	// The readers of the words after the match that always take them.
+	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
+		"org":           func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, false) },
+		"name":          func(x *extraction, s subject, ts []token, f flags) { x.name(s, ts, f, true) },
+		"employer":      func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, true) },
+		"avoid":         func(x *extraction, s subject, ts []token, f flags) { x.avoid(s, ts, f) },
+		"thing":         func(x *extraction, s subject, ts []token, f flags) { x.useThing(s, ts, f, purposeInfo{}) },
+		"like":          func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
+		"love":          func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, true) },
+		"dislike":       func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, true, false) },
+		"prefer":        func(x *extraction, s subject, ts []token, f flags) { x.prefer(s, ts, f) },
+		"job-title":     func(x *extraction, s subject, ts []token, f flags) { x.role(s.asPerson(), ts, f, false) },
+		"goal-is":       func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoalIs, "") },
+		"decision-body": func(x *extraction, s subject, ts []token, f flags) { x.decisionBody(s, ts, f) },
+		"goal":          func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoal, "") },
+		"trying":        func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmTrying, "") },
+		"decide-to":     func(x *extraction, s subject, ts []token, f flags) { x.decideTo(s, ts, f, tmDecideTo) },
+		"decide-object": func(x *extraction, s subject, ts []token, f flags) { x.decideObject(s, ts, f, "") },
+	} {
+		slotReaders[name] = func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			read(x, s, ts[n:], f)
+			return true
+		}
 	}
 	// The tables are parsed once their readers exist; the readers read
 	// clauses that reach the tables again, so neither can be a plain
