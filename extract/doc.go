@@ -72,8 +72,8 @@
 // follow them, job changes and posts said in passing and whose they are,
 // the openers of rules, decisions and hypotheticals, pep talk shaped like
 // a rule, the wishes that drop a clause, the modifiers between a subject
-// and its verb, the words stripped before a value, tastes after a copula,
-// dates, and the phrases of getting a home or a job. A pattern is a line
+// and its verb, the words stripped before a value,
+// dates, and the phrases of getting a home. A pattern is a line
 // of tokens, each a word (written with a capital: only so in the text),
 // alternatives (a|b), a lexicon table (@file/table, whose entries of
 // several words match as phrases), a class of words told by form
