@@ -1,8 +1,6 @@
 package extract
 
 import (
-	"maps"
-	"slices"
 	"strings"
 )
 
@@ -27,9 +25,6 @@ const (
 	cueLove                              // the speaker loves what follows
 	cueLike                              // likes it
 	cueDislike                           // dislikes it
-	cuePrefer                            // prefers it
-	cueAllergy                           // is allergic to it
-	cueSpeaks                            // speaks it
 	cueAnymore                           // the clause says "anymore"
 	cueNeg                               // [modifiers]: the value ended ("no longer")
 	cueNot                               // denied
@@ -39,7 +34,6 @@ const (
 	cueAlways                            // a rule's "always"
 	cueAux                               // "have" as an auxiliary
 	cueTodo                              // "need to": a to-do, unless a team says it
-	cueAvoid                             // [cannot]: a diet avoids what follows
 	cueMustInclude                       // [sentence-markers]: never to be left out
 	cueHigh                              // important
 	cueReport                            // [reported-speech]: someone else's words follow
@@ -54,8 +48,8 @@ const (
 var cueEffectNames = map[string]cueEffect{
 	"correction": cueCorrection, "past": cuePast, "hedge": cueHedge, "weak": cueWeak,
 	"that": cueThat, "subject": cueSubject, "stop": cueStop, "drop": cueDrop, "never": cueNever, "skip": 0,
-	"love": cueLove, "like": cueLike, "dislike": cueDislike, "prefer": cuePrefer, "allergy": cueAllergy, "speaks": cueSpeaks, "anymore": cueAnymore,
-	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo, "avoid": cueAvoid,
+	"love": cueLove, "like": cueLike, "dislike": cueDislike, "anymore": cueAnymore,
+	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo,
 	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
 	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone, "question": cueQuestion, "copula": cueCopula,
 }
@@ -164,10 +158,8 @@ var (
 	homePlaceCues         = cuePatterns("home-places")
 	gotKeysCues           = cuePatterns("got-keys")
 	myThingCues           = cuePatterns("my-thing")
-	languageAmountCues    = cuePatterns("language-amounts")
 	switchLeadCues        = cuePatterns("switch-leads")
 	modifierCues          = cuePatterns("modifiers")
-	cannotCues            = cuePatterns("cannot")
 	sentenceMarkerCues    = cuePatterns("sentence-markers")
 	firstPersonReportCues = cuePatterns("first-person-reports")
 	subjectAdverbCues     = cuePatterns("subject-adverbs")
@@ -182,11 +174,8 @@ var (
 	decisionIsCues        = cuePatterns("decision-is")
 	callMeCues            = cuePatterns("call-me")
 	hypotheticalCues      = cuePatterns("hypothetical")
-	copulaTasteCues       = cuePatterns("copula-tastes")
 	dateCues              = cuePatterns("dates")
 	clauseFlagCues        = cuePatterns("clause-flags")
-	gotJobCues            = cuePatterns("got-a-job")
-	startedJobCues        = cuePatterns("started-a-job")
 	itsNowCues            = cuePatterns("its-now")
 	writtenInCues         = cuePatterns("written-in")
 	tasteIdiomCues        = cuePatterns("taste-idioms")
@@ -660,16 +649,6 @@ func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, do
 	return ts, e&cueStop != 0
 }
 
-// slotPattern is a cue pattern that ends in a slot: the tokens after the
-// match are the value ("laid off from {org} => works_at negation").
-type slotPattern struct {
-	cue   cuePattern
-	slot  vkind
-	key   string
-	end   Cue       // what the value's candidate says of the slot
-	owner slotOwner // how the speaker is known to be the one changing
-}
-
 // slotOwner says how a slot pattern knows the change is the speaker's.
 type slotOwner uint8
 
@@ -690,78 +669,11 @@ const (
 
 var slotOwners = map[string]slotOwner{"opener": ownerOpener, "mine": ownerMatch, "sentence": ownerSentence, "clause": ownerClause}
 
-var slotKinds = map[string]vkind{"{org}": vOrg, "{role}": vRole}
-
 var slotCues = map[string]Cue{"negation": CueNegation, "correction": CueCorrection}
 
-// Job changes and posts said in passing, tables of lexicons/cue-patterns.txt.
-var (
-	jobChangeSlots = slotPatterns("job-changes")
-	postSlots      = slotPatterns("posts")
-)
-
-// slotTable is a table of slot patterns, with the index of their cues.
-type slotTable struct {
-	pats []slotPattern
-	ix   cueIndex
-}
-
-// slotPatterns parses a table of slot patterns: "tokens {slot} => key cue".
-func slotPatterns(table string) *slotTable {
-	var out []slotPattern
-	for _, line := range wordList("cue-patterns", table) {
-		p, err := parseSlotPattern(line)
-		if err != "" {
-			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt ["+table+"] "+line+": "+err)
-			continue
-		}
-		out = append(out, p)
-	}
-	cues := make([]cuePattern, len(out))
-	for i, p := range out {
-		cues[i] = p.cue
-	}
-	return &slotTable{pats: out, ix: newCueIndex(cues)}
-}
-
-func parseSlotPattern(line string) (slotPattern, string) {
-	var p slotPattern
-	lhs, rhs, ok := strings.Cut(line, "=>")
-	if !ok {
-		return p, "no =>"
-	}
-	fields := strings.Fields(lhs)
-	if len(fields) < 2 {
-		return p, "no tokens before the slot"
-	}
-	if p.slot, ok = slotKinds[fields[len(fields)-1]]; !ok {
-		return p, "the last token must be a slot: " + strings.Join(slices.Sorted(maps.Keys(slotKinds)), ", ")
-	}
-	out := strings.Fields(rhs)
-	if len(out) < 2 || len(out) > 3 || !ValidKey(out[0]) {
-		return p, "want => <key> <cue> [opener|mine|sentence|clause]"
-	}
-	if len(out) == 3 {
-		if p.owner, ok = slotOwners[out[2]]; !ok {
-			return p, "unknown owner " + out[2]
-		}
-	}
-	if p.end, ok = slotCues[out[1]]; !ok {
-		return p, "unknown cue " + out[1]
-	}
-	p.key = out[0]
-	cue, err := parseCuePattern(strings.Join(fields[:len(fields)-1], " ") + " => skip")
-	if err != "" {
-		return p, err
-	}
-	for _, e := range cue.elems {
-		if e.ahead || e.not {
-			return p, "a slot pattern has no lookahead"
-		}
-	}
-	p.cue = cue
-	return p, ""
-}
+// Job changes and posts said in passing: slot templates (slots.go) of
+// lexicons/cue-patterns.txt, set in initSlots.
+var jobChangeSlots, postSlots *ruleTable
 
 // slotChange reads a change of a table of slot patterns said in passing
 // anywhere in a clause: "Thursday was my final shift at Acme", "I got laid
@@ -769,20 +681,20 @@ func parseSlotPattern(line string) (slotPattern, string) {
 // the night desk at Coldwater now". Someone else's change, or a hedged,
 // denied or planned one, is not read; it reports whether a pattern
 // matched the speaker's change.
-func (x *extraction) slotChange(table *slotTable, ts []token, f flags) bool {
+func (x *extraction) slotChange(table *ruleTable, ts []token, f flags) bool {
 	found, from := false, 0 // from: where the words after a change read start
 	for k := 0; k < len(ts); k++ {
 		at, n := -1, 0
 		table.ix.candidates(ts, k, func(i int) bool {
 			var ok bool
-			n, ok = table.pats[i].cue.match(ts[k:])
-			if ok && x.ownsChange(table.pats[i].owner, ts[from:], k-from) {
+			n, ok = table.rules[i].cue.match(ts[k:])
+			if ok && x.ownsChange(table.rules[i].owner, ts[from:], k-from) {
 				at = i
 			}
 			return at >= 0
 		})
 		if at >= 0 {
-			p := table.pats[at]
+			p := table.rules[at]
 			if f.hedge || f.not || f.future || hasWord(ts[from:k], "not", "n't", "never") {
 				return true // "might be my last day at Acme", "it's not my last day"
 			}
@@ -790,15 +702,15 @@ func (x *extraction) slotChange(table *slotTable, ts []token, f flags) bool {
 			g.corr, g.neg, g.past = p.end == CueCorrection, p.end == CueNegation, false
 			rest := ts[k+n:]
 			read := false
-			switch p.slot {
-			case vOrg:
+			switch p.name {
+			case "org":
 				if p.end == CueCorrection && (knownPlace(rest) || studyPlace(rest)) {
 					// "first day at Oxford", "my first day at uni": a
 					// place or a school, where a first day is no job.
 					return found
 				}
 				read = x.org(x.speaker.asPerson(), rest, g, true)
-			case vRole:
+			case "role":
 				// A job title has a head noun: "promoted to staff
 				// engineer", not "promoted to the front of the queue".
 				read = x.role(x.speaker.asPerson(), rest, g, true)

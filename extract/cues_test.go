@@ -93,11 +93,11 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "home-for-others": homeForOthersCues, "change-tail": changeTailCues,
 		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
 		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
-		"hypothetical": hypotheticalCues, "copula-tastes": copulaTasteCues, "dates": dateCues,
-		"got-a-job": gotJobCues, "started-a-job": startedJobCues, "clause-flags": clauseFlagCues,
-		"its-now": itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
+		"hypothetical": hypotheticalCues, "dates": dateCues,
+		"clause-flags": clauseFlagCues,
+		"its-now":      itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
-		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "language-amounts": languageAmountCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "cannot": cannotCues, "sentence-markers": sentenceMarkerCues,
+		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "sentence-markers": sentenceMarkerCues,
 		"first-person-reports": firstPersonReportCues, "subject-adverbs": subjectAdverbCues,
 		"reported-speech": reportedSpeechCues, "dropped-subject": droppedSubjectCues, "gerund-subjects": gerundSubjectCues,
 		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,
@@ -109,6 +109,12 @@ func TestCueTablesAreLoaded(t *testing.T) {
 	} {
 		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
+		}
+	}
+	for name, table := range map[string]*ruleTable{"copula": copulaSlots, "cannot": cannotSlots, "job-changes": jobChangeSlots, "posts": postSlots,
+		"verb-slots/job": verbSlots["job"], "verb-slots/settle": verbSlots["settle"]} {
+		if len(table.rules) == 0 {
+			t.Errorf("slot template table %s is empty", name)
 		}
 	}
 	if !strings.Contains(strings.Join(lexiconTables["cue-patterns/leading"], "\n"), "=>") {
@@ -139,25 +145,22 @@ func TestCueLenAndTail(t *testing.T) {
 	}
 }
 
-func TestParseSlotPatternRejectsMalformedLines(t *testing.T) {
+func TestParseSlotPatternOfAPost(t *testing.T) {
 	t.Parallel()
 	for _, line := range []string{
 		"on the ...2 desk at {org}",                        // no =>
-		"{org} => works_at correction",                     // no tokens before the slot
 		"on the ...2 desk at => works_at correction",       // no slot
-		"on the ...2 desk at {org} => works_at",            // no cue
 		"on the ...2 desk at {org} => works_at maybe",      // unknown cue
 		"on the ...2 desk at {org} => works_at past later", // unknown owner
 		"on the desk ...2 {org} => works_at correction",    // a gap before the slot
-		"on >the desk {org} => works_at correction",        // a lookahead
 	} {
-		if _, err := parseSlotPattern(line); err == "" {
-			t.Errorf("parseSlotPattern(%q) accepted a malformed line", line)
+		if _, err := parseSlotRule(line); err == "" {
+			t.Errorf("parseSlotRule(%q) accepted a malformed line", line)
 		}
 	}
-	p, err := parseSlotPattern("am on the ...4 desk at {org} => works_at correction clause")
-	if err != "" || p.owner != ownerClause || p.slot != vOrg || p.key != "works_at" || p.end != CueCorrection {
-		t.Errorf("parseSlotPattern of a post = %+v, %q", p, err)
+	p, err := parseSlotRule("am on the ...4 desk at {org} => works_at correction clause")
+	if err != "" || p.owner != ownerClause || p.name != "org" || p.key != "works_at" || p.end != CueCorrection {
+		t.Errorf("parseSlotRule of a post = %+v, %q", p, err)
 	}
 }
 
@@ -207,26 +210,61 @@ func TestLetUsKeepsTheVerbSaid(t *testing.T) {
 	}
 }
 
-func TestCopulaTasteEffects(t *testing.T) {
+func TestCopulaSlots(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		text   string
-		effect cueEffect
-		n      int
+		text, reader string
+		n            int
 	}{
-		{"into jazz", cueLove, 1},
-		{"fond of tea", cueLike, 2},
-		{"fed up with meetings", cueDislike, 3},
-		{"partial to tea", cuePrefer, 2},
-		{"allergic to nuts", cueAllergy, 2},
-		{"fluent in Dutch", cueSpeaks, 2},
-		{"big fan", 0, 0},
+		{"into jazz", "love", 1},
+		{"fond of tea", "like", 2},
+		{"fed up with meetings", "dislike", 3},
+		{"partial to tea", "prefer", 2},
+		{"allergic to nuts", "allergy", 2},
+		{"fluent in Dutch", "speaks", 2},
+		{"originally from Porto", "place", 2},
+		{"based out of Leeds", "thing", -1}, // the first rule is a team's; its tokens do not match
+		{"lactose intolerant", "diet", 2},
+		{"big fan", "", 0},
 	} {
 		ts := tokenize(tc.text, 0, len(tc.text), nil)
-		e, n, _ := matchCue(copulaTasteCues, ts)
-		if e != tc.effect || n != tc.n {
-			t.Errorf("copula-tastes on %q = %v, %d; want %v, %d", tc.text, e, n, tc.effect, tc.n)
+		reader, n := "", 0
+		for _, r := range copulaSlots.rules {
+			if m, ok := r.cue.match(ts); ok {
+				reader, n = r.name, m
+				break
+			}
 		}
+		if tc.n < 0 {
+			if reader == tc.reader {
+				t.Errorf("copula on %q: rule %s matched", tc.text, reader)
+			}
+			continue
+		}
+		if reader != tc.reader || n != tc.n {
+			t.Errorf("copula on %q = %s, %d; want %s, %d", tc.text, reader, n, tc.reader, tc.n)
+		}
+	}
+}
+
+func TestParseSlotRuleRejectsMalformedLines(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		"born in {place}",                       // no =>
+		"=> from",                               // no capture
+		"born in => from",                       // no capture
+		"born in {somewhere} => from",           // no such reader
+		"born in {place} => from personal soon", // unknown condition
+		"born in {place} =>",                    // no key
+		"born in {place} => Lives In",           // not a key
+	} {
+		if _, err := parseSlotRule(line); err == "" {
+			t.Errorf("parseSlotRule(%q) accepted a malformed line", line)
+		}
+	}
+	r, err := parseSlotRule("hired by|at {org} => - personal +corr -past !not")
+	if err != "" || r.name != "org" || r.key != "" || r.subj != slotSubjects["personal"] || r.set != setCorr|setNoPast || r.when != condNotNot {
+		t.Errorf("parseSlotRule = %+v, %q", r, err)
 	}
 }
 

@@ -75,73 +75,6 @@ func dropSubjectModal(ts []token) []token {
 	return ts[cueLen(subjectModalCues, ts):]
 }
 
-// decide reads "decided to X", "decided on X", "decided against X",
-// "chose X", "went with X", "settled on X", "agreed to X".
-func (x *extraction) decide(s subject, v verb, ts []token, f flags) {
-	if !canDecide(s) || f.not && v.lemma != "decide" {
-		return
-	}
-	f.past = false
-	if v.lemma == "agree" && v.form != fPast && v.form != fPartOnly {
-		return // "I agree that..." is an opinion; "we agreed to..." decided
-	}
-	if v.form == fGerund && v.lemma == "decide" {
-		return // "We're still picking where to go": not yet ("choosing Postgres" names the choice)
-	}
-	switch v.lemma {
-	case "decide", "agree":
-		switch {
-		case is(ts, 0, "to"):
-			x.decideTo(s, ts[1:], f, tmDecideTo)
-		case is(ts, 0, "not") && is(ts, 1, "to"):
-			f.neg = true
-			x.decideTo(s, ts[2:], f, tmDecideTo)
-		case is(ts, 0, "on", "upon", "against"):
-			if is(ts, 0, "against") {
-				f.neg = true
-			}
-			x.decideObject(s, ts[1:], f, "")
-		case is(ts, 0, "that") && v.lemma == "decide":
-			x.decisionBody(s, ts, f)
-		}
-	case "settle", "standardize":
-		if is(ts, 0, "on") {
-			x.decideObject(s, ts[1:], f, "")
-		}
-	case "opt":
-		if is(ts, 0, "for") {
-			x.decideObject(s, ts[1:], f, "")
-		} else if is(ts, 0, "to") {
-			x.decideTo(s, ts[1:], f, tmDecideTo)
-		}
-	case "choose", "pick", "select", "adopt":
-		if is(ts, 0, "to") {
-			x.decideTo(s, ts[1:], f, tmDecideTo)
-			return
-		}
-		// "We chose Tailwind" decides; "I chose a sofa that seems
-		// comfy" shops. The thing must be named or known.
-		if val, n := x.readValue(ts, vThing); n > 0 {
-			if _, ok := CategoryOf(val); ok || ts[0].capital || ts[0].kind == tQuote {
-				x.decideObject(s, ts, f, "")
-			}
-		}
-	case "stick", "go":
-		if n := dietLen(ts, 0); v.lemma == "go" && n > 0 && personal(s) && !f.not && !f.hedge && !f.future && (bareEnd(ts, n) || is(ts, n, "in", "at", "over", "during")) {
-			// "I went vegan last year", "we went gluten-free": a new diet.
-			f.past, f.corr = false, true
-			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: strings.ToLower(x.text(ts, n)), tmpl: tmDiet})
-			return
-		}
-		if is(ts, 0, "with") {
-			x.decideObject(s, ts[1:], f, "")
-		}
-		if v.lemma == "go" && is(ts, 0, "by") && s.kind == sSpeaker {
-			x.name(s, ts[1:], f, true)
-		}
-	}
-}
-
 // decideTo reads a decided verb phrase.
 func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
 	if s.kind == sPerson {
@@ -264,48 +197,33 @@ var periodWords = wordSet("decisions", "period-words")
 // goalVerbs start goals stated without "to" ("Goal: ship v2 by March").
 var goalVerbs = wordSet("decisions", "goal-verbs")
 
-// plan reads "plan to X", "intend to X", "hope to X", "looking to X":
-// moving or switching plans are hedged facts; other plans are goals.
-func (x *extraction) plan(s subject, v verb, ts []token, f flags) {
-	if v.lemma == "look" && !is(ts, 0, "to") {
-		return
-	}
-	if v.lemma == "plan" && is(ts, 0, "on") {
-		ts = ts[1:]
-	} else if is(ts, 0, "to") {
-		ts = ts[1:]
-	} else {
-		return
-	}
-	if nv, ok := verbs[lowAt(ts, 0)]; ok {
-		switch nv.lemma {
-		case "move", "relocate", "live", "work", "join", "switch", "use", "migrate", "change", "start", "quit", "leave":
-			f.hedge = true
-			x.verb(s, nv, ts[1:], f)
-			return
-		}
-	}
-	if v.lemma == "hope" || v.lemma == "look" {
-		f.hedge = true
-	}
-	x.goal(s, ts, f, tmGoal, "")
-}
-
 // vagueLearning open what one learns without naming a subject: "new
 // tricks", "more every week", "stuff".
 var vagueLearning = wordSet("decisions", "vague-learning")
 
-// learn reads "I'm learning Rust" as the goal learn_rust.
-func (x *extraction) learn(s subject, ts []token, f flags) {
-	if f.not || f.hedge || !canDecide(s) || s.kind == sNamed {
-		return
-	}
+// learning reads what a person or team learns ("I'm learning Rust") as
+// the goal learn_rust: [verb-slots] of lexicons/cue-patterns.txt.
+func (x *extraction) learning(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+	ts = ts[n:]
 	if len(ts) > 0 && (thingStops[ts[0].low] || valueStops[ts[0].low] || vagueLearning[ts[0].low]) {
-		return // "I'm learning with them", "learning all I possibly can", "still learn new tricks"
+		return true // "I'm learning with them", "learning all I possibly can", "still learn new tricks"
 	}
-	val, n := x.readValue(ts, vThing)
-	if n == 0 {
-		return
+	if val, m := x.readValue(ts, vThing); m > 0 {
+		x.emit(s, f, claim{typ: memory.TypeGoal, key: "goal:learn_" + Slug(val), value: val, tmpl: tmLearning})
 	}
-	x.emit(s, f, claim{typ: memory.TypeGoal, key: "goal:learn_" + Slug(val), value: val, tmpl: tmLearning})
+	return true
 }
+
+// planned reads a plan to move, switch or change jobs ("plan to move to
+// X", "hoping to switch to Y") as the hedged change: [planned-verbs] of
+// lexicons/verbs.txt.
+func (x *extraction) planned(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+	if nv, ok := verbs[lowAt(ts, n)]; ok && plannedVerbs[nv.lemma] {
+		f.hedge = true
+		x.verb(s, nv, ts[n+1:], f)
+		return true
+	}
+	return false
+}
+
+var plannedVerbs = wordSet("verbs", "planned-verbs")

@@ -72,8 +72,8 @@
 // follow them, job changes and posts said in passing and whose they are,
 // the openers of rules, decisions and hypotheticals, pep talk shaped like
 // a rule, the wishes that drop a clause, the modifiers between a subject
-// and its verb, the words stripped before a value, tastes after a copula,
-// dates, and the phrases of getting a home or a job. A pattern is a line
+// and its verb, the words stripped before a value,
+// dates, and the phrases of getting a home. A pattern is a line
 // of tokens, each a word (written with a capital: only so in the text),
 // alternatives (a|b), a lexicon table (@file/table, whose entries of
 // several words match as phrases), a class of words told by form
@@ -83,6 +83,41 @@
 // gaps (...N), then => and what a match means. Which reader reads a
 // clause by its main verb is data too: [verb-readers] of
 // lexicons/verbs.txt, with the verbs' inflections ([inflections]).
+//
+// # Slot templates
+//
+// Where a match fills a slot, the line is a slot template (slots.go): the
+// same tokens, then a capture naming the reader of the value, then the
+// key and when the rule reads:
+//
+//	born in {place} => from personal -past
+//	hired by|at|with|for {org} => - personal +corr -past
+//	sick|tired of {dislike} => - personal !not
+//	decide: against {decide-object} => - speaker team named !gerund -past +neg
+//
+// The capture ({place}, {org}, {role}, {name}, {thing}, {like},
+// {dislike}, {diet}, ...; {-} reads nothing) takes the words after the
+// match; each reader knows where its kind of value ends (valueLen) and
+// what it writes. After => come the key (- when the reader knows it), the
+// subjects the rule reads (speaker, person, named, team, personal), the
+// conditions on the clause (!not, !hedge, !future, !past, !denied, corr,
+// negative, and the verb's form: !gerund, past-form, !past-form) and the
+// flags a match sets (+corr, +neg, +hedge, +high, -past, +ended,
+// +negated, +person). The first rule of a table that matches, whose
+// conditions hold and whose reader takes the value decides; a failed
+// condition passes to the next line, so a line with {-} ends a group.
+// Tables of slot templates: [copula] (what follows "am/is"), [cannot],
+// [possessive-nouns] (by the noun of "my <noun> is ..."), [verb-slots]
+// (by the reader [verb-readers] names: settle, grow, come, goal, try,
+// diet, use, rely, replace, rip-out, listen, drink, job, accept-job,
+// start, stop, give-up, consider, think-of, lean, the project verbs,
+// decide, agree, standardize, opt, choose, stick, go, plan, intend,
+// hope, learn, like, love, dislike, prefer, speak, eat), [job-changes] and
+// [posts] (changes said in passing, with whose they are). What stays Go is
+// what reads a value (values.go), the readers that weigh the lexicon
+// (useThing, likeThing, interpretNP's categories), and the spans a rule
+// reads between two words ("switched from X to Y", "a nut allergy"), for
+// which the language has no capture yet.
 //
 // # Precision
 //

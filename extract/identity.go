@@ -50,7 +50,6 @@ body:
 		return // "my manager is Priya": the relation's name
 	}
 	w := ts[0].low
-	tasteE, tasteLen, taste := matchCue(copulaTasteCues, ts)
 	if v, ok := verbs[w]; ok && (v.form == fGerund || v.form == fBase && f.future) && v.lemma != "be" && w != "building" {
 		if f.past {
 			// "I was living in Paris" is history, like "I lived in Paris".
@@ -59,138 +58,62 @@ body:
 		x.verb(s, v, ts[1:], f)
 		return
 	}
-	switch {
-	case w == "on" && personal(s) && !f.not && s.kind == sSpeaker:
-		// "I'm on macOS", "I'm on a Mac": the speaker's system.
-		j := 1
-		if is(ts, 1, "a", "an") {
-			j = 2
-		}
-		val, n := x.readValue(ts[j:], vThing)
-		if n == 0 {
-			return
-		}
-		if c, ok := CategoryOf(val); ok && c == "os" {
-			x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: val, tmpl: tmPrefers, cat: categoryDisplay(c)})
-		} else if ok && onCategories[c] {
-			// "I'm on Helix now", "been on Brave for a month": the tool
-			// the speaker works in.
-			x.useThing(s, ts[j:], f, purposeInfo{})
-		} else if strings.EqualFold(val, "mac") {
-			x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: "macOS", tmpl: tmPrefers, cat: categoryDisplay("os")})
-		}
-	case w == "in" && personal(s) && !f.not && !f.hedge && s.kind == sSpeaker && workedIn(x, ts[1:]):
-		// "I'm in Kotlin all day", "me, I'm in Emacs most of the time":
-		// the language or tool the speaker works in.
-		x.emitPreference(s, x.text(ts[1:], valueLen(ts[1:], vThing)), purposeInfo{}, false, f)
-	case w == "in" && personal(s) && !f.not && s.kind == sSpeaker && timeZoneAt(ts, 1) > 0:
-		// "I'm in the Pacific time zone".
-		j := 1
-		if is(ts, 1, "the") {
-			j = 2
-		}
-		n := timeZoneAt(ts, 1) - j
-		x.emit(s, f, claim{typ: memory.TypeFact, key: "timezone", value: x.text(ts[j:], n), tmpl: tmFact, cat: "timezone"})
-	case w == "from" || w == "originally" && is(ts, 1, "from"):
-		if !f.not && personal(s) {
-			f.past = false
-			x.place(s, ts[1+b2i(w == "originally"):], f, "from")
-		}
-	case w == "based" || w == "located" || w == "settled" || w == "living" || w == "stationed":
-		if s.kind == sTeam || s.kind == sNamed && is(ts, 1, "on") {
-			if is(ts, 1, "on") {
-				x.useThing(s, ts[2:], f, purposeInfo{})
-			}
-			return
-		}
-		j := 1
-		if seq(ts, 1, "out", "of") {
-			j = 3
-		} else if is(ts, 1, "in", "at", "near") {
-			j = 2
-		} else {
-			return
-		}
-		if f.not && !f.anymore {
-			return
-		}
-		if f.not {
-			f.neg = true
-		}
-		x.place(s, ts[j:], f, "lives_in")
-	case w == "born":
-		if is(ts, 1, "in") && personal(s) {
-			f.past = false
-			x.place(s, ts[2:], f, "from")
-		}
-	case w == "employed" || w == "hired" || w == "contracted":
-		if is(ts, 1, "by", "at", "with", "for") && personal(s) {
-			if w == "hired" {
-				f.corr = true
-				f.past = false
-			}
-			x.org(s.asPerson(), ts[2:], f, false)
-		}
-	case w == "called" || w == "named":
-		if s.kind == sSpeaker || s.kind == sPerson {
-			x.name(s, ts[1:], f, true)
-		}
-	case w == "written" || w == "built" || w == "powered" || w == "deployed" || w == "hosted" || w == "implemented" || w == "developed" || w == "coded":
-		x.passive(s, w, ts[1:], f)
-	case w == "a" || w == "an" || w == "the":
-		x.copulaNP(s, ts, f)
-	case taste:
-		// "into X", "crazy about X", "sick of X", "allergic to X": the
-		// [copula-tastes] table of lexicons/cue-patterns.txt.
-		if !personal(s) {
-			return
-		}
-		rest := ts[tasteLen:]
-		switch {
-		case tasteE&(cueLove|cueLike) != 0:
-			// Being into, crazy about or obsessed with a thing is as
-			// strong as loving it; fond of or keen on it is liking.
-			x.likeThing(s, rest, f, false, tasteE&cueLove != 0)
-		case f.not:
-		case tasteE&cueDislike != 0:
-			x.likeThing(s, rest, f, true, false)
-		case tasteE&cuePrefer != 0:
-			x.prefer(s, rest, f) // "I'm partial to tea"
-		case tasteE&cueAllergy != 0:
-			f.high = true
-			x.list(s.asPerson(), rest, f, func(item string) claim {
-				return claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy}
-			})
-		case tasteE&cueSpeaks != 0:
-			x.list(s.asPerson(), rest, f, func(item string) claim {
-				return claim{typ: memory.TypeFact, key: "speaks:" + Slug(item), value: item, tmpl: tmSpeaks}
-			})
-		}
-	case w == "on" && (s.kind == sTeam || s.kind == sNamed):
-		// "We're on Postgres 16": only when the lexicon knows the thing.
-		if val, n := x.readValue(ts[1:], vThing); n > 0 {
-			if _, ok := CategoryOf(val); ok {
-				x.useThing(s, ts[1:], f, purposeInfo{})
-			}
-		}
-	case diets[w] || len(ts) > 1 && diets[w+" "+ts[1].low]:
-		if f.not && f.anymore {
-			f.not, f.neg = false, true // "I'm not vegetarian anymore"
-		}
-		if personal(s) && !f.not {
-			n := 1
-			if !diets[w] {
-				n = 2
-			}
-			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
-		}
-	case w == "at" && s.kind == sSpeaker && f.corr && !f.not && !f.hedge && !f.future:
-		x.atEmployerNow(s, ts[1:], f)
-	default:
-		if s.kind == sSpeaker && !f.not {
-			x.name(s, ts, f, false)
-		}
+	// What follows the copula: the [copula] slot templates of
+	// lexicons/cue-patterns.txt, else a name ("I'm Alice").
+	if !x.readSlot(copulaSlots, s, verb{}, ts, f) && s.kind == sSpeaker && !f.not {
+		x.name(s, ts, f, false)
 	}
+}
+
+// copulaSlots are the [copula] slot templates of lexicons/cue-patterns.txt
+// (set in init, after the readers they name).
+var copulaSlots *ruleTable
+
+// cannotSlots are [cannot] of lexicons/cue-patterns.txt: after "I can",
+// what one cannot stand, do without or eat.
+var cannotSlots *ruleTable
+
+// system reads what the speaker is "on": an operating system ("I'm on
+// macOS", "on a Mac") or a tool they work in ("I'm on Helix now").
+func (x *extraction) system(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+	ts = ts[n:]
+	val, m := x.readValue(ts, vThing)
+	if m == 0 {
+		return true
+	}
+	if c, ok := CategoryOf(val); ok && c == "os" {
+		x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: val, tmpl: tmPrefers, cat: categoryDisplay(c)})
+	} else if ok && onCategories[c] {
+		// "I'm on Helix now", "been on Brave for a month": the tool
+		// the speaker works in.
+		x.useThing(s, ts, f, purposeInfo{})
+	} else if strings.EqualFold(val, "mac") {
+		x.emit(s, f, claim{typ: memory.TypePreference, key: "prefers:os", value: "macOS", tmpl: tmPrefers, cat: categoryDisplay("os")})
+	}
+	return true
+}
+
+// inTool reads "I'm in Kotlin all day", "me, I'm in Emacs most of the
+// time": the language or tool the speaker works in (workedIn).
+func (x *extraction) inTool(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+	ts = ts[n:]
+	if !workedIn(x, ts) {
+		return false
+	}
+	x.emitPreference(s, x.text(ts, valueLen(ts, vThing)), purposeInfo{}, false, f)
+	return true
+}
+
+// timezone reads "(I'm in) the Pacific time zone".
+func (x *extraction) timezone(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+	ts = ts[n:]
+	end := timeZoneAt(ts, 0)
+	if end == 0 {
+		return false
+	}
+	j := b2i(is(ts, 0, "the"))
+	x.emit(s, f, claim{typ: memory.TypeFact, key: "timezone", value: x.text(ts[j:], end-j), tmpl: tmFact, cat: "timezone"})
+	return true
 }
 
 // atEmployerNow reads "I'm at Sablewood these days" as a job change: a
@@ -635,18 +558,6 @@ func (x *extraction) work(s subject, ts []token, f flags) {
 	case is(ts, 0, "as") && len(ts) > 1:
 		x.role(s.asPerson(), ts[1:], f, false)
 	}
-}
-
-// join reads "joined Acme", "joined the Acme team".
-func (x *extraction) join(s subject, ts []token, f flags) {
-	if !personal(s) || f.not {
-		return
-	}
-	if is(ts, 0, "the") && len(ts) > 2 && ts[1].capital && is(ts, 2, "team") {
-		ts = ts[1:2]
-	}
-	f.past = false
-	x.org(s, ts, f, true)
 }
 
 // adjectiveSuffix reports words that read as adjectives, not names: "I'm

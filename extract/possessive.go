@@ -257,89 +257,15 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 			return // "my favorite thing about Go" is not a slot
 		}
 	}
-	person := s.kind == sSpeaker || s.kind == sPerson || s.kind == sNamed && !strings.HasSuffix(noun, "manager") && !knownCategories[CanonicalCategory(noun)]
 	slot := noun
 	if favorite && personalSlotNouns[noun] {
 		// "my favourite city is Valencia" is a taste, not a home; "my
 		// favourite job" is not the current one.
 		slot = ""
 	}
-	switch slot {
-	case "name", "first name", "full name", "real name", "given name", "nickname":
-		if s.kind == sSpeaker || s.kind == sPerson || s.kind == sNamed {
-			x.name(s.asPerson(), val, f, true)
-		}
-		return
-	case "employer", "company", "workplace", "current employer", "job", "work", "office":
-		if !personal(s) || s.kind == sNamed && noun != "employer" {
-			return
-		}
-		if is(val, 0, "at", "with", "for") {
-			val = val[1:]
-		} else if noun == "job" || noun == "work" || noun == "office" {
-			if noun == "job" {
-				x.role(s.asPerson(), val, f, true)
-			}
-			return
-		}
-		x.org(s.asPerson(), val, f, false)
-		return
-	case "role", "job title", "title", "position", "occupation", "profession":
-		if personal(s) {
-			x.role(s.asPerson(), val, f, false)
-		}
-		return
-	case "goal", "aim", "objective", "main goal", "plan", "mission", "target", "dream", "resolution":
-		if noun == "dream" {
-			return // a dream is a wish
-		}
-		if s.kind == sSpeaker || s.kind == sTeam {
-			x.goal(s, val, f, tmGoalIs, "")
-		}
-		return
-	case "hometown", "home town", "birthplace", "place of birth", "country", "home country", "roots":
-		if personal(s) {
-			f.past = false
-			x.place(s, val, f, "from")
-		}
-		return
-	case "home", "city", "location", "current city", "base", "address", "current location", "place":
-		if personal(s) {
-			if is(val, 0, "in", "at") {
-				val = val[1:]
-			}
-			x.place(s, val, f, "lives_in")
-		}
-		return
-	case "decision", "final decision", "call", "choice":
-		if noun == "choice" && person {
-			break
-		}
-		x.decisionBody(s, val, f)
-		return
-	case "rule", "policy", "convention", "golden rule", "rule of thumb":
-		if x.mode == modeUser && (s.kind == sSpeaker || s.kind == sTeam) {
-			if is(val, 0, "to") {
-				val = val[1:]
-			}
-			x.rule(s, val, val, f)
-		}
-		return
-	case "preference", "preferences", "pref", "taste", "tastes":
-		if personal(s) {
-			if is(val, 0, "for") {
-				val = val[1:]
-			}
-			x.prefer(s, val, f)
-		}
-		return
-	case "diet":
-		if personal(s) {
-			v, n := x.readValue(val, vThing)
-			if n > 0 {
-				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: v, tmpl: tmDiet})
-			}
-		}
+	// A noun that names a slot: [possessive-nouns] of
+	// lexicons/cue-patterns.txt.
+	if t := nounSlots[slot]; t != nil && x.readSlot(t, s, verb{}, val, f) {
 		return
 	}
 	// "My cat is called Miso", "my band is named Static"; "my cat's name

@@ -280,16 +280,9 @@ loop:
 		}
 		switch {
 		case w == "can":
-			// [cannot]: what one cannot stand, do without or eat.
-			e, n, _ := matchCue(cannotCues, ts[i:])
-			switch {
-			case e&cueDislike != 0:
-				x.likeThing(s, ts[i+n:], f, true, false)
-			case e&cueLove != 0:
-				x.likeThing(s, ts[i+n:], f, false, true)
-			case e&cueAvoid != 0:
-				x.avoid(s, ts[i+n:], f)
-			}
+			// [cannot] of lexicons/cue-patterns.txt: what one cannot stand,
+			// do without or eat.
+			x.readSlot(cannotSlots, s, verb{}, ts[i:], f)
 			return // "I can use Vim" says what is possible, not what is
 		case w == "rather" && f.polite:
 			x.prefer(s, ts[i+1:], f)
@@ -372,6 +365,7 @@ var verbReading map[string]verbReader
 var verbReaders map[string]verbReader
 
 func init() {
+	initSlots()
 	verbReaders = map[string]verbReader{
 		"copula": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.copula(s, ts, f)
@@ -397,24 +391,6 @@ func init() {
 		},
 		"work": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.work(s, ts, f)
-		},
-		"join": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			f.corr = true
-			x.join(s, ts, f)
-		},
-		"settle": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "We settled in Porto", "I settled down in Porto": a new home.
-			// "settled on X" is a decision.
-			if is(ts, 0, "down") {
-				ts = ts[1:]
-			}
-			if is(ts, 0, "in", "near") && !f.hedge {
-				f.past = false
-				f.corr = true
-				x.place(s, ts[1:], f, "lives_in")
-				return
-			}
-			x.decide(s, v, ts, f)
 		},
 		"leave": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund && v.lemma == "quit" {
@@ -448,193 +424,19 @@ func init() {
 				x.org(s.asPerson(), ts, f, false)
 			}
 		},
-		"prefer": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.prefer(s, ts, f)
-		},
-		"use": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if v.lemma != "use" {
-				if !is(ts, 0, "on", "upon") {
-					return
-				}
-				ts = ts[1:]
-			}
-			if v.lemma == "use" && is(ts, 0, "to") {
-				return // "used to" reached here only as "I'm used to" — habit, not use
-			}
-			x.useThing(s, ts, f, purposeInfo{})
-		},
 		"switch": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.switchTo(s, ts, f)
-		},
-		"like": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.likeThing(s, ts, f, false, v.lemma == "love" || v.lemma == "adore")
-		},
-		"dislike": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.likeThing(s, ts, f, true, false)
-		},
-		"diet": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "I'm doing keto", "been doing low-carb since May": a diet.
-			if f.not && f.anymore {
-				f.not, f.neg = false, true // "I'm not doing keto anymore"
-			}
-			if personal(s) && !f.not && !f.hedge && !f.future && (diets[lowAt(ts, 0)] || len(ts) > 1 && diets[ts[0].low+" "+ts[1].low]) {
-				n := 1
-				if !diets[ts[0].low] {
-					n = 2
-				}
-				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: x.text(ts, n), tmpl: tmDiet})
-			}
-		},
-		"grow": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if is(ts, 0, "up") && is(ts, 1, "in", "near", "around", "on") {
-				f.past = false
-				x.place(s, ts[2:], f, "from")
-			}
-		},
-		"come": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			gerund := v.form == fGerund
-			if is(ts, 0, "from") && !f.future && !gerund {
-				f.past = false
-				x.place(s, ts[1:], f, "from")
-			}
-		},
-		"decide": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.decide(s, v, ts, f)
-		},
-		"goal": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if is(ts, 0, "to") {
-				x.goal(s, ts[1:], f, tmGoal, "")
-			}
-		},
-		"plan": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.plan(s, v, ts, f)
-		},
-		"try": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if is(ts, 0, "to") && !f.past {
-				x.goal(s, ts[1:], f, tmTrying, "")
-			}
-		},
-		"learn": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			gerund := v.form == fGerund
-			if !f.past && (gerund || v.form == fBase || v.form == fThird) {
-				x.learn(s, ts, f)
-			}
-		},
-		"start": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.started(s, ts, f)
-		},
-		"stop": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if v.lemma == "give" {
-				if !is(ts, 0, "up") {
-					return
-				}
-				ts = ts[1:]
-			}
-			if f.not {
-				return // "didn't give up on Linux after all", "I didn't stop using Vim"
-			}
-			f.neg = true
-			f.past = false
-			if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund {
-				x.verb(s, next, ts[1:], f)
-				return
-			}
-			if v.lemma == "give" && is(ts, 0, "on") && toolAt(x, ts[1:]) {
-				ts = ts[1:] // "gave up on Ubuntu" ends a tool as "gave up Ubuntu" does
-			}
-			if v.lemma == "give" && toolAt(x, ts) {
-				x.useThing(s, ts, f, purposeInfo{}) // "gave up Vim"; not "gave up on my plans"
-			}
-		},
-		"consider": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.consider(s, v, ts, f)
-		},
-		"speak": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if personal(s) && !f.not {
-				// "I speak some Spanish", "a little Dutch": how much is no
-				// part of the language.
-				if n := cueLen(languageAmountCues, ts); n < len(ts) {
-					ts = ts[n:]
-				}
-				items, _ := x.readList(ts)
-				for _, it := range items {
-					if !strings.Contains(it, " ") && strings.HasSuffix(it, "ly") && strings.ToLower(it) == it {
-						continue // "..., badly": how, not what
-					}
-					x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "speaks:" + Slug(it), value: it, tmpl: tmSpeaks})
-				}
-			}
-		},
-		"listen": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "I listen to jazz all the time": music is the person's choice.
-			if f.not && !f.anymore || !personal(s) || !is(ts, 0, "to") {
-				return
-			}
-			if f.not {
-				f.neg = true
-			}
-			if val, n := x.readValue(ts[1:], vThing); n > 0 {
-				if c, ok := CategoryOf(val); ok && c == "music" {
-					x.emitPreference(s, val, purposeInfo{}, false, f)
-				}
-			}
-		},
-		"eat": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "I don't eat pork", "I never eat meat": a diet. What one eats
-			// is not a standing fact ("I ate sushi").
-			if f.not || f.never || f.neg {
-				x.avoid(s, ts, f) // f.neg: "I no longer eat meat"
-			}
-		},
-		"drink": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if !personal(s) || f.not && !f.anymore {
-				return
-			}
-			if f.not {
-				f.neg = true // "I don't drink coffee anymore" ends it
-			}
-			val, n := x.readValue(ts, vThing)
-			if n == 0 {
-				return
-			}
-			if c, ok := CategoryOf(val); ok && c == "drink" {
-				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:drink", value: val, tmpl: tmPrefers, cat: "drink"})
-			} else {
-				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(val), value: val, tmpl: tmLikes})
-			}
-		},
-		"project": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.projectVerb(s, v, ts, f)
-		},
-		"job": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "I landed a new role at Stripe": [got-a-job] of
-			// lexicons/cue-patterns.txt. An offer is a job only once
-			// accepted: "I got a great offer from Microsoft" says nothing of
-			// where the speaker works.
-			n := cueLen(gotJobCues, ts)
-			if n > 0 && (v.lemma == "accept" || !is(ts, n-2, "offer")) && personal(s) && !f.not {
-				f.corr, f.past = true, false
-				x.org(s.asPerson(), ts[n:], f, true)
-			}
-		},
-		"replace": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if is(ts, 0, "out") {
-				ts = ts[1:] // "swapped out Jenkins for Buildkite"
-			}
-			x.replace(s, v, ts, f)
-		},
-		"rip-out": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			// "we ripped out MySQL for SQLite", "tore out the old ORM": a
-			// tool removed, and what took its place.
-			if is(ts, 0, "out") {
-				x.replace(s, v, ts[1:], f)
-			}
 		},
 	}
 	verbReading = map[string]verbReader{}
 	for _, line := range wordList("verbs", "verb-readers") {
 		r := strings.Fields(line)
 		read, ok := verbReaders[r[0]]
+		if slots := verbSlots[r[0]]; !ok && slots != nil {
+			// A reader of [verb-slots]: slot templates on the words after
+			// the verb.
+			read, ok = func(x *extraction, s subject, v verb, ts []token, f flags) { x.readSlot(slots, s, v, ts, f) }, true
+		}
 		if !ok || len(r) < 2 {
 			lexiconProblems = append(lexiconProblems, "lexicons/verbs.txt [verb-readers] "+line+": want a reader of predicates.go and its lemmas")
 			continue

@@ -152,9 +152,6 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 	}
 }
 
-// timeWords name times, never things used.
-var timeWords = wordSet("preferences", "time-words")
-
 // personalCategories are things people choose for themselves; projects
 // rarely "use" an editor or a drink.
 var personalCategories = wordSet("preferences", "personal-categories")
@@ -348,34 +345,6 @@ func toKnownThing(ts []token) bool {
 	}
 	_, ok := CategoryOf(strings.Join(words, " "))
 	return ok
-}
-
-// started reads "started using X", "started at Acme", "started learning X".
-func (x *extraction) started(s subject, ts []token, f flags) {
-	f.past = false
-	if f.not {
-		return
-	}
-	f.corr = true
-	if is(ts, 0, "to") {
-		ts = ts[1:]
-	}
-	if nv, ok := verbs[lowAt(ts, 0)]; ok && (nv.form == fGerund || nv.form == fBase) {
-		x.verb(s, nv, ts[1:], f)
-		return
-	}
-	if is(ts, 0, "at", "with") && personal(s) {
-		if s.kind != sSpeaker && childSchool(ts[1:]) {
-			return // "my niece started at Elm Street Nursery": a pupil, not staff
-		}
-		x.org(s, ts[1:], f, true)
-		return
-	}
-	// "I started a part-time gig with Initech": [started-a-job] of
-	// lexicons/cue-patterns.txt, with a word before the noun.
-	if n := cueLen(startedJobCues, ts); n > 2 && personal(s) {
-		x.org(s.asPerson(), ts[n:], f, true)
-	}
 }
 
 // activityWords are what a person does in a tool: "I do the bulk of my
@@ -649,77 +618,6 @@ func (x *extraction) list(s subject, ts []token, f flags, mk func(string) claim)
 	items, _ := x.readList(ts)
 	for _, it := range items {
 		x.emit(s, f, mk(it))
-	}
-}
-
-// consider reads "considering X", "thinking of relocating to X", "leaning
-// towards X": all hedged.
-func (x *extraction) consider(s subject, v verb, ts []token, f flags) {
-	f.hedge = true
-	switch v.lemma {
-	case "think":
-		if !is(ts, 0, "about", "of") {
-			return
-		}
-		ts = ts[1:]
-	case "lean":
-		if !is(ts, 0, "towards", "toward", "to") {
-			return
-		}
-		ts = ts[1:]
-	}
-	if nv, ok := verbs[lowAt(ts, 0)]; ok && nv.form == fGerund {
-		x.verb(s, nv, ts[1:], f)
-		return
-	}
-	if v.lemma == "think" {
-		return // "thinking about Rust" is not a preference
-	}
-	if s.kind == sTeam {
-		x.useThing(s, ts, f, purposeInfo{})
-		return
-	}
-	x.prefer(s, ts, f)
-}
-
-// projectVerb reads active project verbs: "we build on Kubernetes", "we
-// deploy to Fly.io", "Atlas runs on AWS", "we write Go".
-func (x *extraction) projectVerb(s subject, v verb, ts []token, f flags) {
-	if s.kind != sTeam && s.kind != sNamed {
-		return
-	}
-	switch v.lemma {
-	case "write":
-		if is(ts, 0, "in") {
-			ts = ts[1:]
-		}
-		if val, n := x.readValue(ts, vThing); n > 0 {
-			if c, ok := CategoryOf(val); ok && c == "programming_language" {
-				x.useThing(s, ts, f, purposeInfo{})
-			}
-		}
-	case "build":
-		if is(ts, 0, "with", "on", "in", "using") {
-			x.useThing(s, ts[1:], f, purposeInfo{})
-		}
-	case "run":
-		if is(ts, 0, "on", "in") {
-			ts = ts[1:]
-		}
-		if val, n := x.readValue(ts, vThing); n > 0 {
-			if _, ok := CategoryOf(val); ok {
-				x.useThing(s, ts, f, purposeInfo{})
-			}
-		}
-	case "deploy", "host":
-		// "We deploy to Fly.io"; not "we deploy on Fridays".
-		if is(ts, 0, "to", "on", "with", "at", "via") && len(ts) > 1 && !timeWords[ts[1].low] {
-			x.useThing(s, ts[1:], f, purposeInfo{prep: "as", cat: "hosting", known: true, text: "hosting platform"})
-		}
-	case "base", "power":
-		if is(ts, 0, "on", "by") {
-			x.useThing(s, ts[1:], f, purposeInfo{})
-		}
 	}
 }
 

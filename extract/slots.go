@@ -1,0 +1,458 @@
+package extract
+
+import (
+	"strings"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Slot templates: a token pattern, the slot its value fills, and when it
+// may: "born in {place} => from personal -past". The tokens are a cue
+// pattern (cues.go); the capture {reader} at the end binds the words after
+// the match to a reader of values.go's kinds, which knows where its value
+// ends and what key and template it writes. The words after => are the
+// key (or - when the reader knows it), the conditions on the clause's
+// subject and flags (the line is passed over when one fails, and the next
+// line tried) and the changes a match makes to the flags (+word, -word),
+// made before the conditions are read. lexicons/cue-patterns.txt's header
+// documents the syntax with the tables.
+
+// slotRule is one line of a table of slot templates.
+type slotRule struct {
+	cue  cuePattern
+	name string // the reader's
+	read slotReader
+	key  string
+	subj subjKinds // the subjects the rule reads; 0: any
+	when slotConds
+	set  slotSets
+	// A change said in passing ([job-changes], [posts]): what its value
+	// says of the slot, and how the change is known to be the speaker's.
+	end   Cue
+	owner slotOwner
+}
+
+// subjKinds is a set of subject kinds, one bit each.
+type subjKinds uint8
+
+func (k subjKinds) has(s subject) bool { return k == 0 || k&(1<<s.kind) != 0 }
+
+var slotSubjects = map[string]subjKinds{
+	"speaker": 1 << sSpeaker, "team": 1 << sTeam, "named": 1 << sNamed, "person": 1 << sPerson,
+	"personal": 1<<sSpeaker | 1<<sPerson | 1<<sNamed,
+}
+
+// slotConds are conditions on a clause's flags, one bit each.
+type slotConds uint16
+
+const (
+	condNotNot      slotConds = 1 << iota // !not: not denied
+	condNotHedge                          // !hedge
+	condNotFuture                         // !future
+	condNotDenied                         // !denied: not "not" without "anymore"
+	condCorr                              // corr: the clause corrects a value
+	condNotPast                           // !past: not history
+	condNotGerund                         // !gerund: the verb is no gerund ("coming from")
+	condPastForm                          // past-form: the verb is a past or a participle ("agreed")
+	condNotPastForm                       // !past-form: it is not
+	condNegative                          // negative: the clause says not, never or no longer
+)
+
+var slotCondNames = map[string]slotConds{
+	"!not": condNotNot, "!hedge": condNotHedge, "!future": condNotFuture, "!denied": condNotDenied, "corr": condCorr,
+	"!past": condNotPast, "!gerund": condNotGerund, "past-form": condPastForm, "!past-form": condNotPastForm, "negative": condNegative,
+}
+
+func (c slotConds) hold(v verb, f flags) bool {
+	return !(c&condNotNot != 0 && f.not || c&condNotHedge != 0 && f.hedge || c&condNotFuture != 0 && f.future ||
+		c&condNotDenied != 0 && f.not && !f.anymore || c&condCorr != 0 && !f.corr ||
+		c&condNotPast != 0 && f.past || c&condNotGerund != 0 && v.form == fGerund ||
+		c&condPastForm != 0 && v.form != fPast && v.form != fPartOnly ||
+		c&condNotPastForm != 0 && (v.form == fPast || v.form == fPartOnly) ||
+		c&condNegative != 0 && !f.not && !f.never && !f.neg)
+}
+
+// slotSets are changes a match makes to a clause's flags, one bit each.
+type slotSets uint8
+
+const (
+	setNoPast  slotSets = 1 << iota // -past: the value is current ("I was born in X")
+	setCorr                         // +corr: the value is new
+	setHigh                         // +high: it matters
+	setEnded                        // +ended: "not ... anymore" ends the value
+	setNegated                      // +negated: "not" ends the value, and stays
+	setPerson                       // +person: a named subject is a person
+	setHedge                        // +hedge: the clause is hedged
+	setNeg                          // +neg: the value ended
+)
+
+var slotSetNames = map[string]slotSets{
+	"-past": setNoPast, "+corr": setCorr, "+high": setHigh, "+ended": setEnded, "+negated": setNegated, "+person": setPerson, "+hedge": setHedge, "+neg": setNeg,
+}
+
+func (c slotSets) apply(f flags) flags {
+	if c&setNoPast != 0 {
+		f.past = false
+	}
+	if c&setCorr != 0 {
+		f.corr = true
+	}
+	if c&setHigh != 0 {
+		f.high = true
+	}
+	f.hedge = f.hedge || c&setHedge != 0
+	f.neg = f.neg || c&setNeg != 0
+	if c&setEnded != 0 && f.not && f.anymore {
+		f.not, f.neg = false, true
+	}
+	if c&setNegated != 0 && f.not {
+		f.neg = true
+	}
+	return f
+}
+
+// slotReader reads a slot's value from ts[n:], after the n tokens the
+// pattern matched; it reports false when the value is not one of its
+// kind, and the next rule is tried.
+type slotReader func(x *extraction, s subject, v verb, ts []token, n int, f flags, key string) bool
+
+// slotReaders are the captures of slot templates, {name}. Most read the
+// words after the match; diet reads the match itself.
+var slotReaders map[string]slotReader
+
+// initSlots sets the readers, then parses the tables of slot templates;
+// the init of predicates.go calls it before it names the verbs' readers.
+func initSlots() {
+	listOf := func(key string, t tmpl) slotReader {
+		return func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.list(s.asPerson(), ts[n:], f, func(item string) claim {
+				return claim{typ: memory.TypeFact, key: key + Slug(item), value: item, tmpl: t}
+			})
+			return true
+		}
+	}
+	slotReaders = map[string]slotReader{
+		// {-} reads nothing: the match decides that nothing is said.
+		"-": func(*extraction, subject, verb, []token, int, flags, string) bool { return true },
+		"place": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, key string) bool {
+			x.place(s, ts[n:], f, key)
+			return true
+		},
+		"role": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			return x.role(s.asPerson(), ts[n:], f, true)
+		},
+		"team-name": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.org(s.asPerson(), ts[n:n+1], f, true)
+			return true
+		},
+		"replace": func(x *extraction, s subject, v verb, ts []token, n int, f flags, _ string) bool {
+			x.replace(s, v, ts[n:], f)
+			return true
+		},
+		// Music is the person's choice: "I listen to jazz all the time".
+		"music": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if val, m := x.readValue(ts[n:], vThing); m > 0 {
+				if c, ok := CategoryOf(val); ok && c == "music" {
+					x.emitPreference(s, val, purposeInfo{}, false, f)
+				}
+			}
+			return true
+		},
+		// What one drinks: a drink the lexicon knows is the choice of
+		// drink, anything else a liking.
+		"drink": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			val, m := x.readValue(ts[n:], vThing)
+			if m == 0 {
+				return true
+			}
+			if c, ok := CategoryOf(val); ok && c == "drink" {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:drink", value: val, tmpl: tmPrefers, cat: "drink"})
+			} else {
+				x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(val), value: val, tmpl: tmLikes})
+			}
+			return true
+		},
+		// A verb's gerund read as the clause's verb: "stopped using Vim".
+		"gerund": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if nv, ok := verbs[lowAt(ts, n)]; ok && nv.form == fGerund {
+				x.verb(s, nv, ts[n+1:], f)
+				return true
+			}
+			return false
+		},
+		// A gerund or a base form: "started using X", "started to learn X".
+		"verb": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if nv, ok := verbs[lowAt(ts, n)]; ok && (nv.form == fGerund || nv.form == fBase) {
+				x.verb(s, nv, ts[n+1:], f)
+				return true
+			}
+			return false
+		},
+		// Someone else's start at a school for children is a pupil's.
+		"pupil": func(x *extraction, _ subject, _ verb, ts []token, n int, _ flags, _ string) bool {
+			return childSchool(ts[n:])
+		},
+		"language": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if val, m := x.readValue(ts[n:], vThing); m > 0 {
+				if c, ok := CategoryOf(val); ok && c == "programming_language" {
+					x.useThing(s, ts[n:], f, purposeInfo{})
+				}
+			}
+			return true
+		},
+		"hosting": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if n < len(ts) {
+				x.useThing(s, ts[n:], f, purposeInfo{prep: "as", cat: "hosting", known: true, text: "hosting platform"})
+			}
+			return true
+		},
+		// Languages, but a "..., badly" that says how.
+		"languages": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			items, _ := x.readList(ts[n:])
+			for _, it := range items {
+				if !strings.Contains(it, " ") && strings.HasSuffix(it, "ly") && strings.ToLower(it) == it {
+					continue
+				}
+				x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "speaks:" + Slug(it), value: it, tmpl: tmSpeaks})
+			}
+			return true
+		},
+		"allergy": listOf("allergic_to:", tmAllergy),
+		"speaks":  listOf("speaks:", tmSpeaks),
+		// The diet the pattern matched, or the value after a match of none:
+		// "my diet is mostly plant-based".
+		"diet": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			val := x.text(ts, n)
+			if n == 0 {
+				if val, n = x.readValue(ts, vThing); n == 0 {
+					return true
+				}
+			}
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: val, tmpl: tmDiet})
+			return true
+		},
+		// A rule is the user's to set.
+		"rule": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if x.mode == modeUser {
+				x.rule(s, ts[n:], ts[n:], f)
+			}
+			return true
+		},
+		// A tool the lexicon knows: "we're on Postgres 16".
+		"known-thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if val, m := x.readValue(ts[n:], vThing); m > 0 {
+				if _, ok := CategoryOf(val); ok {
+					x.useThing(s, ts[n:], f, purposeInfo{})
+				}
+			}
+			return true
+		},
+		// A thing chosen is named or known.
+		"named-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if val, m := x.readValue(ts[n:], vThing); m > 0 {
+				if _, ok := CategoryOf(val); ok || ts[n].capital || ts[n].kind == tQuote {
+					x.decideObject(s, ts[n:], f, "")
+				}
+			}
+			return true
+		},
+		// A diet gone to, said alone or with when: "went vegan last year".
+		"went-diet": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if !bareEnd(ts, n) && !is(ts, n, "in", "at", "over", "during") {
+				return false
+			}
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "diet", value: strings.ToLower(x.text(ts, n)), tmpl: tmDiet})
+			return true
+		},
+		"planned":   (*extraction).planned,
+		"learning":  (*extraction).learning,
+		"system":    (*extraction).system,
+		"worked-in": (*extraction).inTool,
+		"timezone":  (*extraction).timezone,
+		"np": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
+			x.copulaNP(s, ts, f)
+			return true
+		},
+		"passive": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
+			x.passive(s, ts[0].low, ts[1:], f)
+			return true
+		},
+		"employer-at": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.atEmployerNow(s, ts[n:], f)
+			return true
+		},
+	}
+	// The readers of the words after the match that always take them.
+	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
+		"org":           func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, false) },
+		"name":          func(x *extraction, s subject, ts []token, f flags) { x.name(s, ts, f, true) },
+		"employer":      func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, true) },
+		"avoid":         func(x *extraction, s subject, ts []token, f flags) { x.avoid(s, ts, f) },
+		"thing":         func(x *extraction, s subject, ts []token, f flags) { x.useThing(s, ts, f, purposeInfo{}) },
+		"like":          func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
+		"love":          func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, true) },
+		"dislike":       func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, true, false) },
+		"prefer":        func(x *extraction, s subject, ts []token, f flags) { x.prefer(s, ts, f) },
+		"job-title":     func(x *extraction, s subject, ts []token, f flags) { x.role(s.asPerson(), ts, f, false) },
+		"goal-is":       func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoalIs, "") },
+		"decision-body": func(x *extraction, s subject, ts []token, f flags) { x.decisionBody(s, ts, f) },
+		"goal":          func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoal, "") },
+		"trying":        func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmTrying, "") },
+		"decide-to":     func(x *extraction, s subject, ts []token, f flags) { x.decideTo(s, ts, f, tmDecideTo) },
+		"decide-object": func(x *extraction, s subject, ts []token, f flags) { x.decideObject(s, ts, f, "") },
+	} {
+		slotReaders[name] = func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			read(x, s, ts[n:], f)
+			return true
+		}
+	}
+	// The tables are parsed once their readers exist; the readers read
+	// clauses that reach the tables again, so neither can be a plain
+	// package variable.
+	copulaSlots, cannotSlots = slotTemplates("copula"), slotTemplates("cannot")
+	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
+	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
+}
+
+// keyedSlots parses a table of slot templates each led by the keys it is
+// read for, "a|b: rule" (a key may be several words), into one table a key.
+func keyedSlots(table string) map[string]*ruleTable {
+	m := map[string]*ruleTable{}
+	for _, line := range wordList("cue-patterns", table) {
+		keys, rule, ok := strings.Cut(line, ": ")
+		r, err := parseSlotRule(rule)
+		if !ok || err != "" {
+			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt ["+table+"] "+line+": want <keys>: <rule>; "+err)
+			continue
+		}
+		for _, k := range strings.Split(keys, "|") {
+			if m[k] == nil {
+				m[k] = &ruleTable{}
+			}
+			m[k].rules = append(m[k].rules, r)
+		}
+	}
+	for _, t := range m {
+		cues := make([]cuePattern, len(t.rules))
+		for i, r := range t.rules {
+			cues[i] = r.cue
+		}
+		t.ix = newCueIndex(cues)
+	}
+	return m
+}
+
+// verbSlots are the [verb-slots] of lexicons/cue-patterns.txt by the
+// reader of [verb-readers] (lexicons/verbs.txt) they stand for.
+var verbSlots map[string]*ruleTable
+
+// nounSlots are the [possessive-nouns] of lexicons/cue-patterns.txt by the
+// noun a possessive names ("my hometown is ...").
+var nounSlots map[string]*ruleTable
+
+// slotTemplates parses a table of slot templates of lexicons/cue-patterns.txt.
+func slotTemplates(table string) *ruleTable {
+	var out []slotRule
+	for _, line := range wordList("cue-patterns", table) {
+		r, err := parseSlotRule(line)
+		if err != "" {
+			lexiconProblems = append(lexiconProblems, "lexicons/cue-patterns.txt ["+table+"] "+line+": "+err)
+			continue
+		}
+		out = append(out, r)
+	}
+	cues := make([]cuePattern, len(out))
+	for i, r := range out {
+		cues[i] = r.cue
+	}
+	return &ruleTable{rules: out, ix: newCueIndex(cues)}
+}
+
+// ruleTable is a table of slot templates, with the index of their cues.
+type ruleTable struct {
+	rules []slotRule
+	ix    cueIndex
+}
+
+// parseSlotRule reads "tokens {reader} => key words"; it returns a reason
+// when the line is malformed.
+func parseSlotRule(line string) (slotRule, string) {
+	var r slotRule
+	lhs, rhs, ok := strings.Cut(line, "=>")
+	if !ok {
+		return r, "no =>"
+	}
+	fields := strings.Fields(lhs)
+	if len(fields) == 0 {
+		return r, "no capture"
+	}
+	last := fields[len(fields)-1]
+	name, open := strings.CutPrefix(last, "{")
+	if name, ok = strings.CutSuffix(name, "}"); !open || !ok {
+		return r, "the last token must be a capture, {reader}"
+	}
+	if r.name, r.read = name, slotReaders[name]; r.read == nil {
+		return r, "no reader " + last
+	}
+	out := strings.Fields(rhs)
+	if len(out) == 0 || out[0] != "-" && !ValidKey(out[0]) {
+		return r, "want => <key or -> [conditions] [+/-flags]"
+	}
+	if out[0] != "-" {
+		r.key = out[0]
+	}
+	for _, w := range out[1:] {
+		if k, ok := slotSubjects[w]; ok {
+			r.subj |= k
+		} else if c, ok := slotCondNames[w]; ok {
+			r.when |= c
+		} else if c, ok := slotSetNames[w]; ok {
+			r.set |= c
+		} else if c, ok := slotCues[w]; ok {
+			r.end = c
+		} else if o, ok := slotOwners[w]; ok {
+			r.owner = o
+		} else {
+			return r, "unknown condition or flag " + w
+		}
+	}
+	if len(fields) == 1 {
+		return r, "" // a capture alone takes every clause
+	}
+	cue, err := parseCuePattern(strings.Join(fields[:len(fields)-1], " ") + " => skip")
+	if err != "" {
+		return r, err
+	}
+	r.cue = cue
+	return r, ""
+}
+
+// readSlot runs the first rule of table that matches the start of ts, whose
+// conditions the subject and flags meet and whose reader takes the value;
+// it reports whether one did.
+func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f flags) bool {
+	if table.ix.none(ts, 0) {
+		return false
+	}
+	done := false
+	table.ix.candidates(ts, 0, func(i int) bool {
+		r := &table.rules[i]
+		if !r.subj.has(s) {
+			return false
+		}
+		n, ok := r.cue.match(ts)
+		if !ok {
+			return false
+		}
+		g := r.set.apply(f)
+		if !r.when.hold(v, g) {
+			return false
+		}
+		if r.set&setPerson != 0 {
+			s = s.asPerson()
+		}
+		done = r.read(x, s, v, ts, n, g, r.key)
+		return done
+	})
+	return done
+}
