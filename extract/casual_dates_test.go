@@ -61,3 +61,20 @@ func TestCorrectionAfterAnotherClause(t *testing.T) {
 			[]string{"fact mira avoids:dairy=dairy"}},
 	})
 }
+
+// A job got as a post, by the speaker or someone they name, is a new role;
+// someone named who got or landed a job somewhere works there now.
+func TestJobGotAsAPost(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"the speaker", "I finally got a job as a sound engineer!!",
+			[]string{"fact user role=sound engineer cue=correction"}},
+		{"a named person", "Ayo got a job as a pharmacist, so no more retail for her",
+			[]string{"fact ayo role=pharmacist cue=correction"}},
+		{"a relative", "my cousin got a job as a welder",
+			[]string{"fact cousin role=welder cue=correction"}},
+		{"a named person's new employer", "Ayo landed a job at Brightwater",
+			[]string{"fact ayo works_at=Brightwater cue=correction"}},
+		{"an offer is no job", "Ayo got an offer from Brightwater", nil},
+	})
+}
