@@ -78,3 +78,17 @@ func TestJobGotAsAPost(t *testing.T) {
 		{"an offer is no job", "Ayo got an offer from Brightwater", nil},
 	})
 }
+
+// Whom the speaker reports to is their manager; a plan to, a bug reported
+// to someone or someone else's manager is not.
+func TestReportingToIsTheManager(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"now", "I report to Odile now", []string{"fact manager name=Odile cue=correction"}},
+		{"dropped I", "reporting to Odile these days", []string{"fact manager name=Odile cue=correction"}},
+		{"a plan", "I'll report to Odile from next month", nil},
+		{"a bug reported", "I reported the outage to Odile", nil},
+		{"not a name", "I report to the board", nil},
+		{"someone else", "Tomas reports to Odile", nil},
+	})
+}

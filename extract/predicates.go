@@ -373,6 +373,14 @@ func init() {
 		"allergy": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.allergy(s, ts, f)
 		},
+		"report": func(x *extraction, s subject, v verb, ts []token, f flags) {
+			// "I report to Marcus now", "reporting to Ines since May":
+			// whom the speaker reports to is their manager.
+			if s.kind != sSpeaker || !is(ts, 0, "to") || f.hedge || f.future {
+				return
+			}
+			x.name(subject{kind: sPerson, id: "manager", name: possessive(s.name) + " manager"}, ts[1:], f, false)
+		},
 		"live": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			if (s.kind == sTeam || s.kind == sNamed) && is(ts, 0, "on") && toolAt(x, ts[1:]) {
 				// "it all lives on Hetzner": where a stack runs.
