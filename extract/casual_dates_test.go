@@ -85,7 +85,7 @@ func TestReportingToIsTheManager(t *testing.T) {
 	t.Parallel()
 	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
 		{"now", "I report to Odile now", []string{"fact manager name=Odile cue=correction"}},
-		{"dropped I", "reporting to Odile these days", []string{"fact manager name=Odile cue=correction"}},
+		{"dropped I", "reporting to Odile now", []string{"fact manager name=Odile cue=correction"}},
 		{"a plan", "I'll report to Odile from next month", nil},
 		{"a bug reported", "I reported the outage to Odile", nil},
 		{"not a name", "I report to the board", nil},
