@@ -78,7 +78,9 @@ func TestReclaimFreePages(t *testing.T) {
 	ep := &memory.Episode{Namespace: "n", ID: "ep-kept", Kind: memory.EpisodeUserMessage, Speaker: "user",
 		Content: "the staging box reboots at noon"}
 	ep.OccurredAt = time.Unix(1_800_000_000, 0).UTC()
-	if err := s.InTx(ctx, func(tx memory.Executor) error { return tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: []*memory.Episode{ep}}) }); err != nil {
+	if err := s.InTx(ctx, func(tx memory.Executor) error {
+		return tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: []*memory.Episode{ep}})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	before, after, err := s.ReclaimFreePages(ctx)
@@ -102,7 +104,9 @@ func TestReclaimFreePages(t *testing.T) {
 	}
 	ep2 := *ep
 	ep2.ID, ep2.Content = "ep-after", "the backup window moved to two"
-	if err := s.InTx(ctx, func(tx memory.Executor) error { return tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: []*memory.Episode{&ep2}}) }); err != nil {
+	if err := s.InTx(ctx, func(tx memory.Executor) error {
+		return tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: []*memory.Episode{&ep2}})
+	}); err != nil {
 		t.Fatalf("a write after reclaiming: %v", err)
 	}
 	if got, err := s.GetEpisode(ctx, memory.GetParams{Namespace: "n", ID: "ep-after"}); err != nil || got.Content != ep2.Content {
