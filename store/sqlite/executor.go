@@ -483,10 +483,13 @@ const memoryCols = `namespace, id, agent_id, user_id, project_id, session_id, ki
 	created_at, updated_at`
 
 const (
-	qInsertMemory = `INSERT INTO memories (` + memoryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qInsertMemory = `INSERT INTO memories (` + memoryCols + `, slot_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qGetMemory    = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = ? AND id = ?`
-	qFindMemory   = `SELECT ` + memoryCols + ` FROM memories
-	WHERE namespace = ? AND subject = ? AND "key" = ?
+	// A slot is found by its hash (memories_slot, migration 0026) and
+	// compared whole on the row. Without statistics the planner would walk
+	// the namespace in the primary key instead.
+	qFindMemory = `SELECT ` + memoryCols + ` FROM memories INDEXED BY memories_slot
+	WHERE namespace = ? AND slot_hash = ? AND subject = ? AND "key" = ?
 	  AND agent_id = ? AND user_id = ? AND project_id = ? AND session_id = ?`
 	qScanMemories = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = ? ORDER BY id`
 )
@@ -522,12 +525,25 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 		return err
 	}
 	var c encoder
+	hash := slotHash(m.Subject, m.Key)
 	args := []any{
 		m.Namespace, idArg(m.ID), m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
 		encodeSym(string(m.Kind)), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
+		hash,
 	}
 	if c.err != nil {
 		return c.err
+	}
+	// One memory per slot, which a UNIQUE memories_slot said before 0026;
+	// it holds the slot's hash only now. The engine has just read the slot
+	// (ReadSlotHead), so this probe finds its pages in the cache.
+	taken, err := collect(ctx, e, decodeMemory, qFindMemory, m.Namespace, hash, m.Subject, m.Key,
+		m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID)
+	if err != nil {
+		return err
+	}
+	if len(taken) > 0 {
+		return fmt.Errorf("%w: a memory already holds the slot %s/%s in this scope", memory.ErrConflict, m.Subject, m.Key)
 	}
 	if _, err := e.exec(ctx, qInsertMemory, args...); err != nil {
 		return mapErr(err)
@@ -556,7 +572,7 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 	if err := checkNamespace(p.Namespace); err != nil {
 		return nil, err
 	}
-	out, err := collect(ctx, e, decodeMemory, qFindMemory, p.Namespace, p.Subject, p.Key,
+	out, err := collect(ctx, e, decodeMemory, qFindMemory, p.Namespace, slotHash(p.Subject, p.Key), p.Subject, p.Key,
 		p.Scope.AgentID, p.Scope.UserID, p.Scope.ProjectID, p.Scope.SessionID)
 	if err != nil {
 		return nil, err
@@ -576,7 +592,7 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 const (
 	qSlot = `SELECT ` + memoryCols + `,
 	(SELECT max(s.seq) FROM versions s WHERE s.namespace = memories.namespace AND s.memory_id = memories.id)
-	FROM memories WHERE namespace = ? AND subject = ? AND "key" = ?
+	FROM memories INDEXED BY memories_slot WHERE namespace = ? AND slot_hash = ? AND subject = ? AND "key" = ?
 	  AND agent_id = ? AND user_id = ? AND project_id = ? AND session_id = ?`
 	qSlotLive = `SELECT ` + versionColsLean + ` FROM versions
 	WHERE namespace = ? AND memory_id = ? AND +status IN ('active', 'contested')
@@ -612,7 +628,7 @@ func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) 
 	if err := checkNamespace(p.Namespace); err != nil {
 		return nil, err
 	}
-	rows, err := collect(ctx, e, decodeSlotRow, qSlot, p.Namespace, p.Subject, p.Key,
+	rows, err := collect(ctx, e, decodeSlotRow, qSlot, p.Namespace, slotHash(p.Subject, p.Key), p.Subject, p.Key,
 		p.Scope.AgentID, p.Scope.UserID, p.Scope.ProjectID, p.Scope.SessionID)
 	if err != nil {
 		return nil, err
@@ -1047,13 +1063,19 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 		}
 	}
 	if p.Subject != "" || p.Key != "" {
-		// A version has its slot's subject and key. The slots answer
-		// (memories_slot leads with both), so versions need no index of
-		// their own on them (migration 0017 dropped it): one index fewer
-		// to write on every version, and fewer bytes. With a key and no
-		// subject the walk of memories_slot compares keys in the index.
-		w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories INDEXED BY memories_slot WHERE namespace = ?")
-		w.args = append(w.args, p.Namespace)
+		// A version has its slot's subject and key. The slots answer, so
+		// versions need no index of their own on them (migration 0017
+		// dropped it): one index fewer to write on every version, and
+		// fewer bytes. With both, memories_slot finds the slot by its hash
+		// (migration 0026); with one of them the namespace's memories are
+		// walked, comparing it on each row.
+		if p.Subject != "" && p.Key != "" {
+			w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories INDEXED BY memories_slot WHERE namespace = ? AND slot_hash = ?")
+			w.args = append(w.args, p.Namespace, slotHash(p.Subject, p.Key))
+		} else {
+			w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories WHERE namespace = ?")
+			w.args = append(w.args, p.Namespace)
+		}
 		if p.Subject != "" {
 			w.eq("subject", p.Subject)
 		}
