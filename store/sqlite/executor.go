@@ -49,6 +49,12 @@ type executor struct {
 	// text by reference (shared bits 4 and 8) without a lookup.
 	slots        map[rowKey]slotName
 	episodeTexts map[rowKey]string
+	// freeSlot, on write executors, is the last slot this transaction
+	// looked up and found free (hasFreeSlot set): CreateMemory then needs
+	// no probe of its own to know no memory holds it, since writers are
+	// serialised and only CreateMemory fills a slot.
+	freeSlot    memory.FindMemoryParams
+	hasFreeSlot bool
 	// local, on transaction executors, holds the frequent queries not in
 	// stmts yet, prepared on the transaction's own connection (txStmt).
 	local map[string]*sql.Stmt
@@ -535,18 +541,25 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 		return c.err
 	}
 	// One memory per slot, which a UNIQUE memories_slot said before 0026;
-	// it holds the slot's hash only now. The engine has just read the slot
-	// (ReadSlotHead), so this probe finds its pages in the cache.
-	taken, err := collect(ctx, e, decodeMemory, qFindMemory, m.Namespace, hash, m.Subject, m.Key,
-		m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID)
-	if err != nil {
-		return err
-	}
-	if len(taken) > 0 {
-		return fmt.Errorf("%w: a memory already holds the slot %s/%s in this scope", memory.ErrConflict, m.Subject, m.Key)
+	// it holds the slot's hash only now. The engine's remember has just
+	// found the slot free in this transaction (ReadSlotHead); anything
+	// else probes it.
+	p := memory.FindMemoryParams{Namespace: m.Namespace, Subject: m.Subject, Key: m.Key, Scope: m.Scope}
+	if !e.hasFreeSlot || e.freeSlot != p {
+		taken, err := collect(ctx, e, decodeMemory, qFindMemory, m.Namespace, hash, m.Subject, m.Key,
+			m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID)
+		if err != nil {
+			return err
+		}
+		if len(taken) > 0 {
+			return fmt.Errorf("%w: a memory already holds the slot %s/%s in this scope", memory.ErrConflict, m.Subject, m.Key)
+		}
 	}
 	if _, err := e.exec(ctx, qInsertMemory, args...); err != nil {
 		return mapErr(err)
+	}
+	if e.freeSlot == p {
+		e.hasFreeSlot = false // taken now
 	}
 	e.noteSlot(m)
 	return nil
@@ -578,9 +591,17 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 		return nil, err
 	}
 	if len(out) == 0 {
+		e.noteFreeSlot(p)
 		return nil, memory.ErrNotFound
 	}
 	return out[0], nil
+}
+
+// noteFreeSlot records that no memory holds p's slot (see freeSlot).
+func (e *executor) noteFreeSlot(p memory.FindMemoryParams) {
+	if e.write {
+		e.freeSlot, e.hasFreeSlot = p, true
+	}
 }
 
 // qSlot finds a slot and the highest seq of its whole history (a probe of
@@ -634,6 +655,7 @@ func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) 
 		return nil, err
 	}
 	if len(rows) == 0 {
+		e.noteFreeSlot(p)
 		return nil, memory.ErrNotFound
 	}
 	h := &memory.SlotHead{Memory: rows[0].m, NextSeq: int(rows[0].maxSeq) + 1}

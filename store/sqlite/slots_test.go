@@ -171,3 +171,44 @@ func TestSlotHashStable(t *testing.T) {
 		t.Error("the separator does not separate")
 	}
 }
+
+// Within one transaction: a slot found free is created without a second
+// probe, and a second memory in it is refused all the same.
+func TestCreateMemoryAfterFreeSlot(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_800_000_000, 0).UTC()
+	p := memory.FindMemoryParams{Namespace: "n", Subject: "user", Key: "note:water_the_office_ferns"}
+	mem := func(id string) *memory.Memory {
+		return &memory.Memory{Namespace: "n", ID: id, Kind: memory.KindSemantic, Subject: p.Subject, Key: p.Key, CreatedAt: at, UpdatedAt: at}
+	}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		if _, err := tx.(memory.SlotHeadReader).ReadSlotHead(ctx, p); !errors.Is(err, memory.ErrNotFound) {
+			t.Fatalf("a new slot: %v", err)
+		}
+		if err := tx.CreateMemory(ctx, mem("m-1")); err != nil {
+			t.Fatalf("create in the free slot: %v", err)
+		}
+		if err := tx.CreateMemory(ctx, mem("m-2")); !errors.Is(err, memory.ErrConflict) {
+			t.Errorf("a second memory in the slot just taken: %v, want a conflict", err)
+		}
+		if _, err := tx.FindMemory(ctx, memory.FindMemoryParams{Namespace: "n", Subject: "user", Key: "other"}); !errors.Is(err, memory.ErrNotFound) {
+			t.Fatalf("another slot: %v", err)
+		}
+		if err := tx.CreateMemory(ctx, mem("m-3")); !errors.Is(err, memory.ErrConflict) {
+			t.Errorf("the taken slot after another slot was found free: %v, want a conflict", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.FindMemory(ctx, p); err != nil || m.ID != "m-1" {
+		t.Errorf("find: %v %v", m, err)
+	}
+}
