@@ -42,24 +42,6 @@ import (
 //	        bit and d&1, least significant bit first, padded to a byte
 const encVersionPacked = 3
 
-// Version 4 is version 3 with the head's index gaps Rice-coded instead of
-// uvarints. The hashed features' indices are spread evenly over 2^18
-// dimensions, so a gap takes about log2(2^18/h) bits, which a uvarint
-// rounds up to whole 7-bit groups: on the peers workload's notes (31 head
-// entries) 65 bytes of gaps as uvarints, 56 Rice-coded, of 223 a vector.
-// PackVector writes whichever of the two is smaller. In place of the h
-// uvarint gaps:
-//
-//	byte    r, the Rice parameter (at most maxRice)
-//	bits    per gap (the first index, then each gap ≥ 1): g>>r one bits,
-//	        a zero bit, then g's low r bits, least significant bit first;
-//	        padded to a byte
-const (
-	encVersionRice = 4
-	maxRice        = 26 // a gap is below maxVecDim
-	maxRiceRun     = 30 // longest unary run: with r ≤ maxRice a gap's code fits the 57 bits bitReader.fill keeps
-)
-
 // PackVector returns the packed form of b, a version 2 sparse encoding,
 // when it is smaller and unpacks to exactly b; otherwise b itself. It never
 // fails: anything it does not recognise is returned unchanged.
@@ -112,34 +94,14 @@ func PackVector(b []byte) []byte {
 	out = binary.AppendUvarint(out, dim)
 	out = binary.AppendUvarint(out, uint64(h))
 	out = binary.AppendUvarint(out, uint64(t))
-	// The gaps as uvarints (version 3), or Rice-coded (version 4) when
-	// that is smaller.
-	gaps := idx[:h]
 	var prev uint64
-	for i := range gaps {
-		g := gaps[i] - prev
-		prev = gaps[i]
-		gaps[i] = g
-	}
-	varintLen := 0
-	for _, g := range gaps {
-		varintLen += uvarintLen(g)
-	}
-	if r, n, ok := bestRice(gaps); ok && 1+n < varintLen {
-		out[0] = encVersionRice
-		out = append(out, byte(r))
-		var w bitWriter
-		w.buf = out
-		for _, g := range gaps {
-			q := int(g >> r)
-			w.write(1<<q-1, q+1) // q ones, a zero (q ≤ maxRiceRun)
-			w.write(g&(1<<r-1), r)
+	for i := 0; i < h; i++ {
+		if i == 0 {
+			out = binary.AppendUvarint(out, idx[0])
+		} else {
+			out = binary.AppendUvarint(out, idx[i]-prev)
 		}
-		out = w.flush()
-	} else {
-		for _, g := range gaps {
-			out = binary.AppendUvarint(out, g)
-		}
+		prev = idx[i]
 	}
 	head := vals[:h*halfLength]
 	// The palette, in order of first use, and each head value's code;
@@ -200,34 +162,6 @@ func PackVector(b []byte) []byte {
 	return out
 }
 
-// uvarintLen is the length of x as a uvarint.
-func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
-
-// bestRice returns the Rice parameter that codes the gaps in the fewest
-// bytes, and those bytes; ok is false when every parameter would need a
-// unary run longer than maxRiceRun.
-func bestRice(gaps []uint64) (r, n int, ok bool) {
-	best := -1
-	for k := 0; k <= maxRice; k++ {
-		nbits := 0
-		for _, g := range gaps {
-			q := g >> k
-			if q > maxRiceRun {
-				nbits = -1
-				break
-			}
-			nbits += int(q) + 1 + k
-		}
-		if nbits >= 0 && (best < 0 || nbits < best) {
-			best, r = nbits, k
-		}
-	}
-	if best < 0 {
-		return 0, 0, false
-	}
-	return r, (best + 7) / 8, true
-}
-
 // codeWidth is the bits a palette of k entries needs per code.
 func codeWidth(k int) int {
 	if k <= 1 {
@@ -236,10 +170,8 @@ func codeWidth(k int) int {
 	return bits.Len(uint(k - 1))
 }
 
-// IsPacked reports whether b is a packed encoding (version 3 or 4).
-func IsPacked(b []byte) bool {
-	return len(b) > 0 && (b[0] == encVersionPacked || b[0] == encVersionRice)
-}
+// IsPacked reports whether b is a version 3 (packed) encoding.
+func IsPacked(b []byte) bool { return len(b) > 0 && b[0] == encVersionPacked }
 
 // UnpackVector returns the version 2 encoding a packed one was made from;
 // any other encoding is returned as it is. Like DecodeVector it never panics
@@ -270,10 +202,9 @@ func UnpackVector(b []byte) ([]byte, error) {
 		return bad("bad tail count")
 	}
 	p = p[n:]
-	// Every head entry takes at least one gap byte (one bit Rice-coded),
-	// every tail entry at least 13 bits.
-	rice := b[0] == encVersionRice
-	if (!rice && h > uint64(len(p))) || (rice && h > uint64(len(p))*8) || t > uint64(len(p))*8/13 || h+t > dim || h+t == 0 {
+	// Every head entry takes at least one gap byte, every tail entry at
+	// least 13 bits.
+	if h > uint64(len(p)) || t > uint64(len(p))*8/13 || h+t > dim || h+t == 0 {
 		return bad("count too large")
 	}
 	out := make([]byte, 0, 2+3*binary.MaxVarintLen64+int(h)*3+int(t)*(1+halfLength)+int(h)*halfLength)
@@ -281,57 +212,20 @@ func UnpackVector(b []byte) ([]byte, error) {
 	out = binary.AppendUvarint(out, dim)
 	out = binary.AppendUvarint(out, h+t)
 	var cur uint64
-	var r bitReader
-	var rk, used int // Rice parameter, bits read
-	if rice {
-		if len(p) < 1 || p[0] > maxRice {
-			return bad("bad Rice parameter")
-		}
-		rk = int(p[0])
-		r.buf = p[1:]
-	}
 	for i := uint64(0); i < h; i++ {
-		var d uint64
-		if rice {
-			r.fill()
-			// The unary run and the low bits are within what is
-			// loaded: fill keeps at least 57 bits while there are
-			// bytes, and PackVector writes runs of at most
-			// maxRiceRun with r ≤ maxRice (57 bits in all).
-			q := bits.TrailingZeros64(^r.acc)
-			n := q + 1 + rk
-			if q > maxRiceRun || n > r.nacc {
-				return bad("bad index")
-			}
-			d = uint64(q)<<rk | r.acc>>(q+1)&(1<<rk-1)
-			r.acc >>= n
-			r.nacc -= n
-			used += n
-		} else {
-			var n int
-			d, n = binary.Uvarint(p)
-			if n <= 0 {
-				return bad("bad index")
-			}
-			p = p[n:]
+		d, n := binary.Uvarint(p)
+		if n <= 0 {
+			return bad("bad index")
 		}
 		if i > 0 && d == 0 {
 			return bad("indices not strictly increasing")
 		}
+		p = p[n:]
 		cur += d
 		if cur >= dim-t {
 			return bad("index out of range")
 		}
 		out = binary.AppendUvarint(out, d)
-	}
-	if rice {
-		// The gaps end at the next byte; the padding up to it is zero.
-		// (fill may have loaded bytes past it: they are the palette's.)
-		nbytes := (used + 7) / 8
-		if pad := nbytes*8 - used; r.acc&(1<<pad-1) != 0 {
-			return bad("bad index padding")
-		}
-		p = p[1+nbytes:]
 	}
 	if t > 0 {
 		first := dim - t
