@@ -56,7 +56,7 @@ const (
 	WHERE namespace = ?3 AND (memory_id = ?1 OR session_id IN (SELECT value FROM json_each(?4)))`
 
 	qDeleteSlotVersions    = `DELETE FROM versions WHERE namespace = ? AND memory_id = ? RETURNING id`
-	qDeleteSlotAdmissions  = `DELETE FROM admissions INDEXED BY admissions_by_memory WHERE namespace = ?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2 AND memory_id <> ''`
+	qDeleteSlotAdmissions  = `DELETE FROM admissions WHERE namespace = ?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2 AND memory_id <> ''`
 	qDeleteSlotFeedback    = `DELETE FROM feedback WHERE namespace = ? AND memory_id = ?`
 	qDeleteSlot            = `DELETE FROM memories WHERE namespace = ? AND id = ?`
 	qDeleteVersion         = `DELETE FROM versions WHERE namespace = ? AND id = ? RETURNING memory_id`
@@ -86,7 +86,7 @@ var (
 // the duplicates recognised as it) copied its text, and so did the
 // candidates drawn from it that no version keeps (rejected, deferred):
 // they go. The admissions of facts stay: their content is the fact's.
-var qPurgeAdmissions = `DELETE FROM admissions INDEXED BY admissions_by_episode WHERE namespace = ?1 AND substr(episode_id, -8) = substr(?2, -8) AND episode_id = ?2
+var qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ?1 AND substr(episode_id, -8) = substr(?2, -8) AND episode_id = ?2
 	AND (extractor = ` + symLiteral("episode") + ` OR decision IN ('reject', 'defer'))`
 
 func decodeSession(d *decoder) memory.SessionInfo {

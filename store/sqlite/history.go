@@ -29,7 +29,7 @@ const (
 	                 WHERE namespace = ? AND memory_id = ? AND +status = 'superseded'
 	                 ORDER BY observed_at DESC, seq DESC LIMIT ?)
 	RETURNING id`
-	qHistoryAdmissions = `DELETE FROM admissions INDEXED BY admissions_by_memory WHERE namespace = ?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2
+	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = ?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2
 	  AND memory_id <> '' AND version_id = ?3`
 )
 
