@@ -39,8 +39,8 @@ const checkpointEvery = 250 * time.Millisecond
 // restartFrames pages and is written over in place. A RESTART holds the
 // writers back while it copies those commits and syncs the database file,
 // and while readers still use the log; it waits for them at most
-// restartWait, else it gives up until the next tick (a TRUNCATE at
-// WALLimit remains the bound). The data's durability is SQLite's either
+// restartWait, else it gives up and is tried again after 1, 2, 4 … 16
+// ticks (a TRUNCATE at WALLimit remains the bound). The data's durability is SQLite's either
 // way: a checkpoint syncs the database file before the log can start over.
 //
 // The checkpointer's connection is a plain one (fastConn, opened at its
@@ -123,6 +123,10 @@ func (c *checkpointer) run() {
 		size int64
 		mod  time.Time
 	}
+	// A RESTART that gave up (readers kept using the log, or the writer
+	// never paused) held the writers back for up to restartWait; under
+	// such a load the next attempts wait 1, 2, 4 … up to 16 ticks.
+	var restartSkip, restartBackoff int
 	for {
 		select {
 		case <-c.stop:
@@ -141,7 +145,14 @@ func (c *checkpointer) run() {
 			}
 			frames, whole, err := c.checkpointFrames(mode)
 			if err == nil && mode == sqlite3.SQLITE_CHECKPOINT_PASSIVE && c.restartFrames > 0 && frames > c.restartFrames {
-				whole, err = c.restart()
+				if restartSkip > 0 {
+					restartSkip--
+				} else if whole, err = c.restart(); err == nil && whole {
+					restartBackoff = 0
+				} else {
+					restartBackoff = min(max(2*restartBackoff, 1), 16)
+					restartSkip = restartBackoff
+				}
 			}
 			if err == nil && statErr == nil && whole {
 				done.size, done.mod = fi.Size(), fi.ModTime()
