@@ -380,16 +380,9 @@ func (p *fastPool) close() {
 // connection held the checkpoint back) is no error, as in PRAGMA
 // wal_checkpoint: the log is just not all copied.
 func (c *fastConn) walCheckpoint(mode int32) (bool, error) {
-	_, whole, err := c.walCheckpointFrames(mode)
-	return whole, err
-}
-
-// walCheckpointFrames is walCheckpoint that also returns the frames the
-// log holds since it last started over (-1 when unknown).
-func (c *fastConn) walCheckpointFrames(mode int32) (int32, bool, error) {
 	out := libc.Xmalloc(c.tls, 8) // two C ints: frames in the log, frames copied
 	if out == 0 {
-		return -1, false, errors.New("out of memory")
+		return false, errors.New("out of memory")
 	}
 	defer libc.Xfree(c.tls, out)
 	rc := sqlite3.Xsqlite3_wal_checkpoint_v2(c.tls, c.db, 0, mode, out, out+4)
@@ -399,10 +392,10 @@ func (c *fastConn) walCheckpointFrames(mode int32) (int32, bool, error) {
 	case rc == sqlite3.SQLITE_OK:
 		// frames is -1 when the connection has no WAL open: nothing was
 		// checked, so nothing is known copied.
-		return frames, frames >= 0 && frames == copied, nil
+		return frames >= 0 && frames == copied, nil
 	case rc&0xff == sqlite3.SQLITE_BUSY:
-		return frames, false, nil
+		return false, nil
 	default:
-		return -1, false, c.err(rc)
+		return false, c.err(rc)
 	}
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"database/sql"
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -334,74 +333,5 @@ func TestCheckpointerCopiesTheLog(t *testing.T) {
 	}
 	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() != 0 {
 		t.Fatalf("the log after TRUNCATE: %v, %v", fi, err)
-	}
-}
-
-// Under back-to-back writes the checkpointer starts the log over once it
-// holds restartFrames frames: the log's file stops growing long before
-// WALLimit (it is written over in place, never truncated), and every write
-// is there, to this store and to a fresh one opened on the file.
-func TestCheckpointerRestartsTheLog(t *testing.T) {
-	t.Parallel()
-	path := templatePath(t, "r.db")
-	const frames = 64
-	s, err := Open(t.Context(), path, Options{Synchronous: "NORMAL", walRestartFrames: frames})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := t.Context()
-	walSize := func() int64 {
-		fi, err := os.Stat(path + "-wal")
-		if err != nil {
-			return 0
-		}
-		return fi.Size()
-	}
-	text := strings.Repeat("a line long enough to take some room in a page; ", 20)
-	var largest, written int64
-	n := 0
-	// Without restarts the log holds every frame written: more than the
-	// episodes' bytes (about 4 times them: each commit writes its index
-	// pages too). With them it holds about a tick's worth of frames.
-	for deadline := time.Now().Add(60 * time.Second); written < 12<<20; n++ {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d bytes written in 60 s", written)
-		}
-		eps := make([]*memory.Episode, 5)
-		for i := range eps {
-			at := time.Unix(int64(n), int64(i)).UTC()
-			eps[i] = &memory.Episode{ID: fmt.Sprintf("ep-%d-%d", n, i), Namespace: "ns", Kind: memory.EpisodeUserMessage,
-				Content: text, OccurredAt: at, RecordedAt: at, ContentHash: fmt.Sprint(n, "-", i)}
-		}
-		if err := s.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "ns", Episodes: eps}); err != nil {
-			t.Fatal(err)
-		}
-		written += 5 * int64(len(text))
-		largest = max(largest, walSize())
-		// A client's round trip between two writes: a RESTART takes the
-		// write lock between two transactions, and a loop with no gap at
-		// all leaves it none (the log then grows to WALLimit, as before).
-		time.Sleep(300 * time.Microsecond)
-	}
-	if largest > written {
-		t.Fatalf("the log reached %d bytes over %d bytes of episodes: not started over", largest, written)
-	}
-	st, err := s.Stats(ctx, memory.StatsParams{Namespace: "ns"})
-	if err != nil || st.Episodes != 5*n {
-		t.Fatalf("stats after %d writes: %+v, %v", n, st, err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s2, err := Open(ctx, path, Options{Synchronous: "NORMAL"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	if st, err := s2.Stats(ctx, memory.StatsParams{Namespace: "ns"}); err != nil || st.Episodes != 5*n {
-		t.Fatalf("stats reopened: %+v, %v; want %d episodes", st, err, 5*n)
-	}
-	if err := s2.IntegrityCheck(ctx); err != nil {
-		t.Fatalf("integrity after restarts: %v", err)
 	}
 }

@@ -61,11 +61,8 @@ type Options struct {
 	// never blocks the writer never catches up with it, so without this
 	// the log grows without bound. Each truncation stalls the writes in
 	// flight (70 to 90 ms seen at 100k memories under load), so the
-	// default is large: 256 MiB. Before that, the log is started over in
-	// place every 64 MB of frames (checkpoint.go).
+	// default is large: 256 MiB.
 	WALLimit int64
-	// walRestartFrames replaces walRestartFrames (tests).
-	walRestartFrames int32
 	// Existing opens only a database that exists: a missing file is not
 	// created (os.ErrNotExist), and an empty file or an empty SQLite
 	// database is not made a new one (memory.ErrCorrupt). An older schema
