@@ -234,6 +234,7 @@ func TestMigrationCompactIDs(t *testing.T) {
 					r[i] = asText(t, name, r[i])
 				}
 			}
+			names, r := withoutLaterColumns(names, r)
 			marks := strings.TrimSuffix(strings.Repeat("?, ", len(r)), ", ")
 			if _, err := old.Exec(`INSERT INTO `+table+` (`+strings.Join(names, ", ")+`) VALUES (`+marks+`)`, r...); err != nil {
 				t.Fatalf("%s: %v", table, err)

@@ -49,6 +49,12 @@ type executor struct {
 	// text by reference (shared bits 4 and 8) without a lookup.
 	slots        map[rowKey]slotName
 	episodeTexts map[rowKey]string
+	// freeSlot, on write executors, is the last slot this transaction
+	// looked up and found free (hasFreeSlot set): CreateMemory then needs
+	// no probe of its own to know no memory holds it, since writers are
+	// serialised and only CreateMemory fills a slot.
+	freeSlot    memory.FindMemoryParams
+	hasFreeSlot bool
 	// local, on transaction executors, holds the frequent queries not in
 	// stmts yet, prepared on the transaction's own connection (txStmt).
 	local map[string]*sql.Stmt
@@ -483,10 +489,13 @@ const memoryCols = `namespace, id, agent_id, user_id, project_id, session_id, ki
 	created_at, updated_at`
 
 const (
-	qInsertMemory = `INSERT INTO memories (` + memoryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qInsertMemory = `INSERT INTO memories (` + memoryCols + `, slot_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qGetMemory    = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = ? AND id = ?`
-	qFindMemory   = `SELECT ` + memoryCols + ` FROM memories
-	WHERE namespace = ? AND subject = ? AND "key" = ?
+	// A slot is found by its hash (memories_slot, migration 0026) and
+	// compared whole on the row. Without statistics the planner would walk
+	// the namespace in the primary key instead.
+	qFindMemory = `SELECT ` + memoryCols + ` FROM memories INDEXED BY memories_slot
+	WHERE namespace = ? AND slot_hash = ? AND subject = ? AND "key" = ?
 	  AND agent_id = ? AND user_id = ? AND project_id = ? AND session_id = ?`
 	qScanMemories = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = ? ORDER BY id`
 )
@@ -522,15 +531,35 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 		return err
 	}
 	var c encoder
+	hash := slotHash(m.Subject, m.Key)
 	args := []any{
 		m.Namespace, idArg(m.ID), m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
 		encodeSym(string(m.Kind)), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
+		hash,
 	}
 	if c.err != nil {
 		return c.err
 	}
+	// One memory per slot, which a UNIQUE memories_slot said before 0026;
+	// it holds the slot's hash only now. The engine's remember has just
+	// found the slot free in this transaction (ReadSlotHead); anything
+	// else probes it.
+	p := memory.FindMemoryParams{Namespace: m.Namespace, Subject: m.Subject, Key: m.Key, Scope: m.Scope}
+	if !e.hasFreeSlot || e.freeSlot != p {
+		taken, err := collect(ctx, e, decodeMemory, qFindMemory, m.Namespace, hash, m.Subject, m.Key,
+			m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID)
+		if err != nil {
+			return err
+		}
+		if len(taken) > 0 {
+			return fmt.Errorf("%w: a memory already holds the slot %s/%s in this scope", memory.ErrConflict, m.Subject, m.Key)
+		}
+	}
 	if _, err := e.exec(ctx, qInsertMemory, args...); err != nil {
 		return mapErr(err)
+	}
+	if e.freeSlot == p {
+		e.hasFreeSlot = false // taken now
 	}
 	e.noteSlot(m)
 	return nil
@@ -556,15 +585,23 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 	if err := checkNamespace(p.Namespace); err != nil {
 		return nil, err
 	}
-	out, err := collect(ctx, e, decodeMemory, qFindMemory, p.Namespace, p.Subject, p.Key,
+	out, err := collect(ctx, e, decodeMemory, qFindMemory, p.Namespace, slotHash(p.Subject, p.Key), p.Subject, p.Key,
 		p.Scope.AgentID, p.Scope.UserID, p.Scope.ProjectID, p.Scope.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
+		e.noteFreeSlot(p)
 		return nil, memory.ErrNotFound
 	}
 	return out[0], nil
+}
+
+// noteFreeSlot records that no memory holds p's slot (see freeSlot).
+func (e *executor) noteFreeSlot(p memory.FindMemoryParams) {
+	if e.write {
+		e.freeSlot, e.hasFreeSlot = p, true
+	}
 }
 
 // qSlot finds a slot and the highest seq of its whole history (a probe of
@@ -576,7 +613,7 @@ func (e *executor) findMemory(ctx context.Context, p memory.FindMemoryParams) (*
 const (
 	qSlot = `SELECT ` + memoryCols + `,
 	(SELECT max(s.seq) FROM versions s WHERE s.namespace = memories.namespace AND s.memory_id = memories.id)
-	FROM memories WHERE namespace = ? AND subject = ? AND "key" = ?
+	FROM memories INDEXED BY memories_slot WHERE namespace = ? AND slot_hash = ? AND subject = ? AND "key" = ?
 	  AND agent_id = ? AND user_id = ? AND project_id = ? AND session_id = ?`
 	qSlotLive = `SELECT ` + versionColsLean + ` FROM versions
 	WHERE namespace = ? AND memory_id = ? AND +status IN ('active', 'contested')
@@ -612,12 +649,13 @@ func (e *executor) readSlotHead(ctx context.Context, p memory.FindMemoryParams) 
 	if err := checkNamespace(p.Namespace); err != nil {
 		return nil, err
 	}
-	rows, err := collect(ctx, e, decodeSlotRow, qSlot, p.Namespace, p.Subject, p.Key,
+	rows, err := collect(ctx, e, decodeSlotRow, qSlot, p.Namespace, slotHash(p.Subject, p.Key), p.Subject, p.Key,
 		p.Scope.AgentID, p.Scope.UserID, p.Scope.ProjectID, p.Scope.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
+		e.noteFreeSlot(p)
 		return nil, memory.ErrNotFound
 	}
 	h := &memory.SlotHead{Memory: rows[0].m, NextSeq: int(rows[0].maxSeq) + 1}
@@ -1047,13 +1085,19 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 		}
 	}
 	if p.Subject != "" || p.Key != "" {
-		// A version has its slot's subject and key. The slots answer
-		// (memories_slot leads with both), so versions need no index of
-		// their own on them (migration 0017 dropped it): one index fewer
-		// to write on every version, and fewer bytes. With a key and no
-		// subject the walk of memories_slot compares keys in the index.
-		w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories INDEXED BY memories_slot WHERE namespace = ?")
-		w.args = append(w.args, p.Namespace)
+		// A version has its slot's subject and key. The slots answer, so
+		// versions need no index of their own on them (migration 0017
+		// dropped it): one index fewer to write on every version, and
+		// fewer bytes. With both, memories_slot finds the slot by its hash
+		// (migration 0026); with one of them the namespace's memories are
+		// walked, comparing it on each row.
+		if p.Subject != "" && p.Key != "" {
+			w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories INDEXED BY memories_slot WHERE namespace = ? AND slot_hash = ?")
+			w.args = append(w.args, p.Namespace, slotHash(p.Subject, p.Key))
+		} else {
+			w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories WHERE namespace = ?")
+			w.args = append(w.args, p.Namespace)
+		}
 		if p.Subject != "" {
 			w.eq("subject", p.Subject)
 		}

@@ -132,6 +132,7 @@ func TestMigrationOwnTextMixedEvidence(t *testing.T) {
 		names, _ := rows.Columns()
 		rows.Close()
 		for _, r := range rowsOf(t, fresh.reader, table) {
+			names, r := withoutLaterColumns(names, r)
 			marks := strings.TrimSuffix(strings.Repeat("?, ", len(r)), ", ")
 			if _, err := old.Exec(`INSERT INTO `+table+` (`+strings.Join(names, ", ")+`) VALUES (`+marks+`)`, r...); err != nil {
 				t.Fatalf("%s: %v", table, err)
