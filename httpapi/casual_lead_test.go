@@ -44,3 +44,33 @@ func TestE2ECasualCorrectionFoodAndPipeline(t *testing.T) {
 		}
 	}
 }
+
+// A manager changed by "I report to X now" in a later session supersedes
+// the one named before, and a change said with a comparison ("way less
+// flaky than before") is the value now, not history.
+func TestE2EReportingLineAndComparisons(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	day := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	hdr := []string{"X-Mnemon-Namespace", "casual-lead-2"}
+	f.e2eCapture(t, "monday", []map[string]any{
+		e2eEvent("user_message", "my manager is Rosa, she's lovely tbh", day),
+	}, hdr...)
+	f.e2eCapture(t, "thursday", []map[string]any{
+		e2eEvent("user_message", "reorg happened lol, I report to Anton now", day.Add(3*24*time.Hour)),
+		e2eEvent("user_message", "our CI runs on Woodpecker now, way less flaky than before", day.Add(3*24*time.Hour+time.Minute)),
+	}, hdr...)
+	facts := f.e2eFacts(t, "casual-lead-2")
+	if fact := factWithValue(facts, "manager", "Anton"); fact == nil || fact.Status != "active" {
+		t.Errorf("no active manager Anton: %+v", facts)
+	}
+	if fact := factWithValue(facts, "manager", "Rosa"); fact == nil || fact.Status != "superseded" {
+		t.Errorf("manager Rosa not superseded: %+v", fact)
+	}
+	if fact := factWithValue(facts, "team", "Woodpecker"); fact == nil || fact.Status != "active" {
+		t.Errorf("the CI said with a comparison is not active: %+v", facts)
+	}
+	if res := f.e2eRetrieve(t, "what's our pipeline running on?", hdr...); !strings.Contains(first(res), "Woodpecker") {
+		t.Errorf("pipeline: top %q (%v)", first(res), e2eContents(res.Items))
+	}
+}
