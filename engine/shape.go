@@ -66,6 +66,11 @@ const (
 	// ("the Larchmont Gallery reopens in may": a name after "the" is a
 	// place or a thing, not a person).
 	shapeNoPerson
+	// shapeConstraint: states a limit the speaker lives by, not a taste
+	// ("allergic to walnuts", "can't have gluten", "never flying again",
+	// "vegan"): the answer to "anything I can't eat?", where a rule word
+	// alone ("only matcha now", "don't") is not.
+	shapeConstraint
 )
 
 // ruleWords mark a turn that states a rule, a limit or a preference: what
@@ -75,6 +80,29 @@ var ruleWords = map[string]bool{
 	"hates": true, "can't": true, "cannot": true, "won't": true, "needs": true, "must": true,
 	"non-negotiable": true, "allergic": true, "allergy": true, "avoid": true, "prefer": true,
 	"rather": true, "no": true, "don't": true, "mustn't": true,
+}
+
+// constraintWords state a limit the speaker lives by.
+var constraintWords = map[string]bool{
+	"allergic": true, "allergy": true, "allergies": true, "intolerant": true, "intolerance": true,
+	"avoid": true, "avoiding": true, "never": true, "banned": true, "non-negotiable": true,
+	"mustn't": true, "celiac": true, "coeliac": true, "vegan": true, "vegetarian": true,
+	"pescatarian": true, "kosher": true, "halal": true, "keto": true, "teetotal": true,
+	"sober": true, "hate": true, "hates": true,
+}
+
+// limitModals before one of limitVerbs state a limit: "can't have
+// gluten", "don't eat pork". "don't drink coffee anymore" is left out:
+// drinks change with taste ("only matcha now"), and "sober" or "teetotal"
+// say the rule.
+var limitModals = map[string]bool{
+	"can't": true, "cant": true, "cannot": true, "don't": true, "dont": true, "won't": true, "shouldn't": true,
+}
+
+// limitVerbs follow limitModals in a limit ("can't eat", "can't stand").
+var limitVerbs = map[string]bool{
+	"eat": true, "have": true, "take": true, "touch": true, "stand": true, "handle": true,
+	"tolerate": true, "digest": true,
 }
 
 // changeWords mark a turn that says something changed. Any one is enough:
@@ -133,7 +161,32 @@ func leavesActivity(words []string, i int) bool {
 	}
 	w := words[j]
 	stem, ok := strings.CutSuffix(w, "ing")
-	return ok && !capitalised(w) && len(stem) >= 3 && !strings.HasSuffix(stem, "th") && !usingThing[strings.ToLower(w)]
+	if !ok || capitalised(w) || len(stem) < 3 || strings.HasSuffix(stem, "th") || usingThing[strings.ToLower(w)] {
+		return false
+	}
+	// A habit left is a change: "quit smoking in March", "gave up
+	// drinking". An activity has an object ("quit tuning Postgres",
+	// "gave up on fixing the flaky test", "gave up trying to…").
+	return j+1 < len(words) && (capitalised(words[j+1]) || activityObjects[strings.ToLower(words[j+1])])
+}
+
+// habitStopped reports "stopped <doing>" at words[i]: a habit or a use
+// left ("stopped biting my nails", "stopped using Trello"), not a stop on
+// the way ("stopped by the bakery", "stopped at a cafe").
+func habitStopped(words []string, i int) bool {
+	if lw := strings.ToLower(words[i]); lw != "stopped" && lw != "stopping" || i+1 >= len(words) {
+		return false
+	}
+	stem, ok := strings.CutSuffix(strings.ToLower(words[i+1]), "ing")
+	return ok && len(stem) >= 2 && !capitalised(words[i+1])
+}
+
+// activityObjects open the object of an activity given up: "quit tuning
+// the cache", "gave up trying to fix it".
+var activityObjects = map[string]bool{
+	"the": true, "a": true, "an": true, "my": true, "our": true, "his": true, "her": true,
+	"their": true, "this": true, "that": true, "these": true, "those": true, "to": true,
+	"it": true, "them": true, "on": true, "with": true, "up": true, "out": true,
 }
 
 // usingThing are the gerunds whose object is the thing left, not an
@@ -202,11 +255,14 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 			(lw != "now" || i == 0 || !notChangeBeforeNow[strings.ToLower(words[i-1])]) && !leavesActivity(words, i) {
 			s |= shapeChange
 		}
-		if acquired(words, i) {
+		if acquired(words, i) || habitStopped(words, i) {
 			s |= shapeChange
 		}
 		if ruleWords[lw] {
 			s |= shapeRule
+		}
+		if constraintWords[lw] || limitModals[lw] && i+1 < len(words) && limitVerbs[strings.ToLower(words[i+1])] {
+			s |= shapeConstraint | shapeRule
 		}
 		switch lw {
 		case "me", "my", "mine", "mine's", "myself":
