@@ -88,7 +88,7 @@ var constraintWords = map[string]bool{
 	"avoid": true, "avoiding": true, "never": true, "banned": true, "non-negotiable": true,
 	"mustn't": true, "celiac": true, "coeliac": true, "vegan": true, "vegetarian": true,
 	"pescatarian": true, "kosher": true, "halal": true, "keto": true, "teetotal": true,
-	"sober": true, "hate": true, "hates": true,
+	"sober": true, "hate": true, "hates": true, "rule": true,
 }
 
 // limitModals before one of limitVerbs state a limit: "can't have
@@ -177,8 +177,23 @@ func habitStopped(words []string, i int) bool {
 	if lw := strings.ToLower(words[i]); lw != "stopped" && lw != "stopping" || i+1 >= len(words) {
 		return false
 	}
-	stem, ok := strings.CutSuffix(strings.ToLower(words[i+1]), "ing")
-	return ok && len(stem) >= 2 && !capitalised(words[i+1])
+	g := strings.ToLower(words[i+1])
+	stem, ok := strings.CutSuffix(g, "ing")
+	if !ok || len(stem) < 2 || capitalised(words[i+1]) {
+		return false
+	}
+	// The habit stands alone or takes the speaker's own object ("biting
+	// my nails"), or a time follows; "stopped expecting anything" says
+	// a mood, not a habit.
+	return usingThing[g] || i+2 >= len(words) || habitFollowers[strings.ToLower(words[i+2])]
+}
+
+// habitFollowers may follow a habit stopped: "stopped smoking in may",
+// "stopped biting my nails", "stopped drinking completely".
+var habitFollowers = map[string]bool{
+	"my": true, "our": true, "in": true, "last": true, "since": true, "after": true, "this": true,
+	"completely": true, "altogether": true, "entirely": true, "cold": true, "for": true,
+	"two": true, "three": true, "a": true, "about": true, "like": true,
 }
 
 // activityObjects open the object of an activity given up: "quit tuning
@@ -243,6 +258,7 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 	words := strings.FieldsFunc(strings.ReplaceAll(text, "’", "'"), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 	})
+	saidNo := false
 	for i, w := range words {
 		lw := strings.ToLower(w)
 		if i == 0 && requestOpeners[lw] {
@@ -261,9 +277,12 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 		if ruleWords[lw] {
 			s |= shapeRule
 		}
-		if constraintWords[lw] || limitModals[lw] && i+1 < len(words) && limitVerbs[strings.ToLower(words[i+1])] {
+		if constraintWords[lw] || limitModals[lw] && i+1 < len(words) && limitVerbs[strings.ToLower(words[i+1])] ||
+			lw == "ever" && saidNo {
+			// "no coriander in anything, ever": a refusal for good.
 			s |= shapeConstraint | shapeRule
 		}
+		saidNo = saidNo || lw == "no"
 		switch lw {
 		case "me", "my", "mine", "mine's", "myself":
 			s |= shapeMine
