@@ -221,7 +221,7 @@ func asksForTask(query string, ws []string) bool {
 func asksForRule(ws []string) bool {
 	for i, w := range ws {
 		if ruleQuestionWords[w] || w == "stay" && i+1 < len(ws) && ws[i+1] == "away" ||
-			w == "off" && i+1 < len(ws) && (ws[i+1] == "limits" || ws[i+1] == "the") {
+			w == "off" && i+1 < len(ws) && ws[i+1] == "limits" {
 			return true
 		}
 		if ruleQuestionModals[w] {
