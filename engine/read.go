@@ -387,7 +387,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// The user's own values, what holds now, and the user's people
 		// ("when is my sister visiting?" after "she cancelled, coming in
 		// March instead").
-		again := demoteReplaced(st, cands, qterms, r)
+		again := demoteReplaced(st, cands, qterms, r, e.analyzer)
 		var followed bool
 		if cands, followed = e.followChanges(st, cands, keep, r, q.current, qterms); again || followed {
 			sortRanked(cands)
@@ -1256,6 +1256,15 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		}
 		if r.AnswerType != 0 && q.number && sh&shapeNumber != 0 {
 			add("answer_type", r.AnswerType)
+		}
+	}
+	if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && isNote(v) && c.relevant() {
+		// A note is a statement no rule read ("changed the wifi pw to
+		// …", kept so by remember): its change cue lifts it as a turn's
+		// does.
+		if sh := shapeOfText(v.Content, e.analyzer); sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 &&
+			(!q.rule || sh&shapeConstraint != 0) {
+			add("change", r.ChangeCue)
 		}
 	}
 	if r.TaskRule != 0 && (q.task || q.userRule()) && v.Kind == memory.KindSemantic && v.Status == memory.StatusActive &&

@@ -542,21 +542,33 @@ const changeWindow = 10
 // the blog to Hugo now" for "what does my blog run on?") states the value
 // that was replaced. It reports whether it changed a score; the caller
 // sorts again. Only for questions about what holds now.
-func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking) bool {
+func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking, an *search.Analyzer) bool {
 	if r.ChangeCue == 0 || len(qterms) == 0 {
 		return false
 	}
 	top := cands[:min(len(cands), changeWindow)]
 	var matched [changeWindow][]string
+	var shapes [changeWindow]turnShape
 	have := false
 	for i, c := range top {
-		if _, lex := c.channels.Get(ChannelLexical); c.en.V.Kind != memory.KindEpisodic || !lex {
+		_, lex := c.channels.Get(ChannelLexical)
+		if !lex {
+			continue
+		}
+		switch {
+		case c.en.V.Kind == memory.KindEpisodic:
+			shapes[i] = c.en.Shape
+		case isNote(c.en.V):
+			// A statement no rule read, kept as a note (as remember
+			// keeps "changed the wifi pw to …"): a turn in all but kind.
+			shapes[i] = shapeOfText(c.en.V.Content, an)
+		default:
 			continue
 		}
 		for _, ts := range st.ExplainLexical(c.en.V.ID, qterms) {
 			matched[i] = append(matched[i], ts.Term)
 		}
-		have = have || c.en.Shape&shapeChange != 0 && len(matched[i]) > 0
+		have = have || shapes[i]&shapeChange != 0 && len(matched[i]) > 0
 	}
 	if !have {
 		return false
@@ -567,7 +579,7 @@ func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking) bo
 			continue
 		}
 		for j, nw := range top {
-			if j == i || nw.en.Shape&shapeChange == 0 || !nw.en.V.ObservedAt.After(old.en.V.ObservedAt) {
+			if j == i || len(matched[j]) == 0 || shapes[j]&shapeChange == 0 || !nw.en.V.ObservedAt.After(old.en.V.ObservedAt) {
 				continue
 			}
 			if sharesAny(matched[i], matched[j]) {
@@ -579,6 +591,11 @@ func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking) bo
 		}
 	}
 	return changed
+}
+
+// isNote reports a statement no rule read, kept under its speaker.
+func isNote(v *memory.Version) bool {
+	return v.Kind == memory.KindSemantic && index.IsNoteKey(v.Key)
 }
 
 func sharesAny(a, b []string) bool {
