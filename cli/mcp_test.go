@@ -198,6 +198,9 @@ func TestMCPStdio(t *testing.T) {
 		{"feedback", map[string]any{"retrieval_id": rec.RetrievalID, "outcome": "great"}, "outcome"},
 		{"feedback", map[string]any{"retrieval_id": "ret_01m8qeea91c3d3mf3kfe00zzzz", "outcome": "helpful"}, "not found"},
 		{"explain", map[string]any{}, "id"},
+		// A guessed argument name: the error names the one meant.
+		{"recall", map[string]any{"q": "what's my cat called"}, `invalid_request: recall takes no argument "q" (did you mean "query"?)`},
+		{"remember", map[string]any{"content": "my cat is called Pistachio"}, `(did you mean "text"?); its arguments are text (required)`},
 	} {
 		res := callTool(t, alice, tc.tool, tc.args, nil)
 		if !res.IsError || !strings.Contains(resultText(res), tc.want) {

@@ -215,10 +215,21 @@ func asksForTask(query string, ws []string) bool {
 // asksForRule reports a question after the user's rules, limits or
 // intolerances: "anything I should avoid?", "what am I allergic to?", "is
 // there food I can't eat?". Its answer is a rule, whatever changed since.
+// A modal alone asks for no rule ("why can't I log in?", "what don't I
+// know yet?"): it must come with a verb of having ("can't eat",
+// "shouldn't have", "can't do").
 func asksForRule(ws []string) bool {
 	for i, w := range ws {
-		if ruleQuestionWords[w] || w == "stay" && i+1 < len(ws) && ws[i+1] == "away" {
+		if ruleQuestionWords[w] || w == "stay" && i+1 < len(ws) && ws[i+1] == "away" ||
+			w == "off" && i+1 < len(ws) && ws[i+1] == "limits" {
 			return true
+		}
+		if ruleQuestionModals[w] {
+			for j := i + 1; j < len(ws) && j <= i+3; j++ {
+				if ruleQuestionVerbs[ws[j]] {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -232,9 +243,23 @@ func (q queryFacts) userRule() bool { return q.rule && (q.self || q.firstPerson)
 // ruleQuestionWords ask for a rule.
 var ruleQuestionWords = map[string]bool{
 	"avoid": true, "avoiding": true, "allergic": true, "allergy": true, "allergies": true,
-	"intolerant": true, "intolerance": true, "refuse": true, "can't": true, "cannot": true,
-	"mustn't": true, "shouldn't": true, "forbidden": true, "banned": true, "restriction": true,
-	"restrictions": true, "never": true, "rules": true, "limits": true,
+	"intolerant": true, "intolerance": true, "refuse": true, "forbidden": true, "banned": true,
+	"restriction": true, "restrictions": true, "rules": true, "limits": true, "off-limits": true,
+	"dietary": true,
+}
+
+// ruleQuestionModals ask for a rule before one of ruleQuestionVerbs,
+// within three words ("can't I eat", "shouldn't I have", "must I never
+// order").
+var ruleQuestionModals = map[string]bool{
+	"can't": true, "cant": true, "cannot": true, "mustn't": true, "shouldn't": true, "never": true,
+	"don't": true, "dont": true, "not": true,
+}
+
+// ruleQuestionVerbs are what a rule question asks may not be done.
+var ruleQuestionVerbs = map[string]bool{
+	"eat": true, "drink": true, "have": true, "take": true, "touch": true, "order": true,
+	"do": true, "book": true, "use": true, "wear": true, "fly": true, "cook": true, "serve": true,
 }
 
 // taskVerbs open a request to do something. A query that opens otherwise

@@ -387,7 +387,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// The user's own values, what holds now, and the user's people
 		// ("when is my sister visiting?" after "she cancelled, coming in
 		// March instead").
-		again := demoteReplaced(st, cands, qterms, r)
+		again := demoteReplaced(st, cands, qterms, r, e.analyzer)
 		var followed bool
 		if cands, followed = e.followChanges(st, cands, keep, r, q.current, qterms); again || followed {
 			sortRanked(cands)
@@ -1234,29 +1234,41 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			add("agent_remark", -r.AgentRemark)
 		}
 		if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 &&
-			(!q.rule || sh&shapeRule != 0) && c.relevant() {
+			(!q.rule || sh&shapeConstraint != 0) && c.relevant() {
 			// What changed last is what is true now: "everything runs
 			// on Fly.io now" over "the app's on Heroku". A task ("order
 			// me dinner") asks for no value, so no change answers it;
 			// a question after the user's rules ("anything I should
-			// avoid for lunch?") is answered by a rule, so only a rule
-			// that changed ("I don't fly anymore") takes the lift, not
-			// a new coffee order that shares a little of its meaning.
+			// avoid for lunch?") is answered by a rule, so only a limit
+			// that changed ("I don't fly anymore", "vegan now") takes the
+			// lift, not a new coffee order that shares a little of its
+			// meaning, even said with a rule word ("only matcha now").
 			add("change", r.ChangeCue)
 		}
-		if r.TaskRule != 0 && (q.task || q.userRule()) && sh&shapeRule != 0 && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) {
+		if r.TaskRule != 0 && (q.task && sh&shapeRule != 0 || q.userRule() && sh&shapeConstraint != 0) && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) {
 			// "book me a flight" must respect "never flying with them
 			// again", though it shares no word with it. The user's rule,
 			// not the agent's advice ("you should always book early").
-			// "what should I avoid ordering?" asks for those rules.
+			// "what should I avoid ordering?" asks for the limits among
+			// them ("allergic to walnuts"), not a taste said with a rule
+			// word ("only matcha now").
 			add("task_rule", r.TaskRule)
 		}
 		if r.AnswerType != 0 && q.number && sh&shapeNumber != 0 {
 			add("answer_type", r.AnswerType)
 		}
 	}
+	if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && isNote(v) && c.relevant() {
+		// A note is a statement no rule read ("changed the wifi pw to
+		// …", kept so by remember): its change cue lifts it as a turn's
+		// does.
+		if sh := shapeOfText(v.Content, e.analyzer); sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 &&
+			(!q.rule || sh&shapeConstraint != 0) {
+			add("change", r.ChangeCue)
+		}
+	}
 	if r.TaskRule != 0 && (q.task || q.userRule()) && v.Kind == memory.KindSemantic && v.Status == memory.StatusActive &&
-		(v.Type == memory.TypeConstraint || q.userRule() && v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeRule != 0) {
+		(v.Type == memory.TypeConstraint || q.userRule() && v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeConstraint != 0) {
 		// A stated rule as a fact ("no cilantro for me, ever") binds a
 		// task as the turn that said it does; a question after the
 		// user's rules is answered by it, and by a fact that is one

@@ -66,6 +66,11 @@ const (
 	// ("the Larchmont Gallery reopens in may": a name after "the" is a
 	// place or a thing, not a person).
 	shapeNoPerson
+	// shapeConstraint: states a limit the speaker lives by, not a taste
+	// ("allergic to walnuts", "can't have gluten", "never flying again",
+	// "vegan"): the answer to "anything I can't eat?", where a rule word
+	// alone ("only matcha now", "don't") is not.
+	shapeConstraint
 )
 
 // ruleWords mark a turn that states a rule, a limit or a preference: what
@@ -75,6 +80,29 @@ var ruleWords = map[string]bool{
 	"hates": true, "can't": true, "cannot": true, "won't": true, "needs": true, "must": true,
 	"non-negotiable": true, "allergic": true, "allergy": true, "avoid": true, "prefer": true,
 	"rather": true, "no": true, "don't": true, "mustn't": true,
+}
+
+// constraintWords state a limit the speaker lives by.
+var constraintWords = map[string]bool{
+	"allergic": true, "allergy": true, "allergies": true, "intolerant": true, "intolerance": true,
+	"avoid": true, "avoiding": true, "never": true, "banned": true, "non-negotiable": true,
+	"mustn't": true, "celiac": true, "coeliac": true, "vegan": true, "vegetarian": true,
+	"pescatarian": true, "kosher": true, "halal": true, "keto": true, "teetotal": true,
+	"sober": true, "hate": true, "hates": true, "rule": true,
+}
+
+// limitModals before one of limitVerbs state a limit: "can't have
+// gluten", "don't eat pork". "don't drink coffee anymore" is left out:
+// drinks change with taste ("only matcha now"), and "sober" or "teetotal"
+// say the rule.
+var limitModals = map[string]bool{
+	"can't": true, "cant": true, "cannot": true, "don't": true, "dont": true, "won't": true, "shouldn't": true,
+}
+
+// limitVerbs follow limitModals in a limit ("can't eat", "can't stand").
+var limitVerbs = map[string]bool{
+	"eat": true, "have": true, "take": true, "touch": true, "stand": true, "handle": true,
+	"tolerate": true, "digest": true,
 }
 
 // changeWords mark a turn that says something changed. Any one is enough:
@@ -133,7 +161,47 @@ func leavesActivity(words []string, i int) bool {
 	}
 	w := words[j]
 	stem, ok := strings.CutSuffix(w, "ing")
-	return ok && !capitalised(w) && len(stem) >= 3 && !strings.HasSuffix(stem, "th") && !usingThing[strings.ToLower(w)]
+	if !ok || capitalised(w) || len(stem) < 3 || strings.HasSuffix(stem, "th") || usingThing[strings.ToLower(w)] {
+		return false
+	}
+	// A habit left is a change: "quit smoking in March", "gave up
+	// drinking". An activity has an object ("quit tuning Postgres",
+	// "gave up on fixing the flaky test", "gave up trying to…").
+	return j+1 < len(words) && (capitalised(words[j+1]) || activityObjects[strings.ToLower(words[j+1])])
+}
+
+// habitStopped reports "stopped <doing>" at words[i]: a habit or a use
+// left ("stopped biting my nails", "stopped using Trello"), not a stop on
+// the way ("stopped by the bakery", "stopped at a cafe").
+func habitStopped(words []string, i int) bool {
+	if lw := strings.ToLower(words[i]); lw != "stopped" && lw != "stopping" || i+1 >= len(words) {
+		return false
+	}
+	g := strings.ToLower(words[i+1])
+	stem, ok := strings.CutSuffix(g, "ing")
+	if !ok || len(stem) < 2 || capitalised(words[i+1]) {
+		return false
+	}
+	// The habit stands alone or takes the speaker's own object ("biting
+	// my nails"), or a time follows; "stopped expecting anything" says
+	// a mood, not a habit.
+	return usingThing[g] || i+2 >= len(words) || habitFollowers[strings.ToLower(words[i+2])]
+}
+
+// habitFollowers may follow a habit stopped: "stopped smoking in may",
+// "stopped biting my nails", "stopped drinking completely".
+var habitFollowers = map[string]bool{
+	"my": true, "our": true, "in": true, "last": true, "since": true, "after": true, "this": true,
+	"completely": true, "altogether": true, "entirely": true, "cold": true, "for": true,
+	"two": true, "three": true, "a": true, "about": true, "like": true,
+}
+
+// activityObjects open the object of an activity given up: "quit tuning
+// the cache", "gave up trying to fix it".
+var activityObjects = map[string]bool{
+	"the": true, "a": true, "an": true, "my": true, "our": true, "his": true, "her": true,
+	"their": true, "this": true, "that": true, "these": true, "those": true, "to": true,
+	"it": true, "them": true, "on": true, "with": true, "up": true, "out": true,
 }
 
 // usingThing are the gerunds whose object is the thing left, not an
@@ -190,6 +258,7 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 	words := strings.FieldsFunc(strings.ReplaceAll(text, "’", "'"), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 	})
+	saidNo := false
 	for i, w := range words {
 		lw := strings.ToLower(w)
 		if i == 0 && requestOpeners[lw] {
@@ -202,12 +271,18 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 			(lw != "now" || i == 0 || !notChangeBeforeNow[strings.ToLower(words[i-1])]) && !leavesActivity(words, i) {
 			s |= shapeChange
 		}
-		if acquired(words, i) {
+		if acquired(words, i) || habitStopped(words, i) {
 			s |= shapeChange
 		}
 		if ruleWords[lw] {
 			s |= shapeRule
 		}
+		if constraintWords[lw] || limitModals[lw] && i+1 < len(words) && limitVerbs[strings.ToLower(words[i+1])] ||
+			lw == "ever" && saidNo {
+			// "no coriander in anything, ever": a refusal for good.
+			s |= shapeConstraint | shapeRule
+		}
+		saidNo = saidNo || lw == "no"
 		switch lw {
 		case "me", "my", "mine", "mine's", "myself":
 			s |= shapeMine
@@ -467,21 +542,33 @@ const changeWindow = 10
 // the blog to Hugo now" for "what does my blog run on?") states the value
 // that was replaced. It reports whether it changed a score; the caller
 // sorts again. Only for questions about what holds now.
-func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking) bool {
+func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking, an *search.Analyzer) bool {
 	if r.ChangeCue == 0 || len(qterms) == 0 {
 		return false
 	}
 	top := cands[:min(len(cands), changeWindow)]
 	var matched [changeWindow][]string
+	var shapes [changeWindow]turnShape
 	have := false
 	for i, c := range top {
-		if _, lex := c.channels.Get(ChannelLexical); c.en.V.Kind != memory.KindEpisodic || !lex {
+		_, lex := c.channels.Get(ChannelLexical)
+		if !lex {
+			continue
+		}
+		switch {
+		case c.en.V.Kind == memory.KindEpisodic:
+			shapes[i] = c.en.Shape
+		case isNote(c.en.V):
+			// A statement no rule read, kept as a note (as remember
+			// keeps "changed the wifi pw to …"): a turn in all but kind.
+			shapes[i] = shapeOfText(c.en.V.Content, an)
+		default:
 			continue
 		}
 		for _, ts := range st.ExplainLexical(c.en.V.ID, qterms) {
 			matched[i] = append(matched[i], ts.Term)
 		}
-		have = have || c.en.Shape&shapeChange != 0 && len(matched[i]) > 0
+		have = have || shapes[i]&shapeChange != 0 && len(matched[i]) > 0
 	}
 	if !have {
 		return false
@@ -492,7 +579,7 @@ func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking) bo
 			continue
 		}
 		for j, nw := range top {
-			if j == i || nw.en.Shape&shapeChange == 0 || !nw.en.V.ObservedAt.After(old.en.V.ObservedAt) {
+			if j == i || len(matched[j]) == 0 || shapes[j]&shapeChange == 0 || !nw.en.V.ObservedAt.After(old.en.V.ObservedAt) {
 				continue
 			}
 			if sharesAny(matched[i], matched[j]) {
@@ -504,6 +591,11 @@ func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking) bo
 		}
 	}
 	return changed
+}
+
+// isNote reports a statement no rule read, kept under its speaker.
+func isNote(v *memory.Version) bool {
+	return v.Kind == memory.KindSemantic && index.IsNoteKey(v.Key)
 }
 
 func sharesAny(a, b []string) bool {

@@ -261,11 +261,19 @@ func markersOnly(c []token) bool {
 	if len(words) == 2 && (seq(words, 0, "scratch", "that") || seq(words, 0, "my", "bad")) {
 		return true // a correction's opener, joined to the correction
 	}
-	for _, t := range c {
+	for k := 0; k < len(c); k++ {
+		t := c[k]
 		if t.kind == tQuote {
 			return false
 		}
 		if t.kind == tWord && !discourse[t.low] {
+			// An aside says nothing either ("heads up,", "for the
+			// record,", "to be honest,"): joined to the next clause, a
+			// change whose "I" is dropped still opens the sentence.
+			if e, n, ok := matchCue(asideCues, c[k:]); ok && e == 0 {
+				k += n - 1
+				continue
+			}
 			return false
 		}
 	}

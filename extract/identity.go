@@ -180,11 +180,46 @@ func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 		} else if !is(ts, h, "user", "users", "person", "people", "guy", "girl") {
 			// "a jazz lover" likes jazz; "a morning person" is a trait.
 			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(thing), value: thing, tmpl: tmLikes})
+		} else if h == k+1 && is(ts, h, "person") && x.leaning(ts) && tasteNoun(ts[k]) {
+			// "more of a dumpling person": set against another taste, a
+			// plain noun is one, known to the lexicon or not. Without
+			// "more of", "a X person" says as often what someone is like
+			// ("a quiet person"), so it stays no liking.
+			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(thing), value: thing, tmpl: tmLikes})
 		}
 		return
 	}
 	x.role(s.asPerson(), ts, f, true)
 }
+
+// leaning reports whether ts, "a X person", follows "more of" in the
+// sentence: a taste set against another.
+func (x *extraction) leaning(ts []token) bool {
+	at := offsetOf(x.sent, ts)
+	return at >= 2 && &x.sent[at] == &ts[0] && seq(x.sent, at-2, "more", "of")
+}
+
+// tasteNoun reports whether a word before "person" names a thing one may
+// like ("dumpling", "hiking"), not a trait ([person-traits]: "night",
+// "people") nor an adjective by its ending ([adjective-endings]:
+// "creative", "spontaneous"). A capitalised word ("a Tuesday person") is
+// left alone: the lexicon places the names it knows.
+func tasteNoun(t token) bool {
+	if t.kind != tWord || t.capital || len(t.low) < 3 || personTraits[t.low] {
+		return false
+	}
+	for e := range adjectiveEndings {
+		if strings.HasSuffix(t.low, e) && len(t.low) > len(e)+2 {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	personTraits     = wordSet("identity", "person-traits")
+	adjectiveEndings = wordSet("identity", "adjective-endings")
+)
 
 // fanHeads end "a Vim user", "a cat person", "a jazz fan".
 var fanHeads = wordSet("identity", "fan-heads")

@@ -76,7 +76,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			return nil
 		}
 	}
-	if x.mode == modeUser && (x.tasteIdiom(ts, f) || x.bareState(ts, f)) {
+	if x.mode == modeUser && (x.tasteIdiom(ts, f) || x.bareState(ts, f) || x.noMore(ts, f)) {
 		return nil
 	}
 	if x.mode == modeUser && x.itsNow(ts, f) {

@@ -11,7 +11,7 @@ var replacementTailCues = cuePatterns("replacement-tail")
 // as the value that took its place: "I don't drink coffee anymore, only
 // green tea" ends coffee and, borrowing the first clause's verb, states
 // green tea for the same slot; "I don't use Vim anymore, mostly Helix
-// these days" likewise. The new value is a candidate of its own, with a
+// these days" and "..., green tea only" likewise. The new value is a candidate of its own, with a
 // correction cue (so endedBecomesHistory keeps the old one as the value
 // before); a plain denial ("I don't drink coffee, only tea") never said
 // the old value held, so the new one is a plain statement. The words
@@ -25,8 +25,8 @@ func (x *extraction) replacedInPlace(ts []token) {
 		if !is(ts, i-1, ",", "-", ";", "...") {
 			continue
 		}
-		_, n, ok := matchCue(replacementTailCues, ts[i:])
-		if !ok || i+n >= len(ts) || ts[i+n].kind != tWord {
+		_, n, opener := matchCue(replacementTailCues, ts[i:])
+		if i+n >= len(ts) || ts[i+n].kind != tWord {
 			continue
 		}
 		j := i + n
@@ -42,6 +42,14 @@ func (x *extraction) replacedInPlace(ts []token) {
 			} else {
 				break
 			}
+		}
+		if !opener {
+			// The opener's word may close the clause instead: "green
+			// tea only".
+			if end-j < 2 || !is(ts, end-1, "only") {
+				continue
+			}
+			end--
 		}
 		if end == j || end-j > 4 {
 			continue
@@ -75,4 +83,38 @@ func (x *extraction) replacedInPlace(ts []token) {
 			return
 		}
 	}
+}
+
+// noMore reads "no more X (for me)" opening a sentence as the speaker's "I
+// don't have X anymore": X, a thing the lexicon places in a category
+// ("soda", "Vim"), ends; a short clause after it may name what took its
+// place (replacedInPlace). An X the lexicon cannot place ("no more late
+// nights") or someone else's ("no more soda for my son") is left as said.
+func (x *extraction) noMore(ts []token, f flags) bool {
+	if !x.lead || f.not || !seq(ts, 0, "no", "more") {
+		return false
+	}
+	body := ts[2:]
+	for k := range body {
+		if body[k].kind == tPunct {
+			body = body[:k]
+			break
+		}
+	}
+	for k := trailingFillerLen(body); k > 0; k = trailingFillerLen(body) {
+		body = body[:len(body)-k] // "no more soda for me lol"
+	}
+	if len(body) > 2 && seq(body, len(body)-2, "for", "me") {
+		body = body[:len(body)-2]
+	}
+	val, n := x.readValue(body, vThing)
+	if n == 0 || n != len(body) {
+		return false
+	}
+	if _, ok := CategoryOf(val); !ok {
+		return false
+	}
+	f.neg = true
+	x.useThing(x.speaker, body, f, purposeInfo{})
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -114,6 +115,15 @@ func TestToolsMatchSDK(t *testing.T) {
 			callJSON(t, ours, "remember", map[string]any{"text": "I prefer short answers."})
 		}
 		got, want := callJSON(t, ours, c.name, c.args), callJSON(t, sdk, c.name, c.args)
+		if m, ok := c.args.(map[string]any); ok && (m["Limit"] != nil || m["surprise"] != nil) {
+			// An argument the tool does not take: ours names it and the
+			// arguments it takes (TestUnknownArgumentNamesTheMeantOne);
+			// the SDK says only "unexpected additional properties".
+			if !strings.Contains(got, `"isError":true`) || !strings.Contains(got, "invalid_request: recall takes no argument") {
+				t.Errorf("%s %v: %s", c.name, c.args, got)
+			}
+			continue
+		}
 		if got != want {
 			t.Errorf("%s %v:\nours %s\nsdk  %s", c.name, c.args, got, want)
 		}
