@@ -210,7 +210,7 @@ func (x *extraction) correctInPlace(ts []token) {
 				continue
 			}
 			if clauseSince(x.content[x.start:before], cand.Value) {
-				// "Rob can't do spicy, I'll eat anything, sorry, Linz":
+				// "Mo avoids pork, we're fine with lamb, sorry, Graz":
 				// another clause stood between the value and the
 				// marker, so the marker corrects something else.
 				break
