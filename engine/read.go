@@ -1206,6 +1206,12 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// "Mira's dentist is Dr Osei".
 			add("other_subject", -r.OtherTurn)
 		}
+		if r.OtherTurn != 0 && q.relation != "" && ownOtherRelationOnly(v.Content, q.relation) {
+			// "what's my kid's name?" is not answered by "my manager is
+			// Felix": the user's manager, not their kid, whatever key
+			// word ("name") the turn lent from its fact.
+			add("other_subject", -r.OtherTurn)
+		}
 		if r.OtherTurn != 0 && !q.self && q.relation == "" && q.possession != "" && !relationWord(q.possession) && sh&(shapeSelf|shapeOther) == shapeOther {
 			// "who is my favourite author?" asks for the user's
 			// author, not the sister's: "my sister reads nothing but
@@ -1299,6 +1305,12 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// about someone else is never its answer, however well its
 			// words match ("The user's flatmate is allergic to
 			// penicillin" for "what am I allergic to?").
+			pen += r.OtherTurn
+		}
+		if q.relation != "" && extract.IsRelationNoun(v.Subject) && !sameRelation(v.Subject, q.relation) {
+			// Another of the user's people than the one asked about:
+			// "The user's manager's name is Felix" names no kid, however
+			// well "name" matched "what's my kid's name?".
 			pen += r.OtherTurn
 		}
 		add("other_subject", -pen)

@@ -640,6 +640,12 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 	changed := false
 	for i := 0; i < min(tops, len(cands)); i++ {
 		old := cands[i]
+		if slices.ContainsFunc(old.terms, func(t memory.Term) bool { return t.Name == "other_subject" }) {
+			// Ranked high though about someone else ("my manager is
+			// Felix" for "what's my kid's name?"): what replaced its
+			// value answers the question no better.
+			continue
+		}
 		var names []string
 		anyTurn := now // a later turn follows without a change cue
 		need := 1      // names a later turn must share
@@ -844,6 +850,70 @@ func someoneElsesRelation(text, rel string) bool {
 		other = true
 	}
 	return other
+}
+
+// ownOtherRelationOnly reports whether text speaks of one of the user's
+// own people ("my manager", "our older son") and of no one in rel's family
+// (see sameRelation): "my manager is Felix" says nothing of the user's kid,
+// "my daughter starts school" does.
+func ownOtherRelationOnly(text, rel string) bool {
+	ws := lowerWords(text)
+	own := false
+	for i, w := range ws {
+		base := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
+		if !extract.IsRelationNoun(base) {
+			continue
+		}
+		if sameRelation(base, rel) {
+			return false
+		}
+		j := i - 1
+		if j > 0 && describingWords[ws[j]] {
+			j--
+		}
+		if j >= 0 && (ws[j] == "my" || ws[j] == "our") {
+			own = true
+		}
+	}
+	return own
+}
+
+// relationFamilies are relation nouns that can name the same person: a
+// question about "my kid" is answered by a turn about "my daughter", one
+// about "my boss" by "my manager".
+var relationFamilies = [][]string{
+	{"kid", "kids", "child", "children", "son", "daughter"},
+	{"wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "fiance", "fiancé", "fiancée"},
+	{"mother", "mom", "mum", "father", "dad", "parents", "stepmom", "stepdad"},
+	{"sister", "brother", "sibling", "siblings", "twin"},
+	{"grandma", "grandmother", "grandpa", "grandfather", "grandparents"},
+	{"boss", "manager", "lead"},
+	{"friend", "friends", "bestie", "buddy", "pal", "mate"},
+	{"colleague", "colleagues", "coworker", "co-worker", "coworkers", "teammate", "teammates"},
+	{"roommate", "flatmate"},
+	{"neighbor", "neighbour"},
+	{"cofounder", "co-founder"},
+	{"client", "clients", "customer", "customers"},
+	{"report", "reports"},
+}
+
+var relationFamily = func() map[string]int {
+	m := map[string]int{}
+	for i, f := range relationFamilies {
+		for _, w := range f {
+			m[w] = i + 1
+		}
+	}
+	return m
+}()
+
+// sameRelation reports whether two relation nouns can name the same person.
+func sameRelation(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa := relationFamily[a]
+	return fa != 0 && fa == relationFamily[b]
 }
 
 // beforeClause splits a question about what came before a value into what

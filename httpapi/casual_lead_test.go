@@ -74,3 +74,25 @@ func TestE2EReportingLineAndComparisons(t *testing.T) {
 		t.Errorf("pipeline: top %q (%v)", first(res), e2eContents(res.Items))
 	}
 }
+
+// Over the API, with each line its own session: a question about one of
+// the user's people is answered by what was said of that person, not by
+// what was said of another (whose fact's key word matched the question).
+func TestE2EAnotherRelationDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	f.userSays(t, "people",
+		"quick intro, I look after the data team at Pelorus",
+		"my manager is Anselm",
+		"oh and my daughter Ysolde starts school in the autumn",
+		"Anselm moved to the sales side, so I report to Rhiannon these days")
+	for _, tc := range []struct{ q, want string }{
+		{"what's the name of my kid?", "Ysolde"},
+		{"what's my daughter called?", "Ysolde"},
+	} {
+		res := f.e2eRetrieve(t, tc.q, "X-Mnemon-Namespace", "people")
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, tc.want) {
+			t.Errorf("%q: top %q, want %q first (%v)", tc.q, first(res), tc.want, e2eContents(res.Items))
+		}
+	}
+}
