@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -224,6 +225,9 @@ func asksForRule(ws []string) bool {
 			w == "off" && i+1 < len(ws) && ws[i+1] == "limits" {
 			return true
 		}
+		if ruleQuestionPhrase(ws, i) {
+			return true
+		}
 		if ruleQuestionModals[w] {
 			for j := i + 1; j < len(ws) && j <= i+3; j++ {
 				if ruleQuestionVerbs[ws[j]] {
@@ -231,6 +235,29 @@ func asksForRule(ws []string) bool {
 				}
 			}
 		}
+	}
+	return false
+}
+
+// ruleQuestionPhrase reports a phrase at ws[i] that asks what to mind
+// before doing something: "anything to keep in mind if I cook tonight?",
+// "what should I watch out for?", "anything I need to know before I order?",
+// "what should I be careful about?".
+func ruleQuestionPhrase(ws []string, i int) bool {
+	at := func(j int, w ...string) bool {
+		return j >= 0 && j < len(ws) && slices.Contains(w, ws[j])
+	}
+	switch ws[i] {
+	case "keep", "bear":
+		return at(i+1, "in") && at(i+2, "mind")
+	case "watch", "look":
+		return at(i+1, "out")
+	case "careful", "mindful", "wary":
+		return true
+	case "know":
+		// "should I know", "need to know", "I should know before":
+		// what to know, not who knows or whether I know someone.
+		return at(i-1, "should") || at(i-1, "to") && at(i-2, "need", "ought", "have") || at(i-2, "should")
 	}
 	return false
 }

@@ -143,6 +143,9 @@ type scored struct {
 	// alsoSaid are the evidence episodes of candidates left out because
 	// they say the same words: the item cites them too.
 	alsoSaid []string
+	// via says how a candidate no channel offered came in (a later turn
+	// that changed a top one's value, a reply, the user's limits).
+	via string
 }
 
 // round keeps four decimals of every score: enough to explain a ranking,
@@ -342,6 +345,9 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		st.RUnlock()
 	}
 	q := readQuery(p.Query, p.IncludeHistory)
+	if r.TaskRule != 0 && (q.task || q.userRule()) {
+		cands = e.addUserLimits(st, cands, admit, q.userRule())
+	}
 	user := e.userTerm()
 	// What ranking reads of the index beyond each candidate, read once
 	// under the lock: whether an episode's facts speak for it and whom
@@ -368,7 +374,9 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		e.rank(st, c, p, q, r, now)
 	}
 	sortRanked(cands)
-	if q.self {
+	if q.self && !q.rule && !q.task {
+		// A rule question or a task is answered by the user's limits
+		// (TaskRule), not by what the user said after others' news.
 		var replied bool
 		if cands, replied = e.followReplies(st, cands, keep); replied {
 			sortRanked(cands)
@@ -1106,6 +1114,57 @@ func (e *Engine) subjectTerms(firstPerson bool, qterms []string) []string {
 
 // userTerm is the user's subject term, under which mnemon files what the
 // user says about themselves.
+// addUserLimits adds the user's standing limits to the candidates of a
+// task or of a question after the user's rules, whatever their words:
+// "anything to keep in mind if I cook tonight?" shares no word, and little
+// meaning, with "no dairy for me this month", which binds it. A limit is a
+// live fact of the user keyed as one (constraint:…, allergic_to:…,
+// avoids:…), newest first, at most maxLimitCandidates; the TaskRule term
+// ranks them. For a task they have no fused score (no channel found
+// them); a question after the user's rules asks for them, so they take the
+// best candidate's (answers rules asks) and the TaskRule term puts them
+// above what only matched its words.
+func (e *Engine) addUserLimits(st *nsState, cands []*scored, admit func(*entry) bool, asked bool) []*scored {
+	have := make(map[string]bool, len(cands))
+	best := 0.0
+	for _, c := range cands {
+		have[c.en.V.ID] = true
+		best = max(best, c.fused)
+	}
+	if !asked {
+		best = 0
+	}
+	added := 0
+	st.RLock()
+	defer st.RUnlock()
+	for _, word := range e.limitKeyTerms() {
+		postings := st.KeyPostingsLocked(word)
+		for i := len(postings) - 1; i >= 0 && added < maxLimitCandidates; i-- {
+			en, ok := st.EntryLocked(postings[i])
+			if !ok || have[en.V.ID] || !admit(en) {
+				continue
+			}
+			v := en.V
+			if v.Kind != memory.KindSemantic || v.Status != memory.StatusActive || v.Subject != DefaultSpeaker {
+				continue
+			}
+			have[v.ID] = true
+			cands = append(cands, &scored{en: en, fused: best, terms: make(memory.Terms, 0, maxTerms), via: "the user's limits, for a task or a question after them"})
+			added++
+		}
+	}
+	return cands
+}
+
+// maxLimitCandidates bounds the limits addUserLimits adds: a user states a
+// handful; past that the newest.
+const maxLimitCandidates = 20
+
+// limitKeyTerms are the index terms of the key words that name a limit.
+func (e *Engine) limitKeyTerms() []string {
+	return e.analyzer.QueryTerms("constraint allergic avoids")
+}
+
 func (e *Engine) userTerm() string {
 	if ts := e.analyzer.QueryTerms(DefaultSpeaker); len(ts) > 0 {
 		return ts[0]

@@ -249,6 +249,39 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 	return shapeOfText(v.Content, an)
 }
 
+// discourseNo reports whether words[i], a "no" of text, answers or
+// corrects ("wait no, it's the 21st", "no worries", "oh no") rather than
+// refuses ("no cilantro, ever"): it ends its clause, or opens a set phrase.
+func discourseNo(text string, words []string, i int) bool {
+	if i+1 < len(words) && noPhrases[strings.ToLower(words[i+1])] {
+		return true
+	}
+	if i > 0 && strings.EqualFold(words[i-1], "oh") {
+		return true
+	}
+	// The i-th word's end in text, found as FieldsFunc found it.
+	n, in := -1, false
+	for k, r := range text {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’'
+		if word && !in {
+			n++
+		}
+		if !word && in && n == i {
+			rest := strings.TrimLeft(text[k:], " ")
+			return rest == "" || strings.ContainsRune(",.!?;:", rune(rest[0]))
+		}
+		in = word
+	}
+	return n == i // the text's last word
+}
+
+// noPhrases follow a "no" that refuses nothing.
+var noPhrases = map[string]bool{
+	"worries": true, "idea": true, "problem": true, "problemo": true, "way": true, "thanks": true,
+	"rush": true, "clue": true, "doubt": true, "kidding": true, "biggie": true, "prob": true,
+	"probs": true, "offense": true, "offence": true, "wait": true,
+}
+
 // shapeOfText is the shape of a turn's text.
 func shapeOfText(text string, an *search.Analyzer) turnShape {
 	var s turnShape
@@ -274,7 +307,7 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 		if acquired(words, i) || habitStopped(words, i) {
 			s |= shapeChange
 		}
-		if ruleWords[lw] {
+		if ruleWords[lw] && (lw != "no" || !discourseNo(text, words, i)) {
 			s |= shapeRule
 		}
 		if constraintWords[lw] || limitModals[lw] && i+1 < len(words) && limitVerbs[strings.ToLower(words[i+1])] ||
@@ -699,7 +732,7 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			}
 			nw, found := byID[h.ID]
 			if !found {
-				nw = &scored{en: en, terms: make(memory.Terms, 0, maxTerms)}
+				nw = &scored{en: en, terms: make(memory.Terms, 0, maxTerms), via: "a later turn that says a top candidate's value changed"}
 				byID[h.ID] = nw
 				cands = append(cands, nw)
 			}
@@ -814,7 +847,7 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 			}
 		}
 		if rc == nil {
-			rc = &scored{en: reply, terms: make(memory.Terms, 0, maxTerms)}
+			rc = &scored{en: reply, terms: make(memory.Terms, 0, maxTerms), via: "the user's reply after a top turn about others"}
 			cands = append(cands, rc)
 		}
 		if lift := unpenalised(top) + 0.01 - rc.final; lift > 0 {

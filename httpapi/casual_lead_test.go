@@ -96,3 +96,37 @@ func TestE2EAnotherRelationDoesNotAnswer(t *testing.T) {
 		}
 	}
 }
+
+// Over the API: a question after what to mind before doing something, and
+// a task, reach the user's limits though they share no word with them, and
+// a line said after a friend's news is no answer to such a question.
+func TestE2ELimitsReachAQuestionWithNoSharedWord(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	f.e2eCapture(t, "chat-a", []map[string]any{
+		{"kind": "user_message", "content": "I'm in Tartu these days btw"},
+		{"kind": "user_message", "content": "my pal Evert lives up in Narva and keeps inviting me over"},
+		{"kind": "user_message", "content": "if I ever adopt a cat I'm naming it Mochi lol"},
+	}, "X-Mnemon-Namespace", "limits2")
+	f.userSays(t, "limits2",
+		"been using Sublime for everything lately",
+		"no gluten for me this month, trying an elimination diet")
+	for _, q := range []string{
+		"anything to keep in mind if I cook for myself tonight?",
+		"what should I watch out for at the dinner party?",
+		"plan my meals for the week",
+	} {
+		res := f.e2eRetrieve(t, q, "X-Mnemon-Namespace", "limits2")
+		if len(res.Items) == 0 || !strings.Contains(strings.ToLower(res.Items[0].Content), "gluten") {
+			t.Errorf("%q: top %q, want the gluten limit first (%v)", q, first(res), e2eContents(res.Items))
+			for _, it := range res.Items {
+				t.Log(it.Content, " :: ", it.Explanation)
+			}
+		}
+		for _, it := range res.Items {
+			if strings.Contains(it.Explanation, "reply") {
+				t.Errorf("%q: %q lifted as a reply: %s", q, it.Content, it.Explanation)
+			}
+		}
+	}
+}
