@@ -1119,7 +1119,7 @@ func (e *Engine) subjectTerms(firstPerson bool, qterms []string) []string {
 // "anything to keep in mind if I cook tonight?" shares no word, and little
 // meaning, with "no dairy for me this month", which binds it. A limit is a
 // live fact of the user keyed as one (constraint:…, allergic_to:…,
-// avoids:…), newest first, at most maxLimitCandidates; the TaskRule term
+// avoids:…, diet), newest first, at most maxLimitCandidates; the TaskRule term
 // ranks them. For a task they have no fused score (no channel found
 // them); a question after the user's rules asks for them, so they take the
 // best candidate's (answers rules asks) and the TaskRule term puts them
@@ -1162,7 +1162,7 @@ const maxLimitCandidates = 20
 
 // limitKeyTerms are the index terms of the key words that name a limit.
 func (e *Engine) limitKeyTerms() []string {
-	return e.analyzer.QueryTerms("constraint allergic avoids")
+	return e.analyzer.QueryTerms("constraint allergic avoids diet")
 }
 
 func (e *Engine) userTerm() string {
@@ -1333,11 +1333,12 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		}
 	}
 	if r.TaskRule != 0 && (q.task || q.userRule()) && v.Kind == memory.KindSemantic && v.Status == memory.StatusActive &&
-		(v.Type == memory.TypeConstraint || q.userRule() && v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeConstraint != 0) {
+		(v.Type == memory.TypeConstraint || v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeConstraint != 0) {
 		// A stated rule as a fact ("no cilantro for me, ever") binds a
-		// task as the turn that said it does; a question after the
-		// user's rules is answered by it, and by a fact that is one
-		// ("The user is allergic to peanuts.").
+		// task as the turn that said it does; a task and a question
+		// after the user's rules are answered by it, and by a fact that
+		// is one ("The user is allergic to peanuts.", "The user is
+		// vegetarian.").
 		add("task_rule", r.TaskRule)
 	}
 	if c.en.SubjectTerm != "" && slices.Contains(qterms, c.en.SubjectTerm) {

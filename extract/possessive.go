@@ -363,6 +363,15 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		if !knownCategories[cat] {
 			return // "our biggest problem is..." is not a slot
 		}
+		if is(val, 0, "on", "in", "with", "via", "through", "using") {
+			// "our CI is on GitLab runners": the tool follows the
+			// preposition, which is no part of it; "our database is in a
+			// bad state" names none.
+			if len(val) < 2 || !val[1].capital {
+				return
+			}
+			val = val[1:]
+		}
 		x.useThing(s, val, f, purposeInfo{prep: "as", cat: cat, known: true, text: categoryDisplay(cat)})
 	case favorite && f.plural:
 		// "My favorite editors are Vim and Emacs": several favorites are

@@ -130,3 +130,27 @@ func TestE2ELimitsReachAQuestionWithNoSharedWord(t *testing.T) {
 		}
 	}
 }
+
+// A task reaches the user's diet, the fact the rules read and the turn
+// that said it, though the task shares no word with either.
+func TestE2ETaskReachesTheDiet(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	f.userSays(t, "diet",
+		"fyi I'm pescatarian, have been for ages",
+		"our CI is on Woodpecker runners",
+		"the quarterly review got moved to the 14th")
+	res := f.e2eRetrieve(t, "pick a place for dinner tonight", "X-Mnemon-Namespace", "diet")
+	fact, turn := -1, -1
+	for i, it := range res.Items {
+		switch {
+		case it.Kind == "semantic" && strings.Contains(it.Content, "pescatarian"):
+			fact = i
+		case strings.Contains(it.Content, "pescatarian"):
+			turn = i
+		}
+	}
+	if fact < 0 || turn < 0 || min(fact, turn) > 1 {
+		t.Errorf("the diet fact at %d, its turn at %d; want both, one in the first two (%v)", fact, turn, e2eContents(res.Items))
+	}
+}
