@@ -26,6 +26,8 @@ type queryFacts struct {
 	task         bool     // asks the agent to do something ("book me a flight")
 	rule         bool     // asks for the user's rules ("anything I should avoid?")
 	relation     string   // asks about one of the user's people ("my sister's name")
+	team         string   // the team's subject term, for a question in the first person (set by retrieve)
+	bestFused    float64  // the best candidate's fused score (set by retrieve)
 	possession   string   // asks about something of the user's ("my GP", "my birthday")
 	number       bool     // asks for a quantity ("how much", "how many")
 	names        []string // the names it says, lower-case ("where is Oona working?")

@@ -50,3 +50,29 @@ func TestAnotherRelationDoesNotAnswer(t *testing.T) {
 		})
 	}
 }
+
+// A question in the first person about the project's tools is answered by
+// what the team uses, and a change said of something else (weakly related
+// to the question) takes no change lift over it.
+func TestTeamFactsAnswerTheFirstPerson(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-3 * day)
+	captureSession(t, e, "ns", "a", start, "the monorepo uses yarn, not npm, please", "we're on python 3.11 for now")
+	captureSession(t, e, "ns", "b", start.Add(day), "scratch that, python 3.12 since last week", "my dentist moved to a new office")
+	for _, tc := range []struct{ query, want string }{
+		{"which package manager should I use?", "yarn"},
+		{"what package manager do we use?", "yarn"},
+	} {
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: tc.query,
+			Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, tc.want) {
+			t.Errorf("%q: top items %v, want %q first", tc.query, contents(res), tc.want)
+		}
+		for i, it := range res.Items[:min(2, len(res.Items))] {
+			if strings.Contains(it.Content, "python") {
+				t.Errorf("%q: the python change is #%d: %s", tc.query, i+1, it.Explanation)
+			}
+		}
+	}
+}
