@@ -1217,6 +1217,15 @@ func (e *Engine) teamTerm() string {
 	return ""
 }
 
+// opensOnAskedName reports whether text opens on a name the question
+// says: "Anton dropped out, he's doing a bootcamp now" is Anton's change,
+// and answers "what is Anton doing now?".
+func opensOnAskedName(text string, names []string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(text), " ")
+	first = strings.TrimSuffix(strings.TrimSuffix(strings.TrimRight(first, ",.!?:;"), "'s"), "’s")
+	return first != "" && slices.Contains(names, strings.ToLower(first))
+}
+
 // changeRelevant reports whether c may take the change lift: a channel
 // that measures relevance found it, with a fused score of at least
 // changeRelevance of the best candidate's. A change cue says what is true
@@ -1332,7 +1341,8 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.AgentRemark != 0 && isAgentSpeaker(v.Subject) && agentRemark(c.en, q) {
 			add("agent_remark", -r.AgentRemark)
 		}
-		if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && sh&shapeChange != 0 && sh&(shapeRequest|shapeOpensName) == 0 &&
+		if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && sh&shapeChange != 0 && sh&shapeRequest == 0 &&
+			(sh&shapeOpensName == 0 || opensOnAskedName(v.Content, q.names)) &&
 			(!q.rule || sh&shapeConstraint != 0) && q.changeRelevant(c) {
 			// What changed last is what is true now: "everything runs
 			// on Fly.io now" over "the app's on Heroku". A task ("order

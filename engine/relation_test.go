@@ -76,3 +76,20 @@ func TestTeamFactsAnswerTheFirstPerson(t *testing.T) {
 		}
 	}
 }
+
+// A change said of someone the question names ("Maren quit the band, she's
+// coaching now") answers "what is Maren doing now?" before the user's own
+// earlier question about her, which states nothing.
+func TestNamedPersonsChangeAnswersNow(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-3 * day)
+	captureSession(t, e, "ns", "a", start, "my cousin Maren plays bass in a touring band")
+	captureSession(t, e, "ns", "b", start.Add(day), "Maren quit the band, she's coaching a youth team now")
+	captureSession(t, e, "ns", "c", start.Add(2*day), "can you remind me what Maren is up to these days?")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what is Maren doing now?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "coaching") {
+		t.Fatalf("top items %v, want her change first", contents(res))
+	}
+}
