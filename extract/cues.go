@@ -207,6 +207,8 @@ var (
 	nowCues               = cuePatterns("now")
 	newValueLeadCues      = cuePatterns("new-value-leads")
 	selfOpenerCues        = cuePatterns("self-openers")
+	copulaModifierCues    = cuePatterns("copula-modifiers")
+	ownerModifierCues     = cuePatterns("possessive-modifiers")
 )
 
 // closingReport sets the flags of a report of belief that closes a
@@ -647,6 +649,28 @@ func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, do
 		return nil, true
 	}
 	return ts, e&cueStop != 0
+}
+
+// stripModifiers strips the modifiers of a table ([copula-modifiers],
+// [possessive-modifiers]) at the start of ts, one after another, and sets
+// the flags they say; it stops at a word no pattern matches or one whose
+// pattern says stop. drop says a modifier leaves nothing to read.
+func stripModifiers(table *cueTable, ts []token, f *flags) (rest []token, drop bool) {
+	for {
+		e, n, ok := matchCue(table, ts)
+		if !ok || n == 0 || e&cueStop != 0 {
+			return ts, false
+		}
+		if e&cueDrop != 0 {
+			return ts, true
+		}
+		f.not = f.not || e&cueNot != 0
+		f.neg = f.neg || e&cueNeg != 0
+		f.future = f.future || e&cueFuture != 0
+		f.corr = f.corr || e&cueCorrection != 0
+		f.hedge = f.hedge || e&cueHedge != 0
+		ts = ts[n:]
+	}
 }
 
 // slotOwner says how a slot pattern knows the change is the speaker's.

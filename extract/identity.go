@@ -13,35 +13,7 @@ import (
 // copula reads what follows "am/is/are/was": places, roles, names, diets,
 // fandoms, progressive verbs ("I'm using..."), passives ("written in Go").
 func (x *extraction) copula(s subject, ts []token, f flags) {
-	i := 0
-	for i < len(ts) {
-		w := ts[i].low
-		switch {
-		case w == "not":
-			f.not = true
-		case w == "no" && is(ts, i+1, "longer"):
-			f.neg = true
-			i++
-		case w == "more" && is(ts, i+1, "of") && is(ts, i+2, "a", "an"):
-			// "more of a tea person": a leaning is still a liking.
-			i++
-		case w == "going" && is(ts, i+1, "to") && baseVerbAt(ts, i+2):
-			f.future = true
-			i++
-		case adverbs[w] && w != "so" && w != "all" && w != "both" && w != "kind" && w != "sort":
-			if corrAdverbs[w] {
-				f.corr = true
-			}
-			if hedgeAdverbs[w] {
-				f.hedge = true
-			}
-		default:
-			goto body
-		}
-		i++
-	}
-body:
-	ts = ts[i:]
+	ts, _ = stripModifiers(copulaModifierCues, ts, &f) // [copula-modifiers]
 	if len(ts) == 0 {
 		return
 	}

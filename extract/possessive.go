@@ -105,27 +105,9 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 		f.past = true
 	}
 	f.plural = is(ts, c, "are", "were")
-	val := ts[c+1:]
-	for len(val) > 0 {
-		w := val[0].low
-		switch {
-		case w == "no" && is(val, 1, "longer"):
-			f.neg = true
-			val = val[2:]
-			continue
-		case w == "not":
-			return true // "My favorite editor is not Vim" says too little
-		case adverbs[w] && w != "so" && w != "all" && w != "kind" && w != "sort":
-			if corrAdverbs[w] {
-				f.corr = true
-			}
-			if hedgeAdverbs[w] {
-				f.hedge = true
-			}
-			val = val[1:]
-			continue
-		}
-		break
+	val, drop := stripModifiers(ownerModifierCues, ts[c+1:], &f) // [possessive-modifiers]
+	if drop {
+		return true // "My favorite editor is not Vim" says too little
 	}
 	x.interpretNP(s, ts[k:np], val, f)
 	return true
