@@ -209,6 +209,9 @@ var (
 	selfOpenerCues        = cuePatterns("self-openers")
 	copulaModifierCues    = cuePatterns("copula-modifiers")
 	ownerModifierCues     = cuePatterns("possessive-modifiers")
+	everyDayCues          = cuePatterns("every-day")
+	dayLongCues           = cuePatterns("day-long")
+	lastingCues           = cuePatterns("lasting")
 )
 
 // closingReport sets the flags of a report of belief that closes a

@@ -96,11 +96,7 @@ func (x *extraction) atEmployerNow(s subject, ts []token, f flags) {
 	if len(ts) == 0 || knownPlace(ts) {
 		return
 	}
-	lasting := hasWord(x.sent, "nowadays")
-	for k := 0; k+1 < len(x.sent); k++ {
-		lasting = lasting || seq(x.sent, k, "these", "days")
-	}
-	if !lasting && !speaksOfJob(x.sent) {
+	if !cueAnywhere(lastingCues, x.sent) && !speaksOfJob(x.sent) { // [lasting]
 		return
 	}
 	x.org(s, ts, f, true)
@@ -617,7 +613,5 @@ func workedIn(x *extraction, ts []token) bool {
 	if c, ok := CategoryOf(val); !ok || c != "programming_language" && c != "editor" {
 		return false
 	}
-	rest := ts[n:]
-	return seq(rest, 0, "all", "day") || seq(rest, 0, "all", "the", "time") || seq(rest, 0, "most", "of", "the") ||
-		seq(rest, 0, "every", "day") || seq(rest, 0, "full", "time") || seq(rest, 0, "day", "to", "day")
+	return cueLen(dayLongCues, ts[n:]) > 0 // [day-long]
 }

@@ -533,7 +533,7 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 	// "Nothing beats ramen", "I could listen to jazz all day": what one
 	// would never tire of is loved ([taste-idioms] of
 	// lexicons/cue-patterns.txt).
-	if n := cueLen(tasteIdiomCues, ts); n > 0 && (!is(ts, 0, "i") || everyDay(ts[n:])) {
+	if n := cueLen(tasteIdiomCues, ts); n > 0 && (!is(ts, 0, "i") || cueAnywhere(everyDayCues, ts[n:])) {
 		f.hedge = f.hedge && !is(ts, 0, "i") // "could" here is no plan
 		x.likeThing(x.speaker, ts[n:], f, false, true)
 		return true
@@ -592,18 +592,6 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 // tasteVerbs are what a person does with a thing they choose: "the shell
 // I launch first", "what I stream while cooking", "I could eat it every day".
 var tasteVerbs = wordSet("predicates", "taste-verbs")
-
-// everyDay reports whether ts says "every (single) day", "all day",
-// "forever": how one speaks of what one never tires of.
-func everyDay(ts []token) bool {
-	for k := range ts {
-		if is(ts, k, "every") && (is(ts, k+1, "day", "night", "morning", "week") || is(ts, k+1, "single") && is(ts, k+2, "day", "night")) ||
-			is(ts, k, "all") && is(ts, k+1, "day") || is(ts, k, "forever") {
-			return true
-		}
-	}
-	return false
-}
 
 // writtenIn reads the speaker's language from what their work is written
 // in: "Nearly all my hobby apps are written in Rust", "All my code is
