@@ -195,7 +195,6 @@ var (
 	servingCues           = cuePatterns("servings")
 	passivePrepCues       = cuePatterns("passive-preps")
 	moveAdverbCues        = cuePatterns("move-adverbs")
-	workAdverbCues        = cuePatterns("work-adverbs")
 	subjectModalCues      = cuePatterns("subject-modals")
 	ruleSubjectCues       = cuePatterns("rule-subjects")
 	allergyLeadCues       = cuePatterns("allergy-leads")

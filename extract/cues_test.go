@@ -102,7 +102,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"reported-speech": reportedSpeechCues, "dropped-subject": droppedSubjectCues, "gerund-subjects": gerundSubjectCues,
 		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,
 		"questions": questionCues, "hosted-at": hostedAtCues, "other-subjects": otherSubjectCues,
-		"servings": servingCues, "passive-preps": passivePrepCues, "move-adverbs": moveAdverbCues, "work-adverbs": workAdverbCues,
+		"servings": servingCues, "passive-preps": passivePrepCues, "move-adverbs": moveAdverbCues,
 		"subject-modals": subjectModalCues, "rule-subjects": ruleSubjectCues, "allergy-leads": allergyLeadCues,
 		"job-talk": jobTalkCues, "np-adjectives": npAdjectiveCues, "purpose-owners": purposeOwnerCues,
 		"purpose-determiners": purposeDeterminerCues, "others-wishes": othersWishCues, "now": nowCues, "new-value-leads": newValueLeadCues,
@@ -112,7 +112,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		}
 	}
 	for name, table := range map[string]*ruleTable{"copula": copulaSlots, "cannot": cannotSlots, "job-changes": jobChangeSlots, "posts": postSlots,
-		"verb-slots/job": verbSlots["job"], "verb-slots/settle": verbSlots["settle"]} {
+		"verb-slots/job": verbSlots["job"], "verb-slots/settle": verbSlots["settle"], "verb-slots/work": verbSlots["work"], "verb-slots/live": verbSlots["live"]} {
 		if len(table.rules) == 0 {
 			t.Errorf("slot template table %s is empty", name)
 		}

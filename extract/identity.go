@@ -383,32 +383,6 @@ func (x *extraction) org(s subject, ts []token, f flags, requireCapital bool) bo
 // orgNoise follows "work at/for" without being an employer.
 var orgNoise = wordSet("identity", "org-noise")
 
-// live reads "live in X", "reside in X".
-func (x *extraction) live(s subject, ts []token, f flags) {
-	for len(ts) > 0 && adverbs[ts[0].low] && ts[0].low != "in" {
-		ts = ts[1:]
-	}
-	if !is(ts, 0, "in", "at", "near", "outside", "on") {
-		return
-	}
-	if is(ts, 0, "on") && !(len(ts) > 1 && ts[1].capital) {
-		return // "I live on coffee": only a named street or island is a place
-	}
-	if is(ts, 0, "near", "outside", "on") {
-		// "I live near Lisbon" still places the speaker, less exactly.
-		ts = ts[1:]
-	} else {
-		ts = ts[1:]
-	}
-	if f.not && !f.anymore && !f.neg {
-		f.neg = true // "I don't live in Paris" ends that slot's Paris
-	}
-	if f.not {
-		f.neg = true
-	}
-	x.place(s, ts, f, "lives_in")
-}
-
 // move reads "moved to X", "moved from X to Y", "relocated to X". A tool
 // ("moved to Neovim") is a switch; anything else is a new home.
 func (x *extraction) move(s subject, ts []token, f flags) {
@@ -535,33 +509,6 @@ func jobContext(ts []token) bool {
 
 // jobContextWords are [job-context] of lexicons/identity.txt.
 var jobContextWords = wordSet("identity", "job-context")
-
-// work reads "work at/for X [as a Y]", "work as a Y".
-func (x *extraction) work(s subject, ts []token, f flags) {
-	if !personal(s) {
-		return
-	}
-	n := cueLen(workAdverbCues, ts) // "I work remotely for X", "work mostly at Y now"
-	f.corr = f.corr || hasWord(ts[:n], "now")
-	ts = ts[n:]
-	if f.not && !f.anymore {
-		if is(ts, 0, "at", "for") {
-			f.neg = true // "I don't work at Acme" ends that slot's Acme
-		} else {
-			return
-		}
-	}
-	if f.not {
-		f.neg = true
-	}
-	switch {
-	case is(ts, 0, "at", "for") && len(ts) > 1:
-		// "work with" is left out: "I work with Maria" names a colleague.
-		x.org(s, ts[1:], f, false)
-	case is(ts, 0, "as") && len(ts) > 1:
-		x.role(s.asPerson(), ts[1:], f, false)
-	}
-}
 
 // adjectiveSuffix reports words that read as adjectives, not names: "I'm
 // Anxious", "I'm Grateful", "I'm Available".

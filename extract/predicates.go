@@ -381,14 +381,6 @@ func init() {
 			}
 			x.name(subject{kind: sPerson, id: "manager", name: possessive(s.name) + " manager"}, ts[1:], f, false)
 		},
-		"live": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if (s.kind == sTeam || s.kind == sNamed) && is(ts, 0, "on") && toolAt(x, ts[1:]) {
-				// "it all lives on Hetzner": where a stack runs.
-				x.useThing(s, ts[1:], f, purposeInfo{})
-				return
-			}
-			x.live(s, ts, f)
-		},
 		"move": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			gerund := v.form == fGerund
 			if gerund || v.form != fPast && v.form != fPartOnly && futureTime(ts) {
@@ -396,9 +388,6 @@ func init() {
 				f.future = true
 			}
 			x.move(s, ts, f)
-		},
-		"work": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.work(s, ts, f)
 		},
 		"leave": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund && v.lemma == "quit" {

@@ -247,6 +247,14 @@ func initSlots() {
 			}
 			return true
 		},
+		// A thing the lexicon knows, else the next rule: "lives on Hetzner".
+		"tool": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if !toolAt(x, ts[n:]) {
+				return false
+			}
+			x.useThing(s, ts[n:], f, purposeInfo{})
+			return true
+		},
 		// A thing chosen is named or known.
 		"named-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			if val, m := x.readValue(ts[n:], vThing); m > 0 {
