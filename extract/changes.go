@@ -552,8 +552,6 @@ func dateLen(ts []token) int { return cueLen(dateCues, ts) }
 
 var weekdays = wordSet("changes", "weekdays")
 
-var months = wordSet("changes", "months")
-
 // ordinal reports a day of the month written as an ordinal: "9th", "21st".
 func ordinal(w string) bool {
 	if len(w) < 3 || len(w) > 4 {

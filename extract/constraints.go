@@ -114,31 +114,7 @@ var standingVerbs = wordSet("constraints", "standing-verbs")
 // general reports whether a clause speaks of every case, which makes an
 // imperative a rule: "Run the tests before every commit", "Add a changelog
 // entry for each change", "Write docs from now on".
-func general(ts []token) bool {
-	for k, t := range ts {
-		switch t.low {
-		case "every", "each", "all", "any", "always", "never", "whenever", "everywhere", "anything", "everything":
-			return true
-		case "from":
-			if seq(ts, k+1, "now", "on") {
-				return true
-			}
-		case "by":
-			if is(ts, k+1, "default") {
-				return true
-			}
-		case "going":
-			if is(ts, k+1, "forward") {
-				return true
-			}
-		case "in":
-			if is(ts, k+1, "general", "future") || seq(ts, k+1, "the", "future") {
-				return true
-			}
-		}
-	}
-	return false
-}
+func general(ts []token) bool { return cueAnywhere(generalCues, ts) } // [general]
 
 // socialImperative reports small talk shaped like an order: "Talk to you
 // soon!", "Nice going, keep it up!", "Keep on lifting others with your

@@ -211,6 +211,8 @@ var (
 	everyDayCues          = cuePatterns("every-day")
 	dayLongCues           = cuePatterns("day-long")
 	lastingCues           = cuePatterns("lasting")
+	futureTimeCues        = cuePatterns("future-times")
+	generalCues           = cuePatterns("general")
 )
 
 // closingReport sets the flags of a report of belief that closes a

@@ -521,13 +521,6 @@ func adjectiveSuffix(w string) bool {
 	return false
 }
 
-// baseVerbAt reports whether ts[k] is a verb's base form: "going to move"
-// is a plan, "going to Berlin" a trip.
-func baseVerbAt(ts []token, k int) bool {
-	v, ok := verbs[lowAt(ts, k)]
-	return ok && v.form == fBase || imperativeVerbs[lowAt(ts, k)] || goalVerbs[lowAt(ts, k)]
-}
-
 // timeZoneAt returns where "time zone" (or "timezone") ends after "the X"
 // or "X" at ts[k:] ("the Pacific time zone", "CET timezone"), or 0.
 func timeZoneAt(ts []token, k int) int {
