@@ -118,19 +118,9 @@ func general(ts []token) bool { return cueAnywhere(generalCues, ts) } // [genera
 
 // socialImperative reports small talk shaped like an order: "Talk to you
 // soon!", "Nice going, keep it up!", "Keep on lifting others with your
-// courage", "Respect for the effort". A plain imperative about the
-// listener is social.
-func socialImperative(ts []token, k int) bool {
-	if is(ts, k+1, "up", "on", "going", "it", "for", "of") {
-		return true
-	}
-	for _, t := range ts[k:] {
-		if t.low == "you" || t.low == "your" || t.low == "yourself" {
-			return true
-		}
-	}
-	return false
-}
+// courage", "Respect for the effort" ([social-imperatives]). A plain
+// imperative about the listener is social.
+func socialImperative(ts []token, k int) bool { return cueAnywhere(socialImperativeCues, ts[k:]) }
 
 // hasCopula reports an "is/are/was" inside the clause, which makes its
 // first word a noun: "Help from family is priceless" is not an order.

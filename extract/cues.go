@@ -131,6 +131,10 @@ var tokenClasses = map[string]func(token) bool{
 		v, ok := verbs[t.low]
 		return ok && v.form == fBase || imperativeVerbs[t.low] || goalVerbs[t.low]
 	},
+	"base-form": func(t token) bool { // only a verb's base form, not "be"
+		v, ok := verbs[t.low]
+		return ok && v.form == fBase && v.lemma != "be"
+	},
 }
 
 // verbClasses are the forms of %form(@file/table): a form of a verb whose
@@ -212,6 +216,8 @@ var (
 	dayLongCues           = cuePatterns("day-long")
 	lastingCues           = cuePatterns("lasting")
 	futureTimeCues        = cuePatterns("future-times")
+	socialImperativeCues  = cuePatterns("social-imperatives")
+	preferredOverCues     = cuePatterns("preferred-over")
 	generalCues           = cuePatterns("general")
 )
 

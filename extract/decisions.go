@@ -50,23 +50,9 @@ func (x *extraction) decisionIs(ts []token, f flags) bool {
 // "use Postgres for the cache") or a thing ("Svelte").
 func (x *extraction) decisionBody(s subject, ts []token, f flags) {
 	if is(ts, 0, "that") {
-		ts = ts[1:]
-		ts = dropSubjectModal(ts)
+		ts = dropSubjectModal(ts[1:])
 	}
-	if is(ts, 0, "to") {
-		x.decideTo(s, ts[1:], f, tmDecideTo)
-		return
-	}
-	if is(ts, 0, "we", "i") {
-		ts = dropSubjectModal(ts)
-		x.decideTo(s, ts, f, tmDecideTo)
-		return
-	}
-	if v, ok := verbs[lowAt(ts, 0)]; ok && v.form == fBase && v.lemma != "be" {
-		x.decideTo(s, ts, f, tmDecideTo)
-		return
-	}
-	x.decideObject(s, ts, f, "")
+	x.readSlot(decisionBodySlots, s, verb{}, ts, f) // [decision-bodies]
 }
 
 // dropSubjectModal drops "we will", "we'll", "we should", "we are going to"

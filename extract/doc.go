@@ -107,6 +107,7 @@
 // conditions hold and whose reader takes the value decides; a failed
 // condition passes to the next line, so a line with {-} ends a group.
 // Tables of slot templates: [copula] (what follows "am/is"), [cannot],
+// [decision-bodies] (what was decided), [idiom-slots] ("home for me is"),
 // [possessive-nouns] (by the noun of "my <noun> is ..."), [verb-slots]
 // (by the reader [verb-readers] names: live, work, settle, grow, come,
 // goal, try, diet, use, rely, replace, rip-out, listen, drink, job, accept-job,

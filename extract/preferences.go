@@ -45,11 +45,7 @@ func (x *extraction) prefer(s subject, ts []token, f flags) {
 		return // "I'd rather die than use Teams": a figure of speech
 	}
 	// Skip what it is preferred over: "Vim over Emacs", "tea to coffee".
-	if is(rest, 0, "over", "to", "than", "vs", "versus") || seq(rest, 0, "rather", "than") || seq(rest, 0, "instead", "of") {
-		j := 1
-		if is(rest, 0, "rather", "instead") {
-			j = 2
-		}
+	if j := cueLen(preferredOverCues, rest); j > 0 { // [preferred-over]
 		_, m := x.readValue(rest[j:], vThing)
 		rest = rest[j+m:]
 	}
