@@ -107,11 +107,11 @@
 // conditions hold and whose reader takes the value decides; a failed
 // condition passes to the next line, so a line with {-} ends a group.
 // Tables of slot templates: [copula] (what follows "am/is"), [cannot],
-// [decision-bodies] (what was decided), [idiom-slots] ("home for me is"),
-// [possessive-nouns] (by the noun of "my <noun> is ..."), [verb-slots]
-// (by the reader [verb-readers] names: live, work, settle, grow, come,
-// goal, try, diet, use, rely, replace, rip-out, listen, drink, job, accept-job,
-// start, stop, give-up, consider, think-of, lean, the project verbs,
+// [decision-bodies] (what was decided), [possessive-nouns] (by the noun
+// of "my <noun> is ..."), [verb-slots] (by the reader [verb-readers]
+// names: live, work, settle, grow, come, goal, try, diet, use, rely,
+// replace, rip-out, listen, drink, job, accept-job, start, stop,
+// give-up, consider, think-of, lean, the project verbs,
 // decide, agree, standardize, opt, choose, stick, go, plan, intend,
 // hope, learn, like, love, dislike, prefer, speak, eat), [job-changes] and
 // [posts] (changes said in passing, with whose they are). What stays Go is

@@ -527,7 +527,11 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 		x.likeThing(x.speaker, ts[n:], f, false, true)
 		return true
 	}
-	if x.readSlot(idiomSlots, x.speaker, verb{}, ts, f) || x.writtenIn(ts, f) {
+	if is(ts, 0, "home") && seq(ts, 1, "for", "me") && is(ts, 3, "is", "'s") {
+		x.place(x.speaker, ts[4:], f, "lives_in")
+		return true
+	}
+	if x.writtenIn(ts, f) {
 		return true
 	}
 	if x.myThing(ts, f) {

@@ -318,7 +318,7 @@ func initSlots() {
 	// clauses that reach the tables again, so neither can be a plain
 	// package variable.
 	copulaSlots, cannotSlots = slotTemplates("copula"), slotTemplates("cannot")
-	decisionBodySlots, idiomSlots = slotTemplates("decision-bodies"), slotTemplates("idiom-slots")
+	decisionBodySlots = slotTemplates("decision-bodies")
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
@@ -351,9 +351,8 @@ func keyedSlots(table string) map[string]*ruleTable {
 	return m
 }
 
-// decisionBodySlots are [decision-bodies] and idiomSlots [idiom-slots] of
-// lexicons/cue-patterns.txt.
-var decisionBodySlots, idiomSlots *ruleTable
+// decisionBodySlots are [decision-bodies] of lexicons/cue-patterns.txt.
+var decisionBodySlots *ruleTable
 
 // verbSlots are the [verb-slots] of lexicons/cue-patterns.txt by the
 // reader of [verb-readers] (lexicons/verbs.txt) they stand for.
