@@ -145,7 +145,7 @@ func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 		}
 		if c, ok := CategoryOf(thing); ok {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + c, value: thing, tmpl: tmPrefers, cat: categoryDisplay(c)})
-		} else if !is(ts, h, "user", "users", "person", "people", "guy", "girl") {
+		} else if !traitHeads[ts[h].low] {
 			// "a jazz lover" likes jazz; "a morning person" is a trait.
 			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(thing), value: thing, tmpl: tmLikes})
 		} else if h == k+1 && is(ts, h, "person") && x.leaning(ts) && tasteNoun(ts[k]) {
@@ -216,7 +216,7 @@ func (x *extraction) role(s subject, ts []token, f flags, needHead bool) bool {
 	x.emit(s, f, claim{typ: memory.TypeFact, key: "role", value: val, tmpl: tmRole})
 	rest := body[n:]
 	// A student, a tech lead for a product: "at" or "for" names no employer.
-	student := head == "student" || head == "undergrad" || head == "undergraduate" || head == "postgrad" || head == "pupil"
+	student := studentHeads[head]
 	product := is(rest, 0, "for") && is(rest, 1, "the") && !(len(rest) > 2 && rest[2].capital)
 	if !student && !product && is(rest, 0, "at", "for", "with", "of") && len(rest) > 1 && (rest[1].capital || rest[1].kind == tQuote || is(rest, 1, "the")) {
 		x.org(s, rest[1:], f, false)
@@ -235,13 +235,23 @@ func (x *extraction) roleWords(ts []token) bool {
 }
 
 func roleSuffix(w string) bool {
-	for _, suf := range []string{"engineer", "developer", "ologist", "ician", "ographer", "ist", "eer"} {
+	for _, suf := range roleSuffixes {
 		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
 			return !notRoles[w]
 		}
 	}
 	return false
 }
+
+// Word tables of lexicons/identity.txt: [role-suffixes],
+// [adjective-suffixes], [student-heads], [name-ends], [trait-heads].
+var (
+	roleSuffixes      = wordList("identity", "role-suffixes")
+	adjectiveSuffixes = wordList("identity", "adjective-suffixes")
+	studentHeads      = wordSet("identity", "student-heads")
+	nameEnds          = wordSet("identity", "name-ends")
+	traitHeads        = wordSet("identity", "trait-heads")
+)
 
 // titles come before a name, with their dot: "Dr. Smith".
 var titles = wordSet("identity", "titles")
@@ -292,7 +302,7 @@ func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
 	// A name ends the clause, or comes before "and", "from", "by the way".
 	if n < len(ts) {
 		next := ts[n]
-		if next.kind == tWord && !is(ts, n, "and", "from", "by", "btw", "here", "but", "though", "now") || next.kind == tQuote {
+		if next.kind == tWord && !nameEnds[next.low] || next.kind == tQuote {
 			return false
 		}
 	}
@@ -513,7 +523,7 @@ var jobContextWords = wordSet("identity", "job-context")
 // adjectiveSuffix reports words that read as adjectives, not names: "I'm
 // Anxious", "I'm Grateful", "I'm Available".
 func adjectiveSuffix(w string) bool {
-	for _, suf := range []string{"ous", "ful", "less", "able", "ible", "ated", "ized", "ised"} {
+	for _, suf := range adjectiveSuffixes {
 		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
 			return true
 		}

@@ -174,19 +174,16 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	return true
 }
 
-// personalSlotNouns name where a person lives, comes from or works; with
-// "favourite" before them they name a taste instead.
-var personalSlotNouns = set("hometown", "home town", "birthplace", "country", "home country", "home",
-	"city", "location", "base", "place", "employer", "company", "workplace", "job", "work", "office",
-	"role", "title", "position", "occupation", "profession")
-
-// nounFacts are personal slots named by a noun: "my birthday is...".
-var nounFacts = map[string]string{
-	"birthday": "birthday", "bday": "birthday", "b-day": "birthday", "date of birth": "birthday", "pronouns": "pronouns",
-	"native language": "native_language", "first language": "native_language",
-	"mother tongue": "native_language", "timezone": "timezone", "time zone": "timezone",
-	"tz": "timezone", "nationality": "nationality", "blood type": "blood_type",
-}
+// The words interpretNP reads a noun by: tables of lexicons/possessive.txt.
+var (
+	favouriteWords    = wordSet("possessive", "favourite-words")
+	kindWords         = wordSet("possessive", "kind-words")
+	npPrepositions    = wordSet("possessive", "np-prepositions")
+	personalSlotNouns = wordSet("possessive", "personal-slot-nouns")
+	nounFacts         = wordPairs("possessive", "noun-facts")
+	stackNouns        = wordSet("possessive", "stack-nouns")
+	namedThings       = wordSet("possessive", "named-things")
+)
 
 // peopleRoles are the people and firms a person deals with, each one at a
 // time.
@@ -197,15 +194,10 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	words := make([]string, 0, len(np))
 	favorite := false
 	for _, t := range np {
-		switch t.low {
-		case "favorite", "favourite", "fav", "fave", "favorit":
-			favorite = true
-			continue
+		favorite = favorite || favouriteWords[t.low]
+		if !favouriteWords[t.low] && !choiceModifiers[t.low] {
+			words = append(words, t.low)
 		}
-		if choiceModifiers[t.low] {
-			continue
-		}
-		words = append(words, t.low)
 	}
 	// "my favourite show right now", "my go-to shell lately": the time
 	// is no part of the noun (it makes the value current).
@@ -230,12 +222,12 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	if n := len(words); n > 2 && words[n-2] == "of" && words[n-1] == "choice" {
 		words = words[:n-2]
 	}
-	if len(words) > 2 && words[1] == "of" && (words[0] == "kind" || words[0] == "type" || words[0] == "sort" || words[0] == "style" || words[0] == "genre") {
+	if len(words) > 2 && words[1] == "of" && kindWords[words[0]] {
 		words = words[2:]
 	}
 	noun := strings.Join(words, " ")
 	for _, w := range words {
-		if w == "about" || w == "of" || w == "in" || w == "with" || w == "for" || w == "at" || w == "to" {
+		if npPrepositions[w] {
 			return // "my favorite thing about Go" is not a slot
 		}
 	}
@@ -294,8 +286,7 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		}
 		return
 	}
-	switch noun {
-	case "stack", "tech stack", "tools", "toolchain", "setup", "toolkit", "tooling", "dev setup":
+	if stackNouns[noun] {
 		// "Our stack is Go, Postgres and React": each known thing in its slot.
 		items, _ := x.readList(val)
 		for _, it := range items {
@@ -383,10 +374,5 @@ func namedThing(noun string) bool {
 	if c, ok := CategoryOf(noun); ok && c == "pet" {
 		return true
 	}
-	switch noun {
-	case "puppy", "kitten", "parrot", "rabbit", "hamster", "horse", "car", "boat", "bike",
-		"band", "blog", "podcast", "plant", "guitar", "robot", "bot":
-		return true
-	}
-	return false
+	return namedThings[noun]
 }

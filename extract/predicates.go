@@ -483,11 +483,9 @@ func (x *extraction) avoid(s subject, ts []token, f flags) {
 	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "avoids:" + Slug(val), value: val, tmpl: tmAvoids})
 }
 
-// allergenPlurals name an allergy's source as "allergic to" does.
-var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",
-	"egg": "eggs", "cat": "cats", "dog": "dogs", "bee": "bees", "strawberry": "strawberries",
-	"almond": "almonds", "cashew": "cashews", "walnut": "walnuts", "tomato": "tomatoes", "hazelnut": "hazelnuts", "pistachio": "pistachios",
-	"pecan": "pecans", "wasp": "wasps"}
+// allergenPlurals name an allergy's source as "allergic to" does:
+// [allergen-plurals] of lexicons/predicates.txt.
+var allergenPlurals = wordPairs("predicates", "allergen-plurals")
 
 func b2i(b bool) int {
 	if b {
