@@ -113,6 +113,18 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 	return true
 }
 
+// copulaWithin returns where the first of words comes in ts[1:limit]
+// ("Vim is ...", "Neovim on a laptop is ..."), or -1 when punctuation or
+// the limit comes first: the verb after a value said first.
+func copulaWithin(ts []token, limit int, words ...string) int {
+	for j := 1; j < len(ts) && j < limit && ts[j].kind != tPunct; j++ {
+		if is(ts, j, words...) {
+			return j
+		}
+	}
+	return -1
+}
+
 // choiceModifiers say a noun is a choice without naming its category ("my
 // all-time go-to shell"), and choiceTimeTails say when ("my go-to shell
 // lately"): [choice-modifiers] and [choice-time-tails] of
@@ -129,16 +141,7 @@ var nounEnds = wordSet("possessive", "noun-ends")
 // reverseCopula reads "<value> is my <noun>": "Neovim is my favorite
 // editor", "Lisbon is my home", "Postgres is our database".
 func (x *extraction) reverseCopula(ts []token, f flags) bool {
-	c := -1
-	for j := 1; j < len(ts) && j < 6; j++ {
-		if ts[j].kind == tPunct {
-			return false
-		}
-		if is(ts, j, "is", "are") {
-			c = j
-			break
-		}
-	}
+	c := copulaWithin(ts, 6, "is", "are")
 	if c < 0 || !is(ts, c+1, "my", "our") {
 		return false
 	}

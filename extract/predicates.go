@@ -119,16 +119,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 // "<X> is more my thing": a liking, or a dislike when negated; the words
 // after the copula are the [my-thing] table of lexicons/cue-patterns.txt.
 func (x *extraction) myThing(ts []token, f flags) bool {
-	c := -1
-	for j := 1; j < len(ts) && j < 5; j++ {
-		if ts[j].kind == tPunct {
-			return false
-		}
-		if is(ts, j, "is", "are", "'s", "'re") {
-			c = j
-			break
-		}
-	}
+	c := copulaWithin(ts, 5, "is", "are", "'s", "'re")
 	if c < 0 || !validValue(ts[:c]) || subjectStopWords[ts[0].low] || pronounValues[ts[0].low] ||
 		is(ts, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
 		return false
@@ -537,16 +528,7 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 	}
 	// "<X> is what I stream while cooking", "<X> is the shell I
 	// launch first": a relative clause with the speaker choosing X.
-	c := -1
-	for j := 1; j < len(ts) && j < 5; j++ {
-		if ts[j].kind == tPunct {
-			return false
-		}
-		if is(ts, j, "is") {
-			c = j
-			break
-		}
-	}
+	c := copulaWithin(ts, 5, "is")
 	if c < 0 || !validValue(ts[:c]) || !ts[0].capital || subjectStopWords[ts[0].low] || is(ts, 0, "i", "it", "this", "that", "my", "our", "the") {
 		return false
 	}
