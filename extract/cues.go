@@ -223,6 +223,8 @@ var (
 	socialImperativeCues  = cuePatterns("social-imperatives")
 	preferredOverCues     = cuePatterns("preferred-over")
 	instructionCues       = cuePatterns("instructions")
+	verbInitialCues       = cuePatterns("verb-initial")
+	clauseStartCues       = cuePatterns("clause-starts")
 	generalCues           = cuePatterns("general")
 )
 
@@ -439,6 +441,13 @@ func (e *cueElem) parseWords(f string) string {
 			e.start = true
 		case w == "$" && e.ahead:
 			e.end = true
+		case strings.HasPrefix(w, "%verb-but(") && strings.HasSuffix(w, ")"):
+			// A form of a verb whose lemma is none of these: %verb-but(be,have).
+			not := set(strings.Split(w[len("%verb-but("):len(w)-1], ",")...)
+			e.classes = append(e.classes, func(t token) bool {
+				v, ok := verbs[t.low]
+				return ok && !not[v.lemma]
+			})
 		case strings.HasPrefix(w, "%") && strings.HasSuffix(w, ")"):
 			// A form of the verbs of a table: %past(@verbs/change-verbs).
 			name, table, _ := strings.Cut(w[1:len(w)-1], "(@")

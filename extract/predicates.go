@@ -204,22 +204,8 @@ func clauseFlags(ts []token, f *flags) bool {
 // verbInitial reports whether a clause starts with a verb or an auxiliary,
 // so it may borrow the previous clause's subject.
 func verbInitial(ts []token) bool {
-	for k := 0; k < len(ts) && k < 4; k++ {
-		w := ts[k].low
-		if adverbs[w] || w == "not" {
-			continue
-		}
-		if w == "no" && is(ts, k+1, "longer") || w == "used" && is(ts, k+1, "to") {
-			return true
-		}
-		if w == "never" || w == "always" || w == "do" || w == "did" || w == "might" || w == "may" ||
-			w == "will" || w == "have" || w == "am" || w == "must" {
-			return true
-		}
-		v, ok := verbs[w]
-		return ok && v.lemma != "be" || w == "am"
-	}
-	return false
+	e, _, ok := matchCue(verbInitialCues, ts) // [verb-initial]
+	return ok && e&cueDrop == 0
 }
 
 // leadForm returns the form of a clause's first verb past adverbs, or
