@@ -404,22 +404,12 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 	}
 	f.past = false
 	ts = ts[cueLen(moveAdverbCues, ts):] // "moved back to", "moved away from"
-	if is(ts, 0, "from") {
-		k := 1
-		for k < len(ts) && !is(ts, k, "to") && k < 8 {
-			k++
-		}
-		ts = ts[k:]
-	}
-	if is(ts, 0, "off") || seq(ts, 0, "away", "from") {
+	_, ts = fromSpan(ts)
+	if j := cueLen(moveOffCues, ts); j > 0 { // [move-off]
 		// "We're moving off Heroku": a tool's use ends. With a time
 		// ahead ("moving off Jenkins to Drone soon") it is a plan.
 		if f.future && futureTime(untilPunct(ts)) {
 			return
-		}
-		j := 1
-		if is(ts, 0, "away") {
-			j = 2
 		}
 		if val, n := x.readValue(ts[j:], vThing); n > 0 && !f.not {
 			if _, ok := CategoryOf(val); ok {

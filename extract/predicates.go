@@ -428,11 +428,8 @@ func (x *extraction) allergy(s subject, ts []token, f flags) {
 	if !personal(s) || f.not || j == 0 {
 		return
 	}
-	end := j
-	for end < len(ts) && end < j+3 && ts[end].kind == tWord && !is(ts, end, "allergy", "allergies") {
-		end++
-	}
-	if end == j || !is(ts, end, "allergy", "allergies") {
+	end := allergenEnd(ts, j)
+	if end < 0 {
 		return
 	}
 	item := x.text(ts[j:], end-j)

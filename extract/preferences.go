@@ -268,15 +268,7 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			ts = ts[1:]
 		}
 	}
-	var from []token
-	if is(ts, 0, "from") {
-		k := 1
-		for k < len(ts) && !is(ts, k, "to") && k < 8 {
-			k++
-		}
-		from = ts[1:k]
-		ts = ts[k:]
-	}
+	from, ts := fromSpan(ts)
 	if is(ts, 0, "over") {
 		ts = ts[1:]
 	}
@@ -302,6 +294,19 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			}
 		}
 	}
+}
+
+// fromSpan splits "from X to Y" at its "to" (looked for among the next
+// seven words): X, and the rest from "to" on. Without "from" X is empty.
+func fromSpan(ts []token) (from, rest []token) {
+	if !is(ts, 0, "from") {
+		return nil, ts
+	}
+	k := 1
+	for k < len(ts) && !is(ts, k, "to") && k < 8 {
+		k++
+	}
+	return ts[1:k], ts[k:]
 }
 
 // nameOrKnown reports whether ts opens with a name (a capital, a quote) or
