@@ -135,10 +135,6 @@ var tokenClasses = map[string]func(token) bool{
 		v, ok := verbs[t.low]
 		return ok && v.form == fBase || imperativeVerbs[t.low] || goalVerbs[t.low]
 	},
-	"base-form": func(t token) bool { // only a verb's base form, not "be"
-		v, ok := verbs[t.low]
-		return ok && v.form == fBase && v.lemma != "be"
-	},
 }
 
 // verbClasses are the forms of %form(@file/table): a form of a verb whose
@@ -229,6 +225,11 @@ var (
 	beStyleCues           = cuePatterns("be-styles")
 	ruleAddressingCues    = cuePatterns("rule-addressing")
 	statusReportCues      = cuePatterns("status-reports")
+	leadBaseCues          = cuePatterns("lead-base")
+	likeFillerCues        = cuePatterns("like-fillers")
+	stoppedCues           = cuePatterns("stopped")
+	denialCues            = cuePatterns("denials")
+	namedAsCues           = cuePatterns("named-as")
 	generalCues           = cuePatterns("general")
 )
 
@@ -445,12 +446,18 @@ func (e *cueElem) parseWords(f string) string {
 			e.start = true
 		case w == "$" && e.ahead:
 			e.end = true
-		case strings.HasPrefix(w, "%verb-but(") && strings.HasSuffix(w, ")"):
-			// A form of a verb whose lemma is none of these: %verb-but(be,have).
-			not := set(strings.Split(w[len("%verb-but("):len(w)-1], ",")...)
+		case strings.Contains(w, "-but(") && strings.HasSuffix(w, ")"):
+			// A verb (or one form of it) whose lemma is none of these:
+			// %verb-but(be,have), %base-but(be).
+			name, lemmas, _ := strings.Cut(w[1:len(w)-1], "-but(")
+			form, ok := verbClasses[name]
+			if !ok && name != "verb" {
+				return "no verb class " + w
+			}
+			not := set(strings.Split(lemmas, ",")...)
 			e.classes = append(e.classes, func(t token) bool {
 				v, ok := verbs[t.low]
-				return ok && !not[v.lemma]
+				return ok && !not[v.lemma] && (name == "verb" || v.form == form)
 			})
 		case strings.HasPrefix(w, "%") && strings.HasSuffix(w, ")"):
 			// A form of the verbs of a table: %past(@verbs/change-verbs).

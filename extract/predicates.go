@@ -54,7 +54,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			return nil
 		}
 		s := *carry
-		if s.kind == sNamed && x.mode == modeUser && x.lead && leadForm(ts) == fBase {
+		if s.kind == sNamed && x.mode == modeUser && x.lead && cueLen(leadBaseCues, ts) > 0 { // [lead-base]
 			// "Messi is a legend - adore his passing": one named person
 			// cannot "love"; chat dropped the speaker's "I".
 			s = x.speaker
@@ -145,14 +145,10 @@ func (x *extraction) likingBefore() bool {
 
 // likeFiller reports a clause opened by the filler "like" before an adverb
 // or an adjective ("like totally hooked"), where a liking would have its
-// thing ("like the NBA").
+// thing ("like the NBA"): [like-fillers].
 func likeFiller(ts []token) bool {
-	if !is(ts, 0, "like") {
-		return false
-	}
-	w := lowAt(ts, 1)
-	return adverbs[w] || w == "literally" || w == "super" || w == "properly" ||
-		notNames[w] && !is(ts, 1, "a", "an", "the", "new", "old", "in", "at", "on", "with", "from", "into", "over")
+	e, _, ok := matchCue(likeFillerCues, ts)
+	return ok && e&cueDrop == 0
 }
 
 // cutConditional drops a conditional tail: "I use Vim if I can" keeps "I
@@ -206,21 +202,6 @@ func clauseFlags(ts []token, f *flags) bool {
 func verbInitial(ts []token) bool {
 	e, _, ok := matchCue(verbInitialCues, ts) // [verb-initial]
 	return ok && e&cueDrop == 0
-}
-
-// leadForm returns the form of a clause's first verb past adverbs, or
-// fPartOnly when it does not start with one of the verbs rules read.
-func leadForm(ts []token) vform {
-	for k := 0; k < len(ts); k++ {
-		if adverbs[ts[k].low] {
-			continue
-		}
-		if v, ok := verbs[ts[k].low]; ok && v.lemma != "be" && v.lemma != "have" && v.lemma != "do" {
-			return v.form
-		}
-		break
-	}
-	return fPartOnly
 }
 
 // predicate reads what a clause says about s: modifiers ([modifiers] of
