@@ -79,9 +79,9 @@
 // pattern is a line of tokens, each a word (written with a capital: only
 // so in the text), alternatives (a|b), a lexicon table (@file/table,
 // whose entries of several words match as phrases), a class of words
-// told by form (%ordinal, %verb, %punct, %base-form), a form of the verbs
-// of a table (%past(@verbs/...)) or a verb whose lemma is none of some
-// (%verb-but(be,have)), optional (?) or repeated (*), with lookahead (>,
+// told by form (%ordinal, %verb, %punct), a form of the verbs of a
+// table (%past(@verbs/...)) or a verb whose lemma is none of some
+// (%verb-but(be,have), %base-but(be)), optional (?) or repeated (*), with lookahead (>,
 // !), lookbehinds read from the match back (<, <!, <word*) and bounded
 // gaps (...N), then => and what a match means. Which reader reads a
 // clause by its main verb is data too: [verb-readers] of
