@@ -104,9 +104,7 @@ func reportedByOther(ts []token) bool {
 func sentenceMarkers(ts []token, f *flags) {
 	for k := range ts {
 		if e, ok := firstCueAt(sentenceMarkerCues, ts, k); ok {
-			f.mustInclude = f.mustInclude || e&cueMustInclude != 0
-			f.high = f.high || e&cueHigh != 0
-			f.hedge = f.hedge || e&cueHedge != 0
+			f.set(e)
 		}
 	}
 }

@@ -244,8 +244,7 @@ func closingReport(ts []token, f *flags) {
 		return
 	}
 	e, _, _ := matchCue(closingReportCues, ts[len(ts)-n:])
-	f.weak = f.weak || e&cueWeak != 0
-	f.hedge = f.hedge || e&cueHedge != 0
+	f.set(e)
 }
 
 // retractedAtEnd reports a sentence that takes itself back at its end,
@@ -665,14 +664,31 @@ func cueTail(table *cueTable, ts []token) int {
 	return 0
 }
 
-// applyLeadingCue strips a matched leading cue from ts and sets the flags
-// it implies. done says stripping stops with rest (nil when the clause
-// says nothing).
-func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, done bool) {
+// set sets the flags of a clause that a cue's effect says: correction,
+// past, hedge, weak, neg, not, future, polite, must, always, never,
+// anymore, must-include, high.
+func (f *flags) set(e cueEffect) {
 	f.corr = f.corr || e&cueCorrection != 0
 	f.past = f.past || e&cuePast != 0
 	f.hedge = f.hedge || e&cueHedge != 0
 	f.weak = f.weak || e&cueWeak != 0
+	f.neg = f.neg || e&cueNeg != 0
+	f.not = f.not || e&cueNot != 0
+	f.future = f.future || e&cueFuture != 0
+	f.polite = f.polite || e&cuePolite != 0
+	f.must = f.must || e&cueMust != 0
+	f.always = f.always || e&cueAlways != 0
+	f.never = f.never || e&cueNever != 0
+	f.anymore = f.anymore || e&cueAnymore != 0
+	f.mustInclude = f.mustInclude || e&cueMustInclude != 0
+	f.high = f.high || e&cueHigh != 0
+}
+
+// applyLeadingCue strips a matched leading cue from ts and sets the flags
+// it implies. done says stripping stops with rest (nil when the clause
+// says nothing).
+func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, done bool) {
+	f.set(e)
 	if e&cueDrop != 0 {
 		return nil, true
 	}
@@ -699,11 +715,7 @@ func stripModifiers(table *cueTable, ts []token, f *flags) (rest []token, drop b
 		if e&cueDrop != 0 {
 			return ts, true
 		}
-		f.not = f.not || e&cueNot != 0
-		f.neg = f.neg || e&cueNeg != 0
-		f.future = f.future || e&cueFuture != 0
-		f.corr = f.corr || e&cueCorrection != 0
-		f.hedge = f.hedge || e&cueHedge != 0
+		f.set(e)
 		ts = ts[n:]
 	}
 }

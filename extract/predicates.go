@@ -185,10 +185,7 @@ func clauseFlags(ts []token, f *flags) bool {
 	for k, t := range ts {
 		eachCue(clauseFlagCues, ts, k, func(e cueEffect) {
 			says = says && e&cueDrop == 0
-			f.hedge = f.hedge || e&cueHedge != 0
-			f.corr = f.corr || e&cueCorrection != 0
-			f.anymore = f.anymore || e&cueAnymore != 0
-			f.past = f.past || e&cuePast != 0
+			f.set(e)
 		})
 		if t.low == "may" && !t.capital && !is(ts, k-1, "in", "of", "since", "until", "by", "early", "late", "mid", "last", "next", "this") {
 			f.hedge = true
@@ -223,16 +220,7 @@ loop:
 				modStart = i
 			}
 			haveAux = haveAux || e&cueAux != 0
-			f.neg = f.neg || e&cueNeg != 0
-			f.not = f.not || e&cueNot != 0
-			f.past = f.past || e&cuePast != 0
-			f.hedge = f.hedge || e&cueHedge != 0
-			f.weak = f.weak || e&cueWeak != 0
-			f.future = f.future || e&cueFuture != 0
-			f.polite = f.polite || e&cuePolite != 0
-			f.must = f.must || e&cueMust != 0
-			f.always = f.always || e&cueAlways != 0
-			f.never = f.never || e&cueNever != 0
+			f.set(e)
 			i += n
 			continue
 		}
