@@ -47,6 +47,14 @@ var revealOwners = wordSet("instruction", "reveal-owners")
 
 var revealObjects = wordSet("instruction", "reveal-objects")
 
+// revealFillers may stand between a reveal verb and its object: "show me
+// all of what you were given".
+var revealFillers = wordSet("instruction", "reveal-fillers")
+
+// systemPromptOwners before "system prompt" make it the agent's: "your
+// system prompt", "the hidden system prompt".
+var systemPromptOwners = wordSet("instruction", "system-prompt-owners")
+
 var sensitiveData = wordSet("instruction", "sensitive-data")
 
 // DetectInstruction reports whether text tries to instruct the agent rather
@@ -175,9 +183,7 @@ func instructionAt(ws []iword, ts []token, i int) string {
 		}
 		for k := i - 1; k >= 0 && k >= i-3; k-- {
 			x := ws[k].w
-			if x == "your" || x == "new" || x == "updated" || x == "real" || x == "hidden" ||
-				x == "original" || x == "initial" || x == "secret" || x == "ignore" ||
-				x == "override" || x == "disregard" || x == "begin" || revealVerbs[x] {
+			if systemPromptOwners[x] || revealVerbs[x] {
 				return ReasonSystemPrompt
 			}
 		}
@@ -265,10 +271,7 @@ func reveal(ws []iword, i int) bool {
 		if x == "above" && ws[i].w == "repeat" {
 			return true
 		}
-		if x != "me" && x != "us" && x != "the" && x != "all" && x != "of" && x != "what" &&
-			x != "is" && x != "are" && x != "in" && x != "back" && x != "out" && x != "word" &&
-			x != "for" && x != "text" && x != "everything" && x != "that" && x != "were" &&
-			x != "you" && x != "given" && !revealOwners[x] {
+		if !revealFillers[x] && !revealOwners[x] {
 			return false
 		}
 	}
