@@ -90,9 +90,9 @@ func TestCueTablesAreLoaded(t *testing.T) {
 	t.Parallel()
 	for name, table := range map[string]*cueTable{
 		"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues,
-		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "home-for-others": homeForOthersCues, "change-tail": changeTailCues,
+		"not-keen": notKeenCues, "home-getting": homeGettingCues, "home-for-others": homeForOthersCues, "change-tail": changeTailCues,
 		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
-		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
+		"let-us": letUsCues, "decision-is": decisionIsCues, "call-me": callMeCues,
 		"hypothetical": hypotheticalCues, "dates": dateCues,
 		"clause-flags": clauseFlagCues,
 		"its-now":      itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
@@ -112,7 +112,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		}
 	}
 	for name, table := range map[string]*ruleTable{"copula": copulaSlots, "cannot": cannotSlots, "job-changes": jobChangeSlots, "posts": postSlots,
-		"verb-slots/job": verbSlots["job"], "verb-slots/settle": verbSlots["settle"], "verb-slots/work": verbSlots["work"], "verb-slots/live": verbSlots["live"]} {
+		"verb-slots/job": verbSlots["job"], "decided-verbs": decidedVerbSlots, "let-us-verbs": letUsSlots, "verb-slots/settle": verbSlots["settle"], "verb-slots/work": verbSlots["work"], "verb-slots/live": verbSlots["live"]} {
 		if len(table.rules) == 0 {
 			t.Errorf("slot template table %s is empty", name)
 		}

@@ -110,7 +110,8 @@
 // conditions hold and whose reader takes the value decides; a failed
 // condition passes to the next line, so a line with {-} ends a group.
 // Tables of slot templates: [copula] (what follows "am/is"), [cannot],
-// [decision-bodies] (what was decided), [possessive-nouns] (by the noun
+// [decision-bodies] (what was decided), [decided-verbs] and
+// [let-us-verbs] (the verb that chose it), [possessive-nouns] (by the noun
 // of "my <noun> is ..."), [verb-slots] (by the reader [verb-readers]
 // names: live, work, settle, grow, come, goal, try, diet, use, rely,
 // replace, rip-out, listen, drink, job, accept-job, start, stop,
