@@ -228,6 +228,10 @@ var (
 	stoppedCues           = cuePatterns("stopped")
 	denialCues            = cuePatterns("denials")
 	namedAsCues           = cuePatterns("named-as")
+	perfectBeenCues       = cuePatterns("perfect-been")
+	teamAdjectiveCues     = cuePatterns("team-adjectives")
+	adverbRunCues         = cuePatterns("adverb-runs")
+	placeAdjectiveCues    = cuePatterns("place-adjectives")
 	generalCues           = cuePatterns("general")
 )
 

@@ -332,9 +332,7 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 	if !personal(s) {
 		return false
 	}
-	for is(ts, 0, "beautiful", "sunny", "rainy", "lovely") {
-		ts = ts[1:]
-	}
+	ts = ts[cueLen(placeAdjectiveCues, ts):] // [place-adjectives]
 	val, n := x.readValue(ts, vPlace)
 	if n == 0 {
 		return false

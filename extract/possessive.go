@@ -79,16 +79,9 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 			f.corr = true
 			break
 		}
-		if is(ts, j, "has", "have") {
-			// "has always been", "has been": perfect tense, still current.
-			b := j + 1
-			for adverbs[lowAt(ts, b)] || is(ts, b, "always") {
-				b++
-			}
-			if is(ts, b, "been") {
-				np, c = j, b
-				break
-			}
+		if n := cueLen(perfectBeenCues, ts[j:]); n > 0 { // [perfect-been]
+			np, c = j, j+n-1
+			break
 		}
 	}
 	if np <= k {

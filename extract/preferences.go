@@ -179,9 +179,7 @@ type purposeInfo struct {
 // purpose reads "as my editor", "as a package manager", "for editing",
 // "for the cache" after a value.
 func (x *extraction) purpose(ts []token) (purposeInfo, bool) {
-	for len(ts) > 0 && (adverbs[ts[0].low] && ts[0].low != "as") {
-		ts = ts[1:]
-	}
+	ts = ts[cueLen(adverbRunCues, ts):] // [adverb-runs]
 	prep := lowAt(ts, 0)
 	if prep != "as" && prep != "for" {
 		return purposeInfo{}, false
