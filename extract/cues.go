@@ -13,39 +13,41 @@ import (
 type cueEffect uint64
 
 const (
-	cueCorrection   cueEffect = 1 << iota // the clause corrects an earlier value
-	cuePast                               // the clause is history
-	cueHedge                              // the clause is hedged
-	cueWeak                               // the clause is stated with some doubt
-	cueThat                               // drop a "that" or comma after the match
-	cueSubject                            // the rest must open with i, we, my or our
-	cueStop                               // stop stripping; keep the rest
-	cueDrop                               // the clause says nothing
-	cueNever                              // a rule forbids what follows
-	cueLove                               // the speaker loves what follows
-	cueLike                               // likes it
-	cueDislike                            // dislikes it
-	cueAnymore                            // the clause says "anymore"
-	cueNeg                                // [modifiers]: the value ended ("no longer")
-	cueNot                                // denied
-	cueFuture                             // to come
-	cuePolite                             // "would"
-	cueMust                               // a rule's "must"
-	cueAlways                             // a rule's "always"
-	cueAux                                // "have" as an auxiliary
-	cueTodo                               // "need to": a to-do, unless a team says it
-	cueMustInclude                        // [sentence-markers]: never to be left out
-	cueHigh                               // important
-	cueReport                             // [reported-speech]: someone else's words follow
-	cueDropped                            // [dropped-subject]: the clause's "I" is left out
-	cueGerund                             // unless the gerund that opens it is its subject
-	cueNoun                               // [gerund-subjects]: the gerund is the clause's subject
-	cueSomeone                            // [names-someone]: someone other than the speaker is named
-	cueQuestion                           // [questions]: the sentence asks
-	cueCopula                             // [dropped-subject]: the "I'm" is left out; read as after it
-	cueRoleOverride                       // [instructions]: the agent is told to be someone else
-	cueJailbreak                          // its limits are to go
-	cueDeception                          // something is to be hidden from the user
+	cueCorrection      cueEffect = 1 << iota // the clause corrects an earlier value
+	cuePast                                  // the clause is history
+	cueHedge                                 // the clause is hedged
+	cueWeak                                  // the clause is stated with some doubt
+	cueThat                                  // drop a "that" or comma after the match
+	cueSubject                               // the rest must open with i, we, my or our
+	cueStop                                  // stop stripping; keep the rest
+	cueDrop                                  // the clause says nothing
+	cueNever                                 // a rule forbids what follows
+	cueLove                                  // the speaker loves what follows
+	cueLike                                  // likes it
+	cueDislike                               // dislikes it
+	cueAnymore                               // the clause says "anymore"
+	cueNeg                                   // [modifiers]: the value ended ("no longer")
+	cueNot                                   // denied
+	cueFuture                                // to come
+	cuePolite                                // "would"
+	cueMust                                  // a rule's "must"
+	cueAlways                                // a rule's "always"
+	cueAux                                   // "have" as an auxiliary
+	cueTodo                                  // "need to": a to-do, unless a team says it
+	cueMustInclude                           // [sentence-markers]: never to be left out
+	cueHigh                                  // important
+	cueReport                                // [reported-speech]: someone else's words follow
+	cueDropped                               // [dropped-subject]: the clause's "I" is left out
+	cueGerund                                // unless the gerund that opens it is its subject
+	cueNoun                                  // [gerund-subjects]: the gerund is the clause's subject
+	cueSomeone                               // [names-someone]: someone other than the speaker is named
+	cueQuestion                              // [questions]: the sentence asks
+	cueCopula                                // [dropped-subject]: the "I'm" is left out; read as after it
+	cueRoleOverride                          // [instructions]: the agent is told to be someone else
+	cueJailbreak                             // its limits are to go
+	cueDeception                             // something is to be hidden from the user
+	cueSystemPrompt                          // the agent\'s system prompt is named
+	cueNewInstructions                       // new instructions replace the agent\'s
 )
 
 var cueEffectNames = map[string]cueEffect{
@@ -56,6 +58,7 @@ var cueEffectNames = map[string]cueEffect{
 	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
 	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone, "question": cueQuestion, "copula": cueCopula,
 	"role-override": cueRoleOverride, "jailbreak": cueJailbreak, "deception": cueDeception,
+	"system-prompt": cueSystemPrompt, "new-instructions": cueNewInstructions,
 }
 
 // cueElem matches one token.

@@ -51,10 +51,6 @@ var revealObjects = wordSet("instruction", "reveal-objects")
 // all of what you were given".
 var revealFillers = wordSet("instruction", "reveal-fillers")
 
-// systemPromptOwners before "system prompt" make it the agent's: "your
-// system prompt", "the hidden system prompt".
-var systemPromptOwners = wordSet("instruction", "system-prompt-owners")
-
 var sensitiveData = wordSet("instruction", "sensitive-data")
 
 // DetectInstruction reports whether text tries to instruct the agent rather
@@ -167,25 +163,15 @@ func wordAtIs(ws []iword, i int, alts ...string) bool {
 }
 
 // instructionAt checks every pattern anchored at word i: ignoring,
-// revealing, sending away, new instructions and "system prompt" here, the
-// rest the [instructions] table of lexicons/cue-patterns.txt (ts are the
-// words as tokens).
+// revealing, sending away and what a colon follows here, the rest the
+// [instructions] table of lexicons/cue-patterns.txt (ts are the words as
+// tokens).
 func instructionAt(ws []iword, ts []token, i int) string {
 	w := ws[i].w
 	switch {
 	case ignoreVerbs[w]:
 		if ignorePrevious(ws, i) {
 			return ReasonIgnorePrevious
-		}
-	case w == "system" && wordAtIs(ws, i+1, "prompt", "message", "instructions"):
-		if ws[i+1].colon || wordAtIs(ws, i+2, "override", "mode", "is", "says", "reads") {
-			return ReasonSystemPrompt
-		}
-		for k := i - 1; k >= 0 && k >= i-3; k-- {
-			x := ws[k].w
-			if systemPromptOwners[x] || revealVerbs[x] {
-				return ReasonSystemPrompt
-			}
 		}
 	case revealVerbs[w]:
 		if reveal(ws, i) {
@@ -194,24 +180,21 @@ func instructionAt(ws []iword, ts []token, i int) string {
 		if sendAway(ws, i) {
 			return ReasonExfiltration
 		}
-	case w == "new" || w == "updated" || w == "revised" || w == "additional" || w == "real" || w == "actual" || w == "true":
-		if newInstructions(ws, i) {
-			return ReasonNewInstructions
-		}
+	case w == "system" && wordAtIs(ws, i+1, "prompt", "message", "instructions") && ws[i+1].colon:
+		return ReasonSystemPrompt // "system prompt: ..."
+	case wordAtIs(ws, i, "new", "updated", "revised", "additional") && i+1 < len(ws) && ws[i+1].colon && newInstructionObjects[ws[i+1].w]:
+		return ReasonNewInstructions // "new instructions: ..."
 	default:
-		e, ok := firstCueAt(instructionCues, ts, i)
-		switch {
-		case !ok:
-		case e&cueRoleOverride != 0:
-			return ReasonRoleOverride
-		case e&cueJailbreak != 0:
-			return ReasonJailbreak
-		case e&cueDeception != 0:
-			return ReasonDeception
+		if e, ok := firstCueAt(instructionCues, ts, i); ok {
+			return instructionReasons[e]
 		}
 	}
 	return ""
 }
+
+// instructionReasons are the reasons the effects of [instructions] give.
+var instructionReasons = map[cueEffect]string{cueRoleOverride: ReasonRoleOverride, cueJailbreak: ReasonJailbreak,
+	cueDeception: ReasonDeception, cueSystemPrompt: ReasonSystemPrompt, cueNewInstructions: ReasonNewInstructions}
 
 // ignorePrevious matches "ignore all previous instructions", "disregard the
 // above", "forget everything you were told" and their variants.
@@ -301,29 +284,6 @@ func sendAway(ws []iword, i int) bool {
 }
 
 // newInstructionObjects follow "new"/"updated" in an attempt to replace the
-// agent's instructions.
+// agent's instructions ("new instructions:"; [instructions] reads the
+// rest).
 var newInstructionObjects = wordSet("instruction", "new-instruction-objects")
-
-// yourNewObjects follow "your new"/"your real": "your new task is...", "your
-// true purpose". "Your new role" is left out: it congratulates people.
-var yourNewObjects = wordSet("instruction", "your-new-objects")
-
-// newInstructions matches "new instructions:", "updated instructions
-// follow", "your new task is", "your true purpose".
-func newInstructions(ws []iword, i int) bool {
-	if i+1 >= len(ws) {
-		return false
-	}
-	next := ws[i+1]
-	if wordAtIs(ws, i-1, "your") && yourNewObjects[next.w] {
-		return true
-	}
-	if !newInstructionObjects[next.w] {
-		return false
-	}
-	switch ws[i].w {
-	case "new", "updated", "revised", "additional":
-		return next.colon || wordAtIs(ws, i+2, "are", "follow", "supersede", "override", "replace", "take")
-	}
-	return false
-}
