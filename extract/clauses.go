@@ -57,15 +57,8 @@ func isQuestion(ts []token) bool {
 	for i < len(ts) && (openers[ts[i].low] || isPunct(ts[i])) {
 		i++
 	}
-	if e, _, ok := matchCue(questionCues, ts[i:]); ok {
-		return e&cueQuestion != 0
-	}
-	for k := i; k < len(ts) && k < i+4; k++ {
-		if is(ts, k, "wonder", "wondering") {
-			return true
-		}
-	}
-	return false
+	e, _, ok := matchCue(questionCues, ts[i:])
+	return ok && e&cueQuestion != 0
 }
 
 // startsHypothetical reports whether the whole sentence is conditional or
