@@ -106,13 +106,21 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"subject-modals": subjectModalCues, "rule-subjects": ruleSubjectCues, "allergy-leads": allergyLeadCues,
 		"job-talk": jobTalkCues, "np-adjectives": npAdjectiveCues, "purpose-owners": purposeOwnerCues,
 		"purpose-determiners": purposeDeterminerCues, "others-wishes": othersWishCues, "now": nowCues, "new-value-leads": newValueLeadCues,
+		"copula-modifiers": copulaModifierCues, "possessive-modifiers": ownerModifierCues, "every-day": everyDayCues,
+		"day-long": dayLongCues, "lasting": lastingCues, "future-times": futureTimeCues, "general": generalCues,
+		"social-imperatives": socialImperativeCues, "preferred-over": preferredOverCues, "instructions": instructionCues,
+		"verb-initial": verbInitialCues, "clause-starts": clauseStartCues, "move-off": moveOffCues, "be-styles": beStyleCues,
+		"rule-addressing": ruleAddressingCues, "status-reports": statusReportCues, "lead-base": leadBaseCues,
+		"like-fillers": likeFillerCues, "stopped": stoppedCues, "denials": denialCues, "named-as": namedAsCues,
+		"perfect-been": perfectBeenCues, "team-adjectives": teamAdjectiveCues, "adverb-runs": adverbRunCues,
+		"place-adjectives": placeAdjectiveCues,
 	} {
 		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
 		}
 	}
 	for name, table := range map[string]*ruleTable{"copula": copulaSlots, "cannot": cannotSlots, "job-changes": jobChangeSlots, "posts": postSlots,
-		"verb-slots/job": verbSlots["job"], "decided-verbs": decidedVerbSlots, "let-us-verbs": letUsSlots, "verb-slots/settle": verbSlots["settle"], "verb-slots/work": verbSlots["work"], "verb-slots/live": verbSlots["live"]} {
+		"verb-slots/job": verbSlots["job"], "decided-verbs": decidedVerbSlots, "let-us-verbs": letUsSlots, "decision-bodies": decisionBodySlots, "verb-slots/settle": verbSlots["settle"], "verb-slots/work": verbSlots["work"], "verb-slots/live": verbSlots["live"]} {
 		if len(table.rules) == 0 {
 			t.Errorf("slot template table %s is empty", name)
 		}
