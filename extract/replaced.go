@@ -34,15 +34,7 @@ func (x *extraction) replacedInPlace(ts []token) {
 		for end < len(ts) && ts[end].kind != tPunct {
 			end++
 		}
-		for end > j {
-			if k := cueTail(changeTailCues, ts[j:end]); k > 0 {
-				end -= k // "Helix these days"
-			} else if k := trailingFillerLen(ts[j:end]); k > 0 {
-				end -= k // "rooibos lol"
-			} else {
-				break
-			}
-		}
+		end = trimChangeTail(ts, j, end)
 		if !opener {
 			// The opener's word may close the clause instead: "green
 			// tea only".
@@ -83,6 +75,23 @@ func (x *extraction) replacedInPlace(ts []token) {
 			return
 		}
 	}
+}
+
+// trimChangeTail returns where the value at ts[j:end] ends without the
+// words after it that say when, not what ([change-tail]: "Neovim these
+// days", "pnpm now"), or add nothing ("rooibos lol", "pescatarian
+// technically").
+func trimChangeTail(ts []token, j, end int) int {
+	for end > j {
+		if n := cueTail(changeTailCues, ts[j:end]); n > 0 {
+			end -= n
+		} else if n := trailingFillerLen(ts[j:end]); n > 0 {
+			end -= n
+		} else {
+			break
+		}
+	}
+	return end
 }
 
 // noMore reads "no more X (for me)" opening a sentence as the speaker's "I
