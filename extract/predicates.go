@@ -457,6 +457,33 @@ func toolAt(x *extraction, ts []token) bool {
 	return ok
 }
 
+// homeIs returns where the place starts in "home is X" and its casual
+// forms: the speaker's home, said with a word of whose or of when between
+// ("home's Ghent these days", "home right now is Tallinn", "home for us is
+// a boat in Leiden"), or 0.
+func homeIs(ts []token) int {
+	if !is(ts, 0, "home") {
+		return 0
+	}
+	j := 1
+	for j < len(ts) {
+		switch {
+		case is(ts, j, "for") && is(ts, j+1, "me", "us"):
+			j += 2
+		case is(ts, j, "these") && is(ts, j+1, "days"), is(ts, j, "right") && is(ts, j+1, "now"):
+			j += 2
+		case is(ts, j, "now", "nowadays", "currently"):
+			j++
+		default:
+			if is(ts, j, "is", "'s") {
+				return j + 1
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
 // tasteIdiom reads the speaker's tastes said without "I": "Nothing beats
 // ramen for dinner", "Home these days is Lisbon".
 func (x *extraction) tasteIdiom(ts []token, f flags) bool {
@@ -468,8 +495,8 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 		x.likeThing(x.speaker, ts[n:], f, false, true)
 		return true
 	}
-	if is(ts, 0, "home") && seq(ts, 1, "for", "me") && is(ts, 3, "is", "'s") {
-		x.place(x.speaker, ts[4:], f, "lives_in")
+	if j := homeIs(ts); j > 0 {
+		x.place(x.speaker, ts[j:], f, "lives_in")
 		return true
 	}
 	if x.writtenIn(ts, f) {
