@@ -284,15 +284,7 @@ func (x *extraction) correctPrevious(ts []token) bool {
 	for end > j && ts[end-1].kind == tPunct {
 		end--
 	}
-	for end > j {
-		if n := cueTail(changeTailCues, ts[j:end]); n > 0 {
-			end -= n
-		} else if n := trailingFillerLen(ts[j:end]); n > 0 {
-			end -= n
-		} else {
-			break
-		}
-	}
+	end = trimChangeTail(ts, j, end)
 	if end == j || end-j > 6 {
 		return false
 	}
