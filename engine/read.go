@@ -386,7 +386,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// A rule question or a task is answered by the user's limits
 		// (TaskRule), not by what the user said after others' news.
 		var replied bool
-		if cands, replied = e.followReplies(st, cands, keep); replied {
+		if cands, replied = e.followReplies(st, cands, keep, q.names); replied {
 			sortRanked(cands)
 		}
 	}
