@@ -1418,6 +1418,11 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			pen += r.OtherTurn
 		}
 		add("other_subject", -pen)
+	} else if q.relation != "" && v.Kind != memory.KindEpisodic && v.Subject == DefaultSpeaker && !index.IsNoteKey(v.Key) {
+		// A question about one of the user's people is not about the
+		// user: "The user likes mountains." is no answer to "what does
+		// my kid like?", whose "my" names the user as well.
+		add("other_subject", -(r.OtherSubject + r.OtherTurn))
 	}
 	if p.TaskType != "" && (string(v.Type) == p.TaskType || strings.Contains(v.Key, p.TaskType)) {
 		add("task_match", r.TaskMatch)
