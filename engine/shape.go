@@ -822,7 +822,7 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 		if sh&(shapeOther|shapeOtherName|shapeOpensName) == 0 && len(asked) > 0 && namesOnly(v.Content, asked) {
 			continue // "the Lisbon flight is on the 4th" for "when do I fly to Lisbon?": what is asked, not others
 		}
-		if sh&(shapeOther|shapeOtherName|shapeOpensName) == 0 && (sh&shapeChange != 0 || speaksAsWe(v.Content) || sh&shapeMine != 0) {
+		if sh&(shapeOther|shapeOtherName|shapeOpensName) == 0 && (sh&shapeChange != 0 || speaksAsWe(v.Content) || sh&shapeMine != 0 && !namesRelation(v.Content)) {
 			// "we moved the wiki off Confluence", "sold the Golf!! got
 			// a secondhand Zoe", "my flight to Lisbon is on the 3rd":
 			// the speaker's (or the speaker's team's) own news names
@@ -861,6 +861,20 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 		}
 	}
 	return cands, changed
+}
+
+// namesRelation reports whether text names one of the speaker's people
+// by their relation, in the singular or the plural ("my cousins'
+// birthdays are all in March"): news of other people, though said with
+// "my".
+func namesRelation(text string) bool {
+	for _, w := range lowerWords(text) {
+		base := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
+		if extract.IsRelationNoun(base) || strings.HasSuffix(base, "s") && extract.IsRelationNoun(strings.TrimSuffix(base, "s")) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesOnly reports whether every name of text (a capitalised word past
