@@ -1120,8 +1120,6 @@ func (e *Engine) subjectTerms(firstPerson bool, qterms []string) []string {
 	return append(slices.Clip(qterms), user[0])
 }
 
-// userTerm is the user's subject term, under which mnemon files what the
-// user says about themselves.
 // addUserLimits adds the user's standing limits to the candidates of a
 // task or of a question after the user's rules, whatever their words:
 // "anything to keep in mind if I cook tonight?" shares no word, and little
@@ -1130,8 +1128,8 @@ func (e *Engine) subjectTerms(firstPerson bool, qterms []string) []string {
 // avoids:…, diet), newest first, at most maxLimitCandidates; the TaskRule term
 // ranks them. For a task they have no fused score (no channel found
 // them); a question after the user's rules asks for them, so they take the
-// best candidate's (answers rules asks) and the TaskRule term puts them
-// above what only matched its words.
+// best candidate's, and the TaskRule term puts them above what only
+// matched its words.
 func (e *Engine) addUserLimits(st *nsState, cands []*scored, admit func(*entry) bool, asked bool) []*scored {
 	have := make(map[string]bool, len(cands))
 	best := 0.0
@@ -1173,6 +1171,8 @@ func (e *Engine) limitKeyTerms() []string {
 	return e.analyzer.QueryTerms("constraint allergic avoids diet")
 }
 
+// userTerm is the user's subject term, under which mnemon files what the
+// user says about themselves.
 func (e *Engine) userTerm() string {
 	if ts := e.analyzer.QueryTerms(DefaultSpeaker); len(ts) > 0 {
 		return ts[0]
