@@ -877,15 +877,16 @@ func namesRelation(text string) bool {
 	return false
 }
 
-// namesOnly reports whether every name of text (a capitalised word past
-// the first, as namesIn reads them) is one of names.
+// namesOnly reports whether text has names (capitalised words past the
+// first, as namesIn reads them) and every one is one of names.
 func namesOnly(text string, names []string) bool {
-	for _, n := range namesIn(text) {
+	in := namesIn(text)
+	for _, n := range in {
 		if !slices.Contains(names, n) {
 			return false
 		}
 	}
-	return true
+	return len(in) > 0
 }
 
 // someoneElsesRelation reports whether text speaks of rel as someone
