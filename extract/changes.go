@@ -496,23 +496,25 @@ func (x *extraction) endedBecomesHistory() {
 // message ("the 9th, sorry, the 19th"), takes its place. Only a date reads:
 // "the meeting is on the agenda" says nothing of when.
 func (x *extraction) eventDate(ts []token, f flags) bool {
-	s := x.speaker
-	switch {
-	case is(ts, 0, "my", "the"):
-	case is(ts, 0, "our"):
-		s = x.team
-	default:
-		return false
+	s, k := x.speaker, 1
+	if !is(ts, 0, "the") || is(ts, 2, "'s") {
+		// "my", "our", and a person's: "Ilse's graduation is on the
+		// 12th", "my sister's recital is the 9th".
+		o, n, ok := x.owner(ts)
+		if !ok {
+			return false
+		}
+		s, k = o, n
 	}
-	c := 1
-	for c < len(ts) && c < 4 && ts[c].kind == tWord && !ts[c].capital && !verbLike(ts[c].low) && !is(ts, c, "'s") {
+	c := k
+	for c < len(ts) && c < k+3 && ts[c].kind == tWord && !ts[c].capital && !verbLike(ts[c].low) && !is(ts, c, "'s") {
 		c++
 	}
-	if c == 1 || !is(ts, c, "is") {
+	if c == k || !is(ts, c, "is") {
 		return false
 	}
-	noun := make([]string, 0, c-1)
-	for _, t := range ts[1:c] {
+	noun := make([]string, 0, c-k)
+	for _, t := range ts[k:c] {
 		if len(noun) == 0 && is([]token{t}, 0, "real", "actual", "exact", "true") {
 			continue // "my real birthday": the birthday
 		}
