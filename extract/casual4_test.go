@@ -32,5 +32,38 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 		{"moved my things to a town, no tool", "I moved my stuff to Berlin", nil},
 		{"moving our builds, a plan", "we're moving our builds to Buildkite next month", nil},
 		{"did not move our builds", "we didn't move our builds to Buildkite", nil},
+
+		// The speaker's new manager after the clause of someone who
+		// left: the one gone is not the one reporting.
+		{"someone left, reporting to X now", "Priya left the company, reporting to Marcus now", []string{"fact manager name=Marcus cue=correction"}},
+		{"my manager left, reporting to X now", "my old boss quit, reporting to Marcus now", []string{"fact manager name=Marcus cue=correction"}},
+		{"someone left a job, reporting to X now", "Priya left Acme, reporting to Marcus now", []string{
+			"fact priya works_at=Acme cue=negation", "fact manager name=Marcus cue=correction"}},
+		{"someone else reporting", "Priya is reporting to Marcus now", nil},
+		{"someone moved teams, reporting: theirs", "Priya moved to Sales, reporting to Marcus now", nil},
+		{"someone did not leave", "Priya didn't leave, reporting to Marcus now", nil},
+		{"someone left a town", "Priya left Lisbon, reporting to Marcus now", []string{"fact priya lives_in=Lisbon cue=negation"}},
+
+		// "I guess" before a change the speaker accepts ("so I guess X
+		// now") is no hedge; before a plain state, a plan or beside
+		// another hedge it still is.
+		{"so I guess X now, a diet", "so I guess pescatarian now", []string{"fact user diet=pescatarian cue=correction"}},
+		{"I guess I'm X now", "I guess I'm the team lead now lol", []string{"fact user role=team lead cue=correction"}},
+		{"I guess, a plain state", "I guess I'm vegan", []string{"fact user diet=vegan hedged"}},
+		{"I guess, a plan", "I guess I'll be vegan now", []string{"fact user diet=vegan hedged"}},
+		{"I guess, and maybe", "I guess maybe pescatarian now", []string{"fact user diet=pescatarian hedged"}},
+		{"I guess, a taste", "I guess I prefer tea", []string{"preference user prefers:drink=tea hedged"}},
+
+		// A job got, or a change made, with the "I" dropped, an adverb
+		// before it or not.
+		{"got a job as X, dropped I", "got a job as a nurse", []string{"fact user role=nurse cue=correction"}},
+		{"just got a job as X", "just got a job as a nurse lol", []string{"fact user role=nurse cue=correction"}},
+		{"got a new job at X", "got a new job at Globex", []string{"fact user works_at=Globex cue=correction"}},
+		{"finally switched to X", "finally switched to Neovim", []string{"preference user prefers:editor=Neovim cue=correction"}},
+		{"just joined X", "just joined Globex", []string{"fact user works_at=Globex cue=correction"}},
+		{"got something else", "got a cold", nil},
+		{"got an offer, no job", "got a job offer from Globex", nil},
+		{"got a job, asked", "got a job as a nurse?", nil},
+		{"someone else got a job", "my sister got a job as a nurse", []string{"fact sister role=nurse cue=correction"}},
 	})
 }

@@ -376,6 +376,12 @@ func init() {
 		"report": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			// "I report to Marcus now", "reporting to Ines since May":
 			// whom the speaker reports to is their manager.
+			if s.kind != sSpeaker && s.id != "" && s.id == x.gone && v.form == fGerund {
+				// "Priya left the company, reporting to Marcus now": the
+				// one who left is carried as the subject, yet it is the
+				// speaker who reports to someone new.
+				s = x.speaker
+			}
 			if s.kind != sSpeaker || !is(ts, 0, "to") || f.hedge || f.future {
 				return
 			}
@@ -419,6 +425,9 @@ func init() {
 					x.place(s, ts, f, "lives_in")
 				}
 				return
+			}
+			if (s.kind == sNamed || s.kind == sPerson) && v.form == fPast && !f.not && !f.hedge && !f.future {
+				x.gone = s.id // "Priya left the company", "my manager quit"
 			}
 			if personal(s) && (len(ts) > 0 && ts[0].capital || is(ts, 0, "my") && is(ts, 1, "job")) {
 				if is(ts, 0, "my") {

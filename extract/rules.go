@@ -241,6 +241,11 @@ type extraction struct {
 	// clause after ", so" ("cut out beef last spring, so pescatarian
 	// now"): a bare diet or allergy there is the speaker's conclusion.
 	soSelf bool
+	// gone names a person other than the speaker whom the sentence has
+	// leave ("Priya left the company, ..."): a later clause with its
+	// subject dropped that reports to someone is the speaker's, as the
+	// one gone reports to nobody there.
+	gone string
 	// sentOut is len(out) when the sentence being read began.
 	sentOut int
 	// sent is the sentence being read, all its clauses.
@@ -475,6 +480,7 @@ func (x *extraction) sentence(s Sentence) {
 	prevRule := false
 	x.sentOut = len(x.out)
 	x.sent = toks
+	x.gone = ""
 	for _, cl := range splitClauses(toks) {
 		// Imperatives and subject-less statements only open a sentence, or
 		// follow a semicolon, a dash or another rule: "... and never leak
