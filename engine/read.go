@@ -328,6 +328,14 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// now?") still gets them, as must_include memories always do.
 		results[channelIndex(ChannelRecent)] = nil
 	}
+	if si := channelIndex(ChannelStructured); !disabled[ChannelStructured] && asksForTask(p.Query, lowerWords(p.Query)) && aboutFood(lowerWords(p.Query)) {
+		// A task about food ("book a seafood place for dinner") must
+		// respect the user's allergies and diet, which rarely share its
+		// words.
+		st.RLock()
+		results[si] = e.userLimits(st, results[si], admit)
+		st.RUnlock()
+	}
 	cands := fuse(st, results, structuredScaled, r)
 	if p.KnownAt != nil {
 		// When each history candidate stopped being current, read once
@@ -361,7 +369,9 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		}
 	}
 	st.RUnlock()
-	q.terms = e.subjectTerms(q.firstPerson, qterms)
+	// A task is the user's, whoever it names ("book a table with Sam"):
+	// the user's facts are not someone else's.
+	q.terms = e.subjectTerms(q.firstPerson || q.task, qterms)
 	q.subjects = namedSubjects(cands, q.terms)
 	q.namesSubject = len(q.subjects) > 0
 	for _, c := range cands {
@@ -376,8 +386,17 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 	if q.aboutPast {
 		var found bool
-		if cands, found = e.findEarlier(ctx, st, cands, p.Query, q.self || q.firstPerson, keep, r); found {
-			sortRanked(cands)
+		if !q.past {
+			// History not served: the value a fact held before the one
+			// the question names is served for it all the same.
+			if cands, found = e.servePrevious(st, cands, p, q, r, now); found {
+				sortRanked(cands)
+			}
+		}
+		if !found {
+			if cands, found = e.findEarlier(ctx, st, cands, p.Query, q.self || q.firstPerson, keep, r); found {
+				sortRanked(cands)
+			}
 		}
 		if q.past && e.liftReplaced(cands, p.Query) {
 			sortRanked(cands)
@@ -1113,6 +1132,46 @@ func (e *Engine) userTerm() string {
 	return ""
 }
 
+// limitKey reports a slot of a limit a person lives by: an allergy or a
+// diet, which binds any task about food or care whatever its words.
+func limitKey(key string) bool {
+	return key == "diet" || strings.HasPrefix(key, "allergic_to:")
+}
+
+// maxUserLimits bounds how many of the user's limits a task adds to the
+// structured channel.
+const maxUserLimits = 16
+
+// userLimits adds to the structured channel's hits the user's live
+// allergies and diet (limitKey) it does not hold, newest first, each
+// below its last hit: a task's words rarely name them ("book a seafood
+// place" and "allergic to shellfish"), so no channel finds them, yet a
+// task must respect them. The caller holds st.RLock.
+func (e *Engine) userLimits(st *nsState, hits []search.Hit, admit func(*entry) bool) []search.Hit {
+	user := e.userTerm()
+	floor := 0.25
+	have := make(map[string]bool, len(hits))
+	for _, h := range hits {
+		have[h.ID] = true
+		floor = min(floor, h.Score)
+	}
+	added := 0
+	for _, t := range e.analyzer.QueryTerms("allergic diet") {
+		postings := st.KeyPostingsLocked(t)
+		for i := len(postings) - 1; i >= max(0, len(postings)-maxKeyPostings) && added < maxUserLimits; i-- {
+			en, ok := st.EntryLocked(postings[i])
+			if !ok || have[en.V.ID] || en.V.Kind == memory.KindEpisodic || !en.V.Status.Live() || !limitKey(en.V.Key) ||
+				en.SubjectTerm != user || !admit(en) {
+				continue
+			}
+			have[en.V.ID] = true
+			hits = append(hits, search.Hit{ID: en.V.ID, Score: floor * 0.5})
+			added++
+		}
+	}
+	return hits
+}
+
 // namedSubjects returns the subjects of candidates the query names, a
 // fact's subject or an episode's speaker ("the user" in "who employs the
 // user?"): then the query says whom it is about.
@@ -1268,7 +1327,8 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		}
 	}
 	if r.TaskRule != 0 && (q.task || q.userRule()) && v.Kind == memory.KindSemantic && v.Status == memory.StatusActive &&
-		(v.Type == memory.TypeConstraint || q.userRule() && v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeConstraint != 0) {
+		(v.Type == memory.TypeConstraint || (q.userRule() || q.task && q.meal && limitKey(v.Key) && c.en.SubjectTerm == e.userTerm()) &&
+			v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeConstraint != 0) {
 		// A stated rule as a fact ("no cilantro for me, ever") binds a
 		// task as the turn that said it does; a question after the
 		// user's rules is answered by it, and by a fact that is one
