@@ -65,5 +65,50 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 		{"got an offer, no job", "got a job offer from Globex", nil},
 		{"got a job, asked", "got a job as a nurse?", nil},
 		{"someone else got a job", "my sister got a job as a nurse", []string{"fact sister role=nurse cue=correction"}},
+
+		// A report of belief that closes the sentence is no part of the
+		// value (it was: "the 3rd of May I think").
+		{"a date, I think", "Marit's birthday is on the 3rd of May I think", []string{"fact marit birthday=the 3rd of May"}},
+		{"my date, I guess", "my birthday is the 3rd of May i guess", []string{"fact user birthday=the 3rd of May hedged"}},
+
+		// An event's date moved, said with "'s", or set against another.
+		{"X's event got moved to a date", "Okke's wedding got moved to the 21st, ugh", []string{"fact okke date:wedding=the 21st cue=correction"}},
+		{"an event pushed back", "the recital was pushed back to the 19th", []string{"fact user date:recital=the 19th cue=correction"}},
+		{"an event is now on", "Okke's wedding is now on the 21st", []string{"fact okke date:wedding=the 21st cue=correction"}},
+		{"my X's on a date, not another", "oops, my flight's on the 14th not the 15th", []string{"fact user date:flight=the 14th cue=correction"}},
+		{"a meeting moved to a room", "the standup got moved to the big room", nil},
+		{"my X's something else", "my flight's gate is B12", nil},
+		{"my X's not on a date", "my flight's not on the 14th", nil},
+		{"a move that may come", "Okke's wedding might get moved to the 21st", nil},
+
+		// A limit or a state said casually, the "I" dropped or not.
+		{"gluten free, two words", "btw I'm gluten free, not by choice", []string{"fact user diet=gluten free"}},
+		{"can't do X, dropped I", "can't do dairy anymore, my stomach hates it", []string{"fact user avoids:dairy=dairy"}},
+		{"can't do a time of day", "can't do mornings", nil},
+		{"not on an OS anymore, another now", "tbh I'm not on Windows anymore, Fedora now", []string{
+			"preference user prefers:os=Windows cue=past", "preference user prefers:os=Fedora cue=correction"}},
+		{"not using X anymore, Y now", "I don't use Vim anymore, Helix now", []string{
+			"preference user prefers:editor=Vim cue=past", "preference user prefers:editor=Helix cue=correction"}},
+		{"an ending, then Y only these days", "stopped drinking coffee, green tea only these days", []string{
+			"preference user prefers:drink=coffee cue=past", "preference user prefers:drink=green tea cue=correction"}},
+		{"an ending, then no value now", "I don't drink coffee anymore, too jittery now", []string{"preference user prefers:drink=coffee cue=negation"}},
+		{"hosting everything on X now", "yeah so we're hosting everything on Hetzner now, AWS was too pricey", []string{
+			"fact team uses:hosting=Hetzner cue=correction"}},
+		{"hosting everything, a plan", "we're going to host everything on Hetzner", nil},
+
+		// "the X's on a date" is the speaker's event, as "the X is".
+		{"the X's on a date, not another", "scratch that, the party's on Saturday not Friday", []string{"fact user date:party=Saturday cue=correction"}},
+
+		// "kinda", "sort of": a hedge, not the plain state.
+		{"kinda a diet", "I'm kinda vegetarian but eat fish sometimes", []string{"fact user diet=vegetarian hedged"}},
+		{"what kind of, asked", "what kind of editor do I use", nil},
+		{"my kind of X", "my kind of music is jazz", []string{"preference user prefers:music=jazz"}},
+
+		// "no more X for us": the team's tool ends; what follows takes
+		// its place.
+		{"no more X for us, Y now", "so, no more Jira for us, Linear now", []string{
+			"fact team uses:issue_tracker=Jira cue=past", "fact team uses:issue_tracker=Linear cue=correction"}},
+		{"no more X for us", "no more Jira for us", []string{"fact team uses:issue_tracker=Jira cue=negation"}},
+		{"no more of the team's unknown", "no more late nights for us", nil},
 	})
 }

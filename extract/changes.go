@@ -494,10 +494,11 @@ func (x *extraction) endedBecomesHistory() {
 // the 19th", "the dentist is on Friday", "our offsite is the 3rd of June".
 // The slot is date:<thing>, so a later date, or one corrected in the same
 // message ("the 9th, sorry, the 19th"), takes its place. Only a date reads:
-// "the meeting is on the agenda" says nothing of when.
+// "the meeting is on the agenda" says nothing of when. A date moved ("the
+// wedding got moved to the 21st") is a new one.
 func (x *extraction) eventDate(ts []token, f flags) bool {
 	s, k := x.speaker, 1
-	if !is(ts, 0, "the") || is(ts, 2, "'s") {
+	if !is(ts, 0, "the") || teamNouns[lowAt(ts, 1)] && is(ts, 2, "'s") {
 		// "my", "our", and a person's: "Ilse's graduation is on the
 		// 12th", "my sister's recital is the 9th".
 		o, n, ok := x.owner(ts)
@@ -510,7 +511,14 @@ func (x *extraction) eventDate(ts []token, f flags) bool {
 	for c < len(ts) && c < k+3 && ts[c].kind == tWord && !ts[c].capital && !verbLike(ts[c].low) && !is(ts, c, "'s") {
 		c++
 	}
-	if c == k || !is(ts, c, "is") {
+	moved := 0 // "got moved to", "was pushed to": a new date
+	if c > k && !is(ts, c, "is", "'s") {
+		if moved = cueLen(dateMoveCues, ts[c:]); moved == 0 {
+			return false
+		}
+		f.corr = true
+	}
+	if c == k {
 		return false
 	}
 	noun := make([]string, 0, c-k)
@@ -527,13 +535,28 @@ func (x *extraction) eventDate(ts []token, f flags) bool {
 	if _, ok := nounFacts[name]; ok || favoriteWords[noun[0]] || pronounValues[noun[0]] {
 		return false // "my birthday is..." has its own slot
 	}
-	v := c + 1
+	v := c + max(1, moved)
+	if is(ts, v, "now") {
+		v++ // "is now on the 21st"
+		f.corr = true
+	}
 	if is(ts, v, "on") {
 		v++
 	}
 	n := dateLen(ts[v:])
-	if n == 0 || v+n < len(ts) && ts[v+n].kind != tPunct {
+	if n == 0 {
 		return false
+	}
+	if end := v + n; end < len(ts) && ts[end].kind != tPunct {
+		// "on the 14th not the 15th": the date set aside is no value.
+		m := 0
+		if is(ts, end, "not") {
+			m = dateLen(ts[end+1:])
+		}
+		if m == 0 || end+1+m < len(ts) && ts[end+1+m].kind != tPunct {
+			return false
+		}
+		f.not = false
 	}
 	if f.not || f.hedge {
 		return true

@@ -11,7 +11,7 @@ var replacementTailCues = cuePatterns("replacement-tail")
 // as the value that took its place: "I don't drink coffee anymore, only
 // green tea" ends coffee and, borrowing the first clause's verb, states
 // green tea for the same slot; "I don't use Vim anymore, mostly Helix
-// these days" and "..., green tea only" likewise. The new value is a candidate of its own, with a
+// these days", "..., green tea only" and "..., Fedora now" likewise. The new value is a candidate of its own, with a
 // correction cue (so endedBecomesHistory keeps the old one as the value
 // before); a plain denial ("I don't drink coffee, only tea") never said
 // the old value held, so the new one is a plain statement. The words
@@ -34,9 +34,11 @@ func (x *extraction) replacedInPlace(ts []token) {
 		for end < len(ts) && ts[end].kind != tPunct {
 			end++
 		}
+		dated := false // "Fedora now", "Helix these days"
 		for end > j {
 			if k := cueTail(changeTailCues, ts[j:end]); k > 0 {
 				end -= k // "Helix these days"
+				dated = dated || !is(ts, end, "anymore")
 			} else if k := trailingFillerLen(ts[j:end]); k > 0 {
 				end -= k // "rooibos lol"
 			} else {
@@ -45,11 +47,12 @@ func (x *extraction) replacedInPlace(ts []token) {
 		}
 		if !opener {
 			// The opener's word may close the clause instead: "green
-			// tea only".
-			if end-j < 2 || !is(ts, end-1, "only") {
+			// tea only"; or a word of now: "Fedora now".
+			if end-j >= 2 && is(ts, end-1, "only") {
+				end--
+			} else if !dated {
 				continue
 			}
-			end--
 		}
 		if end == j || end-j > 4 {
 			continue
@@ -88,7 +91,8 @@ func (x *extraction) replacedInPlace(ts []token) {
 // noMore reads "no more X (for me)" opening a sentence as the speaker's "I
 // don't have X anymore": X, a thing the lexicon places in a category
 // ("soda", "Vim"), ends; a short clause after it may name what took its
-// place (replacedInPlace). An X the lexicon cannot place ("no more late
+// place (replacedInPlace); "for us" makes it the team's ("no more Figma
+// for us, Penpot now"). An X the lexicon cannot place ("no more late
 // nights") or someone else's ("no more soda for my son") is left as said.
 func (x *extraction) noMore(ts []token, f flags) bool {
 	if !x.lead || f.not || !seq(ts, 0, "no", "more") {
@@ -104,7 +108,11 @@ func (x *extraction) noMore(ts []token, f flags) bool {
 	for k := trailingFillerLen(body); k > 0; k = trailingFillerLen(body) {
 		body = body[:len(body)-k] // "no more soda for me lol"
 	}
+	s := x.speaker
 	if len(body) > 2 && seq(body, len(body)-2, "for", "me") {
+		body = body[:len(body)-2]
+	} else if len(body) > 2 && seq(body, len(body)-2, "for", "us") {
+		s = x.team // "no more Figma for us": the team's tool ends
 		body = body[:len(body)-2]
 	}
 	val, n := x.readValue(body, vThing)
@@ -115,6 +123,6 @@ func (x *extraction) noMore(ts []token, f flags) bool {
 		return false
 	}
 	f.neg = true
-	x.useThing(x.speaker, body, f, purposeInfo{})
+	x.useThing(s, body, f, purposeInfo{})
 	return true
 }

@@ -475,7 +475,7 @@ func (x *extraction) sentence(s Sentence) {
 	}
 	var sf flags
 	sentenceMarkers(toks, &sf)
-	closingReport(toks, &sf)
+	toks = closingReport(toks, &sf)
 	var carry *subject
 	prevRule := false
 	x.sentOut = len(x.out)
