@@ -110,5 +110,23 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 			"fact team uses:issue_tracker=Jira cue=past", "fact team uses:issue_tracker=Linear cue=correction"}},
 		{"no more X for us", "no more Jira for us", []string{"fact team uses:issue_tracker=Jira cue=negation"}},
 		{"no more of the team's unknown", "no more late nights for us", nil},
+
+		// How a thing is, not which it is: no value (each was a wrong
+		// fact: "The team uses flaky as its CI system").
+		{"our CI is an adjective", "our CI is flaky, the integration tests time out a lot", nil},
+		{"our CI is broken", "our CI is broken again", nil},
+		{"my editor is slow", "my editor is slow", nil},
+		{"our database is down", "our database is down", nil},
+		{"our CI is terrible, a filler after", "our CI is terrible tbh", nil},
+		{"a lower-case thing the lexicon knows", "my shell is fish", []string{"preference user prefers:shell=fish"}},
+		{"a name", "our CI is Buildkite lol", []string{"fact team uses:ci=Buildkite"}},
+		{"a name with a number", "our database is Postgres 16", []string{"fact team uses:database=Postgres 16"}},
+
+		// Where a release goes is no host (it was "production", and
+		// "staging first").
+		{"deploy to production", "we deploy to production on Fridays", nil},
+		{"deploy to staging, an adverb after", "we deploy to staging first", nil},
+		{"deploy everything to prod", "we deploy everything to prod", nil},
+		{"deploy to a host", "we deploy to Render on Fridays", []string{"fact team uses:hosting=Render"}},
 	})
 }
