@@ -128,5 +128,15 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 		{"deploy to staging, an adverb after", "we deploy to staging first", nil},
 		{"deploy everything to prod", "we deploy everything to prod", nil},
 		{"deploy to a host", "we deploy to Render on Fridays", []string{"fact team uses:hosting=Render"}},
+
+		// "I've been X": the state, as "I'm X" (it was read only with the
+		// "I've" dropped).
+		{"I've been a diet for a while", "I've been vegan for like two years", []string{"fact user diet=vegan"}},
+		{"I've been, an adverb", "I've been basically vegetarian since May", []string{"fact user diet=vegetarian"}},
+		{"I had been, history", "I had been vegan for years", []string{"fact user diet=vegan cue=past"}},
+		{"someone else has been", "my sister has been vegan since March", []string{"fact sister diet=vegan"}},
+		{"I've been somewhere, a visit", "I've been to Lisbon twice", nil},
+		{"I've been, a mood", "I've been sick all week", nil},
+		{"I've been someone's flatmate", "I've been Marta's flatmate for a year", nil},
 	})
 }

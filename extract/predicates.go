@@ -253,9 +253,13 @@ func (x *extraction) predicate(s subject, ts []token, f flags) {
 	i := 0
 	modStart := -1
 	haveAux := false
+	been := -1 // where "been" was read as a modifier
 loop:
 	for i < len(ts) {
 		w := ts[i].low
+		if w == "been" {
+			been = i
+		}
 		// The modifiers of [modifiers], one after another.
 		if e, n, ok := matchCue(modifierCues, ts[i:]); ok && !(w == "may" && ts[i].capital) {
 			if e&cueTodo != 0 && s.kind != sTeam {
@@ -303,6 +307,15 @@ loop:
 		return
 	}
 	v, ok := verbs[ts[i].low]
+	if !ok && been >= 0 && haveAux {
+		// "I've been vegan for two years", "I've been basically
+		// vegetarian since May": "been" is the copula ("I've been
+		// editing my notes in Helix" reads on).
+		before := len(x.out)
+		if x.copula(s, ts[been+1:], f); len(x.out) > before {
+			return
+		}
+	}
 	if !ok {
 		if x.mode == modeUser && (x.activityIn(s, ts[i:], f) || !strings.HasSuffix(ts[i].low, "ed") && x.teamToolIn(s, ts[i+1:], f)) {
 			return
