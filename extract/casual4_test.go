@@ -138,5 +138,20 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 		{"I've been somewhere, a visit", "I've been to Lisbon twice", nil},
 		{"I've been, a mood", "I've been sick all week", nil},
 		{"I've been someone's flatmate", "I've been Marta's flatmate for a year", nil},
+
+		// A correction that restates the old value with what became of
+		// it: the new one after "it's", or none (it was "Dr Ames
+		// retired", a wrong fact).
+		{"restated and replaced", "my dentist is Dr Ames, no wait, Dr Ames retired, it's Dr Pike now", []string{"fact user dentist=Dr Pike cue=correction"}},
+		{"restated, an employer", "I work at Globex, no wait, Globex closed, it's Initech now", []string{"fact user works_at=Initech cue=correction"}},
+		{"restated, no new value", "my dentist is Dr Ames, no wait, Dr Ames retired", nil},
+		{"a plain correction still reads", "my dentist is Dr Ames, no wait, Dr Pike", []string{"fact user dentist=Dr Pike cue=correction"}},
+
+		// "Tom's X" is "Tom is X" before an allergy or a diet that ends
+		// the clause, and Tom's own thing otherwise.
+		{"X's allergic", "Tom's allergic to nuts so no satay", []string{"fact tom allergic_to:nuts=nuts crit=high"}},
+		{"X's a diet, then when", "Tom's vegan, apparently", []string{"fact tom diet=vegan"}},
+		{"X's diet-word thing", "Mia's vegan cookbook just came out", nil},
+		{"X's allergic reaction", "Mia's allergic reaction was scary", nil},
 	})
 }

@@ -229,6 +229,39 @@ func (x *extraction) correctInPlace(ts []token) {
 				return
 			}
 			val, ok := x.replacementValue(cand.Key, ts[j:end])
+			restated := !ok && strings.Contains(x.text(ts[j:], end-j), cand.Value)
+			if restated {
+				// "Dr Ames, no wait, Dr Ames retired, it's Dr Pike now":
+				// the old value restated with what became of it; the new
+				// one follows as "it's Y".
+				if k := end + 1; end < len(ts) && is(ts, end, ",", "-", ";") && k < len(ts) {
+					if n := cueLen(correctionItCues, ts[k:]); n > 0 {
+						e := k + n
+						for e < len(ts) && ts[e].kind != tPunct {
+							e++
+						}
+						for e > k+n {
+							if n := cueTail(changeTailCues, ts[k+n:e]); n > 0 {
+								e -= n
+							} else if n := trailingFillerLen(ts[k+n : e]); n > 0 {
+								e -= n
+							} else {
+								break
+							}
+						}
+						if e > k+n {
+							val, ok = x.replacementValue(cand.Key, ts[k+n:e])
+						}
+					}
+				}
+				if !ok {
+					// "Dr Ames, no wait, Dr Ames retired": what was said
+					// first no longer holds, and nothing says what does.
+					x.out = slices.Delete(x.out, c, c+1)
+					x.made = slices.Delete(x.made, c, c+1)
+					return
+				}
+			}
 			if !ok || strings.EqualFold(val, cand.Value) {
 				break
 			}
@@ -368,7 +401,9 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 	switch {
 	case key == "lives_in" || key == "from":
 		k = vPlace
-	case key == "works_at":
+	case key == "works_at" || peopleRoles[key] || key == "name":
+		// An employer, or who fills a role ("my dentist is Dr Ames, no
+		// wait, Dr Ames retired": "retired" is no part of a name).
 		k = vOrg
 	case key == "role":
 		k = vRole
@@ -387,6 +422,11 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 			first = ts[1]
 		}
 		if !first.capital {
+			return "", false
+		}
+		if last := ts[len(ts)-1]; last.kind == tWord && !last.capital && !strings.ContainsAny(last.low, "0123456789") {
+			// "Globex closed", "Dr Ames retired": a name and what
+			// became of it, no name.
 			return "", false
 		}
 	case strings.HasPrefix(key, "date:") || key == "birthday":
