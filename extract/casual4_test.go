@@ -27,6 +27,9 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 		// purpose when one is said.
 		{"moved our builds over to a CI, for CI", "we moved our builds over to Buildkite for CI", []string{"fact team uses:ci=Buildkite cue=correction"}},
 		{"moved our CI over to", "we moved our CI over to Buildkite", []string{"fact team uses:ci=Buildkite cue=correction"}},
+		{"moved our builds over to a CI, no purpose", "we moved our builds over to Buildkite", []string{"fact team uses:ci=Buildkite cue=correction"}},
+		{"moved our builds to a build tool", "we migrated our builds to Bazel", []string{"fact team uses:build_tool=Bazel cue=correction"}},
+		{"moved our cache to a database", "we moved our cache to Redis", []string{"fact team uses:cache=Redis cue=correction"}},
 		{"moved my notes to", "moved my notes over to Obsidian lol", []string{"preference user prefers:notes=Obsidian cue=correction"}},
 		{"moved a meeting, no tool", "we moved the standup to Friday", nil},
 		{"moved my things to a town, no tool", "I moved my stuff to Berlin", nil},
