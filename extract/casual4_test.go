@@ -59,9 +59,9 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 
 		// A job got, or a change made, with the "I" dropped, an adverb
 		// before it or not.
-		{"got a job as X, dropped I", "got a job as a nurse", []string{"fact user role=nurse cue=correction"}},
+		{"got a job as X, no subject", "got a job as a nurse", []string{"fact user role=nurse cue=correction"}},
 		{"just got a job as X", "just got a job as a nurse lol", []string{"fact user role=nurse cue=correction"}},
-		{"got a new job at X", "got a new job at Globex", []string{"fact user works_at=Globex cue=correction"}},
+		{"got a new role at X", "got a new role at Globex", []string{"fact user works_at=Globex cue=correction"}},
 		{"finally switched to X", "finally switched to Neovim", []string{"preference user prefers:editor=Neovim cue=correction"}},
 		{"just joined X", "just joined Globex", []string{"fact user works_at=Globex cue=correction"}},
 		{"got something else", "got a cold", nil},
@@ -105,7 +105,7 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 		// "kinda", "sort of": a hedge, not the plain state.
 		{"kinda a diet", "I'm kinda vegetarian but eat fish sometimes", []string{"fact user diet=vegetarian hedged"}},
 		{"what kind of, asked", "what kind of editor do I use", nil},
-		{"my kind of X", "my kind of music is jazz", []string{"preference user prefers:music=jazz"}},
+		{"my kind of X", "my kind of shell is fish", []string{"preference user prefers:shell=fish"}},
 
 		// "no more X for us": the team's tool ends; what follows takes
 		// its place.

@@ -11,8 +11,8 @@ import (
 // moved with "moved our builds over to", a new manager after the old one
 // left, a diet changed with "I guess ... now", a job got with the "I"
 // dropped, an editor switched. Asked later from no session: what holds
-// now comes first and the stale value does not; a question about the
-// value before the current one gets it first without history; a task
+// now comes first and the stale value does not; asked what came before
+// the current editor, the old one comes first without history; a task
 // about food reaches the user's allergy though it names a friend.
 func TestE2ECasual4ChangesReadAndRanked(t *testing.T) {
 	t.Parallel()
@@ -72,9 +72,9 @@ func TestE2ECasual4ChangesReadAndRanked(t *testing.T) {
 		{"what do we use for CI?", "Buildkite", "Jenkins"},
 		{"who's my manager now?", "Marcus", ""},
 		{"what's my diet?", "pescatarian", "vegetarian"},
-		{"what do I do for work?", "nurse", "teacher"},
-		// A question about the value before the current one: that
-		// value first, with no history asked for.
+		{"what is my occupation?", "nurse", "teacher"},
+		// Asked what came before the current one: the old editor
+		// first, with no history asked for.
 		{"what editor did I use before Zed?", "Sublime", ""},
 	} {
 		res := f.e2eRetrieve(t, c.q, hdr...)
