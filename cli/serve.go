@@ -549,7 +549,7 @@ Examples:
 			fs.Var(optBool{&so.readOnly}, "read-only", "serve a read replica: open the database read-only, run no jobs, refuse writes with store_read_only (see above)")
 			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default) or full (see above)")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
-			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
+			fs.StringVar(&so.logLevel, "log-level", "", "debug (a line for every request), info (default: refused, slow and failed requests), warn or error")
 			fs.StringVar(&so.pprof, "pprof", "", "serve Go's profiles (/debug/pprof/) on this loopback `HOST:PORT`, apart from the API")
 			fs.Var(optInt{&so.indexMemory}, "index-memory", "cap the in-process search indexes at `MB` MiB, evicting least recently used namespaces (default 2048)")
 		},
@@ -845,7 +845,7 @@ Examples:
 			fs.Var(optInt{&so.workers}, "workers", "jobs run at once, 1 to 256 (default 2)")
 			fs.StringVar(&so.sync, "sync", "", "durability of a commit: normal (default) or full (see 'mnemon help serve')")
 			fs.StringVar(&so.logFormat, "log-format", "", "log as json (default) or text")
-			fs.StringVar(&so.logLevel, "log-level", "", "debug, info (default), warn or error")
+			fs.StringVar(&so.logLevel, "log-level", "", "debug (a line for every request), info (default: refused, slow and failed requests), warn or error")
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) > 0 {

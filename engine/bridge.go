@@ -47,7 +47,7 @@ func (e *Engine) followBridge(st *nsState, cands []*scored, p RetrieveParams, qt
 		}
 		st.RLock()
 		en, ok := st.EntryLocked(h.ID)
-		covered := ok && func() bool { s, _ := sourceStateLocked(st, en.V, p, user, false); return s == "covered" }()
+		covered := ok && func() bool { s, _ := sourceStateLocked(st, en.V, p, user, "", false); return s == "covered" }()
 		st.RUnlock()
 		if covered {
 			continue // its fact says it better, and the words find the fact too

@@ -280,6 +280,11 @@ func rankedWhy(it memory.TraceItem) string {
 	}
 	var b strings.Builder
 	b.WriteString("found by ")
+	if len(parts) == 0 {
+		// Added after the channels: a later turn that changed a top
+		// one's value, a reply, or one of the user's limits.
+		parts = append(parts, "no channel (added after them)")
+	}
 	b.WriteString(strings.Join(parts, ", "))
 	fmt.Fprintf(&b, "; fused %.3f", it.Fused)
 	for _, t := range it.Terms {

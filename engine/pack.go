@@ -505,6 +505,9 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string
 		}
 		b = append(b, ')')
 	}
+	if first && c.via != "" {
+		b = append(b, c.via...)
+	}
 	b = append(b, "; fused "...)
 	b = strconv.AppendFloat(b, c.fused, 'f', 3, 64)
 	for _, t := range c.terms {

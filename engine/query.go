@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -23,9 +24,10 @@ type queryFacts struct {
 	self         bool     // asks about the user ("what car do I drive?")
 	current      bool     // asks what holds now ("… at the moment?", "currently")
 	task         bool     // asks the agent to do something ("book me a flight")
-	meal         bool     // speaks of food or a meal ("book a seafood place", "order dinner")
 	rule         bool     // asks for the user's rules ("anything I should avoid?")
 	relation     string   // asks about one of the user's people ("my sister's name")
+	team         string   // the team's subject term, for a question in the first person (set by retrieve)
+	bestFused    float64  // the best candidate's fused score (set by retrieve)
 	possession   string   // asks about something of the user's ("my GP", "my birthday")
 	number       bool     // asks for a quantity ("how much", "how many")
 	names        []string // the names it says, lower-case ("where is Oona working?")
@@ -38,7 +40,7 @@ func readQuery(query string, history bool) queryFacts {
 	past := asksAboutPast(ws)
 	return queryFacts{
 		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), ours: plural(ws), self: aboutTheUser(ws),
-		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), meal: aboutFood(ws), rule: asksForRule(ws), relation: askedRelation(ws),
+		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), rule: asksForRule(ws), relation: askedRelation(ws),
 		possession: askedPossession(ws), names: namesIn(query),
 	}
 }
@@ -225,6 +227,9 @@ func asksForRule(ws []string) bool {
 			w == "off" && i+1 < len(ws) && ws[i+1] == "limits" {
 			return true
 		}
+		if ruleQuestionPhrase(ws, i) {
+			return true
+		}
 		if ruleQuestionModals[w] {
 			for j := i + 1; j < len(ws) && j <= i+3; j++ {
 				if ruleQuestionVerbs[ws[j]] {
@@ -232,6 +237,29 @@ func asksForRule(ws []string) bool {
 				}
 			}
 		}
+	}
+	return false
+}
+
+// ruleQuestionPhrase reports a phrase at ws[i] that asks what to mind
+// before doing something: "anything to keep in mind if I cook tonight?",
+// "what should I watch out for?", "anything I need to know before I order?",
+// "what should I be careful about?".
+func ruleQuestionPhrase(ws []string, i int) bool {
+	at := func(j int, w ...string) bool {
+		return j >= 0 && j < len(ws) && slices.Contains(w, ws[j])
+	}
+	switch ws[i] {
+	case "keep", "bear":
+		return at(i+1, "in") && at(i+2, "mind")
+	case "watch", "look":
+		return at(i+1, "out")
+	case "careful", "mindful", "wary":
+		return true
+	case "know":
+		// "should I know", "need to know", "I should know before":
+		// what to know, not who knows or whether I know someone.
+		return at(i-1, "should") || at(i-1, "to") && at(i-2, "need", "ought", "have") || at(i-2, "should")
 	}
 	return false
 }
@@ -273,29 +301,4 @@ var taskVerbs = map[string]bool{
 	"plan": true, "play": true, "prepare": true, "put": true, "recommend": true, "remind": true,
 	"rent": true, "reply": true, "reserve": true, "schedule": true, "send": true, "set": true,
 	"ship": true, "shop": true, "suggest": true, "text": true, "write": true,
-}
-
-// aboutFood reports whether words speak of food or a meal: a task that
-// does ("book a seafood place for dinner", "order me lunch") must respect
-// the user's allergies and diet, which a task about anything else ("fix
-// the flaky test") has no use for.
-func aboutFood(ws []string) bool {
-	for _, w := range ws {
-		if foodWords[w] {
-			return true
-		}
-	}
-	return false
-}
-
-// foodWords speak of food or a meal.
-var foodWords = map[string]bool{
-	"food": true, "meal": true, "meals": true, "dinner": true, "lunch": true, "breakfast": true, "brunch": true,
-	"supper": true, "snack": true, "snacks": true, "eat": true, "eating": true, "restaurant": true,
-	"restaurants": true, "cafe": true, "café": true, "bistro": true, "diner": true, "takeaway": true,
-	"takeout": true, "delivery": true, "menu": true, "dish": true, "dishes": true, "recipe": true,
-	"recipes": true, "cook": true, "cooking": true, "bake": true, "baking": true, "groceries": true,
-	"grocery": true, "picnic": true, "barbecue": true, "bbq": true, "catering": true, "seafood": true,
-	"sushi": true, "pizza": true, "burger": true, "curry": true, "tapas": true, "ramen": true,
-	"steakhouse": true, "bakery": true, "cake": true, "dessert": true, "potluck": true,
 }

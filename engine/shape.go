@@ -250,6 +250,39 @@ func shapeOf(v *memory.Version, an *search.Analyzer) turnShape {
 	return shapeOfText(v.Content, an)
 }
 
+// discourseNo reports whether words[i], a "no" of text, answers or
+// corrects ("wait no, it's the 21st", "no worries", "oh no") rather than
+// refuses ("no cilantro, ever"): it ends its clause, or opens a set phrase.
+func discourseNo(text string, words []string, i int) bool {
+	if i+1 < len(words) && noPhrases[strings.ToLower(words[i+1])] {
+		return true
+	}
+	if i > 0 && strings.EqualFold(words[i-1], "oh") {
+		return true
+	}
+	// The i-th word's end in text, found as FieldsFunc found it.
+	n, in := -1, false
+	for k, r := range text {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’'
+		if word && !in {
+			n++
+		}
+		if !word && in && n == i {
+			rest := strings.TrimLeft(text[k:], " ")
+			return rest == "" || strings.ContainsRune(",.!?;:", rune(rest[0]))
+		}
+		in = word
+	}
+	return n == i // the text's last word
+}
+
+// noPhrases follow a "no" that refuses nothing.
+var noPhrases = map[string]bool{
+	"worries": true, "idea": true, "problem": true, "problemo": true, "way": true, "thanks": true,
+	"rush": true, "clue": true, "doubt": true, "kidding": true, "biggie": true, "prob": true,
+	"probs": true, "offense": true, "offence": true, "wait": true,
+}
+
 // shapeOfText is the shape of a turn's text.
 func shapeOfText(text string, an *search.Analyzer) turnShape {
 	var s turnShape
@@ -275,7 +308,7 @@ func shapeOfText(text string, an *search.Analyzer) turnShape {
 		if acquired(words, i) || habitStopped(words, i) {
 			s |= shapeChange
 		}
-		if ruleWords[lw] {
+		if ruleWords[lw] && (lw != "no" || !discourseNo(text, words, i)) {
 			s |= shapeRule
 		}
 		if constraintWords[lw] || limitModals[lw] && i+1 < len(words) && limitVerbs[strings.ToLower(words[i+1])] ||
@@ -641,6 +674,12 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 	changed := false
 	for i := 0; i < min(tops, len(cands)); i++ {
 		old := cands[i]
+		if slices.ContainsFunc(old.terms, func(t memory.Term) bool { return t.Name == "other_subject" }) {
+			// Ranked high though about someone else ("my manager is
+			// Felix" for "what's my kid's name?"): what replaced its
+			// value answers the question no better.
+			continue
+		}
 		var names []string
 		anyTurn := now // a later turn follows without a change cue
 		need := 1      // names a later turn must share
@@ -694,7 +733,7 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			}
 			nw, found := byID[h.ID]
 			if !found {
-				nw = &scored{en: en, terms: make(memory.Terms, 0, maxTerms)}
+				nw = &scored{en: en, terms: make(memory.Terms, 0, maxTerms), via: "a later turn that says a top candidate's value changed"}
 				byID[h.ID] = nw
 				cands = append(cands, nw)
 			}
@@ -809,7 +848,7 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 			}
 		}
 		if rc == nil {
-			rc = &scored{en: reply, terms: make(memory.Terms, 0, maxTerms)}
+			rc = &scored{en: reply, terms: make(memory.Terms, 0, maxTerms), via: "the user's reply after a top turn about others"}
 			cands = append(cands, rc)
 		}
 		if lift := unpenalised(top) + 0.01 - rc.final; lift > 0 {
@@ -845,6 +884,70 @@ func someoneElsesRelation(text, rel string) bool {
 		other = true
 	}
 	return other
+}
+
+// ownOtherRelationOnly reports whether text speaks of one of the user's
+// own people ("my manager", "our older son") and of no one in rel's family
+// (see sameRelation): "my manager is Felix" says nothing of the user's kid,
+// "my daughter starts school" does.
+func ownOtherRelationOnly(text, rel string) bool {
+	ws := lowerWords(text)
+	own := false
+	for i, w := range ws {
+		base := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
+		if !extract.IsRelationNoun(base) {
+			continue
+		}
+		if sameRelation(base, rel) {
+			return false
+		}
+		j := i - 1
+		if j > 0 && describingWords[ws[j]] {
+			j--
+		}
+		if j >= 0 && (ws[j] == "my" || ws[j] == "our") {
+			own = true
+		}
+	}
+	return own
+}
+
+// relationFamilies are relation nouns that can name the same person: a
+// question about "my kid" is answered by a turn about "my daughter", one
+// about "my boss" by "my manager".
+var relationFamilies = [][]string{
+	{"kid", "kids", "child", "children", "son", "daughter"},
+	{"wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "fiance", "fiancé", "fiancée"},
+	{"mother", "mom", "mum", "father", "dad", "parents", "stepmom", "stepdad"},
+	{"sister", "brother", "sibling", "siblings", "twin"},
+	{"grandma", "grandmother", "grandpa", "grandfather", "grandparents"},
+	{"boss", "manager", "lead"},
+	{"friend", "friends", "bestie", "buddy", "pal", "mate"},
+	{"colleague", "colleagues", "coworker", "co-worker", "coworkers", "teammate", "teammates"},
+	{"roommate", "flatmate"},
+	{"neighbor", "neighbour"},
+	{"cofounder", "co-founder"},
+	{"client", "clients", "customer", "customers"},
+	{"report", "reports"},
+}
+
+var relationFamily = func() map[string]int {
+	m := map[string]int{}
+	for i, f := range relationFamilies {
+		for _, w := range f {
+			m[w] = i + 1
+		}
+	}
+	return m
+}()
+
+// sameRelation reports whether two relation nouns can name the same person.
+func sameRelation(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa := relationFamily[a]
+	return fa != 0 && fa == relationFamily[b]
 }
 
 // beforeClause splits a question about what came before a value into what

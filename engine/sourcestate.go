@@ -5,9 +5,11 @@ import "github.com/mnemon-dev/mnemon/memory"
 // sourceStateLocked says whether an episodic version's derived facts are
 // servable for p: covered (at least one is), stale (none is), or "" when no
 // fact was derived from it; and whether every one of them is about someone
-// other than the user (user is the user's subject term). With currentOnly
+// other than the user (user is the user's subject term; team, when not
+// "", the speaker's team's, which a question in the first person is about
+// too: "which package manager should I use?" after "the repo uses pnpm"). With currentOnly
 // a fact that is history for p covers nothing. The caller holds st.RLock.
-func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user string, currentOnly bool) (state string, aboutOther bool) {
+func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user, team string, currentOnly bool) (state string, aboutOther bool) {
 	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 {
 		return "", false
 	}
@@ -26,7 +28,7 @@ func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user st
 		if !ok {
 			continue
 		}
-		if en.SubjectTerm == "" || en.SubjectTerm == user {
+		if en.SubjectTerm == "" || en.SubjectTerm == user || team != "" && en.SubjectTerm == team {
 			aboutOther = false
 		}
 		if state != "stale" {

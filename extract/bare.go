@@ -29,11 +29,8 @@ func (x *extraction) bareState(ts []token, f flags) bool {
 	for allergySeverity[lowAt(ts, j)] {
 		j++
 	}
-	end := j
-	for end < len(ts) && end < j+3 && ts[end].kind == tWord && !is(ts, end, "allergy", "allergies") {
-		end++
-	}
-	if end == j || !is(ts, end, "allergy", "allergies") || !bareEnd(ts, end+1) || !validValue(ts[j:end]) {
+	end := allergenEnd(ts, j)
+	if end < 0 || !bareEnd(ts, end+1) || !validValue(ts[j:end]) {
 		return false
 	}
 	if is(ts, j, "my", "his", "her", "their", "our", "the", "a", "an", "food", "seasonal") {
@@ -49,6 +46,19 @@ func (x *extraction) bareState(ts []token, f flags) bool {
 	f.high = true
 	x.emit(x.speaker, f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
 	return true
+}
+
+// allergenEnd returns where "allergy" or "allergies" comes after one to
+// three words at ts[j] ("a nut allergy", "tree nut allergies"), or -1.
+func allergenEnd(ts []token, j int) int {
+	end := j
+	for end < len(ts) && end < j+3 && ts[end].kind == tWord && !is(ts, end, "allergy", "allergies") {
+		end++
+	}
+	if end == j || !is(ts, end, "allergy", "allergies") {
+		return -1
+	}
+	return end
 }
 
 // dietLen returns how many tokens at ts[k] name a diet ("vegan",

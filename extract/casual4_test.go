@@ -122,6 +122,8 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 		{"our database is down", "our database is down", nil},
 		{"our CI is terrible, a filler after", "our CI is terrible tbh", nil},
 		{"a lower-case thing the lexicon knows", "my shell is fish", []string{"preference user prefers:shell=fish"}},
+		{"my editor is on something", "my editor is on the fritz", nil},
+		{"my shell is in a state", "my shell is in a weird state", nil},
 		{"a name", "our CI is Buildkite lol", []string{"fact team uses:ci=Buildkite"}},
 		{"a name with a number", "our database is Postgres 16", []string{"fact team uses:database=Postgres 16"}},
 

@@ -92,3 +92,16 @@ func TestReportingToIsTheManager(t *testing.T) {
 		{"someone else", "Tomas reports to Odile", nil},
 	})
 }
+
+// "our CI is on X": the preposition is no part of the tool; a state after
+// it names no tool at all.
+func TestCategoryIsOnAThing(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"is on", "our CI is on Woodpecker runners", []string{"fact team uses:ci=Woodpecker runners"}},
+		{"is in", "the team's CI is in Bamboo", []string{"fact team uses:ci=Bamboo"}},
+		{"is with", "our database is with Neon", []string{"fact team uses:database=Neon"}},
+		{"plain", "our CI is Drone", []string{"fact team uses:ci=Drone"}},
+		{"a state is no tool", "our database is in a bad state", nil},
+	})
+}

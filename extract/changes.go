@@ -188,17 +188,7 @@ func (x *extraction) correctInPlace(ts []token) {
 		for end < len(ts) && ts[end].kind != tPunct {
 			end++
 		}
-		// A change word after the value says when, not what: "Neovim
-		// these days", "pnpm now".
-		for end > j {
-			if n := cueTail(changeTailCues, ts[j:end]); n > 0 {
-				end -= n
-			} else if n := trailingFillerLen(ts[j:end]); n > 0 {
-				end -= n // "pescatarian technically"
-			} else {
-				break
-			}
-		}
+		end = trimChangeTail(ts, j, end)
 		if end == j || end-j > 6 {
 			continue
 		}
@@ -616,8 +606,6 @@ var favoriteWords = wordSet("changes", "favorite-words")
 func dateLen(ts []token) int { return cueLen(dateCues, ts) }
 
 var weekdays = wordSet("changes", "weekdays")
-
-var months = wordSet("changes", "months")
 
 // ordinal reports a day of the month written as an ordinal: "9th", "21st".
 func ordinal(w string) bool {

@@ -57,15 +57,8 @@ func isQuestion(ts []token) bool {
 	for i < len(ts) && (openers[ts[i].low] || isPunct(ts[i])) {
 		i++
 	}
-	if e, _, ok := matchCue(questionCues, ts[i:]); ok {
-		return e&cueQuestion != 0
-	}
-	for k := i; k < len(ts) && k < i+4; k++ {
-		if is(ts, k, "wonder", "wondering") {
-			return true
-		}
-	}
-	return false
+	e, _, ok := matchCue(questionCues, ts[i:])
+	return ok && e&cueQuestion != 0
 }
 
 // startsHypothetical reports whether the whole sentence is conditional or
@@ -104,15 +97,10 @@ func reportedByOther(ts []token) bool {
 func sentenceMarkers(ts []token, f *flags) {
 	for k := range ts {
 		if e, ok := firstCueAt(sentenceMarkerCues, ts, k); ok {
-			f.mustInclude = f.mustInclude || e&cueMustInclude != 0
-			f.high = f.high || e&cueHigh != 0
-			f.hedge = f.hedge || e&cueHedge != 0
+			f.set(e)
 		}
 	}
 }
-
-// subjectStarters begin a new clause after "and", "but" or a comma.
-var subjectStarters = wordSet("clauses", "subject-starters")
 
 // clauseBreakers always end a clause.
 var clauseBreakers = wordSet("clauses", "clause-breakers")
@@ -203,45 +191,14 @@ func offsetOf(ts, sub []token) int {
 // startsNewClause reports whether a clause starts at ts[k]: a subject or a
 // verb the clause can borrow its subject for.
 func startsNewClause(ts []token, k int) bool {
-	w := lowAt(ts, k)
-	if w == "" {
+	if k >= len(ts) || ts[k].low == "" {
 		return false
 	}
-	if subjectStarters[w] {
-		if w == "the" || w == "this" {
-			return is(ts, k+1, "user", "project", "team", "decision", "rule", "repo", "codebase")
-		}
-		if w == "these" {
-			return is(ts, k+1, "days")
-		}
-		return true
+	if e, ok := firstCueAt(clauseStartCues, ts, k); ok { // [clause-starts]
+		return e&cueDrop == 0
 	}
-	if v, ok := verbs[w]; ok && v.lemma != "be" && v.lemma != "have" && v.lemma != "go" {
-		return true
-	}
-	if predicateVerbs[w] {
-		return true
-	}
-	if w == "no" && is(ts, k+1, "longer") || w == "used" && is(ts, k+1, "to") {
-		return true
-	}
-	if w == "do" && is(ts, k+1, "not") {
-		return true
-	}
-	if w == "it" && is(ts, k+1, "'s", "is") || w == "it's" {
-		return true // "I quit coffee, it's tea now"
-	}
-	return ts[k].capital && ts[k].kind == tWord && !subjectStopWords[w] && k+1 < len(ts) && personVerbs[lowAt(ts, k+1)]
+	return ts[k].capital && ts[k].kind == tWord && !subjectStopWords[ts[k].low] && k+1 < len(ts) && personVerbs[lowAt(ts, k+1)]
 }
-
-// predicateVerbs open a second predicate for the same subject ("is
-// allergic to eggs and avoids olives") though no rule reads them: without
-// them the list before would run on and take "avoids olives" for an item.
-// Only verbs that are rarely plural nouns belong here ("walks" and "runs"
-// are items in "I like long runs and walks").
-// ("Always run the linter and skip the slow tests" stays one rule: skip,
-// keep and bring are left out.)
-var predicateVerbs = wordSet("clauses", "predicate-verbs")
 
 // discourse words carry no claim of their own; the value is the flag they
 // set ("actually" marks a correction).

@@ -61,12 +61,8 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		}
 		body = k + 1
 	case w == "be":
-		j := k + 1
-		for is(ts, j, "more", "less", "very", "always", "extra") {
-			j++
-		}
-		if answerStyles[lowAt(ts, j)] && (j+1 == len(ts) || ts[j+1].kind == tPunct || is(ts, j+1, "in", "with", "when")) {
-			body = j // "Be concise", "Please be more direct"
+		if n := cueLen(beStyleCues, ts[k:]); n > 0 {
+			body = k + n // "Be concise", "Please be more direct": [be-styles]
 		}
 	case w == "no":
 		// "No force pushes to main." is a rule; "No, I live in Porto" was
@@ -94,12 +90,9 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 	return x.rule(x.speaker, ts[start:], ts[body:], f)
 }
 
-// answerStyles and styleNouns name how the user wants to be answered:
-// "Be concise", "Keep it short", "No emojis", "Skip the pleasantries".
-var (
-	answerStyles = wordSet("constraints", "answer-styles")
-	styleNouns   = wordSet("constraints", "style-nouns")
-)
+// styleNouns name how the user wants to be answered: "No emojis", "Skip
+// the pleasantries" (the adjectives, "Be concise", are [be-styles]).
+var styleNouns = wordSet("constraints", "style-nouns")
 
 // imperativeVerbs start rules addressed to the agent: "Use pnpm", "Run the
 // tests before committing", "Answer in English".
@@ -114,47 +107,13 @@ var standingVerbs = wordSet("constraints", "standing-verbs")
 // general reports whether a clause speaks of every case, which makes an
 // imperative a rule: "Run the tests before every commit", "Add a changelog
 // entry for each change", "Write docs from now on".
-func general(ts []token) bool {
-	for k, t := range ts {
-		switch t.low {
-		case "every", "each", "all", "any", "always", "never", "whenever", "everywhere", "anything", "everything":
-			return true
-		case "from":
-			if seq(ts, k+1, "now", "on") {
-				return true
-			}
-		case "by":
-			if is(ts, k+1, "default") {
-				return true
-			}
-		case "going":
-			if is(ts, k+1, "forward") {
-				return true
-			}
-		case "in":
-			if is(ts, k+1, "general", "future") || seq(ts, k+1, "the", "future") {
-				return true
-			}
-		}
-	}
-	return false
-}
+func general(ts []token) bool { return cueAnywhere(generalCues, ts) } // [general]
 
 // socialImperative reports small talk shaped like an order: "Talk to you
 // soon!", "Nice going, keep it up!", "Keep on lifting others with your
-// courage", "Respect for the effort". A plain imperative about the
-// listener is social.
-func socialImperative(ts []token, k int) bool {
-	if is(ts, k+1, "up", "on", "going", "it", "for", "of") {
-		return true
-	}
-	for _, t := range ts[k:] {
-		if t.low == "you" || t.low == "your" || t.low == "yourself" {
-			return true
-		}
-	}
-	return false
-}
+// courage", "Respect for the effort" ([social-imperatives]). A plain
+// imperative about the listener is social.
+func socialImperative(ts []token, k int) bool { return cueAnywhere(socialImperativeCues, ts[k:]) }
 
 // hasCopula reports an "is/are/was" inside the clause, which makes its
 // first word a noun: "Help from family is priceless" is not an order.
@@ -281,13 +240,11 @@ var practiceVerbs = wordSet("constraints", "practice-verbs")
 // been so much effort". A rule that speaks of "you" counts only when it is
 // addressed as one ("You must always sign your commits").
 func encouragement(quote, body []token) bool {
-	k := 0
-	for is(quote, k, "please", "pls", "kindly") {
-		k++
-	}
-	addressed := is(quote, k, "you") && is(quote, k+1, "must", "should", "need", "have", "shall", "will")
-	if is(quote, k, "must") && is(quote, k+1, "be", "have", "'ve") {
-		return true // "Must be nice", "Must have taken ages": a guess
+	// "You must ..." addresses the rule; "Must be nice" is a guess
+	// ([rule-addressing]).
+	e, _, addressed := matchCue(ruleAddressingCues, quote)
+	if addressed && e&cueDrop != 0 {
+		return true
 	}
 	n := valueLen(body, vPhrase)
 	// "Be brief in your answers" speaks to the agent about its answers.
@@ -318,7 +275,7 @@ func bodyBlocked(body []token) bool {
 	}
 	// "Deploy done, ...", "upgrade finished": a status report, the
 	// first word a noun, not an order.
-	if is(body, 1, "done", "finished", "sorted", "complete", "completed", "over") && (len(body) == 2 || body[2].kind == tPunct) {
+	if cueLen(statusReportCues, body) > 0 { // [status-reports]
 		return true
 	}
 	// "Always brimming with confidence" describes; a rule's action

@@ -206,13 +206,13 @@ func displayName(s string) string {
 }
 
 // firstPerson maps the speaker's own words to third person for content
-// sentences: "help people like me" → "help people like them".
-var firstPerson = map[string]string{"i": "they", "me": "them", "my": "their", "mine": "theirs",
-	"myself": "themselves", "i'm": "they're", "i've": "they've", "i'd": "they'd", "i'll": "they'll"}
-
-// teamFirstPerson does the same for a team's "we", "our", "us".
-var teamFirstPerson = map[string]string{"we": "it", "us": "it", "our": "its", "ours": "its",
-	"ourselves": "itself", "we're": "it's", "we've": "it has", "we'll": "it will"}
+// sentences ("help people like me" → "help people like them"),
+// teamFirstPerson a team's "we", "our", "us": [first-person] and
+// [team-first-person] of lexicons/content.txt.
+var (
+	firstPerson     = wordPairs("content", "first-person")
+	teamFirstPerson = wordPairs("content", "team-first-person")
+)
 
 // thirdPerson rewrites first-person words in a value ("camping trips with
 // my family") so the content sentence speaks of the subject ("...with their

@@ -13,36 +13,41 @@ import (
 type cueEffect uint64
 
 const (
-	cueCorrection  cueEffect = 1 << iota // the clause corrects an earlier value
-	cuePast                              // the clause is history
-	cueHedge                             // the clause is hedged
-	cueWeak                              // the clause is stated with some doubt
-	cueThat                              // drop a "that" or comma after the match
-	cueSubject                           // the rest must open with i, we, my or our
-	cueStop                              // stop stripping; keep the rest
-	cueDrop                              // the clause says nothing
-	cueNever                             // a rule forbids what follows
-	cueLove                              // the speaker loves what follows
-	cueLike                              // likes it
-	cueDislike                           // dislikes it
-	cueAnymore                           // the clause says "anymore"
-	cueNeg                               // [modifiers]: the value ended ("no longer")
-	cueNot                               // denied
-	cueFuture                            // to come
-	cuePolite                            // "would"
-	cueMust                              // a rule's "must"
-	cueAlways                            // a rule's "always"
-	cueAux                               // "have" as an auxiliary
-	cueTodo                              // "need to": a to-do, unless a team says it
-	cueMustInclude                       // [sentence-markers]: never to be left out
-	cueHigh                              // important
-	cueReport                            // [reported-speech]: someone else's words follow
-	cueDropped                           // [dropped-subject]: the clause's "I" is left out
-	cueGerund                            // unless the gerund that opens it is its subject
-	cueNoun                              // [gerund-subjects]: the gerund is the clause's subject
-	cueSomeone                           // [names-someone]: someone other than the speaker is named
-	cueQuestion                          // [questions]: the sentence asks
-	cueCopula                            // [dropped-subject]: the "I'm" is left out; read as after it
+	cueCorrection      cueEffect = 1 << iota // the clause corrects an earlier value
+	cuePast                                  // the clause is history
+	cueHedge                                 // the clause is hedged
+	cueWeak                                  // the clause is stated with some doubt
+	cueThat                                  // drop a "that" or comma after the match
+	cueSubject                               // the rest must open with i, we, my or our
+	cueStop                                  // stop stripping; keep the rest
+	cueDrop                                  // the clause says nothing
+	cueNever                                 // a rule forbids what follows
+	cueLove                                  // the speaker loves what follows
+	cueLike                                  // likes it
+	cueDislike                               // dislikes it
+	cueAnymore                               // the clause says "anymore"
+	cueNeg                                   // [modifiers]: the value ended ("no longer")
+	cueNot                                   // denied
+	cueFuture                                // to come
+	cuePolite                                // "would"
+	cueMust                                  // a rule's "must"
+	cueAlways                                // a rule's "always"
+	cueAux                                   // "have" as an auxiliary
+	cueTodo                                  // "need to": a to-do, unless a team says it
+	cueMustInclude                           // [sentence-markers]: never to be left out
+	cueHigh                                  // important
+	cueReport                                // [reported-speech]: someone else's words follow
+	cueDropped                               // [dropped-subject]: the clause's "I" is left out
+	cueGerund                                // unless the gerund that opens it is its subject
+	cueNoun                                  // [gerund-subjects]: the gerund is the clause's subject
+	cueSomeone                               // [names-someone]: someone other than the speaker is named
+	cueQuestion                              // [questions]: the sentence asks
+	cueCopula                                // [dropped-subject]: the "I'm" is left out; read as after it
+	cueRoleOverride                          // [instructions]: the agent is told to be someone else
+	cueJailbreak                             // its limits are to go
+	cueDeception                             // something is to be hidden from the user
+	cueSystemPrompt                          // the agent\'s system prompt is named
+	cueNewInstructions                       // new instructions replace the agent\'s
 )
 
 var cueEffectNames = map[string]cueEffect{
@@ -52,6 +57,8 @@ var cueEffectNames = map[string]cueEffect{
 	"neg": cueNeg, "not": cueNot, "future": cueFuture, "polite": cuePolite, "must": cueMust, "always": cueAlways, "aux": cueAux, "todo": cueTodo,
 	"must-include": cueMustInclude, "high": cueHigh, "report": cueReport,
 	"dropped": cueDropped, "gerund": cueGerund, "noun": cueNoun, "someone": cueSomeone, "question": cueQuestion, "copula": cueCopula,
+	"role-override": cueRoleOverride, "jailbreak": cueJailbreak, "deception": cueDeception,
+	"system-prompt": cueSystemPrompt, "new-instructions": cueNewInstructions,
 }
 
 // cueElem matches one token.
@@ -152,7 +159,6 @@ var (
 	correctionGapCues     = cuePatterns("self-correction-gaps")
 	correctionItCues      = cuePatterns("self-correction-pronoun")
 	wishCues              = cuePatterns("wishes")
-	decidedVerbCues       = cuePatterns("decided-verbs")
 	notKeenCues           = cuePatterns("not-keen")
 	homeGettingCues       = cuePatterns("home-getting")
 	homePlaceCues         = cuePatterns("home-places")
@@ -170,7 +176,6 @@ var (
 	ruleStrongCues        = cuePatterns("rule-strong")
 	ruleOpenerCues        = cuePatterns("rule-openers")
 	letUsCues             = cuePatterns("let-us")
-	letUsVerbCues         = cuePatterns("let-us-verbs")
 	decisionIsCues        = cuePatterns("decision-is")
 	callMeCues            = cuePatterns("call-me")
 	hypotheticalCues      = cuePatterns("hypothetical")
@@ -196,7 +201,6 @@ var (
 	servingCues           = cuePatterns("servings")
 	passivePrepCues       = cuePatterns("passive-preps")
 	moveAdverbCues        = cuePatterns("move-adverbs")
-	workAdverbCues        = cuePatterns("work-adverbs")
 	subjectModalCues      = cuePatterns("subject-modals")
 	ruleSubjectCues       = cuePatterns("rule-subjects")
 	allergyLeadCues       = cuePatterns("allergy-leads")
@@ -208,6 +212,31 @@ var (
 	nowCues               = cuePatterns("now")
 	newValueLeadCues      = cuePatterns("new-value-leads")
 	selfOpenerCues        = cuePatterns("self-openers")
+	copulaModifierCues    = cuePatterns("copula-modifiers")
+	ownerModifierCues     = cuePatterns("possessive-modifiers")
+	everyDayCues          = cuePatterns("every-day")
+	dayLongCues           = cuePatterns("day-long")
+	lastingCues           = cuePatterns("lasting")
+	futureTimeCues        = cuePatterns("future-times")
+	socialImperativeCues  = cuePatterns("social-imperatives")
+	preferredOverCues     = cuePatterns("preferred-over")
+	instructionCues       = cuePatterns("instructions")
+	verbInitialCues       = cuePatterns("verb-initial")
+	clauseStartCues       = cuePatterns("clause-starts")
+	moveOffCues           = cuePatterns("move-off")
+	beStyleCues           = cuePatterns("be-styles")
+	ruleAddressingCues    = cuePatterns("rule-addressing")
+	statusReportCues      = cuePatterns("status-reports")
+	leadBaseCues          = cuePatterns("lead-base")
+	likeFillerCues        = cuePatterns("like-fillers")
+	stoppedCues           = cuePatterns("stopped")
+	denialCues            = cuePatterns("denials")
+	namedAsCues           = cuePatterns("named-as")
+	perfectBeenCues       = cuePatterns("perfect-been")
+	teamAdjectiveCues     = cuePatterns("team-adjectives")
+	adverbRunCues         = cuePatterns("adverb-runs")
+	placeAdjectiveCues    = cuePatterns("place-adjectives")
+	generalCues           = cuePatterns("general")
 )
 
 // closingReport sets the flags of a report of belief that closes a
@@ -224,8 +253,7 @@ func closingReport(ts []token, f *flags) []token {
 		return ts
 	}
 	e, _, _ := matchCue(closingReportCues, ts[end-n:end])
-	f.weak = f.weak || e&cueWeak != 0
-	f.hedge = f.hedge || e&cueHedge != 0
+	f.set(e)
 	return ts[:end-n]
 }
 
@@ -427,6 +455,19 @@ func (e *cueElem) parseWords(f string) string {
 			e.start = true
 		case w == "$" && e.ahead:
 			e.end = true
+		case strings.Contains(w, "-but(") && strings.HasSuffix(w, ")"):
+			// A verb (or one form of it) whose lemma is none of these:
+			// %verb-but(be,have), %base-but(be).
+			name, lemmas, _ := strings.Cut(w[1:len(w)-1], "-but(")
+			form, ok := verbClasses[name]
+			if !ok && name != "verb" {
+				return "no verb class " + w
+			}
+			not := set(strings.Split(lemmas, ",")...)
+			e.classes = append(e.classes, func(t token) bool {
+				v, ok := verbs[t.low]
+				return ok && !not[v.lemma] && (name == "verb" || v.form == form)
+			})
 		case strings.HasPrefix(w, "%") && strings.HasSuffix(w, ")"):
 			// A form of the verbs of a table: %past(@verbs/change-verbs).
 			name, table, _ := strings.Cut(w[1:len(w)-1], "(@")
@@ -633,14 +674,31 @@ func cueTail(table *cueTable, ts []token) int {
 	return 0
 }
 
-// applyLeadingCue strips a matched leading cue from ts and sets the flags
-// it implies. done says stripping stops with rest (nil when the clause
-// says nothing).
-func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, done bool) {
+// set sets the flags of a clause that a cue's effect says: correction,
+// past, hedge, weak, neg, not, future, polite, must, always, never,
+// anymore, must-include, high.
+func (f *flags) set(e cueEffect) {
 	f.corr = f.corr || e&cueCorrection != 0
 	f.past = f.past || e&cuePast != 0
 	f.hedge = f.hedge || e&cueHedge != 0
 	f.weak = f.weak || e&cueWeak != 0
+	f.neg = f.neg || e&cueNeg != 0
+	f.not = f.not || e&cueNot != 0
+	f.future = f.future || e&cueFuture != 0
+	f.polite = f.polite || e&cuePolite != 0
+	f.must = f.must || e&cueMust != 0
+	f.always = f.always || e&cueAlways != 0
+	f.never = f.never || e&cueNever != 0
+	f.anymore = f.anymore || e&cueAnymore != 0
+	f.mustInclude = f.mustInclude || e&cueMustInclude != 0
+	f.high = f.high || e&cueHigh != 0
+}
+
+// applyLeadingCue strips a matched leading cue from ts and sets the flags
+// it implies. done says stripping stops with rest (nil when the clause
+// says nothing).
+func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, done bool) {
+	f.set(e)
 	if e&cueDrop != 0 {
 		return nil, true
 	}
@@ -652,6 +710,24 @@ func applyLeadingCue(e cueEffect, n int, ts []token, f *flags) (rest []token, do
 		return nil, true
 	}
 	return ts, e&cueStop != 0
+}
+
+// stripModifiers strips the modifiers of a table ([copula-modifiers],
+// [possessive-modifiers]) at the start of ts, one after another, and sets
+// the flags they say; it stops at a word no pattern matches or one whose
+// pattern says stop. drop says a modifier leaves nothing to read.
+func stripModifiers(table *cueTable, ts []token, f *flags) (rest []token, drop bool) {
+	for {
+		e, n, ok := matchCue(table, ts)
+		if !ok || n == 0 || e&cueStop != 0 {
+			return ts, false
+		}
+		if e&cueDrop != 0 {
+			return ts, true
+		}
+		f.set(e)
+		ts = ts[n:]
+	}
 }
 
 // slotOwner says how a slot pattern knows the change is the speaker's.

@@ -90,9 +90,9 @@ func TestCueTablesAreLoaded(t *testing.T) {
 	t.Parallel()
 	for name, table := range map[string]*cueTable{
 		"leading": leadingCues, "asides": asideCues, "self-correction": selfCorrectionCues,
-		"decided-verbs": decidedVerbCues, "not-keen": notKeenCues, "home-getting": homeGettingCues, "home-for-others": homeForOthersCues, "change-tail": changeTailCues,
+		"not-keen": notKeenCues, "home-getting": homeGettingCues, "home-for-others": homeForOthersCues, "change-tail": changeTailCues,
 		"rule-leads": ruleLeadCues, "rule-you": ruleYouCues, "rule-strong": ruleStrongCues, "rule-openers": ruleOpenerCues,
-		"let-us": letUsCues, "let-us-verbs": letUsVerbCues, "decision-is": decisionIsCues, "call-me": callMeCues,
+		"let-us": letUsCues, "decision-is": decisionIsCues, "call-me": callMeCues,
 		"hypothetical": hypotheticalCues, "dates": dateCues,
 		"clause-flags": clauseFlagCues,
 		"its-now":      itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
@@ -102,17 +102,25 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"reported-speech": reportedSpeechCues, "dropped-subject": droppedSubjectCues, "gerund-subjects": gerundSubjectCues,
 		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,
 		"questions": questionCues, "hosted-at": hostedAtCues, "other-subjects": otherSubjectCues,
-		"servings": servingCues, "passive-preps": passivePrepCues, "move-adverbs": moveAdverbCues, "work-adverbs": workAdverbCues,
+		"servings": servingCues, "passive-preps": passivePrepCues, "move-adverbs": moveAdverbCues,
 		"subject-modals": subjectModalCues, "rule-subjects": ruleSubjectCues, "allergy-leads": allergyLeadCues,
 		"job-talk": jobTalkCues, "np-adjectives": npAdjectiveCues, "purpose-owners": purposeOwnerCues,
 		"purpose-determiners": purposeDeterminerCues, "others-wishes": othersWishCues, "now": nowCues, "new-value-leads": newValueLeadCues,
+		"copula-modifiers": copulaModifierCues, "possessive-modifiers": ownerModifierCues, "every-day": everyDayCues,
+		"day-long": dayLongCues, "lasting": lastingCues, "future-times": futureTimeCues, "general": generalCues,
+		"social-imperatives": socialImperativeCues, "preferred-over": preferredOverCues, "instructions": instructionCues,
+		"verb-initial": verbInitialCues, "clause-starts": clauseStartCues, "move-off": moveOffCues, "be-styles": beStyleCues,
+		"rule-addressing": ruleAddressingCues, "status-reports": statusReportCues, "lead-base": leadBaseCues,
+		"like-fillers": likeFillerCues, "stopped": stoppedCues, "denials": denialCues, "named-as": namedAsCues,
+		"perfect-been": perfectBeenCues, "team-adjectives": teamAdjectiveCues, "adverb-runs": adverbRunCues,
+		"place-adjectives": placeAdjectiveCues,
 	} {
 		if len(table.pats) == 0 {
 			t.Errorf("cue table %s is empty", name)
 		}
 	}
 	for name, table := range map[string]*ruleTable{"copula": copulaSlots, "cannot": cannotSlots, "job-changes": jobChangeSlots, "posts": postSlots,
-		"verb-slots/job": verbSlots["job"], "verb-slots/settle": verbSlots["settle"]} {
+		"verb-slots/job": verbSlots["job"], "decided-verbs": decidedVerbSlots, "let-us-verbs": letUsSlots, "decision-bodies": decisionBodySlots, "verb-slots/settle": verbSlots["settle"], "verb-slots/work": verbSlots["work"], "verb-slots/live": verbSlots["live"]} {
 		if len(table.rules) == 0 {
 			t.Errorf("slot template table %s is empty", name)
 		}

@@ -10,20 +10,14 @@ import (
 )
 
 // letUs reads "let's go with Svelte", "let's use pnpm", "let's stick with
-// Postgres", "let's do X": a decision of the team, with the verbs of
+// Postgres", "let's do X": a decision of the team, the slot templates of
 // [let-us-verbs] in lexicons/cue-patterns.txt.
 func (x *extraction) letUs(ts []token, f flags) bool {
 	n := cueLen(letUsCues, ts)
 	if n == 0 {
 		return false
 	}
-	rest := ts[n:]
-	if is(rest, 0, "do") {
-		x.decideTo(x.team, rest[1:], f, tmDecideTo)
-	} else if e, o, ok := matchCue(letUsVerbCues, rest); ok {
-		f.corr = f.corr || e&cueCorrection != 0 // "let's switch to X"
-		x.decideObject(x.team, rest[o:], f, strings.ToLower(x.text(rest, o)))
-	}
+	x.readSlot(letUsSlots, x.team, verb{}, ts[n:], f)
 	return true
 }
 
@@ -50,23 +44,9 @@ func (x *extraction) decisionIs(ts []token, f flags) bool {
 // "use Postgres for the cache") or a thing ("Svelte").
 func (x *extraction) decisionBody(s subject, ts []token, f flags) {
 	if is(ts, 0, "that") {
-		ts = ts[1:]
-		ts = dropSubjectModal(ts)
+		ts = dropSubjectModal(ts[1:])
 	}
-	if is(ts, 0, "to") {
-		x.decideTo(s, ts[1:], f, tmDecideTo)
-		return
-	}
-	if is(ts, 0, "we", "i") {
-		ts = dropSubjectModal(ts)
-		x.decideTo(s, ts, f, tmDecideTo)
-		return
-	}
-	if v, ok := verbs[lowAt(ts, 0)]; ok && v.form == fBase && v.lemma != "be" {
-		x.decideTo(s, ts, f, tmDecideTo)
-		return
-	}
-	x.decideObject(s, ts, f, "")
+	x.readSlot(decisionBodySlots, s, verb{}, ts, f) // [decision-bodies]
 }
 
 // dropSubjectModal drops "we will", "we'll", "we should", "we are going to"
@@ -84,9 +64,7 @@ func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
 		f.neg = true
 		ts = ts[1:]
 	}
-	if e, o, ok := matchCue(decidedVerbCues, ts); ok && o > 0 {
-		f.corr = f.corr || e&cueCorrection != 0 // "decided to switch to X"
-		x.decideObject(s, ts[o:], f, x.text(ts, o))
+	if x.readSlot(decidedVerbSlots, s, verb{}, ts, f) { // [decided-verbs]
 		return
 	}
 	n := valueLen(ts, vPhrase)

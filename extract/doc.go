@@ -72,13 +72,16 @@
 // follow them, job changes and posts said in passing and whose they are,
 // the openers of rules, decisions and hypotheticals, pep talk shaped like
 // a rule, the wishes that drop a clause, the modifiers between a subject
-// and its verb, the words stripped before a value,
-// dates, and the phrases of getting a home. A pattern is a line
-// of tokens, each a word (written with a capital: only so in the text),
-// alternatives (a|b), a lexicon table (@file/table, whose entries of
-// several words match as phrases), a class of words told by form
-// (%ordinal, %verb, %punct) or a form of the verbs of a table
-// (%past(@verbs/...)), optional (?) or repeated (*), with lookahead (>,
+// and its verb and after a copula, where a clause starts and whether it
+// opens with a verb, a time ahead, the words stripped before a value,
+// dates, the phrases of getting a home, and the prompt injections
+// DetectInstruction names (role overrides, jailbreaks, deception). A
+// pattern is a line of tokens, each a word (written with a capital: only
+// so in the text), alternatives (a|b), a lexicon table (@file/table,
+// whose entries of several words match as phrases), a class of words
+// told by form (%ordinal, %verb, %punct), a form of the verbs of a
+// table (%past(@verbs/...)) or a verb whose lemma is none of some
+// (%verb-but(be,have), %base-but(be)), optional (?) or repeated (*), with lookahead (>,
 // !), lookbehinds read from the match back (<, <!, <word*) and bounded
 // gaps (...N), then => and what a match means. Which reader reads a
 // clause by its main verb is data too: [verb-readers] of
@@ -107,10 +110,12 @@
 // conditions hold and whose reader takes the value decides; a failed
 // condition passes to the next line, so a line with {-} ends a group.
 // Tables of slot templates: [copula] (what follows "am/is"), [cannot],
-// [possessive-nouns] (by the noun of "my <noun> is ..."), [verb-slots]
-// (by the reader [verb-readers] names: settle, grow, come, goal, try,
-// diet, use, rely, replace, rip-out, listen, drink, job, accept-job,
-// start, stop, give-up, consider, think-of, lean, the project verbs,
+// [decision-bodies] (what was decided), [decided-verbs] and
+// [let-us-verbs] (the verb that chose it), [possessive-nouns] (by the noun
+// of "my <noun> is ..."), [verb-slots] (by the reader [verb-readers]
+// names: live, work, settle, grow, come, goal, try, diet, use, rely,
+// replace, rip-out, listen, drink, job, accept-job, start, stop,
+// give-up, consider, think-of, lean, the project verbs,
 // decide, agree, standardize, opt, choose, stick, go, plan, intend,
 // hope, learn, like, love, dislike, prefer, speak, eat), [job-changes] and
 // [posts] (changes said in passing, with whose they are). What stays Go is

@@ -24,6 +24,11 @@ type Event struct {
 	ProjectID string
 }
 
+// TeamSubject is the subject of what the speaker's team or project does
+// ("we use pnpm", "the repo deploys with Fly") when the event names no
+// project.
+const TeamSubject = "team"
+
 // Cue tells reconciliation how a candidate relates to the slot's current
 // value.
 type Cue string

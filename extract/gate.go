@@ -20,8 +20,7 @@ const maxAckWords = 4
 
 // ackPhrases are acknowledgements that contain a rescue marker and must not
 // be rescued by it.
-var ackPhrases = []string{"never mind", "nevermind", "no worries", "don't worry", "dont worry",
-	"do not worry", "don't mind", "use it", "must be"}
+var ackPhrases = wordList("gate", "ack-phrases")
 
 // rescueMarkers keep a short text that would otherwise be dropped: "never
 // again", "always pnpm" and "use tabs" are instructions, not small talk.

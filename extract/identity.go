@@ -13,35 +13,7 @@ import (
 // copula reads what follows "am/is/are/was": places, roles, names, diets,
 // fandoms, progressive verbs ("I'm using..."), passives ("written in Go").
 func (x *extraction) copula(s subject, ts []token, f flags) {
-	i := 0
-	for i < len(ts) {
-		w := ts[i].low
-		switch {
-		case w == "not":
-			f.not = true
-		case w == "no" && is(ts, i+1, "longer"):
-			f.neg = true
-			i++
-		case w == "more" && is(ts, i+1, "of") && is(ts, i+2, "a", "an"):
-			// "more of a tea person": a leaning is still a liking.
-			i++
-		case w == "going" && is(ts, i+1, "to") && baseVerbAt(ts, i+2):
-			f.future = true
-			i++
-		case adverbs[w] && w != "so" && w != "all" && w != "both" && w != "kind" && w != "sort":
-			if corrAdverbs[w] {
-				f.corr = true
-			}
-			if hedgeAdverbs[w] {
-				f.hedge = true
-			}
-		default:
-			goto body
-		}
-		i++
-	}
-body:
-	ts = ts[i:]
+	ts, _ = stripModifiers(copulaModifierCues, ts, &f) // [copula-modifiers]
 	if len(ts) == 0 {
 		return
 	}
@@ -124,11 +96,7 @@ func (x *extraction) atEmployerNow(s subject, ts []token, f flags) {
 	if len(ts) == 0 || knownPlace(ts) {
 		return
 	}
-	lasting := hasWord(x.sent, "nowadays")
-	for k := 0; k+1 < len(x.sent); k++ {
-		lasting = lasting || seq(x.sent, k, "these", "days")
-	}
-	if !lasting && !speaksOfJob(x.sent) {
+	if !cueAnywhere(lastingCues, x.sent) && !speaksOfJob(x.sent) { // [lasting]
 		return
 	}
 	x.org(s, ts, f, true)
@@ -177,7 +145,7 @@ func (x *extraction) copulaNP(s subject, ts []token, f flags) {
 		}
 		if c, ok := CategoryOf(thing); ok {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + c, value: thing, tmpl: tmPrefers, cat: categoryDisplay(c)})
-		} else if !is(ts, h, "user", "users", "person", "people", "guy", "girl") {
+		} else if !traitHeads[ts[h].low] {
 			// "a jazz lover" likes jazz; "a morning person" is a trait.
 			x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "likes:" + Slug(thing), value: thing, tmpl: tmLikes})
 		} else if h == k+1 && is(ts, h, "person") && x.leaning(ts) && tasteNoun(ts[k]) {
@@ -248,7 +216,7 @@ func (x *extraction) role(s subject, ts []token, f flags, needHead bool) bool {
 	x.emit(s, f, claim{typ: memory.TypeFact, key: "role", value: val, tmpl: tmRole})
 	rest := body[n:]
 	// A student, a tech lead for a product: "at" or "for" names no employer.
-	student := head == "student" || head == "undergrad" || head == "undergraduate" || head == "postgrad" || head == "pupil"
+	student := studentHeads[head]
 	product := is(rest, 0, "for") && is(rest, 1, "the") && !(len(rest) > 2 && rest[2].capital)
 	if !student && !product && is(rest, 0, "at", "for", "with", "of") && len(rest) > 1 && (rest[1].capital || rest[1].kind == tQuote || is(rest, 1, "the")) {
 		x.org(s, rest[1:], f, false)
@@ -267,13 +235,23 @@ func (x *extraction) roleWords(ts []token) bool {
 }
 
 func roleSuffix(w string) bool {
-	for _, suf := range []string{"engineer", "developer", "ologist", "ician", "ographer", "ist", "eer"} {
+	for _, suf := range roleSuffixes {
 		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
 			return !notRoles[w]
 		}
 	}
 	return false
 }
+
+// Word tables of lexicons/identity.txt: [role-suffixes],
+// [adjective-suffixes], [student-heads], [name-ends], [trait-heads].
+var (
+	roleSuffixes      = wordList("identity", "role-suffixes")
+	adjectiveSuffixes = wordList("identity", "adjective-suffixes")
+	studentHeads      = wordSet("identity", "student-heads")
+	nameEnds          = wordSet("identity", "name-ends")
+	traitHeads        = wordSet("identity", "trait-heads")
+)
 
 // titles come before a name, with their dot: "Dr. Smith".
 var titles = wordSet("identity", "titles")
@@ -324,7 +302,7 @@ func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
 	// A name ends the clause, or comes before "and", "from", "by the way".
 	if n < len(ts) {
 		next := ts[n]
-		if next.kind == tWord && !is(ts, n, "and", "from", "by", "btw", "here", "but", "though", "now") || next.kind == tQuote {
+		if next.kind == tWord && !nameEnds[next.low] || next.kind == tQuote {
 			return false
 		}
 	}
@@ -354,9 +332,7 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 	if !personal(s) {
 		return false
 	}
-	for is(ts, 0, "beautiful", "sunny", "rainy", "lovely") {
-		ts = ts[1:]
-	}
+	ts = ts[cueLen(placeAdjectiveCues, ts):] // [place-adjectives]
 	val, n := x.readValue(ts, vPlace)
 	if n == 0 {
 		return false
@@ -415,32 +391,6 @@ func (x *extraction) org(s subject, ts []token, f flags, requireCapital bool) bo
 // orgNoise follows "work at/for" without being an employer.
 var orgNoise = wordSet("identity", "org-noise")
 
-// live reads "live in X", "reside in X".
-func (x *extraction) live(s subject, ts []token, f flags) {
-	for len(ts) > 0 && adverbs[ts[0].low] && ts[0].low != "in" {
-		ts = ts[1:]
-	}
-	if !is(ts, 0, "in", "at", "near", "outside", "on") {
-		return
-	}
-	if is(ts, 0, "on") && !(len(ts) > 1 && ts[1].capital) {
-		return // "I live on coffee": only a named street or island is a place
-	}
-	if is(ts, 0, "near", "outside", "on") {
-		// "I live near Lisbon" still places the speaker, less exactly.
-		ts = ts[1:]
-	} else {
-		ts = ts[1:]
-	}
-	if f.not && !f.anymore && !f.neg {
-		f.neg = true // "I don't live in Paris" ends that slot's Paris
-	}
-	if f.not {
-		f.neg = true
-	}
-	x.place(s, ts, f, "lives_in")
-}
-
 // move reads "moved to X", "moved from X to Y", "relocated to X". A tool
 // ("moved to Neovim") is a switch; anything else is a new home.
 func (x *extraction) move(s subject, ts []token, f flags) {
@@ -452,22 +402,12 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 	}
 	f.past = false
 	ts = ts[cueLen(moveAdverbCues, ts):] // "moved back to", "moved away from"
-	if is(ts, 0, "from") {
-		k := 1
-		for k < len(ts) && !is(ts, k, "to") && k < 8 {
-			k++
-		}
-		ts = ts[k:]
-	}
-	if is(ts, 0, "off") || seq(ts, 0, "away", "from") {
+	_, ts = fromSpan(ts)
+	if j := cueLen(moveOffCues, ts); j > 0 { // [move-off]
 		// "We're moving off Heroku": a tool's use ends. With a time
 		// ahead ("moving off Jenkins to Drone soon") it is a plan.
 		if f.future && futureTime(untilPunct(ts)) {
 			return
-		}
-		j := 1
-		if is(ts, 0, "away") {
-			j = 2
 		}
 		if val, n := x.readValue(ts[j:], vThing); n > 0 && !f.not {
 			if _, ok := CategoryOf(val); ok {
@@ -578,49 +518,15 @@ func jobContext(ts []token) bool {
 // jobContextWords are [job-context] of lexicons/identity.txt.
 var jobContextWords = wordSet("identity", "job-context")
 
-// work reads "work at/for X [as a Y]", "work as a Y".
-func (x *extraction) work(s subject, ts []token, f flags) {
-	if !personal(s) {
-		return
-	}
-	n := cueLen(workAdverbCues, ts) // "I work remotely for X", "work mostly at Y now"
-	f.corr = f.corr || hasWord(ts[:n], "now")
-	ts = ts[n:]
-	if f.not && !f.anymore {
-		if is(ts, 0, "at", "for") {
-			f.neg = true // "I don't work at Acme" ends that slot's Acme
-		} else {
-			return
-		}
-	}
-	if f.not {
-		f.neg = true
-	}
-	switch {
-	case is(ts, 0, "at", "for") && len(ts) > 1:
-		// "work with" is left out: "I work with Maria" names a colleague.
-		x.org(s, ts[1:], f, false)
-	case is(ts, 0, "as") && len(ts) > 1:
-		x.role(s.asPerson(), ts[1:], f, false)
-	}
-}
-
 // adjectiveSuffix reports words that read as adjectives, not names: "I'm
 // Anxious", "I'm Grateful", "I'm Available".
 func adjectiveSuffix(w string) bool {
-	for _, suf := range []string{"ous", "ful", "less", "able", "ible", "ated", "ized", "ised"} {
+	for _, suf := range adjectiveSuffixes {
 		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
 			return true
 		}
 	}
 	return false
-}
-
-// baseVerbAt reports whether ts[k] is a verb's base form: "going to move"
-// is a plan, "going to Berlin" a trip.
-func baseVerbAt(ts []token, k int) bool {
-	v, ok := verbs[lowAt(ts, k)]
-	return ok && v.form == fBase || imperativeVerbs[lowAt(ts, k)] || goalVerbs[lowAt(ts, k)]
 }
 
 // timeZoneAt returns where "time zone" (or "timezone") ends after "the X"
@@ -655,7 +561,5 @@ func workedIn(x *extraction, ts []token) bool {
 	if c, ok := CategoryOf(val); !ok || c != "programming_language" && c != "editor" {
 		return false
 	}
-	rest := ts[n:]
-	return seq(rest, 0, "all", "day") || seq(rest, 0, "all", "the", "time") || seq(rest, 0, "most", "of", "the") ||
-		seq(rest, 0, "every", "day") || seq(rest, 0, "full", "time") || seq(rest, 0, "day", "to", "day")
+	return cueLen(dayLongCues, ts[n:]) > 0 // [day-long]
 }

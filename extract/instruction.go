@@ -47,7 +47,9 @@ var revealOwners = wordSet("instruction", "reveal-owners")
 
 var revealObjects = wordSet("instruction", "reveal-objects")
 
-var roleAfterYouAreNow = wordSet("instruction", "role-after-you-are-now")
+// revealFillers may stand between a reveal verb and its object: "show me
+// all of what you were given".
+var revealFillers = wordSet("instruction", "reveal-fillers")
 
 var sensitiveData = wordSet("instruction", "sensitive-data")
 
@@ -77,8 +79,12 @@ func DetectInstruction(text string) (bool, string) {
 		return true, ReasonSystemPrompt
 	}
 	ws := instructionWords(low)
+	ts := make([]token, len(ws))
+	for i, w := range ws {
+		ts[i] = token{low: w.w, kind: tWord}
+	}
 	for i := range ws {
-		if r := instructionAt(ws, i); r != "" {
+		if r := instructionAt(ws, ts, i); r != "" {
 			return true, r
 		}
 	}
@@ -156,69 +162,16 @@ func wordAtIs(ws []iword, i int, alts ...string) bool {
 	return false
 }
 
-// instructionAt checks every pattern anchored at word i.
-func instructionAt(ws []iword, i int) string {
+// instructionAt checks every pattern anchored at word i: ignoring,
+// revealing, sending away and what a colon follows here, the rest the
+// [instructions] table of lexicons/cue-patterns.txt (ts are the words as
+// tokens).
+func instructionAt(ws []iword, ts []token, i int) string {
 	w := ws[i].w
 	switch {
 	case ignoreVerbs[w]:
 		if ignorePrevious(ws, i) {
 			return ReasonIgnorePrevious
-		}
-	case w == "you" && wordAtIs(ws, i+1, "are") && wordAtIs(ws, i+2, "now"):
-		if wordAtIs(ws, i+3, "in", "entering", "under") {
-			// "you are now in the repo root" is fine; "in developer mode" is not.
-			for k := i + 4; k < i+8 && k < len(ws); k++ {
-				if ws[k].w == "mode" {
-					return ReasonRoleOverride
-				}
-			}
-			return ""
-		}
-		if i+3 < len(ws) && roleAfterYouAreNow[ws[i+3].w] {
-			return ReasonRoleOverride
-		}
-	case w == "from" && wordAtIs(ws, i+1, "now") && wordAtIs(ws, i+2, "on"):
-		k := i + 3
-		if wordAtIs(ws, k, "you") {
-			k++
-		}
-		if wordAtIs(ws, k, "are", "will", "must", "should", "shall", "act", "respond", "answer",
-			"only", "always", "never", "reply", "ignore", "pretend", "behave", "speak", "obey",
-			"have", "no", "can") {
-			return ReasonRoleOverride
-		}
-	case w == "pretend":
-		if wordAtIs(ws, i+1, "to") && wordAtIs(ws, i+2, "be") ||
-			wordAtIs(ws, i+1, "you") && wordAtIs(ws, i+2, "are", "have", "can") ||
-			wordAtIs(ws, i+1, "that") && wordAtIs(ws, i+2, "you") {
-			return ReasonRoleOverride
-		}
-	case w == "roleplay" || w == "role-play":
-		if wordAtIs(ws, i+1, "as") {
-			return ReasonRoleOverride
-		}
-	case w == "role" && wordAtIs(ws, i+1, "play") && wordAtIs(ws, i+2, "as"):
-		return ReasonRoleOverride
-	case w == "act" && wordAtIs(ws, i+1, "as", "like"):
-		// Only when addressed to the agent: "act as a pirate and...", "I want
-		// you to act as", not "the proxy can act as a cache".
-		if i == 0 || wordAtIs(ws, i-1, "you", "please", "now", "to", "and", "then", "will", "must", "should") {
-			if wordAtIs(ws, i-1, "to") && !wordAtIs(ws, i-2, "you", "want", "going", "need", "have") {
-				return ""
-			}
-			return ReasonRoleOverride
-		}
-	case w == "system" && wordAtIs(ws, i+1, "prompt", "message", "instructions"):
-		if ws[i+1].colon || wordAtIs(ws, i+2, "override", "mode", "is", "says", "reads") {
-			return ReasonSystemPrompt
-		}
-		for k := i - 1; k >= 0 && k >= i-3; k-- {
-			x := ws[k].w
-			if x == "your" || x == "new" || x == "updated" || x == "real" || x == "hidden" ||
-				x == "original" || x == "initial" || x == "secret" || x == "ignore" ||
-				x == "override" || x == "disregard" || x == "begin" || revealVerbs[x] {
-				return ReasonSystemPrompt
-			}
 		}
 	case revealVerbs[w]:
 		if reveal(ws, i) {
@@ -227,35 +180,21 @@ func instructionAt(ws []iword, i int) string {
 		if sendAway(ws, i) {
 			return ReasonExfiltration
 		}
-	case w == "new" || w == "updated" || w == "revised" || w == "additional" || w == "real" || w == "actual" || w == "true":
-		if newInstructions(ws, i) {
-			return ReasonNewInstructions
+	case w == "system" && wordAtIs(ws, i+1, "prompt", "message", "instructions") && ws[i+1].colon:
+		return ReasonSystemPrompt // "system prompt: ..."
+	case wordAtIs(ws, i, "new", "updated", "revised", "additional") && i+1 < len(ws) && ws[i+1].colon && newInstructionObjects[ws[i+1].w]:
+		return ReasonNewInstructions // "new instructions: ..."
+	default:
+		if e, ok := firstCueAt(instructionCues, ts, i); ok {
+			return instructionReasons[e]
 		}
-	case w == "jailbreak" || w == "jailbroken" || w == "jailbreaking":
-		return ReasonJailbreak
-	case w == "developer" || w == "dan" || w == "god" || w == "unrestricted" || w == "debug":
-		if wordAtIs(ws, i+1, "mode") && (w != "debug" || wordAtIs(ws, i-1, "enter", "enable", "activate", "in")) {
-			return ReasonJailbreak
-		}
-	case w == "do" && wordAtIs(ws, i+1, "anything") && wordAtIs(ws, i+2, "now"):
-		return ReasonJailbreak
-	case w == "without" && wordAtIs(ws, i+1, "any") && wordAtIs(ws, i+2, "restrictions", "filters", "limitations", "censorship", "guidelines"):
-		return ReasonJailbreak
-	case w == "do" && wordAtIs(ws, i+1, "not") && wordAtIs(ws, i+2, "tell", "inform", "alert", "notify", "mention", "reveal"):
-		if wordAtIs(ws, i+3, "the") && wordAtIs(ws, i+4, "user", "human", "operator", "developer") ||
-			wordAtIs(ws, i+3, "the", "your") && wordAtIs(ws, i+4, "user", "human") {
-			return ReasonDeception
-		}
-	case w == "without" && wordAtIs(ws, i+1, "telling", "informing", "alerting", "notifying") &&
-		wordAtIs(ws, i+2, "the") && wordAtIs(ws, i+3, "user", "human", "operator"):
-		return ReasonDeception
-	case w == "hide" && (wordAtIs(ws, i+1, "this", "it") && wordAtIs(ws, i+2, "from") || wordAtIs(ws, i+1, "from")):
-		return ReasonDeception
-	case w == "obey" && wordAtIs(ws, i+1, "me", "only", "these", "my"):
-		return ReasonRoleOverride
 	}
 	return ""
 }
+
+// instructionReasons are the reasons the effects of [instructions] give.
+var instructionReasons = map[cueEffect]string{cueRoleOverride: ReasonRoleOverride, cueJailbreak: ReasonJailbreak,
+	cueDeception: ReasonDeception, cueSystemPrompt: ReasonSystemPrompt, cueNewInstructions: ReasonNewInstructions}
 
 // ignorePrevious matches "ignore all previous instructions", "disregard the
 // above", "forget everything you were told" and their variants.
@@ -315,10 +254,7 @@ func reveal(ws []iword, i int) bool {
 		if x == "above" && ws[i].w == "repeat" {
 			return true
 		}
-		if x != "me" && x != "us" && x != "the" && x != "all" && x != "of" && x != "what" &&
-			x != "is" && x != "are" && x != "in" && x != "back" && x != "out" && x != "word" &&
-			x != "for" && x != "text" && x != "everything" && x != "that" && x != "were" &&
-			x != "you" && x != "given" && !revealOwners[x] {
+		if !revealFillers[x] && !revealOwners[x] {
 			return false
 		}
 	}
@@ -348,29 +284,6 @@ func sendAway(ws []iword, i int) bool {
 }
 
 // newInstructionObjects follow "new"/"updated" in an attempt to replace the
-// agent's instructions.
+// agent's instructions ("new instructions:"; [instructions] reads the
+// rest).
 var newInstructionObjects = wordSet("instruction", "new-instruction-objects")
-
-// yourNewObjects follow "your new"/"your real": "your new task is...", "your
-// true purpose". "Your new role" is left out: it congratulates people.
-var yourNewObjects = wordSet("instruction", "your-new-objects")
-
-// newInstructions matches "new instructions:", "updated instructions
-// follow", "your new task is", "your true purpose".
-func newInstructions(ws []iword, i int) bool {
-	if i+1 >= len(ws) {
-		return false
-	}
-	next := ws[i+1]
-	if wordAtIs(ws, i-1, "your") && yourNewObjects[next.w] {
-		return true
-	}
-	if !newInstructionObjects[next.w] {
-		return false
-	}
-	switch ws[i].w {
-	case "new", "updated", "revised", "additional":
-		return next.colon || wordAtIs(ws, i+2, "are", "follow", "supersede", "override", "replace", "take")
-	}
-	return false
-}

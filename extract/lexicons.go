@@ -118,6 +118,17 @@ func wordSet(file, table string) map[string]bool {
 	return set(wordList(file, table)...)
 }
 
+// wordPairs returns table of lexicons/file.txt, "key: value" a line, as
+// a map.
+func wordPairs(file, table string) map[string]string {
+	m := map[string]string{}
+	for _, line := range wordList(file, table) {
+		k, v, _ := strings.Cut(line, ": ")
+		m[k] = v
+	}
+	return m
+}
+
 // phraseList returns table of lexicons/file.txt in file order, each
 // entry split into its words.
 func phraseList(file, table string) [][]string {

@@ -190,18 +190,5 @@ func breaksClause(t token) bool {
 // "never", "no", "neither"; but "not anymore", "no longer", "no more"
 // and "not any more" say that something stopped, which is a change.
 func negatedClause(ts []token) bool {
-	neg := false
-	for i, t := range ts {
-		switch t.low {
-		case "anymore":
-			return false
-		case "longer", "more":
-			if is(ts, i-1, "no", "any") {
-				return false
-			}
-		case "not", "never", "no", "neither", "nor", "hardly":
-			neg = true
-		}
-	}
-	return neg
+	return !cueAnywhere(stoppedCues, ts) && cueAnywhere(denialCues, ts) // [stopped], [denials]
 }

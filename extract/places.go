@@ -158,28 +158,9 @@ func futureTime(ts []token) bool {
 		if ts[k].kind == tPunct && ts[k].low != "," {
 			return false
 		}
-		switch {
-		case is(ts, k, "next", "coming") && (periodWords[lowAt(ts, k+1)] || months[lowAt(ts, k+1)] || weekdays[lowAt(ts, k+1)]),
-			is(ts, k, "soon"),
-			is(ts, k, "in") && is(ts, k+1, "the") && seasons[lowAt(ts, k+2)],
-			is(ts, k, "in") && months[lowAt(ts, k+1)],
-			is(ts, k, "in") && is(ts, k+1, "a", "two", "three", "few", "couple") && futureSpan(ts[k+2:]),
-			is(ts, k, "this") && (seasons[lowAt(ts, k+1)] || months[lowAt(ts, k+1)]):
+		if _, ok := firstCueAt(futureTimeCues, ts, k); ok { // [future-times]
 			return true
 		}
 	}
 	return false
 }
-
-// futureSpan reads "few weeks", "couple of months", "weeks": the span of
-// "in a few weeks".
-func futureSpan(ts []token) bool {
-	for is(ts, 0, "few", "couple", "of") {
-		ts = ts[1:]
-	}
-	w := strings.TrimSuffix(lowAt(ts, 0), "s")
-	return w == "day" || w == "week" || w == "month" || w == "year"
-}
-
-// seasons end "in the spring", "this summer".
-var seasons = wordSet("changes", "seasons")

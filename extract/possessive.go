@@ -81,16 +81,9 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 			f.corr = true
 			break
 		}
-		if is(ts, j, "has", "have") {
-			// "has always been", "has been": perfect tense, still current.
-			b := j + 1
-			for adverbs[lowAt(ts, b)] || is(ts, b, "always") {
-				b++
-			}
-			if is(ts, b, "been") {
-				np, c = j, b
-				break
-			}
+		if n := cueLen(perfectBeenCues, ts[j:]); n > 0 { // [perfect-been]
+			np, c = j, j+n-1
+			break
 		}
 	}
 	if np <= k {
@@ -107,30 +100,24 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 		f.past = true
 	}
 	f.plural = is(ts, c, "are", "were")
-	val := ts[c+1:]
-	for len(val) > 0 {
-		w := val[0].low
-		switch {
-		case w == "no" && is(val, 1, "longer"):
-			f.neg = true
-			val = val[2:]
-			continue
-		case w == "not":
-			return true // "My favorite editor is not Vim" says too little
-		case adverbs[w] && w != "so" && w != "all" && w != "kind" && w != "sort":
-			if corrAdverbs[w] {
-				f.corr = true
-			}
-			if hedgeAdverbs[w] {
-				f.hedge = true
-			}
-			val = val[1:]
-			continue
-		}
-		break
+	val, drop := stripModifiers(ownerModifierCues, ts[c+1:], &f) // [possessive-modifiers]
+	if drop {
+		return true // "My favorite editor is not Vim" says too little
 	}
 	x.interpretNP(s, ts[k:np], val, f)
 	return true
+}
+
+// copulaWithin returns where the first of words comes in ts[1:limit]
+// ("Vim is ...", "Neovim on a laptop is ..."), or -1 when punctuation or
+// the limit comes first: the verb after a value said first.
+func copulaWithin(ts []token, limit int, words ...string) int {
+	for j := 1; j < len(ts) && j < limit && ts[j].kind != tPunct; j++ {
+		if is(ts, j, words...) {
+			return j
+		}
+	}
+	return -1
 }
 
 // choiceModifiers say a noun is a choice without naming its category ("my
@@ -149,16 +136,7 @@ var nounEnds = wordSet("possessive", "noun-ends")
 // reverseCopula reads "<value> is my <noun>": "Neovim is my favorite
 // editor", "Lisbon is my home", "Postgres is our database".
 func (x *extraction) reverseCopula(ts []token, f flags) bool {
-	c := -1
-	for j := 1; j < len(ts) && j < 6; j++ {
-		if ts[j].kind == tPunct {
-			return false
-		}
-		if is(ts, j, "is", "are") {
-			c = j
-			break
-		}
-	}
+	c := copulaWithin(ts, 6, "is", "are")
 	if c < 0 || !is(ts, c+1, "my", "our") {
 		return false
 	}
@@ -194,19 +172,16 @@ func (x *extraction) reverseCopula(ts []token, f flags) bool {
 	return true
 }
 
-// personalSlotNouns name where a person lives, comes from or works; with
-// "favourite" before them they name a taste instead.
-var personalSlotNouns = set("hometown", "home town", "birthplace", "country", "home country", "home",
-	"city", "location", "base", "place", "employer", "company", "workplace", "job", "work", "office",
-	"role", "title", "position", "occupation", "profession")
-
-// nounFacts are personal slots named by a noun: "my birthday is...".
-var nounFacts = map[string]string{
-	"birthday": "birthday", "bday": "birthday", "b-day": "birthday", "date of birth": "birthday", "pronouns": "pronouns",
-	"native language": "native_language", "first language": "native_language",
-	"mother tongue": "native_language", "timezone": "timezone", "time zone": "timezone",
-	"tz": "timezone", "nationality": "nationality", "blood type": "blood_type",
-}
+// The words interpretNP reads a noun by: tables of lexicons/possessive.txt.
+var (
+	favouriteWords    = wordSet("possessive", "favourite-words")
+	kindWords         = wordSet("possessive", "kind-words")
+	npPrepositions    = wordSet("possessive", "np-prepositions")
+	personalSlotNouns = wordSet("possessive", "personal-slot-nouns")
+	nounFacts         = wordPairs("possessive", "noun-facts")
+	stackNouns        = wordSet("possessive", "stack-nouns")
+	namedThings       = wordSet("possessive", "named-things")
+)
 
 // peopleRoles are the people and firms a person deals with, each one at a
 // time.
@@ -217,15 +192,10 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	words := make([]string, 0, len(np))
 	favorite := false
 	for _, t := range np {
-		switch t.low {
-		case "favorite", "favourite", "fav", "fave", "favorit":
-			favorite = true
-			continue
+		favorite = favorite || favouriteWords[t.low]
+		if !favouriteWords[t.low] && !choiceModifiers[t.low] {
+			words = append(words, t.low)
 		}
-		if choiceModifiers[t.low] {
-			continue
-		}
-		words = append(words, t.low)
 	}
 	// "my favourite show right now", "my go-to shell lately": the time
 	// is no part of the noun (it makes the value current).
@@ -250,12 +220,12 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	if n := len(words); n > 2 && words[n-2] == "of" && words[n-1] == "choice" {
 		words = words[:n-2]
 	}
-	if len(words) > 2 && words[1] == "of" && (words[0] == "kind" || words[0] == "type" || words[0] == "sort" || words[0] == "style" || words[0] == "genre") {
+	if len(words) > 2 && words[1] == "of" && kindWords[words[0]] {
 		words = words[2:]
 	}
 	noun := strings.Join(words, " ")
 	for _, w := range words {
-		if w == "about" || w == "of" || w == "in" || w == "with" || w == "for" || w == "at" || w == "to" {
+		if npPrepositions[w] {
 			return // "my favorite thing about Go" is not a slot
 		}
 	}
@@ -272,12 +242,7 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	}
 	// "My cat is called Miso", "my band is named Static"; "my cat's name
 	// is Miso" reads "cat" as the noun and "name is" as the verb.
-	named := 0
-	if is(val, 0, "called", "named") {
-		named = 1
-	} else if is(val, 0, "name") && is(val, 1, "is", "'s") {
-		named = 2
-	}
+	named := cueLen(namedAsCues, val) // [named-as]
 	if namedThing(noun) && named > 0 && personal(s) {
 		if n := valueLen(val[named:], vPhrase); n > 0 && n <= 4 && validValue(val[named:named+n]) {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(noun), value: x.text(val[named:], n), tmpl: tmFact, cat: noun + "'s name"})
@@ -314,8 +279,7 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 		}
 		return
 	}
-	switch noun {
-	case "stack", "tech stack", "tools", "toolchain", "setup", "toolkit", "tooling", "dev setup":
+	if stackNouns[noun] {
 		// "Our stack is Go, Postgres and React": each known thing in its slot.
 		items, _ := x.readList(val)
 		for _, it := range items {
@@ -360,14 +324,26 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	if cat == "" {
 		return
 	}
-	if !favorite && !toolValue(val, v) {
-		// "our CI is flaky", "my editor is slow": how it is, not which.
+	team := s.kind == sTeam || s.kind == sNamed && !favorite
+	if !favorite && !(team && is(val, 0, "on", "in", "with", "via", "through", "using")) && !toolValue(val, v) {
+		// "our CI is flaky", "my editor is slow", "my editor is on the
+		// fritz": how it is, not which (after a preposition, a team's
+		// tool must be a name: below).
 		return
 	}
 	switch {
 	case s.kind == sTeam || s.kind == sNamed && !favorite:
 		if !knownCategories[cat] {
 			return // "our biggest problem is..." is not a slot
+		}
+		if is(val, 0, "on", "in", "with", "via", "through", "using") {
+			// "our CI is on GitLab runners": the tool follows the
+			// preposition, which is no part of it; "our database is in a
+			// bad state" names none.
+			if len(val) < 2 || !val[1].capital {
+				return
+			}
+			val = val[1:]
 		}
 		x.useThing(s, val, f, purposeInfo{prep: "as", cat: cat, known: true, text: categoryDisplay(cat)})
 	case favorite && f.plural:
@@ -425,10 +401,5 @@ func namedThing(noun string) bool {
 	if c, ok := CategoryOf(noun); ok && c == "pet" {
 		return true
 	}
-	switch noun {
-	case "puppy", "kitten", "parrot", "rabbit", "hamster", "horse", "car", "boat", "bike",
-		"band", "blog", "podcast", "plant", "guitar", "robot", "bot":
-		return true
-	}
-	return false
+	return namedThings[noun]
 }

@@ -54,7 +54,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 			return nil
 		}
 		s := *carry
-		if s.kind == sNamed && x.mode == modeUser && x.lead && leadForm(ts) == fBase {
+		if s.kind == sNamed && x.mode == modeUser && x.lead && cueLen(leadBaseCues, ts) > 0 { // [lead-base]
 			// "Messi is a legend - adore his passing": one named person
 			// cannot "love"; chat dropped the speaker's "I".
 			s = x.speaker
@@ -119,16 +119,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 // "<X> is more my thing": a liking, or a dislike when negated; the words
 // after the copula are the [my-thing] table of lexicons/cue-patterns.txt.
 func (x *extraction) myThing(ts []token, f flags) bool {
-	c := -1
-	for j := 1; j < len(ts) && j < 5; j++ {
-		if ts[j].kind == tPunct {
-			return false
-		}
-		if is(ts, j, "is", "are", "'s", "'re") {
-			c = j
-			break
-		}
-	}
+	c := copulaWithin(ts, 5, "is", "are", "'s", "'re")
 	if c < 0 || !validValue(ts[:c]) || subjectStopWords[ts[0].low] || pronounValues[ts[0].low] ||
 		is(ts, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
 		return false
@@ -154,14 +145,10 @@ func (x *extraction) likingBefore() bool {
 
 // likeFiller reports a clause opened by the filler "like" before an adverb
 // or an adjective ("like totally hooked"), where a liking would have its
-// thing ("like the NBA").
+// thing ("like the NBA"): [like-fillers].
 func likeFiller(ts []token) bool {
-	if !is(ts, 0, "like") {
-		return false
-	}
-	w := lowAt(ts, 1)
-	return adverbs[w] || w == "literally" || w == "super" || w == "properly" ||
-		notNames[w] && !is(ts, 1, "a", "an", "the", "new", "old", "in", "at", "on", "with", "from", "into", "over")
+	e, _, ok := matchCue(likeFillerCues, ts)
+	return ok && e&cueDrop == 0
 }
 
 // cutConditional drops a conditional tail: "I use Vim if I can" keeps "I
@@ -198,10 +185,7 @@ func clauseFlags(ts []token, f *flags) bool {
 	for k, t := range ts {
 		eachCue(clauseFlagCues, ts, k, func(e cueEffect) {
 			says = says && e&cueDrop == 0
-			f.hedge = f.hedge || e&cueHedge != 0
-			f.corr = f.corr || e&cueCorrection != 0
-			f.anymore = f.anymore || e&cueAnymore != 0
-			f.past = f.past || e&cuePast != 0
+			f.set(e)
 		})
 		if t.low == "may" && !t.capital && !is(ts, k-1, "in", "of", "since", "until", "by", "early", "late", "mid", "last", "next", "this") {
 			f.hedge = true
@@ -213,37 +197,8 @@ func clauseFlags(ts []token, f *flags) bool {
 // verbInitial reports whether a clause starts with a verb or an auxiliary,
 // so it may borrow the previous clause's subject.
 func verbInitial(ts []token) bool {
-	for k := 0; k < len(ts) && k < 4; k++ {
-		w := ts[k].low
-		if adverbs[w] || w == "not" {
-			continue
-		}
-		if w == "no" && is(ts, k+1, "longer") || w == "used" && is(ts, k+1, "to") {
-			return true
-		}
-		if w == "never" || w == "always" || w == "do" || w == "did" || w == "might" || w == "may" ||
-			w == "will" || w == "have" || w == "am" || w == "must" {
-			return true
-		}
-		v, ok := verbs[w]
-		return ok && v.lemma != "be" || w == "am"
-	}
-	return false
-}
-
-// leadForm returns the form of a clause's first verb past adverbs, or
-// fPartOnly when it does not start with one of the verbs rules read.
-func leadForm(ts []token) vform {
-	for k := 0; k < len(ts); k++ {
-		if adverbs[ts[k].low] {
-			continue
-		}
-		if v, ok := verbs[ts[k].low]; ok && v.lemma != "be" && v.lemma != "have" && v.lemma != "do" {
-			return v.form
-		}
-		break
-	}
-	return fPartOnly
+	e, _, ok := matchCue(verbInitialCues, ts) // [verb-initial]
+	return ok && e&cueDrop == 0
 }
 
 // predicate reads what a clause says about s: modifiers ([modifiers] of
@@ -269,16 +224,7 @@ loop:
 				modStart = i
 			}
 			haveAux = haveAux || e&cueAux != 0
-			f.neg = f.neg || e&cueNeg != 0
-			f.not = f.not || e&cueNot != 0
-			f.past = f.past || e&cuePast != 0
-			f.hedge = f.hedge || e&cueHedge != 0
-			f.weak = f.weak || e&cueWeak != 0
-			f.future = f.future || e&cueFuture != 0
-			f.polite = f.polite || e&cuePolite != 0
-			f.must = f.must || e&cueMust != 0
-			f.always = f.always || e&cueAlways != 0
-			f.never = f.never || e&cueNever != 0
+			f.set(e)
 			i += n
 			continue
 		}
@@ -400,14 +346,6 @@ func init() {
 			}
 			x.name(subject{kind: sPerson, id: "manager", name: possessive(s.name) + " manager"}, ts[1:], f, false)
 		},
-		"live": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			if (s.kind == sTeam || s.kind == sNamed) && is(ts, 0, "on") && toolAt(x, ts[1:]) {
-				// "it all lives on Hetzner": where a stack runs.
-				x.useThing(s, ts[1:], f, purposeInfo{})
-				return
-			}
-			x.live(s, ts, f)
-		},
 		"move": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			gerund := v.form == fGerund
 			if gerund || v.form != fPast && v.form != fPartOnly && futureTime(ts) {
@@ -415,9 +353,6 @@ func init() {
 				f.future = true
 			}
 			x.move(s, ts, f)
-		},
-		"work": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.work(s, ts, f)
 		},
 		"leave": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			if next, ok := verbs[lowAt(ts, 0)]; ok && next.form == fGerund && v.lemma == "quit" {
@@ -484,11 +419,8 @@ func (x *extraction) allergy(s subject, ts []token, f flags) {
 	if !personal(s) || f.not || j == 0 {
 		return
 	}
-	end := j
-	for end < len(ts) && end < j+3 && ts[end].kind == tWord && !is(ts, end, "allergy", "allergies") {
-		end++
-	}
-	if end == j || !is(ts, end, "allergy", "allergies") {
+	end := allergenEnd(ts, j)
+	if end < 0 {
 		return
 	}
 	item := x.text(ts[j:], end-j)
@@ -516,11 +448,9 @@ func (x *extraction) avoid(s subject, ts []token, f flags) {
 	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "avoids:" + Slug(val), value: val, tmpl: tmAvoids})
 }
 
-// allergenPlurals name an allergy's source as "allergic to" does.
-var allergenPlurals = map[string]string{"nut": "nuts", "tree nut": "tree nuts", "peanut": "peanuts",
-	"egg": "eggs", "cat": "cats", "dog": "dogs", "bee": "bees", "strawberry": "strawberries",
-	"almond": "almonds", "cashew": "cashews", "walnut": "walnuts", "tomato": "tomatoes", "hazelnut": "hazelnuts", "pistachio": "pistachios",
-	"pecan": "pecans", "wasp": "wasps"}
+// allergenPlurals name an allergy's source as "allergic to" does:
+// [allergen-plurals] of lexicons/predicates.txt.
+var allergenPlurals = wordPairs("predicates", "allergen-plurals")
 
 func b2i(b bool) int {
 	if b {
@@ -549,19 +479,46 @@ func toolAt(x *extraction, ts []token) bool {
 	return ok
 }
 
+// homeIs returns where the place starts in "home is X" and its casual
+// forms: the speaker's home, said with a word of whose or of when between
+// ("home's Ghent these days", "home right now is Tallinn", "home for us is
+// a boat in Leiden"), or 0.
+func homeIs(ts []token) int {
+	if !is(ts, 0, "home") {
+		return 0
+	}
+	j := 1
+	for j < len(ts) {
+		switch {
+		case is(ts, j, "for") && is(ts, j+1, "me", "us"):
+			j += 2
+		case is(ts, j, "these") && is(ts, j+1, "days"), is(ts, j, "right") && is(ts, j+1, "now"):
+			j += 2
+		case is(ts, j, "now", "nowadays", "currently"):
+			j++
+		default:
+			if is(ts, j, "is", "'s") {
+				return j + 1
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
 // tasteIdiom reads the speaker's tastes said without "I": "Nothing beats
 // ramen for dinner", "Home these days is Lisbon".
 func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 	// "Nothing beats ramen", "I could listen to jazz all day": what one
 	// would never tire of is loved ([taste-idioms] of
 	// lexicons/cue-patterns.txt).
-	if n := cueLen(tasteIdiomCues, ts); n > 0 && (!is(ts, 0, "i") || everyDay(ts[n:])) {
+	if n := cueLen(tasteIdiomCues, ts); n > 0 && (!is(ts, 0, "i") || cueAnywhere(everyDayCues, ts[n:])) {
 		f.hedge = f.hedge && !is(ts, 0, "i") // "could" here is no plan
 		x.likeThing(x.speaker, ts[n:], f, false, true)
 		return true
 	}
-	if is(ts, 0, "home") && seq(ts, 1, "for", "me") && is(ts, 3, "is", "'s") {
-		x.place(x.speaker, ts[4:], f, "lives_in")
+	if j := homeIs(ts); j > 0 {
+		x.place(x.speaker, ts[j:], f, "lives_in")
 		return true
 	}
 	if x.writtenIn(ts, f) {
@@ -572,16 +529,7 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 	}
 	// "<X> is what I stream while cooking", "<X> is the shell I
 	// launch first": a relative clause with the speaker choosing X.
-	c := -1
-	for j := 1; j < len(ts) && j < 5; j++ {
-		if ts[j].kind == tPunct {
-			return false
-		}
-		if is(ts, j, "is") {
-			c = j
-			break
-		}
-	}
+	c := copulaWithin(ts, 5, "is")
 	if c < 0 || !validValue(ts[:c]) || !ts[0].capital || subjectStopWords[ts[0].low] || is(ts, 0, "i", "it", "this", "that", "my", "our", "the") {
 		return false
 	}
@@ -614,18 +562,6 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 // tasteVerbs are what a person does with a thing they choose: "the shell
 // I launch first", "what I stream while cooking", "I could eat it every day".
 var tasteVerbs = wordSet("predicates", "taste-verbs")
-
-// everyDay reports whether ts says "every (single) day", "all day",
-// "forever": how one speaks of what one never tires of.
-func everyDay(ts []token) bool {
-	for k := range ts {
-		if is(ts, k, "every") && (is(ts, k+1, "day", "night", "morning", "week") || is(ts, k+1, "single") && is(ts, k+2, "day", "night")) ||
-			is(ts, k, "all") && is(ts, k+1, "day") || is(ts, k, "forever") {
-			return true
-		}
-	}
-	return false
-}
 
 // writtenIn reads the speaker's language from what their work is written
 // in: "Nearly all my hobby apps are written in Rust", "All my code is

@@ -45,11 +45,7 @@ func (x *extraction) prefer(s subject, ts []token, f flags) {
 		return // "I'd rather die than use Teams": a figure of speech
 	}
 	// Skip what it is preferred over: "Vim over Emacs", "tea to coffee".
-	if is(rest, 0, "over", "to", "than", "vs", "versus") || seq(rest, 0, "rather", "than") || seq(rest, 0, "instead", "of") {
-		j := 1
-		if is(rest, 0, "rather", "instead") {
-			j = 2
-		}
+	if j := cueLen(preferredOverCues, rest); j > 0 { // [preferred-over]
 		_, m := x.readValue(rest[j:], vThing)
 		rest = rest[j+m:]
 	}
@@ -183,9 +179,7 @@ type purposeInfo struct {
 // purpose reads "as my editor", "as a package manager", "for editing",
 // "for the cache" after a value.
 func (x *extraction) purpose(ts []token) (purposeInfo, bool) {
-	for len(ts) > 0 && (adverbs[ts[0].low] && ts[0].low != "as") {
-		ts = ts[1:]
-	}
+	ts = ts[cueLen(adverbRunCues, ts):] // [adverb-runs]
 	prep := lowAt(ts, 0)
 	if prep != "as" && prep != "for" {
 		return purposeInfo{}, false
@@ -277,15 +271,7 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			ts = ts[1:]
 		}
 	}
-	var from []token
-	if is(ts, 0, "from") {
-		k := 1
-		for k < len(ts) && !is(ts, k, "to") && k < 8 {
-			k++
-		}
-		from = ts[1:k]
-		ts = ts[k:]
-	}
+	from, ts := fromSpan(ts)
 	if is(ts, 0, "over") {
 		ts = ts[1:]
 	}
@@ -320,6 +306,19 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 			}
 		}
 	}
+}
+
+// fromSpan splits "from X to Y" at its "to" (looked for among the next
+// seven words): X, and the rest from "to" on. Without "from" X is empty.
+func fromSpan(ts []token) (from, rest []token) {
+	if !is(ts, 0, "from") {
+		return nil, ts
+	}
+	k := 1
+	for k < len(ts) && !is(ts, k, "to") && k < 8 {
+		k++
+	}
+	return ts[1:k], ts[k:]
 }
 
 // nameOrKnown reports whether ts opens with a name (a capital, a quote) or

@@ -34,17 +34,15 @@ func (x *extraction) replacedInPlace(ts []token) {
 		for end < len(ts) && ts[end].kind != tPunct {
 			end++
 		}
-		dated := false // "Fedora now", "Helix these days"
-		for end > j {
-			if k := cueTail(changeTailCues, ts[j:end]); k > 0 {
-				end -= k // "Helix these days"
-				dated = dated || !is(ts, end, "anymore")
-			} else if k := trailingFillerLen(ts[j:end]); k > 0 {
-				end -= k // "rooibos lol"
-			} else {
-				break
+		// "Fedora now", "Helix these days": a word of now closes the value.
+		trimmed := trimChangeTail(ts, j, end)
+		dated := false
+		for k := trimmed; k < end; k++ {
+			if cueLen(changeTailCues, ts[k:end]) > 0 && !is(ts, k, "anymore") {
+				dated = true
 			}
 		}
+		end = trimmed
 		if !opener {
 			// The opener's word may close the clause instead: "green
 			// tea only"; or a word of now: "Fedora now".
@@ -86,6 +84,23 @@ func (x *extraction) replacedInPlace(ts []token) {
 			return
 		}
 	}
+}
+
+// trimChangeTail returns where the value at ts[j:end] ends without the
+// words after it that say when, not what ([change-tail]: "Neovim these
+// days", "pnpm now"), or add nothing ("rooibos lol", "pescatarian
+// technically").
+func trimChangeTail(ts []token, j, end int) int {
+	for end > j {
+		if n := cueTail(changeTailCues, ts[j:end]); n > 0 {
+			end -= n
+		} else if n := trailingFillerLen(ts[j:end]); n > 0 {
+			end -= n
+		} else {
+			break
+		}
+	}
+	return end
 }
 
 // noMore reads "no more X (for me)" opening a sentence as the speaker's "I

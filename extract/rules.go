@@ -266,7 +266,7 @@ func newExtraction(ev Event, m mode) *extraction {
 	if x.project != "" {
 		x.team = subject{kind: sTeam, id: x.project, name: displayName(strings.TrimSpace(ev.ProjectID))}
 	} else {
-		x.team = subject{kind: sTeam, id: "team", name: "The team"}
+		x.team = subject{kind: sTeam, id: TeamSubject, name: "The team"}
 	}
 	return x
 }

@@ -854,7 +854,10 @@ func TestToolsAndTastesInOtherWords(t *testing.T) {
 		{"others' loves stay likes", "My dad loves reggae.", []string{"preference dad likes:reggae=reggae"}},
 		{"cannot do without", "I can't get through a week without pho.", []string{"preference user prefers:food=pho"}},
 		{"nothing beats", "Nothing beats espresso after lunch.", []string{"preference user prefers:drink=espresso"}},
-		{"home for me", "Home for me is Osaka.", []string{"fact user lives_in=Osaka"}},
+		{"home is", "Home right now is Osaka.", []string{"fact user lives_in=Osaka cue=correction"}},
+		{"home's, then when", "home's Tallinn these days", []string{"fact user lives_in=Tallinn cue=correction"}},
+		{"home for us", "home for us is Leiden", []string{"fact user lives_in=Leiden"}},
+		{"home is no place", "home is where the dog is", nil},
 		{"a favorite changed", "My favorite shell changed from bash to fish.", []string{"preference user prefers:shell=fish cue=correction"}},
 		{"a taste moved", "My taste shifted from folk to reggae.", []string{"preference user prefers:music=reggae cue=correction"}},
 		{"what I do with it", "Kotlin is what I code in these days.", []string{"preference user prefers:programming_language=Kotlin cue=correction"}},
@@ -974,7 +977,7 @@ func TestCommonNounValuesAreLowerCase(t *testing.T) {
 		{"a proper adjective", "Thai curry is my favorite food.", []string{"preference user prefers:food=Thai curry"}},
 		{"an editor", "Emacs is my favorite editor.", []string{"preference user prefers:editor=Emacs"}},
 		{"a language", "Rust is my favorite language.", []string{"preference user prefers:programming_language=Rust"}},
-		{"a city", "Home for me is Berlin.", []string{"fact user lives_in=Berlin"}},
+		{"a city", "Home is Berlin.", []string{"fact user lives_in=Berlin"}},
 		{"a company", "My employer is Initech.", []string{"fact user works_at=Initech"}},
 	})
 }

@@ -247,6 +247,25 @@ func initSlots() {
 			}
 			return true
 		},
+		// A thing the lexicon knows, else the next rule: "lives on Hetzner".
+		"tool": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if !toolAt(x, ts[n:]) {
+				return false
+			}
+			x.useThing(s, ts[n:], f, purposeInfo{})
+			return true
+		},
+		// A decided thing after the verb that chose it, shown with the
+		// verb as said ("decided to stick with X"); after "let's" the
+		// verb is lowercased.
+		"decided-how": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.decideObject(s, ts[n:], f, x.text(ts, n))
+			return true
+		},
+		"let-decided-how": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.decideObject(s, ts[n:], f, strings.ToLower(x.text(ts, n)))
+			return true
+		},
 		// A thing chosen is named or known.
 		"named-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			if val, m := x.readValue(ts[n:], vThing); m > 0 {
@@ -310,6 +329,8 @@ func initSlots() {
 	// clauses that reach the tables again, so neither can be a plain
 	// package variable.
 	copulaSlots, cannotSlots = slotTemplates("copula"), slotTemplates("cannot")
+	decisionBodySlots = slotTemplates("decision-bodies")
+	decidedVerbSlots, letUsSlots = slotTemplates("decided-verbs"), slotTemplates("let-us-verbs")
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
@@ -341,6 +362,10 @@ func keyedSlots(table string) map[string]*ruleTable {
 	}
 	return m
 }
+
+// decisionBodySlots, decidedVerbSlots and letUsSlots are [decision-bodies],
+// [decided-verbs] and [let-us-verbs] of lexicons/cue-patterns.txt.
+var decisionBodySlots, decidedVerbSlots, letUsSlots *ruleTable
 
 // verbSlots are the [verb-slots] of lexicons/cue-patterns.txt by the
 // reader of [verb-readers] (lexicons/verbs.txt) they stand for.

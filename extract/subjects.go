@@ -47,10 +47,7 @@ func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
 		}
 		return subject{}, nil, false
 	case w == "our" || ((w == "the" || w == "this") && (teamNouns[lowAt(ts, 1)] || componentNouns[lowAt(ts, 1)])):
-		k := 1
-		for is(ts, k, "whole", "entire", "engineering", "dev", "own", "main", "new") {
-			k++
-		}
+		k := 1 + cueLen(teamAdjectiveCues, ts[1:]) // [team-adjectives]
 		if (teamNouns[lowAt(ts, k)] || componentNouns[lowAt(ts, k)]) && (!is(ts, k+1, "'s") || is(ts, k+2, "on", "hosted", "running", "deployed", "written", "built")) {
 			// "the app's on Render": "'s" is "is" before where it runs.
 			return x.teamPart(x.text(ts[k:], 1)), ts[k+1:], true

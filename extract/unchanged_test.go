@@ -24,8 +24,8 @@ import (
 // An input is one JSON object a line: {"text": ..., "kind": ...,
 // "speaker": ..., "project": ...} (kind, speaker and project optional).
 // What is recorded of it: the candidates, what Distractor says of the
-// text, and PlainMention's sentence for each candidate's value (the other
-// readers of the rules' matchers). Without -extract.inputs the test is
+// text, PlainMention's sentence for each candidate's value (the other
+// readers of the rules' matchers) and what DetectInstruction says. Without -extract.inputs the test is
 // skipped.
 var (
 	unchangedInputs = flag.String("extract.inputs", "", "JSON lines of events to extract (TestExtractionUnchanged)")
@@ -48,11 +48,13 @@ func TestExtractionUnchanged(t *testing.T) {
 			t.Fatalf("input %d: %v", i+1, err)
 		}
 		var out struct {
-			Candidates []Candidate
-			Distractor string   `json:",omitempty"`
-			Mentions   []string `json:",omitempty"`
+			Candidates  []Candidate
+			Distractor  string   `json:",omitempty"`
+			Mentions    []string `json:",omitempty"`
+			Instruction string   `json:",omitempty"`
 		}
 		out.Candidates = cs
+		_, out.Instruction = DetectInstruction(ev.Content)
 		if d, why := Distractor(ev.Content); d {
 			out.Distractor = why
 		}

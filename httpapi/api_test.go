@@ -1443,3 +1443,42 @@ func TestE2ERequestIDs(t *testing.T) {
 		})
 	}
 }
+
+// A request's log line is written at debug when it succeeded and at info
+// when it was refused, so a server at the default level (info) keeps no line
+// per remember or retrieve on disk, and still one for each client error.
+func TestE2ERequestLogLevels(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	ok := f.e2eDo(t, "POST", "/v1/memories", map[string]any{"text": "the staging cluster runs on arm64 now"})
+	if ok.status != http.StatusCreated {
+		t.Fatalf("remember: %d %s", ok.status, ok.body)
+	}
+	bad := f.e2eDo(t, "POST", "/v1/memories/retrieve", map[string]any{"query": "cluster", "limt": 3})
+	e2eProblem(t, bad, http.StatusBadRequest, "invalid_request")
+	levels := map[string]string{} // request id → level of its "request" line
+	for _, line := range strings.Split(strings.TrimSpace(f.logs.String()), "\n") {
+		var rec struct {
+			Level, Msg string
+			RequestID  string `json:"request_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec.Msg == "request" {
+			levels[rec.RequestID] = rec.Level
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		r    *e2eResp
+		want string
+	}{
+		{"remember, 201", ok, "DEBUG"},
+		{"retrieve with an unknown field, 400", bad, "INFO"},
+	} {
+		if got := levels[tc.r.header.Get("X-Request-Id")]; got != tc.want {
+			t.Errorf("%s: request line at %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -74,3 +74,83 @@ func TestE2EReportingLineAndComparisons(t *testing.T) {
 		t.Errorf("pipeline: top %q (%v)", first(res), e2eContents(res.Items))
 	}
 }
+
+// Over the API, with each line its own session: a question about one of
+// the user's people is answered by what was said of that person, not by
+// what was said of another (whose fact's key word matched the question).
+func TestE2EAnotherRelationDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	f.userSays(t, "people",
+		"quick intro, I look after the data team at Pelorus",
+		"my manager is Anselm",
+		"oh and my daughter Ysolde starts school in the autumn",
+		"Anselm moved to the sales side, so I report to Rhiannon these days")
+	for _, tc := range []struct{ q, want string }{
+		{"what's the name of my kid?", "Ysolde"},
+		{"what's my daughter called?", "Ysolde"},
+	} {
+		res := f.e2eRetrieve(t, tc.q, "X-Mnemon-Namespace", "people")
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, tc.want) {
+			t.Errorf("%q: top %q, want %q first (%v)", tc.q, first(res), tc.want, e2eContents(res.Items))
+		}
+	}
+}
+
+// Over the API: a question after what to mind before doing something, and
+// a task, reach the user's limits though they share no word with them, and
+// a line said after a friend's news is no answer to such a question.
+func TestE2ELimitsReachAQuestionWithNoSharedWord(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	f.e2eCapture(t, "chat-a", []map[string]any{
+		{"kind": "user_message", "content": "I'm in Tartu these days btw"},
+		{"kind": "user_message", "content": "my pal Evert lives up in Narva and keeps inviting me over"},
+		{"kind": "user_message", "content": "if I ever adopt a cat I'm naming it Mochi lol"},
+	}, "X-Mnemon-Namespace", "limits2")
+	f.userSays(t, "limits2",
+		"been using Sublime for everything lately",
+		"no gluten for me this month, trying an elimination diet")
+	for _, q := range []string{
+		"anything to keep in mind if I cook for myself tonight?",
+		"what should I watch out for at the dinner party?",
+		"plan my meals for the week",
+	} {
+		res := f.e2eRetrieve(t, q, "X-Mnemon-Namespace", "limits2")
+		if len(res.Items) == 0 || !strings.Contains(strings.ToLower(res.Items[0].Content), "gluten") {
+			t.Errorf("%q: top %q, want the gluten limit first (%v)", q, first(res), e2eContents(res.Items))
+			for _, it := range res.Items {
+				t.Log(it.Content, " :: ", it.Explanation)
+			}
+		}
+		for _, it := range res.Items {
+			if strings.Contains(it.Explanation, "reply") {
+				t.Errorf("%q: %q lifted as a reply: %s", q, it.Content, it.Explanation)
+			}
+		}
+	}
+}
+
+// A task reaches the user's diet, the fact the rules read and the turn
+// that said it, though the task shares no word with either.
+func TestE2ETaskReachesTheDiet(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	f.userSays(t, "diet",
+		"fyi I'm pescatarian, have been for ages",
+		"our CI is on Woodpecker runners",
+		"the quarterly review got moved to the 14th")
+	res := f.e2eRetrieve(t, "pick a place for dinner tonight", "X-Mnemon-Namespace", "diet")
+	fact, turn := -1, -1
+	for i, it := range res.Items {
+		switch {
+		case it.Kind == "semantic" && strings.Contains(it.Content, "pescatarian"):
+			fact = i
+		case strings.Contains(it.Content, "pescatarian"):
+			turn = i
+		}
+	}
+	if fact < 0 || turn < 0 || min(fact, turn) > 1 {
+		t.Errorf("the diet fact at %d, its turn at %d; want both, one in the first two (%v)", fact, turn, e2eContents(res.Items))
+	}
+}

@@ -360,14 +360,32 @@ func (s *Server) wrap(rt *route) http.Handler {
 		}
 		took := time.Since(began)
 		s.metrics.observeRequest(rt.name(), r.Method, sw.status, took)
-		level := slog.LevelInfo
-		if rt.quiet {
-			level = slog.LevelDebug
-		}
+		level := requestLogLevel(rt, sw.status, took)
 		s.log.Log(ctx, level, "request", "request_id", id, "method", r.Method, "route", rt.name(),
 			"status", sw.status, "duration_ms", float64(took.Microseconds())/1000,
 			"namespace", req.caller.ns, "key_id", req.caller.keyID)
 	})
+}
+
+// slowRequest is the duration from which a successful request's log line
+// is written at info level rather than debug.
+const slowRequest = time.Second
+
+// requestLogLevel says at which level a request's log line is written. A
+// successful request is routine: at debug, so a busy server's log (and its
+// disk) holds what needs a look, not a line per remember; the metrics count
+// every request. A refused one (4xx) or a slow one is at info, a failed one
+// (5xx) at warn, as its error is logged at error beside it.
+func requestLogLevel(rt *route, status int, took time.Duration) slog.Level {
+	switch {
+	case rt.quiet: // probes and scrapes, whatever they answer
+		return slog.LevelDebug
+	case status >= 500:
+		return slog.LevelWarn
+	case status >= 400 || took >= slowRequest:
+		return slog.LevelInfo
+	}
+	return slog.LevelDebug
 }
 
 // admit authenticates the caller, checks its role and rate, and bounds the
