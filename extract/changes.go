@@ -230,15 +230,7 @@ func (x *extraction) correctInPlace(ts []token) {
 						for e < len(ts) && ts[e].kind != tPunct {
 							e++
 						}
-						for e > k+n {
-							if n := cueTail(changeTailCues, ts[k+n:e]); n > 0 {
-								e -= n
-							} else if n := trailingFillerLen(ts[k+n : e]); n > 0 {
-								e -= n
-							} else {
-								break
-							}
-						}
+						e = trimChangeTail(ts, k+n, e) // "Dr Pike now"
 						if e > k+n {
 							val, ok = x.replacementValue(cand.Key, ts[k+n:e])
 						}
@@ -317,15 +309,7 @@ func (x *extraction) correctPrevious(ts []token) bool {
 	for end > j && ts[end-1].kind == tPunct {
 		end--
 	}
-	for end > j {
-		if n := cueTail(changeTailCues, ts[j:end]); n > 0 {
-			end -= n
-		} else if n := trailingFillerLen(ts[j:end]); n > 0 {
-			end -= n
-		} else {
-			break
-		}
-	}
+	end = trimChangeTail(ts, j, end)
 	if end == j || end-j > 6 {
 		return false
 	}

@@ -26,21 +26,29 @@ func TestRecallNowPutsTheChangedNoteFirst(t *testing.T) {
 				t.Fatalf("remember %q: %v %+v", text, err, res)
 			}
 		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"query": c.q, "session_id": "chat-2"}})
-		if err != nil || res.IsError {
-			t.Fatalf("recall %q: %v %+v", c.q, err, res)
-		}
-		var out RecallOutput
-		raw, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(raw, &out); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, it := range out.Items {
-			got = append(got, it.Content)
-		}
+		got := recallContents(t, cs, c.q, "chat-2")
 		if len(got) == 0 || !strings.Contains(got[0], c.want) {
 			t.Errorf("%q: top %q, want the one saying %q first (%q)", c.q, got, c.want, got)
 		}
 	}
+}
+
+// recallContents calls recall as an agent does, from session, and returns
+// its items' contents in order.
+func recallContents(t *testing.T, cs *mcp.ClientSession, query, session string) []string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"query": query, "session_id": session}})
+	if err != nil || res.IsError {
+		t.Fatalf("recall %q: %v %+v", query, err, res)
+	}
+	var out RecallOutput
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range out.Items {
+		got = append(got, it.Content)
+	}
+	return got
 }

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -15,32 +14,18 @@ import (
 // touches.
 func TestRecallFirstPersonFindsTheTeamsTool(t *testing.T) {
 	cs := connect(t, testEngine(t), false)
-	ctx := context.Background()
 	for _, text := range []string{
 		"the repo uses pnpm, not npm, please",
 		"we're on node 20 for now",
 		"scratch that, node 22 since last week",
 		"my on-call week is the 9th to the 16th",
 	} {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": text, "session_id": "setup"}})
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": text, "session_id": "setup"}})
 		if err != nil || res.IsError {
 			t.Fatalf("remember %q: %v %+v", text, err, res)
 		}
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"query": "which package manager should I use?", "session_id": "task-7"}})
-	if err != nil || res.IsError {
-		t.Fatalf("recall: %v %+v", err, res)
-	}
-	var out RecallOutput
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, it := range out.Items {
-		got = append(got, it.Content)
-	}
-	if len(got) == 0 || !strings.Contains(got[0], "pnpm") {
+	if got := recallContents(t, cs, "which package manager should I use?", "task-7"); len(got) == 0 || !strings.Contains(got[0], "pnpm") {
 		t.Errorf("top %q, want pnpm first", got)
 	}
 }
