@@ -6,15 +6,15 @@ import (
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
-// Round four of issue 16 at the engine: a question about the value
-// before the current one is answered by it with no history asked for,
+// Round four of issue 16 at the engine: asked what came before the
+// current editor, the old one answers, with no history asked for,
 // and only that one version of the history is served; a task about food
 // reaches the user's allergy though no word of it says so.
 func TestScenarioCasual4PreviousValueAndFoodTask(t *testing.T) {
 	t.Parallel()
 	runScenarios(t, []scenario{
 		{
-			name: "the value before the current one, history not asked",
+			name: "what came before the current editor, history not asked",
 			steps: []step{
 				{text: "my editor is Sublime, been on it forever", capture: true},
 				{text: "switched to Helix, it's so snappy", capture: true},
@@ -29,7 +29,7 @@ func TestScenarioCasual4PreviousValueAndFoodTask(t *testing.T) {
 		{
 			name: "a task about food reaches an allergy it shares no word with",
 			steps: []step{
-				{text: "I'm allergic to shellfish, found that out on holiday", capture: true},
+				{text: "allergic to shellfish, a lifelong thing sadly", capture: true},
 				{text: "Noor loves tapas", capture: true},
 				{text: "Noor and I are going climbing on Sunday", capture: true},
 			},

@@ -158,5 +158,16 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 		{"X's a diet, then when", "Tom's vegan, apparently", []string{"fact tom diet=vegan"}},
 		{"X's diet-word thing", "Mia's vegan cookbook just came out", nil},
 		{"X's allergic reaction", "Mia's allergic reaction was scary", nil},
+
+		// A sentence that takes back the one before ("scratch that",
+		// "oops, no") withdraws what it said, unless it says the same
+		// slot again; a value corrected keeps no key of the old one (it
+		// was allergic_to:peanuts = sesame).
+		{"taken back, then someone else's words", "Mira's allergic to peanuts. Oh wait, scratch that, her GP reckons sesame", nil},
+		{"taken back, the same slot again", "I live in Graz. Scratch that, I live in Linz", []string{"fact user lives_in=Graz", "fact user lives_in=Linz cue=correction"}},
+		{"taken back, nothing after", "I'm vegan. Oops, no, forget that.", nil},
+		{"no take-back", "I live in Graz. Actually, I love it here.", []string{"fact user lives_in=Graz"}},
+		{"a corrected allergen is its own slot", "Mira is allergic to peanuts. Sorry, sesame", []string{"fact mira allergic_to:sesame=sesame cue=correction crit=high"}},
+		{"a corrected language in place", "I speak Dutch, sorry, Danish", []string{"fact user speaks:danish=Danish cue=correction"}},
 	})
 }

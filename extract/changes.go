@@ -247,6 +247,7 @@ func (x *extraction) correctInPlace(ts []token) {
 			if !ok || strings.EqualFold(val, cand.Value) {
 				break
 			}
+			cand.Key = rekey(cand.Key, cand.Value, val)
 			cand.Value = commonCase(val)
 			if !cand.Hedged {
 				cand.Cue = CueCorrection
@@ -327,6 +328,7 @@ func (x *extraction) correctPrevious(ts []token) bool {
 	if !ok || strings.EqualFold(val, cand.Value) {
 		return false
 	}
+	cand.Key = rekey(cand.Key, cand.Value, val)
 	cand.Value = commonCase(val)
 	if !cand.Hedged {
 		cand.Cue = CueCorrection
@@ -613,4 +615,16 @@ func dayNumber(w string) bool {
 		d = d*10 + int(r-'0')
 	}
 	return d >= 1 && d <= 31
+}
+
+// rekey returns the key of a slot whose value corrects old to val: a slot
+// named by its value ("allergic_to:peanuts", "likes:jazz", "speaks:dutch")
+// is named by the new one ("I'm allergic to peanuts, sorry, sesame" is
+// allergic_to:sesame); any other key stays.
+func rekey(key, old, val string) string {
+	i := strings.LastIndex(key, ":")
+	if i < 0 || key[i+1:] != Slug(old) || Slug(val) == "" {
+		return key
+	}
+	return key[:i+1] + Slug(val)
 }

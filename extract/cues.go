@@ -187,6 +187,7 @@ var (
 	tasteIdiomCues        = cuePatterns("taste-idioms")
 	conditionalCues       = cuePatterns("conditionals")
 	retractionCues        = cuePatterns("retractions")
+	takeBackCues          = cuePatterns("take-backs")
 	shortStayCues         = cuePatterns("short-stays")
 	closingReportCues     = cuePatterns("closing-reports")
 	endorsementCues       = cuePatterns("endorsements")

@@ -72,6 +72,7 @@ func (x *extraction) replacedInPlace(ts []token) {
 				break
 			}
 			now := old
+			now.Key = rekey(old.Key, old.Value, val)
 			now.Value = commonCase(val)
 			now.Cue = CueCorrection
 			if m.denial {
