@@ -346,7 +346,11 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 	q := readQuery(p.Query, p.IncludeHistory)
 	if r.TaskRule != 0 && (q.task || q.userRule()) {
-		cands = e.addUserLimits(st, cands, admit, q.userRule())
+		// A task about food ("book a seafood place for dinner with
+		// Sam") asks for the user's allergies and diet as a rule question
+		// does: they take the best candidate's fused score, so a name the
+		// task shares with a friend's turns does not bury them.
+		cands = e.addUserLimits(st, cands, admit, q.userRule() || q.task && q.meal)
 	}
 	user := e.userTerm()
 	if q.self || q.firstPerson || q.ours {
