@@ -112,6 +112,11 @@ func asksAboutNow(ws []string) bool {
 			if i > 0 && (ws[i-1] == "the" || ws[i-1] == "these") {
 				return true
 			}
+		case "week", "month", "weekend", "sprint", "quarter":
+			// "who covers payments this week?": the present stretch.
+			if i > 0 && ws[i-1] == "this" {
+				return true
+			}
 		}
 	}
 	return false

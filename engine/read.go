@@ -392,7 +392,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// A rule question or a task is answered by the user's limits
 		// (TaskRule), not by what the user said after others' news.
 		var replied bool
-		if cands, replied = e.followReplies(st, cands, keep); replied {
+		if cands, replied = e.followReplies(st, cands, keep, q.names); replied {
 			sortRanked(cands)
 		}
 	}
@@ -1135,8 +1135,6 @@ func (e *Engine) subjectTerms(firstPerson bool, qterms []string) []string {
 	return append(slices.Clip(qterms), user[0])
 }
 
-// userTerm is the user's subject term, under which mnemon files what the
-// user says about themselves.
 // addUserLimits adds the user's standing limits to the candidates of a
 // task or of a question after the user's rules, whatever their words:
 // "anything to keep in mind if I cook tonight?" shares no word, and little
@@ -1145,8 +1143,8 @@ func (e *Engine) subjectTerms(firstPerson bool, qterms []string) []string {
 // avoids:…, diet), newest first, at most maxLimitCandidates; the TaskRule term
 // ranks them. For a task they have no fused score (no channel found
 // them); a question after the user's rules asks for them, so they take the
-// best candidate's (answers rules asks) and the TaskRule term puts them
-// above what only matched its words.
+// best candidate's, and the TaskRule term puts them above what only
+// matched its words.
 func (e *Engine) addUserLimits(st *nsState, cands []*scored, admit func(*entry) bool, asked bool) []*scored {
 	have := make(map[string]bool, len(cands))
 	best := 0.0
@@ -1188,6 +1186,8 @@ func (e *Engine) limitKeyTerms() []string {
 	return e.analyzer.QueryTerms("constraint allergic avoids diet")
 }
 
+// userTerm is the user's subject term, under which mnemon files what the
+// user says about themselves.
 func (e *Engine) userTerm() string {
 	if ts := e.analyzer.QueryTerms(DefaultSpeaker); len(ts) > 0 {
 		return ts[0]
@@ -1433,6 +1433,11 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			pen += r.OtherTurn
 		}
 		add("other_subject", -pen)
+	} else if q.relation != "" && v.Kind != memory.KindEpisodic && v.Subject == DefaultSpeaker && !index.IsNoteKey(v.Key) {
+		// A question about one of the user's people is not about the
+		// user: "The user likes mountains." is no answer to "what does
+		// my kid like?", whose "my" names the user as well.
+		add("other_subject", -(r.OtherSubject + r.OtherTurn))
 	}
 	if p.TaskType != "" && (string(v.Type) == p.TaskType || strings.Contains(v.Key, p.TaskType)) {
 		add("task_match", r.TaskMatch)

@@ -31,6 +31,9 @@ func TestAnotherRelationDoesNotAnswer(t *testing.T) {
 		{"boss answered by the manager",
 			[][]string{{"my manager is Hollis"}, {"my son Teodor just turned six"}},
 			"who is my boss?", "Hollis"},
+		{"the kid's taste, not the user's",
+			[][]string{{"I'm more of a mountains person than a beach person tbh"}, {"my son Teodor is obsessed with trains lately"}},
+			"what does my kid like?", "trains"},
 		{"partner, not the sister",
 			[][]string{{"my sister's name is Oona"}, {"my wife Carys is a vet"}},
 			"what's my partner's name?", "Carys"},
@@ -91,5 +94,27 @@ func TestNamedPersonsChangeAnswersNow(t *testing.T) {
 		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
 	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "coaching") {
 		t.Fatalf("top items %v, want her change first", contents(res))
+	}
+}
+
+// The speaker's own news that names a place ("my flight to Bergen is on
+// the 3rd") is no news of other people: the next line is no reply to lift
+// over it; a correction of it ("correction, … the 4th, not the 3rd") says
+// what changed.
+func TestOwnNewsIsFollowedByItsCorrectionNotAReply(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-3 * day)
+	captureSession(t, e, "ns", "a", start, "my flight to Bergen is on the 3rd", "I work at Lindqvist as a data engineer")
+	captureSession(t, e, "ns", "b", start.Add(day), "correction, the Bergen flight is on the 4th, not the 3rd", "handed in my notice at Lindqvist, starting at Osterholm in May")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "when do I fly to Bergen?",
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "4th") {
+		t.Fatalf("top items %v, want the correction first", contents(res))
+	}
+	for _, it := range res.Items {
+		if _, ok := it.Terms["reply"]; ok {
+			t.Errorf("%q lifted as a reply: %s", it.Content, it.Explanation)
+		}
 	}
 }

@@ -116,7 +116,7 @@ var changeWords = map[string]bool{
 	"bought": true, "ported": true, "upgraded": true, "cancelled": true, "canceled": true,
 	"joined": true, "retired": true, "swapped": true, "traded": true, "ripped": true, "scrapped": true,
 	"dumped": true, "ditching": true, "swapping": true, "replacing": true, "rid": true,
-	"scratch": true, "signed": true, "enrolled": true,
+	"scratch": true, "signed": true, "enrolled": true, "correction": true, "corrected": true,
 }
 
 // changeNeedsNext are change words only when one of the given words
@@ -804,7 +804,7 @@ func unpenalised(c *scored) float64 {
 // sitting (an agent's turn may come between); it takes the top turn's
 // score plus a little. It returns the candidates, with any reply no
 // channel had offered, and whether it changed a score.
-func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) bool) ([]*scored, bool) {
+func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) bool, asked []string) ([]*scored, bool) {
 	const tops = 3
 	changed := false
 	// The best turns as their words match, before the penalty for being
@@ -820,11 +820,15 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 		if v.Kind != memory.KindEpisodic || sh&(shapeSelf|shapeRequest) != 0 || sh&(shapeNames|shapeOther|shapeOtherName) == 0 && !top.aboutOther {
 			continue // not a turn about other people
 		}
-		if sh&(shapeOther|shapeOtherName|shapeOpensName) == 0 && (sh&shapeChange != 0 || speaksAsWe(v.Content)) {
+		if sh&(shapeOther|shapeOtherName|shapeOpensName) == 0 && len(asked) > 0 && namesOnly(v.Content, asked) {
+			continue // "the Lisbon flight is on the 4th" for "when do I fly to Lisbon?": what is asked, not others
+		}
+		if sh&(shapeOther|shapeOtherName|shapeOpensName) == 0 && (sh&shapeChange != 0 || speaksAsWe(v.Content) || sh&shapeMine != 0 && !namesRelation(v.Content)) {
 			// "we moved the wiki off Confluence", "sold the Golf!! got
-			// a secondhand Zoe": the speaker's (or the speaker's team's)
-			// own news names things, not other people; the speaker's
-			// next line is news of its own, no reply.
+			// a secondhand Zoe", "my flight to Lisbon is on the 3rd":
+			// the speaker's (or the speaker's team's) own news names
+			// things, not other people; the speaker's next line is news
+			// of its own, no reply.
 			continue
 		}
 		st.RLock()
@@ -858,6 +862,31 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 		}
 	}
 	return cands, changed
+}
+
+// namesRelation reports whether text names one of the speaker's people
+// by their relation, in the singular or the plural ("my cousins'
+// birthdays are all in March"): news of other people, though said with
+// "my".
+func namesRelation(text string) bool {
+	for _, w := range lowerWords(text) {
+		base := strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "'")
+		if extract.IsRelationNoun(base) || strings.HasSuffix(base, "s") && extract.IsRelationNoun(strings.TrimSuffix(base, "s")) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesOnly reports whether every name of text (a capitalised word past
+// the first, as namesIn reads them) is one of names.
+func namesOnly(text string, names []string) bool {
+	for _, n := range namesIn(text) {
+		if !slices.Contains(names, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // someoneElsesRelation reports whether text speaks of rel as someone

@@ -92,6 +92,9 @@ func TestQuestionFacts(t *testing.T) {
 		{"what does Ana do these days?", false, false, true},
 		{"where does Ana live now?", false, false, true},
 		{"what did Ana do last summer?", false, false, false},
+		{"who covers the on-call rota this week?", false, false, true},
+		{"what is Ana working on this sprint?", false, false, true},
+		{"what did Ana ship last week?", false, false, false},
 	} {
 		if got := aboutTheUser(lowerWords(tc.q)); got != tc.self {
 			t.Errorf("aboutTheUser(%q) = %v", tc.q, got)

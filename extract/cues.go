@@ -480,7 +480,7 @@ func (e *cueElem) parseWords(f string) string {
 			if !ok {
 				return "no lexicon table @" + table
 			}
-			lexiconUsed[table] = true
+			markLexiconUsed(table)
 			of := map[string]bool{}
 			for _, l := range lemmas {
 				of[l] = true
@@ -500,7 +500,7 @@ func (e *cueElem) parseWords(f string) string {
 			if !ok {
 				return "no lexicon table " + w
 			}
-			lexiconUsed[w[1:]] = true
+			markLexiconUsed(w[1:])
 			for _, x := range words {
 				if ph := strings.Fields(x); len(ph) > 1 {
 					e.phrases = append(e.phrases, ph)

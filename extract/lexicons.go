@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The extractor's word tables live in lexicons/*.txt, embedded in the
@@ -33,8 +34,19 @@ var lexiconFS embed.FS
 var lexiconTables, lexiconProblems = loadLexicons(lexiconFS)
 
 // lexiconUsed records the tables the package asked for, so the test can
-// report a table no code reads. Written only during initialisation.
-var lexiconUsed = map[string]bool{}
+// report a table no code reads. Written at initialisation, and by tests
+// that parse patterns of their own, in parallel: under lexiconUsedMu.
+var (
+	lexiconUsedMu sync.Mutex
+	lexiconUsed   = map[string]bool{}
+)
+
+// markLexiconUsed records that table was asked for.
+func markLexiconUsed(table string) {
+	lexiconUsedMu.Lock()
+	lexiconUsed[table] = true
+	lexiconUsedMu.Unlock()
+}
 
 // loadLexicons parses every lexicons/*.txt file of fsys.
 func loadLexicons(fsys fs.FS) (map[string][]string, []string) {
@@ -105,7 +117,7 @@ func parseLexicon(base, text string) (map[string][]string, []string) {
 // missing table is a problem and an empty list.
 func wordList(file, table string) []string {
 	key := file + "/" + table
-	lexiconUsed[key] = true
+	markLexiconUsed(key)
 	words, ok := lexiconTables[key]
 	if !ok {
 		lexiconProblems = append(lexiconProblems, "lexicons/"+file+".txt: no table ["+table+"]")
@@ -146,7 +158,7 @@ func wordGroups(file string) map[string][]string {
 	prefix := file + "/"
 	for key, words := range lexiconTables {
 		if name, ok := strings.CutPrefix(key, prefix); ok {
-			lexiconUsed[key] = true
+			markLexiconUsed(key)
 			groups[name] = words
 		}
 	}

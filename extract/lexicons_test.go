@@ -14,11 +14,13 @@ func TestLexiconFilesAreWellFormed(t *testing.T) {
 		t.Error(p)
 	}
 	var unused []string
+	lexiconUsedMu.Lock()
 	for key := range lexiconTables {
 		if !lexiconUsed[key] {
 			unused = append(unused, key)
 		}
 	}
+	lexiconUsedMu.Unlock()
 	sort.Strings(unused)
 	for _, key := range unused {
 		t.Errorf("lexicon table %s is read by no code", key)
