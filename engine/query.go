@@ -24,6 +24,7 @@ type queryFacts struct {
 	self         bool     // asks about the user ("what car do I drive?")
 	current      bool     // asks what holds now ("… at the moment?", "currently")
 	task         bool     // asks the agent to do something ("book me a flight")
+	meal         bool     // speaks of food or a meal ("book a seafood place", "order dinner")
 	rule         bool     // asks for the user's rules ("anything I should avoid?")
 	relation     string   // asks about one of the user's people ("my sister's name")
 	team         string   // the team's subject term, for a question in the first person (set by retrieve)
@@ -40,7 +41,7 @@ func readQuery(query string, history bool) queryFacts {
 	past := asksAboutPast(ws)
 	return queryFacts{
 		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), ours: plural(ws), self: aboutTheUser(ws),
-		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), rule: asksForRule(ws), relation: askedRelation(ws),
+		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), meal: aboutFood(ws), rule: asksForRule(ws), relation: askedRelation(ws),
 		possession: askedPossession(ws), names: namesIn(query),
 	}
 }
@@ -306,4 +307,29 @@ var taskVerbs = map[string]bool{
 	"plan": true, "play": true, "prepare": true, "put": true, "recommend": true, "remind": true,
 	"rent": true, "reply": true, "reserve": true, "schedule": true, "send": true, "set": true,
 	"ship": true, "shop": true, "suggest": true, "text": true, "write": true,
+}
+
+// aboutFood reports whether words speak of food or a meal: a task that
+// does ("book a seafood place for dinner", "order me lunch") must respect
+// the user's allergies and diet first; a task about anything else ("fix
+// the flaky test") only below what its words found.
+func aboutFood(ws []string) bool {
+	for _, w := range ws {
+		if foodWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// foodWords speak of food or a meal.
+var foodWords = map[string]bool{
+	"food": true, "meal": true, "meals": true, "dinner": true, "lunch": true, "breakfast": true, "brunch": true,
+	"supper": true, "snack": true, "snacks": true, "eat": true, "eating": true, "restaurant": true,
+	"restaurants": true, "cafe": true, "café": true, "bistro": true, "diner": true, "takeaway": true,
+	"takeout": true, "menu": true, "dish": true, "dishes": true, "recipe": true, "recipes": true,
+	"cook": true, "cooking": true, "bake": true, "baking": true, "groceries": true, "grocery": true,
+	"picnic": true, "barbecue": true, "bbq": true, "catering": true, "seafood": true, "sushi": true,
+	"pizza": true, "burger": true, "curry": true, "tapas": true, "ramen": true, "steakhouse": true,
+	"bakery": true, "cake": true, "dessert": true, "potluck": true,
 }

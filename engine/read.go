@@ -346,7 +346,11 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 	q := readQuery(p.Query, p.IncludeHistory)
 	if r.TaskRule != 0 && (q.task || q.userRule()) {
-		cands = e.addUserLimits(st, cands, admit, q.userRule())
+		// A task about food ("book a seafood place for dinner with
+		// Sam") asks for the user's allergies and diet as a rule question
+		// does: they take the best candidate's fused score, so a name the
+		// task shares with a friend's turns does not bury them.
+		cands = e.addUserLimits(st, cands, admit, q.userRule() || q.task && q.meal)
 	}
 	user := e.userTerm()
 	if q.self || q.firstPerson || q.ours {
@@ -375,7 +379,9 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	for _, c := range cands {
 		q.bestFused = max(q.bestFused, c.fused)
 	}
-	q.terms = e.subjectTerms(q.firstPerson, qterms)
+	// A task is the user's, whoever it names ("book a table with Sam"):
+	// the user's facts are not someone else's.
+	q.terms = e.subjectTerms(q.firstPerson || q.task, qterms)
 	q.subjects = namedSubjects(cands, q.terms)
 	q.namesSubject = len(q.subjects) > 0
 	for _, c := range cands {
@@ -392,8 +398,17 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 	if q.aboutPast {
 		var found bool
-		if cands, found = e.findEarlier(ctx, st, cands, p.Query, q.self || q.firstPerson, keep, r); found {
-			sortRanked(cands)
+		if !q.past {
+			// History not served: the value a fact held before the one
+			// the question names is served for it all the same.
+			if cands, found = e.servePrevious(st, cands, p, q, r, now); found {
+				sortRanked(cands)
+			}
+		}
+		if !found {
+			if cands, found = e.findEarlier(ctx, st, cands, p.Query, q.self || q.firstPerson, keep, r); found {
+				sortRanked(cands)
+			}
 		}
 		if q.past && e.liftReplaced(cands, p.Query) {
 			sortRanked(cands)

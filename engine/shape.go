@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -1083,6 +1084,74 @@ func (e *Engine) findEarlier(ctx context.Context, st *nsState, cands []*scored, 
 		cands = append(cands, found)
 	}
 	if lift := later.final + 0.01 - found.final; lift > 0 {
+		found.terms = append(found.terms, memory.Term{Name: "previous", Value: lift})
+		found.final += lift
+	}
+	return cands, true
+}
+
+// servePrevious answers "what editor did I use before Zed?" without
+// history served, when Zed is the value of a live fact among the top
+// three: the value that fact's slot held before it (the version it
+// superseded, else the slot's newest history of another value) is served
+// as if history were, and goes first, above every candidate. That one
+// version is all the question asks for; the rest of the history stays
+// unserved. It returns the candidates and whether it added one.
+func (e *Engine) servePrevious(st *nsState, cands []*scored, p RetrieveParams, q queryFacts, r Ranking, now time.Time) ([]*scored, bool) {
+	_, value, ok := beforeClause(p.Query)
+	if !ok || len(cands) == 0 {
+		return cands, false
+	}
+	vterms := e.analyzer.QueryTerms(value)
+	hp := p
+	hp.IncludeHistory = true
+	var prev *entry
+	st.RLock()
+	for _, c := range cands[:min(len(cands), 3)] {
+		v := c.en.V
+		if v.Kind == memory.KindEpisodic || !v.Status.Live() || len(c.en.KeyTerms) == 0 || !containsAll(e.analyzer.QueryTerms(v.Value), vterms) {
+			continue
+		}
+		for _, id := range st.KeyPostingsLocked(c.en.KeyTerms[0]) {
+			en, ok := st.EntryLocked(id)
+			if !ok || en.V.MemoryID != v.MemoryID || !en.V.Status.History() || strings.EqualFold(en.V.Value, v.Value) || !servableLocked(st, en.V, hp) {
+				continue
+			}
+			switch {
+			case prev == nil:
+				prev = en
+			case (en.V.SupersededBy == v.ID) != (prev.V.SupersededBy == v.ID):
+				if en.V.SupersededBy == v.ID {
+					prev = en
+				}
+			case en.V.Seq > prev.V.Seq:
+				prev = en
+			}
+		}
+		if prev != nil {
+			break
+		}
+	}
+	st.RUnlock()
+	if prev == nil {
+		return cands, false
+	}
+	var found *scored
+	for _, c := range cands {
+		if c.en.V.ID == prev.V.ID {
+			found = c
+		}
+	}
+	if found == nil {
+		found = &scored{en: prev, terms: make(memory.Terms, 0, maxTerms)}
+		e.rank(st, found, p, q, r, now)
+		cands = append(cands, found)
+	}
+	top := cands[0]
+	if top == found && len(cands) > 1 {
+		top = cands[1]
+	}
+	if lift := top.final + 0.01 - found.final; lift > 0 {
 		found.terms = append(found.terms, memory.Term{Name: "previous", Value: lift})
 		found.final += lift
 	}

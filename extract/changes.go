@@ -219,9 +219,35 @@ func (x *extraction) correctInPlace(ts []token) {
 				return
 			}
 			val, ok := x.replacementValue(cand.Key, ts[j:end])
+			restated := !ok && strings.Contains(x.text(ts[j:], end-j), cand.Value)
+			if restated {
+				// "Dr Ames, no wait, Dr Ames retired, it's Dr Pike now":
+				// the old value restated with what became of it; the new
+				// one follows as "it's Y".
+				if k := end + 1; end < len(ts) && is(ts, end, ",", "-", ";") && k < len(ts) {
+					if n := cueLen(correctionItCues, ts[k:]); n > 0 {
+						e := k + n
+						for e < len(ts) && ts[e].kind != tPunct {
+							e++
+						}
+						e = trimChangeTail(ts, k+n, e) // "Dr Pike now"
+						if e > k+n {
+							val, ok = x.replacementValue(cand.Key, ts[k+n:e])
+						}
+					}
+				}
+				if !ok {
+					// "Dr Ames, no wait, Dr Ames retired": what was said
+					// first no longer holds, and nothing says what does.
+					x.out = slices.Delete(x.out, c, c+1)
+					x.made = slices.Delete(x.made, c, c+1)
+					return
+				}
+			}
 			if !ok || strings.EqualFold(val, cand.Value) {
 				break
 			}
+			cand.Key = rekey(cand.Key, cand.Value, val)
 			cand.Value = commonCase(val)
 			if !cand.Hedged {
 				cand.Cue = CueCorrection
@@ -302,6 +328,7 @@ func (x *extraction) correctPrevious(ts []token) bool {
 	if !ok || strings.EqualFold(val, cand.Value) {
 		return false
 	}
+	cand.Key = rekey(cand.Key, cand.Value, val)
 	cand.Value = commonCase(val)
 	if !cand.Hedged {
 		cand.Cue = CueCorrection
@@ -350,7 +377,9 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 	switch {
 	case key == "lives_in" || key == "from":
 		k = vPlace
-	case key == "works_at":
+	case key == "works_at" || peopleRoles[key] || key == "name":
+		// An employer, or who fills a role ("my dentist is Dr Ames, no
+		// wait, Dr Ames retired": "retired" is no part of a name).
 		k = vOrg
 	case key == "role":
 		k = vRole
@@ -369,6 +398,11 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 			first = ts[1]
 		}
 		if !first.capital {
+			return "", false
+		}
+		if last := ts[len(ts)-1]; last.kind == tWord && !last.capital && !strings.ContainsAny(last.low, "0123456789") {
+			// "Globex closed", "Dr Ames retired": a name and what
+			// became of it, no name.
 			return "", false
 		}
 	case strings.HasPrefix(key, "date:") || key == "birthday":
@@ -476,25 +510,35 @@ func (x *extraction) endedBecomesHistory() {
 // the 19th", "the dentist is on Friday", "our offsite is the 3rd of June".
 // The slot is date:<thing>, so a later date, or one corrected in the same
 // message ("the 9th, sorry, the 19th"), takes its place. Only a date reads:
-// "the meeting is on the agenda" says nothing of when.
+// "the meeting is on the agenda" says nothing of when. A date moved ("the
+// wedding got moved to the 21st") is a new one.
 func (x *extraction) eventDate(ts []token, f flags) bool {
-	s := x.speaker
-	switch {
-	case is(ts, 0, "my", "the"):
-	case is(ts, 0, "our"):
-		s = x.team
-	default:
-		return false
+	s, k := x.speaker, 1
+	if !is(ts, 0, "the") || teamNouns[lowAt(ts, 1)] && is(ts, 2, "'s") {
+		// "my", "our", and a person's: "Ilse's graduation is on the
+		// 12th", "my sister's recital is the 9th".
+		o, n, ok := x.owner(ts)
+		if !ok {
+			return false
+		}
+		s, k = o, n
 	}
-	c := 1
-	for c < len(ts) && c < 4 && ts[c].kind == tWord && !ts[c].capital && !verbLike(ts[c].low) && !is(ts, c, "'s") {
+	c := k
+	for c < len(ts) && c < k+3 && ts[c].kind == tWord && !ts[c].capital && !verbLike(ts[c].low) && !is(ts, c, "'s") {
 		c++
 	}
-	if c == 1 || !is(ts, c, "is") {
+	moved := 0 // "got moved to", "was pushed to": a new date
+	if c > k && !is(ts, c, "is", "'s") {
+		if moved = cueLen(dateMoveCues, ts[c:]); moved == 0 {
+			return false
+		}
+		f.corr = true
+	}
+	if c == k {
 		return false
 	}
-	noun := make([]string, 0, c-1)
-	for _, t := range ts[1:c] {
+	noun := make([]string, 0, c-k)
+	for _, t := range ts[k:c] {
 		if len(noun) == 0 && is([]token{t}, 0, "real", "actual", "exact", "true") {
 			continue // "my real birthday": the birthday
 		}
@@ -507,13 +551,28 @@ func (x *extraction) eventDate(ts []token, f flags) bool {
 	if _, ok := nounFacts[name]; ok || favoriteWords[noun[0]] || pronounValues[noun[0]] {
 		return false // "my birthday is..." has its own slot
 	}
-	v := c + 1
+	v := c + max(1, moved)
+	if is(ts, v, "now") {
+		v++ // "is now on the 21st"
+		f.corr = true
+	}
 	if is(ts, v, "on") {
 		v++
 	}
 	n := dateLen(ts[v:])
-	if n == 0 || v+n < len(ts) && ts[v+n].kind != tPunct {
+	if n == 0 {
 		return false
+	}
+	if end := v + n; end < len(ts) && ts[end].kind != tPunct {
+		// "on the 14th not the 15th": the date set aside is no value.
+		m := 0
+		if is(ts, end, "not") {
+			m = dateLen(ts[end+1:])
+		}
+		if m == 0 || end+1+m < len(ts) && ts[end+1+m].kind != tPunct {
+			return false
+		}
+		f.not = false
 	}
 	if f.not || f.hedge {
 		return true
@@ -556,4 +615,16 @@ func dayNumber(w string) bool {
 		d = d*10 + int(r-'0')
 	}
 	return d >= 1 && d <= 31
+}
+
+// rekey returns the key of a slot whose value corrects old to val: a slot
+// named by its value ("allergic_to:peanuts", "likes:jazz", "speaks:dutch")
+// is named by the new one ("I'm allergic to peanuts, sorry, sesame" is
+// allergic_to:sesame); any other key stays.
+func rekey(key, old, val string) string {
+	i := strings.LastIndex(key, ":")
+	if i < 0 || key[i+1:] != Slug(old) || Slug(val) == "" {
+		return key
+	}
+	return key[:i+1] + Slug(val)
 }

@@ -159,7 +159,7 @@ func TestChangeCuesNegatives(t *testing.T) {
 		{"date: a question", "Is the recital on the 9th?", nil},
 		{"date: a conditional", "If the recital is on the 9th, I can't come.", nil},
 		{"date: negated", "My recital isn't on the 9th.", nil},
-		{"date: someone else's", "My sister's recital is on the 9th.", nil},
+		{"date: someone else's is theirs, not the user's", "My sister's recital is on the 9th.", []string{"fact sister date:recital=the 9th"}},
 		{"date: the date as subject", "The 1st is fine.", nil},
 		{"date: sorry, not a date", "The recital is on the 9th, sorry, I have to go.", []string{"fact user date:recital=the 9th"}},
 		{"date: a favourite is a preference", "My favourite day is Friday.", []string{"preference user prefers:day=Friday"}},

@@ -180,12 +180,14 @@ var (
 	callMeCues            = cuePatterns("call-me")
 	hypotheticalCues      = cuePatterns("hypothetical")
 	dateCues              = cuePatterns("dates")
+	dateMoveCues          = cuePatterns("date-moves")
 	clauseFlagCues        = cuePatterns("clause-flags")
 	itsNowCues            = cuePatterns("its-now")
 	writtenInCues         = cuePatterns("written-in")
 	tasteIdiomCues        = cuePatterns("taste-idioms")
 	conditionalCues       = cuePatterns("conditionals")
 	retractionCues        = cuePatterns("retractions")
+	takeBackCues          = cuePatterns("take-backs")
 	shortStayCues         = cuePatterns("short-stays")
 	closingReportCues     = cuePatterns("closing-reports")
 	endorsementCues       = cuePatterns("endorsements")
@@ -239,17 +241,21 @@ var (
 )
 
 // closingReport sets the flags of a report of belief that closes a
-// sentence: "..., I think" is as weak as "I think ...".
-func closingReport(ts []token, f *flags) {
-	for len(ts) > 0 && ts[len(ts)-1].kind == tPunct {
-		ts = ts[:len(ts)-1]
+// sentence: "..., I think" is as weak as "I think ...". It returns the
+// sentence without the report, which is no part of any value ("her
+// birthday is the 3rd of May I think" is on the 3rd of May).
+func closingReport(ts []token, f *flags) []token {
+	end := len(ts)
+	for end > 0 && ts[end-1].kind == tPunct {
+		end--
 	}
-	n := cueTail(closingReportCues, ts)
-	if n == 0 || n == len(ts) {
-		return
+	n := cueTail(closingReportCues, ts[:end])
+	if n == 0 || n == end {
+		return ts
 	}
-	e, _, _ := matchCue(closingReportCues, ts[len(ts)-n:])
+	e, _, _ := matchCue(closingReportCues, ts[end-n:end])
 	f.set(e)
+	return ts[:end-n]
 }
 
 // retractedAtEnd reports a sentence that takes itself back at its end,

@@ -424,6 +424,16 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 		}
 		return
 	}
+	if is(ts, 0, "my", "our", "the", "its", "their") {
+		// "we moved our builds over to Buildkite", "moved my notes to
+		// Obsidian": a thing moved onto a tool is a switch of tools; a
+		// thing moved anywhere else ("moved the standup to 10") is not.
+		// A plan ("moving our builds to X next month") is no switch yet.
+		if !f.future {
+			x.switchTo(s, ts, f)
+		}
+		return
+	}
 	if !is(ts, 0, "to", "into") {
 		return
 	}

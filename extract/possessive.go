@@ -3,6 +3,8 @@ package extract
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemon-dev/mnemon/memory"
 )
@@ -322,6 +324,13 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	if cat == "" {
 		return
 	}
+	team := s.kind == sTeam || s.kind == sNamed && !favorite
+	if !favorite && !(team && is(val, 0, "on", "in", "with", "via", "through", "using")) && !toolValue(val, v) {
+		// "our CI is flaky", "my editor is slow", "my editor is on the
+		// fritz": how it is, not which (after a preposition, a team's
+		// tool must be a name: below).
+		return
+	}
 	switch {
 	case s.kind == sTeam || s.kind == sNamed && !favorite:
 		if !knownCategories[cat] {
@@ -353,6 +362,24 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	case knownCategories[cat]:
 		x.emit(s.asPerson(), f, claim{typ: memory.TypePreference, key: "prefers:" + cat, value: v, tmpl: tmPrefers, cat: categoryDisplay(cat)})
 	}
+}
+
+// toolValue reports whether v, read from val after "my/our <category>
+// is", can name the thing chosen: a name (capitalised or quoted), a thing
+// the lexicon knows ("fish", "pnpm"), or a word with a digit or a dot
+// ("k3s", "fly.io"). "our CI is flaky", "my editor is slow" and "our
+// database is down" say how it is, not which it is.
+func toolValue(val []token, v string) bool {
+	if len(val) == 0 || v == "" {
+		return false
+	}
+	if _, ok := CategoryOf(v); ok {
+		return true
+	}
+	if r, _ := utf8.DecodeRuneInString(v); unicode.IsUpper(r) || val[0].kind == tQuote || val[0].capital {
+		return true
+	}
+	return strings.ContainsAny(v, "0123456789.")
 }
 
 // tokensOf returns the tokens of ts that spell item, so a list item can be

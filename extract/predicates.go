@@ -208,9 +208,13 @@ func (x *extraction) predicate(s subject, ts []token, f flags) {
 	i := 0
 	modStart := -1
 	haveAux := false
+	been := -1 // where "been" was read as a modifier
 loop:
 	for i < len(ts) {
 		w := ts[i].low
+		if w == "been" {
+			been = i
+		}
 		// The modifiers of [modifiers], one after another.
 		if e, n, ok := matchCue(modifierCues, ts[i:]); ok && !(w == "may" && ts[i].capital) {
 			if e&cueTodo != 0 && s.kind != sTeam {
@@ -249,6 +253,15 @@ loop:
 		return
 	}
 	v, ok := verbs[ts[i].low]
+	if !ok && been >= 0 && haveAux {
+		// "I've been vegan for two years", "I've been basically
+		// vegetarian since May": "been" is the copula ("I've been
+		// editing my notes in Helix" reads on).
+		before := len(x.out)
+		if x.copula(s, ts[been+1:], f); len(x.out) > before {
+			return
+		}
+	}
 	if !ok {
 		if x.mode == modeUser && (x.activityIn(s, ts[i:], f) || !strings.HasSuffix(ts[i].low, "ed") && x.teamToolIn(s, ts[i+1:], f)) {
 			return
@@ -322,6 +335,12 @@ func init() {
 		"report": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			// "I report to Marcus now", "reporting to Ines since May":
 			// whom the speaker reports to is their manager.
+			if s.kind != sSpeaker && s.id != "" && s.id == x.gone && v.form == fGerund {
+				// "Priya left the company, reporting to Marcus now": the
+				// one who left is carried as the subject, yet it is the
+				// speaker who reports to someone new.
+				s = x.speaker
+			}
 			if s.kind != sSpeaker || !is(ts, 0, "to") || f.hedge || f.future {
 				return
 			}
@@ -354,6 +373,9 @@ func init() {
 					x.place(s, ts, f, "lives_in")
 				}
 				return
+			}
+			if (s.kind == sNamed || s.kind == sPerson) && v.form == fPast && !f.not && !f.hedge && !f.future {
+				x.gone = s.id // "Priya left the company", "my manager quit"
 			}
 			if personal(s) && (len(ts) > 0 && ts[0].capital || is(ts, 0, "my") && is(ts, 1, "job")) {
 				if is(ts, 0, "my") {

@@ -209,6 +209,11 @@ func (x *extraction) purpose(ts []token) (purposeInfo, bool) {
 
 var purposeNoise = wordSet("preferences", "purpose-noise")
 
+// yieldingHints are the pairs "<category named> <thing's category>" where
+// the thing's own category wins over the one its switch named:
+// [yielding-hints] of lexicons/preferences.txt.
+var yieldingHints = wordSet("preferences", "yielding-hints")
+
 // knownCategories are the canonical categories the lexicon or the synonym
 // table names.
 var knownCategories = func() map[string]bool {
@@ -272,6 +277,15 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 	}
 	if !is(ts, 0, "to", "into") || !nameOrKnown(ts[1:]) {
 		return // "switched from the night shift to days": no tool
+	}
+	if hint.cat != "" {
+		// "moved our builds over to Buildkite": the builds' tool is the CI
+		// the lexicon knows Buildkite as ([yielding-hints]).
+		if v, n := x.readValue(ts[1:], vThing); n > 0 {
+			if c, ok := CategoryOf(v); ok && yieldingHints[hint.cat+" "+c] {
+				hint = purposeInfo{}
+			}
+		}
 	}
 	f.corr = true
 	before := len(x.out)

@@ -11,7 +11,7 @@ var replacementTailCues = cuePatterns("replacement-tail")
 // as the value that took its place: "I don't drink coffee anymore, only
 // green tea" ends coffee and, borrowing the first clause's verb, states
 // green tea for the same slot; "I don't use Vim anymore, mostly Helix
-// these days" and "..., green tea only" likewise. The new value is a candidate of its own, with a
+// these days", "..., green tea only" and "..., Fedora now" likewise. The new value is a candidate of its own, with a
 // correction cue (so endedBecomesHistory keeps the old one as the value
 // before); a plain denial ("I don't drink coffee, only tea") never said
 // the old value held, so the new one is a plain statement. The words
@@ -34,14 +34,23 @@ func (x *extraction) replacedInPlace(ts []token) {
 		for end < len(ts) && ts[end].kind != tPunct {
 			end++
 		}
-		end = trimChangeTail(ts, j, end)
+		// "Fedora now", "Helix these days": a word of now closes the value.
+		trimmed := trimChangeTail(ts, j, end)
+		dated := false
+		for k := trimmed; k < end; k++ {
+			if cueLen(changeTailCues, ts[k:end]) > 0 && !is(ts, k, "anymore") {
+				dated = true
+			}
+		}
+		end = trimmed
 		if !opener {
 			// The opener's word may close the clause instead: "green
-			// tea only".
-			if end-j < 2 || !is(ts, end-1, "only") {
+			// tea only"; or a word of now: "Fedora now".
+			if end-j >= 2 && is(ts, end-1, "only") {
+				end--
+			} else if !dated {
 				continue
 			}
-			end--
 		}
 		if end == j || end-j > 4 {
 			continue
@@ -63,6 +72,7 @@ func (x *extraction) replacedInPlace(ts []token) {
 				break
 			}
 			now := old
+			now.Key = rekey(old.Key, old.Value, val)
 			now.Value = commonCase(val)
 			now.Cue = CueCorrection
 			if m.denial {
@@ -97,7 +107,8 @@ func trimChangeTail(ts []token, j, end int) int {
 // noMore reads "no more X (for me)" opening a sentence as the speaker's "I
 // don't have X anymore": X, a thing the lexicon places in a category
 // ("soda", "Vim"), ends; a short clause after it may name what took its
-// place (replacedInPlace). An X the lexicon cannot place ("no more late
+// place (replacedInPlace); "for us" makes it the team's ("no more Figma
+// for us, Penpot now"). An X the lexicon cannot place ("no more late
 // nights") or someone else's ("no more soda for my son") is left as said.
 func (x *extraction) noMore(ts []token, f flags) bool {
 	if !x.lead || f.not || !seq(ts, 0, "no", "more") {
@@ -113,7 +124,11 @@ func (x *extraction) noMore(ts []token, f flags) bool {
 	for k := trailingFillerLen(body); k > 0; k = trailingFillerLen(body) {
 		body = body[:len(body)-k] // "no more soda for me lol"
 	}
+	s := x.speaker
 	if len(body) > 2 && seq(body, len(body)-2, "for", "me") {
+		body = body[:len(body)-2]
+	} else if len(body) > 2 && seq(body, len(body)-2, "for", "us") {
+		s = x.team // "no more Figma for us": the team's tool ends
 		body = body[:len(body)-2]
 	}
 	val, n := x.readValue(body, vThing)
@@ -124,6 +139,6 @@ func (x *extraction) noMore(ts []token, f flags) bool {
 		return false
 	}
 	f.neg = true
-	x.useThing(x.speaker, body, f, purposeInfo{})
+	x.useThing(s, body, f, purposeInfo{})
 	return true
 }

@@ -241,6 +241,11 @@ type extraction struct {
 	// clause after ", so" ("cut out beef last spring, so pescatarian
 	// now"): a bare diet or allergy there is the speaker's conclusion.
 	soSelf bool
+	// gone names a person other than the speaker whom the sentence has
+	// leave ("Priya left the company, ..."): a later clause with its
+	// subject dropped that reports to someone is the speaker's, as the
+	// one gone reports to nobody there.
+	gone string
 	// sentOut is len(out) when the sentence being read began.
 	sentOut int
 	// sent is the sentence being read, all its clauses.
@@ -464,17 +469,26 @@ func (x *extraction) sentence(s Sentence) {
 	if x.mode == modeUser && x.correctPrevious(toks) {
 		return // "I live in Zagreb. Wait no, Ljubljana."
 	}
+	if x.mode == modeUser && x.prevOut < len(x.out) && cueLen(takeBackCues, toks) > 0 {
+		// "I'm allergic to X. Oh wait, scratch that, ...": what the
+		// sentence before said is taken back, unless this one says the
+		// same slot again ("... scratch that, my favourite colour is
+		// green" replaces it: the old value stays, as history).
+		from, to := x.prevOut, len(x.out)
+		defer x.takeBack(from, to)
+	}
 	x.prevOut = len(x.out)
 	if startsHypothetical(toks) || reportedByOther(toks) {
 		return
 	}
 	var sf flags
 	sentenceMarkers(toks, &sf)
-	closingReport(toks, &sf)
+	toks = closingReport(toks, &sf)
 	var carry *subject
 	prevRule := false
 	x.sentOut = len(x.out)
 	x.sent = toks
+	x.gone = ""
 	for _, cl := range splitClauses(toks) {
 		// Imperatives and subject-less statements only open a sentence, or
 		// follow a semicolon, a dash or another rule: "... and never leak
@@ -497,4 +511,36 @@ func (x *extraction) sentence(s Sentence) {
 	}
 	x.alignChangeCategories()
 	x.endedBecomesHistory()
+}
+
+// takeBack withdraws the candidates out[from:to] of a sentence taken back
+// by the next one, but those whose slot the next one (out[to:]) fills
+// again.
+func (x *extraction) takeBack(from, to int) {
+	if to > len(x.out) {
+		return // the next sentence was itself taken back
+	}
+	keep := x.out[:from:from]
+	made := x.made[:from:from]
+	for i := from; i < to; i++ {
+		again := false
+		for _, c := range x.out[to:] {
+			if c.Subject == x.out[i].Subject && c.Key == x.out[i].Key {
+				again = true
+			}
+		}
+		if again {
+			keep = append(keep, x.out[i])
+			made = append(made, x.made[i])
+		}
+	}
+	n := to - from - (len(keep) - from)
+	if n == 0 {
+		return
+	}
+	keep = append(keep, x.out[to:]...)
+	made = append(made, x.made[to:]...)
+	x.out, x.made = keep, made
+	x.prevOut -= n
+	x.sentOut -= n
 }

@@ -76,6 +76,11 @@ func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
 		n++
 	}
 	next := lowAt(ts, n)
+	if next == "'s" && (is(ts, n+1, "allergic", "fluent", "from", "originally", "based") && !is(ts, n+2, "reaction", "reactions") || bareDietAt(ts, n+1)) {
+		// "Tom's allergic to nuts", "Tom's vegan now": "'s" is "is"
+		// ("Mia's vegan cookbook" is hers).
+		return x.named(ts[:n]), ts[n:], true
+	}
 	if !personVerbs[next] || next == "'s" {
 		return subject{}, nil, false
 	}
@@ -152,4 +157,16 @@ func gerundSubject(ts []token) bool {
 		}
 	}
 	return false
+}
+
+// bareDietAt reports a diet at k that ends its clause or is followed by
+// when ("vegan now", "vegan since May", "vegan, apparently"), not a noun it
+// describes ("a vegan cookbook").
+func bareDietAt(ts []token, k int) bool {
+	n := dietLen(ts, k)
+	if n == 0 {
+		return false
+	}
+	e := k + n
+	return e >= len(ts) || ts[e].kind == tPunct || is(ts, e, "now", "these", "nowadays", "since", "for", "too", "again", "apparently", "lol", "tbh", "btw", "and", "but", "so")
 }
