@@ -45,8 +45,7 @@ func TestAnotherRelationDoesNotAnswer(t *testing.T) {
 			for i, turns := range tc.turns {
 				captureSession(t, e, "ns", string(rune('a'+i)), start.Add(time.Duration(i)*day), turns...)
 			}
-			res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: tc.query,
-				Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+			res := askUser(t, e, tc.query)
 			if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, tc.want) {
 				t.Fatalf("top items %v, want %q first", contents(res), tc.want)
 			}
@@ -67,8 +66,7 @@ func TestTeamFactsAnswerTheFirstPerson(t *testing.T) {
 		{"which package manager should I use?", "yarn"},
 		{"what package manager do we use?", "yarn"},
 	} {
-		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: tc.query,
-			Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+		res := askUser(t, e, tc.query)
 		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, tc.want) {
 			t.Errorf("%q: top items %v, want %q first", tc.query, contents(res), tc.want)
 		}
@@ -90,8 +88,7 @@ func TestNamedPersonsChangeAnswersNow(t *testing.T) {
 	captureSession(t, e, "ns", "a", start, "my cousin Maren plays bass in a touring band")
 	captureSession(t, e, "ns", "b", start.Add(day), "Maren quit the band, she's coaching a youth team now")
 	captureSession(t, e, "ns", "c", start.Add(2*day), "can you remind me what Maren is up to these days?")
-	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what is Maren doing now?",
-		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	res := askUser(t, e, "what is Maren doing now?")
 	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "coaching") {
 		t.Fatalf("top items %v, want her change first", contents(res))
 	}
@@ -107,8 +104,7 @@ func TestOwnNewsIsFollowedByItsCorrectionNotAReply(t *testing.T) {
 	start := clk.Now().Add(-3 * day)
 	captureSession(t, e, "ns", "a", start, "my flight to Bergen is on the 3rd", "I work at Lindqvist as a data engineer")
 	captureSession(t, e, "ns", "b", start.Add(day), "correction, the Bergen flight is on the 4th, not the 3rd", "handed in my notice at Lindqvist, starting at Osterholm in May")
-	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "when do I fly to Bergen?",
-		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	res := askUser(t, e, "when do I fly to Bergen?")
 	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "4th") {
 		t.Fatalf("top items %v, want the correction first", contents(res))
 	}
@@ -117,4 +113,12 @@ func TestOwnNewsIsFollowedByItsCorrectionNotAReply(t *testing.T) {
 			t.Errorf("%q lifted as a reply: %s", it.Content, it.Explanation)
 		}
 	}
+}
+
+// askUser retrieves for user u1 in namespace "ns", no context turns, as the
+// tests of this file ask.
+func askUser(t *testing.T, e *engine.Engine, query string) *engine.Result {
+	t.Helper()
+	return retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: query,
+		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
 }
