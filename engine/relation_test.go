@@ -122,3 +122,20 @@ func askUser(t *testing.T, e *engine.Engine, query string) *engine.Result {
 	return retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: query,
 		Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
 }
+
+// A sentence that opens on a name common as a word ("Ravi", "Tom") still
+// names someone when a person's verb follows, so a later turn about that
+// person is followed: "who should I ask about the billing API this week?"
+// after "Ravi owns the billing API", then "Ravi's out on leave …, Dmitri is
+// covering billing".
+func TestOpeningNameIsFollowed(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-3 * day)
+	captureSession(t, e, "ns", "a", start, "Ravi owns the billing API", "for anything network, ping Oda")
+	captureSession(t, e, "ns", "b", start.Add(day), "Ravi's out on leave till May, Dmitri is covering billing for him", "Oda moved to the data team last week")
+	res := askUser(t, e, "who should I ask about the billing API this week?")
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Dmitri") {
+		t.Fatalf("top items %v, want the cover first", contents(res))
+	}
+}

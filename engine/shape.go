@@ -763,12 +763,29 @@ func nameTerms(text string, an *search.Analyzer) []string {
 	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' })
 	var out []string
 	for i, w := range words {
-		if !capitalised(w) || w == "I" || i == 0 && commonWordsOnly(w, an, 1) {
-			continue // a sentence's first word is a name only if no common word
+		if !capitalised(w) || w == "I" || i == 0 && commonWordsOnly(w, an, 1) && !nameBeforeVerb(words) {
+			continue // a sentence's first word is a name only if no common word, or a word a person's verb follows
 		}
 		out = append(out, an.QueryTerms(strings.TrimSuffix(w, "."))...)
 	}
 	return out
+}
+
+// nameBeforeVerb reports a sentence that opens on a word then a verb said
+// of a person ("Ravi owns the payments API", "Ravi's on leave", "Tom is
+// covering"): the first word is a name however common it is as a word.
+func nameBeforeVerb(words []string) bool {
+	if len(words) < 2 {
+		return false
+	}
+	if strings.HasSuffix(words[0], "'s") {
+		return true
+	}
+	switch strings.ToLower(words[1]) {
+	case "owns", "runs", "leads", "handles", "manages", "covers", "is", "was", "has", "works", "lives", "left", "joined", "quit", "moved":
+		return true
+	}
+	return false
 }
 
 // speaksAsWe reports a turn in the first person plural.
