@@ -111,6 +111,12 @@ type Engine struct {
 	log       *slog.Logger
 	counter   *tokens.Counter
 	analyzer  *search.Analyzer
+	// teamKey and limitKeys are index terms ranking asks of every
+	// retrieval that needs them, read once: the team's subject (a question
+	// in the first person is about it too) and the key words of a limit
+	// (addUserLimits).
+	teamKey   string
+	limitKeys []string
 	ranking   Ranking
 	traces    *traceWriter
 	// readOnly: the store refuses writes (a read-only replica, see
@@ -259,6 +265,10 @@ func New(cfg Config) (*Engine, error) {
 		Store: cfg.Store, Embedder: e.embedder, Analyzer: e.analyzer, Logger: e.log, MemoryCap: memCap,
 		Shape: func(v *memory.Version) uint16 { return shapeOf(v, e.analyzer) },
 	})
+	if ts := e.analyzer.QueryTerms(extract.TeamSubject); len(ts) > 0 {
+		e.teamKey = ts[0]
+	}
+	e.limitKeys = e.analyzer.QueryTerms("constraint allergic avoids diet")
 	e.traces = newTraceWriter(cfg.Store, e.log)
 	if ro, ok := cfg.Store.(interface{ ReadOnly() bool }); ok {
 		e.readOnly = ro.ReadOnly()

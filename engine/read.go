@@ -356,7 +356,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	if q.self || q.firstPerson || q.ours {
 		// "which package manager should I use?" is answered by "the
 		// repo uses pnpm": the speaker's team is no other subject.
-		q.team = e.teamTerm()
+		q.team = e.teamKey
 	}
 	// What ranking reads of the index beyond each candidate, read once
 	// under the lock: whether an episode's facts speak for it and whom
@@ -1140,7 +1140,7 @@ func (e *Engine) subjectTerms(firstPerson bool, qterms []string) []string {
 // "anything to keep in mind if I cook tonight?" shares no word, and little
 // meaning, with "no dairy for me this month", which binds it. A limit is a
 // live fact of the user keyed as one (constraint:…, allergic_to:…,
-// avoids:…, diet), newest first, at most maxLimitCandidates; the TaskRule term
+// avoids:…, diet: e.limitKeys), newest first, at most maxLimitCandidates; the TaskRule term
 // ranks them. For a task they have no fused score (no channel found
 // them); a question after the user's rules asks for them, so they take the
 // best candidate's, and the TaskRule term puts them above what only
@@ -1158,7 +1158,7 @@ func (e *Engine) addUserLimits(st *nsState, cands []*scored, admit func(*entry) 
 	added := 0
 	st.RLock()
 	defer st.RUnlock()
-	for _, word := range e.limitKeyTerms() {
+	for _, word := range e.limitKeys {
 		postings := st.KeyPostingsLocked(word)
 		for i := len(postings) - 1; i >= 0 && added < maxLimitCandidates; i-- {
 			en, ok := st.EntryLocked(postings[i])
@@ -1180,11 +1180,6 @@ func (e *Engine) addUserLimits(st *nsState, cands []*scored, admit func(*entry) 
 // maxLimitCandidates bounds the limits addUserLimits adds: a user states a
 // handful; past that the newest.
 const maxLimitCandidates = 20
-
-// limitKeyTerms are the index terms of the key words that name a limit.
-func (e *Engine) limitKeyTerms() []string {
-	return e.analyzer.QueryTerms("constraint allergic avoids diet")
-}
 
 // userTerm is the user's subject term, under which mnemon files what the
 // user says about themselves.
@@ -1221,15 +1216,6 @@ func namedSubjects(cands []*scored, qterms []string) []string {
 func otherSubject(en *entry, qterms []string, namesSubject bool, team string) bool {
 	return namesSubject && en.V.Kind != memory.KindEpisodic && en.SubjectTerm != "" &&
 		!slices.Contains(qterms, en.SubjectTerm) && (team == "" || en.SubjectTerm != team)
-}
-
-// teamTerm returns the index term of the subject the rules give the
-// speaker's team or project ("we use pnpm", "the repo uses pnpm").
-func (e *Engine) teamTerm() string {
-	if ts := e.analyzer.QueryTerms(extract.TeamSubject); len(ts) > 0 {
-		return ts[0]
-	}
-	return ""
 }
 
 // opensOnAskedName reports whether text opens on a name the question
