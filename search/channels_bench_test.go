@@ -210,66 +210,6 @@ func BenchmarkSemanticPeersRotation10k(b *testing.B) {
 	}
 }
 
-// BenchmarkSemanticPeersQuant10k is the semantic channel on the peers
-// workload's 10,000 notes (indexed once each, rotated axes as shipped) with
-// the tail scan's int8 bound (quant=true, as shipped) and without it. The
-// results are the same (TestTailBoundsSameHits); cpu_ns/op is the
-// process's CPU per query.
-func BenchmarkSemanticPeersQuant10k(b *testing.B) { benchSemanticPeersQuant(b, 1) }
-
-// BenchmarkSemanticPeersQuant100k is BenchmarkSemanticPeersQuant10k on
-// 100,000 texts made from the workload's notes: note i's title with the
-// text of note (i+7j) mod 10,000 for j = 0..9 (j = 0: the note itself), so
-// the tail block (25.6 MB of float32 rows) no longer fits in the caches.
-func BenchmarkSemanticPeersQuant100k(b *testing.B) { benchSemanticPeersQuant(b, 10) }
-
-func benchSemanticPeersQuant(b *testing.B, times int) {
-	dir := os.Getenv("MNEMON_PEERS_WORKLOAD")
-	if dir == "" {
-		b.Skip("MNEMON_PEERS_WORKLOAD names no directory")
-	}
-	notes, queries := peersTexts(b, dir)
-	if times > 1 {
-		var titles, texts []string
-		for _, n := range testutil.ReadPeersJSONL[struct{ Title, Text string }](b, filepath.Join(dir, "memories_10000.jsonl")) {
-			titles, texts = append(titles, n.Title), append(texts, n.Text)
-		}
-		notes = notes[:0]
-		for j := range times {
-			for i := range titles {
-				notes = append(notes, titles[i]+": "+texts[(i+7*j)%len(texts)])
-			}
-		}
-	}
-	emb := embed.NewWordVectors()
-	var docs []search.Doc
-	for i, t := range notes {
-		docs = append(docs, search.Doc{ID: fmt.Sprintf("no%06d", i), Vector: emb.Vector(t)})
-	}
-	qs := make([]search.Vector, len(queries))
-	for i, q := range queries {
-		qs[i] = emb.Vector(q)
-	}
-	ix := search.NewIndex()
-	ix.SetDenseTail(emb.Dim(), emb.DenseTail())
-	ix.Build(docs)
-	search.WaitRotations(ix)
-	keep := func(id string) bool { return id[len(id)-1] != '9' }
-	for _, quant := range []bool{true, false} {
-		b.Run(fmt.Sprintf("quant=%v", quant), func(b *testing.B) {
-			search.SetTailQuant(quant)
-			defer search.SetTailQuant(true)
-			i := 0
-			cpu0 := cpuNow()
-			for b.Loop() {
-				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
-				i++
-			}
-			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
-		})
-	}
-}
-
 // peersTexts reads the peers workload's notes (title ": " text) and
 // queries from dir.
 func peersTexts(b *testing.B, dir string) (notes, queries []string) {

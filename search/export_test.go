@@ -39,7 +39,3 @@ func SetMinRotRows(n int) int {
 // rotateLater are installed, so a benchmark measures the scan as it runs
 // once they are.
 func WaitRotations(ix *Index) { ix.rotating.Wait() }
-
-// SetTailQuant turns the tail scan's int8 bound (tailquant.go) on or off,
-// so the external benchmarks can compare the two scans.
-func SetTailQuant(on bool) { tailQuant = on }

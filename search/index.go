@@ -189,11 +189,6 @@ type denseBlock struct {
 	// whether the rows it projected under the read lock are still the
 	// block's when it takes the write lock.
 	gen uint64
-	// q8 and qs hold, for a tail block, each row as a byte a value
-	// (quantStride(dim) bytes) and its scale and norms (tailquant.go): a
-	// bound read from a quarter of the row's bytes before the row itself.
-	q8 []byte
-	qs []rowQuant
 }
 
 // tailCuts returns the two checkpoints of a tail row of n values, an
@@ -716,7 +711,6 @@ func (ix *Index) addTail(ord uint32, v Vector, n int, rotate bool) int32 {
 	blk.rest = append(blk.rest, blk.tailLead(vals, blk.lead[len(blk.lead)-c1:]), norm(vals[c2:]))
 	blk.rest2 = append(blk.rest2, blk.tailLead2(vals, blk.lead2[len(blk.lead2)-c1:]))
 	blk.mid = append(blk.mid, norm(vals[min(c1+8, n):]))
-	blk.appendQuant(vals)
 	blk.ords = append(blk.ords, ord)
 	blk.gen++
 	blk.tailMoment(vals, 1)
@@ -743,9 +737,6 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 		copy(blk.lead[int(slot)*c1:int(slot+1)*c1], blk.lead[int(last)*c1:])
 		copy(blk.lead2[int(slot)*c1:int(slot+1)*c1], blk.lead2[int(last)*c1:])
 		blk.rest2[slot] = blk.rest2[last]
-		qn := quantStride(n)
-		copy(blk.q8[int(slot)*qn:int(slot+1)*qn], blk.q8[int(last)*qn:])
-		blk.qs[slot] = blk.qs[last]
 		ix.docs[moved].tail = slot
 		ix.tailOf[moved] = slot
 	}
@@ -756,8 +747,6 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 	blk.lead = blk.lead[:int(last)*c1]
 	blk.lead2 = blk.lead2[:int(last)*c1]
 	blk.rest2 = blk.rest2[:last]
-	blk.q8 = blk.q8[:int(last)*quantStride(n)]
-	blk.qs = blk.qs[:last]
 	if last == 0 {
 		delete(ix.tails, vdim)
 	}
@@ -845,7 +834,6 @@ type scratch struct {
 	qtail   []float32
 	qlead   []float32 // the query tail's coordinates on a block's axes
 	qlead2  []float32 // and its next ones (tailDeep)
-	qquant  []uint64  // the query tail's words for the byte bound (quantQuery)
 	heap2   []cand    // the second half's heap in a parallel tail scan
 	// seedHeap and seeds are tailSeeds' heap and result.
 	seedHeap []cand
@@ -1346,12 +1334,6 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		sc.qlead2 = tq.lead2
 		tq.rest2 = blk.tailLead2(qtail, tq.lead2)
 	}
-	if tailQuant && len(blk.qs) == len(blk.ords) {
-		tq.quant = true
-		tq.qq.words = sc.qquant
-		tq.qq.quantize(qtail)
-		sc.qquant = tq.qq.words
-	}
 	// A long block is scanned in two halves at once, each keeping its own
 	// best: the union holds the best of the whole. keep is then called
 	// from both at once.
@@ -1524,13 +1506,6 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []
 	// make the compiler reload them from blk for every row.
 	ords, lead, rest, vals, mid := blk.ords, blk.lead, blk.rest, blk.vals, blk.mid
 	lead2, rest2 := blk.lead2, blk.rest2
-	// The byte bound (tailquant.go), checked before a row's values are
-	// read.
-	var qq *quantQuery
-	if tq.quant && tailBounds {
-		qq = &tq.qq
-		qq.rows, qq.quants = blk.q8, blk.qs
-	}
 	for i := lo; i < hi; i++ {
 		slot := i
 		if slots != nil {
@@ -1559,9 +1534,6 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []
 			if s2+q3*rest2[slot]+slack < theta {
 				continue
 			}
-		}
-		if qq != nil && acc[d]+qq.bound(slot)+slack < theta {
-			continue
 		}
 		row := vals[slot*n : (slot+1)*n : (slot+1)*n]
 		if rotated {
@@ -1699,10 +1671,6 @@ type tailQuery struct {
 	deep  bool
 	lead2 []float32
 	rest2 float32
-	// quant: the block keeps byte rows, and qq is the query's side of
-	// their bound (tailquant.go).
-	quant bool
-	qq    quantQuery
 }
 
 // ExplainLexical returns the BM25 contribution of each query term found in
