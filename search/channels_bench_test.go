@@ -210,6 +210,68 @@ func BenchmarkSemanticPeersRotation10k(b *testing.B) {
 	}
 }
 
+// BenchmarkSemanticPeersTouched10k is the semantic channel on the peers
+// workload's 10,000 notes (indexed once each, rotated axes as shipped),
+// scanning only the rows the query's head touched when no other row can
+// enter the result (touched=true, as shipped: touchedOnly) and every row
+// (touched=false). The results are the same (TestTailSeedsSameHits,
+// TestTailTouchedOnlySameHits); cpu_ns/op is the process's CPU per query.
+func BenchmarkSemanticPeersTouched10k(b *testing.B) { benchSemanticPeersTouched(b, 1) }
+
+// BenchmarkSemanticPeersTouched100k is BenchmarkSemanticPeersTouched10k on
+// 100,000 texts made from the workload's notes: note i's title with the
+// text of note (i+7j) mod 10,000 for j = 0..9 (j = 0: the note itself). A
+// block of that size is scanned in two concurrent halves when every row is
+// scanned; cpu_ns/op counts both.
+func BenchmarkSemanticPeersTouched100k(b *testing.B) { benchSemanticPeersTouched(b, 10) }
+
+func benchSemanticPeersTouched(b *testing.B, times int) {
+	dir := os.Getenv("MNEMON_PEERS_WORKLOAD")
+	if dir == "" {
+		b.Skip("MNEMON_PEERS_WORKLOAD names no directory")
+	}
+	notes, queries := peersTexts(b, dir)
+	if times > 1 {
+		var titles, texts []string
+		for _, n := range testutil.ReadPeersJSONL[struct{ Title, Text string }](b, filepath.Join(dir, "memories_10000.jsonl")) {
+			titles, texts = append(titles, n.Title), append(texts, n.Text)
+		}
+		notes = notes[:0]
+		for j := range times {
+			for i := range titles {
+				notes = append(notes, titles[i]+": "+texts[(i+7*j)%len(texts)])
+			}
+		}
+	}
+	emb := embed.NewWordVectors()
+	var docs []search.Doc
+	for i, t := range notes {
+		docs = append(docs, search.Doc{ID: fmt.Sprintf("no%06d", i), Vector: emb.Vector(t)})
+	}
+	qs := make([]search.Vector, len(queries))
+	for i, q := range queries {
+		qs[i] = emb.Vector(q)
+	}
+	ix := search.NewIndex()
+	ix.SetDenseTail(emb.Dim(), emb.DenseTail())
+	ix.Build(docs)
+	search.WaitRotations(ix)
+	keep := func(id string) bool { return id[len(id)-1] != '9' }
+	for _, only := range []bool{true, false} {
+		b.Run(fmt.Sprintf("touched=%v", only), func(b *testing.B) {
+			search.SetTailTouchedOnly(only)
+			defer search.SetTailTouchedOnly(true)
+			i := 0
+			cpu0 := cpuNow()
+			for b.Loop() {
+				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
+				i++
+			}
+			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
+		})
+	}
+}
+
 // peersTexts reads the peers workload's notes (title ": " text) and
 // queries from dir.
 func peersTexts(b *testing.B, dir string) (notes, queries []string) {

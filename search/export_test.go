@@ -39,3 +39,8 @@ func SetMinRotRows(n int) int {
 // rotateLater are installed, so a benchmark measures the scan as it runs
 // once they are.
 func WaitRotations(ix *Index) { ix.rotating.Wait() }
+
+// SetTailTouchedOnly turns the scan of the touched rows alone
+// (touchedOnly) on or off, so the external benchmarks can compare it with
+// the scan of every row.
+func SetTailTouchedOnly(on bool) { tailTouchedOnly = on }

@@ -189,6 +189,11 @@ type denseBlock struct {
 	// whether the rows it projected under the read lock are still the
 	// block's when it takes the write lock.
 	gen uint64
+	// maxNorm bounds the L2 norm of a tail block's rows (rounded up; it
+	// only grows, so a removal leaves it stale but still a bound): a row
+	// whose document the query's head did not touch scores at most
+	// |q_tail|·maxNorm (see tailTopK).
+	maxNorm float32
 }
 
 // tailCuts returns the two checkpoints of a tail row of n values, an
@@ -711,6 +716,7 @@ func (ix *Index) addTail(ord uint32, v Vector, n int, rotate bool) int32 {
 	blk.rest = append(blk.rest, blk.tailLead(vals, blk.lead[len(blk.lead)-c1:]), norm(vals[c2:]))
 	blk.rest2 = append(blk.rest2, blk.tailLead2(vals, blk.lead2[len(blk.lead2)-c1:]))
 	blk.mid = append(blk.mid, norm(vals[min(c1+8, n):]))
+	blk.maxNorm = max(blk.maxNorm, roundUp32(normF64(vals)))
 	blk.ords = append(blk.ords, ord)
 	blk.gen++
 	blk.tailMoment(vals, 1)
@@ -838,6 +844,10 @@ type scratch struct {
 	// seedHeap and seeds are tailSeeds' heap and result.
 	seedHeap []cand
 	seeds    []int32
+	// others and slotSeen are touchedOnly's result and its bitset over a
+	// block's slots (all zero between calls).
+	others   []int32
+	slotSeen []uint64
 }
 
 // qdim is one nonzero query dimension with its posting list and the most it
@@ -1300,6 +1310,15 @@ func (ix *Index) topK(sc *scratch, touched []uint32, k int, floor float64, dim u
 	return hits
 }
 
+// normF64 is the L2 norm of xs in float64.
+func normF64(xs []float32) float64 {
+	var ss float64
+	for _, x := range xs {
+		ss += float64(x) * float64(x)
+	}
+	return math.Sqrt(ss)
+}
+
 func norm(xs []float32) float32 {
 	var ss float64
 	for _, x := range xs {
@@ -1334,30 +1353,50 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 		sc.qlead2 = tq.lead2
 		tq.rest2 = blk.tailLead2(qtail, tq.lead2)
 	}
-	// A long block is scanned in two halves at once, each keeping its own
-	// best: the union holds the best of the whole. keep is then called
-	// from both at once.
+	// The rows whose head scores are best are scored first: the heap
+	// starts near its final threshold, so the scan skips more rows at its
+	// checkpoints. The heap ends holding the same rows whatever the order
+	// (its order is total), so the result is the same. Twice k of them:
+	// with k, a filter that turns a few away left the heap short of k on
+	// every query of the peers workload, its threshold at the floor until
+	// the scan filled it.
 	rows := len(blk.ords)
-	var h []cand
-	if rows >= parallelTailRows && runtime.GOMAXPROCS(0) > 1 {
+	seeds := ix.tailSeeds(sc, blk, touched, 2*min(k, maxSeedScan))
+	h := ix.tailScan(blk, qtail, tq, sc.acc, seeds, 0, len(seeds), k, floor, keep, sc.heap[:0], nil)
+	if others, ok := ix.touchedOnly(sc, blk, qtail, touched, seeds, h, k, floor); ok {
+		// No row the head did not touch can enter: the touched rows the
+		// seeds left are all there is to score.
+		h = ix.tailScan(blk, qtail, tq, sc.acc, others, 0, len(others), k, floor, keep, h, nil)
+		sc.others = others[:0]
+		if touchedOnlyHook != nil {
+			touchedOnlyHook()
+		}
+	} else if rows >= parallelTailRows && runtime.GOMAXPROCS(0) > 1 {
+		// A long block is scanned in two halves at once, each keeping its
+		// own best and passing over the seeds of its half: the union holds
+		// the best of the whole. The second half starts with no heap, so
+		// its floor is the seeds' k-th best when they filled one (a row
+		// below it cannot be among the best k). keep is then called from
+		// both at once.
 		half := rows / 2
+		split, _ := slices.BinarySearch(seeds, int32(half))
+		floor2 := floor
+		if len(h) == k {
+			floor2 = max(floor, float64(h[0].score))
+		}
 		var h2 []cand
 		var wg sync.WaitGroup
-		wg.Go(func() { h2 = ix.tailScan(blk, qtail, tq, sc.acc, nil, half, rows, k, floor, keep, sc.heap2[:0], nil) })
-		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, half, k, floor, keep, sc.heap[:0], nil)
+		wg.Go(func() {
+			h2 = ix.tailScan(blk, qtail, tq, sc.acc, nil, half, rows, k, floor2, keep, sc.heap2[:0], seeds[split:])
+		})
+		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, half, k, floor, keep, h, seeds[:split])
 		wg.Wait()
 		h = append(h, h2...)
 		sc.heap2 = h2[:0]
 	} else {
-		// The rows whose head scores are best are scored first: the heap
-		// starts near its final threshold, so the scan skips more rows at
-		// its checkpoints. The heap ends holding the same rows whatever
-		// the order (its order is total), so the result is the same.
-		seeds := ix.tailSeeds(sc, blk, touched, k)
-		h = ix.tailScan(blk, qtail, tq, sc.acc, seeds, 0, len(seeds), k, floor, keep, sc.heap[:0], nil)
 		h = ix.tailScan(blk, qtail, tq, sc.acc, nil, 0, rows, k, floor, keep, h, seeds)
-		sc.seeds = seeds[:0]
 	}
+	sc.seeds = seeds[:0]
 	slices.SortFunc(h, func(a, b cand) int {
 		switch {
 		case ix.worse(b, a):
@@ -1441,6 +1480,69 @@ func (ix *Index) tailSeeds(sc *scratch, blk *denseBlock, touched []uint32, size 
 
 // maxSeedScan bounds the touched documents tailSeeds looks through.
 const maxSeedScan = 8192
+
+// touchedOnly returns the slots in blk of the touched documents that are
+// not among seeds (already scored into h), when no other row of blk can
+// enter the result; else false. A document the query's head did not touch
+// has a head score of exactly 0 (acc), so its score is its tail's dot
+// product with the query's, at most |q_tail|·blk.maxNorm; when that plus
+// the accumulation slack is below the floor, or below the k-th best score
+// the seeds gave (a full heap), such a row can neither pass the floor nor
+// displace a kept one, whatever its ID. On the peers workload that holds
+// for most queries whose tail is zero (no known word) and for those whose
+// k-th best is above the bound (a tail part is at most √½ of a unit
+// vector, so untouched rows score at most ½): then a few hundred or
+// thousand rows are scanned instead of all of them. The order of the
+// returned slots does not matter (the heap's order is total).
+func (ix *Index) touchedOnly(sc *scratch, blk *denseBlock, qtail []float32, touched []uint32, seeds []int32, h []cand, k int, floor float64) ([]int32, bool) {
+	if len(touched) > maxSeedScan || !tailSeeding || !tailTouchedOnly || !tailBounds {
+		return nil, false // as tailSeeds: too many touched to be worth it
+	}
+	const slack = 1e-5
+	theta := floor
+	if len(h) == k {
+		theta = max(theta, float64(h[0].score))
+	}
+	if float64(norm(qtail))*float64(blk.maxNorm)+slack >= theta {
+		return nil, false
+	}
+	dim := uint32(0)
+	for vd, b := range ix.tails {
+		if b == blk {
+			dim = uint32(vd)
+		}
+	}
+	// The seeds' slots marked in a bitset over slots, cleared after.
+	words := (len(blk.ords) + 63) / 64
+	if len(sc.slotSeen) < words {
+		sc.slotSeen = make([]uint64, words+words/4)
+	}
+	mark := sc.slotSeen
+	for _, s := range seeds {
+		mark[s/64] |= 1 << (s % 64)
+	}
+	others := sc.others[:0]
+	tailOf, vdim := ix.tailOf, ix.vdim
+	for _, d := range touched {
+		s := tailOf[d]
+		if s < 0 || vdim[d] != dim || mark[s/64]&(1<<(s%64)) != 0 {
+			continue
+		}
+		others = append(others, s)
+	}
+	for _, s := range seeds {
+		mark[s/64] = 0
+	}
+	return others, true
+}
+
+// tailTouchedOnly turns touchedOnly on; a variable so tests and benchmarks
+// can compare the scan of the touched rows with the scan of all.
+var tailTouchedOnly = true
+
+// touchedOnlyHook, when set (tests), runs each time a scan took the
+// touched rows alone.
+var touchedOnlyHook func()
 
 // tailBounds turns the checkpoint bounds of tailScan on; a variable so
 // tests can compare the pruned scan with one that scores every row whole

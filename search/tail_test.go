@@ -121,7 +121,9 @@ func testSemanticDenseTail(t *testing.T) {
 
 // Scoring the rows with the best head scores first (tailSeeds) only
 // reorders the scan: the hits and their scores are bit for bit those of
-// the plain scan, ties (duplicate vectors) and filters included.
+// the plain scan, ties (duplicate vectors) and filters included, in one
+// scan and in two concurrent halves. Not parallel with other tests: it
+// changes tailSeeding and parallelTailRows.
 func TestTailSeedsSameHits(t *testing.T) {
 	const head, tail = 1 << 12, 64
 	const dim = head + tail
@@ -152,9 +154,14 @@ func TestTailSeedsSameHits(t *testing.T) {
 		docs = append(docs, Doc{ID: fmt.Sprintf("d%04d", i), Vector: v})
 	}
 	ix.Build(docs)
-	for q := range 40 {
+	saved := parallelTailRows
+	defer func() { parallelTailRows = saved }()
+	for q := range 80 {
 		qv := vec()
 		keep := []func(string) bool{nil, func(id string) bool { return id[len(id)-1] != '3' }}[q%2]
+		// Half the queries scan the block in two concurrent halves, each
+		// passing over its half's seeds.
+		parallelTailRows = []int{saved, 1000}[q/2%2]
 		for _, k := range []int{1, 10, 50} {
 			tailSeeding = true
 			seeded := ix.Semantic(qv, k, 0.05, keep)
@@ -278,4 +285,156 @@ func testTailBoundsSameHits(t *testing.T, tail int) {
 	if compared == 0 {
 		t.Fatal("no hits compared")
 	}
+}
+
+// Scanning only the rows the query's head touched, when the bound on the
+// others (|q_tail| · the block's largest row norm) is below the floor or
+// the seeds' k-th best (touchedOnly), gives bit for bit the hits of the
+// scan of every row: with vectors laid out as the word-vector embedder
+// lays them out (a hashed head and a dense tail, each √½ of a unit
+// vector), documents and queries without a tail, queries whose words the
+// head shares with no document, queries carrying a stored document's
+// very tail (an untouched row at the bound itself), several floors (none,
+// zero, above the bound) and k (up to math.MaxInt), filters, tied scores
+// (the same vector stored twice), and rows replaced and removed (a stale,
+// larger bound), in one scan and in two concurrent halves. It also checks
+// that both paths were taken. Not parallel with other tests: it changes
+// tailTouchedOnly, touchedOnlyHook and parallelTailRows.
+func TestTailTouchedOnlySameHits(t *testing.T) {
+	const head, tail = 1 << 12, 64
+	const dim = head + tail
+	r := rand.New(rand.NewPCG(23, 29))
+	// words: a few hundred head dimensions, each a "word"; a document or
+	// query holds a handful, and a tail unless it has no known word.
+	var tailOf func() []float64 // a live document's tail, for a query (below)
+	vec := func(words int, withTail bool, vocab int) Vector {
+		v := Vector{Dim: dim}
+		picked := map[uint32]bool{}
+		for range words {
+			picked[uint32(r.IntN(vocab))] = true
+		}
+		var hs float64
+		for j := range uint32(head) {
+			if picked[j] {
+				x := 0.5 + r.Float64()
+				v.Indices = append(v.Indices, j)
+				v.Values = append(v.Values, float32(x))
+				hs += x * x
+			}
+		}
+		hw := math.Sqrt(0.5 / hs)
+		if !withTail {
+			hw = 1 / math.Sqrt(hs)
+		}
+		for i := range v.Values {
+			v.Values[i] = float32(float64(v.Values[i]) * hw)
+		}
+		if withTail {
+			xs := make([]float64, tail)
+			for j := range xs {
+				xs[j] = r.NormFloat64() + 0.8 // a shared direction, as word-vector averages have
+			}
+			if tailOf != nil {
+				xs = tailOf()
+			}
+			var ts float64
+			for _, x := range xs {
+				ts += x * x
+			}
+			for j, x := range xs {
+				v.Indices = append(v.Indices, uint32(head+j))
+				v.Values = append(v.Values, float32(x*math.Sqrt(0.5/ts)))
+			}
+		}
+		c, _ := canonical(v)
+		return c
+	}
+	ix := NewIndex()
+	ix.SetDenseTail(dim, tail)
+	var docs []Doc
+	live := map[string]Vector{}
+	for i := range 3000 {
+		v := vec(1+r.IntN(4), i%13 != 0, 300)
+		if i%9 == 4 {
+			v = docs[r.IntN(i)].Vector // the same text stored twice: tied scores
+		}
+		docs = append(docs, Doc{ID: fmt.Sprintf("d%04d", i), Vector: v})
+		live[docs[i].ID] = v
+	}
+	ix.Build(docs)
+	for i := range 300 {
+		id := docs[r.IntN(len(docs))].ID
+		if i%3 == 0 {
+			ix.Remove(id)
+			delete(live, id)
+			continue
+		}
+		v := vec(1+r.IntN(4), true, 300)
+		ix.Upsert(Doc{ID: id, Vector: v})
+		live[id] = v
+	}
+	only, full := 0, 0
+	touchedOnlyHook = func() { only++ }
+	saved := parallelTailRows
+	defer func() { touchedOnlyHook, tailTouchedOnly, parallelTailRows = nil, true, saved }()
+	compared := 0
+	for q := range 240 {
+		// Every other pair of queries scans the block in two concurrent
+		// halves when it scans every row.
+		parallelTailRows = []int{saved, 1000}[q/2%2]
+		var qv Vector
+		switch q % 4 {
+		case 0:
+			qv = vec(1+r.IntN(2), false, 300) // no known word: no tail
+		case 1:
+			qv = vec(1+r.IntN(2), true, 600) // words no document may hold
+		case 2:
+			qv = vec(1+r.IntN(2), true, 300)
+		case 3:
+			// A document's very tail, with words it may not hold: an
+			// untouched row whose score is the bound itself.
+			var d Vector
+			for j := r.IntN(len(docs)); ; j = (j + 1) % len(docs) {
+				if d = live[docs[j].ID]; len(d.Indices) > tail {
+					break
+				}
+			}
+			tailOf = func() []float64 {
+				xs := make([]float64, tail)
+				for j := range xs {
+					xs[j] = float64(d.Values[len(d.Values)-tail+j])
+				}
+				return xs
+			}
+			qv = vec(1+r.IntN(3), true, 600)
+			tailOf = nil
+		}
+		floor := []float64{math.Inf(-1), 0, 0.2, 0.55}[q%4/2+2*(q/4%2)]
+		keep := []func(string) bool{nil, func(id string) bool { return id[len(id)-1] != '3' }, func(id string) bool { return id[len(id)-1] == '7' }}[q%3]
+		for _, k := range []int{1, 10, 50, math.MaxInt} {
+			before := only
+			tailTouchedOnly = true
+			got := ix.Semantic(qv, k, floor, keep)
+			tailTouchedOnly = false
+			want := ix.Semantic(qv, k, floor, keep)
+			if only == before {
+				full++
+			}
+			if !slices.EqualFunc(got, want, func(a, b Hit) bool {
+				return a.ID == b.ID && math.Float64bits(a.Score) == math.Float64bits(b.Score)
+			}) {
+				t.Fatalf("query %d k %d floor %v:\n touched only %v\n every row    %v", q, k, floor, got, want)
+			}
+			for _, h := range got {
+				if w := float64(qv.Dot(live[h.ID])); math.Abs(h.Score-w) > 1e-5 {
+					t.Fatalf("query %d k %d: hit %v, brute force %v", q, k, h, w)
+				}
+			}
+			compared += len(got)
+		}
+	}
+	if compared == 0 || only < 50 || full < 50 {
+		t.Fatalf("%d hits compared, %d scans of the touched rows alone, %d of every row: want both paths taken", compared, only, full)
+	}
+	t.Logf("%d hits compared; %d scans of the touched rows alone, %d of every row", compared, only, full)
 }
