@@ -183,7 +183,6 @@ var (
 	dateMoveCues          = cuePatterns("date-moves")
 	clauseFlagCues        = cuePatterns("clause-flags")
 	itsNowCues            = cuePatterns("its-now")
-	writtenInCues         = cuePatterns("written-in")
 	tasteIdiomCues        = cuePatterns("taste-idioms")
 	conditionalCues       = cuePatterns("conditionals")
 	retractionCues        = cuePatterns("retractions")
@@ -579,8 +578,18 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 			}
 			pos++
 		case e.many:
-			for pos < len(ts) && e.matches(ts[pos]) {
-				pos++
+			for pos < len(ts) {
+				n := 0
+				if e.phrases != nil {
+					n = e.phraseLen(ts, pos) // "home for me these days is"
+				}
+				if n == 0 && e.matches(ts[pos]) {
+					n = 1
+				}
+				if n == 0 {
+					break
+				}
+				pos += n
 				consumed = pos
 			}
 		default:

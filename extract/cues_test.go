@@ -95,7 +95,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"let-us": letUsCues, "decision-is": decisionIsCues, "call-me": callMeCues,
 		"hypothetical": hypotheticalCues, "dates": dateCues,
 		"clause-flags": clauseFlagCues,
-		"its-now":      itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
+		"its-now":      itsNowCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
 		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "sentence-markers": sentenceMarkerCues,
 		"first-person-reports": firstPersonReportCues, "subject-adverbs": subjectAdverbCues,

@@ -200,6 +200,35 @@ func initSlots() {
 			}
 			return true
 		},
+		// A programming language the words name, the person's choice
+		// ([tool-activities], [idiom-slots]: "I write Rust").
+		"language-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			val, m := x.readValue(ts[n:], vThing)
+			if c, ok := CategoryOf(val); m == 0 || !ok || c != "programming_language" {
+				return false
+			}
+			x.emitPreference(s, val, purposeInfo{}, false, f)
+			return true
+		},
+		// A thing the lexicon knows, the person's choice: "hacking in Helix".
+		"known-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			val, m := x.readValue(ts[n:], vThing)
+			if _, ok := CategoryOf(val); m == 0 || !ok {
+				return false
+			}
+			x.emitPreference(s, val, purposeInfo{}, false, f)
+			return true
+		},
+		// A tool of a category a team works in ([in-categories] of
+		// lexicons/preferences.txt): "track every ticket in Jira".
+		"team-tool": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			val, m := x.readValue(ts[n:], vThing)
+			if c, ok := CategoryOf(val); m == 0 || !ok || !inCategories[c] {
+				return false
+			}
+			x.useThing(s, ts[n:n+m], f, purposeInfo{})
+			return true
+		},
 		"hosting": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			if n < len(ts) {
 				x.useThing(s, ts[n:], f, purposeInfo{prep: "as", cat: "hosting", known: true, text: "hosting platform"})
@@ -332,6 +361,7 @@ func initSlots() {
 	decisionBodySlots = slotTemplates("decision-bodies")
 	decidedVerbSlots, letUsSlots = slotTemplates("decided-verbs"), slotTemplates("let-us-verbs")
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
+	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -366,6 +396,10 @@ func keyedSlots(table string) map[string]*ruleTable {
 // decisionBodySlots, decidedVerbSlots and letUsSlots are [decision-bodies],
 // [decided-verbs] and [let-us-verbs] of lexicons/cue-patterns.txt.
 var decisionBodySlots, decidedVerbSlots, letUsSlots *ruleTable
+
+// idiomSlots, toolActivitySlots and teamToolSlots are [idiom-slots],
+// [tool-activities] and [team-tools] of lexicons/cue-patterns.txt.
+var idiomSlots, toolActivitySlots, teamToolSlots *ruleTable
 
 // verbSlots are the [verb-slots] of lexicons/cue-patterns.txt by the
 // reader of [verb-readers] (lexicons/verbs.txt) they stand for.
@@ -450,6 +484,17 @@ func parseSlotRule(line string) (slotRule, string) {
 	}
 	r.cue = cue
 	return r, ""
+}
+
+// readSlotAnywhere runs table at every token of ts in turn, until a rule
+// reads a value there.
+func (x *extraction) readSlotAnywhere(table *ruleTable, s subject, ts []token, f flags) bool {
+	for k := range ts {
+		if x.readSlot(table, s, verb{}, ts[k:], f) {
+			return true
+		}
+	}
+	return false
 }
 
 // readSlot runs the first rule of table that matches the start of ts, whose
