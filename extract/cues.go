@@ -203,7 +203,6 @@ var (
 	moveAdverbCues        = cuePatterns("move-adverbs")
 	subjectModalCues      = cuePatterns("subject-modals")
 	ruleSubjectCues       = cuePatterns("rule-subjects")
-	allergyLeadCues       = cuePatterns("allergy-leads")
 	jobTalkCues           = cuePatterns("job-talk")
 	npAdjectiveCues       = cuePatterns("np-adjectives")
 	purposeOwnerCues      = cuePatterns("purpose-owners")
@@ -526,7 +525,21 @@ func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
 
 // matchAt matches the pattern at ts[k:]; a lookbehind reads ts[k-1]. It
 // returns how many tokens the match consumes.
-func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
+func (p cuePattern) matchAt(ts []token, k int) (int, bool) { return p.matchMarked(ts, k, nil) }
+
+// matchSpan matches the pattern at the start of ts, as match does, and
+// returns where the span its elements from and to mark (a slot template's
+// { and }) starts and ends.
+func (p cuePattern) matchSpan(ts []token, from, to int) (n, start, end int, ok bool) {
+	m := spanMarks{from: from, to: to}
+	n, ok = p.matchMarked(ts, 0, &m)
+	return n, m.start, m.end, ok
+}
+
+// spanMarks records where the matcher reached two elements of a pattern.
+type spanMarks struct{ from, to, start, end int }
+
+func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 	// The lookbehinds, from the match back: "<, <she <just* said" reads
 	// "just"s, then "she", then the comma.
 	for i, b := p.behind-1, k; i >= 0; i-- {
@@ -554,6 +567,9 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 	pos, consumed := k, k
 	for i := p.behind; i < len(p.elems); i++ {
 		e := &p.elems[i]
+		if m != nil {
+			m.mark(i, pos)
+		}
 		switch {
 		case e.gap > 0:
 			// Words up to the first the next token matches: "on the
@@ -608,7 +624,20 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 			}
 		}
 	}
+	if m != nil {
+		m.mark(len(p.elems), consumed)
+	}
 	return consumed - k, true
+}
+
+// mark notes pos as where the match stands at element i.
+func (m *spanMarks) mark(i, pos int) {
+	if i == m.from {
+		m.start = pos
+	}
+	if i == m.to {
+		m.end = pos
+	}
 }
 
 // matchCue returns the first pattern of table matching the start of ts,

@@ -103,7 +103,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,
 		"questions": questionCues, "hosted-at": hostedAtCues, "other-subjects": otherSubjectCues,
 		"servings": servingCues, "passive-preps": passivePrepCues, "move-adverbs": moveAdverbCues,
-		"subject-modals": subjectModalCues, "rule-subjects": ruleSubjectCues, "allergy-leads": allergyLeadCues,
+		"subject-modals": subjectModalCues, "rule-subjects": ruleSubjectCues,
 		"job-talk": jobTalkCues, "np-adjectives": npAdjectiveCues, "purpose-owners": purposeOwnerCues,
 		"purpose-determiners": purposeDeterminerCues, "others-wishes": othersWishCues, "now": nowCues, "new-value-leads": newValueLeadCues,
 		"copula-modifiers": copulaModifierCues, "possessive-modifiers": ownerModifierCues, "every-day": everyDayCues,

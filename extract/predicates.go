@@ -329,9 +329,6 @@ func init() {
 		"copula": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.copula(s, ts, f)
 		},
-		"allergy": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.allergy(s, ts, f)
-		},
 		"report": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			// "I report to Marcus now", "reporting to Ines since May":
 			// whom the speaker reports to is their manager.
@@ -410,25 +407,6 @@ func init() {
 			verbReading[lemma] = read
 		}
 	}
-}
-
-// allergy reads "I have a (severe) nut allergy": an allergy named before
-// the word, as "allergic to" names it after.
-func (x *extraction) allergy(s subject, ts []token, f flags) {
-	j := cueLen(allergyLeadCues, ts) // "a severe", "an"
-	if !personal(s) || f.not || j == 0 {
-		return
-	}
-	end := allergenEnd(ts, j)
-	if end < 0 {
-		return
-	}
-	item := x.text(ts[j:], end-j)
-	if p, ok := allergenPlurals[strings.ToLower(item)]; ok {
-		item = p // "a nut allergy" is the slot of "allergic to nuts"
-	}
-	f.high = true
-	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
 }
 
 // avoid reads what a person does not eat: "pork", "meat", "dairy".

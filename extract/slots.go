@@ -30,6 +30,10 @@ type slotRule struct {
 	// says of the slot, and how the change is known to be the speaker's.
 	end   Cue
 	owner slotOwner
+	// A span marked inside the pattern with { and }: the reader reads its
+	// words instead of those after the match (elements from to to).
+	spanned  bool
+	from, to int
 }
 
 // subjKinds is a set of subject kinds, one bit each.
@@ -227,6 +231,19 @@ func initSlots() {
 				return false
 			}
 			x.useThing(s, ts[n:n+m], f, purposeInfo{})
+			return true
+		},
+		// An allergen named before "allergy" (the span): "a nut allergy"
+		// is the slot of "allergic to nuts"; "an allergy" names none.
+		"allergen": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if n == len(ts) {
+				return true
+			}
+			item := x.text(ts[n:], len(ts)-n)
+			if p, ok := allergenPlurals[strings.ToLower(item)]; ok {
+				item = p
+			}
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
 			return true
 		},
 		"hosting": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -478,7 +495,25 @@ func parseSlotRule(line string) (slotRule, string) {
 	if len(fields) == 1 {
 		return r, "" // a capture alone takes every clause
 	}
-	cue, err := parseCuePattern(strings.Join(fields[:len(fields)-1], " ") + " => skip")
+	// { and } mark the span the reader reads: "a|an { ...3 } allergy".
+	var toks []string
+	r.from, r.to = -1, -1
+	for _, f := range fields[:len(fields)-1] {
+		switch {
+		case f == "{" && r.from < 0:
+			r.from = len(toks)
+		case f == "}" && r.from >= 0 && r.to < 0:
+			r.to = len(toks)
+		case f == "{" || f == "}":
+			return r, "one span, { before }"
+		default:
+			toks = append(toks, f)
+		}
+	}
+	if r.spanned = r.from >= 0; r.spanned != (r.to >= 0) {
+		return r, "a span opened with { must close with }"
+	}
+	cue, err := parseCuePattern(strings.Join(toks, " ") + " => skip")
 	if err != "" {
 		return r, err
 	}
@@ -510,7 +545,13 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		if !r.subj.has(s) {
 			return false
 		}
-		n, ok := r.cue.match(ts)
+		var n, start, end int
+		var ok bool
+		if r.spanned {
+			n, start, end, ok = r.cue.matchSpan(ts, r.from, r.to)
+		} else {
+			n, ok = r.cue.match(ts)
+		}
 		if !ok {
 			return false
 		}
@@ -521,7 +562,11 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		if r.set&setPerson != 0 {
 			s = s.asPerson()
 		}
-		done = r.read(x, s, v, ts, n, g, r.key)
+		if r.spanned {
+			done = r.read(x, s, v, ts[:end], start, g, r.key) // the span's words
+		} else {
+			done = r.read(x, s, v, ts, n, g, r.key)
+		}
 		return done
 	})
 	return done
