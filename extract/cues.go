@@ -163,7 +163,6 @@ var (
 	homeGettingCues       = cuePatterns("home-getting")
 	homePlaceCues         = cuePatterns("home-places")
 	gotKeysCues           = cuePatterns("got-keys")
-	myThingCues           = cuePatterns("my-thing")
 	switchLeadCues        = cuePatterns("switch-leads")
 	modifierCues          = cuePatterns("modifiers")
 	sentenceMarkerCues    = cuePatterns("sentence-markers")

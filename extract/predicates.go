@@ -115,28 +115,6 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	return &s
 }
 
-// myThing reads "<X> is (not) my thing", "<X> isn't really my cup of tea",
-// "<X> is more my thing": a liking, or a dislike when negated; the words
-// after the copula are the [my-thing] table of lexicons/cue-patterns.txt.
-func (x *extraction) myThing(ts []token, f flags) bool {
-	c := copulaWithin(ts, 5, "is", "are", "'s", "'re")
-	if c < 0 || !validValue(ts[:c]) || subjectStopWords[ts[0].low] || pronounValues[ts[0].low] ||
-		is(ts, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
-		return false
-	}
-	e, _, ok := matchCue(myThingCues, ts[c+1:])
-	if !ok {
-		return false
-	}
-	if f.hedge || f.not {
-		return true
-	}
-	// Negated, it is a dislike; "not my thing anymore" ends a liking.
-	f.not = e&cueDislike != 0
-	x.likeThing(x.speaker, ts[:c], f, false, false)
-	return true
-}
-
 // likingBefore reports whether the sentence's last candidate so far is a
 // liking.
 func (x *extraction) likingBefore() bool {
@@ -469,9 +447,6 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 		return true
 	}
 	if x.readSlot(idiomSlots, x.speaker, verb{}, ts, f) { // [idiom-slots]
-		return true
-	}
-	if x.myThing(ts, f) {
 		return true
 	}
 	// "<X> is what I stream while cooking", "<X> is the shell I

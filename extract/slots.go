@@ -347,6 +347,24 @@ func initSlots() {
 			return true
 		},
 	}
+	// A value said first, in the span before its copula ("<X> is (not) my
+	// thing"): a liking, a dislike, or only whether X can be a value (not
+	// a pronoun, a determiner nor a subject's word).
+	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
+		"liked-first":    func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
+		"disliked-first": func(x *extraction, s subject, ts []token, f flags) { f.not = true; x.likeThing(s, ts, f, false, false) },
+		"value-first":    func(*extraction, subject, []token, flags) {},
+	} {
+		slotReaders[name] = func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			v := ts[n:]
+			if !validValue(v) || subjectStopWords[v[0].low] || pronounValues[v[0].low] ||
+				is(v, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
+				return false
+			}
+			read(x, s, v, f)
+			return true
+		}
+	}
 	// The readers of the words after the match that always take them.
 	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
 		"org":           func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, false) },
