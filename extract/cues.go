@@ -527,15 +527,14 @@ func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
 func (p cuePattern) matchAt(ts []token, k int) (int, bool) { return p.matchMarked(ts, k, nil) }
 
 // matchSpan matches the pattern at the start of ts, as match does, and
-// returns where the span its elements from and to mark (a slot template's
-// { and }) starts and ends.
+// returns where the match stood at elements from and to (the span a slot
+// template marks with { and }).
 func (p cuePattern) matchSpan(ts []token, from, to int) (n, start, end int, ok bool) {
 	m := spanMarks{from: from, to: to}
 	n, ok = p.matchMarked(ts, 0, &m)
 	return n, m.start, m.end, ok
 }
 
-// spanMarks records where the matcher reached two elements of a pattern.
 type spanMarks struct{ from, to, start, end int }
 
 func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
@@ -629,7 +628,6 @@ func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 	return consumed - k, true
 }
 
-// mark notes pos as where the match stands at element i.
 func (m *spanMarks) mark(i, pos int) {
 	if i == m.from {
 		m.start = pos

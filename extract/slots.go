@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -517,19 +518,16 @@ func parseSlotRule(line string) (slotRule, string) {
 	var toks []string
 	r.from, r.to = -1, -1
 	for _, f := range fields[:len(fields)-1] {
-		switch {
-		case f == "{" && r.from < 0:
+		if f == "{" && r.from < 0 {
 			r.from = len(toks)
-		case f == "}" && r.from >= 0 && r.to < 0:
+		} else if f == "}" && r.from >= 0 && r.to < 0 {
 			r.to = len(toks)
-		case f == "{" || f == "}":
-			return r, "one span, { before }"
-		default:
+		} else {
 			toks = append(toks, f)
 		}
 	}
-	if r.spanned = r.from >= 0; r.spanned != (r.to >= 0) {
-		return r, "a span opened with { must close with }"
+	if r.spanned = r.from >= 0; r.spanned != (r.to >= 0) || slices.Contains(toks, "{") || slices.Contains(toks, "}") {
+		return r, "one span, { before }"
 	}
 	cue, err := parseCuePattern(strings.Join(toks, " ") + " => skip")
 	if err != "" {
@@ -563,13 +561,7 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		if !r.subj.has(s) {
 			return false
 		}
-		var n, start, end int
-		var ok bool
-		if r.spanned {
-			n, start, end, ok = r.cue.matchSpan(ts, r.from, r.to)
-		} else {
-			n, ok = r.cue.match(ts)
-		}
+		n, start, end, ok := r.cue.matchSpan(ts, r.from, r.to)
 		if !ok {
 			return false
 		}
@@ -581,10 +573,9 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 			s = s.asPerson()
 		}
 		if r.spanned {
-			done = r.read(x, s, v, ts[:end], start, g, r.key) // the span's words
-		} else {
-			done = r.read(x, s, v, ts, n, g, r.key)
+			ts, n = ts[:end], start // the reader reads the span's words
 		}
+		done = r.read(x, s, v, ts, n, g, r.key)
 		return done
 	})
 	return done
