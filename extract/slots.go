@@ -237,14 +237,23 @@ func initSlots() {
 		// An allergen named before "allergy" (the span): "a nut allergy"
 		// is the slot of "allergic to nuts"; "an allergy" names none.
 		"allergen": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if n == len(ts) {
-				return true
+			if n < len(ts) {
+				x.allergen(s.asPerson(), x.text(ts[n:], len(ts)-n), f)
+			}
+			return true
+		},
+		// The same said alone ("Severe sesame allergy here"): a value, not
+		// "my allergies" nor "food allergies"; its capital only opened the
+		// sentence.
+		"bare-allergen": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if !validValue(ts[n:]) || is(ts, n, "my", "his", "her", "their", "our", "the", "a", "an", "food", "seasonal") {
+				return false
 			}
 			item := x.text(ts[n:], len(ts)-n)
-			if p, ok := allergenPlurals[strings.ToLower(item)]; ok {
-				item = p
+			if rest := item[1:]; strings.ToLower(rest) == rest {
+				item = strings.ToLower(item)
 			}
-			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
+			x.allergen(s, item, f)
 			return true
 		},
 		"hosting": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -398,6 +407,7 @@ func initSlots() {
 	decidedVerbSlots, letUsSlots = slotTemplates("decided-verbs"), slotTemplates("let-us-verbs")
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
+	bareAllergySlots = slotTemplates("bare-allergies")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -433,9 +443,20 @@ func keyedSlots(table string) map[string]*ruleTable {
 // [decided-verbs] and [let-us-verbs] of lexicons/cue-patterns.txt.
 var decisionBodySlots, decidedVerbSlots, letUsSlots *ruleTable
 
+// allergen writes s's allergy to item, named as "allergic to" names it.
+func (x *extraction) allergen(s subject, item string, f flags) {
+	if p, ok := allergenPlurals[strings.ToLower(item)]; ok {
+		item = p
+	}
+	x.emit(s, f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
+}
+
 // idiomSlots, toolActivitySlots and teamToolSlots are [idiom-slots],
 // [tool-activities] and [team-tools] of lexicons/cue-patterns.txt.
 var idiomSlots, toolActivitySlots, teamToolSlots *ruleTable
+
+// bareAllergySlots are [bare-allergies] of lexicons/cue-patterns.txt.
+var bareAllergySlots *ruleTable
 
 // verbSlots are the [verb-slots] of lexicons/cue-patterns.txt by the
 // reader of [verb-readers] (lexicons/verbs.txt) they stand for.
