@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -429,12 +430,8 @@ func keyedSlots(table string) map[string]*ruleTable {
 			m[k].rules = append(m[k].rules, r)
 		}
 	}
-	for _, t := range m {
-		cues := make([]cuePattern, len(t.rules))
-		for i, r := range t.rules {
-			cues[i] = r.cue
-		}
-		t.ix = newCueIndex(cues)
+	for k, t := range m {
+		m[k] = newRuleTable(t.rules)
 	}
 	return m
 }
@@ -477,17 +474,49 @@ func slotTemplates(table string) *ruleTable {
 		}
 		out = append(out, r)
 	}
-	cues := make([]cuePattern, len(out))
-	for i, r := range out {
-		cues[i] = r.cue
-	}
-	return &ruleTable{rules: out, ix: newCueIndex(cues)}
+	return newRuleTable(out)
 }
 
 // ruleTable is a table of slot templates, with the index of their cues.
 type ruleTable struct {
 	rules []slotRule
 	ix    cueIndex
+	// The rules the index cannot file by their first word ("{ %any ...3 }
+	// is my thing") each need one of needs somewhere: words is the index
+	// without them, for the clauses that have none of needs.
+	needs map[string]bool
+	words cueIndex
+}
+
+func newRuleTable(rules []slotRule) *ruleTable {
+	cues := make([]cuePattern, len(rules))
+	for i, r := range rules {
+		cues[i] = r.cue
+	}
+	t := &ruleTable{rules: rules, ix: newCueIndex(cues)}
+	t.words = cueIndex{byWord: t.ix.byWord}
+	t.needs = map[string]bool{}
+	for _, i := range t.ix.always {
+		need := requiredWords(cues[i])
+		if need == nil {
+			t.needs = nil
+			break
+		}
+		maps.Copy(t.needs, need)
+	}
+	return t
+}
+
+// requiredWords returns the words of the last token p must consume that is
+// a plain word or alternatives of words (the last: "my thing" needs
+// "thing", rarer than "my"), or nil.
+func requiredWords(p cuePattern) (words map[string]bool) {
+	for _, e := range p.elems[p.behind:] {
+		if !e.optional && !e.many && !e.ahead && !e.not && e.gap == 0 && !e.special && e.phrases == nil && len(e.words) > 0 {
+			words = e.words
+		}
+	}
+	return words
 }
 
 // parseSlotRule reads "tokens {reader} => key words"; it returns a reason
@@ -573,11 +602,15 @@ func (x *extraction) readSlotAnywhere(table *ruleTable, s subject, ts []token, f
 // conditions the subject and flags meet and whose reader takes the value;
 // it reports whether one did.
 func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f flags) bool {
-	if table.ix.none(ts, 0) {
+	ix := &table.ix
+	if table.needs != nil && len(ix.always) > 0 && !slices.ContainsFunc(ts, func(t token) bool { return table.needs[t.low] }) {
+		ix = &table.words
+	}
+	if ix.none(ts, 0) {
 		return false
 	}
 	done := false
-	table.ix.candidates(ts, 0, func(i int) bool {
+	ix.candidates(ts, 0, func(i int) bool {
 		r := &table.rules[i]
 		if !r.subj.has(s) {
 			return false
