@@ -408,13 +408,6 @@ func (x *extraction) avoid(s subject, ts []token, f flags) {
 // [allergen-plurals] of lexicons/predicates.txt.
 var allergenPlurals = wordPairs("predicates", "allergen-plurals")
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // indexOf returns the index of the first token spelled w in ts, or -1.
 func indexOf(ts []token, w string) int {
 	for i, t := range ts {

@@ -235,6 +235,12 @@ func initSlots() {
 			x.useThing(s, ts[n:n+m], f, purposeInfo{})
 			return true
 		},
+		// The span as said, a fact under the rule's key: "in the Pacific
+		// time zone".
+		"fact": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, key string) bool {
+			x.emit(s, f, claim{typ: memory.TypeFact, key: key, value: x.text(ts[n:], len(ts)-n), tmpl: tmFact, cat: key})
+			return true
+		},
 		// An allergen named before "allergy" (the span): "a nut allergy"
 		// is the slot of "allergic to nuts"; "an allergy" names none.
 		"allergen": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -344,7 +350,6 @@ func initSlots() {
 		"learning":  (*extraction).learning,
 		"system":    (*extraction).system,
 		"worked-in": (*extraction).inTool,
-		"timezone":  (*extraction).timezone,
 		"np": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
 			x.copulaNP(s, ts, f)
 			return true
