@@ -206,25 +206,11 @@ func initSlots() {
 			}
 			return true
 		},
-		// A programming language the words name, the person's choice
-		// ([tool-activities], [idiom-slots]: "I write Rust").
-		"language-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			val, m := x.readValue(ts[n:], vThing)
-			if c, ok := CategoryOf(val); m == 0 || !ok || c != "programming_language" {
-				return false
-			}
-			x.emitPreference(s, val, purposeInfo{}, false, f)
-			return true
-		},
-		// A thing the lexicon knows, the person's choice: "hacking in Helix".
-		"known-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			val, m := x.readValue(ts[n:], vThing)
-			if _, ok := CategoryOf(val); m == 0 || !ok {
-				return false
-			}
-			x.emitPreference(s, val, purposeInfo{}, false, f)
-			return true
-		},
+		// A programming language the words name, or any thing the lexicon
+		// knows, as the person's choice ([tool-activities], [idiom-slots]:
+		// "I write Rust", "hacking in Helix").
+		"language-choice": choiceOf("programming_language"),
+		"known-choice":    choiceOf(""),
 		// A tool of a category a team works in ([in-categories] of
 		// lexicons/preferences.txt): "track every ticket in Jira".
 		"team-tool": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -590,6 +576,19 @@ func parseSlotRule(line string) (slotRule, string) {
 	}
 	r.cue = cue
 	return r, ""
+}
+
+// choiceOf reads a thing the lexicon knows, of category cat when it is
+// not "", as the person's choice; it reports false for anything else.
+func choiceOf(cat string) slotReader {
+	return func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+		val, m := x.readValue(ts[n:], vThing)
+		if c, ok := CategoryOf(val); m == 0 || !ok || cat != "" && c != cat {
+			return false
+		}
+		x.emitPreference(s, val, purposeInfo{}, false, f)
+		return true
+	}
 }
 
 // readSlotAnywhere runs table at every token of ts in turn, until a rule
