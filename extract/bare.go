@@ -25,40 +25,7 @@ func (x *extraction) bareState(ts []token, f flags) bool {
 		x.emit(x.speaker, f, claim{typ: memory.TypeFact, key: "diet", value: strings.ToLower(x.text(ts, n)), tmpl: tmDiet})
 		return true
 	}
-	j := 0
-	for allergySeverity[lowAt(ts, j)] {
-		j++
-	}
-	end := allergenEnd(ts, j)
-	if end < 0 || !bareEnd(ts, end+1) || !validValue(ts[j:end]) {
-		return false
-	}
-	if is(ts, j, "my", "his", "her", "their", "our", "the", "a", "an", "food", "seasonal") {
-		return false // "my allergies", "food allergies": no allergen named
-	}
-	item := x.text(ts[j:], end-j)
-	if rest := item[1:]; strings.ToLower(rest) == rest {
-		item = strings.ToLower(item) // "Sesame allergy" opens a sentence; the allergen is "sesame"
-	}
-	if p, ok := allergenPlurals[strings.ToLower(item)]; ok {
-		item = p
-	}
-	f.high = true
-	x.emit(x.speaker, f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
-	return true
-}
-
-// allergenEnd returns where "allergy" or "allergies" comes after one to
-// three words at ts[j] ("a nut allergy", "tree nut allergies"), or -1.
-func allergenEnd(ts []token, j int) int {
-	end := j
-	for end < len(ts) && end < j+3 && ts[end].kind == tWord && !is(ts, end, "allergy", "allergies") {
-		end++
-	}
-	if end == j || !is(ts, end, "allergy", "allergies") {
-		return -1
-	}
-	return end
+	return x.readSlot(bareAllergySlots, x.speaker, verb{}, ts, f) // [bare-allergies]
 }
 
 // dietLen returns how many tokens at ts[k] name a diet ("vegan",
@@ -79,10 +46,6 @@ func dietLen(ts []token, k int) int {
 func bareEnd(ts []token, k int) bool {
 	return k >= len(ts) || ts[k].kind == tPunct || bareTails[ts[k].low]
 }
-
-// allergySeverity grade an allergy before its allergen: "severe peanut
-// allergy".
-var allergySeverity = wordSet("identity", "allergy-severity")
 
 // bareTails may follow a bare state: "Vegetarian since uni", "Pescatarian
 // these days", "Shellfish allergy here".

@@ -163,7 +163,6 @@ var (
 	homeGettingCues       = cuePatterns("home-getting")
 	homePlaceCues         = cuePatterns("home-places")
 	gotKeysCues           = cuePatterns("got-keys")
-	myThingCues           = cuePatterns("my-thing")
 	switchLeadCues        = cuePatterns("switch-leads")
 	modifierCues          = cuePatterns("modifiers")
 	sentenceMarkerCues    = cuePatterns("sentence-markers")
@@ -183,7 +182,6 @@ var (
 	dateMoveCues          = cuePatterns("date-moves")
 	clauseFlagCues        = cuePatterns("clause-flags")
 	itsNowCues            = cuePatterns("its-now")
-	writtenInCues         = cuePatterns("written-in")
 	tasteIdiomCues        = cuePatterns("taste-idioms")
 	conditionalCues       = cuePatterns("conditionals")
 	retractionCues        = cuePatterns("retractions")
@@ -204,7 +202,6 @@ var (
 	moveAdverbCues        = cuePatterns("move-adverbs")
 	subjectModalCues      = cuePatterns("subject-modals")
 	ruleSubjectCues       = cuePatterns("rule-subjects")
-	allergyLeadCues       = cuePatterns("allergy-leads")
 	jobTalkCues           = cuePatterns("job-talk")
 	npAdjectiveCues       = cuePatterns("np-adjectives")
 	purposeOwnerCues      = cuePatterns("purpose-owners")
@@ -527,7 +524,20 @@ func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
 
 // matchAt matches the pattern at ts[k:]; a lookbehind reads ts[k-1]. It
 // returns how many tokens the match consumes.
-func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
+func (p cuePattern) matchAt(ts []token, k int) (int, bool) { return p.matchMarked(ts, k, nil) }
+
+// matchSpan matches the pattern at the start of ts, as match does, and
+// returns where the match stood at elements from and to (the span a slot
+// template marks with { and }).
+func (p cuePattern) matchSpan(ts []token, from, to int) (n, start, end int, ok bool) {
+	m := spanMarks{from: from, to: to}
+	n, ok = p.matchMarked(ts, 0, &m)
+	return n, m.start, m.end, ok
+}
+
+type spanMarks struct{ from, to, start, end int }
+
+func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 	// The lookbehinds, from the match back: "<, <she <just* said" reads
 	// "just"s, then "she", then the comma.
 	for i, b := p.behind-1, k; i >= 0; i-- {
@@ -555,6 +565,9 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 	pos, consumed := k, k
 	for i := p.behind; i < len(p.elems); i++ {
 		e := &p.elems[i]
+		if m != nil {
+			m.mark(i, pos)
+		}
 		switch {
 		case e.gap > 0:
 			// Words up to the first the next token matches: "on the
@@ -579,8 +592,18 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 			}
 			pos++
 		case e.many:
-			for pos < len(ts) && e.matches(ts[pos]) {
-				pos++
+			for pos < len(ts) {
+				n := 0
+				if e.phrases != nil {
+					n = e.phraseLen(ts, pos) // "home for me these days is"
+				}
+				if n == 0 && e.matches(ts[pos]) {
+					n = 1
+				}
+				if n == 0 {
+					break
+				}
+				pos += n
 				consumed = pos
 			}
 		default:
@@ -599,7 +622,19 @@ func (p cuePattern) matchAt(ts []token, k int) (int, bool) {
 			}
 		}
 	}
+	if m != nil {
+		m.mark(len(p.elems), consumed)
+	}
 	return consumed - k, true
+}
+
+func (m *spanMarks) mark(i, pos int) {
+	if i == m.from {
+		m.start = pos
+	}
+	if i == m.to {
+		m.end = pos
+	}
 }
 
 // matchCue returns the first pattern of table matching the start of ts,

@@ -95,15 +95,15 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"let-us": letUsCues, "decision-is": decisionIsCues, "call-me": callMeCues,
 		"hypothetical": hypotheticalCues, "dates": dateCues,
 		"clause-flags": clauseFlagCues,
-		"its-now":      itsNowCues, "written-in": writtenInCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
+		"its-now":      itsNowCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
-		"home-places": homePlaceCues, "got-keys": gotKeysCues, "my-thing": myThingCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "sentence-markers": sentenceMarkerCues,
+		"home-places": homePlaceCues, "got-keys": gotKeysCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "sentence-markers": sentenceMarkerCues,
 		"first-person-reports": firstPersonReportCues, "subject-adverbs": subjectAdverbCues,
 		"reported-speech": reportedSpeechCues, "dropped-subject": droppedSubjectCues, "gerund-subjects": gerundSubjectCues,
 		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,
 		"questions": questionCues, "hosted-at": hostedAtCues, "other-subjects": otherSubjectCues,
 		"servings": servingCues, "passive-preps": passivePrepCues, "move-adverbs": moveAdverbCues,
-		"subject-modals": subjectModalCues, "rule-subjects": ruleSubjectCues, "allergy-leads": allergyLeadCues,
+		"subject-modals": subjectModalCues, "rule-subjects": ruleSubjectCues,
 		"job-talk": jobTalkCues, "np-adjectives": npAdjectiveCues, "purpose-owners": purposeOwnerCues,
 		"purpose-determiners": purposeDeterminerCues, "others-wishes": othersWishCues, "now": nowCues, "new-value-leads": newValueLeadCues,
 		"copula-modifiers": copulaModifierCues, "possessive-modifiers": ownerModifierCues, "every-day": everyDayCues,
@@ -265,6 +265,9 @@ func TestParseSlotRuleRejectsMalformedLines(t *testing.T) {
 		"born in {place} => from personal soon", // unknown condition
 		"born in {place} =>",                    // no key
 		"born in {place} => Lives In",           // not a key
+		"a { ...3 allergy {allergen} => -",      // a span not closed
+		"a ...3 } allergy {allergen} => -",      // nor opened
+		"{ a } { b } c {allergen} => -",         // two spans
 	} {
 		if _, err := parseSlotRule(line); err == "" {
 			t.Errorf("parseSlotRule(%q) accepted a malformed line", line)
@@ -273,6 +276,40 @@ func TestParseSlotRuleRejectsMalformedLines(t *testing.T) {
 	r, err := parseSlotRule("hired by|at {org} => - personal +corr -past !not")
 	if err != "" || r.name != "org" || r.key != "" || r.subj != slotSubjects["personal"] || r.set != setCorr|setNoPast || r.when != condNotNot {
 		t.Errorf("parseSlotRule = %+v, %q", r, err)
+	}
+}
+
+// A span marked with { and } is what the reader reads, wherever it
+// stands in the pattern.
+func TestSlotRuleSpan(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line, text, span string // span "": no match
+	}{
+		{"a|an severe* { ...3!%quote } allergy {allergen} => -", "a severe tree nut allergy, sadly", "tree nut"},
+		{"a|an severe* { ...3!%quote } allergy {allergen} => -", "an allergy", ""},
+		{"a|an severe* { ...3!%quote } allergy {allergen} => -", "a very odd cat dander allergy", "-"},
+		{"a|an severe* { ...3!%quote } allergy {allergen} => -", "a nut, sadly, allergy", "-"},
+		{"{ %any ...3 } is|are my thing {liked-first} => -", "Loud techno is my thing", "Loud techno"},
+		{"{ %any ...3 } is|are my thing {liked-first} => -", "Jazz, sadly, is my thing", "-"},
+		{"born { in } {place} => from", "born in Graz", "in"},
+	} {
+		r, err := parseSlotRule(tc.line)
+		if err != "" || !r.spanned {
+			t.Fatalf("%s: %s", tc.line, err)
+		}
+		ts := tokenize(tc.text, 0, len(tc.text), nil)
+		_, start, end, ok := r.cue.matchSpan(ts, r.from, r.to)
+		got := "-"
+		if ok {
+			got = ""
+			if end > start {
+				got = tc.text[ts[start].start:ts[end-1].end]
+			}
+		}
+		if got != tc.span {
+			t.Errorf("%q on %q: span %q, want %q", tc.line, tc.text, got, tc.span)
+		}
 	}
 }
 
@@ -502,6 +539,9 @@ func TestCuePatternPhrasesAndVerbClasses(t *testing.T) {
 		{"%past(@verbs/dropped-subject-past) => skip", "got a cat", -1},
 		{"%gerund(@verbs/dropped-subject-gerunds) => skip", "living in Graz", 1},
 		{"%gerund(@verbs/dropped-subject-gerunds) => skip", "lived in Graz", -1},
+		// A repeated lexicon token takes its entries of several words too.
+		{"home @predicates/home-whens* is => skip", "home for us right now is Tartu", 6},
+		{"home @predicates/home-whens* is => skip", "home for them is Tartu", -1},
 	} {
 		p, err := parseCuePattern(tc.line)
 		if err != "" {

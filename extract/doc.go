@@ -100,7 +100,12 @@
 //
 // The capture ({place}, {org}, {role}, {name}, {thing}, {like},
 // {dislike}, {diet}, ...; {-} reads nothing) takes the words after the
-// match; each reader knows where its kind of value ends (valueLen) and
+// match, or the span a line marks inside its pattern with { and }:
+//
+//	allergy: a|an severe|mild* { ...3!%quote } allergy|allergies {allergen} => - personal !not +high
+//	{ %any ...3 } is|are|'s|'re my thing|jam|scene {liked-first} => - !hedge !not
+//
+// Each reader knows where its kind of value ends (valueLen) and
 // what it writes. After => come the key (- when the reader knows it), the
 // subjects the rule reads (speaker, person, named, team, personal), the
 // conditions on the clause (!not, !hedge, !future, !past, !denied, corr,
@@ -117,12 +122,17 @@
 // replace, rip-out, listen, drink, job, accept-job, start, stop,
 // give-up, consider, think-of, lean, the project verbs,
 // decide, agree, standardize, opt, choose, stick, go, plan, intend,
-// hope, learn, like, love, dislike, prefer, speak, eat), [job-changes] and
-// [posts] (changes said in passing, with whose they are). What stays Go is
-// what reads a value (values.go), the readers that weigh the lexicon
-// (useThing, likeThing, interpretNP's categories), and the spans a rule
-// reads between two words ("switched from X to Y", "a nut allergy"), for
-// which the language has no capture yet.
+// hope, learn, like, love, dislike, prefer, speak, eat, allergy), [job-changes] and
+// [posts] (changes said in passing, with whose they are), [idiom-slots]
+// (the speaker's own said without "I": "home these days is X", "all my
+// apps are written in X", "X is not my thing"), [bare-allergies],
+// [tool-activities] (run at every token: "I do my hacking in X") and
+// [team-tools]. lexicons/README.md walks through adding a rule. What
+// stays Go is what reads a value (values.go), the readers that weigh the
+// lexicon (useThing, likeThing, interpretNP's categories), the readers
+// that choose between several slots (move, leave, switchTo, copulaNP)
+// and rules that need two spans ("<X> is my <noun>", "switched from X to
+// Y").
 //
 // # Precision
 //

@@ -76,18 +76,6 @@ func (x *extraction) inTool(s subject, _ verb, ts []token, n int, f flags, _ str
 	return true
 }
 
-// timezone reads "(I'm in) the Pacific time zone".
-func (x *extraction) timezone(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-	ts = ts[n:]
-	end := timeZoneAt(ts, 0)
-	if end == 0 {
-		return false
-	}
-	j := b2i(is(ts, 0, "the"))
-	x.emit(s, f, claim{typ: memory.TypeFact, key: "timezone", value: x.text(ts[j:], end-j), tmpl: tmFact, cat: "timezone"})
-	return true
-}
-
 // atEmployerNow reads "I'm at Sablewood these days" as a job change: a
 // named place one is "at" for a stretch of time is where one works. A bare
 // "now" says as much only when the sentence speaks of a job ("quit Acme,
@@ -527,23 +515,6 @@ func adjectiveSuffix(w string) bool {
 		}
 	}
 	return false
-}
-
-// timeZoneAt returns where "time zone" (or "timezone") ends after "the X"
-// or "X" at ts[k:] ("the Pacific time zone", "CET timezone"), or 0.
-func timeZoneAt(ts []token, k int) int {
-	if is(ts, k, "the") {
-		k++
-	}
-	for j := k + 1; j < len(ts) && j <= k+3; j++ {
-		if is(ts, j, "timezone") {
-			return j
-		}
-		if is(ts, j, "time") && is(ts, j+1, "zone") {
-			return j
-		}
-	}
-	return 0
 }
 
 // onCategories are the tools one is "on": "I'm on Helix", "been on Fish".

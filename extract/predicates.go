@@ -115,28 +115,6 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 	return &s
 }
 
-// myThing reads "<X> is (not) my thing", "<X> isn't really my cup of tea",
-// "<X> is more my thing": a liking, or a dislike when negated; the words
-// after the copula are the [my-thing] table of lexicons/cue-patterns.txt.
-func (x *extraction) myThing(ts []token, f flags) bool {
-	c := copulaWithin(ts, 5, "is", "are", "'s", "'re")
-	if c < 0 || !validValue(ts[:c]) || subjectStopWords[ts[0].low] || pronounValues[ts[0].low] ||
-		is(ts, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
-		return false
-	}
-	e, _, ok := matchCue(myThingCues, ts[c+1:])
-	if !ok {
-		return false
-	}
-	if f.hedge || f.not {
-		return true
-	}
-	// Negated, it is a dislike; "not my thing anymore" ends a liking.
-	f.not = e&cueDislike != 0
-	x.likeThing(x.speaker, ts[:c], f, false, false)
-	return true
-}
-
 // likingBefore reports whether the sentence's last candidate so far is a
 // liking.
 func (x *extraction) likingBefore() bool {
@@ -263,7 +241,7 @@ loop:
 		}
 	}
 	if !ok {
-		if x.mode == modeUser && (x.activityIn(s, ts[i:], f) || !strings.HasSuffix(ts[i].low, "ed") && x.teamToolIn(s, ts[i+1:], f)) {
+		if x.mode == modeUser && (x.readSlotAnywhere(toolActivitySlots, s, ts[i:], f) || !strings.HasSuffix(ts[i].low, "ed") && x.teamTool(s, ts[i+1:], f)) {
 			return
 		}
 		x.ruleFallback(s, ts, modStart, i, f)
@@ -282,10 +260,10 @@ loop:
 	if x.mode == modeUser && (len(x.out) == before || v.lemma == "like" || v.lemma == "love" || v.lemma == "enjoy") {
 		// "I do all my hacking in Helix", "I really enjoy coding in Zig":
 		// the tool is in what the person does.
-		x.activityIn(s, ts[i:], f)
+		x.readSlotAnywhere(toolActivitySlots, s, ts[i:], f) // [tool-activities]
 	}
 	if x.mode == modeUser && len(x.out) == before && v.lemma != "be" && v.lemma != "have" {
-		x.teamToolIn(s, ts[i+1:], f)
+		x.teamTool(s, ts[i+1:], f)
 	}
 	if len(x.out) == before && (f.always || f.must) {
 		x.ruleFallback(s, ts, modStart, i, f)
@@ -328,9 +306,6 @@ func init() {
 	verbReaders = map[string]verbReader{
 		"copula": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			x.copula(s, ts, f)
-		},
-		"allergy": func(x *extraction, s subject, v verb, ts []token, f flags) {
-			x.allergy(s, ts, f)
 		},
 		"report": func(x *extraction, s subject, v verb, ts []token, f flags) {
 			// "I report to Marcus now", "reporting to Ines since May":
@@ -412,25 +387,6 @@ func init() {
 	}
 }
 
-// allergy reads "I have a (severe) nut allergy": an allergy named before
-// the word, as "allergic to" names it after.
-func (x *extraction) allergy(s subject, ts []token, f flags) {
-	j := cueLen(allergyLeadCues, ts) // "a severe", "an"
-	if !personal(s) || f.not || j == 0 {
-		return
-	}
-	end := allergenEnd(ts, j)
-	if end < 0 {
-		return
-	}
-	item := x.text(ts[j:], end-j)
-	if p, ok := allergenPlurals[strings.ToLower(item)]; ok {
-		item = p // "a nut allergy" is the slot of "allergic to nuts"
-	}
-	f.high = true
-	x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
-}
-
 // avoid reads what a person does not eat: "pork", "meat", "dairy".
 func (x *extraction) avoid(s subject, ts []token, f flags) {
 	if !personal(s) || f.hedge {
@@ -452,13 +408,6 @@ func (x *extraction) avoid(s subject, ts []token, f flags) {
 // [allergen-plurals] of lexicons/predicates.txt.
 var allergenPlurals = wordPairs("predicates", "allergen-plurals")
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // indexOf returns the index of the first token spelled w in ts, or -1.
 func indexOf(ts []token, w string) int {
 	for i, t := range ts {
@@ -479,33 +428,6 @@ func toolAt(x *extraction, ts []token) bool {
 	return ok
 }
 
-// homeIs returns where the place starts in "home is X" and its casual
-// forms: the speaker's home, said with a word of whose or of when between
-// ("home's Ghent these days", "home right now is Tallinn", "home for us is
-// a boat in Leiden"), or 0.
-func homeIs(ts []token) int {
-	if !is(ts, 0, "home") {
-		return 0
-	}
-	j := 1
-	for j < len(ts) {
-		switch {
-		case is(ts, j, "for") && is(ts, j+1, "me", "us"):
-			j += 2
-		case is(ts, j, "these") && is(ts, j+1, "days"), is(ts, j, "right") && is(ts, j+1, "now"):
-			j += 2
-		case is(ts, j, "now", "nowadays", "currently"):
-			j++
-		default:
-			if is(ts, j, "is", "'s") {
-				return j + 1
-			}
-			return 0
-		}
-	}
-	return 0
-}
-
 // tasteIdiom reads the speaker's tastes said without "I": "Nothing beats
 // ramen for dinner", "Home these days is Lisbon".
 func (x *extraction) tasteIdiom(ts []token, f flags) bool {
@@ -517,14 +439,7 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 		x.likeThing(x.speaker, ts[n:], f, false, true)
 		return true
 	}
-	if j := homeIs(ts); j > 0 {
-		x.place(x.speaker, ts[j:], f, "lives_in")
-		return true
-	}
-	if x.writtenIn(ts, f) {
-		return true
-	}
-	if x.myThing(ts, f) {
+	if x.readSlot(idiomSlots, x.speaker, verb{}, ts, f) { // [idiom-slots]
 		return true
 	}
 	// "<X> is what I stream while cooking", "<X> is the shell I
@@ -562,45 +477,6 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 // tasteVerbs are what a person does with a thing they choose: "the shell
 // I launch first", "what I stream while cooking", "I could eat it every day".
 var tasteVerbs = wordSet("predicates", "taste-verbs")
-
-// writtenIn reads the speaker's language from what their work is written
-// in: "Nearly all my hobby apps are written in Rust", "All my code is
-// written in Go". Others' work ("my sister's app") says nothing of the
-// speaker.
-func (x *extraction) writtenIn(ts []token, f flags) bool {
-	k := 0
-	if is(ts, 0, "most", "all", "much", "nearly", "almost") {
-		for k < 3 && !is(ts, k, "my") {
-			k++
-		}
-	}
-	if !is(ts, k, "my") {
-		return false
-	}
-	for j := k + 1; j < len(ts) && j < k+7; j++ {
-		if ts[j].kind != tWord || is(ts, j, "'s") || relationNouns[ts[j].low] {
-			return false
-		}
-		if !is(ts, j, "is", "are") {
-			continue
-		}
-		v := cueLen(writtenInCues, ts[j+1:]) // "are (all) written in"
-		if v == 0 {
-			return false
-		}
-		v += j + 1
-		val, n := x.readValue(ts[v:], vThing)
-		if n == 0 {
-			return false
-		}
-		if c, ok := CategoryOf(val); !ok || c != "programming_language" {
-			return false
-		}
-		x.emitPreference(x.speaker, val, purposeInfo{}, false, f)
-		return true
-	}
-	return false
-}
 
 // itsNow reads "it's Y (for me) now" after a clause of the same sentence
 // that ended the speaker's X: "I don't eat meat anymore, it's tofu for

@@ -360,80 +360,10 @@ func toKnownThing(ts []token) bool {
 	return ok
 }
 
-// activityWords are what a person does in a tool: "I do the bulk of my
-// hacking in Rust", "I build everything in Helix", "I've been
-// writing everything in Zed".
-var activityWords = wordSet("preferences", "activity-words")
-
-// activityIn reads a person's tool from what they do in it: an activity
-// word, then within a few words "in <a thing the lexicon knows>"; or an
-// activity verb with a programming language as its object ("I write
-// Rust"). It returns whether it found one.
-func (x *extraction) activityIn(s subject, ts []token, f flags) bool {
-	if !personal(s) || f.not && !f.anymore || f.hedge {
-		return false
-	}
-	if f.not {
-		f.not, f.neg = false, true // "I don't code in Java anymore" ends it
-	}
-	for k := 0; k < len(ts); k++ {
-		if !activityWords[ts[k].low] {
-			continue
-		}
-		if val, n := x.readValue(ts[k+1:], vThing); n > 0 {
-			if c, ok := CategoryOf(val); ok && c == "programming_language" {
-				x.emitPreference(s, val, purposeInfo{}, false, f)
-				return true
-			}
-		}
-		for j := k + 1; j < len(ts) && j <= k+5; j++ {
-			if ts[j].kind == tPunct {
-				break
-			}
-			if !is(ts, j, "in") {
-				continue
-			}
-			val, n := x.readValue(ts[j+1:], vThing)
-			if n == 0 {
-				break
-			}
-			if _, ok := CategoryOf(val); ok {
-				x.emitPreference(s, val, purposeInfo{}, false, f)
-				return true
-			}
-			break
-		}
-	}
-	return false
-}
-
-// teamToolIn reads the tool a team works in, named after what it does:
-// "we track every ticket in Jira", "we chat in Discord mostly", "we keep
-// the runbooks in Confluence". Only a known tool of a category one works
-// in (lexicons/preferences.txt [in-categories]) counts, so "we met in
-// Berlin" says nothing.
-func (x *extraction) teamToolIn(s subject, ts []token, f flags) bool {
-	if s.kind != sTeam || !s.we || f.not || f.hedge || f.future || f.past {
-		return false // "we talked on Slack yesterday" is one event
-	}
-	for j := 0; j < len(ts) && j <= 5; j++ {
-		if ts[j].kind == tPunct {
-			return false
-		}
-		if !is(ts, j, "in", "on", "through", "via") {
-			continue
-		}
-		val, n := x.readValue(ts[j+1:], vThing)
-		if n == 0 {
-			return false
-		}
-		if c, ok := CategoryOf(val); ok && inCategories[c] {
-			x.useThing(s, ts[j+1:j+1+n], f, purposeInfo{})
-			return true
-		}
-		return false
-	}
-	return false
+// teamTool reads the tool a team ("we") works in, named after what it
+// does: [team-tools] of lexicons/cue-patterns.txt.
+func (x *extraction) teamTool(s subject, ts []token, f flags) bool {
+	return s.we && x.readSlot(teamToolSlots, s, verb{}, ts, f)
 }
 
 // inCategories are the tools a team works in: trackers, chat, notes.

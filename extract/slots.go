@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -30,6 +32,10 @@ type slotRule struct {
 	// says of the slot, and how the change is known to be the speaker's.
 	end   Cue
 	owner slotOwner
+	// A span marked inside the pattern with { and }: the reader reads its
+	// words instead of those after the match (elements from to to).
+	spanned  bool
+	from, to int
 }
 
 // subjKinds is a set of subject kinds, one bit each.
@@ -200,6 +206,49 @@ func initSlots() {
 			}
 			return true
 		},
+		// A programming language the words name, or any thing the lexicon
+		// knows, as the person's choice ([tool-activities], [idiom-slots]:
+		// "I write Rust", "hacking in Helix").
+		"language-choice": choiceOf("programming_language"),
+		"known-choice":    choiceOf(""),
+		// A tool of a category a team works in ([in-categories] of
+		// lexicons/preferences.txt): "track every ticket in Jira".
+		"team-tool": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			val, m := x.readValue(ts[n:], vThing)
+			if c, ok := CategoryOf(val); m == 0 || !ok || !inCategories[c] {
+				return false
+			}
+			x.useThing(s, ts[n:n+m], f, purposeInfo{})
+			return true
+		},
+		// The span as said, a fact under the rule's key: "in the Pacific
+		// time zone".
+		"fact": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, key string) bool {
+			x.emit(s, f, claim{typ: memory.TypeFact, key: key, value: x.text(ts[n:], len(ts)-n), tmpl: tmFact, cat: key})
+			return true
+		},
+		// An allergen named before "allergy" (the span): "a nut allergy"
+		// is the slot of "allergic to nuts"; "an allergy" names none.
+		"allergen": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if n < len(ts) {
+				x.allergen(s.asPerson(), x.text(ts[n:], len(ts)-n), f)
+			}
+			return true
+		},
+		// The same said alone ("Severe sesame allergy here"): a value, not
+		// "my allergies" nor "food allergies"; its capital only opened the
+		// sentence.
+		"bare-allergen": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if !validValue(ts[n:]) || is(ts, n, "my", "his", "her", "their", "our", "the", "a", "an", "food", "seasonal") {
+				return false
+			}
+			item := x.text(ts[n:], len(ts)-n)
+			if rest := item[1:]; strings.ToLower(rest) == rest {
+				item = strings.ToLower(item)
+			}
+			x.allergen(s, item, f)
+			return true
+		},
 		"hosting": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			if n < len(ts) {
 				x.useThing(s, ts[n:], f, purposeInfo{prep: "as", cat: "hosting", known: true, text: "hosting platform"})
@@ -287,7 +336,6 @@ func initSlots() {
 		"learning":  (*extraction).learning,
 		"system":    (*extraction).system,
 		"worked-in": (*extraction).inTool,
-		"timezone":  (*extraction).timezone,
 		"np": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
 			x.copulaNP(s, ts, f)
 			return true
@@ -300,6 +348,24 @@ func initSlots() {
 			x.atEmployerNow(s, ts[n:], f)
 			return true
 		},
+	}
+	// A value said first, in the span before its copula ("<X> is (not) my
+	// thing"): a liking, a dislike, or only whether X can be a value (not
+	// a pronoun, a determiner nor a subject's word).
+	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
+		"liked-first":    func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
+		"disliked-first": func(x *extraction, s subject, ts []token, f flags) { f.not = true; x.likeThing(s, ts, f, false, false) },
+		"value-first":    func(*extraction, subject, []token, flags) {},
+	} {
+		slotReaders[name] = func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			v := ts[n:]
+			if !validValue(v) || subjectStopWords[v[0].low] || pronounValues[v[0].low] ||
+				is(v, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
+				return false
+			}
+			read(x, s, v, f)
+			return true
+		}
 	}
 	// The readers of the words after the match that always take them.
 	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
@@ -332,6 +398,8 @@ func initSlots() {
 	decisionBodySlots = slotTemplates("decision-bodies")
 	decidedVerbSlots, letUsSlots = slotTemplates("decided-verbs"), slotTemplates("let-us-verbs")
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
+	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
+	bareAllergySlots = slotTemplates("bare-allergies")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -353,12 +421,8 @@ func keyedSlots(table string) map[string]*ruleTable {
 			m[k].rules = append(m[k].rules, r)
 		}
 	}
-	for _, t := range m {
-		cues := make([]cuePattern, len(t.rules))
-		for i, r := range t.rules {
-			cues[i] = r.cue
-		}
-		t.ix = newCueIndex(cues)
+	for k, t := range m {
+		m[k] = newRuleTable(t.rules)
 	}
 	return m
 }
@@ -366,6 +430,21 @@ func keyedSlots(table string) map[string]*ruleTable {
 // decisionBodySlots, decidedVerbSlots and letUsSlots are [decision-bodies],
 // [decided-verbs] and [let-us-verbs] of lexicons/cue-patterns.txt.
 var decisionBodySlots, decidedVerbSlots, letUsSlots *ruleTable
+
+// allergen writes s's allergy to item, named as "allergic to" names it.
+func (x *extraction) allergen(s subject, item string, f flags) {
+	if p, ok := allergenPlurals[strings.ToLower(item)]; ok {
+		item = p
+	}
+	x.emit(s, f, claim{typ: memory.TypeFact, key: "allergic_to:" + Slug(item), value: item, tmpl: tmAllergy})
+}
+
+// idiomSlots, toolActivitySlots and teamToolSlots are [idiom-slots],
+// [tool-activities] and [team-tools] of lexicons/cue-patterns.txt.
+var idiomSlots, toolActivitySlots, teamToolSlots *ruleTable
+
+// bareAllergySlots are [bare-allergies] of lexicons/cue-patterns.txt.
+var bareAllergySlots *ruleTable
 
 // verbSlots are the [verb-slots] of lexicons/cue-patterns.txt by the
 // reader of [verb-readers] (lexicons/verbs.txt) they stand for.
@@ -386,17 +465,49 @@ func slotTemplates(table string) *ruleTable {
 		}
 		out = append(out, r)
 	}
-	cues := make([]cuePattern, len(out))
-	for i, r := range out {
-		cues[i] = r.cue
-	}
-	return &ruleTable{rules: out, ix: newCueIndex(cues)}
+	return newRuleTable(out)
 }
 
 // ruleTable is a table of slot templates, with the index of their cues.
 type ruleTable struct {
 	rules []slotRule
 	ix    cueIndex
+	// The rules the index cannot file by their first word ("{ %any ...3 }
+	// is my thing") each need one of needs somewhere: words is the index
+	// without them, for the clauses that have none of needs.
+	needs map[string]bool
+	words cueIndex
+}
+
+func newRuleTable(rules []slotRule) *ruleTable {
+	cues := make([]cuePattern, len(rules))
+	for i, r := range rules {
+		cues[i] = r.cue
+	}
+	t := &ruleTable{rules: rules, ix: newCueIndex(cues)}
+	t.words = cueIndex{byWord: t.ix.byWord}
+	t.needs = map[string]bool{}
+	for _, i := range t.ix.always {
+		need := requiredWords(cues[i])
+		if need == nil {
+			t.needs = nil
+			break
+		}
+		maps.Copy(t.needs, need)
+	}
+	return t
+}
+
+// requiredWords returns the words of the last token p must consume that is
+// a plain word or alternatives of words (the last: "my thing" needs
+// "thing", rarer than "my"), or nil.
+func requiredWords(p cuePattern) (words map[string]bool) {
+	for _, e := range p.elems[p.behind:] {
+		if !e.optional && !e.many && !e.ahead && !e.not && e.gap == 0 && !e.special && e.phrases == nil && len(e.words) > 0 {
+			words = e.words
+		}
+	}
+	return words
 }
 
 // parseSlotRule reads "tokens {reader} => key words"; it returns a reason
@@ -444,7 +555,22 @@ func parseSlotRule(line string) (slotRule, string) {
 	if len(fields) == 1 {
 		return r, "" // a capture alone takes every clause
 	}
-	cue, err := parseCuePattern(strings.Join(fields[:len(fields)-1], " ") + " => skip")
+	// { and } mark the span the reader reads: "a|an { ...3 } allergy".
+	var toks []string
+	r.from, r.to = -1, -1
+	for _, f := range fields[:len(fields)-1] {
+		if f == "{" && r.from < 0 {
+			r.from = len(toks)
+		} else if f == "}" && r.from >= 0 && r.to < 0 {
+			r.to = len(toks)
+		} else {
+			toks = append(toks, f)
+		}
+	}
+	if r.spanned = r.from >= 0; r.spanned != (r.to >= 0) || slices.Contains(toks, "{") || slices.Contains(toks, "}") {
+		return r, "one span, { before }"
+	}
+	cue, err := parseCuePattern(strings.Join(toks, " ") + " => skip")
 	if err != "" {
 		return r, err
 	}
@@ -452,20 +578,48 @@ func parseSlotRule(line string) (slotRule, string) {
 	return r, ""
 }
 
+// choiceOf reads a thing the lexicon knows, of category cat when it is
+// not "", as the person's choice; it reports false for anything else.
+func choiceOf(cat string) slotReader {
+	return func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+		val, m := x.readValue(ts[n:], vThing)
+		if c, ok := CategoryOf(val); m == 0 || !ok || cat != "" && c != cat {
+			return false
+		}
+		x.emitPreference(s, val, purposeInfo{}, false, f)
+		return true
+	}
+}
+
+// readSlotAnywhere runs table at every token of ts in turn, until a rule
+// reads a value there.
+func (x *extraction) readSlotAnywhere(table *ruleTable, s subject, ts []token, f flags) bool {
+	for k := range ts {
+		if x.readSlot(table, s, verb{}, ts[k:], f) {
+			return true
+		}
+	}
+	return false
+}
+
 // readSlot runs the first rule of table that matches the start of ts, whose
 // conditions the subject and flags meet and whose reader takes the value;
 // it reports whether one did.
 func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f flags) bool {
-	if table.ix.none(ts, 0) {
+	ix := &table.ix
+	if table.needs != nil && len(ix.always) > 0 && !slices.ContainsFunc(ts, func(t token) bool { return table.needs[t.low] }) {
+		ix = &table.words
+	}
+	if ix.none(ts, 0) {
 		return false
 	}
 	done := false
-	table.ix.candidates(ts, 0, func(i int) bool {
+	ix.candidates(ts, 0, func(i int) bool {
 		r := &table.rules[i]
 		if !r.subj.has(s) {
 			return false
 		}
-		n, ok := r.cue.match(ts)
+		n, start, end, ok := r.cue.matchSpan(ts, r.from, r.to)
 		if !ok {
 			return false
 		}
@@ -475,6 +629,9 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		}
 		if r.set&setPerson != 0 {
 			s = s.asPerson()
+		}
+		if r.spanned {
+			ts, n = ts[:end], start // the reader reads the span's words
 		}
 		done = r.read(x, s, v, ts, n, g, r.key)
 		return done
