@@ -234,6 +234,7 @@ func TestMigrationCompactIDs(t *testing.T) {
 					r[i] = asText(t, name, r[i])
 				}
 			}
+			beforeSaidOnce(t, table, names, r)
 			names, r := withoutLaterColumns(names, r)
 			marks := strings.TrimSuffix(strings.Repeat("?, ", len(r)), ", ")
 			if _, err := old.Exec(`INSERT INTO `+table+` (`+strings.Join(names, ", ")+`) VALUES (`+marks+`)`, r...); err != nil {

@@ -298,8 +298,7 @@ func decodeEpisode(d *decoder) *memory.Episode {
 		Content:   d.str(),
 	}
 	d.json(&ep.Metadata)
-	ep.OccurredAt = d.time()
-	ep.RecordedAt = d.time()
+	ep.OccurredAt, ep.RecordedAt = d.timePair()
 	ep.ContentHash = d.hash(ep.Content)
 	return ep
 }
@@ -332,8 +331,10 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 			args := []any{
 				p.Namespace, idArg(ep.ID), ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, ep.Scope.SessionID,
 				encodeEpisodeKind(string(ep.Kind)), ep.Speaker, ep.Content, episodeMetadata(&c, ep.Metadata),
-				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), episodeHashArg(ep.ContentHash, ep.Content),
+				nil, nil, episodeHashArg(ep.ContentHash, ep.Content),
 			}
+			occurred := c.time("occurred_at", ep.OccurredAt)
+			args[10], args[11] = occurred, sameTime(c.time("recorded_at", ep.RecordedAt), occurred)
 			if c.err != nil {
 				return memory.Within(c.err, "episode %s", ep.ID)
 			}
@@ -501,16 +502,16 @@ const (
 )
 
 func decodeMemory(d *decoder) *memory.Memory {
-	return &memory.Memory{
+	m := &memory.Memory{
 		Namespace: d.sym(),
 		ID:        d.id(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:      memory.Kind(d.code()),
 		Subject:   d.sym(),
 		Key:       d.str(),
-		CreatedAt: d.time(),
-		UpdatedAt: d.time(),
 	}
+	m.CreatedAt, m.UpdatedAt = d.timePair()
+	return m
 }
 
 func (e *executor) CreateMemory(ctx context.Context, m *memory.Memory) error {
@@ -534,9 +535,10 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 	hash := slotHash(m.Subject, m.Key)
 	args := []any{
 		m.Namespace, idArg(m.ID), m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
-		encodeSym(string(m.Kind)), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
-		hash,
+		encodeSym(string(m.Kind)), m.Subject, m.Key, nil, nil, hash,
 	}
+	created := c.time("created_at", m.CreatedAt)
+	args[9], args[10] = created, sameTime(c.time("updated_at", m.UpdatedAt), created)
 	if c.err != nil {
 		return c.err
 	}
@@ -829,7 +831,7 @@ func decodeVersion(d *decoder) *memory.Version {
 		v.Value = v.Content
 	}
 	v.EvidenceEpisodeIDs = d.idList()
-	v.EvidenceSpans = d.spans(v.EvidenceEpisodeIDs)
+	v.EvidenceSpans = d.spans(v.EvidenceEpisodeIDs, v.Content)
 	v.Provenance = memory.Provenance{
 		Extractor:     d.code(),
 		Model:         d.code(),
@@ -873,7 +875,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 		string(v.Status), encodeSym(string(v.Operation)), idArg(v.SupersededBy),
 		c.time("observed_at", v.ObservedAt), c.time("recorded_at", v.RecordedAt),
 		c.time("valid_from", v.ValidFrom), c.timePtr("valid_to", v.ValidTo), c.time("updated_at", v.UpdatedAt),
-		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
+		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans, v.Content),
 		encodeSym(v.Provenance.Extractor), encodeSym(v.Provenance.Model), encodeSym(v.Provenance.PromptVersion),
 		encodeSym(v.Provenance.Embedder), v.Provenance.EmbedderDim, encodeSym(v.Provenance.Source),
 		v.Tokens, v.SearchText, blob(search.PackVector(v.Embedding)), nil, nil,
@@ -1039,7 +1041,7 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 		string(v.Status), encodeSym(string(v.Operation)), idArg(v.SupersededBy), c.timePtr("valid_to", v.ValidTo),
 		v.Confidence, v.Usefulness, v.Trust,
 		v.ReinforcementCount, v.FailureCount,
-		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
+		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans, v.Content),
 		nil, nil, nil, nil, // updated_at (twice), the score bits, updated_at
 		v.Namespace, idArg(v.ID),
 	}
@@ -1288,10 +1290,10 @@ func decodeAdmission(d *decoder) *memory.Admission {
 		EpisodeID: d.id(),
 		MemoryID:  d.id(),
 		VersionID: d.id(),
-		Decision:  memory.AdmissionDecision(d.sym()),
+		Decision:  memory.AdmissionDecision(d.decision()),
 	}
 	a.Reasons = d.reasons()
-	a.Operation = memory.Operation(d.sym())
+	a.Operation = memory.Operation(d.code())
 	a.Content = d.str()
 	a.Extractor = d.code()
 	a.CreatedAt = d.time()
@@ -1329,8 +1331,8 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 		for _, a := range p.Admissions {
 			var c encoder
 			args := []any{
-				p.Namespace, idArg(a.ID), idArg(a.EpisodeID), idArg(a.MemoryID), idArg(a.VersionID), string(a.Decision),
-				c.reasons(a.Reasons), string(a.Operation), a.Content, encodeSym(a.Extractor),
+				p.Namespace, idArg(a.ID), idArg(a.EpisodeID), idArg(a.MemoryID), idArg(a.VersionID), encodeDecision(string(a.Decision)),
+				c.reasons(a.Reasons), encodeSym(string(a.Operation)), a.Content, encodeSym(a.Extractor),
 				c.time("created_at", a.CreatedAt), nil, nullText(memory.EncodeModels(a.Models)),
 			}
 			if a.Content != "" {
@@ -1362,7 +1364,7 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 		w.eq("episode_id", idArg(p.EpisodeID))
 	}
 	if p.Decision != "" {
-		w.eq("decision", string(p.Decision))
+		w.eq("decision", encodeDecision(string(p.Decision)))
 	}
 	w.args = append(w.args, limitArg(p.Limit))
 	from := ` FROM admissions`

@@ -331,3 +331,87 @@ func episodeKindSQL(col string) string {
 	fmt.Fprintf(&b, " WHEN '' THEN '' ELSE CASE WHEN unicode(%s) < 32 THEN char(%d) || %s ELSE %s END END", col, codeEscape, col, col)
 	return b.String()
 }
+
+// decisionNames are the admission decisions stored as a one-character code
+// (migration 0027), by the same rules as symNames (codeEscape for a value
+// whose first byte is below 0x20). Part of the file format, as symNames.
+// An admission's operation is a version's and takes symNames' codes.
+var decisionNames = [...]string{
+	0x01: string(memory.AdmitAccept),
+	0x02: string(memory.AdmitDefer),
+	0x03: string(memory.AdmitReject),
+	0x04: string(memory.AdmitQuarantine),
+}
+
+var (
+	decisionCodes   = codeIndex(decisionNames[:])
+	decisionStrings = func() [len(decisionNames)]string {
+		var out [len(decisionNames)]string
+		for i := range out {
+			out[i] = string(rune(i))
+		}
+		return out
+	}()
+)
+
+// encodeDecision returns the stored form of an admission's decision.
+func encodeDecision(s string) string {
+	if c, ok := decisionCodes[s]; ok {
+		return decisionStrings[c]
+	}
+	if s != "" && s[0] < 0x20 {
+		return string(rune(codeEscape)) + s
+	}
+	return s
+}
+
+// decisionLiteral is an SQL literal of a decision's stored form.
+func decisionLiteral(name string) string {
+	s := encodeDecision(name)
+	if len(s) == 1 && s[0] < 0x20 {
+		return fmt.Sprintf("char(%d)", s[0])
+	}
+	return sqlQuote(s)
+}
+
+// decision reads an admission's decision stored by encodeDecision (or as
+// plain text, as rows before migration 0027 hold it).
+func (d *decoder) decision() string {
+	s := d.sym()
+	if d.err != nil || s == "" || s[0] >= 0x20 {
+		return s
+	}
+	v, err := decodeDecision(s)
+	if err != nil {
+		d.err = fmt.Errorf("decode column %q: %w", d.src.name(d.i-1), err)
+	}
+	return v
+}
+
+// decodeDecision reverses encodeDecision.
+func decodeDecision(s string) (string, error) {
+	if s == "" || s[0] >= 0x20 {
+		return s, nil
+	}
+	if s[0] == codeEscape {
+		return s[1:], nil
+	}
+	if len(s) == 1 && int(s[0]) < len(decisionNames) && decisionNames[s[0]] != "" {
+		return decisionNames[s[0]], nil
+	}
+	return "", fmt.Errorf("unknown stored code %q (written by a newer mnemon?)", s)
+}
+
+// decisionSQL is an SQL expression giving encodeDecision's stored form of
+// column col, for the migration that rewrites older rows.
+func decisionSQL(col string) string {
+	var b strings.Builder
+	b.WriteString("CASE " + col)
+	for i, n := range decisionNames {
+		if n != "" {
+			fmt.Fprintf(&b, " WHEN %s THEN char(%d)", sqlQuote(n), i)
+		}
+	}
+	fmt.Fprintf(&b, " WHEN '' THEN '' ELSE CASE WHEN unicode(%s) < 32 THEN char(%d) || %s ELSE %s END END", col, codeEscape, col, col)
+	return b.String()
+}
