@@ -294,7 +294,7 @@ func decodeEpisode(d *decoder) *memory.Episode {
 		ID:        d.id(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:      memory.EpisodeKind(d.episodeKind()),
-		Speaker:   d.sym(),
+		Speaker:   d.coded(speakers),
 		Content:   d.str(),
 	}
 	d.json(&ep.Metadata)
@@ -330,7 +330,7 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 			var c encoder
 			args := []any{
 				p.Namespace, idArg(ep.ID), ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, ep.Scope.SessionID,
-				encodeEpisodeKind(string(ep.Kind)), ep.Speaker, ep.Content, episodeMetadata(&c, ep.Metadata),
+				encodeEpisodeKind(string(ep.Kind)), speakers.encode(ep.Speaker), ep.Content, episodeMetadata(&c, ep.Metadata),
 				nil, nil, episodeHashArg(ep.ContentHash, ep.Content),
 			}
 			occurred := c.time("occurred_at", ep.OccurredAt)
@@ -1290,7 +1290,7 @@ func decodeAdmission(d *decoder) *memory.Admission {
 		EpisodeID: d.id(),
 		MemoryID:  d.id(),
 		VersionID: d.id(),
-		Decision:  memory.AdmissionDecision(d.decision()),
+		Decision:  memory.AdmissionDecision(d.coded(decisions)),
 	}
 	a.Reasons = d.reasons()
 	a.Operation = memory.Operation(d.code())
@@ -1331,7 +1331,7 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 		for _, a := range p.Admissions {
 			var c encoder
 			args := []any{
-				p.Namespace, idArg(a.ID), idArg(a.EpisodeID), idArg(a.MemoryID), idArg(a.VersionID), encodeDecision(string(a.Decision)),
+				p.Namespace, idArg(a.ID), idArg(a.EpisodeID), idArg(a.MemoryID), idArg(a.VersionID), decisions.encode(string(a.Decision)),
 				c.reasons(a.Reasons), encodeSym(string(a.Operation)), a.Content, encodeSym(a.Extractor),
 				c.time("created_at", a.CreatedAt), nil, nullText(memory.EncodeModels(a.Models)),
 			}
@@ -1364,7 +1364,7 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 		w.eq("episode_id", idArg(p.EpisodeID))
 	}
 	if p.Decision != "" {
-		w.eq("decision", encodeDecision(string(p.Decision)))
+		w.eq("decision", decisions.encode(string(p.Decision)))
 	}
 	w.args = append(w.args, limitArg(p.Limit))
 	from := ` FROM admissions`

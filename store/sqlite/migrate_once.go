@@ -5,11 +5,14 @@ import (
 )
 
 // migrateSaidOnce is migration 0027's rewrite of existing rows into the
-// forms the store now writes (see 0027_said_once.sql): admissions'
-// decision and operation as codes, and a version's evidence span over all
+// forms the store now writes (see 0027_said_once.sql): episodes' speaker,
+// admissions' decision and operation as codes, and a version's evidence span over all
 // of its content, the first evidence episode's, as "~" alone.
 func migrateSaidOnce(ctx context.Context, e *executor) error {
-	if _, err := e.exec(ctx, `UPDATE admissions SET decision = `+decisionSQL("decision")+`,
+	if _, err := e.exec(ctx, `UPDATE episodes SET speaker = `+speakers.sql("speaker")+` WHERE speaker <> ''`); err != nil {
+		return mapErr(err)
+	}
+	if _, err := e.exec(ctx, `UPDATE admissions SET decision = `+decisions.sql("decision")+`,
 	operation = `+symSQL("operation")); err != nil {
 		return mapErr(err)
 	}

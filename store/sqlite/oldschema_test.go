@@ -59,9 +59,6 @@ func migrateOld(t *testing.T, old *sql.DB, path string) *Store {
 	return s
 }
 
-// withoutLaterColumns drops from a row of today's schema the columns a
-// later migration added (memories.slot_hash, 0026, which computes it), for
-// copying the row into a file at an older schema.
 // memoryUpdatedAt reads a memory's updated_at in SQL whether the row is as
 // migration 0027 stores it (0 for its created_at) or older: the fixtures
 // of the older migrations' tests have no updated_at of 0.
@@ -70,7 +67,7 @@ const memoryUpdatedAt = `CASE updated_at WHEN 0 THEN created_at WHEN -9223372036
 // beforeSaidOnce turns a row as this code stores it back into the forms
 // before migration 0027 (see 0027_said_once.sql), so a test can copy rows
 // this code wrote into a file at an older schema: the times said once, an
-// admission's coded decision and operation. (A span over all of the
+// episode's coded speaker, an admission's coded decision and operation. (A span over all of the
 // content, "~", is left as it is: no migration before 0027 reads spans,
 // and 0027 leaves "~" alone.)
 func beforeSaidOnce(t *testing.T, table string, names []string, row []any) {
@@ -86,30 +83,38 @@ func beforeSaidOnce(t *testing.T, table string, names []string, row []any) {
 	case "episodes":
 		r := col("recorded_at")
 		row[r] = timeFromStored(row[r].(int64), row[col("occurred_at")].(int64))
+		row[col("speaker")] = plainCode(t, speakers.decode, row[col("speaker")])
 	case "memories":
 		u := col("updated_at")
 		row[u] = timeFromStored(row[u].(int64), row[col("created_at")].(int64))
 	case "admissions":
-		for name, decode := range map[string]func(string) (string, error){"decision": decodeDecision, "operation": decodeSym} {
-			i := col(name)
-			var stored string
-			switch v := row[i].(type) {
-			case string:
-				stored = v
-			case []byte:
-				stored = string(v)
-			default:
-				t.Fatalf("admissions.%s: %T", name, v)
-			}
-			plain, err := decode(stored)
-			if err != nil {
-				t.Fatal(err)
-			}
-			row[i] = plain
-		}
+		row[col("decision")] = plainCode(t, decisions.decode, row[col("decision")])
+		row[col("operation")] = plainCode(t, decodeSym, row[col("operation")])
 	}
 }
 
+// plainCode is a coded TEXT column's value as its name.
+func plainCode(t *testing.T, decode func(string) (string, error), v any) string {
+	t.Helper()
+	var stored string
+	switch v := v.(type) {
+	case string:
+		stored = v
+	case []byte:
+		stored = string(v)
+	default:
+		t.Fatalf("a coded column holds %T", v)
+	}
+	plain, err := decode(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plain
+}
+
+// withoutLaterColumns drops from a row of today's schema the columns a
+// later migration added (memories.slot_hash, 0026, which computes it), for
+// copying the row into a file at an older schema.
 func withoutLaterColumns(names []string, row []any) ([]string, []any) {
 	var n []string
 	var r []any
