@@ -229,12 +229,12 @@ func TestMigrationCompactIDs(t *testing.T) {
 		names, _ := rows.Columns()
 		rows.Close()
 		for _, r := range rowsOf(t, fresh.reader, table) {
+			beforeSaidOnce(t, fresh.reader, table, names, r)
 			for i, name := range names {
 				if slices.Contains(cols, name) {
 					r[i] = asText(t, name, r[i])
 				}
 			}
-			beforeSaidOnce(t, table, names, r)
 			names, r := withoutLaterColumns(names, r)
 			marks := strings.TrimSuffix(strings.Repeat("?, ", len(r)), ", ")
 			if _, err := old.Exec(`INSERT INTO `+table+` (`+strings.Join(names, ", ")+`) VALUES (`+marks+`)`, r...); err != nil {

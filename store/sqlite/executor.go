@@ -49,6 +49,10 @@ type executor struct {
 	// text by reference (shared bits 4 and 8) without a lookup.
 	slots        map[rowKey]slotName
 	episodeTexts map[rowKey]string
+	// versionSeqs, on write executors, holds the versions this transaction
+	// wrote, by id: an admission naming one of them with its memory stores
+	// the version's seq instead of its id (migration 0027).
+	versionSeqs map[rowKey]versionSeq
 	// freeSlot, on write executors, is the last slot this transaction
 	// looked up and found free (hasFreeSlot set): CreateMemory then needs
 	// no probe of its own to know no memory holds it, since writers are
@@ -62,6 +66,12 @@ type executor struct {
 
 // rowKey names a row of a namespace.
 type rowKey struct{ ns, id string }
+
+// versionSeq is a version's memory and seq, which never change.
+type versionSeq struct {
+	memoryID string
+	seq      int
+}
 
 // slotName is a memory's subject and key, which never change.
 type slotName struct{ subject, key string }
@@ -922,6 +932,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 		return mapErr(err)
 	}
 	e.rememberText(v, owner)
+	e.noteVersion(v)
 	return nil
 }
 
@@ -962,12 +973,27 @@ func (e *executor) rememberText(v *memory.Version, owner string) {
 // deleted or changed those rows (a delete, a re-embedding, a rollback to a
 // savepoint): a version shares only a row known to hold what it holds.
 func (e *executor) forgetTexts(q string) {
-	if (len(e.texts) > 0 || len(e.slots) > 0 || len(e.episodeTexts) > 0) &&
+	if (len(e.texts) > 0 || len(e.slots) > 0 || len(e.episodeTexts) > 0 || len(e.versionSeqs) > 0) &&
 		(q == qSetEmbedding || strings.HasPrefix(q, "DELETE") || strings.HasPrefix(q, "ROLLBACK")) {
 		clear(e.texts)
 		clear(e.slots)
 		clear(e.episodeTexts)
+		clear(e.versionSeqs)
 	}
+}
+
+// noteVersion records a version this transaction wrote, for the admissions
+// that name it (versionSeqs).
+func (e *executor) noteVersion(v *memory.Version) {
+	if !e.write || v.Seq < 1 {
+		return
+	}
+	if e.versionSeqs == nil {
+		e.versionSeqs = make(map[rowKey]versionSeq)
+	} else if len(e.versionSeqs) >= maxSharedTexts {
+		clear(e.versionSeqs)
+	}
+	e.versionSeqs[rowKey{v.Namespace, v.ID}] = versionSeq{v.MemoryID, v.Seq}
 }
 
 // maxSharedTexts bounds the texts a transaction remembers for sharing.
@@ -1261,8 +1287,17 @@ func (e *executor) ScanVersions(ctx context.Context, p memory.ScanParams, fn fun
 // ---- admissions -------------------------------------------------------------
 
 // An admission whose content is its episode's text stores it empty with
-// content_ref 1 (migration 0017); the read puts the text back.
-const admissionCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
+// content_ref 1 (migration 0017); the read puts the text back. An
+// admission whose version is one of its memory's stores the version's seq,
+// an INTEGER, where the id would be (migration 0027: 1 or 2 bytes, not 16
+// or 30); the read looks the id up by (namespace, memory_id, seq), and
+// before a version goes the trigger versions_unref_admissions writes its
+// id back into the admissions that refer to it so.
+const admissionVersionID = `CASE WHEN typeof(admissions.version_id) = 'integer' THEN (SELECT v.id FROM versions v
+	  WHERE v.namespace = admissions.namespace AND v.memory_id = admissions.memory_id AND v.seq = admissions.version_id)
+	ELSE admissions.version_id END`
+
+const admissionCols = `namespace, id, episode_id, memory_id, ` + admissionVersionID + `, decision, reasons,
 	operation, CASE WHEN admissions.content_ref = 1 THEN coalesce((SELECT e.content FROM episodes e
 	  WHERE e.namespace = admissions.namespace AND e.id = admissions.episode_id), '') ELSE admissions.content END,
 	extractor, created_at, models`
@@ -1337,6 +1372,9 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 			}
 			if a.Content != "" {
 				args[11] = args[2] // the episode's id
+			}
+			if ref, ok := e.versionSeqs[rowKey{p.Namespace, a.VersionID}]; ok && a.MemoryID != "" && ref.memoryID == a.MemoryID {
+				args[4] = int64(ref.seq) // the version by its memory's seq
 			}
 			if c.err != nil {
 				return memory.Within(c.err, "admission %s", a.ID)

@@ -113,6 +113,11 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			"versions": "versions_episode_text (namespace=? AND <expr>=?)"}[strings.Fields(stmt)[1]]
 		queries["EpisodeDeleteTrigger/"+strconv.Itoa(i)] = struct{ q, index string }{stmt, index}
 	}
+	for i, stmt := range triggerStatements(t, s, "versions_unref_admissions") {
+		queries["VersionDeleteTrigger/"+strconv.Itoa(i)] = struct{ q, index string }{stmt, "admissions_by_memory (namespace=? AND <expr>=?)"}
+	}
+	queries["AdmissionVersionID"] = struct{ q, index string }{`SELECT ` + admissionVersionID + ` FROM admissions WHERE namespace = ?`,
+		"sqlite_autoindex_versions_2 (namespace=? AND memory_id=? AND seq=?)"}
 	for name, c := range queries {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q, fakeArgs(c.q)...)
 		if err != nil {

@@ -274,7 +274,9 @@ func TestMigrationSaidOnce(t *testing.T) {
 		('n', 'adm-4', 'ep-3', '', '', 'reject', 'null', '', 'not kept', 'rules', 13, NULL, NULL),
 		('n', 'adm-5', 'ep-3', '', '', 'quarantine', 'null', 'CONTEST', 'held', 'rules', 14, NULL, NULL),
 		('n', 'adm-6', 'ep-4', '', '', 'maybe', 'null', 'RENAME', 'odd', 'rules', 15, NULL, NULL),
-		('n', 'adm-7', 'ep-4', '', '', 'defer', 'null', '', 'later', 'episode', 16, NULL, NULL)`)
+		('n', 'adm-7', 'ep-4', '', '', 'defer', 'null', '', 'later', 'episode', 16, NULL, NULL),
+		('n', 'adm-8', 'ep-4', 'm-2', 'v-own', 'accept', 'null', 'ADD', '', 'rules', 17, NULL, NULL),
+		('n', 'adm-9', 'ep-4', 'm-3', 'v-gone', 'accept', 'null', 'ADD', '', 'rules', 18, NULL, NULL)`)
 
 	// What the old rows read as, through this code's reads of the old forms.
 	type snapshot struct {
@@ -332,12 +334,14 @@ func TestMigrationSaidOnce(t *testing.T) {
 			t.Errorf("%s: %+v", id, v)
 		}
 	}
-	wantAdms := [][2]string{{"accept", "ADD"}, {"accept", "REINFORCE"}, {"accept", "REINFORCE"}, {"reject", ""}, {"quarantine", "CONTEST"}, {"maybe", "RENAME"}, {"defer", ""}}
+	wantAdms := [][2]string{{"accept", "ADD"}, {"accept", "REINFORCE"}, {"accept", "REINFORCE"}, {"reject", ""}, {"quarantine", "CONTEST"}, {"maybe", "RENAME"}, {"defer", ""},
+		{"accept", "ADD"}, {"accept", "ADD"}}
+	wantVersions := []string{"v-own", "v-own", "v-own", "", "", "", "", "v-own", "v-gone"}
 	if len(got.adms) != len(wantAdms) {
 		t.Fatalf("admissions: %d", len(got.adms))
 	}
 	for i, a := range got.adms {
-		if string(a.Decision) != wantAdms[i][0] || string(a.Operation) != wantAdms[i][1] {
+		if string(a.Decision) != wantAdms[i][0] || string(a.Operation) != wantAdms[i][1] || a.VersionID != wantVersions[i] {
 			t.Errorf("%s: %q %q, want %v", a.ID, a.Decision, a.Operation, wantAdms[i])
 		}
 	}
@@ -357,12 +361,18 @@ func TestMigrationSaidOnce(t *testing.T) {
 		t.Errorf("versions' spans stored: %s, %v", stored, err)
 	}
 	if err := s.writer.QueryRowContext(ctx, `SELECT group_concat(hex(decision) || '/' || hex(operation), ',') FROM (SELECT * FROM admissions ORDER BY id)`).Scan(&stored); err != nil ||
-		stored != "01/13,01/14,01/14,03/,04/16,"+hexOf("maybe")+"/"+hexOf("RENAME")+",02/" {
+		stored != "01/13,01/14,01/14,03/,04/16,"+hexOf("maybe")+"/"+hexOf("RENAME")+",02/,01/13,01/13" {
 		t.Errorf("admissions stored: %s, %v", stored, err)
+	}
+	// Each admission naming a version of its own memory by its seq; one
+	// naming another memory's version, or a version not there, by the id.
+	if err := s.writer.QueryRowContext(ctx, `SELECT group_concat(quote(version_id), ',') FROM (SELECT * FROM admissions ORDER BY id)`).Scan(&stored); err != nil ||
+		stored != "1,1,1,'','','','','v-own','v-gone'" {
+		t.Errorf("admissions' versions stored: %s, %v", stored, err)
 	}
 
 	// The queries that name decisions and REINFORCE find the same rows.
-	for d, want := range map[memory.AdmissionDecision]int{memory.AdmitAccept: 3, memory.AdmitReject: 1, "maybe": 1, memory.AdmitDefer: 1} {
+	for d, want := range map[memory.AdmissionDecision]int{memory.AdmitAccept: 5, memory.AdmitReject: 1, "maybe": 1, memory.AdmitDefer: 1} {
 		list, err := s.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "n", Decision: d})
 		if err != nil || len(list) != want {
 			t.Errorf("decision %s: %d, %v", d, len(list), err)
@@ -377,8 +387,134 @@ func TestMigrationSaidOnce(t *testing.T) {
 	if err != nil || pruned != 1 {
 		t.Errorf("pruned %d reinforcements, %v", pruned, err)
 	}
+	// A version that goes gives its id back to the admissions that named
+	// it by seq first: the prune of its history finds them by that id.
+	if deleted, err := s.DeleteMemories(ctx, memory.DeleteMemoriesParams{Namespace: "n", VersionIDs: []string{"v-own"}, Now: time.Unix(100, 0)}); err != nil || len(deleted) != 1 {
+		t.Fatalf("deleting v-own: %v, %v", deleted, err)
+	}
+	if err := s.writer.QueryRowContext(ctx, `SELECT group_concat(id || ':' || quote(version_id), ',') FROM (SELECT * FROM admissions WHERE memory_id <> '' ORDER BY id)`).Scan(&stored); err != nil ||
+		stored != "adm-8:'v-own',adm-9:'v-gone'" {
+		t.Errorf("admissions after v-own went: %s, %v", stored, err)
+	}
 	var check string
 	if err := s.writer.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
 		t.Errorf("integrity_check: %s, %v", check, err)
+	}
+}
+
+// An admission naming a version its transaction wrote, of its own memory,
+// stores the version's seq; the read gives the id back, and so does the
+// trigger before the version goes, whichever way it goes.
+func TestAdmissionVersionBySeq(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, templatePath(t, "byseq.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 0).UTC()
+	version := func(mem string, seq int) *memory.Version {
+		return &memory.Version{Namespace: "n", ID: fmt.Sprintf("v-%s-%d", mem, seq), MemoryID: mem, Seq: seq, Kind: memory.KindSemantic,
+			Type: memory.TypeFact, Subject: "user", Key: mem, Content: fmt.Sprint(mem, " says ", seq), Status: memory.StatusActive,
+			Operation: memory.OpAdd, ObservedAt: at, RecordedAt: at, ValidFrom: at, UpdatedAt: at}
+	}
+	admission := func(id, mem, ver string) *memory.Admission {
+		return &memory.Admission{ID: id, Namespace: "n", MemoryID: mem, VersionID: ver, Decision: memory.AdmitAccept,
+			Operation: memory.OpAdd, Extractor: "rules", CreatedAt: at}
+	}
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		for _, m := range []string{"m-a", "m-b"} {
+			if err := tx.CreateMemory(ctx, &memory.Memory{Namespace: "n", ID: m, Kind: memory.KindSemantic, Subject: "user", Key: m, CreatedAt: at, UpdatedAt: at}); err != nil {
+				return err
+			}
+			if err := tx.CreateVersion(ctx, version(m, 1)); err != nil {
+				return err
+			}
+		}
+		return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: "n", Admissions: []*memory.Admission{
+			admission("adm-1", "m-a", "v-m-a-1"),
+			admission("adm-2", "m-b", "v-m-a-1"), // another memory's version: by id
+			admission("adm-3", "", "v-m-a-1"),    // no memory: by id
+		}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A later transaction: v-m-a-1 is not one it wrote (by id); v-m-a-2 is.
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateVersion(ctx, version("m-a", 2)); err != nil {
+			return err
+		}
+		return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: "n", Admissions: []*memory.Admission{
+			admission("adm-4", "m-a", "v-m-a-1"),
+			admission("adm-5", "m-a", "v-m-a-2"),
+		}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := func() string {
+		t.Helper()
+		var out string
+		if err := s.writer.QueryRowContext(ctx, `SELECT group_concat(id || ':' || typeof(version_id), ',') FROM (SELECT * FROM admissions ORDER BY id, namespace)`).Scan(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := stored(); got != "adm-1:integer,adm-2:text,adm-3:text,adm-4:text,adm-5:integer" {
+		t.Errorf("stored: %s", got)
+	}
+	read := func() map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		if err := s.ScanAdmissions(ctx, memory.ScanParams{Namespace: "n"}, func(a *memory.Admission) error { out[a.ID] = a.VersionID; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := map[string]string{"adm-1": "v-m-a-1", "adm-2": "v-m-a-1", "adm-3": "v-m-a-1", "adm-4": "v-m-a-1", "adm-5": "v-m-a-2"}
+	if got := read(); !reflect.DeepEqual(got, want) {
+		t.Errorf("read: %v", got)
+	}
+	list, err := s.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "n", MemoryID: "m-a"})
+	if err != nil || len(list) != 3 {
+		t.Fatalf("by memory: %+v, %v", list, err)
+	}
+	// A delete by any statement gives the id back first.
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM versions WHERE namespace = 'n' AND id = 'v-m-a-2'`); err != nil {
+		t.Fatal(err)
+	}
+	if got := stored(); got != "adm-1:integer,adm-2:text,adm-3:text,adm-4:text,adm-5:text" {
+		t.Errorf("stored after v-m-a-2 went: %s", got)
+	}
+	if got := read(); !reflect.DeepEqual(got, want) {
+		t.Errorf("read after v-m-a-2 went: %v", got)
+	}
+	// The same version id in another namespace is another version.
+	err = s.InTx(ctx, func(tx memory.Executor) error {
+		if err := tx.CreateMemory(ctx, &memory.Memory{Namespace: "o", ID: "m-a", Kind: memory.KindSemantic, Subject: "user", Key: "m-a", CreatedAt: at, UpdatedAt: at}); err != nil {
+			return err
+		}
+		v := version("m-a", 1)
+		v.Namespace = "o"
+		if err := tx.CreateVersion(ctx, v); err != nil {
+			return err
+		}
+		a := admission("adm-1", "m-a", "v-m-a-1")
+		a.Namespace = "o"
+		return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: "o", Admissions: []*memory.Admission{a}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM versions WHERE namespace = 'o'`); err != nil {
+		t.Fatal(err)
+	}
+	if got := stored(); !strings.HasPrefix(got, "adm-1:integer,adm-1:text,") {
+		t.Errorf("after o's version went: %s", got)
+	}
+	if got := read(); !reflect.DeepEqual(got, want) {
+		t.Errorf("n's admissions after o's version went: %v", got)
 	}
 }

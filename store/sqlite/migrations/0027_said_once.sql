@@ -15,3 +15,20 @@ WHERE updated_at = created_at OR updated_at = 0;
 -- Admissions' decision and operation become one-character codes (the step);
 -- the partial index of REINFORCE rows is made again on the coded value.
 DROP INDEX admissions_reinforcements;
+
+-- An admission whose version is one of its memory's stores the version's
+-- seq, an INTEGER, where the id would be; the read looks the id up by
+-- (namespace, memory_id, seq). Before a version goes, the trigger writes
+-- its id back into the admissions that refer to it so.
+UPDATE admissions SET version_id = (SELECT v.seq FROM versions v
+    WHERE v.namespace = admissions.namespace AND v.id = admissions.version_id)
+WHERE memory_id <> '' AND typeof(version_id) <> 'integer' AND version_id <> ''
+  AND EXISTS (SELECT 1 FROM versions v WHERE v.namespace = admissions.namespace
+              AND v.id = admissions.version_id AND v.memory_id = admissions.memory_id);
+DROP TRIGGER IF EXISTS versions_unref_admissions;
+CREATE TRIGGER versions_unref_admissions BEFORE DELETE ON versions
+BEGIN
+    UPDATE admissions SET version_id = OLD.id
+    WHERE namespace = OLD.namespace AND substr(memory_id, -8) = substr(OLD.memory_id, -8)
+      AND memory_id = OLD.memory_id AND memory_id <> '' AND version_id = OLD.seq;
+END;
