@@ -1406,9 +1406,9 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	}
 	w.args = append(w.args, limitArg(p.Limit))
 	from := ` FROM admissions`
-	// admissions_by_memory and admissions_by_episode are (namespace, the
-	// id's tail) alone (migrations 0019, 0021): a memory's or an
-	// episode's few rows are sorted after. Without statistics the planner
+	// admissions_by_memory and admissions_by_episode are the id's tail
+	// alone (migrations 0019, 0021; 0028 left the namespace to the row): a
+	// memory's or an episode's few rows are sorted after. Without statistics the planner
 	// would rather walk admissions_by_time to skip that sort, i.e. the
 	// namespace's whole log.
 	switch {
