@@ -48,11 +48,6 @@ func timeFromStored(stored, ref int64) int64 {
 	return stored
 }
 
-// sameTimeSQL is sameTime in SQL, for the migration that rewrites older rows.
-func sameTimeSQL(col, ref string) string {
-	return fmt.Sprintf("CASE WHEN %[1]s = %[2]s THEN 0 WHEN %[1]s = 0 THEN %[3]d ELSE %[1]s END", col, ref, int64(epochNanos))
-}
-
 // encoder turns domain values into column values and remembers the first
 // failure, so an insert's argument list reads as one expression and the
 // error is still checked once, before the statement runs.
