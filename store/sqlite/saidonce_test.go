@@ -1,7 +1,9 @@
 package sqlite
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemon-dev/mnemon/internal/ids"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -516,5 +519,84 @@ func TestAdmissionVersionBySeq(t *testing.T) {
 	}
 	if got := read(); !reflect.DeepEqual(got, want) {
 		t.Errorf("n's admissions after o's version went: %v", got)
+	}
+}
+
+// Migration 0028's indexes hold no namespace: the same episode (an export
+// imported into a second namespace keeps its ids and text) is found, and
+// its delete copies its text back, in its own namespace only.
+func TestTailIndexesKeepNamespaces(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, templatePath(t, "tails.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 0).UTC()
+	text := "The release train leaves on Thursday mornings; freeze the branch the night before"
+	sum := sha256.Sum256([]byte(text))
+	hash := hex.EncodeToString(sum[:]) // as the engine writes it: stored as 8 bytes, derived from the text
+	ep := ids.New(ids.Episode)
+	mem, ver, adm := ids.New(ids.Memory), ids.New(ids.Version), ids.New(ids.Admission)
+	for _, ns := range []string{"n", "o"} {
+		err := s.InTx(ctx, func(tx memory.Executor) error {
+			if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: ns, Episodes: []*memory.Episode{{Namespace: ns, ID: ep,
+				Kind: memory.EpisodeUserMessage, Speaker: "user", Content: text, OccurredAt: at, RecordedAt: at, ContentHash: hash}}}); err != nil {
+				return err
+			}
+			if err := tx.CreateMemory(ctx, &memory.Memory{Namespace: ns, ID: mem, Kind: memory.KindSemantic, Subject: "user", Key: "train",
+				CreatedAt: at, UpdatedAt: at}); err != nil {
+				return err
+			}
+			if err := tx.CreateVersion(ctx, &memory.Version{Namespace: ns, ID: ver, MemoryID: mem, Seq: 1, Kind: memory.KindSemantic,
+				Type: memory.TypeFact, Subject: "user", Key: "train", Content: text, Status: memory.StatusActive, Operation: memory.OpAdd,
+				ObservedAt: at, RecordedAt: at, ValidFrom: at, UpdatedAt: at, EvidenceEpisodeIDs: []string{ep},
+				EvidenceSpans: []memory.Span{{EpisodeID: ep, Start: 0, End: len(text)}}}); err != nil {
+				return err
+			}
+			return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: ns, Admissions: []*memory.Admission{{ID: adm,
+				Namespace: ns, EpisodeID: ep, MemoryID: mem, VersionID: ver, Decision: memory.AdmitAccept, Operation: memory.OpAdd,
+				Content: text, Extractor: "rules", CreatedAt: at}}})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var shared int
+	if err := s.writer.QueryRowContext(ctx, `SELECT count(*) FROM versions WHERE shared & 8 AND content = ''`).Scan(&shared); err != nil || shared != 2 {
+		t.Fatalf("versions referring to their episode's text: %d, %v", shared, err)
+	}
+	for _, ns := range []string{"n", "o"} {
+		eps, err := s.ListEpisodes(ctx, memory.ListEpisodesParams{Namespace: ns, ContentHash: hash})
+		if err != nil || len(eps) != 1 || eps[0].Namespace != ns {
+			t.Errorf("%s: episodes by hash: %+v, %v", ns, eps, err)
+		}
+		for _, p := range []memory.ListAdmissionsParams{{Namespace: ns, EpisodeID: ep}, {Namespace: ns, MemoryID: mem}} {
+			as, err := s.ListAdmissions(ctx, p)
+			if err != nil || len(as) != 1 || as[0].Namespace != ns || as[0].Content != text || as[0].VersionID != ver {
+				t.Errorf("%+v: %+v, %v", p, as, err)
+			}
+		}
+	}
+	// The episode goes in n: n's version and admission get their own copy
+	// of the text; o's still refer to o's episode.
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM episodes WHERE namespace = 'n' AND id = ?`, idArg(ep)); err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := s.writer.QueryRowContext(ctx, `SELECT group_concat(namespace || ':' || length(content) || ':' || (shared & 8), ',')
+		FROM (SELECT * FROM versions ORDER BY namespace)`).Scan(&stored); err != nil || stored != fmt.Sprintf("n:%d:0,o:0:8", len(text)) {
+		t.Errorf("versions after n's episode went: %s, %v", stored, err)
+	}
+	if err := s.writer.QueryRowContext(ctx, `SELECT group_concat(namespace || ':' || length(content) || ':' || coalesce(content_ref, 0), ',')
+		FROM (SELECT * FROM admissions ORDER BY namespace)`).Scan(&stored); err != nil || stored != fmt.Sprintf("n:%d:0,o:0:1", len(text)) {
+		t.Errorf("admissions after n's episode went: %s, %v", stored, err)
+	}
+	for _, ns := range []string{"n", "o"} {
+		v, err := s.GetVersion(ctx, memory.GetParams{Namespace: ns, ID: ver})
+		if err != nil || v.Content != text {
+			t.Errorf("%s: version %+v, %v", ns, v, err)
+		}
 	}
 }
