@@ -229,7 +229,7 @@ func DecodeTraceItems(b []byte) (TraceItems, error) {
 	}
 	r := binReader{b: b}
 	v := r.byte()
-	if v != traceBinaryV1 && v != traceBinaryVersion && v != traceBinaryV3 && v != traceBinaryV5 && v != traceBinaryV6 {
+	if v != traceBinaryV1 && v != traceBinaryVersion && v != traceBinaryV3 && v != traceBinaryV5 && v != traceBinaryV6 && v != traceBinaryV7 {
 		return nil, fmt.Errorf("%w: version %d", ErrBadTraceItems, v)
 	}
 	if r.byte() == 0 {
@@ -243,8 +243,8 @@ func DecodeTraceItems(b []byte) (TraceItems, error) {
 	switch v {
 	case traceBinaryV1:
 		return ts, decodeV1(&r, ts)
-	case traceBinaryV5, traceBinaryV6:
-		if err := decodeV5(&r, ts, v == traceBinaryV6); err != nil {
+	case traceBinaryV5, traceBinaryV6, traceBinaryV7:
+		if err := decodeV5(&r, ts, v); err != nil {
 			return nil, err
 		}
 		return ts, nil

@@ -50,6 +50,25 @@ const traceBinaryV5 = 5
 // The rest is version 5's. The first item may set none of the three flags.
 const traceBinaryV6 = 6
 
+// traceBinaryV7 marks version 7: version 6 with a second flags byte after
+// each item's first, for what the peers workload's traces (97 candidates
+// each) still wrote out although a reader could tell it: 98 % of the items
+// have their predecessor's action and id prefixes ("mem_", "ver_"), 99 %
+// a final score that is the fused score plus the terms, rounded to four
+// decimals, every item its position as its rank, and most the last trust:
+//
+//   - 1: MemoryID (a ULID id) has the previous item's prefix, which the
+//     previous item also wrote as a ULID id; no name follows;
+//   - 2: VersionID's prefix name is the previous item's; none follows;
+//   - 4: Action is the previous item's; no name follows;
+//   - 8: Final is finalOf(Fused, Terms), bit for bit; no number follows;
+//   - 16: Trust is the last trust written; no number follows (version 6
+//     writes the one-byte "same" number instead);
+//   - 32: Rank is the item's position (1-based); no varint follows.
+//
+// The first item may set none of 1, 2 and 4; 16 needs a trust before it.
+const traceBinaryV7 = 7
+
 // Item flags of version 5.
 const (
 	v5Packed   = 1 << 0
@@ -74,6 +93,29 @@ const (
 	v6SameChannels = 1 << 7
 )
 
+// Item flags of version 7, in the second flags byte.
+const (
+	v7SameMemHead = 1 << 0
+	v7SameVerHead = 1 << 1
+	v7SameAction  = 1 << 2
+	v7FinalOfSum  = 1 << 3
+	v7SameTrust   = 1 << 4
+	v7RankAtPos   = 1 << 5
+	v7Known       = v7SameMemHead | v7SameVerHead | v7SameAction | v7FinalOfSum | v7SameTrust | v7RankAtPos
+)
+
+// finalOf is the final score a candidate usually has: its fused score plus
+// its terms, in order, rounded to four decimals. Version 7 leaves out a
+// Final that is exactly this. The conversions keep each step rounded to a
+// float64, whatever the compiler could fuse.
+func finalOf(fused float64, terms Terms) float64 {
+	s := fused
+	for _, t := range terms {
+		s = float64(s + t.Value)
+	}
+	return math.Round(float64(s*1e4)) / 1e4
+}
+
 // maxTraceWords bounds the word table of one encoding.
 const maxTraceWords = 4096
 
@@ -94,8 +136,12 @@ type compactState struct {
 	prevTime          uint64            // the previous item's MemoryID time
 	prevMem           string            // the previous item's MemoryID
 	ids               map[string]int    // encoding: the ULID MemoryIDs so far, by item
-	v6                bool              // writing or reading version 6
+	version           byte              // the version written or read: 5, 6 or 7
 	chanIdx           []int             // the previous item's channel names' table indices
+	// version 7: the previous item's id prefixes (memHeadOK: its
+	// MemoryID was written as a ULID id)
+	memHead, verHead string
+	memHeadOK        bool
 }
 
 var compactStates = sync.Pool{New: func() any { return &compactState{words: make(map[string]uint32, 256), ids: make(map[string]int, 128)} }}
@@ -103,10 +149,10 @@ var compactStates = sync.Pool{New: func() any { return &compactState{words: make
 // AppendCompact appends the version 6 encoding of the items to b (see
 // traceBinaryV6: version 5 below, and what repeats from the previous item
 // not written again). DecodeTraceItems reads it back exactly.
-func (ts TraceItems) AppendCompact(b []byte) []byte { return ts.appendCompact(b, true) }
+func (ts TraceItems) AppendCompact(b []byte) []byte { return ts.appendCompact(b, traceBinaryV7) }
 
-// appendCompact writes version 6, or version 5 (v6 false: the stored
-// fixture's bytes, for the tests).
+// appendCompact writes version 7, 6 or 5 (the earlier ones: the stored
+// fixtures' bytes, for the tests).
 //
 // Version 5, after the version byte, a nil flag and the item count, per item:
 //
@@ -136,12 +182,8 @@ func (ts TraceItems) AppendCompact(b []byte) []byte { return ts.appendCompact(b,
 // the last value written in the number's place. A text is a uvarint word
 // count (0 for ""), then per word (the text split at every space) a word
 // (see appendWord); the word table holds at most maxTraceWords.
-func (ts TraceItems) appendCompact(b []byte, v6 bool) []byte {
-	if v6 {
-		b = append(b, traceBinaryV6)
-	} else {
-		b = append(b, traceBinaryV5)
-	}
+func (ts TraceItems) appendCompact(b []byte, version byte) []byte {
+	b = append(b, version)
 	if ts == nil {
 		return append(b, 0)
 	}
@@ -149,7 +191,7 @@ func (ts TraceItems) appendCompact(b []byte, v6 bool) []byte {
 	b = binary.AppendUvarint(b, uint64(len(ts)))
 	s := compactStates.Get().(*compactState)
 	s.reset()
-	s.v6 = v6
+	s.version = version
 	for i := range ts {
 		var prev *TraceItem
 		if i > 0 {
@@ -170,13 +212,14 @@ func (s *compactState) reset() {
 	clear(s.ids)
 	s.wordList = s.wordList[:0]
 	s.prevTime, s.prevMem = 0, ""
-	s.v6 = false
+	s.version = 0
 	s.chanIdx = s.chanIdx[:0]
+	s.memHead, s.verHead, s.memHeadOK = "", "", false
 }
 
 func (s *compactState) appendItem(b []byte, t, prev *TraceItem, i int) []byte {
 	var flags byte
-	if s.v6 && prev != nil {
+	if s.version >= traceBinaryV6 && prev != nil {
 		if sameTerms(t.Terms, prev.Terms) {
 			flags |= v6SameTerms
 		}
@@ -205,7 +248,7 @@ func (s *compactState) appendItem(b []byte, t, prev *TraceItem, i int) []byte {
 			if d, ok := verID.randomAfter(memID); ok {
 				verHow = v5VerDelta
 				delta = d
-				if s.v6 && d >= 1<<28 && d < 1<<32 {
+				if s.version >= traceBinaryV6 && d >= 1<<28 && d < 1<<32 {
 					verHow = v6VerDelta32
 				}
 			}
@@ -213,9 +256,37 @@ func (s *compactState) appendItem(b []byte, t, prev *TraceItem, i int) []byte {
 	}
 	flags |= byte(verHow) << v5VerShift
 	b = append(b, flags)
+	if verHow == v5VerFront {
+		verHead = t.VersionID[:min(idHead, len(t.VersionID))]
+	}
+	var more byte
+	if s.version >= traceBinaryV7 {
+		if prev != nil && memOK && s.memHeadOK && memHead == s.memHead {
+			more |= v7SameMemHead
+		}
+		if prev != nil && verHead == s.verHead {
+			more |= v7SameVerHead
+		}
+		if prev != nil && t.Action == prev.Action {
+			more |= v7SameAction
+		}
+		if sameNum(finalOf(t.Fused, t.Terms), t.Final) {
+			more |= v7FinalOfSum
+		}
+		if s.trustSet && sameNum(t.Trust, s.trust) {
+			more |= v7SameTrust
+		}
+		if t.Rank == i+1 {
+			more |= v7RankAtPos
+		}
+		b = append(b, more)
+		s.memHead, s.memHeadOK, s.verHead = memHead, memOK, verHead
+	}
 
 	if memOK {
-		b = s.names.append(b, memHead)
+		if more&v7SameMemHead == 0 {
+			b = s.names.append(b, memHead)
+		}
 		b = s.appendULID(b, memID, s.prevTime)
 		s.prevTime = memID.time()
 		if _, ok := s.ids[t.MemoryID]; !ok {
@@ -225,19 +296,17 @@ func (s *compactState) appendItem(b []byte, t, prev *TraceItem, i int) []byte {
 		b = appendFront(b, s.prevMem, t.MemoryID)
 	}
 	s.prevMem = t.MemoryID
+	if more&v7SameVerHead == 0 {
+		b = s.names.append(b, verHead)
+	}
 	switch verHow {
 	case v5VerFront:
-		head := t.VersionID[:min(idHead, len(t.VersionID))]
-		b = s.names.append(b, head)
-		b = appendFront(b, t.MemoryID[min(idHead, len(t.MemoryID)):], t.VersionID[len(head):])
+		b = appendFront(b, t.MemoryID[min(idHead, len(t.MemoryID)):], t.VersionID[len(verHead):])
 	case v5VerDelta:
-		b = s.names.append(b, verHead)
 		b = binary.AppendUvarint(b, delta)
 	case v6VerDelta32:
-		b = s.names.append(b, verHead)
 		b = binary.LittleEndian.AppendUint32(b, uint32(delta))
 	case v5VerULID:
-		b = s.names.append(b, verHead)
 		var ref uint64
 		if memOK {
 			ref = memID.time()
@@ -273,16 +342,24 @@ func (s *compactState) appendItem(b []byte, t, prev *TraceItem, i int) []byte {
 			b = appendPlaced(b, term.Value, &s.terms, &s.termSet, k)
 		}
 	}
-	b = appendNum(b, t.Final)
-	b = binary.AppendVarint(b, int64(t.Rank)-int64(i+1))
+	if more&v7FinalOfSum == 0 {
+		b = appendNum(b, t.Final)
+	}
+	if more&v7RankAtPos == 0 {
+		b = binary.AppendVarint(b, int64(t.Rank)-int64(i+1))
+	}
 	b = binary.AppendVarint(b, int64(t.Tokens))
-	if s.trustSet && sameNum(t.Trust, s.trust) {
+	switch {
+	case more&v7SameTrust != 0:
+	case s.trustSet && sameNum(t.Trust, s.trust):
 		b = binary.AppendVarint(b, v5Same)
-	} else {
+	default:
 		b = appendNum(b, t.Trust)
 		s.trust, s.trustSet = t.Trust, true
 	}
-	b = s.names.append(b, string(t.Action))
+	if more&v7SameAction == 0 {
+		b = s.names.append(b, string(t.Action))
+	}
 	if flags&v6SameReason == 0 {
 		b = s.appendText(b, t.Reason)
 	}
@@ -458,11 +535,12 @@ func (s *compactState) readText(r *binReader, buf *[]byte, items TraceItems) str
 	return string(out)
 }
 
-// decodeV5 reads the items of a version 5 encoding, or of version 6 (v6).
-func decodeV5(r *binReader, ts TraceItems, v6 bool) error {
+// decodeV5 reads the items of a version 5, 6 or 7 encoding.
+func decodeV5(r *binReader, ts TraceItems, version byte) error {
 	var s compactState
 	var buf []byte
 	prev := ""
+	v6 := version >= traceBinaryV6
 	known := byte(v5Packed | v5Used | v5MemULID | v5VerMask)
 	if v6 {
 		known |= v6SameTerms | v6SameReason | v6SameChannels
@@ -476,10 +554,23 @@ func decodeV5(r *binReader, ts TraceItems, v6 bool) error {
 			return r.err
 		}
 		t.Packed, t.Used = flags&v5Packed != 0, flags&v5Used != 0
-		var memID ulid128
+		var more byte
 		memOK := flags&v5MemULID != 0
+		if version >= traceBinaryV7 {
+			more = r.byte()
+			if more&^v7Known != 0 || (i == 0 && more&(v7SameMemHead|v7SameVerHead|v7SameAction) != 0) ||
+				(more&v7SameMemHead != 0 && (!memOK || !s.memHeadOK)) || (more&v7SameTrust != 0 && !s.trustSet) {
+				r.fail("flags")
+				return r.err
+			}
+		}
+		var memID ulid128
 		if memOK {
-			head := s.names.read(r)
+			head := s.memHead
+			if more&v7SameMemHead == 0 {
+				head = s.names.read(r)
+			}
+			s.memHead = head
 			memID = r.ulid(s.prevTime)
 			s.prevTime = memID.time()
 			t.MemoryID = head + memID.String()
@@ -487,7 +578,12 @@ func decodeV5(r *binReader, ts TraceItems, v6 bool) error {
 			t.MemoryID = r.front(prev)
 		}
 		prev = t.MemoryID
-		head := s.names.read(r)
+		s.memHeadOK = memOK
+		head := s.verHead
+		if more&v7SameVerHead == 0 {
+			head = s.names.read(r)
+		}
+		s.verHead = head
 		switch (flags & v5VerMask) >> v5VerShift {
 		case v5VerFront:
 			t.VersionID = head + r.front(t.MemoryID[min(idHead, len(t.MemoryID)):])
@@ -556,10 +652,19 @@ func decodeV5(r *binReader, ts TraceItems, v6 bool) error {
 				t.Terms = append(t.Terms, Term{Name: k, Value: r.placedNum(&s.terms, &s.termSet, idx)})
 			}
 		}
-		t.Final = r.num()
-		t.Rank = int(r.varint() + int64(i+1))
+		if more&v7FinalOfSum != 0 {
+			t.Final = finalOf(t.Fused, t.Terms)
+		} else {
+			t.Final = r.num()
+		}
+		t.Rank = i + 1
+		if more&v7RankAtPos == 0 {
+			t.Rank = int(r.varint() + int64(i+1))
+		}
 		t.Tokens = int(r.varint())
-		if x := r.varint(); x == v5Same {
+		if more&v7SameTrust != 0 {
+			t.Trust = s.trust
+		} else if x := r.varint(); x == v5Same {
 			if !s.trustSet {
 				r.fail("number")
 			}
@@ -568,7 +673,11 @@ func decodeV5(r *binReader, ts TraceItems, v6 bool) error {
 			t.Trust = r.numOf(x)
 			s.trust, s.trustSet = t.Trust, true
 		}
-		t.Action = Action(s.names.read(r))
+		if more&v7SameAction != 0 {
+			t.Action = ts[i-1].Action
+		} else {
+			t.Action = Action(s.names.read(r))
+		}
 		if flags&v6SameReason != 0 {
 			t.Reason = ts[i-1].Reason
 		} else {

@@ -14,15 +14,15 @@ import (
 	"testing"
 )
 
-// Version 5 round-trips every item exactly: the stored fixtures' items
+// Version 7 round-trips every item exactly: the stored fixtures' items
 // (real candidates, unusual numbers and ids, more names than the table
 // holds), used or not, nil and empty lists, NaN.
 func TestTraceItemsCompactExact(t *testing.T) {
 	for _, used := range []bool{false, true} {
 		items := fixtureItems(t, used)
 		b := items.AppendCompact([]byte("prefix"))
-		if !bytes.HasPrefix(b, []byte("prefix")) || b[len("prefix")] != traceBinaryV6 {
-			t.Fatalf("not appended as version 6: %x", b[:8])
+		if !bytes.HasPrefix(b, []byte("prefix")) || b[len("prefix")] != traceBinaryV7 {
+			t.Fatalf("not appended as version 7: %x", b[:8])
 		}
 		got, err := DecodeTraceItems(b[len("prefix"):])
 		if err != nil {
@@ -102,8 +102,14 @@ func TestTraceItemsCompactRandom(t *testing.T) {
 				it.Terms = append(it.Terms, Term{Name: words[r.IntN(4)], Value: num()})
 			}
 			it.Fused, it.Final, it.Trust = num(), num(), num()
+			switch r.IntN(4) {
+			case 0, 1: // what version 7 leaves out, and near misses of it
+				it.Final = finalOf(it.Fused, it.Terms)
+			case 2:
+				it.Final = math.Nextafter(finalOf(it.Fused, it.Terms), 2)
+			}
 			it.Rank, it.Tokens = i+1+r.IntN(2), r.IntN(100)
-			it.Action, it.Packed, it.Used = ActionHint, r.IntN(2) == 0, r.IntN(9) == 0
+			it.Action, it.Packed, it.Used = []Action{ActionHint, ActionHint, ActionFollow}[r.IntN(3)], r.IntN(2) == 0, r.IntN(9) == 0
 			it.Reason, it.Explanation = text(), text()
 			if j := r.IntN(i + 1); r.IntN(4) == 0 {
 				// an id of this item or an earlier one, as a reason names it
@@ -115,6 +121,9 @@ func TestTraceItemsCompactRandom(t *testing.T) {
 			// What version 6 leaves out: the previous item's terms,
 			// reason or channel names, and near misses of each.
 			prev := &items[i-1]
+			if r.IntN(2) == 0 {
+				it.Trust = prev.Trust
+			}
 			switch r.IntN(4) {
 			case 0:
 				it.Terms = slices.Clone(prev.Terms)
@@ -143,13 +152,13 @@ func TestTraceItemsCompactRandom(t *testing.T) {
 				}
 			}
 		}
-		for _, v6 := range []bool{false, true} {
-			b := items.appendCompact(nil, v6)
+		for _, v := range []byte{traceBinaryV5, traceBinaryV6, traceBinaryV7} {
+			b := items.appendCompact(nil, v)
 			got, err := DecodeTraceItems(b)
 			if err != nil || !sameItems(got, items) {
-				t.Fatalf("round %d (version 6 %v): %v\n got %#v\nwant %#v", round, v6, err, got, items)
+				t.Fatalf("round %d (version %d): %v\n got %#v\nwant %#v", round, v, err, got, items)
 			}
-			if again := items.appendCompact(nil, v6); !bytes.Equal(again, b) {
+			if again := items.appendCompact(nil, v); !bytes.Equal(again, b) {
 				t.Fatalf("round %d: a second encoding differs", round)
 			}
 		}
@@ -193,8 +202,8 @@ func TestULIDIDs(t *testing.T) {
 // Damaged version 5 input is an error wrapping ErrBadTraceItems, never a
 // panic: every truncation, and random bytes flipped.
 func TestTraceItemsCompactCorrupt(t *testing.T) {
-	for _, v6 := range []bool{false, true} {
-		testCompactCorrupt(t, fixtureItems(t, true).appendCompact(nil, v6))
+	for _, v := range []byte{traceBinaryV5, traceBinaryV6, traceBinaryV7} {
+		testCompactCorrupt(t, fixtureItems(t, true).appendCompact(nil, v))
 	}
 	// One item of version 6 that takes its predecessor's terms, reason
 	// or channels, and a 4-byte difference of form 1's range.
@@ -208,6 +217,15 @@ func TestTraceItemsCompactCorrupt(t *testing.T) {
 		append(append([]byte{traceBinaryV6}, ulidItem...), 0xff, 0xff, 0xff, 0x0f), // fits form 1's 4 bytes
 		append(append([]byte{traceBinaryV5}, ulidItem...), 0, 0, 0, 0x10),
 		append(append([]byte{traceBinaryV6}, ulidItem...), 0, 0),
+		// Version 7: a first item that claims its predecessor's prefixes
+		// or action, the last trust before any, an unknown flag, a memory
+		// prefix after an item whose MemoryID was no ULID id.
+		{traceBinaryV7, 1, 1, 0, v7SameMemHead},
+		{traceBinaryV7, 1, 1, 0, v7SameVerHead},
+		{traceBinaryV7, 1, 1, 0, v7SameAction},
+		{traceBinaryV7, 1, 1, 0, v7SameTrust},
+		{traceBinaryV7, 1, 1, 0, 1 << 6},
+		{traceBinaryV7, 1, 1, v5MemULID, v7SameMemHead},
 	} {
 		if _, err := DecodeTraceItems(b); !errors.Is(err, ErrBadTraceItems) {
 			t.Errorf("%x: %v", b, err)
@@ -256,18 +274,18 @@ func TestTraceItemsCompactSize(t *testing.T) {
 	}
 }
 
-// The version 5 and 6 fixtures were written by appendCompact: the
+// The version 5, 6 and 7 fixtures were written by appendCompact: the
 // encodings do not change under rows already written.
 func TestTraceItemsCompactStable(t *testing.T) {
 	for _, c := range []struct {
-		file string
-		v6   bool
-	}{{"trace_items_v5.bin", false}, {"trace_items_v6.bin", true}} {
+		file    string
+		version byte
+	}{{"trace_items_v5.bin", traceBinaryV5}, {"trace_items_v6.bin", traceBinaryV6}, {"trace_items_v7.bin", traceBinaryV7}} {
 		want, err := os.ReadFile(filepath.Join("testdata", c.file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fixtureItems(t, true).appendCompact(nil, c.v6); !bytes.Equal(got, want) {
+		if got := fixtureItems(t, true).appendCompact(nil, c.version); !bytes.Equal(got, want) {
 			t.Fatalf("appendCompact no longer writes %s's bytes", c.file)
 		}
 	}

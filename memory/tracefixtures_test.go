@@ -63,8 +63,9 @@ var fixtureFiles = []struct {
 	{"trace_items_v3.bin", true, func(ts TraceItems) []byte { return ts.AppendBinary(nil) }},
 	{"trace_items_v4.bin", false, func(ts TraceItems) []byte { b, _ := ts.AppendCompressed(nil, nil); return b }},
 	{"trace_items_v4_used.bin", true, func(ts TraceItems) []byte { b, _ := ts.AppendCompressed(nil, nil); return b }},
-	{"trace_items_v5.bin", true, func(ts TraceItems) []byte { return ts.appendCompact(nil, false) }},
-	{"trace_items_v6.bin", true, func(ts TraceItems) []byte { return ts.AppendCompact(nil) }},
+	{"trace_items_v5.bin", true, func(ts TraceItems) []byte { return ts.appendCompact(nil, traceBinaryV5) }},
+	{"trace_items_v6.bin", true, func(ts TraceItems) []byte { return ts.appendCompact(nil, traceBinaryV6) }},
+	{"trace_items_v7.bin", true, func(ts TraceItems) []byte { return ts.AppendCompact(nil) }},
 }
 
 // Every stored encoding decodes to its items, value for value. Set

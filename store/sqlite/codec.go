@@ -17,6 +17,37 @@ import (
 // keeps this value unambiguous.
 const zeroTimeNanos = math.MinInt64
 
+// A time column said once (migration 0027): episodes' recorded_at beside
+// occurred_at, memories' updated_at beside created_at. Both are nearly
+// always the same instant, so the second stores 0 (which takes no bytes)
+// when it is its reference's very value. The instant 0 itself (1970-01-01
+// exactly) is then stored as epochNanos, a value no real instant has:
+// years before 1678 are refused (encoder.time), and zeroTimeNanos is the
+// smallest int64, not this one.
+const epochNanos = math.MinInt64 + 1
+
+// sameTime is the stored form of t, a time column read beside ref.
+func sameTime(t, ref int64) int64 {
+	switch t {
+	case ref:
+		return 0
+	case 0:
+		return epochNanos
+	}
+	return t
+}
+
+// timeFromStored reverses sameTime.
+func timeFromStored(stored, ref int64) int64 {
+	switch stored {
+	case 0:
+		return ref
+	case epochNanos:
+		return 0
+	}
+	return stored
+}
+
 // encoder turns domain values into column values and remembers the first
 // failure, so an insert's argument list reads as one expression and the
 // error is still checked once, before the statement runs.
@@ -354,12 +385,13 @@ func (d *decoder) embedding() []byte {
 	return u
 }
 
-func (d *decoder) time() time.Time {
-	n := d.int()
-	if n == zeroTimeNanos {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
+func (d *decoder) time() time.Time { return nanosTime(d.int()) }
+
+// timePair reads a time and the next column, a time stored by sameTime
+// against it.
+func (d *decoder) timePair() (time.Time, time.Time) {
+	ref := d.int()
+	return nanosTime(ref), nanosTime(timeFromStored(d.int(), ref))
 }
 
 // timePtr reads a nullable time; NULL is nil.

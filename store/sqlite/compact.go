@@ -100,9 +100,17 @@ const spansMark = '~'
 // its offsets are not negative, the form is "~i:start:end,..." with i the
 // episode's position in ids: a note's span, 68 bytes of JSON repeating a
 // 30-character id, takes 8. Otherwise (and for nil or empty spans) JSON.
-func (c *encoder) spans(ids []string, spans []memory.Span) string {
+//
+// The span of a note, or of an episode's own version, is all of its
+// content, which is the first evidence episode's text: such a list (one
+// span, of ids[0], from 0 to the content's length in bytes) is "~" alone
+// (migration 0027), and the read takes the end from the content it read.
+func (c *encoder) spans(ids []string, spans []memory.Span, content string) string {
 	if len(spans) == 0 {
 		return c.json("evidence_spans", spans)
+	}
+	if wholeSpan(ids, spans, content) {
+		return spansWhole
 	}
 	b := make([]byte, 1, 1+12*len(spans))
 	b[0] = spansMark
@@ -123,6 +131,16 @@ func (c *encoder) spans(ids []string, spans []memory.Span) string {
 	return string(b)
 }
 
+// spansWhole is the stored form of a single span over all of the content.
+const spansWhole = string(spansMark)
+
+// wholeSpan reports whether spans is one span of the first evidence
+// episode over all of content.
+func wholeSpan(ids []string, spans []memory.Span, content string) bool {
+	return len(spans) == 1 && len(ids) > 0 && spans[0].EpisodeID == ids[0] &&
+		spans[0].Start == 0 && spans[0].End == len(content)
+}
+
 func indexOf(ids []string, id string) int {
 	for i, x := range ids {
 		if x == id {
@@ -133,11 +151,18 @@ func indexOf(ids []string, id string) int {
 }
 
 // spans reads evidence spans in either form; ids are the version's
-// evidence episode ids, read just before.
-func (d *decoder) spans(ids []string) []memory.Span {
+// evidence episode ids and content its content, read just before.
+func (d *decoder) spans(ids []string, content string) []memory.Span {
 	s := d.str()
 	if d.err != nil {
 		return nil
+	}
+	if s == spansWhole {
+		if len(ids) == 0 {
+			d.err = d.colErr(memory.Invalidf("a whole-content span without an evidence episode"))
+			return nil
+		}
+		return []memory.Span{{EpisodeID: ids[0], Start: 0, End: len(content)}}
 	}
 	if len(s) == 0 || s[0] != spansMark {
 		var out []memory.Span

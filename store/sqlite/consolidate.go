@@ -87,7 +87,7 @@ var (
 // candidates drawn from it that no version keeps (rejected, deferred):
 // they go. The admissions of facts stay: their content is the fact's.
 var qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ?1 AND substr(episode_id, -8) = substr(?2, -8) AND episode_id = ?2
-	AND (extractor = ` + symLiteral("episode") + ` OR decision IN ('reject', 'defer'))`
+	AND (extractor = ` + symLiteral("episode") + ` OR decision IN (` + decisions.literal(string(memory.AdmitReject)) + `, ` + decisions.literal(string(memory.AdmitDefer)) + `))`
 
 func decodeSession(d *decoder) memory.SessionInfo {
 	return memory.SessionInfo{ID: d.str(), Episodes: int(d.int()), FirstAt: d.time(), LastAt: d.time()}

@@ -49,6 +49,10 @@ type executor struct {
 	// text by reference (shared bits 4 and 8) without a lookup.
 	slots        map[rowKey]slotName
 	episodeTexts map[rowKey]string
+	// versionSeqs, on write executors, holds the versions this transaction
+	// wrote, by id: an admission naming one of them with its memory stores
+	// the version's seq instead of its id (migration 0027).
+	versionSeqs map[rowKey]versionSeq
 	// freeSlot, on write executors, is the last slot this transaction
 	// looked up and found free (hasFreeSlot set): CreateMemory then needs
 	// no probe of its own to know no memory holds it, since writers are
@@ -62,6 +66,12 @@ type executor struct {
 
 // rowKey names a row of a namespace.
 type rowKey struct{ ns, id string }
+
+// versionSeq is a version's memory and seq, which never change.
+type versionSeq struct {
+	memoryID string
+	seq      int
+}
 
 // slotName is a memory's subject and key, which never change.
 type slotName struct{ subject, key string }
@@ -294,12 +304,11 @@ func decodeEpisode(d *decoder) *memory.Episode {
 		ID:        d.id(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:      memory.EpisodeKind(d.episodeKind()),
-		Speaker:   d.sym(),
+		Speaker:   d.coded(speakers),
 		Content:   d.str(),
 	}
 	d.json(&ep.Metadata)
-	ep.OccurredAt = d.time()
-	ep.RecordedAt = d.time()
+	ep.OccurredAt, ep.RecordedAt = d.timePair()
 	ep.ContentHash = d.hash(ep.Content)
 	return ep
 }
@@ -331,9 +340,11 @@ func (e *executor) createEpisodes(ctx context.Context, p memory.CreateEpisodesPa
 			var c encoder
 			args := []any{
 				p.Namespace, idArg(ep.ID), ep.Scope.AgentID, ep.Scope.UserID, ep.Scope.ProjectID, ep.Scope.SessionID,
-				encodeEpisodeKind(string(ep.Kind)), ep.Speaker, ep.Content, episodeMetadata(&c, ep.Metadata),
-				c.time("occurred_at", ep.OccurredAt), c.time("recorded_at", ep.RecordedAt), episodeHashArg(ep.ContentHash, ep.Content),
+				encodeEpisodeKind(string(ep.Kind)), speakers.encode(ep.Speaker), ep.Content, episodeMetadata(&c, ep.Metadata),
+				nil, nil, episodeHashArg(ep.ContentHash, ep.Content),
 			}
+			occurred := c.time("occurred_at", ep.OccurredAt)
+			args[10], args[11] = occurred, sameTime(c.time("recorded_at", ep.RecordedAt), occurred)
 			if c.err != nil {
 				return memory.Within(c.err, "episode %s", ep.ID)
 			}
@@ -501,16 +512,16 @@ const (
 )
 
 func decodeMemory(d *decoder) *memory.Memory {
-	return &memory.Memory{
+	m := &memory.Memory{
 		Namespace: d.sym(),
 		ID:        d.id(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:      memory.Kind(d.code()),
 		Subject:   d.sym(),
 		Key:       d.str(),
-		CreatedAt: d.time(),
-		UpdatedAt: d.time(),
 	}
+	m.CreatedAt, m.UpdatedAt = d.timePair()
+	return m
 }
 
 func (e *executor) CreateMemory(ctx context.Context, m *memory.Memory) error {
@@ -534,9 +545,10 @@ func (e *executor) createMemory(ctx context.Context, m *memory.Memory) error {
 	hash := slotHash(m.Subject, m.Key)
 	args := []any{
 		m.Namespace, idArg(m.ID), m.Scope.AgentID, m.Scope.UserID, m.Scope.ProjectID, m.Scope.SessionID,
-		encodeSym(string(m.Kind)), m.Subject, m.Key, c.time("created_at", m.CreatedAt), c.time("updated_at", m.UpdatedAt),
-		hash,
+		encodeSym(string(m.Kind)), m.Subject, m.Key, nil, nil, hash,
 	}
+	created := c.time("created_at", m.CreatedAt)
+	args[9], args[10] = created, sameTime(c.time("updated_at", m.UpdatedAt), created)
 	if c.err != nil {
 		return c.err
 	}
@@ -829,7 +841,7 @@ func decodeVersion(d *decoder) *memory.Version {
 		v.Value = v.Content
 	}
 	v.EvidenceEpisodeIDs = d.idList()
-	v.EvidenceSpans = d.spans(v.EvidenceEpisodeIDs)
+	v.EvidenceSpans = d.spans(v.EvidenceEpisodeIDs, v.Content)
 	v.Provenance = memory.Provenance{
 		Extractor:     d.code(),
 		Model:         d.code(),
@@ -873,7 +885,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 		string(v.Status), encodeSym(string(v.Operation)), idArg(v.SupersededBy),
 		c.time("observed_at", v.ObservedAt), c.time("recorded_at", v.RecordedAt),
 		c.time("valid_from", v.ValidFrom), c.timePtr("valid_to", v.ValidTo), c.time("updated_at", v.UpdatedAt),
-		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
+		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans, v.Content),
 		encodeSym(v.Provenance.Extractor), encodeSym(v.Provenance.Model), encodeSym(v.Provenance.PromptVersion),
 		encodeSym(v.Provenance.Embedder), v.Provenance.EmbedderDim, encodeSym(v.Provenance.Source),
 		v.Tokens, v.SearchText, blob(search.PackVector(v.Embedding)), nil, nil,
@@ -920,6 +932,7 @@ func (e *executor) createVersion(ctx context.Context, v *memory.Version) error {
 		return mapErr(err)
 	}
 	e.rememberText(v, owner)
+	e.noteVersion(v)
 	return nil
 }
 
@@ -960,12 +973,27 @@ func (e *executor) rememberText(v *memory.Version, owner string) {
 // deleted or changed those rows (a delete, a re-embedding, a rollback to a
 // savepoint): a version shares only a row known to hold what it holds.
 func (e *executor) forgetTexts(q string) {
-	if (len(e.texts) > 0 || len(e.slots) > 0 || len(e.episodeTexts) > 0) &&
+	if (len(e.texts) > 0 || len(e.slots) > 0 || len(e.episodeTexts) > 0 || len(e.versionSeqs) > 0) &&
 		(q == qSetEmbedding || strings.HasPrefix(q, "DELETE") || strings.HasPrefix(q, "ROLLBACK")) {
 		clear(e.texts)
 		clear(e.slots)
 		clear(e.episodeTexts)
+		clear(e.versionSeqs)
 	}
+}
+
+// noteVersion records a version this transaction wrote, for the admissions
+// that name it (versionSeqs).
+func (e *executor) noteVersion(v *memory.Version) {
+	if !e.write || v.Seq < 1 {
+		return
+	}
+	if e.versionSeqs == nil {
+		e.versionSeqs = make(map[rowKey]versionSeq)
+	} else if len(e.versionSeqs) >= maxSharedTexts {
+		clear(e.versionSeqs)
+	}
+	e.versionSeqs[rowKey{v.Namespace, v.ID}] = versionSeq{v.MemoryID, v.Seq}
 }
 
 // maxSharedTexts bounds the texts a transaction remembers for sharing.
@@ -1039,7 +1067,7 @@ func (e *executor) updateVersionState(ctx context.Context, v *memory.Version) er
 		string(v.Status), encodeSym(string(v.Operation)), idArg(v.SupersededBy), c.timePtr("valid_to", v.ValidTo),
 		v.Confidence, v.Usefulness, v.Trust,
 		v.ReinforcementCount, v.FailureCount,
-		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans),
+		idListArg(&c, "evidence_episode_ids", v.EvidenceEpisodeIDs), c.spans(v.EvidenceEpisodeIDs, v.EvidenceSpans, v.Content),
 		nil, nil, nil, nil, // updated_at (twice), the score bits, updated_at
 		v.Namespace, idArg(v.ID),
 	}
@@ -1259,8 +1287,17 @@ func (e *executor) ScanVersions(ctx context.Context, p memory.ScanParams, fn fun
 // ---- admissions -------------------------------------------------------------
 
 // An admission whose content is its episode's text stores it empty with
-// content_ref 1 (migration 0017); the read puts the text back.
-const admissionCols = `namespace, id, episode_id, memory_id, version_id, decision, reasons,
+// content_ref 1 (migration 0017); the read puts the text back. An
+// admission whose version is one of its memory's stores the version's seq,
+// an INTEGER, where the id would be (migration 0027: 1 or 2 bytes, not 16
+// or 30); the read looks the id up by (namespace, memory_id, seq), and
+// before a version goes the trigger versions_unref_admissions writes its
+// id back into the admissions that refer to it so.
+const admissionVersionID = `CASE WHEN typeof(admissions.version_id) = 'integer' THEN (SELECT v.id FROM versions v
+	  WHERE v.namespace = admissions.namespace AND v.memory_id = admissions.memory_id AND v.seq = admissions.version_id)
+	ELSE admissions.version_id END`
+
+const admissionCols = `namespace, id, episode_id, memory_id, ` + admissionVersionID + `, decision, reasons,
 	operation, CASE WHEN admissions.content_ref = 1 THEN coalesce((SELECT e.content FROM episodes e
 	  WHERE e.namespace = admissions.namespace AND e.id = admissions.episode_id), '') ELSE admissions.content END,
 	extractor, created_at, models`
@@ -1288,10 +1325,10 @@ func decodeAdmission(d *decoder) *memory.Admission {
 		EpisodeID: d.id(),
 		MemoryID:  d.id(),
 		VersionID: d.id(),
-		Decision:  memory.AdmissionDecision(d.sym()),
+		Decision:  memory.AdmissionDecision(d.coded(decisions)),
 	}
 	a.Reasons = d.reasons()
-	a.Operation = memory.Operation(d.sym())
+	a.Operation = memory.Operation(d.code())
 	a.Content = d.str()
 	a.Extractor = d.code()
 	a.CreatedAt = d.time()
@@ -1329,12 +1366,15 @@ func (e *executor) createAdmissions(ctx context.Context, p memory.CreateAdmissio
 		for _, a := range p.Admissions {
 			var c encoder
 			args := []any{
-				p.Namespace, idArg(a.ID), idArg(a.EpisodeID), idArg(a.MemoryID), idArg(a.VersionID), string(a.Decision),
-				c.reasons(a.Reasons), string(a.Operation), a.Content, encodeSym(a.Extractor),
+				p.Namespace, idArg(a.ID), idArg(a.EpisodeID), idArg(a.MemoryID), idArg(a.VersionID), decisions.encode(string(a.Decision)),
+				c.reasons(a.Reasons), encodeSym(string(a.Operation)), a.Content, encodeSym(a.Extractor),
 				c.time("created_at", a.CreatedAt), nil, nullText(memory.EncodeModels(a.Models)),
 			}
 			if a.Content != "" {
 				args[11] = args[2] // the episode's id
+			}
+			if ref, ok := e.versionSeqs[rowKey{p.Namespace, a.VersionID}]; ok && a.MemoryID != "" && ref.memoryID == a.MemoryID {
+				args[4] = int64(ref.seq) // the version by its memory's seq
 			}
 			if c.err != nil {
 				return memory.Within(c.err, "admission %s", a.ID)
@@ -1362,13 +1402,13 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 		w.eq("episode_id", idArg(p.EpisodeID))
 	}
 	if p.Decision != "" {
-		w.eq("decision", string(p.Decision))
+		w.eq("decision", decisions.encode(string(p.Decision)))
 	}
 	w.args = append(w.args, limitArg(p.Limit))
 	from := ` FROM admissions`
-	// admissions_by_memory and admissions_by_episode are (namespace, the
-	// id's tail) alone (migrations 0019, 0021): a memory's or an
-	// episode's few rows are sorted after. Without statistics the planner
+	// admissions_by_memory and admissions_by_episode are the id's tail
+	// alone (migrations 0019, 0021; 0028 left the namespace to the row): a
+	// memory's or an episode's few rows are sorted after. Without statistics the planner
 	// would rather walk admissions_by_time to skip that sort, i.e. the
 	// namespace's whole log.
 	switch {

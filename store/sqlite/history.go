@@ -97,17 +97,21 @@ func (e *executor) eachOverBound(ctx context.Context, p memory.PruneHistoryParam
 	})
 }
 
-const (
+// reinforceLiteral names REINFORCE as admissions store it (migration 0027:
+// symNames' code), in the queries and in admissions_reinforcements' condition.
+var reinforceLiteral = symLiteral(string(memory.OpReinforce))
+
+var (
 	// Both walk admissions_reinforcements (a partial index of the
 	// REINFORCE rows only).
 	qReinforcedOver = `SELECT memory_id FROM admissions
-	WHERE namespace = ? AND operation = 'REINFORCE'
+	WHERE namespace = ? AND operation = ` + reinforceLiteral + `
 	GROUP BY memory_id HAVING COUNT(*) > ?
 	ORDER BY memory_id LIMIT ?`
 	qReinforcementsDelete = `DELETE FROM admissions
-	WHERE namespace = ? AND memory_id = ? AND operation = 'REINFORCE'
+	WHERE namespace = ? AND memory_id = ? AND operation = ` + reinforceLiteral + `
 	  AND id NOT IN (SELECT id FROM admissions
-	                 WHERE namespace = ? AND memory_id = ? AND operation = 'REINFORCE'
+	                 WHERE namespace = ? AND memory_id = ? AND operation = ` + reinforceLiteral + `
 	                 ORDER BY created_at DESC, id DESC LIMIT ?)`
 )
 

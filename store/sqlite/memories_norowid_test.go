@@ -45,7 +45,7 @@ func TestMigrationMemoriesWithoutRowid(t *testing.T) {
 		}, ", "),
 	)
 	const dump = `SELECT group_concat(quote(namespace) || quote(id) || quote(agent_id) || quote(user_id) || quote(project_id) ||
-		quote(session_id) || quote(kind) || quote(subject) || quote("key") || created_at || '/' || updated_at, ';')
+		quote(session_id) || quote(kind) || quote(subject) || quote("key") || created_at || '/' || ` + memoryUpdatedAt + `, ';')
 		FROM (SELECT * FROM memories ORDER BY namespace, id)`
 	var before, after string
 	if err := old.QueryRowContext(ctx, dump).Scan(&before); err != nil {

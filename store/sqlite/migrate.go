@@ -30,6 +30,7 @@ var goSteps = map[int]func(ctx context.Context, e *executor) error{
 	12: archivePurgedRows,
 	20: migrateShortForms,
 	21: migrateEpisodes,
+	27: migrateSaidOnce,
 }
 
 type migration struct {

@@ -30,7 +30,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ScanEpisodes":             {qScanEpisodes, "sqlite_autoindex_episodes_1 (namespace=?)"},
 		"ListEpisodes":             {lq(listEpisodesQuery(memory.ListEpisodesParams{})), "episodes_by_time (namespace=?)"},
 		"ListEpisodes/session":     {lq(listEpisodesQuery(memory.ListEpisodesParams{SessionID: "s"})), "episodes_by_session (namespace=? AND session_id=?)"},
-		"ListEpisodes/hash":        {lq(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h"})), "episodes_by_hash (namespace=? AND <expr>=?)"},
+		"ListEpisodes/hash":        {lq(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h"})), "episodes_by_hash (<expr>=?)"},
 		"ListEpisodes/ids":         {lq(listEpisodesQuery(memory.ListEpisodesParams{IDs: one})), "sqlite_autoindex_episodes_1 (namespace=? AND id=?)"},
 		"GetMemory":                {qGetMemory, "memories USING PRIMARY KEY (namespace=? AND id=?)"},
 		"FindMemory":               {qFindMemory, "memories_slot (namespace=? AND slot_hash=?)"},
@@ -55,15 +55,15 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListVersions/all":         {lq(listVersionsQuery(memory.ListVersionsParams{})), "versions"},
 		"ListAdmissions/decision":  {lq(listAdmissionsQuery(memory.ListAdmissionsParams{Decision: "quarantine"})), "admissions_by_time (namespace=?)"},
 		"ListAdmissions":           {lq(listAdmissionsQuery(memory.ListAdmissionsParams{})), "admissions_by_time (namespace=?)"},
-		"ListAdmissions/memory":    {lq(listAdmissionsQuery(memory.ListAdmissionsParams{MemoryID: "m"})), "admissions_by_memory (namespace=? AND <expr>=?)"},
-		"ListAdmissions/episode":   {lq(listAdmissionsQuery(memory.ListAdmissionsParams{EpisodeID: "e"})), "admissions_by_episode (namespace=? AND <expr>=?)"},
+		"ListAdmissions/memory":    {lq(listAdmissionsQuery(memory.ListAdmissionsParams{MemoryID: "m"})), "admissions_by_memory (<expr>=?)"},
+		"ListAdmissions/episode":   {lq(listAdmissionsQuery(memory.ListAdmissionsParams{EpisodeID: "e"})), "admissions_by_episode (<expr>=?)"},
 		"GetTrace":                 {qGetTrace, "sqlite_autoindex_traces_1 (namespace=? AND id=?)"},
 		"ScanAdmissions":           {qScanAdmissions, "admissions_by_time (namespace=?)"},
 		"ScanTraces":               {qScanTraces, "traces_by_time (namespace=?)"},
 		"ListTraces":               {lq(listTracesQuery(memory.ListTracesParams{})), "traces_by_time (namespace=?)"},
 		"ListTraces/since":         {lq(listTracesQuery(memory.ListTracesParams{Since: time.Unix(1, 0)})), "traces_by_time (namespace=? AND created_at>?)"},
-		"Stats":                    {qStats, "episodes_by_hash (namespace=?)"},
-		"Namespaces":               {qNamespaces, "episodes_by_hash"},
+		"Stats":                    {qStats, "episodes_by_time (namespace=?)"},
+		"Namespaces":               {qNamespaces, "episodes_by_time"},
 		"APIKeyByHash":             {qAPIKeyByHash, "api_keys_by_hash (hash=?)"},
 		"APIKeyByID":               {qAPIKeyByID, "sqlite_autoindex_api_keys_1 (id=?)"},
 		"RevokeAPIKey":             {qRevokeAPIKey, "sqlite_autoindex_api_keys_1 (id=?)"},
@@ -81,7 +81,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ListEpisodeStubs/all":     {lq(listStubsQuery(memory.ListEpisodeStubsParams{})), "episode_stubs USING PRIMARY KEY (namespace=?)"},
 		"ListProcedureUses":        {lq(listProcedureUsesQuery(memory.ListProcedureUsesParams{})), "procedure_uses USING PRIMARY KEY (namespace=?)"},
 		"ListFeedback":             {lq(listFeedbackQuery(memory.ListFeedbackParams{})), "sqlite_autoindex_feedback_1 (namespace=?)"},
-		"ListEpisodes/hash+time":   {lq(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h", OccurredAt: time.Unix(1, 0)})), "episodes_by_hash (namespace=? AND <expr>=?)"},
+		"ListEpisodes/hash+time":   {lq(listEpisodesQuery(memory.ListEpisodesParams{ContentHash: "h", OccurredAt: time.Unix(1, 0)})), "episodes_by_hash (<expr>=?)"},
 		"Archive/last":             {qArchiveLast, "episode_archive_key (namespace=? AND session_id=?)"},
 		"Archive/session":          {qArchiveSession, "episode_archive_key (namespace=? AND session_id=?)"},
 		"Archive/id":               {qArchiveByID, "episode_archive_by_id (namespace=? AND last_id>?)"},
@@ -93,12 +93,12 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		"ReinforcedOver":           {qReinforcedOver, "admissions_reinforcements (namespace=?)"},
 		"DeleteVersion":            {qDeleteVersion, "sqlite_autoindex_versions_1 (namespace=? AND id=?)"},
 		"DeleteSlotVersions":       {qDeleteSlotVersions, "sqlite_autoindex_versions_2 (namespace=? AND memory_id=?)"},
-		"DeleteSlotAdmissions":     {qDeleteSlotAdmissions, "admissions_by_memory (namespace=? AND <expr>=?)"},
+		"DeleteSlotAdmissions":     {qDeleteSlotAdmissions, "admissions_by_memory (<expr>=?)"},
 		"DeleteSlotFeedback":       {qDeleteSlotFeedback, "feedback_by_memory (namespace=? AND memory_id=?)"},
 		"DeleteVersionFeedback":    {qDeleteVersionFeedback, "feedback_by_version (namespace=? AND version_id=?)"},
-		"HistoryAdmissions":        {qHistoryAdmissions, "admissions_by_memory (namespace=? AND <expr>=?)"},
+		"HistoryAdmissions":        {qHistoryAdmissions, "admissions_by_memory (<expr>=?)"},
 		"HistoryDelete":            {qHistoryDelete, "sqlite_autoindex_versions_2 (namespace=? AND memory_id=?)"},
-		"PurgeAdmissions":          {qPurgeAdmissions, "admissions_by_episode (namespace=? AND <expr>=?)"},
+		"PurgeAdmissions":          {qPurgeAdmissions, "admissions_by_episode (<expr>=?)"},
 		"UpdateStub":               {qUpdateStub, "episode_stubs USING PRIMARY KEY (namespace=? AND episode_id=?)"},
 		"DeleteStub":               {qDeleteStub, "episode_stubs USING PRIMARY KEY (namespace=? AND episode_id=?)"},
 		"TaskResults":              {qTaskResults, "episodes_task_results_by_time (namespace=?)"},
@@ -109,10 +109,15 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	// The statements of the episode's delete trigger, with OLD's values
 	// as parameters (EXPLAIN cannot reach into a trigger).
 	for i, stmt := range triggerStatements(t, s, "episodes_unshare_on_delete") {
-		index := map[string]string{"admissions": "admissions_by_episode (namespace=? AND <expr>=?)",
-			"versions": "versions_episode_text (namespace=? AND <expr>=?)"}[strings.Fields(stmt)[1]]
+		index := map[string]string{"admissions": "admissions_by_episode (<expr>=?)",
+			"versions": "versions_episode_text (<expr>=?)"}[strings.Fields(stmt)[1]]
 		queries["EpisodeDeleteTrigger/"+strconv.Itoa(i)] = struct{ q, index string }{stmt, index}
 	}
+	for i, stmt := range triggerStatements(t, s, "versions_unref_admissions") {
+		queries["VersionDeleteTrigger/"+strconv.Itoa(i)] = struct{ q, index string }{stmt, "admissions_by_memory (<expr>=?)"}
+	}
+	queries["AdmissionVersionID"] = struct{ q, index string }{`SELECT ` + admissionVersionID + ` FROM admissions WHERE namespace = ?`,
+		"sqlite_autoindex_versions_2 (namespace=? AND memory_id=? AND seq=?)"}
 	for name, c := range queries {
 		rows, err := s.reader.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q, fakeArgs(c.q)...)
 		if err != nil {

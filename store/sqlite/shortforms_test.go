@@ -578,7 +578,8 @@ func TestEpisodeTextRoundTrip(t *testing.T) {
 	// v-ep, which shared its row.
 	var plan string
 	rows, err := s.writer.QueryContext(ctx, `EXPLAIN QUERY PLAN UPDATE versions SET content = 'x', shared = shared & ~8
-	WHERE namespace = 'n' AND substr(json_extract(evidence_episode_ids, '$[0]'), -8) = substr('e-1', -8) AND shared & 8 AND json_extract(evidence_episode_ids, '$[0]') = 'e-1'`)
+	WHERE namespace = 'n' AND substr(iif(typeof(evidence_episode_ids) = 'blob', substr(evidence_episode_ids, 1, 16), evidence_episode_ids ->> 0), -8) = substr('e-1', -8)
+	  AND shared & 8 AND iif(typeof(evidence_episode_ids) = 'blob', substr(evidence_episode_ids, 1, 16), evidence_episode_ids ->> 0) = 'e-1'`)
 	if err != nil {
 		t.Fatal(err)
 	}

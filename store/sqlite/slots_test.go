@@ -44,7 +44,7 @@ func TestMigrationSlotHash(t *testing.T) {
 			'null', 'null', 'note', '', '', 'emb', 4, 'remember', 3, '')`,
 	)
 	const dump = `SELECT group_concat(quote(namespace) || quote(id) || quote(agent_id) || quote(user_id) || quote(project_id) ||
-		quote(session_id) || quote(kind) || quote(subject) || quote("key") || created_at || '/' || updated_at, ';')
+		quote(session_id) || quote(kind) || quote(subject) || quote("key") || created_at || '/' || ` + memoryUpdatedAt + `, ';')
 		FROM (SELECT * FROM memories ORDER BY namespace, id)`
 	var before, after string
 	if err := old.QueryRowContext(ctx, dump).Scan(&before); err != nil {

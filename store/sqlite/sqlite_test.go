@@ -22,7 +22,7 @@ import (
 )
 
 // schemaVersion is the number of embedded migrations.
-const schemaVersion = 26
+const schemaVersion = 28
 
 // openTemp opens a migrated, empty file of the test's own: a copy of the
 // test binary's template (sqlitetest), since migrating a new file costs

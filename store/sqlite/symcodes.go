@@ -331,3 +331,109 @@ func episodeKindSQL(col string) string {
 	fmt.Fprintf(&b, " WHEN '' THEN '' ELSE CASE WHEN unicode(%s) < 32 THEN char(%d) || %s ELSE %s END END", col, codeEscape, col, col)
 	return b.String()
 }
+
+// decisionNames are the admission decisions stored as a one-character code
+// (migration 0027), by the same rules as symNames (codeEscape for a value
+// whose first byte is below 0x20). Part of the file format, as symNames.
+// An admission's operation is a version's and takes symNames' codes.
+var decisionNames = [...]string{
+	0x01: string(memory.AdmitAccept),
+	0x02: string(memory.AdmitDefer),
+	0x03: string(memory.AdmitReject),
+	0x04: string(memory.AdmitQuarantine),
+}
+
+// speakerNames are the usual episode speakers, stored as a one-character
+// code (migration 0027) by the same rules; any other speaker is stored as
+// it is. Part of the file format, as symNames.
+var speakerNames = [...]string{
+	0x01: "user",
+	0x02: "assistant",
+	0x03: "agent",
+	0x04: "system",
+	0x05: "tool",
+}
+
+var (
+	decisions = newCodeTable(decisionNames[:])
+	speakers  = newCodeTable(speakerNames[:])
+)
+
+// codeTable is one column's own names stored as one-character codes by
+// symNames' rules: a stored value of one character below codeEscape is
+// names[its byte], a value whose first byte is below 0x20 is stored after
+// codeEscape, any other value as it is.
+type codeTable struct {
+	names []string
+	codes map[string]byte
+	strs  []string // each code's stored form, so encoding allocates nothing
+}
+
+func newCodeTable(names []string) codeTable {
+	t := codeTable{names: names, codes: codeIndex(names), strs: make([]string, len(names))}
+	for i := range t.strs {
+		t.strs[i] = string(rune(i))
+	}
+	return t
+}
+
+// encode returns the stored form of s.
+func (t codeTable) encode(s string) string {
+	if c, ok := t.codes[s]; ok {
+		return t.strs[c]
+	}
+	if s != "" && s[0] < 0x20 {
+		return string(rune(codeEscape)) + s
+	}
+	return s
+}
+
+// decode reverses encode; plain text (rows before the codes) reads as it is.
+func (t codeTable) decode(s string) (string, error) {
+	if s == "" || s[0] >= 0x20 {
+		return s, nil
+	}
+	if s[0] == codeEscape {
+		return s[1:], nil
+	}
+	if len(s) == 1 && int(s[0]) < len(t.names) && t.names[s[0]] != "" {
+		return t.names[s[0]], nil
+	}
+	return "", fmt.Errorf("unknown stored code %q (written by a newer mnemon?)", s)
+}
+
+// literal is an SQL literal of name's stored form.
+func (t codeTable) literal(name string) string {
+	s := t.encode(name)
+	if len(s) == 1 && s[0] < 0x20 {
+		return fmt.Sprintf("char(%d)", s[0])
+	}
+	return sqlQuote(s)
+}
+
+// sql is an SQL expression giving encode's stored form of column col, for
+// the migration that rewrites older rows.
+func (t codeTable) sql(col string) string {
+	var b strings.Builder
+	b.WriteString("CASE " + col)
+	for i, n := range t.names {
+		if n != "" {
+			fmt.Fprintf(&b, " WHEN %s THEN char(%d)", sqlQuote(n), i)
+		}
+	}
+	fmt.Fprintf(&b, " WHEN '' THEN '' ELSE CASE WHEN unicode(%s) < 32 THEN char(%d) || %s ELSE %s END END", col, codeEscape, col, col)
+	return b.String()
+}
+
+// coded reads a column stored by t.encode.
+func (d *decoder) coded(t codeTable) string {
+	s := d.sym()
+	if d.err != nil || s == "" || s[0] >= 0x20 {
+		return s
+	}
+	v, err := t.decode(s)
+	if err != nil {
+		d.err = fmt.Errorf("decode column %q: %w", d.src.name(d.i-1), err)
+	}
+	return v
+}

@@ -71,6 +71,7 @@ func TestMigrationVersionsNotActive(t *testing.T) {
 	// Back to schema 22: the index 0023 replaced, and its version. 0024
 	// runs again too; on rows and a table it already converted it changes
 	// nothing they hold (it remakes memories and versions_unsettled alike).
+	undoSaidOnce(t, s.writer)
 	execAll(t, s.writer, `DROP INDEX versions_not_active`, `CREATE INDEX versions_by_status ON versions (namespace, status)`,
 		`DELETE FROM schema_migrations WHERE version >= 23`, `PRAGMA user_version = 22`)
 	if err := s.Close(); err != nil {
