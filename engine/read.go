@@ -140,6 +140,10 @@ type scored struct {
 	// aboutOther says every fact drawn from an episode is about someone
 	// other than the user ("my flatmate is allergic to penicillin").
 	aboutOther bool
+	// namesAsked says an episode named the person the question asks
+	// about, by relation and name ("my sister Oona ..." for "what does
+	// my sister do?"): a relation-name fact drawn from it links the two.
+	namesAsked bool
 	// alsoSaid are the evidence episodes of candidates left out because
 	// they say the same words: the item cites them too.
 	alsoSaid []string
@@ -370,6 +374,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// is as stale as without history ("I use emacs now" after
 		// "switched to helix").
 		c.source, c.aboutOther = sourceStateLocked(st, v, p, user, q.team, p.IncludeHistory && !q.past)
+		c.namesAsked = namesAskedLocked(st, v, q)
 		if q.past && v.Status.History() && v.SupersededBy != "" {
 			next, ok := st.EntryLocked(v.SupersededBy)
 			c.previous = ok && next.Status.Live()
@@ -1355,7 +1360,8 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// meaning, even said with a rule word ("only matcha now").
 			add("change", r.ChangeCue)
 		}
-		if r.TaskRule != 0 && (q.task && sh&shapeRule != 0 || q.userRule() && sh&shapeConstraint != 0) && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) {
+		if r.TaskRule != 0 && (q.task && sh&shapeRule != 0 || q.userRule() && sh&shapeConstraint != 0) && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) &&
+			!q.limitOutOfPlace("", v.Content) {
 			// "book me a flight" must respect "never flying with them
 			// again", though it shares no word with it. The user's rule,
 			// not the agent's advice ("you should always book early").
@@ -1377,8 +1383,22 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			add("change", r.ChangeCue)
 		}
 	}
+	if c.namesAsked && !asksWhatCalled(p.Query) {
+		// The turn that named the asked person by relation and name
+		// speaks of them ("my sister Oona got hired as a paramedic"),
+		// above a turn that only shares a word with the question.
+		add("subject", namedTurnLift)
+	}
+	if r.OtherTurn != 0 && v.Kind == memory.KindSemantic && v.Subject != DefaultSpeaker && relationNameKey(v.Key) && !asksWhatCalled(p.Query) {
+		// "my sister Oona ..." keeps the sister's name as a fact: it
+		// links the two for a question about a name ("what's my
+		// sister called?"), but answers nothing else asked of her
+		// ("where is Oona working?") and stays below what does.
+		add("answer_type", -relationNameDrop)
+	}
 	if r.TaskRule != 0 && (q.task || q.userRule()) && v.Kind == memory.KindSemantic && v.Status == memory.StatusActive &&
-		(v.Type == memory.TypeConstraint || v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeConstraint != 0) {
+		(v.Type == memory.TypeConstraint || v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeConstraint != 0) &&
+		!q.limitOutOfPlace(v.Key, v.Content) {
 		// A stated rule as a fact ("no cilantro for me, ever") binds a
 		// task as the turn that said it does; a task and a question
 		// after the user's rules are answered by it, and by a fact that
@@ -1510,4 +1530,48 @@ func keywordQuery(query string, qterms []string) bool {
 		inWord = letter
 	}
 	return words == len(qterms)
+}
+
+// relationNameDrop is what a relation's name fact loses for a question
+// that asks no name.
+const relationNameDrop = 0.5
+
+// relationNameKey reports the key of a name ("name", "name:theo").
+func relationNameKey(key string) bool {
+	return key == "name" || strings.HasPrefix(key, "name:")
+}
+
+// asksWhatCalled reports a question about what someone is called.
+func asksWhatCalled(query string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+		switch w {
+		case "name", "names", "named", "called", "call", "who", "who's", "whom", "whose":
+			return true
+		}
+	}
+	return false
+}
+
+// namedTurnLift is what a turn that named the asked person by relation
+// and name gains (namesAsked).
+const namedTurnLift = 0.15
+
+// namesAskedLocked reports whether episode v named the person q asks
+// about: a relation-name fact drawn from it is of q's relation ("my
+// sister ...") or has one of q's names ("Oona"). The caller holds
+// st.RLock.
+func namesAskedLocked(st *nsState, v *memory.Version, q queryFacts) bool {
+	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 || q.relation == "" && len(q.names) == 0 {
+		return false
+	}
+	for _, id := range st.FactsOfEpisodeLocked(v.EvidenceEpisodeIDs[0]) {
+		en, ok := st.EntryLocked(id)
+		if !ok || !relationNameKey(en.V.Key) || en.V.Subject == DefaultSpeaker || !en.Status.Live() {
+			continue
+		}
+		if q.relation != "" && sameRelation(en.V.Subject, q.relation) || slices.Contains(q.names, strings.ToLower(en.V.Value)) {
+			return true
+		}
+	}
+	return false
 }

@@ -48,6 +48,21 @@ func TestCasualShapesIssue16Casual5(t *testing.T) {
 		{"lead a meeting", "I lead standups at 9", nil},
 		{"run, a sport", "I run marathons", nil},
 
+		// After "moved to", a day or words closing on a common noun are
+		// no place.
+		{"moved to a day's meeting", "we moved to Thursday standups", nil},
+		{"moved to a city, then a season", "moved to Leeds in the spring, loving it", []string{"fact user lives_in=Leeds cue=correction"}},
+		{"a place ending on a place word", "I moved to Mexico city last year", []string{"fact user lives_in=Mexico city cue=correction"}},
+
+		// Quitting a product the lexicon knows says nothing of a job (the
+		// engine contests the tool's fact); a company stays an employer.
+		{"quit a music app", "I quit Spotify", nil},
+		{"quit a company", "I quit Acme last week", []string{"fact user works_at=Acme cue=negation"}},
+
+		// A rule's closing "for me", "please" is no part of it.
+		{"no X for me anymore", "no dairy for me anymore", []string{"constraint user constraint:dairy=no dairy crit=high"}},
+		{"no X for me please", "no gluten for me please", []string{"constraint user constraint:gluten=no gluten crit=high"}},
+
 		// A relation named in apposition names the relation.
 		{"my daughter X", "my daughter Mira started violin lessons", []string{"fact daughter name:mira=Mira"}},
 		{"my son X is allergic", "my son Theo is allergic to peanuts", []string{"fact theo allergic_to:peanuts=peanuts crit=high", "fact son name:theo=Theo"}},
@@ -61,4 +76,22 @@ func TestCasualShapesIssue16Casual5(t *testing.T) {
 		{"a day is no name", "my manager Monday", nil},
 		{"asked", "is my son Theo allowed peanuts?", nil},
 	})
+}
+
+// A phrasal verb whose verb alone means something else is read as one
+// word by a search: "work out" is no work.
+func TestPhrasalSenses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"where do I work out?", "where do I workout?"},
+		{"Where do I Work Out these days", "Where do I workout these days"},
+		{"when is she working out", "when is she workout"},
+		{"where do I work?", "where do I work?"},
+		{"my workout plan", "my workout plan"},
+		{"homework outline", "homework outline"},
+	} {
+		if got := PhrasalSenses(tc.in); got != tc.want {
+			t.Errorf("PhrasalSenses(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }

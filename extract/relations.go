@@ -87,3 +87,34 @@ func personName(w string) bool {
 	}
 	return !strings.ContainsAny(w, "0123456789")
 }
+
+// phrasalSenses is the [phrasal-senses] table of lexicons/verbs.txt.
+var phrasalSenses = wordPairs("verbs", "phrasal-senses")
+
+// PhrasalSenses rewrites the phrasal verbs of text whose verb alone means
+// something else ("work out" is no work) as the word a search should read
+// ("workout"), so "where do I work out?" matches no employer.
+func PhrasalSenses(text string) string {
+	low := strings.ToLower(text)
+	for phrase, sense := range phrasalSenses {
+		for from := 0; ; {
+			i := strings.Index(low[from:], phrase)
+			if i < 0 {
+				break
+			}
+			i += from
+			end := i + len(phrase)
+			if (i == 0 || !isWordByte(low[i-1])) && (end == len(low) || !isWordByte(low[end])) {
+				text = text[:i] + sense + text[end:]
+				low = low[:i] + sense + low[end:]
+				end = i + len(sense)
+			}
+			from = end
+		}
+	}
+	return text
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '\'' || b >= 0x80
+}

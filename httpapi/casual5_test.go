@@ -63,3 +63,55 @@ func TestE2ECasual5CorrectionsAcrossTurns(t *testing.T) {
 		}
 	}
 }
+
+// Limits on food (an allergy, a diet, "no cilantro") bind tasks about
+// food or a meal; a task about anything else ("book me a hotel for the
+// offsite") is not led by them, while a rule about the task's own kind
+// ("never book anything before 9") still is.
+func TestE2ECasual5FoodLimitsOnlyForFoodTasks(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	day := time.Date(2026, 10, 6, 9, 0, 0, 0, time.UTC)
+	hdr := []string{"X-Mnemon-Namespace", "casual-five-limits"}
+	var evs []map[string]any
+	for i, s := range []string{
+		"I'm allergic to shellfish, found out the hard way",
+		"doing keto since January",
+		"no cilantro ever, it tastes like soap",
+		"I'm speaking at the infra meetup in Ghent next month",
+		"I like window seats",
+		"my hotel budget is about 140 a night",
+		"never schedule anything before 9am",
+	} {
+		evs = append(evs, e2eEvent("user_message", s, day.Add(time.Duration(i)*time.Minute)))
+	}
+	f.e2eCapture(t, "setup", evs, hdr...)
+	food := func(s string) bool {
+		s = strings.ToLower(s)
+		return strings.Contains(s, "shellfish") || strings.Contains(s, "keto") || strings.Contains(s, "cilantro")
+	}
+	for _, q := range []string{"book me a hotel for the meetup", "book a taxi to the station", "draft an email about the meetup", "reserve a desk for tomorrow"} {
+		res := f.e2eRetrieve(t, q, hdr...)
+		for i, it := range res.Items {
+			if i < 3 && food(it.Content) {
+				t.Errorf("%q: a food limit is item %d: %v", q, i+1, e2eContents(res.Items))
+			}
+		}
+	}
+	for _, q := range []string{"order me dinner tonight", "find a restaurant near the venue for lunch"} {
+		res := f.e2eRetrieve(t, q, hdr...)
+		found := false
+		for i, it := range res.Items {
+			if i < 3 && strings.Contains(it.Content, "shellfish") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%q: the shellfish allergy is not in the top 3: %v", q, e2eContents(res.Items))
+		}
+	}
+	res := f.e2eRetrieve(t, "schedule a call with the meetup organisers", hdr...)
+	if !strings.Contains(strings.Join(e2eContents(res.Items[:min(3, len(res.Items))]), " "), "9am") {
+		t.Errorf("the scheduling rule is not in the top 3: %v", e2eContents(res.Items))
+	}
+}
