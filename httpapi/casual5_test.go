@@ -23,6 +23,7 @@ func TestE2ECasual5CorrectionsAcrossTurns(t *testing.T) {
 		"we're on node 18 for the api",
 		"my son Emil just started judo",
 		"I'm allergic to kiwi",
+		"I lift at the Ironclad gym by the river most mornings",
 		"scratch that, node 22 since last week",
 	} {
 		f.e2eCapture(t, "chat-1", []map[string]any{e2eEvent("user_message", s, day.Add(time.Duration(i)*time.Minute))}, hdr...)
@@ -49,6 +50,8 @@ func TestE2ECasual5CorrectionsAcrossTurns(t *testing.T) {
 		{"which node version are we running?", "node 22", "node 18"},
 		{"where do I work?", "Tallyho", ""},
 		{"what's my son called?", "Emil", ""},
+		// "work out" is exercise, not a job.
+		{"where do I work out?", "gym", "Tallyho"},
 	} {
 		res := f.e2eRetrieve(t, c.q, hdr...)
 		var top []string
