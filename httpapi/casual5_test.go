@@ -118,3 +118,17 @@ func TestE2ECasual5FoodLimitsOnlyForFoodTasks(t *testing.T) {
 		t.Errorf("the scheduling rule is not in the top 3: %v", e2eContents(res.Items))
 	}
 }
+
+// A tool dropped in a sentence that goes on about "lesson plans" is
+// still dropped: a plan word used as a noun is no plan.
+func TestE2ECasual5DroppedToolBesideAPlanNoun(t *testing.T) {
+	t.Parallel()
+	f := e2eOpen(t, e2eOptions{})
+	day := time.Date(2026, 10, 7, 9, 0, 0, 0, time.UTC)
+	hdr := []string{"X-Mnemon-Namespace", "casual-five-plans"}
+	f.e2eCapture(t, "a", []map[string]any{e2eEvent("user_message", "we use Trello for school stuff but honestly it's a mess", day)}, hdr...)
+	f.e2eCapture(t, "b", []map[string]any{e2eEvent("user_message", "we ditched Trello, Notion now for lesson plans", day.Add(48*time.Hour))}, hdr...)
+	if fact := factWithValue(f.e2eFacts(t, "casual-five-plans"), "team", "Trello"); fact == nil || fact.Status != "contested" {
+		t.Errorf("Trello: want contested, got %+v", fact)
+	}
+}
