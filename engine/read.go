@@ -367,6 +367,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	// they are about, and for a question about the past, which history
 	// the current value replaced.
 	st.RLock()
+	asked := e.namedTurnsLocked(st, q)
 	for _, c := range cands {
 		v := c.en.V
 		// With history served, a superseded fact still speaks for its
@@ -374,7 +375,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// is as stale as without history ("I use emacs now" after
 		// "switched to helix").
 		c.source, c.aboutOther = sourceStateLocked(st, v, p, user, q.team, p.IncludeHistory && !q.past)
-		c.namesAsked = namesAskedLocked(st, v, q)
+		c.namesAsked = asked != nil && v.Kind == memory.KindEpisodic && len(v.EvidenceEpisodeIDs) > 0 && asked[v.EvidenceEpisodeIDs[0]]
 		if q.past && v.Status.History() && v.SupersededBy != "" {
 			next, ok := st.EntryLocked(v.SupersededBy)
 			c.previous = ok && next.Status.Live()
@@ -1556,22 +1557,31 @@ func asksWhatCalled(query string) bool {
 // and name gains (namesAsked).
 const namedTurnLift = 0.15
 
-// namesAskedLocked reports whether episode v named the person q asks
-// about: a relation-name fact drawn from it is of q's relation ("my
-// sister ...") or has one of q's names ("Oona"). The caller holds
-// st.RLock.
-func namesAskedLocked(st *nsState, v *memory.Version, q queryFacts) bool {
-	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 || q.relation == "" && len(q.names) == 0 {
-		return false
+// namedTurnsLocked returns the episodes that named the person q asks
+// about by relation and name: the evidence of the live relation-name facts
+// ("my sister Oona ...") of q's relation (or one of its family) or with
+// one of q's names. nil when q asks about no person or none was named so.
+// The caller holds st.RLock.
+func (e *Engine) namedTurnsLocked(st *nsState, q queryFacts) map[string]bool {
+	if q.relation == "" && len(q.names) == 0 {
+		return nil
 	}
-	for _, id := range st.FactsOfEpisodeLocked(v.EvidenceEpisodeIDs[0]) {
-		en, ok := st.EntryLocked(id)
-		if !ok || !relationNameKey(en.V.Key) || en.V.Subject == DefaultSpeaker || !en.Status.Live() {
-			continue
-		}
-		if q.relation != "" && sameRelation(en.V.Subject, q.relation) || slices.Contains(q.names, strings.ToLower(en.V.Value)) {
-			return true
+	var out map[string]bool
+	for _, t := range e.nameKeyTerms {
+		for _, id := range st.KeyPostingsLocked(t) {
+			en, ok := st.EntryLocked(id)
+			if !ok || !relationNameKey(en.V.Key) || en.V.Subject == DefaultSpeaker || !en.Status.Live() || len(en.V.EvidenceEpisodeIDs) == 0 {
+				continue
+			}
+			if q.relation != "" && sameRelation(en.V.Subject, q.relation) || slices.Contains(q.names, strings.ToLower(en.V.Value)) {
+				if out == nil {
+					out = make(map[string]bool)
+				}
+				for _, ep := range en.V.EvidenceEpisodeIDs {
+					out[ep] = true
+				}
+			}
 		}
 	}
-	return false
+	return out
 }
