@@ -381,8 +381,11 @@ func (e *Engine) extractEpisodes(ctx context.Context, ns string, ids []string, b
 		}
 		e.capturing.wait(ctx, captureYield)
 		began := time.Now()
-		for _, pe := range chunk {
+		for i, pe := range chunk {
 			if err := e.extractWith(ctx, pe, "capture", true); err != nil {
+				return err
+			}
+			if err := e.correctAcross(ctx, pe, evs[:start+i], "capture"); err != nil {
 				return err
 			}
 			// The scheduler knows no priorities: let request goroutines

@@ -117,8 +117,11 @@ type Engine struct {
 	// (addUserLimits).
 	teamKey   string
 	limitKeys []string
-	ranking   Ranking
-	traces    *traceWriter
+	// nameKeyTerms are the index terms of a name's key ("name",
+	// "name:theo"), read by namedTurnsLocked.
+	nameKeyTerms []string
+	ranking      Ranking
+	traces       *traceWriter
 	// readOnly: the store refuses writes (a read-only replica, see
 	// memory.ErrReadOnly), so retrieval traces are not written: each
 	// retrieval says so in its notes instead of logging a failed write.
@@ -269,6 +272,7 @@ func New(cfg Config) (*Engine, error) {
 		e.teamKey = ts[0]
 	}
 	e.limitKeys = e.analyzer.QueryTerms("constraint allergic avoids diet")
+	e.nameKeyTerms = e.analyzer.QueryTerms("name")
 	e.traces = newTraceWriter(cfg.Store, e.log)
 	if ro, ok := cfg.Store.(interface{ ReadOnly() bool }); ok {
 		e.readOnly = ro.ReadOnly()

@@ -95,6 +95,7 @@ var timeOfAsking = regexp.MustCompile(`(?i)\b(?:these days|at the moment|right n
 // topicOf returns query without the words that say when it asks about,
 // for the search channels; query itself when nothing else is left.
 func topicOf(query string) string {
+	query = extract.PhrasalSenses(query)
 	t := timeOfAsking.ReplaceAllString(query, " ")
 	if t == query || strings.IndexFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
 		return query
@@ -320,6 +321,36 @@ func aboutFood(ws []string) bool {
 		}
 	}
 	return false
+}
+
+// limitOutOfPlace reports a limit on food (an allergy, a diet, "no
+// dairy") for a task about no food or meal ("book me a hotel for the
+// conference"): the limit binds what is eaten, so the task's rule term
+// does not lift it. A question after the user's rules ("anything I
+// can't have?") still reaches it. key is the fact's key, "" for a turn.
+func (q queryFacts) limitOutOfPlace(key, content string) bool {
+	if !q.task || q.meal || q.userRule() {
+		return false
+	}
+	if strings.HasPrefix(key, "allergic_to:") || key == "diet" {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(content), func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		if foodWords[w] || foodLimitWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// foodLimitWords say a limit is on food: an allergy, a diet, what is
+// not eaten.
+var foodLimitWords = map[string]bool{
+	"allergic": true, "allergy": true, "allergies": true, "vegan": true, "vegetarian": true, "pescatarian": true,
+	"keto": true, "paleo": true, "gluten": true, "gluten-free": true, "dairy": true, "lactose": true, "kosher": true,
+	"halal": true, "nuts": true, "peanuts": true, "shellfish": true, "cilantro": true, "coriander": true,
+	"meat": true, "pork": true, "beef": true, "fish": true, "eggs": true, "sugar": true, "caffeine": true,
+	"alcohol": true, "spicy": true, "carbs": true,
 }
 
 // foodWords speak of food or a meal.

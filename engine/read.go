@@ -140,6 +140,10 @@ type scored struct {
 	// aboutOther says every fact drawn from an episode is about someone
 	// other than the user ("my flatmate is allergic to penicillin").
 	aboutOther bool
+	// namesAsked says an episode named the person the question asks
+	// about, by relation and name ("my sister Oona ..." for "what does
+	// my sister do?"): a relation-name fact drawn from it links the two.
+	namesAsked bool
 	// alsoSaid are the evidence episodes of candidates left out because
 	// they say the same words: the item cites them too.
 	alsoSaid []string
@@ -363,6 +367,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	// they are about, and for a question about the past, which history
 	// the current value replaced.
 	st.RLock()
+	asked := e.namedTurnsLocked(st, q)
 	for _, c := range cands {
 		v := c.en.V
 		// With history served, a superseded fact still speaks for its
@@ -370,6 +375,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// is as stale as without history ("I use emacs now" after
 		// "switched to helix").
 		c.source, c.aboutOther = sourceStateLocked(st, v, p, user, q.team, p.IncludeHistory && !q.past)
+		c.namesAsked = asked != nil && v.Kind == memory.KindEpisodic && len(v.EvidenceEpisodeIDs) > 0 && asked[v.EvidenceEpisodeIDs[0]]
 		if q.past && v.Status.History() && v.SupersededBy != "" {
 			next, ok := st.EntryLocked(v.SupersededBy)
 			c.previous = ok && next.Status.Live()
@@ -1355,7 +1361,8 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// meaning, even said with a rule word ("only matcha now").
 			add("change", r.ChangeCue)
 		}
-		if r.TaskRule != 0 && (q.task && sh&shapeRule != 0 || q.userRule() && sh&shapeConstraint != 0) && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) {
+		if r.TaskRule != 0 && (q.task && sh&shapeRule != 0 || q.userRule() && sh&shapeConstraint != 0) && sh&shapeRequest == 0 && !isAgentSpeaker(v.Subject) &&
+			!q.limitOutOfPlace("", v.Content) {
 			// "book me a flight" must respect "never flying with them
 			// again", though it shares no word with it. The user's rule,
 			// not the agent's advice ("you should always book early").
@@ -1377,8 +1384,22 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			add("change", r.ChangeCue)
 		}
 	}
+	if c.namesAsked && !asksWhatCalled(p.Query) {
+		// The turn that named the asked person by relation and name
+		// speaks of them ("my sister Oona got hired as a paramedic"),
+		// above a turn that only shares a word with the question.
+		add("subject", namedTurnLift)
+	}
+	if r.OtherTurn != 0 && v.Kind == memory.KindSemantic && v.Subject != DefaultSpeaker && relationNameKey(v.Key) && !asksWhatCalled(p.Query) {
+		// "my sister Oona ..." keeps the sister's name as a fact: it
+		// links the two for a question about a name ("what's my
+		// sister called?"), but answers nothing else asked of her
+		// ("where is Oona working?") and stays below what does.
+		add("answer_type", -relationNameDrop)
+	}
 	if r.TaskRule != 0 && (q.task || q.userRule()) && v.Kind == memory.KindSemantic && v.Status == memory.StatusActive &&
-		(v.Type == memory.TypeConstraint || v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeConstraint != 0) {
+		(v.Type == memory.TypeConstraint || v.Type == memory.TypeFact && shapeOfText(v.Content, e.analyzer)&shapeConstraint != 0) &&
+		!q.limitOutOfPlace(v.Key, v.Content) {
 		// A stated rule as a fact ("no cilantro for me, ever") binds a
 		// task as the turn that said it does; a task and a question
 		// after the user's rules are answered by it, and by a fact that
@@ -1510,4 +1531,57 @@ func keywordQuery(query string, qterms []string) bool {
 		inWord = letter
 	}
 	return words == len(qterms)
+}
+
+// relationNameDrop is what a relation's name fact loses for a question
+// that asks no name.
+const relationNameDrop = 0.5
+
+// relationNameKey reports the key of a name ("name", "name:theo").
+func relationNameKey(key string) bool {
+	return key == "name" || strings.HasPrefix(key, "name:")
+}
+
+// asksWhatCalled reports a question about what someone is called.
+func asksWhatCalled(query string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+		switch w {
+		case "name", "names", "named", "called", "call", "who", "who's", "whom", "whose":
+			return true
+		}
+	}
+	return false
+}
+
+// namedTurnLift is what a turn that named the asked person by relation
+// and name gains (namesAsked).
+const namedTurnLift = 0.15
+
+// namedTurnsLocked returns the episodes that named the person q asks
+// about by relation and name: the evidence of the live relation-name facts
+// ("my sister Oona ...") of q's relation (or one of its family) or with
+// one of q's names. nil when q asks about no person or none was named so.
+// The caller holds st.RLock.
+func (e *Engine) namedTurnsLocked(st *nsState, q queryFacts) map[string]bool {
+	if q.relation == "" && len(q.names) == 0 {
+		return nil
+	}
+	var out map[string]bool
+	for _, t := range e.nameKeyTerms {
+		for _, id := range st.KeyPostingsLocked(t) {
+			en, ok := st.EntryLocked(id)
+			if !ok || !relationNameKey(en.V.Key) || en.V.Subject == DefaultSpeaker || !en.Status.Live() || len(en.V.EvidenceEpisodeIDs) == 0 {
+				continue
+			}
+			if q.relation != "" && sameRelation(en.V.Subject, q.relation) || slices.Contains(q.names, strings.ToLower(en.V.Value)) {
+				if out == nil {
+					out = make(map[string]bool)
+				}
+				for _, ep := range en.V.EvidenceEpisodeIDs {
+					out[ep] = true
+				}
+			}
+		}
+	}
+	return out
 }

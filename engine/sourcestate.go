@@ -23,11 +23,18 @@ func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user, t
 	// not from the fact's version, a cache miss for each fact of each
 	// episode a retrieval ranks.
 	common := commonRequest(p)
+	counted := false
 	for _, id := range facts {
 		en, ok := st.EntryLocked(id)
 		if !ok {
 			continue
 		}
+		if relationNameKey(en.V.Key) && en.SubjectTerm != user {
+			// "my sister Oona got hired ...": the sister's name says
+			// none of what the turn tells of her.
+			continue
+		}
+		counted = true
 		if en.SubjectTerm == "" || en.SubjectTerm == user || team != "" && en.SubjectTerm == team {
 			aboutOther = false
 		}
@@ -41,6 +48,9 @@ func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user, t
 		} else if servableLocked(st, en.V, p) && !(currentOnly && viewOf(p).history(en.V)) {
 			state = "covered"
 		}
+	}
+	if !counted {
+		return "", false
 	}
 	return state, aboutOther
 }

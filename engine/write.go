@@ -139,8 +139,11 @@ func (e *Engine) Capture(ctx context.Context, p CaptureParams) (*CaptureResult, 
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
-	for _, pe := range evs {
+	for i, pe := range evs {
 		if err := e.extractInto(ctx, pe, "capture"); err != nil {
+			return nil, fmt.Errorf("capture: %w", err)
+		}
+		if err := e.correctAcross(ctx, pe, evs[:i], "capture"); err != nil {
 			return nil, fmt.Errorf("capture: %w", err)
 		}
 	}
@@ -285,6 +288,8 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 		if p.Key != "" {
 			pe.cands = []*candidate{e.structuredCandidate(pe, p)}
 		} else if err := e.extractInto(ctx, pe, "remember"); err != nil {
+			return nil, fmt.Errorf("remember: %w", err)
+		} else if err := e.correctAcross(ctx, pe, evs[:i], "remember"); err != nil {
 			return nil, fmt.Errorf("remember: %w", err)
 		}
 		if len(pe.cands) == 0 && pe.epStatus == memory.StatusActive && pe.indexed && !pe.gated {

@@ -219,6 +219,7 @@ func (x *extraction) correctInPlace(ts []token) {
 				return
 			}
 			val, ok := x.replacementValue(cand.Key, ts[j:end])
+			ok = ok && fitsSlot(cand.Key, cand.Value, val)
 			restated := !ok && strings.Contains(x.text(ts[j:], end-j), cand.Value)
 			if restated {
 				// "Dr Ames, no wait, Dr Ames retired, it's Dr Pike now":
@@ -325,7 +326,7 @@ func (x *extraction) correctPrevious(ts []token) bool {
 		return false
 	}
 	val, ok := x.replacementValue(cand.Key, ts[j:end])
-	if !ok || strings.EqualFold(val, cand.Value) {
+	if !ok || !fitsSlot(cand.Key, cand.Value, val) || strings.EqualFold(val, cand.Value) {
 		return false
 	}
 	cand.Key = rekey(cand.Key, cand.Value, val)
@@ -377,7 +378,7 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 	switch {
 	case key == "lives_in" || key == "from":
 		k = vPlace
-	case key == "works_at" || peopleRoles[key] || key == "name":
+	case key == "works_at" || peopleRoles[key] || key == "name" || strings.HasPrefix(key, "name:"):
 		// An employer, or who fills a role ("my dentist is Dr Ames, no
 		// wait, Dr Ames retired": "retired" is no part of a name).
 		k = vOrg
@@ -421,6 +422,27 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 		}
 	}
 	return val, true
+}
+
+// fitsSlot reports whether val can stand in for old in the slot key: two
+// things the lexicon places in different categories never do ("we're on
+// node 20. sorry, Helix"), and a tool or other known thing is no allergen,
+// language or diet ("I'm allergic to shellfish. scratch that, node 22":
+// the correction is of something else), though a food or drink may be.
+func fitsSlot(key, old, val string) bool {
+	nc, known := CategoryOf(val)
+	if !known {
+		return true
+	}
+	if oc, ok := CategoryOf(old); ok && oc != nc {
+		return false
+	}
+	for _, p := range []string{"allergic_to:", "avoids:", "speaks:"} {
+		if strings.HasPrefix(key, p) && nc != "food" && nc != "drink" {
+			return false
+		}
+	}
+	return key != "diet" || nc == "diet"
 }
 
 // alignChangeCategories reads a name the lexicon files under two kinds as
@@ -627,4 +649,14 @@ func rekey(key, old, val string) string {
 		return key
 	}
 	return key[:i+1] + Slug(val)
+}
+
+// CorrectsPrevious reports a turn that opens on a correction marker and
+// goes on with a value ("scratch that, node 22", "sorry, I meant Linz",
+// "actually make that Friday"): a correction of what the speaker's turn
+// before it said, which the turn alone does not name. The caller reads it
+// with that turn (the engine joins the two).
+func CorrectsPrevious(text string) bool {
+	ts := tokenize(text, 0, len(text), nil)
+	return len(ts) > 0 && selfCorrection(ts, 0) >= 0
 }

@@ -183,8 +183,14 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	if n == 0 {
 		return false
 	}
+	for m := cueTail(ruleTailCues, quote[:n]); m > 0 && m < n; m = cueTail(ruleTailCues, quote[:n]) {
+		n -= m // "no dairy for me anymore": the rule is "no dairy"
+	}
 	// The key is built from the body's words inside the quoted span.
 	bn := valueLen(body, vPhrase)
+	for m := cueTail(ruleTailCues, body[:bn]); m > 0 && m < bn; m = cueTail(ruleTailCues, body[:bn]) {
+		bn -= m
+	}
 	if is(quote, n, ":") && pointsAhead(body[:bn]) {
 		// "Don't get these confused: ...", "never mix them up: ...": an
 		// aside whose pronoun points at what follows the colon; the rule

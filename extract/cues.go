@@ -170,6 +170,7 @@ var (
 	subjectAdverbCues     = cuePatterns("subject-adverbs")
 	homeForOthersCues     = cuePatterns("home-for-others")
 	changeTailCues        = cuePatterns("change-tail")
+	ruleTailCues          = cuePatterns("rule-tails")
 	ruleLeadCues          = cuePatterns("rule-leads")
 	ruleYouCues           = cuePatterns("rule-you")
 	ruleStrongCues        = cuePatterns("rule-strong")

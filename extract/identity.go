@@ -333,6 +333,19 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 	if is(ts, 0, "the", "a", "an", "my", "our") && (n < 2 || !ts[1].capital) {
 		return false
 	}
+	// "we moved to Thursday standups": a day, a month or a common noun
+	// closing the words is no place ("Salt Lake City", "Mexico city" end
+	// on a place word).
+	first := ts[0]
+	if is(ts, 0, "the") && n > 1 {
+		first = ts[1]
+	}
+	if notPlaceStarts[first.low] {
+		return false
+	}
+	if last := ts[n-1]; n > 1 && last.kind == tWord && !last.capital && !placeTails[last.low] && !strings.ContainsAny(last.low, "0123456789") {
+		return false
+	}
 	// "I've lived in Berlin, Paris and Rome": a list is not one home.
 	if rest := ts[n:]; (is(rest, 0, ",") || is(rest, 0, "and", "or")) && len(rest) > 1 && rest[1].capital {
 		return false
@@ -350,6 +363,11 @@ func (x *extraction) place(s subject, ts []token, f flags, key string) bool {
 
 // placeNoise are things that follow "live in" without being places.
 var placeNoise = wordSet("identity", "place-noise")
+
+// notPlaceStarts ([not-place-starts]) open no place's name: days and
+// months; placeTails ([place-tails]) are the lower-case words a place's
+// name may end on ("Mexico city").
+var notPlaceStarts, placeTails = wordSet("identity", "not-place-starts"), wordSet("identity", "place-tails")
 
 // org reads an employer after "work at/for", "joined", "employed by".
 func (x *extraction) org(s subject, ts []token, f flags, requireCapital bool) bool {

@@ -153,7 +153,7 @@ func plainly(ts []token, k int) bool {
 		if t.kind != tWord {
 			continue
 		}
-		if planWords[t.low] || t.low == "going" && is(ts, i+1, "to") || t.low == "about" && is(ts, i+1, "to") ||
+		if planWords[t.low] && !planNoun(ts, i) || t.low == "going" && is(ts, i+1, "to") || t.low == "about" && is(ts, i+1, "to") ||
 			t.low == "may" && !t.capital {
 			return false
 		}
@@ -168,6 +168,26 @@ func plainly(ts []token, k int) bool {
 	}
 	return !negatedClause(clauseOf(ts, k))
 }
+
+// planNoun reports a plan word at ts[i] used as a noun, no plan: after a
+// determiner ("the plan", "my phone plan") or closing a noun phrase
+// ("Notion now for lesson plans"). The [plan-nouns] and [determiners]
+// tables of lexicons/changes.txt.
+func planNoun(ts []token, i int) bool {
+	if !planNouns[ts[i].low] || i == 0 {
+		return false
+	}
+	if determiners[ts[i-1].low] || i >= 2 && determiners[ts[i-2].low] && ts[i-1].kind == tWord && !ts[i-1].capital {
+		return true
+	}
+	prev := ts[i-1]
+	last := i+1 >= len(ts) || ts[i+1].kind == tPunct
+	return last && prev.kind == tWord && !prev.capital && !clauseSubjects[prev.low] && !planWords[prev.low]
+}
+
+// planNouns are the plan words that are nouns too; determiners open a
+// noun phrase.
+var planNouns, determiners = wordSet("changes", "plan-nouns"), wordSet("changes", "determiners")
 
 // clauseOf returns the clause of ts holding ts[k]: the run between the
 // punctuation marks around it.

@@ -28,6 +28,11 @@ func TestPlainMention(t *testing.T) {
 		{"a hyphenated word", "dropped our Heroku-style deploys", "Heroku", false},
 		{"not named", "we moved everything to Fly", "Heroku", false},
 		{"a longer value whole", "sold the old Ford Fiesta last week", "Ford Fiesta", true},
+		// A plan word as a noun is no plan.
+		{"plans as a noun closing a clause", "we ditched Trello, Notion now for lesson plans", "Trello", true},
+		{"a plan after a possessive", "moved my phone plan off Voxtel", "Voxtel", true},
+		{"plans to, a plan", "we plan to ditch Trello", "Trello", false},
+		{"plans as a verb", "she plans on dropping Trello", "Trello", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

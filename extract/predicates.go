@@ -361,6 +361,12 @@ func init() {
 					ts = ts[3:]
 				}
 				f.neg = true
+				if val, n := x.readValue(ts, vOrg); n > 0 && knownThing(val) && !is(ts, 0, "my") {
+					// "I quit Spotify": a product the lexicon knows is
+					// left as a tool, not as an employer; the engine
+					// contests the tool's fact (a change stated of it).
+					return
+				}
 				x.org(s.asPerson(), ts, f, false)
 			}
 		},

@@ -123,6 +123,11 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 			} else {
 				x.emit(s, f, claim{typ: memory.TypeFact, key: "uses:" + Slug(it), value: it, tmpl: t})
 			}
+		case project && hasPurpose && servesComponent(p) && knownThing(it):
+			// "we're on node 20 for the api": the api is what the thing
+			// serves, not its role; the thing's own category keys it.
+			c, _ := CategoryOf(it)
+			x.emit(s, f, claim{typ: memory.TypeFact, key: "uses:" + c, value: it, tmpl: tmUsesCat, cat: categoryDisplay(c)})
 		case project && hasPurpose:
 			t, cat := tmUsesFor, p.text
 			if p.prep == "as" {
@@ -146,6 +151,20 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 			}
 		}
 	}
+}
+
+// servesComponent reports a purpose that names one component of the product the
+// thing serves ("for the api", "for our backend"), said with a
+// determiner: no role of the thing's own.
+func servesComponent(p purposeInfo) bool {
+	ws := strings.Fields(strings.ToLower(p.text))
+	return p.prep == "for" && len(ws) == 2 && (ws[0] == "the" || ws[0] == "our") && componentNouns[ws[1]]
+}
+
+// knownThing reports a value the lexicon places in a category.
+func knownThing(v string) bool {
+	_, ok := CategoryOf(v)
+	return ok
 }
 
 // personalCategories are things people choose for themselves; projects

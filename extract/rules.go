@@ -501,6 +501,7 @@ func (x *extraction) sentence(s Sentence) {
 		prevRule = len(x.out) > before && x.out[len(x.out)-1].Type == memory.TypeConstraint
 	}
 	if x.mode == modeUser {
+		x.relationNames(toks, sf)
 		x.correctInPlace(toks)
 		x.replacedInPlace(toks)
 	}

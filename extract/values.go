@@ -274,6 +274,9 @@ func listContinues(ts []token, k int) bool {
 	if valueStops[w] || thingStops[w] || listAsides[w] {
 		return false
 	}
+	if cueLen(selfCorrectionCues, ts[k:]) > 0 {
+		return false // "node 20, scratch that, node 22": a correction, not another item
+	}
 	// "done with React, Svelte all the way": an item that closes with an
 	// endorsement is set against the list, not part of it.
 	end := k
