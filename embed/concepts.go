@@ -188,24 +188,27 @@ func PluralHeads(an *search.Analyzer, text string) []string {
 	since := -1 // words since the last opener; -1: none yet
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
 	for _, w := range words {
-		t := ""
-		an.Words(w, func(_, stem string) {
-			if t == "" {
-				t = stem
-			}
-		})
-		name, ok := heads[t]
-		if ok && since >= 0 && since <= 2 && w != name && strings.HasSuffix(w, "s") && !slices.Contains(out, name) {
-			out = append(out, name)
-		}
 		switch {
 		case setOpeners[w]:
 			since = 0
-		case since >= 0 && !clauseVerbs[w]:
-			since++
-		default:
+			continue
+		case since < 0 || clauseVerbs[w]:
 			since = -1
+			continue
 		}
+		if since <= 2 && strings.HasSuffix(w, "s") {
+			// Only a plural's stem is looked up: most queries have none.
+			t := ""
+			an.Words(w, func(_, stem string) {
+				if t == "" {
+					t = stem
+				}
+			})
+			if name, ok := heads[t]; ok && w != name && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+		since++
 	}
 	return out
 }

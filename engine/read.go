@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/mnemon-dev/mnemon/embed"
 	"math"
 	"slices"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/internal/ids"

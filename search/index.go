@@ -828,6 +828,10 @@ type scratch struct {
 	touched []uint32
 	heap    []cand
 	tids    []uint32
+	// rel and relDocs are addRelated's: per ordinal the best related
+	// term's weight (zero between queries), and the ordinals set.
+	rel     []float32
+	relDocs []uint32
 	qdims   []qdim
 	cands   []uint32
 	sorted  []uint32 // cands in ordinal order, for galloping
@@ -1007,7 +1011,6 @@ func (ix *Index) lexicalWith(terms, related []string, weight float32, k int, kee
 // terms that are not query terms (sc.tids), weight times the best BM25
 // weight among them, and returns touched with the documents it saw first.
 func (ix *Index) addRelated(sc *scratch, touched []uint32, related []string, weight float32, p bm25) []uint32 {
-	best := make(map[uint32]float32)
 	var rel []uint32
 	for _, t := range related {
 		tid, ok := ix.termOf[t]
@@ -1015,22 +1018,37 @@ func (ix *Index) addRelated(sc *scratch, touched []uint32, related []string, wei
 			rel = append(rel, tid)
 		}
 	}
+	if len(rel) == 0 {
+		return touched
+	}
+	if len(sc.rel) < len(sc.acc) {
+		sc.rel = make([]float32, len(sc.acc))
+	}
+	// best holds each document's best related weight while the related
+	// terms are walked; relDocs the documents it holds one for.
+	best, docs := sc.rel, sc.relDocs[:0]
 	for _, tid := range rel {
 		pl := &ix.post[tid]
 		idf := p.idf(len(pl.docs))
 		tfs := pl.tfs[:len(pl.docs)]
 		for i, d := range pl.docs {
-			if w := p.weight(idf, tfs[i], ix.docLen[d]); w > best[d] {
+			w := p.weight(idf, tfs[i], ix.docLen[d])
+			if best[d] == 0 {
+				docs = append(docs, d)
+			}
+			if w > best[d] {
 				best[d] = w
 			}
 		}
 	}
-	for d, w := range best {
+	for _, d := range docs {
 		if sc.acc[d] == 0 {
 			touched = append(touched, d)
 		}
-		sc.acc[d] += weight * w
+		sc.acc[d] += weight * best[d]
+		best[d] = 0
 	}
+	sc.relDocs = docs[:0]
 	return touched
 }
 
