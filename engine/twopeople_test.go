@@ -79,7 +79,7 @@ func TestKindInPluralFindsMembersAcrossSessions(t *testing.T) {
 	for _, c := range []struct {
 		query string
 		want  []string // each in its own sitting
-		// byMember are the wanted turns only a member of the kind finds
+		// byMember are the wanted turns only the kind's own words find
 		// in the lexical channel.
 		byMember []string
 	}{
@@ -108,7 +108,7 @@ func TestKindInPluralFindsMembersAcrossSessions(t *testing.T) {
 						continue
 					}
 					if name == "default" && (!lexical || !member) {
-						t.Errorf("%q: %q found by %v: want the lexical channel, by a member (%s)", c.query, w, it.Channels, it.Explanation)
+						t.Errorf("%q: %q found by %v: want the lexical channel, through one of the kind's words (%s)", c.query, w, it.Channels, it.Explanation)
 					}
 					if name == "off" && lexical {
 						t.Errorf("%q, SetMembers 0: %q found by the lexical channel (%s)", c.query, w, it.Explanation)

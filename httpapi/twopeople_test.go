@@ -69,7 +69,7 @@ func TestE2ETwoPeopleAcrossSessions(t *testing.T) {
 				}
 			}
 			if !byMember {
-				t.Errorf("%q: no item holding %q was found by a member of the kind asked for: %v", c.query, w, e2eContents(rr.Items))
+				t.Errorf("%q: no item holding %q was found through one of the kind's words: %v", c.query, w, e2eContents(rr.Items))
 			}
 		}
 		for _, w := range c.want {
