@@ -75,6 +75,7 @@ type locomoFlags struct {
 	ks            string
 	conversations int
 	viaAPI        bool
+	dump          string
 }
 
 func runLocomo(ctx context.Context, env Env, args []string) error {
@@ -86,6 +87,7 @@ func runLocomo(ctx context.Context, env Env, args []string) error {
 	fs.StringVar(&f.ks, "k", "1,5,10,25", "comma-separated cut-offs `K`; 10, the headline, is always included")
 	fs.IntVar(&f.conversations, "conversations", 0, "use only the first `N` conversations (0: all)")
 	fs.BoolVar(&f.viaAPI, "via-api", false, "capture and ask over HTTP with session ids, through a server started in-process")
+	fs.StringVar(&f.dump, "dump", "", "also write one JSON line per arm and question (question, evidence, turns each item cites) to `FILE`, to compare runs")
 	rest, err := parseBenchFlags(env, fs, "locomo", locomoUsage, args)
 	if err != nil {
 		return err
@@ -124,9 +126,18 @@ func runLocomo(ctx context.Context, env Env, args []string) error {
 	// MNEMON_CHAT_*, MNEMON_RERANK_*, MNEMON_MODELS_*) make the engine's
 	// arms run the model path; without them nothing changes.
 	models := (&app{env: env}).withModels
-	run := func() (*locomo.Report, error) { return locomoRun(ctx, samples, ks, f.ablation, progress, models) }
+	opt := locomo.Options{Ks: ks, Budgets: locomo.DefaultBudgets(), Progress: progress}
+	if f.dump != "" {
+		df, err := os.Create(f.dump)
+		if err != nil {
+			return &failure{msg: fmt.Sprintf("bench locomo: --dump %s: %v", f.dump, err), code: 1, err: err}
+		}
+		defer df.Close()
+		opt.Dump = df
+	}
+	run := func() (*locomo.Report, error) { return locomoRun(ctx, samples, opt, f.ablation, models) }
 	if f.viaAPI {
-		run = func() (*locomo.Report, error) { return locomoRunAPI(ctx, samples, ks, progress) }
+		run = func() (*locomo.Report, error) { return locomoRunAPI(ctx, samples, opt) }
 	}
 	rep, err := run()
 	if err != nil {
@@ -164,7 +175,7 @@ func parseKs(s string) ([]int, error) {
 // directory and runs the arms on it: the engine, BM25, and with ablation
 // the engine without each channel and without each ranking term (an
 // engine per term over the same store: the ranking is an engine's).
-func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation bool, progress io.Writer,
+func locomoRun(ctx context.Context, samples []locomo.Sample, opt locomo.Options, ablation bool,
 	models func(engine.Config) (engine.Config, error)) (*locomo.Report, error) {
 	dir, err := os.MkdirTemp("", "mnemon-bench-locomo-")
 	if err != nil {
@@ -194,7 +205,7 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 	if label := modelsLabel(cfg); label != "" {
 		name = "mnemon, " + label
 	}
-	corpus, err := ingestSamples(samples, progress, "ingest", func(prog *bench.Progress) (*locomo.Corpus, error) {
+	corpus, err := ingestSamples(samples, opt.Progress, "ingest", func(prog *bench.Progress) (*locomo.Corpus, error) {
 		return locomo.Ingest(ctx, eng, samples, prog)
 	})
 	if err != nil {
@@ -233,7 +244,7 @@ func locomoRun(ctx context.Context, samples []locomo.Sample, ks []int, ablation 
 			arms = append(arms, locomo.NewEngineArm("mnemon -"+term+" term", e, corpus, locomo.EngineOptions{}))
 		}
 	}
-	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Budgets: locomo.DefaultBudgets(), Progress: progress})
+	rep, err := locomo.Run(ctx, samples, arms, opt)
 	if err != nil {
 		return nil, fmt.Errorf("bench locomo: %w", err)
 	}
@@ -376,7 +387,7 @@ func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 // process (store, engine, job queue and API as `mnemon serve` builds them),
 // the conversations captured session by session with their session ids,
 // the questions asked from a later session.
-func locomoRunAPI(ctx context.Context, samples []locomo.Sample, ks []int, progress io.Writer) (*locomo.Report, error) {
+func locomoRunAPI(ctx context.Context, samples []locomo.Sample, opt locomo.Options) (*locomo.Report, error) {
 	dir, err := os.MkdirTemp("", "mnemon-bench-locomo-api-")
 	if err != nil {
 		return nil, err
@@ -389,7 +400,7 @@ func locomoRunAPI(ctx context.Context, samples []locomo.Sample, ks []int, progre
 	defer srv.stop()
 
 	clients := locomo.NewAPIClients(srv.url)
-	corpus, err := ingestSamples(samples, progress, "ingest over the API", func(prog *bench.Progress) (*locomo.Corpus, error) {
+	corpus, err := ingestSamples(samples, opt.Progress, "ingest over the API", func(prog *bench.Progress) (*locomo.Corpus, error) {
 		return locomo.IngestAPI(ctx, clients, samples, prog)
 	})
 	if err != nil {
@@ -405,7 +416,7 @@ func locomoRunAPI(ctx context.Context, samples []locomo.Sample, ks []int, progre
 		locomo.NewAPIArm("mnemon via API, context 1", clients, corpus, client.Turns(1)),
 		bm,
 	}
-	rep, err := locomo.Run(ctx, samples, arms, locomo.Options{Ks: ks, Budgets: locomo.DefaultBudgets(), Progress: progress})
+	rep, err := locomo.Run(ctx, samples, arms, opt)
 	if err != nil {
 		return nil, fmt.Errorf("bench locomo: %w", err)
 	}

@@ -1,5 +1,14 @@
 package embed
 
+import (
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/mnemon-dev/mnemon/search"
+)
+
 // conceptGroups is the built-in embedder's small thesaurus. Words in one
 // group share a "concept" feature, so texts that say the same thing in
 // different words ("coding language" / "programming language", "which city
@@ -137,4 +146,101 @@ var conceptGroups = [][]string{
 	{"finish", "finished", "complete", "completed", "done", "end", "ended", "wrap"},
 	{"agree", "agreed", "decide", "decided", "decision", "chose", "choose", "choice", "consensus"},
 	{"rule", "policy", "constraint", "requirement", "must", "never", "always", "guideline", "convention"},
+}
+
+// conceptMembers maps each concept name (a group's first word) to the
+// stems of its words, as conceptTable reads them.
+var conceptMembers = sync.OnceValue(func() map[string][]string {
+	members := map[string][]string{}
+	for stem, names := range conceptTable() {
+		for _, name := range names {
+			members[name] = append(members[name], stem)
+		}
+	}
+	for _, m := range members {
+		slices.Sort(m)
+	}
+	return members
+})
+
+// headStems maps the stem of each concept's name to the name.
+var headStems = sync.OnceValue(func() map[string]string {
+	an := search.NewAnalyzer()
+	out := map[string]string{}
+	for _, g := range conceptGroups {
+		an.Words(g[0], func(_, t string) {
+			if _, ok := out[t]; !ok {
+				out[t] = g[0]
+			}
+		})
+	}
+	return out
+})
+
+// PluralHeads returns, for a text, the concepts it names in the plural
+// as a noun ("which cities", "what European countries", "on weekends",
+// "her pets"): a question asking for a set of things of a kind. A plural
+// counts after a word that opens a noun phrase (setOpeners), at most two
+// words before it; "who supports her" names no set.
+func PluralHeads(an *search.Analyzer, text string) []string {
+	heads := headStems()
+	var out []string
+	since := -1 // words since the last opener; -1: none yet
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	for _, w := range words {
+		switch {
+		case setOpeners[w]:
+			since = 0
+			continue
+		case since < 0 || clauseVerbs[w]:
+			since = -1
+			continue
+		}
+		if since <= 2 && strings.HasSuffix(w, "s") {
+			// Only a plural's stem is looked up: most queries have none.
+			t := ""
+			an.Words(w, func(_, stem string) {
+				if t == "" {
+					t = stem
+				}
+			})
+			if name, ok := heads[t]; ok && w != name && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+		since++
+	}
+	return out
+}
+
+// setOpeners open a noun phrase that may name a set of things.
+var setOpeners = map[string]bool{
+	"what": true, "which": true, "many": true, "any": true, "all": true, "both": true, "some": true,
+	"other": true, "these": true, "those": true, "the": true, "her": true, "his": true, "their": true,
+	"my": true, "your": true, "our": true, "on": true, "at": true, "in": true, "of": true, "for": true,
+	"about": true, "favorite": true, "favourite": true,
+}
+
+// clauseVerbs end a noun phrase: "what does she ..." names no set after
+// "what".
+var clauseVerbs = map[string]bool{
+	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "do": true, "does": true,
+	"did": true, "has": true, "have": true, "had": true, "can": true, "could": true, "will": true,
+	"would": true, "should": true, "might": true, "must": true,
+}
+
+// Members returns the stems of the words of the named concepts not among
+// terms, sorted.
+func Members(names, terms []string) []string {
+	members := conceptMembers()
+	var out []string
+	for _, name := range names {
+		for _, m := range members[name] {
+			if !slices.Contains(terms, m) && !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

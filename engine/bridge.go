@@ -39,7 +39,7 @@ func (e *Engine) followBridge(st *nsState, cands []*scored, p RetrieveParams, qt
 		return cands, false
 	}
 	user := e.userTerm()
-	hits := channel(st, ChannelLexical, bridge, nil, keep, false, nil, r, false)
+	hits := channel(st, ChannelLexical, nil, bridge, nil, keep, false, nil, r, false)
 	var next *scored
 	for _, h := range hits {
 		if h.ID == top.en.V.ID {

@@ -178,7 +178,7 @@ func TestExplainMatchesFmt(t *testing.T) {
 			qterms = e.analyzer.QueryTerms("squad config plugin " + tools[r.IntN(len(tools))])
 		}
 		w := views[r.IntN(len(views))]
-		got, want := e.explain(ns, c, qterms, w), e.explainFmt(ns, c, qterms, w)
+		got, want := e.explain(ns, c, qterms, nil, w), e.explainFmt(ns, c, qterms, w)
 		if got != want {
 			t.Fatalf("candidate %d:\n got %q\nwant %q", i, got, want)
 		}

@@ -400,7 +400,7 @@ func (e *Engine) modelExtract(ctx context.Context, pe *pendingEvent, ev extract.
 // the index would not find them; if the store fails, the index answers.
 func (e *Engine) semanticChannel(ctx context.Context, st *nsState, qvecs []search.Vector, keep func(string) bool, common bool, r Ranking) []search.Hit {
 	if e.vectors == nil || len(qvecs) == 0 {
-		return channel(st, ChannelSemantic, nil, qvecs, keep, common, nil, r, false)
+		return channel(st, ChannelSemantic, nil, nil, qvecs, keep, common, nil, r, false)
 	}
 	best := map[string]float64{}
 	var out []search.Hit
@@ -413,7 +413,7 @@ func (e *Engine) semanticChannel(ctx context.Context, st *nsState, qvecs []searc
 		hits, err := e.vectors.SearchVectors(ctx, memory.VectorSearchParams{Namespace: st.Name(), Query: q.Encode(), K: 4 * r.ChannelCap, Floor: r.SemanticFloor})
 		if err != nil {
 			e.log.Warn("vector search in the store failed; the in-process index answers", "namespace", st.Name(), "err", err)
-			return channel(st, ChannelSemantic, nil, qvecs, keep, common, nil, r, false)
+			return channel(st, ChannelSemantic, nil, nil, qvecs, keep, common, nil, r, false)
 		}
 		st.RLock()
 		for _, h := range hits {

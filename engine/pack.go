@@ -401,7 +401,7 @@ func render(cands []*scored, w view) string {
 }
 
 // item turns a packed candidate into a result item with its explanation.
-func (e *Engine) item(st *nsState, c *scored, qterms []string, w view) Item {
+func (e *Engine) item(st *nsState, c *scored, qterms, members []string, w view) Item {
 	v := c.en.V
 	it := Item{
 		MemoryID: v.MemoryID, VersionID: v.ID, Seq: v.Seq, Kind: v.Kind, Type: v.Type,
@@ -429,7 +429,7 @@ func (e *Engine) item(st *nsState, c *scored, qterms []string, w view) Item {
 		// From the time asked about, this was the current value.
 		it.Status = memory.StatusActive
 	}
-	it.Explanation = e.explain(st, c, qterms, w)
+	it.Explanation = e.explain(st, c, qterms, members, w)
 	return it
 }
 
@@ -438,7 +438,7 @@ func (e *Engine) item(st *nsState, c *scored, qterms []string, w view) Item {
 // text with appends into one buffer (fmt cost most of an item's time); the
 // text is byte for byte what the fmt formats in explainFmt (the internal
 // test) give.
-func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string {
+func (e *Engine) explain(st *nsState, c *scored, qterms, members []string, w view) string {
 	v := c.en.V
 	b := make([]byte, 0, 256)
 	b = append(b, "found by "...)
@@ -470,6 +470,17 @@ func (e *Engine) explain(st *nsState, c *scored, qterms []string, w view) string
 				b = append(b, t.Term...)
 				b = append(b, ' ')
 				b = strconv.AppendFloat(b, t.Score, 'f', 2, 64)
+			}
+			if ms := st.ExplainLexical(v.ID, members); len(ms) > 0 {
+				// One of a kind the question names in the plural.
+				best := ms[0]
+				for _, m := range ms[1:] {
+					if m.Score > best.Score {
+						best = m
+					}
+				}
+				b = append(b, "; one of the kind asked for: "...)
+				b = append(b, best.Term...)
 			}
 		case ChannelSemantic:
 			b = append(b, "cosine "...)

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/extract"
 	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/internal/ids"
@@ -232,6 +233,14 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	topic := topicOf(p.Query)
 	qterms := e.analyzer.QueryTerms(topic)
 	keywords := keywordQuery(topic, qterms)
+	// A question naming a kind of thing in the plural ("which cities has
+	// she been to?") asks for its members: the lexical channel also
+	// matches the words of that kind ("Lisbon", "Osaka") at SetMembers of
+	// a query word's weight.
+	var members []string
+	if r.SetMembers > 0 {
+		members = embed.Members(embed.PluralHeads(e.analyzer, topic), qterms)
+	}
 	// The trace keeps what the retrieval's model calls cost (none, and no
 	// counting, without a model provider).
 	ctx, tally := e.tallied(ctx, false)
@@ -288,7 +297,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 					results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, r)
 				}
 			} else {
-				results[i] = channel(st, name, qterms, qvecs, keep, common, admit, r, keywords)
+				results[i] = channel(st, name, members, qterms, qvecs, keep, common, admit, r, keywords)
 			}
 			took[i] = time.Since(began)
 		}()
@@ -296,7 +305,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	for i, name := range Channels {
 		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic && name != ChannelStructured {
 			began := time.Now()
-			results[i] = channel(st, name, qterms, qvecs, keep, common, admit, r, keywords)
+			results[i] = channel(st, name, members, qterms, qvecs, keep, common, admit, r, keywords)
 			took[i] = time.Since(began)
 		}
 	}
@@ -466,7 +475,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			Action: c.action, Packed: c.packed, Reason: c.reason,
 		}
 		if c.packed {
-			it := e.item(st, c, qterms, viewOf(p))
+			it := e.item(st, c, qterms, members, viewOf(p))
 			ti.Explanation = it.Explanation
 			res.Items = append(res.Items, it)
 		}
@@ -714,11 +723,14 @@ func servableLocked(st *nsState, v *memory.Version, p RetrieveParams) bool {
 // keywords says the query is a few keywords (keywordQuery): the lexical
 // channel then ranks a memory holding every one of them above one holding
 // some.
-func channel(st *nsState, name string, qterms []string, qvecs []search.Vector, keep func(string) bool, common bool, admit func(*entry) bool, r Ranking, keywords bool) []search.Hit {
+func channel(st *nsState, name string, members []string, qterms []string, qvecs []search.Vector, keep func(string) bool, common bool, admit func(*entry) bool, r Ranking, keywords bool) []search.Hit {
 	st.RLock()
 	defer st.RUnlock()
 	switch name {
 	case ChannelLexical:
+		if len(members) > 0 && !keywords {
+			return st.LexicalRelated(qterms, members, float32(r.SetMembers), r.ChannelCap, keep, common)
+		}
 		if common {
 			return st.LexicalCommon(qterms, r.ChannelCap, keywords)
 		}

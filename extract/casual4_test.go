@@ -23,6 +23,13 @@ func TestCasualShapesIssue16Casual4(t *testing.T) {
 		{"a named person's event, no date", "Ilse's graduation is on the agenda", nil},
 		{"a named person's event, asked", "is Ilse's graduation on the 12th?", nil},
 
+		// A verb said alone is an exclamation, no rule; with what it
+		// asks for it still is one.
+		{"a verb alone, admiring", "Respect. My arms ache just thinking about it.", nil},
+		{"a verb alone, cheering", "Merge!", nil},
+		{"a verb alone, agreeing", "Reply? Sure.", nil},
+		{"a verb with its object", "Use yarn!", []string{"constraint user constraint:use_yarn=Use yarn crit=high"}},
+
 		// A thing moved onto a tool: a switch of tools, keyed by the
 		// purpose when one is said.
 		{"moved our builds over to a CI, for CI", "we moved our builds over to Buildkite for CI", []string{"fact team uses:ci=Buildkite cue=correction"}},

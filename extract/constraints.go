@@ -78,7 +78,7 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		}
 	default:
 		switch {
-		case imperativeVerbs[w] && start == k && !socialImperative(ts, k) && !hasCopula(ts[k+1:]) && (startsImperative(ts, k) && standingVerbs[w] || general(ts) && !is(ts, k+1, "it", "me", "us", "them")):
+		case imperativeVerbs[w] && start == k && wordAfter(ts, k) && !socialImperative(ts, k) && !hasCopula(ts[k+1:]) && (startsImperative(ts, k) && standingVerbs[w] || general(ts) && !is(ts, k+1, "it", "me", "us", "them")):
 			body = k
 		case forced:
 			body = k
@@ -88,6 +88,13 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 		return false
 	}
 	return x.rule(x.speaker, ts[start:], ts[body:], f)
+}
+
+// wordAfter reports whether a word follows ts[k] in its clause: a verb
+// said alone ("Respect!", "Merge.", the exclamation of one who admires
+// what the other did) asks nothing lasting of anyone.
+func wordAfter(ts []token, k int) bool {
+	return k+1 < len(ts) && ts[k+1].kind == tWord
 }
 
 // styleNouns name how the user wants to be answered: "No emojis", "Skip

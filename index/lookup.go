@@ -35,6 +35,16 @@ func (st *Namespace) Lexical(qterms []string, k int, keep func(string) bool) []s
 	return st.ix.Lexical(qterms, k, keep)
 }
 
+// LexicalRelated is Lexical with related terms weighted below the query's
+// (search.Index's LexicalRelated); common filters as LexicalCommon does.
+func (st *Namespace) LexicalRelated(qterms, related []string, weight float32, k int, keep func(string) bool, common bool) []search.Hit {
+	f := search.Filter{Keep: keep}
+	if common {
+		f = search.Filter{Marked: true}
+	}
+	return st.ix.LexicalRelated(qterms, related, weight, k, f)
+}
+
 // LexicalAllTerms is Lexical for a keyword query: a document's score is
 // scaled by the share of the query's terms it holds (search.Index's
 // LexicalAllTerms).

@@ -834,6 +834,10 @@ type scratch struct {
 	touched []uint32
 	heap    []cand
 	tids    []uint32
+	// rel and relDocs are addRelated's: per ordinal the best related
+	// term's weight (zero between queries), and the ordinals set.
+	rel     []float32
+	relDocs []uint32
 	qdims   []qdim
 	cands   []uint32
 	sorted  []uint32 // cands in ordinal order, for galloping
@@ -954,6 +958,20 @@ func (ix *Index) LexicalAllTerms(terms []string, k int, keep func(id string) boo
 }
 
 func (ix *Index) lexical(terms []string, k int, keep Filter, coordinate bool) []Hit {
+	return ix.lexicalWith(terms, nil, 0, k, keep, coordinate)
+}
+
+// LexicalRelated is LexicalFiltered (never coordinated) with related
+// terms beside the query's: each document's score is its BM25 over terms
+// plus weight times its BM25 over the related terms it holds, of which
+// only the best one counts (a document naming three related words is no
+// better evidence than one naming one). A related term that is also a
+// query term counts as a query term.
+func (ix *Index) LexicalRelated(terms, related []string, weight float32, k int, f Filter) []Hit {
+	return ix.lexicalWith(terms, related, weight, k, f, false)
+}
+
+func (ix *Index) lexicalWith(terms, related []string, weight float32, k int, keep Filter, coordinate bool) []Hit {
 	if k <= 0 || len(terms) == 0 {
 		return nil
 	}
@@ -981,6 +999,9 @@ func (ix *Index) lexical(terms []string, k int, keep Filter, coordinate bool) []
 			matched[d]++
 		}
 	}
+	if len(related) > 0 && weight > 0 {
+		touched = ix.addRelated(sc, touched, related, weight, p)
+	}
 	// Coordination (LexicalAllTerms): the score times the share of the
 	// query's terms the document holds. matched counts to 255: a query of
 	// more distinct terms (MaxQueryTerms allows 256) is left as it is.
@@ -994,6 +1015,51 @@ func (ix *Index) lexical(terms []string, k int, keep Filter, coordinate bool) []
 	hits := ix.topK(sc, touched, k, math.Inf(-1), 0, keep)
 	ix.putScratch(sc, touched)
 	return hits
+}
+
+// addRelated adds to sc.acc, for each document holding some of the related
+// terms that are not query terms (sc.tids), weight times the best BM25
+// weight among them, and returns touched with the documents it saw first.
+func (ix *Index) addRelated(sc *scratch, touched []uint32, related []string, weight float32, p bm25) []uint32 {
+	var rel []uint32
+	for _, t := range related {
+		tid, ok := ix.termOf[t]
+		if ok && !slices.Contains(sc.tids, tid) && !slices.Contains(rel, tid) {
+			rel = append(rel, tid)
+		}
+	}
+	if len(rel) == 0 {
+		return touched
+	}
+	if len(sc.rel) < len(sc.acc) {
+		sc.rel = make([]float32, len(sc.acc))
+	}
+	// best holds each document's best related weight while the related
+	// terms are walked; relDocs the documents it holds one for.
+	best, docs := sc.rel, sc.relDocs[:0]
+	for _, tid := range rel {
+		pl := &ix.post[tid]
+		idf := p.idf(len(pl.docs))
+		tfs := pl.tfs[:len(pl.docs)]
+		for i, d := range pl.docs {
+			w := p.weight(idf, tfs[i], ix.docLen[d])
+			if best[d] == 0 {
+				docs = append(docs, d)
+			}
+			if w > best[d] {
+				best[d] = w
+			}
+		}
+	}
+	for _, d := range docs {
+		if sc.acc[d] == 0 {
+			touched = append(touched, d)
+		}
+		sc.acc[d] += weight * best[d]
+		best[d] = 0
+	}
+	sc.relDocs = docs[:0]
+	return touched
 }
 
 // Semantic returns the top k documents by cosine similarity ≥ floor, best

@@ -2,6 +2,7 @@ package locomo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -44,6 +45,21 @@ type Options struct {
 	// Arms are compared at equal cost this way. Nil: none.
 	Budgets  []int
 	Progress io.Writer // where progress is drawn; nil: nowhere
+	// Dump, when set, receives one JSON line per arm and question (see
+	// QuestionResult): what was asked, its evidence and the turns each
+	// ranked item cites, so two runs can be compared question by question.
+	Dump io.Writer
+}
+
+// QuestionResult is one line of Options.Dump.
+type QuestionResult struct {
+	Arm      string     `json:"arm"`
+	Sample   string     `json:"sample"`
+	Question string     `json:"question"`
+	Category int        `json:"category"`
+	Gold     []string   `json:"gold"`
+	Ranked   [][]string `json:"ranked"`
+	Tokens   []int      `json:"tokens"`
 }
 
 // BudgetLimit is how many items an arm is asked for when recall within
@@ -165,6 +181,11 @@ func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Repor
 				for j, it := range items {
 					ranked[j] = it.Turns
 				}
+				if opt.Dump != nil {
+					if err := dumpQuestion(opt.Dump, arm.Name(), s.ID, q, gold, items); err != nil {
+						return nil, err
+					}
+				}
 				if cats[q.Category] == nil {
 					cats[q.Category] = bench.NewTally(ks)
 				}
@@ -241,6 +262,21 @@ func scoreWithin(ctx context.Context, arm Arm, s *Sample, q Question, gold []str
 		}
 	}
 	return nil
+}
+
+// dumpQuestion writes one QuestionResult line to w.
+func dumpQuestion(w io.Writer, arm, sample string, q Question, gold []string, items []Item) error {
+	r := QuestionResult{Arm: arm, Sample: sample, Question: q.Text, Category: q.Category, Gold: gold,
+		Ranked: make([][]string, len(items)), Tokens: make([]int, len(items))}
+	for j, it := range items {
+		r.Ranked[j], r.Tokens[j] = it.Turns, it.Tokens
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 func mean(sum float64, n int) float64 {

@@ -1,8 +1,11 @@
 package locomo
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mnemon-dev/mnemon/engine"
@@ -27,9 +30,25 @@ func TestRunTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(ctx, samples, []Arm{NewEngineArm("mnemon", eng, corpus, EngineOptions{}), bm}, Options{Ks: []int{1, 10}, Budgets: []int{1, 5000}})
+	var dump bytes.Buffer
+	rep, err := Run(ctx, samples, []Arm{NewEngineArm("mnemon", eng, corpus, EngineOptions{}), bm}, Options{Ks: []int{1, 10}, Budgets: []int{1, 5000}, Dump: &dump})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The dump has one line per arm and scored question, each naming its
+	// evidence and the turns the items cite.
+	lines := strings.Split(strings.TrimSpace(dump.String()), "\n")
+	if len(lines) != 2*rep.Questions {
+		t.Fatalf("dump: %d lines, want %d", len(lines), 2*rep.Questions)
+	}
+	for _, l := range lines {
+		var r QuestionResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("dump line %q: %v", l, err)
+		}
+		if r.Arm == "" || r.Question == "" || len(r.Gold) == 0 || len(r.Ranked) != len(r.Tokens) || len(r.Ranked) > 10 {
+			t.Errorf("dump line %+v", r)
+		}
 	}
 	if rep.Questions != 5 || rep.Skipped != 2 || rep.Turns != 7 || len(rep.Arms) != 2 {
 		t.Fatalf("report: %d questions, %d skipped, %d turns, %d arms", rep.Questions, rep.Skipped, rep.Turns, len(rep.Arms))
