@@ -53,16 +53,7 @@ func (e *Engine) correctAcross(ctx context.Context, pe *pendingEvent, prev []*pe
 	if len(best) > 0 {
 		for _, c := range best {
 			c.Start, c.End = 0, len(pe.ep.Content) // the evidence is this turn
-			cand := &candidate{
-				Candidate:  c,
-				scope:      factScope(pe.ep.Scope),
-				observedAt: pe.ep.OccurredAt,
-				validFrom:  pe.ep.OccurredAt,
-				extractor:  e.extractor.Name(),
-				source:     source,
-				episodeID:  pe.ep.ID,
-			}
-			admit(cand)
+			cand := e.ruleCandidate(pe, c, source)
 			cand.reasons = append(cand.reasons, "corrects_previous_turn")
 			pe.cands = append(pe.cands, cand)
 		}

@@ -468,19 +468,25 @@ func (e *Engine) extractWith(ctx context.Context, pe *pendingEvent, source strin
 		return fmt.Errorf("extract: %w", err)
 	}
 	for _, c := range cs {
-		cand := &candidate{
-			Candidate:  c,
-			scope:      factScope(pe.ep.Scope),
-			observedAt: pe.ep.OccurredAt,
-			validFrom:  pe.ep.OccurredAt,
-			extractor:  e.extractor.Name(),
-			source:     source,
-			episodeID:  pe.ep.ID,
-		}
-		admit(cand)
-		pe.cands = append(pe.cands, cand)
+		pe.cands = append(pe.cands, e.ruleCandidate(pe, c, source))
 	}
 	return nil
+}
+
+// ruleCandidate is the rule extractor's candidate c read from pe's
+// episode, admitted (its decision and reasons set).
+func (e *Engine) ruleCandidate(pe *pendingEvent, c extract.Candidate, source string) *candidate {
+	cand := &candidate{
+		Candidate:  c,
+		scope:      factScope(pe.ep.Scope),
+		observedAt: pe.ep.OccurredAt,
+		validFrom:  pe.ep.OccurredAt,
+		extractor:  e.extractor.Name(),
+		source:     source,
+		episodeID:  pe.ep.ID,
+	}
+	admit(cand)
+	return cand
 }
 
 // factScope is the scope of facts extracted from an episode: what a user
