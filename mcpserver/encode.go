@@ -35,6 +35,10 @@ func encodeToolResults(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// encodeViaSDK leaves every result to the SDK's encoding: tests compare
+// the two.
+var encodeViaSDK = false
+
 // encodedResult is a tool result with its JSON written once: it marshals
 // to raw. It embeds the result so that it still is an mcp.Result.
 type encodedResult struct {
