@@ -45,9 +45,9 @@ func BenchmarkToolCallStdio(b *testing.B) {
 			encodeViaSDK = arm == "sdk"
 			srv := New(eng, Binding{Namespace: "team", CanWrite: true}, Options{})
 			encodeViaSDK = false
-			var tr mcp.Transport = StdioTransport(inR, outW)
-			if arm == "sdk" {
-				tr = &mcp.IOTransport{Reader: inR, Writer: outW}
+			var tr mcp.Transport = &mcp.IOTransport{Reader: inR, Writer: outW}
+			if arm == "ours" {
+				tr = StdioTransport(inR, outW)
 			}
 			sctx, cancel := context.WithCancel(ctx)
 			done := make(chan error, 1)

@@ -68,9 +68,9 @@ func serveLines(t *testing.T, eng *engine.Engine, viaSDK bool) func(string) stri
 	encodeViaSDK = viaSDK
 	srv := New(eng, Binding{Namespace: "team", CanWrite: true}, Options{})
 	encodeViaSDK = false
-	var tr mcp.Transport = StdioTransport(inR, outW)
-	if viaSDK {
-		tr = &mcp.IOTransport{Reader: inR, Writer: outW}
+	var tr mcp.Transport = &mcp.IOTransport{Reader: inR, Writer: outW}
+	if !viaSDK {
+		tr = StdioTransport(inR, outW) // not made for the other arm: it may start reading inR
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
