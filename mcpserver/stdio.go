@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -42,123 +41,78 @@ func StdioTransport(r io.Reader, w io.Writer) mcp.Transport {
 // StdioTransportLimited is StdioTransport with a line length limit other
 // than the SDK's default, for tests.
 func StdioTransportLimited(r io.Reader, w io.Writer, maxLine int) mcp.Transport {
-	return &stdioTransport{r: r, out: &lockedWriter{w: w}, maxLine: maxLine}
+	out := &lockedWriter{w: w}
+	pr, pw := io.Pipe()
+	go filterLines(r, pw, out, maxLine)
+	return &stdioTransport{io: &mcp.IOTransport{Reader: pr, Writer: nopCloser{out}, MaxLineLength: -1}, out: out}
 }
 
-// stdioTransport connects once, as the SDK's IOTransport does.
+// stdioTransport is the SDK's IOTransport with one step less per answer:
+// stdioConn writes a successful response itself.
 type stdioTransport struct {
-	r       io.Reader
-	out     *lockedWriter
-	maxLine int
+	io  *mcp.IOTransport
+	out *lockedWriter
 }
 
-func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &stdioConn{out: t.out, incoming: make(chan readResult), closed: make(chan struct{})}
-	go c.readLines(t.r, t.maxLine)
-	return c, nil
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.io.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &stdioConn{Connection: c, out: t.out}, nil
 }
 
-// stdioConn is the connection of StdioTransport. It does what the SDK's
-// IOTransport connection does for a client that sends no batches
-// (readLines answers a batch itself), in fewer steps: each line is read,
-// checked and decoded once, by one goroutine, where the SDK's connection
-// behind a line filter took two goroutines, a pipe and three more passes
-// over each line; and a successful response is written without a second
-// pass over its result (appendResponse).
+// stdioConn writes a successful response (appendResponse) without the
+// SDK's second pass over its result; every other message goes through the
+// SDK's connection. Responses need none of that connection's batch
+// bookkeeping: filterLines answers a batch itself, so none reaches the
+// server.
 type stdioConn struct {
-	out       *lockedWriter
-	incoming  chan readResult
-	closed    chan struct{}
-	closeOnce sync.Once
+	mcp.Connection
+	out *lockedWriter
 }
 
-type readResult struct {
-	msg jsonrpc.Message
-	err error
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if b, ok := appendResponse(make([]byte, 0, len(resp.Result)+64), resp); ok {
+			if err := ctx.Err(); err != nil { // as the SDK's connection: no write on a done context
+				return err
+			}
+			_, err := c.out.Write(append(b, '\n'))
+			return err
+		}
+	}
+	return c.Connection.Write(ctx, msg)
 }
 
-// readLines sends the JSON-RPC messages of r, one a line, to Read and
-// answers the other lines on out. It ends when r does (Read then reports
-// io.EOF), when r or out fails (Read reports the error), or when the
-// connection is closed. A read of r cannot be interrupted, so a closed
-// connection's goroutine ends only at r's next line or its end, as the
-// SDK's does.
-func (c *stdioConn) readLines(r io.Reader, maxLine int) {
+// filterLines copies the valid JSON-RPC messages of r, one a line, to pw
+// and answers the others on out. It ends when r does (pw then reports
+// io.EOF to the server) or when the server closes its end of the pipe.
+func filterLines(r io.Reader, pw *io.PipeWriter, out *lockedWriter, maxLine int) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br, maxLine)
 		if len(line) > 0 || tooLong {
-			msg, reply := parse(line, tooLong, maxLine)
-			if reply != nil {
-				if werr := c.out.writeLine(reply); werr != nil {
-					c.send(readResult{err: werr})
-					return
-				}
-			} else if !c.send(readResult{msg: msg}) {
+			var werr error
+			if reply := check(line, tooLong, maxLine); reply != nil {
+				werr = out.writeLine(reply)
+			} else {
+				_, werr = pw.Write(append(line, '\n'))
+			}
+			if werr != nil {
+				pw.CloseWithError(werr)
 				return
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				err = io.EOF
+				err = nil
 			}
-			c.send(readResult{err: err})
+			pw.CloseWithError(err) // nil: the server reads io.EOF
 			return
 		}
 	}
 }
-
-func (c *stdioConn) send(r readResult) bool {
-	select {
-	case c.incoming <- r:
-		return true
-	case <-c.closed:
-		return false
-	}
-}
-
-func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case r := <-c.incoming:
-		return r.msg, r.err
-	case <-c.closed:
-		return nil, io.EOF
-	}
-}
-
-func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if err := ctx.Err(); err != nil { // as the SDK's connection: no write on a done context
-		return err
-	}
-	var b []byte
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		if fast, ok := appendResponse(make([]byte, 0, len(resp.Result)+64), resp); ok {
-			b = fast
-		}
-	}
-	if b == nil {
-		var err error
-		if b, err = jsonrpc.EncodeMessage(msg); err != nil {
-			return fmt.Errorf("marshaling message: %v", err)
-		}
-	}
-	_, err := c.out.Write(append(b, '\n'))
-	return err
-}
-
-// Close ends the connection: Read reports io.EOF. It does not close r or
-// w, which belong to the caller.
-func (c *stdioConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
-	return nil
-}
-
-func (c *stdioConn) SessionID() string { return "" }
 
 // readLine reads one line without its end of line and surrounding white
 // space. A line longer than maxLine is read to its end and dropped:
@@ -180,16 +134,16 @@ func readLine(br *bufio.Reader, maxLine int) (line []byte, tooLong bool, err err
 	}
 }
 
-// parse returns the message a line holds, or the error response the line
-// gets instead when it is not one JSON-RPC message the server can read.
-func parse(line []byte, tooLong bool, maxLine int) (jsonrpc.Message, []byte) {
+// check returns the error response a line gets instead of reaching the
+// server, or nil when it is one JSON-RPC message the server can read.
+func check(line []byte, tooLong bool, maxLine int) []byte {
 	switch {
 	case tooLong:
-		return nil, errorResponse(nil, codeInvalidRequest, "Invalid Request: the message is longer than the limit of "+strconv.Itoa(maxLine)+" bytes")
+		return errorResponse(nil, codeInvalidRequest, "Invalid Request: the message is longer than the limit of "+strconv.Itoa(maxLine)+" bytes")
 	case !json.Valid(line):
-		return nil, errorResponse(nil, codeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message per line")
+		return errorResponse(nil, codeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message per line")
 	case line[0] == '[':
-		return nil, errorResponse(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 and later have none); send one message per line")
+		return errorResponse(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 and later have none); send one message per line")
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Result == nil && resp.Error == nil {
@@ -197,9 +151,9 @@ func parse(line []byte, tooLong bool, maxLine int) (jsonrpc.Message, []byte) {
 		err = errors.New("no method, result or error")
 	}
 	if err != nil {
-		return nil, errorResponse(requestID(line), codeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message (it needs \"jsonrpc\": \"2.0\" and a method, or an id with a result or error)")
+		return errorResponse(requestID(line), codeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message (it needs \"jsonrpc\": \"2.0\" and a method, or an id with a result or error)")
 	}
-	return msg, nil
+	return nil
 }
 
 // requestID is the id of a message that is not valid JSON-RPC, when it is
@@ -239,9 +193,9 @@ func errorResponse(id json.RawMessage, code int, msg string) []byte {
 	return b
 }
 
-// lockedWriter serialises the server's messages and the error answers
-// readLines writes, so two never interleave on one line. Each message is
-// written, newline included, in one Write.
+// lockedWriter serialises the server's messages and the filter's errors,
+// so two never interleave on one line. The SDK writes each message,
+// newline included, in one Write.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -257,6 +211,10 @@ func (l *lockedWriter) writeLine(msg []byte) error {
 	_, err := l.Write(append(msg, '\n'))
 	return err
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // marshalNoEscape encodes v as the SDK's JSON-RPC layer does: without
 // escaping <, > and &.
