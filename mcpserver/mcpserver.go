@@ -51,6 +51,9 @@ func New(eng *engine.Engine, b Binding, opts Options) *mcp.Server {
 			"(each with a trust action: FOLLOW, HINT); call remember when the user states something worth keeping; " +
 			"forget removes a memory for good; list_facts and history show what is stored and how it changed.",
 	})
+	if !encodeViaSDK {
+		s.AddReceivingMiddleware(encodeToolResults)
+	}
 	t := &tools{eng: eng, ns: b.Namespace, log: opts.Logger}
 	if b.CanWrite {
 		addTool(s, &mcp.Tool{Name: "remember", Description: "Store a statement or a structured fact now. " +

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -43,7 +44,45 @@ func StdioTransportLimited(r io.Reader, w io.Writer, maxLine int) mcp.Transport 
 	out := &lockedWriter{w: w}
 	pr, pw := io.Pipe()
 	go filterLines(r, pw, out, maxLine)
-	return &mcp.IOTransport{Reader: pr, Writer: nopCloser{out}, MaxLineLength: -1}
+	return &stdioTransport{io: &mcp.IOTransport{Reader: pr, Writer: nopCloser{out}, MaxLineLength: -1}, out: out}
+}
+
+// stdioTransport is the SDK's IOTransport with one step less per answer:
+// stdioConn writes a successful response itself.
+type stdioTransport struct {
+	io  *mcp.IOTransport
+	out *lockedWriter
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.io.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &stdioConn{Connection: c, out: t.out}, nil
+}
+
+// stdioConn writes a successful response (appendResponse) without the
+// SDK's second pass over its result; every other message goes through the
+// SDK's connection. Responses need none of that connection's batch
+// bookkeeping: filterLines answers a batch itself, so none reaches the
+// server.
+type stdioConn struct {
+	mcp.Connection
+	out *lockedWriter
+}
+
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if b, ok := appendResponse(make([]byte, 0, len(resp.Result)+64), resp); ok {
+			if err := ctx.Err(); err != nil { // as the SDK's connection: no write on a done context
+				return err
+			}
+			_, err := c.out.Write(append(b, '\n'))
+			return err
+		}
+	}
+	return c.Connection.Write(ctx, msg)
 }
 
 // filterLines copies the valid JSON-RPC messages of r, one a line, to pw
@@ -176,3 +215,15 @@ func (l *lockedWriter) writeLine(msg []byte) error {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// marshalNoEscape encodes v as the SDK's JSON-RPC layer does: without
+// escaping <, > and &.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
