@@ -708,7 +708,18 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 		if len(names) == 0 {
 			continue
 		}
-		for _, h := range st.Lexical(names, 20, keep) {
+		hits := st.Lexical(names, 20, keep)
+		own := names // the words a casual quit may name
+		named := len(hits)
+		if need > 1 {
+			// The thing given up may be a word of the question too
+			// ("sugar" in "do I bake with sugar?"): such turns are
+			// looked up by the older turn's own words, and only a
+			// casual quit of one of them follows from that look-up.
+			own = e.analyzer.QueryTerms(old.en.V.Content)
+			hits = append(hits, st.Lexical(own, 20, keep)...)
+		}
+		for hi, h := range hits {
 			if h.ID == old.en.V.ID {
 				continue
 			}
@@ -722,13 +733,19 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			if en.V.Kind != memory.KindEpisodic {
 				sh = shapeOfText(en.V.Content, e.analyzer) // a note keeps no shape
 			}
-			if sh&shapeChange == 0 && !anyTurn || sh&shapeRequest != 0 {
+			// "been off Twitter since March" after "I scroll Twitter
+			// every morning": a casual quit of the older turn's own word.
+			quit := quitsNamed(en.V.Content, own, e.analyzer)
+			if hi >= named && !quit {
+				continue
+			}
+			if sh&shapeChange == 0 && !anyTurn && !quit || sh&shapeRequest != 0 {
 				continue
 			}
 			if !saidAsIs(old.en.V) && len(st.ExplainLexical(h.ID, names)) < len(names) {
 				continue // names part of the value: "green tea" is no "black tea"
 			}
-			if need > 1 && (len(st.ExplainLexical(h.ID, names)) < need || !saysLeft(en.V.Content)) {
+			if need > 1 && !quit && (len(st.ExplainLexical(h.ID, names)) < need || !saysLeft(en.V.Content)) {
 				continue // two shared words, and a word that says something was left
 			}
 			nw, found := byID[h.ID]
