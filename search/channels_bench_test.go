@@ -150,11 +150,18 @@ func BenchmarkSemanticPeers10k(b *testing.B) {
 	for i, q := range queries {
 		qs[i] = emb.Vector(q)
 	}
+	benchSemanticBothWays(b, ix, qs, "seeded", search.SetTailSeeding)
+}
+
+// benchSemanticBothWays runs the semantic channel over qs with a tail-scan
+// switch on and then off (name=true, name=false), leaving it on, and
+// reports the CPU a query took.
+func benchSemanticBothWays(b *testing.B, ix *search.Index, qs []search.Vector, name string, set func(bool)) {
 	keep := func(id string) bool { return id[len(id)-1] != '9' }
-	for _, seeded := range []bool{true, false} {
-		b.Run(fmt.Sprintf("seeded=%v", seeded), func(b *testing.B) {
-			search.SetTailSeeding(seeded)
-			defer search.SetTailSeeding(true)
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("%s=%v", name, on), func(b *testing.B) {
+			set(on)
+			defer set(true)
 			i := 0
 			cpu0 := cpuNow()
 			for b.Loop() {
@@ -256,20 +263,7 @@ func benchSemanticPeersTouched(b *testing.B, times int) {
 	ix.SetDenseTail(emb.Dim(), emb.DenseTail())
 	ix.Build(docs)
 	search.WaitRotations(ix)
-	keep := func(id string) bool { return id[len(id)-1] != '9' }
-	for _, only := range []bool{true, false} {
-		b.Run(fmt.Sprintf("touched=%v", only), func(b *testing.B) {
-			search.SetTailTouchedOnly(only)
-			defer search.SetTailTouchedOnly(true)
-			i := 0
-			cpu0 := cpuNow()
-			for b.Loop() {
-				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
-				i++
-			}
-			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
-		})
-	}
+	benchSemanticBothWays(b, ix, qs, "touched", search.SetTailTouchedOnly)
 }
 
 // peersTexts reads the peers workload's notes (title ": " text) and
