@@ -49,6 +49,9 @@ var offNotQuits = map[string]bool{
 // ("sugar" in "I'm off sugar these days"), or nil when it says no such
 // quit.
 func offQuits(text string, an *search.Analyzer) []string {
+	if !saysOff(text) {
+		return nil // most turns: no split, no lowering
+	}
 	words := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(text, "’", "'")), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 	})
@@ -67,6 +70,17 @@ func offQuits(text string, an *search.Analyzer) []string {
 		out = append(out, an.QueryTerms(words[i+1])...)
 	}
 	return out
+}
+
+// saysOff reports whether text holds "off" in any case, without
+// allocating: followChanges asks it of every later turn it looks at.
+func saysOff(text string) bool {
+	for i := 0; i+3 <= len(text); i++ {
+		if text[i]|0x20 == 'o' && text[i+1]|0x20 == 'f' && text[i+2]|0x20 == 'f' {
+			return true
+		}
+	}
+	return false
 }
 
 // quitsNamed reports whether text says its speaker is off one of names.
