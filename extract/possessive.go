@@ -95,6 +95,15 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 		if v, ok := verbs[ts[c+1].low]; ok && (v.form == fPast || v.form == fGerund || v.form == fPartOnly) {
 			return false
 		}
+		// "our backend is on Postgres 15": a known thing of another
+		// category than the part's own is what the part runs on, read as
+		// "the backend is on …" is; "our CI is on GitLab runners" names
+		// the CI itself.
+		if componentNouns[ts[k].low] && is(ts, c+1, "on") {
+			if cat, ok := CategoryOf(x.text(ts[c+2:], len(ts)-c-2)); ok && cat != categorySynonyms[ts[k].low] {
+				return false
+			}
+		}
 	}
 	if is(ts, c, "was", "were") {
 		f.past = true

@@ -22,3 +22,17 @@ func TestUpgradeIsASwitch(t *testing.T) {
 		{"a plan upgraded", "I upgraded to the pro plan", nil},
 	})
 }
+
+// "our backend is on Postgres 15": a part of the project on a known thing
+// of another category uses it, as "the backend is on …" does; a part that
+// is itself a category is on its own tool, and a state is no tool.
+func TestPartIsOnAThing(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"our part on a database", "our backend is on postgres 15", []string{"fact team uses:database:backend=postgres 15"}},
+		{"our part on a runtime", "our api is on node 20", []string{"fact team uses:runtime:api=node 20"}},
+		{"our part on a host", "our frontend is on Vercel", []string{"fact team uses:hosting:frontend=Vercel"}},
+		{"a category part", "our CI is on GitLab runners", []string{"fact team uses:ci=GitLab runners"}},
+		{"a state", "our backend is on fire", nil},
+	})
+}
