@@ -62,3 +62,38 @@ func TestTopicReadsPhrasalVerbs(t *testing.T) {
 		}
 	}
 }
+
+// The "old" of "how old" is no topic, and "how old" asks for an age, not
+// an earlier value; "how long" keeps its adjective.
+func TestHowMeasure(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		"how old are the twins?":      "how are the twins?",
+		"How long is the drive?":      "How long is the drive?",
+		"is my old bike still there?": "is my old bike still there?",
+		"who's my new team lead?":     "who's my team lead?",
+		"any new hobbies?":            "any new hobbies?",
+	} {
+		if got := topicOf(q); got != want {
+			t.Errorf("topicOf(%q) = %q, want %q", q, got, want)
+		}
+	}
+	for q, want := range map[string]bool{
+		"how old are the twins?":        false,
+		"what was my old address?":      true,
+		"where did I work before Acme?": true,
+	} {
+		if got := asksAboutPast(lowerWords(q)); got != want {
+			t.Errorf("asksAboutPast(%q) = %v, want %v", q, got, want)
+		}
+	}
+	for q, want := range map[string]bool{
+		"who's my new team lead?": true,
+		"any new hobbies?":        false,
+		"what's new with Ada?":    false,
+	} {
+		if got := asksAboutNow(lowerWords(q)); got != want {
+			t.Errorf("asksAboutNow(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

@@ -78,7 +78,11 @@ var pastWords = map[string]bool{
 
 // asksAboutPast reports whether a query asks about earlier values.
 func asksAboutPast(ws []string) bool {
-	for _, w := range ws {
+	for i, w := range ws {
+		// "how old are the kids?" asks for an age, not an earlier value.
+		if w == "old" && i > 0 && ws[i-1] == "how" {
+			continue
+		}
 		if pastWords[w] {
 			return true
 		}
@@ -92,11 +96,26 @@ func asksAboutPast(ws []string) bool {
 // find every "long day" and "currently" every "current".
 var timeOfAsking = regexp.MustCompile(`(?i)\b(?:these days|at the moment|right now|at present|as of now|nowadays|lately|currently)\b`)
 
+// howOld matches "how old": it asks for an age (readQuery notes a number),
+// and as a search term "old" would find every "old car" and "my old job",
+// which say nothing of an age. "how long" and "how often" keep their
+// adjective: "for a long time", "we often go" answer them (on LoCoMo dev
+// dropping those lowered 9 questions' ranks and raised 2).
+var howOld = regexp.MustCompile(`(?i)\bhow\s+old\b`)
+
+// ownNew matches "new" after a possessive ("who's my new boss?", "our new
+// office"): it asks for the present value of what follows (asksAboutNow),
+// and as a search term it would find every "new laptop arrived", whose
+// "new" then also reads as a change cue and lifts it.
+var ownNew = regexp.MustCompile(`(?i)\b(my|our|your|his|her|their)\s+new\b`)
+
 // topicOf returns query without the words that say when it asks about,
 // for the search channels; query itself when nothing else is left.
 func topicOf(query string) string {
 	query = extract.PhrasalSenses(query)
 	t := timeOfAsking.ReplaceAllString(query, " ")
+	t = howOld.ReplaceAllString(t, "how")
+	t = ownNew.ReplaceAllString(t, "$1")
 	if t == query || strings.IndexFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
 		return query
 	}
@@ -109,6 +128,11 @@ func asksAboutNow(ws []string) bool {
 		switch w {
 		case "now", "currently", "current", "nowadays", "latest", "anymore", "still", "today":
 			return true
+		case "new":
+			// "my new boss", not "what's new?" or "a new hobby".
+			if i > 0 && possessives[ws[i-1]] {
+				return true
+			}
 		case "moment", "days":
 			if i > 0 && (ws[i-1] == "the" || ws[i-1] == "these") {
 				return true
@@ -122,6 +146,9 @@ func asksAboutNow(ws []string) bool {
 	}
 	return false
 }
+
+// possessives open a noun phrase that is someone's.
+var possessives = map[string]bool{"my": true, "our": true, "your": true, "his": true, "her": true, "their": true}
 
 // asksForNumber reports whether a question asks for a quantity: "how
 // much", "how many", "how far", "how long", "how often", "how old".
@@ -180,7 +207,11 @@ func firstPerson(ws []string) bool {
 func askedRelation(ws []string) string {
 	for i := 0; i+1 < len(ws); i++ {
 		if ws[i] == "my" || ws[i] == "our" {
-			if rel := strings.TrimSuffix(strings.TrimSuffix(ws[i+1], "'s"), "'"); extract.IsRelationNoun(rel) {
+			j := i + 1
+			if describingWords[ws[j]] && j+1 < len(ws) {
+				j++ // "my new boss", "our older son"
+			}
+			if rel := strings.TrimSuffix(strings.TrimSuffix(ws[j], "'s"), "'"); extract.IsRelationNoun(rel) {
 				return rel
 			}
 		}

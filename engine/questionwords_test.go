@@ -1,0 +1,58 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/engine"
+	"github.com/mnemon-dev/mnemon/engine/enginetest"
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// "how old" asks for an age: "old" is no topic there, so an "old bike"
+// does not outrank the statement that holds the ages, and the question is
+// not one about an earlier value. "how long" keeps "long" as a term and
+// still finds the duration over a "long weekend". "my new X" asks what X
+// is now: "new" is no topic either.
+func TestQuestionWordsAreNoTopic(t *testing.T) {
+	t.Parallel()
+	eng := enginetest.Temp(t)
+	ctx := context.Background()
+	for i, turn := range []string{
+		"both kids are in primary school now, 6 and 8",
+		"still riding my old bike to work, it squeaks like mad",
+		"spent a long weekend at my parents' place, no signal at all",
+		"getting to my parents' place takes about three hours by train",
+		"new headphones arrived today, the old ones go to my niece",
+		"my manager from march on is going to be Ilse",
+	} {
+		_, err := eng.Capture(ctx, engine.CaptureParams{
+			Namespace: "measure", Scope: memory.Scope{SessionID: "s1"},
+			Events: []engine.Event{{Kind: memory.EpisodeUserMessage, Content: turn, OccurredAt: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC).AddDate(0, 0, i)}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ query, want string }{
+		{"how old are my children?", "6 and 8"},
+		{"how long does it take to get to my parents?", "three hours"},
+		// "new" after "my" asks for the present value, not for things
+		// called new: the headphones' "new" is no match and lifts nothing.
+		{"who's my new boss?", "Ilse"},
+	} {
+		res, err := eng.Retrieve(ctx, engine.RetrieveParams{Namespace: "measure", Query: c.query, Limit: 3, Scope: memory.Scope{SessionID: "s2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, c.want) {
+			var got []string
+			for _, it := range res.Items {
+				got = append(got, it.Content)
+			}
+			t.Errorf("%q: want %q first, got %q", c.query, c.want, got)
+		}
+	}
+}
