@@ -255,6 +255,29 @@ func TestReplyAfterOthersPenalisedTurn(t *testing.T) {
 	}
 }
 
+// The speaker's next turn after a turn about someone else is no reply
+// when it says something changed of its own: "I switched my gym to …"
+// is news, and does not take the top turn's place for a question it
+// shares nothing with.
+func TestNewsAfterOthersIsNoReply(t *testing.T) {
+	t.Parallel()
+	e, clk, _ := newEngine(t)
+	start := clk.Now().Add(-4 * day)
+	captureSession(t, e, "ns", "s1", start,
+		"we adopted a cat last week, a grey tabby we named Pickle",
+		"my neighbour Oskar is scared of cats so he won't come over now",
+		"I switched my gym to the one by the station, the old one closed")
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what's my cat called?", Scope: memory.Scope{UserID: "u1"}, Context: engine.NoContext})
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Pickle") {
+		t.Fatalf("top items %v; want the turn naming the cat first", contents(res))
+	}
+	for _, it := range res.Items {
+		if it.Terms["reply"] > 0 {
+			t.Errorf("%q lifted as a reply: %v", it.Content, it.Terms)
+		}
+	}
+}
+
 // Being among the newest turns is no relevance: a recent turn that no
 // other channel found does not outrank an older one that says the answer.
 func TestRecentAloneIsNotRelevant(t *testing.T) {

@@ -616,6 +616,12 @@ func demoteReplaced(st *nsState, cands []*scored, qterms []string, r Ranking, an
 			if j == i || len(matched[j]) == 0 || shapes[j]&shapeChange == 0 || !nw.en.V.ObservedAt.After(old.en.V.ObservedAt) {
 				continue
 			}
+			if slices.ContainsFunc(nw.terms, func(t memory.Term) bool { return t.Name == "other_subject" }) {
+				// About someone else ("my neighbour is scared of cats
+				// now" after "we adopted a cat"): it changes nothing of
+				// what the question asks.
+				continue
+			}
 			if sharesAny(matched[i], matched[j]) {
 				old.terms = append(old.terms, memory.Term{Name: "replaced", Value: -r.ChangeCue})
 				old.final -= r.ChangeCue
@@ -875,7 +881,10 @@ func (e *Engine) followReplies(st *nsState, cands []*scored, keep func(string) b
 				break
 			}
 		}
-		if reply == nil || reply.Shape&(shapeSelf|shapeMine) == 0 || reply.Shape&shapeRequest != 0 {
+		if reply == nil || reply.Shape&(shapeSelf|shapeMine) == 0 || reply.Shape&(shapeRequest|shapeChange) != 0 {
+			// A turn that says something changed ("I switched my phone
+			// plan to …") is news of its own, not the speaker's answer
+			// to what the others have or want.
 			continue
 		}
 		var rc *scored
