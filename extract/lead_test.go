@@ -1,0 +1,19 @@
+package extract
+
+import (
+	"testing"
+
+	"github.com/mnemon-dev/mnemon/memory"
+)
+
+// Words that say where the speaker is ("here", "over there") end no
+// value: "we use yarn berry here" uses yarn berry. A name keeps them
+// ("Right Here" is capitalised).
+func TestWhereWordsEndNoValue(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"here after a tool", "we use yarn berry here, not npm", []string{"fact team uses:package_manager=yarn berry"}},
+		{"round here", "we use poetry round here", []string{"fact team uses:package_manager=poetry"}},
+		{"over there", "they're all on Slack over there", nil},
+	})
+}
