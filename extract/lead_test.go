@@ -8,12 +8,15 @@ import (
 
 // Words that say where the speaker is ("here", "over there") end no
 // value: "we use yarn berry here" uses yarn berry. A name keeps them
-// ("Right Here" is capitalised).
+// ("Right Here" is capitalised). Nor do "onto" and "via", which say where
+// a thing goes.
 func TestWhereWordsEndNoValue(t *testing.T) {
 	t.Parallel()
 	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
 		{"here after a tool", "we use yarn berry here, not npm", []string{"fact team uses:package_manager=yarn berry"}},
 		{"round here", "we use poetry round here", []string{"fact team uses:package_manager=poetry"}},
 		{"over there", "they're all on Slack over there", nil},
+		// Where a thing is deployed to is not what it is deployed with.
+		{"onto a cluster", "we deploy it with helm onto our k8s cluster", []string{"fact team uses:hosting=helm"}},
 	})
 }
