@@ -20,3 +20,16 @@ func TestWhereWordsEndNoValue(t *testing.T) {
 		{"onto a cluster", "we deploy it with helm onto our k8s cluster", []string{"fact team uses:hosting=helm"}},
 	})
 }
+
+// A pet said to be "ours" is the household's, so the speaker's: "our cat
+// is called …" names the user's cat as "my cat is called …" does. Other
+// things of ours stay the team's.
+func TestOurPetIsTheSpeakers(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"our cat is called", "our cat is called Noodle", []string{"fact user name_of:cat=Noodle"}},
+		{"our dog's name is", "our dog's name is Bramble", []string{"fact user name_of:dog=Bramble"}},
+		{"my cat is called", "my cat is called Noodle", []string{"fact user name_of:cat=Noodle"}},
+		{"our band is no pet", "our band is called Quiet Static", nil},
+	})
+}

@@ -252,6 +252,9 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	// "My cat is called Miso", "my band is named Static"; "my cat's name
 	// is Miso" reads "cat" as the noun and "name is" as the verb.
 	named := cueLen(namedAsCues, val) // [named-as]
+	if c, ok := CategoryOf(noun); ok && c == "pet" && s == x.team {
+		s = x.speaker // "our cat is called Pixel": the household's pet is the speaker's
+	}
 	if namedThing(noun) && named > 0 && personal(s) {
 		if n := valueLen(val[named:], vPhrase); n > 0 && n <= 4 && validValue(val[named:named+n]) {
 			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(noun), value: x.text(val[named:], n), tmpl: tmFact, cat: noun + "'s name"})
