@@ -33,3 +33,14 @@ func TestOurPetIsTheSpeakers(t *testing.T) {
 		{"our band is no pet", "our band is called Quiet Static", nil},
 	})
 }
+
+// A lower-case word a colon follows at the end of a list labels what
+// comes next ("feat: fix: chore:"), and is no item; a known thing before a
+// colon still is.
+func TestLabelAfterListIsNoItem(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"a label after a list", "the repo uses trunk based development, wip: hotfix: release branches", []string{"fact team uses:trunk_based_development=trunk based development"}},
+		{"a known thing before a colon", "we use pnpm, vitest: it's quick", []string{"fact team uses:package_manager=pnpm", "fact team uses:test_framework=vitest"}},
+	})
+}

@@ -486,6 +486,13 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 			gapped = true
 			return
 		}
+		if m > 0 && start > 0 && end == n && m == len(part) && is(ts, n, ":") && !part[0].capital {
+			if _, known := CategoryOf(x.text(part, m)); !known {
+				// "conventional commits, feat: fix: chore:": a word a
+				// colon follows labels what comes next; no item.
+				return
+			}
+		}
 		if m > 0 && validValue(part[:m]) {
 			it := x.text(part, m)
 			if _, known := CategoryOf(it); start > 0 && possessed && !known && !part[0].capital && !isGerund(part[0].low) && !is(part, 0, "a", "an", "the") {
