@@ -429,7 +429,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			sortRanked(cands)
 		}
 	}
-	if !q.past && (q.self || q.current || q.relation != "") {
+	if !q.asksEarlier() && (q.self || q.current || q.relation != "") {
 		// The user's own values, what holds now, and the user's people
 		// ("when is my sister visiting?" after "she cancelled, coming in
 		// March instead").
@@ -1245,6 +1245,14 @@ func opensOnAskedName(text string, names []string) bool {
 	return first != "" && slices.Contains(names, strings.ToLower(first))
 }
 
+// asksEarlier reports a question about an earlier value, history served
+// or not ("what editor did I use before?"): what changed last is not its
+// answer, and the value a change replaced may be. "anymore" is a past word
+// that asks about now ("do I still drink coffee anymore?").
+func (q queryFacts) asksEarlier() bool {
+	return q.past || q.aboutPast && !q.current
+}
+
 // changeRelevant reports whether c may take the change lift: a channel
 // that measures relevance found it, with a fused score of at least
 // changeRelevance of the best candidate's. A change cue says what is true
@@ -1360,7 +1368,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.AgentRemark != 0 && isAgentSpeaker(v.Subject) && agentRemark(c.en, q) {
 			add("agent_remark", -r.AgentRemark)
 		}
-		if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && sh&shapeChange != 0 && sh&shapeRequest == 0 &&
+		if r.ChangeCue != 0 && !q.asksEarlier() && !q.task && (q.self || q.current) && sh&shapeChange != 0 && sh&shapeRequest == 0 &&
 			(sh&shapeOpensName == 0 || opensOnAskedName(v.Content, q.names)) &&
 			(!q.rule || sh&shapeConstraint != 0) && q.changeRelevant(c) {
 			// What changed last is what is true now: "everything runs
@@ -1387,7 +1395,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			add("answer_type", r.AnswerType)
 		}
 	}
-	if r.ChangeCue != 0 && !q.past && !q.task && (q.self || q.current) && isNote(v) && q.changeRelevant(c) {
+	if r.ChangeCue != 0 && !q.asksEarlier() && !q.task && (q.self || q.current) && isNote(v) && q.changeRelevant(c) {
 		// A note is a statement no rule read ("changed the wifi pw to
 		// …", kept so by remember): its change cue lifts it as a turn's
 		// does.
