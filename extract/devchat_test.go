@@ -44,3 +44,16 @@ func TestLabelAfterListIsNoItem(t *testing.T) {
 		{"a known thing before a colon", "we use pnpm, vitest: it's quick", []string{"fact team uses:package_manager=pnpm", "fact team uses:test_framework=vitest"}},
 	})
 }
+
+// A thing after a comma that holds "now" or "these days" came instead of
+// what the speaker is done with or dislikes: it is no item of that list.
+// A liking's list keeps it.
+func TestReplacementIsNoItemOfAnEnding(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"done with X, Y these days", "I'm done with instagram, bluesky these days", []string{"preference user dislikes:instagram=instagram cue=correction"}},
+		{"not into X, Y instead", "not big on coriander, basil instead", []string{"preference user dislikes:coriander=coriander cue=correction"}},
+		{"a list joined by and", "I hate mondays, tuesdays and fridays", []string{"preference user dislikes:mondays=mondays", "preference user dislikes:tuesdays=tuesdays", "preference user dislikes:fridays=fridays"}},
+		{"a use keeps its list", "we use pnpm, vitest now", []string{"fact team uses:package_manager=pnpm cue=correction", "fact team uses:test_framework=vitest cue=correction"}},
+	})
+}

@@ -85,6 +85,9 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 		f.neg = true
 	}
 	items, n := x.readList(ts)
+	if f.neg {
+		items = withoutReplacement(items, ts, n) // "stopped using Jira, Linear now"
+	}
 	if len(items) == 0 {
 		return
 	}
@@ -474,7 +477,10 @@ func (x *extraction) likeThing(s subject, ts []token, f flags, dislike, chosen b
 		// and the list shares the "her".
 		return
 	}
-	items, _ := x.readList(ts)
+	items, n := x.readList(ts)
+	if dislike {
+		items = withoutReplacement(items, ts, n)
+	}
 	// A loved thing of a known kind is the speaker's choice of that kind,
 	// as "I prefer" makes it ("I love ramen" → prefers:food), so a later
 	// "my favourite dish is sushi" supersedes it instead of standing beside

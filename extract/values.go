@@ -515,6 +515,24 @@ func (x *extraction) readList(ts []token) ([]string, int) {
 	return items, n
 }
 
+// withoutReplacement drops the last of a list's items read from ts[:n]
+// when a word after it says it holds now ("these days", "now",
+// "instead") and no "and" or "or" joins the list: in "done with twitter,
+// mastodon these days" mastodon came instead of what the speaker is done
+// with, and is no item of that list. For what a speaker ended or
+// dislikes; a liking's list keeps it ("we use pnpm, vitest now").
+func withoutReplacement(items []string, ts []token, n int) []string {
+	if len(items) < 2 || !(is(ts, n, "now", "nowadays", "instead", "lately") || is(ts, n, "these") && is(ts, n+1, "days")) {
+		return items
+	}
+	for _, t := range ts[:n] {
+		if t.kind == tWord && (t.low == "and" || t.low == "or") {
+			return items
+		}
+	}
+	return items[:len(items)-1]
+}
+
 // afterthought reports words after a list's comma that read as a remark,
 // not an item: lower-case, several, not a thing the lexicon knows, and a
 // clause ("found out the hard way": a verb, an article, a preposition). A
