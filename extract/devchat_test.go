@@ -57,3 +57,15 @@ func TestReplacementIsNoItemOfAnEnding(t *testing.T) {
 		{"a use keeps its list", "we use pnpm, vitest now", []string{"fact team uses:package_manager=pnpm cue=correction", "fact team uses:test_framework=vitest cue=correction"}},
 	})
 }
+
+// A word of when before the subject ("monday I start at …") opens a
+// clause as the subject would, at a sentence's start or after a comma.
+func TestWhenBeforeTheSubject(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"a day first", "thursday I start at Kelpworks", []string{"fact user works_at=Kelpworks cue=correction"}},
+		{"an ending, then a day first", "today was my last day at Dunmore, monday I start at Kelpworks", []string{"fact user works_at=Dunmore cue=past", "fact user works_at=Kelpworks cue=correction"}},
+		{"next week first", "left Dunmore, next week I start at Kelpworks", []string{"fact user works_at=Dunmore cue=past", "fact user works_at=Kelpworks cue=correction"}},
+		{"a day as a subject", "thursday is my favourite day", []string{"preference user prefers:day=thursday"}},
+	})
+}
