@@ -198,6 +198,14 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	for m := cueTail(ruleTailCues, body[:bn]); m > 0 && m < bn; m = cueTail(ruleTailCues, body[:bn]) {
 		bn -= m
 	}
+	if !standing(quote[:n], f) && objectInContext(body[:bn]) && strings.Contains(x.content[:x.start], "?") {
+		// "can you draft an email to my landlord? keep it polite but
+		// firm": after a request in the same message the pronoun is the
+		// thing asked for, so this says how to do that one task, not a
+		// standing rule. Alone ("Keep it short.") or said to hold
+		// ("always keep it short") it is one.
+		return false
+	}
 	if is(quote, n, ":") && pointsAhead(body[:bn]) {
 		// "Don't get these confused: ...", "never mix them up: ...": an
 		// aside whose pronoun points at what follows the colon; the rule
@@ -225,6 +233,27 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	}
 	x.emit(s, f, claim{typ: memory.TypeConstraint, key: "constraint:" + slug, value: x.text(quote, n), tmpl: tmRule})
 	return true
+}
+
+// objectInContext reports a rule whose object is "it", "this" or "that"
+// right after its verb ("keep it polite", "make this shorter", "do that
+// again"): the thing the conversation is about.
+func objectInContext(body []token) bool {
+	return len(body) > 1 && !body[1].capital && is(body, 1, "it", "this", "that")
+}
+
+// standing reports a rule said to hold beyond the moment: "always",
+// "never", "every time", "from now on", or a never-rule ("don't ever").
+func standing(quote []token, f flags) bool {
+	if f.never {
+		return true
+	}
+	for i := range quote {
+		if is(quote, i, "always", "never", "ever", "every", "whenever", "forward") || is(quote, i, "from") && is(quote, i+1, "now") {
+			return true
+		}
+	}
+	return false
 }
 
 // pointsAhead reports a rule before a colon whose object is a pronoun

@@ -69,3 +69,16 @@ func TestWhenBeforeTheSubject(t *testing.T) {
 		{"a day as a subject", "thursday is my favourite day", []string{"preference user prefers:day=thursday"}},
 	})
 }
+
+// After a request in the same message, a rule whose object is "it" or
+// "this" says how to do the thing asked for, not how to work from now on.
+// Alone, or said to hold ("always"), it is a rule.
+func TestInstructionForTheTaskAtHand(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"after a request", "could you write the release notes? keep it formal", nil},
+		{"after a request, this", "can you reword the intro? keep this casual", nil},
+		{"alone", "Keep it brief.", []string{"constraint user constraint:keep_it_brief=Keep it brief crit=high"}},
+		{"said to hold", "could you write the release notes? always keep it formal", []string{"constraint user constraint:keep_it_formal=always keep it formal crit=high"}},
+	})
+}
