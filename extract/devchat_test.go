@@ -82,3 +82,17 @@ func TestInstructionForTheTaskAtHand(t *testing.T) {
 		{"said to hold", "could you write the release notes? always keep it formal", []string{"constraint user constraint:keep_it_formal=always keep it formal crit=high"}},
 	})
 }
+
+// "she" or "he" opening a clause after one about a person is that person:
+// "Ruth moved out, she lives in Glasgow now" is where Ruth lives. After
+// the speaker's own clause, or two people, the pronoun is left unread.
+func TestPronounAfterAPerson(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"a named person", "Odalys moved out, she lives in Tromsø now", []string{"fact odalys lives_in=Tromsø cue=correction"}},
+		{"a relation", "my cousin quit his job, he works at Vireo now", []string{"fact cousin works_at=Vireo cue=correction"}},
+		{"a diet", "Odalys is great, she's vegan", []string{"fact odalys diet=vegan"}},
+		{"after the speaker", "I met Odalys, she works at Vireo", nil},
+		{"after two people", "Odalys and Bram visited, she loves Tromsø", nil},
+	})
+}
