@@ -96,3 +96,18 @@ func TestPronounAfterAPerson(t *testing.T) {
 		{"after two people", "Odalys and Bram visited, she loves Tromsø", nil},
 	})
 }
+
+// A pet named after a verb of having it is the speaker's pet's name, as
+// "my dog is called …" gives it; not another's, not several, not a pet
+// had once, not a person.
+func TestPetNamedWhenHad(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"have a dog named", "I have a dog named Juniper", []string{"fact user name_of:dog=Juniper"}},
+		{"adopted a kitten called", "we adopted a kitten called Sorrel", []string{"fact user name_of:kitten=Sorrel"}},
+		{"someone else's", "my aunt has a cat named Juniper", nil},
+		{"several", "we have two dogs called Juniper and Sorrel", nil},
+		{"had once", "we had a dog called Juniper", nil},
+		{"a person", "I have a colleague named Juniper", nil},
+	})
+}

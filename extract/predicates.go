@@ -289,9 +289,49 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 		// "We left Lisbon and settled in Porto": the speaker's household.
 		s = x.speaker
 	}
+	if x.petNamed(s, v, ts, f) {
+		return
+	}
 	if read := verbReading[v.lemma]; read != nil {
 		read(x, s, v, ts, f)
 	}
+}
+
+// petVerbs are the verbs of having a pet: "I have a dog named Rex", "we
+// adopted a kitten called Miso", "got a puppy called Mochi".
+var petVerbs = map[string]bool{"have": true, "get": true, "adopt": true, "rescue": true, "bring": true}
+
+// petNamed reads a pet named after a verb of having it: the speaker's
+// (or household's) pet's name, as "my dog is called Rex" gives it. "had a
+// dog called Rex" may be a pet no more, and is left.
+func (x *extraction) petNamed(s subject, v verb, ts []token, f flags) bool {
+	if !petVerbs[v.lemma] || v.lemma == "have" && v.form == fPast || f.not || f.hedge || f.future || s.kind != sSpeaker && !s.we {
+		return false
+	}
+	k := 0
+	if is(ts, 0, "a", "an", "another", "our", "my", "the") {
+		k++
+	}
+	for j := k; j < len(ts) && j < k+3; j++ {
+		if ts[j].kind != tWord {
+			return false
+		}
+		if c, ok := CategoryOf(ts[j].low); !ok || c != "pet" || strings.HasSuffix(ts[j].low, "s") {
+			continue // one pet: "two cats called Salt and Pepper" are no name of a cat
+		}
+		n := cueLen(namedAsCues, ts[j+1:]) // [named-as]
+		if n == 0 {
+			return false
+		}
+		val := ts[j+1+n:]
+		m := valueLen(val, vPhrase)
+		if m == 0 || m > 3 || !val[0].capital || !validValue(val[:m]) {
+			return false
+		}
+		x.emit(x.speaker, f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(ts[j].low), value: x.text(val, m), tmpl: tmFact, cat: ts[j].low + "'s name"})
+		return true
+	}
+	return false
 }
 
 // verbReader reads what follows a verb of its lemmas.
