@@ -90,6 +90,32 @@ func (x *extraction) imperativeOr(ts []token, f flags, forced bool) bool {
 	return x.rule(x.speaker, ts[start:], ts[body:], f)
 }
 
+// ruleLeadOrScope returns a clause that is only a rule's lead ("from now
+// on", "going forward") or its scope ("in commit messages", "for emails":
+// [rule-scopes]), without its closing comma; nil for any other clause.
+func ruleLeadOrScope(cl []token) []token {
+	for len(cl) > 0 && cl[len(cl)-1].kind == tPunct {
+		cl = cl[:len(cl)-1]
+	}
+	if len(cl) == 0 {
+		return nil
+	}
+	if cueLen(ruleLeadCues, cl) == len(cl) || cueLen(ruleScopeCues, cl) == len(cl) {
+		return cl
+	}
+	return nil
+}
+
+// opensRule reports a clause that opens as a standing rule does: "always",
+// "never", "don't", "please", or a verb that makes a plain imperative one
+// ("use pnpm", "answer in English").
+func opensRule(cl []token) bool {
+	if e, _, ok := matchCue(ruleOpenerCues, cl); ok && e&cueDrop == 0 {
+		return true
+	}
+	return standingVerbs[lowAt(cl, 0)]
+}
+
 // wordAfter reports whether a word follows ts[k] in its clause: a verb
 // said alone ("Respect!", "Merge.", the exclamation of one who admires
 // what the other did) asks nothing lasting of anyone.
@@ -214,7 +240,13 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	}
 	var kw strings.Builder
 	words := 0
-	for _, t := range body[:bn] {
+	keyWords := body[:bn]
+	if len(x.ruleScope) > 0 {
+		// A scoped rule's key holds its scope: "in emails, never use
+		// emojis" and "in commits, never use emojis" are two rules.
+		keyWords = append(slices.Clip(x.ruleScope), body[:bn]...)
+	}
+	for _, t := range keyWords {
 		if t.kind == tPunct || keyFillers[t.low] {
 			continue
 		}
@@ -231,7 +263,11 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	if slug == "" {
 		return false
 	}
-	x.emit(s, f, claim{typ: memory.TypeConstraint, key: "constraint:" + slug, value: x.text(quote, n), tmpl: tmRule})
+	value := x.text(quote, n)
+	if len(x.ruleScope) > 0 {
+		value = x.text(x.ruleScope, valueLen(x.ruleScope, vPhrase)) + ", " + value
+	}
+	x.emit(s, f, claim{typ: memory.TypeConstraint, key: "constraint:" + slug, value: value, tmpl: tmRule})
 	return true
 }
 

@@ -172,6 +172,7 @@ var (
 	changeTailCues        = cuePatterns("change-tail")
 	ruleTailCues          = cuePatterns("rule-tails")
 	ruleLeadCues          = cuePatterns("rule-leads")
+	ruleScopeCues         = cuePatterns("rule-scopes")
 	ruleYouCues           = cuePatterns("rule-you")
 	ruleStrongCues        = cuePatterns("rule-strong")
 	ruleOpenerCues        = cuePatterns("rule-openers")

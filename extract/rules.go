@@ -250,6 +250,9 @@ type extraction struct {
 	sentOut int
 	// sent is the sentence being read, all its clauses.
 	sent []token
+	// ruleScope is where the rule being read holds, said before it ("in
+	// commit messages, never …"): the rule keeps it.
+	ruleScope []token
 }
 
 func newExtraction(ev Event, m mode) *extraction {
@@ -489,16 +492,28 @@ func (x *extraction) sentence(s Sentence) {
 	x.sentOut = len(x.out)
 	x.sent = toks
 	x.gone = ""
+	var ruleBefore []token // a rule's lead or scope, alone in the clause before
 	for _, cl := range splitClauses(toks) {
 		// Imperatives and subject-less statements only open a sentence, or
 		// follow a semicolon, a dash or another rule: "... and never leak
 		// internal text" inside a description is not an order.
 		at := offsetOf(toks, cl)
 		x.lead = at == 0 || prevRule || is(toks, at-1, ";", "-", ":", "(", ")", "...")
+		if ruleBefore != nil && opensRule(cl) {
+			// "from now on, use pnpm", "in commit messages, never
+			// mention ticket numbers": the rule opens after its lead or
+			// its scope, and keeps the scope.
+			x.lead = true
+			if cueLen(ruleLeadCues, ruleBefore) < len(ruleBefore) {
+				x.ruleScope = ruleBefore
+			}
+		}
 		x.soSelf = carry != nil && carry.kind == sSpeaker && is(toks, at-1, ",") && is(cl, 0, "so")
 		before := len(x.out)
 		carry = x.clause(cl, sf, carry)
+		x.ruleScope = nil
 		prevRule = len(x.out) > before && x.out[len(x.out)-1].Type == memory.TypeConstraint
+		ruleBefore = ruleLeadOrScope(cl)
 	}
 	if x.mode == modeUser {
 		x.relationNames(toks, sf)
