@@ -278,9 +278,26 @@ type cueTable struct {
 // repeated token before it: "to|do|not* give up" is listed under each of
 // its words and "give"), and apart those that may match whatever the
 // token is (a class, a gap, a lookahead first, or nothing required).
+//
+// first is a filter in front of byWord: for each first byte of a listed
+// word, a bit per word length (63 for 63 bytes and longer). Most tokens of
+// a sentence start no pattern of a table, and the tables are many, so
+// two loads that rule a word out spare most of the map's hashing.
 type cueIndex struct {
 	byWord map[string][]int
 	always []int
+	first  [256]uint64
+}
+
+// lenBit is w's bit in cueIndex.first.
+func lenBit(w string) uint64 { return 1 << min(len(w), 63) }
+
+// listed returns the patterns listed under w.
+func (ix *cueIndex) listed(w string) []int {
+	if w != "" && ix.first[w[0]]&lenBit(w) == 0 {
+		return nil
+	}
+	return ix.byWord[w]
 }
 
 func newCueIndex(ps []cuePattern) cueIndex {
@@ -288,6 +305,9 @@ func newCueIndex(ps []cuePattern) cueIndex {
 	add := func(w string, i int) {
 		if l := ix.byWord[w]; len(l) == 0 || l[len(l)-1] != i {
 			ix.byWord[w] = append(l, i)
+		}
+		if w != "" {
+			ix.first[w[0]] |= lenBit(w)
 		}
 	}
 	for i, p := range ps {
@@ -325,13 +345,13 @@ func newCueIndex(ps []cuePattern) cueIndex {
 // none reports that no pattern may match at ts[k]: the callers skip
 // setting up a search, as most tokens of a sentence start none.
 func (ix *cueIndex) none(ts []token, k int) bool {
-	return len(ix.always) == 0 && (k >= len(ts) || len(ix.byWord[ts[k].low]) == 0)
+	return len(ix.always) == 0 && (k >= len(ts) || len(ix.listed(ts[k].low)) == 0)
 }
 
 func (ix *cueIndex) candidates(ts []token, k int, try func(int) bool) {
 	var w []int
 	if k < len(ts) {
-		w = ix.byWord[ts[k].low]
+		w = ix.listed(ts[k].low)
 	}
 	a := ix.always
 	for len(w) > 0 || len(a) > 0 {
