@@ -279,23 +279,29 @@ type cueTable struct {
 // its words and "give"), and apart those that may match whatever the
 // token is (a class, a gap, a lookahead first, or nothing required).
 //
-// first is a filter in front of byWord: for each first byte of a listed
-// word, a bit per word length (63 for 63 bytes and longer). Most tokens of
-// a sentence start no pattern of a table, and the tables are many, so
-// two loads that rule a word out spare most of the map's hashing.
+// first is a filter in front of byWord, one cache line: a bit for each
+// listed word's first byte, last byte and length (wordBit). Most tokens of
+// a sentence start no pattern of a table, and the tables are many, so a
+// load that rules a word out spares most of the map's hashing; the filter
+// is small so that the tables' filters stay cached beside SQLite's work.
 type cueIndex struct {
 	byWord map[string][]int
 	always []int
-	first  [256]uint64
+	first  [8]uint64
 }
 
-// lenBit is w's bit in cueIndex.first.
-func lenBit(w string) uint64 { return 1 << min(len(w), 63) }
+// wordBit is w's bit in cueIndex.first (w is not empty).
+func wordBit(w string) (int, uint64) {
+	h := (uint32(w[0])*0x9e3779b1 ^ uint32(w[len(w)-1])*0x85ebca6b ^ uint32(len(w))*0xc2b2ae35) >> 23
+	return int(h >> 6), 1 << (h & 63)
+}
 
 // listed returns the patterns listed under w.
 func (ix *cueIndex) listed(w string) []int {
-	if w != "" && ix.first[w[0]]&lenBit(w) == 0 {
-		return nil
+	if w != "" {
+		if i, b := wordBit(w); ix.first[i]&b == 0 {
+			return nil
+		}
 	}
 	return ix.byWord[w]
 }
@@ -307,7 +313,8 @@ func newCueIndex(ps []cuePattern) cueIndex {
 			ix.byWord[w] = append(l, i)
 		}
 		if w != "" {
-			ix.first[w[0]] |= lenBit(w)
+			i, b := wordBit(w)
+			ix.first[i] |= b
 		}
 	}
 	for i, p := range ps {
