@@ -2,7 +2,13 @@ package extract
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/mnemon-dev/mnemon/internal/testutil"
 )
 
 // benchSentences are typical captured sentences: statements, distractors
@@ -89,4 +95,47 @@ func BenchmarkExtractInputs(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs))/1e3, "us/event")
+}
+
+// BenchmarkExtractPeersNotes extracts the peers workload's notes (issue 22:
+// every store runs the rules on its note; see engine/bench_peers_test.go for
+// the workload), one note an op, as the driver stores them: title ": " text.
+// cpu_us is the process's CPU per note, steadier than the wall time on a
+// shared machine.
+//
+//	MNEMON_PEERS_WORKLOAD=/tmp/peers go test ./extract -run '^$' -bench ExtractPeersNotes -benchtime 10000x
+func BenchmarkExtractPeersNotes(b *testing.B) {
+	dir := os.Getenv("MNEMON_PEERS_WORKLOAD")
+	if dir == "" {
+		b.Skip("MNEMON_PEERS_WORKLOAD names no directory (see engine/bench_peers_test.go)")
+	}
+	type note struct {
+		Title string `json:"title"`
+		Text  string `json:"text"`
+	}
+	notes := testutil.ReadPeersJSONL[note](b, filepath.Join(dir, "memories_10000.jsonl"))
+	texts := make([]string, len(notes))
+	for i, n := range notes {
+		texts[i] = n.Title + ": " + n.Text
+	}
+	r := NewRules()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
+	for i := 0; i < b.N; i++ {
+		if _, err := r.Extract(ctx, Event{Content: texts[i%len(texts)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu_us")
+}
+
+// processCPU is the process's user and system time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -279,9 +279,32 @@ type cueTable struct {
 // repeated token before it: "to|do|not* give up" is listed under each of
 // its words and "give"), and apart those that may match whatever the
 // token is (a class, a gap, a lookahead first, or nothing required).
+//
+// first is a filter in front of byWord, one cache line: a bit for each
+// listed word's first byte, last byte and length (wordBit). Most tokens of
+// a sentence start no pattern of a table, and the tables are many, so a
+// load that rules a word out spares most of the map's hashing; the filter
+// is small so that the tables' filters stay cached beside SQLite's work.
 type cueIndex struct {
 	byWord map[string][]int
 	always []int
+	first  [8]uint64
+}
+
+// wordBit is w's bit in cueIndex.first (w is not empty).
+func wordBit(w string) (int, uint64) {
+	h := (uint32(w[0])*0x9e3779b1 ^ uint32(w[len(w)-1])*0x85ebca6b ^ uint32(len(w))*0xc2b2ae35) >> 23
+	return int(h >> 6), 1 << (h & 63)
+}
+
+// listed returns the patterns listed under w.
+func (ix *cueIndex) listed(w string) []int {
+	if w != "" {
+		if i, b := wordBit(w); ix.first[i]&b == 0 {
+			return nil
+		}
+	}
+	return ix.byWord[w]
 }
 
 func newCueIndex(ps []cuePattern) cueIndex {
@@ -289,6 +312,10 @@ func newCueIndex(ps []cuePattern) cueIndex {
 	add := func(w string, i int) {
 		if l := ix.byWord[w]; len(l) == 0 || l[len(l)-1] != i {
 			ix.byWord[w] = append(l, i)
+		}
+		if w != "" {
+			i, b := wordBit(w)
+			ix.first[i] |= b
 		}
 	}
 	for i, p := range ps {
@@ -326,13 +353,13 @@ func newCueIndex(ps []cuePattern) cueIndex {
 // none reports that no pattern may match at ts[k]: the callers skip
 // setting up a search, as most tokens of a sentence start none.
 func (ix *cueIndex) none(ts []token, k int) bool {
-	return len(ix.always) == 0 && (k >= len(ts) || len(ix.byWord[ts[k].low]) == 0)
+	return len(ix.always) == 0 && (k >= len(ts) || len(ix.listed(ts[k].low)) == 0)
 }
 
 func (ix *cueIndex) candidates(ts []token, k int, try func(int) bool) {
 	var w []int
 	if k < len(ts) {
-		w = ix.byWord[ts[k].low]
+		w = ix.listed(ts[k].low)
 	}
 	a := ix.always
 	for len(w) > 0 || len(a) > 0 {

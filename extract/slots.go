@@ -485,7 +485,7 @@ func newRuleTable(rules []slotRule) *ruleTable {
 		cues[i] = r.cue
 	}
 	t := &ruleTable{rules: rules, ix: newCueIndex(cues)}
-	t.words = cueIndex{byWord: t.ix.byWord}
+	t.words = cueIndex{byWord: t.ix.byWord, first: t.ix.first}
 	t.needs = map[string]bool{}
 	for _, i := range t.ix.always {
 		need := requiredWords(cues[i])

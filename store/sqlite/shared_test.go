@@ -177,3 +177,73 @@ func TestMigrationSharesText(t *testing.T) {
 		t.Errorf("a-1 content_ref %v, %v; want 1", ref, err)
 	}
 }
+
+// An admission written in its episode's transaction skips the read of the
+// episode when the executor already knows the episode's text; written in a
+// later transaction it reads the episode. Both store the same row: the
+// text by reference when it is the episode's, as given otherwise (another
+// text, an empty one, an episode too short to be remembered by the
+// executor, an episode of another transaction).
+func TestAdmissionStoredAlikeInOrAfterItsEpisodesTx(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, templatePath(t, "adm.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const long = "the standup moved to half past nine because the berlin folks asked for it"
+	now := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name, episode, content string
+		ref                    int64
+	}{
+		{"its episode's text", long, long, 1},
+		{"another text", long, "standup at nine thirty", 0},
+		{"no text", long, "", 0},
+		{"a short episode's text", "ok see you then", "ok see you then", 1},
+	}
+	for _, mode := range []string{"same", "later"} {
+		for i, c := range cases {
+			ep := &memory.Episode{ID: mode + "-e" + string(rune('0'+i)), Namespace: "n", Kind: memory.EpisodeUserMessage,
+				Speaker: "user", Content: c.episode, OccurredAt: now, RecordedAt: now, ContentHash: "h"}
+			adm := &memory.Admission{ID: mode + "-a" + string(rune('0'+i)), EpisodeID: ep.ID, Decision: memory.AdmitAccept,
+				Operation: memory.OpAdd, Content: c.content, Extractor: "rules", CreatedAt: now}
+			write := func(tx memory.Executor) error {
+				return tx.CreateAdmissions(ctx, memory.CreateAdmissionsParams{Namespace: "n", Admissions: []*memory.Admission{adm}})
+			}
+			err := s.InTx(ctx, func(tx memory.Executor) error {
+				if err := tx.CreateEpisodes(ctx, memory.CreateEpisodesParams{Namespace: "n", Episodes: []*memory.Episode{ep}}); err != nil {
+					return err
+				}
+				if mode == "same" {
+					return write(tx)
+				}
+				return nil
+			})
+			if err == nil && mode == "later" {
+				err = s.InTx(ctx, write)
+			}
+			if err != nil {
+				t.Fatalf("%s, %s: %v", mode, c.name, err)
+			}
+			var stored string
+			var ref sql.NullInt64
+			if err := s.writer.QueryRowContext(ctx, `SELECT content, content_ref FROM admissions WHERE namespace = 'n' AND id = ?`,
+				idArg(adm.ID)).Scan(&stored, &ref); err != nil {
+				t.Fatalf("%s, %s: %v", mode, c.name, err)
+			}
+			wantStored := c.content
+			if c.ref == 1 {
+				wantStored = ""
+			}
+			if stored != wantStored || ref.Int64 != c.ref {
+				t.Errorf("%s, %s: stored %q, content_ref %v; want %q, %d", mode, c.name, stored, ref, wantStored, c.ref)
+			}
+			got, err := s.ListAdmissions(ctx, memory.ListAdmissionsParams{Namespace: "n", EpisodeID: ep.ID})
+			if err != nil || len(got) != 1 || got[0].Content != c.content {
+				t.Errorf("%s, %s: read back %+v, %v; want the content %q", mode, c.name, got, err, c.content)
+			}
+		}
+	}
+}

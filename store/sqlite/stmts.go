@@ -140,7 +140,7 @@ var preparable = sync.OnceValue(func() map[string]bool {
 		qInsertEpisode, qGetEpisode, qScanEpisodes,
 		qInsertMemory, qGetMemory, qFindMemory, qSlot, qSlotLive, qScanMemories,
 		qInsertVersion, qUpdateVersionState, qOwnEpisodeText, qGetVersion, qScanVersions,
-		qInsertAdmission, qScanAdmissions, qInsertTrace, qGetTrace, qScanTraces,
+		qInsertAdmission, qInsertAdmissionValues, qScanAdmissions, qInsertTrace, qGetTrace, qScanTraces,
 		qStats, qNamespaces,
 	}
 	queries = append(queries, keyQueries...)
