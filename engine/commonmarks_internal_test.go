@@ -133,6 +133,12 @@ func TestCommonMarksSameResults(t *testing.T) {
 				if ok && servableLocked(st, en.V, RetrieveParams{}) != (en.Ownerless && en.Status.Live()) {
 					t.Fatalf("%s: %s (%s, %+v): the entry and the version disagree on serving it", stage, en.V.ID, en.Status, en.V.Scope)
 				}
+				// What ranking reads of the entry rather than of the
+				// version (sortRanked, liftRepeatingFacts), whether the
+				// entry was written, loaded or changed.
+				if ok && (int(en.Solid) != solidLen(en.V.Content) || en.Episodic != (en.V.Kind == memory.KindEpisodic)) {
+					t.Fatalf("%s: %s: entry says %d solid bytes, episodic %v; the version %d, %s", stage, en.V.ID, en.Solid, en.Episodic, solidLen(en.V.Content), en.V.Kind)
+				}
 				if ok && !en.Ownerless {
 					owned++
 				} else if ok && !en.Status.Live() {

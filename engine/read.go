@@ -554,7 +554,7 @@ func liftRepeatingFacts(cands []*scored, window int) bool {
 	turns := turnsBuf[:0]
 	for i := 0; i < len(cands) && i < window; i++ {
 		if c := cands[i]; c.en.V.Kind == memory.KindEpisodic {
-			turns = append(turns, turnLen{n: solidLen(c.en.V.Content), i: i})
+			turns = append(turns, turnLen{n: int(c.en.Solid), i: i})
 		}
 	}
 	if len(turns) == 0 {
@@ -575,7 +575,9 @@ func liftRepeatingFacts(cands []*scored, window int) bool {
 		if turns[0].i > i {
 			continue
 		}
-		n := solidLen(c.en.V.Content)
+		// The entry's count: the content itself is read only when a
+		// turn's count is the same (for the hash), not for every fact.
+		n := int(c.en.Solid)
 		var key uint64
 		keyed := false
 		for k, t := range turns {
@@ -608,21 +610,12 @@ func liftRepeatingFacts(cands []*scored, window int) bool {
 // turnLen is a turn's rank and its length without spaces (solidLen).
 type turnLen struct{ n, i int }
 
-// solidLen counts the bytes of s that are not ASCII spacing. Texts sameText
+// solidLen counts the bytes of s that are not ASCII spacing (index.SolidLen,
+// which an entry keeps for its content: Entry.Solid). Texts sameText
 // equates have equal counts, but for the rare letter whose lower case is
 // longer or shorter in UTF-8, or spacing beyond ASCII: then a lift is only
 // missed, never made wrongly (the hash still decides).
-func solidLen(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\v', '\f', '\r':
-		default:
-			n++
-		}
-	}
-	return n
-}
+func solidLen(s string) int { return index.SolidLen(s) }
 
 func validateRetrieve(p *RetrieveParams) error {
 	if err := p.Scope.Validate(); err != nil {
