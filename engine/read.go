@@ -1592,9 +1592,7 @@ func keywordQuery(query string, qterms []string) bool {
 const relationNameDrop = 0.5
 
 // relationNameKey reports the key of a name ("name", "name:theo").
-func relationNameKey(key string) bool {
-	return key == "name" || strings.HasPrefix(key, "name:")
-}
+func relationNameKey(key string) bool { return index.IsNameKey(key) }
 
 // asksWhatCalled reports a question about what someone is called.
 func asksWhatCalled(query string) bool {
