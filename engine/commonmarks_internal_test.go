@@ -52,6 +52,12 @@ func TestCommonMarksSameResults(t *testing.T) {
 		for range count {
 			text := fmt.Sprintf("%s %s %s", things[r.IntN(len(things))], happened[r.IntN(len(happened))], moments[r.IntN(len(moments))])
 			preference := n%9 == 0
+			if n%5 == 2 {
+				// Someone named by relation: a name fact (key "name:…")
+				// beside the turn, which sourceStateLocked reads.
+				text = fmt.Sprintf("my %s %s looked into %s after %s", []string{"cousin", "neighbour", "flatmate"}[r.IntN(3)],
+					[]string{"Farrah", "Tomasz", "Ingrid", "Kwame"}[r.IntN(4)], things[r.IntN(len(things))], moments[r.IntN(len(moments))])
+			}
 			if preference {
 				// Preferences that change: the earlier one becomes history.
 				text = fmt.Sprintf("these days I use %s for %s", []string{"neovim", "vscode", "helix", "zed"}[r.IntN(4)], []string{"go", "python"}[r.IntN(2)])
@@ -79,7 +85,7 @@ func TestCommonMarksSameResults(t *testing.T) {
 		}
 	}
 	queries := []string{"deploy", "cache cutover", "what timed out during the freeze?", "invoice job rolled back", "editor", "which editor do I use for go",
-		"dashboard spike", "chat widget", "staging", "release checklist rename", "vendor"}
+		"dashboard spike", "chat widget", "staging", "release checklist rename", "vendor", "cousin", "what did my neighbour look into?", "flatmate Ingrid"}
 	type outcome struct {
 		Items   []Item
 		Context string
@@ -101,6 +107,7 @@ func TestCommonMarksSameResults(t *testing.T) {
 	}
 	defer func() { commonMarks = true }()
 	owned, history := 0, 0 // versions the common request must not serve, matching the queries
+	named := 0             // name facts matching the queries
 	compare := func(e *Engine, stage string) {
 		t.Helper()
 		for _, q := range queries {
@@ -133,6 +140,15 @@ func TestCommonMarksSameResults(t *testing.T) {
 				if ok && servableLocked(st, en.V, RetrieveParams{}) != (en.Ownerless && en.Status.Live()) {
 					t.Fatalf("%s: %s (%s, %+v): the entry and the version disagree on serving it", stage, en.V.ID, en.Status, en.V.Scope)
 				}
+				// What ranking reads of the entry rather than of the
+				// version (sortRanked, liftRepeatingFacts), whether the
+				// entry was written, loaded or changed.
+				if ok && (int(en.Solid) != solidLen(en.V.Content) || en.Episodic != (en.V.Kind == memory.KindEpisodic) || en.NameKey != relationNameKey(en.V.Key)) {
+					t.Fatalf("%s: %s: entry says %d solid bytes, episodic %v; the version %d, %s", stage, en.V.ID, en.Solid, en.Episodic, solidLen(en.V.Content), en.V.Kind)
+				}
+				if ok && en.NameKey {
+					named++
+				}
 				if ok && !en.Ownerless {
 					owned++
 				} else if ok && !en.Status.Live() {
@@ -157,7 +173,7 @@ func TestCommonMarksSameResults(t *testing.T) {
 	ids = remember(e, 60)
 	forget(e, ids, 5)
 	compare(e, "changed after the load")
-	if owned < 30 || history < 10 {
-		t.Fatalf("%d owned and %d history versions matched the queries: the test needs more of both", owned, history)
+	if owned < 30 || history < 10 || named < 5 {
+		t.Fatalf("%d owned, %d history and %d name versions matched the queries: the test needs more of each", owned, history, named)
 	}
 }

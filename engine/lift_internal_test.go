@@ -5,13 +5,20 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/memory"
 )
+
+// liftEntry is v's entry with what the index keeps of it for ranking:
+// whether it is an episode, and its content's count without spacing.
+func liftEntry(v *memory.Version) *entry {
+	return &entry{V: v, Episodic: v.Kind == memory.KindEpisodic, Solid: int32(index.SolidLen(v.Content))}
+}
 
 func TestLiftRepeatingFacts(t *testing.T) {
 	t.Parallel()
 	cand := func(id string, kind memory.Kind, content string, final float64) *scored {
-		return &scored{en: &entry{V: &memory.Version{ID: id, Kind: kind, Content: content}}, final: final}
+		return &scored{en: liftEntry(&memory.Version{ID: id, Kind: kind, Content: content}), final: final}
 	}
 	turn := cand("turn", memory.KindEpisodic, "The offsite budget moved to March.", 0.9)
 	other := cand("other", memory.KindEpisodic, "something else", 0.8)
@@ -101,7 +108,7 @@ func TestLiftRepeatingFactsSameAsMaps(t *testing.T) {
 			if r.IntN(2) == 0 {
 				kind = memory.KindEpisodic
 			}
-			c := scored{en: &entry{V: &memory.Version{ID: fmt.Sprint(i), Kind: kind, Content: texts[r.IntN(len(texts))]}}, final: float64(n-i) / float64(n)}
+			c := scored{en: liftEntry(&memory.Version{ID: fmt.Sprint(i), Kind: kind, Content: texts[r.IntN(len(texts))]}), final: float64(n-i) / float64(n)}
 			if r.IntN(8) == 0 {
 				c.action = memory.ActionIgnore
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -344,7 +345,12 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		// now?") still gets them, as must_include memories always do.
 		results[channelIndex(ChannelRecent)] = nil
 	}
-	cands := fuse(st, results, structuredScaled, r)
+	// The candidates are dead once the result and the trace are built
+	// (both copy what they keep): their memory is reused by the next
+	// retrieval, unless a reranker saw them (a model call that could
+	// outlive a cancelled request is not worth the reasoning).
+	fs := fuseScratches.Get().(*fuseScratch)
+	cands := fuse(st, results, structuredScaled, r, fs)
 	if p.KnownAt != nil {
 		// When each history candidate stopped being current, read once
 		// under the lock: packing and ranking look it up without one.
@@ -481,6 +487,9 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		}
 		trace.Items[i] = ti
 	}
+	if e.reranker == nil {
+		fs.release()
+	}
 	res.Duration = time.Since(start)
 	trace.DurationMicros = res.Duration.Microseconds()
 	return res, trace, nil
@@ -507,22 +516,26 @@ func asks(content string) bool {
 
 // sortRanked orders candidates best first.
 func sortRanked(cands []*scored) {
-	// The order is total (the id breaks every tie), so no stable sort.
-	sort.Slice(cands, func(i, j int) bool {
-		a, b := cands[i], cands[j]
+	// The order is total (the id breaks every tie), so no stable sort,
+	// and any sort gives it: slices.SortFunc, without sort.Slice's
+	// reflection, for a retrieval's two or three sorts of ~150.
+	slices.SortFunc(cands, func(a, b *scored) int {
 		if a.final != b.final {
-			return a.final > b.final
+			return cmp.Compare(b.final, a.final)
 		}
 		// At a tie a fact goes before a turn (see liftRepeatingFacts),
 		// then the newer observation, then the id, so the order never
 		// depends on map iteration or id randomness alone.
-		if ae, be := a.en.V.Kind == memory.KindEpisodic, b.en.V.Kind == memory.KindEpisodic; ae != be {
-			return be
+		if ae, be := a.en.Episodic, b.en.Episodic; ae != be {
+			if be {
+				return -1
+			}
+			return 1
 		}
-		if !a.en.V.ObservedAt.Equal(b.en.V.ObservedAt) {
-			return a.en.V.ObservedAt.After(b.en.V.ObservedAt)
+		if c := b.en.V.ObservedAt.Compare(a.en.V.ObservedAt); c != 0 {
+			return c
 		}
-		return a.en.V.ID < b.en.V.ID
+		return strings.Compare(a.en.V.ID, b.en.V.ID)
 	})
 }
 
@@ -541,7 +554,7 @@ func liftRepeatingFacts(cands []*scored, window int) bool {
 	turns := turnsBuf[:0]
 	for i := 0; i < len(cands) && i < window; i++ {
 		if c := cands[i]; c.en.V.Kind == memory.KindEpisodic {
-			turns = append(turns, turnLen{n: solidLen(c.en.V.Content), i: i})
+			turns = append(turns, turnLen{n: int(c.en.Solid), i: i})
 		}
 	}
 	if len(turns) == 0 {
@@ -562,7 +575,9 @@ func liftRepeatingFacts(cands []*scored, window int) bool {
 		if turns[0].i > i {
 			continue
 		}
-		n := solidLen(c.en.V.Content)
+		// The entry's count: the content itself is read only when a
+		// turn's count is the same (for the hash), not for every fact.
+		n := int(c.en.Solid)
 		var key uint64
 		keyed := false
 		for k, t := range turns {
@@ -595,21 +610,12 @@ func liftRepeatingFacts(cands []*scored, window int) bool {
 // turnLen is a turn's rank and its length without spaces (solidLen).
 type turnLen struct{ n, i int }
 
-// solidLen counts the bytes of s that are not ASCII spacing. Texts sameText
+// solidLen counts the bytes of s that are not ASCII spacing (index.SolidLen,
+// which an entry keeps for its content: Entry.Solid). Texts sameText
 // equates have equal counts, but for the rare letter whose lower case is
 // longer or shorter in UTF-8, or spacing beyond ASCII: then a lift is only
 // missed, never made wrongly (the hash still decides).
-func solidLen(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\v', '\f', '\r':
-		default:
-			n++
-		}
-	}
-	return n
-}
+func solidLen(s string) int { return index.SolidLen(s) }
 
 func validateRetrieve(p *RetrieveParams) error {
 	if err := p.Scope.Validate(); err != nil {
@@ -952,15 +958,15 @@ func topKept(hits []search.Hit, keep func(string) bool, k int) []search.Hit {
 //
 // structuredScaled says the structured channel's scores are already on a
 // scale of their own (see structuredHits): they are added as they are.
-func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking) []*scored {
+func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking, fs *fuseScratch) []*scored {
 	total := 0
 	for _, hits := range results {
 		total += len(hits)
 	}
 	// Pass 1: the candidates, and how many channels found each.
-	byID := make(map[string]int, total)
-	ens := make([]*entry, 0, total)
-	counts := make([]int, 0, total)
+	byID := fs.byID
+	ens := fs.ens[:0]
+	counts := fs.counts[:0]
 	st.RLock()
 	for _, hits := range results {
 		for _, h := range hits {
@@ -978,9 +984,10 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 		}
 	}
 	st.RUnlock()
+	fs.ens, fs.counts = ens, counts
 	// One allocation for every candidate, of the number found: a candidate
 	// is some 220 bytes, and the channels find many twice.
-	pool := make([]scored, len(ens))
+	pool := fs.candidates(len(ens))
 	for i, en := range ens {
 		pool[i].en = en
 	}
@@ -1073,6 +1080,41 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking)
 		order[i] = c
 	}
 	return order
+}
+
+// fuseScratch is what fuse uses and the retrieval drops when it returns:
+// the candidates' map by id and the candidates themselves (some 40 KB of a
+// retrieval's 110 KB). Reused through fuseScratches, a search allocates
+// them only when it finds more candidates than any before it did.
+type fuseScratch struct {
+	byID   map[string]int
+	ens    []*entry
+	counts []int
+	pool   []scored
+}
+
+var fuseScratches = sync.Pool{New: func() any { return &fuseScratch{byID: make(map[string]int)} }}
+
+// candidates returns n zeroed candidates.
+func (fs *fuseScratch) candidates(n int) []scored {
+	if cap(fs.pool) < n {
+		fs.pool = make([]scored, n)
+	}
+	fs.pool = fs.pool[:n]
+	clear(fs.pool)
+	return fs.pool
+}
+
+// release returns fs to fuseScratches once nothing holds its candidates.
+// Their slices (channels, terms) are fuse's own allocations, which the
+// trace keeps; fs holds only the candidates, cleared so they keep no
+// entry alive.
+func (fs *fuseScratch) release() {
+	clear(fs.byID)
+	clear(fs.ens)
+	clear(fs.pool)
+	fs.ens, fs.counts, fs.pool = fs.ens[:0], fs.counts[:0], fs.pool[:0]
+	fuseScratches.Put(fs)
 }
 
 // relevantHit reports whether a channel that measures relevance (not
@@ -1558,9 +1600,7 @@ func keywordQuery(query string, qterms []string) bool {
 const relationNameDrop = 0.5
 
 // relationNameKey reports the key of a name ("name", "name:theo").
-func relationNameKey(key string) bool {
-	return key == "name" || strings.HasPrefix(key, "name:")
-}
+func relationNameKey(key string) bool { return index.IsNameKey(key) }
 
 // asksWhatCalled reports a question about what someone is called.
 func asksWhatCalled(query string) bool {

@@ -29,7 +29,7 @@ func sourceStateLocked(st *nsState, v *memory.Version, p RetrieveParams, user, t
 		if !ok {
 			continue
 		}
-		if relationNameKey(en.V.Key) && en.SubjectTerm != user {
+		if en.NameKey && en.SubjectTerm != user { // relationNameKey(en.V.Key)
 			// "my sister Oona got hired ...": the sister's name says
 			// none of what the turn tells of her.
 			continue

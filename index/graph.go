@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -193,14 +194,14 @@ func (c graphClaim) other(key string) string {
 // named returns the keys of the entities a query names: every term of the
 // entity's name is a term of the query, so "new york" is named by "who
 // moved to New York?" and not by "is York new?"... nor by "new" alone.
-func (g *graph) named(qset map[string]bool, qterms []string) []string {
+func (g *graph) named(qset termSet, qterms []string) []string {
 	var out []string
 	for _, t := range qterms {
 		for _, key := range g.byTerm[t] {
 			en := g.entities[key]
 			all := true
 			for _, et := range en.terms {
-				if !qset[et] {
+				if !qset.has(et) {
 					all = false
 					break
 				}
@@ -267,10 +268,7 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 	if g == nil || len(qterms) == 0 || len(g.entities) == 0 {
 		return nil
 	}
-	qset := make(map[string]bool, len(qterms))
-	for _, t := range qterms {
-		qset[t] = true
-	}
+	qset := newTermSet(qterms)
 	seeds := g.named(qset, qterms)
 	if len(seeds) == 0 {
 		return nil
@@ -339,11 +337,12 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 	for id, s := range best {
 		hits = append(hits, search.Hit{ID: id, Score: s})
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	// Each id is in best once, so the order is total: any sort gives it.
+	slices.SortFunc(hits, func(a, b search.Hit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
 		}
-		return hits[i].ID > hits[j].ID // newer ids first
+		return strings.Compare(b.ID, a.ID) // newer ids first
 	})
 	if len(hits) > limit {
 		hits = hits[:limit]
@@ -351,11 +350,41 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 	return hits
 }
 
+// termSet is the query's terms as a set. A question has a few words, and
+// the graph channel asks the set of every key term of every claim it scans
+// (some 500 a query): a scan of a few strings costs less than hashing each
+// term into a map, which it is only for a long query.
+type termSet struct {
+	few  []string
+	many map[string]bool
+}
+
+// termSetScan is the most terms a termSet scans rather than hashes.
+const termSetScan = 8
+
+func newTermSet(terms []string) termSet {
+	if len(terms) <= termSetScan {
+		return termSet{few: terms}
+	}
+	m := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		m[t] = true
+	}
+	return termSet{many: m}
+}
+
+func (s termSet) has(t string) bool {
+	if s.many != nil {
+		return s.many[t]
+	}
+	return slices.Contains(s.few, t)
+}
+
 // claimMatch is how well a claim matches a question, 0 to 1: 1 when the
 // question names both its entities (bothNamed), else the share of its
 // relation's key words the question uses (a slot alias counts as a key
 // word).
-func claimMatch(e *Entry, bothNamed bool, qset map[string]bool) float64 {
+func claimMatch(e *Entry, bothNamed bool, qset termSet) float64 {
 	if bothNamed {
 		return 1
 	}
@@ -364,12 +393,12 @@ func claimMatch(e *Entry, bothNamed bool, qset map[string]bool) float64 {
 	}
 	n := 0
 	for _, t := range e.KeyTerms {
-		if qset[t] {
+		if qset.has(t) {
 			n++
 		}
 	}
 	for _, t := range e.AliasTerms {
-		if qset[t] {
+		if qset.has(t) {
 			n++
 		}
 	}

@@ -20,7 +20,7 @@ func graphHitsByID(st *Namespace, qterms []string, keep func(*Entry) bool, hop2 
 	for _, t := range qterms {
 		qset[t] = true
 	}
-	seeds := g.named(qset, qterms)
+	seeds := g.named(newTermSet(qterms), qterms)
 	if len(seeds) == 0 {
 		return nil
 	}
@@ -155,7 +155,9 @@ func TestGraphClaimListsHoldTheClaims(t *testing.T) {
 				fmt.Sprintf("what does person%d like", p),
 				fmt.Sprintf("who uses thing%d", th),
 				fmt.Sprintf("does person%d live in thing%d?", p, th),
-				fmt.Sprintf("where does the one who prefers thing%d work", th))
+				fmt.Sprintf("where does the one who prefers thing%d work", th),
+				// More words than a termSet scans: its map.
+				fmt.Sprintf("person%d thing%d office garden kitchen laptop coffee bicycle holiday work", p, th))
 		}
 		nonEmpty := 0
 		for _, q := range queries {
@@ -186,4 +188,23 @@ func TestGraphClaimListsHoldTheClaims(t *testing.T) {
 		}
 	}
 	check("after removals")
+}
+
+func TestTermSet(t *testing.T) {
+	for _, n := range []int{0, 1, 2, termSetScan, termSetScan + 1, 30} {
+		var terms []string
+		for i := range n {
+			terms = append(terms, fmt.Sprintf("word%d", i))
+		}
+		s := newTermSet(terms)
+		for i := range n + 3 {
+			w := fmt.Sprintf("word%d", i)
+			if got, want := s.has(w), i < n; got != want {
+				t.Fatalf("%d terms: has(%q) = %v, want %v", n, w, got, want)
+			}
+		}
+		if s.has("") {
+			t.Fatalf("%d terms: has the empty string", n)
+		}
+	}
 }

@@ -11,6 +11,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -90,6 +91,15 @@ type Entry struct {
 	// Shape is what Config.Shape said of the version when it was indexed
 	// (the engine's turn shape: what ranking knows of an episode's wording).
 	Shape uint16
+	// Solid is SolidLen(V.Content), which ranking compares for every
+	// candidate to find a fact that repeats a turn: kept here, it costs
+	// no read of the content (a cache miss) and no pass over it.
+	Solid int32
+	// NameKey says V.Key names someone ("name", "name:theo": IsNameKey),
+	// which ranking asks of every fact of every episode it ranks (whether
+	// the fact says more than a name): kept here, the fact's version is
+	// not read for it.
+	NameKey bool
 	// Toks is a cache the read path keeps on the entry (token counts of
 	// its rendered lines, filled by packing); the index never reads it.
 	Toks Toks
@@ -102,8 +112,30 @@ func newEntry(v *memory.Version, keyTerms []string, subjectTerm string) *Entry {
 	lean := *v
 	lean.Embedding = nil
 	return &Entry{V: &lean, KeyTerms: keyTerms, Status: v.Status, Ownerless: !v.Scope.Owned(), SubjectTerm: subjectTerm,
-		Episodic: v.Kind == memory.KindEpisodic, Projectable: Projectable(v)}
+		Episodic: v.Kind == memory.KindEpisodic, Projectable: Projectable(v), Solid: solidOf(v.Content),
+		NameKey: IsNameKey(v.Key)}
 }
+
+// IsNameKey reports the key of a name ("name", "name:theo").
+func IsNameKey(key string) bool {
+	return key == "name" || strings.HasPrefix(key, "name:")
+}
+
+// SolidLen counts the bytes of s that are not ASCII spacing.
+func SolidLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// solidOf is SolidLen as an Entry keeps it.
+func solidOf(s string) int32 { return int32(min(SolidLen(s), math.MaxInt32)) }
 
 // subjectTermOf returns the subject's first index term.
 func subjectTermOf(v *memory.Version, an *search.Analyzer) string {
@@ -359,6 +391,7 @@ func (st *Namespace) loadAll(ctx context.Context) (built func(), err error) {
 			en.V, en.KeyTerms, en.AliasTerms, en.Status = lv.v, lv.keyTerms, lv.aliasTerms, lv.v.Status
 			en.Ownerless, en.SubjectTerm, en.Shape = !lv.v.Scope.Owned(), lv.subjectTerm, lv.shape
 			en.Episodic, en.Projectable = lv.v.Kind == memory.KindEpisodic, Projectable(lv.v)
+			en.Solid, en.NameKey = solidOf(lv.v.Content), IsNameKey(lv.v.Key)
 			st.putEntryLocked(en, nil)
 		}
 		b.out = nil

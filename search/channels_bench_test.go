@@ -266,6 +266,48 @@ func benchSemanticPeersTouched(b *testing.B, times int) {
 	benchSemanticBothWays(b, ix, qs, "touched", search.SetTailTouchedOnly)
 }
 
+// BenchmarkSemanticPeersThird10k is the semantic channel on the peers
+// workload's 10,000 notes (indexed once each, rotated axes as shipped) with
+// the tail scan's third bound on the axes (third=true, as shipped) and
+// without it. rows/op is how many rows a query read whole (past every
+// bound on the axes); the hits are the same (TestTailRotationSameHits).
+func BenchmarkSemanticPeersThird10k(b *testing.B) {
+	dir := os.Getenv("MNEMON_PEERS_WORKLOAD")
+	if dir == "" {
+		b.Skip("MNEMON_PEERS_WORKLOAD names no directory")
+	}
+	notes, queries := peersTexts(b, dir)
+	emb := embed.NewWordVectors()
+	var docs []search.Doc
+	for i, t := range notes {
+		docs = append(docs, search.Doc{ID: fmt.Sprintf("no%06d", i), Vector: emb.Vector(t)})
+	}
+	qs := make([]search.Vector, len(queries))
+	for i, q := range queries {
+		qs[i] = emb.Vector(q)
+	}
+	ix := search.NewIndex()
+	ix.SetDenseTail(emb.Dim(), emb.DenseTail())
+	ix.Build(docs)
+	search.WaitRotations(ix)
+	keep := func(id string) bool { return id[len(id)-1] != '9' }
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("third=%v", on), func(b *testing.B) {
+			search.SetTailThird(on)
+			defer search.SetTailThird(true)
+			stop := search.CountTailRowReads()
+			i := 0
+			cpu0 := cpuNow()
+			for b.Loop() {
+				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
+				i++
+			}
+			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
+			b.ReportMetric(float64(stop())/float64(b.N), "rows/op")
+		})
+	}
+}
+
 // peersTexts reads the peers workload's notes (title ": " text) and
 // queries from dir.
 func peersTexts(b *testing.B, dir string) (notes, queries []string) {

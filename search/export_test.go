@@ -1,6 +1,9 @@
 package search
 
-import "testing"
+import (
+	"sync/atomic"
+	"testing"
+)
 
 // RetrievalSet exposes a benchmark corpus to the external test package,
 // which can import embed (this package cannot, embed imports it).
@@ -44,3 +47,15 @@ func WaitRotations(ix *Index) { ix.rotating.Wait() }
 // (touchedOnly) on or off, so the external benchmarks can compare it with
 // the scan of every row.
 func SetTailTouchedOnly(on bool) { tailTouchedOnly = on }
+
+// SetTailThird turns tailScan's third bound on the axes on or off, so the
+// external benchmarks can compare the two scans.
+func SetTailThird(on bool) { tailThird = on }
+
+// CountTailRowReads counts the rows tailScan reads whole until the
+// returned function is called, which returns the count.
+func CountTailRowReads() func() int64 {
+	var n atomic.Int64
+	tailRowReads = &n
+	return func() int64 { tailRowReads = nil; return n.Load() }
+}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // BM25 parameters: the usual defaults, which suit short memories as well as
@@ -164,11 +165,13 @@ type denseBlock struct {
 	// in order.
 	lead []float32
 	// lead2 and rest2 hold, for a tail block with axes (tailDeep), each
-	// row's next coordinates on them (as many as lead) and the norm of the
-	// coordinates past those: a bound between the first checkpoint and the
-	// row's values, read from 36 bytes a row kept in order (in the cache)
-	// rather than from the row (a cache miss on most rows that pass the
-	// first checkpoint). Zero until the block has axes.
+	// row's next coordinates on them (two groups as large as lead, the
+	// second zero unless the block has three groups of axes: tailDeeper)
+	// and the norms of the coordinates past each group (two a row): a
+	// second and a third bound between the first checkpoint and the row's
+	// values, read from one 64-byte run a row (and 8 bytes of rest2) kept
+	// in order, rather than from the row (a cache miss on most rows that
+	// pass the first checkpoint). Zero until the block has axes.
 	lead2 []float32
 	rest2 []float32
 	// mid holds, for a tail block, each row's L2 norm past its first
@@ -360,7 +363,7 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 		c1, _ := tailCuts(w)
 		ix.tails[dim] = &denseBlock{dim: w, ords: make([]uint32, 0, n), vals: make([]float32, 0, n*w),
 			rest: make([]float32, 0, 2*n), lead: make([]float32, 0, n*c1), mid: make([]float32, 0, n),
-			lead2: make([]float32, 0, n*c1), rest2: make([]float32, 0, n),
+			lead2: make([]float32, 0, n*2*c1), rest2: make([]float32, 0, 2*n),
 			rotPending: true}
 	}
 	// Sparse dimension → its list plus one, read for every posting: a
@@ -712,9 +715,10 @@ func (ix *Index) addTail(ord uint32, v Vector, n int, rotate bool) int32 {
 	c1, c2 := tailCuts(n)
 	vals := blk.vals[row : row+n]
 	blk.lead = append(blk.lead, make([]float32, c1)...)
-	blk.lead2 = append(blk.lead2, make([]float32, c1)...)
+	blk.lead2 = append(blk.lead2, make([]float32, 2*c1)...)
 	blk.rest = append(blk.rest, blk.tailLead(vals, blk.lead[len(blk.lead)-c1:]), norm(vals[c2:]))
-	blk.rest2 = append(blk.rest2, blk.tailLead2(vals, blk.lead2[len(blk.lead2)-c1:]))
+	r2, r3 := blk.tailLead2(vals, blk.lead2[len(blk.lead2)-2*c1:])
+	blk.rest2 = append(blk.rest2, r2, r3)
 	blk.mid = append(blk.mid, norm(vals[min(c1+8, n):]))
 	blk.maxNorm = max(blk.maxNorm, roundUp32(normF64(vals)))
 	blk.ords = append(blk.ords, ord)
@@ -741,8 +745,8 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 		blk.mid[slot] = blk.mid[last]
 		copy(blk.vals[int(slot)*n:int(slot+1)*n], blk.vals[int(last)*n:])
 		copy(blk.lead[int(slot)*c1:int(slot+1)*c1], blk.lead[int(last)*c1:])
-		copy(blk.lead2[int(slot)*c1:int(slot+1)*c1], blk.lead2[int(last)*c1:])
-		blk.rest2[slot] = blk.rest2[last]
+		copy(blk.lead2[int(slot)*2*c1:int(slot+1)*2*c1], blk.lead2[int(last)*2*c1:])
+		blk.rest2[2*slot], blk.rest2[2*slot+1] = blk.rest2[2*last], blk.rest2[2*last+1]
 		ix.docs[moved].tail = slot
 		ix.tailOf[moved] = slot
 	}
@@ -751,8 +755,8 @@ func (ix *Index) removeTail(vdim int, slot int32) {
 	blk.mid = blk.mid[:last]
 	blk.vals = blk.vals[:int(last)*n]
 	blk.lead = blk.lead[:int(last)*c1]
-	blk.lead2 = blk.lead2[:int(last)*c1]
-	blk.rest2 = blk.rest2[:last]
+	blk.lead2 = blk.lead2[:int(last)*2*c1]
+	blk.rest2 = blk.rest2[:2*last]
 	if last == 0 {
 		delete(ix.tails, vdim)
 	}
@@ -1415,9 +1419,10 @@ func (ix *Index) tailTopK(sc *scratch, blk *denseBlock, qtail []float32, k int, 
 	tq.rest = blk.tailLead(qtail, tq.lead)
 	tq.rotated = blk.axes != nil
 	if tq.deep = blk.tailDeep(); tq.deep {
-		tq.lead2 = append(sc.qlead2[:0], make([]float32, c1)...)
+		tq.lead2 = append(sc.qlead2[:0], make([]float32, 2*c1)...)
 		sc.qlead2 = tq.lead2
-		tq.rest2 = blk.tailLead2(qtail, tq.lead2)
+		tq.rest2, tq.rest3 = blk.tailLead2(qtail, tq.lead2)
+		tq.deeper = blk.tailDeeper()
 	}
 	// The rows whose head scores are best are scored first: the heap
 	// starts near its final threshold, so the scan skips more rows at its
@@ -1621,6 +1626,14 @@ var inf32 = float32(math.Inf(1))
 // variable so tests can check it against dotRow's, bit for bit.
 var tailWide = true
 
+// tailThird turns tailScan's third bound on the axes on (the second group
+// of lead2); a variable so benchmarks can compare the scan without it.
+var tailThird = true
+
+// tailRowReads, when not nil (tests), counts the rows tailScan reads from
+// their own values (past every bound on the axes).
+var tailRowReads *atomic.Int64
+
 // tailSeeding turns tailSeeds on; a variable so tests can compare the
 // seeded scan with the plain one.
 var tailSeeding = true
@@ -1649,11 +1662,16 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []
 		copy(q8[:], qtail)
 		copy(l8[:], tq.lead)
 	}
-	// The second bound on the axes, for rows of eight-value leads.
+	// The second bound on the axes, for rows of eight-value leads, and the
+	// third on the eight after (deeper): both groups of a row's lead2 are
+	// one 64-byte run, so the third costs no read the second did not.
 	deep := inline && tq.deep && tailBounds
-	q3 := tq.rest2
+	deeper := deep && tq.deeper && tailThird
+	q3, q4 := tq.rest2, tq.rest3
+	var n8 [8]float32
 	if deep {
 		copy(m8[:], tq.lead2)
+		copy(n8[:], tq.lead2[8:])
 	}
 	rotated := tq.rotated
 	// A row of 64 values (the word-vector tail) is read in runs of eight
@@ -1697,13 +1715,22 @@ func (ix *Index) tailScan(blk *denseBlock, qtail []float32, tq tailQuery, acc []
 			continue
 		}
 		if deep {
-			r := lead2[slot*8 : slot*8+8 : slot*8+8]
+			r := lead2[slot*16 : slot*16+16 : slot*16+16]
 			s2 := s + ((m8[0]*r[0] + m8[1]*r[1]) + (m8[2]*r[2] + m8[3]*r[3])) + ((m8[4]*r[4] + m8[5]*r[5]) + (m8[6]*r[6] + m8[7]*r[7]))
-			if s2+q3*rest2[slot]+slack < theta {
+			if s2+q3*rest2[2*slot]+slack < theta {
 				continue
+			}
+			if deeper {
+				s3 := s2 + ((n8[0]*r[8] + n8[1]*r[9]) + (n8[2]*r[10] + n8[3]*r[11])) + ((n8[4]*r[12] + n8[5]*r[13]) + (n8[6]*r[14] + n8[7]*r[15]))
+				if s3+q4*rest2[2*slot+1]+slack < theta {
+					continue
+				}
 			}
 		}
 		row := vals[slot*n : (slot+1)*n : (slot+1)*n]
+		if tailRowReads != nil {
+			tailRowReads.Add(1)
+		}
 		if rotated {
 			// The score itself, from the row's own values.
 			if inline {
@@ -1834,11 +1861,13 @@ type tailQuery struct {
 	lead    []float32
 	rest    float32
 	rotated bool
-	// deep: the block has twice as many axes as lead holds, and lead2 and
-	// rest2 are the query's next coordinates and the norm past them.
-	deep  bool
-	lead2 []float32
-	rest2 float32
+	// deep: the block has twice as many axes as lead holds (or three
+	// times: deeper), and lead2 holds the query's next coordinates on them
+	// (two groups of lead's size, the second zero unless deeper), rest2
+	// and rest3 the norms past the first and the second group.
+	deep, deeper bool
+	lead2        []float32
+	rest2, rest3 float32
 }
 
 // ExplainLexical returns the BM25 contribution of each query term found in

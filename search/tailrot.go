@@ -81,45 +81,51 @@ func (blk *denseBlock) tailLead(row, lead []float32) float32 {
 }
 
 // tailDeep reports whether the block has axes for lead2 as well (twice
-// lead's: blocks whose rows are longer than that).
+// lead's, or three times: blocks whose rows are longer than that).
 func (blk *denseBlock) tailDeep() bool {
 	c1, _ := tailCuts(blk.dim)
-	return blk.axes != nil && len(blk.axes) == 2*c1*blk.dim
+	return blk.axes != nil && len(blk.axes) >= 2*c1*blk.dim
 }
 
-// tailLead2 writes row's next c1 coordinates on the block's axes (after
-// lead's) into lead2 and returns the norm of the coordinates past them,
-// rounded up; zeros without those axes (tailDeep).
-func (blk *denseBlock) tailLead2(row, lead2 []float32) float32 {
+// tailDeeper reports whether lead2's second half holds coordinates too
+// (three times lead's axes), for a third bound on the axes.
+func (blk *denseBlock) tailDeeper() bool {
+	c1, _ := tailCuts(blk.dim)
+	return blk.axes != nil && len(blk.axes) == 3*c1*blk.dim
+}
+
+// tailLead2 writes row's next coordinates on the block's axes (after
+// lead's: 2·c1 values, the second c1 zero without a third group of axes)
+// into lead2, and returns the norm of the coordinates past the first 2·c1
+// axes and past the first 3·c1 (the same without the third group), rounded
+// up; zeros without those axes (tailDeep).
+func (blk *denseBlock) tailLead2(row, lead2 []float32) (r2, r3 float32) {
 	if !blk.tailDeep() {
 		clear(lead2)
-		return 0
+		return 0, 0
 	}
-	return projectNext(blk.axes, row, lead2)
-}
-
-// projectNext writes x's coordinates on axes len(z) to 2·len(z) into z and
-// returns the norm of what the first 2·len(z) axes leave out (project).
-func projectNext(axes []float64, row, lead2 []float32) float32 {
-	c1 := len(lead2)
+	c1 := len(lead2) / 2
 	var z [32]float32
-	var zz []float32
-	if 2*c1 <= len(z) {
-		zz = z[:2*c1]
+	var z1 []float32
+	if c1 <= len(z) {
+		z1 = z[:c1]
 	} else {
-		zz = make([]float32, 2*c1)
+		z1 = make([]float32, c1)
 	}
-	r := project(axes, row, zz)
-	copy(lead2, zz[c1:])
-	return r
+	_, r2, r3 = projectThree(blk.axes, row, z1, lead2)
+	return r2, r3
 }
 
-// tailAxes is how many axes a block of rows of n values computes: twice the
-// first checkpoint's when the rows are longer than that (lead2), else as
-// many.
+// tailAxes is how many axes a block of rows of n values computes: three
+// times the first checkpoint's when the rows are longer than that (lead2
+// then holds two groups of coordinates: a second and a third bound), else
+// twice when they are longer than that, else as many.
 func tailAxes(n int) int {
 	c1, _ := tailCuts(n)
-	if 2*c1 < n {
+	switch {
+	case 3*c1 < n:
+		return 3 * c1
+	case 2*c1 < n:
 		return 2 * c1
 	}
 	return c1
@@ -166,22 +172,32 @@ func project(axes []float64, x, z []float32) float32 {
 	return roundUp32(math.Sqrt(ss))
 }
 
-// projectTwo is project onto the first len(z1)+len(z2) axes in one pass:
+// projectThree is project onto the first len(z1) axes and then on as many
+// of the next len(z2) as there are (len(axes)/len(x) in all), in one pass:
 // z1 and the norm past them (r1) are project(axes, x, z1)'s, bit for bit
-// (the same operations in the same order), z2 and r2 the next
-// coordinates and the norm past those (projectNext's).
-func projectTwo(axes []float64, x, z1, z2 []float32) (r1, r2 float32) {
+// (the same operations in the same order); z2 gets the next coordinates
+// (zeros past the axes), r2 the norm past the first 2·len(z1) axes, and
+// r3 the norm past all the axes read (r2 when there are no more).
+func projectThree(axes []float64, x, z1, z2 []float32) (r1, r2, r3 float32) {
 	n := len(x)
 	var buf [128]float64
 	r := residualOf(&buf, x)
 	c1 := len(z1)
-	for k := range c1 + len(z2) {
-		if k == c1 {
-			var ss float64
-			for _, v := range r {
-				ss += v * v
-			}
-			r1 = roundUp32(math.Sqrt(ss))
+	k2 := min(c1+len(z2), len(axes)/n)
+	clear(z2)
+	resid := func() float32 {
+		var ss float64
+		for _, v := range r {
+			ss += v * v
+		}
+		return roundUp32(math.Sqrt(ss))
+	}
+	for k := range k2 {
+		switch k {
+		case c1:
+			r1 = resid()
+		case 2 * c1:
+			r2 = resid()
 		}
 		a := axes[k*n : (k+1)*n]
 		var s float64
@@ -197,11 +213,14 @@ func projectTwo(axes []float64, x, z1, z2 []float32) (r1, r2 float32) {
 			r[j] -= s * a[j]
 		}
 	}
-	var ss float64
-	for _, v := range r {
-		ss += v * v
+	r3 = resid()
+	switch {
+	case k2 <= c1:
+		r1, r2 = r3, r3
+	case k2 <= 2*c1:
+		r2 = r3
 	}
-	return r1, roundUp32(math.Sqrt(ss))
+	return r1, r2, r3
 }
 
 // roundUp32 is the smallest float32 ≥ x (x ≥ 0, finite).
@@ -235,7 +254,7 @@ func (blk *denseBlock) tailRotate(force bool) {
 	for slot := range rows {
 		row := blk.vals[slot*n : (slot+1)*n]
 		blk.rest[2*slot] = blk.tailLead(row, blk.lead[slot*c1:(slot+1)*c1])
-		blk.rest2[slot] = blk.tailLead2(row, blk.lead2[slot*c1:(slot+1)*c1])
+		blk.rest2[2*slot], blk.rest2[2*slot+1] = blk.tailLead2(row, blk.lead2[slot*2*c1:(slot+1)*2*c1])
 	}
 }
 
@@ -297,15 +316,15 @@ func (ix *Index) rotateLater(blk *denseBlock) {
 		gen, rows := blk.gen, len(blk.ords)
 		moment := blk.momentOf(rows, max(1, (rows+momentSample-1)/momentSample))
 		axes := principalAxes(moment, n, tailAxes(n))
-		deep := axes != nil && len(axes) == 2*c1*n
+		deep := axes != nil && len(axes) >= 2*c1*n
 		var lead, rest0, lead2, rest2 []float32
 		if axes != nil {
 			lead, rest0 = make([]float32, rows*c1), make([]float32, rows)
-			lead2, rest2 = make([]float32, rows*c1), make([]float32, rows)
+			lead2, rest2 = make([]float32, rows*2*c1), make([]float32, 2*rows)
 			for slot := range rows {
 				row := blk.vals[slot*n : (slot+1)*n]
 				if deep {
-					rest0[slot], rest2[slot] = projectTwo(axes, row, lead[slot*c1:(slot+1)*c1], lead2[slot*c1:(slot+1)*c1])
+					rest0[slot], rest2[2*slot], rest2[2*slot+1] = projectThree(axes, row, lead[slot*c1:(slot+1)*c1], lead2[slot*2*c1:(slot+1)*2*c1])
 				} else {
 					rest0[slot] = project(axes, row, lead[slot*c1:(slot+1)*c1])
 				}

@@ -238,7 +238,7 @@ func TestTailRotationBound(t *testing.T) {
 			}
 		}
 	}
-	tighter, rows := 0, 0
+	tighter, tighter3, rows := 0, 0, 0
 	for range 50 {
 		qv := vec()
 		qtail := make([]float32, tail)
@@ -255,11 +255,21 @@ func TestTailRotationBound(t *testing.T) {
 			}
 			// The second bound, on the next axes (lead2), and
 			// tighter than the first (up to rounding).
-			ql2 := make([]float32, c1)
-			qn2 := blk.tailLead2(qtail, ql2)
-			bound2 := dotRow(ql, blk.lead[slot*c1:(slot+1)*c1]) + dotRow(ql2, blk.lead2[slot*c1:(slot+1)*c1]) + qn2*blk.rest2[slot]
+			ql2 := make([]float32, 2*c1)
+			qn2, qn3 := blk.tailLead2(qtail, ql2)
+			l2 := blk.lead2[slot*2*c1 : (slot+1)*2*c1]
+			bound2 := dotRow(ql, blk.lead[slot*c1:(slot+1)*c1]) + dotRow(ql2[:c1], l2[:c1]) + qn2*blk.rest2[2*slot]
 			if bound2+1e-6 < exact || bound2 > bound+1e-5 {
 				t.Fatalf("slot %d: second bound %v, first %v, the tail's dot product %v", slot, bound2, bound, exact)
+			}
+			// The third, on the eight axes after (the second half of
+			// lead2), and tighter than the second.
+			bound3 := dotRow(ql, blk.lead[slot*c1:(slot+1)*c1]) + dotRow(ql2, l2) + qn3*blk.rest2[2*slot+1]
+			if bound3+1e-6 < exact || bound3 > bound2+1e-5 {
+				t.Fatalf("slot %d: third bound %v, second %v, the tail's dot product %v", slot, bound3, bound2, exact)
+			}
+			if bound3 < bound2 {
+				tighter3++
 			}
 			plain := dotRow(qtail[:c1], row[:c1]) + q1*norm(row[c1:])
 			if bound < plain {
@@ -270,6 +280,9 @@ func TestTailRotationBound(t *testing.T) {
 	}
 	if tighter < rows*3/4 {
 		t.Fatalf("the rotated bound is tighter on %d of %d rows", tighter, rows)
+	}
+	if !blk.tailDeeper() || tighter3 < rows/2 {
+		t.Fatalf("three groups of axes %v; the third bound is tighter on %d of %d rows", blk.tailDeeper(), tighter3, rows)
 	}
 }
 
@@ -412,10 +425,13 @@ func TestSettleWaitsForAxes(t *testing.T) {
 	}
 }
 
-// TestProjectTwoSameBits checks that projectTwo gives project's and
-// projectNext's coordinates and norms bit for bit.
-func TestProjectTwoSameBits(t *testing.T) {
-	const n = 64
+// TestProjectThreeSameBits checks that projectThree gives project's
+// coordinates and norms bit for bit: on the first c1 axes, the first 2·c1
+// and the first 3·c1 (the rows' leads and bounds are computed by either,
+// tailRotate and rotateLater), and that with fewer axes the missing
+// coordinates are zero and the norms past them are the last one.
+func TestProjectThreeSameBits(t *testing.T) {
+	const n, c1 = 64, 8
 	r := rand.New(rand.NewPCG(15, 16))
 	vec := rotVecs(r, 1<<12, n)
 	var docs []Doc
@@ -427,16 +443,31 @@ func TestProjectTwoSameBits(t *testing.T) {
 	ix.Build(docs)
 	ix.rotating.Wait()
 	axes := ix.tails[1<<12+n].axes
+	if len(axes) != 3*c1*n {
+		t.Fatalf("%d axes, want %d", len(axes)/n, 3*c1)
+	}
 	for range 500 {
 		x := make([]float32, n)
 		for j := range x {
 			x[j] = float32(r.NormFloat64())
 		}
-		a1, a2, b1, b2 := make([]float32, 8), make([]float32, 8), make([]float32, 8), make([]float32, 8)
-		r1, r2 := projectTwo(axes, x, a1, a2)
-		s1, s2 := project(axes, x, b1), projectNext(axes, x, b2)
-		if r1 != s1 || r2 != s2 || !slices.Equal(a1, b1) || !slices.Equal(a2, b2) {
-			t.Fatalf("projectTwo %v %v %v %v, project and projectNext %v %v %v %v", a1, r1, a2, r2, b1, s1, b2, s2)
+		for _, groups := range []int{1, 2, 3} {
+			ax := axes[:groups*c1*n]
+			a1, a2 := make([]float32, c1), make([]float32, 2*c1)
+			r1, r2, r3 := projectThree(ax, x, a1, a2)
+			b := make([]float32, 3*c1)
+			s1 := project(ax[:c1*n], x, b[:c1])
+			s2, s3 := s1, s1
+			if groups >= 2 {
+				s2 = project(ax[:2*c1*n], x, b[:2*c1])
+				s3 = s2
+			}
+			if groups == 3 {
+				s3 = project(ax, x, b)
+			}
+			if r1 != s1 || r2 != s2 || r3 != s3 || !slices.Equal(a1, b[:c1]) || !slices.Equal(a2, b[c1:]) {
+				t.Fatalf("%d groups: projectThree %v %v %v %v %v, project %v %v %v %v", groups, a1, a2, r1, r2, r3, b, s1, s2, s3)
+			}
 		}
 	}
 }
