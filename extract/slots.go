@@ -36,6 +36,9 @@ type slotRule struct {
 	// words instead of those after the match (elements from to to).
 	spanned  bool
 	from, to int
+	// A value check after the reader's name, {reader:check}: the rule
+	// holds only when the value at the reader's words passes it.
+	check string
 }
 
 // subjKinds is a set of subject kinds, one bit each.
@@ -155,15 +158,6 @@ func initSlots() {
 			x.replace(s, v, ts[n:], f)
 			return true
 		},
-		// Music is the person's choice: "I listen to jazz all the time".
-		"music": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if val, m := x.readValue(ts[n:], vThing); m > 0 {
-				if c, ok := CategoryOf(val); ok && c == "music" {
-					x.emitPreference(s, val, purposeInfo{}, false, f)
-				}
-			}
-			return true
-		},
 		// What one drinks: a drink the lexicon knows is the choice of
 		// drink, anything else a liking.
 		"drink": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -198,19 +192,15 @@ func initSlots() {
 		"pupil": func(x *extraction, _ subject, _ verb, ts []token, n int, _ flags, _ string) bool {
 			return childSchool(ts[n:])
 		},
-		"language": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if val, m := x.readValue(ts[n:], vThing); m > 0 {
-				if c, ok := CategoryOf(val); ok && c == "programming_language" {
-					x.useThing(s, ts[n:], f, purposeInfo{})
-				}
+		// A thing as the person's choice: "I listen to jazz", with
+		// {choice:programming_language} "I write Rust".
+		"choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			val, m := x.readValue(ts[n:], vThing)
+			if m > 0 {
+				x.emitPreference(s, val, purposeInfo{}, false, f)
 			}
-			return true
+			return m > 0
 		},
-		// A programming language the words name, or any thing the lexicon
-		// knows, as the person's choice ([tool-activities], [idiom-slots]:
-		// "I write Rust", "hacking in Helix").
-		"language-choice": choiceOf("programming_language"),
-		"known-choice":    choiceOf(""),
 		// A tool of a category a team works in ([in-categories] of
 		// lexicons/preferences.txt): "track every ticket in Jira".
 		"team-tool": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -287,23 +277,6 @@ func initSlots() {
 			}
 			return true
 		},
-		// A tool the lexicon knows: "we're on Postgres 16".
-		"known-thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if val, m := x.readValue(ts[n:], vThing); m > 0 {
-				if _, ok := CategoryOf(val); ok {
-					x.useThing(s, ts[n:], f, purposeInfo{})
-				}
-			}
-			return true
-		},
-		// A thing the lexicon knows, else the next rule: "lives on Hetzner".
-		"tool": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if !toolAt(x, ts[n:]) {
-				return false
-			}
-			x.useThing(s, ts[n:], f, purposeInfo{})
-			return true
-		},
 		// A decided thing after the verb that chose it, shown with the
 		// verb as said ("decided to stick with X"); after "let's" the
 		// verb is lowercased.
@@ -313,15 +286,6 @@ func initSlots() {
 		},
 		"let-decided-how": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.decideObject(s, ts[n:], f, strings.ToLower(x.text(ts, n)))
-			return true
-		},
-		// A thing chosen is named or known.
-		"named-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if val, m := x.readValue(ts[n:], vThing); m > 0 {
-				if _, ok := CategoryOf(val); ok || ts[n].capital || ts[n].kind == tQuote {
-					x.decideObject(s, ts[n:], f, "")
-				}
-			}
 			return true
 		},
 		// A diet gone to, said alone or with when: "went vegan last year".
@@ -527,8 +491,12 @@ func parseSlotRule(line string) (slotRule, string) {
 	if name, ok = strings.CutSuffix(name, "}"); !open || !ok {
 		return r, "the last token must be a capture, {reader}"
 	}
+	name, r.check, _ = strings.Cut(name, ":")
 	if r.name, r.read = name, slotReaders[name]; r.read == nil {
 		return r, "no reader " + last
+	}
+	if c := r.check; c != "" && c != "known" && c != "named" && !knownCategories[c] {
+		return r, "no value check " + c + " (known, named or a category)"
 	}
 	out := strings.Fields(rhs)
 	if len(out) == 0 || out[0] != "-" && !ValidKey(out[0]) {
@@ -578,19 +546,6 @@ func parseSlotRule(line string) (slotRule, string) {
 	return r, ""
 }
 
-// choiceOf reads a thing the lexicon knows, of category cat when it is
-// not "", as the person's choice; it reports false for anything else.
-func choiceOf(cat string) slotReader {
-	return func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-		val, m := x.readValue(ts[n:], vThing)
-		if c, ok := CategoryOf(val); m == 0 || !ok || cat != "" && c != cat {
-			return false
-		}
-		x.emitPreference(s, val, purposeInfo{}, false, f)
-		return true
-	}
-}
-
 // readSlotAnywhere runs table at every token of ts in turn, until a rule
 // reads a value there.
 func (x *extraction) readSlotAnywhere(table *ruleTable, s subject, ts []token, f flags) bool {
@@ -633,8 +588,29 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		if r.spanned {
 			ts, n = ts[:end], start // the reader reads the span's words
 		}
+		if r.check != "" && !x.valueIs(ts[n:], r.check) {
+			return false
+		}
 		done = r.read(x, s, v, ts, n, g, r.key)
 		return done
 	})
 	return done
+}
+
+// valueIs reports whether the value at the start of ts passes check: a
+// thing the lexicon knows ("known"), one known or written as a name
+// ("named"), or a known thing of one category ("music").
+func (x *extraction) valueIs(ts []token, check string) bool {
+	val, m := x.readValue(ts, vThing)
+	if m == 0 {
+		return false
+	}
+	c, ok := CategoryOf(val)
+	switch check {
+	case "known":
+		return ok
+	case "named":
+		return ok || ts[0].capital || ts[0].kind == tQuote
+	}
+	return ok && c == check
 }
