@@ -527,16 +527,16 @@ func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
 // returns how many tokens the match consumes.
 func (p cuePattern) matchAt(ts []token, k int) (int, bool) { return p.matchMarked(ts, k, nil) }
 
-// matchSpan matches the pattern at the start of ts, as match does, and
-// returns where the match stood at elements from and to (the span a slot
-// template marks with { and }).
-func (p cuePattern) matchSpan(ts []token, from, to int) (n, start, end int, ok bool) {
-	m := spanMarks{from: from, to: to}
-	n, ok = p.matchMarked(ts, 0, &m)
-	return n, m.start, m.end, ok
+// matchSpans matches the pattern at the start of ts, as match does, and
+// records where the match stood at the elements m.at names (the bounds of
+// the spans a slot template marks with { and }) in m.pos.
+func (p cuePattern) matchSpans(ts []token, m *spanMarks) (int, bool) {
+	return p.matchMarked(ts, 0, m)
 }
 
-type spanMarks struct{ from, to, start, end int }
+// spanMarks are up to two spans' bounds: the elements at (-1: none) and
+// the positions the match reached there.
+type spanMarks struct{ at, pos [4]int }
 
 func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 	// The lookbehinds, from the match back: "<, <she <just* said" reads
@@ -630,11 +630,10 @@ func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 }
 
 func (m *spanMarks) mark(i, pos int) {
-	if i == m.from {
-		m.start = pos
-	}
-	if i == m.to {
-		m.end = pos
+	for j, at := range m.at {
+		if at == i {
+			m.pos[j] = pos
+		}
 	}
 }
 

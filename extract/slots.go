@@ -32,10 +32,13 @@ type slotRule struct {
 	// says of the slot, and how the change is known to be the speaker's.
 	end   Cue
 	owner slotOwner
-	// A span marked inside the pattern with { and }: the reader reads its
-	// words instead of those after the match (elements from to to).
-	spanned  bool
-	from, to int
+	// Up to two spans marked inside the pattern with { and } (elements
+	// at[0] to at[1], at[2] to at[3]; -1: none): the reader reads the last
+	// one's words instead of those after the match, and finds the first
+	// of two in x.span. A span opened with {:check must pass that check.
+	spans      int
+	at         [4]int
+	spanChecks [2]string
 	// A value check after the reader's name, {reader:check}: the rule
 	// holds only when the value at the reader's words passes it.
 	check string
@@ -523,20 +526,31 @@ func parseSlotRule(line string) (slotRule, string) {
 	if len(fields) == 1 {
 		return r, "" // a capture alone takes every clause
 	}
-	// { and } mark the span the reader reads: "a|an { ...3 } allergy".
+	// { and } mark the spans the reader reads: "a|an { ...3 } allergy".
 	var toks []string
-	r.from, r.to = -1, -1
+	r.at = [4]int{-1, -1, -1, -1}
+	open = false
 	for _, f := range fields[:len(fields)-1] {
-		if f == "{" && r.from < 0 {
-			r.from = len(toks)
-		} else if f == "}" && r.from >= 0 && r.to < 0 {
-			r.to = len(toks)
-		} else {
+		switch {
+		case strings.HasPrefix(f, "{") && !open && r.spans < 2:
+			if c, ok := strings.CutPrefix(f, "{:"); ok {
+				if spanChecks[c] == nil {
+					return r, "no span check " + f
+				}
+				r.spanChecks[r.spans] = c
+			} else if f != "{" {
+				return r, "a span opens with { or {:check, not " + f
+			}
+			r.at[2*r.spans], open = len(toks), true
+		case f == "}" && open:
+			r.at[2*r.spans+1], open = len(toks), false
+			r.spans++
+		default:
 			toks = append(toks, f)
 		}
 	}
-	if r.spanned = r.from >= 0; r.spanned != (r.to >= 0) || slices.Contains(toks, "{") || slices.Contains(toks, "}") {
-		return r, "one span, { before }"
+	if open || slices.ContainsFunc(toks, func(t string) bool { return strings.HasPrefix(t, "{") || t == "}" }) {
+		return r, "at most two spans, each { before }"
 	}
 	cue, err := parseCuePattern(strings.Join(toks, " ") + " => skip")
 	if err != "" {
@@ -574,7 +588,8 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		if !r.subj.has(s) {
 			return false
 		}
-		n, start, end, ok := r.cue.matchSpan(ts, r.from, r.to)
+		m := spanMarks{at: r.at}
+		n, ok := r.cue.matchSpans(ts, &m)
 		if !ok {
 			return false
 		}
@@ -585,8 +600,17 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		if r.set&setPerson != 0 {
 			s = s.asPerson()
 		}
-		if r.spanned {
-			ts, n = ts[:end], start // the reader reads the span's words
+		for k := range r.spans {
+			if c := r.spanChecks[k]; c != "" && !spanChecks[c](ts[m.pos[2*k]:m.pos[2*k+1]]) {
+				return false
+			}
+		}
+		if r.spans == 2 {
+			x.span = ts[m.pos[0]:m.pos[1]]
+		}
+		if r.spans > 0 {
+			// the reader reads the last span's words
+			ts, n = ts[:m.pos[2*r.spans-1]], m.pos[2*r.spans-2]
 		}
 		if r.check != "" && !x.valueIs(ts[n:], r.check) {
 			return false
@@ -614,3 +638,6 @@ func (x *extraction) valueIs(ts []token, check string) bool {
 	}
 	return ok && c == check
 }
+
+// spanChecks are the tests a span opened with {:name must pass.
+var spanChecks = map[string]func(ts []token) bool{}
