@@ -303,6 +303,12 @@ func initSlots() {
 		"learning":  (*extraction).learning,
 		"system":    (*extraction).system,
 		"worked-in": (*extraction).inTool,
+		// A value (the first span) that the speaker chose as the noun of
+		// the second says: "<X> is the shell I launch first".
+		"np-first": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.interpretNP(s, ts[n:], x.span, f)
+			return true
+		},
 		"np": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
 			x.copulaNP(s, ts, f)
 			return true
@@ -640,4 +646,11 @@ func (x *extraction) valueIs(ts []token, check string) bool {
 }
 
 // spanChecks are the tests a span opened with {:name must pass.
-var spanChecks = map[string]func(ts []token) bool{}
+var spanChecks = map[string]func(ts []token) bool{
+	// A value said first with a capital, as a name is: not "I", "It",
+	// "This", "My", "The", nor a subject's word.
+	"named-value": func(ts []token) bool {
+		return validValue(ts) && ts[0].capital && !subjectStopWords[ts[0].low] && !is(ts, 0, "i", "it", "this", "that", "my", "our", "the")
+	},
+	"some": func(ts []token) bool { return len(ts) > 0 },
+}
