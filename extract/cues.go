@@ -69,6 +69,7 @@ type cueElem struct {
 	ahead    bool               // >word: must follow, not consumed
 	not      bool               // !word: must not follow
 	gap      int                // ...N: up to N tokens but punctuation, up to the first the next token matches; ...N!word: none of them one of these
+	punct    bool               // ...N~: the gap's tokens may be punctuation
 	behind   bool               // <!word: a token before the match, not one of these
 	after    bool               // <word: the token before the match is one of these; <word*: every one in a row before it
 	start    bool               // <^|word: or nothing comes before the match
@@ -163,7 +164,6 @@ var (
 	homeGettingCues       = cuePatterns("home-getting")
 	homePlaceCues         = cuePatterns("home-places")
 	gotKeysCues           = cuePatterns("got-keys")
-	switchLeadCues        = cuePatterns("switch-leads")
 	modifierCues          = cuePatterns("modifiers")
 	sentenceMarkerCues    = cuePatterns("sentence-markers")
 	firstPersonReportCues = cuePatterns("first-person-reports")
@@ -381,15 +381,19 @@ func parseCuePattern(line string) (cuePattern, string) {
 	for _, f := range strings.Fields(lhs) {
 		var e cueElem
 		if n, ok := strings.CutPrefix(f, "..."); ok {
-			if len(n) < 1 || n[0] < '1' || n[0] > '9' || len(n) > 1 && (n[1] != '!' || len(n) == 2) {
-				return p, "a gap is ...1 to ...9, then maybe !words: " + f
+			if len(n) < 1 || n[0] < '1' || n[0] > '9' {
+				return p, "a gap is ...1 to ...9, then maybe ~ and !words: " + f
 			}
 			if lookahead {
 				return p, "a gap after a lookahead: " + f
 			}
 			e.gap = int(n[0] - '0')
-			if len(n) > 2 {
-				if err := e.parseWords(n[2:]); err != "" {
+			n, e.punct = strings.CutPrefix(n[1:], "~")
+			if n != "" {
+				if len(n) < 2 || n[0] != '!' {
+					return p, "a gap is ...1 to ...9, then maybe ~ and !words: " + f
+				}
+				if err := e.parseWords(n[1:]); err != "" {
 					return p, err
 				}
 			}
@@ -456,13 +460,18 @@ func (e *cueElem) parseWords(f string) string {
 			e.end = true
 		case strings.Contains(w, "-but(") && strings.HasSuffix(w, ")"):
 			// A verb (or one form of it) whose lemma is none of these:
-			// %verb-but(be,have), %base-but(be).
+			// %verb-but(be,have), %base-but(be); any token but these
+			// words: %any-but(to,from).
 			name, lemmas, _ := strings.Cut(w[1:len(w)-1], "-but(")
+			not := set(strings.Split(lemmas, ",")...)
+			if name == "any" {
+				e.classes = append(e.classes, func(t token) bool { return !not[t.low] })
+				continue
+			}
 			form, ok := verbClasses[name]
 			if !ok && name != "verb" {
 				return "no verb class " + w
 			}
-			not := set(strings.Split(lemmas, ",")...)
 			e.classes = append(e.classes, func(t token) bool {
 				v, ok := verbs[t.low]
 				return ok && !not[v.lemma] && (name == "verb" || v.form == form)
@@ -574,7 +583,7 @@ func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 			// Words up to the first the next token matches: "on the
 			// night ... desk at" stops at the first "desk".
 			for g := 0; ; g++ {
-				if pos+g >= len(ts) || g > e.gap || g > 0 && (ts[pos+g-1].kind == tPunct || e.matches(ts[pos+g-1])) {
+				if pos+g >= len(ts) || g > e.gap || g > 0 && (ts[pos+g-1].kind == tPunct && !e.punct || e.matches(ts[pos+g-1])) {
 					return 0, false
 				}
 				if p.elems[i+1].matches(ts[pos+g]) {

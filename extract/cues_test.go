@@ -97,7 +97,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"clause-flags": clauseFlagCues,
 		"its-now":      itsNowCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
-		"home-places": homePlaceCues, "got-keys": gotKeysCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "sentence-markers": sentenceMarkerCues,
+		"home-places": homePlaceCues, "got-keys": gotKeysCues, "modifiers": modifierCues, "sentence-markers": sentenceMarkerCues,
 		"first-person-reports": firstPersonReportCues, "subject-adverbs": subjectAdverbCues,
 		"reported-speech": reportedSpeechCues, "dropped-subject": droppedSubjectCues, "gerund-subjects": gerundSubjectCues,
 		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,

@@ -225,9 +225,9 @@ type extraction struct {
 	team      subject
 	project   string // slug of Event.ProjectID, "" if none
 	buf       []token
-	// span is the first span of a two-span slot template, for its reader.
-	span []token
-	out  []Candidate
+	// spans are the spans a slot template marked, for its reader.
+	spans [2][]token
+	out   []Candidate
 	// prevOut is where the candidates of the last sentence read start: a
 	// retraction ("just kidding") takes them back.
 	prevOut int

@@ -34,14 +34,16 @@ type slotRule struct {
 	owner slotOwner
 	// Up to two spans marked inside the pattern with { and } (elements
 	// at[0] to at[1], at[2] to at[3]; -1: none): the reader reads the last
-	// one's words instead of those after the match, and finds the first
-	// of two in x.span. A span opened with {:check must pass that check.
+	// one's words instead of those after the match (a rest reader:
+	// those after the match still), and finds all in x.spans. A span
+	// opened with {:check must pass that check.
 	spans      int
 	at         [4]int
 	spanChecks [2]string
 	// A value check after the reader's name, {reader:check}: the rule
 	// holds only when the value at the reader's words passes it.
 	check string
+	rest  bool
 }
 
 // subjKinds is a set of subject kinds, one bit each.
@@ -306,7 +308,26 @@ func initSlots() {
 		// A value (the first span) that the speaker chose as the noun of
 		// the second says: "<X> is the shell I launch first".
 		"np-first": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			x.interpretNP(s, ts[n:], x.span, f)
+			x.interpretNP(s, ts[n:], x.spans[0], f)
+			return true
+		},
+		// A switch to the thing after the match: from the thing of a span
+		// ("from Vim to Helix"), with the category of a span ("changed my
+		// shell to fish"), or both.
+		"switch": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.switched(s, ts[n:], nil, nil, f)
+			return true
+		},
+		"switch-from": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.switched(s, ts[n:], x.spans[0], nil, f)
+			return true
+		},
+		"switch-as": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.switched(s, ts[n:], nil, x.spans[0], f)
+			return true
+		},
+		"switch-as-from": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.switched(s, ts[n:], x.spans[1], x.spans[0], f)
 			return true
 		},
 		"np": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
@@ -372,7 +393,7 @@ func initSlots() {
 	decidedVerbSlots, letUsSlots = slotTemplates("decided-verbs"), slotTemplates("let-us-verbs")
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
-	bareAllergySlots = slotTemplates("bare-allergies")
+	bareAllergySlots, switchSlots = slotTemplates("bare-allergies"), slotTemplates("switches")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -504,8 +525,9 @@ func parseSlotRule(line string) (slotRule, string) {
 	if r.name, r.read = name, slotReaders[name]; r.read == nil {
 		return r, "no reader " + last
 	}
-	if c := r.check; c != "" && c != "known" && c != "named" && !knownCategories[c] {
-		return r, "no value check " + c + " (known, named or a category)"
+	r.rest = restReaders[name]
+	if c := r.check; c != "" && c != "known" && c != "named" && c != "known-words" && !knownCategories[c] {
+		return r, "no value check " + c + " (known, named, known-words or a category)"
 	}
 	out := strings.Fields(rhs)
 	if len(out) == 0 || out[0] != "-" && !ValidKey(out[0]) {
@@ -611,10 +633,10 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 				return false
 			}
 		}
-		if r.spans == 2 {
-			x.span = ts[m.pos[0]:m.pos[1]]
+		for k := range r.spans {
+			x.spans[k] = ts[m.pos[2*k]:m.pos[2*k+1]]
 		}
-		if r.spans > 0 {
+		if r.spans > 0 && !r.rest {
 			// the reader reads the last span's words
 			ts, n = ts[:m.pos[2*r.spans-1]], m.pos[2*r.spans-2]
 		}
@@ -629,8 +651,12 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 
 // valueIs reports whether the value at the start of ts passes check: a
 // thing the lexicon knows ("known"), one known or written as a name
-// ("named"), or a known thing of one category ("music").
+// ("named"), one whose words are ("known-words"), or a known thing of one
+// category ("music").
 func (x *extraction) valueIs(ts []token, check string) bool {
+	if check == "known-words" {
+		return knownWords(ts)
+	}
 	val, m := x.readValue(ts, vThing)
 	if m == 0 {
 		return false
@@ -653,4 +679,10 @@ var spanChecks = map[string]func(ts []token) bool{
 		return validValue(ts) && ts[0].capital && !subjectStopWords[ts[0].low] && !is(ts, 0, "i", "it", "this", "that", "my", "our", "the")
 	},
 	"some": func(ts []token) bool { return len(ts) > 0 },
+	// Words naming a category of things: "editor", "shells".
+	"category": func(ts []token) bool { return knownCategories[categoryOfWords(ts)] },
 }
+
+// restReaders read the words after the match even when the rule marks
+// spans: the spans name the category and the old value of a switch.
+var restReaders = map[string]bool{"switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true}
