@@ -343,42 +343,26 @@ func initSlots() {
 			return true
 		},
 	}
-	// A value said first, in the span before its copula ("<X> is (not) my
-	// thing"): a liking, a dislike, or only whether X can be a value (not
-	// a pronoun, a determiner nor a subject's word).
-	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
-		"liked-first":    func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
-		"disliked-first": func(x *extraction, s subject, ts []token, f flags) { f.not = true; x.likeThing(s, ts, f, false, false) },
-		"value-first":    func(*extraction, subject, []token, flags) {},
-	} {
-		slotReaders[name] = func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			v := ts[n:]
-			if !validValue(v) || subjectStopWords[v[0].low] || pronounValues[v[0].low] ||
-				is(v, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
-				return false
-			}
-			read(x, s, v, f)
-			return true
-		}
-	}
 	// The readers of the words after the match that always take them.
 	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
-		"org":           func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, false) },
-		"name":          func(x *extraction, s subject, ts []token, f flags) { x.name(s, ts, f, true) },
-		"employer":      func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, true) },
-		"avoid":         func(x *extraction, s subject, ts []token, f flags) { x.avoid(s, ts, f) },
-		"thing":         func(x *extraction, s subject, ts []token, f flags) { x.useThing(s, ts, f, purposeInfo{}) },
-		"like":          func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
-		"love":          func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, true) },
-		"dislike":       func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, true, false) },
-		"prefer":        func(x *extraction, s subject, ts []token, f flags) { x.prefer(s, ts, f) },
-		"job-title":     func(x *extraction, s subject, ts []token, f flags) { x.role(s.asPerson(), ts, f, false) },
-		"goal-is":       func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoalIs, "") },
-		"decision-body": func(x *extraction, s subject, ts []token, f flags) { x.decisionBody(s, ts, f) },
-		"goal":          func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoal, "") },
-		"trying":        func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmTrying, "") },
-		"decide-to":     func(x *extraction, s subject, ts []token, f flags) { x.decideTo(s, ts, f, tmDecideTo) },
-		"decide-object": func(x *extraction, s subject, ts []token, f flags) { x.decideObject(s, ts, f, "") },
+		"org":      func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, false) },
+		"name":     func(x *extraction, s subject, ts []token, f flags) { x.name(s, ts, f, true) },
+		"employer": func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, true) },
+		"avoid":    func(x *extraction, s subject, ts []token, f flags) { x.avoid(s, ts, f) },
+		"thing":    func(x *extraction, s subject, ts []token, f flags) { x.useThing(s, ts, f, purposeInfo{}) },
+		"like":     func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
+		// "<X> is not my thing": X was liked no more, or is not.
+		"disliked-first": func(x *extraction, s subject, ts []token, f flags) { f.not = true; x.likeThing(s, ts, f, false, false) },
+		"love":           func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, true) },
+		"dislike":        func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, true, false) },
+		"prefer":         func(x *extraction, s subject, ts []token, f flags) { x.prefer(s, ts, f) },
+		"job-title":      func(x *extraction, s subject, ts []token, f flags) { x.role(s.asPerson(), ts, f, false) },
+		"goal-is":        func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoalIs, "") },
+		"decision-body":  func(x *extraction, s subject, ts []token, f flags) { x.decisionBody(s, ts, f) },
+		"goal":           func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoal, "") },
+		"trying":         func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmTrying, "") },
+		"decide-to":      func(x *extraction, s subject, ts []token, f flags) { x.decideTo(s, ts, f, tmDecideTo) },
+		"decide-object":  func(x *extraction, s subject, ts []token, f flags) { x.decideObject(s, ts, f, "") },
 	} {
 		slotReaders[name] = func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			read(x, s, ts[n:], f)
@@ -679,6 +663,12 @@ var spanChecks = map[string]func(ts []token) bool{
 		return validValue(ts) && ts[0].capital && !subjectStopWords[ts[0].low] && !is(ts, 0, "i", "it", "this", "that", "my", "our", "the")
 	},
 	"some": func(ts []token) bool { return len(ts) > 0 },
+	// A value said first: not a pronoun, a determiner nor a subject's
+	// word ("it", "my", "the").
+	"value": func(v []token) bool {
+		return validValue(v) && !subjectStopWords[v[0].low] && !pronounValues[v[0].low] &&
+			!is(v, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your")
+	},
 	// Words naming a category of things: "editor", "shells".
 	"category": func(ts []token) bool { return knownCategories[categoryOfWords(ts)] },
 }
