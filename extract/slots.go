@@ -330,6 +330,11 @@ func initSlots() {
 			x.switched(s, ts[n:], x.spans[1], x.spans[0], f)
 			return true
 		},
+		// The value said first (the span) is what the noun after the
+		// match says: "Neovim is my favorite editor".
+		"value-noun": func(x *extraction, _ subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			return x.valueIsNoun(x.spans[0], ts[n-1], ts[n:], f)
+		},
 		"np": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
 			x.copulaNP(s, ts, f)
 			return true
@@ -378,6 +383,7 @@ func initSlots() {
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
 	bareAllergySlots, switchSlots = slotTemplates("bare-allergies"), slotTemplates("switches")
+	reverseCopulaSlots = slotTemplates("reverse-copula")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -675,4 +681,4 @@ var spanChecks = map[string]func(ts []token) bool{
 
 // restReaders read the words after the match even when the rule marks
 // spans: the spans name the category and the old value of a switch.
-var restReaders = map[string]bool{"switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true}
+var restReaders = map[string]bool{"switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "value-noun": true}
