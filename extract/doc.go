@@ -133,13 +133,12 @@
 // (the speaker's own said without "I": "home these days is X", "all my
 // apps are written in X", "X is not my thing"), [bare-allergies],
 // [tool-activities] (run at every token: "I do my hacking in X"),
-// [team-tools] and [switches] ("switched from X to Y", "changed my shell
-// to fish"). lexicons/README.md walks through adding a rule. What stays
-// Go is what reads a value (values.go), the readers that weigh the
-// lexicon (useThing, likeThing, interpretNP's categories), the readers
-// that choose between several slots (move, leave, copulaNP) and
-// reverseCopula ("<X> is my <noun>", whose bounds no row states
-// exactly).
+// [team-tools], [switches] ("switched from X to Y", "changed my shell
+// to fish") and [reverse-copula] ("<X> is my <noun>"). lexicons/README.md
+// walks through adding a rule. What stays Go is what reads a value
+// (values.go), the readers that weigh the lexicon (useThing, likeThing,
+// interpretNP's categories) and the readers that choose between several
+// slots (move, leave, copulaNP).
 //
 // # Precision
 //
