@@ -69,6 +69,7 @@ type cueElem struct {
 	ahead    bool               // >word: must follow, not consumed
 	not      bool               // !word: must not follow
 	gap      int                // ...N: up to N tokens but punctuation, up to the first the next token matches; ...N!word: none of them one of these
+	punct    bool               // ...N~: the gap's tokens may be punctuation
 	behind   bool               // <!word: a token before the match, not one of these
 	after    bool               // <word: the token before the match is one of these; <word*: every one in a row before it
 	start    bool               // <^|word: or nothing comes before the match
@@ -163,7 +164,6 @@ var (
 	homeGettingCues       = cuePatterns("home-getting")
 	homePlaceCues         = cuePatterns("home-places")
 	gotKeysCues           = cuePatterns("got-keys")
-	switchLeadCues        = cuePatterns("switch-leads")
 	modifierCues          = cuePatterns("modifiers")
 	sentenceMarkerCues    = cuePatterns("sentence-markers")
 	firstPersonReportCues = cuePatterns("first-person-reports")
@@ -409,15 +409,19 @@ func parseCuePattern(line string) (cuePattern, string) {
 	for _, f := range strings.Fields(lhs) {
 		var e cueElem
 		if n, ok := strings.CutPrefix(f, "..."); ok {
-			if len(n) < 1 || n[0] < '1' || n[0] > '9' || len(n) > 1 && (n[1] != '!' || len(n) == 2) {
-				return p, "a gap is ...1 to ...9, then maybe !words: " + f
+			if len(n) < 1 || n[0] < '1' || n[0] > '9' {
+				return p, "a gap is ...1 to ...9, then maybe ~ and !words: " + f
 			}
 			if lookahead {
 				return p, "a gap after a lookahead: " + f
 			}
 			e.gap = int(n[0] - '0')
-			if len(n) > 2 {
-				if err := e.parseWords(n[2:]); err != "" {
+			n, e.punct = strings.CutPrefix(n[1:], "~")
+			if n != "" {
+				if len(n) < 2 || n[0] != '!' {
+					return p, "a gap is ...1 to ...9, then maybe ~ and !words: " + f
+				}
+				if err := e.parseWords(n[1:]); err != "" {
 					return p, err
 				}
 			}
@@ -484,13 +488,18 @@ func (e *cueElem) parseWords(f string) string {
 			e.end = true
 		case strings.Contains(w, "-but(") && strings.HasSuffix(w, ")"):
 			// A verb (or one form of it) whose lemma is none of these:
-			// %verb-but(be,have), %base-but(be).
+			// %verb-but(be,have), %base-but(be); any token but these
+			// words: %any-but(to,from).
 			name, lemmas, _ := strings.Cut(w[1:len(w)-1], "-but(")
+			not := set(strings.Split(lemmas, ",")...)
+			if name == "any" {
+				e.classes = append(e.classes, func(t token) bool { return !not[t.low] })
+				continue
+			}
 			form, ok := verbClasses[name]
 			if !ok && name != "verb" {
 				return "no verb class " + w
 			}
-			not := set(strings.Split(lemmas, ",")...)
 			e.classes = append(e.classes, func(t token) bool {
 				v, ok := verbs[t.low]
 				return ok && !not[v.lemma] && (name == "verb" || v.form == form)
@@ -555,16 +564,16 @@ func (p cuePattern) match(ts []token) (int, bool) { return p.matchAt(ts, 0) }
 // returns how many tokens the match consumes.
 func (p cuePattern) matchAt(ts []token, k int) (int, bool) { return p.matchMarked(ts, k, nil) }
 
-// matchSpan matches the pattern at the start of ts, as match does, and
-// returns where the match stood at elements from and to (the span a slot
-// template marks with { and }).
-func (p cuePattern) matchSpan(ts []token, from, to int) (n, start, end int, ok bool) {
-	m := spanMarks{from: from, to: to}
-	n, ok = p.matchMarked(ts, 0, &m)
-	return n, m.start, m.end, ok
+// matchSpans matches the pattern at the start of ts, as match does, and
+// records where the match stood at the elements m.at names (the bounds of
+// the spans a slot template marks with { and }) in m.pos.
+func (p cuePattern) matchSpans(ts []token, m *spanMarks) (int, bool) {
+	return p.matchMarked(ts, 0, m)
 }
 
-type spanMarks struct{ from, to, start, end int }
+// spanMarks are up to two spans' bounds: the elements at (-1: none) and
+// the positions the match reached there.
+type spanMarks struct{ at, pos [4]int }
 
 func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 	// The lookbehinds, from the match back: "<, <she <just* said" reads
@@ -602,7 +611,7 @@ func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 			// Words up to the first the next token matches: "on the
 			// night ... desk at" stops at the first "desk".
 			for g := 0; ; g++ {
-				if pos+g >= len(ts) || g > e.gap || g > 0 && (ts[pos+g-1].kind == tPunct || e.matches(ts[pos+g-1])) {
+				if pos+g >= len(ts) || g > e.gap || g > 0 && (ts[pos+g-1].kind == tPunct && !e.punct || e.matches(ts[pos+g-1])) {
 					return 0, false
 				}
 				if p.elems[i+1].matches(ts[pos+g]) {
@@ -658,11 +667,10 @@ func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 }
 
 func (m *spanMarks) mark(i, pos int) {
-	if i == m.from {
-		m.start = pos
-	}
-	if i == m.to {
-		m.end = pos
+	for j, at := range m.at {
+		if at == i {
+			m.pos[j] = pos
+		}
 	}
 }
 

@@ -97,7 +97,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"clause-flags": clauseFlagCues,
 		"its-now":      itsNowCues, "taste-idioms": tasteIdiomCues, "conditionals": conditionalCues,
 		"self-correction-gaps": correctionGapCues, "self-correction-pronoun": correctionItCues, "wishes": wishCues,
-		"home-places": homePlaceCues, "got-keys": gotKeysCues, "switch-leads": switchLeadCues, "modifiers": modifierCues, "sentence-markers": sentenceMarkerCues,
+		"home-places": homePlaceCues, "got-keys": gotKeysCues, "modifiers": modifierCues, "sentence-markers": sentenceMarkerCues,
 		"first-person-reports": firstPersonReportCues, "subject-adverbs": subjectAdverbCues,
 		"reported-speech": reportedSpeechCues, "dropped-subject": droppedSubjectCues, "gerund-subjects": gerundSubjectCues,
 		"names-someone": namesSomeoneCues, "self-openers": selfOpenerCues, "encouragement": encouragementCues,
@@ -267,7 +267,9 @@ func TestParseSlotRuleRejectsMalformedLines(t *testing.T) {
 		"born in {place} => Lives In",           // not a key
 		"a { ...3 allergy {allergen} => -",      // a span not closed
 		"a ...3 } allergy {allergen} => -",      // nor opened
-		"{ a } { b } c {allergen} => -",         // two spans
+		"{ a } { b } { c } {allergen} => -",     // three spans
+		"{ a } b {:nosuch c } {allergen} => -",  // no such span check
+		"born in {place:nowhere} => from",       // no such value check
 	} {
 		if _, err := parseSlotRule(line); err == "" {
 			t.Errorf("parseSlotRule(%q) accepted a malformed line", line)
@@ -280,32 +282,40 @@ func TestParseSlotRuleRejectsMalformedLines(t *testing.T) {
 }
 
 // A span marked with { and } is what the reader reads, wherever it
-// stands in the pattern.
+// stands in the pattern; of two, the first is the reader's x.span.
 func TestSlotRuleSpan(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		line, text, span string // span "": no match
+		line, text, span string // span "": no match; two spans: "first|last"
 	}{
 		{"a|an severe* { ...3!%quote } allergy {allergen} => -", "a severe tree nut allergy, sadly", "tree nut"},
 		{"a|an severe* { ...3!%quote } allergy {allergen} => -", "an allergy", ""},
 		{"a|an severe* { ...3!%quote } allergy {allergen} => -", "a very odd cat dander allergy", "-"},
 		{"a|an severe* { ...3!%quote } allergy {allergen} => -", "a nut, sadly, allergy", "-"},
-		{"{ %any ...3 } is|are my thing {liked-first} => -", "Loud techno is my thing", "Loud techno"},
-		{"{ %any ...3 } is|are my thing {liked-first} => -", "Jazz, sadly, is my thing", "-"},
+		{"{:value %any ...3 } is|are my thing {like} => -", "Loud techno is my thing", "Loud techno"},
+		{"{:value %any ...3 } is|are my thing {like} => -", "Jazz, sadly, is my thing", "-"},
 		{"born { in } {place} => from", "born in Graz", "in"},
+		{"from { %any ...3 } to { %any ...2 } now {thing} => -", "from old Vim to plain Helix now", "old Vim|plain Helix"},
+		{"from { %any ...3 } to { %any ...2 } now {thing} => -", "from Vim to Helix soon", "-"},
 	} {
 		r, err := parseSlotRule(tc.line)
-		if err != "" || !r.spanned {
+		if err != "" || r.spans == 0 {
 			t.Fatalf("%s: %s", tc.line, err)
 		}
 		ts := tokenize(tc.text, 0, len(tc.text), nil)
-		_, start, end, ok := r.cue.matchSpan(ts, r.from, r.to)
+		m := spanMarks{at: r.at}
+		_, ok := r.cue.matchSpans(ts, &m)
 		got := "-"
 		if ok {
-			got = ""
-			if end > start {
-				got = tc.text[ts[start].start:ts[end-1].end]
+			var spans []string
+			for k := range r.spans {
+				start, end := m.pos[2*k], m.pos[2*k+1]
+				spans = append(spans, "")
+				if end > start {
+					spans[k] = tc.text[ts[start].start:ts[end-1].end]
+				}
 			}
+			got = strings.Join(spans, "|")
 		}
 		if got != tc.span {
 			t.Errorf("%q on %q: span %q, want %q", tc.line, tc.text, got, tc.span)

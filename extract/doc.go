@@ -103,8 +103,14 @@
 // match, or the span a line marks inside its pattern with { and }:
 //
 //	allergy: a|an severe|mild* { ...3!%quote } allergy|allergies {allergen} => - personal !not +high
-//	{ %any ...3 } is|are|'s|'re my thing|jam|scene {liked-first} => - !hedge !not
+//	{:value %any ...3 } is|are|'s|'re my thing|jam|scene {like} => - !hedge !not
+//	my|our { ...4~!from|over } to {switch-as} => -
 //
+// A line marks two spans at most, and a span opened with {:check must pass
+// a named check ({:value}: no pronoun nor determiner; {:category}: words
+// naming a category); the capture may check the value it reads
+// ({thing:known}, {choice:music}), and a line that fails a check passes
+// to the next.
 // Each reader knows where its kind of value ends (valueLen) and
 // what it writes. After => come the key (- when the reader knows it), the
 // subjects the rule reads (speaker, person, named, team, personal), the
@@ -126,13 +132,13 @@
 // [posts] (changes said in passing, with whose they are), [idiom-slots]
 // (the speaker's own said without "I": "home these days is X", "all my
 // apps are written in X", "X is not my thing"), [bare-allergies],
-// [tool-activities] (run at every token: "I do my hacking in X") and
-// [team-tools]. lexicons/README.md walks through adding a rule. What
-// stays Go is what reads a value (values.go), the readers that weigh the
-// lexicon (useThing, likeThing, interpretNP's categories), the readers
-// that choose between several slots (move, leave, switchTo, copulaNP)
-// and rules that need two spans ("<X> is my <noun>", "switched from X to
-// Y").
+// [tool-activities] (run at every token: "I do my hacking in X"),
+// [team-tools], [switches] ("switched from X to Y", "changed my shell
+// to fish") and [reverse-copula] ("<X> is my <noun>"). lexicons/README.md
+// walks through adding a rule. What stays Go is what reads a value
+// (values.go), the readers that weigh the lexicon (useThing, likeThing,
+// interpretNP's categories) and the readers that choose between several
+// slots (move, leave, copulaNP).
 //
 // # Precision
 //

@@ -117,18 +117,6 @@ func (x *extraction) possessive(ts []token, f flags) bool {
 	return true
 }
 
-// copulaWithin returns where the first of words comes in ts[1:limit]
-// ("Vim is ...", "Neovim on a laptop is ..."), or -1 when punctuation or
-// the limit comes first: the verb after a value said first.
-func copulaWithin(ts []token, limit int, words ...string) int {
-	for j := 1; j < len(ts) && j < limit && ts[j].kind != tPunct; j++ {
-		if is(ts, j, words...) {
-			return j
-		}
-	}
-	return -1
-}
-
 // choiceModifiers say a noun is a choice without naming its category ("my
 // all-time go-to shell"), and choiceTimeTails say when ("my go-to shell
 // lately"): [choice-modifiers] and [choice-time-tails] of
@@ -143,41 +131,39 @@ var (
 var nounEnds = wordSet("possessive", "noun-ends")
 
 // reverseCopula reads "<value> is my <noun>": "Neovim is my favorite
-// editor", "Lisbon is my home", "Postgres is our database".
+// editor", "Lisbon is my home", "Postgres is our database" ([reverse-copula]
+// of lexicons/cue-patterns.txt, read by valueIsNoun).
 func (x *extraction) reverseCopula(ts []token, f flags) bool {
-	c := copulaWithin(ts, 6, "is", "are")
-	if c < 0 || !is(ts, c+1, "my", "our") {
-		return false
+	return x.readSlot(reverseCopulaSlots, x.speaker, verb{}, ts, f)
+}
+
+// reverseCopulaSlots are [reverse-copula] of lexicons/cue-patterns.txt.
+var reverseCopulaSlots *ruleTable
+
+// valueIsNoun reads the value subj said first as what the noun at np says
+// it is to the speaker, or with "our" (owner) to the team.
+func (x *extraction) valueIsNoun(subj []token, owner token, np []token, f flags) bool {
+	if k := max(indexOf(subj, "called"), indexOf(subj, "named")); k >= 0 && k+1 < len(subj) && (peopleRoles[lowAt(np, 0)] || peopleRoles[lowAt(np, 1)]) {
+		subj = subj[k+1:] // "a firm called Birch Estates is our landlord": the name
 	}
-	subj := ts[:c]
-	if k := max(indexOf(subj, "called"), indexOf(subj, "named")); k >= 0 && k+1 < c && (peopleRoles[lowAt(ts, c+2)] || peopleRoles[lowAt(ts, c+3)]) {
-		// "a firm called Birch Estates is our landlord": the name.
-		subj = subj[k+1:]
-		ts = ts[k+1:]
-		c -= k + 1
-	}
-	if !validValue(subj) || ts[0].kind == tWord && (subjectStopWords[ts[0].low] && !ts[0].capital || ts[0].low == "i" || ts[0].low == "it" || ts[0].low == "this" || ts[0].low == "that") {
-		return false
-	}
-	if is(ts, 0, "my", "our", "the", "your", "his", "her", "their") {
+	if !validValue(subj) || subj[0].kind == tWord && (subjectStopWords[subj[0].low] && !subj[0].capital || is(subj, 0, "i", "it", "this", "that")) ||
+		is(subj, 0, "my", "our", "the", "your", "his", "her", "their") {
 		return false
 	}
 	s := x.speaker
-	if is(ts, c+1, "our") {
+	if owner.low == "our" {
 		s = x.team
 	}
-	np := ts[c+2:]
-	n := 0
 	// The noun ends before what it is for or when: "Rust is the go-to
 	// language for nearly any job".
+	n := 0
 	for n < len(np) && n < 5 && np[n].kind == tWord && !nounEnds[np[n].low] {
 		n++
 	}
 	if n == 0 {
 		return false
 	}
-	// The value is the subject side, read as a value of its own.
-	x.interpretNP(s, np[:n], ts[:c], f)
+	x.interpretNP(s, np[:n], subj, f)
 	return true
 }
 

@@ -490,44 +490,8 @@ func (x *extraction) tasteIdiom(ts []token, f flags) bool {
 		x.likeThing(x.speaker, ts[n:], f, false, true)
 		return true
 	}
-	if x.readSlot(idiomSlots, x.speaker, verb{}, ts, f) { // [idiom-slots]
-		return true
-	}
-	// "<X> is what I stream while cooking", "<X> is the shell I
-	// launch first": a relative clause with the speaker choosing X.
-	c := copulaWithin(ts, 5, "is")
-	if c < 0 || !validValue(ts[:c]) || !ts[0].capital || subjectStopWords[ts[0].low] || is(ts, 0, "i", "it", "this", "that", "my", "our", "the") {
-		return false
-	}
-	switch {
-	case is(ts, c+1, "what") && is(ts, c+2, "i") && tasteVerbs[lowAt(ts, c+3)]:
-		x.likeThing(x.speaker, ts[:c], f, false, true)
-		return true
-	case is(ts, c+1, "the"):
-		n := 0
-		for n < 3 && c+2+n < len(ts) && ts[c+2+n].kind == tWord && !is(ts, c+2+n, "i", "that", "which") {
-			n++
-		}
-		k := c + 2 + n
-		if is(ts, k, "that", "which") {
-			k++
-		}
-		if n == 0 || !is(ts, k, "i") {
-			return false
-		}
-		// "Vim is the one editor I hate" says something of the speaker,
-		// but no choice; it is not a fact about Vim either.
-		if tasteVerbs[lowAt(ts, k+1)] {
-			x.interpretNP(x.speaker, ts[c+2:c+2+n], ts[:c], f)
-		}
-		return true
-	}
-	return false
+	return x.readSlot(idiomSlots, x.speaker, verb{}, ts, f) // [idiom-slots]
 }
-
-// tasteVerbs are what a person does with a thing they choose: "the shell
-// I launch first", "what I stream while cooking", "I could eat it every day".
-var tasteVerbs = wordSet("predicates", "taste-verbs")
 
 // itsNow reads "it's Y (for me) now" after a clause of the same sentence
 // that ended the speaker's X: "I don't eat meat anymore, it's tofu for

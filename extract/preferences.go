@@ -250,7 +250,9 @@ var knownCategories = func() map[string]bool {
 }()
 
 // switchTo reads "switched to X", "switched from X to Y", "changed my
-// shell to fish", "migrated the database to Postgres".
+// shell to fish", "migrated the database to Postgres": the rows of
+// [switches] in lexicons/cue-patterns.txt find the category, the old value
+// and the new one, and switched reads them.
 func (x *extraction) switchTo(s subject, ts []token, f flags) {
 	f.past = false
 	if f.not {
@@ -262,48 +264,25 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 		// a hedged fact.
 		return
 	}
-	var hint purposeInfo
-	ts = ts[cueLen(switchLeadCues, ts):] // "switched back to", "fully over to"
-	// "changed my editor to X": the noun phrase before "to" is the category.
-	if is(ts, 0, "my", "our", "the", "its", "their") {
-		k := 1
-		for k < len(ts) && k < 5 && !is(ts, k, "to", "from", "over") {
-			k++
-		}
-		if k < len(ts) {
-			words := make([]string, 0, k)
-			for _, t := range ts[1:k] {
-				words = append(words, t.low)
-			}
-			c := CanonicalCategory(strings.Join(words, " "))
-			if knownCategories[c] {
-				hint = purposeInfo{prep: "as", cat: c, known: true, text: x.text(ts[1:], k-1)}
-			} else if !toKnownThing(ts[k:]) {
-				return // "switched the flag to true", "changed the timeout to 30s"
-			}
-			ts = ts[k:]
-		} else {
-			return
-		}
-	}
-	// "I swapped shells from Bash to Fish": the category comes first.
-	if !is(ts, 0, "from", "to", "into", "over") && is(ts, 1, "from", "to") {
-		if c := CanonicalCategory(ts[0].low); knownCategories[c] {
-			hint = purposeInfo{prep: "as", cat: c, known: true, text: x.text(ts, 1)}
-			ts = ts[1:]
-		}
-	}
-	from, ts := fromSpan(ts)
-	if is(ts, 0, "over") {
-		ts = ts[1:]
-	}
-	if !is(ts, 0, "to", "into") || !nameOrKnown(ts[1:]) {
+	x.readSlot(switchSlots, s, verb{}, ts, f)
+}
+
+// switchSlots are [switches] of lexicons/cue-patterns.txt.
+var switchSlots *ruleTable
+
+// switched reads a switch to the thing at to, from the thing at from
+// (none: nil), with the category named when the words named one (cat:
+// "changed my editor to X", "swapped shells").
+func (x *extraction) switched(s subject, to, from, cat []token, f flags) {
+	if !nameOrKnown(to) {
 		return // "switched from the night shift to days": no tool
 	}
-	if hint.cat != "" {
+	var hint purposeInfo
+	if len(cat) > 0 {
+		hint = purposeInfo{prep: "as", cat: categoryOfWords(cat), known: true, text: x.text(cat, len(cat))}
 		// "moved our builds over to Buildkite": the builds' tool is the CI
 		// the lexicon knows Buildkite as ([yielding-hints]).
-		if v, n := x.readValue(ts[1:], vThing); n > 0 {
+		if v, n := x.readValue(to, vThing); n > 0 {
 			if c, ok := CategoryOf(v); ok && yieldingHints[hint.cat+" "+c] {
 				hint = purposeInfo{}
 			}
@@ -311,7 +290,7 @@ func (x *extraction) switchTo(s subject, ts []token, f flags) {
 	}
 	f.corr = true
 	before := len(x.out)
-	x.useThing(s, ts[1:], f, hint)
+	x.useThing(s, to, f, hint)
 	// "switched from Chrome to Firefox": Chrome is the value before, a
 	// version of its own (endedBecomesHistory makes the ending history).
 	if len(x.out) > before && len(from) > 0 && nameOrKnown(from) {
@@ -347,40 +326,36 @@ func fromSpan(ts []token) (from, rest []token) {
 // with a thing the lexicon knows: what one switches tools to, where
 // "switched to days" or "moved to weekly releases" is no tool.
 func nameOrKnown(ts []token) bool {
-	if len(ts) == 0 {
-		return false
-	}
-	if ts[0].capital || ts[0].kind == tQuote {
-		return true
-	}
-	n := valueLen(ts, vThing)
-	if n == 0 {
-		return false
-	}
-	words := make([]string, n)
-	for i, t := range ts[:n] {
-		words[i] = t.low
-	}
-	_, ok := CategoryOf(strings.Join(words, " "))
-	return ok
+	return len(ts) > 0 && (ts[0].capital || ts[0].kind == tQuote || knownWords(ts))
 }
 
 // toKnownThing reports whether ts is "to <a thing the lexicon knows>".
 func toKnownThing(ts []token) bool {
-	if !is(ts, 0, "to", "into") || len(ts) < 2 {
-		return false
-	}
-	n := valueLen(ts[1:], vThing)
+	return is(ts, 0, "to", "into") && knownWords(ts[1:])
+}
+
+// knownWords reports whether ts opens with a thing the lexicon knows by
+// its words in lower case.
+func knownWords(ts []token) bool {
+	n := valueLen(ts, vThing)
 	if n == 0 {
 		return false
 	}
-	words := make([]string, n)
-	for i, t := range ts[1 : 1+n] {
-		words[i] = t.low
-	}
-	_, ok := CategoryOf(strings.Join(words, " "))
+	_, ok := CategoryOf(lowWords(ts[:n]))
 	return ok
 }
+
+// lowWords joins the words of ts in lower case; categoryOfWords is the
+// category they name ("shells": shell), or "".
+func lowWords(ts []token) string {
+	words := make([]string, len(ts))
+	for i, t := range ts {
+		words[i] = t.low
+	}
+	return strings.Join(words, " ")
+}
+
+func categoryOfWords(ts []token) string { return CanonicalCategory(lowWords(ts)) }
 
 // teamTool reads the tool a team ("we") works in, named after what it
 // does: [team-tools] of lexicons/cue-patterns.txt.

@@ -225,7 +225,9 @@ type extraction struct {
 	team      subject
 	project   string // slug of Event.ProjectID, "" if none
 	buf       []token
-	out       []Candidate
+	// spans are the spans a slot template marked, for its reader.
+	spans [2][]token
+	out   []Candidate
 	// prevOut is where the candidates of the last sentence read start: a
 	// retraction ("just kidding") takes them back.
 	prevOut int

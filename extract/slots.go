@@ -32,10 +32,18 @@ type slotRule struct {
 	// says of the slot, and how the change is known to be the speaker's.
 	end   Cue
 	owner slotOwner
-	// A span marked inside the pattern with { and }: the reader reads its
-	// words instead of those after the match (elements from to to).
-	spanned  bool
-	from, to int
+	// Up to two spans marked inside the pattern with { and } (elements
+	// at[0] to at[1], at[2] to at[3]; -1: none): the reader reads the last
+	// one's words instead of those after the match (a rest reader:
+	// those after the match still), and finds all in x.spans. A span
+	// opened with {:check must pass that check.
+	spans      int
+	at         [4]int
+	spanChecks [2]string
+	// A value check after the reader's name, {reader:check}: the rule
+	// holds only when the value at the reader's words passes it.
+	check string
+	rest  bool
 }
 
 // subjKinds is a set of subject kinds, one bit each.
@@ -155,15 +163,6 @@ func initSlots() {
 			x.replace(s, v, ts[n:], f)
 			return true
 		},
-		// Music is the person's choice: "I listen to jazz all the time".
-		"music": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if val, m := x.readValue(ts[n:], vThing); m > 0 {
-				if c, ok := CategoryOf(val); ok && c == "music" {
-					x.emitPreference(s, val, purposeInfo{}, false, f)
-				}
-			}
-			return true
-		},
 		// What one drinks: a drink the lexicon knows is the choice of
 		// drink, anything else a liking.
 		"drink": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -198,19 +197,15 @@ func initSlots() {
 		"pupil": func(x *extraction, _ subject, _ verb, ts []token, n int, _ flags, _ string) bool {
 			return childSchool(ts[n:])
 		},
-		"language": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if val, m := x.readValue(ts[n:], vThing); m > 0 {
-				if c, ok := CategoryOf(val); ok && c == "programming_language" {
-					x.useThing(s, ts[n:], f, purposeInfo{})
-				}
+		// A thing as the person's choice: "I listen to jazz", with
+		// {choice:programming_language} "I write Rust".
+		"choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			val, m := x.readValue(ts[n:], vThing)
+			if m > 0 {
+				x.emitPreference(s, val, purposeInfo{}, false, f)
 			}
-			return true
+			return m > 0
 		},
-		// A programming language the words name, or any thing the lexicon
-		// knows, as the person's choice ([tool-activities], [idiom-slots]:
-		// "I write Rust", "hacking in Helix").
-		"language-choice": choiceOf("programming_language"),
-		"known-choice":    choiceOf(""),
 		// A tool of a category a team works in ([in-categories] of
 		// lexicons/preferences.txt): "track every ticket in Jira".
 		"team-tool": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -287,23 +282,6 @@ func initSlots() {
 			}
 			return true
 		},
-		// A tool the lexicon knows: "we're on Postgres 16".
-		"known-thing": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if val, m := x.readValue(ts[n:], vThing); m > 0 {
-				if _, ok := CategoryOf(val); ok {
-					x.useThing(s, ts[n:], f, purposeInfo{})
-				}
-			}
-			return true
-		},
-		// A thing the lexicon knows, else the next rule: "lives on Hetzner".
-		"tool": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if !toolAt(x, ts[n:]) {
-				return false
-			}
-			x.useThing(s, ts[n:], f, purposeInfo{})
-			return true
-		},
 		// A decided thing after the verb that chose it, shown with the
 		// verb as said ("decided to stick with X"); after "let's" the
 		// verb is lowercased.
@@ -313,15 +291,6 @@ func initSlots() {
 		},
 		"let-decided-how": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.decideObject(s, ts[n:], f, strings.ToLower(x.text(ts, n)))
-			return true
-		},
-		// A thing chosen is named or known.
-		"named-choice": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			if val, m := x.readValue(ts[n:], vThing); m > 0 {
-				if _, ok := CategoryOf(val); ok || ts[n].capital || ts[n].kind == tQuote {
-					x.decideObject(s, ts[n:], f, "")
-				}
-			}
 			return true
 		},
 		// A diet gone to, said alone or with when: "went vegan last year".
@@ -336,6 +305,36 @@ func initSlots() {
 		"learning":  (*extraction).learning,
 		"system":    (*extraction).system,
 		"worked-in": (*extraction).inTool,
+		// A value (the first span) that the speaker chose as the noun of
+		// the second says: "<X> is the shell I launch first".
+		"np-first": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.interpretNP(s, ts[n:], x.spans[0], f)
+			return true
+		},
+		// A switch to the thing after the match: from the thing of a span
+		// ("from Vim to Helix"), with the category of a span ("changed my
+		// shell to fish"), or both.
+		"switch": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.switched(s, ts[n:], nil, nil, f)
+			return true
+		},
+		"switch-from": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.switched(s, ts[n:], x.spans[0], nil, f)
+			return true
+		},
+		"switch-as": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.switched(s, ts[n:], nil, x.spans[0], f)
+			return true
+		},
+		"switch-as-from": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.switched(s, ts[n:], x.spans[1], x.spans[0], f)
+			return true
+		},
+		// The value said first (the span) is what the noun after the
+		// match says: "Neovim is my favorite editor".
+		"value-noun": func(x *extraction, _ subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			return x.valueIsNoun(x.spans[0], ts[n-1], ts[n:], f)
+		},
 		"np": func(x *extraction, s subject, _ verb, ts []token, _ int, f flags, _ string) bool {
 			x.copulaNP(s, ts, f)
 			return true
@@ -349,42 +348,26 @@ func initSlots() {
 			return true
 		},
 	}
-	// A value said first, in the span before its copula ("<X> is (not) my
-	// thing"): a liking, a dislike, or only whether X can be a value (not
-	// a pronoun, a determiner nor a subject's word).
-	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
-		"liked-first":    func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
-		"disliked-first": func(x *extraction, s subject, ts []token, f flags) { f.not = true; x.likeThing(s, ts, f, false, false) },
-		"value-first":    func(*extraction, subject, []token, flags) {},
-	} {
-		slotReaders[name] = func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-			v := ts[n:]
-			if !validValue(v) || subjectStopWords[v[0].low] || pronounValues[v[0].low] ||
-				is(v, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your") {
-				return false
-			}
-			read(x, s, v, f)
-			return true
-		}
-	}
 	// The readers of the words after the match that always take them.
 	for name, read := range map[string]func(x *extraction, s subject, ts []token, f flags){
-		"org":           func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, false) },
-		"name":          func(x *extraction, s subject, ts []token, f flags) { x.name(s, ts, f, true) },
-		"employer":      func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, true) },
-		"avoid":         func(x *extraction, s subject, ts []token, f flags) { x.avoid(s, ts, f) },
-		"thing":         func(x *extraction, s subject, ts []token, f flags) { x.useThing(s, ts, f, purposeInfo{}) },
-		"like":          func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
-		"love":          func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, true) },
-		"dislike":       func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, true, false) },
-		"prefer":        func(x *extraction, s subject, ts []token, f flags) { x.prefer(s, ts, f) },
-		"job-title":     func(x *extraction, s subject, ts []token, f flags) { x.role(s.asPerson(), ts, f, false) },
-		"goal-is":       func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoalIs, "") },
-		"decision-body": func(x *extraction, s subject, ts []token, f flags) { x.decisionBody(s, ts, f) },
-		"goal":          func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoal, "") },
-		"trying":        func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmTrying, "") },
-		"decide-to":     func(x *extraction, s subject, ts []token, f flags) { x.decideTo(s, ts, f, tmDecideTo) },
-		"decide-object": func(x *extraction, s subject, ts []token, f flags) { x.decideObject(s, ts, f, "") },
+		"org":      func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, false) },
+		"name":     func(x *extraction, s subject, ts []token, f flags) { x.name(s, ts, f, true) },
+		"employer": func(x *extraction, s subject, ts []token, f flags) { x.org(s.asPerson(), ts, f, true) },
+		"avoid":    func(x *extraction, s subject, ts []token, f flags) { x.avoid(s, ts, f) },
+		"thing":    func(x *extraction, s subject, ts []token, f flags) { x.useThing(s, ts, f, purposeInfo{}) },
+		"like":     func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, false) },
+		// "<X> is not my thing": X was liked no more, or is not.
+		"disliked-first": func(x *extraction, s subject, ts []token, f flags) { f.not = true; x.likeThing(s, ts, f, false, false) },
+		"love":           func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, false, true) },
+		"dislike":        func(x *extraction, s subject, ts []token, f flags) { x.likeThing(s, ts, f, true, false) },
+		"prefer":         func(x *extraction, s subject, ts []token, f flags) { x.prefer(s, ts, f) },
+		"job-title":      func(x *extraction, s subject, ts []token, f flags) { x.role(s.asPerson(), ts, f, false) },
+		"goal-is":        func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoalIs, "") },
+		"decision-body":  func(x *extraction, s subject, ts []token, f flags) { x.decisionBody(s, ts, f) },
+		"goal":           func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmGoal, "") },
+		"trying":         func(x *extraction, s subject, ts []token, f flags) { x.goal(s, ts, f, tmTrying, "") },
+		"decide-to":      func(x *extraction, s subject, ts []token, f flags) { x.decideTo(s, ts, f, tmDecideTo) },
+		"decide-object":  func(x *extraction, s subject, ts []token, f flags) { x.decideObject(s, ts, f, "") },
 	} {
 		slotReaders[name] = func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			read(x, s, ts[n:], f)
@@ -399,7 +382,8 @@ func initSlots() {
 	decidedVerbSlots, letUsSlots = slotTemplates("decided-verbs"), slotTemplates("let-us-verbs")
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
-	bareAllergySlots = slotTemplates("bare-allergies")
+	bareAllergySlots, switchSlots = slotTemplates("bare-allergies"), slotTemplates("switches")
+	reverseCopulaSlots = slotTemplates("reverse-copula")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -527,8 +511,13 @@ func parseSlotRule(line string) (slotRule, string) {
 	if name, ok = strings.CutSuffix(name, "}"); !open || !ok {
 		return r, "the last token must be a capture, {reader}"
 	}
+	name, r.check, _ = strings.Cut(name, ":")
 	if r.name, r.read = name, slotReaders[name]; r.read == nil {
 		return r, "no reader " + last
+	}
+	r.rest = restReaders[name]
+	if c := r.check; c != "" && c != "known" && c != "named" && c != "known-words" && !knownCategories[c] {
+		return r, "no value check " + c + " (known, named, known-words or a category)"
 	}
 	out := strings.Fields(rhs)
 	if len(out) == 0 || out[0] != "-" && !ValidKey(out[0]) {
@@ -555,20 +544,31 @@ func parseSlotRule(line string) (slotRule, string) {
 	if len(fields) == 1 {
 		return r, "" // a capture alone takes every clause
 	}
-	// { and } mark the span the reader reads: "a|an { ...3 } allergy".
+	// { and } mark the spans the reader reads: "a|an { ...3 } allergy".
 	var toks []string
-	r.from, r.to = -1, -1
+	r.at = [4]int{-1, -1, -1, -1}
+	open = false
 	for _, f := range fields[:len(fields)-1] {
-		if f == "{" && r.from < 0 {
-			r.from = len(toks)
-		} else if f == "}" && r.from >= 0 && r.to < 0 {
-			r.to = len(toks)
-		} else {
+		switch {
+		case strings.HasPrefix(f, "{") && !open && r.spans < 2:
+			if c, ok := strings.CutPrefix(f, "{:"); ok {
+				if spanChecks[c] == nil {
+					return r, "no span check " + f
+				}
+				r.spanChecks[r.spans] = c
+			} else if f != "{" {
+				return r, "a span opens with { or {:check, not " + f
+			}
+			r.at[2*r.spans], open = len(toks), true
+		case f == "}" && open:
+			r.at[2*r.spans+1], open = len(toks), false
+			r.spans++
+		default:
 			toks = append(toks, f)
 		}
 	}
-	if r.spanned = r.from >= 0; r.spanned != (r.to >= 0) || slices.Contains(toks, "{") || slices.Contains(toks, "}") {
-		return r, "one span, { before }"
+	if open || slices.ContainsFunc(toks, func(t string) bool { return strings.HasPrefix(t, "{") || t == "}" }) {
+		return r, "at most two spans, each { before }"
 	}
 	cue, err := parseCuePattern(strings.Join(toks, " ") + " => skip")
 	if err != "" {
@@ -576,19 +576,6 @@ func parseSlotRule(line string) (slotRule, string) {
 	}
 	r.cue = cue
 	return r, ""
-}
-
-// choiceOf reads a thing the lexicon knows, of category cat when it is
-// not "", as the person's choice; it reports false for anything else.
-func choiceOf(cat string) slotReader {
-	return func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-		val, m := x.readValue(ts[n:], vThing)
-		if c, ok := CategoryOf(val); m == 0 || !ok || cat != "" && c != cat {
-			return false
-		}
-		x.emitPreference(s, val, purposeInfo{}, false, f)
-		return true
-	}
 }
 
 // readSlotAnywhere runs table at every token of ts in turn, until a rule
@@ -619,7 +606,8 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		if !r.subj.has(s) {
 			return false
 		}
-		n, start, end, ok := r.cue.matchSpan(ts, r.from, r.to)
+		m := spanMarks{at: r.at}
+		n, ok := r.cue.matchSpans(ts, &m)
 		if !ok {
 			return false
 		}
@@ -630,11 +618,67 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 		if r.set&setPerson != 0 {
 			s = s.asPerson()
 		}
-		if r.spanned {
-			ts, n = ts[:end], start // the reader reads the span's words
+		for k := range r.spans {
+			if c := r.spanChecks[k]; c != "" && !spanChecks[c](ts[m.pos[2*k]:m.pos[2*k+1]]) {
+				return false
+			}
+		}
+		for k := range r.spans {
+			x.spans[k] = ts[m.pos[2*k]:m.pos[2*k+1]]
+		}
+		if r.spans > 0 && !r.rest {
+			// the reader reads the last span's words
+			ts, n = ts[:m.pos[2*r.spans-1]], m.pos[2*r.spans-2]
+		}
+		if r.check != "" && !x.valueIs(ts[n:], r.check) {
+			return false
 		}
 		done = r.read(x, s, v, ts, n, g, r.key)
 		return done
 	})
 	return done
 }
+
+// valueIs reports whether the value at the start of ts passes check: a
+// thing the lexicon knows ("known"), one known or written as a name
+// ("named"), one whose words are ("known-words"), or a known thing of one
+// category ("music").
+func (x *extraction) valueIs(ts []token, check string) bool {
+	if check == "known-words" {
+		return knownWords(ts)
+	}
+	val, m := x.readValue(ts, vThing)
+	if m == 0 {
+		return false
+	}
+	c, ok := CategoryOf(val)
+	switch check {
+	case "known":
+		return ok
+	case "named":
+		return ok || ts[0].capital || ts[0].kind == tQuote
+	}
+	return ok && c == check
+}
+
+// spanChecks are the tests a span opened with {:name must pass.
+var spanChecks = map[string]func(ts []token) bool{
+	// A value said first with a capital, as a name is: not "I", "It",
+	// "This", "My", "The", nor a subject's word.
+	"named-value": func(ts []token) bool {
+		return validValue(ts) && ts[0].capital && !subjectStopWords[ts[0].low] && !is(ts, 0, "i", "it", "this", "that", "my", "our", "the")
+	},
+	"some": func(ts []token) bool { return len(ts) > 0 },
+	// A value said first: not a pronoun, a determiner nor a subject's
+	// word ("it", "my", "the").
+	"value": func(v []token) bool {
+		return validValue(v) && !subjectStopWords[v[0].low] && !pronounValues[v[0].low] &&
+			!is(v, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your")
+	},
+	// Words naming a category of things: "editor", "shells".
+	"category": func(ts []token) bool { return knownCategories[categoryOfWords(ts)] },
+}
+
+// restReaders read the words after the match even when the rule marks
+// spans: the spans name the category and the old value of a switch.
+var restReaders = map[string]bool{"switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "value-noun": true}
