@@ -26,6 +26,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -666,11 +667,13 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 		if err := rows.Scan(&ns); err != nil {
 			return nil, fmt.Errorf("sqlite: namespaces: %w", err)
 		}
-		out = append(out, ns)
+		out = append(out, nsName(ns))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: namespaces: %w", mapErr(err))
 	}
+	// Sorted by name: the default namespace is stored as '', first.
+	slices.Sort(out)
 	return out, nil
 }
 
