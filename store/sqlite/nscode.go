@@ -10,7 +10,7 @@ import (
 // and nearly every index entry begins with its namespace, about fifteen
 // B-tree entries a note; a store that one user fills through the CLI,
 // serve or mcp without naming a namespace holds "default" in each of them
-// (7 bytes, ~1 MB at 10,000 notes). It is stored as ”, which takes no
+// (7 bytes, ~1 MB at 10,000 notes). It is stored as the empty text, which takes no
 // bytes and which no namespace can be (ValidateNamespace wants 1-64
 // characters); any other namespace is stored as it is. The form is a
 // function of the name alone, like an id's (ids.go), so equal namespaces

@@ -170,7 +170,7 @@ func namespaceCounts(t *testing.T, db *sql.DB) map[string]int {
 	return out
 }
 
-// The default namespace is stored as ”, every other as it is; each reads
+// The default namespace is stored as the empty text, every other as it is; each reads
 // back under its name, and neither sees the other's rows.
 func TestDefaultNamespaceStoredEmpty(t *testing.T) {
 	t.Parallel()
@@ -227,7 +227,7 @@ func (e *executor) execOneForTest(ctx context.Context, q string, args ...any) er
 }
 
 // Migration 0029: a file that holds the default namespace by its name
-// stores it as ” afterwards, every row reading back the same; other
+// stores it as the empty text afterwards, every row reading back the same; other
 // namespaces, the foreign keys and the file's integrity as they were.
 func TestMigrationDefaultNamespace(t *testing.T) {
 	t.Parallel()

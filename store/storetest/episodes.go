@@ -8,7 +8,7 @@ import (
 )
 
 // ns is the namespace most of the suite writes in: the default one, which
-// a store may keep in a form of its own (SQLite stores it as ”, see
+// a store may keep in a form of its own (SQLite stores it as the empty text, see
 // store/sqlite/nscode.go), so the suite holds that form to the same
 // contract; other namespaces are written by the isolation and shared-text
 // groups and by each backend's own tests.
