@@ -103,7 +103,10 @@ type app struct {
 	// synchronous is the store's synchronous level: defaultSync or
 	// MNEMON_SYNC, or what serve, worker and mcp were told with --sync.
 	synchronous string
-	store       memory.Store
+	// compactBytes is the store's Options.CompactOnClose: set by the
+	// long-running commands (serve, mcp), 0 for the others.
+	compactBytes int64
+	store        memory.Store
 	// opened is the store with what only its backend has (see backend.go).
 	opened *openedStore
 	engine *engine.Engine
@@ -163,7 +166,7 @@ func (a *app) openStore(ctx context.Context) error {
 			return &failure{msg: fmt.Sprintf("no database at %s; check the path, or create it by storing something (mnemon remember, capture or import)", abs), code: 1, err: err}
 		}
 	}
-	o, err := openDB(ctx, a.dbPath, sqlite.Options{Synchronous: a.synchronous, Existing: !a.creates, ReadOnly: a.readOnly})
+	o, err := openDB(ctx, a.dbPath, sqlite.Options{Synchronous: a.synchronous, Existing: !a.creates, ReadOnly: a.readOnly, CompactOnClose: a.compactBytes})
 	if err != nil {
 		return openFailed(a.dbPath, err)
 	}

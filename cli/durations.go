@@ -130,3 +130,21 @@ func syncLevel(v string) (string, error) {
 	}
 	return "", errors.New("use normal or full")
 }
+
+// defaultCompactOnExitMB is the largest SQLite file (MiB) serve and mcp
+// compact when they stop: a VACUUM of 64 MiB takes a second or two.
+const defaultCompactOnExitMB = 64
+
+// compactOnExit turns the compact_on_exit_mb setting (MiB; 0 the default,
+// -1 never) into the store's CompactOnClose.
+func compactOnExit(mb int) (int64, error) {
+	switch {
+	case mb == -1:
+		return 0, nil
+	case mb < 0:
+		return 0, usagef("compact_on_exit_mb %d (--compact-on-exit, MNEMON_COMPACT_ON_EXIT_MB): use a size in MiB, 0 for the default (%d) or -1 for never", mb, defaultCompactOnExitMB)
+	case mb == 0:
+		mb = defaultCompactOnExitMB
+	}
+	return int64(mb) << 20, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/mnemon-dev/mnemon/engine"
@@ -12,7 +13,7 @@ import (
 )
 
 func mcpCmd() *command {
-	var logLevel, sync string
+	var logLevel, sync, compact string
 	return &command{
 		name: "mcp", summary: "serve memory to an agent over MCP on stdin/stdout, bound to one namespace",
 		help: `Runs a Model Context Protocol server on stdin/stdout for an MCP client (Claude
@@ -28,6 +29,10 @@ anything else) and the server reads on. Logs go to stderr (stdout carries
 the protocol). The database is created on
 first write, like 'mnemon remember'. Writes made by other mnemon processes on
 the same file (a 'mnemon serve', say) are picked up within half a second.
+When the client closes stdin, a SQLite file of at most 64 MiB that this
+server wrote to is compacted if that gives back 2 % of it, as 'mnemon serve'
+does on stopping (--compact-on-exit MB or MNEMON_COMPACT_ON_EXIT_MB; -1
+never).
 
 Examples:
   mnemon mcp --namespace alice
@@ -38,6 +43,7 @@ Client configuration: see the README's "MCP" section.`,
 		flags: func(fs *flag.FlagSet, _ *options) {
 			fs.StringVar(&logLevel, "log-level", "", "debug, info, warn (default) or error")
 			fs.StringVar(&sync, "sync", "", "durability of a commit: normal (default) or full (env MNEMON_SYNC; see 'mnemon help serve')")
+			fs.StringVar(&compact, "compact-on-exit", "", "on exit, compact a SQLite file of at most `MB` MiB (see 'mnemon help serve'); -1 never (env MNEMON_COMPACT_ON_EXIT_MB; default 64)")
 		},
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
 			if len(args) > 0 {
@@ -49,6 +55,21 @@ Client configuration: see the README's "MCP" section.`,
 					return usagef("--sync %q: %v", sync, err)
 				}
 				a.synchronous = level
+			}
+			if compact == "" {
+				compact = a.env.Getenv("MNEMON_COMPACT_ON_EXIT_MB")
+			}
+			mb := 0
+			if compact != "" {
+				n, err := strconv.Atoi(compact)
+				if err != nil {
+					return usagef("--compact-on-exit %q: want a whole number of MiB", compact)
+				}
+				mb = n
+			}
+			var err error
+			if a.compactBytes, err = compactOnExit(mb); err != nil {
+				return err
 			}
 			if logLevel == "" {
 				logLevel = "warn"

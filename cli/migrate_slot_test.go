@@ -36,6 +36,7 @@ func TestMigrateSlotHashKeepsExport(t *testing.T) {
 		`ALTER TABLE memories DROP COLUMN slot_hash`,
 		`CREATE UNIQUE INDEX memories_slot ON memories (namespace, subject, "key", agent_id, user_id, project_id, session_id)`,
 	}, beforeMigration27...)
+	queries = append(beforeMigration29, queries...)
 	queries = append(queries, `DELETE FROM schema_migrations WHERE version >= 26`, `PRAGMA user_version = 25`)
 	for _, q := range queries {
 		if _, err := raw.ExecContext(t.Context(), q); err != nil {
@@ -62,6 +63,19 @@ func TestMigrateSlotHashKeepsExport(t *testing.T) {
 // beforeMigration27 takes the rows a few remembers write back to the forms
 // before SQLite migration 0027 (store/sqlite/migrations/0027_said_once.sql),
 // with the codes of store/sqlite/symcodes.go written out.
+// beforeMigration29 stores the default namespace by its name again, as
+// before 0029 (the foreign key from versions to memories is checked per
+// statement here).
+var beforeMigration29 = func() []string {
+	qs := []string{"PRAGMA foreign_keys = OFF"}
+	for _, table := range []string{"episodes", "memories", "versions", "admissions", "changes", "traces", "feedback",
+		"session_summaries", "episode_stubs", "procedure_uses", "procedure_cursor", "change_horizons", "episode_archive",
+		"extraction_backlog", "extraction_waiting", "api_keys"} {
+		qs = append(qs, `UPDATE `+table+` SET namespace = 'default' WHERE namespace = ''`)
+	}
+	return qs
+}()
+
 var beforeMigration27 = []string{
 	`DROP TRIGGER versions_unref_admissions`,
 	`UPDATE admissions SET version_id = (SELECT v.id FROM versions v WHERE v.namespace = admissions.namespace

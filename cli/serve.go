@@ -100,6 +100,9 @@ type serverConfig struct {
 	// unavailable (a duration; default 30s).
 	IndexMemoryMB int    `json:"index_memory_mb"`
 	MaxIndexLag   string `json:"max_index_lag"`
+	// CompactOnExitMB: the largest SQLite file, in MiB, compacted when
+	// the server stops (0: defaultCompactOnExitMB; -1: never).
+	CompactOnExitMB int `json:"compact_on_exit_mb"`
 	// maxIndexLagSecs is always nil: max_index_lag has no spelling in
 	// seconds (durationSetting wants one).
 	maxIndexLagSecs *float64
@@ -199,6 +202,7 @@ func loadServerConfig(path string, getenv func(string) string) (*serverConfig, e
 		{"MNEMON_DEDUPE_THRESHOLD", parseThreshold(&cfg.DedupeThreshold)},
 		{"MNEMON_HISTORY_KEEP", atoi(&cfg.HistoryKeep)},
 		{"MNEMON_INDEX_MEMORY_MB", atoi(&cfg.IndexMemoryMB)},
+		{"MNEMON_COMPACT_ON_EXIT_MB", atoi(&cfg.CompactOnExitMB)},
 		{"MNEMON_CONSOLIDATE_AFTER", func(v string) error { cfg.ConsolidateAfter = v; return nil }},
 		{"MNEMON_PURGE_AFTER", func(v string) error { cfg.PurgeAfter = v; return nil }},
 		{"MNEMON_LOG_FORMAT", func(v string) error { cfg.LogFormat = v; return nil }},
@@ -373,6 +377,7 @@ type serveOptions struct {
 	insecureOpen *bool // nil: not given
 	readOnly     *bool // nil: not given (serve only)
 	indexMemory  *int  // MiB; nil: not given
+	compact      *int  // MiB; nil: not given
 }
 
 // optBool is a boolean flag that remembers whether it was given, so that
@@ -462,7 +467,7 @@ MNEMON_CONSOLIDATE_AFTER, MNEMON_PURGE_AFTER, MNEMON_TRUST_FOLLOW_AT,
 MNEMON_TRUST_HINT_AT, MNEMON_SHUTDOWN_TIMEOUT, MNEMON_REQUEST_TIMEOUT,
 MNEMON_READ_TIMEOUT, MNEMON_WRITE_TIMEOUT, MNEMON_IDLE_TIMEOUT,
 MNEMON_JOB_TIMEOUT, MNEMON_JOB_RESCUE_AFTER, MNEMON_INDEX_MEMORY_MB,
-MNEMON_MAX_INDEX_LAG, then --config
+MNEMON_MAX_INDEX_LAG, MNEMON_COMPACT_ON_EXIT_MB, then --config
 FILE (JSON with the fields addr, db, workers, insecure_open, read_only, sync,
 log_format, log_level, shutdown_timeout, max_body_bytes,
 max_import_bytes, max_events, max_query_bytes, rate_per_second, rate_burst,
@@ -470,7 +475,15 @@ request_timeout, read_timeout, write_timeout, idle_timeout,
 job_max_attempts, job_timeout, job_rescue_after, maintain_every,
 dedupe_threshold, history_keep, consolidate_after, purge_after,
 summary_tokens, digest_tokens, trust_follow_at, trust_hint_at,
-index_memory_mb, max_index_lag, models).
+index_memory_mb, max_index_lag, compact_on_exit_mb, models).
+
+Compaction (--compact-on-exit MB, MNEMON_COMPACT_ON_EXIT_MB,
+"compact_on_exit_mb"): when serve stops, a SQLite file of at most MB MiB
+(default 64; -1 never) that this server wrote to is rewritten packed
+(VACUUM) if that gives back at least 2 % of it: indexes fill their pages to
+80-90 % as rows arrive. It takes about 0.4 s for 16 MB, holds no request
+(the server has stopped taking them), is cut off after 30 s, and a
+compaction cut short leaves the file as it was.
 
 Replicas: every server holds the search index of the namespaces it serves,
 at most index_memory_mb MiB of them (--index-memory; default 2048): past it,
@@ -552,6 +565,7 @@ Examples:
 			fs.StringVar(&so.logLevel, "log-level", "", "debug (a line for every request), info (default: refused, slow and failed requests), warn or error")
 			fs.StringVar(&so.pprof, "pprof", "", "serve Go's profiles (/debug/pprof/) on this loopback `HOST:PORT`, apart from the API")
 			fs.Var(optInt{&so.indexMemory}, "index-memory", "cap the in-process search indexes at `MB` MiB, evicting least recently used namespaces (default 2048)")
+			fs.Var(optInt{&so.compact}, "compact-on-exit", "on stopping, compact a SQLite file of at most `MB` MiB when that gives back 2 % of it (see Compaction above); -1 never (default 64)")
 		},
 		creates: true,
 		run: func(ctx context.Context, a *app, o *options, args []string) error {
@@ -592,6 +606,12 @@ func (a *app) serverConfig(so serveOptions) (*serverConfig, error) {
 	}
 	if so.indexMemory != nil {
 		cfg.IndexMemoryMB = *so.indexMemory
+	}
+	if so.compact != nil {
+		cfg.CompactOnExitMB = *so.compact
+	}
+	if a.compactBytes, err = compactOnExit(cfg.CompactOnExitMB); err != nil {
+		return nil, err
 	}
 	if cfg.Workers == nil {
 		n := 2

@@ -332,6 +332,36 @@ func TestServeConfigPrecedence(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// compact_on_exit_mb: the file, the environment and the flag, in that
+// order, give the store's CompactOnClose; 0 is the default, -1 never.
+func TestServeCompactOnExit(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "mnemon.json")
+	if err := os.WriteFile(file, []byte(`{"compact_on_exit_mb": 8}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		so   serveOptions
+		want int64
+	}{
+		{"default", nil, serveOptions{}, defaultCompactOnExitMB << 20},
+		{"file", nil, serveOptions{config: file}, 8 << 20},
+		{"env over file", map[string]string{"MNEMON_COMPACT_ON_EXIT_MB": "-1"}, serveOptions{config: file}, 0},
+		{"flag over env", map[string]string{"MNEMON_COMPACT_ON_EXIT_MB": "-1"}, serveOptions{config: file, compact: ptr(16)}, 16 << 20},
+		{"flag 0 is the default", nil, serveOptions{config: file, compact: ptr(0)}, defaultCompactOnExitMB << 20},
+	} {
+		a := &app{env: Env{Getenv: func(k string) string { return c.env[k] }}}
+		if _, err := a.serverConfig(c.so); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if a.compactBytes != c.want {
+			t.Errorf("%s: CompactOnClose %d, want %d", c.name, a.compactBytes, c.want)
+		}
+	}
+}
+
 func TestServeConfigErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -377,6 +407,10 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad MNEMON_SYNC", map[string]string{"MNEMON_SYNC": "off"}, []string{"worker"}, 2, []string{`MNEMON_SYNC="off": use normal or full`}},
 		{"bad MNEMON_SYNC for a one-shot command", map[string]string{"MNEMON_SYNC": "off"}, []string{"remember", "I prefer tea."}, 2, []string{`MNEMON_SYNC="off": use normal or full`}},
 		{"bad mcp --sync", nil, []string{"mcp", "--sync", "sometimes"}, 2, []string{`--sync "sometimes": use normal or full`}},
+		{"bad --compact-on-exit", nil, []string{"serve", "--compact-on-exit", "-2"}, 2, []string{"compact_on_exit_mb -2", "-1 for never"}},
+		{"bad MNEMON_COMPACT_ON_EXIT_MB", map[string]string{"MNEMON_COMPACT_ON_EXIT_MB": "big"}, []string{"serve"}, 2, []string{`MNEMON_COMPACT_ON_EXIT_MB="big"`}},
+		{"bad mcp --compact-on-exit", nil, []string{"mcp", "--compact-on-exit", "lots"}, 2, []string{`--compact-on-exit "lots": want a whole number of MiB`}},
+		{"bad mcp MNEMON_COMPACT_ON_EXIT_MB", map[string]string{"MNEMON_COMPACT_ON_EXIT_MB": "-7"}, []string{"mcp"}, 2, []string{"compact_on_exit_mb -7"}},
 		{"worker bad env", map[string]string{"MNEMON_WORKERS": "x"}, []string{"worker"}, 2, []string{`MNEMON_WORKERS="x"`}},
 		{"worker with no workers", nil, []string{"worker", "--workers", "0"}, 2, []string{"would run nothing"}},
 		{"negative --workers", nil, []string{"serve", "--workers", "-1"}, 2, []string{"workers -1: use 0 to 256"}},

@@ -29,19 +29,19 @@ const archiveChunk = 256
 
 const (
 	archiveCols     = `session_id, chunk, packed`
-	qArchiveLast    = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = ? AND session_id = ? ORDER BY chunk DESC LIMIT 1`
-	qArchiveSession = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = ? AND session_id = ? ORDER BY chunk`
+	qArchiveLast    = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = /*ns*/? AND session_id = ? ORDER BY chunk DESC LIMIT 1`
+	qArchiveSession = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = /*ns*/? AND session_id = ? ORDER BY chunk`
 	// A chunk's id and time ranges may overlap another's (sessions
 	// captured side by side), so a lookup reads every chunk whose range
 	// holds the value; the index walks only chunks ending after it.
-	qArchiveByID   = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = ? AND last_id >= ? AND first_id <= ?`
-	qArchiveByTime = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = ? AND last_at >= ? AND first_at <= ?`
-	qArchiveAll    = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = ? ORDER BY session_id, chunk`
+	qArchiveByID   = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = /*ns*/? AND last_id >= ? AND first_id <= ?`
+	qArchiveByTime = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = /*ns*/? AND last_at >= ? AND first_at <= ?`
+	qArchiveAll    = `SELECT ` + archiveCols + ` FROM episode_archive WHERE namespace = /*ns*/? ORDER BY session_id, chunk`
 	qPutArchive    = `INSERT INTO episode_archive (namespace, session_id, chunk, first_id, last_id, first_at, last_at, episodes, packed)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	VALUES (/*ns*/?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (namespace, session_id, chunk) DO UPDATE SET first_id = excluded.first_id, last_id = excluded.last_id,
 	  first_at = excluded.first_at, last_at = excluded.last_at, episodes = excluded.episodes, packed = excluded.packed`
-	qDeleteEpisode = `DELETE FROM episodes WHERE namespace = ? AND id = ?`
+	qDeleteEpisode = `DELETE FROM episodes WHERE namespace = /*ns*/? AND id = ?`
 )
 
 var archiveQueries = []string{qArchiveLast, qArchiveSession, qArchiveByID, qArchiveByTime, qPutArchive, qDeleteEpisode}
@@ -160,6 +160,7 @@ func archivePurgedRows(ctx context.Context, e *executor) error {
 			rows.Close()
 			return mapErr(err)
 		}
+		k[0] = nsName(k[0])
 		sessions = append(sessions, k)
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
@@ -167,7 +168,7 @@ func archivePurgedRows(ctx context.Context, e *executor) error {
 	}
 	for _, k := range sessions {
 		eps, err := collect(ctx, e, decodeEpisode, `SELECT `+episodeCols+` FROM episodes
-		WHERE namespace = ? AND session_id = ? AND content = '' ORDER BY occurred_at, id`, k[0], k[1])
+		WHERE namespace = /*ns*/? AND session_id = ? AND content = '' ORDER BY occurred_at, id`, k[0], k[1])
 		if err != nil {
 			return err
 		}

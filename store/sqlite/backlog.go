@@ -10,15 +10,15 @@ import (
 // The extraction backlog (see memory.ExtractionBacklog and migration 0005).
 
 const (
-	qWaitingJob    = `SELECT job_id FROM extraction_waiting WHERE namespace = ?`
-	qSetWaitingJob = `INSERT INTO extraction_waiting (namespace, job_id) VALUES (?, ?)
+	qWaitingJob    = `SELECT job_id FROM extraction_waiting WHERE namespace = /*ns*/?`
+	qSetWaitingJob = `INSERT INTO extraction_waiting (namespace, job_id) VALUES (/*ns*/?, ?)
 	ON CONFLICT (namespace) DO UPDATE SET job_id = excluded.job_id`
-	qQueueEpisode = `INSERT INTO extraction_backlog (namespace, episode_id, job_id) VALUES (?, ?, '')
+	qQueueEpisode = `INSERT INTO extraction_backlog (namespace, episode_id, job_id) VALUES (/*ns*/?, ?, '')
 	ON CONFLICT DO NOTHING`
-	qStopWaiting    = `DELETE FROM extraction_waiting WHERE namespace = ? AND job_id = ?`
-	qClaimUnclaimed = `UPDATE extraction_backlog SET job_id = ? WHERE namespace = ? AND job_id = ''`
-	qClaimed        = `SELECT episode_id FROM extraction_backlog WHERE namespace = ? AND job_id = ? ORDER BY seq`
-	qFinishEpisode  = `DELETE FROM extraction_backlog WHERE namespace = ? AND job_id = ? AND episode_id = ?`
+	qStopWaiting    = `DELETE FROM extraction_waiting WHERE namespace = /*ns*/? AND job_id = ?`
+	qClaimUnclaimed = `UPDATE extraction_backlog SET job_id = ? WHERE namespace = /*ns*/? AND job_id = ''`
+	qClaimed        = `SELECT episode_id FROM extraction_backlog WHERE namespace = /*ns*/? AND job_id = ? ORDER BY seq`
+	qFinishEpisode  = `DELETE FROM extraction_backlog WHERE namespace = /*ns*/? AND job_id = ? AND episode_id = ?`
 	qBacklogs       = `SELECT namespace, COUNT(*) FROM extraction_backlog GROUP BY namespace`
 )
 
@@ -184,7 +184,7 @@ func (s *Store) ExtractionBacklogs(ctx context.Context) (map[string]int, error) 
 		if err := rows.Scan(&ns, &n); err != nil {
 			return nil, fmt.Errorf("sqlite: extraction backlogs: %w", err)
 		}
-		out[ns] = n
+		out[nsName(ns)] = n
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: extraction backlogs: %w", mapErr(err))

@@ -16,25 +16,25 @@ const (
 	// (namespace, seq), WITHOUT ROWID); the probe reads the leaf the insert
 	// writes. Writers are serialised, so two cannot take the same number.
 	qInsertChange = `INSERT INTO changes (namespace, seq, version_id, updated_at)
-	VALUES (?1, coalesce((SELECT max(seq) FROM changes WHERE namespace = ?1), 0) + 1, ?2, ?3)`
+	VALUES (?1, coalesce((SELECT max(seq) FROM changes WHERE namespace = /*ns*/?1), 0) + 1, ?2, ?3)`
 	// One statement reads the horizon with the entries, so a prune cannot
 	// slip between the two: a row with seq -1 says entries after the
 	// position asked for were pruned.
 	qListChanges = `SELECT seq, version_id, updated_at FROM changes
-	WHERE namespace = ? AND seq > ?
+	WHERE namespace = /*ns*/? AND seq > ?
 	UNION ALL
-	SELECT -1, '', 0 FROM change_horizons WHERE namespace = ? AND pruned_through > ?
+	SELECT -1, '', 0 FROM change_horizons WHERE namespace = /*ns*/? AND pruned_through > ?
 	ORDER BY 1 LIMIT ?`
 	// The newest entry written before the cutoff, but never the namespace's
 	// newest: sequence numbers are the namespace's max + 1, so keeping the
 	// newest row keeps them from being handed out again.
 	qPruneCut = `SELECT COALESCE(MAX(seq), 0) FROM changes
-	WHERE namespace = ? AND updated_at < ?
-	  AND seq < (SELECT MAX(seq) FROM changes WHERE namespace = ?)`
-	qPruneChanges = `DELETE FROM changes WHERE namespace = ? AND seq <= ?`
-	qPutHorizon   = `INSERT INTO change_horizons (namespace, pruned_through) VALUES (?, ?)
+	WHERE namespace = /*ns*/? AND updated_at < ?
+	  AND seq < (SELECT MAX(seq) FROM changes WHERE namespace = /*ns*/?)`
+	qPruneChanges = `DELETE FROM changes WHERE namespace = /*ns*/? AND seq <= ?`
+	qPutHorizon   = `INSERT INTO change_horizons (namespace, pruned_through) VALUES (/*ns*/?, ?)
 	ON CONFLICT (namespace) DO UPDATE SET pruned_through = MAX(pruned_through, excluded.pruned_through)`
-	qLastChange = `SELECT COALESCE(MAX(seq), 0) FROM changes WHERE namespace = ?`
+	qLastChange = `SELECT COALESCE(MAX(seq), 0) FROM changes WHERE namespace = /*ns*/?`
 )
 
 var changeQueries = []string{qInsertChange, qListChanges, qLastChange, qPruneCut, qPruneChanges, qPutHorizon}

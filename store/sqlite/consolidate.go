@@ -19,57 +19,57 @@ const (
 	// ones; both groupings walk an index that covers what they read.
 	qGetSession = `SELECT session_id, SUM(n), MIN(first_at), MAX(last_at) FROM (
 	  SELECT session_id, COUNT(*) AS n, MIN(occurred_at) AS first_at, MAX(occurred_at) AS last_at
-	  FROM episodes WHERE namespace = ?1 AND session_id = ?2 AND session_id <> '' GROUP BY session_id
+	  FROM episodes WHERE namespace = /*ns*/?1 AND session_id = ?2 AND session_id <> '' GROUP BY session_id
 	  UNION ALL
 	  SELECT session_id, SUM(episodes), MIN(first_at), MAX(last_at)
-	  FROM episode_archive WHERE namespace = ?1 AND session_id = ?2 GROUP BY session_id)
+	  FROM episode_archive WHERE namespace = /*ns*/?1 AND session_id = ?2 GROUP BY session_id)
 	GROUP BY session_id`
 	qDueSessions = `SELECT s.session_id, SUM(s.n), MIN(s.first_at), MAX(s.last_at) FROM (
 	  SELECT session_id, COUNT(*) AS n, MIN(occurred_at) AS first_at, MAX(occurred_at) AS last_at
-	  FROM episodes WHERE namespace = ?1 AND session_id != '' GROUP BY session_id
+	  FROM episodes WHERE namespace = /*ns*/?1 AND session_id != '' GROUP BY session_id
 	  UNION ALL
 	  SELECT session_id, SUM(episodes), MIN(first_at), MAX(last_at)
-	  FROM episode_archive WHERE namespace = ?1 AND session_id != '' GROUP BY session_id) s
+	  FROM episode_archive WHERE namespace = /*ns*/?1 AND session_id != '' GROUP BY session_id) s
 	GROUP BY s.session_id
 	HAVING MAX(s.last_at) < ?2
 	   AND SUM(s.n) != COALESCE((SELECT m.episodes FROM session_summaries m
-	                             WHERE m.namespace = ?1 AND m.session_id = s.session_id), -1)
+	                             WHERE m.namespace = /*ns*/?1 AND m.session_id = s.session_id), -1)
 	ORDER BY MAX(s.last_at), s.session_id
 	LIMIT ?3`
 
 	summaryCols           = `namespace, session_id, memory_id, version_id, episodes, last_at, consolidated_at, folded`
-	qGetSessionSummary    = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = ? AND session_id = ?`
-	qListSessionSummaries = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = ?
+	qGetSessionSummary    = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = /*ns*/? AND session_id = ?`
+	qListSessionSummaries = `SELECT ` + summaryCols + ` FROM session_summaries WHERE namespace = /*ns*/?
 	ORDER BY session_id LIMIT ?`
-	qPutSessionSummary = `INSERT INTO session_summaries (` + summaryCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	qPutSessionSummary = `INSERT INTO session_summaries (` + summaryCols + `) VALUES (/*ns*/?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (namespace, session_id) DO UPDATE SET memory_id = excluded.memory_id,
 	  version_id = excluded.version_id, episodes = excluded.episodes, last_at = excluded.last_at,
 	  consolidated_at = excluded.consolidated_at, folded = excluded.folded`
 	// A session is foldable once it has no live episode row: every one
 	// was purged into the archive (episodes_by_session answers).
 	qFoldableSessions = `SELECT ` + summaryCols + ` FROM session_summaries s
-	WHERE s.namespace = ?1 AND s.folded = 0 AND s.last_at < ?2
-	  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.namespace = ?1 AND e.session_id = s.session_id
+	WHERE s.namespace = /*ns*/?1 AND s.folded = 0 AND s.last_at < ?2
+	  AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.namespace = /*ns*/?1 AND e.session_id = s.session_id
 	                  AND e.session_id <> '')
 	ORDER BY s.last_at, s.session_id LIMIT ?3`
 	qFoldSessions = `UPDATE session_summaries SET memory_id = ?1, version_id = ?2, folded = 1
-	WHERE namespace = ?3 AND (memory_id = ?1 OR session_id IN (SELECT value FROM json_each(?4)))`
+	WHERE namespace = /*ns*/?3 AND (memory_id = ?1 OR session_id IN (SELECT value FROM json_each(?4)))`
 
-	qDeleteSlotVersions    = `DELETE FROM versions WHERE namespace = ? AND memory_id = ? RETURNING id`
-	qDeleteSlotAdmissions  = `DELETE FROM admissions WHERE namespace = ?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2 AND memory_id <> ''`
-	qDeleteSlotFeedback    = `DELETE FROM feedback WHERE namespace = ? AND memory_id = ?`
-	qDeleteSlot            = `DELETE FROM memories WHERE namespace = ? AND id = ?`
-	qDeleteVersion         = `DELETE FROM versions WHERE namespace = ? AND id = ? RETURNING memory_id`
-	qDeleteVersionFeedback = `DELETE FROM feedback WHERE namespace = ? AND version_id = ?`
+	qDeleteSlotVersions    = `DELETE FROM versions WHERE namespace = /*ns*/? AND memory_id = ? RETURNING id`
+	qDeleteSlotAdmissions  = `DELETE FROM admissions WHERE namespace = /*ns*/?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2 AND memory_id <> ''`
+	qDeleteSlotFeedback    = `DELETE FROM feedback WHERE namespace = /*ns*/? AND memory_id = ?`
+	qDeleteSlot            = `DELETE FROM memories WHERE namespace = /*ns*/? AND id = ?`
+	qDeleteVersion         = `DELETE FROM versions WHERE namespace = /*ns*/? AND id = ? RETURNING memory_id`
+	qDeleteVersionFeedback = `DELETE FROM feedback WHERE namespace = /*ns*/? AND version_id = ?`
 
 	stubCols = `namespace, episode_id, session_id, version_id, summary_memory_id, content_hash,
 	occurred_at, summarised_at, check_at, forgotten_at, retention, purged_at`
-	qAddStub = `INSERT INTO episode_stubs (` + stubCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	qAddStub = `INSERT INTO episode_stubs (` + stubCols + `) VALUES (/*ns*/?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (namespace, episode_id) DO NOTHING`
 	qUpdateStub = `UPDATE episode_stubs SET summary_memory_id = ?, check_at = ?, forgotten_at = ?,
-	retention = ?, purged_at = ? WHERE namespace = ? AND episode_id = ?`
+	retention = ?, purged_at = ? WHERE namespace = /*ns*/? AND episode_id = ?`
 
-	qDeleteStub = `DELETE FROM episode_stubs WHERE namespace = ? AND episode_id = ?`
+	qDeleteStub = `DELETE FROM episode_stubs WHERE namespace = /*ns*/? AND episode_id = ?`
 )
 
 // The purge's statements name kind and extractor in their stored forms
@@ -77,16 +77,16 @@ const (
 var (
 	// The episodic version goes, then its slot if no version is left in it
 	// (an episodic slot holds exactly one).
-	qPurgeVersion = `DELETE FROM versions WHERE namespace = ? AND id = ? AND kind = ` + symLiteral(string(memory.KindEpisodic)) + ` RETURNING memory_id`
-	qPurgeSlot    = `DELETE FROM memories WHERE namespace = ? AND id = ? AND kind = ` + symLiteral(string(memory.KindEpisodic)) + `
-	AND NOT EXISTS (SELECT 1 FROM versions WHERE namespace = ? AND memory_id = ?)`
+	qPurgeVersion = `DELETE FROM versions WHERE namespace = /*ns*/? AND id = ? AND kind = ` + symLiteral(string(memory.KindEpisodic)) + ` RETURNING memory_id`
+	qPurgeSlot    = `DELETE FROM memories WHERE namespace = /*ns*/? AND id = ? AND kind = ` + symLiteral(string(memory.KindEpisodic)) + `
+	AND NOT EXISTS (SELECT 1 FROM versions WHERE namespace = /*ns*/? AND memory_id = ?)`
 )
 
 // An episode's own admissions (extractor "episode": its admission and
 // the duplicates recognised as it) copied its text, and so did the
 // candidates drawn from it that no version keeps (rejected, deferred):
 // they go. The admissions of facts stay: their content is the fact's.
-var qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = ?1 AND substr(episode_id, -8) = substr(?2, -8) AND episode_id = ?2
+var qPurgeAdmissions = `DELETE FROM admissions WHERE namespace = /*ns*/?1 AND substr(episode_id, -8) = substr(?2, -8) AND episode_id = ?2
 	AND (extractor = ` + symLiteral("episode") + ` OR decision IN (` + decisions.literal(string(memory.AdmitReject)) + `, ` + decisions.literal(string(memory.AdmitDefer)) + `))`
 
 func decodeSession(d *decoder) memory.SessionInfo {
@@ -95,14 +95,14 @@ func decodeSession(d *decoder) memory.SessionInfo {
 
 func decodeSessionSummary(d *decoder) *memory.SessionSummary {
 	return &memory.SessionSummary{
-		Namespace: d.sym(), SessionID: d.str(), MemoryID: d.str(), VersionID: d.str(),
+		Namespace: d.ns(), SessionID: d.str(), MemoryID: d.str(), VersionID: d.str(),
 		Episodes: int(d.int()), LastAt: d.time(), ConsolidatedAt: d.time(), Folded: d.int() != 0,
 	}
 }
 
 func decodeStub(d *decoder) *memory.EpisodeStub {
 	return &memory.EpisodeStub{
-		Namespace: d.sym(), EpisodeID: d.str(), SessionID: d.str(), VersionID: d.str(),
+		Namespace: d.ns(), EpisodeID: d.str(), SessionID: d.str(), VersionID: d.str(),
 		SummaryMemoryID: d.str(), ContentHash: d.str(), OccurredAt: d.time(), SummarisedAt: d.time(),
 		CheckAt: d.time(), ForgottenAt: d.timePtr(), Retention: d.float(), PurgedAt: d.timePtr(),
 	}
@@ -296,7 +296,7 @@ func listStubsQuery(p memory.ListEpisodeStubsParams) (string, []any, error) {
 		return "", nil, c.err
 	}
 	w.args = append(w.args, limitArg(p.Limit))
-	return `SELECT ` + stubCols + ` FROM episode_stubs WHERE namespace = ?` + w.sb.String() + order + ` LIMIT ?`, w.args, w.err
+	return `SELECT ` + stubCols + ` FROM episode_stubs WHERE namespace = /*ns*/?` + w.sb.String() + order + ` LIMIT ?`, w.args, w.err
 }
 
 func (e *executor) ListEpisodeStubs(ctx context.Context, p memory.ListEpisodeStubsParams) ([]*memory.EpisodeStub, error) {

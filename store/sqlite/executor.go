@@ -110,6 +110,7 @@ var (
 
 func (e *executor) query(ctx context.Context, q string, args ...any) (rowSet, error) {
 	e.forgetTexts(q) // DELETE ... RETURNING runs here
+	args = bindNamespaces(q, args)
 	if e.raw != nil {
 		if err := e.rawReady(ctx); err != nil {
 			return nil, err
@@ -144,6 +145,7 @@ func (e *executor) query(ctx context.Context, q string, args ...any) (rowSet, er
 
 func (e *executor) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	e.forgetTexts(q)
+	args = bindNamespaces(q, args)
 	if e.raw != nil {
 		if err := e.rawReady(ctx); err != nil {
 			return nil, err
@@ -293,14 +295,14 @@ const episodeCols = `namespace, id, agent_id, user_id, project_id, session_id, k
 
 const (
 	qInsertEpisode = `INSERT INTO episodes (` + episodeCols + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qGetEpisode   = `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = ? AND id = ?`
-	qScanEpisodes = `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = ? ORDER BY id`
+	VALUES (/*ns*/?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qGetEpisode   = `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = /*ns*/? AND id = ?`
+	qScanEpisodes = `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = /*ns*/? ORDER BY id`
 )
 
 func decodeEpisode(d *decoder) *memory.Episode {
 	ep := &memory.Episode{
-		Namespace: d.sym(),
+		Namespace: d.ns(),
 		ID:        d.id(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:      memory.EpisodeKind(d.episodeKind()),
@@ -409,7 +411,7 @@ func listEpisodesQuery(p memory.ListEpisodesParams) (string, []any, error) {
 		// key and sorted.
 		order = ` ORDER BY +occurred_at, id`
 	}
-	return `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = ?` + w.sb.String() +
+	return `SELECT ` + episodeCols + ` FROM episodes WHERE namespace = /*ns*/?` + w.sb.String() +
 		order + ` LIMIT ?`, w.args, w.err
 }
 
@@ -500,20 +502,20 @@ const memoryCols = `namespace, id, agent_id, user_id, project_id, session_id, ki
 	created_at, updated_at`
 
 const (
-	qInsertMemory = `INSERT INTO memories (` + memoryCols + `, slot_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qGetMemory    = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = ? AND id = ?`
+	qInsertMemory = `INSERT INTO memories (` + memoryCols + `, slot_hash) VALUES (/*ns*/?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qGetMemory    = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = /*ns*/? AND id = ?`
 	// A slot is found by its hash (memories_slot, migration 0026) and
 	// compared whole on the row. Without statistics the planner would walk
 	// the namespace in the primary key instead.
 	qFindMemory = `SELECT ` + memoryCols + ` FROM memories INDEXED BY memories_slot
-	WHERE namespace = ? AND slot_hash = ? AND subject = ? AND "key" = ?
+	WHERE namespace = /*ns*/? AND slot_hash = ? AND subject = ? AND "key" = ?
 	  AND agent_id = ? AND user_id = ? AND project_id = ? AND session_id = ?`
-	qScanMemories = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = ? ORDER BY id`
+	qScanMemories = `SELECT ` + memoryCols + ` FROM memories WHERE namespace = /*ns*/? ORDER BY id`
 )
 
 func decodeMemory(d *decoder) *memory.Memory {
 	m := &memory.Memory{
-		Namespace: d.sym(),
+		Namespace: d.ns(),
 		ID:        d.id(),
 		Scope:     memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
 		Kind:      memory.Kind(d.code()),
@@ -625,10 +627,10 @@ func (e *executor) noteFreeSlot(p memory.FindMemoryParams) {
 const (
 	qSlot = `SELECT ` + memoryCols + `,
 	(SELECT max(s.seq) FROM versions s WHERE s.namespace = memories.namespace AND s.memory_id = memories.id)
-	FROM memories INDEXED BY memories_slot WHERE namespace = ? AND slot_hash = ? AND subject = ? AND "key" = ?
+	FROM memories INDEXED BY memories_slot WHERE namespace = /*ns*/? AND slot_hash = ? AND subject = ? AND "key" = ?
 	  AND agent_id = ? AND user_id = ? AND project_id = ? AND session_id = ?`
 	qSlotLive = `SELECT ` + versionColsLean + ` FROM versions
-	WHERE namespace = ? AND memory_id = ? AND +status IN ('active', 'contested')
+	WHERE namespace = /*ns*/? AND memory_id = ? AND +status IN ('active', 'contested')
 	ORDER BY recorded_at, id`
 )
 
@@ -760,7 +762,7 @@ const (
 
 const (
 	qInsertVersion = `INSERT INTO versions (` + versionWriteCols + `) VALUES (
-	?, ?, ?, ?, ?, ?, ?, ?,
+	/*ns*/?, ?, ?, ?, ?, ?, ?, ?,
 	?, ?, ?, ?, ?, ?, ?,
 	?, ?, ?, ?, ?,
 	?, ?, ?,
@@ -776,9 +778,9 @@ const (
 	reinforcement_count = ?, failure_count = ?,
 	evidence_episode_ids = ?, evidence_spans = ?, updated_at = iif(? = recorded_at, 0, ?),
 	shared = nullif(coalesce(shared, 0) & ~736 | ? | iif(? = recorded_at, 512, 0), 0)
-	WHERE namespace = ? AND id = ?`
-	qGetVersion   = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? AND id = ?`
-	qScanVersions = `SELECT ` + versionCols + ` FROM versions WHERE namespace = ? ORDER BY id`
+	WHERE namespace = /*ns*/? AND id = ?`
+	qGetVersion   = `SELECT ` + versionCols + ` FROM versions WHERE namespace = /*ns*/? AND id = ?`
+	qScanVersions = `SELECT ` + versionCols + ` FROM versions WHERE namespace = /*ns*/? ORDER BY id`
 	// qStreamVersions is StreamVersions': the versions a search index
 	// holds, versionCols' columns with a shared text and vector read
 	// through one join on the version holding them rather than a subquery
@@ -801,7 +803,7 @@ const (
 	LEFT JOIN memories m ON v.shared & 4 AND m.namespace = v.namespace AND m.id = v.memory_id
 	LEFT JOIN episodes ve ON v.shared & 8 AND ve.namespace = v.namespace AND ve.id = iif(typeof(v.evidence_episode_ids) = 'blob', substr(v.evidence_episode_ids, 1, 16), v.evidence_episode_ids ->> 0)
 	LEFT JOIN episodes se ON s.shared & 8 AND se.namespace = s.namespace AND se.id = iif(typeof(s.evidence_episode_ids) = 'blob', substr(s.evidence_episode_ids, 1, 16), s.evidence_episode_ids ->> 0)
-	WHERE v.namespace = ? AND v.status NOT IN ('deleted', 'quarantined') ORDER BY v.id`
+	WHERE v.namespace = /*ns*/? AND v.status NOT IN ('deleted', 'quarantined') ORDER BY v.id`
 	// streamContent is versionContentExpr over qStreamVersions' joins.
 	streamContent = `CASE WHEN v.shared & 2 THEN (CASE WHEN s.shared & 8 THEN coalesce(se.content, '') ELSE s.content END)
 	WHEN v.shared & 8 THEN coalesce(ve.content, '') ELSE v.content END`
@@ -811,7 +813,7 @@ func decodeVersion(d *decoder) *memory.Version {
 	const valueCol = 12 // NULL: the value is the content (shared bit 1)
 	valueIsContent := d.i+valueCol < d.n && d.src.kind(d.i+valueCol) == kindNull
 	v := &memory.Version{
-		Namespace:          d.sym(),
+		Namespace:          d.ns(),
 		ID:                 d.id(),
 		MemoryID:           d.id(),
 		Seq:                int(d.int()),
@@ -1021,7 +1023,7 @@ func (e *executor) UpdateVersionState(ctx context.Context, v *memory.Version) er
 // them copied first (trigger versions_unshare_on_embedding).
 const qSetEmbedding = `UPDATE versions SET embedding = ?, prov_embedder = ?, prov_embedder_dim = ?,
 	content = ` + versionContentExpr + `, same_as = NULL, shared = versions.shared & ~10
-	WHERE namespace = ? AND id = ?`
+	WHERE namespace = /*ns*/? AND id = ?`
 
 // minEpisodeText is the shortest content a version refers to its episode
 // for rather than storing it (shared bit 8): below it the entry in
@@ -1031,7 +1033,7 @@ const minEpisodeText = 48
 // qOwnEpisodeText gives a version that refers to its first evidence
 // episode's text its own copy before an update names another episode first.
 const qOwnEpisodeText = `UPDATE versions SET content = ` + versionEpisodeText + `, shared = versions.shared & ~8
-	WHERE namespace = ?1 AND id = ?2 AND versions.shared & 8
+	WHERE namespace = /*ns*/?1 AND id = ?2 AND versions.shared & 8
 	  AND (iif(typeof(versions.evidence_episode_ids) = 'blob', substr(versions.evidence_episode_ids, 1, 16), versions.evidence_episode_ids ->> 0))
 	  IS NOT iif(typeof(?3) = 'blob', substr(?3, 1, 16), ?3 ->> 0)`
 
@@ -1120,10 +1122,10 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 		// (migration 0026); with one of them the namespace's memories are
 		// walked, comparing it on each row.
 		if p.Subject != "" && p.Key != "" {
-			w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories INDEXED BY memories_slot WHERE namespace = ? AND slot_hash = ?")
+			w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories INDEXED BY memories_slot WHERE namespace = /*ns*/? AND slot_hash = ?")
 			w.args = append(w.args, p.Namespace, slotHash(p.Subject, p.Key))
 		} else {
-			w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories WHERE namespace = ?")
+			w.sb.WriteString(" AND memory_id IN (SELECT id FROM memories WHERE namespace = /*ns*/?")
 			w.args = append(w.args, p.Namespace)
 		}
 		if p.Subject != "" {
@@ -1147,7 +1149,7 @@ func listVersionsQuery(p memory.ListVersionsParams) (string, []any, error) {
 	if p.WithoutEmbeddings {
 		cols = versionColsLean
 	}
-	return `SELECT ` + cols + ` FROM versions WHERE namespace = ?` + w.sb.String() +
+	return `SELECT ` + cols + ` FROM versions WHERE namespace = /*ns*/?` + w.sb.String() +
 		` ORDER BY recorded_at, id LIMIT ?`, w.args, w.err
 }
 
@@ -1210,7 +1212,7 @@ func pageVersionsQuery(p memory.PageVersionsParams) (string, []any, error) {
 		return "", nil, c.err
 	}
 	w.args = append(w.args, max(p.Limit, 1))
-	return `SELECT ` + versionColsLean + ` FROM versions INDEXED BY versions_by_recency WHERE namespace = ? AND kind <> ''` +
+	return `SELECT ` + versionColsLean + ` FROM versions INDEXED BY versions_by_recency WHERE namespace = /*ns*/? AND kind <> ''` +
 		w.sb.String() + ` ORDER BY recorded_at DESC, id DESC LIMIT ?`, w.args, w.err
 }
 
@@ -1232,7 +1234,7 @@ func (e *executor) PageVersions(ctx context.Context, p memory.PageVersionsParams
 // 64). INDEXED BY makes the query fail rather than fall back to reading
 // every live version.
 const qUnsettledVersions = `SELECT ` + versionColsLean + ` FROM versions INDEXED BY versions_unsettled
-	WHERE namespace = ? AND status IN ('active', 'contested') AND (usefulness <> iif(shared & 64, 0, 0.5) OR valid_to IS NOT NULL OR status = 'contested')`
+	WHERE namespace = /*ns*/? AND status IN ('active', 'contested') AND (usefulness <> iif(shared & 64, 0, 0.5) OR valid_to IS NOT NULL OR status = 'contested')`
 
 func (e *executor) ListUnsettledVersions(ctx context.Context, p memory.ScanParams) ([]*memory.Version, error) {
 	out, err := e.listUnsettledVersions(ctx, p)
@@ -1314,17 +1316,17 @@ const (
 	qInsertAdmission = `INSERT INTO admissions (` + admissionWriteCols + `) SELECT
 	?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN e.content IS NULL THEN ?9 ELSE '' END, ?10, ?11,
 	CASE WHEN e.content IS NOT NULL THEN 1 END, ?13
-	FROM (SELECT 1) LEFT JOIN episodes e ON e.namespace = ?1 AND e.id = ?12 AND e.content = ?9`
+	FROM (SELECT 1) LEFT JOIN episodes e ON e.namespace = /*ns*/?1 AND e.id = ?12 AND e.content = ?9`
 	// qInsertAdmissionValues stores the arguments as they are, for when
 	// the join's outcome is known without it (createAdmissions).
 	qInsertAdmissionValues = `INSERT INTO admissions (` + admissionWriteCols + `) VALUES
-	(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`
-	qScanAdmissions = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = ? ORDER BY created_at, id`
+	(/*ns*/?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`
+	qScanAdmissions = `SELECT ` + admissionCols + ` FROM admissions WHERE namespace = /*ns*/? ORDER BY created_at, id`
 )
 
 func decodeAdmission(d *decoder) *memory.Admission {
 	a := &memory.Admission{
-		Namespace: d.sym(),
+		Namespace: d.ns(),
 		ID:        d.id(),
 		EpisodeID: d.id(),
 		MemoryID:  d.id(),
@@ -1431,7 +1433,7 @@ func listAdmissionsQuery(p memory.ListAdmissionsParams) (string, []any, error) {
 	case p.EpisodeID != "":
 		from += ` INDEXED BY admissions_by_episode`
 	}
-	return `SELECT ` + admissionCols + from + ` WHERE namespace = ?` + w.sb.String() +
+	return `SELECT ` + admissionCols + from + ` WHERE namespace = /*ns*/?` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
 }
 
@@ -1458,14 +1460,14 @@ var traceColsLean = strings.Replace(traceCols, " items,", " X'6E756C6C',", 1) //
 
 const (
 	qInsertTrace = `INSERT INTO traces (` + traceCols + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qGetTrace   = `SELECT ` + traceCols + ` FROM traces WHERE namespace = ? AND id = ?`
-	qScanTraces = `SELECT ` + traceCols + ` FROM traces WHERE namespace = ? ORDER BY created_at, id`
+	VALUES (/*ns*/?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qGetTrace   = `SELECT ` + traceCols + ` FROM traces WHERE namespace = /*ns*/? AND id = ?`
+	qScanTraces = `SELECT ` + traceCols + ` FROM traces WHERE namespace = /*ns*/? ORDER BY created_at, id`
 )
 
 func decodeTrace(d *decoder) *memory.Trace {
 	t := &memory.Trace{
-		Namespace:      d.sym(),
+		Namespace:      d.ns(),
 		ID:             d.str(),
 		Query:          d.str(),
 		Scope:          memory.Scope{AgentID: d.sym(), UserID: d.sym(), ProjectID: d.sym(), SessionID: d.sym()},
@@ -1540,7 +1542,7 @@ func listTracesQuery(p memory.ListTracesParams) (string, []any, error) {
 	if p.WithoutItems {
 		cols = traceColsLean
 	}
-	return `SELECT ` + cols + ` FROM traces WHERE namespace = ?` + w.sb.String() +
+	return `SELECT ` + cols + ` FROM traces WHERE namespace = /*ns*/?` + w.sb.String() +
 		` ORDER BY created_at DESC, id DESC LIMIT ?`, w.args, w.err
 }
 
@@ -1564,14 +1566,14 @@ func (e *executor) ListTraces(ctx context.Context, p memory.ListTracesParams) ([
 // over the primary key (no index holds the active versions alone; reading
 // the rows to group them would read every version's page).
 const qStats = `
-SELECT 'episodes', '', count(*) FROM episodes WHERE namespace = ?1
-UNION ALL SELECT 'episodes', 'archived', coalesce(sum(episodes), 0) FROM episode_archive WHERE namespace = ?1
-UNION ALL SELECT 'memories', '', count(*) FROM memories WHERE namespace = ?1
-UNION ALL SELECT 'admissions', '', count(*) FROM admissions WHERE namespace = ?1
-UNION ALL SELECT 'traces', '', count(*) FROM traces WHERE namespace = ?1
-UNION ALL SELECT 'versions', status, count(*) FROM versions WHERE namespace = ?1 AND status <> 'active' GROUP BY status
-UNION ALL SELECT 'versions', 'active', count(*) - (SELECT count(*) FROM versions WHERE namespace = ?1 AND status <> 'active')
-  FROM versions WHERE namespace = ?1 HAVING count(*) > (SELECT count(*) FROM versions WHERE namespace = ?1 AND status <> 'active')`
+SELECT 'episodes', '', count(*) FROM episodes WHERE namespace = /*ns*/?1
+UNION ALL SELECT 'episodes', 'archived', coalesce(sum(episodes), 0) FROM episode_archive WHERE namespace = /*ns*/?1
+UNION ALL SELECT 'memories', '', count(*) FROM memories WHERE namespace = /*ns*/?1
+UNION ALL SELECT 'admissions', '', count(*) FROM admissions WHERE namespace = /*ns*/?1
+UNION ALL SELECT 'traces', '', count(*) FROM traces WHERE namespace = /*ns*/?1
+UNION ALL SELECT 'versions', status, count(*) FROM versions WHERE namespace = /*ns*/?1 AND status <> 'active' GROUP BY status
+UNION ALL SELECT 'versions', 'active', count(*) - (SELECT count(*) FROM versions WHERE namespace = /*ns*/?1 AND status <> 'active')
+  FROM versions WHERE namespace = /*ns*/?1 HAVING count(*) > (SELECT count(*) FROM versions WHERE namespace = /*ns*/?1 AND status <> 'active')`
 
 func (e *executor) Stats(ctx context.Context, p memory.StatsParams) (*memory.Stats, error) {
 	st, err := e.stats(ctx, p)

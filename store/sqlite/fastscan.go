@@ -281,7 +281,7 @@ func fastScan[T any](ctx context.Context, pool *fastPool, q, ns string, decode f
 	if err != nil {
 		return mapErr(err)
 	}
-	rows, err := c.query(q, ns)
+	rows, err := c.query(q, nsArg(ns))
 	if err != nil {
 		c.close() // not knowing what state it is in, keep none
 		return mapErr(err)

@@ -14,11 +14,11 @@ const feedbackCols = `namespace, id, retrieval_id, memory_id, version_id, outcom
 	trust_before, trust_after, status_after, created_at`
 
 const qInsertFeedback = `INSERT INTO feedback (` + feedbackCols + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (/*ns*/?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func decodeFeedback(d *decoder) *memory.Feedback {
 	f := &memory.Feedback{
-		Namespace:   d.sym(),
+		Namespace:   d.ns(),
 		ID:          d.str(),
 		RetrievalID: d.str(),
 		MemoryID:    d.str(),
@@ -118,7 +118,7 @@ func listFeedbackQuery(p memory.ListFeedbackParams) (string, []any, error) {
 		w.eq("version_id", p.VersionID)
 	}
 	w.args = append(w.args, limitArg(p.Limit))
-	return `SELECT ` + feedbackCols + ` FROM feedback WHERE namespace = ?` + w.sb.String() +
+	return `SELECT ` + feedbackCols + ` FROM feedback WHERE namespace = /*ns*/?` + w.sb.String() +
 		` ORDER BY created_at, id LIMIT ?`, w.args, w.err
 }
 

@@ -15,7 +15,7 @@ const (
 	// grouping walks versions_not_active in memory order (status <> 'active'
 	// lets the planner use that partial index).
 	qHistoryOver = `SELECT memory_id FROM versions
-	WHERE namespace = ? AND status = 'superseded' AND status <> 'active'
+	WHERE namespace = /*ns*/? AND status = 'superseded' AND status <> 'active'
 	GROUP BY memory_id HAVING COUNT(*) > ?
 	ORDER BY memory_id LIMIT ?`
 	// The newest are the latest observed (then the latest written): a late
@@ -24,12 +24,12 @@ const (
 	// "+status" keeps the planner on the memory's own versions
 	// (namespace, memory_id).
 	qHistoryDelete = `DELETE FROM versions
-	WHERE namespace = ? AND memory_id = ? AND +status = 'superseded'
+	WHERE namespace = /*ns*/? AND memory_id = ? AND +status = 'superseded'
 	  AND id NOT IN (SELECT id FROM versions
-	                 WHERE namespace = ? AND memory_id = ? AND +status = 'superseded'
+	                 WHERE namespace = /*ns*/? AND memory_id = ? AND +status = 'superseded'
 	                 ORDER BY observed_at DESC, seq DESC LIMIT ?)
 	RETURNING id`
-	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = ?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2
+	qHistoryAdmissions = `DELETE FROM admissions WHERE namespace = /*ns*/?1 AND substr(memory_id, -8) = substr(?2, -8) AND memory_id = ?2
 	  AND memory_id <> '' AND version_id = ?3`
 )
 
@@ -105,13 +105,13 @@ var (
 	// Both walk admissions_reinforcements (a partial index of the
 	// REINFORCE rows only).
 	qReinforcedOver = `SELECT memory_id FROM admissions
-	WHERE namespace = ? AND operation = ` + reinforceLiteral + `
+	WHERE namespace = /*ns*/? AND operation = ` + reinforceLiteral + `
 	GROUP BY memory_id HAVING COUNT(*) > ?
 	ORDER BY memory_id LIMIT ?`
 	qReinforcementsDelete = `DELETE FROM admissions
-	WHERE namespace = ? AND memory_id = ? AND operation = ` + reinforceLiteral + `
+	WHERE namespace = /*ns*/? AND memory_id = ? AND operation = ` + reinforceLiteral + `
 	  AND id NOT IN (SELECT id FROM admissions
-	                 WHERE namespace = ? AND memory_id = ? AND operation = ` + reinforceLiteral + `
+	                 WHERE namespace = /*ns*/? AND memory_id = ? AND operation = ` + reinforceLiteral + `
 	                 ORDER BY created_at DESC, id DESC LIMIT ?)`
 )
 
@@ -179,8 +179,8 @@ func (s *Store) PruneHistory(ctx context.Context, p memory.PruneHistoryParams) (
 }
 
 // The oldest traces first, by traces_by_time; bounded per call.
-const qPruneTraces = `DELETE FROM traces WHERE namespace = ? AND id IN (
-	SELECT id FROM traces WHERE namespace = ? AND created_at < ?
+const qPruneTraces = `DELETE FROM traces WHERE namespace = /*ns*/? AND id IN (
+	SELECT id FROM traces WHERE namespace = /*ns*/? AND created_at < ?
 	ORDER BY created_at, id LIMIT ?)`
 
 func (e *executor) PruneTraces(ctx context.Context, p memory.PruneTracesParams) (int, error) {

@@ -15,11 +15,11 @@ import (
 const apiKeyCols = `id, namespace, role, name, prefix, hash, created_at, revoked_at`
 
 const (
-	qInsertAPIKey = `INSERT INTO api_keys (` + apiKeyCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	qInsertAPIKey = `INSERT INTO api_keys (` + apiKeyCols + `) VALUES (?, /*ns*/?, ?, ?, ?, ?, ?, ?)`
 	// The one store lookup without a namespace: it is how a request gets one.
 	qAPIKeyByHash       = `SELECT ` + apiKeyCols + ` FROM api_keys WHERE hash = ?`
 	qAPIKeyByID         = `SELECT ` + apiKeyCols + ` FROM api_keys WHERE id = ?`
-	qListAPIKeys        = `SELECT ` + apiKeyCols + ` FROM api_keys WHERE namespace = ? ORDER BY created_at, id`
+	qListAPIKeys        = `SELECT ` + apiKeyCols + ` FROM api_keys WHERE namespace = /*ns*/? ORDER BY created_at, id`
 	qListAllAPIKeys     = `SELECT ` + apiKeyCols + ` FROM api_keys ORDER BY created_at, id`
 	qRevokeAPIKey       = `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`
 	qCountActiveAPIKeys = `SELECT count(*) FROM api_keys WHERE revoked_at IS NULL`
@@ -35,7 +35,7 @@ var keyQueries = []string{
 func decodeAPIKey(d *decoder) *memory.APIKey {
 	return &memory.APIKey{
 		ID:        d.str(),
-		Namespace: d.sym(),
+		Namespace: d.ns(),
 		Role:      memory.Role(d.sym()),
 		Name:      d.str(),
 		Prefix:    d.str(),

@@ -17,23 +17,23 @@ const (
 	// Purged task results (in the episode archive) are not listed: the
 	// purge replaced the metadata that said how the task ended.
 	qTaskResults = `SELECT ` + episodeCols + ` FROM episodes
-	WHERE namespace = ? AND kind = 'task_result' ORDER BY occurred_at DESC, id DESC LIMIT ?`
+	WHERE namespace = /*ns*/? AND kind = 'task_result' ORDER BY occurred_at DESC, id DESC LIMIT ?`
 	qSessionTaskResults = `SELECT ` + episodeCols + ` FROM episodes
-	WHERE namespace = ? AND session_id = ? AND kind = 'task_result' ORDER BY occurred_at DESC, id DESC LIMIT ?`
+	WHERE namespace = /*ns*/? AND session_id = ? AND kind = 'task_result' ORDER BY occurred_at DESC, id DESC LIMIT ?`
 	qTracesAfter = `SELECT ` + traceCols + ` FROM traces
-	WHERE namespace = ? AND created_at >= ? ORDER BY created_at, id LIMIT ?`
+	WHERE namespace = /*ns*/? AND created_at >= ? ORDER BY created_at, id LIMIT ?`
 
 	procedureUseCols = `namespace, memory_id, session_id, version_id, packed_at, outcome, settled_at`
-	qRecordUse       = `INSERT INTO procedure_uses (` + procedureUseCols + `) VALUES (?, ?, ?, ?, ?, '', NULL)
+	qRecordUse       = `INSERT INTO procedure_uses (` + procedureUseCols + `) VALUES (/*ns*/?, ?, ?, ?, ?, '', NULL)
 	ON CONFLICT (namespace, memory_id, session_id) DO UPDATE SET
 		version_id = CASE WHEN excluded.packed_at > packed_at THEN excluded.version_id ELSE version_id END,
 		packed_at = max(packed_at, excluded.packed_at)`
-	qRestoreUse = `INSERT INTO procedure_uses (` + procedureUseCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	qRestoreUse = `INSERT INTO procedure_uses (` + procedureUseCols + `) VALUES (/*ns*/?, ?, ?, ?, ?, ?, ?)`
 	qSettleUse  = `UPDATE procedure_uses SET outcome = ?, settled_at = ?
-	WHERE namespace = ? AND memory_id = ? AND session_id = ? AND outcome = ''`
-	qUseExists = `SELECT 1 FROM procedure_uses WHERE namespace = ? AND memory_id = ? AND session_id = ?`
-	qCursor    = `SELECT traces_at FROM procedure_cursor WHERE namespace = ?`
-	qSetCursor = `INSERT INTO procedure_cursor (namespace, traces_at) VALUES (?, ?)
+	WHERE namespace = /*ns*/? AND memory_id = ? AND session_id = ? AND outcome = ''`
+	qUseExists = `SELECT 1 FROM procedure_uses WHERE namespace = /*ns*/? AND memory_id = ? AND session_id = ?`
+	qCursor    = `SELECT traces_at FROM procedure_cursor WHERE namespace = /*ns*/?`
+	qSetCursor = `INSERT INTO procedure_cursor (namespace, traces_at) VALUES (/*ns*/?, ?)
 	ON CONFLICT (namespace) DO UPDATE SET traces_at = excluded.traces_at`
 )
 
@@ -164,7 +164,7 @@ func (e *executor) restoreProcedureUses(ctx context.Context, p memory.RecordProc
 
 func decodeProcedureUse(d *decoder) *memory.ProcedureUse {
 	return &memory.ProcedureUse{
-		Namespace: d.sym(),
+		Namespace: d.ns(),
 		MemoryID:  d.sym(),
 		SessionID: d.sym(),
 		VersionID: d.sym(),
@@ -183,7 +183,7 @@ func listProcedureUsesQuery(p memory.ListProcedureUsesParams) (string, []any, er
 		w.sb.WriteString(" AND outcome = ''")
 	}
 	w.args = append(w.args, limitArg(p.Limit))
-	return `SELECT ` + procedureUseCols + ` FROM procedure_uses WHERE namespace = ?` + w.sb.String() +
+	return `SELECT ` + procedureUseCols + ` FROM procedure_uses WHERE namespace = /*ns*/?` + w.sb.String() +
 		` ORDER BY packed_at, memory_id, session_id LIMIT ?`, w.args, w.err
 }
 

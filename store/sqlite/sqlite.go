@@ -26,6 +26,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,6 +74,12 @@ type Options struct {
 	// (memory.ErrSchemaTooOld) and every statement that would write
 	// fails. The file is left as it was found.
 	ReadOnly bool
+	// CompactOnClose is the largest file, in bytes, that Close compacts
+	// (reclaim.go: a VACUUM when at least compactMinShare of the file is
+	// space a rewrite gives back); 0 never compacts. The long-running
+	// commands (serve, mcp) set it; a one-shot command leaves it 0, so it
+	// never pays for the measurement on exit.
+	CompactOnClose int64
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -102,6 +109,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Readers == 0 {
 		o.Readers = 4
 	}
+	if o.CompactOnClose < 0 {
+		return o, memory.Invalidf("compact on close %d: must not be negative", o.CompactOnClose)
+	}
 	return o, nil
 }
 
@@ -130,6 +140,9 @@ type Store struct {
 	// full: the last write transaction failed for lack of space (see
 	// StorageFull).
 	full atomic.Bool
+	// wrote: a write transaction committed since Open (Close compacts
+	// only a file this process changed).
+	wrote atomic.Bool
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -454,6 +467,9 @@ func (s *Store) Close() error {
 	if s.raw != nil {
 		s.raw.close() // before the writer closes the handle
 	}
+	if s.writer != nil {
+		errs = append(errs, s.compactOnClose())
+	}
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())
 	}
@@ -540,6 +556,7 @@ func (s *Store) finishTx(ctx context.Context, tx *sql.Tx, e *executor, fn func(e
 		return fmt.Errorf("sqlite: commit: %w", mapErr(err))
 	}
 	s.full.Store(false) // a write commits: there is room again
+	s.wrote.Store(true)
 	return nil
 }
 
@@ -650,11 +667,13 @@ func (s *Store) Namespaces(ctx context.Context) ([]string, error) {
 		if err := rows.Scan(&ns); err != nil {
 			return nil, fmt.Errorf("sqlite: namespaces: %w", err)
 		}
-		out = append(out, ns)
+		out = append(out, nsName(ns))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: namespaces: %w", mapErr(err))
 	}
+	// Sorted by name: the default namespace is stored as '', first.
+	slices.Sort(out)
 	return out, nil
 }
 

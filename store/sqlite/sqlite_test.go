@@ -22,7 +22,7 @@ import (
 )
 
 // schemaVersion is the number of embedded migrations.
-const schemaVersion = 28
+const schemaVersion = 29
 
 // openTemp opens a migrated, empty file of the test's own: a copy of the
 // test binary's template (sqlitetest), since migrating a new file costs
@@ -48,7 +48,52 @@ func openAt(t testing.TB, path string, opts sqlite.Options) *sqlite.Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) memory.Store { return openTemp(t, sqlite.Options{}) })
+	storetest.Run(t, func(t *testing.T) memory.Store {
+		path := sqlitetest.Path(t)
+		// Runs after the store's Close (cleanups run last first): the
+		// suite writes in the default namespace through every method, and
+		// each of those rows must hold it as '' (nscode.go); a statement
+		// that binds a namespace unmarked would store the name.
+		t.Cleanup(func() { checkNoDefaultNamespace(t, path) })
+		return openAt(t, path, sqlite.Options{})
+	})
+}
+
+// checkNoDefaultNamespace fails t if a table of the file at path holds the
+// default namespace by its name.
+func checkNoDefaultNamespace(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) p
+		WHERE m.type = 'table' AND p.name = 'namespace'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	if len(tables) < 16 {
+		t.Fatalf("%d tables with a namespace column: %v", len(tables), tables)
+	}
+	for _, table := range tables {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM "`+table+`" WHERE namespace = ?`, memory.DefaultNamespace).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			t.Errorf("%s: %d rows hold the default namespace by its name, not as ''", table, n)
+		}
+	}
 }
 
 // rawExec runs statements on a file through the bare driver, outside mnemon.
