@@ -439,6 +439,12 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			sortRanked(cands)
 		}
 	}
+	if !q.aboutPast && !p.IncludeHistory {
+		var followed bool
+		if cands, followed = e.followSuperseded(st, cands, keep); followed {
+			sortRanked(cands)
+		}
+	}
 	if !q.aboutPast {
 		var bridged bool
 		if cands, bridged = e.followBridge(st, cands, p, qterms, keep, r); bridged {
