@@ -233,6 +233,10 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	topic := topicOf(p.Query)
 	qterms := e.analyzer.QueryTerms(topic)
 	keywords := keywordQuery(topic, qterms)
+	lexTerms := qterms
+	if asksForTask(p.Query, lowerWords(p.Query)) {
+		lexTerms = e.taskTerms(qterms)
+	}
 	// A question naming a kind of thing in the plural ("which cities has
 	// she been to?") asks for its members: the lexical channel also
 	// matches the words of that kind ("Lisbon", "Osaka") at SetMembers of
@@ -297,7 +301,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 					results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, r)
 				}
 			} else {
-				results[i] = channel(st, name, members, qterms, qvecs, keep, common, admit, r, keywords)
+				results[i] = channel(st, name, members, lexTerms, qvecs, keep, common, admit, r, keywords)
 			}
 			took[i] = time.Since(began)
 		}()
@@ -441,7 +445,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	}
 	if !q.aboutPast && !p.IncludeHistory {
 		var followed bool
-		if cands, followed = e.followSuperseded(st, cands, keep); followed {
+		if cands, followed = e.followSuperseded(st, cands, keep, qterms); followed {
 			sortRanked(cands)
 		}
 	}

@@ -780,7 +780,7 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 // supersession chain; the turn keeps its place below. It returns the
 // candidates, with any fact no channel had offered, and whether it
 // changed a score.
-func (e *Engine) followSuperseded(st *nsState, cands []*scored, keep func(string) bool) ([]*scored, bool) {
+func (e *Engine) followSuperseded(st *nsState, cands []*scored, keep func(string) bool, qterms []string) ([]*scored, bool) {
 	const tops = 3
 	changed := false
 	for i := 0; i < min(tops, len(cands)); i++ {
@@ -793,7 +793,10 @@ func (e *Engine) followSuperseded(st *nsState, cands []*scored, keep func(string
 		st.RLock()
 		for _, id := range st.FactsOfEpisodeLocked(v.EvidenceEpisodeIDs[0]) {
 			en, ok := st.EntryLocked(id)
-			if !ok || en.V.SupersededBy == "" {
+			if !ok || en.V.SupersededBy == "" || index.IsNoteKey(en.V.Key) || namesValue(qterms, en.V.Value, e.analyzer) {
+				// A note replaced by a note is a statement said again
+				// otherwise, not a value; a question that names the old
+				// value ("what did we use Trello for?") asks about it.
 				continue
 			}
 			for hops := 0; hops < 8 && en.V.SupersededBy != ""; hops++ {
@@ -828,6 +831,17 @@ func (e *Engine) followSuperseded(st *nsState, cands []*scored, keep func(string
 		}
 	}
 	return cands, changed
+}
+
+// namesValue reports whether the query's terms hold every term of value.
+func namesValue(qterms []string, value string, an *search.Analyzer) bool {
+	vt := an.QueryTerms(value)
+	for _, t := range vt {
+		if !contains(qterms, t) {
+			return false
+		}
+	}
+	return len(vt) > 0
 }
 
 // interimWords say that a state holds for a while: someone away, someone

@@ -352,8 +352,8 @@ func (x *extraction) introduction(ts []token, f flags) bool {
 	if end < len(ts) {
 		switch next := ts[end]; {
 		case next.kind == tPunct && next.low == ",":
-			if end+1 < len(ts) && introNotAfter[ts[end+1].low] {
-				return false // "this is Mika, my new flatmate"
+			if end == n && end+1 < len(ts) && introNotAfter[ts[end+1].low] {
+				return false // "this is Mika, my new flatmate"; "Mika here, the one who …" is the speaker
 			}
 		case next.kind == tPunct:
 		case next.kind == tWord && introEnds[next.low]:
