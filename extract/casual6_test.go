@@ -43,6 +43,10 @@ func TestCasualShapesIssue16Casual6(t *testing.T) {
 		{"another category instead", "I drink green tea at work. Python instead", []string{"preference user prefers:drink=green tea"}},
 		{"a clause instead", "we track bugs in Trello. I walked instead", []string{"fact team uses:issue_tracker=Trello"}},
 		{"instead of", "I drink green tea at work. matcha instead of coffee on fridays", []string{"preference user prefers:drink=green tea"}},
+
+		// "let's do X": a thing decided is the thing, never "X instead".
+		{"let's do a thing instead", "let's do Linear instead", []string{"decision team decision:issue_tracker=Linear cue=correction"}},
+		{"let's do a verb phrase", "let's do standups at 10", []string{"decision team decision:standups_at_10=standups at 10"}},
 	})
 }
 
