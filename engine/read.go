@@ -233,8 +233,9 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	topic := topicOf(p.Query)
 	qterms := e.analyzer.QueryTerms(topic)
 	keywords := keywordQuery(topic, qterms)
+	q := readQuery(p.Query, p.IncludeHistory)
 	lexTerms := qterms
-	if asksForTask(p.Query, lowerWords(p.Query)) {
+	if q.task {
 		lexTerms = e.taskTerms(qterms)
 	}
 	// A question naming a kind of thing in the plural ("which cities has
@@ -361,7 +362,6 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		}
 		st.RUnlock()
 	}
-	q := readQuery(p.Query, p.IncludeHistory)
 	if r.TaskRule != 0 && (q.task || q.userRule()) {
 		// A task about food ("book a seafood place for dinner with
 		// Sam") asks for the user's allergies and diet as a rule question
