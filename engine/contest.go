@@ -52,7 +52,8 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		return nil, nil, nil
 	}
 	sh := shapeOfText(ep.Content, e.analyzer)
-	if sh&shapeChange == 0 || !saysLeft(ep.Content) {
+	quits := offQuits(ep.Content, e.analyzer) // "I'm off espresso for a while"
+	if (sh&shapeChange == 0 || !saysLeft(ep.Content)) && len(quits) == 0 {
 		// The cheap tests first: no change word anywhere, or none that
 		// says a value was left (a clause that says so is part of the
 		// statement, so the statement says so too).
@@ -102,7 +103,11 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		if !ok || !e.aboutSubject(en.V.Subject, strings.ToLower(ep.Speaker), own, clause) {
 			continue
 		}
-		if cs := shapeOfText(clause, e.analyzer); cs&shapeChange == 0 || cs&shapeRequest != 0 || !saysLeft(clause) || keptAsSubject(clause, en.V.Value) {
+		cs := shapeOfText(clause, e.analyzer)
+		if cs&shapeRequest != 0 || keptAsSubject(clause, en.V.Value) {
+			continue
+		}
+		if (cs&shapeChange == 0 || !saysLeft(clause)) && !e.quitsValue(clause, en.V.Value) {
 			continue
 		}
 		picks = append(picks, pick{h.ID, clause})
@@ -139,6 +144,27 @@ func (e *Engine) contestChanged(ctx context.Context, tx memory.Executor, st *nsS
 		})
 	}
 	return res, adms, nil
+}
+
+// quitsValue reports whether clause says its speaker is off a fact's
+// whole value: "I'm off espresso" leaves "espresso", "I'm off green tea"
+// leaves "green tea"; "I'm off tea" leaves no "green tea".
+func (e *Engine) quitsValue(clause, value string) bool {
+	val := e.analyzer.QueryTerms(value)
+	if len(val) == 0 {
+		return false
+	}
+	quits := offQuits(clause, e.analyzer)
+	if len(quits) == 0 || !contains(quits, val[0]) {
+		return false
+	}
+	terms := e.analyzer.QueryTerms(clause)
+	for _, t := range val[1:] {
+		if !contains(terms, t) {
+			return false
+		}
+	}
+	return true
 }
 
 // aboutSubject reports whether a statement by speaker whose clause names

@@ -27,7 +27,13 @@ const turnsBack = 4
 // 22") is passed over. prev is the batch's episodes before pe (the same
 // capture or extraction chunk); the namespace's index has the earlier ones.
 func (e *Engine) correctAcross(ctx context.Context, pe *pendingEvent, prev []*pendingEvent, source string) error {
-	if len(pe.cands) > 0 || pe.epStatus != memory.StatusActive || !pe.indexed || !extract.CorrectsPrevious(pe.ep.Content) {
+	if pe.epStatus != memory.StatusActive || !pe.indexed || !extract.CorrectsPrevious(pe.ep.Content) {
+		return nil
+	}
+	// "let's go with Asana instead" alone is a decision of its own; after
+	// "we track bugs in Trello" it is the tracker's new value.
+	instead := len(pe.cands) > 0 && extract.PutsInstead(pe.ep.Content)
+	if len(pe.cands) > 0 && !instead {
 		return nil
 	}
 	turns := previousTurnsInBatch(pe, prev, turnsBack)
@@ -51,6 +57,9 @@ func (e *Engine) correctAcross(ctx context.Context, pe *pendingEvent, prev []*pe
 		}
 	}
 	if len(best) > 0 {
+		if instead {
+			pe.cands = pe.cands[:0] // the pair's reading replaces the turn's own
+		}
 		for _, c := range best {
 			c.Start, c.End = 0, len(pe.ep.Content) // the evidence is this turn
 			cand := e.ruleCandidate(pe, c, source)

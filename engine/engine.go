@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -117,6 +118,8 @@ type Engine struct {
 	// (addUserLimits).
 	teamKey   string
 	limitKeys []string
+	// ruleTemplate are the index terms of ruleTemplateWords.
+	ruleTemplate []string
 	// nameKeyTerms are the index terms of a name's key ("name",
 	// "name:theo"), read by namedTurnsLocked.
 	nameKeyTerms []string
@@ -272,6 +275,7 @@ func New(cfg Config) (*Engine, error) {
 		e.teamKey = ts[0]
 	}
 	e.limitKeys = e.analyzer.QueryTerms("constraint allergic avoids diet")
+	e.ruleTemplate = e.analyzer.QueryTerms(strings.Join(ruleTemplateWords, " "))
 	e.nameKeyTerms = e.analyzer.QueryTerms("name")
 	e.traces = newTraceWriter(cfg.Store, e.log)
 	if ro, ok := cfg.Store.(interface{ ReadOnly() bool }); ok {

@@ -395,3 +395,24 @@ var foodWords = map[string]bool{
 	"pizza": true, "burger": true, "curry": true, "tapas": true, "ramen": true, "steakhouse": true,
 	"bakery": true, "cake": true, "dessert": true, "potluck": true,
 }
+
+// ruleTemplateWords frame a rule as said ("set a rule: …", "new rule,
+// never …", "always …") and carry no topic in a task: "set up my new
+// laptop" is no match for "new rule, never force-push to main", whose
+// task_rule lift already brings it to a task when it binds one.
+var ruleTemplateWords = []string{"always", "never", "rule", "rules", "new", "set"}
+
+// taskTerms are a task's query terms for the lexical channel: without
+// ruleTemplate's, unless nothing else is left.
+func (e *Engine) taskTerms(qterms []string) []string {
+	out := make([]string, 0, len(qterms))
+	for _, t := range qterms {
+		if !contains(e.ruleTemplate, t) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return qterms
+	}
+	return out
+}

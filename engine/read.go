@@ -234,6 +234,11 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	topic := topicOf(p.Query)
 	qterms := e.analyzer.QueryTerms(topic)
 	keywords := keywordQuery(topic, qterms)
+	q := readQuery(p.Query, p.IncludeHistory)
+	lexTerms := qterms
+	if q.task {
+		lexTerms = e.taskTerms(qterms)
+	}
 	// A question naming a kind of thing in the plural ("which cities has
 	// she been to?") asks for its members: the lexical channel also
 	// matches the words of that kind ("Lisbon", "Osaka") at SetMembers of
@@ -298,7 +303,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 					results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, r)
 				}
 			} else {
-				results[i] = channel(st, name, members, qterms, qvecs, keep, common, admit, r, keywords)
+				results[i] = channel(st, name, members, lexTerms, qvecs, keep, common, admit, r, keywords)
 			}
 			took[i] = time.Since(began)
 		}()
@@ -363,7 +368,6 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		}
 		st.RUnlock()
 	}
-	q := readQuery(p.Query, p.IncludeHistory)
 	if r.TaskRule != 0 && (q.task || q.userRule()) {
 		// A task about food ("book a seafood place for dinner with
 		// Sam") asks for the user's allergies and diet as a rule question
@@ -442,6 +446,12 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		again := demoteReplaced(st, cands, qterms, r, e.analyzer)
 		var followed bool
 		if cands, followed = e.followChanges(st, cands, keep, r, q.current, qterms); again || followed {
+			sortRanked(cands)
+		}
+	}
+	if !q.aboutPast && !p.IncludeHistory {
+		var followed bool
+		if cands, followed = e.followSuperseded(st, cands, keep, qterms); followed {
 			sortRanked(cands)
 		}
 	}

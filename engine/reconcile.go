@@ -127,6 +127,7 @@ func (e *Engine) ingestThen(ctx context.Context, ns string, evs []*pendingEvent,
 				return err
 			}
 			for _, c := range cands {
+				e.componentSlot(st, c)
 				out, err := e.reconcile(ctx, tx, st, &w, c, now)
 				if err != nil {
 					return err
@@ -1209,4 +1210,76 @@ func needsSignatures(evs []*pendingEvent) bool {
 		}
 	}
 	return false
+}
+
+// componentSlot moves a team's change of a thing that exactly one part of
+// the project uses into that part's slot: after "our api is on mysql 5.7"
+// (uses:database:api), "we moved to mysql 8" reads as the team's database
+// (uses:database), yet it is the api's that changed. When the team holds
+// no live value of that slot naming the same thing, and exactly one live
+// fact of a part's slot of that category does, the change takes the
+// part's key, and its content is the part's with the value replaced. Two
+// parts on the same thing leave it as the team's: which one moved is not
+// said. The index holds what earlier requests wrote.
+func (e *Engine) componentSlot(st *nsState, c *candidate) {
+	parts := strings.Split(c.Key, ":")
+	if c.Cue != extract.CueCorrection || len(parts) != 2 || parts[0] != "uses" || c.Value == "" {
+		return
+	}
+	thing := productOf(c.Value)
+	if thing == "" {
+		return
+	}
+	var found *memory.Version
+	st.RLock()
+	defer st.RUnlock()
+	seen := map[string]bool{}
+	for _, t := range e.analyzer.QueryTerms(strings.ReplaceAll(parts[1], "_", " ")) {
+		for _, id := range st.KeyPostingsLocked(t) {
+			en, ok := st.EntryLocked(id)
+			if !ok || seen[id] {
+				continue
+			}
+			seen[id] = true
+			v := en.V
+			if v.Kind != memory.KindSemantic || !v.Status.Live() || v.Subject != c.Subject || !c.scope.Visible(v.Scope) ||
+				productOf(v.Value) != thing {
+				continue
+			}
+			if v.Key == c.Key {
+				return // the team's own slot holds it: the change is the team's
+			}
+			if !strings.HasPrefix(v.Key, c.Key+":") || strings.Count(v.Key, ":") != 2 {
+				continue
+			}
+			if found != nil && found.Key != v.Key {
+				return // two parts on it: which one moved is not said
+			}
+			found = v
+		}
+	}
+	if found == nil || sameValue(found.Value, c.Value) {
+		return
+	}
+	at := strings.Index(strings.ToLower(found.Content), strings.ToLower(found.Value))
+	if at < 0 {
+		return
+	}
+	c.Key = found.Key
+	c.Content = found.Content[:at] + c.Value + found.Content[at+len(found.Value):]
+	c.reasons = append(c.reasons, "the_one_part_using_it")
+}
+
+// productOf is a value without its version: "mysql 8" and "MySQL 5.7" are
+// both "mysql"; "" for a value that is only a version.
+func productOf(value string) string {
+	words := strings.Fields(strings.ToLower(value))
+	for len(words) > 0 {
+		last := strings.TrimPrefix(words[len(words)-1], "v")
+		if last == "" || strings.Trim(last, "0123456789.x") != "" {
+			break
+		}
+		words = words[:len(words)-1]
+	}
+	return strings.Join(words, " ")
 }

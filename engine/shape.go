@@ -665,9 +665,10 @@ func sharesAny(a, b []string) bool {
 // read no slot in.
 //
 // For a question that asks what holds now ("who runs the Cork office right
-// now?"), any later turn that names the top turn's names follows it, change
-// cue or not: "Saoirse runs the office" is overtaken by "Saoirse's off
-// sick, Fionn's acting manager until she's back".
+// now?"), a later turn that names the top turn's names follows it with no
+// change word when it says someone stands in for a while (holdsForAWhile):
+// "Saoirse runs the office" is overtaken by "Saoirse's off sick, Fionn's
+// acting manager until she's back"; "I'm off to Cork tomorrow" is a trip.
 func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) bool, r Ranking, now bool, qterms []string) ([]*scored, bool) {
 	if r.ChangeCue == 0 {
 		return cands, false
@@ -745,7 +746,10 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			if hi >= named && !quit {
 				continue
 			}
-			if sh&shapeChange == 0 && !anyTurn && !quit || sh&shapeRequest != 0 {
+			if sh&shapeChange == 0 && !quit && (!anyTurn || !holdsForAWhile(en.V.Content)) || sh&shapeRequest != 0 {
+				// A later turn needs a change cue, or, for what holds
+				// now, a word that someone stands in for a while: "off
+				// to Berlin tomorrow" is a trip, no news of the office.
 				continue
 			}
 			if !saidAsIs(old.en.V) && len(st.ExplainLexical(h.ID, names)) < len(names) {
@@ -771,6 +775,101 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 		}
 	}
 	return cands, changed
+}
+
+// followSuperseded puts the fact that replaced a top turn's own fact right
+// above the turn: "we track bugs in Trello these days" gave the tracker
+// Trello, and "let's go with Asana instead", later, gave it Asana; the old
+// turn still shares the question's words ("where do we track bugs?"), the
+// fact that holds now may share none. Only a turn all of whose facts are
+// history (source "stale") is followed, to the live end of its facts'
+// supersession chain; the turn keeps its place below. It returns the
+// candidates, with any fact no channel had offered, and whether it
+// changed a score.
+func (e *Engine) followSuperseded(st *nsState, cands []*scored, keep func(string) bool, qterms []string) ([]*scored, bool) {
+	const tops = 3
+	changed := false
+	for i := 0; i < min(tops, len(cands)); i++ {
+		old := cands[i]
+		v := old.en.V
+		if old.source != "stale" || v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 {
+			continue
+		}
+		var head *entry
+		st.RLock()
+		for _, id := range st.FactsOfEpisodeLocked(v.EvidenceEpisodeIDs[0]) {
+			en, ok := st.EntryLocked(id)
+			if !ok || en.V.SupersededBy == "" || index.IsNoteKey(en.V.Key) || namesValue(qterms, en.V.Value, e.analyzer) {
+				// A note replaced by a note is a statement said again
+				// otherwise, not a value; a question that names the old
+				// value ("what did we use Trello for?") asks about it.
+				continue
+			}
+			for hops := 0; hops < 8 && en.V.SupersededBy != ""; hops++ {
+				if en, ok = st.EntryLocked(en.V.SupersededBy); !ok {
+					break
+				}
+			}
+			if ok && en.V.SupersededBy == "" && en.Status.Live() && keep(en.V.ID) {
+				head = en
+				break
+			}
+		}
+		st.RUnlock()
+		if head == nil {
+			continue
+		}
+		var nw *scored
+		for _, c := range cands {
+			if c.en.V.ID == head.V.ID {
+				nw = c
+				break
+			}
+		}
+		if nw == nil {
+			nw = &scored{en: head, terms: make(memory.Terms, 0, maxTerms), via: "the fact that replaced a top turn's own"}
+			cands = append(cands, nw)
+		}
+		if lift := old.final + 0.01 - nw.final; lift > 0 {
+			nw.terms = append(nw.terms, memory.Term{Name: "replaced_fact", Value: lift})
+			nw.final += lift
+			changed = true
+		}
+	}
+	return cands, changed
+}
+
+// namesValue reports whether the query's terms hold every term of value.
+func namesValue(qterms []string, value string, an *search.Analyzer) bool {
+	vt := an.QueryTerms(value)
+	for _, t := range vt {
+		if !contains(qterms, t) {
+			return false
+		}
+	}
+	return len(vt) > 0
+}
+
+// interimWords say that a state holds for a while: someone away, someone
+// standing in ("acting", "covering", "until she's back", "off sick").
+var interimWords = map[string]bool{
+	"acting": true, "covering": true, "covers": true, "cover": true, "interim": true,
+	"temporarily": true, "standing": true, "stepping": true, "filling": true, "until": true,
+	"till": true, "sick": true, "sabbatical": true, "maternity": true,
+	"paternity": true, "stand-in": true, "deputising": true, "deputizing": true,
+}
+
+// holdsForAWhile reports whether text says a state holds for a while, by a word
+// of interimWords.
+func holdsForAWhile(text string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '-'
+	}) {
+		if interimWords[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // saidAsIs reports a turn, or a note (a statement remembered as said,

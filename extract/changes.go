@@ -304,12 +304,18 @@ func (x *extraction) correctPrevious(ts []token) bool {
 		return false
 	}
 	j := selfCorrection(ts, 0)
+	instead := false
 	if j < 0 {
-		return false
+		if j, instead = insteadLen(ts); !instead {
+			return false
+		}
 	}
 	end := len(ts)
 	for end > j && ts[end-1].kind == tPunct {
 		end--
+	}
+	if instead {
+		end-- // the "instead"
 	}
 	end = trimChangeTail(ts, j, end)
 	if end == j || end-j > 6 {
@@ -328,6 +334,9 @@ func (x *extraction) correctPrevious(ts []token) bool {
 	val, ok := x.replacementValue(cand.Key, ts[j:end])
 	if !ok || !fitsSlot(cand.Key, cand.Value, val) || strings.EqualFold(val, cand.Value) {
 		return false
+	}
+	if instead && !sameKind(cand.Key, cand.Value, val, ts[j:end]) {
+		return false // "I live in York. the train instead": no kin
 	}
 	cand.Key = rekey(cand.Key, cand.Value, val)
 	cand.Value = commonCase(val)
@@ -422,6 +431,27 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 		}
 	}
 	return val, true
+}
+
+// insteadLen returns where the value of a sentence closed by "instead"
+// starts, and whether it is one (see insteadValue).
+func insteadLen(ts []token) (int, bool) {
+	j, end := insteadValue(ts)
+	return j, end > 0
+}
+
+// sameKind reports whether val, said with a closing "instead", is of the
+// kind of old in the slot key: both things of one category the lexicon
+// knows ("green tea" and "rooibos" are drinks), or two places for a home.
+// "instead" alone is a looser marker than "sorry" or "I meant", so a value
+// the lexicon cannot place corrects nothing.
+func sameKind(key, old, val string, ts []token) bool {
+	if key == "lives_in" || key == "from" {
+		return knownPlace(ts)
+	}
+	nc, ok := CategoryOf(val)
+	oc, ok2 := CategoryOf(old)
+	return ok && ok2 && nc == oc
 }
 
 // fitsSlot reports whether val can stand in for old in the slot key: two
@@ -658,5 +688,51 @@ func rekey(key, old, val string) string {
 // with that turn (the engine joins the two).
 func CorrectsPrevious(text string) bool {
 	ts := tokenize(text, 0, len(text), nil)
-	return len(ts) > 0 && selfCorrection(ts, 0) >= 0
+	if len(ts) == 0 {
+		return false
+	}
+	_, end := insteadValue(ts)
+	return selfCorrection(ts, 0) >= 0 || end > 0
+}
+
+// PutsInstead reports whether text only puts a value in place of one said
+// before, closing on "instead" ("let's go with Asana instead"): read alone
+// it may name a slot of its own (a decision), read after the turn before
+// it names that turn's.
+func PutsInstead(text string) bool {
+	ts := tokenize(text, 0, len(text), nil)
+	_, end := insteadValue(ts)
+	return end > 0
+}
+
+// insteadValue returns where the value of a sentence that only puts a
+// value in place of the one said before starts and ends ("rooibos
+// instead", "let's go with Asana instead": the [instead-leads] table of
+// lexicons/cue-patterns.txt, then up to four words, then "instead"), or
+// 0, 0.
+func insteadValue(ts []token) (int, int) {
+	end := len(ts)
+	for end > 0 && ts[end-1].kind == tPunct {
+		end--
+	}
+	if end < 2 || ts[end-1].low != "instead" {
+		return 0, 0
+	}
+	end--
+	j := 0
+	if _, n, ok := matchCue(insteadLeadCues, ts); ok && n < end {
+		j = n
+	}
+	for j < end && (ts[j].kind == tPunct || is(ts, j, "a", "an", "some")) {
+		j++ // "ok, a flat white instead": the value without its article
+	}
+	if end == j || end-j > 4 {
+		return 0, 0
+	}
+	for k := j; k < end; k++ {
+		if ts[k].kind != tWord {
+			return 0, 0
+		}
+	}
+	return j, end
 }

@@ -158,6 +158,7 @@ var (
 	asideCues             = cuePatterns("asides")
 	selfCorrectionCues    = cuePatterns("self-correction")
 	correctionGapCues     = cuePatterns("self-correction-gaps")
+	insteadLeadCues       = cuePatterns("instead-leads")
 	correctionItCues      = cuePatterns("self-correction-pronoun")
 	wishCues              = cuePatterns("wishes")
 	notKeenCues           = cuePatterns("not-keen")

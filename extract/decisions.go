@@ -67,6 +67,15 @@ func (x *extraction) decideTo(s subject, ts []token, f flags, t tmpl) {
 	if x.readSlot(decidedVerbSlots, s, verb{}, ts, f) { // [decided-verbs]
 		return
 	}
+	if len(ts) == 0 {
+		return
+	}
+	if _, verb := verbs[ts[0].low]; !verb && ts[0].capital && t == tmDecideTo {
+		// A thing, not a verb phrase, was decided ("let's do Jira"):
+		// its value is the thing, never a closing "instead" with it.
+		x.decideObject(s, ts, f, "")
+		return
+	}
 	n := valueLen(ts, vPhrase)
 	if n == 0 || !validValue(ts[:n]) {
 		return

@@ -302,6 +302,85 @@ func (x *extraction) name(s subject, ts []token, f flags, loose bool) bool {
 	return true
 }
 
+// introEnds ([intro-ends]) may follow the name of a self-introduction;
+// introNotAfter ([intro-not-after]) after its comma say it introduces
+// someone else.
+var introEnds, introNotAfter = wordSet("identity", "intro-ends"), wordSet("identity", "intro-not-after")
+
+// introNotNames ([intro-not-names]) open a message before "here" without
+// naming anyone: "Same here". A message's first word is capitalised
+// whatever it is, so its capital says nothing.
+var introNotNames = wordSet("identity", "intro-not-names")
+
+// introduction reads how a message opens on its speaker's name: "hey,
+// Tariq here", "it's Tariq here", "this is Tariq". Only the message's
+// first sentence, after greetings, introduces: "this is Tariq" later on
+// presents someone in a photo or a call, and so may "This is Tariq."
+// alone; with a greeting or more said after it ("hi, this is Tariq",
+// "this is Tariq from support") it is the speaker. The name is one or two
+// capitalised words that are no day, month, known place or thing, and
+// the clause ends after it (or, for "this is", goes on with "from …" or a
+// comma not describing someone else): "this is Tariq's laptop", "it's
+// Friday here", "Berlin here is cold" name nobody.
+func (x *extraction) introduction(ts []token, f flags) bool {
+	if x.mode != modeUser || f.not || strings.TrimSpace(x.content[:x.start]) != "" {
+		return false
+	}
+	greeted := false
+	for len(ts) > 0 && (openers[ts[0].low] || ts[0].kind == tPunct) {
+		greeted = greeted || ts[0].kind == tWord
+		ts = ts[1:]
+	}
+	thisIs := seq(ts, 0, "this", "is")
+	switch {
+	case thisIs || seq(ts, 0, "it", "is"):
+		ts = ts[2:]
+	case is(ts, 0, "its"):
+		ts = ts[1:]
+	}
+	n := introName(ts)
+	if n == 0 || !thisIs && !is(ts, n, "here") {
+		return false // "it's Tariq here", "Tariq here"; "this is Tariq"
+	}
+	end := n
+	if is(ts, end, "here") {
+		end++
+	}
+	if thisIs && end == n && !greeted && (end == len(ts) || ts[end].kind == tPunct && ts[end].low != ",") {
+		return false // "This is Maria." alone may show a photo: an introduction greets or goes on
+	}
+	if end < len(ts) {
+		switch next := ts[end]; {
+		case next.kind == tPunct && next.low == ",":
+			if end == n && end+1 < len(ts) && introNotAfter[ts[end+1].low] {
+				return false // "this is Mika, my new flatmate"; "Mika here, the one who …" is the speaker
+			}
+		case next.kind == tPunct:
+		case next.kind == tWord && introEnds[next.low]:
+		default:
+			return false // "this is Tariq's laptop", "Berlin here is cold"
+		}
+	}
+	return x.name(x.speaker, ts[:n], f, false)
+}
+
+// introName returns how many tokens of ts are a name one introduces
+// oneself by: one or two capitalised words, none a day, a month, a known
+// place or a word the lexicon knows.
+func introName(ts []token) int {
+	n := 0
+	for n < len(ts) && n < 2 && ts[n].kind == tWord && ts[n].capital && !notPlaceStarts[ts[n].low] && !notNames[ts[n].low] && !introNotNames[ts[n].low] {
+		if _, ok := lexicon[ts[n].low]; ok {
+			return 0
+		}
+		n++
+	}
+	if n == 0 || knownPlace(ts[:n]) {
+		return 0
+	}
+	return n
+}
+
 // callMe reads "Call me Al", "You can call me Al", "Please call me Al":
 // the [call-me] table of lexicons/cue-patterns.txt.
 func (x *extraction) callMe(ts []token, f flags) bool {

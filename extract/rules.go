@@ -488,6 +488,7 @@ func (x *extraction) sentence(s Sentence) {
 	}
 	var sf flags
 	sentenceMarkers(toks, &sf)
+	x.introduction(toks, sf) // "hey, Tariq here": the rest reads on
 	toks = closingReport(toks, &sf)
 	var carry *subject
 	prevRule := false
