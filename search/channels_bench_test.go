@@ -157,20 +157,51 @@ func BenchmarkSemanticPeers10k(b *testing.B) {
 // switch on and then off (name=true, name=false), leaving it on, and
 // reports the CPU a query took.
 func benchSemanticBothWays(b *testing.B, ix *search.Index, qs []search.Vector, name string, set func(bool)) {
-	keep := func(id string) bool { return id[len(id)-1] != '9' }
 	for _, on := range []bool{true, false} {
 		b.Run(fmt.Sprintf("%s=%v", name, on), func(b *testing.B) {
 			set(on)
 			defer set(true)
-			i := 0
-			cpu0 := cpuNow()
-			for b.Loop() {
-				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
-				i++
-			}
-			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
+			semanticLoop(b, ix, qs)
 		})
 	}
+}
+
+// semanticLoop runs the semantic channel over qs, round after round, with
+// a filter like the engine's, and reports the process's CPU a query took.
+func semanticLoop(b *testing.B, ix *search.Index, qs []search.Vector) {
+	keep := func(id string) bool { return id[len(id)-1] != '9' }
+	i := 0
+	cpu0 := cpuNow()
+	for b.Loop() {
+		ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
+		i++
+	}
+	b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
+}
+
+// peersVectors embeds notes (each one document, "no" and its number) and
+// queries with the word-vector embedder.
+func peersVectors(notes, queries []string) (*embed.WordVectors, []search.Doc, []search.Vector) {
+	emb := embed.NewWordVectors()
+	docs := make([]search.Doc, len(notes))
+	for i, t := range notes {
+		docs[i] = search.Doc{ID: fmt.Sprintf("no%06d", i), Vector: emb.Vector(t)}
+	}
+	qs := make([]search.Vector, len(queries))
+	for i, q := range queries {
+		qs[i] = emb.Vector(q)
+	}
+	return emb, docs, qs
+}
+
+// builtIndex indexes docs with emb's dense tail and waits for the tail
+// block's axes, as a loaded namespace has them.
+func builtIndex(emb *embed.WordVectors, docs []search.Doc) *search.Index {
+	ix := search.NewIndex()
+	ix.SetDenseTail(emb.Dim(), emb.DenseTail())
+	ix.Build(docs)
+	search.WaitRotations(ix)
+	return ix
 }
 
 // BenchmarkSemanticPeersRotation10k is the semantic channel on the peers
@@ -184,36 +215,15 @@ func BenchmarkSemanticPeersRotation10k(b *testing.B) {
 	if dir == "" {
 		b.Skip("MNEMON_PEERS_WORKLOAD names no directory")
 	}
-	notes, queries := peersTexts(b, dir)
-	emb := embed.NewWordVectors()
-	var docs []search.Doc
-	for i, t := range notes {
-		docs = append(docs, search.Doc{ID: fmt.Sprintf("no%05d", i), Vector: emb.Vector(t)})
-	}
-	qs := make([]search.Vector, len(queries))
-	for i, q := range queries {
-		qs[i] = emb.Vector(q)
-	}
-	keep := func(id string) bool { return id[len(id)-1] != '9' }
+	emb, docs, qs := peersVectors(peersTexts(b, dir))
 	for _, rotated := range []bool{true, false} {
 		restore := search.SetMinRotRows(0)
 		if rotated {
 			search.SetMinRotRows(restore)
 		}
-		ix := search.NewIndex()
-		ix.SetDenseTail(emb.Dim(), emb.DenseTail())
-		ix.Build(docs)
-		search.WaitRotations(ix)
+		ix := builtIndex(emb, docs)
 		search.SetMinRotRows(restore)
-		b.Run(fmt.Sprintf("rotated=%v", rotated), func(b *testing.B) {
-			i := 0
-			cpu0 := cpuNow()
-			for b.Loop() {
-				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
-				i++
-			}
-			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
-		})
+		b.Run(fmt.Sprintf("rotated=%v", rotated), func(b *testing.B) { semanticLoop(b, ix, qs) })
 	}
 }
 
@@ -250,20 +260,8 @@ func benchSemanticPeersTouched(b *testing.B, times int) {
 			}
 		}
 	}
-	emb := embed.NewWordVectors()
-	var docs []search.Doc
-	for i, t := range notes {
-		docs = append(docs, search.Doc{ID: fmt.Sprintf("no%06d", i), Vector: emb.Vector(t)})
-	}
-	qs := make([]search.Vector, len(queries))
-	for i, q := range queries {
-		qs[i] = emb.Vector(q)
-	}
-	ix := search.NewIndex()
-	ix.SetDenseTail(emb.Dim(), emb.DenseTail())
-	ix.Build(docs)
-	search.WaitRotations(ix)
-	benchSemanticBothWays(b, ix, qs, "touched", search.SetTailTouchedOnly)
+	emb, docs, qs := peersVectors(notes, queries)
+	benchSemanticBothWays(b, builtIndex(emb, docs), qs, "touched", search.SetTailTouchedOnly)
 }
 
 // BenchmarkSemanticPeersThird10k is the semantic channel on the peers
@@ -276,33 +274,14 @@ func BenchmarkSemanticPeersThird10k(b *testing.B) {
 	if dir == "" {
 		b.Skip("MNEMON_PEERS_WORKLOAD names no directory")
 	}
-	notes, queries := peersTexts(b, dir)
-	emb := embed.NewWordVectors()
-	var docs []search.Doc
-	for i, t := range notes {
-		docs = append(docs, search.Doc{ID: fmt.Sprintf("no%06d", i), Vector: emb.Vector(t)})
-	}
-	qs := make([]search.Vector, len(queries))
-	for i, q := range queries {
-		qs[i] = emb.Vector(q)
-	}
-	ix := search.NewIndex()
-	ix.SetDenseTail(emb.Dim(), emb.DenseTail())
-	ix.Build(docs)
-	search.WaitRotations(ix)
-	keep := func(id string) bool { return id[len(id)-1] != '9' }
+	emb, docs, qs := peersVectors(peersTexts(b, dir))
+	ix := builtIndex(emb, docs)
 	for _, on := range []bool{true, false} {
 		b.Run(fmt.Sprintf("third=%v", on), func(b *testing.B) {
 			search.SetTailThird(on)
 			defer search.SetTailThird(true)
 			stop := search.CountTailRowReads()
-			i := 0
-			cpu0 := cpuNow()
-			for b.Loop() {
-				ix.Semantic(qs[i%len(qs)], 50, 0.2, keep)
-				i++
-			}
-			b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu_ns/op")
+			semanticLoop(b, ix, qs)
 			b.ReportMetric(float64(stop())/float64(b.N), "rows/op")
 		})
 	}
