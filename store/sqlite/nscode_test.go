@@ -244,20 +244,7 @@ func TestMigrationDefaultNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.SetMaxOpenConns(1)
-	rows, err := db.QueryContext(t.Context(), `SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) p
-		WHERE m.type = 'table' AND p.name = 'namespace'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, name)
-	}
-	rows.Close()
+	tables := namespaceTables(t, db)
 	execAll(t, db, "PRAGMA foreign_keys = OFF")
 	for _, table := range tables {
 		execAll(t, db, `UPDATE `+table+` SET namespace = 'default' WHERE namespace = ''`)
@@ -307,3 +294,26 @@ func BenchmarkBindNamespaces(b *testing.B) {
 }
 
 const qPruneChangesForBench = `DELETE FROM changes WHERE seq <= ?`
+
+// namespaceTables returns the tables of db with a namespace column.
+func namespaceTables(t testing.TB, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) p
+		WHERE m.type = 'table' AND p.name = 'namespace'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return tables
+}

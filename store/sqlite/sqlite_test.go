@@ -68,20 +68,7 @@ func checkNoDefaultNamespace(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query(`SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) p
-		WHERE m.type = 'table' AND p.name = 'namespace'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, name)
-	}
-	rows.Close()
+	tables := sqlite.NamespaceTables(t, db)
 	if len(tables) < 16 {
 		t.Fatalf("%d tables with a namespace column: %v", len(tables), tables)
 	}

@@ -1,0 +1,4 @@
+package sqlite
+
+// NamespaceTables is namespaceTables for the package's external tests.
+var NamespaceTables = namespaceTables
