@@ -125,6 +125,8 @@ func TestRuleAfterItsLeadOrScope(t *testing.T) {
 		{"a scope", "in pull requests, never squash the history", []string{"constraint user constraint:in_pull_requests_squash_history=in pull requests, never squash the history crit=high"}},
 		{"another scope", "in release notes, never squash the history", []string{"constraint user constraint:in_release_notes_squash_history=in release notes, never squash the history crit=high"}},
 		{"a scope, then a statement", "for lunch, I always grab a wrap", nil},
+		{"a scope of when", "when writing migrations, always add a down step", []string{"constraint user constraint:when_writing_migrations_add_down_step=when writing migrations, always add a down step crit=high"}},
+		{"a question of when", "when do we cut the release, always on mondays?", nil},
 	})
 	for text, want := range map[string]bool{
 		"From now on, reply in Polish.":              false,
