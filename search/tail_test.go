@@ -224,33 +224,16 @@ func testTailBoundsSameHits(t *testing.T, tail int) {
 		c, _ := canonical(v)
 		return c
 	}
-	ix := NewIndex()
-	ix.SetDenseTail(dim, tail)
-	var docs []Doc
-	live := map[string]Vector{}
-	for i := range 4000 {
-		v := vec()
-		if i%5 == 1 || i%7 == 2 {
-			v = docs[r.IntN(i)].Vector // the same text stored twice: tied scores
-		}
-		docs = append(docs, Doc{ID: fmt.Sprintf("d%04d", i), Vector: v})
-		live[docs[i].ID] = v
-	}
-	ix.Build(docs)
-	for i := range 600 {
-		id := docs[r.IntN(len(docs))].ID
-		if i%3 == 0 {
-			ix.Remove(id)
-			delete(live, id)
-			continue
-		}
-		v := vec()
-		if i%2 == 0 {
-			v = docs[r.IntN(len(docs))].Vector
-		}
-		ix.Upsert(Doc{ID: id, Vector: v})
-		live[id] = v
-	}
+	ix, _, live := churnedTailIndex(r, dim, tail, 4000, 600,
+		func(int) Vector { return vec() },
+		func(i int) bool { return i%5 == 1 || i%7 == 2 },
+		func(i int, docs []Doc) Vector {
+			v := vec()
+			if i%2 == 0 {
+				v = docs[r.IntN(len(docs))].Vector
+			}
+			return v
+		})
 	defer func() { tailBounds, tailWide = true, true }()
 	compared := 0
 	for q := range 60 {
@@ -349,30 +332,10 @@ func TestTailTouchedOnlySameHits(t *testing.T) {
 		c, _ := canonical(v)
 		return c
 	}
-	ix := NewIndex()
-	ix.SetDenseTail(dim, tail)
-	var docs []Doc
-	live := map[string]Vector{}
-	for i := range 3000 {
-		v := vec(1+r.IntN(4), i%13 != 0, 300)
-		if i%9 == 4 {
-			v = docs[r.IntN(i)].Vector // the same text stored twice: tied scores
-		}
-		docs = append(docs, Doc{ID: fmt.Sprintf("d%04d", i), Vector: v})
-		live[docs[i].ID] = v
-	}
-	ix.Build(docs)
-	for i := range 300 {
-		id := docs[r.IntN(len(docs))].ID
-		if i%3 == 0 {
-			ix.Remove(id)
-			delete(live, id)
-			continue
-		}
-		v := vec(1+r.IntN(4), true, 300)
-		ix.Upsert(Doc{ID: id, Vector: v})
-		live[id] = v
-	}
+	ix, docs, live := churnedTailIndex(r, dim, tail, 3000, 300,
+		func(i int) Vector { return vec(1+r.IntN(4), i%13 != 0, 300) },
+		func(i int) bool { return i%9 == 4 },
+		func(int, []Doc) Vector { return vec(1+r.IntN(4), true, 300) })
 	only, full := 0, 0
 	touchedOnlyHook = func() { only++ }
 	saved := parallelTailRows
@@ -437,4 +400,39 @@ func TestTailTouchedOnlySameHits(t *testing.T) {
 		t.Fatalf("%d hits compared, %d scans of the touched rows alone, %d of every row: want both paths taken", compared, only, full)
 	}
 	t.Logf("%d hits compared; %d scans of the touched rows alone, %d of every row", compared, only, full)
+}
+
+// churnedTailIndex builds an index with a dense tail of n documents ("d"
+// and a number), each made by mk unless dup says it repeats an earlier
+// one's vector (the same text stored twice: tied scores), then touches
+// churn random documents: every third removed, the others replaced by
+// what replace makes. It returns the index, the documents as built and
+// the vectors live after the churn. The random draws come in the order
+// the tests that share it always drew them.
+func churnedTailIndex(r *rand.Rand, dim, tail, n, churn int, mk func(i int) Vector, dup func(i int) bool, replace func(i int, docs []Doc) Vector) (*Index, []Doc, map[string]Vector) {
+	ix := NewIndex()
+	ix.SetDenseTail(dim, tail)
+	docs := make([]Doc, 0, n)
+	live := map[string]Vector{}
+	for i := range n {
+		v := mk(i)
+		if dup(i) {
+			v = docs[r.IntN(i)].Vector
+		}
+		docs = append(docs, Doc{ID: fmt.Sprintf("d%04d", i), Vector: v})
+		live[docs[i].ID] = v
+	}
+	ix.Build(docs)
+	for i := range churn {
+		id := docs[r.IntN(len(docs))].ID
+		if i%3 == 0 {
+			ix.Remove(id)
+			delete(live, id)
+			continue
+		}
+		v := replace(i, docs)
+		ix.Upsert(Doc{ID: id, Vector: v})
+		live[id] = v
+	}
+	return ix, docs, live
 }
