@@ -138,3 +138,28 @@ func TestRuleAfterItsLeadOrScope(t *testing.T) {
 		}
 	}
 }
+
+// "she" or "he" opening a sentence is the person the sentence before
+// ended on, whether it spoke of them as its subject or through a
+// possessive; a sentence about the speaker leaves the pronoun unread.
+func TestPronounAfterASentenceAboutAPerson(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"after a possessive", "my uncle's birthday is on the 3rd of june. he is into fly fishing",
+			[]string{"fact uncle birthday=the 3rd of june", "preference uncle likes:fly_fishing=fly fishing"}},
+		{"after a name", "My mentor is Oksana. She lives in Tartu.",
+			[]string{"fact mentor name=Oksana", "fact mentor lives_in=Tartu"}},
+		{"after the speaker", "I moved to Tartu. she likes jazz", []string{"fact user lives_in=Tartu cue=correction"}},
+	})
+}
+
+// A reminder asked for around a statement ("would you remind me: ...")
+// tells the statement; a reminder to do something stores nothing.
+func TestReminderAroundAStatement(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"colon", "can u remind me: my nephew's birthday is the 2nd of may", []string{"fact nephew birthday=the 2nd of may"}},
+		{"that", "could you remind me that I'm allergic to latex", []string{"fact user allergic_to:latex=latex crit=high"}},
+		{"a task", "pls could you remind me to water the plants", nil},
+	})
+}

@@ -255,6 +255,10 @@ type extraction struct {
 	// ruleScope is where the rule being read holds, said before it ("in
 	// commit messages, never …"): the rule keeps it.
 	ruleScope []token
+	// personBefore is the person other than the speaker whom the last
+	// sentence's last clause spoke of, if any: "she" or "he" opening the
+	// next sentence is that person ("my aunt retired. she paints now").
+	personBefore *subject
 }
 
 func newExtraction(ev Event, m mode) *extraction {
@@ -491,6 +495,10 @@ func (x *extraction) sentence(s Sentence) {
 	x.introduction(toks, sf) // "hey, Tariq here": the rest reads on
 	toks = closingReport(toks, &sf)
 	var carry *subject
+	if x.personBefore != nil && is(toks, 0, "she", "he") {
+		carry = x.personBefore
+	}
+	x.personBefore = nil
 	prevRule := false
 	x.sentOut = len(x.out)
 	x.sent = toks
@@ -519,6 +527,9 @@ func (x *extraction) sentence(s Sentence) {
 		ruleBefore = ruleLeadOrScope(cl)
 	}
 	if x.mode == modeUser {
+		x.personBefore = x.personSpokenOf(carry)
+	}
+	if x.mode == modeUser {
 		x.relationNames(toks, sf)
 		x.correctInPlace(toks)
 		x.replacedInPlace(toks)
@@ -530,6 +541,21 @@ func (x *extraction) sentence(s Sentence) {
 	}
 	x.alignChangeCategories()
 	x.endedBecomesHistory()
+}
+
+// personSpokenOf returns the person other than the speaker the sentence
+// just read ended on: its last clause's subject, else the subject of its
+// last candidate ("my sister's birthday is in May" speaks of the sister
+// through a possessive); nil when that is the speaker, a team or nobody.
+func (x *extraction) personSpokenOf(carry *subject) *subject {
+	if carry == nil && len(x.out) > x.sentOut {
+		carry = &x.made[len(x.made)-1].subj
+	}
+	if carry == nil || carry.kind != sNamed && carry.kind != sPerson || carry.id == x.speaker.id {
+		return nil
+	}
+	person := *carry
+	return &person
 }
 
 // takeBack withdraws the candidates out[from:to] of a sentence taken back
