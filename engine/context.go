@@ -78,18 +78,36 @@ func asksQuestion(v *memory.Version) bool {
 	return strings.HasSuffix(s, "?")
 }
 
-// contextLines renders an episode with its neighbours, in time order; the
-// neighbours are indented so the hit stands out.
+// contextLines renders an episode with its neighbours, in time order, as
+// one item: the first line opens the item's bullet, the rest are indented
+// under it. Turns said before the hit open it, so they cannot read as the
+// end of the item above (an indented line continues the bullet before it).
 func contextLines(c *scored, w view) string {
 	var b strings.Builder
-	for i := len(c.before) - 1; i >= 0; i-- {
-		b.WriteString(neighbourLine(c.before[i].V, c.en.V))
+	if n := len(c.before); n > 0 {
+		first := c.before[n-1].V
+		b.WriteString(line(first, w))
+		for i := n - 2; i >= 0; i-- {
+			b.WriteString(neighbourLine(c.before[i].V, c.en.V))
+		}
+		b.WriteString(hitInWindow(c.en.V, first, w))
+	} else {
+		b.WriteString(line(c.en.V, w))
 	}
-	b.WriteString(line(c.en.V, w))
 	for _, en := range c.after {
 		b.WriteString(neighbourLine(en.V, c.en.V))
 	}
 	return b.String()
+}
+
+// hitInWindow renders the hit under the turn that opens its window, as a
+// neighbour of that turn, with its line's note for the view.
+func hitInWindow(v, first *memory.Version, w view) string {
+	s := neighbourLine(v, first)
+	if n := note(v, w); n != "" {
+		s = s[:len(s)-1] + n + "\n"
+	}
+	return s
 }
 
 // neighbourLine renders a neighbour indented under its hit. Its time is

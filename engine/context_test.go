@@ -59,7 +59,10 @@ func TestRetrieveContext(t *testing.T) {
 	if !slices.Contains(lake.EpisodeIDs, ep[1]) || !slices.Contains(lake.EpisodeIDs, ep[2]) || !slices.Contains(lake.EpisodeIDs, ep[3]) || len(lake.Context) != 2 {
 		t.Fatalf("lake item cites %v with context %+v; want episodes 1-3", lake.EpisodeIDs, lake.Context)
 	}
-	if !lake.Context[0].Before || lake.Context[1].Before || !strings.Contains(res.Context, "\n  Ana: How was the weekend?\n") {
+	// The turn before opens the item's bullet, so it cannot read as the
+	// end of the item above; the hit and the turn after are indented under it.
+	if !lake.Context[0].Before || lake.Context[1].Before ||
+		!strings.Contains(res.Context, "\n- [2026-05-01 11:00] Ana: How was the weekend?\n  Bo: We took the kayak to the lake.\n  Ana: Lovely!") {
 		t.Fatalf("context lines %+v, rendered:\n%s", lake.Context, res.Context)
 	}
 	// Every turn appears once in the rendered context.

@@ -68,10 +68,24 @@ func (e *Engine) neighbourTokens(en *entry, hit *memory.Version) (int, bool) {
 // contextTokens is e.counter.Count(contextLines(c, w)), summed from the
 // lines' cached counts.
 func (e *Engine) contextTokens(c *scored, w view) int {
-	n, ok := e.lineTokens(c.en, w)
-	for _, en := range c.before {
-		k, summable := e.neighbourTokens(en, c.en.V)
+	var n int
+	var ok bool
+	if len(c.before) == 0 {
+		n, ok = e.lineTokens(c.en, w)
+	} else {
+		// The window's first turn opens the item, the hit follows it
+		// (contextLines).
+		first := c.before[len(c.before)-1]
+		n, ok = e.lineTokens(first, w)
+		k, summable := e.neighbourTokens(c.en, first.V)
+		if note(c.en.V, w) != "" {
+			k, summable = 0, false
+		}
 		n, ok = n+k, ok && summable
+		for _, en := range c.before[:len(c.before)-1] {
+			k, summable := e.neighbourTokens(en, c.en.V)
+			n, ok = n+k, ok && summable
+		}
 	}
 	for _, en := range c.after {
 		k, summable := e.neighbourTokens(en, c.en.V)

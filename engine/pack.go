@@ -97,16 +97,23 @@ func line(v *memory.Version, w view) string {
 		}
 	}
 	b.WriteString(strings.TrimSpace(v.Content))
-	switch {
-	case v.Status == memory.StatusContested:
-		b.WriteString(" (contested)")
-	case w.history(v) && v.ValidTo != nil:
-		b.WriteString(" (history, until " + v.ValidTo.Format("2006-01-02") + ")")
-	case w.history(v):
-		b.WriteString(" (history)")
-	}
+	b.WriteString(note(v, w))
 	b.WriteString("\n")
 	return b.String()
+}
+
+// note is what a line adds after an item's text for the view: whether it
+// is contested, or history.
+func note(v *memory.Version, w view) string {
+	switch {
+	case v.Status == memory.StatusContested:
+		return " (contested)"
+	case w.history(v) && v.ValidTo != nil:
+		return " (history, until " + v.ValidTo.Format("2006-01-02") + ")"
+	case w.history(v):
+		return " (history)"
+	}
+	return ""
 }
 
 // saysSpeaker reports whether an episode's content already opens with its
