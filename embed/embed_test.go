@@ -25,8 +25,8 @@ var similarPairs = []struct {
 	{"what car does Maria drive", "Maria bought a new vehicle, a Tesla", 0.3},
 	{"user is allergic to peanuts", "Allergy: peanut allergy, avoid nuts", 0.45},
 	{"running shoes", "she runs in new shoes", 0.5},
-	{"When did Melanie paint a sunrise?", "Melanie painted a lovely sunrise over the lake last year", 0.45},
-	{"Caroline went to the LGBTQ support group", "Caroline attended an LGBTQ support group meeting yesterday", 0.55},
+	{"When did Imogen sketch a lighthouse?", "Imogen sketched a lovely lighthouse from the harbour last year", 0.45},
+	{"Rosalind went to the beekeeping club", "Rosalind attended a beekeeping club meeting yesterday", 0.5},
 	{"prefers dark mode in the editor", "Use the dark theme in VS Code", 0.25},
 	{"deploy the billing service on Friday", "billing service deployment happens on Fridays", 0.55},
 	{"the tests fail on Windows", "test failures on Windows machines", 0.45},
@@ -40,9 +40,9 @@ var unrelatedPairs = [][2]string{
 	{"coding language", "I live in Lisbon"},
 	{"which city does she live in", "The tests fail on Windows"},
 	{"user is allergic to peanuts", "deploy the billing service on Friday"},
-	{"Melanie painted a sunrise", "John works at a fintech startup"},
+	{"Imogen sketched a lighthouse", "John works at a fintech startup"},
 	{"my favourite editor is Neovim", "Maria bought a Tesla"},
-	{"Caroline went to the support group", "The database is PostgreSQL with nightly backups"},
+	{"Rosalind went to the beekeeping club", "The database is PostgreSQL with nightly backups"},
 	{"running shoes", "a bowl of ramen with extra chili"},
 	{"What pets does Audrey have?", "The meeting moved to Thursday at 3 pm"},
 	{"Does Jon like coffee?", "Gina's sister lives in Berlin"},
@@ -73,7 +73,7 @@ func TestBuiltinSimilarity(t *testing.T) {
 func TestBuiltinVectorShape(t *testing.T) {
 	t.Parallel()
 	b := NewBuiltin()
-	v := b.Vector("Melanie painted a sunrise over the lake last year and shared it with her kids")
+	v := b.Vector("Imogen sketched a lighthouse from the harbour last year and shared it with her kids")
 	if v.Dim != BuiltinDim || v.Indices == nil {
 		t.Fatalf("not a sparse vector of dim %d: %+v", BuiltinDim, v.Dim)
 	}

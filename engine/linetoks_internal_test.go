@@ -23,7 +23,7 @@ func TestContextTokensSumLines(t *testing.T) {
 	contents := []string{
 		"ok nice",
 		"it's 1,140 now!!!",
-		"Caroline: saw the new place on Saturday...",
+		"Rosalind: saw the new place on Saturday...",
 		"  padded and trailing   ",
 		"two lines\nsecond one?\n\nthird",
 		"ends in digits 2026",
@@ -36,7 +36,7 @@ func TestContextTokensSumLines(t *testing.T) {
 	}
 	mk := func(i int, at time.Time, status memory.Status) *entry {
 		return &entry{V: &memory.Version{
-			ID: "ver_" + string(rune('a'+i)), Kind: memory.KindEpisodic, Subject: []string{"user", "Caroline", "assistant"}[i%3],
+			ID: "ver_" + string(rune('a'+i)), Kind: memory.KindEpisodic, Subject: []string{"user", "Rosalind", "assistant"}[i%3],
 			Content: contents[i%len(contents)], ObservedAt: at, Status: status,
 		}}
 	}

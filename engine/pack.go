@@ -117,7 +117,7 @@ func note(v *memory.Version, w view) string {
 }
 
 // saysSpeaker reports whether an episode's content already opens with its
-// speaker ("Caroline: ..."), as transcripts do: the line need not repeat it.
+// speaker ("Rosalind: ..."), as transcripts do: the line need not repeat it.
 func saysSpeaker(v *memory.Version) bool {
 	name, _, ok := strings.Cut(v.Content, ":")
 	return ok && v.Subject != "" && strings.EqualFold(strings.TrimSpace(name), v.Subject)

@@ -1281,7 +1281,7 @@ func namedSubjects(cands []*scored, qterms []string) []string {
 
 // otherSubject reports whether v is a fact about someone a query that
 // names a subject does not name. An episode's subject is who said it, not
-// whom it is about ("Melanie: how is the research going, Caroline?"), so
+// whom it is about ("Imogen: how is the research going, Rosalind?"), so
 // episodes are never about someone else.
 func otherSubject(en *entry, qterms []string, namesSubject bool, team string) bool {
 	return namesSubject && en.V.Kind != memory.KindEpisodic && en.SubjectTerm != "" &&

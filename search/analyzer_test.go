@@ -18,7 +18,7 @@ func TestAnalyzerTerms(t *testing.T) {
 	}{
 		{"", nil},
 		{"The quick brown foxes are running", []string{"quick", "brown", "fox", "run"}},
-		{"Caroline's LGBTQ support group", []string{"carolin", "lgbtq", "support", "group"}},
+		{"Rosalind's beekeeping club", []string{"rosalind", "beekeep", "club"}},
 		{"I don't like it; they're late", []string{"like", "late"}},
 		{"O'Brien lives in Lisbon", []string{"obrien", "live", "lisbon"}},
 		{"Café CAFÉ cafe\u0301", []string{"cafe", "cafe", "cafe"}},
@@ -29,7 +29,7 @@ func TestAnalyzerTerms(t *testing.T) {
 		{"GPT4 mp3 2023-05-07", []string{"gpt4", "mp3", "2023", "05", "07"}},
 		{"東京タワー", []string{"東", "京", "タ", "ワ", "ー"}},
 		{"naïve résumé façade", []string{"naiv", "resum", "facad"}},
-		{"It’s Melanie’s", []string{"melani"}},
+		{"It’s Imogen’s", []string{"imogen"}},
 		{"running runs ran", []string{"run", "run", "ran"}},
 		{"rock'n'roll", []string{"rocknrol"}},
 		{"'quoted' words'", []string{"quot", "word"}},
@@ -71,7 +71,7 @@ func TestAnalyzerLongTokenCapped(t *testing.T) {
 func TestAnalyzerConcurrent(t *testing.T) {
 	t.Parallel()
 	a := NewAnalyzer()
-	text := "Melanie painted a sunrise while Caroline was running to the support group meetings"
+	text := "Imogen sketched a lighthouse while Rosalind was running to the beekeeping club meetings"
 	want := NewAnalyzer().Terms(text)
 	var wg sync.WaitGroup
 	for range 8 {
@@ -151,7 +151,7 @@ func uniq(s []string) []string {
 
 func BenchmarkAnalyzerTerms(b *testing.B) {
 	a := NewAnalyzer()
-	text := "Melanie painted a sunrise last year and shared it with her kids; Caroline's support group meets on Tuesdays."
+	text := "Imogen sketched a lighthouse last year and shared it with her kids; Rosalind's beekeeping club meets on Tuesdays."
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {

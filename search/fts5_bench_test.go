@@ -193,7 +193,7 @@ func ftsQuery(text string) string {
 func TestFTSQuerySanitiser(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
-		`What did Caroline say?`:          `"caroline" OR "say"`,
+		`What did Rosalind say?`:          `"rosalind" OR "say"`,
 		`she said "NEAR(a b)" AND x*`:     `"said" OR "near" OR "b" OR "x"`,
 		`inner"quote`:                     `"inner" OR "quote"`,
 		`the and of`:                      ``,

@@ -62,7 +62,7 @@ func TestCountMatchesLibrary(t *testing.T) {
 
 func corpus() []string {
 	return []string{
-		"Caroline's LGBTQ support group met on 7 May 2023.",
+		"Rosalind's beekeeping club met on 7 May 2023.",
 		"they're, we've, I'll, she'd, I'M, YOU'RE, it'S",
 		"  two spaces, three   spaces\tand\ttabs \t\n\n  \r\n mixed",
 		"trailing spaces   ",
@@ -113,7 +113,7 @@ func FuzzCountMatchesLibrary(f *testing.F) {
 func TestCountConcurrent(t *testing.T) {
 	t.Parallel()
 	c := newCounter(t)
-	text := "Melanie painted a sunrise last year and shared it with her kids."
+	text := "Imogen sketched a lighthouse last year and shared it with her kids."
 	want := c.Count(text)
 	var wg sync.WaitGroup
 	for range 4 {
@@ -129,7 +129,7 @@ func TestCountConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-var benchText = strings.Repeat("Melanie painted a sunrise last year and shared it with her kids; Caroline's support group meets on Tuesdays at 7pm. ", 4)
+var benchText = strings.Repeat("Imogen sketched a lighthouse last year and shared it with her kids; Rosalind's beekeeping club meets on Tuesdays at 7pm. ", 4)
 
 func BenchmarkCount(b *testing.B) {
 	c := newCounter(b)

@@ -147,7 +147,7 @@ var templates = []string{
 }
 
 var slots = map[string][]string{
-	"name": {"Caroline", "Melanie", "John", "Maria", "Alex", "Priya", "Tom", "Aiko", "Lucas", "Fatima",
+	"name": {"Rosalind", "Imogen", "John", "Maria", "Alex", "Priya", "Tom", "Aiko", "Lucas", "Fatima",
 		"Jon", "Gina", "Deborah", "Joanna", "Nate", "Tim", "Evan", "Sam", "Calvin", "Dave",
 		"Audrey", "Andrew", "James", "Maya", "Olivia", "Noah", "Emma", "Liam", "Sofia", "Mateo",
 		"Chen", "Ravi", "Ana", "Ivan", "Zoe", "Omar", "Lena", "Yusuf", "Hana", "Diego"},
@@ -174,7 +174,7 @@ var slots = map[string][]string{
 	"weekday":  {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"},
 	"pet":      {"dog", "cat", "parrot", "rabbit", "hamster", "turtle", "guinea pig"},
 	"petname":  {"Luna", "Max", "Bella", "Charlie", "Milo", "Oscar", "Pepper", "Biscuit", "Shadow", "Coco"},
-	"topic": {"machine learning", "mental health", "LGBTQ rights", "climate change", "photography", "personal finance", "nutrition", "startups", "parenting", "history",
+	"topic": {"machine learning", "mental health", "housing policy", "climate change", "photography", "personal finance", "nutrition", "startups", "parenting", "history",
 		"distributed systems", "gardening", "astronomy", "meditation", "public speaking", "urban design"},
 	"hour":       {"9 am", "10 am", "noon", "3 pm", "5 pm", "two hours", "six hours", "midnight", "four hours"},
 	"thing":      {"bike", "camera", "tent", "laptop", "guitar", "kayak", "pair of running shoes", "telescope", "easel", "backpack"},
