@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,12 @@ func TestServePprof(t *testing.T) {
 	}
 	if code, body := call(t, "GET", "http://"+paddr+"/debug/pprof/heap?debug=1", nil); code != http.StatusOK || !strings.Contains(string(body), "heap profile") {
 		t.Fatalf("heap profile: %d %.200s", code, body)
+	}
+	// The mutex profile samples while it serves (at the default fraction
+	// of zero it would always be empty).
+	if code, body := call(t, "GET", "http://"+paddr+"/debug/pprof/mutex?debug=1", nil); code != http.StatusOK ||
+		!strings.Contains(string(body), "sampling period="+strconv.Itoa(pprofMutexFraction)) {
+		t.Fatalf("mutex profile: %d %.200s", code, body)
 	}
 	// The API's own address does not serve them.
 	if code, _ := call(t, "GET", s.url+"/debug/pprof/", nil); code == http.StatusOK {

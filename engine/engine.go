@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemon-dev/mnemon/consolidate"
@@ -125,6 +126,8 @@ type Engine struct {
 	nameKeyTerms []string
 	ranking      Ranking
 	traces       *traceWriter
+	// retrieving counts the retrievals in flight (coreToSpare).
+	retrieving atomic.Int32
 	// readOnly: the store refuses writes (a read-only replica, see
 	// memory.ErrReadOnly), so retrieval traces are not written: each
 	// retrieval says so in its notes instead of logging a failed write.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -203,6 +204,8 @@ func (e *Engine) keepTrace(trace *memory.Trace, notes *[]string) {
 // used before writing it, and writes nothing when the model fails.
 func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memory.Trace, error) {
 	start := time.Now()
+	e.retrieving.Add(1)
+	defer e.retrieving.Add(-1)
 	ns, err := checkNamespace(p.Namespace)
 	if err != nil {
 		return nil, nil, fmt.Errorf("retrieve: %w", err)
@@ -269,44 +272,53 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		disabled[c] = true
 	}
 
-	// The index channels run concurrently; the cheap ones (a map lookup
-	// or a slice walk) run here meanwhile, where a goroutine would cost
-	// more than the work. Each returns at most ChannelCap hits.
+	// Each channel returns at most ChannelCap hits. The semantic channel
+	// (a scan of the tail rows, the longest by far) runs in a goroutine of
+	// its own when a core is there to take it (spread); meanwhile this one
+	// runs the lexical channel, the cheap ones (a map lookup or a slice
+	// walk) and the structured channel, which needs only the lexical hits.
+	// A server already busy with other retrievals runs them all here: a
+	// goroutine would wait in a run queue behind theirs, this retrieval's
+	// time with it, for no core gained. The hits are the same either way.
 	results := make([][]search.Hit, len(Channels))
 	var took [numChannels]time.Duration
 	// wide is the semantic channel down to SemanticFloorAlone, when it
 	// was run so (see below).
 	var wide []search.Hit
 	wideRun := false
-	var wg sync.WaitGroup
-	for i, name := range Channels {
-		if disabled[name] || (name != ChannelLexical && name != ChannelSemantic) {
-			continue
+	semantic := func() {
+		i := channelIndex(ChannelSemantic)
+		began := time.Now()
+		if semanticOneScan && e.vectors == nil && r.SemanticFloorAlone < r.SemanticFloor {
+			// One scan to the lower floor serves both cases: the best
+			// ChannelCap at or above SemanticFloor are its hits at or
+			// above it (a prefix: the hits are in score order, and a
+			// floor only cuts the tail), and when no word of the query
+			// matched (below) the whole list is what a second scan to
+			// the lower floor gave.
+			alone := r
+			alone.SemanticFloor = r.SemanticFloorAlone
+			wide, wideRun = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, alone), true
+			results[i] = aboveFloor(wide, r.SemanticFloor)
+		} else {
+			results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, r)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			began := time.Now()
-			if name == ChannelSemantic {
-				if semanticOneScan && e.vectors == nil && r.SemanticFloorAlone < r.SemanticFloor {
-					// One scan to the lower floor serves both cases:
-					// the best ChannelCap at or above SemanticFloor are
-					// its hits at or above it (a prefix: the hits are in
-					// score order, and a floor only cuts the tail), and
-					// when no word of the query matched (below) the whole
-					// list is what a second scan to the lower floor gave.
-					alone := r
-					alone.SemanticFloor = r.SemanticFloorAlone
-					wide, wideRun = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, alone), true
-					results[i] = aboveFloor(wide, r.SemanticFloor)
-				} else {
-					results[i] = e.semanticChannel(ctx, st, qvecs, semKeep, semCommon, r)
-				}
-			} else {
-				results[i] = channel(st, name, members, lexTerms, qvecs, keep, common, admit, r, keywords)
-			}
-			took[i] = time.Since(began)
-		}()
+		took[i] = time.Since(began)
+	}
+	var wg sync.WaitGroup
+	spread := false
+	if !disabled[ChannelSemantic] {
+		// A store's own vector search (a round trip to the database)
+		// overlaps this goroutine's work however busy the server is.
+		spread = e.vectors != nil || e.coreToSpare()
+		if spread {
+			wg.Go(semantic)
+		}
+	}
+	if i := channelIndex(ChannelLexical); !disabled[ChannelLexical] {
+		began := time.Now()
+		results[i] = channel(st, ChannelLexical, members, lexTerms, qvecs, keep, common, admit, r, keywords)
+		took[i] = time.Since(began)
 	}
 	for i, name := range Channels {
 		if !disabled[name] && name != ChannelLexical && name != ChannelSemantic && name != ChannelStructured {
@@ -315,7 +327,6 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 			took[i] = time.Since(began)
 		}
 	}
-	wg.Wait()
 	structuredScaled := false
 	if si := channelIndex(ChannelStructured); !disabled[ChannelStructured] {
 		// After the lexical channel: how much of the query its best hit
@@ -326,6 +337,10 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		st.RUnlock()
 		took[si] = time.Since(began)
 	}
+	if !disabled[ChannelSemantic] && !spread {
+		semantic()
+	}
+	wg.Wait()
 	if si := channelIndex(ChannelSemantic); !disabled[ChannelSemantic] && len(results[channelIndex(ChannelLexical)]) == 0 &&
 		len(results[si]) < r.ChannelCap && r.SemanticFloorAlone < r.SemanticFloor {
 		// No word of the query matched: the semantic channel is all the
@@ -504,6 +519,23 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	trace.DurationMicros = res.Duration.Microseconds()
 	return res, trace, nil
 }
+
+// coreToSpare reports whether the retrievals in flight (this one among
+// them) leave a core for a retrieval's semantic channel to run beside its
+// other channels: at most half as many as Go runs goroutines at once.
+// One client of a two-core machine gets the second core; two or more share
+// them a retrieval a core. spreadChannels, when set (tests), decides
+// instead.
+func (e *Engine) coreToSpare() bool {
+	if spreadChannels != nil {
+		return *spreadChannels
+	}
+	return 2*int(e.retrieving.Load()) <= runtime.GOMAXPROCS(0)
+}
+
+// spreadChannels, when not nil (tests), says whether a retrieval runs its
+// semantic channel in a goroutine of its own, whatever the load.
+var spreadChannels *bool
 
 // semanticOneScan turns on the one semantic scan to SemanticFloorAlone
 // (retrieve); a variable so a test can compare it with the two scans.
