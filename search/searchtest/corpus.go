@@ -147,9 +147,9 @@ var templates = []string{
 }
 
 var slots = map[string][]string{
-	"name": {"Rosalind", "Imogen", "John", "Maria", "Alex", "Priya", "Tom", "Aiko", "Lucas", "Fatima",
-		"Jon", "Gina", "Deborah", "Joanna", "Nate", "Tim", "Evan", "Sam", "Calvin", "Dave",
-		"Audrey", "Andrew", "James", "Maya", "Olivia", "Noah", "Emma", "Liam", "Sofia", "Mateo",
+	"name": {"Rosalind", "Imogen", "Bertil", "Ingrid", "Alex", "Priya", "Tom", "Aiko", "Lucas", "Fatima",
+		"Kofi", "Wren", "Thea", "Marisol", "Piet", "Oskar", "Ruben", "Elif", "Bruno", "Anouk",
+		"Saoirse", "Matteo", "Kwame", "Maya", "Olivia", "Noah", "Emma", "Liam", "Sofia", "Mateo",
 		"Chen", "Ravi", "Ana", "Ivan", "Zoe", "Omar", "Lena", "Yusuf", "Hana", "Diego"},
 	"pron":     {"her", "his", "their"},
 	"relative": {"sister", "brother", "mother", "father", "kids", "partner", "wife", "husband", "cousin", "friends", "grandmother", "roommate", "son", "daughter", "uncle", "aunt"},
