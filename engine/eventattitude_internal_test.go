@@ -23,7 +23,9 @@ func TestAsksForEvent(t *testing.T) {
 		{"When did Wren start to like jazz?", false},
 		{"Which hobby is Wren's favourite?", false},
 		{"Where does Ilse live?", false},
-		{"how many dogs does Ilse have?", false},
+		{"how many dogs does Ilse have?", true},
+		{"How long has Wren been rowing?", true},
+		{"how much does Ilse love sailing?", false},
 	} {
 		if got := asksForEvent(lowerWords(c.q)); got != c.want {
 			t.Errorf("asksForEvent(%q) = %v, want %v", c.q, got, c.want)

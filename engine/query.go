@@ -32,7 +32,7 @@ type queryFacts struct {
 	possession   string   // asks about something of the user's ("my GP", "my birthday")
 	number       bool     // asks for a quantity ("how much", "how many")
 	names        []string // the names it says, lower-case ("where is Oona working?")
-	event        bool     // asks about a happening ("when did Ida sell the boat?"), not a standing attitude
+	event        bool     // asks about a happening or a quantity ("when did Ida sell the boat?"), not a standing attitude
 }
 
 // readQuery reads a query's wording; history says superseded versions are
@@ -151,13 +151,14 @@ func asksAboutNow(ws []string) bool {
 // asksForEvent reports a question about something that happened or will
 // happen on a day: one opening on "when", or one asking what someone
 // "did" ("what did Ida bring back from the fair?", "why did they cancel
-// the trip?"). Its answer is the turn that tells of it, not a standing
+// the trip?"); and one asking for a quantity ("how many boats has Ida
+// owned?"). Its answer is the turn that tells of it, not a standing
 // taste or wish of the person it names: "Ida likes fairs." says when
-// nothing and tells of no happening. A question that asks for an
-// attitude ("what did Ida want to cook?", "when did she start to like
-// jazz?") is not one.
+// nothing, tells of no happening and counts nothing. A question that
+// asks for an attitude ("what did Ida want to cook?", "when did she
+// start to like jazz?", "how much does Ida love sailing?") is not one.
 func asksForEvent(ws []string) bool {
-	event := false
+	event := asksForNumber(ws)
 	for i, w := range ws {
 		if attitudeWords[w] {
 			return false
