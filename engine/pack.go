@@ -135,8 +135,10 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 	used, packed := 0, 0
 	opened := make(map[string]bool)
 	var shown map[string]bool // with context: episodes already in the pack
+	ref := 0.0                // the score windows are judged against (shareOfBest)
 	if p.Context > 0 {
 		shown = make(map[string]bool)
+		ref = confidenceReference(cands)
 	}
 
 	// cost measures c as it would be packed: an episode with its window
@@ -146,7 +148,7 @@ func (e *Engine) pack(st *nsState, keep func(string) bool, cands []*scored, p Re
 			c.before, c.after = nil, nil
 			if !alone {
 				// The window depends on what is already shown: measure it now.
-				nb, na := window(c.en.V, packed, shareOfBest(c, cands), p.Context)
+				nb, na := window(c.en.V, packed, shareOfBest(c, ref), p.Context)
 				st.RLock()
 				c.before, c.after = st.NeighboursLocked(c.en.V, nb, na, ContextGap, keep, shown)
 				st.RUnlock()
@@ -311,14 +313,36 @@ func (e *Engine) renderedTokens(cands []*scored, text string, w view) int {
 	return n
 }
 
-// shareOfBest is c's score as a share of the best candidate's (cands are
-// in rank order); 1 when the best scores nothing, so that nothing is
-// judged against it.
-func shareOfBest(c *scored, cands []*scored) float64 {
-	if best := cands[0].final; best > 0 {
-		return c.final / best
+// shareOfBest is c's score as a share of ref, the best candidate's
+// (confidenceReference); 1 when the best scores nothing, so that nothing
+// is judged against it.
+func shareOfBest(c *scored, ref float64) float64 {
+	if ref > 0 {
+		return c.final / ref
 	}
 	return 1
+}
+
+// confidenceReference is the score a window is judged against: the best
+// candidate's (cands are in rank order), counting a fact marked down as no
+// answer to a question about a happening (event_attitude) at its score
+// before that mark. The mark says what kind of item answers, not how well
+// the question's words and meaning were matched, and the share is a
+// measure of the latter: without this, "Ida likes boats." marked down for
+// "when did Ida sell the boat?" would open a window for every weak turn.
+func confidenceReference(cands []*scored) float64 {
+	if len(cands) == 0 {
+		return 0
+	}
+	ref := cands[0].final
+	for _, c := range cands {
+		for _, t := range c.terms {
+			if t.Name == "event_attitude" && c.final-t.Value > ref {
+				ref = c.final - t.Value
+			}
+		}
+	}
+	return ref
 }
 
 // sameText is a key under which two contents read the same: case and

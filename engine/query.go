@@ -32,6 +32,7 @@ type queryFacts struct {
 	possession   string   // asks about something of the user's ("my GP", "my birthday")
 	number       bool     // asks for a quantity ("how much", "how many")
 	names        []string // the names it says, lower-case ("where is Oona working?")
+	event        bool     // asks about a happening or a quantity ("when did Ida sell the boat?"), not a standing attitude
 }
 
 // readQuery reads a query's wording; history says superseded versions are
@@ -42,7 +43,7 @@ func readQuery(query string, history bool) queryFacts {
 	return queryFacts{
 		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), ours: plural(ws), self: aboutTheUser(ws),
 		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), meal: aboutFood(ws), rule: asksForRule(ws), relation: askedRelation(ws),
-		possession: askedPossession(ws), names: namesIn(query),
+		possession: askedPossession(ws), names: namesIn(query), event: asksForEvent(ws),
 	}
 }
 
@@ -145,6 +146,39 @@ func asksAboutNow(ws []string) bool {
 		}
 	}
 	return false
+}
+
+// asksForEvent reports a question about something that happened or will
+// happen on a day: one opening on "when", or one asking what someone
+// "did" ("what did Ida bring back from the fair?", "why did they cancel
+// the trip?"); and one asking for a quantity ("how many boats has Ida
+// owned?"). Its answer is the turn that tells of it, not a standing
+// taste or wish of the person it names: "Ida likes fairs." says when
+// nothing, tells of no happening and counts nothing. A question that
+// asks for an attitude ("what did Ida want to cook?", "when did she
+// start to like jazz?", "how much does Ida love sailing?") is not one.
+func asksForEvent(ws []string) bool {
+	event := asksForNumber(ws)
+	for i, w := range ws {
+		if attitudeWords[w] {
+			return false
+		}
+		if i == 0 && w == "when" || w == "did" {
+			event = true
+		}
+	}
+	return event
+}
+
+// attitudeWords ask for a taste, a wish or an aim: what a standing fact
+// answers, whatever the tense around it.
+var attitudeWords = map[string]bool{
+	"like": true, "likes": true, "liked": true, "love": true, "loves": true, "loved": true,
+	"enjoy": true, "enjoys": true, "enjoyed": true, "want": true, "wants": true, "wanted": true,
+	"prefer": true, "prefers": true, "preferred": true, "favourite": true, "favorite": true,
+	"hate": true, "hates": true, "dislike": true, "dislikes": true, "wish": true, "goal": true,
+	"goals": true, "dream": true, "dreams": true, "hope": true, "hopes": true, "aim": true,
+	"interested": true, "passionate": true, "fan": true,
 }
 
 // possessives open a noun phrase that is someone's.

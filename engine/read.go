@@ -1354,6 +1354,11 @@ func (q queryFacts) changeRelevant(c *scored) bool {
 // measured.
 var changeRelevance = 0.02
 
+// eventAttitudeContender is the share of the best fused score from which
+// a taste or wish contends for the top of a question about a happening,
+// and takes the event_attitude mark (Ranking.EventAttitude).
+var eventAttitudeContender = 0.5
+
 // relevant reports whether a channel that measures relevance to the query
 // found c, not only the recent or critical channel.
 func (c *scored) relevant() bool {
@@ -1487,6 +1492,17 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			(!q.rule || sh&shapeConstraint != 0) {
 			add("change", r.ChangeCue)
 		}
+	}
+	if r.EventAttitude != 0 && q.event && !q.aboutPast && v.Kind == memory.KindSemantic && (v.Type == memory.TypePreference || v.Type == memory.TypeGoal) &&
+		c.fused >= eventAttitudeContender*q.bestFused {
+		// "when did Ida sell the boat?" is told by the turn about the
+		// sale, not by "Ida likes boats.". A share of the fact's own
+		// score, and only for a contender for the top: a weak fact keeps
+		// its place among the weak, where it fills what is left of a
+		// budget as before. A question about an earlier value ("what
+		// did Ida drink before she switched?") asks for the taste that
+		// held then, and is left alone.
+		add("event_attitude", -r.EventAttitude*c.fused)
 	}
 	if c.namesAsked && !asksWhatCalled(p.Query) {
 		// The turn that named the asked person by relation and name

@@ -3,6 +3,7 @@ package locomo
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/mnemon-dev/mnemon/bench"
@@ -153,7 +154,13 @@ func (a *EngineArm) RetrieveWithin(ctx context.Context, s *Sample, question stri
 	}
 	out := make([]Item, 0, len(res.Items))
 	for _, it := range res.Items {
-		out = append(out, a.corpus.item(it.EpisodeIDs, it.Tokens))
+		item := a.corpus.item(it.EpisodeIDs, it.Tokens)
+		item.Kind, item.Type, item.Score, item.Content = string(it.Kind), string(it.Type), it.Score, it.Content
+		for ch := range it.Channels {
+			item.Channels = append(item.Channels, ch)
+		}
+		sort.Strings(item.Channels)
+		out = append(out, item)
 	}
 	return out, nil
 }

@@ -33,6 +33,14 @@ type BudgetArm interface {
 type Item struct {
 	Turns  []string
 	Tokens int
+	// Kind, Content and Channels describe an engine item for the dump
+	// (empty for the BM25 arm): what it is, its text, which channels
+	// found it.
+	Kind     string
+	Type     string
+	Score    float64
+	Content  string
+	Channels []string
 }
 
 // Options tune a run.
@@ -60,6 +68,20 @@ type QuestionResult struct {
 	Gold     []string   `json:"gold"`
 	Ranked   [][]string `json:"ranked"`
 	Tokens   []int      `json:"tokens"`
+	// Within says, per budget of Options.Budgets, whether what the arm
+	// packed within it cited every gold turn (categories 1-4 only).
+	Within []bool `json:"within,omitempty"`
+	// Items describe each ranked item (engine arms): kind, text, channels.
+	Items []DumpItem `json:"items,omitempty"`
+}
+
+// DumpItem is what the dump says of one ranked engine item.
+type DumpItem struct {
+	Kind     string   `json:"kind"`
+	Type     string   `json:"type"`
+	Score    float64  `json:"score"`
+	Content  string   `json:"content"`
+	Channels []string `json:"channels,omitempty"`
 }
 
 // BudgetLimit is how many items an arm is asked for when recall within
@@ -181,11 +203,6 @@ func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Repor
 				for j, it := range items {
 					ranked[j] = it.Turns
 				}
-				if opt.Dump != nil {
-					if err := dumpQuestion(opt.Dump, arm.Name(), s.ID, q, gold, items); err != nil {
-						return nil, err
-					}
-				}
 				if cats[q.Category] == nil {
 					cats[q.Category] = bench.NewTally(ks)
 				}
@@ -198,13 +215,21 @@ func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Repor
 					}
 					toks = append(toks, float64(n))
 				}
+				var inBudget []bool
 				if len(opt.Budgets) > 0 && Headline(q.Category) {
-					if err := scoreWithin(ctx, arm, s, q, gold, opt.Budgets, within); err != nil {
+					hits, err := scoreWithin(ctx, arm, s, q, gold, opt.Budgets, within)
+					if err != nil {
 						return nil, err
 					}
+					inBudget = hits
 					headN++
 					if q.Category == MultiHop {
 						multiN++
+					}
+				}
+				if opt.Dump != nil {
+					if err := dumpQuestion(opt.Dump, arm.Name(), s.ID, q, gold, items, inBudget); err != nil {
+						return nil, err
 					}
 				}
 				prog.Add(1)
@@ -235,11 +260,12 @@ func Run(ctx context.Context, samples []Sample, arms []Arm, opt Options) (*Repor
 
 // scoreWithin adds, per budget, whether what arm answers within it cites
 // every gold turn: to RecallAll, and for a multi-hop question to MultiHop
-// too (sums; Run divides). A BudgetArm packs each budget itself; any
+// too (sums; Run divides); it returns the same per budget, for the dump. A BudgetArm packs each budget itself; any
 // other arm is asked once for BudgetLimit items.
-func scoreWithin(ctx context.Context, arm Arm, s *Sample, q Question, gold []string, budgets []int, within []BudgetRecall) error {
+func scoreWithin(ctx context.Context, arm Arm, s *Sample, q Question, gold []string, budgets []int, within []BudgetRecall) ([]bool, error) {
 	var items []Item
 	var err error
+	hits := make([]bool, len(budgets))
 	for i, b := range budgets {
 		if ba, ok := arm.(BudgetArm); ok {
 			items, err = ba.RetrieveWithin(ctx, s, q.Text, BudgetLimit, b)
@@ -247,7 +273,7 @@ func scoreWithin(ctx context.Context, arm Arm, s *Sample, q Question, gold []str
 			items, err = arm.Retrieve(ctx, s, q.Text, BudgetLimit)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %s: %q: %w", arm.Name(), s.ID, q.Text, err)
+			return nil, fmt.Errorf("%s: %s: %q: %w", arm.Name(), s.ID, q.Text, err)
 		}
 		ranked := make([][]string, len(items))
 		tokens := make([]int, len(items))
@@ -255,21 +281,25 @@ func scoreWithin(ctx context.Context, arm Arm, s *Sample, q Question, gold []str
 			ranked[j], tokens[j] = it.Turns, it.Tokens
 		}
 		if bench.RecallAllWithin(gold, ranked, tokens, b) {
+			hits[i] = true
 			within[i].RecallAll++
 			if q.Category == MultiHop {
 				within[i].MultiHop++
 			}
 		}
 	}
-	return nil
+	return hits, nil
 }
 
 // dumpQuestion writes one QuestionResult line to w.
-func dumpQuestion(w io.Writer, arm, sample string, q Question, gold []string, items []Item) error {
-	r := QuestionResult{Arm: arm, Sample: sample, Question: q.Text, Category: q.Category, Gold: gold,
+func dumpQuestion(w io.Writer, arm, sample string, q Question, gold []string, items []Item, within []bool) error {
+	r := QuestionResult{Arm: arm, Sample: sample, Question: q.Text, Category: q.Category, Gold: gold, Within: within,
 		Ranked: make([][]string, len(items)), Tokens: make([]int, len(items))}
 	for j, it := range items {
 		r.Ranked[j], r.Tokens[j] = it.Turns, it.Tokens
+		if it.Kind != "" {
+			r.Items = append(r.Items, DumpItem{Kind: it.Kind, Type: it.Type, Score: it.Score, Content: it.Content, Channels: it.Channels})
+		}
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
