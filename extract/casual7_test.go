@@ -37,6 +37,16 @@ func TestCasualShapesIssue16Casual7(t *testing.T) {
 		{"instead now", "I drink green tea in the afternoons. matcha instead now", []string{"preference user prefers:drink=matcha cue=correction"}},
 		{"instead, then a comma and the tail", "I live in Porto. Lisbon instead, these days", []string{"fact user lives_in=Lisbon cue=correction"}},
 		{"a head noun of no kin", "I drink green tea in the afternoons. the night bus instead now", []string{"preference user prefers:drink=green tea"}},
+		// A bare "well" corrects the value before it when a closer ends
+		// the new one ("actually", "really", "technically").
+		{"well X actually, a home", "I live in Derby, well Belper actually", []string{"fact user lives_in=Belper cue=correction"}},
+		{"well X really, the next sentence", "I live in Derby. well Belper really", []string{"fact user lives_in=Belper cue=correction"}},
+		{"well X technically, a tool", "my editor is vim, well helix technically", []string{"preference user prefers:editor=helix cue=correction"}},
+		{"well X actually, a longer value", "we track bugs in jira, well jira cloud actually", []string{"fact team uses:issue_tracker=jira cloud cue=correction"}},
+		{"well and no closer", "I live in Derby, well near it", []string{"fact user lives_in=Derby"}},
+		{"well, an aside with a closer", "I live in Derby, well just outside it really", []string{"fact user lives_in=Derby"}},
+		{"well, a remark with a closer", "I work at Acme. well done really", []string{"fact user works_at=Acme"}},
+		{"well, a hedge with a closer", "I live in Derby, well mostly actually", []string{"fact user lives_in=Derby"}},
 		{"instead of, then now", "I drink green tea in the afternoons. matcha instead of coffee now", []string{"preference user prefers:drink=green tea"}},
 	})
 }

@@ -357,7 +357,7 @@ func (x *extraction) correctPrevious(ts []token) bool {
 func selfCorrection(ts []token, i int) int {
 	_, n, ok := matchCue(selfCorrectionCues, ts[i:])
 	if !ok {
-		return -1
+		return closedCorrection(ts, i)
 	}
 	j := i + n
 	for _, n, ok := matchCue(correctionGapCues, ts[j:]); ok; _, n, ok = matchCue(correctionGapCues, ts[j:]) {
@@ -375,6 +375,27 @@ func selfCorrection(ts []token, i int) int {
 		return -1
 	}
 	return j
+}
+
+// correctionClosers are the [correction-closers] of lexicons/changes.txt.
+var correctionClosers = wordSet("changes", "correction-closers")
+
+// closedCorrection returns where the value starts of a correction opened
+// by a bare "well" at ts[i] and closed by a word of [correction-closers]
+// before the next punctuation or the end, one to four words between
+// ("Derby, well Belper actually"), or -1.
+func closedCorrection(ts []token, i int) int {
+	if !is(ts, i, "well") {
+		return -1
+	}
+	end := i + 1
+	for end < len(ts) && ts[end].kind == tWord {
+		end++
+	}
+	if n := end - i - 2; n < 1 || n > 4 || !correctionClosers[ts[end-1].low] {
+		return -1
+	}
+	return i + 1
 }
 
 // replacementValue reads the value after a correction marker for the slot
