@@ -13,6 +13,11 @@ import (
 func TestCasualShapesIssue16Casual7(t *testing.T) {
 	t.Parallel()
 	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		// Greetings before an introduction.
+		{"hiya, name here", "hiya, Ottoline here", []string{"fact user name=Ottoline"}},
+		{"howdy, this is name", "howdy, this is Rosalind from accounts", []string{"fact user name=Rosalind"}},
+		{"a greeting alone", "hullo", nil},
+
 		// An upgrade with no subject reads as "switched to" does.
 		{"upgraded, no subject", "upgraded to svelte 5 last night", []string{"preference user prefers:framework=svelte 5 cue=correction"}},
 		{"finally upgraded, no subject", "finally upgraded to postgres 16", []string{"preference user prefers:database=postgres 16 cue=correction"}},
