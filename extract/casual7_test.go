@@ -52,6 +52,8 @@ func TestCasualShapesIssue16Casual7(t *testing.T) {
 		{"well, an aside with a closer", "I live in Derby, well just outside it really", []string{"fact user lives_in=Derby"}},
 		{"well, a remark with a closer", "I work at Acme. well done really", []string{"fact user works_at=Acme"}},
 		{"well, a hedge with a closer", "I live in Derby, well mostly actually", []string{"fact user lives_in=Derby"}},
+		{"a lead of meh", "we track bugs in Trello. meh, let's go with Linear instead", []string{"fact team uses:issue_tracker=Linear cue=correction"}},
+		{"a lead of ok fine", "I drink green tea in the afternoons. ok fine, matcha instead", []string{"preference user prefers:drink=matcha cue=correction"}},
 		{"instead of, then now", "I drink green tea in the afternoons. matcha instead of coffee now", []string{"preference user prefers:drink=green tea"}},
 	})
 }

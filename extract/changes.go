@@ -731,6 +731,19 @@ func PutsInstead(text string) bool {
 	return end > 0
 }
 
+// InsteadCategory returns the lexicon category of the value a turn that
+// only puts a value in place of an earlier one names ("matcha instead
+// lately": drink), or false when it is no such turn or the lexicon cannot
+// place the value.
+func InsteadCategory(text string) (string, bool) {
+	ts := tokenize(text, 0, len(text), nil)
+	j, end := insteadValue(ts)
+	if end == 0 {
+		return "", false
+	}
+	return headCategory(text[ts[j].start:ts[end-1].end])
+}
+
 // insteadTails may follow the closing "instead": [instead-tails] of
 // lexicons/identity.txt.
 var insteadTails = wordSet("identity", "instead-tails")

@@ -39,6 +39,15 @@ func TestE2ECasualSevenSubjectlessAndAskedOtherwise(t *testing.T) {
 			"what do I drink in the afternoons?", "oat latte", []string{"user/prefers:drink=oat latte", "!user/prefers:drink=green tea"}},
 		{"a drink instead, then now", [][]string{{"I drink green tea at my desk", "matcha instead now"}},
 			"what do I drink at my desk?", "matcha", []string{"user/prefers:drink=matcha", "!user/prefers:drink=green tea"}},
+		// "instead" in a later sitting than the value it replaces.
+		{"instead, a sitting later", [][]string{{"I drink green tea at my desk"}, {"hmm, matcha instead lately"}},
+			"what do I drink at my desk?", "matcha", []string{"user/prefers:drink=matcha", "!user/prefers:drink=green tea"}},
+		{"a tracker instead, a sitting later", [][]string{{"we track bugs in Trello"}, {"ok let's go with Linear instead"}},
+			"where do we track bugs?", "Linear", []string{"team/uses:issue_tracker=Linear", "!team/uses:issue_tracker=Trello"}},
+		{"instead of no kin, a sitting later", [][]string{{"I drink green tea at my desk"}, {"the night bus instead"}},
+			"", "", []string{"user/prefers:drink=green tea"}},
+		{"instead of another kind, a sitting later", [][]string{{"I drink green tea at my desk"}, {"Rust instead"}},
+			"", "", []string{"user/prefers:drink=green tea"}},
 		// Asked in other words than were said.
 		{"what to call the user", [][]string{{"I'm Wilhelmina but Mina is fine", "got a puppy called Biscuit"}},
 			"what should you call me?", "Wilhelmina", nil},
