@@ -56,6 +56,20 @@ func (e *Engine) correctAcross(ctx context.Context, pe *pendingEvent, prev []*pe
 			break
 		}
 	}
+	if len(best) == 0 && extract.PutsInstead(pe.ep.Content) {
+		// "matcha instead lately", the first thing said in a new sitting:
+		// the value it replaces was stated in an earlier one.
+		for _, before := range e.insteadEarlier(ctx, pe) {
+			cs, kin, err := e.correctionOf(ctx, pe, before)
+			if err != nil {
+				return err
+			}
+			if len(cs) > 0 && kin {
+				best = cs
+				break
+			}
+		}
+	}
 	if len(best) > 0 {
 		if instead {
 			pe.cands = pe.cands[:0] // the pair's reading replaces the turn's own
@@ -165,6 +179,66 @@ func (e *Engine) previousTurnsInIndex(ctx context.Context, pe *pendingEvent, n, 
 			continue
 		}
 		out = append(out, en.V.Content)
+	}
+	return out
+}
+
+// insteadSlots is how many live facts of the category an "instead" turn
+// with no value before it in its session is read against.
+const insteadSlots = 2
+
+// insteadEarlier returns the texts of the turns that stated the live
+// value an "instead" turn may put its value in place of when nothing
+// before it in its session did: the speaker's (or team's) live
+// prefers:CAT or uses:CAT fact of the category the lexicon places the
+// turn's value in, visible to the turn, newest first, at most
+// insteadSlots of them. correctionOf then reads the turn after each; only
+// a pair whose values are of one kind counts.
+func (e *Engine) insteadEarlier(ctx context.Context, pe *pendingEvent) []string {
+	cat, ok := extract.InsteadCategory(pe.ep.Content)
+	if !ok {
+		return nil
+	}
+	st, err := e.namespace(ctx, pe.ep.Namespace)
+	if err != nil {
+		return nil
+	}
+	speaker := strings.ToLower(pe.ep.Speaker)
+	if speaker == "" {
+		speaker = DefaultSpeaker
+	}
+	scope := factScope(pe.ep.Scope)
+	var found []*memory.Version
+	st.RLock()
+	seen := map[string]bool{}
+	for _, t := range e.analyzer.QueryTerms(strings.ReplaceAll(cat, "_", " ")) {
+		for _, id := range st.KeyPostingsLocked(t) {
+			en, ok := st.EntryLocked(id)
+			if !ok || seen[id] {
+				continue
+			}
+			seen[id] = true
+			v := en.V
+			if v.Kind != memory.KindSemantic || !v.Status.Live() || !scope.Visible(v.Scope) || len(v.EvidenceEpisodeIDs) == 0 ||
+				v.Subject != speaker && v.Subject != "team" ||
+				v.Key != "prefers:"+cat && v.Key != "uses:"+cat && !strings.HasPrefix(v.Key, "uses:"+cat+":") {
+				continue
+			}
+			found = append(found, v)
+		}
+	}
+	st.RUnlock()
+	slices.SortFunc(found, func(a, b *memory.Version) int { return b.ObservedAt.Compare(a.ObservedAt) })
+	var out []string
+	for _, v := range found {
+		if len(out) == insteadSlots {
+			break
+		}
+		ep, err := e.store.GetEpisode(ctx, memory.GetParams{Namespace: pe.ep.Namespace, ID: v.EvidenceEpisodeIDs[0]})
+		if err != nil || ep == nil || ep.Content == "" || ep.ID == pe.ep.ID {
+			continue
+		}
+		out = append(out, ep.Content)
 	}
 	return out
 }

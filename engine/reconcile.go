@@ -1221,9 +1221,20 @@ func needsSignatures(evs []*pendingEvent) bool {
 // part's key, and its content is the part's with the value replaced. Two
 // parts on the same thing leave it as the team's: which one moved is not
 // said. The index holds what earlier requests wrote.
+//
+// A speaker's change said with no subject ("bumped to svelte 5 last
+// night" reads as the speaker's prefers:framework) of a thing that only
+// the team is on (our frontend on svelte 4) is the team's change of that
+// slot, likewise: when the speaker holds no live value of that category
+// and exactly one live team slot of it names the same thing, without its
+// version.
 func (e *Engine) componentSlot(st *nsState, c *candidate) {
 	parts := strings.Split(c.Key, ":")
-	if c.Cue != extract.CueCorrection || len(parts) != 2 || parts[0] != "uses" || c.Value == "" {
+	if c.Cue != extract.CueCorrection || len(parts) != 2 || c.Value == "" {
+		return
+	}
+	team := parts[0] == "uses" && c.Subject == "team"
+	if !team && (parts[0] != "prefers" || c.Subject != DefaultSpeaker) {
 		return
 	}
 	thing := productOf(c.Value)
@@ -1242,8 +1253,24 @@ func (e *Engine) componentSlot(st *nsState, c *candidate) {
 			}
 			seen[id] = true
 			v := en.V
-			if v.Kind != memory.KindSemantic || !v.Status.Live() || v.Subject != c.Subject || !c.scope.Visible(v.Scope) ||
-				productOf(v.Value) != thing {
+			if v.Kind != memory.KindSemantic || !v.Status.Live() || !c.scope.Visible(v.Scope) {
+				continue
+			}
+			if !team {
+				if v.Subject == c.Subject && v.Key == c.Key {
+					return // the speaker's own slot: the change is the speaker's
+				}
+				if v.Subject != "team" || productOf(v.Value) != thing ||
+					v.Key != "uses:"+parts[1] && !strings.HasPrefix(v.Key, "uses:"+parts[1]+":") {
+					continue
+				}
+				if found != nil && found.Key != v.Key {
+					return // two slots on it: which one moved is not said
+				}
+				found = v
+				continue
+			}
+			if v.Subject != c.Subject || productOf(v.Value) != thing {
 				continue
 			}
 			if v.Key == c.Key {
@@ -1267,7 +1294,12 @@ func (e *Engine) componentSlot(st *nsState, c *candidate) {
 	}
 	c.Key = found.Key
 	c.Content = found.Content[:at] + c.Value + found.Content[at+len(found.Value):]
-	c.reasons = append(c.reasons, "the_one_part_using_it")
+	if team {
+		c.reasons = append(c.reasons, "the_one_part_using_it")
+		return
+	}
+	c.Subject, c.Type = found.Subject, found.Type
+	c.reasons = append(c.reasons, "the_team_using_it")
 }
 
 // productOf is a value without its version: "mysql 8" and "MySQL 5.7" are

@@ -305,17 +305,15 @@ func (x *extraction) correctPrevious(ts []token) bool {
 	}
 	j := selfCorrection(ts, 0)
 	instead := false
+	end := len(ts)
 	if j < 0 {
-		if j, instead = insteadLen(ts); !instead {
+		if j, end = insteadValue(ts); end == 0 {
 			return false
 		}
+		instead = true // the value ends before the "instead"
 	}
-	end := len(ts)
 	for end > j && ts[end-1].kind == tPunct {
 		end--
-	}
-	if instead {
-		end-- // the "instead"
 	}
 	end = trimChangeTail(ts, j, end)
 	if end == j || end-j > 6 {
@@ -359,7 +357,7 @@ func (x *extraction) correctPrevious(ts []token) bool {
 func selfCorrection(ts []token, i int) int {
 	_, n, ok := matchCue(selfCorrectionCues, ts[i:])
 	if !ok {
-		return -1
+		return closedCorrection(ts, i)
 	}
 	j := i + n
 	for _, n, ok := matchCue(correctionGapCues, ts[j:]); ok; _, n, ok = matchCue(correctionGapCues, ts[j:]) {
@@ -377,6 +375,27 @@ func selfCorrection(ts []token, i int) int {
 		return -1
 	}
 	return j
+}
+
+// correctionClosers are the [correction-closers] of lexicons/changes.txt.
+var correctionClosers = wordSet("changes", "correction-closers")
+
+// closedCorrection returns where the value starts of a correction opened
+// by a bare "well" at ts[i] and closed by a word of [correction-closers]
+// before the next punctuation or the end, one to four words between
+// ("Derby, well Belper actually"), or -1.
+func closedCorrection(ts []token, i int) int {
+	if !is(ts, i, "well") {
+		return -1
+	}
+	end := i + 1
+	for end < len(ts) && ts[end].kind == tWord {
+		end++
+	}
+	if n := end - i - 2; n < 1 || n > 4 || !correctionClosers[ts[end-1].low] {
+		return -1
+	}
+	return i + 1
 }
 
 // replacementValue reads the value after a correction marker for the slot
@@ -433,13 +452,6 @@ func (x *extraction) replacementValue(key string, ts []token) (string, bool) {
 	return val, true
 }
 
-// insteadLen returns where the value of a sentence closed by "instead"
-// starts, and whether it is one (see insteadValue).
-func insteadLen(ts []token) (int, bool) {
-	j, end := insteadValue(ts)
-	return j, end > 0
-}
-
 // sameKind reports whether val, said with a closing "instead", is of the
 // kind of old in the slot key: both things of one category the lexicon
 // knows ("green tea" and "rooibos" are drinks), or two places for a home.
@@ -449,9 +461,23 @@ func sameKind(key, old, val string, ts []token) bool {
 	if key == "lives_in" || key == "from" {
 		return knownPlace(ts)
 	}
-	nc, ok := CategoryOf(val)
-	oc, ok2 := CategoryOf(old)
+	nc, ok := headCategory(val)
+	oc, ok2 := headCategory(old)
 	return ok && ok2 && nc == oc
+}
+
+// headCategory is the lexicon category of value, or of its last word
+// when the lexicon does not know it whole: "oat latte" is a drink as
+// "latte" is.
+func headCategory(value string) (string, bool) {
+	if c, ok := CategoryOf(value); ok {
+		return c, ok
+	}
+	ws := strings.Fields(value)
+	if len(ws) < 2 {
+		return "", false
+	}
+	return CategoryOf(ws[len(ws)-1])
 }
 
 // fitsSlot reports whether val can stand in for old in the slot key: two
@@ -705,6 +731,23 @@ func PutsInstead(text string) bool {
 	return end > 0
 }
 
+// InsteadCategory returns the lexicon category of the value a turn that
+// only puts a value in place of an earlier one names ("matcha instead
+// lately": drink), or false when it is no such turn or the lexicon cannot
+// place the value.
+func InsteadCategory(text string) (string, bool) {
+	ts := tokenize(text, 0, len(text), nil)
+	j, end := insteadValue(ts)
+	if end == 0 {
+		return "", false
+	}
+	return headCategory(text[ts[j].start:ts[end-1].end])
+}
+
+// insteadTails may follow the closing "instead": [instead-tails] of
+// lexicons/identity.txt.
+var insteadTails = wordSet("identity", "instead-tails")
+
 // insteadValue returns where the value of a sentence that only puts a
 // value in place of the one said before starts and ends ("rooibos
 // instead", "let's go with Asana instead": the [instead-leads] table of
@@ -712,8 +755,8 @@ func PutsInstead(text string) bool {
 // 0, 0.
 func insteadValue(ts []token) (int, int) {
 	end := len(ts)
-	for end > 0 && ts[end-1].kind == tPunct {
-		end--
+	for end > 0 && (ts[end-1].kind == tPunct || insteadTails[ts[end-1].low] && ts[end-1].kind == tWord) {
+		end-- // "oat milk instead these days": the tail says it holds now
 	}
 	if end < 2 || ts[end-1].low != "instead" {
 		return 0, 0

@@ -104,7 +104,7 @@ func TestPetNamedWhenHad(t *testing.T) {
 	t.Parallel()
 	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
 		{"have a dog named", "I have a dog named Juniper", []string{"fact user name_of:dog=Juniper"}},
-		{"adopted a kitten called", "we adopted a kitten called Sorrel", []string{"fact user name_of:kitten=Sorrel"}},
+		{"adopted a kitten called", "we adopted a kitten called Sorrel", []string{"fact user name_of:cat=Sorrel"}},
 		{"someone else's", "my aunt has a cat named Juniper", nil},
 		{"several", "we have two dogs called Juniper and Sorrel", nil},
 		{"had once", "we had a dog called Juniper", nil},

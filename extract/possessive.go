@@ -243,7 +243,7 @@ func (x *extraction) interpretNP(s subject, np, val []token, f flags) {
 	}
 	if namedThing(noun) && named > 0 && personal(s) {
 		if n := valueLen(val[named:], vPhrase); n > 0 && n <= 4 && validValue(val[named:named+n]) {
-			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(noun), value: x.text(val[named:], n), tmpl: tmFact, cat: noun + "'s name"})
+			x.emit(s.asPerson(), f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(petKind(noun)), value: x.text(val[named:], n), tmpl: tmFact, cat: noun + "'s name"})
 		}
 		return
 	}

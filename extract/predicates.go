@@ -297,6 +297,18 @@ func (x *extraction) verb(s subject, v verb, ts []token, f flags) {
 	}
 }
 
+// petKinds is the [pet-kinds] table of lexicons/possessive.txt.
+var petKinds = wordPairs("possessive", "pet-kinds")
+
+// petKind returns the kind of pet noun names: "dog" for "puppy"; noun
+// itself for any other.
+func petKind(noun string) string {
+	if k, ok := petKinds[noun]; ok {
+		return k
+	}
+	return noun
+}
+
 // petVerbs are the verbs of having a pet: "I have a dog named Rex", "we
 // adopted a kitten called Miso", "got a puppy called Mochi".
 var petVerbs = map[string]bool{"have": true, "get": true, "adopt": true, "rescue": true, "bring": true}
@@ -325,10 +337,19 @@ func (x *extraction) petNamed(s subject, v verb, ts []token, f flags) bool {
 		}
 		val := ts[j+1+n:]
 		m := valueLen(val, vPhrase)
+		for k := 1; k < m; k++ {
+			if !val[k].capital {
+				m = k // "named Pip on saturday": the name is its capitalised words
+				break
+			}
+		}
+		if is(val, m, "for") && (is(val, m+1, "my", "his", "her", "their", "a", "an", "the") || m+1 < len(val) && val[m+1].capital) {
+			return false // "... called Noodle for my nephew": someone else's pet
+		}
 		if m == 0 || m > 3 || !val[0].capital || !validValue(val[:m]) {
 			return false
 		}
-		x.emit(x.speaker, f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(ts[j].low), value: x.text(val, m), tmpl: tmFact, cat: ts[j].low + "'s name"})
+		x.emit(x.speaker, f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(petKind(ts[j].low)), value: x.text(val, m), tmpl: tmFact, cat: ts[j].low + "'s name"})
 		return true
 	}
 	return false

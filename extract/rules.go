@@ -361,7 +361,9 @@ func (x *extraction) emit(s subject, f flags, c claim) {
 	if c.value == "" {
 		return
 	}
-	c.value = commonCase(c.value)
+	if !strings.HasPrefix(c.key, "name") {
+		c.value = commonCase(c.value) // a name keeps its capital: a dog called Olive
+	}
 	if x.mode == modeProject {
 		if s.kind != sTeam && s.kind != sNamed {
 			return
