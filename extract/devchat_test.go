@@ -163,3 +163,17 @@ func TestReminderAroundAStatement(t *testing.T) {
 		{"a task", "pls could you remind me to water the plants", nil},
 	})
 }
+
+// "the <category> is <thing>" names the team's tool as "our <category> is
+// <thing>" does, when the lexicon knows the thing; an API gateway is a
+// web server's slot, so a later switch from it supersedes it.
+func TestTheCategoryIsATeamTool(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"the database", "the database is mariadb", []string{"fact team uses:database=mariadb"}},
+		{"a gateway", "the api gateway is tyk", []string{"fact team uses:web_server=tyk"}},
+		{"nothing known", "the language is Dutch", nil},
+		{"a state, not a tool", "the database is down again", nil},
+		{"a gateway swapped", "we ditched tyk for traefik", []string{"fact team uses:web_server=tyk cue=past", "fact team uses:web_server=traefik cue=correction"}},
+	})
+}

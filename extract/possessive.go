@@ -35,6 +35,10 @@ func (x *extraction) owner(ts []token) (subject, int, bool) {
 		return x.teamPart(x.text(ts[1:], 1)), 3, true
 	case w == "the" && is(ts, 1, "user") && is(ts, 2, "'s"):
 		return subject{kind: sPerson, id: "user", name: "The user"}, 3, true
+	case w == "the" && categoryThenIs(ts[1:]):
+		// "the api gateway is Kong" names the team's gateway, as "our
+		// api gateway is Kong" does.
+		return x.team, 1, true
 	}
 	if len(ts) < 3 || ts[0].kind != tWord || subjectStopWords[w] {
 		return subject{}, 0, false
@@ -47,6 +51,27 @@ func (x *extraction) owner(ts []token) (subject, int, bool) {
 		return subject{}, 0, false
 	}
 	return x.named(ts[:n]), n + 1, true
+}
+
+// categoryThenIs reports whether ts opens with a category noun of up to
+// three words ("database", "api gateway", "main ci system"), "is", and a
+// thing the lexicon knows.
+func categoryThenIs(ts []token) bool {
+	for n := 1; n <= 3; n++ {
+		if !is(ts, n, "is") {
+			continue
+		}
+		cat := categoryOfWords(ts[:n])
+		// Only a thing the lexicon knows: "the language is French"
+		// names no tool.
+		for m := n + 2; cat != "" && m <= min(n+4, len(ts)); m++ {
+			if _, ok := CategoryOf(lowWords(ts[n+1 : m])); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // possessive reads "<owner> <noun> is <value>": "My favorite editor is
