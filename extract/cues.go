@@ -231,7 +231,6 @@ var (
 	instructionCues       = cuePatterns("instructions")
 	verbInitialCues       = cuePatterns("verb-initial")
 	clauseStartCues       = cuePatterns("clause-starts")
-	moveOffCues           = cuePatterns("move-off")
 	beStyleCues           = cuePatterns("be-styles")
 	ruleAddressingCues    = cuePatterns("rule-addressing")
 	statusReportCues      = cuePatterns("status-reports")

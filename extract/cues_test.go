@@ -118,7 +118,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"copula-modifiers": copulaModifierCues, "possessive-modifiers": ownerModifierCues, "every-day": everyDayCues,
 		"day-long": dayLongCues, "lasting": lastingCues, "future-times": futureTimeCues, "general": generalCues,
 		"social-imperatives": socialImperativeCues, "preferred-over": preferredOverCues, "instructions": instructionCues,
-		"verb-initial": verbInitialCues, "clause-starts": clauseStartCues, "move-off": moveOffCues, "be-styles": beStyleCues,
+		"verb-initial": verbInitialCues, "clause-starts": clauseStartCues, "be-styles": beStyleCues,
 		"rule-addressing": ruleAddressingCues, "status-reports": statusReportCues, "lead-base": leadBaseCues,
 		"like-fillers": likeFillerCues, "stopped": stoppedCues, "denials": denialCues, "named-as": namedAsCues,
 		"perfect-been": perfectBeenCues, "team-adjectives": teamAdjectiveCues, "adverb-runs": adverbRunCues,

@@ -174,6 +174,23 @@ func initSlots() {
 			x.useThing(s, ts[n:], f, purposeInfo{})
 			return true
 		},
+		// A tool moved off (the span, and all after it) ends: "moved off
+		// Heroku"; with {moved-off-to} what it moved to took its place.
+		"moved-off": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.movedOff(s, ts[n-len(x.spans[0]):], f)
+			return true
+		},
+		"moved-off-to": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.movedOff(s, ts[n-1-len(x.spans[0]):], f)
+			f.corr = true
+			x.useThing(s, ts[n:], f, purposeInfo{})
+			return true
+		},
+		// Nothing, when the clause is a plan with a time ahead ("moving
+		// off Jenkins to Drone soon"); else the next rule.
+		"future-time": func(x *extraction, _ subject, _ verb, ts []token, _ int, f flags, _ string) bool {
+			return f.future && futureTime(untilPunct(ts))
+		},
 		// "Rust has overtaken Python as my top language": the subject is
 		// the speaker's new choice (with "our" the team's), if of the
 		// span's category; an agent's words fall to the next rule.
@@ -414,7 +431,7 @@ func initSlots() {
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
 	bareAllergySlots, switchSlots = slotTemplates("bare-allergies"), slotTemplates("switches")
-	reverseCopulaSlots = slotTemplates("reverse-copula")
+	reverseCopulaSlots, moveOffSlots = slotTemplates("reverse-copula"), slotTemplates("move-off")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -457,6 +474,9 @@ func (x *extraction) allergen(s subject, item string, f flags) {
 // idiomSlots, toolActivitySlots and teamToolSlots are [idiom-slots],
 // [tool-activities] and [team-tools] of lexicons/cue-patterns.txt.
 var idiomSlots, toolActivitySlots, teamToolSlots *ruleTable
+
+// moveOffSlots are [move-off] of lexicons/cue-patterns.txt.
+var moveOffSlots *ruleTable
 
 // bareAllergySlots are [bare-allergies] of lexicons/cue-patterns.txt.
 var bareAllergySlots *ruleTable
@@ -692,6 +712,12 @@ func (x *extraction) valueIs(ts []token, check string) bool {
 	return ok && c == check
 }
 
+// movedOff ends the use of the tool ts opens with, now.
+func (x *extraction) movedOff(s subject, ts []token, f flags) {
+	f.neg, f.future = true, false
+	x.useThing(s, ts, f, purposeInfo{})
+}
+
 // spanChecks are the tests a span opened with {:name must pass.
 var spanChecks = map[string]func(x *extraction, ts []token) bool{
 	// A value said first with a capital, as a name is: not "I", "It",
@@ -714,4 +740,4 @@ var spanChecks = map[string]func(x *extraction, ts []token) bool{
 
 // restReaders read the words after the match even when the rule marks
 // spans: the spans name the category and the old value of a switch.
-var restReaders = map[string]bool{"replaced-by": true, "overtaken": true, "switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "value-noun": true}
+var restReaders = map[string]bool{"moved-off": true, "moved-off-to": true, "replaced-by": true, "overtaken": true, "switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "value-noun": true}
