@@ -78,6 +78,7 @@ type cueElem struct {
 	phrases  [][]string         // entries of a lexicon table of more than one word: "lactose intolerant"
 	capital  map[string]bool    // Word: the word, written with a capital ("Will", a name)
 	special  bool               // capital or classes are set
+	value    vkind              // %thing, %place, %org, %role: a value of the kind (kind+1; 0: none), as long as valueLen reads it
 }
 
 // phraseLen returns how many tokens at ts[pos] one of the element's
@@ -140,6 +141,12 @@ var tokenClasses = map[string]func(token) bool{
 		return ok && v.form == fBase || imperativeVerbs[t.low] || goalVerbs[t.low]
 	},
 }
+
+// valueKinds are the values a token of a pattern may stand for: %thing
+// takes the words valueLen reads as a thing (readValue's value: "Postgres",
+// "the new billing service"), so a span or the words after it end where
+// the value does.
+var valueKinds = map[string]vkind{"%thing": vThing + 1, "%place": vPlace + 1, "%org": vOrg + 1, "%role": vRole + 1}
 
 // verbClasses are the forms of %form(@file/table): a form of a verb whose
 // lemma the table lists.
@@ -224,7 +231,6 @@ var (
 	instructionCues       = cuePatterns("instructions")
 	verbInitialCues       = cuePatterns("verb-initial")
 	clauseStartCues       = cuePatterns("clause-starts")
-	moveOffCues           = cuePatterns("move-off")
 	beStyleCues           = cuePatterns("be-styles")
 	ruleAddressingCues    = cuePatterns("rule-addressing")
 	statusReportCues      = cuePatterns("status-reports")
@@ -324,7 +330,7 @@ func newCueIndex(ps []cuePattern) cueIndex {
 		required := false
 		for j := p.behind; j < len(p.elems) && !required; j++ {
 			e := &p.elems[j]
-			if e.not || e.ahead || e.gap > 0 || len(e.classes) > 0 {
+			if e.not || e.ahead || e.gap > 0 || len(e.classes) > 0 || e.value > 0 {
 				break
 			}
 			firsts = append(firsts, e)
@@ -468,7 +474,7 @@ func parseCuePattern(line string) (cuePattern, string) {
 		return p, "no tokens"
 	}
 	for i, e := range p.elems {
-		if e.gap > 0 && (i+1 == len(p.elems) || p.elems[i+1].gap > 0 || p.elems[i+1].optional || p.elems[i+1].many || p.elems[i+1].ahead || p.elems[i+1].not) {
+		if e.gap > 0 && (i+1 == len(p.elems) || p.elems[i+1].gap > 0 || p.elems[i+1].value > 0 || p.elems[i+1].optional || p.elems[i+1].many || p.elems[i+1].ahead || p.elems[i+1].not) {
 			return p, "a gap must be followed by a plain token"
 		}
 	}
@@ -505,6 +511,8 @@ func (e *cueElem) parseWords(f string) string {
 				v, ok := verbs[t.low]
 				return ok && !not[v.lemma] && (name == "verb" || v.form == form)
 			})
+		case valueKinds[w] > 0 && f == w && !e.ahead && !e.not && !e.behind && !e.after && !e.many:
+			e.value = valueKinds[w] // a value, bounded as its reader bounds it
 		case strings.HasPrefix(w, "%") && strings.HasSuffix(w, ")"):
 			// A form of the verbs of a table: %past(@verbs/change-verbs).
 			name, table, _ := strings.Cut(w[1:len(w)-1], "(@")
@@ -647,7 +655,11 @@ func (p cuePattern) matchMarked(ts []token, k int, m *spanMarks) (int, bool) {
 			}
 		default:
 			n := 0
-			if e.phrases != nil {
+			if e.value > 0 {
+				if n = valueLen(ts[pos:], e.value-1); n > 0 && !validValue(ts[pos:pos+n]) {
+					n = 0
+				}
+			} else if e.phrases != nil {
 				n = e.phraseLen(ts, pos) // a phrase before its first word alone
 			}
 			if n == 0 && pos < len(ts) && e.matches(ts[pos]) {

@@ -27,6 +27,9 @@ func TestParseCuePatternRejectsMalformedLines(t *testing.T) {
 		">please* => skip",            // a repeated lookahead
 		"on the %weekday => skip",     // unknown token class
 		"on the ...2 please* => skip", // a gap before a repeated token
+		"swapped >%thing => skip",     // a value as a lookahead
+		"moved ...2 %place => skip",   // a gap before a value
+		"swapped %thing* => skip",     // a repeated value
 	} {
 		if _, err := parseCuePattern(line); err == "" {
 			t.Errorf("parseCuePattern(%q) accepted a malformed line", line)
@@ -71,6 +74,12 @@ func TestCuePatternMatch(t *testing.T) {
 		{"any|no more !%word => anymore", "no more meat", 0, false},
 		{"the? %ordinal|%day of? june => skip", "the 32nd of June", 0, false},
 		{"the? %ordinal|%day of? june => skip", "the 0 June", 0, false},
+		// A value token takes as many words as the value reader does.
+		{"swapped %thing for => skip", "swapped Gitea for Forgejo", 3, true},
+		{"swapped %thing for => skip", "swapped the old build box for a VPS", 6, true},
+		{"swapped %thing for => skip", "swapped it for Forgejo", 0, false},
+		{"swapped %thing? . => skip", "swapped .", 2, true},
+		{"moved to %place => skip", "moved to Porto Alegre last spring", 4, true},
 	}
 	for _, tc := range cases {
 		p, err := parseCuePattern(tc.pattern)
@@ -109,7 +118,7 @@ func TestCueTablesAreLoaded(t *testing.T) {
 		"copula-modifiers": copulaModifierCues, "possessive-modifiers": ownerModifierCues, "every-day": everyDayCues,
 		"day-long": dayLongCues, "lasting": lastingCues, "future-times": futureTimeCues, "general": generalCues,
 		"social-imperatives": socialImperativeCues, "preferred-over": preferredOverCues, "instructions": instructionCues,
-		"verb-initial": verbInitialCues, "clause-starts": clauseStartCues, "move-off": moveOffCues, "be-styles": beStyleCues,
+		"verb-initial": verbInitialCues, "clause-starts": clauseStartCues, "be-styles": beStyleCues,
 		"rule-addressing": ruleAddressingCues, "status-reports": statusReportCues, "lead-base": leadBaseCues,
 		"like-fillers": likeFillerCues, "stopped": stoppedCues, "denials": denialCues, "named-as": namedAsCues,
 		"perfect-been": perfectBeenCues, "team-adjectives": teamAdjectiveCues, "adverb-runs": adverbRunCues,

@@ -110,7 +110,8 @@
 // a named check ({:value}: no pronoun nor determiner; {:category}: words
 // naming a category); the capture may check the value it reads
 // ({thing:known}, {choice:music}), and a line that fails a check passes
-// to the next.
+// to the next. A token %thing (%place, %org, %role) is a value as long as
+// valueLen reads it: "{:known %thing } with" ends the span with the value.
 // Each reader knows where its kind of value ends (valueLen) and
 // what it writes. After => come the key (- when the reader knows it), the
 // subjects the rule reads (speaker, person, named, team, personal), the
@@ -125,7 +126,7 @@
 // [let-us-verbs] (the verb that chose it), [possessive-nouns] (by the noun
 // of "my <noun> is ..."), [verb-slots] (by the reader [verb-readers]
 // names: live, work, settle, grow, come, goal, try, diet, use, rely,
-// replace, rip-out, listen, drink, job, accept-job, start, stop,
+// replace, retire, rip-out, listen, drink, job, accept-job, start, stop,
 // give-up, consider, think-of, lean, the project verbs,
 // decide, agree, standardize, opt, choose, stick, go, plan, intend,
 // hope, learn, like, love, dislike, prefer, speak, eat, allergy), [job-changes] and

@@ -488,25 +488,7 @@ func (x *extraction) move(s subject, ts []token, f flags) {
 	f.past = false
 	ts = ts[cueLen(moveAdverbCues, ts):] // "moved back to", "moved away from"
 	_, ts = fromSpan(ts)
-	if j := cueLen(moveOffCues, ts); j > 0 { // [move-off]
-		// "We're moving off Heroku": a tool's use ends. With a time
-		// ahead ("moving off Jenkins to Drone soon") it is a plan.
-		if f.future && futureTime(untilPunct(ts)) {
-			return
-		}
-		if val, n := x.readValue(ts[j:], vThing); n > 0 && !f.not {
-			if _, ok := CategoryOf(val); ok {
-				nf := f
-				nf.neg, nf.future = true, false
-				x.useThing(s, ts[j:], nf, purposeInfo{})
-				// "moved off Heroku to Fly": what it moved to takes its place.
-				if rest := ts[j+n:]; is(rest, 0, "to", "onto", "for") && toolAt(x, rest[1:]) {
-					nf = f
-					nf.corr = true
-					x.useThing(s, rest[1:], nf, purposeInfo{})
-				}
-			}
-		}
+	if x.readSlot(moveOffSlots, s, verb{}, ts, f) { // [move-off]
 		return
 	}
 	if is(ts, 0, "my", "our", "the", "its", "their") {

@@ -490,16 +490,6 @@ func indexOf(ts []token, w string) int {
 	return -1
 }
 
-// toolAt reports whether ts opens with a thing the lexicon knows.
-func toolAt(x *extraction, ts []token) bool {
-	val, n := x.readValue(ts, vThing)
-	if n == 0 {
-		return false
-	}
-	_, ok := CategoryOf(val)
-	return ok
-}
-
 // tasteIdiom reads the speaker's tastes said without "I": "Nothing beats
 // ramen for dinner", "Home these days is Lisbon".
 func (x *extraction) tasteIdiom(ts []token, f flags) bool {

@@ -366,55 +366,6 @@ func (x *extraction) teamTool(s subject, ts []token, f flags) bool {
 // inCategories are the tools a team works in: trackers, chat, notes.
 var inCategories = wordSet("preferences", "in-categories")
 
-// replace reads "replaced MySQL with Postgres", "ditched Jenkins for
-// GitHub Actions", "dropped Webpack": the old thing ends, the new one takes
-// its place. Only things the lexicon knows count, so "dropped the ball"
-// says nothing.
-func (x *extraction) replace(s subject, v verb, ts []token, f flags) {
-	// "we're going to ditch Jira eventually" is a plan: Jira is still in
-	// use, so nothing ends yet.
-	if f.not || f.future || f.hedge && v.lemma == "retire" {
-		return
-	}
-	f.past = false
-	old, n := x.readValue(ts, vThing)
-	if n == 0 {
-		return
-	}
-	if _, ok := CategoryOf(old); !ok {
-		return
-	}
-	rest := ts[n:]
-	// "Rust has overtaken Python as my top language": the subject is
-	// the new choice, the speaker's (or with "our" the team's).
-	if s.kind == sNamed && is(rest, 0, "as") && is(rest, 1, "my", "our") && x.mode == modeUser {
-		cat, ok := CategoryOf(s.name)
-		oldCat, _ := CategoryOf(old)
-		if !ok || cat != oldCat {
-			return
-		}
-		owner := x.speaker
-		if is(rest, 1, "our") {
-			owner = x.team
-		}
-		nf := f
-		nf.neg = true
-		x.useThing(owner, ts[:n], nf, purposeInfo{})
-		nf = f
-		nf.corr = true
-		x.emitPreference(owner, s.name, purposeInfo{}, false, nf)
-		return
-	}
-	nf := f
-	nf.neg = true
-	x.useThing(s, ts[:n], nf, purposeInfo{})
-	if is(rest, 0, "with", "for", "in", "by") {
-		nf = f
-		nf.corr = true
-		x.useThing(s, rest[1:], nf, purposeInfo{})
-	}
-}
-
 // likeThing reads "like/love/enjoy X", "like to X", and with dislike set
 // "hate/dislike X". Negation flips or ends it: "I don't like X" →
 // dislikes; "I don't like X anymore" → likes X, ended. chosen says the

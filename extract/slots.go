@@ -159,8 +159,56 @@ func initSlots() {
 			x.org(s.asPerson(), ts[n:n+1], f, true)
 			return true
 		},
-		"replace": func(x *extraction, s subject, v verb, ts []token, n int, f flags, _ string) bool {
-			x.replace(s, v, ts[n:], f)
+		// A thing that ended (the span): "dropped Webpack".
+		"ended": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			f.neg = true
+			x.useThing(s, ts[n:], f, purposeInfo{})
+			return true
+		},
+		// The thing of the span ended, and the thing after the match took
+		// its place: "replaced MySQL with Postgres".
+		"replaced-by": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			nf := f
+			nf.neg, f.corr = true, true
+			x.useThing(s, x.spans[0], nf, purposeInfo{})
+			x.useThing(s, ts[n:], f, purposeInfo{})
+			return true
+		},
+		// A tool moved off (the span, and all after it) ends: "moved off
+		// Heroku"; with {moved-off-to} what it moved to took its place.
+		"moved-off": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.movedOff(s, ts[n-len(x.spans[0]):], f)
+			return true
+		},
+		"moved-off-to": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			x.movedOff(s, ts[n-1-len(x.spans[0]):], f)
+			f.corr = true
+			x.useThing(s, ts[n:], f, purposeInfo{})
+			return true
+		},
+		// Nothing, when the clause is a plan with a time ahead ("moving
+		// off Jenkins to Drone soon"); else the next rule.
+		"future-time": func(x *extraction, _ subject, _ verb, ts []token, _ int, f flags, _ string) bool {
+			return f.future && futureTime(untilPunct(ts))
+		},
+		// "Rust has overtaken Python as my top language": the subject is
+		// the speaker's new choice (with "our" the team's), if of the
+		// span's category; an agent's words fall to the next rule.
+		"overtaken": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			if x.mode != modeUser {
+				return false
+			}
+			cat, ok := CategoryOf(s.name)
+			if oldCat, _ := CategoryOf(x.text(x.spans[0], len(x.spans[0]))); ok && cat == oldCat {
+				owner := x.speaker
+				if ts[n-1].low == "our" {
+					owner = x.team
+				}
+				nf := f
+				nf.neg, f.corr = true, true
+				x.useThing(owner, x.spans[0], nf, purposeInfo{})
+				x.emitPreference(owner, s.name, purposeInfo{}, false, f)
+			}
 			return true
 		},
 		// What one drinks: a drink the lexicon knows is the choice of
@@ -383,7 +431,7 @@ func initSlots() {
 	jobChangeSlots, postSlots = slotTemplates("job-changes"), slotTemplates("posts")
 	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
 	bareAllergySlots, switchSlots = slotTemplates("bare-allergies"), slotTemplates("switches")
-	reverseCopulaSlots = slotTemplates("reverse-copula")
+	reverseCopulaSlots, moveOffSlots = slotTemplates("reverse-copula"), slotTemplates("move-off")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -426,6 +474,9 @@ func (x *extraction) allergen(s subject, item string, f flags) {
 // idiomSlots, toolActivitySlots and teamToolSlots are [idiom-slots],
 // [tool-activities] and [team-tools] of lexicons/cue-patterns.txt.
 var idiomSlots, toolActivitySlots, teamToolSlots *ruleTable
+
+// moveOffSlots are [move-off] of lexicons/cue-patterns.txt.
+var moveOffSlots *ruleTable
 
 // bareAllergySlots are [bare-allergies] of lexicons/cue-patterns.txt.
 var bareAllergySlots *ruleTable
@@ -619,7 +670,7 @@ func (x *extraction) readSlot(table *ruleTable, s subject, v verb, ts []token, f
 			s = s.asPerson()
 		}
 		for k := range r.spans {
-			if c := r.spanChecks[k]; c != "" && !spanChecks[c](ts[m.pos[2*k]:m.pos[2*k+1]]) {
+			if c := r.spanChecks[k]; c != "" && !spanChecks[c](x, ts[m.pos[2*k]:m.pos[2*k+1]]) {
 				return false
 			}
 		}
@@ -661,24 +712,32 @@ func (x *extraction) valueIs(ts []token, check string) bool {
 	return ok && c == check
 }
 
+// movedOff ends the use of the tool ts opens with, now.
+func (x *extraction) movedOff(s subject, ts []token, f flags) {
+	f.neg, f.future = true, false
+	x.useThing(s, ts, f, purposeInfo{})
+}
+
 // spanChecks are the tests a span opened with {:name must pass.
-var spanChecks = map[string]func(ts []token) bool{
+var spanChecks = map[string]func(x *extraction, ts []token) bool{
 	// A value said first with a capital, as a name is: not "I", "It",
 	// "This", "My", "The", nor a subject's word.
-	"named-value": func(ts []token) bool {
+	"named-value": func(_ *extraction, ts []token) bool {
 		return validValue(ts) && ts[0].capital && !subjectStopWords[ts[0].low] && !is(ts, 0, "i", "it", "this", "that", "my", "our", "the")
 	},
-	"some": func(ts []token) bool { return len(ts) > 0 },
+	"some": func(_ *extraction, ts []token) bool { return len(ts) > 0 },
+	// A thing the lexicon knows, as said: "Jenkins" ("the ball" is none).
+	"known": func(x *extraction, ts []token) bool { _, ok := CategoryOf(x.text(ts, len(ts))); return ok },
 	// A value said first: not a pronoun, a determiner nor a subject's
 	// word ("it", "my", "the").
-	"value": func(v []token) bool {
+	"value": func(_ *extraction, v []token) bool {
 		return validValue(v) && !subjectStopWords[v[0].low] && !pronounValues[v[0].low] &&
 			!is(v, 0, "i", "it", "this", "that", "my", "our", "the", "his", "her", "their", "your")
 	},
 	// Words naming a category of things: "editor", "shells".
-	"category": func(ts []token) bool { return knownCategories[categoryOfWords(ts)] },
+	"category": func(_ *extraction, ts []token) bool { return knownCategories[categoryOfWords(ts)] },
 }
 
 // restReaders read the words after the match even when the rule marks
 // spans: the spans name the category and the old value of a switch.
-var restReaders = map[string]bool{"switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "value-noun": true}
+var restReaders = map[string]bool{"moved-off": true, "moved-off-to": true, "replaced-by": true, "overtaken": true, "switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "value-noun": true}
