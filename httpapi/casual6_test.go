@@ -16,12 +16,7 @@ func TestE2ECasualSixUpdatesWhatIsTrueNow(t *testing.T) {
 	t.Parallel()
 	f := e2eOpen(t, e2eOptions{})
 	day := time.Date(2026, 4, 6, 9, 0, 0, 0, time.UTC)
-	cases := []struct {
-		name     string
-		sessions [][]string
-		q, want  string
-		facts    []string
-	}{
+	cases := []sittingsCase{
 		// A change of a thing one part of the project uses is that part's.
 		{"one part upgraded", [][]string{{"fwiw our api is on mysql 5.7"}, {"we moved to mysql 8 over the weekend"}},
 			"which mysql version is the api on?", "mysql 8", []string{"team/uses:database:api=mysql 8", "!team/uses:database:api=mysql 5.7"}},
@@ -49,39 +44,7 @@ func TestE2ECasualSixUpdatesWhatIsTrueNow(t *testing.T) {
 		{"a stand-in is", [][]string{{"Ines runs our Madrid office"}, {"Ines is off sick, Tomas is covering the Madrid office till she's back"}},
 			"who runs the Madrid office now?", "Tomas", nil},
 	}
-	for i, c := range cases {
-		ns := fmt.Sprintf("six%d", i)
-		hdr := []string{"X-Mnemon-Namespace", ns}
-		for si, s := range c.sessions {
-			var evs []map[string]any
-			for ti, line := range s {
-				evs = append(evs, e2eEvent("user_message", line, day.Add(time.Duration(si)*72*time.Hour+time.Duration(ti)*time.Minute)))
-			}
-			f.e2eCapture(t, fmt.Sprintf("%s-s%d", ns, si), evs, hdr...)
-		}
-		facts := f.e2eFacts(t, ns)
-		for _, want := range c.facts {
-			absent := strings.HasPrefix(want, "!")
-			subjKey, value, _ := strings.Cut(strings.TrimPrefix(want, "!"), "=")
-			subject, key, _ := strings.Cut(subjKey, "/")
-			live := false
-			for _, fc := range facts {
-				if fc.Subject == subject && fc.Key == key && strings.EqualFold(fc.Value, value) && fc.Status == "active" {
-					live = true
-				}
-			}
-			if live == absent {
-				t.Errorf("%s: fact %s live=%v, want %v (%+v)", c.name, want, live, !absent, facts)
-			}
-		}
-		if c.q == "" {
-			continue
-		}
-		res := f.e2eRetrieve(t, c.q, hdr...)
-		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, c.want) {
-			t.Errorf("%s: %q: top %q, want %q first (%v)", c.name, c.q, first(res), c.want, e2eContents(res.Items))
-		}
-	}
+	runSittings(t, f, "six", day, cases)
 }
 
 // The words that frame a rule as said ("set a rule:", "new rule,",
@@ -117,5 +80,56 @@ func TestE2ETaskIgnoresRuleTemplateWords(t *testing.T) {
 	res := f.e2eRetrieve(t, "what's the rule about force-pushing?", hdr...)
 	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "force-push") {
 		t.Errorf("top %q, want the force-push rule first (%v)", first(res), e2eContents(res.Items))
+	}
+}
+
+// sittingsCase is one user's chat through the API, a session per line
+// group, days apart, asked from a later session: want is a phrase the
+// first item must hold; facts are subject/key=value pairs that must be
+// live (or, with a leading "!", must not be).
+type sittingsCase struct {
+	name     string
+	sessions [][]string
+	q, want  string
+	facts    []string
+}
+
+// runSittings captures each case's sessions into a namespace of its own
+// (prefix and its index), starting on day, and checks its facts and its
+// first item.
+func runSittings(t *testing.T, f *e2eFixture, prefix string, day time.Time, cases []sittingsCase) {
+	t.Helper()
+	for i, c := range cases {
+		ns := fmt.Sprintf("%s%d", prefix, i)
+		hdr := []string{"X-Mnemon-Namespace", ns}
+		for si, s := range c.sessions {
+			var evs []map[string]any
+			for ti, line := range s {
+				evs = append(evs, e2eEvent("user_message", line, day.Add(time.Duration(si)*72*time.Hour+time.Duration(ti)*time.Minute)))
+			}
+			f.e2eCapture(t, fmt.Sprintf("%s-s%d", ns, si), evs, hdr...)
+		}
+		facts := f.e2eFacts(t, ns)
+		for _, want := range c.facts {
+			absent := strings.HasPrefix(want, "!")
+			subjKey, value, _ := strings.Cut(strings.TrimPrefix(want, "!"), "=")
+			subject, key, _ := strings.Cut(subjKey, "/")
+			live := false
+			for _, fc := range facts {
+				if fc.Subject == subject && fc.Key == key && strings.EqualFold(fc.Value, value) && fc.Status == "active" {
+					live = true
+				}
+			}
+			if live == absent {
+				t.Errorf("%s: fact %s live=%v, want %v (%+v)", c.name, want, live, !absent, facts)
+			}
+		}
+		if c.q == "" {
+			continue
+		}
+		res := f.e2eRetrieve(t, c.q, hdr...)
+		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, c.want) {
+			t.Errorf("%s: %q: top %q, want %q first (%v)", c.name, c.q, first(res), c.want, e2eContents(res.Items))
+		}
 	}
 }

@@ -1,8 +1,6 @@
 package httpapi_test
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 )
@@ -18,12 +16,7 @@ func TestE2ECasualSevenSubjectlessAndAskedOtherwise(t *testing.T) {
 	t.Parallel()
 	f := e2eOpen(t, e2eOptions{})
 	day := time.Date(2026, 5, 11, 9, 0, 0, 0, time.UTC)
-	cases := []struct {
-		name     string
-		sessions [][]string
-		q, want  string
-		facts    []string
-	}{
+	cases := []sittingsCase{
 		// A speaker's change with no subject, of a thing only the team is on.
 		{"upgraded, no subject", [][]string{{"fwiw our dashboard is on svelte 4"}, {"upgraded to svelte 5 last night, went fine"}},
 			"which svelte are we on?", "svelte 5", []string{"team/uses:framework:dashboard=svelte 5", "!team/uses:framework:dashboard=svelte 4", "!user/prefers:framework=svelte 5"}},
@@ -54,37 +47,5 @@ func TestE2ECasualSevenSubjectlessAndAskedOtherwise(t *testing.T) {
 		{"getting to work", [][]string{{"I commute by bike most days, rain or shine", "my dentist moved to the high street"}},
 			"how do I get to work?", "by bike", nil},
 	}
-	for i, c := range cases {
-		ns := fmt.Sprintf("seven%d", i)
-		hdr := []string{"X-Mnemon-Namespace", ns}
-		for si, s := range c.sessions {
-			var evs []map[string]any
-			for ti, line := range s {
-				evs = append(evs, e2eEvent("user_message", line, day.Add(time.Duration(si)*72*time.Hour+time.Duration(ti)*time.Minute)))
-			}
-			f.e2eCapture(t, fmt.Sprintf("%s-s%d", ns, si), evs, hdr...)
-		}
-		facts := f.e2eFacts(t, ns)
-		for _, want := range c.facts {
-			absent := strings.HasPrefix(want, "!")
-			subjKey, value, _ := strings.Cut(strings.TrimPrefix(want, "!"), "=")
-			subject, key, _ := strings.Cut(subjKey, "/")
-			live := false
-			for _, fc := range facts {
-				if fc.Subject == subject && fc.Key == key && strings.EqualFold(fc.Value, value) && fc.Status == "active" {
-					live = true
-				}
-			}
-			if live == absent {
-				t.Errorf("%s: fact %s live=%v, want %v (%+v)", c.name, want, live, !absent, facts)
-			}
-		}
-		if c.q == "" {
-			continue
-		}
-		res := f.e2eRetrieve(t, c.q, hdr...)
-		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, c.want) {
-			t.Errorf("%s: %q: top %q, want %q first (%v)", c.name, c.q, first(res), c.want, e2eContents(res.Items))
-		}
-	}
+	runSittings(t, f, "seven", day, cases)
 }
