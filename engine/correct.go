@@ -210,22 +210,13 @@ func (e *Engine) insteadEarlier(ctx context.Context, pe *pendingEvent) []string 
 	scope := factScope(pe.ep.Scope)
 	var found []*memory.Version
 	st.RLock()
-	seen := map[string]bool{}
-	for _, t := range e.analyzer.QueryTerms(strings.ReplaceAll(cat, "_", " ")) {
-		for _, id := range st.KeyPostingsLocked(t) {
-			en, ok := st.EntryLocked(id)
-			if !ok || seen[id] {
-				continue
-			}
-			seen[id] = true
-			v := en.V
-			if v.Kind != memory.KindSemantic || !v.Status.Live() || !scope.Visible(v.Scope) || len(v.EvidenceEpisodeIDs) == 0 ||
-				v.Subject != speaker && v.Subject != "team" ||
-				v.Key != "prefers:"+cat && v.Key != "uses:"+cat && !strings.HasPrefix(v.Key, "uses:"+cat+":") {
-				continue
-			}
-			found = append(found, v)
+	for _, v := range e.liveFactsOfCategoryLocked(st, cat) {
+		if !scope.Visible(v.Scope) || len(v.EvidenceEpisodeIDs) == 0 ||
+			v.Subject != speaker && v.Subject != "team" ||
+			v.Key != "prefers:"+cat && v.Key != "uses:"+cat && !strings.HasPrefix(v.Key, "uses:"+cat+":") {
+			continue
 		}
+		found = append(found, v)
 	}
 	st.RUnlock()
 	slices.SortFunc(found, func(a, b *memory.Version) int { return b.ObservedAt.Compare(a.ObservedAt) })

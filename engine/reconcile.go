@@ -1212,6 +1212,27 @@ func needsSignatures(evs []*pendingEvent) bool {
 	return false
 }
 
+// liveFactsOfCategoryLocked returns the live facts whose key holds a word
+// of the category cat ("issue_tracker": "issue", "tracker"), each once, in
+// the order the key postings list them. Call with st's read lock held.
+func (e *Engine) liveFactsOfCategoryLocked(st *nsState, cat string) []*memory.Version {
+	var out []*memory.Version
+	seen := map[string]bool{}
+	for _, t := range e.analyzer.QueryTerms(strings.ReplaceAll(cat, "_", " ")) {
+		for _, id := range st.KeyPostingsLocked(t) {
+			en, ok := st.EntryLocked(id)
+			if !ok || seen[id] {
+				continue
+			}
+			seen[id] = true
+			if en.V.Kind == memory.KindSemantic && en.V.Status.Live() {
+				out = append(out, en.V)
+			}
+		}
+	}
+	return out
+}
+
 // componentSlot moves a team's change of a thing that exactly one part of
 // the project uses into that part's slot: after "our api is on mysql 5.7"
 // (uses:database:api), "we moved to mysql 8" reads as the team's database
@@ -1244,46 +1265,37 @@ func (e *Engine) componentSlot(st *nsState, c *candidate) {
 	var found *memory.Version
 	st.RLock()
 	defer st.RUnlock()
-	seen := map[string]bool{}
-	for _, t := range e.analyzer.QueryTerms(strings.ReplaceAll(parts[1], "_", " ")) {
-		for _, id := range st.KeyPostingsLocked(t) {
-			en, ok := st.EntryLocked(id)
-			if !ok || seen[id] {
-				continue
+	for _, v := range e.liveFactsOfCategoryLocked(st, parts[1]) {
+		if !c.scope.Visible(v.Scope) {
+			continue
+		}
+		if !team {
+			if v.Subject == c.Subject && v.Key == c.Key {
+				return // the speaker's own slot: the change is the speaker's
 			}
-			seen[id] = true
-			v := en.V
-			if v.Kind != memory.KindSemantic || !v.Status.Live() || !c.scope.Visible(v.Scope) {
-				continue
-			}
-			if !team {
-				if v.Subject == c.Subject && v.Key == c.Key {
-					return // the speaker's own slot: the change is the speaker's
-				}
-				if v.Subject != "team" || productOf(v.Value) != thing ||
-					v.Key != "uses:"+parts[1] && !strings.HasPrefix(v.Key, "uses:"+parts[1]+":") {
-					continue
-				}
-				if found != nil && found.Key != v.Key {
-					return // two slots on it: which one moved is not said
-				}
-				found = v
-				continue
-			}
-			if v.Subject != c.Subject || productOf(v.Value) != thing {
-				continue
-			}
-			if v.Key == c.Key {
-				return // the team's own slot holds it: the change is the team's
-			}
-			if !strings.HasPrefix(v.Key, c.Key+":") || strings.Count(v.Key, ":") != 2 {
+			if v.Subject != "team" || productOf(v.Value) != thing ||
+				v.Key != "uses:"+parts[1] && !strings.HasPrefix(v.Key, "uses:"+parts[1]+":") {
 				continue
 			}
 			if found != nil && found.Key != v.Key {
-				return // two parts on it: which one moved is not said
+				return // two slots on it: which one moved is not said
 			}
 			found = v
+			continue
 		}
+		if v.Subject != c.Subject || productOf(v.Value) != thing {
+			continue
+		}
+		if v.Key == c.Key {
+			return // the team's own slot holds it: the change is the team's
+		}
+		if !strings.HasPrefix(v.Key, c.Key+":") || strings.Count(v.Key, ":") != 2 {
+			continue
+		}
+		if found != nil && found.Key != v.Key {
+			return // two parts on it: which one moved is not said
+		}
+		found = v
 	}
 	if found == nil || sameValue(found.Value, c.Value) {
 		return
