@@ -150,6 +150,9 @@ func TestPronounAfterASentenceAboutAPerson(t *testing.T) {
 		{"after a name", "My mentor is Oksana. She lives in Tartu.",
 			[]string{"fact mentor name=Oksana", "fact mentor lives_in=Tartu"}},
 		{"after the speaker", "I moved to Tartu. she likes jazz", []string{"fact user lives_in=Tartu cue=correction"}},
+		{"the other kind, one sentence", "my brother is an architect, she lives in Tartu now", []string{"fact brother role=architect"}},
+		{"a pronoun of the other kind", "my nephew's birthday is on the 9th of july. she is into sailing",
+			[]string{"fact nephew birthday=the 9th of july"}},
 	})
 }
 

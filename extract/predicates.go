@@ -87,7 +87,7 @@ func (x *extraction) clause(ts []token, sf flags, carry *subject) *subject {
 		return nil
 	}
 	s, rest, ok := x.parseSubject(ts)
-	if !ok && carry != nil && (carry.kind == sNamed || carry.kind == sPerson) && carry.id != "user" && is(ts, 0, "she", "he") {
+	if !ok && carry != nil && (carry.kind == sNamed || carry.kind == sPerson) && carry.id != "user" && is(ts, 0, "she", "he") && !otherKind(carry.id, ts[0].low) {
 		// "Ruth moved out, she lives in Glasgow now": the pronoun is
 		// the person the clause before spoke of.
 		s, rest, ok = *carry, ts[1:], true

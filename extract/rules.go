@@ -497,7 +497,7 @@ func (x *extraction) sentence(s Sentence) {
 	x.introduction(toks, sf) // "hey, Tariq here": the rest reads on
 	toks = closingReport(toks, &sf)
 	var carry *subject
-	if x.personBefore != nil && is(toks, 0, "she", "he") {
+	if x.personBefore != nil && is(toks, 0, "she", "he") && !otherKind(x.personBefore.id, toks[0].low) {
 		carry = x.personBefore
 	}
 	x.personBefore = nil
@@ -543,6 +543,19 @@ func (x *extraction) sentence(s Sentence) {
 	}
 	x.alignChangeCategories()
 	x.endedBecomesHistory()
+}
+
+// Relations a "she" or a "he" can stand for ([relations-she],
+// [relations-he] of lexicons/lexicon.txt).
+var (
+	relationsShe = wordSet("lexicon", "relations-she")
+	relationsHe  = wordSet("lexicon", "relations-he")
+)
+
+// otherKind reports whether the pronoun cannot stand for the relation:
+// after "my brother moved to Oslo", "she ..." is someone else.
+func otherKind(relation, pronoun string) bool {
+	return pronoun == "she" && relationsHe[relation] || pronoun == "he" && relationsShe[relation]
 }
 
 // personSpokenOf returns the person other than the speaker the sentence
