@@ -86,24 +86,8 @@ func TestCommonMarksSameResults(t *testing.T) {
 	}
 	queries := []string{"deploy", "cache cutover", "what timed out during the freeze?", "invoice job rolled back", "editor", "which editor do I use for go",
 		"dashboard spike", "chat widget", "staging", "release checklist rename", "vendor", "cousin", "what did my neighbour look into?", "flatmate Ingrid"}
-	type outcome struct {
-		Items   []Item
-		Context string
-		Used    int
-		Cands   int
-		Trace   []memory.TraceItem
-	}
-	run := func(e *Engine, p RetrieveParams) outcome {
-		res, err := e.Retrieve(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.FlushTraces()
-		tr, err := e.Trace(ctx, "ns", res.RetrievalID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return outcome{res.Items, res.Context, res.TokensUsed, res.Candidates, tr.Items}
+	run := func(e *Engine, p RetrieveParams) retrievalOutcome {
+		return retrieveOutcome(t, e, p)
 	}
 	defer func() { commonMarks = true }()
 	owned, history := 0, 0 // versions the common request must not serve, matching the queries

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/internal/clock"
-	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
@@ -57,24 +56,8 @@ func TestSemanticOneScanSameResults(t *testing.T) {
 		"computer", "automobile", "weather forecast", "lunch", "money", "phone", "invoice", "crash",
 		"server crashes", "drink", "holidays", "security review", "network", "upgrade", "failure",
 	}
-	type outcome struct {
-		Items   []Item
-		Context string
-		Used    int
-		Cands   int
-		Trace   []memory.TraceItem
-	}
-	run := func(q string, limit int) outcome {
-		res, err := e.Retrieve(ctx, RetrieveParams{Namespace: "ns", Query: q, Limit: limit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.FlushTraces()
-		tr, err := e.Trace(ctx, "ns", res.RetrievalID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return outcome{res.Items, res.Context, res.TokensUsed, res.Candidates, tr.Items}
+	run := func(q string, limit int) retrievalOutcome {
+		return retrieveOutcome(t, e, RetrieveParams{Namespace: "ns", Query: q, Limit: limit})
 	}
 	defer func() { semanticOneScan = true }()
 	below, both := 0, 0

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mnemon-dev/mnemon/internal/clock"
-	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/store/sqlite"
 	"github.com/mnemon-dev/mnemon/store/sqlite/sqlitetest"
 )
@@ -52,27 +51,12 @@ func TestSpreadChannelsSameResults(t *testing.T) {
 		// No word of these is stored.
 		"submarine", "violin lessons", "parking permit", "glacier",
 	}
-	type outcome struct {
-		Items   []Item
-		Context string
-		Used    int
-		Cands   int
-		Trace   []memory.TraceItem
-	}
-	run := func(q string, limit int) outcome {
-		res, err := e.Retrieve(ctx, RetrieveParams{Namespace: "ns", Query: q, Limit: limit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := e.Trace(ctx, "ns", res.RetrievalID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return outcome{res.Items, res.Context, res.TokensUsed, res.Candidates, tr.Items}
+	run := func(q string, limit int) retrievalOutcome {
+		return retrieveOutcome(t, e, RetrieveParams{Namespace: "ns", Query: q, Limit: limit})
 	}
 	defer func() { spreadChannels = nil }()
 	on, off := true, false
-	want := map[string]outcome{}
+	want := map[string]retrievalOutcome{}
 	nonEmpty := 0
 	for _, q := range queries {
 		for _, limit := range []int{1, 5, 10} {
