@@ -180,3 +180,35 @@ func TestTheCategoryIsATeamTool(t *testing.T) {
 		{"a gateway swapped", "we ditched tyk for traefik", []string{"fact team uses:web_server=tyk cue=past", "fact team uses:web_server=traefik cue=correction"}},
 	})
 }
+
+// A known thing moved to a new version is that thing at the version:
+// "bumped Go to 1.24" says what "we're on Go 1.24 now" says, so it can
+// supersede "Go 1.22". Only a thing the lexicon knows and a version after
+// "to" make one; a colleague bumped into, a timeout or a plan reads
+// nothing.
+func TestVersionBumps(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"bumped with a subject", "we bumped go to 1.24 yesterday", []string{"fact team uses:programming_language=go 1.24 cue=correction"}},
+		{"upgraded", "we upgraded postgres to 16 over the weekend", []string{"fact team uses:database=postgres 16 cue=correction"}},
+		{"updated, past", "we updated kafka to 3.7 last night", []string{"fact team uses:message_queue=kafka 3.7 cue=correction"}},
+		{"up to", "finally bumped Node up to v22", []string{"preference user prefers:runtime=Node v22 cue=correction"}},
+		{"bumped into someone", "I bumped into Sam at the gym", nil},
+		{"a setting, no tool", "bumped the timeout to 30 seconds", nil},
+		{"not done", "we didn't bump go to 1.24", nil},
+		{"a plan", "we're going to bump go to 1.25 next sprint", nil},
+		{"docs are no tool", "updated the docs to v2", nil},
+	})
+}
+
+// What the whole codebase uses is the team's: "everything uses slog now",
+// "all our services use gRPC" say what "we use" says. What everything
+// uses up names no tool.
+func TestWholeCodebaseUses(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"after a move off", "we moved off logrus, everything uses slog now", []string{"fact team uses:logging_library=logrus cue=past", "fact team uses:logging_library=slog cue=correction"}},
+		{"all our services", "all our services use zerolog now", []string{"fact team uses:logging_library=zerolog cue=correction"}},
+		{"no tool", "everything uses way too much memory", nil},
+	})
+}
