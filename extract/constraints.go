@@ -219,6 +219,20 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	for m := cueTail(ruleTailCues, quote[:n]); m > 0 && m < n; m = cueTail(ruleTailCues, quote[:n]) {
 		n -= m // "no dairy for me anymore": the rule is "no dairy"
 	}
+	// "always rebase before merging, and squash the fixups": one
+	// instruction said in two steps; the second is part of the rule (its
+	// key stays the first step's). Words the phrase left off its end
+	// ("never merge on red CI again, and ...") rejoin it, but not the
+	// closing words of [rule-tails] ("no dairy for me, and ...").
+	k := n
+	for k < len(quote) && k < n+3 && quote[k].kind == tWord {
+		k++
+	}
+	if is(quote, k, ",") && is(quote, k+1, "and") && k+2 < len(quote) && tokenClasses["base"](quote[k+2]) && cueTail(ruleTailCues, quote[:k]) == 0 {
+		if m := valueLen(quote[k+2:], vPhrase); m > 0 {
+			n = k + 2 + m
+		}
+	}
 	// The key is built from the body's words inside the quoted span.
 	bn := valueLen(body, vPhrase)
 	for m := cueTail(ruleTailCues, body[:bn]); m > 0 && m < bn; m = cueTail(ruleTailCues, body[:bn]) {

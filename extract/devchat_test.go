@@ -212,3 +212,19 @@ func TestWholeCodebaseUses(t *testing.T) {
 		{"no tool", "everything uses way too much memory", nil},
 	})
 }
+
+// A rule said in two steps joined by ", and" keeps both ("always rebase
+// before merging, and squash the fixups"): the second step was lost
+// before. Its key stays the first step's, and a rule's closing words stay
+// out ("no dairy for me, and ..."). A second step whose verb the rules know
+// opens a clause of its own and is still not joined ("..., and post in the
+// channel"): the clause loop would have to carry the rule over.
+func TestRuleInTwoSteps(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"two steps", "always rebase before merging, and squash the fixups", []string{"constraint user constraint:rebase_before_merging=always rebase before merging, and squash the fixups crit=high"}},
+		{"a word left off rejoins", "never squash merge big branches again, and tag the release", []string{"constraint user constraint:squash_merge_big_branches=never squash merge big branches again, and tag the release crit=high"}},
+		{"closing words stay out", "no dairy for me, and keep it cheap", []string{"constraint user constraint:dairy=no dairy crit=high"}},
+		{"thanks is no step", "always write tests first, and thanks again", []string{"constraint user constraint:write_tests=always write tests first crit=high"}},
+	})
+}
