@@ -216,15 +216,19 @@ func TestWholeCodebaseUses(t *testing.T) {
 // A rule said in two steps joined by ", and" keeps both ("always rebase
 // before merging, and squash the fixups"): the second step was lost
 // before. Its key stays the first step's, and a rule's closing words stay
-// out ("no dairy for me, and ..."). A second step whose verb the rules know
-// opens a clause of its own and is still not joined ("..., and post in the
-// channel"): the clause loop would have to carry the rule over.
+// out ("no dairy for me, and ..."). A step whose verb opens a clause of its
+// own joins the rule all the same; a clause with a subject of its own
+// ("and I hate ...") stays itself.
 func TestRuleInTwoSteps(t *testing.T) {
 	t.Parallel()
 	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
 		{"two steps", "always rebase before merging, and squash the fixups", []string{"constraint user constraint:rebase_before_merging=always rebase before merging, and squash the fixups crit=high"}},
 		{"a word left off rejoins", "never squash merge big branches again, and tag the release", []string{"constraint user constraint:squash_merge_big_branches=never squash merge big branches again, and tag the release crit=high"}},
 		{"closing words stay out", "no dairy for me, and keep it cheap", []string{"constraint user constraint:dairy=no dairy crit=high"}},
+		{"a step in a clause of its own", "never merge on red CI again, and post in the channel", []string{"constraint user constraint:merge_on_red_ci=never merge on red CI again, and post in the channel crit=high"}},
+		{"a known verb as the step", "always pin versions in the dockerfile, and bump them monthly", []string{"constraint user constraint:pin_versions_in_dockerfile=always pin versions in the dockerfile, and bump them monthly crit=high"}},
+		{"a subject of its own", "don't use emojis in commits, and I hate long subject lines", []string{"constraint user constraint:use_emojis_in_commits=don't use emojis in commits crit=high", "preference user dislikes:long_subject_lines=long subject lines"}},
+		{"a statement is no step", "always use pnpm, and yarn is banned here", []string{"constraint user constraint:use_pnpm=always use pnpm crit=high"}},
 		{"thanks is no step", "always write tests first, and thanks again", []string{"constraint user constraint:write_tests=always write tests first crit=high"}},
 	})
 }
