@@ -196,10 +196,10 @@ func (b *traceBufs) hitsAndTerms(nh, nt int) ([]memory.NamedChannelHit, []memory
 	if b == nil {
 		return make([]memory.NamedChannelHit, nh), make([]memory.Term, nt)
 	}
-	if cap(b.hits) < nh {
+	if b.hits == nil || cap(b.hits) < nh { // never nil, as make's
 		b.hits = make([]memory.NamedChannelHit, nh+nh/4)
 	}
-	if cap(b.terms) < nt {
+	if b.terms == nil || cap(b.terms) < nt {
 		b.terms = make([]memory.Term, nt+nt/4)
 	}
 	return b.hits[:nh], b.terms[:nt]
@@ -211,7 +211,7 @@ func (b *traceBufs) traceItems(n int) []memory.TraceItem {
 	if b == nil {
 		return make([]memory.TraceItem, n)
 	}
-	if cap(b.items) < n {
+	if b.items == nil || cap(b.items) < n { // never nil: a trace of no candidates has items []
 		b.items = make([]memory.TraceItem, n+n/4)
 	}
 	return b.items[:n:n]

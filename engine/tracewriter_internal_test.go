@@ -170,6 +170,18 @@ func TestTraceBufsReused(t *testing.T) {
 			e.FlushTraces() // written: the next rounds reuse their memory
 		}
 	}
+	// A query nothing matches has a trace of no candidates: its items are
+	// an empty list, not none, however its memory came.
+	if got := new(traceBufs).traceItems(0); got == nil {
+		t.Fatal("a fresh trace's items of no candidates are nil")
+	}
+	res, err := e.Retrieve(ctx, RetrieveParams{Namespace: "home", Query: "xylophone quasar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := e.Trace(ctx, "home", res.RetrievalID); err != nil || tr.Items == nil || len(tr.Items) != 0 {
+		t.Fatalf("the trace of a query nothing matches: %v %#v", err, tr)
+	}
 	e.FlushTraces()
 	for _, id := range order {
 		stored, err := st.GetTrace(ctx, memory.GetParams{Namespace: "home", ID: id})
