@@ -84,30 +84,33 @@ func asksQuestion(v *memory.Version) bool {
 // end of the item above (an indented line continues the bullet before it).
 func contextLines(c *scored, w view) string {
 	var b strings.Builder
-	if n := len(c.before); n > 0 {
-		first := c.before[n-1].V
-		b.WriteString(line(first, w))
-		for i := n - 2; i >= 0; i-- {
-			b.WriteString(neighbourLine(c.before[i].V, c.en.V))
-		}
-		b.WriteString(hitInWindow(c.en.V, first, w))
-	} else {
-		b.WriteString(line(c.en.V, w))
-	}
-	for _, en := range c.after {
-		b.WriteString(neighbourLine(en.V, c.en.V))
-	}
+	writeContextLines(&b, c, w)
 	return b.String()
 }
 
-// hitInWindow renders the hit under the turn that opens its window, as a
-// neighbour of that turn, with its line's note for the view.
-func hitInWindow(v, first *memory.Version, w view) string {
-	s := neighbourLine(v, first)
-	if n := note(v, w); n != "" {
-		s = s[:len(s)-1] + n + "\n"
+// writeContextLines writes contextLines(c, w) to b.
+func writeContextLines(b *strings.Builder, c *scored, w view) {
+	if n := len(c.before); n > 0 {
+		first := c.before[n-1].V
+		writeLine(b, first, w)
+		for i := n - 2; i >= 0; i-- {
+			writeNeighbourLine(b, c.before[i].V, c.en.V)
+		}
+		writeHitInWindow(b, c.en.V, first, w)
+	} else {
+		writeLine(b, c.en.V, w)
 	}
-	return s
+	for _, en := range c.after {
+		writeNeighbourLine(b, en.V, c.en.V)
+	}
+}
+
+// writeHitInWindow renders the hit under the turn that opens its window,
+// as a neighbour of that turn, with its line's note for the view.
+func writeHitInWindow(b *strings.Builder, v, first *memory.Version, w view) {
+	writeNeighbour(b, v, first)
+	b.WriteString(note(v, w))
+	b.WriteString("\n")
 }
 
 // neighbourLine renders a neighbour indented under its hit. Its time is
@@ -116,10 +119,23 @@ func hitInWindow(v, first *memory.Version, w view) string {
 // tokens (the time of day was five of about forty for a turn).
 func neighbourLine(v, hit *memory.Version) string {
 	var b strings.Builder
+	b.Grow(len(v.Content) + 32)
+	writeNeighbourLine(&b, v, hit)
+	return b.String()
+}
+
+// writeNeighbourLine writes neighbourLine(v, hit) to b.
+func writeNeighbourLine(b *strings.Builder, v, hit *memory.Version) {
+	writeNeighbour(b, v, hit)
+	b.WriteString("\n")
+}
+
+// writeNeighbour writes neighbourLine(v, hit) without its newline.
+func writeNeighbour(b *strings.Builder, v, hit *memory.Version) {
 	b.WriteString("  ")
 	if y, m, d := v.ObservedAt.Date(); y != hit.ObservedAt.Year() || m != hit.ObservedAt.Month() || d != hit.ObservedAt.Day() {
 		b.WriteString("[")
-		b.WriteString(v.ObservedAt.Format("2006-01-02 15:04"))
+		writeMinute(b, v.ObservedAt)
 		b.WriteString("] ")
 	}
 	if !saysSpeaker(v) {
@@ -127,8 +143,6 @@ func neighbourLine(v, hit *memory.Version) string {
 		b.WriteString(": ")
 	}
 	b.WriteString(strings.TrimSpace(v.Content))
-	b.WriteString("\n")
-	return b.String()
 }
 
 // contextOf lists an item's neighbours for the caller, in time order.

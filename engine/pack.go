@@ -86,10 +86,17 @@ func (w view) history(v *memory.Version) bool {
 // line renders one item as it appears in the context.
 func line(v *memory.Version, w view) string {
 	var b strings.Builder
+	b.Grow(len(v.Content) + 32)
+	writeLine(&b, v, w)
+	return b.String()
+}
+
+// writeLine writes line(v, w) to b.
+func writeLine(b *strings.Builder, v *memory.Version, w view) {
 	b.WriteString("- ")
 	if v.Kind == memory.KindEpisodic {
 		b.WriteString("[")
-		b.WriteString(v.ObservedAt.Format("2006-01-02 15:04"))
+		writeMinute(b, v.ObservedAt)
 		b.WriteString("] ")
 		if !saysSpeaker(v) {
 			b.WriteString(v.Subject)
@@ -99,7 +106,12 @@ func line(v *memory.Version, w view) string {
 	b.WriteString(strings.TrimSpace(v.Content))
 	b.WriteString(note(v, w))
 	b.WriteString("\n")
-	return b.String()
+}
+
+// writeMinute writes t as "2006-01-02 15:04", without a string between.
+func writeMinute(b *strings.Builder, t time.Time) {
+	var buf [32]byte
+	b.Write(t.AppendFormat(buf[:0], "2006-01-02 15:04"))
 }
 
 // note is what a line adds after an item's text for the view: whether it
@@ -405,13 +417,22 @@ func sameTextRunes(s string) uint64 {
 // render writes the packed candidates as sections, each in rank order.
 func render(cands []*scored, w view) string {
 	by := make(map[string][]*scored)
+	size := 0
 	for _, c := range cands {
 		if c.packed {
 			s := sectionOf(c.en.V)
 			by[s] = append(by[s], c)
+			size += len(c.en.V.Content) + 32
+			for _, en := range c.before {
+				size += len(en.V.Content) + 32
+			}
+			for _, en := range c.after {
+				size += len(en.V.Content) + 32
+			}
 		}
 	}
 	var b strings.Builder
+	b.Grow(size + 16*len(by))
 	for _, s := range sections {
 		if len(by[s]) == 0 {
 			continue
@@ -419,13 +440,14 @@ func render(cands []*scored, w view) string {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(header(s))
+		b.WriteString(s)
+		b.WriteString(":\n") // header(s)
 		for _, c := range by[s] {
 			if len(c.before)+len(c.after) > 0 {
-				b.WriteString(contextLines(c, w))
+				writeContextLines(&b, c, w)
 				continue
 			}
-			b.WriteString(line(c.en.V, w))
+			writeLine(&b, c.en.V, w)
 		}
 	}
 	return b.String()

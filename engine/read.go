@@ -109,6 +109,9 @@ type Result struct {
 	// ChannelDurations is how long each channel ran, in Channels order
 	// (zero for a channel that was off).
 	ChannelDurations [numChannels]time.Duration `json:"-"`
+	// bufs holds the trace's items and what they point into, for the
+	// trace writer to reuse once the trace is written (nil: not reused).
+	bufs *traceBufs
 	// NamespaceEmpty says the namespace holds nothing yet: nothing was
 	// retrieved and no trace was written (a trace would make the namespace
 	// exist), so RetrievalID is empty and there is nothing to rate.
@@ -177,7 +180,8 @@ func (e *Engine) Retrieve(ctx context.Context, p RetrieveParams) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	e.keepTrace(trace, &res.Notes)
+	e.keepTrace(trace, res.bufs, &res.Notes)
+	res.bufs = nil
 	return res, nil
 }
 
@@ -188,7 +192,7 @@ const NoteTraceNotStored = "store.read_only: this server opened the database rea
 
 // keepTrace queues trace for writing, or, on a read-only store, notes in
 // notes that it was not stored.
-func (e *Engine) keepTrace(trace *memory.Trace, notes *[]string) {
+func (e *Engine) keepTrace(trace *memory.Trace, bufs *traceBufs, notes *[]string) {
 	if trace == nil {
 		return
 	}
@@ -196,7 +200,7 @@ func (e *Engine) keepTrace(trace *memory.Trace, notes *[]string) {
 		*notes = append(*notes, NoteTraceNotStored)
 		return
 	}
-	e.traces.Add(trace)
+	e.traces.AddReusing(trace, bufs)
 }
 
 // retrieve is Retrieve without writing the trace, which it returns (nil
@@ -370,6 +374,9 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	// retrieval, unless a reranker saw them (a model call that could
 	// outlive a cancelled request is not worth the reasoning).
 	fs := fuseScratches.Get().(*fuseScratch)
+	if e.reranker == nil {
+		fs.bufs = traceBufPool.Get().(*traceBufs)
+	}
 	cands := fuse(st, results, structuredScaled, r, fs)
 	if p.KnownAt != nil {
 		// When each history candidate stopped being current, read once
@@ -495,7 +502,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 	trace := &memory.Trace{
 		ID: res.RetrievalID, Namespace: ns, Query: p.Query, Scope: p.Scope, TaskType: p.TaskType,
 		Limit: p.Limit, TokenBudget: p.TokenBudget, TokensUsed: used, AsOf: p.AsOf, KnownAt: p.KnownAt,
-		IncludeHistory: p.IncludeHistory, CreatedAt: now, Items: make([]memory.TraceItem, len(cands)),
+		IncludeHistory: p.IncludeHistory, CreatedAt: now, Items: fs.bufs.traceItems(len(cands)),
 		Notes: slices.Clip(notes), Models: modelUsage(tally),
 	}
 	for i, c := range cands {
@@ -512,6 +519,7 @@ func (e *Engine) retrieve(ctx context.Context, p RetrieveParams) (*Result, *memo
 		}
 		trace.Items[i] = ti
 	}
+	res.bufs = fs.bufs
 	if e.reranker == nil {
 		fs.release()
 	}
@@ -1038,8 +1046,7 @@ func fuse(st *nsState, results [][]search.Hit, structuredScaled bool, r Ranking,
 	// candidate's share of the terms is the few rank usually adds; one that
 	// gets more grows its own (the capacity is capped, so it never writes
 	// into its neighbour's).
-	hitsBuf := make([]memory.NamedChannelHit, total)
-	termsBuf := make([]memory.Term, len(pool)*fusedTerms)
+	hitsBuf, termsBuf := fs.bufs.hitsAndTerms(total, len(pool)*fusedTerms)
 	off := 0
 	for i := range pool {
 		pool[i].channels = hitsBuf[off : off : off+counts[i]]
@@ -1133,6 +1140,9 @@ type fuseScratch struct {
 	ens    []*entry
 	counts []int
 	pool   []scored
+	// bufs, when not nil, gives fuse its arrays of channel hits and terms,
+	// which the trace keeps (see traceBufs).
+	bufs *traceBufs
 }
 
 var fuseScratches = sync.Pool{New: func() any { return &fuseScratch{byID: make(map[string]int)} }}
@@ -1156,6 +1166,7 @@ func (fs *fuseScratch) release() {
 	clear(fs.ens)
 	clear(fs.pool)
 	fs.ens, fs.counts, fs.pool = fs.ens[:0], fs.counts[:0], fs.pool[:0]
+	fs.bufs = nil
 	fuseScratches.Put(fs)
 }
 

@@ -103,6 +103,7 @@ func (e *Engine) Respond(ctx context.Context, p RespondParams) (*Response, error
 	if err != nil {
 		return nil, err
 	}
+	res.bufs = nil // the trace changes below; it is not reused
 	temp := 0.0
 	rep, err := e.chat.Chat(ctx, openai.ChatRequest{
 		Messages: []openai.Message{
@@ -140,7 +141,7 @@ func (e *Engine) Respond(ctx context.Context, p RespondParams) (*Response, error
 			}
 		}
 	}
-	e.keepTrace(trace, &out.Notes)
+	e.keepTrace(trace, nil, &out.Notes)
 	return out, nil
 }
 

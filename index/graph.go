@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mnemon-dev/mnemon/memory"
 	"github.com/mnemon-dev/mnemon/search"
@@ -273,11 +274,12 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 	if len(seeds) == 0 {
 		return nil
 	}
-	hop := make(map[string]int, len(seeds))
+	gs := graphScratches.Get().(*graphScratch)
+	defer gs.release()
+	hop, best, at := gs.hop, gs.best, gs.at
 	for _, s := range seeds {
 		hop[s] = 0
 	}
-	best := make(map[string]float64)
 	frontier := seeds
 	scanned := 0
 	for h := 1; h <= 2 && len(frontier) > 0 && scanned < graphScan; h++ {
@@ -288,12 +290,8 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 		// The next frontier, best bridge first: when the scan budget runs
 		// out, the entities reached by claims that match the question
 		// have been expanded.
-		type reached struct {
-			key   string
-			score float64
-		}
-		var next []reached
-		at := make(map[string]int) // entity key → its place in next
+		next := gs.next[:0]
+		clear(at) // entity key → its place in next
 		for _, key := range frontier {
 			en := g.entities[key]
 			if en == nil {
@@ -328,10 +326,11 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 			}
 		}
 		sort.SliceStable(next, func(i, j int) bool { return next[i].score > next[j].score })
-		frontier = frontier[:0:0]
+		frontier = gs.frontier[:0]
 		for _, n := range next {
 			frontier = append(frontier, n.key)
 		}
+		gs.next, gs.frontier = next, frontier
 	}
 	hits := make([]search.Hit, 0, len(best))
 	for id, s := range best {
@@ -348,6 +347,39 @@ func (st *Namespace) GraphHitsLocked(qterms []string, keep func(*Entry) bool, ho
 		hits = hits[:limit]
 	}
 	return hits
+}
+
+// reached is an entity a claim reached, with the best score of the claims
+// that reached it (graphHits' next frontier).
+type reached struct {
+	key   string
+	score float64
+}
+
+// graphScratch is what one graph channel call uses and drops: the maps by
+// entity and by claim and the frontiers (some 9 KB of a peers-workload
+// retrieval), reused through graphScratches.
+type graphScratch struct {
+	hop      map[string]int     // entity key → the hop it was reached at
+	best     map[string]float64 // claim id → its best score
+	at       map[string]int     // entity key → its place in next
+	next     []reached
+	frontier []string
+}
+
+var graphScratches = sync.Pool{New: func() any {
+	return &graphScratch{hop: map[string]int{}, best: map[string]float64{}, at: map[string]int{}}
+}}
+
+// release clears gs (it keeps no key alive) and puts it back.
+func (gs *graphScratch) release() {
+	clear(gs.hop)
+	clear(gs.best)
+	clear(gs.at)
+	clear(gs.next)
+	clear(gs.frontier)
+	gs.next, gs.frontier = gs.next[:0], gs.frontier[:0]
+	graphScratches.Put(gs)
 }
 
 // termSet is the query's terms as a set. A question has a few words, and

@@ -753,20 +753,30 @@ func parseULIDID(id string) (head string, u ulid128, ok bool) {
 	if s[0] > '7' {
 		return "", u, false
 	}
-	var x [26]byte
-	for i := 0; i < 26; i++ {
-		c := crockfordValue[s[i]]
-		if c == 0xff {
-			return "", u, false
-		}
-		x[i] = c
-	}
 	// 26 digits of 5 bits hold 130 bits; the first digit's top 2 are 0.
-	var hi, lo uint64 // the top 64 and bottom 64 bits
-	for i := 0; i < 26; i++ {
-		hi = hi<<5 | lo>>59
-		lo = lo<<5 | uint64(x[i])
+	// The digits are read into three words, each in one register: the
+	// first 13 (63 bits), the 14th, the last 12 (60 bits); a character
+	// outside the alphabet (value 0xff) sets a bit no digit has.
+	_ = s[25]
+	var a, c uint64
+	var bad byte
+	for i := 0; i < 13; i++ {
+		v := crockfordValue[s[i]]
+		bad |= v
+		a = a<<5 | uint64(v)
 	}
+	m := crockfordValue[s[13]]
+	bad |= m
+	for i := 14; i < 26; i++ {
+		v := crockfordValue[s[i]]
+		bad |= v
+		c = c<<5 | uint64(v)
+	}
+	if bad >= 32 {
+		return "", u, false
+	}
+	hi := a<<1 | uint64(m)>>4
+	lo := uint64(m&15)<<60 | c
 	binary.BigEndian.PutUint64(u[:8], hi)
 	binary.BigEndian.PutUint64(u[8:], lo)
 	return head, u, true

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -303,4 +304,96 @@ func BenchmarkTraceItemsCompact(b *testing.B) {
 		out = items.AppendCompact(out[:0])
 	}
 	b.ReportMetric(float64(len(out)), "bytes")
+}
+
+// parseULIDSlow is parseULIDID as it was first written: every digit
+// checked, then all 26 shifted through two words. The faster one must
+// agree with it on every input.
+func parseULIDSlow(id string) (head string, u ulid128, ok bool) {
+	if len(id) < 27 || id[len(id)-27] != '_' {
+		return "", u, false
+	}
+	head, s := id[:len(id)-26], id[len(id)-26:]
+	if s[0] > '7' {
+		return "", u, false
+	}
+	var x [26]byte
+	for i := 0; i < 26; i++ {
+		c := crockfordValue[s[i]]
+		if c == 0xff {
+			return "", u, false
+		}
+		x[i] = c
+	}
+	var hi, lo uint64
+	for i := 0; i < 26; i++ {
+		hi = hi<<5 | lo>>59
+		lo = lo<<5 | uint64(x[i])
+	}
+	binary.BigEndian.PutUint64(u[:8], hi)
+	binary.BigEndian.PutUint64(u[8:], lo)
+	return head, u, true
+}
+
+// The word-at-a-time parse gives the digit-at-a-time one's answer on ids
+// of every digit, on ids with one character outside the alphabet at each
+// place, and on random bytes.
+func TestParseULIDIDSameAsSlow(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	check := func(id string) {
+		t.Helper()
+		h1, u1, ok1 := parseULIDID(id)
+		h2, u2, ok2 := parseULIDSlow(id)
+		if h1 != h2 || u1 != u2 || ok1 != ok2 {
+			t.Fatalf("%q: %q %x %v, want %q %x %v", id, h1, u1, ok1, h2, u2, ok2)
+		}
+		if ok1 && h1+u1.String() != id {
+			t.Fatalf("%q: reads back as %q", id, h1+u1.String())
+		}
+	}
+	const odd = "ILOUilou!-_ \x00\xff{`/:@[Z"
+	for range 20000 {
+		b := []byte("ver_")
+		b = append(b, crockford[r.IntN(8)])
+		for range 25 {
+			b = append(b, crockford[r.IntN(32)])
+		}
+		check(string(b))
+		at := 4 + r.IntN(26)
+		b[at] = odd[r.IntN(len(odd))]
+		check(string(b))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		check(string(b))
+	}
+	for _, id := range []string{"mem_7zzzzzzzzzzzzzzzzzzzzzzzzz", "mem_00000000000000000000000000", "x_0000000000000z000000000000", "mem_0000000000000g000000000000"} {
+		check(id)
+	}
+}
+
+// BenchmarkParseULIDID parses a trace's worth of ids (a memory's and a
+// version's for each of 100 candidates) with the word-at-a-time parse and
+// with the digit-at-a-time one.
+func BenchmarkParseULIDID(b *testing.B) {
+	ids := make([]string, 200)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("mem_01m92jtf8kn32fcp40m%07d", i)
+	}
+	for _, arm := range []struct {
+		name  string
+		parse func(string) (string, ulid128, bool)
+	}{{"words", parseULIDID}, {"digits", parseULIDSlow}} {
+		b.Run(arm.name, func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				for _, id := range ids {
+					if _, u, ok := arm.parse(id); ok {
+						n += int(u[15])
+					}
+				}
+			}
+			_ = n
+		})
+	}
 }
