@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemon-dev/mnemon/embed"
 	"github.com/mnemon-dev/mnemon/engine"
 	"github.com/mnemon-dev/mnemon/index"
 	"github.com/mnemon-dev/mnemon/memory"
@@ -104,6 +105,25 @@ func TestStreamedLoadMatchesScan(t *testing.T) {
 		return ns
 	}
 	old, streamed := load(scanOnly{st}), load(st)
+	// And the index a writer builds one Put at a time, as the engine does
+	// on every remember, over the same versions in the same order.
+	set := index.New(index.Config{Store: emptyIndexStore{}, Embedder: w.Embedder(), Analyzer: an})
+	for _, v := range scanned {
+		doc, err := set.Doc(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns, unlock, err := set.Lock(ctx, "ns")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns.Put(v, doc)
+		unlock()
+	}
+	inc, err := set.Namespace(ctx, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
 	old.RLock()
 	defer old.RUnlock()
 	streamed.RLock()
@@ -111,6 +131,7 @@ func TestStreamedLoadMatchesScan(t *testing.T) {
 	if a, b := old.SizeLocked(), streamed.SizeLocked(); a != b || a != len(scanned) {
 		t.Fatalf("sizes: scan %d, stream %d, indexable %d", a, b, len(scanned))
 	}
+	sameIndex(t, "put one by one", "loaded", inc, streamed, scanned, w.Embedder())
 	keyTerms := map[string]bool{}
 	for _, v := range scanned {
 		a, _ := old.EntryLocked(v.ID)
@@ -182,6 +203,88 @@ func TestStreamedLoadMatchesScan(t *testing.T) {
 		}
 		if a.Context != b.Context {
 			t.Errorf("%q: packed context differs", q)
+		}
+	}
+}
+
+// emptyIndexStore is a store with nothing in it, for an index built by
+// Put alone.
+type emptyIndexStore struct{}
+
+func (emptyIndexStore) ScanVersions(context.Context, memory.ScanParams, func(*memory.Version) error) error {
+	return nil
+}
+func (emptyIndexStore) ListVersions(context.Context, memory.ListVersionsParams) ([]*memory.Version, error) {
+	return nil, nil
+}
+func (emptyIndexStore) Stats(context.Context, memory.StatsParams) (*memory.Stats, error) {
+	return &memory.Stats{}, nil
+}
+func (emptyIndexStore) ListChanges(context.Context, memory.ListChangesParams) ([]memory.Change, error) {
+	return nil, nil
+}
+func (emptyIndexStore) LastChange(context.Context, memory.ScanParams) (int64, error) { return 0, nil }
+
+// sameIndex fails unless two indexes of the versions vs hold the same
+// entries (every field the read path reads), episode order, evidence links
+// and key postings, and answer every channel's query with the same hits
+// and the same scores, bit for bit.
+func sameIndex(t *testing.T, aName, bName string, a, b *index.Namespace, vs []*memory.Version, emb embed.Embedder) {
+	t.Helper()
+	a.RLock()
+	defer a.RUnlock()
+	if x, y := a.SizeLocked(), b.SizeLocked(); x != y || x != len(vs) {
+		t.Fatalf("sizes: %s %d, %s %d, versions %d", aName, x, bName, y, len(vs))
+	}
+	keyTerms := map[string]bool{}
+	for _, v := range vs {
+		x, _ := a.EntryLocked(v.ID)
+		y, ok := b.EntryLocked(v.ID)
+		if !ok {
+			t.Fatalf("%s is not in the %s index", v.ID, bName)
+		}
+		if !reflect.DeepEqual(x.V, y.V) {
+			t.Errorf("%s differs:\n %s %+v\n %s %+v", v.ID, aName, x.V, bName, y.V)
+		}
+		if !reflect.DeepEqual(x.KeyTerms, y.KeyTerms) || !reflect.DeepEqual(x.AliasTerms, y.AliasTerms) ||
+			x.SubjectTerm != y.SubjectTerm || x.Status != y.Status || x.Ownerless != y.Ownerless || x.Shape != y.Shape ||
+			x.Episodic != y.Episodic || x.Projectable != y.Projectable || x.Solid != y.Solid || x.NameKey != y.NameKey {
+			t.Errorf("%s: entry metadata differs: %s %+v, %s %+v", v.ID, aName, x, bName, y)
+		}
+		for _, k := range x.KeyTerms {
+			keyTerms[k] = true
+		}
+	}
+	if !slices.Equal(a.EpisodesLocked(), b.EpisodesLocked()) {
+		t.Error("episode order differs")
+	}
+	for _, ep := range a.EpisodesLocked() {
+		if !slices.Equal(a.FactsOfEpisodeLocked(ep), b.FactsOfEpisodeLocked(ep)) {
+			t.Errorf("facts citing %s differ", ep)
+		}
+	}
+	for k := range keyTerms {
+		if !slices.Equal(a.KeyPostingsLocked(k), b.KeyPostingsLocked(k)) {
+			t.Errorf("key postings of %q differ", k)
+		}
+	}
+	an := search.NewAnalyzer()
+	all := func(string) bool { return true }
+	for _, q := range []string{"gasket", "valve gasket rig 3", "tool 7", "where do I work", "sister Ghent", "peanuts",
+		"build pipeline", "phone", "new gasket for the valve on rig 5", "which tool for job 12"} {
+		terms := an.QueryTerms(q)
+		if x, y := a.Lexical(terms, 30, all), b.Lexical(terms, 30, all); len(x) == 0 && q == "gasket" || !reflect.DeepEqual(x, y) {
+			t.Errorf("lexical %q:\n %s %v\n %s %v", q, aName, x, bName, y)
+		}
+		if x, y := a.LexicalCommon(terms, 30, true), b.LexicalCommon(terms, 30, true); !reflect.DeepEqual(x, y) {
+			t.Errorf("lexical, all terms, %q:\n %s %v\n %s %v", q, aName, x, bName, y)
+		}
+		vecs, err := emb.Embed(context.Background(), []string{q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x, y := a.Semantic(vecs[0], 30, 0, all), b.Semantic(vecs[0], 30, 0, all); len(x) == 0 || !reflect.DeepEqual(x, y) {
+			t.Errorf("semantic %q:\n %s %v\n %s %v", q, aName, x, bName, y)
 		}
 	}
 }

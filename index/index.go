@@ -221,9 +221,12 @@ const loadBatchSize = 256
 // loadBatch is a run of versions in the store's order; at is its place
 // among the batches of one load.
 type loadBatch struct {
-	at  int
-	vs  []*memory.Version
-	out []loadedVersion
+	at int
+	vs []*memory.Version
+	// decode, when set, gives vs: the store's rows, decoded by the
+	// analysing goroutine (memory.VersionBatchStreamer).
+	decode func() ([]*memory.Version, error)
+	out    []loadedVersion
 }
 
 // versionSource returns how the index reads a namespace's versions: in one
@@ -262,28 +265,39 @@ func (st *Namespace) loadAll(ctx context.Context) (built func(), err error) {
 	read := versionSource(cfg.Store)
 	go func() {
 		defer close(in)
-		b := &loadBatch{vs: make([]*memory.Version, 0, loadBatchSize)}
+		b := &loadBatch{}
 		send := func() error {
 			select {
 			case in <- b:
-				b = &loadBatch{at: b.at + 1, vs: make([]*memory.Version, 0, loadBatchSize)}
+				b = &loadBatch{at: b.at + 1}
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
-		err := read(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
-			if !Indexable(v) {
-				return nil
-			}
-			b.vs = append(b.vs, v)
-			if len(b.vs) == loadBatchSize {
+		var err error
+		if bs, ok := cfg.Store.(memory.VersionBatchStreamer); ok {
+			err = bs.StreamVersionBatches(ctx, memory.ScanParams{Namespace: st.name}, func(decode func() ([]*memory.Version, error)) error {
+				b.decode = decode
 				return send()
+			})
+		} else {
+			err = read(ctx, memory.ScanParams{Namespace: st.name}, func(v *memory.Version) error {
+				if !Indexable(v) {
+					return nil
+				}
+				if b.vs == nil {
+					b.vs = make([]*memory.Version, 0, loadBatchSize)
+				}
+				b.vs = append(b.vs, v)
+				if len(b.vs) == loadBatchSize {
+					return send()
+				}
+				return nil
+			})
+			if err == nil && len(b.vs) > 0 {
+				err = send()
 			}
-			return nil
-		})
-		if err == nil && len(b.vs) > 0 {
-			err = send()
 		}
 		if err != nil {
 			errs <- err
@@ -296,6 +310,15 @@ func (st *Namespace) loadAll(ctx context.Context) (built func(), err error) {
 			defer wg.Done()
 			subjects := make(map[string]string) // subjects repeat: analyse each once
 			for b := range in {
+				if b.decode != nil {
+					vs, err := b.decode()
+					if err != nil {
+						errs <- err
+						cancel()
+						return
+					}
+					b.vs, b.decode = slices.DeleteFunc(vs, func(v *memory.Version) bool { return !Indexable(v) }), nil
+				}
 				b.out = make([]loadedVersion, len(b.vs))
 				for i, v := range b.vs {
 					doc, err := docOf(cfg.Analyzer, v)

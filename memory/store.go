@@ -52,6 +52,24 @@ type VersionStreamer interface {
 	StreamVersions(ctx context.Context, p ScanParams, fn func(*Version) error) error
 }
 
+// VersionBatchStreamer is implemented by a store whose StreamVersions
+// spends most of its time decoding rows rather than reading them: it hands
+// the rows over undecoded, in batches, so the caller decodes them on every
+// core while the store reads on. The index loader prefers it to
+// VersionStreamer.
+type VersionBatchStreamer interface {
+	// StreamVersionBatches reads what StreamVersions reads, in the same
+	// order and from one snapshot, and calls fn, on the calling goroutine
+	// and in order, with one decode function per batch of consecutive
+	// versions. decode may be called on any goroutine, once, and may run
+	// after StreamVersionBatches has returned; it returns the batch's
+	// versions as StreamVersions gives them, except that an Embedding may
+	// be in the store's own storage encoding (one search.DecodeVector
+	// reads, decoding to the same vector). It stops at fn's first error
+	// and returns that error as is.
+	StreamVersionBatches(ctx context.Context, p ScanParams, fn func(decode func() ([]*Version, error)) error) error
+}
+
 // Transactor runs several calls as one transaction. fn receives the
 // transaction's Executor and must not use the Store itself.
 type Transactor interface {

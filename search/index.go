@@ -335,7 +335,14 @@ func (ix *Index) bulkLoad(docs []Doc) bool {
 	nTerms, nDims := 0, 0
 	for i := range docs {
 		nTerms += len(docs[i].Terms)
-		nDims += len(docs[i].Vector.Indices)
+		// Only the head of a vector with a dense tail has posting lists:
+		// counting the tail too sized lis at three times its use.
+		v := &docs[i].Vector
+		if n := ix.tailN[v.Dim]; n > 0 && v.Indices != nil {
+			nDims += headLen(*v, n)
+		} else {
+			nDims += len(v.Indices)
+		}
 	}
 	// Rows of the dense blocks, counted first so each block is carved
 	// once at its size (an upper bound: a vector canonical refuses takes

@@ -191,3 +191,59 @@ func FuzzUnpackVector(f *testing.F) {
 		}
 	})
 }
+
+// DecodeVector reads a packed encoding straight, without unpacking it
+// first: the same vector, bit for bit, as decoding what UnpackVector gives,
+// and an error exactly when either step fails.
+func FuzzDecodePacked(f *testing.F) {
+	wv := embed.NewWordVectors()
+	for _, text := range packTexts {
+		f.Add(search.PackVector(wv.Vector(text).EncodeCompact()))
+	}
+	f.Add([]byte{3, 1, 0x80, 0x80, 0x80, 0x80, 0x01})
+	f.Add([]byte{3, 1, 4, 0, 2, 0, 0, 0x00, 0x7c, 0x00, 0x3c})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !search.IsPacked(b) {
+			return
+		}
+		got, err := search.DecodeVector(b)
+		u, uerr := search.UnpackVector(b)
+		var want search.Vector
+		if uerr == nil {
+			want, uerr = search.DecodeVector(u)
+		}
+		if (err == nil) != (uerr == nil) {
+			t.Fatalf("direct: %v; through version 2: %v", err, uerr)
+		}
+		if err == nil && !sameBits(got, want) {
+			t.Fatalf("direct %v, through version 2 %v", got, want)
+		}
+	})
+}
+
+func TestDecodePackedMatchesUnpacked(t *testing.T) {
+	wv := embed.NewWordVectors()
+	packed := 0
+	for _, text := range packTexts {
+		p := search.PackVector(wv.Vector(text).EncodeCompact())
+		if !search.IsPacked(p) {
+			continue // stored as version 2: nothing to compare
+		}
+		packed++
+		u, err := search.UnpackVector(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := search.DecodeVector(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := search.DecodeVector(p)
+		if err != nil || !sameBits(got, want) || len(got.Indices) == 0 {
+			t.Fatalf("%q: direct %v (%v), unpacked %v", text, got, err, want)
+		}
+	}
+	if packed < 3 {
+		t.Fatalf("only %d of the texts pack: the test compares too little", packed)
+	}
+}

@@ -325,11 +325,7 @@ func DecodeVector(b []byte) (Vector, error) {
 		return Vector{}, fmt.Errorf("%w: %s", ErrBadVector, why)
 	}
 	if IsPacked(b) {
-		u, err := UnpackVector(b)
-		if err != nil {
-			return Vector{}, err
-		}
-		b = u
+		return decodePacked(b)
 	}
 	if len(b) < 2 {
 		return bad("too short")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -218,6 +219,10 @@ type decoder struct {
 	i    int // next column
 	err  error
 	syms symbols
+	// packed keeps an embedding in its stored form (search.PackVector's)
+	// rather than unpacking it: for a caller that decodes it anyway
+	// (search.DecodeVector reads both), see StreamVersionBatches.
+	packed bool
 }
 
 func (d *decoder) reset(src row, n int) {
@@ -241,6 +246,17 @@ func (t *symbols) intern(b []byte) string {
 		return s
 	}
 	s := string(b)
+	t.add(s)
+	return s
+}
+
+// internCopy is intern for a string that must not be kept (a slice of
+// a larger one): the table keeps a copy.
+func (t *symbols) internCopy(s string) string {
+	if v, ok := (*t)[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
 	t.add(s)
 	return s
 }
@@ -374,7 +390,7 @@ func (d *decoder) blob() []byte {
 // the row may hold packed (search.PackVector, migration 0020).
 func (d *decoder) embedding() []byte {
 	b := d.blob()
-	if d.err != nil || !search.IsPacked(b) {
+	if d.err != nil || d.packed || !search.IsPacked(b) {
 		return b
 	}
 	u, err := search.UnpackVector(b)

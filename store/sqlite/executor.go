@@ -810,9 +810,17 @@ const (
 )
 
 func decodeVersion(d *decoder) *memory.Version {
+	v := new(memory.Version)
+	decodeVersionInto(d, v)
+	return v
+}
+
+// decodeVersionInto is decodeVersion into v, so a batch's versions can be
+// one allocation (rawBatch.decode).
+func decodeVersionInto(d *decoder, v *memory.Version) {
 	const valueCol = 12 // NULL: the value is the content (shared bit 1)
 	valueIsContent := d.i+valueCol < d.n && d.src.kind(d.i+valueCol) == kindNull
-	v := &memory.Version{
+	*v = memory.Version{
 		Namespace:          d.ns(),
 		ID:                 d.id(),
 		MemoryID:           d.id(),
@@ -855,7 +863,6 @@ func decodeVersion(d *decoder) *memory.Version {
 	v.Tokens = int(d.int())
 	v.SearchText = d.str()
 	v.Embedding = d.embedding()
-	return v
 }
 
 func (e *executor) CreateVersion(ctx context.Context, v *memory.Version) error {

@@ -273,7 +273,25 @@ func (r *fastRows) name(i int) string { return r.cols[i] }
 
 // fastScan streams the rows of q (one text parameter, the namespace)
 // through decode into fn. fn's error is wrapped in errStopped.
-func fastScan[T any](ctx context.Context, pool *fastPool, q, ns string, decode func(*decoder) T, fn func(T) error) (err error) {
+func fastScan[T any](ctx context.Context, pool *fastPool, q, ns string, decode func(*decoder) T, fn func(T) error) error {
+	var d decoder
+	return fastRowScan(ctx, pool, q, ns, func(rows *fastRows) error {
+		d.reset(rows, len(rows.cols))
+		v := decode(&d)
+		if d.err != nil {
+			return d.err
+		}
+		if err := fn(v); err != nil {
+			return errStopped{err}
+		}
+		return nil
+	})
+}
+
+// fastRowScan calls each with every row of q (one text parameter, the
+// namespace) on a connection of pool. An error each returns ends the scan
+// and is returned as is; errStopped says the connection is still sound.
+func fastRowScan(ctx context.Context, pool *fastPool, q, ns string, each func(*fastRows) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -298,7 +316,6 @@ func fastScan[T any](ctx context.Context, pool *fastPool, q, ns string, decode f
 			c.close()
 		}
 	}()
-	var d decoder
 	for n := 0; ; n++ {
 		// A context check costs a little; a cancelled start-up should not
 		// have to wait for 100k rows.
@@ -314,13 +331,8 @@ func fastScan[T any](ctx context.Context, pool *fastPool, q, ns string, decode f
 		if !ok {
 			return nil
 		}
-		d.reset(rows, len(rows.cols))
-		v := decode(&d)
-		if d.err != nil {
-			return d.err
-		}
-		if err := fn(v); err != nil {
-			return errStopped{err}
+		if err := each(rows); err != nil {
+			return err
 		}
 	}
 }
