@@ -252,6 +252,9 @@ type extraction struct {
 	sentOut int
 	// sent is the sentence being read, all its clauses.
 	sent []token
+	// petBefore is the kind of pet the last sentence ended on, got and
+	// not yet named ("so we got a dog!!"): the next may name it.
+	petBefore string
 	// ruleScope is where the rule being read holds, said before it ("in
 	// commit messages, never …"): the rule keeps it.
 	ruleScope []token
@@ -461,6 +464,7 @@ func (x *extraction) sentence(s Sentence) {
 			toks = toks[1:] // drop "Bob:" itself
 		}
 	}
+	toks = newsLead(toks)
 	if len(toks) == 0 || isQuestion(toks) {
 		return
 	}
@@ -475,6 +479,13 @@ func (x *extraction) sentence(s Sentence) {
 		if len(toks) == 0 {
 			x.prevOut = len(x.out)
 			return
+		}
+	}
+	if pet := x.petBefore; pet != "" {
+		x.petBefore = ""
+		if x.mode == modeUser && x.petNamedLater(pet, toks, flags{}) {
+			x.prevOut = len(x.out)
+			return // "... got a dog!! named him Pretzel"
 		}
 	}
 	if x.mode == modeUser && x.correctPrevious(toks) {
@@ -543,6 +554,21 @@ func (x *extraction) sentence(s Sentence) {
 	}
 	x.alignChangeCategories()
 	x.endedBecomesHistory()
+}
+
+// newsLead drops an announcement that opens a sentence and its mark ("big
+// news, adopted a kitten called Fig", "guess what: ..."; [news-leads] of
+// lexicons/cue-patterns.txt): what it announces opens the sentence, so a
+// clause with its "I" left out reads as it would alone.
+func newsLead(toks []token) []token {
+	n := cueLen(newsLeadCues, toks)
+	if n == 0 {
+		return toks
+	}
+	for n < len(toks) && toks[n].kind == tPunct {
+		n++
+	}
+	return toks[n:]
 }
 
 // Relations a "she" or a "he" can stand for ([relations-she],
