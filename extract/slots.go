@@ -165,6 +165,9 @@ func initSlots() {
 			x.useThing(s, ts[n:], f, purposeInfo{})
 			return true
 		},
+		// The thing of the span moved to the version after the match:
+		// "bumped node to 22" is a change to node 22.
+		"bumped": (*extraction).bumped,
 		// The thing of the span ended, and the thing after the match took
 		// its place: "replaced MySQL with Postgres".
 		"replaced-by": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -740,4 +743,4 @@ var spanChecks = map[string]func(x *extraction, ts []token) bool{
 
 // restReaders read the words after the match even when the rule marks
 // spans: the spans name the category and the old value of a switch.
-var restReaders = map[string]bool{"moved-off": true, "moved-off-to": true, "replaced-by": true, "overtaken": true, "switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "value-noun": true}
+var restReaders = map[string]bool{"bumped": true, "moved-off": true, "moved-off-to": true, "replaced-by": true, "overtaken": true, "switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "value-noun": true}
