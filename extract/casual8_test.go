@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mnemon-dev/mnemon/memory"
@@ -60,4 +61,45 @@ func TestCasualShapesIssue16Casual8(t *testing.T) {
 		{"not alone", "not vegan", nil},
 		{"a question", "not vegan anymore?", nil},
 	})
+}
+
+// "X is in <place> now" is read by StaysNow only (the engine keeps it when
+// X's home is known and is another place); Extract writes nothing of it.
+func TestStaysNowCasual8(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"Ines is in Glasgow now, she moved for the new job", "fact ines lives_in=Glasgow cue=correction"},
+		{"my mum's in Cork now", "fact mum lives_in=Cork cue=correction"},
+		{"im in Nottingham these days, closer to work", "fact user lives_in=Nottingham cue=correction"},
+		{"big news, my sister is in Glasgow now", "fact sister lives_in=Glasgow cue=correction"},
+		{"my brother Tomas is in Madrid now for a conference", ""},
+		{"Ines is in Glasgow now until March", ""},
+		{"Ines is in Glasgow", ""},
+		{"Ines is in bed now", ""},
+		{"Ines is in a meeting now", ""},
+		{"the team is in Berlin now", ""},
+		{"maybe Ines is in Glasgow now", ""},
+		{"Ines isn't in Glasgow now", ""},
+		{"I live in Porto now", ""},
+		{"is Ines in Glasgow now?", ""},
+	} {
+		ev := Event{Kind: memory.EpisodeUserMessage, Content: c.in}
+		var got []string
+		for _, cand := range StaysNow(ev) {
+			got = append(got, summary(cand))
+		}
+		if strings.Join(got, "; ") != c.want {
+			t.Errorf("StaysNow(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if c.want != "" {
+			for _, cand := range extractAll(t, ev) {
+				if cand.Key == "lives_in" {
+					t.Errorf("Extract(%q) wrote %s: a stay alone is no home", c.in, summary(cand))
+				}
+			}
+		}
+	}
+	if cs := StaysNow(Event{Kind: memory.EpisodeAgentMessage, Content: "Ines is in Glasgow now"}); len(cs) != 0 {
+		t.Errorf("StaysNow read an agent's message: %v", cs)
+	}
 }

@@ -165,6 +165,24 @@ func initSlots() {
 			x.useThing(s, ts[n:], f, purposeInfo{})
 			return true
 		},
+		// A stay said with "now" ([stays-now]): the place, unless a
+		// purpose or an end follows it.
+		"stay": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, key string) bool {
+			ts = ts[n:]
+			for k, t := range ts {
+				if t.kind == tPunct {
+					break
+				}
+				if k > 0 && stayTrips[t.low] {
+					return true // "in Madrid now for a conference"
+				}
+			}
+			if len(ts) == 0 || !ts[0].capital && !knownPlace(ts) {
+				return true // "in bed now", "in a meeting now": no place
+			}
+			x.place(s, ts, f, key)
+			return true
+		},
 		// The thing of the span moved to the version after the match:
 		// "bumped node to 22" is a change to node 22.
 		"bumped": (*extraction).bumped,
@@ -435,6 +453,7 @@ func initSlots() {
 	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
 	bareAllergySlots, switchSlots = slotTemplates("bare-allergies"), slotTemplates("switches")
 	reverseCopulaSlots, moveOffSlots = slotTemplates("reverse-copula"), slotTemplates("move-off")
+	stayNowSlots = slotTemplates("stays-now")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -740,6 +759,10 @@ var spanChecks = map[string]func(x *extraction, ts []token) bool{
 	// Words naming a category of things: "editor", "shells".
 	"category": func(_ *extraction, ts []token) bool { return knownCategories[categoryOfWords(ts)] },
 }
+
+// stayTrips are [stay-trips] of lexicons/places.txt: what after a place
+// makes a stay a trip.
+var stayTrips = wordSet("places", "stay-trips")
 
 // restReaders read the words after the match even when the rule marks
 // spans: the spans name the category and the old value of a switch.
