@@ -20,7 +20,7 @@ func TestCasualShapesIssue16Casual8(t *testing.T) {
 		{"good news, a home now", "good news, i live in Tartu now", []string{"fact user lives_in=Tartu cue=correction"}},
 		{"quick update, a team tool", "quick update - we use linear for tickets now", []string{"fact team uses:issue_tracker=linear cue=correction"}},
 		{"news as a subject", "big news travels fast in this village", nil},
-		{"guess what as a question", "guess what i got for my birthday", nil},
+		{"guess what as a question", "guess what turned up in the post", nil},
 
 		// A pet got, then named.
 		{"named her after a comma", "we got a cat, named her Soot", []string{"fact user name_of:cat=Soot"}},
@@ -35,7 +35,7 @@ func TestCasualShapesIssue16Casual8(t *testing.T) {
 		{"called her something else", "we got a cat, called her vet twice already", nil},
 		{"someone else's pet", "my friend got a dog, named him Bruno", nil},
 		{"a pet maybe", "we might get a cat, named her Soot", nil},
-		{"a name for now", "got a puppy. named him Otis for now", nil},
+		{"a name for now", "adopted a puppy. named him Otis for now", nil},
 		{"named by someone else", "we got a cat. my sister named her Soot", nil},
 		{"a pet, no name", "we got a dog.", nil},
 

@@ -33,7 +33,7 @@ func TestE2ECasualEightChangesPetsAndStays(t *testing.T) {
 			"", "", []string{"!user/diet=pescatarian"}},
 		{"where she is now, her home known", [][]string{{"my sister Ines lives in Leeds"}, {"Ines is in Glasgow now, she moved for the new job"}},
 			"where does Ines live?", "Glasgow", []string{"ines/lives_in=Glasgow", "!ines/lives_in=Leeds"}},
-		{"where I am now, in one sitting", [][]string{{"I live in Derby", "im in Nottingham now, closer to work"}},
+		{"where I am now, in one sitting", [][]string{{"hiya again", "I live in Derby", "im in Nottingham now, closer to work"}},
 			"where do I live?", "Nottingham", []string{"user/lives_in=Nottingham", "!user/lives_in=Derby"}},
 		{"where he is now, no home known", [][]string{{"my brother Tomas is in Madrid now"}},
 			"", "", []string{"!tomas/lives_in=Madrid"}},
