@@ -74,6 +74,7 @@ func TestStaysNowCasual8(t *testing.T) {
 		{"big news, my sister is in Glasgow now", "fact sister lives_in=Glasgow cue=correction"},
 		{"my brother Tomas is in Madrid now for a conference", ""},
 		{"Ines is in Glasgow now until March", ""},
+		{"I'm in Valencia now, flying back tomorrow", ""},
 		{"Ines is in Glasgow", ""},
 		{"Ines is in bed now", ""},
 		{"Ines is in a meeting now", ""},

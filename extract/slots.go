@@ -169,12 +169,20 @@ func initSlots() {
 		// purpose or an end follows it.
 		"stay": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, key string) bool {
 			ts = ts[n:]
+			clause := true
 			for k, t := range ts {
 				if t.kind == tPunct {
-					break
+					clause = false
 				}
-				if k > 0 && stayTrips[t.low] {
+				if k > 0 && (clause && stayTrips[t.low] || stayTripsSentence[t.low]) {
 					return true // "in Madrid now for a conference"
+				}
+			}
+			if len(ts) > 0 {
+				for _, t := range x.sent[offsetOf(x.sent, ts)+len(ts):] {
+					if stayTripsSentence[t.low] {
+						return true // "..., flying back tomorrow"
+					}
 				}
 			}
 			if len(ts) == 0 || !ts[0].capital && !knownPlace(ts) {
@@ -760,9 +768,10 @@ var spanChecks = map[string]func(x *extraction, ts []token) bool{
 	"category": func(_ *extraction, ts []token) bool { return knownCategories[categoryOfWords(ts)] },
 }
 
-// stayTrips are [stay-trips] of lexicons/places.txt: what after a place
-// makes a stay a trip.
-var stayTrips = wordSet("places", "stay-trips")
+// stayTrips and stayTripsSentence are [stay-trips] and
+// [stay-trips-sentence] of lexicons/places.txt: what after a place, in
+// its clause or its sentence, makes a stay a trip.
+var stayTrips, stayTripsSentence = wordSet("places", "stay-trips"), wordSet("places", "stay-trips-sentence")
 
 // restReaders read the words after the match even when the rule marks
 // spans: the spans name the category and the old value of a switch.
