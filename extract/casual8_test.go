@@ -31,6 +31,10 @@ func TestCasualShapesIssue16Casual8(t *testing.T) {
 		{"an announcement, then the pet", "big news, got a cat, named her Ember", []string{"fact user name_of:cat=Ember"}},
 		{"a coat names a cat", "I have a tabby called Moth", []string{"fact user name_of:cat=Moth"}},
 		{"a breed names a dog", "got a beagle named Biscuit", []string{"fact user name_of:dog=Biscuit"}},
+		{"rescued from a shelter, named after", "we rescued a tabby from the shelter, named her Clementine", []string{"fact user name_of:cat=Clementine"}},
+		{"rescued, no subject", "rescued a greyhound called Dash", []string{"fact user name_of:dog=Dash"}},
+		{"rescued by others", "the firefighters rescued a cat named Tom", nil},
+		{"rescued a thing", "rescued the project from disaster", nil},
 		{"named after someone", "we got a cat, named her after my nan", nil},
 		{"called her something else", "we got a cat, called her vet twice already", nil},
 		{"someone else's pet", "my friend got a dog, named him Bruno", nil},
@@ -50,6 +54,9 @@ func TestCasualShapesIssue16Casual8(t *testing.T) {
 		{"bumped up a list", "bumped postgres to the top of the list", nil},
 		{"a bump planned", "might bump node to 22 next sprint", nil},
 		{"a bump denied", "we didn't bump node to 22", nil},
+
+		// A part named with a head noun after it.
+		{"a part's service", "our worker service runs on python 3.10, nothing fancy", []string{"fact team uses:programming_language:worker=python 3.10"}},
 
 		// A diet ended, "I'm" left out, fillers between.
 		{"no longer a diet", "no longer vegan", []string{"fact user diet=vegan cue=negation"}},
