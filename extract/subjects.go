@@ -24,7 +24,7 @@ func droppedSubject(ts []token) bool {
 var componentNouns = wordSet("subjects", "component-nouns")
 
 // componentHeads are [component-heads] of lexicons/subjects.txt: a noun
-// that may follow a part's without naming another ("our worker service",
+// that may follow a part's without naming another ("our backend service",
 // "the api layer").
 var componentHeads = wordSet("subjects", "component-heads")
 
@@ -57,7 +57,7 @@ func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
 			// "the app's on Render": "'s" is "is" before where it runs.
 			rest := ts[k+1:]
 			if componentNouns[lowAt(ts, k)] && componentHeads[lowAt(rest, 0)] && !is(rest, 1, "'s") {
-				rest = rest[1:] // "our worker service runs on ...": the worker's
+				rest = rest[1:] // "our backend service is on go": the backend's
 			}
 			return x.teamPart(x.text(ts[k:], 1)), rest, true
 		}
