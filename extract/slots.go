@@ -185,8 +185,8 @@ func initSlots() {
 					}
 				}
 			}
-			if len(ts) == 0 || !ts[0].capital && !knownPlace(ts) {
-				return true // "in bed now", "in a meeting now": no place
+			if len(ts) == 0 || !knownPlace(ts) && (!ts[0].capital || stayNotPlaces[ts[0].low] || len(ts) > 1 && (isVersion(ts[1].low) || ordinal(ts[1].low))) {
+				return true // "in bed now", "in Marketing now", "in Year 3 now": no town
 			}
 			x.place(s, ts, f, key)
 			return true
@@ -772,6 +772,10 @@ var spanChecks = map[string]func(x *extraction, ts []token) bool{
 // [stay-trips-sentence] of lexicons/places.txt: what after a place, in
 // its clause or its sentence, makes a stay a trip.
 var stayTrips, stayTripsSentence = wordSet("places", "stay-trips"), wordSet("places", "stay-trips-sentence")
+
+// stayNotPlaces are [stay-not-places] of lexicons/places.txt: what one is
+// "in" now that is no town, even written with a capital.
+var stayNotPlaces = wordSet("places", "stay-not-places")
 
 // restReaders read the words after the match even when the rule marks
 // spans: the spans name the category and the old value of a switch.
