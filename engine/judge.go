@@ -12,7 +12,7 @@ import (
 // The duplicate judge. Dedupe links two facts whose embeddings are at
 // least the threshold apart by cosine (0.92); below it, down to the band's
 // floor (DefaultJudgeFloor), two facts may be one fact told in other words
-// or two facts that share words ("Maria works at Acme" / "Maria worked at
+// or two facts that share words ("Greta works at Acme" / "Greta worked at
 // Acme until 2023"), and cosine cannot tell. With a chat model and
 // Config.DuplicateJudge, Dedupe asks the model about such pairs: at most
 // JudgeCalls a run, each pair once per process (its verdict is kept), and

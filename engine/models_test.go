@@ -48,7 +48,7 @@ func TestQueryEmbeddingFallsBack(t *testing.T) {
 	// cores) and well below the slow provider's delay.
 	const budget = time.Second
 	e := openEngine(t, filepath.Join(t.TempDir(), "m.db"), engine.Config{Embedder: providerEmbedder(t, fake, 32, 2), QueryBudget: budget})
-	if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Maria drives a blue car to work."}); err != nil {
+	if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Greta drives a blue car to work."}); err != nil {
 		t.Fatal(err)
 	}
 	found := func(res *engine.Result) bool {
@@ -60,14 +60,14 @@ func TestQueryEmbeddingFallsBack(t *testing.T) {
 		return false
 	}
 
-	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+	res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Greta car"})
 	if !found(res) || len(res.Notes) != 0 {
 		t.Fatalf("provider up: found %v, notes %q", found(res), res.Notes)
 	}
 
 	fake.Script("/v1/embeddings", openaitest.Reply{Delay: 3 * time.Second})
 	began := time.Now()
-	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Greta car"})
 	took := time.Since(began)
 	if n := hasNote(res.Notes, engine.NoteEmbedderFallback); !strings.Contains(n, "budget") || !found(res) {
 		t.Fatalf("slow provider: notes %q, found %v", res.Notes, found(res))
@@ -78,14 +78,14 @@ func TestQueryEmbeddingFallsBack(t *testing.T) {
 
 	// A 500 is retried only while the budget allows; then the fallback.
 	fake.Script("/v1/embeddings", openaitest.Reply{Status: 500}, openaitest.Reply{Status: 500}, openaitest.Reply{Status: 500})
-	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Greta car"})
 	if n := hasNote(res.Notes, engine.NoteEmbedderFallback); n == "" || !found(res) {
 		t.Fatalf("failing provider: notes %q, found %v", res.Notes, found(res))
 	}
 
 	// A provider that is gone entirely.
 	fake.Close()
-	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Greta car"})
 	if n := hasNote(res.Notes, engine.NoteEmbedderFallback); n == "" || !found(res) {
 		t.Fatalf("provider gone: notes %q, found %v", res.Notes, found(res))
 	}
@@ -103,7 +103,7 @@ func TestRetrievalServesOldVectorsWhileReembedding(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.db")
 	old := openEngine(t, path, engine.Config{})
-	if _, err := old.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Maria drives a car to work."}); err != nil {
+	if _, err := old.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Greta drives a car to work."}); err != nil {
 		t.Fatal(err)
 	}
 	fake := openaitest.New(t, "fake-embed", 32)
@@ -138,7 +138,7 @@ func TestRetrievalServesOldVectorsWhileReembedding(t *testing.T) {
 		}
 	}
 	// The same words still meet through the provider's vectors.
-	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria drives", Disable: off})
+	res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Greta drives", Disable: off})
 	if len(res.Items) == 0 {
 		t.Fatal("the provider's vectors find nothing after re-embedding")
 	}
@@ -152,7 +152,7 @@ func TestRetrievalServesBothDuringPartialReembed(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.db")
 	old := openEngine(t, path, engine.Config{})
-	texts := []string{"Maria drives a car to work.", "Jonas rides a bicycle to school."}
+	texts := []string{"Greta drives a car to work.", "Jonas rides a bicycle to school."}
 	for _, text := range texts {
 		if _, err := old.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: text}); err != nil {
 			t.Fatal(err)
@@ -171,7 +171,7 @@ func TestRetrievalServesBothDuringPartialReembed(t *testing.T) {
 	if err != nil || !rep.More || rep.Reembedded != 1 {
 		t.Fatalf("first run: %+v, %v; want it to stop at its limit", rep, err)
 	}
-	for _, q := range []string{"Maria drives a car", "Jonas rides a bicycle"} {
+	for _, q := range []string{"Greta drives a car", "Jonas rides a bicycle"} {
 		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Disable: off})
 		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, q[:5]) || hasNote(res.Notes, engine.NoteReembedIncomplete) == "" {
 			t.Fatalf("mid re-embedding, %q: %q, notes %q", q, itemTexts(res), res.Notes)
@@ -181,7 +181,7 @@ func TestRetrievalServesBothDuringPartialReembed(t *testing.T) {
 	if err != nil || rep.More {
 		t.Fatalf("resumed run: %+v, %v", rep, err)
 	}
-	for _, q := range []string{"Maria drives a car", "Jonas rides a bicycle"} {
+	for _, q := range []string{"Greta drives a car", "Jonas rides a bicycle"} {
 		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: q, Disable: off})
 		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, q[:5]) || len(res.Notes) != 0 {
 			t.Fatalf("after re-embedding, %q: %q, notes %q", q, itemTexts(res), res.Notes)
@@ -211,7 +211,7 @@ func TestSwitchingProvidersOfOneLengthKeepsSpacesApart(t *testing.T) {
 		return emb
 	}
 	a := openEngine(t, path, engine.Config{Embedder: embedderFor("model-a")})
-	if _, err := a.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Maria drives a car to work."}); err != nil {
+	if _, err := a.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Greta drives a car to work."}); err != nil {
 		t.Fatal(err)
 	}
 	b := openEngine(t, path, engine.Config{Embedder: embedderFor("model-b")})
@@ -221,11 +221,11 @@ func TestSwitchingProvidersOfOneLengthKeepsSpacesApart(t *testing.T) {
 			off = append(off, c)
 		}
 	}
-	q := engine.RetrieveParams{Namespace: "ns", Query: "Maria drives a car"}
+	q := engine.RetrieveParams{Namespace: "ns", Query: "Greta drives a car"}
 	if res := retrieve(t, b, engine.RetrieveParams{Namespace: q.Namespace, Query: q.Query, Disable: off}); len(res.Items) != 0 {
 		t.Fatalf("model-b's query was compared with model-a's vectors: %q", itemTexts(res))
 	}
-	if res := retrieve(t, b, q); len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Maria drives") {
+	if res := retrieve(t, b, q); len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Greta drives") {
 		t.Fatalf("the other channels lost the memory meanwhile: %q", itemTexts(res))
 	}
 	if _, err := b.Reembed(ctx, engine.ReembedParams{Namespace: "ns"}); err != nil {

@@ -1371,6 +1371,29 @@ func (c *scored) relevant() bool {
 	return false
 }
 
+// clearlyRelevant is relevant without a weak semantic hit alone: below
+// weakSemantic the built-in embedder's cosine is what unrelated short texts
+// share ("where do I put the api key?" and "decided on sqlc instead of
+// gorm" meet at 0.22). Enough for a change's own lift (paraphrased updates
+// live there), not for following a turn to the one that changed it after.
+func (c *scored) clearlyRelevant() bool {
+	for _, h := range c.channels {
+		switch h.Channel {
+		case ChannelLexical, ChannelStructured, ChannelGraph:
+			return true
+		case ChannelSemantic:
+			if h.Score >= weakSemantic {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// weakSemantic is the cosine under which a semantic hit alone does not make
+// a candidate clearly relevant (clearlyRelevant).
+var weakSemantic = 0.3
+
 // rank adds the bounded utility terms, each reported, and the trust action.
 func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r Ranking, now time.Time) {
 	v := c.en.V

@@ -29,7 +29,7 @@ func TestReembedResumesAfterKill(t *testing.T) {
 	for i := range 40 {
 		ps = append(ps, engine.RememberParams{Namespace: "ns", Text: fmt.Sprintf("Ticket %d was closed by the night shift.", i)})
 	}
-	ps = append(ps, engine.RememberParams{Namespace: "ns", Text: "Maria drives a car to work."})
+	ps = append(ps, engine.RememberParams{Namespace: "ns", Text: "Greta drives a car to work."})
 	if _, err := old.RememberBatch(ctx, ps); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestReembedResumesAfterKill(t *testing.T) {
 				off = append(off, c)
 			}
 		}
-		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what vehicle does Maria have", Disable: off})
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "what vehicle does Greta have", Disable: off})
 		for _, it := range res.Items {
 			if strings.Contains(it.Content, "drives a car") {
 				return true
@@ -59,7 +59,7 @@ func TestReembedResumesAfterKill(t *testing.T) {
 		return false
 	}
 	// Retrieval serves meanwhile: the words still match.
-	if res := retrieve(t, a, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"}); len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Maria") {
+	if res := retrieve(t, a, engine.RetrieveParams{Namespace: "ns", Query: "Greta car"}); len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, "Greta") {
 		t.Fatalf("before re-embedding: %+v", res.Items)
 	}
 	if semantic(a) {

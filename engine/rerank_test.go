@@ -16,7 +16,7 @@ import (
 	"github.com/mnemon-dev/mnemon/provider/openai/openaitest"
 )
 
-var rerankFacts = []string{"Maria drives a blue car to work.", "Maria's sister lives in Lisbon.", "Maria drinks green tea every morning."}
+var rerankFacts = []string{"Greta drives a blue car to work.", "Greta's sister lives in Lisbon.", "Greta drinks green tea every morning."}
 
 // rerankEngines opens two engines on one file: one plain, one with rr.
 func rerankEngines(t *testing.T, rr engine.Reranker, budget time.Duration) (plain, reranked *engine.Engine) {
@@ -63,7 +63,7 @@ func TestRerankWithChatModel(t *testing.T) {
 	fake := openaitest.New(t, "fake-embed", 8)
 	fake.Answer(lisbonFirst)
 	plain, e := rerankEngines(t, engine.ChatReranker{Chat: chatClient(t, fake)}, 0)
-	q := engine.RetrieveParams{Namespace: "ns", Query: "What car does Maria drive?"}
+	q := engine.RetrieveParams{Namespace: "ns", Query: "What car does Greta drive?"}
 	before := retrieve(t, plain, q)
 	if !strings.Contains(before.Items[0].Content, "blue car") {
 		t.Fatalf("fused order %q: want the car first", itemTexts(before))
@@ -101,7 +101,7 @@ func TestRerankEndpoint(t *testing.T) {
 			t.Cleanup(c.Close)
 			_, e := rerankEngines(t, engine.RerankEndpoint{Client: c}, 0)
 			// Only the tea item holds "green" and "tea".
-			res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria green tea"})
+			res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Greta green tea"})
 			if hasNote(res.Notes, engine.NoteReranked) == "" || !strings.Contains(res.Items[0].Content, "green tea") {
 				t.Fatalf("reranked %q, notes %q", itemTexts(res), res.Notes)
 			}
@@ -140,7 +140,7 @@ func TestRerankFallsBack(t *testing.T) {
 			fake.Answer(lisbonFirst)
 			fake.Script("/v1/chat/completions", tc.reply)
 			plain, e := rerankEngines(t, engine.ChatReranker{Chat: chatClient(t, fake)}, budget)
-			q := engine.RetrieveParams{Namespace: "ns", Query: "What car does Maria drive?"}
+			q := engine.RetrieveParams{Namespace: "ns", Query: "What car does Greta drive?"}
 			began := time.Now()
 			res := retrieve(t, e, q)
 			took := time.Since(began)

@@ -78,13 +78,13 @@ func TestRespondAnswersAndRecordsUse(t *testing.T) {
 	ctx := context.Background()
 	fake := openaitest.New(t, "fake-embed", 32)
 	e, st := openEngineStore(t, engine.Config{Chat: chatClient(t, fake), TokensPerDay: 1000})
-	for _, text := range []string{"Maria drives a blue car to work.", "Maria's sister lives in Lisbon."} {
+	for _, text := range []string{"Greta drives a blue car to work.", "Greta's sister lives in Lisbon."} {
 		if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: text}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	fake.Script("/v1/chat/completions", openaitest.Reply{Content: `{"answer": "A blue car.", "used": [1, 1, 9]}`})
-	out, err := e.Respond(ctx, engine.RespondParams{RetrieveParams: engine.RetrieveParams{Namespace: "ns", Query: "What car does Maria drive?"}})
+	out, err := e.Respond(ctx, engine.RespondParams{RetrieveParams: engine.RetrieveParams{Namespace: "ns", Query: "What car does Greta drive?"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestRespondAnswersAndRecordsUse(t *testing.T) {
 	}
 	bodies := fake.Bodies()
 	prompt := bodies[len(bodies)-1]
-	for _, want := range []string{"blue car", "What car does Maria drive?", "[1]", "json_schema"} {
+	for _, want := range []string{"blue car", "What car does Greta drive?", "[1]", "json_schema"} {
 		if !strings.Contains(prompt, want) {
 			t.Fatalf("the chat request lacks %q: %s", want, prompt)
 		}
@@ -145,7 +145,7 @@ func TestRespondModelFailureWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	fake := openaitest.New(t, "fake-embed", 32)
 	e, st := openEngineStore(t, engine.Config{Chat: chatClient(t, fake), TokensPerDay: 16})
-	if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Maria drives a blue car to work."}); err != nil {
+	if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Greta drives a blue car to work."}); err != nil {
 		t.Fatal(err)
 	}
 	before := traceCount(t, e, st, "ns")
@@ -162,7 +162,7 @@ func TestRespondModelFailureWritesNothing(t *testing.T) {
 		{"used not numbers", openaitest.Reply{Content: `{"answer": "A car.", "used": ["mem_1"]}`}, memory.CodeModelBadReply},
 	} {
 		fake.Script("/v1/chat/completions", tc.reply)
-		_, err := e.Respond(ctx, engine.RespondParams{RetrieveParams: engine.RetrieveParams{Namespace: "ns", Query: "What car does Maria drive?"}})
+		_, err := e.Respond(ctx, engine.RespondParams{RetrieveParams: engine.RetrieveParams{Namespace: "ns", Query: "What car does Greta drive?"}})
 		var pe *memory.Error
 		if !errors.As(err, &pe) || pe.Code != tc.code {
 			t.Fatalf("%s: err %v, want %s", tc.name, err, tc.code)

@@ -681,6 +681,12 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 	changed := false
 	for i := 0; i < min(tops, len(cands)); i++ {
 		old := cands[i]
+		if !old.clearlyRelevant() {
+			// Near the top of a small store only for want of better
+			// ("decided on sqlc instead of gorm" for "where does the api
+			// key go?"): what changed it after answers nothing either.
+			continue
+		}
 		if slices.ContainsFunc(old.terms, func(t memory.Term) bool { return t.Name == "other_subject" }) {
 			// Ranked high though about someone else ("my manager is
 			// Felix" for "what's my kid's name?"): what replaced its

@@ -30,7 +30,7 @@ func TestTraceKeepsModelCalls(t *testing.T) {
 	}
 	remember := func(e *engine.Engine) {
 		t.Helper()
-		if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Maria drives a blue car to work."}); err != nil {
+		if _, err := e.Remember(ctx, engine.RememberParams{Namespace: "ns", Text: "Greta drives a blue car to work."}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,7 +38,7 @@ func TestTraceKeepsModelCalls(t *testing.T) {
 	t.Run("NoProvider", func(t *testing.T) {
 		e, st := openEngineStore(t, engine.Config{})
 		remember(e)
-		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Greta car"})
 		if tr := stored(e, st, res.RetrievalID); tr.Notes != nil || tr.Models != nil {
 			t.Fatalf("a retrieval without models keeps notes %q, models %+v", tr.Notes, tr.Models)
 		}
@@ -48,14 +48,14 @@ func TestTraceKeepsModelCalls(t *testing.T) {
 		fake := openaitest.New(t, "fake-embed", 32)
 		e, st := openEngineStore(t, engine.Config{Embedder: providerEmbedder(t, fake, 32, -1), QueryBudget: 5 * time.Second}) // no retry: a 500 is one failed call, whatever the machine's load
 		remember(e)
-		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+		res := retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Greta car"})
 		tr := stored(e, st, res.RetrievalID)
 		if tr.Notes != nil || len(tr.Models) != 1 || tr.Models[0].Endpoint != "embeddings" || tr.Models[0].Model != "fake-embed" ||
 			tr.Models[0].Calls != 1 || tr.Models[0].Errors != 0 || tr.Models[0].TokensIn <= 0 {
 			t.Fatalf("provider up: notes %q, models %+v; want one embeddings call with its tokens", tr.Notes, tr.Models)
 		}
 		fake.Script("/v1/embeddings", openaitest.Reply{Status: 500})
-		res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Maria car"})
+		res = retrieve(t, e, engine.RetrieveParams{Namespace: "ns", Query: "Greta car"})
 		tr = stored(e, st, res.RetrievalID)
 		if !slices.Equal(tr.Notes, res.Notes) || hasNote(tr.Notes, engine.NoteEmbedderFallback) == "" {
 			t.Fatalf("failing provider: the trace keeps notes %q; the response said %q", tr.Notes, res.Notes)
@@ -70,7 +70,7 @@ func TestTraceKeepsModelCalls(t *testing.T) {
 		e, st := openEngineStore(t, engine.Config{Chat: chatClient(t, fake)})
 		remember(e)
 		fake.Script("/v1/chat/completions", openaitest.Reply{Content: `{"answer": "A blue car.", "used": [1]}`})
-		out, err := e.Respond(ctx, engine.RespondParams{RetrieveParams: engine.RetrieveParams{Namespace: "ns", Query: "What car does Maria drive?"}})
+		out, err := e.Respond(ctx, engine.RespondParams{RetrieveParams: engine.RetrieveParams{Namespace: "ns", Query: "What car does Greta drive?"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,8 @@ type made struct {
 	// denial is a plain "not" ("I don't live in Paris"): it may correct a
 	// misunderstanding, so it never says the value was once true.
 	denial bool
+	// valueEnd is where a rule's value ends in the content (nextStep).
+	valueEnd int
 }
 
 // speaksOfSelf reports whether ts speaks of the speaker: [self-words] of

@@ -267,7 +267,84 @@ func (x *extraction) rule(s subject, quote, body []token, f flags) bool {
 	if len(x.ruleScope) > 0 {
 		value = x.text(x.ruleScope, valueLen(x.ruleScope, vPhrase)) + ", " + value
 	}
+	at := len(x.out)
 	x.emit(s, f, claim{typ: memory.TypeConstraint, key: "constraint:" + slug, value: value, tmpl: tmRule})
+	if len(x.out) > at {
+		x.made[at].valueEnd = quote[n-1].end
+		// "always rebase before merging, and squash the fixups", one
+		// clause when the step's verb opens none.
+		for j := n; j < len(quote); j++ {
+			if is(quote, j, "and") {
+				x.nextStep(quote[j+1:])
+				break
+			}
+		}
+	}
+	return true
+}
+
+// bareVerb reports a word that may open an imperative: a base form the
+// rules know, or a lower-case word they do not know at all ("post",
+// "squash"), never a subject, a pronoun, a determiner or a thing the
+// lexicon knows ("yarn").
+func bareVerb(t token) bool {
+	if tokenClasses["base"](t) {
+		return true
+	}
+	_, known := verbs[t.low]
+	_, thing := CategoryOf(t.low)
+	return t.kind == tWord && !t.capital && !known && !thing && !subjectStopWords[t.low] && !pronounValues[t.low] && !valueStops[t.low]
+}
+
+// nextStep joins a clause to the rule just read when it is the rule's
+// next step: "always rebase before merging, and squash the fixups" is one
+// instruction in two steps, though "squash the fixups" alone is no rule.
+// The clause must follow the rule's own words with only ", and" between
+// and open with an imperative; the rule keeps its key, its value and
+// content take the step, and a rule's closing words ([rule-tails]: "for
+// me") end it as they end the rule. It reports whether it joined cl.
+func (x *extraction) nextStep(cl []token) bool {
+	last := len(x.out) - 1
+	if last < 0 || x.out[last].Type != memory.TypeConstraint || x.made[last].valueEnd == 0 || len(cl) == 0 {
+		return false
+	}
+	end := x.made[last].valueEnd
+	if is(cl, 0, "and") {
+		cl = cl[1:] // the clause opened at the comma
+	}
+	if len(cl) == 0 || cl[0].start < end || !bareVerb(cl[0]) || is(cl, 1, "is", "are", "'s", "was", "were") || bodyBlocked(cl) {
+		return false
+	}
+	// Between the rule's words and the step: ", and", after at most two
+	// words the rule's phrase left off its end ("never merge on red
+	// again, and ..."), none of them a rule's closing words.
+	var between []token
+	for _, t := range x.sent {
+		if t.start >= end && t.end <= cl[0].start {
+			between = append(between, t)
+		}
+	}
+	k := len(between) - 1
+	if k < 0 || between[k].low != "and" {
+		return false
+	}
+	if is(between, k-1, ",") {
+		k--
+	}
+	if k > 2 || k > 0 && cueTail(ruleTailCues, between[:k]) > 0 || slices.ContainsFunc(between[:k], func(t token) bool { return t.kind != tWord }) {
+		return false
+	}
+	n := valueLen(cl, vPhrase)
+	for m := cueTail(ruleTailCues, cl[:n]); m > 0 && m < n; m = cueTail(ruleTailCues, cl[:n]) {
+		n -= m
+	}
+	if n == 0 {
+		return false
+	}
+	o, mk := &x.out[last], &x.made[last]
+	o.Value += x.content[end:cl[n-1].end]
+	o.Content = render(mk.tmpl, mk.subj, o.Value, mk.cat, o.Cue, o.Hedged)
+	mk.valueEnd = cl[n-1].end
 	return true
 }
 

@@ -127,6 +127,7 @@ var tokenClasses = map[string]func(token) bool{
 	"ordinal": func(t token) bool { return ordinal(t.low) },     // "9th", "21st"
 	"filler":  func(t token) bool { return fillerWords[t.low] }, // "tbh", "honestly", "like": [fillers] of values.txt
 	"day":     func(t token) bool { return dayNumber(t.low) },   // "1" to "31"
+	"version": func(t token) bool { return isVersion(t.low) },   // "1.24", "v20", "3.x"
 	"word":    func(t token) bool { return t.kind != tPunct },   // not punctuation
 	"plain":   func(t token) bool { return t.kind == tWord },    // a word: not punctuation, not a quote
 	"punct":   func(t token) bool { return t.kind == tPunct },   // punctuation

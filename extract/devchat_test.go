@@ -180,3 +180,55 @@ func TestTheCategoryIsATeamTool(t *testing.T) {
 		{"a gateway swapped", "we ditched tyk for traefik", []string{"fact team uses:web_server=tyk cue=past", "fact team uses:web_server=traefik cue=correction"}},
 	})
 }
+
+// A known thing moved to a new version is that thing at the version:
+// "bumped Go to 1.24" says what "we're on Go 1.24 now" says, so it can
+// supersede "Go 1.22". Only a thing the lexicon knows and a version after
+// "to" make one; a colleague bumped into, a timeout or a plan reads
+// nothing.
+func TestVersionBumps(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"bumped with a subject", "we bumped go to 1.24 yesterday", []string{"fact team uses:programming_language=go 1.24 cue=correction"}},
+		{"upgraded", "we upgraded postgres to 16 over the weekend", []string{"fact team uses:database=postgres 16 cue=correction"}},
+		{"updated, past", "we updated kafka to 3.7 last night", []string{"fact team uses:message_queue=kafka 3.7 cue=correction"}},
+		{"up to", "finally bumped Node up to v22", []string{"preference user prefers:runtime=Node v22 cue=correction"}},
+		{"bumped into someone", "I bumped into Sam at the gym", nil},
+		{"a setting, no tool", "bumped the timeout to 30 seconds", nil},
+		{"not done", "we didn't bump go to 1.24", nil},
+		{"a plan", "we're going to bump go to 1.25 next sprint", nil},
+		{"docs are no tool", "updated the docs to v2", nil},
+	})
+}
+
+// What the whole codebase uses is the team's: "everything uses slog now",
+// "all our services use gRPC" say what "we use" says. What everything
+// uses up names no tool.
+func TestWholeCodebaseUses(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"after a move off", "we moved off logrus, everything uses slog now", []string{"fact team uses:logging_library=logrus cue=past", "fact team uses:logging_library=slog cue=correction"}},
+		{"all our services", "all our services use zerolog now", []string{"fact team uses:logging_library=zerolog cue=correction"}},
+		{"no tool", "everything uses way too much memory", nil},
+	})
+}
+
+// A rule said in two steps joined by ", and" keeps both ("always rebase
+// before merging, and squash the fixups"): the second step was lost
+// before. Its key stays the first step's, and a rule's closing words stay
+// out ("no dairy for me, and ..."). A step whose verb opens a clause of its
+// own joins the rule all the same; a clause with a subject of its own
+// ("and I hate ...") stays itself.
+func TestRuleInTwoSteps(t *testing.T) {
+	t.Parallel()
+	runCases(t, Event{Kind: memory.EpisodeUserMessage}, []extractCase{
+		{"two steps", "always rebase before merging, and squash the fixups", []string{"constraint user constraint:rebase_before_merging=always rebase before merging, and squash the fixups crit=high"}},
+		{"a word left off rejoins", "never squash merge big branches again, and tag the release", []string{"constraint user constraint:squash_merge_big_branches=never squash merge big branches again, and tag the release crit=high"}},
+		{"closing words stay out", "no dairy for me, and keep it cheap", []string{"constraint user constraint:dairy=no dairy crit=high"}},
+		{"a step in a clause of its own", "never merge on red CI again, and post in the channel", []string{"constraint user constraint:merge_on_red_ci=never merge on red CI again, and post in the channel crit=high"}},
+		{"a known verb as the step", "always pin versions in the dockerfile, and bump them monthly", []string{"constraint user constraint:pin_versions_in_dockerfile=always pin versions in the dockerfile, and bump them monthly crit=high"}},
+		{"a subject of its own", "don't use emojis in commits, and I hate long subject lines", []string{"constraint user constraint:use_emojis_in_commits=don't use emojis in commits crit=high", "preference user dislikes:long_subject_lines=long subject lines"}},
+		{"a statement is no step", "always use pnpm, and yarn is banned here", []string{"constraint user constraint:use_pnpm=always use pnpm crit=high"}},
+		{"thanks is no step", "always write tests first, and thanks again", []string{"constraint user constraint:write_tests=always write tests first crit=high"}},
+	})
+}

@@ -354,7 +354,7 @@ func (x *extraction) introduction(ts []token, f flags) bool {
 		end++
 	}
 	if thisIs && end == n && !greeted && (end == len(ts) || ts[end].kind == tPunct && ts[end].low != ",") {
-		return false // "This is Maria." alone may show a photo: an introduction greets or goes on
+		return false // "This is Greta." alone may show a photo: an introduction greets or goes on
 	}
 	if end < len(ts) {
 		switch next := ts[end]; {

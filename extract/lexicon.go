@@ -128,6 +128,7 @@ var categoryWords = map[string]string{
 	"pet": "pet", "theme": "theme", "issue_tracker": "issue tracker",
 	"container": "container tool", "orchestration": "orchestrator", "cache": "cache",
 	"message_queue": "message queue", "music_player": "music service",
+	"logging_library": "logging library",
 }
 
 // relationNouns are people the speaker talks about ("my sister", "my boss").

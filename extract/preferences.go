@@ -95,12 +95,6 @@ func (x *extraction) useThing(s subject, ts []token, f flags, hint purposeInfo) 
 	if !hasPurpose && hint.cat != "" {
 		p, hasPurpose = hint, true
 	}
-	x.useItems(s, items, p, hasPurpose, f)
-}
-
-// useItems writes what useThing read: the things s uses, and what for
-// when hasPurpose.
-func (x *extraction) useItems(s subject, items []string, p purposeInfo, hasPurpose bool, f flags) {
 	// Items of one category in one breath ("Vim and VS Code") cannot share
 	// a single-valued slot; each gets its own.
 	collide := false
@@ -313,26 +307,6 @@ func (x *extraction) switched(s subject, to, from, cat []token, f flags) {
 			}
 		}
 	}
-}
-
-// bumped reads a thing the lexicon knows (the span) moved to a version
-// (the words after the match): "bumped node to 22 yesterday" is a change
-// to node 22, as "upgraded to node 22" is. Anything but a version after
-// "to" ("bumped postgres to the top of the list") says nothing.
-func (x *extraction) bumped(s subject, _ verb, ts []token, n int, f flags, _ string) bool {
-	if len(x.spans) == 0 || !is(ts, n+1, ",", ".", "!", ";", "-", "...", "and", "yesterday", "today", "tonight", "last", "this", "over", "on", "in", "for", "across", "everywhere") && n+1 < len(ts) {
-		return false
-	}
-	if n >= len(ts) || ts[n].kind != tWord || !isVersion(ts[n].low) {
-		return false
-	}
-	thing := x.spans[0]
-	for len(thing) > 1 && is(thing, len(thing)-1, "up", "version") {
-		thing = thing[:len(thing)-1] // "postgres up to 17", "the react version to 19"
-	}
-	f.corr = true
-	x.useItems(s, []string{x.text(thing, len(thing)) + " " + ts[n].low}, purposeInfo{}, false, f)
-	return true
 }
 
 // fromSpan splits "from X to Y" at its "to" (looked for among the next

@@ -567,6 +567,9 @@ func (x *extraction) sentence(s Sentence) {
 				x.ruleScope = ruleBefore
 			}
 		}
+		if prevRule && x.nextStep(cl) {
+			continue // "always rebase first, and squash the fixups"
+		}
 		x.soSelf = carry != nil && carry.kind == sSpeaker && is(toks, at-1, ",") && is(cl, 0, "so")
 		before := len(x.out)
 		carry = x.clause(cl, sf, carry)

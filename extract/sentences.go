@@ -214,7 +214,7 @@ func breaksAfterDot(text string, segStart, i, j int) bool {
 		}
 		return nextUpper
 	}
-	// An initial: "J. K. Jerome", "John F. Kennedy" — but not the last
+	// An initial: "J. K. Jerome", "Franklin D. Roosevelt" — but not the last
 	// word of "my favorite language is C. I also...".
 	if len(word) == 1 && text[w] >= 'A' && text[w] <= 'Z' && nextUpper && (prevWordCapital(text, segStart, w) || nextIsInitial(text, n)) {
 		return false

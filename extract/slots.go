@@ -191,9 +191,6 @@ func initSlots() {
 			x.place(s, ts, f, key)
 			return true
 		},
-		// The thing of the span moved to the version after the match:
-		// "bumped node to 22" is a change to node 22.
-		"bumped": (*extraction).bumped,
 		// The thing of the span ended, and the thing after the match took
 		// its place: "replaced MySQL with Postgres".
 		"replaced-by": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -405,6 +402,15 @@ func initSlots() {
 		},
 		"switch-as-from": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
 			x.switched(s, ts[n:], x.spans[1], x.spans[0], f)
+			return true
+		},
+		// A new version of the thing the span names: "bumped Go to
+		// 1.24" switches to "Go 1.24", as "moved to Go 1.24" does.
+		"switch-version": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
+			version := ts[n]
+			version.spliced = true
+			to := append(append([]token(nil), x.spans[0]...), version)
+			x.switched(s, append(to, ts[n+1:]...), nil, nil, f)
 			return true
 		},
 		// The value said first (the span) is what the noun after the
@@ -779,4 +785,4 @@ var stayNotPlaces = wordSet("places", "stay-not-places")
 
 // restReaders read the words after the match even when the rule marks
 // spans: the spans name the category and the old value of a switch.
-var restReaders = map[string]bool{"bumped": true, "moved-off": true, "moved-off-to": true, "replaced-by": true, "overtaken": true, "switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "value-noun": true}
+var restReaders = map[string]bool{"moved-off": true, "moved-off-to": true, "replaced-by": true, "overtaken": true, "switch": true, "switch-from": true, "switch-as": true, "switch-as-from": true, "switch-version": true, "value-noun": true}

@@ -24,6 +24,10 @@ type token struct {
 	kind       tokKind
 	capital    bool // the source word starts with an uppercase letter
 	newline    bool // a line break precedes the token: values never span lines
+	// spliced: a reader put the token right after one it does not follow
+	// in the text ("bumped Go to 1.24" read as "Go 1.24"); text joins the
+	// two with a space instead of copying the words between them.
+	spliced bool
 }
 
 func decodeRune(s string, i int) (rune, int) {

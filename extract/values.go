@@ -381,7 +381,14 @@ func (x *extraction) text(ts []token, n int) string {
 	if n <= 0 || n > len(ts) {
 		return ""
 	}
-	return strings.TrimSpace(x.content[ts[0].start:ts[n-1].end])
+	from, text := 0, ""
+	for i := 1; i < n; i++ {
+		if ts[i].spliced {
+			text += strings.TrimSpace(x.content[ts[from].start:ts[i-1].end]) + " "
+			from = i
+		}
+	}
+	return text + strings.TrimSpace(x.content[ts[from].start:ts[n-1].end])
 }
 
 // validValue rejects values that cannot be a slot's value: pronouns ("I

@@ -87,7 +87,7 @@ type Entry struct {
 	// fusion asks of every candidate (which channels could have found it).
 	Episodic, Projectable bool
 
-	SubjectTerm string // the subject as an index term ("user", "sister", "caroline")
+	SubjectTerm string // the subject as an index term ("user", "sister", "rosalind")
 	// Shape is what Config.Shape said of the version when it was indexed
 	// (the engine's turn shape: what ranking knows of an episode's wording).
 	Shape uint16

@@ -35,7 +35,7 @@ const stemCacheSize = 1 << 16
 //   - Letters are lower-cased and Latin accents are folded ("Café" → "cafe",
 //     "Straße" → "strasse"); combining marks are dropped.
 //   - An apostrophe inside a word is handled as English does: "Rosalind's"
-//     → "caroline", "don't" → "don" (a stop word), "O'Brien" → "obrien".
+//     → "rosalind", "don't" → "don" (a stop word), "O'Brien" → "obrien".
 //   - "c++", "g++", "notepad++" keep their "++", and a single letter followed
 //     by "#" keeps it ("c#", "f#"), because these are names of things agents
 //     talk about and would otherwise vanish into "c" and "f".
@@ -345,7 +345,7 @@ func (a *Analyzer) scan(text string, emit func(tok []byte)) {
 
 // clitic looks at the letters after an apostrophe at text[j-1] inside a
 // word. English clitics ('s, 't, 're, 've, 'll, 'd, 'm) are dropped and end
-// the word ("Rosalind's" → "caroline"); other letters continue the word
+// the word ("Rosalind's" → "rosalind"); other letters continue the word
 // without the apostrophe ("O'Brien" → "obrien"). It returns where scanning
 // resumes and whether the word ends there.
 func clitic(text string, j int) (next int, endWord bool) {
