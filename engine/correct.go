@@ -27,6 +27,7 @@ const turnsBack = 4
 // 22") is passed over. prev is the batch's episodes before pe (the same
 // capture or extraction chunk); the namespace's index has the earlier ones.
 func (e *Engine) correctAcross(ctx context.Context, pe *pendingEvent, prev []*pendingEvent, source string) error {
+	e.stayNow(ctx, pe, prev, source) // "Ines is in Glasgow now", after her home
 	if pe.epStatus != memory.StatusActive || !pe.indexed || !extract.CorrectsPrevious(pe.ep.Content) {
 		return nil
 	}

@@ -118,15 +118,20 @@ func (e *cueElem) matchesSpecial(t token) bool {
 	return false
 }
 
+// fillerWords are [fillers] of lexicons/values.txt: words of talk that
+// say nothing (%filler).
+var fillerWords = wordSet("values", "fillers")
+
 // tokenClasses are the %classes of a pattern: words told by their form.
 var tokenClasses = map[string]func(token) bool{
-	"ordinal": func(t token) bool { return ordinal(t.low) },   // "9th", "21st"
-	"day":     func(t token) bool { return dayNumber(t.low) }, // "1" to "31"
-	"version": func(t token) bool { return isVersion(t.low) }, // "1.24", "v20", "3.x"
-	"word":    func(t token) bool { return t.kind != tPunct }, // not punctuation
-	"plain":   func(t token) bool { return t.kind == tWord },  // a word: not punctuation, not a quote
-	"punct":   func(t token) bool { return t.kind == tPunct }, // punctuation
-	"any":     func(token) bool { return true },               // any token
+	"ordinal": func(t token) bool { return ordinal(t.low) },     // "9th", "21st"
+	"filler":  func(t token) bool { return fillerWords[t.low] }, // "tbh", "honestly", "like": [fillers] of values.txt
+	"day":     func(t token) bool { return dayNumber(t.low) },   // "1" to "31"
+	"version": func(t token) bool { return isVersion(t.low) },   // "1.24", "v20", "3.x"
+	"word":    func(t token) bool { return t.kind != tPunct },   // not punctuation
+	"plain":   func(t token) bool { return t.kind == tWord },    // a word: not punctuation, not a quote
+	"punct":   func(t token) bool { return t.kind == tPunct },   // punctuation
+	"any":     func(token) bool { return true },                 // any token
 	"ing": func(t token) bool { // a gerund, or one with its g dropped: "rockin'"
 		return isGerund(t.low) || strings.HasSuffix(t.low, "in") && isGerund(t.low+"g")
 	},
@@ -196,6 +201,9 @@ var (
 	tasteIdiomCues        = cuePatterns("taste-idioms")
 	conditionalCues       = cuePatterns("conditionals")
 	retractionCues        = cuePatterns("retractions")
+	newsLeadCues          = cuePatterns("news-leads")
+	petNameGapCues        = cuePatterns("pet-name-gaps")
+	petNamedLaterCues     = cuePatterns("pet-named-later")
 	takeBackCues          = cuePatterns("take-backs")
 	shortStayCues         = cuePatterns("short-stays")
 	closingReportCues     = cuePatterns("closing-reports")

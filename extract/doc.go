@@ -56,6 +56,10 @@
 // statements about others or from agents 0.7, hedged ones ("maybe",
 // "thinking about", "I guess") at most 0.4 and never a correction cue.
 //
+// StaysNow reads what Extract leaves alone: "Ines is in Glasgow now" as a
+// lives_in correction ([stays-now]), which the caller keeps only when the
+// subject's home is known and is another place (alone it may be a trip).
+//
 // # Lexicons
 //
 // The word tables the rules read (the things mnemon knows by name and
@@ -79,7 +83,7 @@
 // pattern is a line of tokens, each a word (written with a capital: only
 // so in the text), alternatives (a|b), a lexicon table (@file/table,
 // whose entries of several words match as phrases), a class of words
-// told by form (%ordinal, %verb, %punct), a form of the verbs of a
+// told by form (%ordinal, %verb, %punct, %filler), a form of the verbs of a
 // table (%past(@verbs/...)) or a verb whose lemma is none of some
 // (%verb-but(be,have), %base-but(be)), optional (?) or repeated (*), with lookahead (>,
 // !), lookbehinds read from the match back (<, <!, <word*) and bounded
@@ -126,7 +130,7 @@
 // [let-us-verbs] (the verb that chose it), [possessive-nouns] (by the noun
 // of "my <noun> is ..."), [verb-slots] (by the reader [verb-readers]
 // names: live, work, settle, grow, come, goal, try, diet, use, rely,
-// replace, retire, rip-out, listen, drink, job, accept-job, start, stop,
+// replace, retire, rip-out, bump, listen, drink, job, accept-job, start, stop,
 // give-up, consider, think-of, lean, the project verbs,
 // decide, agree, standardize, opt, choose, stick, go, plan, intend,
 // hope, learn, like, love, dislike, prefer, speak, eat, allergy), [job-changes] and

@@ -32,6 +32,9 @@ func (x *extraction) copula(s subject, ts []token, f flags) {
 	}
 	// What follows the copula: the [copula] slot templates of
 	// lexicons/cue-patterns.txt, else a name ("I'm Alice").
+	if x.stays && x.readSlot(stayNowSlots, s, verb{}, ts, f) {
+		return // StaysNow: "Ines is in Glasgow now"
+	}
 	if !x.readSlot(copulaSlots, s, verb{}, ts, f) && s.kind == sSpeaker && !f.not {
 		x.name(s, ts, f, false)
 	}
@@ -40,6 +43,10 @@ func (x *extraction) copula(s subject, ts []token, f flags) {
 // copulaSlots are the [copula] slot templates of lexicons/cue-patterns.txt
 // (set in init, after the readers they name).
 var copulaSlots *ruleTable
+
+// stayNowSlots are [stays-now] of lexicons/cue-patterns.txt, read by
+// StaysNow only.
+var stayNowSlots *ruleTable
 
 // cannotSlots are [cannot] of lexicons/cue-patterns.txt: after "I can",
 // what one cannot stand, do without or eat.

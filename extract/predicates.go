@@ -333,26 +333,86 @@ func (x *extraction) petNamed(s subject, v verb, ts []token, f flags) bool {
 		}
 		n := cueLen(namedAsCues, ts[j+1:]) // [named-as]
 		if n == 0 {
+			// "we got a cat, named her Soot": the name in the clause
+			// after, or the sentence after ([pet-named-later]).
+			rest := ts[j+1:]
+			rest = rest[cueLen(petNameGapCues, rest):]
+			if !allPunct(rest) {
+				continue // "a tabby kitten called Marmalade": the next noun
+			}
+			kind := petKind(ts[j].low)
+			at := offsetOf(x.sent, rest)
+			if len(rest) == 0 {
+				at = offsetOf(x.sent, ts) + len(ts)
+			}
+			if allPunct(x.sent[at:]) {
+				x.petBefore = kind // the next sentence may name it
+				return false
+			}
+			k := at
+			for k < len(x.sent) && k < at+3 && x.sent[k].kind == tPunct && !is(x.sent, k, ":", ";", "(", ")") {
+				k++
+			}
+			if k == at && !is(x.sent, at, "and") {
+				return false
+			}
+			return x.petNamedLater(kind, x.sent[k:], f)
+		}
+		m := petName(ts[j+1+n:])
+		if m == 0 {
 			return false
 		}
 		val := ts[j+1+n:]
-		m := valueLen(val, vPhrase)
-		for k := 1; k < m; k++ {
-			if !val[k].capital {
-				m = k // "named Pip on saturday": the name is its capitalised words
-				break
-			}
-		}
-		if is(val, m, "for") && (is(val, m+1, "my", "his", "her", "their", "a", "an", "the") || m+1 < len(val) && val[m+1].capital) {
-			return false // "... called Noodle for my nephew": someone else's pet
-		}
-		if m == 0 || m > 3 || !val[0].capital || !validValue(val[:m]) {
-			return false
-		}
 		x.emit(x.speaker, f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(petKind(ts[j].low)), value: x.text(val, m), tmpl: tmFact, cat: ts[j].low + "'s name"})
 		return true
 	}
 	return false
+}
+
+// petName returns how many words of val are a pet's name: its
+// capitalised words ("Pip on saturday" is Pip), at most three; 0 when val
+// opens with no name or the name is someone else's pet's ("Noodle for my
+// nephew").
+func petName(val []token) int {
+	m := valueLen(val, vPhrase)
+	for k := 1; k < m; k++ {
+		if !val[k].capital {
+			m = k
+			break
+		}
+	}
+	if is(val, m, "for") && (is(val, m+1, "my", "his", "her", "their", "a", "an", "the") || m+1 < len(val) && val[m+1].capital) {
+		return 0
+	}
+	if m == 0 || m > 3 || !val[0].capital || !validValue(val[:m]) {
+		return 0
+	}
+	return m
+}
+
+// allPunct reports whether ts holds no word.
+func allPunct(ts []token) bool {
+	for _, t := range ts {
+		if t.kind != tPunct {
+			return false
+		}
+	}
+	return true
+}
+
+// petNamedLater reads the name of a pet of kind got in the clause or the
+// sentence before, given in ts: "named her Soot" ([pet-named-later]).
+func (x *extraction) petNamedLater(kind string, ts []token, f flags) bool {
+	n := cueLen(petNamedLaterCues, ts)
+	if n == 0 {
+		return false
+	}
+	m := petName(ts[n:])
+	if m == 0 || m < len(ts[n:]) && !is(ts[n:], m, ",", ".", "!", "...", "-", "and", "because", "cause", "cuz", "after", "since") {
+		return false // "named her Soot something else": not only a name
+	}
+	x.emit(x.speaker, f, claim{typ: memory.TypeFact, key: "name_of:" + Slug(kind), value: x.text(ts[n:], m), tmpl: tmFact, cat: kind + "'s name"})
+	return true
 }
 
 // verbReader reads what follows a verb of its lemmas.

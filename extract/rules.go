@@ -78,7 +78,39 @@ func (*Rules) Extract(ctx context.Context, ev Event) ([]Candidate, error) {
 	if bad, _ := DetectInstruction(ev.Content); bad {
 		return nil, nil
 	}
+	return extractWith(ev, m, false), nil
+}
+
+// StaysNow returns the homes a user's message states only as where
+// someone is now ("my sister is in Glasgow now", "I'm in Leeds these
+// days"), which Extract leaves alone: said of someone whose home is not
+// known it may be a trip. The caller keeps a candidate (a lives_in
+// correction) only when the subject's live home is another place, so
+// the stay replaces a home rather than inventing one.
+func StaysNow(ev Event) []Candidate {
+	if modeFor(ev.Kind) != modeUser || strings.TrimSpace(ev.Content) == "" {
+		return nil
+	}
+	if bad, _ := DetectInstruction(ev.Content); bad {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, c := range extractWith(ev, modeUser, false) {
+		seen[c.Subject+"\x00"+c.Key] = true
+	}
+	var out []Candidate
+	for _, c := range extractWith(ev, modeUser, true) {
+		if c.Key == "lives_in" && c.Cue == CueCorrection && !seen[c.Subject+"\x00"+c.Key] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// extractWith runs the rules on ev in mode m; stays reads [stays-now].
+func extractWith(ev Event, m mode, stays bool) []Candidate {
 	x := newExtraction(ev, m)
+	x.stays = stays
 	for _, seg := range proseSegments(ev.Content) {
 		for _, s := range SplitSentences(ev.Content[seg[0]:seg[1]]) {
 			if s.End-s.Start > maxSentenceBytes {
@@ -89,7 +121,7 @@ func (*Rules) Extract(ctx context.Context, ev Event) ([]Candidate, error) {
 			x.sentence(s)
 		}
 	}
-	return x.out, nil
+	return x.out
 }
 
 // agentNames and userNames open transcript lines written by the agent
@@ -252,6 +284,12 @@ type extraction struct {
 	sentOut int
 	// sent is the sentence being read, all its clauses.
 	sent []token
+	// stays reads "X is in <place> now" as a home ([stays-now]): set by
+	// StaysNow only.
+	stays bool
+	// petBefore is the kind of pet the last sentence ended on, got and
+	// not yet named ("so we got a dog!!"): the next may name it.
+	petBefore string
 	// ruleScope is where the rule being read holds, said before it ("in
 	// commit messages, never …"): the rule keeps it.
 	ruleScope []token
@@ -461,6 +499,7 @@ func (x *extraction) sentence(s Sentence) {
 			toks = toks[1:] // drop "Bob:" itself
 		}
 	}
+	toks = newsLead(toks)
 	if len(toks) == 0 || isQuestion(toks) {
 		return
 	}
@@ -475,6 +514,13 @@ func (x *extraction) sentence(s Sentence) {
 		if len(toks) == 0 {
 			x.prevOut = len(x.out)
 			return
+		}
+	}
+	if pet := x.petBefore; pet != "" {
+		x.petBefore = ""
+		if x.mode == modeUser && x.petNamedLater(pet, toks, flags{}) {
+			x.prevOut = len(x.out)
+			return // "... got a dog!! named him Pretzel"
 		}
 	}
 	if x.mode == modeUser && x.correctPrevious(toks) {
@@ -546,6 +592,21 @@ func (x *extraction) sentence(s Sentence) {
 	}
 	x.alignChangeCategories()
 	x.endedBecomesHistory()
+}
+
+// newsLead drops an announcement that opens a sentence and its mark ("big
+// news, adopted a kitten called Fig", "guess what: ..."; [news-leads] of
+// lexicons/cue-patterns.txt): what it announces opens the sentence, so a
+// clause with its "I" left out reads as it would alone.
+func newsLead(toks []token) []token {
+	n := cueLen(newsLeadCues, toks)
+	if n == 0 {
+		return toks
+	}
+	for n < len(toks) && toks[n].kind == tPunct {
+		n++
+	}
+	return toks[n:]
 }
 
 // Relations a "she" or a "he" can stand for ([relations-she],

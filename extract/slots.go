@@ -165,6 +165,32 @@ func initSlots() {
 			x.useThing(s, ts[n:], f, purposeInfo{})
 			return true
 		},
+		// A stay said with "now" ([stays-now]): the place, unless a
+		// purpose or an end follows it.
+		"stay": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, key string) bool {
+			ts = ts[n:]
+			clause := true
+			for k, t := range ts {
+				if t.kind == tPunct {
+					clause = false
+				}
+				if k > 0 && (clause && stayTrips[t.low] || stayTripsSentence[t.low]) {
+					return true // "in Madrid now for a conference"
+				}
+			}
+			if len(ts) > 0 {
+				for _, t := range x.sent[offsetOf(x.sent, ts)+len(ts):] {
+					if stayTripsSentence[t.low] {
+						return true // "..., flying back tomorrow"
+					}
+				}
+			}
+			if len(ts) == 0 || !knownPlace(ts) && (!ts[0].capital || stayNotPlaces[ts[0].low] || len(ts) > 1 && (isVersion(ts[1].low) || ordinal(ts[1].low))) {
+				return true // "in bed now", "in Marketing now", "in Year 3 now": no town
+			}
+			x.place(s, ts, f, key)
+			return true
+		},
 		// The thing of the span ended, and the thing after the match took
 		// its place: "replaced MySQL with Postgres".
 		"replaced-by": func(x *extraction, s subject, _ verb, ts []token, n int, f flags, _ string) bool {
@@ -441,6 +467,7 @@ func initSlots() {
 	idiomSlots, toolActivitySlots, teamToolSlots = slotTemplates("idiom-slots"), slotTemplates("tool-activities"), slotTemplates("team-tools")
 	bareAllergySlots, switchSlots = slotTemplates("bare-allergies"), slotTemplates("switches")
 	reverseCopulaSlots, moveOffSlots = slotTemplates("reverse-copula"), slotTemplates("move-off")
+	stayNowSlots = slotTemplates("stays-now")
 	verbSlots, nounSlots = keyedSlots("verb-slots"), keyedSlots("possessive-nouns")
 }
 
@@ -746,6 +773,15 @@ var spanChecks = map[string]func(x *extraction, ts []token) bool{
 	// Words naming a category of things: "editor", "shells".
 	"category": func(_ *extraction, ts []token) bool { return knownCategories[categoryOfWords(ts)] },
 }
+
+// stayTrips and stayTripsSentence are [stay-trips] and
+// [stay-trips-sentence] of lexicons/places.txt: what after a place, in
+// its clause or its sentence, makes a stay a trip.
+var stayTrips, stayTripsSentence = wordSet("places", "stay-trips"), wordSet("places", "stay-trips-sentence")
+
+// stayNotPlaces are [stay-not-places] of lexicons/places.txt: what one is
+// "in" now that is no town, even written with a capital.
+var stayNotPlaces = wordSet("places", "stay-not-places")
 
 // restReaders read the words after the match even when the rule marks
 // spans: the spans name the category and the old value of a switch.

@@ -23,6 +23,11 @@ func droppedSubject(ts []token) bool {
 // their own slots ("our backend uses Go", "our frontend uses TypeScript").
 var componentNouns = wordSet("subjects", "component-nouns")
 
+// componentHeads are [component-heads] of lexicons/subjects.txt: a noun
+// that may follow a part's without naming another ("our backend service",
+// "the api layer").
+var componentHeads = wordSet("subjects", "component-heads")
+
 // parseSubject reads the clause's subject. ok is false when the clause
 // starts with no subject the rules know.
 func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
@@ -50,7 +55,11 @@ func (x *extraction) parseSubject(ts []token) (subject, []token, bool) {
 		k := 1 + cueLen(teamAdjectiveCues, ts[1:]) // [team-adjectives]
 		if (teamNouns[lowAt(ts, k)] || componentNouns[lowAt(ts, k)]) && (!is(ts, k+1, "'s") || is(ts, k+2, "on", "hosted", "running", "deployed", "written", "built")) {
 			// "the app's on Render": "'s" is "is" before where it runs.
-			return x.teamPart(x.text(ts[k:], 1)), ts[k+1:], true
+			rest := ts[k+1:]
+			if componentNouns[lowAt(ts, k)] && componentHeads[lowAt(rest, 0)] && !is(rest, 1, "'s") {
+				rest = rest[1:] // "our backend service is on go": the backend's
+			}
+			return x.teamPart(x.text(ts[k:], 1)), rest, true
 		}
 		return subject{}, nil, false
 	case cueLen(hostedAtCues, ts) > 0:
