@@ -79,8 +79,12 @@ func (e *Engine) pronounTurnsInIndex(ctx context.Context, pe *pendingEvent, at t
 	var out []string
 	for i := len(eps) - 1; i >= 0 && i >= len(eps)-maxTurnScan && len(out) < n; i-- {
 		en, ok := st.EntryLocked(eps[i])
+		// Episode ids grow with time (internal/ids): one at or above
+		// pe's is pe or was captured after it, with the same time
+		// perhaps, in a deferred extraction whose episodes are stored
+		// before they are read.
 		if !ok || en.V.Scope != pe.ep.Scope || en.V.ObservedAt.After(at) ||
-			len(en.V.EvidenceEpisodeIDs) > 0 && (seen[en.V.EvidenceEpisodeIDs[0]] || en.V.EvidenceEpisodeIDs[0] == pe.ep.ID) {
+			len(en.V.EvidenceEpisodeIDs) > 0 && (seen[en.V.EvidenceEpisodeIDs[0]] || en.V.EvidenceEpisodeIDs[0] >= pe.ep.ID) {
 			continue
 		}
 		if at.Sub(en.V.ObservedAt) > ContextGap {
