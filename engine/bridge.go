@@ -184,7 +184,10 @@ func bridgeNames(text string) bool {
 		}
 		lw := strings.ToLower(w)
 		tb := vectors.Load()
-		if r, ok := tb.Lookup(lw); !strings.ContainsRune(lw, '\'') && (!ok || tb.Rank(r) >= bareNameRank) {
+		if strings.ContainsRune(lw, '\'') || strings.HasSuffix(lw, "ly") || strings.HasSuffix(lw, "ed") || strings.HasSuffix(lw, "ing") {
+			continue // "Honestly …", "Booked …", "Guessing …": no name
+		}
+		if r, ok := tb.Lookup(lw); !ok || tb.Rank(r) >= bareNameRank {
 			return true
 		}
 	}
