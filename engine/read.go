@@ -1484,7 +1484,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// them ("allergic to walnuts"), not a taste said with a rule
 			// word ("only matcha now").
 			add("task_rule", r.TaskRule)
-			if d := q.domains & memoryDomains(v.Content, ""); r.TaskDomain != 0 && q.task && d != 0 {
+			if d := q.domains & memoryDomains(v.Content, ""); r.TaskDomain != 0 && q.task && d != 0 && !someoneElsesTurn(v.Content, sh) {
 				add("task_domain:"+d.String(), r.TaskDomain)
 			}
 		}
@@ -1534,7 +1534,7 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		// is one ("The user is allergic to peanuts.", "The user is
 		// vegetarian.").
 		add("task_rule", r.TaskRule)
-		if d := q.domains & memoryDomains(v.Content, v.Key); r.TaskDomain != 0 && q.task && d != 0 {
+		if d := q.domains & memoryDomains(v.Content, v.Key); r.TaskDomain != 0 && q.task && d != 0 && v.Subject == DefaultSpeaker {
 			add("task_domain:"+d.String(), r.TaskDomain)
 		}
 	} else if r.TaskDomain != 0 && q.task && q.domains != 0 && v.Kind == memory.KindSemantic && v.Status == memory.StatusActive &&

@@ -94,3 +94,14 @@ func memoryDomains(content, key string) domainSet {
 	}
 	return d
 }
+
+// someoneElsesTurn reports whether a turn speaks of someone other than
+// the speaker: it opens on one of their people, a name or "she"/"he"
+// ("she's vegan now"). Their rules do not bind the user's task.
+func someoneElsesTurn(text string, sh turnShape) bool {
+	if sh&(shapeOther|shapeOtherName|shapeOpensOther|shapeOpensName) != 0 {
+		return true
+	}
+	ws := lowerWords(text)
+	return len(ws) > 0 && (ws[0] == "she" || ws[0] == "he" || ws[0] == "she's" || ws[0] == "he's" || ws[0] == "they" || ws[0] == "they're")
+}
