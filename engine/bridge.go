@@ -2,7 +2,11 @@ package engine
 
 import (
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/mnemon-dev/mnemon/embed/vectors"
 	"github.com/mnemon-dev/mnemon/memory"
 )
 
@@ -26,7 +30,7 @@ func (e *Engine) followBridge(st *nsState, cands []*scored, p RetrieveParams, qt
 		return cands, false
 	}
 	top := cands[0]
-	if top.en.V.Kind != memory.KindEpisodic || !top.lexical() || top.en.Shape&(shapeRequest|shapeChatter|shapeNames|shapeNumber) != 0 || !asksForName(lowerWords(p.Query)) {
+	if top.en.V.Kind != memory.KindEpisodic || !top.lexical() || top.en.Shape&(shapeRequest|shapeChatter|shapeNumber) != 0 || namesPastFirst(top.en.V.Content) || !asksForName(lowerWords(p.Query)) {
 		return cands, false
 	}
 	var bridge []string
@@ -48,9 +52,15 @@ func (e *Engine) followBridge(st *nsState, cands []*scored, p RetrieveParams, qt
 		st.RLock()
 		en, ok := st.EntryLocked(h.ID)
 		covered := ok && func() bool { s, _ := sourceStateLocked(st, en.V, p, user, "", false); return s == "covered" }()
-		st.RUnlock()
 		if covered {
-			continue // its fact says it better, and the words find the fact too
+			// Its fact says it better ("my sister lives way up north in
+			// Tromso" is kept as the sister's lives_in): the fact is the
+			// second hop, unless no live fact of it names anything.
+			en, ok = coveringFactLocked(st, en, keep)
+		}
+		st.RUnlock()
+		if covered && !ok {
+			continue
 		}
 		if !ok || en.V.Content == top.en.V.Content || en.Shape&(shapeRequest|shapeChatter) != 0 || isAgentSpeaker(en.V.Subject) && en.V.Kind == memory.KindEpisodic {
 			continue
@@ -66,7 +76,8 @@ func (e *Engine) followBridge(st *nsState, cands []*scored, p RetrieveParams, qt
 	if next == nil {
 		return cands, false
 	}
-	if next.en.Shape&shapeNames == 0 {
+	if !bridgeNames(next.en.V.Content) && (next.en.V.Kind != memory.KindSemantic || !namesSomethingFact(next.en.V)) {
+		// The second hop must name someone or something.
 		return cands, false
 	}
 	lift := top.final + r.Bridge - next.final
@@ -111,4 +122,74 @@ func asksForName(ws []string) bool {
 var nameKinds = map[string]bool{
 	"city": true, "town": true, "country": true, "place": true, "company": true, "name": true,
 	"shop": true, "restaurant": true, "app": true, "tool": true, "service": true, "brand": true,
+}
+
+// coveringFactLocked returns the live fact extracted from episode en's
+// turn that keep admits and that names something (a capitalised value),
+// the first in the index's order. Call with st's read lock held.
+func coveringFactLocked(st *nsState, en *entry, keep func(string) bool) (*entry, bool) {
+	if len(en.V.EvidenceEpisodeIDs) == 0 {
+		return nil, false
+	}
+	for _, id := range st.FactsOfEpisodeLocked(en.V.EvidenceEpisodeIDs[0]) {
+		f, ok := st.EntryLocked(id)
+		if ok && f.Status.Live() && !f.NameKey && keep(id) && namesSomethingFact(f.V) {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// namesSomethingFact reports whether a fact's value is a name (a
+// capitalised word): a place, a person, a product.
+func namesSomethingFact(v *memory.Version) bool {
+	for _, w := range strings.Fields(v.Value) {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesPastFirst reports whether a turn says a capitalised word past its
+// first that is not "I" or one of its contractions: "booked it, I'm going
+// to visit my sister" names no one.
+func namesPastFirst(text string) bool {
+	for i, w := range bridgeWords(text) {
+		if i > 0 && capitalised(w) && w != "I" && !strings.HasPrefix(w, "I'") {
+			return true
+		}
+	}
+	return false
+}
+
+func bridgeWords(text string) []string {
+	return strings.FieldsFunc(strings.ReplaceAll(text, "’", "'"), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+}
+
+// bridgeNames reports whether a turn names someone or something: a
+// capitalised word past the first that is not "I" or one of its
+// contractions ("booked it, I'm going to visit my sister" names no one),
+// or a first word that is a name rather than a common word ("Yusuf has
+// release duty this sprint").
+func bridgeNames(text string) bool {
+	for i, w := range bridgeWords(text) {
+		if !capitalised(w) || w == "I" || strings.HasPrefix(w, "I'") {
+			continue
+		}
+		if i > 0 {
+			return true
+		}
+		lw := strings.ToLower(w)
+		tb := vectors.Load()
+		if strings.ContainsRune(lw, '\'') || strings.HasSuffix(lw, "ly") || strings.HasSuffix(lw, "ed") || strings.HasSuffix(lw, "ing") {
+			continue // "Honestly …", "Booked …", "Guessing …": no name
+		}
+		if r, ok := tb.Lookup(lw); !ok || tb.Rank(r) >= bareNameRank {
+			return true
+		}
+	}
+	return false
 }

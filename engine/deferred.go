@@ -382,6 +382,7 @@ func (e *Engine) extractEpisodes(ctx context.Context, ns string, ids []string, b
 		e.capturing.wait(ctx, captureYield)
 		began := time.Now()
 		for i, pe := range chunk {
+			e.pronounContext(ctx, pe, evs[:start+i])
 			if err := e.extractWith(ctx, pe, "capture", true); err != nil {
 				return err
 			}

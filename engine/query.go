@@ -14,25 +14,26 @@ import (
 
 // queryFacts is what ranking reads of the query, once per retrieval.
 type queryFacts struct {
-	terms        []string // the query's terms, with the user's for a first-person question
-	past         bool     // asks about earlier values, with history served
-	aboutPast    bool     // asks about earlier values, served or not
-	namesSubject bool     // names the subject of some candidate
-	subjects     []string // those subjects' terms
-	firstPerson  bool     // speaks in the first person singular
-	ours         bool     // speaks in the first person plural ("our landlord")
-	self         bool     // asks about the user ("what car do I drive?")
-	current      bool     // asks what holds now ("… at the moment?", "currently")
-	task         bool     // asks the agent to do something ("book me a flight")
-	meal         bool     // speaks of food or a meal ("book a seafood place", "order dinner")
-	rule         bool     // asks for the user's rules ("anything I should avoid?")
-	relation     string   // asks about one of the user's people ("my sister's name")
-	team         string   // the team's subject term, for a question in the first person (set by retrieve)
-	bestFused    float64  // the best candidate's fused score (set by retrieve)
-	possession   string   // asks about something of the user's ("my GP", "my birthday")
-	number       bool     // asks for a quantity ("how much", "how many")
-	names        []string // the names it says, lower-case ("where is Oona working?")
-	event        bool     // asks about a happening or a quantity ("when did Ida sell the boat?"), not a standing attitude
+	terms        []string  // the query's terms, with the user's for a first-person question
+	past         bool      // asks about earlier values, with history served
+	aboutPast    bool      // asks about earlier values, served or not
+	namesSubject bool      // names the subject of some candidate
+	subjects     []string  // those subjects' terms
+	firstPerson  bool      // speaks in the first person singular
+	ours         bool      // speaks in the first person plural ("our landlord")
+	self         bool      // asks about the user ("what car do I drive?")
+	current      bool      // asks what holds now ("… at the moment?", "currently")
+	task         bool      // asks the agent to do something ("book me a flight")
+	meal         bool      // speaks of food or a meal ("book a seafood place", "order dinner")
+	domains      domainSet // for a task, the domains its words fall in (food, travel, …)
+	rule         bool      // asks for the user's rules ("anything I should avoid?")
+	relation     string    // asks about one of the user's people ("my sister's name")
+	team         string    // the team's subject term, for a question in the first person (set by retrieve)
+	bestFused    float64   // the best candidate's fused score (set by retrieve)
+	possession   string    // asks about something of the user's ("my GP", "my birthday")
+	number       bool      // asks for a quantity ("how much", "how many")
+	names        []string  // the names it says, lower-case ("where is Oona working?")
+	event        bool      // asks about a happening or a quantity ("when did Ida sell the boat?"), not a standing attitude
 }
 
 // readQuery reads a query's wording; history says superseded versions are
@@ -40,11 +41,18 @@ type queryFacts struct {
 func readQuery(query string, history bool) queryFacts {
 	ws := lowerWords(query)
 	past := asksAboutPast(ws)
-	return queryFacts{
+	q := queryFacts{
 		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), ours: plural(ws), self: aboutTheUser(ws),
 		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), meal: aboutFood(ws), rule: asksForRule(ws), relation: askedRelation(ws),
 		possession: askedPossession(ws), names: namesIn(query), event: asksForEvent(ws),
 	}
+	if q.task {
+		q.domains = domainsOf(ws)
+		// "book us a table friday, somewhere thai" is about a meal though
+		// it names none: the food domain's words say so.
+		q.meal = q.meal || q.domains&foodDomain != 0
+	}
+	return q
 }
 
 // namesIn returns the capitalised words of text past the first, lower-case:
@@ -281,6 +289,13 @@ var describingWords = map[string]bool{
 // ("book me a flight to Oslo", "plan my long run"), not a question: the
 // user's standing rules and preferences bear on it whatever its words.
 func asksForTask(query string, ws []string) bool {
+	if len(ws) > 0 && ws[0] == "please" {
+		ws = ws[1:]
+	}
+	if len(ws) > 3 && (ws[0] == "can" || ws[0] == "could" || ws[0] == "would") && ws[1] == "you" {
+		// "can you order dinner for me tonight?": a request, asked.
+		return taskVerbs[ws[2]] && slices.Contains(ws[3:], "me") || ws[2] == "please" && taskVerbs[ws[3]]
+	}
 	if strings.HasSuffix(strings.TrimSpace(query), "?") || len(ws) < 2 {
 		return false
 	}
@@ -449,4 +464,16 @@ func (e *Engine) taskTerms(qterms []string) []string {
 		return qterms
 	}
 	return out
+}
+
+// standingInstruction reports whether a turn asking the agent something
+// is an order for every task of a kind: a rule said under "when you …",
+// "whenever you …" or "if you …" ("when you book my flights, aisle
+// only").
+func standingInstruction(text string, sh turnShape) bool {
+	if sh&shapeRule == 0 {
+		return false
+	}
+	ws := lowerWords(text)
+	return len(ws) > 2 && (ws[0] == "when" || ws[0] == "whenever" || ws[0] == "if") && ws[1] == "you"
 }

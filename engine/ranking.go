@@ -138,6 +138,13 @@ type Ranking struct {
 	// small talk still came first on half the suite's requests; 0.35
 	// puts the rules first (0.50 gained nothing more).
 	TaskRule float64
+	// TaskDomain is added, for a task whose words fall in a domain of
+	// lexicons/task-domains.txt (food, travel, schedule, writing, …), to
+	// the user's rule or preference of that domain ("pack my lunch for
+	// the hike" and "no cilantro ever": food): of the rules a task lifts,
+	// those about its errand come first. A preference fact of the domain,
+	// which TaskRule does not lift, takes both.
+	TaskDomain float64
 	// ChangeCue is added, unless the question is about the past, to a
 	// turn the query's words found that says something changed ("… on
 	// Fly.io now", "switched to Kate"): the latest change is what holds.
@@ -180,7 +187,7 @@ func DefaultRanking() Ranking {
 		ScopeAgent: 0.01, ScopeUser: 0.01, ScopeProject: 0.02, ScopeSession: 0.02, TaskMatch: 0.02,
 		SubjectMatch: 0.03, OtherSubject: 0.50,
 		ContestedPenalty: 0.02, HistoryPenalty: 0.05, PreviousValue: 0.05, QuestionPenalty: 0.05,
-		ChatterPenalty: 0.20, OtherTurn: 1.0, AgentRemark: 0.50, NoPerson: 0.50, AnswerType: 0.05, EventAttitude: 0.8, TaskRule: 0.35, ChangeCue: 0.35, Bridge: 0.01,
+		ChatterPenalty: 0.20, OtherTurn: 1.0, AgentRemark: 0.50, NoPerson: 0.50, AnswerType: 0.05, EventAttitude: 0.8, TaskRule: 0.35, TaskDomain: 0.10, ChangeCue: 0.35, Bridge: 0.01,
 		CoveredPenalty: 0.03, StalePenalty: 0.10,
 		CriticalShare: 0.20, CriticalMax: 3,
 		FollowAt: 0.75, HintAt: 0.45,
@@ -190,7 +197,7 @@ func DefaultRanking() Ranking {
 // RankingTerms names the utility terms rank may add to a candidate's fused
 // score, as traces and explanations report them.
 func RankingTerms() []string {
-	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "chatter", "answer_type", "event_attitude", "task_rule", "change", "replaced", "bridge", "agent_remark", "covered_by_fact", "stale_source"}
+	return []string{"usefulness", "confidence", "scope", "session", "subject", "other_subject", "task_match", "contested", "history", "previous", "question", "chatter", "answer_type", "event_attitude", "task_rule", "task_domain", "change", "replaced", "bridge", "agent_remark", "covered_by_fact", "stale_source"}
 }
 
 // Without returns r with the named utility term switched off, for
@@ -227,6 +234,8 @@ func (r Ranking) Without(term string) (Ranking, error) {
 		r.EventAttitude = 0
 	case "task_rule":
 		r.TaskRule = 0
+	case "task_domain":
+		r.TaskDomain = 0
 	case "change", "replaced":
 		r.ChangeCue = 0
 	case "bridge":

@@ -1435,6 +1435,11 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 	qterms := q.terms
 	if v.Kind == memory.KindEpisodic {
 		sh := c.en.Shape
+		if q.task && sh&shapeRequest != 0 && standingInstruction(v.Content, sh) {
+			// "when you draft stuff for me, never use my full name":
+			// an order for every task of its kind, not a request.
+			sh &^= shapeRequest
+		}
 		if sh&shapeRequest != 0 {
 			// A request states nothing. For a new task an earlier
 			// request ("can you book the Lisbon trip?") weighs as much
@@ -1513,6 +1518,9 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 			// them ("allergic to walnuts"), not a taste said with a rule
 			// word ("only matcha now").
 			add("task_rule", r.TaskRule)
+			if d := q.domains & memoryDomains(v.Content, ""); r.TaskDomain != 0 && q.task && d != 0 && !someoneElsesTurn(v.Content, sh) {
+				add("task_domain:"+d.String(), r.TaskDomain)
+			}
 		}
 		if r.AnswerType != 0 && q.number && sh&shapeNumber != 0 {
 			add("answer_type", r.AnswerType)
@@ -1560,6 +1568,16 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		// is one ("The user is allergic to peanuts.", "The user is
 		// vegetarian.").
 		add("task_rule", r.TaskRule)
+		if d := q.domains & memoryDomains(v.Content, v.Key); r.TaskDomain != 0 && q.task && d != 0 && v.Subject == DefaultSpeaker {
+			add("task_domain:"+d.String(), r.TaskDomain)
+		}
+	} else if r.TaskDomain != 0 && q.task && q.domains != 0 && v.Kind == memory.KindSemantic && v.Status == memory.StatusActive &&
+		v.Type == memory.TypePreference && v.Subject == DefaultSpeaker {
+		// "book me a flight" and "The user prefers window seats.": a
+		// taste of the task's own domain binds it as a rule does.
+		if d := q.domains & memoryDomains(v.Content, v.Key); d != 0 {
+			add("task_domain:"+d.String(), r.TaskRule+r.TaskDomain)
+		}
 	}
 	if c.en.SubjectTerm != "" && slices.Contains(qterms, c.en.SubjectTerm) {
 		// "which editor does the user prefer?" is about the user, not

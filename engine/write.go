@@ -104,7 +104,10 @@ type pendingEvent struct {
 	stored   bool          // the episode is already in the store (deferred extraction)
 	done     bool          // a stored episode whose extraction already committed
 	cands    []*candidate
-	vec      search.Vector
+	// before are the speaker's turns before this one that a pronoun
+	// opening it may reach back to (pronounContext).
+	before []string
+	vec    search.Vector
 	// epVersion is the episodic memory written for the episode, if any.
 	epVersion *memory.Version
 	// models is what the episode's model extraction cost, kept on the
@@ -140,6 +143,7 @@ func (e *Engine) Capture(ctx context.Context, p CaptureParams) (*CaptureResult, 
 		return nil, fmt.Errorf("capture: %w", err)
 	}
 	for i, pe := range evs {
+		e.pronounContext(ctx, pe, evs[:i])
 		if err := e.extractInto(ctx, pe, "capture"); err != nil {
 			return nil, fmt.Errorf("capture: %w", err)
 		}
@@ -285,6 +289,9 @@ func (e *Engine) RememberBatch(ctx context.Context, ps []RememberParams) ([]Reme
 			return nil, fmt.Errorf("remember: %w", err)
 		}
 		pe := e.newPending(ns, p.Scope, memory.EpisodeUserMessage, p.Speaker, p.Text, nil, observed, now)
+		if p.Key == "" {
+			e.pronounContext(ctx, pe, evs[:i])
+		}
 		if p.Key != "" {
 			pe.cands = []*candidate{e.structuredCandidate(pe, p)}
 		} else if err := e.extractInto(ctx, pe, "remember"); err != nil {
@@ -457,6 +464,7 @@ func (e *Engine) extractWith(ctx context.Context, pe *pendingEvent, source strin
 		Content:    pe.ep.Content,
 		OccurredAt: pe.ep.OccurredAt,
 		ProjectID:  pe.ep.Scope.ProjectID,
+		Before:     pe.before,
 	}
 	if background && e.modelExtractor != nil {
 		if ok, err := e.modelExtract(ctx, pe, ev, source); ok || err != nil {

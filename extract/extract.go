@@ -22,6 +22,13 @@ type Event struct {
 	// ProjectID is a scope hint: "we"/"our" statements are about this project
 	// when it is set, else about subject "team".
 	ProjectID string
+	// Before holds the speaker's own turns just before this one in the
+	// same conversation, oldest first, with no other person's turn
+	// between them (the engine fills it for a turn that opens on "she"
+	// or "he": see OpensOnPronoun). They are read only to know whom that
+	// pronoun names ("my sister just moved to Lyon", then "she hates the
+	// rain"); nothing they state becomes a candidate of this event.
+	Before []string
 }
 
 // TeamSubject is the subject of what the speaker's team or project does

@@ -111,8 +111,17 @@ func StaysNow(ev Event) []Candidate {
 func extractWith(ev Event, m mode, stays bool) []Candidate {
 	x := newExtraction(ev, m)
 	x.stays = stays
-	for _, seg := range proseSegments(ev.Content) {
-		for _, s := range SplitSentences(ev.Content[seg[0]:seg[1]]) {
+	if m == modeUser {
+		x.before = ev.Before
+	}
+	x.read(ev.Content)
+	return x.out
+}
+
+// read reads content's prose sentence by sentence.
+func (x *extraction) read(content string) {
+	for _, seg := range proseSegments(content) {
+		for _, s := range SplitSentences(content[seg[0]:seg[1]]) {
 			if s.End-s.Start > maxSentenceBytes {
 				continue
 			}
@@ -121,7 +130,53 @@ func extractWith(ev Event, m mode, stays bool) []Candidate {
 			x.sentence(s)
 		}
 	}
-	return x.out
+}
+
+// personAfter returns the person other than the speaker whom the turns
+// before (oldest first, all the speaker's own) ended on, as personBefore
+// would hold it had they been sentences of this turn: nil when the last
+// of them ended on the speaker, a team or nobody. Their candidates are
+// thrown away.
+func (x *extraction) personAfter(before []string) *subject {
+	var carried *subject
+	for _, b := range before {
+		if bad, _ := DetectInstruction(b); bad {
+			carried = nil
+			continue
+		}
+		y := newExtraction(Event{Speaker: x.evSpeaker.name, Content: b, ProjectID: x.project}, x.evMode)
+		y.evSpeaker, y.speaker, y.team = x.evSpeaker, x.evSpeaker, x.team
+		y.personBefore = carried
+		y.read(b)
+		carried = y.personBefore
+	}
+	return carried
+}
+
+// OpensOnPronoun reports whether content opens on "she" or "he", the
+// pronouns the turns before it may name (Event.Before): only then does
+// the engine look them up.
+func OpensOnPronoun(content string) bool {
+	if !strings.Contains(content, "```") && !strings.Contains(content, "~~~") {
+		// Most turns: the first word decides, without splitting.
+		w := strings.TrimLeftFunc(content, func(r rune) bool { return !unicode.IsLetter(r) })
+		if end := strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }); end >= 0 {
+			w = w[:end]
+		}
+		if !strings.EqualFold(w, "she") && !strings.EqualFold(w, "he") {
+			return false
+		}
+	}
+	for _, seg := range proseSegments(content) {
+		for _, s := range SplitSentences(content[seg[0]:seg[1]]) {
+			toks := tokenize(content, s.Start+seg[0], s.End+seg[0], nil)
+			if len(toks) == 0 {
+				continue
+			}
+			return is(toks, 0, "she", "he")
+		}
+	}
+	return false
 }
 
 // agentNames and userNames open transcript lines written by the agent
@@ -297,6 +352,9 @@ type extraction struct {
 	// sentence's last clause spoke of, if any: "she" or "he" opening the
 	// next sentence is that person ("my aunt retired. she paints now").
 	personBefore *subject
+	// before are the speaker's turns before this event (Event.Before),
+	// until the first sentence is read.
+	before []string
 }
 
 func newExtraction(ev Event, m mode) *extraction {
@@ -542,6 +600,14 @@ func (x *extraction) sentence(s Sentence) {
 	sentenceMarkers(toks, &sf)
 	x.introduction(toks, sf) // "hey, Tariq here": the rest reads on
 	toks = closingReport(toks, &sf)
+	if x.before != nil {
+		// The turn's first sentence: a "she" opening it may name the
+		// person the speaker's turns before ended on.
+		if is(toks, 0, "she", "he") {
+			x.personBefore = x.personAfter(x.before)
+		}
+		x.before = nil
+	}
 	var carry *subject
 	if x.personBefore != nil && is(toks, 0, "she", "he") && !otherKind(x.personBefore.id, toks[0].low) {
 		carry = x.personBefore
