@@ -31,6 +31,7 @@ type queryFacts struct {
 	team         string    // the team's subject term, for a question in the first person (set by retrieve)
 	bestFused    float64   // the best candidate's fused score (set by retrieve)
 	possession   string    // asks about something of the user's ("my GP", "my birthday")
+	possessed    string    // asks about a thing of that possession ("my cat's vet": vet)
 	number       bool      // asks for a quantity ("how much", "how many")
 	names        []string  // the names it says, lower-case ("where is Oona working?")
 	event        bool      // asks about a happening or a quantity ("when did Ida sell the boat?"), not a standing attitude
@@ -44,7 +45,7 @@ func readQuery(query string, history bool) queryFacts {
 	q := queryFacts{
 		past: history && past, aboutPast: past, firstPerson: firstPerson(ws), ours: plural(ws), self: aboutTheUser(ws),
 		number: asksForNumber(ws), current: asksAboutNow(ws), task: asksForTask(query, ws), meal: aboutFood(ws), rule: asksForRule(ws), relation: askedRelation(ws),
-		possession: askedPossession(ws), names: namesIn(query), event: asksForEvent(ws),
+		possession: askedPossession(ws), possessed: askedPossessed(ws), names: namesIn(query), event: asksForEvent(ws),
 	}
 	if q.task {
 		q.domains = domainsOf(ws)
@@ -274,6 +275,26 @@ func askedPossession(ws []string) string {
 			j++
 		}
 		return strings.TrimSuffix(strings.TrimSuffix(ws[j], "'s"), "'")
+	}
+	return ""
+}
+
+// askedPossessed returns what of the user's possession a query asks about:
+// "vet" in "what's my cat's vet called?" (the possession is the cat), "" when
+// it asks about the possession itself.
+func askedPossessed(ws []string) string {
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] != "my" && ws[i] != "our" {
+			continue
+		}
+		j := i + 1
+		if describingWords[ws[j]] && j+1 < len(ws) {
+			j++
+		}
+		if (strings.HasSuffix(ws[j], "'s") || strings.HasSuffix(ws[j], "s'")) && j+1 < len(ws) {
+			return strings.TrimSuffix(ws[j+1], "'s")
+		}
+		return ""
 	}
 	return ""
 }

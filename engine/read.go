@@ -1401,6 +1401,26 @@ func (c *scored) clearlyRelevant() bool {
 	return false
 }
 
+// namesPossessionItself reports whether v is the name of the user's
+// possession (key name_of:<possession>), or a turn that gave that name.
+func namesPossessionItself(st *nsState, v *memory.Version, possession string) bool {
+	key := "name_of:" + possession
+	if v.Kind == memory.KindSemantic {
+		return v.Key == key
+	}
+	if v.Kind != memory.KindEpisodic || len(v.EvidenceEpisodeIDs) == 0 {
+		return false
+	}
+	st.RLock()
+	defer st.RUnlock()
+	for _, id := range st.FactsOfEpisodeLocked(v.EvidenceEpisodeIDs[0]) {
+		if en, ok := st.EntryLocked(id); ok && en.V.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // weakSemantic is the cosine under which a semantic hit alone does not make
 // a candidate clearly relevant (clearlyRelevant).
 var weakSemantic = 0.3
@@ -1525,6 +1545,12 @@ func (e *Engine) rank(st *nsState, c *scored, p RetrieveParams, q queryFacts, r 
 		if r.AnswerType != 0 && q.number && sh&shapeNumber != 0 {
 			add("answer_type", r.AnswerType)
 		}
+	}
+	if r.OtherTurn != 0 && q.possessed != "" && q.possession != "" && namesPossessionItself(st, v, q.possession) {
+		// "what's my cat's vet called?" asks for the vet's name: the
+		// cat's own name (its fact, or the turn that gave it) answers
+		// another question.
+		add("other_subject", -r.OtherTurn)
 	}
 	if r.ChangeCue != 0 && !q.asksEarlier() && !q.task && (q.self || q.current) && isNote(v) && q.changeRelevant(c) {
 		// A note is a statement no rule read ("changed the wifi pw to
