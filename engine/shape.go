@@ -721,7 +721,11 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 		if len(names) == 0 {
 			continue
 		}
+		// keep reads the map of every entry: under st.RLock, as the
+		// channels hold it, or a remember's put races the look-up.
+		st.RLock()
 		hits := st.Lexical(names, 20, keep)
+		st.RUnlock()
 		own := names // the words a casual quit may name
 		named := len(hits)
 		if need > 1 {
@@ -730,7 +734,9 @@ func (e *Engine) followChanges(st *nsState, cands []*scored, keep func(string) b
 			// looked up by the older turn's own words, and only a
 			// casual quit of one of them follows from that look-up.
 			own = e.analyzer.QueryTerms(old.en.V.Content)
+			st.RLock()
 			hits = append(hits, st.Lexical(own, 20, keep)...)
+			st.RUnlock()
 		}
 		for hi, h := range hits {
 			if h.ID == old.en.V.ID {
