@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,14 +31,17 @@ func mnemonCLI(t *testing.T, args ...string) []byte {
 
 // A casual quit ("I'm off X, Y instead") said after a statement about X
 // ranks above it for a question about what holds now, through the real
-// CLI on a real SQLite file; time off ("off work today") does not.
+// CLI on a real SQLite file; time off ("off work today") does not: the
+// statement, or the fact drawn from it, comes first.
 func TestRecallCasualQuit(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name, before, after, query, want string
+		name, before, after, query string
+		want                       []string
 	}{
-		{"quit", "I take two sugars in my tea", "I'm off sugar, honey instead", "what do I put in my tea these days?", "I'm off sugar, honey instead"},
-		{"time off", "I work at the ferry terminal on weekdays", "I'm off work today, dentist at noon", "where do I work on weekdays?", "I work at the ferry terminal on weekdays"},
+		{"quit", "I take two sugars in my tea", "I'm off sugar, honey instead", "what do I put in my tea these days?", []string{"I'm off sugar, honey instead"}},
+		{"time off", "I work at the ferry terminal on weekdays", "I'm off work today, dentist at noon", "where do I work on weekdays?",
+			[]string{"I work at the ferry terminal on weekdays", "The user works at the ferry terminal."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -53,8 +57,8 @@ func TestRecallCasualQuit(t *testing.T) {
 			if err := json.Unmarshal(out, &res); err != nil {
 				t.Fatalf("recall output: %v\n%s", err, out)
 			}
-			if len(res.Items) == 0 || res.Items[0].Content != tc.want {
-				t.Fatalf("recall %q: first item %+v, want %q", tc.query, res.Items, tc.want)
+			if len(res.Items) == 0 || !slices.Contains(tc.want, res.Items[0].Content) {
+				t.Fatalf("recall %q: first item %+v, want one of %q", tc.query, res.Items, tc.want)
 			}
 		})
 	}
