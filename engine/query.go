@@ -266,6 +266,15 @@ func askedRelation(ws []string) string {
 // word after "my" or "our", past a describing word ("who is my GP?" → "gp",
 // "what's my favourite film?" → "film"), or "".
 func askedPossession(ws []string) string {
+	if j := possessionAt(ws); j >= 0 {
+		return strings.TrimSuffix(strings.TrimSuffix(ws[j], "'s"), "'")
+	}
+	return ""
+}
+
+// possessionAt returns where the first "my"/"our" of ws names what is the
+// user's (a describing word between: "my old bike"), or -1.
+func possessionAt(ws []string) int {
 	for i := 0; i+1 < len(ws); i++ {
 		if ws[i] != "my" && ws[i] != "our" {
 			continue
@@ -274,27 +283,18 @@ func askedPossession(ws []string) string {
 		if describingWords[ws[j]] && j+1 < len(ws) {
 			j++
 		}
-		return strings.TrimSuffix(strings.TrimSuffix(ws[j], "'s"), "'")
+		return j
 	}
-	return ""
+	return -1
 }
 
 // askedPossessed returns what of the user's possession a query asks about:
 // "vet" in "what's my cat's vet called?" (the possession is the cat), "" when
 // it asks about the possession itself.
 func askedPossessed(ws []string) string {
-	for i := 0; i+1 < len(ws); i++ {
-		if ws[i] != "my" && ws[i] != "our" {
-			continue
-		}
-		j := i + 1
-		if describingWords[ws[j]] && j+1 < len(ws) {
-			j++
-		}
-		if (strings.HasSuffix(ws[j], "'s") || strings.HasSuffix(ws[j], "s'")) && j+1 < len(ws) {
-			return strings.TrimSuffix(ws[j+1], "'s")
-		}
-		return ""
+	j := possessionAt(ws)
+	if j >= 0 && (strings.HasSuffix(ws[j], "'s") || strings.HasSuffix(ws[j], "s'")) && j+1 < len(ws) {
+		return strings.TrimSuffix(ws[j+1], "'s")
 	}
 	return ""
 }
