@@ -86,9 +86,12 @@ func (e *Engine) CaptureDeferred(ctx context.Context, p CaptureParams, enqueue E
 	select {
 	case <-call.done:
 	case <-ctx.Done():
-		// The capture may still commit: the caller learns it was not
-		// acknowledged, and a retry is recognised as a duplicate.
-		return nil, fmt.Errorf("capture: %w", ctx.Err())
+	}
+	if err := ctx.Err(); err != nil {
+		// The capture may still commit (or have committed: a select
+		// with both ready picks at random): the caller learns it was
+		// not acknowledged, and a retry is recognised as a duplicate.
+		return nil, fmt.Errorf("capture: %w", err)
 	}
 	if call.err != nil {
 		return nil, fmt.Errorf("capture: %w", call.err)
