@@ -183,29 +183,9 @@ func UnpackVector(b []byte) ([]byte, error) {
 	bad := func(why string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: packed: %s", ErrBadVector, why)
 	}
-	if len(b) < 2 || b[1] != kindSparse {
-		return bad("not sparse")
-	}
-	p := b[2:]
-	dim, n := binary.Uvarint(p)
-	if n <= 0 || dim == 0 || dim > maxVecDim {
-		return bad("bad dimension")
-	}
-	p = p[n:]
-	h, n := binary.Uvarint(p)
-	if n <= 0 {
-		return bad("bad head count")
-	}
-	p = p[n:]
-	t, n := binary.Uvarint(p)
-	if n <= 0 {
-		return bad("bad tail count")
-	}
-	p = p[n:]
-	// Every head entry takes at least one gap byte, every tail entry at
-	// least 13 bits.
-	if h > uint64(len(p)) || t > uint64(len(p))*8/13 || h+t > dim || h+t == 0 {
-		return bad("count too large")
+	dim, h, t, p, why := packedHeader(b)
+	if why != "" {
+		return bad(why)
 	}
 	out := make([]byte, 0, 2+3*binary.MaxVarintLen64+int(h)*3+int(t)*(1+halfLength)+int(h)*halfLength)
 	out = append(out, encVersionHalf, kindSparse)
@@ -418,6 +398,36 @@ func (r *bitReader) fill() {
 	}
 }
 
+// packedHeader reads a packed encoding's dimension and head and tail
+// counts, checked against the bytes left (every head entry takes at least
+// one gap byte, every tail entry at least 13 bits); p is what follows
+// them, why says what is wrong, "" when nothing is.
+func packedHeader(b []byte) (dim, h, t uint64, p []byte, why string) {
+	if len(b) < 2 || b[1] != kindSparse {
+		return 0, 0, 0, nil, "not sparse"
+	}
+	p = b[2:]
+	dim, n := binary.Uvarint(p)
+	if n <= 0 || dim == 0 || dim > maxVecDim {
+		return 0, 0, 0, nil, "bad dimension"
+	}
+	p = p[n:]
+	h, n = binary.Uvarint(p)
+	if n <= 0 {
+		return 0, 0, 0, nil, "bad head count"
+	}
+	p = p[n:]
+	t, n = binary.Uvarint(p)
+	if n <= 0 {
+		return 0, 0, 0, nil, "bad tail count"
+	}
+	p = p[n:]
+	if h > uint64(len(p)) || t > uint64(len(p))*8/13 || h+t > dim || h+t == 0 {
+		return 0, 0, 0, nil, "count too large"
+	}
+	return dim, h, t, p, ""
+}
+
 // decodePacked is DecodeVector of a packed encoding: the vector
 // DecodeVector(UnpackVector(b)) gives, and an error exactly when that
 // fails, read straight from b without the version 2 bytes in between (an
@@ -426,29 +436,9 @@ func decodePacked(b []byte) (Vector, error) {
 	bad := func(why string) (Vector, error) {
 		return Vector{}, fmt.Errorf("%w: packed: %s", ErrBadVector, why)
 	}
-	if len(b) < 2 || b[1] != kindSparse {
-		return bad("not sparse")
-	}
-	p := b[2:]
-	dim, n := binary.Uvarint(p)
-	if n <= 0 || dim == 0 || dim > maxVecDim {
-		return bad("bad dimension")
-	}
-	p = p[n:]
-	h, n := binary.Uvarint(p)
-	if n <= 0 {
-		return bad("bad head count")
-	}
-	p = p[n:]
-	t, n := binary.Uvarint(p)
-	if n <= 0 {
-		return bad("bad tail count")
-	}
-	p = p[n:]
-	// As UnpackVector: every head entry takes at least one gap byte,
-	// every tail entry at least 13 bits.
-	if h > uint64(len(p)) || t > uint64(len(p))*8/13 || h+t > dim || h+t == 0 {
-		return bad("count too large")
+	dim, h, t, p, why := packedHeader(b)
+	if why != "" {
+		return bad(why)
 	}
 	idx := make([]uint32, h+t)
 	vals := make([]float32, h+t)
