@@ -109,27 +109,36 @@ func runSittings(t *testing.T, f *e2eFixture, prefix string, day time.Time, case
 			}
 			f.e2eCapture(t, fmt.Sprintf("%s-s%d", ns, si), evs, hdr...)
 		}
-		facts := f.e2eFacts(t, ns)
-		for _, want := range c.facts {
-			absent := strings.HasPrefix(want, "!")
-			subjKey, value, _ := strings.Cut(strings.TrimPrefix(want, "!"), "=")
-			subject, key, _ := strings.Cut(subjKey, "/")
-			live := false
-			for _, fc := range facts {
-				if fc.Subject == subject && fc.Key == key && strings.EqualFold(fc.Value, value) && fc.Status == "active" {
-					live = true
-				}
+		checkSitting(t, f, ns, c.name, c.facts, c.q, c.want, hdr...)
+	}
+}
+
+// checkSitting checks what a sitting left in namespace ns: each of facts
+// ("subject/key=value", "!" first for one that must not be live, "*" for
+// any subject or key) live or not, and, when q is set, an item stating
+// want first for q.
+func checkSitting(t *testing.T, f *e2eFixture, ns, name string, facts []string, q, want string, hdr ...string) {
+	t.Helper()
+	live := f.e2eFacts(t, ns)
+	for _, w := range facts {
+		absent := strings.HasPrefix(w, "!")
+		subjKey, value, _ := strings.Cut(strings.TrimPrefix(w, "!"), "=")
+		subject, key, _ := strings.Cut(subjKey, "/")
+		found := false
+		for _, fc := range live {
+			if (subject == "*" || fc.Subject == subject) && (key == "*" || fc.Key == key) && strings.EqualFold(fc.Value, value) && fc.Status == "active" {
+				found = true
 			}
-			if live == absent {
-				t.Errorf("%s: fact %s live=%v, want %v (%+v)", c.name, want, live, !absent, facts)
-			}
 		}
-		if c.q == "" {
-			continue
+		if found == absent {
+			t.Errorf("%s: fact %s live=%v, want %v (%+v)", name, w, found, !absent, live)
 		}
-		res := f.e2eRetrieve(t, c.q, hdr...)
-		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, c.want) {
-			t.Errorf("%s: %q: top %q, want %q first (%v)", c.name, c.q, first(res), c.want, e2eContents(res.Items))
-		}
+	}
+	if q == "" {
+		return
+	}
+	res := f.e2eRetrieve(t, q, hdr...)
+	if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, want) {
+		t.Errorf("%s: %q: top %q, want %q first (%v)", name, q, first(res), want, e2eContents(res.Items))
 	}
 }

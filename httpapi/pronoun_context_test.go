@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 )
@@ -69,27 +68,6 @@ func TestE2EPronounReachesTheTurnBefore(t *testing.T) {
 			}
 			f.e2eCapture(t, ns+"-"+tu.session, []map[string]any{ev}, hdr...)
 		}
-		facts := f.e2eFacts(t, ns)
-		for _, want := range c.facts {
-			absent := strings.HasPrefix(want, "!")
-			subjKey, value, _ := strings.Cut(strings.TrimPrefix(want, "!"), "=")
-			subject, key, _ := strings.Cut(subjKey, "/")
-			live := false
-			for _, fc := range facts {
-				if (subject == "*" || fc.Subject == subject) && (key == "*" || fc.Key == key) && strings.EqualFold(fc.Value, value) && fc.Status == "active" {
-					live = true
-				}
-			}
-			if live == absent {
-				t.Errorf("%s: fact %s live=%v, want %v (%+v)", c.name, want, live, !absent, facts)
-			}
-		}
-		if c.q == "" {
-			continue
-		}
-		res := f.e2eRetrieve(t, c.q, hdr...)
-		if len(res.Items) == 0 || !strings.Contains(res.Items[0].Content, c.want) {
-			t.Errorf("%s: %q: top %q, want %q first (%v)", c.name, c.q, first(res), c.want, e2eContents(res.Items))
-		}
+		checkSitting(t, f, ns, c.name, c.facts, c.q, c.want, hdr...)
 	}
 }
